@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs everything the test suite needs and runs all of it, on a fresh machine:
+#   a virtualenv (.venv) with tiergate and its dev tools, the pinned Claude Code CLI (npm, under .cache/),
+#   then ruff, mypy --strict and pytest (end-to-end tests in the real CLI included).
+# Extra arguments go to pytest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+CLAUDE_CODE_VERSION="2.1.332"
+PYTHON="${PYTHON:-python3}"
+
+if [ ! -x .venv/bin/python ]; then
+    "$PYTHON" -m venv .venv
+fi
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+
+claude_dir=".cache/claude-code"
+claude_bin="$claude_dir/node_modules/.bin/claude"
+if [ ! -x "$claude_bin" ] || ! "$claude_bin" --version 2>/dev/null | grep -q "^$CLAUDE_CODE_VERSION "; then
+    mkdir -p "$claude_dir"
+    npm install --silent --no-audit --no-fund --prefix "$claude_dir" "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION"
+fi
+TIERGATE_CLAUDE_BIN="$(pwd)/$claude_bin"
+export TIERGATE_CLAUDE_BIN
+echo "claude: $("$TIERGATE_CLAUDE_BIN" --version)"
+
+.venv/bin/ruff check .
+.venv/bin/ruff format --check .
+.venv/bin/mypy
+.venv/bin/pytest "$@"

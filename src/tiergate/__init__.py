@@ -1,0 +1,7 @@
+"""tiergate: verify an autonomous coding loop's "done" with evidence, scaled to the risk of the change.
+
+Nothing is imported here on purpose: every Claude Code hook starts this package, and the common path
+(no active loop) must cost close to a bare interpreter start.
+"""
+
+__version__ = "0.1.0"

@@ -1,0 +1,3 @@
+from tiergate.main import main
+
+raise SystemExit(main())

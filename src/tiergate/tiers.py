@@ -1,0 +1,191 @@
+"""The tier rules: how risky a change is, and so which verifier must look at it with what evidence.
+
+Pure: facts in, a decision with its reasons out. The rules, thresholds and their strict inequalities are
+the seed's (LIGHT / STANDARD / THOROUGH); only the numbers are settable, through `TierPolicy`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Literal
+
+Coverage = Literal["none", "partial", "full"]
+COVERAGE_LEVELS: tuple[Coverage, ...] = ("none", "partial", "full")
+
+PLUGIN = "tiergate"
+# How many matching files a reason list names before it summarises the rest; a 2,000-file change
+# must not produce a 2,000-line explanation.
+MAX_NAMED_MATCHES = 5
+
+
+class Tier(StrEnum):
+    LIGHT = "LIGHT"
+    STANDARD = "STANDARD"
+    THOROUGH = "THOROUGH"
+
+
+@dataclass(frozen=True)
+class Verifier:
+    agent: str
+    model: str
+    evidence_required: tuple[str, ...]
+
+    @property
+    def subagent_type(self) -> str:
+        return f"{PLUGIN}:{self.agent}"
+
+
+VERIFIERS: dict[Tier, Verifier] = {
+    Tier.LIGHT: Verifier("architect-low", "haiku", ("lsp_diagnostics clean",)),
+    Tier.STANDARD: Verifier("architect-medium", "sonnet", ("lsp_diagnostics clean", "build pass")),
+    Tier.THOROUGH: Verifier(
+        "architect", "opus", ("full architect review", "all tests pass", "no regressions")
+    ),
+}
+
+
+@dataclass(frozen=True)
+class TierPolicy:
+    """The numbers behind the rules. Every comparison is strict, as in the seed."""
+
+    light_files_below: int = 5
+    light_lines_below: int = 100
+    thorough_files_above: int = 20
+    relative_costs: dict[Tier, float] = field(
+        default_factory=lambda: {Tier.LIGHT: 1.0, Tier.STANDARD: 5.0, Tier.THOROUGH: 20.0}
+    )
+
+
+@dataclass(frozen=True)
+class ChangeFacts:
+    """What the rules look at. The evidence tuples say why a flag is set ("file matched pattern")."""
+
+    files_changed: int
+    lines_changed: int
+    test_coverage: Coverage
+    has_security_implications: bool = False
+    has_architectural_changes: bool = False
+    security_evidence: tuple[str, ...] = ()
+    architecture_evidence: tuple[str, ...] = ()
+    coverage_evidence: str = ""
+
+
+@dataclass(frozen=True)
+class KeywordOverride:
+    """A tier asked for by a word of the task prompt."""
+
+    tier: Tier
+    keyword: str
+
+
+@dataclass(frozen=True)
+class TierDecision:
+    tier: Tier
+    verifier: Verifier
+    relative_cost: float
+    reasons: tuple[str, ...]
+    facts: ChangeFacts
+    override: KeywordOverride | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        """The decision as the command line's JSON contract spells it."""
+        return {
+            "tier": self.tier.value,
+            "agent": self.verifier.subagent_type,
+            "model": self.verifier.model,
+            "evidence_required": list(self.verifier.evidence_required),
+            "has_architectural_changes": self.facts.has_architectural_changes,
+            "has_security_implications": self.facts.has_security_implications,
+            "relative_cost": self.relative_cost,
+            "override": None if self.override is None else self.override.keyword,
+            "reasons": list(self.reasons),
+        }
+
+
+def select_tier(
+    facts: ChangeFacts, policy: TierPolicy | None = None, override: KeywordOverride | None = None
+) -> TierDecision:
+    """Apply the seed's rules in their order, then a keyword override that never lowers a floor."""
+    policy = policy or TierPolicy()
+    tier, reasons = _rule_tier(facts, policy)
+    floored = facts.has_security_implications or facts.has_architectural_changes
+    if override is not None:
+        tier, reason = _apply_override(tier, override, floored)
+        reasons.append(reason)
+    return TierDecision(
+        tier=tier,
+        verifier=VERIFIERS[tier],
+        relative_cost=policy.relative_costs[tier],
+        reasons=tuple(reasons),
+        facts=facts,
+        override=override,
+    )
+
+
+def _rule_tier(facts: ChangeFacts, policy: TierPolicy) -> tuple[Tier, list[str]]:
+    if facts.has_security_implications or facts.has_architectural_changes:
+        return Tier.THOROUGH, _floor_reasons(facts)
+    if facts.files_changed > policy.thorough_files_above:
+        return Tier.THOROUGH, [
+            f"large-scope: {facts.files_changed} files changed > {policy.thorough_files_above} -> THOROUGH"
+        ]
+    blockers = _light_blockers(facts, policy)
+    if not blockers:
+        return Tier.LIGHT, [
+            f"small-and-tested: {facts.files_changed} files < {policy.light_files_below}, "
+            f"{facts.lines_changed} lines < {policy.light_lines_below}, test coverage full -> LIGHT"
+            + _coverage_suffix(facts)
+        ]
+    return Tier.STANDARD, [
+        f"default: not LIGHT ({'; '.join(blockers)}), not THOROUGH "
+        f"({facts.files_changed} files <= {policy.thorough_files_above}, no security or architecture path)"
+        " -> STANDARD"
+    ]
+
+
+def _floor_reasons(facts: ChangeFacts) -> list[str]:
+    reasons: list[str] = []
+    for flag, rule, evidence in (
+        (facts.has_security_implications, "security-floor", facts.security_evidence),
+        (facts.has_architectural_changes, "architecture-floor", facts.architecture_evidence),
+    ):
+        if not flag:
+            continue
+        if not evidence:
+            reasons.append(f"{rule}: the change is flagged as such -> THOROUGH")
+            continue
+        named = evidence[:MAX_NAMED_MATCHES]
+        more = len(evidence) - len(named)
+        tail = f" (and {more} more)" if more else ""
+        reasons.append(f"{rule}: {'; '.join(named)}{tail} -> THOROUGH")
+    return reasons
+
+
+def _light_blockers(facts: ChangeFacts, policy: TierPolicy) -> list[str]:
+    blockers = []
+    if not facts.files_changed < policy.light_files_below:
+        blockers.append(f"{facts.files_changed} files, LIGHT needs < {policy.light_files_below}")
+    if not facts.lines_changed < policy.light_lines_below:
+        blockers.append(f"{facts.lines_changed} lines, LIGHT needs < {policy.light_lines_below}")
+    if facts.test_coverage != "full":
+        blockers.append(
+            f"test coverage {facts.test_coverage}, LIGHT needs full" + _coverage_suffix(facts)
+        )
+    return blockers
+
+
+def _coverage_suffix(facts: ChangeFacts) -> str:
+    return f" [coverage: {facts.coverage_evidence}]" if facts.coverage_evidence else ""
+
+
+def _apply_override(tier: Tier, override: KeywordOverride, floored: bool) -> tuple[Tier, str]:
+    word = override.keyword
+    if override.tier is Tier.THOROUGH:
+        return Tier.THOROUGH, f"keyword-thorough: '{word}' in the task forces THOROUGH (rules gave {tier})"
+    if floored:
+        return tier, (
+            f"keyword-light: '{word}' in the task asks for LIGHT; refused, "
+            "a security or architecture floor is never lowered -> THOROUGH"
+        )
+    return Tier.LIGHT, f"keyword-light: '{word}' in the task forces LIGHT (rules gave {tier})"

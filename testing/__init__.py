@@ -1,0 +1,1 @@
+"""Test support: real git repositories, the scripted Messages API, the pinned Claude Code CLI."""

@@ -1,0 +1,53 @@
+"""Real, throw-away git repositories for tests."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+# Isolate tests from the developer's git configuration (hooks, signing, templates, default branch).
+GIT_ENV = {
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_SYSTEM": os.devnull,
+    "GIT_AUTHOR_NAME": "Test",
+    "GIT_AUTHOR_EMAIL": "test@example.invalid",
+    "GIT_COMMITTER_NAME": "Test",
+    "GIT_COMMITTER_EMAIL": "test@example.invalid",
+}
+
+
+def git(repo: Path, *args: str) -> str:
+    """Run git in `repo` and return its stdout; raise on failure."""
+    result = subprocess.run(
+        ["git", *args],
+        cwd=repo,
+        env={**os.environ, **GIT_ENV},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return result.stdout
+
+
+def init_repo(path: Path, files: dict[str, str] | None = None) -> Path:
+    """A repository at `path` on branch main, with `files` committed as its first commit (if any)."""
+    path.mkdir(parents=True, exist_ok=True)
+    git(path, "init", "-q", "-b", "main")
+    if files:
+        write(path, files)
+        commit_all(path, "initial")
+    return path
+
+
+def write(repo: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        target = repo / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+
+
+def commit_all(repo: Path, message: str) -> str:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "--no-verify", "-m", message)
+    return git(repo, "rev-parse", "HEAD").strip()
