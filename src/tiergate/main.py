@@ -1,40 +1,63 @@
 """The command line: parse arguments, dispatch to one module per command, turn errors into one line.
 
-`tiergate hook <Event>` bypasses argparse entirely: every Claude Code hook pays for this module's imports.
+`tiergate hook <Event>` is routed before anything else is imported: every Claude Code hook pays for this
+module's imports, so its top level imports nothing but `sys`.
 """
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import sys
-from collections.abc import Sequence
-from typing import Protocol
 
-from tiergate import __version__
-from tiergate.errors import UserError
+# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
+    from typing import Protocol
 
-# name -> module under tiergate.commands. Each module has `add_arguments(parser)` and `run(args) -> int`,
-# and keeps its top level light (heavy imports go inside `run`).
+    class CommandModule(Protocol):
+        HELP: str
+
+        def add_arguments(self, parser: argparse.ArgumentParser) -> None: ...
+
+        def run(self, args: argparse.Namespace) -> int: ...
+
+
+# name -> module under tiergate.commands. Each module has `HELP`, `add_arguments(parser)` and
+# `run(args) -> int`, and keeps its top level light (heavy imports go inside `run`).
 COMMANDS: dict[str, str] = {
     "tier": "tier",
 }
 
 
-class CommandModule(Protocol):
-    HELP: str
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["hook"]:
+        from tiergate.hook import main as hook_main
 
-    def add_arguments(self, parser: argparse.ArgumentParser) -> None: ...
+        return hook_main(argv[1:])
+    return _run_command(argv)
 
-    def run(self, args: argparse.Namespace) -> int: ...
 
+def _run_command(argv: list[str]) -> int:
+    from tiergate.errors import UserError
 
-def _command(name: str) -> CommandModule:
-    module: CommandModule = importlib.import_module(f"tiergate.commands.{COMMANDS[name]}")  # type: ignore[assignment]
-    return module
+    args = build_parser().parse_args(argv)
+    try:
+        return _command(args.command).run(args)
+    except UserError as exc:
+        print(f"tiergate: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("tiergate: interrupted", file=sys.stderr)
+        return 130
 
 
 def build_parser() -> argparse.ArgumentParser:
+    import argparse
+
+    from tiergate import __version__
+
     parser = argparse.ArgumentParser(
         prog="tiergate",
         description="Verify an autonomous coding loop's completion claims, scaled to the risk of the change.",
@@ -47,18 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["hook"]:
-        from tiergate.hook import main as hook_main
+def _command(name: str) -> CommandModule:
+    import importlib
 
-        return hook_main(argv[1:])
-    args = build_parser().parse_args(argv)
-    try:
-        return _command(args.command).run(args)
-    except UserError as exc:
-        print(f"tiergate: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("tiergate: interrupted", file=sys.stderr)
-        return 130
+    module: CommandModule = importlib.import_module(f"tiergate.commands.{COMMANDS[name]}")
+    return module

@@ -169,9 +169,7 @@ def _light_blockers(facts: ChangeFacts, policy: TierPolicy) -> list[str]:
     if not facts.lines_changed < policy.light_lines_below:
         blockers.append(f"{facts.lines_changed} lines, LIGHT needs < {policy.light_lines_below}")
     if facts.test_coverage != "full":
-        blockers.append(
-            f"test coverage {facts.test_coverage}, LIGHT needs full" + _coverage_suffix(facts)
-        )
+        blockers.append(f"test coverage {facts.test_coverage}, LIGHT needs full" + _coverage_suffix(facts))
     return blockers
 
 
