@@ -1,0 +1,183 @@
+"""The project's configuration: `.tiergate.toml`, or `[tool.tiergate]` in `pyproject.toml`.
+
+Every key has the seed's default, so a project without configuration gets the seed's rules. Unknown keys
+are errors, not silently ignored: a typo in a threshold must not quietly keep the default. Errors are one
+line naming the file and the key (`UserError`).
+
+Example::
+
+    [tiers]
+    light_files_below = 5        # LIGHT needs fewer files than this
+    light_lines_below = 100      # ... and fewer changed lines than this
+    thorough_files_above = 20    # more files than this is THOROUGH
+
+    [costs]                      # relative cost of one verification per tier
+    light = 1
+    standard = 5
+    thorough = 20
+
+    [keywords]                   # words of the task prompt that ask for a tier
+    thorough = ["thorough", "careful", "important", "critical"]
+    light = ["quick", "simple", "trivial", "minor"]
+
+    [patterns]                   # gitignore-style globs ADDED to the built-in path rules
+    security = ["billing/**"]
+    architecture = ["**/*.sql"]
+
+    [loop]
+    max_iterations = 20
+
+    [checks]                     # name -> shell command, run by tiergate itself
+    tests = "pytest -q"
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from tiergate import keywords
+from tiergate.errors import UserError
+from tiergate.tiers import Tier, TierPolicy
+
+CONFIG_FILE = ".tiergate.toml"
+PYPROJECT = "pyproject.toml"
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+class TiersConfig(_Section):
+    light_files_below: int = Field(5, ge=0)
+    light_lines_below: int = Field(100, ge=0)
+    thorough_files_above: int = Field(20, ge=0)
+
+
+class CostsConfig(_Section):
+    light: float = Field(1.0, gt=0)
+    standard: float = Field(5.0, gt=0)
+    thorough: float = Field(20.0, gt=0)
+
+    @field_validator("light", "standard", "thorough", mode="before")
+    @classmethod
+    def _int_is_a_number(cls, value: Any) -> Any:
+        # TOML distinguishes 5 from 5.0; a person writing a cost does not.
+        return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+class KeywordsConfig(_Section):
+    thorough: tuple[str, ...] = keywords.THOROUGH_KEYWORDS
+    light: tuple[str, ...] = keywords.LIGHT_KEYWORDS
+
+    @field_validator("thorough", "light", mode="before")
+    @classmethod
+    def _list_of_words(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            if not all(isinstance(w, str) and w.strip() for w in value):
+                raise ValueError("must be a list of non-empty strings")
+            return tuple(w.strip() for w in value)
+        return value
+
+
+class PatternsConfig(_Section):
+    security: tuple[str, ...] = ()
+    architecture: tuple[str, ...] = ()
+
+    @field_validator("security", "architecture", mode="before")
+    @classmethod
+    def _list_of_globs(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            if not all(isinstance(g, str) and g.strip() for g in value):
+                raise ValueError("must be a list of non-empty glob strings")
+            return tuple(value)
+        return value
+
+
+class LoopConfig(_Section):
+    max_iterations: int = Field(20, ge=1)
+    max_minutes: float = Field(240.0, gt=0)
+
+    @field_validator("max_minutes", mode="before")
+    @classmethod
+    def _int_is_a_number(cls, value: Any) -> Any:
+        return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+class Config(_Section):
+    source: str | None = Field(None, exclude=True)
+    tiers: TiersConfig = TiersConfig()
+    costs: CostsConfig = CostsConfig()
+    keywords: KeywordsConfig = KeywordsConfig()
+    patterns: PatternsConfig = PatternsConfig()
+    loop: LoopConfig = LoopConfig()
+    checks: dict[str, str] = Field(default_factory=dict)
+
+    @property
+    def tier_policy(self) -> TierPolicy:
+        return TierPolicy(
+            light_files_below=self.tiers.light_files_below,
+            light_lines_below=self.tiers.light_lines_below,
+            thorough_files_above=self.tiers.thorough_files_above,
+            relative_costs={
+                Tier.LIGHT: self.costs.light,
+                Tier.STANDARD: self.costs.standard,
+                Tier.THOROUGH: self.costs.thorough,
+            },
+        )
+
+
+def load_config(root: Path) -> Config:
+    """The configuration of the project at `root`; the defaults when it has none."""
+    found = _read_table(root)
+    if found is None:
+        return Config()
+    source, table = found
+    return _validate(source, table)
+
+
+def _validate(source: str, table: dict[str, Any]) -> Config:
+    try:
+        return Config.model_validate({**table, "source": source})
+    except ValidationError as exc:
+        raise UserError(f"{source}: {_first_error(exc)}") from None
+
+
+def _first_error(exc: ValidationError) -> str:
+    error = exc.errors()[0]
+    key = ".".join(str(part) for part in error["loc"]) or "(top level)"
+    if error["type"] == "extra_forbidden":
+        return f"{key}: unknown key"
+    value = error.get("input")
+    shown = "" if isinstance(value, dict) else f" (got {value!r})"
+    message = str(error["msg"]).removeprefix("Value error, ")
+    return f"{key}: {message}{shown}"
+
+
+def _read_table(root: Path) -> tuple[str, dict[str, Any]] | None:
+    dedicated = root / CONFIG_FILE
+    if dedicated.is_file():
+        return CONFIG_FILE, _parse(dedicated, CONFIG_FILE)
+    pyproject = root / PYPROJECT
+    if pyproject.is_file():
+        data = _parse(pyproject, PYPROJECT)
+        tool = data.get("tool", {})
+        section = tool.get("tiergate") if isinstance(tool, dict) else None
+        if section is None:
+            return None
+        if not isinstance(section, dict):
+            raise UserError(f"{PYPROJECT}: tool.tiergate: must be a table")
+        return f"{PYPROJECT} [tool.tiergate]", section
+    return None
+
+
+def _parse(path: Path, label: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(f"{label}: invalid TOML: {exc}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"{label}: cannot read: {exc}") from None

@@ -1,0 +1,90 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tiergate.config import Config, load_config
+from tiergate.errors import UserError
+from tiergate.tiers import Tier
+
+
+def test_no_config_gives_the_seed_defaults(tmp_path: Path) -> None:
+    config = load_config(tmp_path)
+    assert config == Config()
+    policy = config.tier_policy
+    assert (policy.light_files_below, policy.light_lines_below, policy.thorough_files_above) == (5, 100, 20)
+    assert policy.relative_costs == {Tier.LIGHT: 1.0, Tier.STANDARD: 5.0, Tier.THOROUGH: 20.0}
+    assert config.loop.max_iterations == 20
+    assert config.checks == {}
+
+
+def test_dedicated_file(tmp_path: Path) -> None:
+    (tmp_path / ".tiergate.toml").write_text(
+        '[tiers]\nlight_files_below = 3\n[costs]\nthorough = 12.5\n[keywords]\nlight = ["tiny"]\n'
+        '[patterns]\nsecurity = ["billing/**"]\n[checks]\ntests = "pytest -q"\n'
+    )
+    config = load_config(tmp_path)
+    assert config.source == ".tiergate.toml"
+    assert config.tier_policy.light_files_below == 3
+    assert config.tier_policy.relative_costs[Tier.THOROUGH] == 12.5
+    assert config.keywords.light == ("tiny",)
+    assert config.keywords.thorough == ("thorough", "careful", "important", "critical")
+    assert config.patterns.security == ("billing/**",)
+    assert config.checks == {"tests": "pytest -q"}
+
+
+def test_pyproject_section(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "x"\n[tool.tiergate.loop]\nmax_iterations = 7\n'
+    )
+    config = load_config(tmp_path)
+    assert config.loop.max_iterations == 7
+    assert config.source == "pyproject.toml [tool.tiergate]"
+
+
+def test_pyproject_without_section_is_defaults(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    assert load_config(tmp_path) == Config()
+
+
+def test_dedicated_file_wins_over_pyproject(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.tiergate.loop]\nmax_iterations = 7\n")
+    (tmp_path / ".tiergate.toml").write_text("[loop]\nmax_iterations = 3\n")
+    assert load_config(tmp_path).loop.max_iterations == 3
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('[tiers]\nlight_files_below = "five"\n', ".tiergate.toml: tiers.light_files_below: "),
+        ("[tiers]\nlight_file_below = 5\n", ".tiergate.toml: tiers.light_file_below: unknown key"),
+        ("[tiers\n", ".tiergate.toml: invalid TOML: "),
+        ("[loop]\nmax_iterations = 0\n", ".tiergate.toml: loop.max_iterations: "),
+        ("[costs]\nlight = -1\n", ".tiergate.toml: costs.light: "),
+        ("[keywords]\nlight = [1]\n", ".tiergate.toml: keywords.light: must be a list of non-empty strings"),
+        ('[patterns]\nsecurity = [""]\n', ".tiergate.toml: patterns.security: "),
+        ("checks = 3\n", ".tiergate.toml: checks: "),
+        ("[checks]\ntests = 3\n", ".tiergate.toml: checks.tests: "),
+        ("[tiers]\nlight_files_below = true\n", ".tiergate.toml: tiers.light_files_below: "),
+        ("surprise = 1\n", ".tiergate.toml: surprise: unknown key"),
+    ],
+)
+def test_broken_config_is_one_line_naming_file_and_key(tmp_path: Path, text: str, message: str) -> None:
+    (tmp_path / ".tiergate.toml").write_text(text)
+    with pytest.raises(UserError) as caught:
+        load_config(tmp_path)
+    assert str(caught.value).startswith(message)
+    assert "\n" not in str(caught.value)
+
+
+def test_broken_pyproject_section(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool]\ntiergate = "yes"\n')
+    with pytest.raises(UserError, match=r"^pyproject.toml: tool.tiergate: must be a table$"):
+        load_config(tmp_path)
+
+
+def test_unreadable_config(tmp_path: Path) -> None:
+    (tmp_path / ".tiergate.toml").write_bytes(b"\xff\xfe[tiers]")
+    with pytest.raises(UserError, match=r"^\.tiergate\.toml: cannot read"):
+        load_config(tmp_path)
