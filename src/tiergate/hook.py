@@ -1,0 +1,248 @@
+"""`tiergate hook <Event>`: one Claude Code hook event in (JSON on stdin), one protocol answer out.
+
+Fail open, always: whatever goes wrong here or in a handler, the hook exits 0 and the event goes ahead;
+the user is told in one `systemMessage` line and the details go to the log. Never a traceback, never a
+block that tiergate did not decide. (The one deliberate exception belongs to the loop controller.)
+
+Fast path: in a project with no state folder, the hook exits 0 with no output and no file written,
+having imported nothing but `os` and `sys` (Claude Code always sets CLAUDE_PROJECT_DIR, so the folder is
+known before the input is even parsed).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
+    from tiergate.project import Project
+    from tiergate.protocol import HookAnswer
+
+# The events hooks/hooks.json routes here.
+EVENTS = (
+    "SessionStart",
+    "UserPromptSubmit",
+    "Stop",
+    "SubagentStart",
+    "SubagentStop",
+    "PreCompact",
+    "SessionEnd",
+    "StopFailure",
+)
+MAX_INPUT_BYTES = 16 * 1024 * 1024
+
+# What "fail open" meant for each event, for the one line that reports an internal error.
+_WHAT_HAPPENED = {
+    "SessionStart": "the session started without tiergate",
+    "UserPromptSubmit": "the prompt went through unchanged",
+    "Stop": "the stop was allowed",
+    "SubagentStart": "the subagent started without tiergate's evidence packet",
+    "SubagentStop": "the subagent's stop was allowed",
+    "PreCompact": "compaction went ahead",
+    "SessionEnd": "the session ended normally",
+    "StopFailure": "nothing was changed",
+}
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1 or argv[0] not in EVENTS:
+        got = f"{argv[0]!r}" if argv else "no event name"
+        _say(f"`tiergate hook` needs one hook event name ({', '.join(EVENTS)}); got {got}")
+        return 0
+    event_name = argv[0]
+    try:
+        return _answer(event_name)
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:
+        # Only a bug in this module gets here: handler errors are caught in _dispatch.
+        return _internal_error(event_name, None, None, exc)
+
+
+def _answer(event_name: str) -> int:
+    from tiergate import project as projects
+
+    early_state_dir = projects.state_dir_from_env(os.environ)
+    if early_state_dir is not None and not os.path.isdir(early_state_dir):  # noqa: PTH112 (no pathlib yet)
+        # Read the input anyway: a writer whose pipe closes early may take that for an error.
+        _read_stdin()
+        return 0
+    raw = _read_stdin()
+    if raw is None:
+        _say(f"ignored the {event_name} event: its input is over {MAX_INPUT_BYTES // (1024 * 1024)} MiB")
+        return 0
+    payload, problem = _parse(raw)
+    if payload is None:
+        _say(f"ignored the {event_name} event: {problem}")
+        return 0
+    project = projects.locate(payload["cwd"], os.environ)
+    if not project.state_dir.is_dir():
+        return 0
+    if not projects.is_valid_session_id(payload["session_id"]):
+        _say(f"ignored the {event_name} event: its session_id is not a plain identifier")
+        return 0
+    return _dispatch(event_name, payload, project)
+
+
+def _read_stdin() -> bytes | None:
+    """All of stdin, or None if it is larger than MAX_INPUT_BYTES (then only that much is read)."""
+    stdin = sys.stdin
+    if stdin is None:
+        return b""
+    data = stdin.buffer.read(MAX_INPUT_BYTES + 1)
+    return None if len(data) > MAX_INPUT_BYTES else data
+
+
+def _parse(raw: bytes) -> tuple[dict[str, Any] | None, str]:
+    """The input object, or None and why it is unusable. Deeper checks are the handlers' (pydantic)."""
+    import json
+
+    try:
+        payload = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None, "its input is not JSON"
+    if not isinstance(payload, dict):
+        return None, "its input is not a JSON object"
+    if not isinstance(payload.get("session_id"), str):
+        return None, "its input has no session_id string"
+    cwd = payload.get("cwd")
+    if not isinstance(cwd, str) or not cwd:
+        return None, "its input has no cwd string"
+    if "\0" in cwd or not os.path.isabs(cwd) or not os.path.isdir(cwd):  # noqa: PTH112, PTH117
+        return None, f"its cwd is not an existing absolute directory: {cwd[:200]!r}"
+    return payload, ""
+
+
+def _dispatch(event_name: str, payload: dict[str, Any], project: Project) -> int:
+    """Run the handler and write its answer; any exception becomes the one-line fail-open notice."""
+    session_id: str = payload["session_id"]
+    try:
+        with _StdoutToStderr():
+            from tiergate import handlers
+
+            reply = handlers.handle(event_name, payload, project)
+            if reply is None:
+                return 0
+            from tiergate.protocol import render
+
+            answer = render(event_name, reply)
+    except Exception as exc:
+        return _dispatch_error(event_name, session_id, project, exc)
+    _write(answer)
+    return answer.exit_code
+
+
+def _dispatch_error(event_name: str, session_id: str, project: Project, exc: Exception) -> int:
+    from tiergate.errors import UserError
+    from tiergate.protocol import InputError
+
+    if isinstance(exc, (UserError, InputError)):
+        _say(f"ignored the {event_name} event: {exc}")
+        _log_ignored(event_name, session_id, project, exc)
+        return 0
+    return _internal_error(event_name, session_id, project.state_dir, exc)
+
+
+def _internal_error(
+    event_name: str, session_id: str | None, state_dir: Path | None, exc: BaseException
+) -> int:
+    happened = _WHAT_HAPPENED[event_name]
+    try:
+        where = _log_crash(event_name, session_id, state_dir, exc)
+    except Exception as log_exc:
+        _say(
+            f"internal error in the {event_name} hook; {happened}; the error could not be logged "
+            f"({type(log_exc).__name__}: {log_exc}); the error was {type(exc).__name__}: {exc}"
+        )
+        return 0
+    _say(f"internal error in the {event_name} hook; {happened}; details in {where}")
+    return 0
+
+
+def _log_crash(event_name: str, session_id: str | None, state_dir: Path | None, exc: BaseException) -> Path:
+    import platform
+    import traceback
+
+    from tiergate import __version__
+    from tiergate.log import record_incident, utc_timestamp
+
+    return record_incident(
+        state_dir,
+        {
+            "timestamp": utc_timestamp(),
+            "level": "error",
+            "event": "internal_error",
+            "hook_event": event_name,
+            "session_id": session_id,
+            "error": f"{type(exc).__name__}: {exc}",
+            "traceback": "".join(traceback.format_exception(exc)),
+            "tiergate_version": __version__,
+            "python": sys.version.split()[0],
+            "platform": platform.platform(),
+        },
+    )
+
+
+def _log_ignored(event_name: str, session_id: str, project: Project, exc: Exception) -> None:
+    import contextlib
+
+    from tiergate.log import record_incident, utc_timestamp
+
+    record = {
+        "timestamp": utc_timestamp(),
+        "level": "warning",
+        "event": "event_ignored",
+        "hook_event": event_name,
+        "session_id": session_id,
+        "error": f"{type(exc).__name__}: {exc}",
+    }
+    # The user has been told already; the record only helps a post-mortem.
+    with contextlib.suppress(Exception):
+        record_incident(project.state_dir, record)
+
+
+class _StdoutToStderr:
+    """While a handler runs, anything it or a child process prints lands on stderr (which Claude Code
+    keeps in its debug log on exit 0): stdout carries the protocol answer and nothing else, or a stray
+    line would turn the answer into plain text and silently drop a block."""
+
+    def __enter__(self) -> None:
+        sys.stdout.flush()
+        self._saved_fd = os.dup(1)
+        self._saved_stdout = sys.stdout
+        os.dup2(2, 1)
+        sys.stdout = sys.stderr
+
+    def __exit__(self, *exc_info: object) -> None:
+        sys.stdout.flush()
+        sys.stdout = self._saved_stdout
+        os.dup2(self._saved_fd, 1)
+        os.close(self._saved_fd)
+
+
+def _write(answer: HookAnswer) -> None:
+    _emit(sys.stdout, answer.stdout)
+    _emit(sys.stderr, answer.stderr)
+
+
+def _say(text: str) -> None:
+    from tiergate.protocol import system_message_line
+
+    _emit(sys.stdout, system_message_line(text))
+
+
+def _emit(stream: Any, text: str) -> None:
+    if not text or stream is None:
+        return
+    try:
+        stream.buffer.write(text.encode("utf-8", "backslashreplace"))
+        stream.flush()
+    except OSError:
+        # Claude Code stopped listening (timeout, cancel); nothing left to tell it. Point the stream at
+        # /dev/null so the interpreter's final flush does not print a BrokenPipeError.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())

@@ -1,0 +1,152 @@
+"""The decision log: one JSON object per line in `<state_dir>/log.jsonl`, never on stdout.
+
+Several hook processes (parallel hooks, several sessions in one project) append at once. Each record
+goes out in one `write` on an O_APPEND descriptor while holding an exclusive `flock` on the log file
+itself: O_APPEND alone keeps records whole on local Linux filesystems, but not on every filesystem
+(NFS), and a short write could split a record. `fcntl` rather than filelock: importing filelock costs a
+hook about 70 ms, and the log file can be its own lock.
+
+structlog is imported only by `decision_log` (it costs about 100 ms); the crash record written by the
+hook runtime goes through `append_record` without it.
+"""
+
+from __future__ import annotations
+
+import os
+
+# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping
+    from pathlib import Path
+    from typing import Any
+
+    from structlog.typing import FilteringBoundLogger
+
+    from tiergate.project import Project
+
+LOG_NAME = "log.jsonl"
+ERRORS_LOG_NAME = "errors.log"
+
+
+def log_path(project: Project) -> Path:
+    return project.state_dir / LOG_NAME
+
+
+def decision_log(project: Project, **context: Any) -> FilteringBoundLogger:
+    """A structlog logger appending to the project's log, with `context` bound to every record.
+
+    `log.info("stop", session_id=..., decision="block", reasons=[...])` writes
+    `{"event": "stop", "session_id": ..., "decision": ..., "reasons": [...], "level": "info",
+    "timestamp": "<ISO 8601 UTC>"}`. A record that cannot be written raises OSError.
+    """
+    import structlog
+
+    logger: FilteringBoundLogger = structlog.wrap_logger(
+        _JsonLinesFile(log_path(project)),
+        processors=[
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            structlog.processors.format_exc_info,
+            structlog.processors.JSONRenderer(serializer=_dumps),
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(0),
+        context_class=dict,
+        cache_logger_on_first_use=False,
+    )
+    return logger.bind(**context)
+
+
+class _JsonLinesFile:
+    """The structlog "logger" at the end of the chain: every level appends the rendered line."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def msg(self, message: str) -> None:
+        append_line(self.path, message)
+
+    debug = info = warning = warn = error = critical = fatal = exception = log = msg
+
+
+def append_record(path: Path, record: Mapping[str, Any]) -> None:
+    """Append `record` (made JSON-safe with `str()` where needed) as one line."""
+    append_line(path, _dumps(record))
+
+
+def append_line(path: Path, line: str) -> None:
+    """Append one line to `path` (created if missing), whole, even beside concurrent writers."""
+    import fcntl
+
+    data = (line.replace("\n", " ") + "\n").encode("utf-8", "backslashreplace")
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)  # also releases the lock
+
+
+def read_log(project: Project) -> Iterator[dict[str, Any]]:
+    """The records of the project's log, oldest first; lines that are not whole JSON objects (a
+    record cut short by a crash or a full disk) are skipped."""
+    return read_records(log_path(project))
+
+
+def read_records(path: Path) -> Iterator[dict[str, Any]]:
+    import json
+
+    try:
+        f = path.open("rb")
+    except FileNotFoundError:
+        return
+    with f:
+        for line in f:
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(record, dict):
+                yield record
+
+
+def record_incident(state_dir: Path | None, record: Mapping[str, Any]) -> Path:
+    """Write a record of something that went wrong (a crash, an ignored event) to the project's log, or
+    to the user-wide errors log when the state folder is unknown or unusable. Returns where it went;
+    raises OSError if it could go nowhere."""
+    if state_dir is not None:
+        try:
+            path = state_dir / LOG_NAME
+            append_record(path, record)
+            return path
+        except OSError:
+            pass
+    path = errors_log_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    append_record(path, record)
+    return path
+
+
+def errors_log_path() -> Path:
+    """`${XDG_STATE_HOME:-~/.local/state}/tiergate/errors.log`."""
+    from pathlib import Path
+
+    state_home = os.environ.get("XDG_STATE_HOME", "")
+    # The XDG spec says a relative value is invalid and must be ignored.
+    base = Path(state_home) if Path(state_home).is_absolute() else Path.home() / ".local" / "state"
+    return base / "tiergate" / ERRORS_LOG_NAME
+
+
+def utc_timestamp() -> str:
+    """Now, in the format structlog's TimeStamper(fmt="iso", utc=True) writes."""
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC).isoformat().replace("+00:00", "Z")
+
+
+def _dumps(value: object, **_: object) -> str:
+    import json
+
+    return json.dumps(value, ensure_ascii=True, default=str)

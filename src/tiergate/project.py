@@ -1,0 +1,131 @@
+"""Where a project is, and where tiergate keeps its state for it.
+
+root = $CLAUDE_PROJECT_DIR if set, else the git top level of the working directory, else the working
+directory; state dir = $TIERGATE_STATE_DIR if set, else `<root>/.tiergate`.
+
+Every hook of every session imports this module before it knows whether tiergate has anything to do,
+so its top level imports nothing but `os`: no pathlib, no dataclasses, and no git subprocess.
+"""
+
+# os.path rather than pathlib on purpose: importing pathlib would cost every hook about 10 ms.
+# ruff: noqa: PTH100, PTH110, PTH117, PTH118, PTH120
+
+from __future__ import annotations
+
+import os
+
+# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from pathlib import Path
+    from typing import NoReturn
+
+STATE_DIR_NAME = ".tiergate"
+MAX_SESSION_ID_LENGTH = 128
+_SESSION_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+
+
+class Project:
+    """A project root and its state folder. Immutable.
+
+    Hand-written rather than a frozen dataclass: `dataclasses` pulls in `inspect`, which would add
+    about 15 ms to every hook, including the ones with nothing to do.
+    """
+
+    __slots__ = ("root", "state_dir")
+    root: Path
+    state_dir: Path
+
+    def __init__(self, root: Path, state_dir: Path) -> None:
+        object.__setattr__(self, "root", root)
+        object.__setattr__(self, "state_dir", state_dir)
+
+    def __setattr__(self, name: str, value: object) -> NoReturn:
+        raise AttributeError(f"Project is immutable; cannot set {name!r}")
+
+    def __delattr__(self, name: str) -> NoReturn:
+        raise AttributeError(f"Project is immutable; cannot delete {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Project):
+            return NotImplemented
+        return (self.root, self.state_dir) == (other.root, other.state_dir)
+
+    def __hash__(self) -> int:
+        return hash((self.root, self.state_dir))
+
+    def __repr__(self) -> str:
+        return f"Project(root={self.root!r}, state_dir={self.state_dir!r})"
+
+
+def locate(cwd: str | os.PathLike[str], env: Mapping[str, str]) -> Project:
+    """The project that `cwd` belongs to (`cwd` must be absolute; env is usually `os.environ`)."""
+    from pathlib import Path
+
+    cwd = os.path.abspath(cwd)
+    project_dir = env.get("CLAUDE_PROJECT_DIR")
+    root = os.path.normpath(os.path.join(cwd, project_dir)) if project_dir else git_top_level(cwd) or cwd
+    return Project(Path(root), Path(_state_dir(root, env)))
+
+
+def state_dir_from_env(env: Mapping[str, str]) -> str | None:
+    """The state dir, when the environment alone decides it; None when it depends on the hook's cwd.
+
+    Inside Claude Code, CLAUDE_PROJECT_DIR is always set, so a hook can tell that tiergate is not in use
+    here before it reads, let alone parses, its input.
+    """
+    state_dir = env.get("TIERGATE_STATE_DIR")
+    if state_dir and os.path.isabs(state_dir):
+        return os.path.normpath(state_dir)
+    if env.get("CLAUDE_PROJECT_DIR") and os.path.isabs(env["CLAUDE_PROJECT_DIR"]):
+        return _state_dir(env["CLAUDE_PROJECT_DIR"], env)
+    return None
+
+
+def _state_dir(root: str, env: Mapping[str, str]) -> str:
+    # A relative TIERGATE_STATE_DIR is read against the project root, not against whichever
+    # subdirectory the hook or the command happened to run in.
+    return os.path.normpath(os.path.join(root, env.get("TIERGATE_STATE_DIR") or STATE_DIR_NAME))
+
+
+def git_top_level(start: str) -> str | None:
+    """The nearest directory at or above `start` holding a `.git` (a directory, or a worktree's file).
+
+    What `git rev-parse --show-toplevel` answers in ordinary repositories, for a few stat calls instead of
+    a subprocess; GIT_DIR and GIT_WORK_TREE overrides are not honoured.
+    """
+    current = os.path.abspath(start)
+    while True:
+        if os.path.exists(os.path.join(current, ".git")):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
+def ensure_state_dir(project: Project) -> Path:
+    """Create the state folder if needed, with a `.gitignore` that makes git ignore all of it."""
+    project.state_dir.mkdir(parents=True, exist_ok=True)
+    gitignore = project.state_dir / ".gitignore"
+    try:
+        with gitignore.open("x") as f:
+            f.write("*\n")
+    except FileExistsError:
+        pass
+    return project.state_dir
+
+
+def is_valid_session_id(value: object) -> bool:
+    """Whether `value` may name files under the state folder: `^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$`.
+
+    Checked by hand rather than with `re`, whose import alone would cost every hook several
+    milliseconds. Nothing else can ever become `..`, a separator or an absolute path.
+    """
+    return (
+        isinstance(value, str)
+        and 0 < len(value) <= MAX_SESSION_ID_LENGTH
+        and value[0] not in "_-"
+        and _SESSION_ID_CHARS.issuperset(value)
+    )
