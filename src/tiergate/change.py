@@ -1,0 +1,204 @@
+"""How much changed between a base and the working tree: files, and lines added plus deleted.
+
+Everything the working tree holds counts, committed or not: staged and unstaged edits, deletions, renames
+(`-M`), and untracked files git does not ignore. Two git commands answer it: one `git diff --raw
+--numstat -z -M <base>` and one `git ls-files -z --others --exclude-standard`.
+
+- Lines are additions plus deletions as git counts them. Binary files, pure renames and submodule pointers
+  count as files but add no lines (a submodule's "Subproject commit" lines are not lines of anyone's work).
+- An untracked file adds its line count: its newlines, plus one if its last line has none. It is binary,
+  and adds no lines, when its first 8000 bytes hold a NUL (git's own rule; `.gitattributes` is not read).
+- An untracked symlink is not followed: its content is its target, as git would store it. A nested
+  repository is one untracked entry ending in '/' that adds no lines.
+- A tracked file moved with a plain `mv` looks to git like a deletion plus an untracked file. When the
+  untracked file's content is exactly the deleted blob, it is reported as the rename it is (no lines);
+  a moved and edited file stays a deletion plus an addition, since git's similarity scoring only runs
+  on paths it tracks.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from tiergate import git
+
+FileStatus = Literal["added", "modified", "deleted", "renamed", "copied", "typechange", "untracked"]
+
+_STATUS: dict[str, FileStatus] = {
+    "A": "added",
+    "M": "modified",
+    "D": "deleted",
+    "R": "renamed",
+    "C": "copied",
+    "T": "typechange",
+}
+# git looks this far into a file for a NUL before calling it binary.
+BINARY_PROBE = 8000
+_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class FileChange:
+    path: str  # repo-relative, '/' separated, the new path for renames
+    status: FileStatus
+    additions: int
+    deletions: int
+    binary: bool = False
+    old_path: str | None = None
+
+    @property
+    def lines_changed(self) -> int:
+        return self.additions + self.deletions
+
+
+@dataclass(frozen=True)
+class ChangeMeasurement:
+    root: Path
+    base: str  # the resolved id (a commit, or the empty tree) the change is measured from
+    base_label: str  # what the caller asked for: "HEAD", a sha, a branch
+    files: tuple[FileChange, ...]
+
+    @property
+    def files_changed(self) -> int:
+        return len(self.files)
+
+    @property
+    def lines_changed(self) -> int:
+        return sum(f.additions + f.deletions for f in self.files)
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        return tuple(f.path for f in self.files)
+
+
+@dataclass(frozen=True)
+class _Content:
+    lines: int
+    binary: bool
+    blob_id: str | None
+
+
+def measure_change(repo: Path, base: str = "HEAD") -> ChangeMeasurement:
+    """The change from `base` (a revision) to the working tree of the repository holding `repo`."""
+    root = git.repo_root(repo)
+    base_id = git.resolve_rev(root, base)
+    tracked = [_tracked(e) for e in git.diff_entries(root, base_id)]
+    movable = _movable(tracked)
+    id_length = len(next(iter(movable))) if movable else 0
+    untracked = [_untracked(root, path, id_length) for path in git.untracked_files(root)]
+    files = _pair_moves([t.change for t in tracked], untracked, movable)
+    return ChangeMeasurement(root=root, base=base_id, base_label=base, files=tuple(sorted(files, key=_key)))
+
+
+@dataclass(frozen=True)
+class _Tracked:
+    change: FileChange
+    old_id: str
+
+
+@dataclass(frozen=True)
+class _Untracked:
+    change: FileChange
+    blob_id: str | None
+
+
+# Empty files are never paired as moves: one empty file is as good a source as any other (git agrees).
+_EMPTY_BLOBS = frozenset({git.blob_id(b"", 40), git.blob_id(b"", 64)})
+
+
+def _movable(tracked: list[_Tracked]) -> dict[str, _Tracked]:
+    """Deleted files, by blob id, whose content may have reappeared under an untracked name."""
+    return {
+        t.old_id: t
+        for t in tracked
+        if t.change.status == "deleted" and t.old_id.strip("0") and t.old_id not in _EMPTY_BLOBS
+    }
+
+
+def _key(change: FileChange) -> str:
+    return change.path
+
+
+def _tracked(entry: git.DiffEntry) -> _Tracked:
+    status = _STATUS.get(entry.status, "modified")  # U (unmerged) and X (unknown) are edits in progress
+    binary = entry.additions is None
+    pointer = git.SUBMODULE_MODE in (entry.old_mode, entry.new_mode)
+    counted = not (binary or pointer)
+    change = FileChange(
+        path=entry.path,
+        status=status,
+        additions=(entry.additions or 0) if counted else 0,
+        deletions=(entry.deletions or 0) if counted else 0,
+        binary=binary,
+        old_path=entry.old_path,
+    )
+    return _Tracked(change, entry.old_id)
+
+
+def _untracked(root: Path, path: str, id_length: int) -> _Untracked:
+    """Measure an untracked path; compute its blob id only when `id_length` says moves are possible."""
+    content = _read(root / path, id_length) if not path.endswith("/") else _Content(0, False, None)
+    change = FileChange(
+        path=path, status="untracked", additions=content.lines, deletions=0, binary=content.binary
+    )
+    return _Untracked(change, content.blob_id)
+
+
+def _read(path: Path, id_length: int) -> _Content:
+    try:
+        info = path.lstat()
+        if stat.S_ISLNK(info.st_mode):
+            target = os.fsencode(path.readlink())
+            return _measure([target], id_length, len(target))
+        if not stat.S_ISREG(info.st_mode):
+            return _Content(0, False, None)
+        with path.open("rb") as f:
+            return _measure(iter(lambda: f.read(_CHUNK), b""), id_length, info.st_size)
+    except OSError:
+        # Gone since git listed it, or unreadable: it still changed, but has no lines we can count.
+        return _Content(0, False, None)
+
+
+def _measure(chunks: Iterable[bytes], id_length: int, size: int) -> _Content:
+    digest = git.blob_hasher(size, id_length) if id_length else None
+    newlines, last, first = 0, b"", b""
+    for chunk in chunks:
+        if not first:
+            first = chunk[:BINARY_PROBE]
+        newlines += chunk.count(b"\n")
+        last = chunk[-1:]
+        if digest:
+            digest.update(chunk)
+    binary = b"\0" in first
+    lines = 0 if binary else newlines + (1 if last and last != b"\n" else 0)
+    return _Content(lines, binary, digest.hexdigest() if digest else None)
+
+
+def _pair_moves(
+    tracked: list[FileChange], untracked: list[_Untracked], deleted: dict[str, _Tracked]
+) -> list[FileChange]:
+    """Report an untracked file that is exactly a deleted file's content as a rename of it."""
+    moved: dict[str, FileChange] = {}  # deleted path -> the rename that replaces it
+    files: list[FileChange] = []
+    for new in untracked:
+        source = deleted.get(new.blob_id or "")
+        if source is None or source.change.path in moved:
+            files.append(new.change)
+            continue
+        moved[source.change.path] = FileChange(
+            path=new.change.path,
+            status="renamed",
+            additions=0,
+            deletions=0,
+            binary=new.change.binary,
+            old_path=source.change.path,
+        )
+    files.extend(
+        moved.get(change.path, change) if change.status == "deleted" else change for change in tracked
+    )
+    return files

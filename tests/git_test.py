@@ -1,0 +1,173 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from testing.gitrepo import commit_all, git, init_repo, write
+
+from tiergate import git as tgit
+from tiergate.errors import UserError
+
+EMPTY_TREE_SHA1 = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+EMPTY_TREE_SHA256 = "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321"
+ODD_NAMES = [
+    "with space.txt",
+    "ünïcødé-文件.txt",
+    "new\nline.txt",
+    "-leading-dash.txt",
+    'quo"te.txt',
+    "tab\there.txt",
+]
+
+
+def test_repo_root_from_a_subdirectory_and_from_a_file(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "r", {"a/b/c.txt": "x\n"})
+    assert tgit.repo_root(repo / "a" / "b") == repo
+    assert tgit.repo_root(repo / "a" / "b" / "c.txt") == repo
+
+
+def test_outside_a_repository_is_one_clear_line(tmp_path: Path) -> None:
+    with pytest.raises(UserError) as e:
+        tgit.repo_root(tmp_path)
+    assert str(e.value) == f"not a git repository: {tmp_path} (run tiergate inside a git work tree)"
+
+
+def test_inside_the_git_directory_is_not_a_work_tree(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "r", {"a.txt": "x\n"})
+    with pytest.raises(UserError, match="not a git repository"):
+        tgit.repo_root(repo / ".git")
+
+
+def test_a_missing_directory_is_named(tmp_path: Path) -> None:
+    with pytest.raises(UserError, match="no such directory"):
+        tgit.repo_root(tmp_path / "nope" / "deeper")
+
+
+def test_a_hook_environment_pointing_elsewhere_is_ignored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ours = init_repo(tmp_path / "ours", {"a.txt": "x\n"})
+    other = init_repo(tmp_path / "other", {"b.txt": "y\n"})
+    monkeypatch.setenv("GIT_DIR", str(other / ".git"))
+    monkeypatch.setenv("GIT_WORK_TREE", str(other))
+    assert tgit.repo_root(ours) == ours
+    assert tgit.head_sha(ours) == git(ours, "--git-dir", str(ours / ".git"), "rev-parse", "HEAD").strip()
+
+
+def test_head_sha_is_none_before_the_first_commit(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "r")
+    assert tgit.head_sha(repo) is None
+    write(repo, {"a.txt": "x\n"})
+    sha = commit_all(repo, "first")
+    assert tgit.head_sha(repo) == sha
+    assert len(sha) == 40
+
+
+def test_resolve_rev_gives_full_ids(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "r", {"a.txt": "1\n"})
+    first = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "tag", "-a", "-m", "annotated", "v1")
+    git(repo, "branch", "old")
+    write(repo, {"a.txt": "2\n"})
+    second = commit_all(repo, "second")
+    assert tgit.resolve_rev(repo, "HEAD") == second
+    assert tgit.resolve_rev(repo, "main") == second
+    assert tgit.resolve_rev(repo, "old") == first
+    assert tgit.resolve_rev(repo, "v1") == first  # an annotated tag peels to its commit
+    assert tgit.resolve_rev(repo, first[:8]) == first
+    assert tgit.resolve_rev(repo, "HEAD~1") == first
+    tree = git(repo, "rev-parse", "HEAD^{tree}").strip()
+    assert tgit.resolve_rev(repo, tree) == tree
+
+
+@pytest.mark.parametrize("rev", ["nope", "--output=/tmp/x", "", "HEAD~5"])
+def test_unknown_revisions_are_one_clear_line(tmp_path: Path, rev: str) -> None:
+    repo = init_repo(tmp_path / "r", {"a.txt": "1\n"})
+    with pytest.raises(UserError) as e:
+        tgit.resolve_rev(repo, rev)
+    assert str(e.value) == f"unknown revision {rev!r} in {repo}"
+
+
+def test_head_of_an_empty_repository_is_the_empty_tree(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "r")
+    assert tgit.resolve_rev(repo, "HEAD") == EMPTY_TREE_SHA1
+    assert tgit.resolve_rev(repo, EMPTY_TREE_SHA1) == EMPTY_TREE_SHA1
+    with pytest.raises(UserError, match="unknown revision 'main'"):
+        tgit.resolve_rev(repo, "main")
+
+
+def test_sha256_repositories(tmp_path: Path) -> None:
+    repo = tmp_path / "r"
+    repo.mkdir()
+    git(repo, "init", "-q", "--object-format=sha256", "-b", "main")
+    assert tgit.empty_tree(repo) == EMPTY_TREE_SHA256
+    write(repo, {"a.txt": "hello\n"})
+    assert tgit.blob_id(b"hello\n", 64) == git(repo, "hash-object", "a.txt").strip()
+
+
+@pytest.mark.parametrize("content", [b"", b"hello\n", b"\0binary\xff", b"x" * 100_000])
+def test_blob_id_is_gits(tmp_path: Path, content: bytes) -> None:
+    repo = init_repo(tmp_path / "r")
+    (repo / "f").write_bytes(content)
+    assert tgit.blob_id(content) == git(repo, "hash-object", "f").strip()
+
+
+def test_unquote_path_reverses_gits_quoting(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "r")
+    write(repo, dict.fromkeys([*ODD_NAMES, "back\\slash.txt"], "x\n"))
+    git(repo, "add", "-A")
+    # With quotepath on, git escapes every non-ASCII byte as octal too.
+    listed = git(repo, "-c", "core.quotepath=on", "ls-files").splitlines()
+    assert sorted(tgit.unquote_path(name) for name in listed) == sorted([*ODD_NAMES, "back\\slash.txt"])
+
+
+def test_diff_entries_and_untracked_files_survive_odd_names(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "r", dict.fromkeys(ODD_NAMES, "x\n"))
+    write(repo, dict.fromkeys(ODD_NAMES, "x\ny\n"))
+    write(repo, {f"new {name}": "z\n" for name in ODD_NAMES})
+    entries = tgit.diff_entries(repo, "HEAD")
+    assert sorted(e.path for e in entries) == sorted(ODD_NAMES)
+    assert {(e.status, e.additions, e.deletions) for e in entries} == {("M", 1, 0)}
+    assert sorted(tgit.untracked_files(repo)) == sorted(f"new {name}" for name in ODD_NAMES)
+
+
+def test_diff_entries_report_renames_with_their_old_path(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "r", {"old name.txt": "".join(f"line {i}\n" for i in range(20))})
+    git(repo, "mv", "old name.txt", "new name.txt")
+    [entry] = tgit.diff_entries(repo, "HEAD")
+    assert (entry.status, entry.path, entry.old_path, entry.additions, entry.deletions) == (
+        "R",
+        "new name.txt",
+        "old name.txt",
+        0,
+        0,
+    )
+
+
+def test_untracked_files_skip_ignored_ones_and_show_a_nested_repository_once(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "r", {".gitignore": "*.log\nbuild/\n"})
+    write(repo, {"a.log": "x\n", "build/out.txt": "x\n", "src/new.py": "x\n"})
+    init_repo(repo / "nested", {"inner.txt": "x\n"})
+    assert sorted(tgit.untracked_files(repo)) == ["nested/", "src/new.py"]
+
+
+def test_diff_patch_limited_to_paths(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "r", {"a.txt": "1\n", "-b.txt": "1\n", "c d.txt": "1\n"})
+    write(repo, {"a.txt": "2\n", "-b.txt": "2\n", "c d.txt": "2\n"})
+    patch = tgit.diff_patch(repo, "HEAD", ["-b.txt", "c d.txt"]).decode()
+    assert "+++ b/-b.txt" in patch
+    assert "+++ b/c d.txt" in patch
+    assert "a.txt" not in patch
+    assert "@@ -1 +1 @@" in patch  # no context lines by default
+
+
+def test_grep_files_finds_whole_words_in_tracked_and_untracked_files(tmp_path: Path) -> None:
+    repo = init_repo(
+        tmp_path / "r",
+        {".gitignore": "ignored/\n", "tests/t1.py": "import parser\n", "tests/t2.py": "import parsers\n"},
+    )
+    write(repo, {"tests/t3.py": "from x import parser\n", "ignored/t4.py": "import parser\n"})
+    write(repo, {"src/app.py": "import parser\n"})
+    assert sorted(tgit.grep_files(repo, ["parser"], ["tests"])) == ["tests/t1.py", "tests/t3.py"]
+    assert tgit.grep_files(repo, ["nothing_like_it"], ["tests"]) == []
+    assert tgit.grep_files(repo, [], ["tests"]) == []
