@@ -1,0 +1,246 @@
+"""Line coverage as test tools leave it on disk: which lines of which file are executable, and which ran.
+
+Formats read:
+- coverage.py's JSON report (`coverage json` -> `coverage.json`): executed and missing lines per file.
+- coverage.py's data file (`.coverage`), only when the `coverage` package is importable: executed lines
+  come from the data, executable lines from coverage.py's analysis of the source, done only for the files
+  asked about. Its settings are read from `.coveragerc` or `[tool.coverage]` in `pyproject.toml`.
+  Parallel data files (`.coverage.*`) are not combined.
+- Cobertura XML (coverage.py `coverage xml`, Istanbul/jest, gocover-cobertura, cargo-tarpaulin, ...): the
+  `<line number hits>` elements of each `<class>`.
+- LCOV tracefiles (`SF:`, `DA:line,hits`, `end_of_record`).
+
+The files are looked for at a fixed list of well-known locations (`LOCATIONS`), never by walking the tree:
+the repository root, and `coverage/`, `build/` and `target/`.
+
+Paths in the data become repository-relative: absolute paths under the repository directly; relative
+ones against the repository root, the data file's directory and, for Cobertura, each `<source>`. A path
+that matches no changed file exactly still matches one whose path ends with it (or that it ends with),
+when exactly one such data path exists: data written on another machine, or package-relative as in Java.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+from collections.abc import Collection, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+Format = Literal["coverage.py JSON", "coverage.py data", "Cobertura XML", "LCOV"]
+
+LOCATIONS: tuple[tuple[str, Format], ...] = (
+    ("coverage.json", "coverage.py JSON"),
+    (".coverage", "coverage.py data"),
+    ("coverage.xml", "Cobertura XML"),
+    ("cobertura.xml", "Cobertura XML"),
+    ("cobertura-coverage.xml", "Cobertura XML"),
+    ("lcov.info", "LCOV"),
+    ("coverage.lcov", "LCOV"),
+    ("coverage/lcov.info", "LCOV"),
+    ("coverage/cobertura-coverage.xml", "Cobertura XML"),
+    ("coverage/cobertura.xml", "Cobertura XML"),
+    ("coverage/coverage.xml", "Cobertura XML"),
+    ("build/coverage.xml", "Cobertura XML"),
+    ("build/cobertura.xml", "Cobertura XML"),
+    ("build/lcov.info", "LCOV"),
+    ("build/coverage/lcov.info", "LCOV"),
+    ("target/cobertura.xml", "Cobertura XML"),
+    ("target/coverage.xml", "Cobertura XML"),
+    ("target/site/cobertura/coverage.xml", "Cobertura XML"),
+    ("target/tarpaulin/cobertura.xml", "Cobertura XML"),
+    ("target/lcov.info", "LCOV"),
+    ("target/coverage/lcov.info", "LCOV"),
+)
+
+
+class CoverageDataError(Exception):
+    """A coverage file that cannot be used; the message says why, in a few words."""
+
+
+@dataclass(frozen=True)
+class FileLines:
+    executable: frozenset[int]
+    hit: frozenset[int]
+
+    def __or__(self, other: FileLines) -> FileLines:
+        return FileLines(self.executable | other.executable, self.hit | other.hit)
+
+
+@dataclass(frozen=True)
+class CoverageData:
+    source: str  # the data file, repository-relative
+    format: Format
+    files: Mapping[str, FileLines]  # repository-relative path (as written when outside) -> its lines
+
+
+@dataclass
+class LineMap:
+    """Line coverage merged over data files: a line is executable, or hit, if any of them says so."""
+
+    files: dict[str, FileLines] = field(default_factory=dict)
+    _by_name: dict[str, set[str]] = field(default_factory=dict)
+
+    def add(self, data: CoverageData) -> None:
+        for path, lines in data.files.items():
+            known = self.files.get(path)
+            self.files[path] = lines if known is None else known | lines
+            self._by_name.setdefault(posixpath.basename(path), set()).add(path)
+
+    def get(self, path: str) -> FileLines | None:
+        if path in self.files:
+            return self.files[path]
+        near = [
+            key
+            for key in self._by_name.get(posixpath.basename(path), ())
+            if key.endswith("/" + path) or path.endswith("/" + key)
+        ]
+        return self.files[near[0]] if len(near) == 1 else None
+
+
+def present(root: Path) -> list[tuple[str, Format]]:
+    """The well-known coverage files that exist in the repository at `root`."""
+    return [(name, fmt) for name, fmt in LOCATIONS if (root / name).is_file()]
+
+
+def load(root: Path, name: str, fmt: Format, wanted: Collection[str]) -> CoverageData:
+    """Read the coverage file `name` (repository-relative). `wanted`: the paths whose lines matter."""
+    path = root / name
+    try:
+        if fmt == "coverage.py data":
+            records = _coveragepy_data(root, path, wanted)
+        else:
+            text = path.read_bytes()
+            records = {
+                "coverage.py JSON": _coveragepy_json,
+                "Cobertura XML": _cobertura,
+                "LCOV": _lcov,
+            }[fmt](text, root, path.parent)
+        return CoverageData(source=name, format=fmt, files=_collect(records))
+    except OSError as e:
+        raise CoverageDataError(_one_line(e.strerror or str(e))) from e
+    except (ValueError, TypeError, KeyError, AttributeError) as e:
+        raise CoverageDataError(_one_line(f"not valid {fmt}: {e}")) from e
+
+
+def _one_line(text: str, limit: int = 160) -> str:
+    """Evidence is one line: a parser's message may span several, or quote a whole file."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
+_Record = tuple[list[str], FileLines]  # candidate repository paths, lines
+
+
+def _collect(records: Iterable[_Record]) -> dict[str, FileLines]:
+    files: dict[str, FileLines] = {}
+    for keys, lines in records:
+        for key in keys:
+            known = files.get(key)
+            files[key] = lines if known is None else known | lines
+    return files
+
+
+def repo_paths(raw: str, bases: Iterable[Path], root: Path) -> list[str]:
+    """Where a path written in coverage data may be in the repository (or the path itself, normalised)."""
+    raw = raw.replace("\\", "/").removeprefix("file://")
+    roots = {posixpath.normpath(root.as_posix()), posixpath.normpath(root.resolve().as_posix())}
+    joined = [raw] if raw.startswith("/") else [posixpath.join(b.as_posix(), raw) for b in bases]
+    keys: list[str] = []
+    for candidate in map(posixpath.normpath, joined):
+        for top in roots:
+            if candidate.startswith(top + "/") and (key := candidate[len(top) + 1 :]) not in keys:
+                keys.append(key)
+    return keys or [posixpath.normpath(raw).lstrip("/")]
+
+
+def _lines(executable: Iterable[int], hit: Iterable[int]) -> FileLines:
+    hits = frozenset(int(n) for n in hit)
+    return FileLines(frozenset(int(n) for n in executable) | hits, hits)
+
+
+def _coveragepy_json(text: bytes, root: Path, here: Path) -> Iterator[_Record]:
+    report = json.loads(text)
+    if not isinstance(report, dict) or not isinstance(report.get("files"), dict):
+        raise ValueError("no 'files' object")
+    for name, entry in report["files"].items():
+        executed = entry["executed_lines"]
+        yield repo_paths(name, (root, here), root), _lines(entry["missing_lines"], executed)
+
+
+def _cobertura(text: bytes, root: Path, here: Path) -> Iterator[_Record]:
+    import xml.etree.ElementTree as ET
+
+    try:
+        top = ET.fromstring(text)
+    except ET.ParseError as e:
+        raise ValueError(str(e)) from e
+    if top.tag != "coverage":
+        raise ValueError(f"root element is <{top.tag}>, not <coverage>")
+    sources = [Path(s.text.strip()) for s in top.iter("source") if s.text and s.text.strip()]
+    bases = [root / s for s in sources] + [root, here]  # an absolute <source> stays itself
+    for cls in top.iter("class"):
+        executable: set[int] = set()
+        hit: set[int] = set()
+        for line in cls.iterfind("lines/line"):
+            number = int(line.get("number", ""))
+            executable.add(number)
+            if float(line.get("hits", "0")) > 0:
+                hit.add(number)
+        yield repo_paths(cls.get("filename", ""), bases, root), _lines(executable, hit)
+
+
+def _lcov(text: bytes, root: Path, here: Path) -> Iterator[_Record]:
+    name: str | None = None
+    executable: set[int] = set()
+    hit: set[int] = set()
+    for line in text.decode(errors="surrogateescape").splitlines():
+        if line.startswith("SF:"):
+            name, executable, hit = line[3:].strip(), set(), set()
+        elif line.startswith("DA:") and name is not None:
+            number, count = line[3:].split(",")[:2]
+            executable.add(int(number))
+            if float(count) > 0:
+                hit.add(int(number))
+        elif line.strip() == "end_of_record" and name is not None:
+            yield repo_paths(name, (root, here), root), _lines(executable, hit)
+            name = None
+
+
+def _coveragepy_data(root: Path, path: Path, wanted: Collection[str]) -> Iterator[_Record]:
+    try:
+        import coverage
+        from coverage.exceptions import CoverageException
+    except ImportError as e:
+        raise ValueError("the coverage package is not installed to read it") from e
+    cov = coverage.Coverage(data_file=str(path), config_file=_coveragepy_config(root))
+    try:
+        cov.load()
+        measured = sorted(cov.get_data().measured_files())
+    except CoverageException as e:
+        raise ValueError(str(e)) from e
+    records: list[_Record] = []
+    for filename in measured:
+        keys = repo_paths(filename, (root, path.parent), root)
+        if not any(key in wanted for key in keys):
+            continue  # analysing a file means parsing it: only for the files that matter
+        try:
+            _, statements, _, missing, _ = cov.analysis2(filename)
+        except CoverageException:
+            continue  # source gone or not Python: the file stays unknown to the data
+        records.append((keys, _lines(statements, set(statements) - set(missing))))
+    return iter(records)
+
+
+def _coveragepy_config(root: Path) -> str | bool:
+    """coverage.py's settings for this project; it would look in the current directory, not the root."""
+    rc, pyproject = root / ".coveragerc", root / "pyproject.toml"
+    if rc.is_file():
+        return str(rc)
+    try:
+        if "[tool.coverage" in pyproject.read_text(errors="replace"):
+            return str(pyproject)
+    except OSError:
+        pass
+    return False

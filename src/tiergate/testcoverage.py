@@ -1,0 +1,346 @@
+"""How well tests cover a change: `none`, `partial` or `full`, and one line of evidence saying why.
+
+The changed lines are the new-side line numbers of `git diff -U0 -M <base>` against the working tree
+(every line of an untracked file), in changed code files that are not tests.
+
+Code and tests, per ecosystem (`ECOSYSTEMS`): code is a source file a line-coverage tool can measure,
+known by its suffix (Python, JS/TS, Go, Rust, Java/Kotlin/Scala/Groovy, Ruby, C/C++, C#, PHP, shell);
+docs, config and data files are neither. A code file is a test by its name (`test_*.py`, `*_test.py`,
+`conftest.py`, `*.test.ts`, `*.spec.js`, `*_test.go`, `FooTest.java`, `*_spec.rb`, ...) or its place
+(`tests/`, `test/`, `__tests__/`, `spec/`, Java's `src/test/`, Rust's `tests/`). Tests need no coverage
+of their own, so their lines are never changed executable lines. Rust unit tests inside `src/` cannot be
+told apart from the code by path: such a file is code.
+
+With usable coverage data (see `tiergate.coveragedata` for the formats and where they are looked for),
+the changed executable lines are the changed lines the data knows as executable (reported hit or
+missed; blank lines, comments and excluded lines do not count), and every changed line of a code file
+the data does not know at all counts as not covered. `full` if all of them ran, `partial` if some,
+`none` if none. Data is usable only when it is newer than the change: the data file's mtime is later
+than that of every changed file still on disk (coverage artefacts themselves aside). Stale or unreadable
+data is not used, and the evidence says so. Several usable files are merged: a line counts as
+executable, or as run, if any of them says so.
+
+Without usable data the judgement is honest about knowing less, and is never `full`: `partial` when
+tests touch the change, `none` when they do not. Tests touch the change when a test file changed, when
+a test file (tracked, or untracked and not ignored) names a changed module's stem as a whole word
+(`git grep -w`, limited to test paths; a generic stem such as `index`, `__init__` or `mod` is replaced by
+its directory's name), when a changed Go file has its `_test.go` twin, or when a changed Rust file holds
+its own `#[cfg(test)]` tests.
+
+A change with no changed executable line at all (docs or config only, tests only, code only deleted or
+moved, or nothing) is `full`: vacuously true, there is nothing to cover. The lead decided this, and the
+evidence always says that it is the reason.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from pathlib import Path
+from typing import Literal
+
+from tiergate import coveragedata, git
+from tiergate.change import ChangeMeasurement, FileChange
+
+Level = Literal["none", "partial", "full"]
+
+
+@dataclass(frozen=True)
+class CoverageJudgement:
+    level: Level
+    evidence: str  # one line: where the judgement came from
+
+
+@dataclass(frozen=True)
+class Ecosystem:
+    """What is code and what is a test, for one family of languages."""
+
+    name: str
+    code: tuple[str, ...]  # suffixes of source files a line-coverage tool measures
+    test_names: tuple[str, ...]  # file-name patterns (case-sensitive) of tests
+    test_dirs: tuple[str, ...]  # directories (a '/'-joined sequence) whose files are tests
+
+
+ECOSYSTEMS: tuple[Ecosystem, ...] = (
+    Ecosystem("Python", (".py",), ("test_*.py", "*_test.py", "conftest.py"), ("tests", "test")),
+    Ecosystem(
+        "JavaScript/TypeScript",
+        (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte"),
+        ("*.test.*", "*.spec.*"),
+        ("__tests__", "tests", "test"),
+    ),
+    Ecosystem("Go", (".go",), ("*_test.go",), ()),
+    # Unit tests live inside the code they test (`#[cfg(test)]`); only integration tests have a place.
+    Ecosystem("Rust", (".rs",), (), ("tests",)),
+    Ecosystem(
+        "Java/Kotlin/Scala/Groovy",
+        (".java", ".kt", ".scala", ".groovy"),
+        ("*Test.*", "*Tests.*", "*IT.*", "Test*.*", "*Spec.*"),
+        ("src/test",),
+    ),
+    Ecosystem("Ruby", (".rb",), ("*_spec.rb", "*_test.rb", "test_*.rb"), ("spec", "test")),
+    Ecosystem(
+        "C/C++",
+        (".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp"),
+        ("*_test.*", "*_unittest.*", "test_*.*"),
+        ("tests", "test"),
+    ),
+    Ecosystem("C#", (".cs",), ("*Test.cs", "*Tests.cs"), ()),
+    Ecosystem("PHP", (".php",), ("*Test.php",), ("tests",)),
+    Ecosystem("Shell", (".sh", ".bash", ".bats"), ("*.bats", "test_*.sh", "*_test.sh"), ("tests", "test")),
+)
+_BY_SUFFIX = {suffix: eco for eco in ECOSYSTEMS for suffix in eco.code}
+# Stems that name a role, not a module: a test names the package (the directory) instead.
+_GENERIC_STEMS = frozenset({"__init__", "__main__", "index", "main", "mod", "lib"})
+_MIN_STEM = 3
+# Beyond this many paths the diff runs unrestricted and is filtered here, keeping the command line short.
+_MAX_PATHSPECS = 1000
+_NAMED = 3
+_HUNK_LINE = ("+", "-", " ", "@", "\\")
+
+Kind = Literal["code", "test"]
+
+
+def classify(path: str) -> Kind | None:
+    """'test', 'code' (measurable source that is not a test), or None (docs, config, data, ...)."""
+    eco = _BY_SUFFIX.get(posixpath.splitext(path)[1].lower())
+    if eco is None:
+        return None
+    name, directory = posixpath.basename(path), "/" + posixpath.dirname(path) + "/"
+    if any(fnmatchcase(name, p) for p in eco.test_names) or any(f"/{d}/" in directory for d in eco.test_dirs):
+        return "test"
+    return "code"
+
+
+def pathspecs_of_tests() -> list[str]:
+    """git pathspecs that select every file `classify` may call a test (and then some)."""
+    names = {f":(glob)**/{p}" for eco in ECOSYSTEMS for p in eco.test_names}
+    dirs = {f":(glob)**/{d}/**" for eco in ECOSYSTEMS for d in eco.test_dirs}
+    return sorted(names | dirs)
+
+
+def judge_coverage(change: ChangeMeasurement) -> CoverageJudgement:
+    code = [f for f in change.files if classify(f.path) == "code"]
+    readable = [f for f in code if f.status != "deleted" and not f.binary]
+    try:
+        lines = changed_lines(change, readable)
+    except ValueError as e:  # a diff unidiff cannot read: the line numbers are unknown, not absent
+        return _fallback(change, readable, f"changed line numbers unknown ({e})")
+    if not lines:
+        return CoverageJudgement("full", _vacuous(change, code))
+    data, reason = _usable_data(change, lines.keys())
+    if data:
+        return _from_data(data, lines, reason)
+    return _fallback(change, [f for f in readable if f.path in lines], reason)
+
+
+def changed_lines(change: ChangeMeasurement, files: Sequence[FileChange]) -> dict[str, frozenset[int]]:
+    """New-side line numbers per file, for the given files that have any."""
+    lines = {f.path: frozenset(range(1, f.additions + 1)) for f in files if f.status == "untracked"}
+    diffed = [f for f in files if f.status != "untracked" and f.additions]
+    if diffed:
+        paths = [p for f in diffed for p in (f.path, f.old_path) if p]
+        patch = git.diff_patch(change.root, change.base, paths if len(paths) <= _MAX_PATHSPECS else ())
+        wanted = {f.path for f in diffed}
+        lines.update((p, n) for p, n in _added_lines(patch).items() if p in wanted)
+    return {path: numbers for path, numbers in lines.items() if numbers}
+
+
+def _added_lines(patch: bytes) -> dict[str, frozenset[int]]:
+    from unidiff.errors import UnidiffParseError
+    from unidiff.patch import PatchSet
+
+    text = patch.decode("utf-8", "surrogateescape")
+    # Only file headers and hunks go to the parser: git's extended headers ("diff --git", "rename
+    # from", ...) never start with these characters, and unidiff splits "diff --git" lines at the
+    # wrong space when a path holds " b/". Split on "\n" only: content may hold "\r" or "\x0c".
+    kept = [line + "\n" for line in text.split("\n") if line.startswith(_HUNK_LINE)]
+    try:
+        patched = PatchSet(kept)
+    except UnidiffParseError as e:
+        raise ValueError(str(e)) from e
+    added: dict[str, frozenset[int]] = {}
+    for patched_file in patched:
+        target = git.unquote_path(patched_file.target_file)
+        if target.startswith("b/"):
+            numbers = {
+                line.target_line_no
+                for hunk in patched_file
+                for line in hunk
+                if line.is_added and line.target_line_no
+            }
+            added[target[2:]] = frozenset(numbers)
+    return added
+
+
+def _vacuous(change: ChangeMeasurement, code: Sequence[FileChange]) -> str:
+    tail = "no changed executable line to cover"
+    if not change.files:
+        return f"empty change: {tail}"
+    if code:
+        return f"code changed only by deletions, moves or mode changes ({_count(code, 'file')}): {tail}"
+    return f"no code changed ({_count(change.files, 'file')}: docs, config, data or tests): {tail}"
+
+
+def _usable_data(
+    change: ChangeMeasurement, wanted: Collection[str]
+) -> tuple[list[coveragedata.CoverageData], str]:
+    """The coverage files newer than the change, read; and a note on those that are not usable."""
+    found = coveragedata.present(change.root)
+    if not found:
+        return [], "no coverage data"
+    newest, newest_path = _newest_change(change)
+    usable: list[coveragedata.CoverageData] = []
+    notes: list[str] = []
+    for name, fmt in found:
+        if (change.root / name).stat().st_mtime_ns <= newest:
+            notes.append(f"{name} is stale, older than {newest_path}")
+            continue
+        try:
+            usable.append(coveragedata.load(change.root, name, fmt, wanted))
+        except coveragedata.CoverageDataError as e:
+            notes.append(f"{name} is unreadable: {e}")
+    if usable:
+        return usable, f"; not used: {'; '.join(notes)}" if notes else ""
+    return [], f"coverage data not usable ({'; '.join(notes)})"
+
+
+def _newest_change(change: ChangeMeasurement) -> tuple[int, str]:
+    newest, newest_path = 0, ""
+    for f in change.files:
+        if f.status == "deleted" or f.path.endswith("/") or _is_artefact(f.path):
+            continue
+        try:
+            mtime = os.lstat(change.root / f.path).st_mtime_ns
+        except OSError:
+            continue
+        if mtime > newest:
+            newest, newest_path = mtime, f.path
+    return newest, newest_path
+
+
+_ARTEFACTS = frozenset(name for name, _ in coveragedata.LOCATIONS)
+
+
+def _is_artefact(path: str) -> bool:
+    """Coverage output itself: written with or after the data, it says nothing about the code."""
+    return (
+        path in _ARTEFACTS
+        or posixpath.basename(path).startswith(".coverage")
+        or path.startswith(("htmlcov/", "coverage/lcov-report/"))
+    )
+
+
+def _from_data(
+    data: Sequence[coveragedata.CoverageData], lines: dict[str, frozenset[int]], note: str
+) -> CoverageJudgement:
+    merged = coveragedata.LineMap()
+    for d in data:
+        merged.add(d)
+    total = hit = 0
+    missed: list[str] = []
+    unknown: list[str] = []
+    for path, numbers in sorted(lines.items()):
+        known = merged.get(path)
+        if known is None:
+            total += len(numbers)
+            unknown.append(f"{path} ({_count(numbers, 'line')})")
+            continue
+        executable = numbers & known.executable
+        ran = executable & known.hit
+        total, hit = total + len(executable), hit + len(ran)
+        if executable - ran:
+            missed.append(f"{path}:{_ranges(executable - ran)}")
+    source = _sources(data)
+    if not total:
+        level: Level = "full"
+        evidence = (
+            f"{source} knows none of the changed lines of {_count(lines, 'code file')} as executable: "
+            "no changed executable line to cover"
+        )
+    else:
+        level = "full" if hit == total else "partial" if hit else "none"
+        evidence = f"{source} {'cover' if len(data) > 1 else 'covers'} {hit}/{total} changed executable lines"
+    if missed:
+        evidence += f"; not run: {_some(missed)}"
+    if unknown:
+        evidence += f"; files the data does not know: {_some(unknown)}"
+    return CoverageJudgement(level, evidence + note)
+
+
+def _fallback(change: ChangeMeasurement, code: Sequence[FileChange], reason: str) -> CoverageJudgement:
+    touches = _test_touches(change, code)
+    if not touches:
+        return CoverageJudgement(
+            "none", f"{reason}; tests touch none of the {_count(code, 'changed code file')}"
+        )
+    return CoverageJudgement(
+        "partial", f"{reason}; tests touch the change ({'; '.join(touches)}): partial at most"
+    )
+
+
+def _test_touches(change: ChangeMeasurement, code: Sequence[FileChange]) -> list[str]:
+    changed_tests = [f.path for f in change.files if f.status != "deleted" and classify(f.path) == "test"]
+    stems = sorted({s for f in code if (s := _stem(f.path))})
+    found = git.grep_files(change.root, stems, pathspecs_of_tests())
+    naming = [p for p in found if classify(p) == "test" and p not in changed_tests]
+    twins = [f.path for f in code if _has_own_tests(change.root, f.path)]
+    touches = []
+    if changed_tests:
+        touches.append(f"{_count(changed_tests, 'changed test file')}: {_some(changed_tests)}")
+    if naming:
+        touches.append(f"{_count(naming, 'test file')} naming changed modules: {_some(naming)}")
+    if twins:
+        touches.append(f"{_count(twins, 'changed file')} with tests of its own: {_some(twins)}")
+    return touches
+
+
+def _stem(path: str) -> str | None:
+    directory, name = posixpath.split(path)
+    stem = posixpath.splitext(name)[0]
+    if stem in _GENERIC_STEMS:
+        stem = posixpath.basename(directory)
+    return stem if len(stem) >= _MIN_STEM else None
+
+
+def _has_own_tests(root: Path, path: str) -> bool:
+    """A Go file with its `_test.go` twin beside it, or a Rust file with a `#[cfg(test)]` module."""
+    if path.endswith(".go"):
+        return (root / (path[: -len(".go")] + "_test.go")).is_file()
+    if path.endswith(".rs"):
+        try:
+            return b"#[cfg(test)]" in (root / path).read_bytes()
+        except OSError:
+            return False
+    return False
+
+
+def _sources(data: Sequence[coveragedata.CoverageData]) -> str:
+    if len(data) == 1:
+        return f"{data[0].source} ({data[0].format}, newer than the change)"
+    listed = ", ".join(f"{d.source} ({d.format})" for d in data)
+    return f"{listed}, all newer than the change,"
+
+
+def _ranges(numbers: Iterable[int]) -> str:
+    """'3-5,9' for {3, 4, 5, 9}."""
+    spans: list[list[int]] = []
+    for n in sorted(numbers):
+        if spans and n == spans[-1][1] + 1:
+            spans[-1][1] = n
+        else:
+            spans.append([n, n])
+    return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in spans)
+
+
+def _some(items: Sequence[str]) -> str:
+    shown = ", ".join(items[:_NAMED])
+    return shown if len(items) <= _NAMED else f"{shown} and {len(items) - _NAMED} more"
+
+
+def _count(items: Iterable[object] | int, noun: str) -> str:
+    n = items if isinstance(items, int) else sum(1 for _ in items)
+    return f"{n} {noun}{'' if n == 1 else 's'}"

@@ -1,0 +1,335 @@
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from testing.gitrepo import git, init_repo, write
+
+from tiergate.change import measure_change
+from tiergate.testcoverage import CoverageJudgement, changed_lines, classify, judge_coverage
+
+BASE_CALC = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"
+# Lines 2-3 and 7-8 are new; all four are statements.
+CHANGED_CALC = (
+    "def add(a, b):\n    total = a + b\n    return total\n\n\n"
+    "def sub(a, b):\n    diff = a - b\n    return diff\n"
+)
+DRIVER = "import sys\n\nimport calc\n\nfor name in sys.argv[1:]:\n    getattr(calc, name)(3, 2)\n"
+AN_HOUR = 3600 * 10**9
+
+
+def judge(repo: Path) -> CoverageJudgement:
+    return judge_coverage(measure_change(repo))
+
+
+def age(path: Path, ns: int = AN_HOUR) -> None:
+    """Make `path` older by `ns`, so that data written afterwards is newer whatever the clock's grain."""
+    mtime = path.lstat().st_mtime_ns - ns
+    os.utime(path, ns=(mtime, mtime), follow_symlinks=False)
+
+
+def coverage(repo: Path, *args: str) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COVERAGE_")}
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    subprocess.run(
+        [sys.executable, "-m", "coverage", *args], cwd=repo, env=env, check=True, capture_output=True
+    )
+
+
+REPORTS = {
+    "coverage.json": ("coverage.py JSON", ["json", "-q", "-o", "coverage.json"]),
+    ".coverage": ("coverage.py data", []),
+    "coverage.xml": ("Cobertura XML", ["xml", "-q", "-o", "coverage.xml"]),
+    "build/coverage.xml": ("Cobertura XML", ["xml", "-q", "-o", "build/coverage.xml"]),
+    "coverage.lcov": ("LCOV", ["lcov", "-q"]),
+    "coverage/lcov.info": ("LCOV", ["lcov", "-q", "-o", "coverage/lcov.info"]),
+}
+
+
+def measure(repo: Path, calls: list[str], report: str) -> None:
+    """Run the driver under coverage.py, calling `calls`, and leave only the `report` behind."""
+    coverage(repo, "run", "drive.py", *calls)
+    if REPORTS[report][1]:
+        coverage(repo, *REPORTS[report][1])
+        (repo / ".coverage").unlink()
+
+
+def commit(repo: Path, files: dict[str, str]) -> None:
+    """Commit `files` alone, leaving the rest of the work tree's change in place."""
+    write(repo, files)
+    git(repo, "add", "--", *files)
+    git(repo, "commit", "-q", "-m", "more files")
+
+
+@pytest.fixture
+def calc(tmp_path: Path) -> Path:
+    """A tiny Python project whose change rewrites both function bodies: four new executable lines."""
+    repo = init_repo(tmp_path / "calc", {"calc.py": BASE_CALC, "drive.py": DRIVER, "README.md": "calc\n"})
+    write(repo, {"calc.py": CHANGED_CALC})
+    age(repo / "calc.py")
+    return repo
+
+
+@pytest.mark.parametrize("report", list(REPORTS))
+@pytest.mark.parametrize(
+    ("calls", "level", "tail"),
+    [
+        (["add", "sub"], "full", "covers 4/4 changed executable lines"),
+        (["add"], "partial", "covers 2/4 changed executable lines; not run: calc.py:7-8"),
+        ([], "none", "covers 0/4 changed executable lines; not run: calc.py:2-3,7-8"),
+    ],
+)
+def test_fresh_data_of_each_format(calc: Path, report: str, calls: list[str], level: str, tail: str) -> None:
+    measure(calc, calls, report)
+    fmt = REPORTS[report][0]
+    assert judge(calc) == CoverageJudgement(level, f"{report} ({fmt}, newer than the change) {tail}")  # type: ignore[arg-type]
+
+
+def test_stale_data_is_not_used(calc: Path) -> None:
+    measure(calc, ["add", "sub"], "coverage.json")
+    write(calc, {"calc.py": CHANGED_CALC + "\n\ndef mul(a, b):\n    return a * b\n"})
+    judgement = judge(calc)
+    assert judgement == CoverageJudgement(
+        "none",
+        "coverage data not usable (coverage.json is stale, older than calc.py); "
+        "tests touch none of the 1 changed code file",
+    )
+
+
+def test_stale_data_with_tests_touching_the_change_is_partial_never_full(calc: Path) -> None:
+    write(
+        calc, {"tests/test_calc.py": "from calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n"}
+    )
+    age(calc / "tests" / "test_calc.py", 2 * AN_HOUR)
+    measure(calc, ["add", "sub"], "coverage.xml")
+    age(calc / "coverage.xml", 3 * AN_HOUR // 2)
+    assert judge(calc) == CoverageJudgement(
+        "partial",
+        "coverage data not usable (coverage.xml is stale, older than calc.py); "
+        "tests touch the change (1 changed test file: tests/test_calc.py): partial at most",
+    )
+
+
+def test_fresh_data_is_used_and_stale_data_named(calc: Path) -> None:
+    measure(calc, ["add"], "coverage.json")
+    (calc / "lcov.info").write_text("SF:calc.py\nDA:2,1\nDA:3,1\nDA:7,1\nDA:8,1\nend_of_record\n")
+    age(calc / "lcov.info", 2 * AN_HOUR)
+    assert judge(calc) == CoverageJudgement(
+        "partial",
+        "coverage.json (coverage.py JSON, newer than the change) covers 2/4 changed executable lines; "
+        "not run: calc.py:7-8; not used: lcov.info is stale, older than calc.py",
+    )
+
+
+def test_unreadable_data_is_named(calc: Path) -> None:
+    (calc / "coverage.json").write_text("{not json")
+    (calc / "coverage.xml").write_text("<report/>")
+    (calc / ".coverage").write_bytes(b"not\na\ndatabase\n" * 100)
+    judgement = judge(calc)
+    assert judgement.level == "none"
+    assert judgement.evidence.startswith(
+        "coverage data not usable (coverage.json is unreadable: not valid coverage.py JSON: "
+    )
+    assert (
+        "coverage.xml is unreadable: not valid Cobertura XML: root element is <report>" in judgement.evidence
+    )
+
+
+def test_no_data_and_no_tests(calc: Path) -> None:
+    assert judge(calc) == CoverageJudgement(
+        "none", "no coverage data; tests touch none of the 1 changed code file"
+    )
+
+
+def test_no_data_and_a_test_naming_the_changed_module(calc: Path) -> None:
+    commit(calc, {"tests/test_arith.py": "import calc\n", "docs/calc.md": "calc\n"})
+    assert judge(calc) == CoverageJudgement(
+        "partial",
+        "no coverage data; tests touch the change (1 test file naming changed modules: tests/test_arith.py): "
+        "partial at most",
+    )
+
+
+def test_tests_in_ignored_places_or_naming_other_words_do_not_touch(calc: Path) -> None:
+    commit(calc, {".gitignore": "scratch/\n", "tests/test_other.py": "import calculator\n"})
+    write(calc, {"scratch/test_calc.py": "import calc\n"})
+    assert judge(calc).level == "none"
+
+
+def test_a_generic_module_name_is_looked_for_as_its_package(tmp_path: Path) -> None:
+    repo = init_repo(
+        tmp_path / "r", {"shapes/__init__.py": "X = 1\n", "tests/test_shapes.py": "import shapes\n"}
+    )
+    write(repo, {"shapes/__init__.py": "X = 2\n"})
+    assert judge(repo).level == "partial"
+
+
+def test_go_file_with_its_test_twin_and_rust_file_with_its_own_tests(tmp_path: Path) -> None:
+    repo = init_repo(
+        tmp_path / "r",
+        {"pkg/parse.go": "package pkg\n", "pkg/parse_test.go": "package pkg\n", "src/lib.rs": "fn a() {}\n"},
+    )
+    write(repo, {"pkg/parse.go": "package pkg\n\nfunc P() {}\n"})
+    assert judge(repo) == CoverageJudgement(
+        "partial",
+        "no coverage data; tests touch the change (1 changed file with tests of its own: pkg/parse.go): "
+        "partial at most",
+    )
+    git(repo, "checkout", "--", "pkg/parse.go")
+    write(repo, {"src/lib.rs": "fn a() {}\n\n#[cfg(test)]\nmod tests {}\n"})
+    assert judge(repo).evidence.endswith(
+        "(1 changed file with tests of its own: src/lib.rs): partial at most"
+    )
+    write(repo, {"src/lib.rs": "fn a() {}\nfn b() {}\n"})
+    assert judge(repo).level == "none"
+
+
+def test_docs_only_change_is_vacuously_full(calc: Path) -> None:
+    git(calc, "checkout", "--", "calc.py")
+    write(calc, {"README.md": "calc, documented\n", "docs/usage.md": "use it\n", "setup.cfg": "[x]\n"})
+    assert judge(calc) == CoverageJudgement(
+        "full",
+        "no code changed (3 files: docs, config, data or tests): no changed executable line to cover",
+    )
+
+
+def test_empty_change_is_vacuously_full(calc: Path) -> None:
+    git(calc, "checkout", "--", "calc.py")
+    assert judge(calc) == CoverageJudgement("full", "empty change: no changed executable line to cover")
+
+
+def test_deleting_or_moving_code_is_vacuously_full(calc: Path) -> None:
+    write(calc, {"calc.py": "def add(a, b):\n    return a + b\n"})
+    git(calc, "mv", "drive.py", "driver.py")
+    assert judge(calc) == CoverageJudgement(
+        "full",
+        "code changed only by deletions, moves or mode changes (2 files): "
+        "no changed executable line to cover",
+    )
+
+
+def test_only_tests_changed_is_vacuously_full(calc: Path) -> None:
+    git(calc, "checkout", "--", "calc.py")
+    write(calc, {"tests/test_calc.py": "import calc\n"})
+    assert judge(calc).evidence.startswith("no code changed (1 file: docs, config, data or tests)")
+
+
+def test_changed_lines_that_are_not_executable_need_no_coverage(calc: Path) -> None:
+    git(calc, "checkout", "--", "calc.py")
+    write(calc, {"calc.py": "# arithmetic\n" + BASE_CALC.replace("\n\n\n", "\n\n# subtraction\n\n")})
+    age(calc / "calc.py")
+    measure(calc, [], "coverage.json")
+    assert judge(calc) == CoverageJudgement(
+        "full",
+        "coverage.json (coverage.py JSON, newer than the change) knows none of the changed lines "
+        "of 1 code file as executable: no changed executable line to cover",
+    )
+
+
+def test_a_code_file_the_data_does_not_know_is_not_covered(calc: Path) -> None:
+    write(calc, {"extra.py": "A = 1\nB = 2\n\nC = 3\n"})
+    age(calc / "extra.py")
+    measure(calc, ["add", "sub"], "coverage.json")
+    assert judge(calc) == CoverageJudgement(
+        "partial",
+        "coverage.json (coverage.py JSON, newer than the change) covers 4/8 changed executable lines; "
+        "files the data does not know: extra.py (4 lines)",
+    )
+
+
+def test_several_data_files_are_merged_across_ecosystems(calc: Path) -> None:
+    write(calc, {"web/app.js": "export function f() {\n  return 1;\n}\n"})
+    age(calc / "web" / "app.js")
+    measure(calc, ["add", "sub"], "coverage.json")
+    write(
+        calc,
+        {"coverage/lcov.info": "TN:\nSF:web/app.js\nFN:1,f\nDA:1,1\nDA:2,0\nLF:2\nLH:1\nend_of_record\n"},
+    )
+    assert judge(calc) == CoverageJudgement(
+        "partial",
+        "coverage.json (coverage.py JSON), coverage/lcov.info (LCOV), all newer than the change, "
+        "cover 5/6 changed executable lines; not run: web/app.js:2",
+    )
+
+
+def test_cobertura_paths_from_sources_and_from_another_machine(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "r", {"README.md": "x\n"})
+    write(
+        repo,
+        {
+            "src/main/java/com/acme/Foo.java": "class Foo {\n  int f() {\n    return 1;\n  }\n}\n",
+            "svc/handler.go": "package svc\n\nfunc H() int {\n\treturn 1\n}\n",
+        },
+    )
+    age(repo / "src/main/java/com/acme/Foo.java")
+    age(repo / "svc/handler.go")
+    (repo / "target" / "site" / "cobertura").mkdir(parents=True)
+    (repo / "target/site/cobertura/coverage.xml").write_text(
+        '<?xml version="1.0"?>\n<coverage><sources><source>src/main/java</source></sources><packages>'
+        '<package name="com.acme"><classes><class name="com.acme.Foo" filename="com/acme/Foo.java"><lines>'
+        '<line number="1" hits="1"/><line number="3" hits="4"/></lines></class>'
+        '<class name="h" filename="/home/ci/build/proj/svc/handler.go"><lines>'
+        '<line number="3" hits="1"/><line number="4" hits="0"/></lines></class>'
+        "</classes></package></packages></coverage>\n"
+    )
+    assert judge(repo) == CoverageJudgement(
+        "partial",
+        "target/site/cobertura/coverage.xml (Cobertura XML, newer than the change) covers 3/4 changed "
+        "executable lines; not run: svc/handler.go:4",
+    )
+
+
+def test_changed_lines_of_odd_names_renames_and_untracked_files(tmp_path: Path) -> None:
+    names = ["with space.py", "new\nline.py", 'quo"te.py', "ünï cødé.py", "a b/c.py", "-dash.py"]
+    repo = init_repo(tmp_path / "r", {**dict.fromkeys(names, "a\nb\nc\n"), "old.py": "1\n2\n3\n4\n5\n"})
+    write(repo, dict.fromkeys(names, "a\nB\nc\nd\n"))
+    git(repo, "mv", "old.py", "new.py")
+    write(repo, {"new.py": "1\n2\nthree\n4\n5\n", "fresh.py": "x\ny"})
+    change = measure_change(repo)
+    expected = {name: frozenset({2, 4}) for name in names}
+    expected |= {"new.py": frozenset({3}), "fresh.py": frozenset({1, 2})}
+    assert changed_lines(change, change.files) == expected
+
+
+@pytest.mark.parametrize(
+    ("path", "kind"),
+    [
+        ("src/tiergate/change.py", "code"),
+        ("tests/change_test.py", "test"),
+        ("pkg/test_util.py", "test"),
+        ("conftest.py", "test"),
+        ("stubs/x.pyi", None),
+        ("web/src/App.tsx", "code"),
+        ("web/src/App.test.tsx", "test"),
+        ("web/src/__tests__/app.js", "test"),
+        ("lib/util.spec.mjs", "test"),
+        ("cmd/main.go", "code"),
+        ("cmd/main_test.go", "test"),
+        ("src/lib.rs", "code"),
+        ("tests/integration.rs", "test"),
+        ("src/main/java/com/acme/Foo.java", "code"),
+        ("src/test/java/com/acme/FooHelper.java", "test"),
+        ("app/FooTest.kt", "test"),
+        ("lib/thing.rb", "code"),
+        ("spec/thing_spec.rb", "test"),
+        ("install.sh", "code"),
+        ("README.md", None),
+        ("pyproject.toml", None),
+        ("data/points.json", None),
+        ("testing/gitrepo.py", "code"),
+    ],
+)
+def test_what_is_code_and_what_is_a_test(path: str, kind: str | None) -> None:
+    assert classify(path) == kind
+
+
+def test_deleting_a_code_file_is_still_a_code_change(calc: Path) -> None:
+    git(calc, "checkout", "--", "calc.py")
+    (calc / "drive.py").unlink()
+    assert judge(calc) == CoverageJudgement(
+        "full",
+        "code changed only by deletions, moves or mode changes (1 file): no changed executable line to cover",
+    )
