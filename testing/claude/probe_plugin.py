@@ -1,0 +1,133 @@
+"""A throw-away Claude Code plugin whose hooks record what the CLI gives them and answer as a test scripts.
+
+It pins the CLI behaviour tiergate depends on without involving tiergate: each hook writes its stdin (and the
+CLAUDE* environment) to `records/`, then answers with the n-th scripted answer for its n-th firing.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ALL_EVENTS = (
+    "SessionStart",
+    "UserPromptSubmit",
+    "SubagentStart",
+    "SubagentStop",
+    "Stop",
+    "PreCompact",
+    "SessionEnd",
+    "StopFailure",
+)
+
+# Runs under the test's own interpreter; stdlib only, so it costs about a bare interpreter start.
+_HOOK_SCRIPT = """\
+import json, os, sys
+from pathlib import Path
+
+event = sys.argv[1]
+root = Path(__file__).resolve().parent.parent
+records = root / "records"
+records.mkdir(exist_ok=True)
+payload = sys.stdin.read()
+env = {k: v for k, v in os.environ.items() if k.startswith("CLAUDE")}
+seq = 0
+while True:
+    try:
+        fd = os.open(records / f"{event}-{seq:03d}.json", os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+        break
+    except FileExistsError:
+        seq += 1
+with os.fdopen(fd, "w") as record:
+    json.dump({"payload": json.loads(payload), "env": env}, record)
+answers_file = root / "answers" / f"{event}.json"
+answers = json.loads(answers_file.read_text()) if answers_file.exists() else []
+if seq < len(answers):
+    answer = answers[seq]
+    sys.stdout.write(answer["stdout"])
+    sys.stderr.write(answer["stderr"])
+    sys.exit(answer["exit_code"])
+"""
+
+
+@dataclass(frozen=True)
+class HookAnswer:
+    stdout: str = ""
+    stderr: str = ""
+    exit_code: int = 0
+
+
+def json_answer(payload: Mapping[str, Any]) -> HookAnswer:
+    return HookAnswer(stdout=json.dumps(payload))
+
+
+def context_answer(event: str, context: str) -> HookAnswer:
+    """hookSpecificOutput.additionalContext for `event`."""
+    return json_answer({"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}})
+
+
+NO_ANSWER = HookAnswer()
+
+
+@dataclass(frozen=True)
+class ProbePlugin:
+    root: Path
+    name: str
+
+    def answer(self, event: str, *answers: HookAnswer) -> None:
+        """The n-th firing of `event` answers `answers[n]`; later firings answer nothing (exit 0)."""
+        folder = self.root / "answers"
+        folder.mkdir(exist_ok=True)
+        data = [{"stdout": a.stdout, "stderr": a.stderr, "exit_code": a.exit_code} for a in answers]
+        (folder / f"{event}.json").write_text(json.dumps(data))
+
+    def records(self, event: str) -> list[dict[str, Any]]:
+        """The payloads `event` received, in firing order."""
+        return [record["payload"] for record in self._records(event)]
+
+    def environments(self, event: str) -> list[dict[str, str]]:
+        return [record["env"] for record in self._records(event)]
+
+    def _records(self, event: str) -> list[dict[str, Any]]:
+        files = sorted((self.root / "records").glob(f"{event}-*.json"))
+        return [json.loads(path.read_text()) for path in files]
+
+    def add_agent(self, name: str, *, model: str | None, body: str, description: str = "A probe.") -> None:
+        frontmatter = [f"name: {name}", f"description: {description}"]
+        if model is not None:
+            frontmatter.append(f"model: {model}")
+        text = "---\n" + "\n".join(frontmatter) + "\n---\n" + body + "\n"
+        (self.root / "agents" / f"{name}.md").write_text(text)
+
+    def add_command(self, name: str, body: str, description: str = "A probe command.") -> None:
+        (self.root / "commands" / f"{name}.md").write_text(f"---\ndescription: {description}\n---\n{body}\n")
+
+
+def make_probe_plugin(
+    root: Path,
+    name: str = "probe",
+    events: Sequence[str] = ALL_EVENTS,
+    matchers: Mapping[str, str] | None = None,
+) -> ProbePlugin:
+    """A plugin at `root` with a recording hook on each of `events` (matchers per event where given)."""
+    for folder in (".claude-plugin", "hooks", "agents", "commands", "records"):
+        (root / folder).mkdir(parents=True, exist_ok=True)
+    manifest = {"name": name, "version": "0.0.1", "description": "Records hooks.", "author": {"name": "t"}}
+    (root / ".claude-plugin" / "plugin.json").write_text(json.dumps(manifest))
+    (root / "hooks" / "probe_hook.py").write_text(_HOOK_SCRIPT)
+    hooks = {event: [_hook_entry(event, (matchers or {}).get(event))] for event in events}
+    (root / "hooks" / "hooks.json").write_text(json.dumps({"hooks": hooks}, indent=2))
+    return ProbePlugin(root, name)
+
+
+def _hook_entry(event: str, matcher: str | None) -> dict[str, Any]:
+    handler = {
+        "type": "command",
+        "command": sys.executable,
+        "args": ["${CLAUDE_PLUGIN_ROOT}/hooks/probe_hook.py", event],
+    }
+    return {"hooks": [handler]} if matcher is None else {"matcher": matcher, "hooks": [handler]}
