@@ -81,6 +81,9 @@ def test_lifecycle_hooks_carry_the_fields_tiergate_reads(
     assert Path(stop_env["CLAUDE_PLUGIN_ROOT"]) == probe.root
     # The main agent's next turn carries the subagent's final text as the Agent tool's result.
     assert "checker verdict" in scripted_api.messages_calls("main")[-1].last_user_text()
+    # The CLI needs nothing from the API but streamed Messages calls.
+    assert {(r.method, r.path) for r in scripted_api.requests} == {("POST", "/v1/messages")}
+    assert all(r.body.get("stream") is True for r in scripted_api.requests)
 
 
 def test_plugin_agents_run_on_the_model_of_their_frontmatter(
@@ -225,13 +228,17 @@ def test_a_system_message_reaches_the_user_but_never_the_model(
     probe: ProbePlugin, scripted_api: ScriptedApi, run_claude: RunClaude
 ) -> None:
     probe.answer("UserPromptSubmit", json_answer({"systemMessage": "USER-ONLY-NOTE"}))
+    probe.answer("Stop", json_answer({"systemMessage": "STOP-NOTE"}))
     scripted_api.sequence(text("answer"), thread="main")
 
     run = run_claude("hello", plugin_dir=probe.root, output_format="stream-json")
 
     assert run.returncode == 0, run.describe()
-    assert all("USER-ONLY-NOTE" not in r.conversation_text() for r in scripted_api.requests)
-    assert "USER-ONLY-NOTE" in run.stdout
+    assert all("NOTE" not in r.conversation_text() for r in scripted_api.requests)
+    assert run.notices == ["UserPromptSubmit says: USER-ONLY-NOTE", "Stop says: STOP-NOTE"]
+    # Without a block, the user-facing note changes nothing: one Stop, and the answer stands.
+    assert len(probe.records("Stop")) == 1
+    assert run.result["result"] == "answer"
 
 
 @pytest.mark.parametrize(

@@ -29,6 +29,7 @@ _LEAKY_PREFIXES = ("CLAUDE", "ANTHROPIC", "TIERGATE_", "XDG_", "OTEL_")
 _HOOK_LINE = re.compile(
     r"\[DEBUG\] (?:Hooks: )?(?P<event>[A-Z][A-Za-z]+)(?::(?P<matcher>\S*))? \[(?P<command>[^\]]*)\]"
     r"(?: \(plugin (?P<plugin>[^)]+)\))? (?:finished|completed) with status (?P<status>-?\d+)"
+    r"(?: \((?P<ms>\d+)ms\))?"
 )
 _debug_files = itertools.count(1)
 
@@ -63,6 +64,7 @@ class HookRun:
     command: str
     plugin: str | None
     status: int
+    ms: int | None
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,15 @@ class ClaudeRun:
         return self.results[-1]
 
     @property
+    def notices(self) -> list[str]:
+        """What hooks told the user (`systemMessage`), as stream-json reports it: "<Event> says: <text>"."""
+        return [
+            str(event.get("content"))
+            for event in self.events
+            if event.get("type") == "system" and event.get("subtype") == "informational"
+        ]
+
+    @property
     def session_id(self) -> str:
         return str(self.result["session_id"])
 
@@ -114,6 +125,7 @@ def _hook_run(match: re.Match[str]) -> HookRun:
         command=match["command"],
         plugin=match["plugin"],
         status=int(match["status"]),
+        ms=int(match["ms"]) if match["ms"] else None,
     )
 
 
