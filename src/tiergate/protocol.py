@@ -167,9 +167,13 @@ def one_line(text: str, limit: int = 600) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def __getattr__(name: str) -> object:
-    if name in _LAZY_FROM_HOOKINPUTS:
-        from tiergate import hookinputs
+# Hidden from the type checker, which sees the models through the TYPE_CHECKING import above and so
+# still reports a misspelt name.
+if not TYPE_CHECKING:
 
-        return getattr(hookinputs, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    def __getattr__(name: str) -> object:
+        if name in _LAZY_FROM_HOOKINPUTS:
+            from tiergate import hookinputs
+
+            return getattr(hookinputs, name)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,575 @@
+from __future__ import annotations
+
+import io
+import json
+import os
+import platform
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from testing.gitrepo import init_repo
+
+import tiergate
+from tiergate import handlers, hook, project
+from tiergate.errors import UserError
+from tiergate.log import read_records
+from tiergate.protocol import HookReply, parse_input
+
+SESSION_ID = "3f2b8c1e-9d7a-4c1b-8e2f-5a6b7c8d9e0f"
+MIB = 1024 * 1024
+# Never on the hook's fast path (the brief's list, and what this design keeps off it besides).
+HEAVY = {"pydantic", "structlog", "anyio", "argparse", "filelock", "tomllib", "unidiff", "pathspec"}
+NOT_BEFORE_THE_INPUT_IS_NEEDED = {"json", "re", "pathlib", "dataclasses", "typing", "inspect", "subprocess"}
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """A HOME, a git project and the environment Claude Code would give the hook in it."""
+
+    root: Path
+    home: Path
+    project: Path
+    env: dict[str, str]
+
+    @property
+    def state_dir(self) -> Path:
+        return self.project / ".tiergate"
+
+    def activate(self) -> Path:
+        self.state_dir.mkdir()
+        return self.state_dir
+
+    def payload(self, event: str = "Stop", **fields: Any) -> dict[str, Any]:
+        base: dict[str, Any] = {
+            "session_id": SESSION_ID,
+            "transcript_path": str(self.home / ".claude" / "projects" / "p" / f"{SESSION_ID}.jsonl"),
+            "cwd": str(self.project),
+            "hook_event_name": event,
+        }
+        if event in ("Stop", "SubagentStop"):
+            base |= {"stop_hook_active": False, "last_assistant_message": "Done.\n<promise>DONE</promise>"}
+        if event in ("SubagentStart", "SubagentStop"):
+            base |= {"agent_id": "a3d98629b342db2b6", "agent_type": "tiergate:architect-low"}
+        if event == "UserPromptSubmit":
+            base["prompt"] = "hello"
+        return base | fields
+
+
+@pytest.fixture
+def sandbox(tmp_path: Path) -> Sandbox:
+    home = tmp_path / "home"
+    home.mkdir()
+    proj = init_repo(tmp_path / "project", {"README.md": "hi\n"})
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(home),
+        "CLAUDE_PROJECT_DIR": str(proj),
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+    return Sandbox(tmp_path, home, proj, env)
+
+
+def run_hook(
+    sandbox: Sandbox,
+    args: list[str],
+    stdin: bytes,
+    *,
+    env: dict[str, str] | None = None,
+    python_flags: tuple[str, ...] = (),
+) -> subprocess.CompletedProcess[bytes]:
+    """The real entry point, as the launcher runs it: `python -m tiergate hook <Event>`."""
+    return subprocess.run(
+        [sys.executable, *python_flags, "-m", "tiergate", "hook", *args],
+        input=stdin,
+        env=sandbox.env if env is None else env,
+        cwd=sandbox.project,
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def as_json(payload: dict[str, Any]) -> bytes:
+    return json.dumps(payload).encode()
+
+
+def snapshot(root: Path) -> dict[str, tuple[int, int] | None]:
+    """Every directory and file under root, with size and mtime for files."""
+    tree: dict[str, tuple[int, int] | None] = {}
+    for path in [root, *root.rglob("*")]:
+        status = path.lstat()
+        relative = path.relative_to(root).as_posix()
+        if path.is_dir() and not path.is_symlink():
+            tree[relative + "/"] = None
+        else:
+            tree[relative] = (status.st_size, status.st_mtime_ns)
+    return tree
+
+
+def changed(before: dict[str, Any], after: dict[str, Any]) -> set[str]:
+    return {key for key in before.keys() | after.keys() if before.get(key, "gone") != after.get(key, "gone")}
+
+
+def only_message(result: subprocess.CompletedProcess[bytes]) -> str:
+    """The one systemMessage a fail-open answer consists of (and nothing else anywhere)."""
+    assert result.returncode == 0, result
+    assert result.stderr == b"", result.stderr.decode(errors="replace")
+    lines = result.stdout.decode().splitlines()
+    assert len(lines) == 1, result.stdout
+    answer = json.loads(lines[0])
+    assert list(answer) == ["systemMessage"]
+    message: str = answer["systemMessage"]
+    assert message.startswith("tiergate: ")
+    return message
+
+
+def imported_modules(result: subprocess.CompletedProcess[bytes]) -> set[str]:
+    """Module names from `python -X importtime` output."""
+    names = set()
+    for line in result.stderr.decode().splitlines():
+        if line.startswith("import time:") and "|" in line:
+            names.add(line.rsplit("|", 1)[1].strip())
+    names.discard("package")  # the header line
+    return names
+
+
+# The fast path ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("event", hook.EVENTS)
+def test_no_state_folder_no_output_no_files(sandbox: Sandbox, event: str) -> None:
+    before = snapshot(sandbox.root)
+
+    result = run_hook(sandbox, [event], as_json(sandbox.payload(event)))
+
+    assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
+    assert snapshot(sandbox.root) == before
+
+
+def test_the_fast_path_imports_almost_nothing(sandbox: Sandbox) -> None:
+    result = run_hook(sandbox, ["Stop"], as_json(sandbox.payload()), python_flags=("-X", "importtime"))
+
+    assert (result.returncode, result.stdout) == (0, b"")
+    modules = imported_modules(result)
+    assert {"tiergate.hook", "tiergate.project"} <= modules, "the test must see the hook's imports"
+    assert modules & (HEAVY | NOT_BEFORE_THE_INPUT_IS_NEEDED) == set()
+    assert not any(
+        name.startswith("tiergate.")
+        for name in modules - {"tiergate.main", "tiergate.hook", "tiergate.project"}
+    )
+
+
+def test_without_claude_project_dir_the_fast_path_locates_from_cwd_and_stays_light(sandbox: Sandbox) -> None:
+    env = {k: v for k, v in sandbox.env.items() if k != "CLAUDE_PROJECT_DIR"}
+    sub = sandbox.project / "sub" / "dir"
+    sub.mkdir(parents=True)
+    before = snapshot(sandbox.root)
+
+    result = run_hook(
+        sandbox, ["Stop"], as_json(sandbox.payload(cwd=str(sub))), env=env, python_flags=("-X", "importtime")
+    )
+
+    assert (result.returncode, result.stdout) == (0, b"")
+    assert imported_modules(result) & (HEAVY | {"dataclasses", "typing", "subprocess"}) == set()
+    assert snapshot(sandbox.root) == before
+
+
+def test_without_claude_project_dir_a_state_folder_at_the_git_top_level_is_found(sandbox: Sandbox) -> None:
+    env = {k: v for k, v in sandbox.env.items() if k != "CLAUDE_PROJECT_DIR"}
+    sandbox.activate()
+    sub = sandbox.project / "sub"
+    sub.mkdir()
+
+    # Past the fast path, an unsafe session id is reported: proof the state folder was found from `sub`.
+    result = run_hook(sandbox, ["Stop"], as_json(sandbox.payload(cwd=str(sub), session_id="../x")), env=env)
+
+    assert "session_id" in only_message(result)
+
+
+def test_no_state_folder_means_silence_even_for_garbage(sandbox: Sandbox) -> None:
+    # Claude Code always sets CLAUDE_PROJECT_DIR: tiergate stays invisible in projects that do not use it.
+    result = run_hook(sandbox, ["Stop"], b"\xff garbage {")
+
+    assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
+
+
+def test_tiergate_state_dir_elsewhere_is_the_one_checked(sandbox: Sandbox) -> None:
+    sandbox.activate()  # <project>/.tiergate exists, but the environment points elsewhere
+    env = sandbox.env | {"TIERGATE_STATE_DIR": str(sandbox.root / "elsewhere")}
+
+    result = run_hook(sandbox, ["Stop"], b"not json", env=env)
+
+    assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
+
+
+# Hostile and malformed input ----------------------------------------------------------------------------
+
+HOSTILE: dict[str, Callable[[Sandbox], bytes]] = {
+    "empty": lambda s: b"",
+    "not json": lambda s: b"this is not json",
+    "truncated json": lambda s: as_json(s.payload())[:-5],
+    "array": lambda s: b"[1, 2, 3]",
+    "null": lambda s: b"null",
+    "string": lambda s: b'"a string"',
+    "number": lambda s: b"42",
+    "invalid utf-8": lambda s: b'{"session_id": "\xff\xfe", "cwd": "/"}',
+    "deep nesting": lambda s: b"[" * 200_000,
+    "giant integer": lambda s: b'{"n": 1' + b"0" * 20_000 + b"}",
+    "no session_id": lambda s: as_json({k: v for k, v in s.payload().items() if k != "session_id"}),
+    "session_id not a string": lambda s: as_json(s.payload(session_id=["a"])),
+    "no cwd": lambda s: as_json({k: v for k, v in s.payload().items() if k != "cwd"}),
+    "cwd not a string": lambda s: as_json(s.payload(cwd={"path": "/"})),
+    "cwd relative": lambda s: as_json(s.payload(cwd="project")),
+    "cwd missing": lambda s: as_json(s.payload(cwd=str(s.root / "nowhere"))),
+    "cwd is a file": lambda s: as_json(s.payload(cwd=str(s.project / "README.md"))),
+    "cwd with nul": lambda s: as_json(s.payload(cwd=str(s.project) + "\0/x")),
+    "session_id traversal": lambda s: as_json(s.payload(session_id="../../outside")),
+    "session_id absolute": lambda s: as_json(s.payload(session_id="/etc/passwd")),
+    "session_id with slash": lambda s: as_json(s.payload(session_id="a/b")),
+    "session_id too long": lambda s: as_json(s.payload(session_id="a" * 129)),
+    "session_id empty": lambda s: as_json(s.payload(session_id="")),
+    "session_id newline": lambda s: as_json(s.payload(session_id="abc\n")),
+}
+
+
+@pytest.mark.parametrize("case", HOSTILE)
+def test_hostile_input_is_one_line_and_writes_nothing(sandbox: Sandbox, case: str) -> None:
+    sandbox.activate()
+    before = snapshot(sandbox.root)
+
+    message = only_message(run_hook(sandbox, ["Stop"], HOSTILE[case](sandbox)))
+
+    assert message.startswith("tiergate: ignored the Stop event: ")
+    assert "Traceback" not in message
+    assert snapshot(sandbox.root) == before
+
+
+def test_input_over_16_mib_is_refused_without_parsing(sandbox: Sandbox) -> None:
+    sandbox.activate()
+    payload = as_json(sandbox.payload(last_assistant_message="x" * (20 * MIB)))
+
+    message = only_message(run_hook(sandbox, ["Stop"], payload))
+
+    assert message == "tiergate: ignored the Stop event: its input is over 16 MiB"
+
+
+def test_input_of_exactly_16_mib_is_accepted(sandbox: Sandbox) -> None:
+    sandbox.activate()
+    payload = as_json(sandbox.payload())
+    padded = payload + b" " * (hook.MAX_INPUT_BYTES - len(payload))
+    before = snapshot(sandbox.root)
+
+    result = run_hook(sandbox, ["Stop"], padded)
+
+    assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
+    assert snapshot(sandbox.root) == before
+
+
+@pytest.mark.parametrize("event", ["Stop", "SubagentStop", "UserPromptSubmit"])
+def test_megabytes_of_text_pass_through(sandbox: Sandbox, event: str) -> None:
+    sandbox.activate()
+    big = "lorem ipsum \u00e9\u4e2d\U0001f600 " * (6 * MIB // 24)
+    field = "prompt" if event == "UserPromptSubmit" else "last_assistant_message"
+    payload = json.dumps(sandbox.payload(event, **{field: big}), ensure_ascii=False).encode()
+    assert 5 * MIB < len(payload) < hook.MAX_INPUT_BYTES
+
+    result = run_hook(sandbox, [event], payload)
+
+    assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
+
+
+def test_an_unreadable_transcript_path_is_no_problem(sandbox: Sandbox) -> None:
+    sandbox.activate()
+    payload = sandbox.payload(transcript_path=str(sandbox.root), agent_transcript_path="/dev/zero")
+
+    result = run_hook(sandbox, ["SubagentStop"], as_json(payload))
+
+    assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
+
+
+@pytest.mark.parametrize("args", [[], ["Nope"], ["stop"], ["Stop", "extra"], ["PostToolUse"]])
+def test_a_wrong_event_name_is_one_line(sandbox: Sandbox, args: list[str]) -> None:
+    message = only_message(run_hook(sandbox, args, as_json(sandbox.payload())))
+
+    assert "needs one hook event name" in message
+
+
+def test_a_reader_that_went_away_gets_no_traceback(sandbox: Sandbox) -> None:
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "tiergate", "hook", "Nope"],
+            input=b"",
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            env=sandbox.env,
+            timeout=60,
+            check=False,
+        )
+    finally:
+        os.close(write_end)
+
+    assert (result.returncode, result.stderr) == (0, b"")
+
+
+# Dispatch to the handlers (in process, with `handle` replaced by the test) -----------------------------
+
+
+@pytest.fixture
+def in_process(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> Iterator[Sandbox]:
+    for key in list(os.environ):
+        if key.startswith(("CLAUDE", "TIERGATE_", "XDG_")):
+            monkeypatch.delenv(key)
+    for key, value in sandbox.env.items():
+        monkeypatch.setenv(key, value)
+    sandbox.activate()
+    yield sandbox
+
+
+def call_hook(monkeypatch: pytest.MonkeyPatch, event: str, payload: dict[str, Any]) -> int:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(as_json(payload))))
+    return hook.main([event])
+
+
+def answer_with(
+    monkeypatch: pytest.MonkeyPatch, handle: Callable[..., HookReply | None]
+) -> list[tuple[Any, ...]]:
+    calls: list[tuple[Any, ...]] = []
+
+    def recording(event_name: str, payload: dict[str, Any], proj: project.Project) -> HookReply | None:
+        calls.append((event_name, payload, proj))
+        return handle(event_name, payload, proj)
+
+    monkeypatch.setattr(handlers, "handle", recording)
+    return calls
+
+
+def test_the_handler_gets_the_event_the_payload_and_the_project(
+    in_process: Sandbox, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    calls = answer_with(monkeypatch, lambda *_: None)
+    payload = in_process.payload("SubagentStop", unknown_future_field=[1])
+
+    assert call_hook(monkeypatch, "SubagentStop", payload) == 0
+
+    assert calls == [("SubagentStop", payload, project.Project(in_process.project, in_process.state_dir))]
+    assert capfd.readouterr() == ("", "")
+
+
+@pytest.mark.parametrize(
+    ("event", "reply", "exit_code", "stdout", "stderr"),
+    [
+        ("Stop", HookReply(block_reason="Not yet."), 0, {"decision": "block", "reason": "Not yet."}, ""),
+        (
+            "SubagentStop",
+            HookReply(redo_feedback="Quote the test output."),
+            2,
+            None,
+            "Quote the test output.",
+        ),
+        (
+            "SubagentStart",
+            HookReply(additional_context="packet"),
+            0,
+            {"hookSpecificOutput": {"hookEventName": "SubagentStart", "additionalContext": "packet"}},
+            "",
+        ),
+        ("SessionEnd", HookReply(system_message="bye"), 0, {"systemMessage": "bye"}, ""),
+    ],
+)
+def test_the_reply_is_rendered_for_its_event(
+    in_process: Sandbox,
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
+    event: str,
+    reply: HookReply,
+    exit_code: int,
+    stdout: dict[str, Any] | None,
+    stderr: str,
+) -> None:
+    answer_with(monkeypatch, lambda *_: reply)
+
+    assert call_hook(monkeypatch, event, in_process.payload(event)) == exit_code
+
+    out, err = capfd.readouterr()
+    assert (json.loads(out) if out else None) == stdout
+    assert err == stderr
+
+
+def test_whatever_a_handler_prints_stays_off_stdout(
+    in_process: Sandbox, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    def noisy(*_: Any) -> HookReply:
+        print("stray print")
+        subprocess.run(["echo", "stray child output"], check=True)
+        return HookReply(block_reason="blocked")
+
+    answer_with(monkeypatch, noisy)
+
+    assert call_hook(monkeypatch, "Stop", in_process.payload()) == 0
+
+    out, err = capfd.readouterr()
+    assert json.loads(out) == {"decision": "block", "reason": "blocked"}
+    assert "stray print" in err and "stray child output" in err
+
+
+def raise_(exc: BaseException) -> Callable[..., HookReply | None]:
+    def handle(*_: Any) -> HookReply | None:
+        raise exc
+
+    return handle
+
+
+@pytest.mark.parametrize("event", hook.EVENTS)
+def test_a_crashing_handler_fails_open_with_one_line_and_a_logged_traceback(
+    in_process: Sandbox, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str], event: str
+) -> None:
+    answer_with(monkeypatch, raise_(RuntimeError("the handler fell over")))
+    before = snapshot(in_process.root)
+
+    assert call_hook(monkeypatch, event, in_process.payload(event)) == 0
+
+    out, err = capfd.readouterr()
+    assert err == ""
+    log = in_process.state_dir / "log.jsonl"
+    happened = hook._WHAT_HAPPENED[event]
+    assert json.loads(out) == {
+        "systemMessage": f"tiergate: internal error in the {event} hook; {happened}; details in {log}"
+    }
+    [record] = list(read_records(log))
+    assert record["event"] == "internal_error"
+    assert record["hook_event"] == event
+    assert record["session_id"] == SESSION_ID
+    assert record["error"] == "RuntimeError: the handler fell over"
+    assert "Traceback" in record["traceback"] and "the handler fell over" in record["traceback"]
+    assert record["tiergate_version"] == tiergate.__version__
+    assert record["python"] == platform.python_version()
+    assert record["platform"] == platform.platform()
+    assert changed(before, snapshot(in_process.root)) <= {"project/.tiergate/", "project/.tiergate/log.jsonl"}
+
+
+def test_the_stop_message_reads_as_the_brief_says(
+    in_process: Sandbox, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    answer_with(monkeypatch, raise_(KeyError("x")))
+
+    call_hook(monkeypatch, "Stop", in_process.payload())
+
+    message = json.loads(capfd.readouterr().out)["systemMessage"]
+    assert message == (
+        "tiergate: internal error in the Stop hook; the stop was allowed; "
+        f"details in {in_process.state_dir / 'log.jsonl'}"
+    )
+
+
+def test_a_reply_the_event_cannot_carry_is_an_internal_error_not_a_block(
+    in_process: Sandbox, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    answer_with(monkeypatch, lambda *_: HookReply(block_reason="no"))
+
+    assert call_hook(monkeypatch, "SessionStart", in_process.payload("SessionStart")) == 0
+
+    assert "internal error in the SessionStart hook" in json.loads(capfd.readouterr().out)["systemMessage"]
+    [record] = list(read_records(in_process.state_dir / "log.jsonl"))
+    assert record["error"] == "ValueError: a SessionStart hook cannot block"
+
+
+def test_an_unusable_state_folder_sends_the_crash_to_the_user_errors_log(
+    in_process: Sandbox, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    (in_process.state_dir / "log.jsonl").mkdir()  # the log cannot be appended to, even by root
+    answer_with(monkeypatch, raise_(RuntimeError("boom")))
+
+    assert call_hook(monkeypatch, "Stop", in_process.payload()) == 0
+
+    errors_log = in_process.home / ".local" / "state" / "tiergate" / "errors.log"
+    message = json.loads(capfd.readouterr().out)["systemMessage"]
+    assert message.endswith(f"details in {errors_log}")
+    [record] = list(read_records(errors_log))
+    assert record["error"] == "RuntimeError: boom"
+
+
+def test_a_crash_that_cannot_be_logged_still_says_so(
+    in_process: Sandbox, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    (in_process.state_dir / "log.jsonl").mkdir()
+    blocker = in_process.root / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("XDG_STATE_HOME", str(blocker / "state"))
+    answer_with(monkeypatch, raise_(RuntimeError("boom")))
+
+    assert call_hook(monkeypatch, "Stop", in_process.payload()) == 0
+
+    out, err = capfd.readouterr()
+    assert err == ""
+    assert out.count("\n") == 1
+    message = json.loads(out)["systemMessage"]
+    assert "the stop was allowed; the error could not be logged" in message
+    assert "RuntimeError: boom" in message
+
+
+def test_a_bug_in_the_hook_itself_fails_open_too(
+    in_process: Sandbox, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    def broken_locate(*_: Any) -> project.Project:
+        raise OSError("stat failed")
+
+    monkeypatch.setattr(project, "locate", broken_locate)
+
+    assert call_hook(monkeypatch, "Stop", in_process.payload()) == 0
+
+    errors_log = in_process.home / ".local" / "state" / "tiergate" / "errors.log"
+    assert json.loads(capfd.readouterr().out)["systemMessage"].endswith(f"details in {errors_log}")
+    [record] = list(read_records(errors_log))
+    assert record["error"] == "OSError: stat failed"
+    assert record["session_id"] is None
+
+
+def test_a_payload_the_handler_finds_malformed_is_ignored_and_logged(
+    in_process: Sandbox, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    def strict(event_name: str, payload: dict[str, Any], _: project.Project) -> HookReply | None:
+        parse_input(event_name, payload)
+        return HookReply(block_reason="unreachable")
+
+    answer_with(monkeypatch, strict)
+
+    assert call_hook(monkeypatch, "Stop", in_process.payload(stop_hook_active="perhaps")) == 0
+
+    message = json.loads(capfd.readouterr().out)["systemMessage"]
+    assert message.startswith("tiergate: ignored the Stop event: Stop input: stop_hook_active: ")
+    [record] = list(read_records(in_process.state_dir / "log.jsonl"))
+    assert (record["event"], record["level"], record["session_id"]) == (
+        "event_ignored",
+        "warning",
+        SESSION_ID,
+    )
+
+
+def test_a_user_error_is_its_own_message(
+    in_process: Sandbox, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    answer_with(monkeypatch, raise_(UserError(".tiergate.toml: [checks] tests must be a string")))
+
+    assert call_hook(monkeypatch, "UserPromptSubmit", in_process.payload("UserPromptSubmit")) == 0
+
+    message = json.loads(capfd.readouterr().out)["systemMessage"]
+    assert message == (
+        "tiergate: ignored the UserPromptSubmit event: .tiergate.toml: [checks] tests must be a string"
+    )
+
+
+def test_an_interrupt_is_quiet(
+    in_process: Sandbox, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    answer_with(monkeypatch, raise_(KeyboardInterrupt()))
+
+    assert call_hook(monkeypatch, "Stop", in_process.payload()) == 130
+
+    assert capfd.readouterr() == ("", "")

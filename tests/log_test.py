@@ -1,0 +1,185 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from tiergate.log import (
+    append_record,
+    decision_log,
+    errors_log_path,
+    log_path,
+    read_log,
+    read_records,
+    record_incident,
+    utc_timestamp,
+)
+from tiergate.project import Project, ensure_state_dir
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    project = Project(tmp_path, tmp_path / ".tiergate")
+    ensure_state_dir(project)
+    return project
+
+
+def test_a_decision_record_has_the_contract_fields(
+    project: Project, capfd: pytest.CaptureFixture[str]
+) -> None:
+    log = decision_log(project, session_id="s1")
+
+    log.info(
+        "stop", decision="block", reasons=["tier: STANDARD (5 files)", "check tests failed"], iteration=2
+    )
+
+    [record] = list(read_log(project))
+    assert record["event"] == "stop"
+    assert record["session_id"] == "s1"
+    assert record["decision"] == "block"
+    assert record["reasons"] == ["tier: STANDARD (5 files)", "check tests failed"]
+    assert record["iteration"] == 2
+    assert record["level"] == "info"
+    stamp = datetime.fromisoformat(record["timestamp"])
+    assert stamp.utcoffset() == timedelta(0)
+    assert abs(datetime.now(UTC) - stamp) < timedelta(seconds=30)
+    assert capfd.readouterr() == ("", ""), "the log never writes to stdout or stderr"
+
+
+def test_records_append_in_order_and_bound_context_sticks(project: Project) -> None:
+    log = decision_log(project, session_id="s1").bind(tier="LIGHT")
+    log.info("first", decision="allow", reasons=[])
+    log.warning("second", decision="block", reasons=["r"])
+    decision_log(project, session_id="s2").error("third", decision="halt", reasons=["stalled"])
+
+    records = list(read_log(project))
+
+    assert [(r["event"], r["session_id"], r["level"]) for r in records] == [
+        ("first", "s1", "info"),
+        ("second", "s1", "warning"),
+        ("third", "s2", "error"),
+    ]
+    assert [r.get("tier") for r in records] == ["LIGHT", "LIGHT", None]
+    assert log_path(project).read_text().count("\n") == 3
+
+
+def test_exceptions_are_logged_with_their_traceback(project: Project) -> None:
+    try:
+        raise RuntimeError("disk on fire")
+    except RuntimeError:
+        decision_log(project, session_id="s1").exception("check_crashed", decision="allow", reasons=[])
+
+    [record] = list(read_log(project))
+    assert "RuntimeError: disk on fire" in record["exception"]
+    assert "Traceback" in record["exception"]
+
+
+def test_values_json_cannot_encode_are_written_as_text(project: Project) -> None:
+    decision_log(project).info("odd", path=Path("/x/y"), when=datetime(2026, 1, 2, tzinfo=UTC), raw=b"\xff")
+
+    [record] = list(read_log(project))
+    assert record["path"] == "/x/y"
+    assert record["when"].startswith("2026-01-02")
+
+
+def test_read_log_skips_truncated_and_junk_lines(project: Project) -> None:
+    append_record(log_path(project), {"event": "a"})
+    with log_path(project).open("ab") as f:
+        f.write(b'not json\n[1, 2]\n\xff\xfe\n{"event": "b"}\n{"event": "cut sh')
+
+    assert [r["event"] for r in read_log(project)] == ["a", "b"]
+
+
+def test_read_log_of_a_project_without_a_log_is_empty(tmp_path: Path) -> None:
+    assert list(read_log(Project(tmp_path, tmp_path / "missing"))) == []
+
+
+def test_a_log_that_cannot_be_written_raises(tmp_path: Path) -> None:
+    project = Project(tmp_path, tmp_path / "no-such-dir")
+
+    with pytest.raises(OSError):
+        decision_log(project).info("x")
+
+
+def test_record_incident_goes_to_the_project_log(project: Project) -> None:
+    where = record_incident(project.state_dir, {"event": "internal_error"})
+
+    assert where == log_path(project)
+    assert [r["event"] for r in read_log(project)] == ["internal_error"]
+
+
+@pytest.mark.parametrize("state_dir", ["file", "missing", None])
+def test_record_incident_falls_back_to_the_user_errors_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, state_dir: str | None
+) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg"))
+    unusable: Path | None = None
+    if state_dir == "file":
+        unusable = tmp_path / "state-is-a-file"
+        unusable.write_text("")
+    elif state_dir == "missing":
+        unusable = tmp_path / "missing"
+
+    where = record_incident(unusable, {"event": "internal_error", "n": 1})
+
+    assert where == tmp_path / "xdg" / "tiergate" / "errors.log"
+    assert list(read_records(where)) == [{"event": "internal_error", "n": 1}]
+
+
+def test_errors_log_honours_only_an_absolute_xdg_state_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_STATE_HOME", "relative/state")
+    assert errors_log_path() == tmp_path / "home" / ".local" / "state" / "tiergate" / "errors.log"
+    monkeypatch.delenv("XDG_STATE_HOME")
+    assert errors_log_path() == tmp_path / "home" / ".local" / "state" / "tiergate" / "errors.log"
+
+
+def test_utc_timestamp_matches_structlogs_format(project: Project) -> None:
+    decision_log(project).info("x")
+    [record] = list(read_log(project))
+
+    ours = utc_timestamp()
+
+    assert ours.endswith("Z") and record["timestamp"].endswith("Z")
+    assert len(ours) == len(record["timestamp"])
+
+
+WRITER = """
+import sys
+from pathlib import Path
+from tiergate.log import decision_log
+from tiergate.project import Project
+
+state_dir, writer, count, size = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+log = decision_log(Project(state_dir.parent, state_dir), session_id=f"s{writer}")
+for i in range(count):
+    # A different size per record, most of them far over PIPE_BUF (4096 bytes).
+    log.info("stress", writer=writer, i=i, padding=chr(65 + writer) * (size * (i % 7 + 1)))
+"""
+
+
+def test_concurrent_writers_never_interleave_records(project: Project) -> None:
+    writers, count, size = 8, 60, 9000
+
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(project.state_dir), str(w), str(count), str(size)]
+        )
+        for w in range(writers)
+    ]
+    assert [p.wait(timeout=120) for p in processes] == [0] * writers
+
+    lines = log_path(project).read_bytes().split(b"\n")
+    assert lines[-1] == b""
+    records = [json.loads(line) for line in lines[:-1]]  # every line is a whole record
+    assert len(records) == writers * count
+    for record in records:
+        assert record["padding"] == chr(65 + record["writer"]) * (size * (record["i"] % 7 + 1))
+    for w in range(writers):
+        assert [r["i"] for r in records if r["writer"] == w] == list(range(count))
