@@ -116,7 +116,7 @@ def load(root: Path, name: str, fmt: Format, wanted: Collection[str]) -> Coverag
                 "coverage.py JSON": _coveragepy_json,
                 "Cobertura XML": _cobertura,
                 "LCOV": _lcov,
-            }[fmt](text, root, path.parent)
+            }[fmt](text, _PathMap.at(root, path.parent))
         return CoverageData(source=name, format=fmt, files=_collect(records))
     except OSError as e:
         raise CoverageDataError(_one_line(e.strerror or str(e))) from e
@@ -142,17 +142,32 @@ def _collect(records: Iterable[_Record]) -> dict[str, FileLines]:
     return files
 
 
-def repo_paths(raw: str, bases: Iterable[Path], root: Path) -> list[str]:
-    """Where a path written in coverage data may be in the repository (or the path itself, normalised)."""
-    raw = raw.replace("\\", "/").removeprefix("file://")
-    roots = {posixpath.normpath(root.as_posix()), posixpath.normpath(root.resolve().as_posix())}
-    joined = [raw] if raw.startswith("/") else [posixpath.join(b.as_posix(), raw) for b in bases]
-    keys: list[str] = []
-    for candidate in map(posixpath.normpath, joined):
-        for top in roots:
-            if candidate.startswith(top + "/") and (key := candidate[len(top) + 1 :]) not in keys:
-                keys.append(key)
-    return keys or [posixpath.normpath(raw).lstrip("/")]
+@dataclass(frozen=True)
+class _PathMap:
+    """Turns a path as coverage data writes it into where it may be in the repository."""
+
+    tops: tuple[str, ...]  # the repository root, as given and with symlinks resolved
+    bases: tuple[str, ...]  # the directories a relative path may be relative to
+
+    @classmethod
+    def at(cls, root: Path, here: Path) -> _PathMap:
+        tops = tuple(dict.fromkeys(posixpath.normpath(p.as_posix()) for p in (root, root.resolve())))
+        return cls(tops, (tops[0], posixpath.normpath(here.as_posix())))
+
+    def with_bases(self, extra: Iterable[str]) -> _PathMap:
+        """Also relative to `extra` (an absolute directory stays itself, a relative one is under the root)."""
+        return _PathMap(self.tops, (*(posixpath.join(self.tops[0], e) for e in extra), *self.bases))
+
+    def keys(self, raw: str) -> list[str]:
+        """Repository-relative candidates; when there is none, the path itself, normalised."""
+        raw = raw.replace("\\", "/").removeprefix("file://")
+        joined = [raw] if raw.startswith("/") else [posixpath.join(b, raw) for b in self.bases]
+        keys: list[str] = []
+        for candidate in map(posixpath.normpath, joined):
+            for top in self.tops:
+                if candidate.startswith(top + "/") and (key := candidate[len(top) + 1 :]) not in keys:
+                    keys.append(key)
+        return keys or [posixpath.normpath(raw).lstrip("/")]
 
 
 def _lines(executable: Iterable[int], hit: Iterable[int]) -> FileLines:
@@ -160,16 +175,16 @@ def _lines(executable: Iterable[int], hit: Iterable[int]) -> FileLines:
     return FileLines(frozenset(int(n) for n in executable) | hits, hits)
 
 
-def _coveragepy_json(text: bytes, root: Path, here: Path) -> Iterator[_Record]:
+def _coveragepy_json(text: bytes, paths: _PathMap) -> Iterator[_Record]:
     report = json.loads(text)
     if not isinstance(report, dict) or not isinstance(report.get("files"), dict):
         raise ValueError("no 'files' object")
     for name, entry in report["files"].items():
         executed = entry["executed_lines"]
-        yield repo_paths(name, (root, here), root), _lines(entry["missing_lines"], executed)
+        yield paths.keys(name), _lines(entry["missing_lines"], executed)
 
 
-def _cobertura(text: bytes, root: Path, here: Path) -> Iterator[_Record]:
+def _cobertura(text: bytes, paths: _PathMap) -> Iterator[_Record]:
     import xml.etree.ElementTree as ET
 
     try:
@@ -178,8 +193,7 @@ def _cobertura(text: bytes, root: Path, here: Path) -> Iterator[_Record]:
         raise ValueError(str(e)) from e
     if top.tag != "coverage":
         raise ValueError(f"root element is <{top.tag}>, not <coverage>")
-    sources = [Path(s.text.strip()) for s in top.iter("source") if s.text and s.text.strip()]
-    bases = [root / s for s in sources] + [root, here]  # an absolute <source> stays itself
+    paths = paths.with_bases(s.text.strip() for s in top.iter("source") if s.text and s.text.strip())
     for cls in top.iter("class"):
         executable: set[int] = set()
         hit: set[int] = set()
@@ -188,10 +202,10 @@ def _cobertura(text: bytes, root: Path, here: Path) -> Iterator[_Record]:
             executable.add(number)
             if float(line.get("hits", "0")) > 0:
                 hit.add(number)
-        yield repo_paths(cls.get("filename", ""), bases, root), _lines(executable, hit)
+        yield paths.keys(cls.get("filename", "")), _lines(executable, hit)
 
 
-def _lcov(text: bytes, root: Path, here: Path) -> Iterator[_Record]:
+def _lcov(text: bytes, paths: _PathMap) -> Iterator[_Record]:
     name: str | None = None
     executable: set[int] = set()
     hit: set[int] = set()
@@ -204,7 +218,7 @@ def _lcov(text: bytes, root: Path, here: Path) -> Iterator[_Record]:
             if float(count) > 0:
                 hit.add(int(number))
         elif line.strip() == "end_of_record" and name is not None:
-            yield repo_paths(name, (root, here), root), _lines(executable, hit)
+            yield paths.keys(name), _lines(executable, hit)
             name = None
 
 
@@ -221,8 +235,9 @@ def _coveragepy_data(root: Path, path: Path, wanted: Collection[str]) -> Iterato
     except CoverageException as e:
         raise ValueError(str(e)) from e
     records: list[_Record] = []
+    mapping = _PathMap.at(root, path.parent)
     for filename in measured:
-        keys = repo_paths(filename, (root, path.parent), root)
+        keys = mapping.keys(filename)
         if not any(key in wanted for key in keys):
             continue  # analysing a file means parsing it: only for the files that matter
         try:

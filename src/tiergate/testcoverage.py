@@ -124,17 +124,21 @@ def pathspecs_of_tests() -> list[str]:
 
 def judge_coverage(change: ChangeMeasurement) -> CoverageJudgement:
     code = [f for f in change.files if classify(f.path) == "code"]
-    readable = [f for f in code if f.status != "deleted" and not f.binary]
-    try:
-        lines = changed_lines(change, readable)
-    except ValueError as e:  # a diff unidiff cannot read: the line numbers are unknown, not absent
-        return _fallback(change, readable, f"changed line numbers unknown ({e})")
-    if not lines:
+    # A file has new-side lines exactly when it has additions; their numbers are needed only with data.
+    grown = [f for f in code if f.status != "deleted" and not f.binary and f.additions]
+    if not grown:
         return CoverageJudgement("full", _vacuous(change, code))
-    data, reason = _usable_data(change, lines.keys())
-    if data:
-        return _from_data(data, lines, reason)
-    return _fallback(change, [f for f in readable if f.path in lines], reason)
+    data, reason = _usable_data(change, {f.path for f in grown})
+    if not data:
+        return _fallback(change, grown, reason)
+    try:
+        lines = changed_lines(change, grown)
+    except ValueError as e:  # a diff unidiff cannot read: the line numbers are unknown, not absent
+        return _fallback(change, grown, f"changed line numbers unknown ({e})")
+    lost = [f.path for f in grown if f.path not in lines]
+    if lost:  # never judge from the lines that happened to be found
+        return _fallback(change, grown, f"changed line numbers unknown for {_some(lost)}")
+    return _from_data(data, lines, reason)
 
 
 def changed_lines(change: ChangeMeasurement, files: Sequence[FileChange]) -> dict[str, frozenset[int]]:
@@ -159,20 +163,19 @@ def _added_lines(patch: bytes) -> dict[str, frozenset[int]]:
     # wrong space when a path holds " b/". Split on "\n" only: content may hold "\r" or "\x0c".
     kept = [line + "\n" for line in text.split("\n") if line.startswith(_HUNK_LINE)]
     try:
-        patched = PatchSet(kept)
+        # Headers only: with no context lines, a hunk's new side is exactly its added lines.
+        patched = PatchSet(kept, metadata_only=True)
     except UnidiffParseError as e:
         raise ValueError(str(e)) from e
     added: dict[str, frozenset[int]] = {}
     for patched_file in patched:
         target = git.unquote_path(patched_file.target_file)
         if target.startswith("b/"):
-            numbers = {
-                line.target_line_no
+            added[target[2:]] = frozenset(
+                n
                 for hunk in patched_file
-                for line in hunk
-                if line.is_added and line.target_line_no
-            }
-            added[target[2:]] = frozenset(numbers)
+                for n in range(hunk.target_start, hunk.target_start + hunk.target_length)
+            )
     return added
 
 
