@@ -20,7 +20,7 @@ from testing.claude.probe_plugin import (
     json_answer,
     make_probe_plugin,
 )
-from testing.claude.scripted_api import Failure, ScriptedApi, agent, bash, text
+from testing.claude.scripted_api import Failure, ScriptedApi, agent, bash, text, tool_use
 
 pytestmark = pytest.mark.e2e
 
@@ -253,6 +253,7 @@ def test_a_system_message_reaches_the_user_but_never_the_model(
             "invalid_request",
         ),
         (400, "invalid_request_error", "something else", "unknown"),
+        (500, "api_error", "internal", "server_error"),
     ],
 )
 def test_an_api_failure_fires_stop_failure_and_no_stop(
@@ -318,3 +319,68 @@ def test_every_recorded_payload_is_one_json_object_per_firing(
         "UserPromptSubmit",
     ]
     assert all(isinstance(json.loads(f.read_text())["payload"], dict) for f in files)
+
+
+def test_consecutive_stop_blocks_without_work_are_overridden_after_eight(
+    probe: ProbePlugin, scripted_api: ScriptedApi, run_claude: RunClaude
+) -> None:
+    probe.answer("Stop", *[json_answer({"decision": "block", "reason": f"again {n}"}) for n in range(20)])
+    scripted_api.on(text("nothing to add"), thread="main")
+
+    run = run_claude("hello", plugin_dir=probe.root, output_format="stream-json")
+
+    assert run.returncode == 0, run.describe()
+    # Eight blocks are honoured; the ninth is overridden and the turn ends.
+    assert len(probe.records("Stop")) == 9
+    assert len(scripted_api.messages_calls("main")) == 9
+    [notice] = run.notices
+    assert "blocked the turn from ending 9 consecutive times" in notice
+    assert "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP" in notice
+
+
+def test_a_tool_call_between_stop_blocks_resets_the_block_cap(
+    probe: ProbePlugin, scripted_api: ScriptedApi, run_claude: RunClaude
+) -> None:
+    probe.answer("Stop", *[json_answer({"decision": "block", "reason": f"again {n}"}) for n in range(12)])
+    # A working loop: each continuation runs a command before it tries to stop again.
+    scripted_api.on(bash("echo working"), thread="main", after_tool_result=False, last_user_contains="again")
+    scripted_api.on(text("iteration done"), thread="main")
+
+    run = run_claude("hello", plugin_dir=probe.root, output_format="stream-json")
+
+    assert run.returncode == 0, run.describe()
+    stops = probe.records("Stop")
+    assert len(stops) == 13
+    assert [s["stop_hook_active"] for s in stops] == [False] + [True] * 12
+    assert run.notices == []
+
+
+def test_an_agent_call_without_run_in_background_false_runs_in_the_background(
+    probe: ProbePlugin, scripted_api: ScriptedApi, run_claude: RunClaude
+) -> None:
+    # What a model may do with a spawn directive that does not insist on the foreground.
+    launch = {"description": "verify", "prompt": "check", "subagent_type": "probe:checker"}
+    scripted_api.sequence(tool_use("Agent", launch), text("launched"), text("saw the result"), thread="main")
+    scripted_api.sequence(bash("sleep 1; echo slow"), text("checker verdict"), thread="subagent")
+
+    run = run_claude("hello", plugin_dir=probe.root)
+
+    assert run.returncode == 0, run.describe()
+    events = [h.event for h in run.hook_runs()]
+    # The main turn ends (Stop) while the subagent is still running...
+    assert events.index("Stop") < events.index("SubagentStop")
+    first_stop, second_stop = probe.records("Stop")
+    [running] = first_stop["background_tasks"]
+    assert (running["type"], running["status"], running["agent_type"]) == (
+        "subagent",
+        "running",
+        "probe:checker",
+    )
+    assert running["id"] == probe.records("SubagentStart")[0]["agent_id"]
+    # ...and its completion comes back as a new prompt, a task notification, which starts another turn.
+    prompts = [p["prompt"] for p in probe.records("UserPromptSubmit")]
+    assert prompts[0] == "hello"
+    assert prompts[1].startswith("<task-notification>")
+    assert "checker verdict" in scripted_api.messages_calls("main")[-1].last_user_text()
+    assert second_stop["last_assistant_message"] == "saw the result"
+    assert second_stop["background_tasks"] == []
