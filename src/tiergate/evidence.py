@@ -1,0 +1,104 @@
+"""The evidence packet: what a verifier is handed when it starts (SubagentStart additional context).
+
+It holds the task, the claim and its kinds, the change since the loop began, the tier and why, and the
+evidence the verifier must produce: the tier's and the claim kinds' labels, each to be named by one
+criterion of its verdict (the verdict check in `tiergate.verdict` holds it to that). It also says how
+the verdict is judged, so that nothing a verifier is sent back for comes as a surprise.
+
+Kept under Claude Code's 10,000-character limit for hook texts: the task and the path list are cut.
+Pure text.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tiergate.claims import CLAIM_EVIDENCE, ClaimType
+from tiergate.looptext import cut
+from tiergate.verdict import HEDGES
+
+if TYPE_CHECKING:
+    from tiergate.loop import LoopState, Verification
+
+MAX_PACKET = 9500
+TASK_IN_PACKET = 3000
+PATHS_SHOWN = 30
+
+
+def packet(state: LoopState, verification: Verification) -> str:
+    sections = [
+        f"tiergate evidence packet for verification {verification.id} (session {state.session_id}, "
+        f"{verification.tier} tier, request {verification.request}).",
+        "TASK (the user's words; everything else here is a claim to test):\n"
+        + cut(state.task, TASK_IN_PACKET),
+        _claim(state, verification),
+        _change(state, verification),
+        _tier(verification),
+        "CHECKS: tiergate ran no project checks for this claim; run what the evidence below needs yourself.",
+        _required(verification),
+        _rules(verification),
+    ]
+    return cut("\n\n".join(sections), MAX_PACKET)
+
+
+def _claim(state: LoopState, verification: Verification) -> str:
+    kinds = ", ".join(verification.claim_types)
+    return (
+        f"CLAIM: the implementer ended its turn with <promise>{state.promise}</promise> after "
+        f"{state.iteration} iteration(s), claiming the task done. Kind of claim: {kinds} (from the task's "
+        "words and the implementer's declaration)."
+    )
+
+
+def _change(state: LoopState, verification: Verification) -> str:
+    base = state.base or "the empty tree"
+    shown = verification.paths[:PATHS_SHOWN]
+    lines = [
+        f"CHANGE since the loop began (base {base}): {verification.files_changed} files, "
+        f"{verification.lines_changed} lines changed (additions plus deletions, untracked files included). "
+        f"See it whole with `git diff {state.base or '4b825dc642cb6eb9a060e54bf8d69288fbee4904'}` and "
+        "`git status --untracked-files=all`."
+    ]
+    lines += [f"- {path}" for path in shown]
+    hidden = verification.files_changed - len(shown)
+    if hidden > 0:
+        lines.append(f"- ... and {hidden} more")
+    return "\n".join(lines)
+
+
+def _tier(verification: Verification) -> str:
+    reasons = "\n".join(f"- {cut(reason, 400)}" for reason in verification.reasons[:8])
+    return (
+        f"TIER: {verification.tier}, so you are {verification.agent} on {verification.model}. Why:\n{reasons}"
+    )
+
+
+def _required(verification: Verification) -> str:
+    claim_labels = {label for kind in verification.claim_types for label in CLAIM_EVIDENCE[ClaimType(kind)]}
+    lines = [
+        "EVIDENCE YOU MUST PRODUCE. Your verdict needs one criterion named with each label below (the label "
+        "first, details after it), VERIFIED only with output of a command you ran yourself:"
+    ]
+    for label in verification.evidence:
+        source = "the claim" if label in claim_labels else f"the {verification.tier} tier"
+        lines.append(f'- "{label}" (asked by {source})')
+    lines.append("Add one criterion for each thing the task asks for, too.")
+    return "\n".join(lines)
+
+
+def _rules(verification: Verification) -> str:
+    hedges = ", ".join(f'"{h}"' for h in HEDGES)
+    return (
+        "HOW YOUR VERDICT IS JUDGED. tiergate reads it at your stop and sends it back (at most twice, then "
+        "it counts as INCOMPLETE) when: there is no parseable tiergate-verdict block; a PASS has a criterion "
+        "not VERIFIED, a VERIFIED criterion without evidence, or a required label missing; a PASS hedges "
+        f"({hedges}, in your own words; quoted command output does not count); or your transcript shows no "
+        "command you ran. Leave the workspace exactly as you found it: tiergate fingerprints it when you "
+        "start and when you stop, and a verifier that changed it is disqualified. End your final message "
+        "with one block:\n"
+        "```tiergate-verdict\n"
+        f'{{"verification_id": "{verification.id}", "verdict": "PASS|FAIL|INCOMPLETE", "criteria": '
+        '[{"criterion": "...", "status": "VERIFIED|PARTIAL|MISSING", "evidence": "..."}], '
+        '"critique": "..."}\n'
+        "```"
+    )

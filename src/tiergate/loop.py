@@ -1,0 +1,636 @@
+"""The loop's decision: a loop's state and one event in; what to answer, the new state and why, out.
+
+A loop runs through the phases `working` -> `verifying` -> `passed`, back to `working` after a FAIL or
+INCOMPLETE verdict, and ends `passed` (finalized), `halted` or `cancelled`:
+
+    working    Stop without a claim     -> block: back to work, iteration n+1/max (or halt at the cap)
+    working    Stop with a claim        -> verifying; block with the spawn directive for the chosen tier
+    verifying  SubagentStart (the requested verifier)  -> the run is recorded; it gets the evidence packet
+    verifying  SubagentStop (a recorded run)  -> redo (exit 2, at most twice), or the verdict:
+                   PASS -> passed; FAIL / INCOMPLETE -> working with the critique for the next Stop;
+                   a verifier that changed the workspace is disqualified and the verification requested again
+    verifying  Stop, no verifier ran    -> block: spawn it (reminders are bounded, then halt)
+    verifying  Stop, verifier lost      -> the verification is requested again (bounded, then halt)
+    passed     Stop                     -> finalized (the stop goes through), unless the workspace changed
+                                           since the verifier looked: then back to work
+
+Whatever the phase, a Stop goes through (never blocked) after an API error ended the last turn
+(StopFailure), while Claude Code reports background work in flight, once the wall-clock budget is spent
+(the loop halts), and when the loop is not active. Every block is counted against a no-progress limit:
+so many blocks in a row with the workspace unchanged halt the loop before Claude Code's own cap of 8
+consecutive blocks silently ends it. `stop_hook_active` is recorded but not relied on: the CLI has been
+seen to reset it (anthropics/claude-code#54360).
+
+Internal errors (the documented exception to failing open): an error while checking the claim of an
+ACTIVE loop blocks that stop once and tells both Claude and the user, because letting an unverified
+claim through is exactly what the user asked tiergate to prevent. It never traps the user:
+`Limits.claim_errors` errors in a row halt the loop, and every other error in a hook fails open.
+
+Pure: no I/O and no clock. The adapters (`tiergate.handlers`) measure, fingerprint and read transcripts,
+and pass the facts in the events.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from tiergate import evidence, looptext
+from tiergate.claims import ClaimCheck, claim_evidence, claim_types
+from tiergate.verdict import Judgement
+
+Phase = Literal["working", "verifying", "passed", "halted", "cancelled"]
+PHASES: tuple[Phase, ...] = ("working", "verifying", "passed", "halted", "cancelled")
+VERIFIER_PREFIX = "tiergate:architect"
+DEFAULT_MAX_ITERATIONS = 20
+DEFAULT_BUDGET_SECONDS = 4 * 3600.0
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The bounds that make every loop end."""
+
+    reminders: int = 2  # Stops while a verification waits for a verifier that never started
+    requests: int = 3  # times one claim's verification is requested (lost or disqualified verifiers)
+    redos: int = 2  # exit-2 redos of one verifier run before its verdict counts as INCOMPLETE
+    idle_blocks: int = 5  # blocks in a row without any change to the workspace
+    verifier_timeout: float = 1800.0  # seconds a started verifier may stay silent, when the CLI cannot tell
+    runs: int = 4  # verifier runs recorded for one verification
+    claim_errors: int = 2  # internal errors in a row while checking claims
+
+
+LIMITS = Limits()
+
+
+@dataclass(frozen=True)
+class VerifierRun:
+    """A verifier that started (SubagentStart) while its verification was pending."""
+
+    agent_id: str
+    agent_type: str
+    started_at: float
+    fingerprint: str | None
+    redos: int = 0
+
+
+@dataclass(frozen=True)
+class Verification:
+    """One request for a verifier: what it must check, and the runs that answered it so far."""
+
+    id: str
+    tier: str
+    agent: str  # the subagent_type, e.g. tiergate:architect-low
+    model: str
+    evidence: tuple[str, ...]  # criteria labels the verdict must name: the tier's, then the claim's
+    claim_types: tuple[str, ...]
+    reasons: tuple[str, ...]
+    relative_cost: float
+    thorough_cost: float
+    files_changed: int
+    lines_changed: int
+    paths: tuple[str, ...]  # the first changed paths, for the packet
+    requested_at: float
+    request: int = 1  # 2, 3, ... when requested again for the same claim
+    announced: bool = True  # whether Claude has been given the spawn directive for it
+    reminders: int = 0
+    runs: tuple[VerifierRun, ...] = ()
+    note: str = ""  # why it was requested again
+
+
+@dataclass(frozen=True)
+class LoopState:
+    session_id: str
+    task: str
+    promise: str
+    max_iterations: int
+    budget: float  # wall-clock seconds from started_at
+    base: str | None  # the commit (or empty tree) the loop began at; changes are measured from it
+    started_at: float
+    phase: Phase = "working"
+    iteration: int = 1
+    verification: Verification | None = None
+    verifications: int = 0  # requested so far; numbers the ids v1, v2, ...
+    tier: str | None = None  # of the latest verification
+    verdict: str | None = None  # the latest verdict
+    feedback: str | None = None  # for Claude at the next Stop (a critique, missing evidence)
+    verified_fingerprint: str | None = None  # the workspace the PASS was given for
+    last_block_fingerprint: str | None = None
+    idle_blocks: int = 0
+    interrupted: str | None = None  # the API error that ended the last turn (StopFailure)
+    claim_errors: int = 0
+    ended_at: float | None = None
+    end_reason: str | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.ended_at is None and self.phase in ("working", "verifying", "passed")
+
+
+@dataclass(frozen=True)
+class ClaimFacts:
+    """What the Stop adapter measured for a claim: the tier decision and the change behind it."""
+
+    tier: str
+    agent: str
+    model: str
+    tier_evidence: tuple[str, ...]
+    reasons: tuple[str, ...]
+    relative_cost: float
+    thorough_cost: float
+    files_changed: int
+    lines_changed: int
+    paths: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Stop:
+    message: str | None
+    claim: ClaimCheck
+    fingerprint: str | None = None
+    stop_hook_active: bool = False
+    # Descriptions of background work in flight; None when the CLI did not say (older versions).
+    background: tuple[str, ...] | None = ()
+    api_error: str | None = None  # the input itself reports an API error ending the turn
+    claim_facts: ClaimFacts | None = None
+    claim_error: str | None = None
+
+
+@dataclass(frozen=True)
+class StopFailure:
+    error: str
+
+
+@dataclass(frozen=True)
+class SubagentStart:
+    agent_id: str
+    agent_type: str
+    fingerprint: str | None = None
+
+
+@dataclass(frozen=True)
+class SubagentStop:
+    agent_id: str
+    agent_type: str
+    judgement: Judgement | None = None
+    fingerprint: str | None = None
+
+
+@dataclass(frozen=True)
+class UserPrompt:
+    """A prompt from the user (not a tiergate command): the user is back, so nothing is idle."""
+
+
+@dataclass(frozen=True)
+class Cancel:
+    by: str
+
+
+Event = Stop | StopFailure | SubagentStart | SubagentStop | UserPrompt | Cancel
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The answer to one event: the new state (None: no loop), a decision name and its reasons, and
+    what to tell whom. `verifications` are snapshots of the verifications this decision requested or
+    closed, for the decision log (`tiergate history` is derived from them)."""
+
+    state: LoopState | None
+    decision: str
+    reasons: tuple[str, ...]
+    block: str | None = None  # Stop: block with this reason (it goes to Claude)
+    context: str | None = None  # additional context for the model (the verifier's evidence packet)
+    message: str | None = None  # a systemMessage for the user
+    redo: str | None = None  # SubagentStop: exit 2 with this text (it goes to the verifier)
+    verifications: tuple[dict[str, object], ...] = ()
+
+
+def new_loop(
+    session_id: str,
+    task: str,
+    *,
+    now: float,
+    base: str | None,
+    promise: str,
+    max_iterations: int = DEFAULT_MAX_ITERATIONS,
+    budget: float = DEFAULT_BUDGET_SECONDS,
+) -> LoopState:
+    return LoopState(
+        session_id=session_id,
+        task=task,
+        promise=promise,
+        max_iterations=max_iterations,
+        budget=budget,
+        base=base,
+        started_at=now,
+    )
+
+
+def decide(state: LoopState | None, event: Event, now: float, limits: Limits = LIMITS) -> Outcome:
+    """The loop's answer to `event` at time `now` (seconds since the epoch)."""
+    if isinstance(event, Stop):
+        return _on_stop(state, event, now, limits)
+    if isinstance(event, SubagentStart):
+        return _on_subagent_start(state, event, now, limits)
+    if isinstance(event, SubagentStop):
+        return _on_subagent_stop(state, event, now, limits)
+    if isinstance(event, StopFailure):
+        return _on_stop_failure(state, event)
+    if isinstance(event, UserPrompt):
+        return _on_user_prompt(state)
+    return _on_cancel(state, event, now)
+
+
+# Stop ---------------------------------------------------------------------------------------------------
+
+
+def _on_stop(state: LoopState | None, ev: Stop, now: float, limits: Limits) -> Outcome:
+    if state is None or not state.active:
+        return Outcome(state, "pass", ("no active loop in this session",))
+    never_blocked = _never_blocked(state, ev, now)
+    if never_blocked is not None:
+        return never_blocked
+    if state.phase == "working":
+        return _stop_working(state, ev, now, limits)
+    if state.phase == "verifying":
+        return _stop_verifying(state, ev, now, limits)
+    return _stop_passed(state, ev, now, limits)
+
+
+def _never_blocked(state: LoopState, ev: Stop, now: float) -> Outcome | None:
+    """The stops that go through whatever the phase: after an API error, past the budget, and while
+    background work is in flight."""
+    error = ev.api_error or state.interrupted
+    if error:
+        return Outcome(
+            replace(state, interrupted=None),
+            "pass",
+            (f"api-error: the turn ended on an API error ({error}); such a stop is never blocked",),
+            message=looptext.interrupted_message(state, error),
+        )
+    if now - state.started_at > state.budget:
+        return _halt(state, now, looptext.budget_reason(state, now))
+    if ev.background:
+        work = "; ".join(ev.background)[:300]
+        reason = f"background-work: {len(ev.background)} task(s) in flight ({work}); the session is not done"
+        return Outcome(state, "pass", (reason,))
+    return None
+
+
+def wants_claim_facts(state: LoopState | None, claim: ClaimCheck) -> bool:
+    """Whether a Stop with `claim` needs the change measured (the costly part of a Stop)."""
+    return state is not None and state.active and state.phase == "working" and claim.claimed
+
+
+def _stop_working(state: LoopState, ev: Stop, now: float, limits: Limits) -> Outcome:
+    if ev.claim.claimed:
+        if ev.claim_facts is not None:
+            return _request_verification(state, ev, now, limits)
+        return _claim_error(state, ev, now, limits, ev.claim_error or "the change was not measured")
+    reasons: tuple[str, ...]
+    if state.feedback:
+        reasons = ("feedback: the last verification did not pass; its findings go back to Claude",)
+        return _send_back(state, ev, now, limits, "feedback", reasons)
+    reasons = ("no-claim: the final message does not end with the promise", *ev.claim.notes)
+    return _send_back(state, ev, now, limits, "continue", reasons)
+
+
+def _send_back(
+    state: LoopState, ev: Stop, now: float, limits: Limits, decision: str, reasons: tuple[str, ...]
+) -> Outcome:
+    """Block the stop and send Claude back to work for one more iteration, unless the cap is reached."""
+    if state.iteration >= state.max_iterations:
+        return _halt(state, now, f"the iteration cap is reached ({state.iteration}/{state.max_iterations})")
+    advanced = replace(state, iteration=state.iteration + 1, feedback=None)
+    text = looptext.back_to_work(advanced, state.feedback, ev.claim.notes)
+    counted = (*reasons, f"iteration {advanced.iteration}/{state.max_iterations}")
+    return _block(advanced, ev, now, limits, Outcome(advanced, decision, counted, block=text))
+
+
+def _block(state: LoopState, ev: Stop, now: float, limits: Limits, outcome: Outcome) -> Outcome:
+    """Every Stop block goes through here, to count the blocks in a row that find the workspace
+    unchanged; too many halt the loop instead."""
+    unchanged = ev.fingerprint is not None and ev.fingerprint == state.last_block_fingerprint
+    idle = state.idle_blocks + 1 if unchanged else 0
+    if idle >= limits.idle_blocks:
+        return _halt(state, now, looptext.idle_reason(idle + 1))
+    return replace(outcome, state=replace(state, idle_blocks=idle, last_block_fingerprint=ev.fingerprint))
+
+
+def _request_verification(state: LoopState, ev: Stop, now: float, limits: Limits) -> Outcome:
+    facts = ev.claim_facts
+    assert facts is not None
+    kinds = claim_types(state.task, ev.message)
+    labels = tuple(dict.fromkeys((*facts.tier_evidence, *(label for label, _ in claim_evidence(kinds)))))
+    number = state.verifications + 1
+    verification = Verification(
+        id=f"v{number}",
+        tier=facts.tier,
+        agent=facts.agent,
+        model=facts.model,
+        evidence=labels,
+        claim_types=tuple(str(k) for k in kinds),
+        reasons=facts.reasons,
+        relative_cost=facts.relative_cost,
+        thorough_cost=facts.thorough_cost,
+        files_changed=facts.files_changed,
+        lines_changed=facts.lines_changed,
+        paths=facts.paths,
+        requested_at=now,
+    )
+    verifying = replace(
+        state,
+        phase="verifying",
+        verification=verification,
+        verifications=number,
+        tier=facts.tier,
+        verdict=None,
+        feedback=None,
+        claim_errors=0,
+    )
+    reasons = (
+        f"claim: the final message ends with {looptext.tag(state)}",
+        f"claim-type: {', '.join(verification.claim_types)}",
+        *facts.reasons,
+        *ev.claim.notes,
+    )
+    outcome = Outcome(
+        verifying,
+        "spawn",
+        reasons,
+        block=looptext.spawn_directive(verifying, verification, ev.claim.notes),
+        verifications=(snapshot(verification, "requested"),),
+    )
+    return _block(verifying, ev, now, limits, outcome)
+
+
+def _claim_error(state: LoopState, ev: Stop, now: float, limits: Limits, error: str) -> Outcome:
+    errors = state.claim_errors + 1
+    if errors >= limits.claim_errors:
+        return _halt(
+            state, now, f"tiergate could not check the claim {errors} times in a row (last: {error})"
+        )
+    failed = replace(state, claim_errors=errors)
+    reasons = (f"claim-check-error: {error}; an active loop blocks rather than pass an unchecked claim",)
+    outcome = Outcome(
+        failed,
+        "claim-error",
+        reasons,
+        block=looptext.claim_error(failed, error),
+        message=looptext.claim_error_message(error),
+    )
+    return _block(failed, ev, now, limits, outcome)
+
+
+def _stop_verifying(state: LoopState, ev: Stop, now: float, limits: Limits) -> Outcome:
+    verification = state.verification
+    assert verification is not None
+    if verification.runs:
+        youngest = max(run.started_at for run in verification.runs)
+        if ev.background is None and now - youngest < limits.verifier_timeout:
+            return Outcome(state, "pass", ("verifier-running: a verifier started and may still be running",))
+        ids = ", ".join(run.agent_id for run in verification.runs)
+        note = looptext.lost_note(verification, ids)
+        return _request_again(state, ev, now, limits, note, snapshot(verification, "VOID", why=note))
+    if not verification.announced:
+        announced = replace(state, verification=replace(verification, announced=True))
+        outcome = Outcome(
+            announced,
+            "spawn",
+            (f"spawn: verification {verification.id} requested again: {verification.note}",),
+            block=looptext.spawn_directive(announced, verification, ()),
+        )
+        return _block(announced, ev, now, limits, outcome)
+    if verification.reminders >= limits.reminders:
+        why = (
+            f"no verifier started for verification {verification.id} after {verification.reminders} reminders"
+        )
+        return _halt(state, now, why)
+    reminded = replace(state, verification=replace(verification, reminders=verification.reminders + 1))
+    reasons = (
+        f"remind: verification {verification.id} is pending and no verifier started "
+        f"(reminder {verification.reminders + 1}/{limits.reminders})",
+    )
+    outcome = Outcome(reminded, "remind", reasons, block=looptext.reminder(reminded, limits.reminders))
+    return _block(reminded, ev, now, limits, outcome)
+
+
+def _request_again(
+    state: LoopState, ev: Stop | None, now: float, limits: Limits, note: str, closed: dict[str, object]
+) -> Outcome:
+    """Request the pending verification again (a new id, no runs), or halt when that was done enough.
+
+    `closed` is the log's snapshot of the verification that ends here. From a Stop the directive goes
+    out at once; from a SubagentStop it goes out at the next Stop."""
+    old = state.verification
+    assert old is not None
+    if old.request >= limits.requests:
+        why = f"verification was requested {old.request} times without a usable verdict ({note})"
+        return replace(_halt(replace(state, verification=None), now, why), verifications=(closed,))
+    number = state.verifications + 1
+    renewed = replace(
+        old,
+        id=f"v{number}",
+        request=old.request + 1,
+        runs=(),
+        reminders=0,
+        requested_at=now,
+        note=note,
+        announced=ev is not None,
+    )
+    requeued = replace(state, verification=renewed, verifications=number)
+    reasons = (
+        f"request-again: {note}",
+        f"verification {renewed.id} replaces {old.id} (request {renewed.request}/{limits.requests})",
+    )
+    snapshots = (closed, snapshot(renewed, "requested"))
+    if ev is None:
+        return Outcome(requeued, "request-again", reasons, verifications=snapshots)
+    block = looptext.spawn_directive(requeued, renewed, ())
+    return _block(
+        requeued, ev, now, limits, Outcome(requeued, "spawn", reasons, block=block, verifications=snapshots)
+    )
+
+
+def _stop_passed(state: LoopState, ev: Stop, now: float, limits: Limits) -> Outcome:
+    known = ev.fingerprint is not None and state.verified_fingerprint is not None
+    if known and ev.fingerprint != state.verified_fingerprint:
+        reopened = replace(state, phase="working", feedback=looptext.changed_after_pass(state))
+        reasons = ("changed-after-pass: the workspace is not the one the verifier passed",)
+        return _send_back(reopened, ev, now, limits, "feedback", reasons)
+    done = replace(state, ended_at=now, end_reason="verified: PASS")
+    reasons = ("passed: the verifier's PASS stands for this workspace",)
+    return Outcome(done, "finalize", reasons, message=looptext.finished_message(state))
+
+
+def _halt(state: LoopState, now: float, why: str) -> Outcome:
+    """End the loop with the reason; the stop goes through and the user is told why and what to do."""
+    halted = replace(state, phase="halted", ended_at=now, end_reason=why, verification=None)
+    open_ = () if state.verification is None else (snapshot(state.verification, "VOID", why=why),)
+    message = looptext.halted_message(halted, why)
+    return Outcome(halted, "halt", (f"halt: {why}",), message=message, verifications=open_)
+
+
+# Subagents ----------------------------------------------------------------------------------------------
+
+
+def is_verifier(agent_type: str) -> bool:
+    return agent_type.startswith(VERIFIER_PREFIX)
+
+
+def _pending(state: LoopState | None) -> Verification | None:
+    if state is None or not state.active or state.phase != "verifying":
+        return None
+    return state.verification
+
+
+def would_record(state: LoopState | None, agent_type: str) -> bool:
+    """Whether a SubagentStart of `agent_type` would be recorded (and so needs a fingerprint)."""
+    verification = _pending(state)
+    return verification is not None and verification.agent == agent_type
+
+
+def _on_subagent_start(state: LoopState | None, ev: SubagentStart, now: float, limits: Limits) -> Outcome:
+    if not is_verifier(ev.agent_type):
+        return Outcome(state, "ignore", (f"not a tiergate verifier: {ev.agent_type!r}",))
+    verification = _pending(state)
+    if state is None or verification is None:
+        reasons = ("unrequested: no verification pending in this session",)
+        return Outcome(state, "unrequested", reasons, context=looptext.UNREQUESTED)
+    if ev.agent_type != verification.agent:
+        reasons = (f"wrong-verifier: {ev.agent_type} started, {verification.agent} was requested",)
+        context = looptext.wrong_verifier(verification, ev.agent_type)
+        return Outcome(state, "wrong-verifier", reasons, context=context)
+    if any(run.agent_id == ev.agent_id for run in verification.runs):
+        reasons = (f"verifier-started: {ev.agent_id} again",)
+        return Outcome(state, "verifier-started", reasons, context=evidence.packet(state, verification))
+    if len(verification.runs) >= limits.runs:
+        reasons = (f"unrequested: {len(verification.runs)} verifiers already started for {verification.id}",)
+        return Outcome(state, "unrequested", reasons, context=looptext.UNREQUESTED)
+    run = VerifierRun(ev.agent_id, ev.agent_type, now, ev.fingerprint)
+    runs = (*verification.runs, run)
+    recorded = replace(state, verification=replace(verification, runs=runs, announced=True))
+    reasons = (f"verifier-started: {ev.agent_type} ({ev.agent_id}) for verification {verification.id}",)
+    return Outcome(recorded, "verifier-started", reasons, context=evidence.packet(recorded, verification))
+
+
+def run_for(state: LoopState | None, agent_id: str) -> VerifierRun | None:
+    """The recorded run of `agent_id` in the pending verification, if there is one."""
+    verification = _pending(state)
+    if verification is None:
+        return None
+    return next((run for run in verification.runs if run.agent_id == agent_id), None)
+
+
+def _on_subagent_stop(state: LoopState | None, ev: SubagentStop, now: float, limits: Limits) -> Outcome:
+    if not ev.agent_type.strip():
+        return Outcome(
+            state, "ignore", ("phantom: a SubagentStop with an empty agent_type (an internal fork)",)
+        )
+    run = run_for(state, ev.agent_id)
+    if state is None or run is None:
+        reasons = (f"unmatched: no SubagentStart of {ev.agent_id} while a verification was pending",)
+        return Outcome(state, "ignore", reasons)
+    verification = state.verification
+    assert verification is not None
+    if ev.fingerprint is not None and run.fingerprint is not None and ev.fingerprint != run.fingerprint:
+        note = looptext.disqualified_note(run)
+        closed = snapshot(verification, "DISQUALIFIED", **_run_facts(run, now))
+        outcome = _request_again(state, None, now, limits, note, closed)
+        return replace(outcome, message=looptext.disqualified_message(run))
+    judgement = ev.judgement or Judgement(None, ("tiergate could not read your final message",))
+    if not judgement.accepted:
+        if run.redos < limits.redos:
+            return _redo(state, verification, run, judgement, limits)
+        return _record_verdict(state, run, judgement, now, None, forced=True)
+    return _record_verdict(state, run, judgement, now, ev.fingerprint)
+
+
+def _redo(
+    state: LoopState, verification: Verification, run: VerifierRun, judgement: Judgement, limits: Limits
+) -> Outcome:
+    again = replace(run, redos=run.redos + 1)
+    runs = tuple(again if r.agent_id == run.agent_id else r for r in verification.runs)
+    updated = replace(state, verification=replace(verification, runs=runs))
+    reasons = tuple(f"redo: {problem}" for problem in judgement.problems)
+    text = looptext.redo(verification, judgement.problems, again.redos, limits.redos)
+    return Outcome(updated, "redo", reasons, redo=text)
+
+
+def _record_verdict(
+    state: LoopState,
+    run: VerifierRun,
+    judgement: Judgement,
+    now: float,
+    fingerprint: str | None,
+    *,
+    forced: bool = False,
+) -> Outcome:
+    """The verification is over: PASS ends the work; FAIL and INCOMPLETE reopen it with feedback."""
+    verification = state.verification
+    assert verification is not None
+    verdict = "INCOMPLETE" if forced or judgement.verdict is None else judgement.verdict.verdict
+    closed = (snapshot(verification, verdict, **_run_facts(run, now)),)
+    message = looptext.verdict_message(verification, verdict, forced)
+    reasons: tuple[str, ...] = (f"verdict: {verdict} from {run.agent_type} ({run.agent_id})",)
+    if forced:
+        reasons += tuple(f"unaccepted: {problem}" for problem in judgement.problems)
+    if verdict == "PASS":
+        passed = replace(
+            state, phase="passed", verification=None, verdict=verdict, verified_fingerprint=fingerprint
+        )
+        return Outcome(passed, "verdict", reasons, message=message, verifications=closed)
+    feedback = looptext.verdict_feedback(verification, judgement, forced)
+    reopened = replace(state, phase="working", verification=None, verdict=verdict, feedback=feedback)
+    return Outcome(reopened, "verdict", reasons, message=message, verifications=closed)
+
+
+def snapshot(verification: Verification, status: str, **extra: object) -> dict[str, object]:
+    """What the decision log keeps of a verification at one point of its life, for `tiergate history`.
+
+    `status` is "requested", a verdict (PASS, FAIL, INCOMPLETE), DISQUALIFIED, or VOID (it ended
+    without a verdict: its verifier was lost, never started, or the loop ended first)."""
+    return {
+        "id": verification.id,
+        "status": status,
+        "tier": verification.tier,
+        "agent": verification.agent,
+        "model": verification.model,
+        "claim_types": list(verification.claim_types),
+        "files_changed": verification.files_changed,
+        "lines_changed": verification.lines_changed,
+        "relative_cost": verification.relative_cost,
+        "thorough_cost": verification.thorough_cost,
+        "requested_at": verification.requested_at,
+        "request": verification.request,
+        **extra,
+    }
+
+
+def _run_facts(run: VerifierRun, now: float) -> dict[str, object]:
+    return {"agent_id": run.agent_id, "duration_s": round(now - run.started_at, 3), "redos": run.redos}
+
+
+# Other events -------------------------------------------------------------------------------------------
+
+
+def _on_stop_failure(state: LoopState | None, ev: StopFailure) -> Outcome:
+    if state is None or not state.active:
+        return Outcome(state, "ignore", ("no active loop in this session",))
+    reasons = (f"api-error: the turn ended on {ev.error}; the next stop goes through",)
+    return Outcome(replace(state, interrupted=ev.error), "recorded", reasons)
+
+
+def _on_user_prompt(state: LoopState | None) -> Outcome:
+    if state is None or not state.active:
+        return Outcome(state, "ignore", ("no active loop in this session",))
+    fresh = replace(state, idle_blocks=0, last_block_fingerprint=None)
+    return Outcome(fresh, "user-prompt", ("the user spoke: the no-progress count starts again",))
+
+
+def _on_cancel(state: LoopState | None, ev: Cancel, now: float) -> Outcome:
+    if state is None or not state.active:
+        return Outcome(state, "ignore", ("no active loop to cancel",))
+    why = f"cancelled by {ev.by}"
+    cancelled = replace(state, phase="cancelled", ended_at=now, end_reason=why, verification=None)
+    open_ = () if state.verification is None else (snapshot(state.verification, "VOID", why=why),)
+    return Outcome(cancelled, "cancel", (why,), verifications=open_)

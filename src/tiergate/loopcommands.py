@@ -1,0 +1,102 @@
+"""The loop's slash commands, as the UserPromptSubmit hook receives them.
+
+Claude Code hands a plugin command to UserPromptSubmit as the raw text typed (CLI 2.1.332:
+`"prompt": "/tiergate:ralph fix the \\"parser\\" bug --max-iterations 5"`), before expanding it; a bare
+`/ralph` is not resolved to the plugin's command and reaches the model as plain text. So only a prompt
+that starts with `/tiergate:ralph` or `/tiergate:cancel` is a command: a prompt that merely mentions
+either, or says "ralph", never starts or cancels anything.
+
+    /tiergate:ralph <task> [--max-iterations N] [--promise TEXT]
+    /tiergate:cancel
+
+Options may come before or after the task; `--promise` takes one word or a quoted text. Pure.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+RALPH = "/tiergate:ralph"
+CANCEL = "/tiergate:cancel"
+MAX_ITERATIONS_LIMIT = 1000
+MAX_PROMISE_LENGTH = 100
+USAGE = f"usage: {RALPH} <task> [--max-iterations N] [--promise TEXT]"
+
+_HEAD = re.compile(r"(\S+)(.*)\Z", re.DOTALL)
+_OPTION = re.compile(
+    r"""(?:^|\s)--(?P<name>max-iterations|promise)(?:=|\s+)(?P<value>"[^"]*"|'[^']*'|\S+)(?=\s|$)"""
+)
+
+
+@dataclass(frozen=True)
+class StartLoop:
+    task: str
+    max_iterations: int | None
+    promise: str | None
+
+
+@dataclass(frozen=True)
+class CancelLoop:
+    pass
+
+
+@dataclass(frozen=True)
+class CommandError:
+    message: str
+
+
+Command = StartLoop | CancelLoop | CommandError
+
+
+def parse(prompt: str) -> Command | None:
+    """The loop command in `prompt`, or None if the prompt is not one."""
+    match = _HEAD.match(prompt.strip())
+    head, rest = (match.group(1), match.group(2)) if match else ("", "")
+    if head == CANCEL:
+        return CancelLoop()
+    if head != RALPH:
+        return None
+    return parse_start(rest)
+
+
+def parse_start(arguments: str) -> StartLoop | CommandError:
+    options: dict[str, str] = {}
+    for match in _OPTION.finditer(arguments):
+        options[match.group("name")] = _unquote(match.group("value"))
+    task = _unquote(_OPTION.sub(" ", arguments).strip())
+    if not task:
+        return CommandError(f"no task given; {USAGE}")
+    try:
+        max_iterations = (
+            check_max_iterations(options["max-iterations"]) if "max-iterations" in options else None
+        )
+        promise = check_promise(options["promise"]) if "promise" in options else None
+    except ValueError as exc:
+        return CommandError(f"{exc}; {USAGE}")
+    return StartLoop(task=task, max_iterations=max_iterations, promise=promise)
+
+
+def check_max_iterations(value: str | int) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise ValueError(f"--max-iterations needs a whole number, got {value!r}") from None
+    if not 1 <= number <= MAX_ITERATIONS_LIMIT:
+        raise ValueError(f"--max-iterations must be between 1 and {MAX_ITERATIONS_LIMIT}, got {number}")
+    return number
+
+
+def check_promise(value: str) -> str:
+    promise = " ".join(value.split())
+    if not promise or len(promise) > MAX_PROMISE_LENGTH or "<" in promise or ">" in promise:
+        raise ValueError(
+            f"--promise needs 1 to {MAX_PROMISE_LENGTH} characters without < or >, got {value!r}"
+        )
+    return promise
+
+
+def _unquote(value: str) -> str:
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return value[1:-1].strip()
+    return value

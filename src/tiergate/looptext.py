@@ -1,0 +1,292 @@
+"""Everything the loop says: to Claude in block reasons, to a verifier in redo feedback, to the user.
+
+Block reasons stay well under Claude Code's 10,000-character limit (longer texts are moved to a file):
+the task and any critique are cut to fit, and the long evidence packet goes to the verifier at
+SubagentStart instead (`tiergate.evidence`).
+
+Pure text; the decisions are in `tiergate.loop`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from tiergate.claims import promise_tag
+
+if TYPE_CHECKING:
+    from tiergate.loop import LoopState, Verification, VerifierRun
+    from tiergate.verdict import Judgement
+
+SPAWN_INFO = "tiergate-spawn"
+MAX_REASON = 9000
+TASK_IN_REASON = 2500
+FEEDBACK_IN_REASON = 3500
+REASONS_SHOWN = 4
+
+UNREQUESTED = (
+    "tiergate: no verification is pending for you in this session, so no verdict you give will count. "
+    "Answer what you were asked, without a tiergate-verdict block."
+)
+
+
+def tag(state: LoopState) -> str:
+    return promise_tag(state.promise)
+
+
+def cut(text: str, limit: int) -> str:
+    """`text` cut to `limit` characters, saying how much was left out."""
+    if len(text) <= limit:
+        return text
+    kept = text[: max(0, limit - 40)].rstrip()
+    return f"{kept} [... {len(text) - len(kept)} more characters]"
+
+
+def _fit(text: str) -> str:
+    return cut(text, MAX_REASON)
+
+
+def back_to_work(state: LoopState, feedback: str | None, notes: Sequence[str]) -> str:
+    """Block reason: the task is not done; keep going (iteration n/max)."""
+    parts = [f"tiergate loop, iteration {state.iteration}/{state.max_iterations}: keep working on the task."]
+    if feedback:
+        parts.append(cut(feedback, FEEDBACK_IN_REASON))
+    parts.append(f"Task:\n{cut(state.task, TASK_IN_REASON)}")
+    parts.append(
+        f"When the task is completely done and your own checks pass, end your final message with "
+        f"{tag(state)} on its last line. An independent verifier then checks the claim; only its "
+        "verdict can end the loop."
+    )
+    parts += [f"Note: {note}." for note in notes]
+    return _fit("\n\n".join(parts))
+
+
+def spawn_directive(state: LoopState, verification: Verification, notes: Sequence[str]) -> str:
+    """Block reason for a claim: prose plus exactly one `tiergate-spawn` block naming the verifier."""
+    why = "; ".join(cut(r, 300) for r in verification.reasons[:REASONS_SHOWN])
+    more = len(verification.reasons) - REASONS_SHOWN
+    if more > 0:
+        why += f" (and {more} more)"
+    parts = [
+        f"tiergate: completion claim received (iteration {state.iteration}/{state.max_iterations}). "
+        "Before the loop can end, an independent verifier must check it.",
+        f"Tier {verification.tier}: {verification.files_changed} files, {verification.lines_changed} lines "
+        f"changed since the loop began. Why: {why}",
+    ]
+    if verification.note:
+        parts.append(f"This is verification {verification.id}, requested again: {verification.note}.")
+    parts += [f"Note: {note}." for note in notes]
+    parts.append(
+        "Spawn this verifier now with the Agent tool, with exactly these parameters, in the foreground, "
+        "and wait for its result. Do not verify the work yourself and do not write a verdict: only this "
+        "verifier's verdict counts. Do not change any file while it runs."
+    )
+    parts.append(_spawn_block(state, verification))
+    return _fit("\n\n".join(parts))
+
+
+def _spawn_block(state: LoopState, verification: Verification) -> str:
+    directive = {
+        "subagent_type": verification.agent,
+        "model": verification.model,
+        "description": f"Verify claim {verification.id} ({verification.tier})",
+        "prompt": verifier_prompt(state, verification),
+    }
+    return f"```{SPAWN_INFO}\n{json.dumps(directive, ensure_ascii=False)}\n```"
+
+
+def verifier_prompt(state: LoopState, verification: Verification) -> str:
+    return (
+        f"tiergate verification {verification.id} (session {state.session_id}): find out, with evidence you "
+        f"produce yourself, whether the task below is done. tiergate hands you the evidence packet when you "
+        f'start. End with a tiergate-verdict block whose verification_id is "{verification.id}".\n\n'
+        f"Task:\n{cut(state.task, TASK_IN_REASON)}"
+    )
+
+
+def reminder(state: LoopState, limit: int) -> str:
+    verification = state.verification
+    assert verification is not None
+    parts = [
+        f"tiergate: verification {verification.id} is still pending and no verifier has started "
+        f"(reminder {verification.reminders}/{limit}; after that the loop halts). The loop cannot end "
+        "without it. Spawn it now with the Agent tool, exactly as below, and wait for its result.",
+        _spawn_block(state, verification),
+    ]
+    return _fit("\n\n".join(parts))
+
+
+def claim_error(state: LoopState, error: str) -> str:
+    return _fit(
+        f"tiergate could not check your completion claim because of an internal error ({cut(error, 500)}). "
+        f"The claim was not verified. Check your work once more, then end your final message with "
+        f"{tag(state)} again."
+    )
+
+
+def claim_error_message(error: str) -> str:
+    return (
+        f"tiergate: internal error while checking the completion claim ({cut(error, 300)}); this stop was "
+        "blocked once, because the loop is active (a second error in a row halts the loop); details in the "
+        "log (.tiergate/log.jsonl)"
+    )
+
+
+def lost_note(verification: Verification, agent_ids: str) -> str:
+    return f"the verifier of {verification.id} ({agent_ids}) stopped without a verdict reaching tiergate"
+
+
+def disqualified_note(run: VerifierRun) -> str:
+    return f"the verifier {run.agent_id} changed the workspace while verifying and was disqualified"
+
+
+def disqualified_message(run: VerifierRun) -> str:
+    return (
+        f"tiergate: verifier {run.agent_type} ({run.agent_id}) changed the workspace while verifying; its "
+        "verdict is thrown away and a new verification is requested"
+    )
+
+
+def wrong_verifier(verification: Verification, agent_type: str) -> str:
+    return (
+        f"tiergate: verification {verification.id} asks for {verification.agent} ({verification.tier} tier), "
+        f"not {agent_type}: no verdict you give will count. Say so in one line and stop."
+    )
+
+
+def redo(verification: Verification, problems: Sequence[str], attempt: int, limit: int) -> str:
+    lines = [
+        f"tiergate cannot accept this verdict for verification {verification.id} yet "
+        f"(redo {attempt}/{limit}; after that it counts as INCOMPLETE):"
+    ]
+    lines += [f"- {cut(problem, 600)}" for problem in problems[:12]]
+    lines.append(
+        "Do what is named above, then end your final message with the whole tiergate-verdict block again "
+        f'(with "verification_id": "{verification.id}").'
+    )
+    return _fit("\n".join(lines))
+
+
+def verdict_feedback(verification: Verification, judgement: Judgement, forced: bool) -> str:
+    """What Claude is told at the next Stop after a FAIL or INCOMPLETE."""
+    header = f"Verification {verification.id} by {verification.agent} ({verification.model})"
+    verdict = judgement.verdict
+    if forced or verdict is None:
+        problems = "\n".join(f"- {cut(p, 400)}" for p in judgement.problems[:8])
+        return (
+            f"{header}: INCOMPLETE. The verifier could not produce a verdict tiergate can accept:\n"
+            f"{problems}\n"
+            "Make the evidence easy to produce (tests that run, a build that works, clear commands), then "
+            "claim again."
+        )
+    lines = [f"{header}: {verdict.verdict}."]
+    if verdict.critique:
+        lines.append(f"Critique: {cut(verdict.critique, 2000)}")
+    missing = verdict.not_verified()
+    if missing:
+        lines.append("Not verified:" if verdict.verdict == "FAIL" else "Evidence still missing:")
+        lines += [
+            f"- {c.criterion} [{c.status}]: {cut(c.evidence, 300) or 'no evidence'}" for c in missing[:10]
+        ]
+    lines.append("Fix what it names, check it yourself, then claim again.")
+    return "\n".join(lines)
+
+
+def changed_after_pass(state: LoopState) -> str:
+    return (
+        "The workspace changed after the verifier passed it, so that PASS no longer covers the work. "
+        f"Finish, then end your final message with {tag(state)} to have the final state verified."
+    )
+
+
+def idle_reason(blocks: int) -> str:
+    return (
+        f"no progress: {blocks} stops in a row found the workspace unchanged (halted before Claude Code's "
+        "own block cap would end the turn silently)"
+    )
+
+
+def budget_reason(state: LoopState, now: float) -> str:
+    used = (now - state.started_at) / 60
+    return f"the wall-clock budget is spent ({used:.0f} of {state.budget / 60:.0f} minutes)"
+
+
+def halted_message(state: LoopState, why: str) -> str:
+    return (
+        f"tiergate: loop halted: {why}. The work so far is in the workspace; nothing was rolled back. "
+        "See `tiergate status` and `tiergate history`; to go on, start a new loop with "
+        f"/tiergate:ralph <task> --max-iterations N (this one ran {state.iteration} iterations)."
+    )
+
+
+def finished_message(state: LoopState) -> str:
+    return (
+        f"tiergate: loop finished: the {state.tier} verifier's PASS stands "
+        f"(iteration {state.iteration}/{state.max_iterations}). `tiergate history` shows each verification."
+    )
+
+
+def interrupted_message(state: LoopState, error: str) -> str:
+    return (
+        f"tiergate: the last turn ended on an API error ({error}); this stop was not blocked. The loop is "
+        f"still active (iteration {state.iteration}/{state.max_iterations}); /tiergate:cancel ends it."
+    )
+
+
+def verdict_message(verification: Verification, verdict: str, forced: bool) -> str:
+    how = " (no acceptable verdict after the redos)" if forced else ""
+    return (
+        f"tiergate: verification {verification.id}: {verification.agent} ({verification.model}) "
+        f"returned {verdict}{how}"
+    )
+
+
+def started_context(state: LoopState) -> str:
+    """Additional context when a loop starts (UserPromptSubmit) or the session resumes with one."""
+    return _fit(
+        f"tiergate loop active (iteration {state.iteration}/{state.max_iterations}). Work on the task until "
+        f"it is completely done. When it is, end your final message with {tag(state)} on its last line: "
+        "tiergate then has the claim checked by an independent verifier, sized to the risk of the change, "
+        "and only its verdict ends the loop. Never write a tiergate-verdict block yourself.\n\n"
+        f"Task:\n{cut(state.task, TASK_IN_REASON)}"
+    )
+
+
+def started_message(state: LoopState, replaced: LoopState | None) -> str:
+    also = (
+        "; it replaces the loop that was active in this session"
+        if replaced is not None and replaced.active
+        else ""
+    )
+    return (
+        f"tiergate: loop started (at most {state.max_iterations} iterations and {state.budget / 60:.0f} "
+        f"minutes; it ends when a verifier passes a claim ending with {tag(state)}){also}. "
+        "/tiergate:cancel stops it."
+    )
+
+
+def bound_message(state: LoopState) -> str:
+    return (
+        f"tiergate: the loop started from the shell now runs in this session: {cut(state.task, 120)} "
+        f"(at most {state.max_iterations} iterations). /tiergate:cancel stops it."
+    )
+
+
+def cancelled_message(cancelled: LoopState | None) -> str:
+    if cancelled is None:
+        return "tiergate: no active loop in this session; nothing to cancel."
+    return (
+        f"tiergate: loop cancelled at iteration {cancelled.iteration}/{cancelled.max_iterations}; "
+        "the next stop goes through. The work so far stays in the workspace."
+    )
+
+
+CANCELLED_CONTEXT = (
+    "tiergate: the user cancelled the loop in this session. Stop working on the loop's task; nothing will "
+    "send you back to it."
+)
+
+
+def not_started_context(problem: str) -> str:
+    return f"tiergate did not start a loop: {problem}. Tell the user so, in one line, and do nothing else."
