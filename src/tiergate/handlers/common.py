@@ -1,0 +1,80 @@
+"""What every event adapter does: apply the loop's decision under the session's lock, log it, reply."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from tiergate import loop, looptext, state
+from tiergate.protocol import HookReply
+
+if TYPE_CHECKING:
+    from tiergate.project import Project
+
+
+def apply(project: Project, event_name: str, session_id: str, event: loop.Event) -> loop.Outcome:
+    """Decide `event` against the session's current state, store the new state, log the decision."""
+    now = time.time()
+
+    def change(current: loop.LoopState | None) -> tuple[loop.LoopState | None, loop.Outcome]:
+        outcome = loop.decide(current, event, now)
+        return outcome.state, outcome
+
+    outcome = state.update(project, session_id, change)
+    log_outcome(project, event_name, session_id, outcome)
+    return outcome
+
+
+def log_outcome(project: Project, event_name: str, session_id: str, outcome: loop.Outcome) -> None:
+    from tiergate.log import decision_log
+
+    current = outcome.state
+    where: dict[str, object] = (
+        {} if current is None else {"phase": current.phase, "iteration": current.iteration}
+    )
+    if outcome.verifications:
+        where["verifications"] = list(outcome.verifications)
+    decision_log(project).info(
+        event_name,
+        session_id=session_id,
+        decision=outcome.decision,
+        reasons=list(outcome.reasons),
+        **where,
+    )
+
+
+def reply(outcome: loop.Outcome) -> HookReply | None:
+    if outcome.block is None and outcome.context is None and outcome.message is None and outcome.redo is None:
+        return None
+    return HookReply(
+        block_reason=outcome.block,
+        additional_context=outcome.context,
+        system_message=outcome.message,
+        redo_feedback=outcome.redo,
+    )
+
+
+def bind_pending(project: Project, session_id: str, event_name: str) -> loop.LoopState | None:
+    """Bind a loop started from a shell to this session, if it has no active loop of its own."""
+    bound = state.take_pending(project, session_id, time.time())
+    if bound is not None:
+        outcome = loop.Outcome(
+            bound, "bind", (f"the loop started from a shell is bound to this session at {event_name}",)
+        )
+        log_outcome(project, event_name, session_id, outcome)
+    return bound
+
+
+def with_binding(event_name: str, answer: HookReply | None, bound: loop.LoopState) -> HookReply | None:
+    """Tell the model and the user about a loop that was just bound, where the event can say so."""
+    if event_name not in ("SessionStart", "UserPromptSubmit"):
+        return answer
+    answer = answer or HookReply()
+    context = answer.additional_context or looptext.started_context(bound)
+    message = answer.system_message or looptext.bound_message(bound)
+    return HookReply(
+        block_reason=answer.block_reason,
+        additional_context=context,
+        system_message=message,
+        redo_feedback=answer.redo_feedback,
+    )

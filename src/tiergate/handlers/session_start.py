@@ -1,0 +1,21 @@
+"""SessionStart: a session resumes (or compacts) with an active loop; the model is reminded of it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from tiergate import looptext, state
+from tiergate.protocol import HookReply
+
+if TYPE_CHECKING:
+    from tiergate.project import Project
+
+
+def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
+    from tiergate.protocol import parse_input
+
+    start = parse_input("SessionStart", payload)
+    current = state.read(project, start.session_id)
+    if current is None or not current.active:
+        return None
+    return HookReply(additional_context=looptext.started_context(current))

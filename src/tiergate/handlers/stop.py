@@ -1,0 +1,123 @@
+"""Stop: the main agent wants to end its turn. A claim is measured here (the costly part), once."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from tiergate import loop, state, transcript
+from tiergate.claims import check_claim
+from tiergate.fingerprint import fingerprint
+from tiergate.handlers import common
+
+if TYPE_CHECKING:
+    from tiergate.project import Project
+    from tiergate.protocol import HookReply
+
+# stop_reason values of a turn that ended normally; any other one (an API error, a context or output
+# limit, a refusal) is a stop tiergate never blocks.
+NORMAL_STOP_REASONS = frozenset({"end_turn", "stop_sequence", "tool_use", "pause_turn"})
+PATHS_KEPT = 30
+
+
+def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
+    from tiergate.protocol import parse_input
+
+    stop = parse_input("Stop", payload)
+    current = state.read(project, stop.session_id)
+    if current is None or not current.active:
+        return None
+    message = stop.last_assistant_message
+    if message is None:
+        message = transcript.last_assistant_text(stop.transcript_path)
+    claim = check_claim(message, current.promise)
+    background = background_work(payload)
+    error = api_error(payload)
+    facts: loop.ClaimFacts | None = None
+    problem: str | None = None
+    if loop.wants_claim_facts(current, claim) and not background and error is None:
+        facts, problem = measure(project, current)
+    event = loop.Stop(
+        message=message,
+        claim=claim,
+        fingerprint=fingerprint(project.root),
+        stop_hook_active=stop.stop_hook_active,
+        background=background,
+        api_error=error,
+        claim_facts=facts,
+        claim_error=problem,
+    )
+    return common.reply(common.apply(project, "Stop", stop.session_id, event))
+
+
+def background_work(payload: dict[str, Any]) -> tuple[str, ...] | None:
+    """What Claude Code reports in flight ("Empty array when nothing is in flight"); None if not reported."""
+    tasks = payload.get("background_tasks")
+    if not isinstance(tasks, list):
+        return None
+    return tuple(_describe(task) for task in tasks)
+
+
+def _describe(task: object) -> str:
+    if not isinstance(task, dict):
+        return str(task)[:100]
+    for key in ("description", "command", "agent_type", "type", "id"):
+        if isinstance(task.get(key), str) and task[key]:
+            return str(task[key])[:100]
+    return "unnamed task"
+
+
+def api_error(payload: dict[str, Any]) -> str | None:
+    """The API error the input reports as ending the turn, if any."""
+    error = payload.get("error")
+    if isinstance(error, str) and error:
+        return error
+    reason = payload.get("stop_reason")
+    if isinstance(reason, str) and reason and reason not in NORMAL_STOP_REASONS:
+        return reason
+    return None
+
+
+def measure(project: Project, current: loop.LoopState) -> tuple[loop.ClaimFacts | None, str | None]:
+    """The claim's tier and change, or why they could not be had.
+
+    Any error is caught here on purpose: the loop decides what an unchecked claim means (see
+    `tiergate.loop`), and the traceback goes to the log."""
+    try:
+        from tiergate.config import load_config
+        from tiergate.measure import assess_change
+        from tiergate.tiers import Tier
+
+        config = load_config(project.root)
+        assessment = assess_change(
+            project.root, base=current.base or "HEAD", prompt=current.task, config=config
+        )
+    except Exception as exc:
+        _log_error(project, current.session_id, exc)
+        return None, f"{type(exc).__name__}: {exc}"
+    decision, change = assessment.decision, assessment.change
+    facts = loop.ClaimFacts(
+        tier=decision.tier.value,
+        agent=decision.verifier.subagent_type,
+        model=decision.verifier.model,
+        tier_evidence=decision.verifier.evidence_required,
+        reasons=decision.reasons,
+        relative_cost=decision.relative_cost,
+        thorough_cost=config.tier_policy.relative_costs[Tier.THOROUGH],
+        files_changed=change.files_changed,
+        lines_changed=change.lines_changed,
+        paths=change.paths[:PATHS_KEPT],
+    )
+    return facts, None
+
+
+def _log_error(project: Project, session_id: str, exc: Exception) -> None:
+    import traceback
+
+    from tiergate.log import decision_log
+
+    decision_log(project).error(
+        "claim_check_error",
+        session_id=session_id,
+        error=f"{type(exc).__name__}: {exc}",
+        traceback="".join(traceback.format_exception(exc)),
+    )

@@ -1,0 +1,24 @@
+"""StopFailure: an API error (rate limit, authentication, context or output limit...) ended the turn.
+Recorded, so that the next Stop goes through; Claude Code ignores this hook's output."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from tiergate import loop, state
+from tiergate.handlers import common
+
+if TYPE_CHECKING:
+    from tiergate.project import Project
+    from tiergate.protocol import HookReply
+
+
+def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
+    from tiergate.protocol import parse_input
+
+    failure = parse_input("StopFailure", payload)
+    current = state.read(project, failure.session_id)
+    if current is None or not current.active:
+        return None
+    common.apply(project, "StopFailure", failure.session_id, loop.StopFailure(failure.error))
+    return None

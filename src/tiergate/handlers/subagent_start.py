@@ -1,0 +1,30 @@
+"""SubagentStart: a verifier starts. The requested one is recorded with the workspace's fingerprint and
+handed the evidence packet; any other is told its verdict will not count."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from tiergate import loop, state
+from tiergate.fingerprint import fingerprint
+from tiergate.handlers import common
+
+if TYPE_CHECKING:
+    from tiergate.project import Project
+    from tiergate.protocol import HookReply
+
+
+def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
+    from tiergate.protocol import parse_input
+
+    start = parse_input("SubagentStart", payload)
+    current = state.read(project, start.session_id)
+    if current is None or not current.active:
+        return None
+    recorded = loop.would_record(current, start.agent_type)
+    event = loop.SubagentStart(
+        agent_id=start.agent_id,
+        agent_type=start.agent_type,
+        fingerprint=fingerprint(project.root) if recorded else None,
+    )
+    return common.reply(common.apply(project, "SubagentStart", start.session_id, event))

@@ -1,0 +1,89 @@
+"""UserPromptSubmit: `/tiergate:ralph` starts a loop in this session, `/tiergate:cancel` ends it; any
+other prompt only tells an active loop that the user is back."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from tiergate import loop, loopcommands, looptext, state
+from tiergate.claims import DEFAULT_PROMISE
+from tiergate.errors import UserError
+from tiergate.handlers import common
+from tiergate.protocol import HookReply
+
+if TYPE_CHECKING:
+    from tiergate.project import Project
+
+
+def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
+    from tiergate.protocol import parse_input
+
+    prompt = parse_input("UserPromptSubmit", payload)
+    session_id = prompt.session_id
+    command = loopcommands.parse(prompt.prompt)
+    if isinstance(command, loopcommands.StartLoop):
+        return start(project, session_id, command)
+    if isinstance(command, loopcommands.CancelLoop):
+        outcome = common.apply(project, "UserPromptSubmit", session_id, loop.Cancel("/tiergate:cancel"))
+        cancelled = outcome.state if outcome.decision == "cancel" else None
+        return HookReply(
+            additional_context=looptext.CANCELLED_CONTEXT if cancelled else None,
+            system_message=looptext.cancelled_message(cancelled),
+        )
+    if isinstance(command, loopcommands.CommandError):
+        return HookReply(
+            additional_context=looptext.not_started_context(command.message),
+            system_message=f"tiergate: {command.message}",
+        )
+    current = state.read(project, session_id)
+    if current is None or not current.active:
+        return None
+    common.apply(project, "UserPromptSubmit", session_id, loop.UserPrompt())
+    return None
+
+
+def start(project: Project, session_id: str, command: loopcommands.StartLoop) -> HookReply:
+    """Start a loop in this session, replacing whatever loop it had."""
+    try:
+        new = new_loop(project, session_id, command.task, command.max_iterations, command.promise)
+    except UserError as exc:
+        return HookReply(
+            additional_context=looptext.not_started_context(str(exc)),
+            system_message=f"tiergate: cannot start a loop: {exc}",
+        )
+
+    def replace_loop(current: loop.LoopState | None) -> tuple[loop.LoopState, loop.LoopState | None]:
+        return new, current
+
+    previous = state.update(project, session_id, replace_loop)
+    reasons: tuple[str, ...] = (
+        f"start: /tiergate:ralph, at most {new.max_iterations} iterations, base {new.base}",
+    )
+    if previous is not None and previous.active:
+        reasons += (f"replaces the active loop of this session (phase {previous.phase})",)
+    common.log_outcome(project, "UserPromptSubmit", session_id, loop.Outcome(new, "start", reasons))
+    return HookReply(
+        additional_context=looptext.started_context(new),
+        system_message=looptext.started_message(new, previous),
+    )
+
+
+def new_loop(
+    project: Project, session_id: str, task: str, max_iterations: int | None, promise: str | None
+) -> loop.LoopState:
+    """A loop beginning now at the repository's HEAD; UserError outside a git work tree."""
+    from tiergate import git
+    from tiergate.config import load_config
+
+    root = git.repo_root(project.root)
+    config = load_config(project.root)
+    return loop.new_loop(
+        session_id,
+        task,
+        now=time.time(),
+        base=git.resolve_rev(root, "HEAD"),
+        promise=promise or DEFAULT_PROMISE,
+        max_iterations=max_iterations or config.loop.max_iterations,
+        budget=config.loop.max_minutes * 60,
+    )

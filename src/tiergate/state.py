@@ -1,0 +1,236 @@
+"""Loop state on disk: one JSON file per session, `<state_dir>/loops/<session_id>.json`, and
+`<state_dir>/pending.json` for a loop started from a shell before any session exists.
+
+- Every write is atomic (a temporary file in the same folder, flushed and fsynced, then `os.replace`),
+  so a reader (a hook, `tiergate status` while a session runs) sees the old file or the new one, never
+  half of one. Reads take no lock.
+- Every read-modify-write holds an exclusive lock on a sidecar `<name>.lock`: Claude Code runs
+  matching hooks in parallel and several verifiers can stop at once, and no update may be lost.
+  The lock is `fcntl.flock` where there is one (importing filelock would cost every active-loop hook
+  about 70 ms), else filelock.
+- A pending loop is taken under the pending lock, then the session's: always in that order.
+- One session's file is only ever written by that session's hooks and by `tiergate cancel`.
+
+What can be derived is not stored here: history comes from the decision log, the last green point
+from git.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, fields, replace
+from pathlib import Path
+from typing import Any, TypeVar
+
+from tiergate.errors import UserError
+from tiergate.loop import PHASES, LoopState, Verification, VerifierRun
+from tiergate.project import Project, ensure_state_dir, is_valid_session_id
+
+LOOPS_DIR = "loops"
+PENDING_NAME = "pending.json"
+SCHEMA = 1
+T = TypeVar("T")
+
+
+class StateError(UserError):
+    """A state file that cannot be read as a loop (hand-edited, from another version, damaged)."""
+
+
+def loops_dir(project: Project) -> Path:
+    return project.state_dir / LOOPS_DIR
+
+
+def loop_path(project: Project, session_id: str) -> Path:
+    if not is_valid_session_id(session_id):
+        raise UserError(f"not a session id: {session_id!r}")
+    return loops_dir(project) / f"{session_id}.json"
+
+
+def pending_path(project: Project) -> Path:
+    return project.state_dir / PENDING_NAME
+
+
+def read(project: Project, session_id: str) -> LoopState | None:
+    """The session's loop, or None if it never had one."""
+    return _read(loop_path(project, session_id))
+
+
+def read_pending(project: Project) -> LoopState | None:
+    return _read(pending_path(project))
+
+
+def update(
+    project: Project, session_id: str, change: Callable[[LoopState | None], tuple[LoopState | None, T]]
+) -> T:
+    """Apply `change` to the session's loop under its lock; write what it returns (None: leave it)."""
+    path = loop_path(project, session_id)
+    ensure_state_dir(project)
+    with _locked(path):
+        current = _read(path)
+        new, result = change(current)
+        if new is not None and new != current:
+            _write(path, new)
+    return result
+
+
+def write_pending(project: Project, state: LoopState) -> LoopState | None:
+    """Store a loop for the next session to reach a hook; returns the pending loop it replaces."""
+    path = pending_path(project)
+    ensure_state_dir(project)
+    with _locked(path):
+        previous = _read(path)
+        _write(path, state)
+    return previous
+
+
+def take_pending(project: Project, session_id: str, now: float) -> LoopState | None:
+    """Bind the pending loop to this session, unless it already runs an active loop.
+
+    Returns the loop as bound (its clock starts now), or None if there was nothing to take."""
+    path = pending_path(project)
+    if not path.exists():
+        return None
+    with _locked(path):
+        pending = _read(path)
+        if pending is None:
+            return None
+        bound = replace(pending, session_id=session_id, started_at=now)
+
+        def bind(current: LoopState | None) -> tuple[LoopState | None, LoopState | None]:
+            if current is not None and current.active:
+                return None, None
+            return bound, bound
+
+        taken = update(project, session_id, bind)
+        if taken is not None:
+            path.unlink()
+    return taken
+
+
+def drop_pending(project: Project) -> LoopState | None:
+    """Remove the pending loop; returns it."""
+    path = pending_path(project)
+    if not path.exists():
+        return None
+    with _locked(path):
+        pending = _read(path)
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+    return pending
+
+
+def all_loops(project: Project) -> list[LoopState]:
+    """Every session's loop in this project, oldest start first."""
+    folder = loops_dir(project)
+    if not folder.is_dir():
+        return []
+    loops = []
+    for path in folder.glob("*.json"):
+        with contextlib.suppress(FileNotFoundError):
+            state = _read(path)
+            if state is not None:
+                loops.append(state)
+    return sorted(loops, key=lambda s: (s.started_at, s.session_id))
+
+
+def active_base(project: Project) -> str | None:
+    """The base of the most recently started active loop in this project (for `tiergate tier`)."""
+    active = [s for s in all_loops(project) if s.active]
+    return active[-1].base if active else None
+
+
+# Files --------------------------------------------------------------------------------------------------
+
+
+def _read(path: Path) -> LoopState | None:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    try:
+        data = json.loads(raw)
+        return from_dict(data)
+    except (ValueError, TypeError, KeyError, AttributeError) as exc:
+        raise StateError(
+            f"unreadable loop state {path} ({exc}); delete it or run `tiergate cancel`"
+        ) from None
+
+
+def _write(path: Path, state: LoopState) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = json.dumps(to_dict(state), indent=1, sort_keys=True).encode()
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{time.monotonic_ns()}.tmp")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    try:
+        temporary.replace(path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            temporary.unlink()
+        raise
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    lock_path = path.with_name(path.name + ".lock")
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        import fcntl
+    except ImportError:  # Windows
+        from filelock import FileLock
+
+        with FileLock(lock_path):
+            yield
+        return
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+# JSON form ----------------------------------------------------------------------------------------------
+
+
+def to_dict(state: LoopState) -> dict[str, Any]:
+    return {"schema": SCHEMA, "active": state.active, **asdict(state)}
+
+
+def from_dict(data: Any) -> LoopState:
+    if not isinstance(data, dict):
+        raise ValueError("not a JSON object")
+    if data.get("schema") != SCHEMA:
+        raise ValueError(f"schema {data.get('schema')!r}, this tiergate reads schema {SCHEMA}")
+    state = _build(LoopState, data)
+    if state.phase not in PHASES:
+        raise ValueError(f"unknown phase {state.phase!r}")
+    return state
+
+
+def _build(cls: type[T], data: dict[str, Any]) -> T:
+    """A dataclass from its asdict() form: tuples from lists, nested records rebuilt; unknown keys ignored."""
+    kwargs: dict[str, Any] = {}
+    for f in fields(cls):  # type: ignore[arg-type]
+        if f.name not in data:
+            continue
+        value = data[f.name]
+        kind = str(f.type)
+        if kind.startswith("Verification") and value is not None:
+            value = _build(Verification, value)
+        elif kind.startswith("tuple[VerifierRun"):
+            value = tuple(_build(VerifierRun, run) for run in value)
+        elif kind.startswith("tuple"):
+            value = tuple(value)
+        kwargs[f.name] = value
+    return cls(**kwargs)
