@@ -27,6 +27,10 @@ if TYPE_CHECKING:
 # `run(args) -> int`, and keeps its top level light (heavy imports go inside `run`).
 COMMANDS: dict[str, str] = {
     "tier": "tier",
+    "ralph": "ralph",
+    "cancel": "cancel",
+    "status": "status",
+    "history": "history",
 }
 
 

@@ -1,0 +1,88 @@
+"""`tiergate status [--json]`: where each loop of this project stands, read from the state files.
+
+`--json` prints a list, one object per loop (a loop waiting for a session has `"pending": true` and no
+session_id), with at least `session_id`, `phase`, `iteration`, `max_iterations`, `tier` and `verdict`.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tiergate.loop import LoopState
+
+HELP = "show where each loop of this project stands"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print a JSON list, one object per loop")
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+    import os
+    from pathlib import Path
+
+    from tiergate import state
+    from tiergate.project import locate
+
+    project = locate(Path.cwd(), os.environ)
+    loops = [describe(s) for s in state.all_loops(project)]
+    pending = state.read_pending(project)
+    if pending is not None:
+        loops.append(describe(pending, pending=True))
+    if args.json:
+        print(json.dumps(loops, indent=2))
+    elif not loops:
+        print(f"tiergate: no loops in {project.root}")
+    else:
+        for entry in loops:
+            print(line(entry))
+    return 0
+
+
+def describe(loop: LoopState, *, pending: bool = False) -> dict[str, Any]:
+    verification = loop.verification
+    return {
+        "session_id": None if pending else loop.session_id,
+        "pending": pending,
+        "active": loop.active,
+        "phase": loop.phase,
+        "iteration": loop.iteration,
+        "max_iterations": loop.max_iterations,
+        "tier": loop.tier,
+        "verdict": loop.verdict,
+        "task": loop.task,
+        "promise": loop.promise,
+        "base": loop.base,
+        "started_at": loop.started_at,
+        "ended_at": loop.ended_at,
+        "end_reason": loop.end_reason,
+        "verification": None
+        if verification is None
+        else {
+            "id": verification.id,
+            "tier": verification.tier,
+            "agent": verification.agent,
+            "model": verification.model,
+            "verifiers_started": len(verification.runs),
+        },
+    }
+
+
+def line(entry: dict[str, Any]) -> str:
+    who = "pending (next session)" if entry["pending"] else f"session {entry['session_id']}"
+    state = entry["phase"] if entry["active"] or entry["phase"] != "passed" else "passed (finished)"
+    parts = [who, state, f"iteration {entry['iteration']}/{entry['max_iterations']}"]
+    if entry["tier"]:
+        parts.append(f"tier {entry['tier']}")
+    if entry["verdict"]:
+        parts.append(f"verdict {entry['verdict']}")
+    if entry["verification"]:
+        v = entry["verification"]
+        parts.append(f"waiting for {v['agent']} ({v['id']}, {v['verifiers_started']} started)")
+    if entry["end_reason"] and entry["phase"] in ("halted", "cancelled"):
+        parts.append(entry["end_reason"])
+    task = entry["task"] if len(entry["task"]) <= 60 else entry["task"][:59] + "…"
+    return "  ".join(parts) + f"  task: {task}"
