@@ -1,0 +1,80 @@
+"""Assess a change: the one path from "what changed" to "which verifier, and why".
+
+Both the command line (`tiergate tier`) and the loop (a completion claim) come through here, so that the
+tier a user is shown is the tier a loop uses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from tiergate.change import ChangeMeasurement, measure_change
+from tiergate.config import Config, load_config
+from tiergate.keywords import find_override
+from tiergate.riskpaths import RiskPaths, RiskScan
+from tiergate.testcoverage import CoverageJudgement, judge_coverage
+from tiergate.tiers import ChangeFacts, Coverage, TierDecision, select_tier
+
+
+@dataclass(frozen=True)
+class Assessment:
+    change: ChangeMeasurement
+    coverage: CoverageJudgement
+    scan: RiskScan
+    decision: TierDecision
+
+
+def risk_paths(config: Config) -> RiskPaths:
+    return RiskPaths(extra_security=config.patterns.security, extra_architecture=config.patterns.architecture)
+
+
+def facts_from_paths(
+    paths: Sequence[str],
+    lines_changed: int,
+    test_coverage: Coverage,
+    rules: RiskPaths,
+    coverage_evidence: str = "",
+) -> tuple[ChangeFacts, RiskScan]:
+    scan = rules.scan(paths)
+    facts = ChangeFacts(
+        files_changed=len(paths),
+        lines_changed=lines_changed,
+        test_coverage=test_coverage,
+        has_security_implications=bool(scan.security),
+        has_architectural_changes=bool(scan.architecture),
+        security_evidence=tuple(m.describe() for m in scan.security),
+        architecture_evidence=tuple(m.describe() for m in scan.architecture),
+        coverage_evidence=coverage_evidence,
+    )
+    return facts, scan
+
+
+def decide(facts: ChangeFacts, config: Config, prompt: str | None) -> TierDecision:
+    override = find_override(prompt, config.keywords.thorough, config.keywords.light)
+    return select_tier(facts, config.tier_policy, override)
+
+
+def assess_change(
+    root: Path,
+    base: str = "HEAD",
+    prompt: str | None = None,
+    config: Config | None = None,
+    coverage: Coverage | None = None,
+) -> Assessment:
+    """Measure the change since `base` in the repository at `root` and select its tier.
+
+    `coverage` given by the caller (`--coverage`) replaces the judgement from coverage data.
+    """
+    config = config if config is not None else load_config(root)
+    change = measure_change(root, base)
+    judgement = (
+        CoverageJudgement(level=coverage, evidence="given on the command line")
+        if coverage is not None
+        else judge_coverage(change)
+    )
+    facts, scan = facts_from_paths(
+        change.paths, change.lines_changed, judgement.level, risk_paths(config), judgement.evidence
+    )
+    return Assessment(change=change, coverage=judgement, scan=scan, decision=decide(facts, config, prompt))

@@ -1,0 +1,184 @@
+"""`tiergate tier` as a user runs it: a subprocess in a real git repository."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from testing.gitrepo import GIT_ENV, commit_all, git, init_repo, write
+
+
+def tiergate(cwd: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tiergate", *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, **GIT_ENV},
+        timeout=60,
+    )
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return init_repo(tmp_path / "repo", {"src/app.py": "def f():\n    return 1\n", "README.md": "hi\n"})
+
+
+def test_json_of_a_small_change(repo: Path) -> None:
+    write(repo, {"src/app.py": "def f():\n    return 2\n"})
+    result = tiergate(repo, "tier", "--json", "--coverage", "full")
+    assert result.returncode == 0, result.stderr
+    record = json.loads(result.stdout)
+    assert record["tier"] == "LIGHT"
+    assert record["agent"] == "tiergate:architect-low"
+    assert record["model"] == "haiku"
+    assert record["files_changed"] == 1
+    assert record["lines_changed"] == 2
+    assert record["test_coverage"] == "full"
+    assert record["base"] == git(repo, "rev-parse", "HEAD").strip()
+    assert record["has_security_implications"] is False
+    assert record["reasons"][0].startswith("small-and-tested: 1 files < 5, 2 lines < 100")
+
+
+def test_security_path_is_thorough_whatever_the_prompt_says(repo: Path) -> None:
+    write(repo, {"auth/login.py": "def login():\n    return True\n"})
+    result = tiergate(repo, "tier", "--json", "--coverage", "full", "--prompt", "a quick fix")
+    record = json.loads(result.stdout)
+    assert record["tier"] == "THOROUGH"
+    assert record["model"] == "opus"
+    assert record["has_security_implications"] is True
+    assert any("auth/login.py" in reason for reason in record["reasons"])
+    assert record["reasons"][-1].startswith("keyword-light: 'quick'")
+
+
+def test_base_option_measures_committed_work_too(repo: Path) -> None:
+    start = git(repo, "rev-parse", "HEAD").strip()
+    for i in range(3):
+        write(repo, {f"src/m{i}.py": "x = 1\n" * 10})
+        commit_all(repo, f"m{i}")
+    write(repo, {"src/m9.py": "y = 2\n"})  # untracked
+    record = json.loads(tiergate(repo, "tier", "--json", "--base", start).stdout)
+    assert record["files_changed"] == 4
+    assert record["lines_changed"] == 31
+    assert record["base"] == start
+    head_only = json.loads(tiergate(repo, "tier", "--json").stdout)
+    assert head_only["files_changed"] == 1
+
+
+def test_explain_is_for_a_person(repo: Path) -> None:
+    write(repo, {"package.json": '{"name": "x"}\n', "src/app.py": "def f():\n    return 3\n"})
+    result = tiergate(repo, "tier", "--explain", "--prompt", "please be careful")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "Tier: THOROUGH: tiergate:architect on opus" in out
+    assert "Architecture paths: package.json matches architecture pattern" in out
+    assert "Override keyword: 'careful' asks for THOROUGH" in out
+    assert "The verifier must bring:" in out
+    assert "full architect review" in out
+
+
+def test_plain_output_is_a_short_summary(repo: Path) -> None:
+    write(repo, {"src/app.py": "def f():\n    return 4\n"})
+    result = tiergate(repo, "tier", "--coverage", "partial")
+    first = result.stdout.splitlines()[0]
+    assert first.startswith("STANDARD  tiergate:architect-medium on sonnet  (1 files, 2 lines")
+
+
+def test_outside_git_is_one_clear_line(tmp_path: Path) -> None:
+    result = tiergate(tmp_path, "tier")
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.startswith("tiergate: not a git repository")
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_unknown_base_is_one_clear_line(repo: Path) -> None:
+    result = tiergate(repo, "tier", "--base", "no-such-rev")
+    assert result.returncode == 2
+    assert "no-such-rev" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_broken_config_is_one_clear_line(repo: Path) -> None:
+    (repo / ".tiergate.toml").write_text("[tiers]\nlight_files_below = 'x'\n")
+    result = tiergate(repo, "tier")
+    assert result.returncode == 2
+    assert result.stderr.startswith("tiergate: .tiergate.toml: tiers.light_files_below: ")
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_config_thresholds_apply(repo: Path) -> None:
+    (repo / ".tiergate.toml").write_text("[tiers]\nthorough_files_above = 1\n")
+    commit_all(repo, "config")
+    write(repo, {"src/a.py": "a = 1\n", "src/b.py": "b = 1\n"})
+    assert json.loads(tiergate(repo, "tier", "--json").stdout)["tier"] == "THOROUGH"
+
+
+def test_batch_answers_every_line_in_order(tmp_path: Path) -> None:
+    lines = [
+        {"files": ["src/a.ts", "src/b.ts"], "lines_changed": 50, "test_coverage": "full"},
+        {"files": ["src/auth/token.ts"], "lines_changed": 5, "test_coverage": "full", "prompt": "quick"},
+        "not json",
+        {
+            "files_changed": 25,
+            "lines_changed": 10,
+            "has_architectural_changes": False,
+            "has_security_implications": False,
+            "test_coverage": "full",
+        },
+        {
+            "files_changed": 2,
+            "lines_changed": "many",
+            "has_architectural_changes": False,
+            "has_security_implications": False,
+            "test_coverage": "full",
+        },
+        {"files": ["x.py"], "lines_changed": 1, "test_coverage": "complete"},
+        [1, 2],
+        {
+            "files_changed": 10,
+            "lines_changed": 200,
+            "has_architectural_changes": False,
+            "has_security_implications": False,
+            "test_coverage": "partial",
+            "prompt": "be careful",
+        },
+        {"files": [], "lines_changed": 0, "test_coverage": "full"},
+        {"files_changed": 1, "lines_changed": 1, "test_coverage": "full"},
+    ]
+    stdin = "".join((line if isinstance(line, str) else json.dumps(line)) + "\n" for line in lines)
+    result = tiergate(tmp_path, "tier", "--batch", stdin=stdin)
+    assert result.returncode == 0, result.stderr
+    out = [json.loads(line) for line in result.stdout.splitlines()]
+    assert len(out) == len(lines)
+    assert out[0]["tier"] == "LIGHT"
+    assert out[1]["tier"] == "THOROUGH"
+    assert out[1]["has_security_implications"] is True
+    assert any("src/auth/token.ts" in reason for reason in out[1]["reasons"])
+    assert out[2] == {"error": out[2]["error"]}
+    assert out[2]["error"].startswith("line 3: not JSON")
+    assert out[3]["tier"] == "THOROUGH"
+    assert out[4]["error"].startswith("line 5: lines_changed:")
+    assert out[5]["error"].startswith("line 6: test_coverage:")
+    assert out[6]["error"] == "line 7: expected a JSON object"
+    assert out[7]["tier"] == "THOROUGH"
+    assert out[8]["tier"] == "LIGHT"
+    assert "line 10: " in out[9]["error"]
+    assert "has_architectural_changes" in out[9]["error"]
+    for record in out:
+        if "error" not in record:
+            assert {
+                "tier",
+                "agent",
+                "model",
+                "evidence_required",
+                "has_architectural_changes",
+                "has_security_implications",
+                "reasons",
+            } <= record.keys()
