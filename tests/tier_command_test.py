@@ -182,3 +182,17 @@ def test_batch_answers_every_line_in_order(tmp_path: Path) -> None:
                 "has_security_implications",
                 "reasons",
             } <= record.keys()
+
+
+def test_default_base_is_the_loops_start(repo: Path) -> None:
+    start = git(repo, "rev-parse", "HEAD").strip()
+    started = tiergate(repo, "ralph", "start", "add a feature")
+    assert started.returncode == 0, started.stderr
+    write(repo, {"src/feature.py": "x = 1\n"})
+    commit_all(repo, "feature")
+    write(repo, {"src/more.py": "y = 1\n"})
+    record = json.loads(tiergate(repo, "tier", "--json").stdout)
+    assert record["base"] == start
+    assert record["files_changed"] == 2
+    explicit = json.loads(tiergate(repo, "tier", "--json", "--base", "HEAD").stdout)
+    assert explicit["files_changed"] == 1

@@ -7,6 +7,8 @@ import sys
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from tiergate.measure import Assessment
     from tiergate.riskpaths import PathMatch
 
@@ -63,9 +65,18 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _loop_base(root: object) -> str | None:
-    # The loop's start commit becomes the default base once loop state exists (loop controller).
-    return None
+def _loop_base(root: Path) -> str | None:
+    """The start commit of this project's active loop, or of the loop waiting for a session."""
+    import os
+
+    from tiergate import state
+    from tiergate.project import locate
+
+    project = locate(root, os.environ)
+    if not project.state_dir.is_dir():
+        return None
+    pending = state.read_pending(project)
+    return state.active_base(project) or (pending.base if pending else None)
 
 
 def _print_json(assessment: Assessment, out: TextIO) -> None:
