@@ -83,18 +83,6 @@ class _Content:
     blob_id: str | None
 
 
-def measure_change(repo: Path, base: str = "HEAD") -> ChangeMeasurement:
-    """The change from `base` (a revision) to the working tree of the repository holding `repo`."""
-    root = git.repo_root(repo)
-    base_id = git.resolve_rev(root, base)
-    tracked = [_tracked(e) for e in git.diff_entries(root, base_id)]
-    movable = _movable(tracked)
-    id_length = len(next(iter(movable))) if movable else 0
-    untracked = [_untracked(root, path, id_length) for path in git.untracked_files(root)]
-    files = _pair_moves([t.change for t in tracked], untracked, movable)
-    return ChangeMeasurement(root=root, base=base_id, base_label=base, files=tuple(sorted(files, key=_key)))
-
-
 @dataclass(frozen=True)
 class _Tracked:
     change: FileChange
@@ -107,17 +95,26 @@ class _Untracked:
     blob_id: str | None
 
 
-# Empty files are never paired as moves: one empty file is as good a source as any other (git agrees).
-_EMPTY_BLOBS = frozenset({git.blob_id(b"", 40), git.blob_id(b"", 64)})
+def measure_change(repo: Path, base: str = "HEAD") -> ChangeMeasurement:
+    """The change from `base` (a revision) to the working tree of the repository holding `repo`."""
+    root = git.repo_root(repo)
+    base_id = git.resolve_rev(root, base)
+    tracked = [_tracked(e) for e in git.diff_entries(root, base_id)]
+    movable = _movable(tracked)
+    id_length = len(next(iter(movable))) if movable else 0
+    untracked = [_untracked(root, path, id_length) for path in git.untracked_files(root)]
+    files = _pair_moves([t.change for t in tracked], untracked, movable)
+    return ChangeMeasurement(root=root, base=base_id, base_label=base, files=tuple(sorted(files, key=_key)))
 
 
 def _movable(tracked: list[_Tracked]) -> dict[str, _Tracked]:
-    """Deleted files, by blob id, whose content may have reappeared under an untracked name."""
-    return {
-        t.old_id: t
-        for t in tracked
-        if t.change.status == "deleted" and t.old_id.strip("0") and t.old_id not in _EMPTY_BLOBS
-    }
+    """Deleted files, by blob id, whose content may have reappeared under an untracked name.
+
+    Empty files are left out: one empty file is as good a source as any other (git agrees).
+    """
+    deleted = [t for t in tracked if t.change.status == "deleted" and t.old_id.strip("0")]
+    empty = {git.blob_id(b"", len(t.old_id)) for t in deleted}
+    return {t.old_id: t for t in deleted if t.old_id not in empty}
 
 
 def _key(change: FileChange) -> str:

@@ -21,7 +21,6 @@ when exactly one such data path exists: data written on another machine, or pack
 
 from __future__ import annotations
 
-import json
 import posixpath
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -176,6 +175,8 @@ def _lines(executable: Iterable[int], hit: Iterable[int]) -> FileLines:
 
 
 def _coveragepy_json(text: bytes, paths: _PathMap) -> Iterator[_Record]:
+    import json
+
     report = json.loads(text)
     if not isinstance(report, dict) or not isinstance(report.get("files"), dict):
         raise ValueError("no 'files' object")

@@ -12,14 +12,17 @@ Every failure a user can act on becomes one `UserError` line naming the culprit.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import subprocess
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tiergate.errors import UserError
+
+if TYPE_CHECKING:
+    import hashlib
 
 _REDIRECTING_ENV = frozenset(
     {
@@ -37,7 +40,6 @@ _REDIRECTING_ENV = frozenset(
 # text conversion filters, colours, custom prefixes).
 _PLAIN_DIFF = ("--no-ext-diff", "--no-textconv", "--no-color")
 SUBMODULE_MODE = "160000"
-SYMLINK_MODE = "120000"
 
 
 @dataclass(frozen=True)
@@ -86,7 +88,9 @@ def _error(cwd: Path, args: Sequence[str], stderr: bytes) -> UserError:
     if "not a git repository" in text or "must be run in a work tree" in text:
         return UserError(f"not a git repository: {cwd} (run tiergate inside a git work tree)")
     if "dubious ownership" in text:
-        return UserError(f"git refuses the repository at {cwd} as of dubious ownership (see safe.directory)")
+        return UserError(
+            f"git does not trust the repository at {cwd}: dubious ownership (see safe.directory)"
+        )
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     detail = next((line for line in lines if line.startswith(("fatal:", "error:"))), None)
     return UserError(f"git {args[0]} failed in {cwd}: {detail or (lines[0] if lines else 'no message')}")
@@ -237,6 +241,8 @@ def blob_hasher(size: int, hex_length: int = 40) -> hashlib._Hash:
 
     SHA-1, or SHA-256 in a repository whose ids are 64 hex digits long.
     """
+    import hashlib
+
     digest = hashlib.sha256() if hex_length == 64 else hashlib.sha1(usedforsecurity=False)
     digest.update(b"blob %d\0" % size)
     return digest
