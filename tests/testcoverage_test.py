@@ -9,7 +9,7 @@ import pytest
 from testing.gitrepo import git, init_repo, write
 
 from tiergate.change import measure_change
-from tiergate.testcoverage import CoverageJudgement, changed_lines, classify, judge_coverage
+from tiergate.testcoverage import CoverageJudgement, Level, changed_lines, classify, judge_coverage
 
 BASE_CALC = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"
 # Lines 2-3 and 7-8 are new; all four are statements.
@@ -82,10 +82,12 @@ def calc(tmp_path: Path) -> Path:
         ([], "none", "covers 0/4 changed executable lines; not run: calc.py:2-3,7-8"),
     ],
 )
-def test_fresh_data_of_each_format(calc: Path, report: str, calls: list[str], level: str, tail: str) -> None:
+def test_fresh_data_of_each_format(
+    calc: Path, report: str, calls: list[str], level: Level, tail: str
+) -> None:
     measure(calc, calls, report)
     fmt = REPORTS[report][0]
-    assert judge(calc) == CoverageJudgement(level, f"{report} ({fmt}, newer than the change) {tail}")  # type: ignore[arg-type]
+    assert judge(calc) == CoverageJudgement(level, f"{report} ({fmt}, newer than the change) {tail}")
 
 
 def test_stale_data_is_not_used(calc: Path) -> None:
