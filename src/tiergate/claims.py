@@ -50,13 +50,13 @@ _TASK_WORDS: dict[ClaimType, str] = {
         r"refactor\w*|restructur\w*|reorgani[sz]\w*|clean(?:s|ed|ing)?[ -]up|cleanup|renam\w*"
     ),
     ClaimType.DEBUGGED: r"debug\w*|investigat\w*|diagnos\w*|root[ -]cause\w*|(?:find|figure)[ -]out[ -]why",
-    ClaimType.IMPLEMENTED: r"implement\w*|add|adds|added|adding|build\w*|creat\w*|support\w*|feature\w*",
+    ClaimType.IMPLEMENTED: r"implement\w*|add|adds|added|adding|creat\w*|support\w*|feature\w*|write|new",
 }
 _TASK_PATTERNS = {
     kind: re.compile(rf"(?<!\w)(?:{words})(?!\w)", re.IGNORECASE) for kind, words in _TASK_WORDS.items()
 }
 _DECLARATION = re.compile(
-    r"^[ \t>*_-]*claim(?:[ _-]?type)?[*_]*[ \t]*:[ \t]*[*_]*(fixed|implemented|refactored|debugged)\b",
+    r"^[ \t>*_-]*claim(?:[ _-]?type)?[ \t*_]*:[ \t*_]*(fixed|implemented|refactored|debugged)\b",
     re.IGNORECASE | re.MULTILINE,
 )
 # Straight and typographic quotation marks (double and single, English and continental).

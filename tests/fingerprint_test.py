@@ -1,0 +1,106 @@
+"""The workspace fingerprint, on real git repositories: any edit shows, generated output does not."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from testing.gitrepo import commit_all, git, init_repo, write
+
+from tiergate.fingerprint import fingerprint, is_generated
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return init_repo(tmp_path / "repo", {"src/app.py": "print('a')\n", "README.md": "hello\n"})
+
+
+def fp(repo: Path) -> str:
+    value = fingerprint(repo)
+    assert value is not None
+    return value
+
+
+def test_it_is_stable_while_nothing_changes(repo: Path) -> None:
+    assert fp(repo) == fp(repo)
+    assert fp(repo / "src") == fp(repo)  # from anywhere in the work tree
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda r: (r / "src/app.py").write_text("print('b')\n"),  # same size, new content
+        lambda r: (r / "README.md").unlink(),
+        lambda r: (r / "notes.txt").write_text("new\n"),
+        lambda r: git(r, "mv", "README.md", "READ.md"),
+        lambda r: (r / "src/app.py").chmod(0o755),
+    ],
+)
+def test_any_edit_of_the_workspace_shows(repo: Path, edit: object) -> None:
+    before = fp(repo)
+    edit(repo)  # type: ignore[operator]
+    assert fp(repo) != before
+
+
+def test_an_edit_to_an_already_changed_file_shows(repo: Path) -> None:
+    (repo / "src/app.py").write_text("print('b')\n")
+    (repo / "new.txt").write_text("one\n")
+    before = fp(repo)
+    (repo / "src/app.py").write_text("print('c')\n")
+    assert fp(repo) != before
+    middle = fp(repo)
+    (repo / "new.txt").write_text("two\n")
+    assert fp(repo) != middle
+
+
+def test_a_commit_shows_even_when_the_tree_ends_up_equal(repo: Path) -> None:
+    (repo / "src/app.py").write_text("print('b')\n")
+    before = fp(repo)
+    commit_all(repo, "b")
+    assert fp(repo) != before
+
+
+def test_ignored_and_generated_output_does_not_count(repo: Path) -> None:
+    write(repo, {".gitignore": "build/\n"})
+    commit_all(repo, "ignore build")
+    before = fp(repo)
+    write(
+        repo,
+        {
+            "build/out.bin": "x",
+            "src/__pycache__/app.cpython-311.pyc": "x",
+            ".pytest_cache/v/cache/lastfailed": "{}",
+            ".coverage": "x",
+            "node_modules/left-pad/index.js": "x",
+            ".tiergate/log.jsonl": "{}",
+            "pkg.egg-info/PKG-INFO": "x",
+        },
+    )
+    assert fp(repo) == before
+
+
+def test_a_repository_without_commits_has_a_fingerprint(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "empty")
+    before = fp(repo)
+    (repo / "a.txt").write_text("a\n")
+    assert fp(repo) != before
+
+
+def test_outside_git_there_is_none(tmp_path: Path) -> None:
+    assert fingerprint(tmp_path) is None
+
+
+@pytest.mark.parametrize(
+    ("path", "generated"),
+    [
+        ("src/__pycache__/x.pyc", True),
+        ("x.pyc", True),
+        (".coverage.host.123", True),
+        ("web/node_modules/a/b.js", True),
+        ("src/app.py", False),
+        ("docs/coverage.md", False),
+        ("build.py", False),
+    ],
+)
+def test_what_counts_as_generated(path: str, generated: bool) -> None:
+    assert is_generated(path) is generated

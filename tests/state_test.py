@@ -1,0 +1,243 @@
+"""Loop state on disk: atomic, locked, per session; a pending loop binds to exactly one session."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from tiergate import loop, state
+from tiergate.claims import check_claim
+from tiergate.errors import UserError
+from tiergate.loop import LoopState, VerifierRun
+from tiergate.project import Project
+
+T0 = 1_800_000_000.0
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    return Project(root=tmp_path, state_dir=tmp_path / ".tiergate")
+
+
+def a_loop(session_id: str = "s1", **changes: object) -> LoopState:
+    new = loop.new_loop(session_id, "Fix the parser", now=T0, base="b" * 40, promise="DONE")
+    return replace(new, **changes)  # type: ignore[arg-type]
+
+
+def put(project: Project, value: LoopState) -> None:
+    state.update(project, value.session_id, lambda _: (value, None))
+
+
+def test_a_session_without_a_loop_reads_as_none(project: Project) -> None:
+    assert state.read(project, "s1") is None
+    assert state.all_loops(project) == []
+    assert not project.state_dir.exists()
+
+
+def test_a_loop_round_trips_with_its_verification_and_runs(project: Project) -> None:
+    after = loop.decide(
+        a_loop(),
+        loop.Stop(
+            "done\n<promise>DONE</promise>",
+            check_claim("done\n<promise>DONE</promise>"),
+            "fp",
+            claim_facts=loop.ClaimFacts(
+                "LIGHT", "tiergate:architect-low", "haiku", ("x",), ("why",), 1, 20, 1, 2
+            ),
+        ),
+        T0 + 1,
+    ).state
+    assert after is not None and after.verification is not None
+    run = VerifierRun("a1", "tiergate:architect-low", T0 + 2, "fp")
+    value = replace(after, verification=replace(after.verification, runs=(run,)))
+    put(project, value)
+    assert state.read(project, "s1") == value
+    stored = json.loads((project.state_dir / "loops" / "s1.json").read_text())
+    assert stored["schema"] == 1 and stored["active"] is True and stored["phase"] == "verifying"
+    assert (project.state_dir / ".gitignore").read_text() == "*\n"
+
+
+def test_update_writes_only_what_changed_and_returns_the_result(project: Project) -> None:
+    put(project, a_loop())
+    path = project.state_dir / "loops" / "s1.json"
+    before = path.stat().st_mtime_ns
+    assert state.update(project, "s1", lambda current: (current, "same")) == "same"
+    assert path.stat().st_mtime_ns == before
+    assert state.update(project, "s1", lambda current: (replace(current, iteration=2), "bumped")) == "bumped"  # type: ignore[type-var]
+    assert state.read(project, "s1").iteration == 2  # type: ignore[union-attr]
+
+
+def test_sessions_are_separate_files(project: Project) -> None:
+    put(project, a_loop("s1"))
+    put(project, a_loop("s2", task="another task"))
+    assert state.read(project, "s1").task == "Fix the parser"  # type: ignore[union-attr]
+    assert state.read(project, "s2").task == "another task"  # type: ignore[union-attr]
+    assert [s.session_id for s in state.all_loops(project)] == ["s1", "s2"]
+
+
+@pytest.mark.parametrize("session_id", ["../escape", "a/b", "", "-x"])
+def test_a_session_id_can_never_name_another_file(project: Project, session_id: str) -> None:
+    with pytest.raises(UserError):
+        state.read(project, session_id)
+
+
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [("{not json", "unreadable loop state"), ('{"schema": 99}', "schema 99"), ("[1]", "not a JSON object")],
+)
+def test_a_damaged_state_file_is_a_one_line_error(project: Project, content: str, says: str) -> None:
+    path = project.state_dir / "loops" / "s1.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(content)
+    with pytest.raises(state.StateError, match=says):
+        state.read(project, "s1")
+
+
+def test_a_pending_loop_binds_to_the_first_session_without_an_active_loop(project: Project) -> None:
+    put(project, a_loop("busy"))
+    assert state.write_pending(project, a_loop("")) is None
+    assert state.take_pending(project, "busy", T0 + 50) is None  # has its own active loop
+    assert state.read(project, "busy").task == "Fix the parser"  # type: ignore[union-attr]
+    bound = state.take_pending(project, "free", T0 + 60)
+    assert bound is not None and bound.session_id == "free" and bound.started_at == T0 + 60
+    assert state.read(project, "free") == bound
+    assert state.read_pending(project) is None
+    assert state.take_pending(project, "third", T0 + 70) is None
+
+
+def test_a_pending_loop_replaces_an_ended_loop_of_the_session(project: Project) -> None:
+    put(project, a_loop("s1", phase="halted", ended_at=T0))
+    state.write_pending(project, a_loop("", task="new task"))
+    bound = state.take_pending(project, "s1", T0 + 1)
+    assert bound is not None and bound.task == "new task" and bound.active
+
+
+def test_write_pending_returns_the_one_it_replaces_and_drop_removes_it(project: Project) -> None:
+    state.write_pending(project, a_loop("", task="first"))
+    replaced = state.write_pending(project, a_loop("", task="second"))
+    assert replaced is not None and replaced.task == "first"
+    dropped = state.drop_pending(project)
+    assert dropped is not None and dropped.task == "second"
+    assert state.drop_pending(project) is None
+
+
+def test_only_whole_loop_files_are_listed(project: Project) -> None:
+    put(project, a_loop("s1"))
+    folder = project.state_dir / "loops"
+    (folder / ".s2.json.123.tmp").write_text("{half")
+    assert (folder / "s1.json.lock").exists()
+    assert [s.session_id for s in state.all_loops(project)] == ["s1"]
+
+
+def test_the_active_base_is_the_latest_active_loops(project: Project) -> None:
+    put(project, a_loop("s1", base="a" * 40, started_at=T0))
+    put(project, a_loop("s2", base="c" * 40, started_at=T0 + 5))
+    put(project, a_loop("s3", base="d" * 40, started_at=T0 + 9, phase="cancelled", ended_at=T0 + 10))
+    assert state.active_base(project) == "c" * 40
+
+
+# Concurrency with real processes ---------------------------------------------------------------------------
+
+_INCREMENT = textwrap.dedent(
+    """
+    import sys
+    from dataclasses import replace
+    from pathlib import Path
+    from tiergate import state
+    from tiergate.project import Project
+
+    project = Project(root=Path(sys.argv[1]), state_dir=Path(sys.argv[1]) / ".tiergate")
+    for _ in range(int(sys.argv[2])):
+        state.update(project, "s1", lambda current: (replace(current, iteration=current.iteration + 1), None))
+    """
+)
+
+
+def test_many_processes_updating_one_session_lose_no_update(project: Project) -> None:
+    put(project, a_loop(max_iterations=10_000))
+    processes, rounds = 8, 25
+    children = [
+        subprocess.Popen([sys.executable, "-c", _INCREMENT, str(project.root), str(rounds)])
+        for _ in range(processes)
+    ]
+    assert [child.wait(timeout=120) for child in children] == [0] * processes
+    assert state.read(project, "s1").iteration == 1 + processes * rounds  # type: ignore[union-attr]
+
+
+_BIND = textwrap.dedent(
+    """
+    import sys, time
+    from pathlib import Path
+    from tiergate import state
+    from tiergate.project import Project
+
+    project = Project(root=Path(sys.argv[1]), state_dir=Path(sys.argv[1]) / ".tiergate")
+    bound = state.take_pending(project, sys.argv[2], time.time())
+    print("bound" if bound is not None else "none")
+    """
+)
+
+
+def test_a_pending_loop_is_taken_by_exactly_one_of_many_racing_sessions(project: Project) -> None:
+    state.write_pending(project, a_loop(""))
+    children = [
+        subprocess.Popen(
+            [sys.executable, "-c", _BIND, str(project.root), f"session{i}"], stdout=subprocess.PIPE, text=True
+        )
+        for i in range(10)
+    ]
+    answers = [child.communicate(timeout=120)[0].strip() for child in children]
+    assert sorted(answers) == ["bound"] + ["none"] * 9
+    assert len(state.all_loops(project)) == 1
+    assert state.read_pending(project) is None
+
+
+_REWRITE = textwrap.dedent(
+    """
+    import sys
+    from dataclasses import replace
+    from pathlib import Path
+    from tiergate import state
+    from tiergate.project import Project
+
+    project = Project(root=Path(sys.argv[1]), state_dir=Path(sys.argv[1]) / ".tiergate")
+    for i in range(200):
+        task = str(i) * (1000 + i * 50)
+        state.update(project, "s1", lambda current: (replace(current, task=task), None))
+    """
+)
+
+
+def test_a_reader_never_sees_half_a_file(project: Project) -> None:
+    put(project, a_loop())
+    writer = subprocess.Popen([sys.executable, "-c", _REWRITE, str(project.root)])
+    reads = 0
+    while writer.poll() is None:
+        current = state.read(project, "s1")  # a torn file would raise StateError
+        assert current is not None
+        assert current.task == "Fix the parser" or len(set(current.task)) <= 3
+        reads += 1
+    assert writer.returncode == 0 and reads > 0
+    leftovers = [p.name for p in (project.state_dir / "loops").iterdir() if p.name.endswith(".tmp")]
+    assert leftovers == []
+
+
+def test_writes_are_atomic_replacements(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    put(project, a_loop())
+    path = project.state_dir / "loops" / "s1.json"
+    before = path.read_bytes()
+
+    def fail(*args: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "fsync", fail)
+    with pytest.raises(OSError, match="disk full"):
+        state.update(project, "s1", lambda current: (replace(current, iteration=9), None))  # type: ignore[type-var]
+    assert path.read_bytes() == before
