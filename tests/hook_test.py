@@ -318,6 +318,90 @@ def test_a_reader_that_went_away_gets_no_traceback(sandbox: Sandbox) -> None:
     assert (result.returncode, result.stderr) == (0, b"")
 
 
+# Dispatch to the real handlers (subprocess) ----------------------------------------------------------
+
+
+def only_under_state_dir(sandbox: Sandbox, before: dict[str, Any]) -> None:
+    changes = changed(before, snapshot(sandbox.root))
+    assert changes, "the event was expected to change something"
+    assert all(path.startswith("project/.tiergate/") for path in changes), sorted(changes)
+
+
+def test_the_ralph_command_reaches_the_handlers_in_a_project_without_state(sandbox: Sandbox) -> None:
+    before = snapshot(sandbox.root)
+    payload = sandbox.payload("UserPromptSubmit", prompt="/tiergate:ralph make the parser strict")
+
+    result = run_hook(sandbox, ["UserPromptSubmit"], as_json(payload))
+
+    assert (result.returncode, result.stderr) == (0, b""), result
+    answer = json.loads(result.stdout)
+    assert answer["hookSpecificOutput"]["hookEventName"] == "UserPromptSubmit"
+    assert "make the parser strict" in answer["hookSpecificOutput"]["additionalContext"]
+    assert (sandbox.state_dir / ".gitignore").read_text() == "*\n"
+    only_under_state_dir(sandbox, before)
+
+
+def test_other_prompts_stay_on_the_fast_path(sandbox: Sandbox) -> None:
+    payload = sandbox.payload("UserPromptSubmit", prompt="what is a ralph loop?")
+
+    result = run_hook(sandbox, ["UserPromptSubmit"], as_json(payload), python_flags=("-X", "importtime"))
+
+    assert (result.returncode, result.stdout) == (0, b"")
+    assert imported_modules(result) & (HEAVY | NOT_BEFORE_THE_INPUT_IS_NEEDED) == set()
+    assert not sandbox.state_dir.exists()
+
+
+def test_a_session_without_a_loop_in_a_project_with_state_stays_light(sandbox: Sandbox) -> None:
+    (sandbox.activate() / "loops").mkdir()
+    (sandbox.state_dir / "loops" / "other-session.json").write_text('{"active": true}')
+    before = snapshot(sandbox.root)
+
+    for event in hook.EVENTS:
+        result = run_hook(
+            sandbox, [event], as_json(sandbox.payload(event)), python_flags=("-X", "importtime")
+        )
+
+        assert (result.returncode, result.stdout) == (0, b""), (event, result)
+        assert imported_modules(result) & HEAVY == set(), event
+    assert snapshot(sandbox.root) == before
+
+
+def test_a_loop_started_from_the_shell_is_taken_up_by_the_next_session(sandbox: Sandbox) -> None:
+    start = subprocess.run(
+        [sys.executable, "-m", "tiergate", "ralph", "start", "tidy the README"],
+        env=sandbox.env,
+        cwd=sandbox.project,
+        capture_output=True,
+        check=True,
+    )
+    assert start.stdout or start.stderr
+    before = snapshot(sandbox.root)
+
+    result = run_hook(sandbox, ["SessionStart"], as_json(sandbox.payload("SessionStart", source="startup")))
+
+    assert (result.returncode, result.stderr) == (0, b""), result
+    answer = json.loads(result.stdout)
+    assert answer["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    assert "tidy the README" in answer["hookSpecificOutput"]["additionalContext"]
+    assert answer["systemMessage"].startswith("tiergate: ")
+    only_under_state_dir(sandbox, before)
+
+
+def test_unreadable_loop_state_is_reported_in_one_line_and_logged(sandbox: Sandbox) -> None:
+    (sandbox.activate() / "loops").mkdir()
+    (sandbox.state_dir / "loops" / f"{SESSION_ID}.json").write_text("{ not json")
+
+    message = only_message(run_hook(sandbox, ["Stop"], as_json(sandbox.payload())))
+
+    assert message.startswith("tiergate: ignored the Stop event: ")
+    [record] = list(read_records(sandbox.state_dir / "log.jsonl"))
+    assert (record["event"], record["hook_event"], record["session_id"]) == (
+        "event_ignored",
+        "Stop",
+        SESSION_ID,
+    )
+
+
 # Dispatch to the handlers (in process, with `handle` replaced by the test) -----------------------------
 
 

@@ -6,7 +6,8 @@ block that tiergate did not decide. (The one deliberate exception belongs to the
 
 Fast path: in a project with no state folder, the hook exits 0 with no output and no file written,
 having imported nothing but `os` and `sys` (Claude Code always sets CLAUDE_PROJECT_DIR, so the folder is
-known before the input is even parsed).
+known before the input is even parsed). The one exception is a prompt that may be one of tiergate's
+slash commands: `/tiergate:ralph` starts a loop in a project that has no state folder yet.
 """
 
 from __future__ import annotations
@@ -67,12 +68,10 @@ def main(argv: list[str]) -> int:
 def _answer(event_name: str) -> int:
     from tiergate import project as projects
 
-    early_state_dir = projects.state_dir_from_env(os.environ)
-    if early_state_dir is not None and not os.path.isdir(early_state_dir):  # noqa: PTH112 (no pathlib yet)
-        # Read the input anyway: a writer whose pipe closes early may take that for an error.
-        _read_stdin()
-        return 0
     raw = _read_stdin()
+    early_state_dir = projects.state_dir_from_env(os.environ)
+    if early_state_dir is not None and not _concerns_tiergate(event_name, early_state_dir, raw):
+        return 0
     if raw is None:
         _say(f"ignored the {event_name} event: its input is over {MAX_INPUT_BYTES // (1024 * 1024)} MiB")
         return 0
@@ -81,12 +80,25 @@ def _answer(event_name: str) -> int:
         _say(f"ignored the {event_name} event: {problem}")
         return 0
     project = projects.locate(payload["cwd"], os.environ)
-    if not project.state_dir.is_dir():
+    if not _concerns_tiergate(event_name, os.fspath(project.state_dir), raw):
         return 0
     if not projects.is_valid_session_id(payload["session_id"]):
         _say(f"ignored the {event_name} event: its session_id is not a plain identifier")
         return 0
     return _dispatch(event_name, payload, project)
+
+
+def _concerns_tiergate(event_name: str, state_dir: str, raw: bytes | None) -> bool:
+    """Whether tiergate may have something to do: it has a state folder here, or the prompt may be one
+    of its slash commands, which start a loop in a project that has none yet.
+
+    The prompt is looked for in the raw bytes, before any parsing: every other prompt of every project
+    without tiergate state stays on the fast path. ("tiergate:" rather than "/tiergate:": a JSON
+    encoder may write the slash as "\\/".)
+    """
+    if os.path.isdir(state_dir):  # noqa: PTH112 (no pathlib on the fast path)
+        return True
+    return event_name == "UserPromptSubmit" and raw is not None and b"tiergate:" in raw
 
 
 def _read_stdin() -> bytes | None:
