@@ -16,7 +16,17 @@ from typing import Any
 
 import pytest
 from testing.claude.cli import ClaudeRun, RunClaude
-from testing.claude.scripted_api import Failure, Rule, ScriptedApi, bash, text, tool_use
+from testing.claude.scripted_api import (
+    ApiRequest,
+    Failure,
+    Reply,
+    Rule,
+    ScriptedApi,
+    agent,
+    bash,
+    text,
+    tool_use,
+)
 from testing.claude.tiergate_model import (
     follow_spawn_directive,
     packet_of,
@@ -278,3 +288,70 @@ def test_an_api_error_in_an_active_loop_is_never_blocked(
     assert len(scripted_api.messages_calls("main")) == 1
     [status] = loops(git_project)
     assert status["phase"] == "working"
+
+
+def test_a_verifier_that_changes_the_workspace_is_disqualified_and_replaced(
+    scripted_api: ScriptedApi, run_claude: RunClaude, git_project: Path
+) -> None:
+    start_loop_from_shell(git_project, "add hello.py printing hello")
+    script_implementer(scripted_api, git_project, {"hello.py": "print('hello')\n"})
+    # The first verifier "fixes" the work while verifying, then passes it.
+    tamper = bash(f"echo '# tidied' >> {git_project / 'hello.py'}")
+    scripted_api.on(tamper, thread="subagent", after_tool_result=False, times=1)
+    script_verifier(scripted_api)
+
+    run = run_tiergate(run_claude, "start working")
+
+    assert run.returncode == 0, run.describe()
+    assert decisions(git_project)[4:] == [
+        ("Stop", "spawn"),
+        ("SubagentStart", "verifier-started"),
+        ("SubagentStop", "request-again"),
+        ("Stop", "spawn"),
+        ("SubagentStart", "verifier-started"),
+        ("SubagentStop", "verdict"),
+        ("Stop", "finalize"),
+    ]
+    first_spawn, second_spawn = [f for f in stop_feedback(scripted_api) if "tiergate-spawn" in f]
+    assert "changed the workspace" in second_spawn
+    assert spawn_directive(first_spawn) != spawn_directive(second_spawn)
+    [status] = loops(git_project)
+    assert (status["phase"], status["verdict"]) == ("passed", "PASS")
+
+
+def test_only_the_requested_verifiers_verdict_counts(
+    scripted_api: ScriptedApi, run_claude: RunClaude, git_project: Path
+) -> None:
+    start_loop_from_shell(git_project, "add hello.py printing hello")
+
+    def cheaper_verifier(request: ApiRequest) -> Reply:
+        directive = spawn_directive(request.last_user_text())
+        assert directive is not None
+        return agent("tiergate:architect-low", directive["prompt"], directive["description"])
+
+    # The implementer first spawns a cheaper verifier than the STANDARD one it was asked for.
+    scripted_api.on(cheaper_verifier, thread="main", last_user_contains="```tiergate-spawn", times=1)
+    script_implementer(scripted_api, git_project, {"hello.py": "print('hello')\n"})
+    script_verifier(scripted_api)
+
+    run = run_tiergate(run_claude, "start working")
+
+    assert run.returncode == 0, run.describe()
+    haiku, sonnet = (
+        [r for r in scripted_api.messages_calls("subagent") if r.model == model]
+        for model in ("claude-haiku-5-5", "claude-sonnet-5-5")
+    )
+    assert "no verdict you give will count" in haiku[0].conversation_text()
+    assert "tiergate evidence packet" not in haiku[0].conversation_text()
+    assert "tiergate evidence packet" in sonnet[0].conversation_text()
+    assert decisions(git_project)[4:] == [
+        ("Stop", "spawn"),
+        ("SubagentStart", "wrong-verifier"),
+        ("SubagentStop", "ignore"),
+        ("Stop", "remind"),
+        ("SubagentStart", "verifier-started"),
+        ("SubagentStop", "verdict"),
+        ("Stop", "finalize"),
+    ]
+    [status] = loops(git_project)
+    assert (status["phase"], status["tier"], status["verdict"]) == ("passed", "STANDARD", "PASS")
