@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -270,24 +271,38 @@ def test_cancel_ends_the_loop_and_the_stop_goes_ahead(
     assert status["phase"] == "cancelled"
 
 
-def test_an_api_error_in_an_active_loop_is_never_blocked(
+def test_an_api_error_in_an_active_loop_is_never_blocked_and_a_resumed_session_is_reminded_of_the_loop(
     scripted_api: ScriptedApi, run_claude: RunClaude, git_project: Path
 ) -> None:
-    start_loop_from_shell(git_project, "add hello.py printing hello")
-    scripted_api.on(Failure(429, "rate_limit_error", "slow down"), thread="main")
+    session_id = str(uuid.uuid4())
+    scripted_api.on(Failure(429, "rate_limit_error", "slow down"), thread="main", times=1)
 
-    run = run_tiergate(run_claude, "start working", await_hooks=["StopFailure"])
+    failed = run_tiergate(
+        run_claude,
+        "/tiergate:ralph add hello.py printing hello --max-iterations 3",
+        session_id=session_id,
+        await_hooks=["StopFailure"],
+    )
 
-    assert run.result["is_error"] is True, run.describe()
-    assert [h.status for h in run.hook_runs("StopFailure")] == [0]
+    assert failed.result["is_error"] is True, failed.describe()
     # The CLI fires no Stop after an API error, so there is nothing to block; tiergate records the error.
-    assert run.hook_runs("Stop") == []
-    [failure] = [r for r in decision_log(git_project) if r["event"] == "StopFailure"]
-    assert failure["decision"] == "recorded"
-    assert any("rate_limit" in reason for reason in failure["reasons"])
-    assert len(scripted_api.messages_calls("main")) == 1
+    assert failed.hook_runs("Stop") == []
+    assert [h.status for h in failed.hook_runs("StopFailure")] == [0]
+    assert decisions(git_project) == [("UserPromptSubmit", "start"), ("StopFailure", "recorded")]
+    assert any("rate_limit" in reason for reason in decision_log(git_project)[1]["reasons"])
+
+    scripted_api.on(text("Back at it."), thread="main")
+    resumed = run_tiergate(run_claude, "go on", resume=session_id)
+
+    assert resumed.returncode == 0, resumed.describe()
+    [call] = scripted_api.messages_calls("main")[1:]
+    assert "SessionStart hook additional context: tiergate loop active" in call.conversation_text()
+    # The stop after the interrupted turn goes through, and the loop stays active.
+    assert decisions(git_project)[2:] == [("UserPromptSubmit", "user-prompt"), ("Stop", "pass")]
+    assert stop_feedback(scripted_api) == []
+    assert any("API error" in notice for notice in resumed.notices), resumed.notices
     [status] = loops(git_project)
-    assert status["phase"] == "working"
+    assert (status["session_id"], status["phase"]) == (session_id, "working")
 
 
 def test_a_verifier_that_changes_the_workspace_is_disqualified_and_replaced(
