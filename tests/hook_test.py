@@ -12,13 +12,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from testing.claude.cli import RunClaude
+from testing.claude.probe_plugin import HookAnswer as ProbeAnswer
+from testing.claude.probe_plugin import make_probe_plugin
+from testing.claude.scripted_api import ScriptedApi, agent, text
 from testing.gitrepo import init_repo
 
 import tiergate
 from tiergate import handlers, hook, project
 from tiergate.errors import UserError
 from tiergate.log import read_records
-from tiergate.protocol import HookReply, parse_input
+from tiergate.protocol import HookReply, parse_input, render
 
 SESSION_ID = "3f2b8c1e-9d7a-4c1b-8e2f-5a6b7c8d9e0f"
 MIB = 1024 * 1024
@@ -535,7 +539,49 @@ def test_a_crashing_handler_fails_open_with_one_line_and_a_logged_traceback(
     assert record["tiergate_version"] == tiergate.__version__
     assert record["python"] == platform.python_version()
     assert record["platform"] == platform.platform()
-    assert changed(before, snapshot(in_process.root)) <= {"project/.tiergate/", "project/.tiergate/log.jsonl"}
+    notices = f"project/.tiergate/notices/{SESSION_ID}.txt"
+    expected = {"project/.tiergate/log.jsonl"}
+    if event not in hook.VISIBLE_EVENTS:
+        expected |= {"project/.tiergate/notices/", notices}
+    assert changed(before, snapshot(in_process.root)) == expected
+
+
+def test_what_an_unseen_event_said_is_repeated_once_at_the_next_stop(
+    in_process: Sandbox, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    answer_with(monkeypatch, raise_(RuntimeError("verdict reader broke")))
+    call_hook(monkeypatch, "SubagentStop", in_process.payload("SubagentStop"))
+    first = json.loads(capfd.readouterr().out)["systemMessage"]
+    answer_with(monkeypatch, lambda *_: HookReply(block_reason="keep going", system_message="loop 2/10"))
+
+    assert call_hook(monkeypatch, "Stop", in_process.payload()) == 0
+
+    answer = json.loads(capfd.readouterr().out)
+    assert answer["decision"] == "block"
+    assert (
+        answer["systemMessage"]
+        == f"tiergate: (at SubagentStop) {first.removeprefix('tiergate: ')}\nloop 2/10"
+    )
+    answer_with(monkeypatch, lambda *_: None)
+    assert call_hook(monkeypatch, "Stop", in_process.payload()) == 0
+    assert capfd.readouterr().out == "", "a notice is repeated once"
+    assert not list((in_process.state_dir / "notices").iterdir())
+
+
+def test_notices_stay_with_their_session(
+    in_process: Sandbox, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    answer_with(monkeypatch, raise_(UserError("bad config")))
+    call_hook(monkeypatch, "SessionStart", in_process.payload("SessionStart"))
+    capfd.readouterr()
+    answer_with(monkeypatch, lambda *_: None)
+
+    assert call_hook(monkeypatch, "Stop", in_process.payload(session_id="another-session")) == 0
+    assert capfd.readouterr().out == ""
+    assert call_hook(monkeypatch, "UserPromptSubmit", in_process.payload("UserPromptSubmit")) == 0
+    assert json.loads(capfd.readouterr().out) == {
+        "systemMessage": "tiergate: (at SessionStart) ignored the SessionStart event: bad config"
+    }
 
 
 def test_the_stop_message_reads_as_the_brief_says(
@@ -657,3 +703,51 @@ def test_an_interrupt_is_quiet(
     assert call_hook(monkeypatch, "Stop", in_process.payload()) == 130
 
     assert capfd.readouterr() == ("", "")
+
+
+# What render() writes, as the pinned Claude Code CLI takes it ----------------------------------------
+
+
+@pytest.mark.e2e
+def test_every_reply_kind_does_in_the_real_cli_what_it_promises(
+    tmp_path: Path, scripted_api: ScriptedApi, run_claude: RunClaude
+) -> None:
+    probe = make_probe_plugin(tmp_path / "probe-plugin")
+    probe.add_agent("checker", model="haiku", body="You are the probe checker.")
+
+    def answer(event: str, *replies: HookReply) -> None:
+        rendered = [render(event, reply) for reply in replies]
+        probe.answer(event, *(ProbeAnswer(a.stdout, a.stderr, a.exit_code) for a in rendered))
+
+    answer("SessionStart", HookReply(additional_context="CTX-SESSION", system_message="NOTE-SESSION"))
+    answer("UserPromptSubmit", HookReply(additional_context="CTX-PROMPT", system_message="NOTE-PROMPT"))
+    answer("SubagentStart", HookReply(additional_context="CTX-SUBAGENT", system_message="NOTE-SUBAGENT"))
+    # Exit code 2 with a JSON systemMessage beside it: the CLI must still take the redo text from stderr.
+    answer("SubagentStop", HookReply(redo_feedback="REDO-QUOTE-THE-OUTPUT", system_message="NOTE-REDO"))
+    answer("Stop", HookReply(block_reason="BLOCK-NOT-DONE", system_message="NOTE-BLOCK"))
+    answer("SessionEnd", HookReply(system_message="NOTE-END"))
+    scripted_api.sequence(
+        agent("probe:checker", "check"), text("main thinks it is done"), text("main final"), thread="main"
+    )
+    scripted_api.sequence(text("first verdict"), text("second verdict"), thread="subagent")
+
+    run = run_claude("go", plugin_dir=probe.root, output_format="stream-json")
+
+    assert run.returncode == 0, run.describe()
+    first_main, after_agent, after_block = scripted_api.messages_calls("main")
+    assert "SessionStart hook additional context: CTX-SESSION" in first_main.conversation_text()
+    assert "UserPromptSubmit hook additional context: CTX-PROMPT" in first_main.conversation_text()
+    first_sub, redo_sub = scripted_api.messages_calls("subagent")
+    assert "SubagentStart hook additional context: CTX-SUBAGENT" in first_sub.conversation_text()
+    assert "REDO-QUOTE-THE-OUTPUT" in redo_sub.last_user_text()
+    assert [h.status for h in run.hook_runs("SubagentStop")] == [2, 0]
+    assert "second verdict" in after_agent.last_user_text()
+    assert "first verdict" not in after_agent.last_user_text()
+    assert "BLOCK-NOT-DONE" in after_block.last_user_text()
+    assert [s["stop_hook_active"] for s in probe.records("Stop")] == [False, True]
+    assert run.result["result"] == "main final"
+    assert all("NOTE-" not in request.conversation_text() for request in scripted_api.requests)
+    # Only these events' notices reach a print-mode user: hook.VISIBLE_EVENTS, where the others' are
+    # repeated.
+    assert run.notices == ["UserPromptSubmit says: NOTE-PROMPT", "Stop says: NOTE-BLOCK"]
+    assert {notice.split(" says: ")[0] for notice in run.notices} == hook.VISIBLE_EVENTS

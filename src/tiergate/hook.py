@@ -3,6 +3,8 @@
 Fail open, always: whatever goes wrong here or in a handler, the hook exits 0 and the event goes ahead;
 the user is told in one `systemMessage` line and the details go to the log. Never a traceback, never a
 block that tiergate did not decide. (The one deliberate exception belongs to the loop controller.)
+Claude Code does not show every event's systemMessage in print mode, so a notice given at one of those
+events is kept under `<state_dir>/notices/` and repeated once at the session's next Stop or prompt.
 
 Fast path: in a project with no state folder, the hook exits 0 with no output and no file written,
 having imported nothing but `os` and `sys` (Claude Code always sets CLAUDE_PROJECT_DIR, so the folder is
@@ -22,7 +24,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from tiergate.project import Project
-    from tiergate.protocol import HookAnswer
+    from tiergate.protocol import HookAnswer, HookReply
 
 # The events hooks/hooks.json routes here.
 EVENTS = (
@@ -36,6 +38,11 @@ EVENTS = (
     "StopFailure",
 )
 MAX_INPUT_BYTES = 16 * 1024 * 1024
+# The events whose systemMessage reaches the user in print mode too (CLI 2.1.332: SessionStart,
+# SubagentStart, SubagentStop and SessionEnd notices are dropped there). What tiergate has to say about
+# the others is repeated at the session's next one of these: a headless user must not miss it.
+VISIBLE_EVENTS = frozenset({"UserPromptSubmit", "Stop"})
+NOTICES_DIR = "notices"
 
 # What "fail open" meant for each event, for the one line that reports an internal error.
 _WHAT_HAPPENED = {
@@ -138,6 +145,8 @@ def _dispatch(event_name: str, payload: dict[str, Any], project: Project) -> int
             from tiergate import handlers
 
             reply = handlers.handle(event_name, payload, project)
+            if event_name in VISIBLE_EVENTS:
+                reply = _with_earlier_notices(reply, project, session_id)
             if reply is None:
                 return 0
             from tiergate.protocol import render
@@ -154,7 +163,7 @@ def _dispatch_error(event_name: str, session_id: str, project: Project, exc: Exc
     from tiergate.protocol import InputError
 
     if isinstance(exc, (UserError, InputError)):
-        _say(f"ignored the {event_name} event: {exc}")
+        _tell(event_name, session_id, project.state_dir, f"ignored the {event_name} event: {exc}")
         _log_ignored(event_name, session_id, project, exc)
         return 0
     return _internal_error(event_name, session_id, project.state_dir, exc)
@@ -172,8 +181,54 @@ def _internal_error(
             f"({type(log_exc).__name__}: {log_exc}); the error was {type(exc).__name__}: {exc}"
         )
         return 0
-    _say(f"internal error in the {event_name} hook; {happened}; details in {where}")
+    _tell(
+        event_name,
+        session_id,
+        state_dir,
+        f"internal error in the {event_name} hook; {happened}; details in {where}",
+    )
     return 0
+
+
+def _tell(event_name: str, session_id: str | None, state_dir: Path | None, text: str) -> None:
+    """Say `text` now, and again at the session's next visible event if this one's may go unseen."""
+    _say(text)
+    if event_name in VISIBLE_EVENTS or session_id is None or state_dir is None:
+        return
+    import contextlib
+
+    from tiergate.log import append_line
+    from tiergate.protocol import one_line
+
+    # Best effort: the notice has been given once already, and the log has the details.
+    with contextlib.suppress(OSError):
+        (state_dir / NOTICES_DIR).mkdir(exist_ok=True)
+        append_line(state_dir / NOTICES_DIR / f"{session_id}.txt", f"(at {event_name}) {one_line(text)}")
+
+
+def _with_earlier_notices(reply: HookReply | None, project: Project, session_id: str) -> HookReply | None:
+    """`reply` with what this session's unseen events had to say prepended to its system message."""
+    path = project.state_dir / NOTICES_DIR / f"{session_id}.txt"
+    taken = path.with_name(path.name + ".taken")
+    try:
+        path.replace(taken)  # taken once, even by concurrent hooks
+    except OSError:
+        return reply
+    import contextlib
+    import dataclasses
+
+    from tiergate.protocol import HookReply
+
+    notices: list[str] = []
+    with contextlib.suppress(OSError):
+        lines = taken.read_text(encoding="utf-8", errors="replace").splitlines()
+        notices = ["tiergate: " + line.strip() for line in lines if line.strip()]
+        taken.unlink()
+    if not notices:
+        return reply
+    reply = reply or HookReply()
+    messages = [*notices, reply.system_message] if reply.system_message else notices
+    return dataclasses.replace(reply, system_message="\n".join(messages))
 
 
 def _log_crash(event_name: str, session_id: str | None, state_dir: Path | None, exc: BaseException) -> Path:
