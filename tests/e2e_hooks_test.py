@@ -6,6 +6,7 @@ interpreter (TIERGATE_PYTHON), and the model is the scripted API.
 
 from __future__ import annotations
 
+import json
 import shutil
 import sys
 import uuid
@@ -81,11 +82,13 @@ def test_verifiers_are_spawned_as_plugin_agents_on_their_tier_model_and_read_onl
         assert "Bash" in request.tool_names
 
 
-def test_compaction_and_api_failures_reach_tiergate_hooks(
+def test_every_hook_in_hooks_json_runs_tiergate_in_a_session_that_spawns_compacts_and_fails(
     scripted_api: ScriptedApi, run_claude: RunClaude
 ) -> None:
+    registered = set(json.loads((PLUGIN_ROOT / "hooks" / "hooks.json").read_text())["hooks"])
     session_id = str(uuid.uuid4())
-    scripted_api.on(text("first reply"), thread="main", times=1)
+    scripted_api.sequence(agent("tiergate:architect-low", "check"), text("first reply"), thread="main")
+    scripted_api.on(text("verdict"), thread="subagent")
 
     first = run_tiergate(run_claude, "start", session_id=session_id)
     compact = run_tiergate(run_claude, "/compact keep it short", resume=session_id)
@@ -94,9 +97,12 @@ def test_compaction_and_api_failures_reach_tiergate_hooks(
 
     assert first.returncode == 0, first.describe()
     assert compact.returncode == 0, compact.describe()
-    assert ("PreCompact", 0) in tiergate_hooks(compact)
     assert failed.result["is_error"] is True, failed.describe()
-    assert ("StopFailure", 0) in tiergate_hooks(failed)
+    ran = [hook for run in (first, compact, failed) for hook in tiergate_hooks(run)]
+    assert {event for event, _ in ran} == registered
+    assert {status for _, status in ran} == {0}
+    assert ("PreCompact", 0) in tiergate_hooks(compact)
+    # An API error ends the turn with StopFailure instead of Stop.
     assert "Stop" not in [event for event, _ in tiergate_hooks(failed)]
 
 
