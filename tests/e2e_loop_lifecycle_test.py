@@ -1,0 +1,210 @@
+"""A loop's life in the real Claude Code CLI, beyond the happy path: a FAIL whose critique reaches the
+implementer, who fixes the work and gets a PASS; the iteration cap; a cancel in the middle of a loop; and
+a second session in the same project that the first one's loop never touches.
+
+The scripted model follows tiergate's texts (testing/claude/tiergate_model.py); every assertion is about
+what tiergate told the model, what it decided (the decision log) and where the loop ended (`status`).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from testing.claude.cli import ClaudeRun, RunClaude
+from testing.claude.scripted_api import Failure, Rule, ScriptedApi, bash, text, tool_use
+from testing.claude.tiergate_model import follow_spawn_directive, passing_verdict, verdict_message
+
+pytestmark = pytest.mark.e2e
+
+PLUGIN_ROOT = Path(__file__).resolve().parents[1]
+CLAIM = "hello.py is written and prints hello.\n<promise>DONE</promise>"
+TASK = "add hello.py printing hello"
+
+
+def tiergate(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tiergate", *args], cwd=project, capture_output=True, text=True, check=False
+    )
+
+
+def start_loop_from_shell(project: Path, max_iterations: int = 5) -> None:
+    started = tiergate(project, "ralph", "start", TASK, "--max-iterations", str(max_iterations))
+    assert started.returncode == 0, started.stderr
+
+
+def run_tiergate(run_claude: RunClaude, prompt: str, **options: Any) -> ClaudeRun:
+    options.setdefault("output_format", "stream-json")
+    return run_claude(prompt, plugin_dir=PLUGIN_ROOT, env={"TIERGATE_PYTHON": sys.executable}, **options)
+
+
+def log(project: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (project / ".tiergate" / "log.jsonl").read_text().splitlines()]
+
+
+def decisions(project: Path, session_id: str | None = None) -> list[tuple[str, str]]:
+    return [
+        (r["event"], r["decision"])
+        for r in log(project)
+        if "decision" in r and (session_id is None or r.get("session_id") == session_id)
+    ]
+
+
+def status(project: Path) -> list[dict[str, Any]]:
+    result = tiergate(project, "status", "--json")
+    assert result.returncode == 0, result.stderr
+    loops: list[dict[str, Any]] = json.loads(result.stdout)
+    return loops
+
+
+def stop_feedback(api: ScriptedApi) -> list[str]:
+    texts = [r.last_user_text() for r in api.messages_calls("main")]
+    return [t[t.index("Stop hook feedback:") :] for t in texts if "Stop hook feedback:" in t]
+
+
+def write(project: Path, name: str, content: str) -> Any:
+    return tool_use("Write", {"file_path": str(project / name), "content": content})
+
+
+def test_a_fail_critique_reaches_the_implementer_who_fixes_the_work_and_gets_a_pass(
+    scripted_api: ScriptedApi, run_claude: RunClaude, git_project: Path
+) -> None:
+    start_loop_from_shell(git_project)
+    critique = "python3 hello.py prints 'helo', not 'hello'"
+    scripted_api.script(
+        Rule(follow_spawn_directive, thread="main", last_user_contains="```tiergate-spawn", name="spawn"),
+        Rule(text("The verifier has answered."), thread="main", last_user_contains="tiergate-verdict"),
+        Rule(
+            write(git_project, "hello.py", "print('hello')\n"),
+            thread="main",
+            last_user_contains=critique,
+            times=1,
+        ),
+    )
+    scripted_api.sequence(
+        write(git_project, "hello.py", "print('helo')\n"), text(CLAIM), text(CLAIM), thread="main"
+    )
+    failing = verdict_message(
+        "FAIL", [("hello.py prints hello", "MISSING", "$ python3 hello.py -> helo")], critique=critique
+    )
+    scripted_api.sequence(
+        bash("python3 hello.py"),
+        text(failing),
+        bash("python3 hello.py"),
+        thread="subagent",
+    )
+    scripted_api.on(passing_verdict("$ python3 hello.py -> hello"), thread="subagent", after_tool_result=True)
+
+    run = run_tiergate(run_claude, "start working")
+
+    assert run.returncode == 0, run.describe()
+    first_spawn, after_fail, second_spawn = stop_feedback(scripted_api)
+    assert "tiergate-spawn" in first_spawn and "tiergate-spawn" in second_spawn
+    assert critique in after_fail and "FAIL" in after_fail and "iteration 2/5" in after_fail
+    assert decisions(git_project, run.session_id) == [
+        ("SessionStart", "bind"),
+        ("UserPromptSubmit", "user-prompt"),
+        ("Stop", "spawn"),
+        ("SubagentStart", "verifier-started"),
+        ("SubagentStop", "verdict"),
+        ("Stop", "feedback"),
+        ("Stop", "spawn"),
+        ("SubagentStart", "verifier-started"),
+        ("SubagentStop", "verdict"),
+        ("Stop", "finalize"),
+    ]
+    assert (git_project / "hello.py").read_text() == "print('hello')\n"
+    history = json.loads(tiergate(git_project, "history", "--json").stdout)
+    assert [(v["id"], v["verdict"]) for v in history["verifications"]] == [("v1", "FAIL"), ("v2", "PASS")]
+    assert history["total"]["ran"] == 2
+    [loop] = status(git_project)
+    assert (loop["phase"], loop["verdict"], loop["iteration"]) == ("passed", "PASS", 2)
+
+
+def test_at_the_iteration_cap_the_loop_halts_and_tells_the_user(
+    scripted_api: ScriptedApi, run_claude: RunClaude, git_project: Path
+) -> None:
+    start_loop_from_shell(git_project, max_iterations=3)
+    turns = [write(git_project, f"step{i}.txt", f"step {i}\n") for i in range(3)]
+    scripted_api.sequence(
+        *(reply for turn in turns for reply in (turn, text("Not done yet."))), thread="main"
+    )
+
+    run = run_tiergate(run_claude, "start working")
+
+    assert run.returncode == 0, run.describe()
+    feedback = stop_feedback(scripted_api)
+    assert ["iteration 2/3" in feedback[0], "iteration 3/3" in feedback[1]] == [True, True]
+    assert len(feedback) == 2  # the third stop is let through
+    assert decisions(git_project, run.session_id)[-3:] == [
+        ("Stop", "continue"),
+        ("Stop", "continue"),
+        ("Stop", "halt"),
+    ]
+    [notice] = [n for n in run.notices if "loop halted" in n]
+    assert "iteration cap is reached (3/3)" in notice and "/tiergate:ralph" in notice
+    [loop] = status(git_project)
+    assert (loop["phase"], loop["iteration"], loop["active"]) == ("halted", 3, False)
+    assert run.result["result"] == "Not done yet."
+
+
+def test_tiergate_cancel_in_the_middle_of_a_loop_lets_the_next_stop_through(
+    scripted_api: ScriptedApi, run_claude: RunClaude, git_project: Path
+) -> None:
+    start_loop_from_shell(git_project)
+    # The user cancels from another terminal while Claude works (here: the scripted model runs it).
+    cancel = bash(f"cd {git_project} && {sys.executable} -m tiergate cancel")
+    scripted_api.sequence(
+        write(git_project, "hello.py", "print('hel')\n"),
+        text("Half way."),
+        cancel,
+        text("Stopping here."),
+        thread="main",
+    )
+
+    run = run_tiergate(run_claude, "start working")
+
+    assert run.returncode == 0, run.describe()
+    [only_block] = stop_feedback(scripted_api)
+    assert "iteration 2/5" in only_block
+    assert run.result["result"] == "Stopping here."
+    assert [d for d in decisions(git_project) if d[0] in ("Stop", "cancel")] == [
+        ("Stop", "continue"),
+        ("cancel", "cancel"),
+    ]
+    [loop] = status(git_project)
+    assert (loop["phase"], loop["active"]) == ("cancelled", False)
+
+
+def test_a_second_session_in_the_project_is_untouched_by_the_first_ones_loop(
+    scripted_api: ScriptedApi, run_claude: RunClaude, git_project: Path
+) -> None:
+    start_loop_from_shell(git_project)
+    # Session one takes up the loop, then its turn ends on an API error: its loop stays active.
+    scripted_api.on(Failure(429, "rate_limit_error", "slow down"), thread="main", times=1)
+    first = run_tiergate(run_claude, "start working")
+    assert first.result["is_error"] is True, first.describe()
+    [loop] = status(git_project)
+    assert (loop["session_id"], loop["phase"], loop["active"]) == (first.session_id, "working", True)
+    # Session two works in the same project and claims: nothing of the loop reaches it.
+    scripted_api.sequence(write(git_project, "notes.txt", "notes\n"), text(CLAIM), thread="main")
+
+    second = run_tiergate(run_claude, "write some notes")
+
+    assert second.returncode == 0, second.describe()
+    assert second.session_id != first.session_id
+    assert second.result["result"] == CLAIM
+    assert stop_feedback(scripted_api) == []
+    assert scripted_api.messages_calls("subagent") == []
+    assert decisions(git_project, second.session_id) == []
+    first_request, *second_requests = scripted_api.messages_calls("main")
+    assert TASK in first_request.conversation_text()  # the loop's session was told about it
+    for request in second_requests:
+        assert "tiergate loop" not in request.conversation_text()
+        assert TASK not in request.conversation_text()
+    [after] = status(git_project)
+    assert after == loop
