@@ -224,19 +224,22 @@ def test_a_plugin_slash_command_reaches_user_prompt_submit_as_typed(
     assert "SessionStart hook additional context: SESSION-CONTEXT-5" in call.conversation_text()
 
 
-def test_a_system_message_reaches_the_user_but_never_the_model(
+def test_a_system_message_never_reaches_the_model_and_reaches_the_user_only_from_some_events(
     probe: ProbePlugin, scripted_api: ScriptedApi, run_claude: RunClaude
 ) -> None:
-    probe.answer("UserPromptSubmit", json_answer({"systemMessage": "USER-ONLY-NOTE"}))
-    probe.answer("Stop", json_answer({"systemMessage": "STOP-NOTE"}))
-    scripted_api.sequence(text("answer"), thread="main")
+    events = ("SessionStart", "UserPromptSubmit", "SubagentStart", "SubagentStop", "Stop", "SessionEnd")
+    for event in events:
+        probe.answer(event, json_answer({"systemMessage": f"NOTE-FROM-{event}"}))
+    scripted_api.sequence(agent("probe:checker", "check"), text("answer"), thread="main")
+    scripted_api.on(text("checked"), thread="subagent")
 
     run = run_claude("hello", plugin_dir=probe.root, output_format="stream-json")
 
     assert run.returncode == 0, run.describe()
-    assert all("NOTE" not in r.conversation_text() for r in scripted_api.requests)
-    assert run.notices == ["UserPromptSubmit says: USER-ONLY-NOTE", "Stop says: STOP-NOTE"]
-    # Without a block, the user-facing note changes nothing: one Stop, and the answer stands.
+    assert all("NOTE-FROM-" not in r.conversation_text() for r in scripted_api.requests)
+    # In print mode only these two events' notices are shown; the others' are dropped.
+    assert run.notices == ["UserPromptSubmit says: NOTE-FROM-UserPromptSubmit", "Stop says: NOTE-FROM-Stop"]
+    # Without a block, a note changes nothing: one Stop, and the answer stands.
     assert len(probe.records("Stop")) == 1
     assert run.result["result"] == "answer"
 
