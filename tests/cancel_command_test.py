@@ -1,0 +1,83 @@
+"""`tiergate cancel`: every active loop of the project, or one session's, and the pending loop."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from testing.gitrepo import GIT_ENV, init_repo
+
+from tiergate import loop, state
+from tiergate.log import read_log
+from tiergate.project import Project
+
+T0 = 1_800_000_000.0
+
+
+def tiergate(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_PROJECT_DIR", "TIERGATE_STATE_DIR")}
+    return subprocess.run(
+        [sys.executable, "-m", "tiergate", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**env, **GIT_ENV},
+        timeout=60,
+    )
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    root = init_repo(tmp_path / "repo", {"README.md": "hi\n"})
+    return Project(root=root, state_dir=root / ".tiergate")
+
+
+def put(project: Project, session_id: str, **changes: object) -> None:
+    new = replace(loop.new_loop(session_id, "task", now=T0, base=None, promise="DONE"), **changes)  # type: ignore[arg-type]
+    state.update(project, session_id, lambda _: (new, None))
+
+
+def phases(project: Project) -> dict[str, str]:
+    return {s.session_id: s.phase for s in state.all_loops(project)}
+
+
+def test_it_cancels_every_active_loop_and_the_pending_one(project: Project) -> None:
+    put(project, "s1")
+    put(project, "s2", phase="verifying")
+    put(project, "s3", phase="halted", ended_at=T0)
+    state.write_pending(project, loop.new_loop("", "later", now=T0, base=None, promise="DONE"))
+    result = tiergate(project.root, "cancel")
+    assert result.returncode == 0
+    assert "cancelled the loop of session s1" in result.stdout and "session s2" in result.stdout
+    assert "dropped the pending loop ('later')" in result.stdout
+    assert phases(project) == {"s1": "cancelled", "s2": "cancelled", "s3": "halted"}
+    assert state.read_pending(project) is None
+    cancels = [r for r in read_log(project) if r.get("decision") == "cancel"]
+    assert sorted(r["session_id"] for r in cancels) == ["", "s1", "s2"]
+
+
+def test_one_session_only(project: Project) -> None:
+    put(project, "s1")
+    put(project, "s2")
+    state.write_pending(project, loop.new_loop("", "later", now=T0, base=None, promise="DONE"))
+    result = tiergate(project.root, "cancel", "--session", "s2")
+    assert result.returncode == 0 and "session s2" in result.stdout and "s1" not in result.stdout
+    assert phases(project) == {"s1": "working", "s2": "cancelled"}
+    assert state.read_pending(project) is not None
+
+
+def test_nothing_to_cancel_is_said_and_changes_nothing(project: Project) -> None:
+    result = tiergate(project.root, "cancel")
+    assert result.returncode == 0 and "nothing to cancel" in result.stdout
+    assert not project.state_dir.exists()
+    assert "no active loop in session nope" in tiergate(project.root, "cancel", "--session", "nope").stdout
+
+
+def test_a_bad_session_id_is_refused(project: Project) -> None:
+    result = tiergate(project.root, "cancel", "--session", "../x")
+    assert result.returncode == 2 and "not a session id" in result.stderr

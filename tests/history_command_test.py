@@ -1,0 +1,131 @@
+"""`tiergate history [--json]`: every verification, derived from the decision log, and its cost against
+always THOROUGH."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from testing.gitrepo import GIT_ENV, init_repo
+
+from tiergate.commands.history import verifications
+from tiergate.log import append_record
+
+COSTS = {"LIGHT": 1.0, "STANDARD": 5.0, "THOROUGH": 20.0}
+AGENTS = {
+    "LIGHT": "tiergate:architect-low",
+    "STANDARD": "tiergate:architect-medium",
+    "THOROUGH": "tiergate:architect",
+}
+
+
+def tiergate(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_PROJECT_DIR", "TIERGATE_STATE_DIR")}
+    command = [sys.executable, "-m", "tiergate", *args]
+    return subprocess.run(
+        command, cwd=cwd, capture_output=True, text=True, check=False, env={**env, **GIT_ENV}
+    )
+
+
+def snap(vid: str, tier: str, status: str, at: float, **extra: Any) -> dict[str, Any]:
+    size = {"files_changed": 2, "lines_changed": 30, "claim_types": ["Fixed"], "request": 1}
+    costs = {"relative_cost": COSTS[tier], "thorough_cost": 20.0}
+    return {
+        "id": vid,
+        "status": status,
+        "tier": tier,
+        "agent": AGENTS[tier],
+        "model": "m",
+        "requested_at": at,
+        **size,
+        **costs,
+        **extra,
+    }
+
+
+def record(session: str, decision: str, *snaps: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "event": "x",
+        "session_id": session,
+        "decision": decision,
+        "reasons": ["r"],
+        "verifications": list(snaps),
+    }
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = init_repo(tmp_path / "repo", {"README.md": "hi\n"})
+    log = root / ".tiergate" / "log.jsonl"
+    log.parent.mkdir()
+    for entry in [
+        record("s1", "spawn", snap("v1", "LIGHT", "requested", 1.0)),
+        {"event": "Stop", "session_id": "s1", "decision": "continue", "reasons": ["no claim"]},
+        record("s1", "verdict", snap("v1", "LIGHT", "PASS", 1.0, duration_s=12.5, agent_id="a1", redos=0)),
+        record("s2", "spawn", snap("v1", "STANDARD", "requested", 2.0)),
+        record(
+            "s2",
+            "request-again",
+            snap("v1", "STANDARD", "DISQUALIFIED", 2.0, duration_s=3.0),
+            snap("v2", "STANDARD", "requested", 3.0),
+        ),
+        record("s2", "verdict", snap("v2", "STANDARD", "FAIL", 3.0, duration_s=40.0)),
+        record("s2", "spawn", snap("v3", "THOROUGH", "requested", 4.0)),
+        record("s2", "halt", snap("v3", "THOROUGH", "VOID", 4.0, why="the cap")),
+        record("s3", "spawn", snap("v1", "THOROUGH", "requested", 5.0)),
+    ]:
+        append_record(log, entry)
+    with log.open("a") as f:
+        f.write('{"cut short by a crash\n')
+    return root
+
+
+def test_one_row_per_verification_completed_by_later_records(repo: Path) -> None:
+    result = tiergate(repo, "history", "--json")
+    assert result.returncode == 0, result.stderr
+    history = json.loads(result.stdout)
+    rows = [
+        (r["session_id"], r["id"], r["tier"], r["verdict"], r["duration_s"]) for r in history["verifications"]
+    ]
+    assert rows == [
+        ("s1", "v1", "LIGHT", "PASS", 12.5),
+        ("s2", "v1", "STANDARD", "DISQUALIFIED", 3.0),
+        ("s2", "v2", "STANDARD", "FAIL", 40.0),
+        ("s2", "v3", "THOROUGH", "VOID", None),
+        ("s3", "v1", "THOROUGH", "requested", None),
+    ]
+    first = history["verifications"][0]
+    described = ("agent", "model", "files_changed", "lines_changed", "relative_cost")
+    assert tuple(first[key] for key in described) == ("tiergate:architect-low", "m", 2, 30, 1.0)
+
+
+def test_the_total_counts_verifiers_that_ran_against_always_thorough(repo: Path) -> None:
+    total = json.loads(tiergate(repo, "history", "--json").stdout)["total"]
+    # PASS (1) + DISQUALIFIED (5) + FAIL (5) ran; the VOID and the pending one cost nothing yet.
+    assert total == {
+        "verifications": 5,
+        "ran": 3,
+        "relative_cost": 11.0,
+        "always_thorough": 60.0,
+        "saving": 0.8167,
+    }
+
+
+def test_the_human_form(repo: Path) -> None:
+    lines = tiergate(repo, "history").stdout.splitlines()
+    assert len(lines) == 6
+    assert "LIGHT" in lines[0] and "tiergate:architect-low (m)" in lines[0] and "PASS" in lines[0]
+    assert "12s" in lines[0] and "2 files, 30 lines" in lines[0] and "cost 1x" in lines[0]
+    assert lines[-1] == "total: 3 verifiers ran, cost 11x; always THOROUGH: 60x (82% less)"
+
+
+def test_no_log_no_history(tmp_path: Path) -> None:
+    root = init_repo(tmp_path / "fresh")
+    assert "no verifications" in tiergate(root, "history").stdout
+    assert json.loads(tiergate(root, "history", "--json").stdout)["total"]["ran"] == 0
+    assert verifications([{"verifications": "junk"}, {"verifications": [{"no": "id"}]}]) == []

@@ -1,0 +1,95 @@
+"""`tiergate ralph start` as a user runs it, in a real git repository."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from testing.gitrepo import GIT_ENV, git, init_repo
+
+
+def tiergate(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_PROJECT_DIR", "TIERGATE_STATE_DIR")}
+    return subprocess.run(
+        [sys.executable, "-m", "tiergate", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**env, **GIT_ENV},
+        timeout=60,
+    )
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return init_repo(tmp_path / "repo", {"README.md": "hi\n"})
+
+
+def pending(repo: Path) -> dict[str, object]:
+    data: dict[str, object] = json.loads((repo / ".tiergate" / "pending.json").read_text())
+    return data
+
+
+def test_a_pending_loop_starts_at_head_with_its_options(repo: Path) -> None:
+    (repo / "sub").mkdir()
+    result = tiergate(
+        repo / "sub", "ralph", "start", "Add CSV export", "--max-iterations", "9", "--promise", "OK"
+    )
+    assert result.returncode == 0, result.stderr
+    assert "next Claude Code session" in result.stdout and "<promise>OK</promise>" in result.stdout
+    loop = pending(repo)
+    head = git(repo, "rev-parse", "HEAD").strip()
+    assert (loop["task"], loop["max_iterations"], loop["promise"], loop["base"]) == (
+        "Add CSV export",
+        9,
+        "OK",
+        head,
+    )
+    assert (repo / ".tiergate" / ".gitignore").read_text() == "*\n"
+    assert git(repo, "status", "--porcelain") == ""  # the state folder ignores itself
+
+
+def test_the_project_configuration_gives_the_defaults(repo: Path) -> None:
+    (repo / ".tiergate.toml").write_text("[loop]\nmax_iterations = 7\nmax_minutes = 30\n")
+    assert tiergate(repo, "ralph", "start", "Fix it").returncode == 0
+    loop = pending(repo)
+    assert (loop["max_iterations"], loop["budget"], loop["promise"]) == (7, 1800.0, "DONE")
+
+
+def test_a_second_start_replaces_the_pending_loop_and_says_so(repo: Path) -> None:
+    tiergate(repo, "ralph", "start", "first")
+    result = tiergate(repo, "ralph", "start", "second")
+    assert "replaced the loop that was pending ('first')" in result.stdout
+    assert pending(repo)["task"] == "second"
+
+
+def test_an_empty_repository_starts_at_the_empty_tree(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "empty")
+    assert tiergate(repo, "ralph", "start", "Write the first file").returncode == 0
+    assert pending(repo)["base"] == git(repo, "hash-object", "-t", "tree", "/dev/null").strip()
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["  "], "the task is empty"),
+        (["fix", "--max-iterations", "0"], "between 1 and 1000"),
+        (["fix", "--max-iterations", "many"], "whole number"),
+        (["fix", "--promise", "<x>"], "without < or >"),
+    ],
+)
+def test_bad_arguments_are_one_line(repo: Path, args: list[str], says: str) -> None:
+    result = tiergate(repo, "ralph", "start", *args)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.startswith("tiergate: ") and says in result.stderr and result.stderr.count("\n") == 1
+    assert not (repo / ".tiergate" / "pending.json").exists()
+
+
+def test_outside_git_it_refuses(tmp_path: Path) -> None:
+    result = tiergate(tmp_path, "ralph", "start", "fix")
+    assert result.returncode == 2 and "not a git repository" in result.stderr

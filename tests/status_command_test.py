@@ -1,0 +1,77 @@
+"""`tiergate status [--json]`: where each loop of the project stands."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from testing.gitrepo import GIT_ENV, init_repo
+
+from tiergate import loop, state
+from tiergate.claims import check_claim
+from tiergate.project import Project
+
+T0 = 1_800_000_000.0
+FACTS = loop.ClaimFacts(
+    "STANDARD", "tiergate:architect-medium", "sonnet", ("build pass",), ("default",), 5, 20, 3, 40
+)
+
+
+def tiergate(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_PROJECT_DIR", "TIERGATE_STATE_DIR")}
+    command = [sys.executable, "-m", "tiergate", *args]
+    return subprocess.run(
+        command, cwd=cwd, capture_output=True, text=True, check=False, env={**env, **GIT_ENV}
+    )
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    root = init_repo(tmp_path / "repo", {"README.md": "hi\n"})
+    return Project(root=root, state_dir=root / ".tiergate")
+
+
+def test_no_loops(project: Project) -> None:
+    assert "no loops" in tiergate(project.root, "status").stdout
+    assert json.loads(tiergate(project.root, "status", "--json").stdout) == []
+
+
+def test_each_loop_with_the_contract_fields(project: Project) -> None:
+    working = loop.new_loop("s1", "Add CSV export", now=T0, base="b" * 40, promise="DONE", max_iterations=8)
+    message = "x <promise>DONE</promise>"
+    claimed = loop.decide(
+        working, loop.Stop(message, check_claim(message), "fp", claim_facts=FACTS), T0 + 1
+    ).state
+    assert claimed is not None
+    halted = replace(
+        working, session_id="s2", phase="halted", ended_at=T0 + 9, end_reason="the cap", started_at=T0 + 2
+    )
+    state.update(project, "s1", lambda _: (claimed, None))
+    state.update(project, "s2", lambda _: (halted, None))
+    state.write_pending(project, replace(working, session_id="", task="Later"))
+    entries = json.loads(tiergate(project.root, "status", "--json").stdout)
+    contract = ("session_id", "phase", "iteration", "max_iterations", "tier", "verdict")
+    assert [tuple(e[k] for k in contract) for e in entries] == [
+        ("s1", "verifying", 1, 8, "STANDARD", None),
+        ("s2", "halted", 1, 8, None, None),
+        (None, "working", 1, 8, None, None),
+    ]
+    assert entries[0]["verification"] == {
+        "id": "v1",
+        "tier": "STANDARD",
+        "agent": "tiergate:architect-medium",
+        "model": "sonnet",
+        "verifiers_started": 0,
+    }
+    assert entries[2]["pending"] is True
+    lines = tiergate(project.root, "status").stdout.splitlines()
+    assert lines[0].startswith(
+        "session s1  verifying  iteration 1/8  tier STANDARD  waiting for tiergate:architect-medium"
+    )
+    assert "halted" in lines[1] and "the cap" in lines[1]
+    assert lines[2].startswith("pending (next session)") and lines[2].endswith("task: Later")
