@@ -370,3 +370,42 @@ def test_only_the_requested_verifiers_verdict_counts(
     ]
     [status] = loops(git_project)
     assert (status["phase"], status["tier"], status["verdict"]) == ("passed", "STANDARD", "PASS")
+
+
+def test_a_verifier_launched_in_the_background_still_decides_the_loop(
+    scripted_api: ScriptedApi, run_claude: RunClaude, git_project: Path
+) -> None:
+    start_loop_from_shell(git_project, "add hello.py printing hello")
+
+    def in_the_background(request: ApiRequest) -> Reply:
+        directive = spawn_directive(request.last_user_text())
+        assert directive is not None
+        # What a model does if it drops the foreground flag: the CLI's default is the background.
+        launch = {key: directive[key] for key in ("subagent_type", "prompt", "description")}
+        return tool_use("Agent", launch)
+
+    scripted_api.on(in_the_background, thread="main", last_user_contains="```tiergate-spawn")
+    scripted_api.on(
+        text("Waiting for the verifier."), thread="main", last_user_contains="completion notification"
+    )
+    script_implementer(scripted_api, git_project, {"hello.py": "print('hello')\n"})
+    scripted_api.on(bash("sleep 2; python3 hello.py"), thread="subagent", after_tool_result=False)
+    scripted_api.on(passing_verdict(EVIDENCE), thread="subagent", after_tool_result=True)
+
+    run = run_tiergate(run_claude, "start working")
+
+    assert run.returncode == 0, run.describe()
+    # The turn ends while the verifier runs (in parallel with it, so their order varies): that stop is let
+    # through, and the verifier's PASS, delivered later as a task notification, ends the loop.
+    after_claim = decisions(git_project)[4:]
+    assert after_claim[0] == ("Stop", "spawn")
+    assert sorted(after_claim[1:4]) == [
+        ("Stop", "pass"),
+        ("SubagentStart", "verifier-started"),
+        ("SubagentStop", "verdict"),
+    ]
+    assert after_claim[4:] == [("UserPromptSubmit", "user-prompt"), ("Stop", "finalize")]
+    [passed] = [r for r in decision_log(git_project) if r["decision"] == "pass"]
+    assert any("background" in reason for reason in passed["reasons"])
+    [status] = loops(git_project)
+    assert (status["phase"], status["verdict"]) == ("passed", "PASS")
