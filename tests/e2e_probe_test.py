@@ -387,3 +387,21 @@ def test_an_agent_call_without_run_in_background_false_runs_in_the_background(
     assert "checker verdict" in scripted_api.messages_calls("main")[-1].last_user_text()
     assert second_stop["last_assistant_message"] == "saw the result"
     assert second_stop["background_tasks"] == []
+
+
+def test_several_prompts_in_one_streaming_session_are_separate_turns(
+    probe: ProbePlugin, scripted_api: ScriptedApi, run_claude: RunClaude
+) -> None:
+    scripted_api.on(text("first answer"), thread="main", last_user_contains="first prompt")
+    scripted_api.on(text("second answer"), thread="main", last_user_contains="second prompt")
+
+    run = run_claude(["first prompt", "second prompt"], plugin_dir=probe.root)
+
+    assert run.returncode == 0, run.describe()
+    assert [r["result"] for r in run.results] == ["first answer", "second answer"]
+    assert [p["prompt"] for p in probe.records("UserPromptSubmit")] == ["first prompt", "second prompt"]
+    assert [s["last_assistant_message"] for s in probe.records("Stop")] == ["first answer", "second answer"]
+    assert len({p["session_id"] for p in probe.records("Stop")}) == 1
+    assert [s["source"] for s in probe.records("SessionStart")] == ["startup"]
+    # The second turn sees the first.
+    assert "first answer" in scripted_api.messages_calls("main")[1].conversation_text()

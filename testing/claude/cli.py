@@ -188,13 +188,8 @@ def run_claude(
         if output_format == "stream-json":
             args.append("--verbose")
     args += ["--allowedTools", ",".join(allowed_tools), "--debug-file", str(debug_file)]
-    if plugin_dir is not None:
-        args += ["--plugin-dir", str(plugin_dir)]
-    if session_id is not None:
-        args += ["--session-id", session_id]
-    if resume is not None:
-        args += ["--resume", resume]
-    args += list(extra_args)
+    args += _optional("--plugin-dir", plugin_dir) + _optional("--session-id", session_id)
+    args += _optional("--resume", resume) + list(extra_args)
 
     started = time.monotonic()
     deadline = started + timeout
@@ -220,6 +215,10 @@ def run_claude(
         run = output.run(args, -signal.SIGKILL, debug_file, started)
         raise ClaudeTimeoutError(f"the CLI ran past its {timeout}s timeout\n{run.describe()}") from None
     return output.run(args, process.returncode, debug_file, started)
+
+
+def _optional(flag: str, value: object | None) -> list[str]:
+    return [] if value is None else [flag, str(value)]
 
 
 class _Output:
