@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 from testing.gitrepo import commit_all, git, init_repo, write
 
-from tiergate.fingerprint import fingerprint, is_generated
+from tiergate.change import measure_change
+from tiergate.fingerprint import fingerprint, is_generated, of_change
 
 
 @pytest.fixture
@@ -15,8 +16,8 @@ def repo(tmp_path: Path) -> Path:
     return init_repo(tmp_path / "repo", {"src/app.py": "print('a')\n", "README.md": "hello\n"})
 
 
-def fp(repo: Path) -> str:
-    value = fingerprint(repo)
+def fp(repo: Path, base: str | None = None) -> str:
+    value = fingerprint(repo, base)
     assert value is not None
     return value
 
@@ -60,6 +61,20 @@ def test_a_commit_shows_even_when_the_tree_ends_up_equal(repo: Path) -> None:
     assert fp(repo) != before
 
 
+def test_a_measured_change_gives_the_same_fingerprint_as_git(repo: Path) -> None:
+    base = git(repo, "rev-parse", "HEAD").strip()
+    write(repo, {"lib/util.py": "u = 1\n", "docs/guide.md": "guide\n"})
+    commit_all(repo, "more")
+    (repo / "src/app.py").write_text("print('b')\n")
+    (repo / "docs/guide.md").unlink()
+    git(repo, "mv", "lib/util.py", "lib/helpers.py")
+    (repo / "README.md").rename(repo / "READ.md")  # a plain move: deleted + untracked, paired by measure
+    write(repo, {"new/module.py": "n = 1\n", "src/__pycache__/app.pyc": "x"})
+    change = measure_change(repo, base)
+    assert of_change(change) == fp(repo, base)
+    assert of_change(change) != fp(repo)  # another base, another set of paths
+
+
 def test_ignored_and_generated_output_does_not_count(repo: Path) -> None:
     write(repo, {".gitignore": "build/\n"})
     commit_all(repo, "ignore build")
@@ -87,7 +102,7 @@ def test_a_repository_without_commits_has_a_fingerprint(tmp_path: Path) -> None:
 
 
 def test_outside_git_there_is_none(tmp_path: Path) -> None:
-    assert fingerprint(tmp_path) is None
+    assert fingerprint(tmp_path, None) is None
 
 
 @pytest.mark.parametrize(

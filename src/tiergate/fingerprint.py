@@ -1,14 +1,19 @@
 """A fingerprint of the workspace: equal fingerprints mean nobody changed a file in between.
 
-It digests HEAD, every path that differs from HEAD (staged or not, deleted, renamed) with its status and
-the content now on disk, and every untracked file git does not ignore, with its content. Comparing the
-fingerprint taken when a verifier starts with the one taken when it stops tells whether the verifier
-touched the workspace; comparing it across Stops tells whether Claude made any progress.
+It digests HEAD and every path that differs from the loop's base (committed since, staged or not,
+deleted, renamed, and untracked files git does not ignore), each with the content now on disk and its
+executable bit. Comparing the fingerprint taken when a verifier starts with the one taken when it stops
+tells whether the verifier touched the workspace; comparing it across Stops tells whether Claude made
+any progress. An edit to a file that has not changed since the base brings it into the set; an edit to
+one that has changes its digest; a commit moves HEAD.
 
-Generated output that running tests or a build leaves behind is left out (`GENERATED`), or a verifier
-doing exactly what it was asked (run the tests, run the build) in a project whose .gitignore forgot
-`__pycache__/` would be disqualified. Content is hashed from the disk, not asked from git, so an edit
-that leaves size and timestamp alone still shows.
+The same digest comes from git (`fingerprint`) or from a change already measured for a claim
+(`of_change`), so that the Stop that measures a claim does not ask git twice.
+
+Generated output that running tests or a build leaves behind is left out (`is_generated`), or a
+verifier doing exactly what it was asked (run the tests, run the build) in a project whose .gitignore
+forgot `__pycache__/` would be disqualified. Content is hashed from the disk, not asked from git, so an
+edit that leaves size and timestamp alone still shows.
 
 None outside a git work tree: without git there is no cheap, reliable picture of the workspace.
 """
@@ -16,12 +21,18 @@ None outside a git work tree: without git there is no cheap, reliable picture of
 from __future__ import annotations
 
 import hashlib
+import stat
+from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tiergate import git
 from tiergate.errors import UserError
 
-# Path segments (directories) and file name suffixes of generated output.
+if TYPE_CHECKING:
+    from tiergate.change import ChangeMeasurement
+
+# Directories, names and suffixes of generated output.
 GENERATED_DIRS = frozenset(
     {
         "__pycache__",
@@ -38,30 +49,40 @@ GENERATED_DIRS = frozenset(
         ".next",
     }
 )
-GENERATED_SUFFIXES = (".pyc", ".pyo", ".coverage", ".egg-info")
+GENERATED_SUFFIXES = (".pyc", ".pyo", ".egg-info")
 GENERATED_NAMES = frozenset({".coverage", "coverage.xml", ".DS_Store"})
 _CHUNK = 1 << 20
 
 
-def fingerprint(root: Path) -> str | None:
-    """The workspace's fingerprint (hex), or None when `root` is not in a git work tree."""
+def fingerprint(root: Path, base: str | None) -> str | None:
+    """The workspace's fingerprint relative to `base` (HEAD if None), or None outside a git work tree."""
     try:
         top = git.repo_root(root)
         head = git.head_sha(top)
-        entries = git.diff_entries(top, head or git.empty_tree(top))
+        since = base or head or git.empty_tree(top)
+        entries = git.diff_entries(top, since)
         untracked = git.untracked_files(top)
     except UserError:
         return None
+    paths = {e.path for e in entries} | {e.old_path for e in entries if e.old_path} | set(untracked)
+    return _digest(top, head, paths)
+
+
+def of_change(change: ChangeMeasurement) -> str | None:
+    """The same fingerprint, from a change measured from the base with `tiergate.change`."""
+    try:
+        head = git.head_sha(change.root)
+    except UserError:
+        return None
+    paths = {f.path for f in change.files} | {f.old_path for f in change.files if f.old_path}
+    return _digest(change.root, head, paths)
+
+
+def _digest(top: Path, head: str | None, paths: Iterable[str]) -> str:
     digest = hashlib.sha256(f"head {head}\n".encode())
-    changed = {e.path: e.status for e in entries}
-    changed.update({e.old_path: "D" for e in entries if e.old_path and e.old_path not in changed})
-    changed.update(dict.fromkeys(untracked, "?"))
-    for path in sorted(changed):
-        if is_generated(path):
-            continue
-        digest.update(
-            f"{changed[path]} {path}\0{_content_digest(top / path)}\n".encode("utf-8", "surrogateescape")
-        )
+    for path in sorted(paths):
+        if not is_generated(path):
+            digest.update(f"{path}\0{_content_digest(top / path)}\n".encode("utf-8", "surrogateescape"))
     return digest.hexdigest()
 
 
@@ -78,16 +99,20 @@ def is_generated(path: str) -> bool:
 
 
 def _content_digest(path: Path) -> str:
-    """The file's content digest; a symlink's target; a marker for what is missing or not a file."""
+    """The file's content digest and executable bit; a symlink's target; a marker for anything else."""
     try:
-        if path.is_symlink():
-            return "link:" + str(path.readlink())
-        if not path.is_file():
-            return "absent" if not path.exists() else "other"
+        status = path.lstat()
+        if stat.S_ISLNK(status.st_mode):
+            return f"link:{path.readlink()}"
+        if not stat.S_ISREG(status.st_mode):
+            return "directory" if stat.S_ISDIR(status.st_mode) else "other"
         digest = hashlib.sha256()
         with path.open("rb") as f:
             while chunk := f.read(_CHUNK):
                 digest.update(chunk)
-        return digest.hexdigest()
+        executable = "x" if status.st_mode & stat.S_IXUSR else "-"
+        return f"{executable}{digest.hexdigest()}"
+    except FileNotFoundError:
+        return "absent"
     except OSError as exc:
         return f"unreadable:{exc.errno}"

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tiergate import loop, state, transcript
+from tiergate import fingerprint, loop, state, transcript
 from tiergate.claims import check_claim
-from tiergate.fingerprint import fingerprint
 from tiergate.handlers import common
 
 if TYPE_CHECKING:
@@ -34,12 +33,15 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
     error = api_error(payload)
     facts: loop.ClaimFacts | None = None
     problem: str | None = None
+    workspace: str | None = None
     if loop.wants_claim_facts(current, claim) and not background and error is None:
-        facts, problem = measure(project, current)
+        facts, problem, workspace = measure(project, current)
+    if workspace is None:
+        workspace = fingerprint.fingerprint(project.root, current.base)
     event = loop.Stop(
         message=message,
         claim=claim,
-        fingerprint=fingerprint(project.root),
+        fingerprint=workspace,
         stop_hook_active=stop.stop_hook_active,
         background=background,
         api_error=error,
@@ -77,8 +79,11 @@ def api_error(payload: dict[str, Any]) -> str | None:
     return None
 
 
-def measure(project: Project, current: loop.LoopState) -> tuple[loop.ClaimFacts | None, str | None]:
-    """The claim's tier and change, or why they could not be had.
+def measure(
+    project: Project, current: loop.LoopState
+) -> tuple[loop.ClaimFacts | None, str | None, str | None]:
+    """The claim's tier and change (and the workspace's fingerprint from the same measurement), or why
+    they could not be had.
 
     Any error is caught here on purpose: the loop decides what an unchecked claim means (see
     `tiergate.loop`), and the traceback goes to the log."""
@@ -93,7 +98,7 @@ def measure(project: Project, current: loop.LoopState) -> tuple[loop.ClaimFacts 
         )
     except Exception as exc:
         _log_error(project, current.session_id, exc)
-        return None, f"{type(exc).__name__}: {exc}"
+        return None, f"{type(exc).__name__}: {exc}", None
     decision, change = assessment.decision, assessment.change
     facts = loop.ClaimFacts(
         tier=decision.tier.value,
@@ -107,7 +112,7 @@ def measure(project: Project, current: loop.LoopState) -> tuple[loop.ClaimFacts 
         lines_changed=change.lines_changed,
         paths=change.paths[:PATHS_KEPT],
     )
-    return facts, None
+    return facts, None, fingerprint.of_change(change)
 
 
 def _log_error(project: Project, session_id: str, exc: Exception) -> None:

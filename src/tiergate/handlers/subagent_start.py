@@ -25,6 +25,6 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
     event = loop.SubagentStart(
         agent_id=start.agent_id,
         agent_type=start.agent_type,
-        fingerprint=fingerprint(project.root) if recorded else None,
+        fingerprint=fingerprint(project.root, current.base) if recorded else None,
     )
     return common.reply(common.apply(project, "SubagentStart", start.session_id, event))
