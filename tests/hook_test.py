@@ -568,6 +568,22 @@ def test_what_an_unseen_event_said_is_repeated_once_at_the_next_stop(
     assert not list((in_process.state_dir / "notices").iterdir())
 
 
+def test_a_handlers_message_at_an_unseen_event_is_repeated_at_the_next_prompt(
+    in_process: Sandbox, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    reply = HookReply(additional_context="loop context", system_message="tiergate: the loop now runs here")
+    answer_with(monkeypatch, lambda *_: reply)
+    call_hook(monkeypatch, "SessionStart", in_process.payload("SessionStart"))
+    assert json.loads(capfd.readouterr().out)["systemMessage"] == "tiergate: the loop now runs here"
+    answer_with(monkeypatch, lambda *_: None)
+
+    assert call_hook(monkeypatch, "UserPromptSubmit", in_process.payload("UserPromptSubmit")) == 0
+
+    assert json.loads(capfd.readouterr().out) == {
+        "systemMessage": "tiergate: (at SessionStart) the loop now runs here"
+    }
+
+
 def test_notices_stay_with_their_session(
     in_process: Sandbox, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
 ) -> None:

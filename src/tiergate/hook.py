@@ -3,8 +3,9 @@
 Fail open, always: whatever goes wrong here or in a handler, the hook exits 0 and the event goes ahead;
 the user is told in one `systemMessage` line and the details go to the log. Never a traceback, never a
 block that tiergate did not decide. (The one deliberate exception belongs to the loop controller.)
-Claude Code does not show every event's systemMessage in print mode, so a notice given at one of those
-events is kept under `<state_dir>/notices/` and repeated once at the session's next Stop or prompt.
+Claude Code does not show every event's systemMessage in print mode, so whatever tiergate tells the
+user at one of those events (a handler's system message, or the hook's own notice) is kept under
+`<state_dir>/notices/` and repeated once at the session's next Stop or prompt.
 
 Fast path: in a project with no state folder, the hook exits 0 with no output and no file written,
 having imported nothing but `os` and `sys` (Claude Code always sets CLAUDE_PROJECT_DIR, so the folder is
@@ -152,6 +153,8 @@ def _dispatch(event_name: str, payload: dict[str, Any], project: Project) -> int
             from tiergate.protocol import render
 
             answer = render(event_name, reply)
+            if reply.system_message is not None:
+                _keep_notice(event_name, session_id, project.state_dir, reply.system_message)
     except Exception as exc:
         return _dispatch_error(event_name, session_id, project, exc)
     _write(answer)
@@ -193,6 +196,11 @@ def _internal_error(
 def _tell(event_name: str, session_id: str | None, state_dir: Path | None, text: str) -> None:
     """Say `text` now, and again at the session's next visible event if this one's may go unseen."""
     _say(text)
+    _keep_notice(event_name, session_id, state_dir, text)
+
+
+def _keep_notice(event_name: str, session_id: str | None, state_dir: Path | None, text: str) -> None:
+    """Keep what was said at an event whose notices the CLI may not show, for `_with_earlier_notices`."""
     if event_name in VISIBLE_EVENTS or session_id is None or state_dir is None:
         return
     import contextlib
@@ -200,10 +208,11 @@ def _tell(event_name: str, session_id: str | None, state_dir: Path | None, text:
     from tiergate.log import append_line
     from tiergate.protocol import one_line
 
-    # Best effort: the notice has been given once already, and the log has the details.
+    text = one_line(text.removeprefix("tiergate: "))
+    # Best effort: the notice has been given once already, and the log has what matters.
     with contextlib.suppress(OSError):
         (state_dir / NOTICES_DIR).mkdir(exist_ok=True)
-        append_line(state_dir / NOTICES_DIR / f"{session_id}.txt", f"(at {event_name}) {one_line(text)}")
+        append_line(state_dir / NOTICES_DIR / f"{session_id}.txt", f"(at {event_name}) {text}")
 
 
 def _with_earlier_notices(reply: HookReply | None, project: Project, session_id: str) -> HookReply | None:

@@ -88,7 +88,8 @@ class HookReply:
     # hookSpecificOutput.additionalContext: injected into the model's context; on Stop and
     # SubagentStop it also makes the (sub)agent continue.
     additional_context: str | None = None
-    # Shown to the user, never to the model.
+    # Shown to the user, never to the model. In print mode the CLI shows it only on Stop and
+    # UserPromptSubmit; the hook repeats the other events' at the session's next one of those.
     system_message: str | None = None
     # SubagentStop only: written to stderr with exit code 2, so the verifier takes another turn.
     redo_feedback: str | None = None
