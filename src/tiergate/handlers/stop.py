@@ -118,9 +118,9 @@ def measure(
 def _log_error(project: Project, session_id: str, exc: Exception) -> None:
     import traceback
 
-    from tiergate.log import decision_log
-
-    decision_log(project).error(
+    common.record(
+        project,
+        "error",
         "claim_check_error",
         session_id=session_id,
         error=f"{type(exc).__name__}: {exc}",
