@@ -16,8 +16,23 @@ from typing import Any
 
 import pytest
 from testing.claude.cli import ClaudeRun, RunClaude
-from testing.claude.scripted_api import Failure, Rule, ScriptedApi, bash, text, tool_use
-from testing.claude.tiergate_model import follow_spawn_directive, passing_verdict, verdict_message
+from testing.claude.scripted_api import (
+    ApiRequest,
+    Failure,
+    Reply,
+    Rule,
+    ScriptedApi,
+    agent,
+    bash,
+    text,
+    tool_use,
+)
+from testing.claude.tiergate_model import (
+    follow_spawn_directive,
+    passing_verdict,
+    spawn_directive,
+    verdict_message,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -204,7 +219,49 @@ def test_a_second_session_in_the_project_is_untouched_by_the_first_ones_loop(
     first_request, *second_requests = scripted_api.messages_calls("main")
     assert TASK in first_request.conversation_text()  # the loop's session was told about it
     for request in second_requests:
-        assert "tiergate loop" not in request.conversation_text()
+        assert "tiergate loop active" not in request.conversation_text()
+        assert "keep working on the task" not in request.conversation_text()
         assert TASK not in request.conversation_text()
     [after] = status(git_project)
     assert after == loop
+
+
+def test_a_verifier_spawned_on_a_weaker_model_does_not_count(
+    scripted_api: ScriptedApi, run_claude: RunClaude, git_project: Path
+) -> None:
+    start_loop_from_shell(git_project)
+
+    def on_haiku(request: ApiRequest) -> Reply:
+        directive = spawn_directive(request.last_user_text())
+        assert directive is not None and directive["model"] == "sonnet"
+        return agent(directive["subagent_type"], directive["prompt"], directive["description"], model="haiku")
+
+    scripted_api.script(
+        Rule(on_haiku, thread="main", last_user_contains="```tiergate-spawn", times=1),
+        Rule(follow_spawn_directive, thread="main", last_user_contains="```tiergate-spawn"),
+        Rule(text("The verifier has answered."), thread="main", last_user_contains="tiergate-verdict"),
+    )
+    scripted_api.sequence(write(git_project, "hello.py", "print('hello')\n"), text(CLAIM), thread="main")
+    scripted_api.on(bash("python3 hello.py"), thread="subagent", after_tool_result=False)
+    scripted_api.on(passing_verdict("$ python3 hello.py -> hello"), thread="subagent", after_tool_result=True)
+
+    run = run_tiergate(run_claude, "start working")
+
+    assert run.returncode == 0, run.describe()
+    assert {r.model for r in scripted_api.messages_calls("subagent")} == {
+        "claude-haiku-5-5",
+        "claude-sonnet-5-5",
+    }
+    assert decisions(git_project, run.session_id)[2:] == [
+        ("Stop", "spawn"),
+        ("SubagentStart", "verifier-started"),
+        ("SubagentStop", "request-again"),
+        ("Stop", "spawn"),
+        ("SubagentStart", "verifier-started"),
+        ("SubagentStop", "verdict"),
+        ("Stop", "finalize"),
+    ]
+    # Claude Code records the model as the Agent call named it ("haiku"), or resolved when not named.
+    assert any("ran on haiku, weaker than the sonnet" in n for n in run.notices), "\n".join(run.notices)
+    history = json.loads(tiergate(git_project, "history", "--json").stdout)["verifications"]
+    assert [(v["verdict"], v["ran_on"]) for v in history] == [("DISQUALIFIED", "haiku"), ("PASS", "sonnet")]

@@ -136,10 +136,14 @@ class Sandbox:
         message: str,
         commands: tuple[str, ...] = ("pytest -q",),
         agent_type: str | None = None,
+        model: str | None = None,
     ) -> Answer:
         agent_type = self.requested_agent() if agent_type is None else agent_type
         transcript = self.root / f"agent-{agent_id}.jsonl"
         write_transcript(transcript, commands)
+        if model is not None:
+            meta = {"agentType": agent_type, "model": model, "finished": True}
+            transcript.with_suffix(".meta.json").write_text(json.dumps(meta))
         return self.hook(
             "SubagentStop",
             agent_id=agent_id,
@@ -367,6 +371,18 @@ def test_a_verifier_that_edits_a_file_is_disqualified_and_the_verification_reque
     assert loop.verification is not None and loop.verification.id == "v2"
     reason = sandbox.stop("The verifier passed.").block
     assert "disqualified" in reason and "verification v2" in spawn_directive(reason)["prompt"]
+
+
+def test_a_verifier_run_on_a_weaker_model_is_disqualified(sandbox: Sandbox) -> None:
+    sandbox.start()
+    write(sandbox.project, {"src/auth/session.py": "TTL = 60\n"})  # THOROUGH: opus
+    sandbox.stop(CLAIM)
+    agent_id, _ = sandbox.start_verifier()
+    answer = sandbox.stop_verifier(agent_id, verdict("PASS", labels(sandbox)), model="claude-haiku-5-5")
+    assert answer.returncode == 0 and "ran on claude-haiku-5-5, weaker than the opus" in answer.message
+    assert sandbox.loop().verdict is None and sandbox.loop().phase == "verifying"
+    history = json.loads(sandbox.tiergate("history", "--json").stdout)["verifications"]
+    assert [(v["verdict"], v["model"]) for v in history] == [("DISQUALIFIED", "opus"), ("requested", "opus")]
 
 
 def test_a_verdict_written_by_the_main_agent_never_counts(sandbox: Sandbox) -> None:

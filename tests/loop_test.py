@@ -523,3 +523,24 @@ def test_stops_alone_always_end_the_loop_within_its_bounds(stops: list[Stop], ca
         assert state is not None and state.iteration <= cap
     # Each iteration costs at most a continue or a claim, plus the reminders of one pending verification.
     assert blocks <= cap + loop.LIMITS.reminders + 1
+
+
+def test_a_verifier_on_a_weaker_model_than_its_tier_asks_for_does_not_count() -> None:
+    state = decide(
+        verifying(THOROUGH_FACTS), SubagentStart("a1", "tiergate:architect", "fp-2"), T0 + 20
+    ).state
+    weak = decide(
+        state, SubagentStop("a1", "tiergate:architect", PASSING, "fp-2", "claude-haiku-5-5"), T0 + 30
+    )
+    assert weak.decision == "request-again" and weak.state is not None and weak.state.verdict is None
+    assert weak.message is not None and "claude-haiku-5-5, weaker than the opus" in weak.message
+    assert (
+        weak.verifications[0]["status"] == "DISQUALIFIED"
+        and weak.verifications[0]["ran_on"] == "claude-haiku-5-5"
+    )
+    for model in ("claude-opus-5-5", "my-own-model", None):
+        fine = decide(state, SubagentStop("a1", "tiergate:architect", PASSING, "fp-2", model), T0 + 30)
+        assert fine.state is not None and fine.state.phase == "passed", model
+    stronger = decide(started(), SubagentStop("a1", LOW, PASSING, "fp-2", "claude-opus-5-5"), T0 + 30)
+    assert stronger.state is not None and stronger.state.phase == "passed"
+    assert stronger.verifications[0]["ran_on"] == "claude-opus-5-5"

@@ -112,3 +112,19 @@ def test_what_is_not_a_transcript_reads_as_no_command(tmp_path: Path) -> None:
     assert not ran_a_command(str(tmp_path / "missing.jsonl"), STARTED)
     assert not ran_a_command(str(tmp_path), STARTED)
     assert not ran_a_command(None, STARTED)
+
+
+def test_the_model_a_verifier_ran_on_comes_from_its_meta_file(tmp_path: Path) -> None:
+    agent = tmp_path / "agent-a1.jsonl"
+    agent.write_text("")
+    assert subagent_stop.model_of(str(agent)) is None
+    meta = tmp_path / "agent-a1.meta.json"
+    meta.write_text(
+        json.dumps({"agentType": "tiergate:architect", "model": "claude-opus-5-5", "finished": True})
+    )
+    assert subagent_stop.model_of(str(agent)) == "claude-opus-5-5"
+    for junk in ("{", "[]", '{"model": 5}', '{"model": ""}'):
+        meta.write_text(junk)
+        assert subagent_stop.model_of(str(agent)) is None
+    assert subagent_stop.model_of(None) is None
+    assert subagent_stop.model_of(str(tmp_path / "agent-a1.txt")) is None

@@ -173,6 +173,7 @@ class SubagentStop:
     agent_type: str
     judgement: Judgement | None = None
     fingerprint: str | None = None
+    model: str | None = None  # the model the verifier ran on, when Claude Code recorded it
 
 
 @dataclass(frozen=True)
@@ -532,17 +533,38 @@ def _on_subagent_stop(state: LoopState | None, ev: SubagentStop, now: float, lim
         return Outcome(state, "ignore", reasons)
     verification = state.verification
     assert verification is not None
-    if ev.fingerprint is not None and run.fingerprint is not None and ev.fingerprint != run.fingerprint:
-        note = looptext.disqualified_note(run)
-        closed = snapshot(verification, "DISQUALIFIED", **_run_facts(run, now))
-        outcome = _request_again(state, None, now, limits, note, closed)
-        return replace(outcome, message=looptext.disqualified_message(run))
+    disqualified = _disqualification(verification, run, ev)
+    if disqualified is not None:
+        closed = snapshot(verification, "DISQUALIFIED", **_run_facts(run, now, ev.model))
+        outcome = _request_again(state, None, now, limits, disqualified, closed)
+        return replace(outcome, message=looptext.disqualified_message(run, disqualified))
     judgement = ev.judgement or Judgement(None, ("tiergate could not read your final message",))
     if not judgement.accepted:
         if run.redos < limits.redos:
             return _redo(state, verification, run, judgement, limits)
-        return _record_verdict(state, run, judgement, now, None, forced=True)
-    return _record_verdict(state, run, judgement, now, ev.fingerprint)
+        return _record_verdict(state, run, judgement, now, None, forced=True, model=ev.model)
+    return _record_verdict(state, run, judgement, now, ev.fingerprint, model=ev.model)
+
+
+def _disqualification(verification: Verification, run: VerifierRun, ev: SubagentStop) -> str | None:
+    """Why this verifier's verdict cannot count whatever it says, or None."""
+    if ev.fingerprint is not None and run.fingerprint is not None and ev.fingerprint != run.fingerprint:
+        return looptext.disqualified_note(run)
+    if ev.model is not None and weaker_model(ev.model, verification.model):
+        return looptext.weaker_model_note(run, ev.model, verification.model)
+    return None
+
+
+# Model families by strength: a verifier on a weaker model than its tier asks for does not count.
+_MODEL_RANK = {"haiku": 1, "sonnet": 2, "opus": 3}
+
+
+def weaker_model(model: str, requested: str) -> bool:
+    """Whether `model` (a model id such as claude-haiku-5-5) is of a weaker family than `requested`.
+    A model of no known family is given the benefit of the doubt."""
+    ran = next((rank for family, rank in _MODEL_RANK.items() if family in model.lower()), None)
+    wanted = _MODEL_RANK.get(requested.lower())
+    return ran is not None and wanted is not None and ran < wanted
 
 
 def _redo(
@@ -564,12 +586,13 @@ def _record_verdict(
     fingerprint: str | None,
     *,
     forced: bool = False,
+    model: str | None = None,
 ) -> Outcome:
     """The verification is over: PASS ends the work; FAIL and INCOMPLETE reopen it with feedback."""
     verification = state.verification
     assert verification is not None
     verdict = "INCOMPLETE" if forced or judgement.verdict is None else judgement.verdict.verdict
-    closed = (snapshot(verification, verdict, **_run_facts(run, now)),)
+    closed = (snapshot(verification, verdict, **_run_facts(run, now, model)),)
     message = looptext.verdict_message(verification, verdict, forced)
     reasons: tuple[str, ...] = (f"verdict: {verdict} from {run.agent_type} ({run.agent_id})",)
     if forced:
@@ -606,8 +629,9 @@ def snapshot(verification: Verification, status: str, **extra: object) -> dict[s
     }
 
 
-def _run_facts(run: VerifierRun, now: float) -> dict[str, object]:
-    return {"agent_id": run.agent_id, "duration_s": round(now - run.started_at, 3), "redos": run.redos}
+def _run_facts(run: VerifierRun, now: float, model: str | None) -> dict[str, object]:
+    duration = round(now - run.started_at, 3)
+    return {"agent_id": run.agent_id, "duration_s": duration, "redos": run.redos, "ran_on": model}
 
 
 # Other events -------------------------------------------------------------------------------------------

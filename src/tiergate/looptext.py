@@ -141,10 +141,14 @@ def disqualified_note(run: VerifierRun) -> str:
     return f"the verifier {run.agent_id} changed the workspace while verifying and was disqualified"
 
 
-def disqualified_message(run: VerifierRun) -> str:
+def weaker_model_note(run: VerifierRun, model: str, requested: str) -> str:
+    return f"the verifier {run.agent_id} ran on {model}, weaker than the {requested} its tier asks for"
+
+
+def disqualified_message(run: VerifierRun, note: str) -> str:
     return (
-        f"tiergate: verifier {run.agent_type} ({run.agent_id}) changed the workspace while verifying; its "
-        "verdict is thrown away and a new verification is requested"
+        f"tiergate: {note}; the verdict of {run.agent_type} is thrown away and a new verification is "
+        "requested"
     )
 
 

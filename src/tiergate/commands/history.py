@@ -65,7 +65,7 @@ def _clean(row: dict[str, Any]) -> dict[str, Any]:
     keys = (
         "session_id", "id", "tier", "agent", "model", "verdict", "claim_types", "files_changed",
         "lines_changed", "duration_s", "relative_cost", "thorough_cost", "redos", "request", "requested_at",
-        "why",
+        "ran_on", "why",
     )  # fmt: skip
     return {key: row.get(key) for key in keys}
 

@@ -55,7 +55,8 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
             verification_id=current.verification.id,
         )
         workspace = fingerprint(project.root, current.base)
-        event = loop.SubagentStop(stop.agent_id, stop.agent_type, judgement, workspace)
+        model = model_of(stop.agent_transcript_path)
+        event = loop.SubagentStop(stop.agent_id, stop.agent_type, judgement, workspace, model)
     return common.reply(common.apply(project, "SubagentStop", stop.session_id, event))
 
 
@@ -84,6 +85,23 @@ def ran_a_command(path: str | None, since: datetime) -> bool:
                     return when >= since
             position = start
     return False
+
+
+def model_of(agent_transcript: str | None) -> str | None:
+    """The model the subagent ran on, from the `agent-<id>.meta.json` Claude Code keeps beside its
+    transcript (CLI 2.1.332: `{"agentType", "model": "claude-haiku-5-5", ...}`); None if not recorded."""
+    if not agent_transcript or not agent_transcript.endswith(".jsonl"):
+        return None
+    handle_ = _open_regular(agent_transcript.removesuffix(".jsonl") + ".meta.json")
+    if handle_ is None:
+        return None
+    with handle_ as f:
+        try:
+            meta = json.loads(f.read(64 * 1024))
+        except ValueError:
+            return None
+    model = meta.get("model") if isinstance(meta, dict) else None
+    return model if isinstance(model, str) and model else None
 
 
 def _open_regular(path: str | None) -> BinaryIO | None:
