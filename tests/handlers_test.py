@@ -492,3 +492,11 @@ def test_many_hook_processes_at_once_lose_no_update(tmp_path: Path) -> None:
     assert iterations == list(range(2, 2 + processes))
     assert sandbox.loop().iteration == 1 + processes
     assert sum(1 for r in read_log(sandbox.state) if r.get("decision") == "continue") == processes
+
+
+def test_a_lowered_claude_code_block_cap_lowers_the_no_progress_limit(sandbox: Sandbox) -> None:
+    sandbox.env["CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"] = "2"
+    sandbox.start()
+    assert sandbox.stop("one").block and sandbox.stop("two").block
+    halted = sandbox.stop("three")
+    assert "decision" not in halted.json and "no progress: 3 stops in a row" in halted.message

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from tiergate import loop, looptext, state
 from tiergate.protocol import HookReply
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from tiergate.project import Project
 
 
@@ -16,13 +20,25 @@ def apply(project: Project, event_name: str, session_id: str, event: loop.Event)
     """Decide `event` against the session's current state, store the new state, log the decision."""
     now = time.time()
 
+    bounds = limits(os.environ)
+
     def change(current: loop.LoopState | None) -> tuple[loop.LoopState | None, loop.Outcome]:
-        outcome = loop.decide(current, event, now)
+        outcome = loop.decide(current, event, now, bounds)
         return outcome.state, outcome
 
     outcome = state.update(project, session_id, change)
     log_outcome(project, event_name, session_id, outcome)
     return outcome
+
+
+def limits(env: Mapping[str, str]) -> loop.Limits:
+    """The loop's limits, with the no-progress limit kept within Claude Code's own block cap when the
+    user lowered it (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP, 8 by default): the loop then halts with its
+    reason rather than being cut off silently by the CLI."""
+    cap = env.get("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "")
+    if not cap.isdigit() or int(cap) < 1:
+        return loop.LIMITS
+    return replace(loop.LIMITS, idle_blocks=min(loop.LIMITS.idle_blocks, int(cap)))
 
 
 def log_outcome(project: Project, event_name: str, session_id: str, outcome: loop.Outcome) -> None:
