@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "cancel": "cancel",
     "status": "status",
     "history": "history",
+    "doctor": "doctor",
 }
 
 

@@ -1,0 +1,350 @@
+"""`tiergate doctor [--json]`: is tiergate installed and wired into Claude Code, and is this project ready?
+
+One finding per line, each `ok`, `warn` or `fail`; the exit code is 1 if anything failed. A missing Claude
+Code, plugin or configuration is a finding, never a crash. Nothing is left behind: the state folder's
+write test removes what it created.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from pathlib import Path
+
+    from tiergate.checkdetect import ProjectFacts
+    from tiergate.project import Project
+
+HELP = "check tiergate's installation, its Claude Code plugin and this project's setup"
+
+PLUGIN_NAME = "tiergate"
+CLAUDE_TIMEOUT = 10.0
+# Modules whose imports exercise every runtime dependency (pydantic, structlog, filelock, unidiff).
+RUNTIME_MODULES = (
+    "tiergate.protocol",
+    "tiergate.config",
+    "tiergate.log",
+    "tiergate.state",
+    "tiergate.change",
+)
+
+
+@dataclass(frozen=True)
+class Finding:
+    status: str  # ok, warn or fail
+    name: str
+    detail: str
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print the findings as one JSON object")
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+    import os
+    from pathlib import Path
+
+    findings = diagnose(Path.cwd(), os.environ)
+    failed = any(f.status == "fail" for f in findings)
+    if args.json:
+        report = {"ok": not failed, "findings": [f.__dict__ for f in findings]}
+        print(json.dumps(report, indent=2))
+    else:
+        for finding in findings:
+            print(f"{finding.status:<4}  {finding.name}: {finding.detail}")
+    return 1 if failed else 0
+
+
+def diagnose(cwd: Path, env: Mapping[str, str]) -> list[Finding]:
+    from tiergate.project import locate
+
+    project = locate(cwd, env)
+    plugin, plugin_root = plugin_finding(claude_config_dir(env), project.root)
+    # Without an installed plugin, the likeliest setup is this checkout used with --plugin-dir.
+    launcher_root = plugin_root or this_checkout()
+    return [
+        package_finding(),
+        plugin,
+        hook_python_finding(env, launcher_root, plugin_installed=plugin.status != "warn"),
+        claude_finding(env),
+        git_finding(project),
+        *check_findings(project),
+        state_finding(project),
+    ]
+
+
+# tiergate itself -------------------------------------------------------------------------------------------
+
+
+def package_finding() -> Finding:
+    import importlib
+    import platform
+    import sys
+
+    from tiergate import __version__
+
+    for module in RUNTIME_MODULES:
+        try:
+            importlib.import_module(module)
+        except ImportError as exc:
+            return Finding("fail", "tiergate", f"{__version__} cannot import {module}: {exc}")
+    python = f"Python {platform.python_version()} ({sys.executable})"
+    return Finding("ok", "tiergate", f"{__version__} on {python}")
+
+
+# The Claude Code plugin ------------------------------------------------------------------------------------
+
+
+def claude_config_dir(env: Mapping[str, str]) -> Path:
+    from pathlib import Path
+
+    configured = env.get("CLAUDE_CONFIG_DIR")
+    return Path(configured) if configured else Path(env.get("HOME") or Path.home()) / ".claude"
+
+
+def plugin_finding(config_dir: Path, project_root: Path) -> tuple[Finding, Path | None]:
+    """Whether Claude Code has the plugin installed and enabled, and the folder it reads it from."""
+    installed = _installed(config_dir)
+    if installed is None:
+        hint = "run install.sh (or start claude with --plugin-dir <checkout>)"
+        return Finding("warn", "plugin", f"not installed in Claude Code: {hint}"), None
+    plugin_id, version = installed
+    root = _plugin_folder(config_dir, plugin_id)
+    described = f"{plugin_id} {version}" + (f", read from {root}" if root else "")
+    if root is not None and not (root / ".claude-plugin" / "plugin.json").is_file():
+        return Finding("fail", "plugin", f"{described}, but that folder is gone: rerun install.sh"), None
+    if not _enabled(config_dir, project_root, plugin_id):
+        return Finding("warn", "plugin", f"{described} is disabled: claude plugin enable {plugin_id}"), root
+    return Finding("ok", "plugin", f"{described}, enabled"), root
+
+
+def _installed(config_dir: Path) -> tuple[str, str] | None:
+    """The plugin's id (`tiergate@<marketplace>`) and version in installed_plugins.json, if it is there."""
+    plugins = _read_json(config_dir / "plugins" / "installed_plugins.json").get("plugins")
+    if not isinstance(plugins, dict):
+        return None
+    for plugin_id in sorted(plugins):
+        if plugin_id.partition("@")[0] == PLUGIN_NAME:
+            records = plugins[plugin_id]
+            record = records[0] if isinstance(records, list) and records else {}
+            version = record.get("version") if isinstance(record, dict) else None
+            return plugin_id, str(version or "?")
+    return None
+
+
+def this_checkout() -> Path | None:
+    """The plugin checkout this tiergate runs from (an editable install), if it is one."""
+    from pathlib import Path
+
+    import tiergate
+
+    root = Path(tiergate.__file__).resolve().parents[2]
+    return root if (root / ".claude-plugin" / "plugin.json").is_file() else None
+
+
+def _plugin_folder(config_dir: Path, plugin_id: str) -> Path | None:
+    """The folder a directory marketplace serves the plugin from (Claude Code reads it there, in place)."""
+    from pathlib import Path
+
+    marketplace = plugin_id.partition("@")[2]
+    known = _read_json(config_dir / "plugins" / "known_marketplaces.json").get(marketplace)
+    location = known.get("installLocation") if isinstance(known, dict) else None
+    if not isinstance(location, str):
+        return None
+    catalog = _read_json(Path(location) / ".claude-plugin" / "marketplace.json").get("plugins")
+    for entry in catalog if isinstance(catalog, list) else []:
+        source = entry.get("source") if isinstance(entry, dict) else None
+        if isinstance(source, str) and entry.get("name") == PLUGIN_NAME:
+            return (Path(location) / source).resolve()
+    return Path(location)
+
+
+def _enabled(config_dir: Path, project_root: Path, plugin_id: str) -> bool:
+    # Claude Code's precedence: user settings, then the project's shared, then its local settings.
+    enabled = False
+    for settings in (
+        config_dir / "settings.json",
+        project_root / ".claude" / "settings.json",
+        project_root / ".claude" / "settings.local.json",
+    ):
+        plugins = _read_json(settings).get("enabledPlugins")
+        if isinstance(plugins, dict) and plugin_id in plugins:
+            enabled = plugins[plugin_id] is True
+    return enabled
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    """The JSON object in `path`; empty when it is missing or unreadable (doctor reports, never crashes)."""
+    import json
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def hook_python_finding(
+    env: Mapping[str, str], plugin_root: Path | None, *, plugin_installed: bool
+) -> Finding:
+    """The Python the hook launcher (hooks/tiergate-hook) would pick, searched in the launcher's order."""
+    python = launcher_python(env, plugin_root)
+    if python is None:
+        return Finding(
+            "fail" if plugin_installed else "warn",
+            "hooks",
+            "no Python with tiergate for the hook launcher (TIERGATE_PYTHON, the plugin's .venv, "
+            "TIERGATE_HOME/venv): hooks do nothing; run install.sh",
+        )
+    return _hook_version(python)
+
+
+def launcher_python(env: Mapping[str, str], plugin_root: Path | None) -> Path | None:
+    import os
+    from pathlib import Path
+
+    explicit = env.get("TIERGATE_PYTHON")
+    if explicit and os.access(explicit, os.X_OK):
+        return Path(explicit)
+    home = env.get("TIERGATE_HOME") or f"{env.get('HOME', '')}/.local/share/tiergate"
+    venvs = [plugin_root / ".venv"] if plugin_root else []
+    for venv in [*venvs, Path(home) / "venv"]:
+        python = venv / "bin" / "python"
+        if os.access(python, os.X_OK) and (venv / "bin" / "tiergate").exists():
+            return python
+    return None
+
+
+def _hook_version(python: Path) -> Finding:
+    import subprocess
+
+    from tiergate import __version__
+
+    probe = "import tiergate.main; print(tiergate.__version__)"
+    try:
+        result = subprocess.run(
+            [str(python), "-c", probe], capture_output=True, text=True, timeout=CLAUDE_TIMEOUT, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return Finding("fail", "hooks", f"{python} does not run: {exc}")
+    if result.returncode != 0:
+        last = (result.stderr.strip().splitlines() or ["no output"])[-1]
+        return Finding("fail", "hooks", f"{python} cannot import tiergate: {last}")
+    version = result.stdout.strip()
+    if version != __version__:
+        return Finding(
+            "warn", "hooks", f"run tiergate {version} ({python}), this is {__version__}: rerun install.sh"
+        )
+    return Finding("ok", "hooks", f"run tiergate {version} with {python}")
+
+
+def claude_finding(env: Mapping[str, str]) -> Finding:
+    import shutil
+    import subprocess
+
+    wanted = env.get("CLAUDE_BIN") or "claude"
+    found = shutil.which(wanted, path=env.get("PATH"))
+    if found is None:
+        return Finding("warn", "claude", f"{wanted} not found: tiergate's hooks need Claude Code")
+    try:
+        result = subprocess.run(
+            [found, "--version"], capture_output=True, text=True, timeout=CLAUDE_TIMEOUT, check=False
+        )
+    except subprocess.TimeoutExpired:
+        return Finding("warn", "claude", f"{found} --version did not answer within {CLAUDE_TIMEOUT:.0f} s")
+    except OSError as exc:
+        return Finding("warn", "claude", f"{found} does not run: {exc.strerror}")
+    version = result.stdout.strip().splitlines()[0] if result.stdout.strip() else ""
+    if result.returncode != 0 or not version:
+        return Finding("warn", "claude", f"{found} --version failed (exit {result.returncode})")
+    return Finding("ok", "claude", f"{version} ({found})")
+
+
+# This project ----------------------------------------------------------------------------------------------
+
+
+def git_finding(project: Project) -> Finding:
+    from tiergate.project import git_top_level
+
+    if git_top_level(str(project.root)) is None:
+        return Finding("warn", "project", f"{project.root} is not in a git repository: loops need one")
+    return Finding("ok", "project", f"{project.root} (git)")
+
+
+def check_findings(project: Project) -> list[Finding]:
+    """The configured checks, else those the simple per-ecosystem rules detect."""
+    from tiergate.checkdetect import detect_checks
+    from tiergate.config import load_config
+    from tiergate.errors import UserError
+
+    try:
+        config = load_config(project.root)
+    except UserError as exc:
+        return [Finding("fail", "config", str(exc))]
+    if config.checks:
+        return [
+            Finding("ok", f"check {name}", f"{command} (configured in {config.source})")
+            for name, command in config.checks.items()
+        ]
+    detected = detect_checks(project_facts(project.root))
+    if not detected:
+        return [
+            Finding(
+                "warn",
+                "checks",
+                "none configured and none detected: add a [checks] table to .tiergate.toml "
+                '(for example tests = "pytest -q")',
+            )
+        ]
+    return [
+        Finding("ok", f"check {c.name}", f"{c.command} (detected, not configured: {c.reason})")
+        for c in detected
+    ]
+
+
+def project_facts(root: Path) -> ProjectFacts:
+    """What check detection looks at in `root`; unreadable files count as absent."""
+    import tomllib
+
+    from tiergate.checkdetect import ProjectFacts
+
+    try:
+        names = frozenset(entry.name for entry in root.iterdir())
+    except OSError:
+        names = frozenset()
+    try:
+        pyproject = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        pyproject = {}
+    return ProjectFacts(names, pyproject, _read_json(root / "package.json"))
+
+
+def state_finding(project: Project) -> Finding:
+    """Whether tiergate can write its state folder; a folder made for the test is removed again."""
+    import contextlib
+    import os
+    import tempfile
+    from pathlib import Path
+
+    target = project.state_dir
+    created: list[Path] = []
+    try:
+        missing = [target, *(p for p in target.parents if not p.exists())] if not target.exists() else []
+        for folder in sorted(missing, key=lambda p: len(p.parts)):
+            folder.mkdir()
+            created.append(folder)
+        handle, probe = tempfile.mkstemp(dir=target, prefix=".doctor-")
+        os.close(handle)
+        Path(probe).unlink()
+    except OSError as exc:
+        return Finding("fail", "state", f"{target} is not writable: {exc.strerror or exc}")
+    finally:
+        for folder in reversed(created):
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+    made = " (it does not exist yet; created and removed again for this test)" if created else ""
+    return Finding("ok", "state", f"{target} is writable{made}")
