@@ -84,10 +84,10 @@ def test_a_typescript_project_without_a_typecheck_script_gets_tsc() -> None:
 
 
 def test_malformed_package_scripts_are_ignored_not_fatal() -> None:
-    package = {"scripts": ["lint", "test"]}
-    assert detect_checks(facts("package.json", package=package)) == []
-    package = {"scripts": {"test": 42, "lint": "eslint ."}}
-    assert commands(detect_checks(facts("package.json", package=package))) == {"lint": "npm run lint"}
+    listed: dict[str, Any] = {"scripts": ["lint", "test"]}
+    assert detect_checks(facts("package.json", package=listed)) == []
+    mixed: dict[str, Any] = {"scripts": {"test": 42, "lint": "eslint ."}}
+    assert commands(detect_checks(facts("package.json", package=mixed))) == {"lint": "npm run lint"}
 
 
 def test_go_gets_vet_build_and_test_and_golangci_lint_when_configured() -> None:
@@ -109,8 +109,8 @@ def test_rust_gets_clippy_build_and_test() -> None:
 
 
 def test_names_shared_by_two_ecosystems_are_suffixed_with_the_ecosystem_and_the_rest_stay_plain() -> None:
-    pyproject = {"tool": {"pytest": {}, "mypy": {}}}
-    package = {"scripts": {"test": "jest", "build": "webpack"}}
+    pyproject: dict[str, Any] = {"tool": {"pytest": {}, "mypy": {}}}
+    package: dict[str, Any] = {"scripts": {"test": "jest", "build": "webpack"}}
     found = detect_checks(facts("pyproject.toml", "package.json", pyproject=pyproject, package=package))
     assert commands(found) == {
         "types": "mypy",

@@ -1,0 +1,234 @@
+"""`tiergate doctor` as a user runs it: a real git project, a throw-away HOME, the pinned Claude Code CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from testing.claude.cli import claude_bin
+from testing.gitrepo import init_repo
+
+CHECKOUT = Path(__file__).resolve().parents[1]
+PLUGIN_PARTS = (".claude-plugin", "hooks", "agents", "commands")
+SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    path = tmp_path / "home"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    pyproject = '[project]\nname = "demo"\n\n[tool.pytest.ini_options]\ntestpaths = ["tests"]\n'
+    return init_repo(tmp_path / "demo", {"pyproject.toml": pyproject, "demo.py": "VALUE = 1\n"})
+
+
+@pytest.fixture
+def claude_on_path(tmp_path: Path) -> str:
+    """A PATH on which `claude` is the pinned CLI."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "claude").symlink_to(claude_bin())
+    return f"{bin_dir}:{SYSTEM_PATH}"
+
+
+def doctor(
+    project: Path, home: Path, *args: str, path: str = SYSTEM_PATH, **env: str
+) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("TIERGATE_", "CLAUDE", "ANTHROPIC"))}
+    return subprocess.run(
+        [sys.executable, "-m", "tiergate", "doctor", *args],
+        cwd=project,
+        env={**clean, "HOME": str(home), "PATH": path, **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def findings(result: subprocess.CompletedProcess[str]) -> dict[str, tuple[str, str]]:
+    """name -> (status, detail), from the one-line-per-finding output."""
+    parsed: dict[str, tuple[str, str]] = {}
+    for line in result.stdout.splitlines():
+        status, _, rest = line.partition(" ")
+        name, _, detail = rest.strip().partition(": ")
+        assert status in {"ok", "warn", "fail"}, line
+        parsed[name] = (status, detail)
+    return parsed
+
+
+def claude(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "ANTHROPIC"))}
+    return subprocess.run(
+        [str(claude_bin()), *args],
+        env={**env, "HOME": str(home)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+
+
+def install_plugin_copy(home: Path, folder: Path) -> None:
+    """The plugin's files copied to `folder`, installed through the real CLI as a local marketplace."""
+    folder.mkdir()
+    for part in PLUGIN_PARTS:
+        shutil.copytree(CHECKOUT / part, folder / part)
+    claude(home, "plugin", "marketplace", "add", str(folder))
+    claude(home, "plugin", "install", "tiergate@tiergate-local")
+
+
+def test_a_machine_without_claude_code_or_the_plugin_gets_warnings_and_exit_0(
+    project: Path, home: Path
+) -> None:
+    result = doctor(project, home)
+    found = findings(result)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert found["tiergate"][0] == "ok"
+    assert found["tiergate"][1].startswith("0.1.0 on Python 3.")
+    assert found["plugin"] == (
+        "warn",
+        "not installed in Claude Code: run install.sh (or start claude with --plugin-dir <checkout>)",
+    )
+    assert found["claude"] == ("warn", "claude not found: tiergate's hooks need Claude Code")
+    assert found["project"] == ("ok", f"{project} (git)")
+    assert result.stderr == ""
+
+
+def test_without_a_checks_table_doctor_says_which_checks_it_detected_and_why(
+    project: Path, home: Path
+) -> None:
+    found = findings(doctor(project, home))
+    assert found["check tests"] == (
+        "ok",
+        "pytest -q (detected, not configured: pyproject.toml has [tool.pytest.ini_options])",
+    )
+    assert "checks" not in found
+
+
+def test_a_configured_checks_table_is_listed_instead_of_detection(project: Path, home: Path) -> None:
+    (project / ".tiergate.toml").write_text('[checks]\nunit = "python -m unittest"\nlint = "ruff check ."\n')
+    found = findings(doctor(project, home))
+    assert found["check unit"] == ("ok", "python -m unittest (configured in .tiergate.toml)")
+    assert found["check lint"] == ("ok", "ruff check . (configured in .tiergate.toml)")
+    assert "check tests" not in found
+
+
+def test_a_project_with_nothing_to_detect_is_told_how_to_configure_checks(tmp_path: Path, home: Path) -> None:
+    bare = init_repo(tmp_path / "bare", {"notes.txt": "hello\n"})
+    status, detail = findings(doctor(bare, home))["checks"]
+    assert status == "warn"
+    assert "add a [checks] table to .tiergate.toml" in detail
+
+
+def test_a_broken_configuration_is_a_failure_with_exit_1(project: Path, home: Path) -> None:
+    (project / ".tiergate.toml").write_text("[tiers]\nlight_files_below = 'five'\n")
+    result = doctor(project, home)
+    status, detail = findings(result)["config"]
+    assert result.returncode == 1
+    assert status == "fail"
+    assert detail.startswith(".tiergate.toml: tiers.light_files_below")
+
+
+def test_the_state_folder_write_test_leaves_nothing_behind(project: Path, home: Path) -> None:
+    status, detail = findings(doctor(project, home))["state"]
+    assert status == "ok"
+    assert detail.startswith(f"{project / '.tiergate'} is writable")
+    assert not (project / ".tiergate").exists()
+
+    nested = findings(doctor(project, home, TIERGATE_STATE_DIR="deep/er/state"))["state"]
+    assert nested[0] == "ok"
+    assert not (project / "deep").exists()
+
+
+def test_an_existing_state_folder_is_tested_in_place_and_kept_as_it_was(project: Path, home: Path) -> None:
+    state = project / ".tiergate"
+    state.mkdir()
+    (state / "log.jsonl").write_text("{}\n")
+    assert findings(doctor(project, home))["state"] == ("ok", f"{state} is writable")
+    assert sorted(p.name for p in state.iterdir()) == ["log.jsonl"]
+
+
+def test_a_state_folder_that_cannot_be_created_fails(project: Path, home: Path) -> None:
+    # A file where a folder must go defeats even root, who ignores permission bits.
+    (project / "taken").write_text("not a folder\n")
+    result = doctor(project, home, TIERGATE_STATE_DIR="taken/state")
+    status, detail = findings(result)["state"]
+    assert result.returncode == 1
+    assert status == "fail"
+    assert detail.startswith(f"{project / 'taken' / 'state'} is not writable")
+
+
+def test_the_real_claude_code_version_is_reported(project: Path, home: Path, claude_on_path: str) -> None:
+    status, detail = findings(doctor(project, home, path=claude_on_path))["claude"]
+    assert status == "ok"
+    assert detail.startswith("2.1.332 (Claude Code) (")
+
+
+def test_claude_bin_names_a_cli_that_is_not_on_path(project: Path, home: Path) -> None:
+    found = findings(doctor(project, home, CLAUDE_BIN=str(claude_bin())))
+    assert found["claude"][0] == "ok"
+
+
+def test_a_plugin_installed_through_the_cli_is_found_enabled_then_disabled_then_gone(
+    project: Path, home: Path, tmp_path: Path
+) -> None:
+    folder = tmp_path / "plugin copy"
+    install_plugin_copy(home, folder)
+    python = {"TIERGATE_PYTHON": sys.executable}
+
+    enabled = doctor(project, home, **python)
+    assert findings(enabled)["plugin"] == (
+        "ok",
+        f"tiergate@tiergate-local 0.1.0, read from {folder}, enabled",
+    )
+    assert findings(enabled)["hooks"] == ("ok", f"run tiergate 0.1.0 with {sys.executable}")
+    assert enabled.returncode == 0, enabled.stdout
+
+    claude(home, "plugin", "disable", "tiergate@tiergate-local")
+    status, detail = findings(doctor(project, home, **python))["plugin"]
+    assert (status, detail.endswith("is disabled: claude plugin enable tiergate@tiergate-local")) == (
+        "warn",
+        True,
+    )
+
+    claude(home, "plugin", "enable", "tiergate@tiergate-local")
+    shutil.rmtree(folder)
+    gone = doctor(project, home, **python)
+    assert findings(gone)["plugin"] == (
+        "fail",
+        f"tiergate@tiergate-local 0.1.0, read from {folder}, but that folder is gone: rerun install.sh",
+    )
+    assert gone.returncode == 1
+
+
+def test_an_installed_plugin_without_a_python_for_its_hooks_fails(
+    project: Path, home: Path, tmp_path: Path
+) -> None:
+    install_plugin_copy(home, tmp_path / "plugin")
+    result = doctor(project, home)
+    status, detail = findings(result)["hooks"]
+    assert result.returncode == 1
+    assert status == "fail"
+    assert "no Python with tiergate for the hook launcher" in detail
+
+
+def test_json_output_holds_every_finding_and_the_overall_result(project: Path, home: Path) -> None:
+    (project / ".tiergate.toml").write_text("[checks]\ntests = 'pytest -q'\n")
+    result = doctor(project, home, "--json")
+    report: dict[str, Any] = json.loads(result.stdout)
+    assert report["ok"] is True
+    names = [f["name"] for f in report["findings"]]
+    assert names == ["tiergate", "plugin", "hooks", "claude", "project", "check tests", "state"]
+    assert {f["status"] for f in report["findings"]} <= {"ok", "warn"}
+    assert result.returncode == 0
