@@ -8,7 +8,8 @@ INCOMPLETE verdict, and ends `passed` (finalized), `halted` or `cancelled`:
     verifying  SubagentStart (the requested verifier)  -> the run is recorded; it gets the evidence packet
     verifying  SubagentStop (a recorded run)  -> redo (exit 2, at most twice), or the verdict:
                    PASS -> passed; FAIL / INCOMPLETE -> working with the critique for the next Stop;
-                   a verifier that changed the workspace is disqualified and the verification requested again
+                   a verifier that changed the workspace, or ran on a weaker model than its tier asks
+                   for, is disqualified and the verification requested again (bounded, then halt)
     verifying  Stop, no verifier ran    -> block: spawn it (reminders are bounded, then halt)
     verifying  Stop, verifier lost      -> the verification is requested again (bounded, then halt)
     passed     Stop                     -> finalized (the stop goes through), unless the workspace changed
