@@ -1,0 +1,385 @@
+"""install.sh on a fresh machine: a throw-away HOME, a fresh copy of the repository, the pinned Claude Code
+CLI on PATH as `claude` (or no Claude Code at all), and a real session through the installed plugin."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from testing.claude.cli import claude_bin, run_claude
+from testing.claude.scripted_api import Rule, ScriptedApi, bash, text, tool_use
+from testing.claude.tiergate_model import follow_spawn_directive, passing_verdict
+from testing.gitrepo import git, init_repo
+
+CHECKOUT = Path(__file__).resolve().parents[1]
+# The interpreter behind the test venv: install.sh must build its venv from a plain Python, as a user's.
+BASE_PYTHON = Path(sys.base_prefix) / "bin" / "python3"
+SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
+# A fresh HOME has an empty pip cache; the developer's keeps the repeated venv installs fast.
+PIP_CACHE = os.environ.get("PIP_CACHE_DIR") or str(Path.home() / ".cache" / "pip")
+USER_SETTINGS = {"theme": "dark", "cleanupPeriodDays": 30}
+CLAUDES_OWN_RECORDS = (".claude.json", ".claude/backups", ".claude/telemetry")
+
+
+@dataclass(frozen=True)
+class Machine:
+    home: Path
+    path: str
+    checkout: Path
+
+    @property
+    def tiergate_home(self) -> Path:
+        return self.home / ".local" / "share" / "tiergate"
+
+    @property
+    def settings(self) -> Path:
+        return self.home / ".claude" / "settings.json"
+
+    def env(self, **extra: str) -> dict[str, str]:
+        clean = {
+            k: v for k, v in os.environ.items() if not k.startswith(("TIERGATE_", "CLAUDE", "ANTHROPIC"))
+        }
+        return {
+            **clean,
+            "HOME": str(self.home),
+            "PATH": self.path,
+            "PYTHON": str(BASE_PYTHON),
+            "PIP_CACHE_DIR": PIP_CACHE,
+            **extra,
+        }
+
+    def install(self, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(self.checkout / "install.sh"), *args],
+            cwd=self.home,
+            env=self.env(**env),
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+
+    def claude(self, *args: str) -> Any:
+        result = subprocess.run(
+            [str(claude_bin()), *args], env=self.env(), capture_output=True, text=True, timeout=60, check=True
+        )
+        return json.loads(result.stdout)
+
+
+def export_checkout(destination: Path) -> Path:
+    """What a clone of this repository holds (tracked and new files, nothing ignored: no .venv, no .cache)."""
+    listed = git(CHECKOUT, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+    for name in filter(None, listed.split("\0")):
+        source = CHECKOUT / name
+        if source.is_file():
+            (destination / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, destination / name)
+    return destination
+
+
+def new_machine(root: Path, *, with_claude: bool, settings: dict[str, Any] | None = None) -> Machine:
+    home = root / "home"
+    home.mkdir(parents=True)
+    path = SYSTEM_PATH
+    if with_claude:
+        tools = root / "tools"
+        tools.mkdir()
+        (tools / "claude").symlink_to(claude_bin())
+        path = f"{tools}:{path}"
+    if settings is not None:
+        (home / ".claude").mkdir()
+        (home / ".claude" / "settings.json").write_text(json.dumps(settings, indent=2))
+    # A space in the checkout's path: every path install.sh writes must be quoted.
+    return Machine(home, path, export_checkout(root / "tiergate checkout"))
+
+
+def lines(result: subprocess.CompletedProcess[str]) -> list[str]:
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout.splitlines()
+
+
+def tree(*roots: Path) -> dict[str, tuple[int, int, str]]:
+    """Every file and link under `roots`: modification time, size and link target."""
+    found: dict[str, tuple[int, int, str]] = {}
+    for root in roots:
+        for path in [root, *root.rglob("*")] if root.exists() or root.is_symlink() else []:
+            info = path.lstat()
+            target = str(path.readlink()) if path.is_symlink() else ""
+            found[str(path)] = (info.st_mtime_ns, info.st_size, target)
+    return found
+
+
+@dataclass(frozen=True)
+class Installed:
+    machine: Machine
+    output: list[str]
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    """One install shared by the module: Claude Code on PATH, the user's own settings already there."""
+    machine = new_machine(tmp_path_factory.mktemp("installed"), with_claude=True, settings=USER_SETTINGS)
+    return Installed(machine, lines(machine.install()))
+
+
+@pytest.fixture
+def machine(installed: Installed) -> Machine:
+    return installed.machine
+
+
+def test_install_creates_the_venv_the_link_and_an_enabled_plugin_and_says_so(installed: Installed) -> None:
+    machine, output = installed.machine, installed.output
+    venv = machine.tiergate_home / "venv"
+    copy = machine.tiergate_home / "plugin"
+    link = machine.home / ".local" / "bin" / "tiergate"
+    expected = [
+        f"created the virtualenv {venv}",
+        f"installed tiergate 0.1.0 from {machine.checkout} into {venv}",
+        f"copied the plugin files in {copy}",
+        f"linked {link} -> {venv / 'bin' / 'tiergate'}",
+        f"note: {link.parent} is not on your PATH; "
+        f'add it (export PATH="{link.parent}:$PATH") to run tiergate',
+        f"added the marketplace tiergate-local ({copy}) to Claude Code",
+        "installed the plugin tiergate@tiergate-local in Claude Code "
+        "(user scope; active from the next session)",
+    ]
+    assert [line for line in output if "backed up" not in line] == [f"tiergate: {e}" for e in expected]
+    version = subprocess.run([str(link), "--version"], capture_output=True, text=True, check=True)
+    assert version.stdout == "tiergate 0.1.0\n"
+    plugins = {p["id"]: p for p in machine.claude("plugin", "list", "--json")}
+    assert plugins["tiergate@tiergate-local"]["enabled"] is True
+    assert plugins["tiergate@tiergate-local"]["readFromFolder"] == str(copy)
+
+
+def test_the_venv_holds_a_regular_install_that_survives_the_checkout(machine: Machine) -> None:
+    python = machine.tiergate_home / "venv" / "bin" / "python"
+    where = subprocess.run(
+        [str(python), "-c", "import tiergate; print(tiergate.__file__)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert where.stdout.startswith(str(machine.tiergate_home / "venv" / "lib"))
+
+
+def test_existing_user_settings_are_backed_up_before_claude_code_edits_them(installed: Installed) -> None:
+    machine = installed.machine
+    backups = sorted(machine.settings.parent.glob("settings.json.tiergate-backup-*"))
+    assert len(backups) == 1
+    assert json.loads(backups[0].read_text()) == USER_SETTINGS
+    assert f"tiergate: backed up {machine.settings} to {backups[0]}" in installed.output
+    settings = json.loads(machine.settings.read_text())
+    assert {k: settings[k] for k in USER_SETTINGS} == USER_SETTINGS
+    assert settings["enabledPlugins"] == {"tiergate@tiergate-local": True}
+
+
+def test_claude_codes_cached_copy_holds_the_plugin_and_nothing_else(machine: Machine) -> None:
+    cache = machine.home / ".claude" / "plugins" / "cache" / "tiergate-local"
+    files = [p.relative_to(cache) for p in cache.rglob("*") if p.is_file()]
+    assert sum((cache / f).stat().st_size for f in files) < 200_000
+    assert {f.parts[2] for f in files} >= {".claude-plugin", "hooks", "agents", "commands"}
+    assert not {".venv", ".cache", "src", "node_modules"} & {f.parts[2] for f in files}
+
+
+def test_the_copied_plugin_provides_what_the_checkout_provides(machine: Machine) -> None:
+    def provides(manifest: Path) -> dict[str, Any]:
+        report = machine.claude("plugin", "validate", "--strict", "--json", str(manifest))
+        assert report["success"] is True
+        return {k: report["provides"][k] for k in ("agents", "commands", "hooks")}
+
+    copied = provides(machine.tiergate_home / "plugin" / ".claude-plugin" / "plugin.json")
+    assert copied == provides(CHECKOUT / ".claude-plugin" / "plugin.json")
+
+
+def test_a_second_run_changes_nothing_and_says_so(machine: Machine) -> None:
+    watched = (
+        machine.tiergate_home,
+        machine.home / ".local" / "bin",
+        machine.settings.parent,
+        machine.home / ".claude" / "plugins" / "installed_plugins.json",
+        machine.home / ".claude" / "plugins" / "known_marketplaces.json",
+        machine.home / ".claude" / "plugins" / "cache",
+    )
+    before = tree(*watched)
+    output = lines(machine.install())
+    assert output[-1] == "tiergate: nothing changed: tiergate is installed and up to date"
+    assert all(line.startswith(("tiergate: unchanged: ", "tiergate: note: ")) for line in output[:-1]), output
+    # The settings folder also holds Claude Code's own churn (session files); compare what install touches.
+    after = tree(*watched)
+    assert {k: v for k, v in after.items() if "settings.json" in k or "/.claude/" not in k} == {
+        k: v for k, v in before.items() if "settings.json" in k or "/.claude/" not in k
+    }
+    assert {k: v for k, v in after.items() if "/plugins/" in k} == {
+        k: v for k, v in before.items() if "/plugins/" in k
+    }
+
+
+def test_installed_doctor_finds_everything_in_order(machine: Machine, tmp_path: Path) -> None:
+    project = init_repo(tmp_path / "project", {"pyproject.toml": "[tool.pytest.ini_options]\n"})
+    result = subprocess.run(
+        [str(machine.home / ".local" / "bin" / "tiergate"), "doctor"],
+        cwd=project,
+        env=machine.env(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout
+    python = machine.tiergate_home / "venv" / "bin" / "python"
+    assert f"ok    hooks: run tiergate 0.1.0 with {python}" in result.stdout.splitlines()
+    assert (
+        f"ok    plugin: tiergate@tiergate-local 0.1.0, read from {machine.tiergate_home / 'plugin'}, enabled"
+        in result.stdout.splitlines()
+    )
+    assert all(line.startswith("ok ") for line in result.stdout.splitlines()), result.stdout
+
+
+@pytest.mark.e2e
+def test_a_session_in_the_installed_home_runs_a_loop_through_the_installed_plugin(
+    machine: Machine, tmp_path: Path
+) -> None:
+    """No --plugin-dir: the hooks, the ralph command and the verifier all come from the installed copy."""
+    project = init_repo(tmp_path / "project", {"README.md": "A project.\n"})
+    task = "add hello.py printing hello"
+    with ScriptedApi(log_path=tmp_path / "requests.jsonl") as api:
+        # The implementer, turn by turn: write, stop, claim when sent back, spawn the verifier when asked.
+        write = tool_use("Write", {"file_path": str(project / "hello.py"), "content": "print('hello')\n"})
+        turns = (
+            write,
+            text("I wrote hello.py."),
+            text("hello.py prints hello.\n<promise>DONE</promise>"),
+            follow_spawn_directive,
+            text("The verifier has answered."),
+        )
+        api.script(*(Rule(turn, thread="main", times=1) for turn in turns))
+        api.on(bash("python3 hello.py"), thread="subagent", after_tool_result=False)
+        api.on(passing_verdict("$ python3 hello.py\nhello"), thread="subagent", after_tool_result=True)
+        run = run_claude(
+            f"/tiergate:ralph {task} --max-iterations 5",
+            plugin_dir=None,
+            cwd=project,
+            home=machine.home,
+            api_url=api.url,
+            env={"PATH": machine.path},
+            output_format="stream-json",
+            timeout=120,
+        )
+        main_calls, verifier_calls = api.messages_calls("main"), api.messages_calls("subagent")
+
+    assert run.returncode == 0, run.describe()
+    launcher = machine.tiergate_home / "plugin" / "hooks" / "tiergate-hook"
+    # (The debug log names the plugin and the expanded command on all but the end-of-session events.)
+    runs = [r for r in run.hook_runs() if r.plugin is not None]
+    assert {r.plugin for r in runs} == {"tiergate@tiergate-local"}
+    assert all(r.command == f"{launcher} {r.event}" for r in runs)
+    assert {r.event for r in runs} >= {"UserPromptSubmit", "Stop", "SubagentStart", "SubagentStop"}
+    # The installed /tiergate:ralph expanded into its body, with the task.
+    assert "A tiergate loop is now active" in main_calls[0].last_user_text()
+    assert task in main_calls[0].last_user_text()
+    # The verifier is the installed agent: its instructions are the agent file's body.
+    assert "You verify a completion claim for tiergate" in verifier_calls[0].system
+    log = [json.loads(line) for line in (project / ".tiergate" / "log.jsonl").read_text().splitlines()]
+    assert [(r["event"], r["decision"]) for r in log] == [
+        ("UserPromptSubmit", "start"),
+        ("Stop", "continue"),
+        ("Stop", "spawn"),
+        ("SubagentStart", "verifier-started"),
+        ("SubagentStop", "verdict"),
+        ("Stop", "finalize"),
+    ]
+    status = subprocess.run(
+        [str(machine.home / ".local" / "bin" / "tiergate"), "status", "--json"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    [loop] = json.loads(status.stdout)
+    assert (loop["phase"], loop["verdict"], loop["session_id"]) == ("passed", "PASS", run.session_id)
+
+
+def test_without_claude_code_install_still_works_and_says_the_plugin_was_not_registered(
+    tmp_path: Path,
+) -> None:
+    machine = new_machine(tmp_path, with_claude=False)
+    home_dir, bin_dir = tmp_path / "tiergate home", tmp_path / "bin dir"
+    result = machine.install(TIERGATE_HOME=str(home_dir), TIERGATE_BIN_DIR=str(bin_dir))
+    output = lines(result)
+    assert output[-1] == (
+        "tiergate: Claude Code (claude) not found: the plugin was not registered; install Claude Code, "
+        "then run install.sh again"
+    )
+    # The link's folder is not on PATH: say so; a folder that is on PATH needs no note.
+    assert any(line.startswith(f"tiergate: note: {bin_dir} is not on your PATH") for line in output)
+    version = subprocess.run(
+        [str(bin_dir / "tiergate"), "--version"], capture_output=True, text=True, check=True
+    )
+    assert version.stdout == "tiergate 0.1.0\n"
+    assert (home_dir / "plugin" / "hooks" / "tiergate-hook").is_file()
+    assert not (machine.home / ".claude").exists()
+    assert not (machine.home / ".local").exists()
+
+
+def test_an_old_python_is_refused_before_anything_is_written(tmp_path: Path) -> None:
+    machine = new_machine(tmp_path, with_claude=False)
+    old = tmp_path / "python3.9"
+    # Stands in for an interpreter older than 3.11: fails the version test, reports its version.
+    old.write_text('#!/bin/sh\n[ "$1" = "-V" ] && echo "Python 3.9.18"\nexit 1\n')
+    old.chmod(0o755)
+    result = machine.install(PYTHON=str(old))
+    assert result.returncode == 1
+    assert result.stderr == f"tiergate: error: tiergate needs Python 3.11 or newer; {old} is Python 3.9.18\n"
+    assert list(machine.home.iterdir()) == []
+
+
+def test_updates_redo_only_what_changed_and_uninstall_leaves_no_trace(tmp_path: Path) -> None:
+    machine = new_machine(tmp_path, with_claude=True, settings=USER_SETTINGS)
+    lines(machine.install())
+
+    # A change to the Python package reinstalls it and leaves the plugin files alone ...
+    with (machine.checkout / "src" / "tiergate" / "errors.py").open("a") as source:
+        source.write("\n# a local change\n")
+    output = lines(machine.install())
+    venv = machine.tiergate_home / "venv"
+    assert f"tiergate: installed tiergate 0.1.0 from {machine.checkout} into {venv}" in output
+    assert f"tiergate: unchanged: plugin files in {machine.tiergate_home / 'plugin'}" in output
+    # ... and a change to the plugin updates its files, which Claude Code reads in place.
+    with (machine.checkout / "commands" / "status.md").open("a") as command:
+        command.write("\nA local addition.\n")
+    output = lines(machine.install())
+    assert f"tiergate: updated the plugin files in {machine.tiergate_home / 'plugin'}" in output
+    assert "A local addition." in (machine.tiergate_home / "plugin" / "commands" / "status.md").read_text()
+    assert "tiergate: unchanged: plugin tiergate@tiergate-local is installed and enabled" in output
+
+    output = lines(machine.install("--uninstall"))
+    assert [line for line in output if "backed up" not in line] == [
+        "tiergate: uninstalled the plugin tiergate@tiergate-local from Claude Code",
+        "tiergate: removed the marketplace tiergate-local from Claude Code",
+        "tiergate: removed Claude Code's cached copy of the plugin "
+        f"({machine.home / '.claude' / 'plugins' / 'cache' / 'tiergate-local'})",
+        f"tiergate: removed the link {machine.home / '.local' / 'bin' / 'tiergate'}",
+        f"tiergate: removed the virtualenv ({venv})",
+        f"tiergate: removed the plugin files ({machine.tiergate_home / 'plugin'})",
+        f"tiergate: removed {machine.tiergate_home}",
+    ]
+    assert machine.claude("plugin", "marketplace", "list", "--json") == []
+    assert "tiergate@tiergate-local" not in {p["id"] for p in machine.claude("plugin", "list", "--json")}
+    settings = json.loads(machine.settings.read_text())
+    assert {k: settings[k] for k in USER_SETTINGS} == USER_SETTINGS
+    # No trace: nothing in HOME is named after tiergate or mentions it, apart from the settings backups
+    # (kept on purpose) and what Claude Code records for itself (its state file, backups, telemetry).
+    for path in machine.home.rglob("*"):
+        relative = str(path.relative_to(machine.home))
+        if ".tiergate-backup-" in relative or relative.startswith(CLAUDES_OWN_RECORDS):
+            continue
+        assert "tiergate" not in relative
+        if path.is_file():
+            assert "tiergate" not in path.read_text(errors="replace"), relative
+    assert lines(machine.install("--uninstall")) == ["tiergate: nothing to remove: tiergate is not installed"]
