@@ -32,6 +32,7 @@ COMMANDS: dict[str, str] = {
     "status": "status",
     "history": "history",
     "doctor": "doctor",
+    "demo": "demo",
 }
 
 

@@ -1,0 +1,37 @@
+"""`tiergate demo [--keep]`: watch tiergate do its job on an embedded example, offline, in seconds.
+
+A scripted Claude Code session fixes a bug in a throw-away git repository while tiergate's real hooks
+answer it: a wrong first attempt refuted by a verifier's FAIL, the fix, a PASS, the loop finalized.
+Exits 1, naming the step, if any answer is not the one the script expects (see `tiergate.demo`).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import TextIO
+
+HELP = "show what tiergate does, on an embedded example with a scripted session (offline, a few seconds)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--keep", action="store_true", help="keep the example repository and print where it is"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    import os
+    import sys
+
+    from tiergate.demo import story
+
+    return story.run(sys.stdout, keep=args.keep, color=wants_color(sys.stdout, os.environ))
+
+
+def wants_color(stream: TextIO, env: Mapping[str, str]) -> bool:
+    """Colour for a terminal only, and never when NO_COLOR is set and not empty (no-color.org)."""
+    return stream.isatty() and not env.get("NO_COLOR")

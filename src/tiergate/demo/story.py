@@ -1,0 +1,270 @@
+"""The demo's story: one ralph loop on the example, from `/tiergate:ralph` to the finalized loop.
+
+Each step does what Claude (or its verifier) would do, sends the hook event, checks tiergate's answer
+against the script and prints both. An answer the script does not expect ends the story with one line
+naming the step, what was expected and what came instead, and `run` returns 1: the demo doubles as a
+smoke test of the loop's whole path, from the hook entry point to `tiergate history`.
+
+What the story is made of is data (`Script`): the task, the iteration cap and the two edits, so that a
+test can tell it with a script that cannot go as expected.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from tiergate.demo import OffScriptError, example, verifier
+from tiergate.demo.output import Printer
+from tiergate.demo.session import Answer, Session, Subagent
+from tiergate.demo.verifier import Packet
+
+_SPAWN = re.compile(r"^```tiergate-spawn[ \t]*\n(?P<body>.*?)\n```[ \t]*$", re.MULTILINE | re.DOTALL)
+_TIER = re.compile(r"^Tier (?P<tier>\w+): (?P<size>[^\n]*?)\. Why: (?P<why>[^\n]*)$", re.MULTILINE)
+PROMISE = "<promise>DONE</promise>"
+
+
+@dataclass(frozen=True)
+class Script:
+    task: str = example.TASK
+    max_iterations: int = 10
+    first_attempt: str = example.WRONG_FIX
+    fix: str = example.RIGHT_FIX
+
+
+SCRIPT = Script()
+
+
+def run(out: TextIO, *, script: Script = SCRIPT, keep: bool = False, color: bool = False) -> int:
+    """Tell the story in a new temporary directory; 0 if it went as scripted, 1 if not."""
+    printer = Printer(out, color=color)
+    began = time.monotonic()
+    workdir = Path(tempfile.mkdtemp(prefix="tiergate-demo-"))
+    try:
+        try:
+            tell(script, workdir, printer)
+        except (OffScriptError, OSError, subprocess.SubprocessError) as exc:
+            where = f"step {printer.step_number}" if printer.step_number else "setting up the example"
+            printer.failure(f"tiergate demo: FAILED at {where}: {exc}")
+            return 1
+        printer.success(
+            f"Done in {time.monotonic() - began:.1f} s, as scripted. Every answer above came from `tiergate "
+            "hook <Event>`, the command Claude Code runs for tiergate's hooks."
+        )
+        printer.plain("Next: in your own project, start a loop in Claude Code with /tiergate:ralph <task>.")
+        return 0
+    finally:
+        if keep:
+            printer.plain(
+                f"Kept: {workdir}: the example in {example.NAME}/ (the loop's state and log in its "
+                ".tiergate/), the session's and the verifiers' transcripts in claude/"
+            )
+        else:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
+def tell(script: Script, workdir: Path, p: Printer) -> None:
+    repo = example.create(workdir)
+    session = Session(repo, workdir / "claude")
+    p.title("tiergate demo: a scripted Claude Code session, answered by tiergate's real hooks")
+    p.line(
+        f"The project: {example.NAME}, a temporary git repository whose median() is wrong for an even "
+        "number of values (its unittest tests show it)."
+    )
+    _quiet(session.start())
+    _start_loop(p, session, script)
+    _stop_without_claim(p, session)
+    p.step(f"Claude makes a wrong fix (it averages the unsorted input) and ends with {PROMISE}")
+    directive = _claim(p, session, script.first_attempt, explain=True)
+    agent, packet = _verifier_starts(p, session, directive)
+    _verifier_refutes(p, session, agent, packet)
+    _critique_reaches_claude(p, session)
+    p.step(f"Claude fixes the bug for real (it averages the sorted values), ends with {PROMISE} again")
+    directive = _claim(p, session, script.fix, explain=False)
+    _hedged_pass_sent_back(p, session, directive)
+    _loop_finalized(p, session)
+    _history(p, session)
+    _quiet(session.end())
+
+
+def _start_loop(p: Printer, session: Session, script: Script) -> None:
+    command = f"/tiergate:ralph {script.task} --max-iterations {script.max_iterations}"
+    p.step("You start a loop in Claude Code")
+    p.line(f"> {command}")
+    answer = session.prompt(command)
+    _expect(answer.exit_code == 0 and "loop started" in answer.message, "the loop to start", answer)
+    _expect(answer.context is not None, "the task handed to Claude as context", answer)
+    p.answer(answer, _notice(answer))
+
+
+def _stop_without_claim(p: Printer, session: Session) -> None:
+    message = "I read statkit/median.py and its tests: for an even count it returns the upper middle value."
+    p.step("Claude ends its turn without claiming the task done")
+    p.line(f'Claude: "{message}"')
+    answer = session.stop(message)
+    block = answer.block
+    _expect(
+        block is not None and block.startswith("tiergate loop, iteration"), "a back-to-work block", answer
+    )
+    assert block is not None
+    p.answer(answer, f'blocks the stop: "{_first_line(block)}"')
+
+
+def _claim(p: Printer, session: Session, attempt: str, *, explain: bool) -> dict[str, Any]:
+    """Write `attempt` over the module and claim the task done; the spawn directive tiergate answers."""
+    example.write(session.project, {example.MODULE: attempt})
+    answer = session.stop(
+        f"Fixed: median() now averages the two middle values for an even count.\n\n{PROMISE}"
+    )
+    block = answer.block or ""
+    spawns = _SPAWN.findall(block)
+    _expect(len(spawns) == 1, "a block with exactly one tiergate-spawn directive", answer)
+    tier = _TIER.search(block)
+    _expect(tier is not None, "the tier and its reasons in the block", answer)
+    assert tier is not None
+    directive: dict[str, Any] = json.loads(spawns[0])
+    agent = str(directive.get("subagent_type", ""))
+    _expect(agent.startswith("tiergate:architect"), "a tiergate verifier in the spawn directive", answer)
+    p.answer(answer, f"tier {tier['tier']} for {tier['size']}")
+    if explain:
+        p.line(f"why: {tier['why']}")
+    model = directive.get("model")
+    p.line(f"It blocks the stop with a tiergate-spawn directive: subagent_type {agent}, model {model}")
+    return directive
+
+
+def _verifier_starts(p: Printer, session: Session, directive: dict[str, Any]) -> tuple[Subagent, Packet]:
+    agent_type, model = directive["subagent_type"], directive["model"]
+    p.step(f"Claude spawns the verifier the directive names: {agent_type} on {model}")
+    agent, answer, packet = _spawn(session, directive)
+    size = f"{packet.size:,} characters"
+    p.answer(answer, f"hands it the evidence packet for verification {packet.verification_id} ({size})")
+    p.quote("EVIDENCE YOU MUST PRODUCE: " + ", ".join(f'"{label}"' for label in packet.labels))
+    return agent, packet
+
+
+def _spawn(session: Session, directive: dict[str, Any]) -> tuple[Subagent, Answer, Packet]:
+    agent, answer = session.start_subagent(directive["subagent_type"], directive["prompt"])
+    return agent, answer, _packet(answer)
+
+
+def _packet(answer: Answer) -> Packet:
+    try:
+        return verifier.read_packet(answer.context)
+    except OffScriptError as exc:
+        raise OffScriptError(f"{exc}; the {answer.event} hook answered {answer.describe()}") from None
+
+
+def _verifier_refutes(p: Printer, session: Session, agent: Subagent, packet: Packet) -> None:
+    p.step("The verifier runs the example's tests itself, and reports FAIL with their output as evidence")
+    findings = verifier.investigate(session.project, agent)
+    tests = findings.tests
+    p.line(f"$ {tests.command}  ->  {verifier.summary(tests)}")
+    if findings.ok:
+        raise OffScriptError("the first attempt was meant to fail the example's tests, but they all pass")
+    p.quote(f"{', '.join(verifier.failures(tests))}: {verifier.assertion(tests)}")
+    answer = session.stop_subagent(agent, verifier.verdict(packet, findings))
+    _expect(answer.exit_code == 0 and "returned FAIL" in answer.message, "the FAIL verdict accepted", answer)
+    p.answer(answer, _notice(answer))
+
+
+def _critique_reaches_claude(p: Printer, session: Session) -> None:
+    message = "The verifier reports FAIL. I will look at what it found."
+    p.step("Claude ends its turn: the verifier's critique is sent back to it")
+    p.line(f'Claude: "{message}"')
+    answer = session.stop(message)
+    block = answer.block or ""
+    _expect("FAIL" in block and "Critique:" in block, "a block carrying the verifier's critique", answer)
+    p.answer(answer, f'blocks the stop: "{_first_line(block)}"')
+    p.quote(next(line for line in block.splitlines() if line.startswith("Critique:")), prose=True)
+
+
+def _hedged_pass_sent_back(p: Printer, session: Session, directive: dict[str, Any]) -> None:
+    p.step(
+        f"Claude spawns {directive['subagent_type']} again; this one answers PASS without running anything"
+    )
+    agent, answer, packet = _spawn(session, directive)
+    p.answer(answer, f"hands it the evidence packet for verification {packet.verification_id}")
+    message = verifier.hedged_pass(packet)
+    p.line(f'Verifier: "{message.splitlines()[0]}" + a PASS verdict block')
+    answer = session.stop_subagent(agent, message)
+    _expect(answer.exit_code == 2 and "hedging" in answer.stderr, "the hedged PASS sent back", answer)
+    problems = [line[2:].split(":")[0] for line in answer.stderr.splitlines() if line.startswith("- ")]
+    p.answer(answer, "refuses it; exit code 2 sends the verifier back: " + "; ".join(problems))
+    _verifier_passes(p, session, agent, packet)
+
+
+def _verifier_passes(p: Printer, session: Session, agent: Subagent, packet: Packet) -> None:
+    p.step("The verifier runs the tests and the build, and reports PASS with their output as evidence")
+    findings = verifier.investigate(session.project, agent)
+    tests = findings.tests
+    p.line(f"$ {tests.command}  ->  {verifier.summary(tests)}")
+    message = verifier.verdict(packet, findings)
+    answer = session.stop_subagent(agent, message)
+    if not findings.ok:
+        raise OffScriptError(f"the fix was meant to pass the example's tests: {verifier.summary(tests)}")
+    _expect(answer.exit_code == 0 and "returned PASS" in answer.message, "the PASS verdict accepted", answer)
+    p.answer(answer, _notice(answer))
+
+
+def _loop_finalized(p: Printer, session: Session) -> None:
+    message = "The verifier confirmed the fix with its own test run. The task is done."
+    p.step("Claude ends its turn: this time tiergate lets the stop through")
+    answer = session.stop(message)
+    _expect(
+        answer.exit_code == 0 and answer.block is None and "loop finished" in answer.message,
+        "the stop allowed and the loop finished",
+        answer,
+    )
+    p.answer(answer, f"no block: {_notice(answer)}")
+    loops = json.loads(session.tiergate("status", "--json"))
+    ours = [entry for entry in loops if entry.get("session_id") == session.id]
+    if [entry.get("phase") for entry in ours] != ["passed"]:
+        raise OffScriptError(f"expected `tiergate status --json` to show the loop passed, got {ours}")
+    p.line("$ tiergate status")
+    for line in session.tiergate("status").splitlines():
+        if session.id in line:
+            p.quote(line.split("  task:")[0])
+
+
+def _history(p: Printer, session: Session) -> None:
+    p.step("What each verification cost, against always sending the THOROUGH verifier")
+    p.line("$ tiergate history")
+    lines = session.tiergate("history").splitlines()
+    verdicts = [line for line in lines if line.startswith(session.id[:12])]
+    if not (any(" FAIL " in v for v in verdicts) and any(" PASS " in v for v in verdicts)):
+        raise OffScriptError(f"expected `tiergate history` to list the FAIL and the PASS, got {lines}")
+    totals = [line for line in lines if line.startswith("total:") and "always THOROUGH" in line]
+    if not totals:
+        raise OffScriptError(
+            f"expected `tiergate history` to total the cost against always THOROUGH, got {lines}"
+        )
+    for line in [*verdicts, *totals]:
+        p.quote(line)
+
+
+def _quiet(answer: Answer) -> None:
+    """An event with nothing for tiergate to do: exit 0 and no output."""
+    _expect(answer.exit_code == 0 and not answer.output, "no answer at all", answer)
+
+
+def _expect(condition: bool, wanted: str, answer: Answer) -> None:
+    if not condition:
+        raise OffScriptError(f"expected {wanted}; the {answer.event} hook answered {answer.describe()}")
+
+
+def _notice(answer: Answer) -> str:
+    """The answer's last notice for the user, without the "tiergate: " every notice starts with."""
+    lines = answer.message.strip().splitlines()
+    return lines[-1].removeprefix("tiergate: ") if lines else ""
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0]

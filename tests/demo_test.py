@@ -1,0 +1,192 @@
+"""`tiergate demo`: the whole loop told on the embedded example, through the real hook entry points."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from tiergate.commands.demo import wants_color
+from tiergate.demo import example, story
+
+DEMO_SECONDS = 60
+
+
+def demo(tmp: Path, *args: str, **env: str) -> tuple[subprocess.CompletedProcess[str], float]:
+    """`python -m tiergate demo` with its temporary directories made under `tmp`; the run and its time."""
+    tmp.mkdir(exist_ok=True)
+    environ = {key: value for key, value in os.environ.items() if key != "NO_COLOR"}
+    began = time.monotonic()
+    result = subprocess.run(
+        [sys.executable, "-m", "tiergate", "demo", *args],
+        env={**environ, "TMPDIR": str(tmp), **env},
+        capture_output=True,
+        text=True,
+        timeout=DEMO_SECONDS * 2,
+        check=False,
+    )
+    return result, time.monotonic() - began
+
+
+def steps(output: str) -> dict[int, str]:
+    """The printed steps by number, each with its indented lines."""
+    found = re.split(r"^(\d+)\.\s+", output, flags=re.MULTILINE)
+    return {int(number): text for number, text in zip(found[1::2], found[2::2], strict=True)}
+
+
+def test_the_demo_tells_the_loop_step_by_step_and_exits_0(tmp_path: Path) -> None:
+    result, seconds = demo(tmp_path / "tmp")
+
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert seconds < DEMO_SECONDS
+    assert result.stderr == ""
+    out = result.stdout
+    assert "\033[" not in out  # not a terminal: no colour
+    for alarming in ("Traceback", "internal error", "ignored the", "FAILED at"):
+        assert alarming not in out
+    told = steps(out)
+    assert sorted(told) == list(range(1, 12))
+    assert "/tiergate:ralph Fix statkit's bug" in told[1]
+    assert "tiergate (UserPromptSubmit, exit 0): loop started (at most 10 iterations" in told[1]
+    assert 'blocks the stop: "tiergate loop, iteration 2/10: keep working on the task."' in told[2]
+    assert (
+        "tiergate (Stop, exit 0): tier STANDARD for 1 files, 5 lines changed since the loop began" in told[3]
+    )
+    assert "why: default: not LIGHT (test coverage partial" in told[3]
+    assert "subagent_type tiergate:architect-medium, model sonnet" in told[3]
+    assert "tiergate (SubagentStart, exit 0): hands it the evidence packet for verification v1" in told[4]
+    assert '"lsp_diagnostics clean", "build pass", "test showing the fix passes now"' in told[4]
+    # The verifier's FAIL comes from really running the example's tests on the wrong fix.
+    assert "$ python -m unittest -v -> Ran 4 tests: FAILED (failures=1)" in told[5]
+    assert "test_even_count_unsorted: AssertionError: 2.0 != 2.5" in told[5]
+    assert (
+        "(SubagentStop, exit 0): verification v1: tiergate:architect-medium (sonnet) returned FAIL" in told[5]
+    )
+    # Its critique reaches Claude at the next Stop.
+    assert 'blocks the stop: "tiergate loop, iteration 3/10' in told[6]
+    assert "Critique: test_even_count_unsorted fails: AssertionError: 2.0 != 2.5" in told[6]
+    assert "subagent_type tiergate:architect-medium" in told[7]
+    assert "evidence packet for verification v2" in told[8]
+    assert (
+        'tiergate (SubagentStop, exit 2): refuses it; exit code 2 sends the verifier back: hedging ("should")'
+        in told[8]
+    )
+    assert "Ran 4 tests: OK" in told[9]
+    assert (
+        "(SubagentStop, exit 0): verification v2: tiergate:architect-medium (sonnet) returned PASS" in told[9]
+    )
+    assert "tiergate (Stop, exit 0): no block: loop finished" in told[10]
+    assert re.search(
+        r"session demo-\w+ +passed \(finished\) +iteration 3/10 +tier STANDARD +verdict PASS", told[10]
+    )
+    assert re.search(r"v1 +STANDARD +tiergate:architect-medium \(sonnet\) +FAIL +1 files, 5 lines", told[11])
+    assert re.search(r"v2 +STANDARD +tiergate:architect-medium \(sonnet\) +PASS +1 files, 5 lines", told[11])
+    assert "total: 2 verifiers ran, cost 10x; always THOROUGH: 40x (75% less)" in told[11]
+    assert list((tmp_path / "tmp").iterdir()) == []
+
+
+def test_keep_leaves_the_example_with_its_finished_loop_and_transcripts(tmp_path: Path) -> None:
+    result, _ = demo(tmp_path / "tmp", "--keep")
+
+    assert result.returncode == 0, result.stdout + result.stderr
+    [kept] = (tmp_path / "tmp").iterdir()
+    assert f"Kept: {kept}:" in result.stdout
+    repo = kept / example.NAME
+    assert (repo / example.MODULE).read_text() == example.RIGHT_FIX
+    status = subprocess.run(
+        ["git", "status", "--porcelain"], cwd=repo, capture_output=True, text=True, check=True
+    ).stdout
+    assert status == f" M {example.MODULE}\n"
+    env = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_PROJECT_DIR", "TIERGATE_STATE_DIR")}
+    loops = json.loads(
+        subprocess.run(
+            [sys.executable, "-m", "tiergate", "status", "--json"],
+            cwd=repo,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )
+    assert [(entry["phase"], entry["verdict"], entry["tier"]) for entry in loops] == [
+        ("passed", "PASS", "STANDARD")
+    ]
+    verifiers = sorted(kept.glob(f"claude/projects/*/{loops[0]['session_id']}/subagents/agent-*.jsonl"))
+    assert len(verifiers) == 2
+    for transcript in verifiers:
+        commands = [
+            block["input"]["command"]
+            for record in map(json.loads, transcript.read_text().splitlines())
+            if record["type"] == "assistant"
+            for block in record["message"]["content"]
+            if block["type"] == "tool_use" and block["name"] == "Bash"
+        ]
+        assert commands == ["python -m unittest -v", "python -m compileall -q statkit tests"]
+
+
+@pytest.fixture
+def temp_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "tmp"
+    root.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(root))
+    return root
+
+
+def test_a_hook_answering_off_script_fails_the_demo_naming_the_step(temp_root: Path) -> None:
+    # With a cap of 2 iterations the Stop that should carry the FAIL critique halts the loop instead.
+    out = io.StringIO()
+
+    code = story.run(out, script=replace(story.SCRIPT, max_iterations=2))
+
+    assert code == 1
+    told = out.getvalue()
+    last = " ".join(told[told.index("tiergate demo: FAILED") :].split())
+    assert "tiergate demo: FAILED at step 6: expected a block carrying the verifier's critique" in last
+    assert "the iteration cap is reached (2/2)" in last
+    assert list(temp_root.iterdir()) == []
+
+
+def test_a_fix_that_does_not_fix_is_refuted_by_the_tests_the_verifier_runs(temp_root: Path) -> None:
+    out = io.StringIO()
+
+    code = story.run(out, script=replace(story.SCRIPT, fix=example.WRONG_FIX))
+
+    assert code == 1
+    told = out.getvalue()
+    assert "Ran 4 tests: FAILED (failures=1)" in steps(told)[9]
+    assert "FAILED at step 9: the fix was meant to pass the example's tests" in " ".join(
+        told.splitlines()[-2:]
+    )
+    assert list(temp_root.iterdir()) == []
+
+
+def test_colour_only_on_a_terminal_without_no_color(tmp_path: Path) -> None:
+    main, other = os.openpty()
+    with os.fdopen(other, "w") as terminal, (tmp_path / "file").open("w") as file:
+        assert wants_color(terminal, {})
+        assert wants_color(terminal, {"NO_COLOR": ""})
+        assert not wants_color(terminal, {"NO_COLOR": "1"})
+        assert not wants_color(file, {})
+    os.close(main)
+
+
+def test_printed_colour_is_plain_ansi_styling(temp_root: Path) -> None:
+    out = io.StringIO()
+
+    assert story.run(out, color=True) == 0
+
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("\033[1mtiergate demo:")
+    assert any(
+        line.startswith("    \033[36mtiergate (Stop, exit 0):\033[0m blocks the stop") for line in lines
+    )
+    assert re.sub(r"\033\[\d+m", "", out.getvalue()).count("\033") == 0
