@@ -139,7 +139,7 @@ class Session:
         self.blocked = False  # the last Stop was blocked, so the next one has stop_hook_active
 
     def start(self) -> Answer:
-        return self.hook("SessionStart", source="startup", model="claude-demo")
+        return self.hook("SessionStart", source="startup")
 
     def prompt(self, text: str) -> Answer:
         self.transcript.user(text)

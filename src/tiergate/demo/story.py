@@ -78,6 +78,7 @@ def tell(script: Script, workdir: Path, p: Printer) -> None:
         f"The project: {example.NAME}, a temporary git repository whose median() is wrong for an even "
         "number of values (its unittest tests show it)."
     )
+    # A project without tiergate state: the hook's fast path, which answers nothing at all.
     _quiet(session.start())
     _start_loop(p, session, script)
     _stop_without_claim(p, session)
@@ -88,10 +89,12 @@ def tell(script: Script, workdir: Path, p: Printer) -> None:
     _critique_reaches_claude(p, session)
     p.step(f"Claude fixes the bug for real (it averages the sorted values), ends with {PROMISE} again")
     directive = _claim(p, session, script.fix, explain=False)
-    _hedged_pass_sent_back(p, session, directive)
+    agent, packet = _hedged_pass_sent_back(p, session, directive)
+    _verifier_passes(p, session, agent, packet)
     _loop_finalized(p, session)
     _history(p, session)
-    _quiet(session.end())
+    ended = session.end()
+    _expect(ended.exit_code == 0, "the session to end normally", ended)
 
 
 def _start_loop(p: Printer, session: Session, script: Script) -> None:
@@ -181,12 +184,15 @@ def _critique_reaches_claude(p: Printer, session: Session) -> None:
     p.line(f'Claude: "{message}"')
     answer = session.stop(message)
     block = answer.block or ""
-    _expect("FAIL" in block and "Critique:" in block, "a block carrying the verifier's critique", answer)
+    critique = [line for line in block.splitlines() if line.startswith("Critique:")]
+    _expect("FAIL" in block and bool(critique), "a block carrying the verifier's critique", answer)
     p.answer(answer, f'blocks the stop: "{_first_line(block)}"')
-    p.quote(next(line for line in block.splitlines() if line.startswith("Critique:")), prose=True)
+    p.quote(critique[0], prose=True)
 
 
-def _hedged_pass_sent_back(p: Printer, session: Session, directive: dict[str, Any]) -> None:
+def _hedged_pass_sent_back(
+    p: Printer, session: Session, directive: dict[str, Any]
+) -> tuple[Subagent, Packet]:
     p.step(
         f"Claude spawns {directive['subagent_type']} again; this one answers PASS without running anything"
     )
@@ -198,7 +204,7 @@ def _hedged_pass_sent_back(p: Printer, session: Session, directive: dict[str, An
     _expect(answer.exit_code == 2 and "hedging" in answer.stderr, "the hedged PASS sent back", answer)
     problems = [line[2:].split(":")[0] for line in answer.stderr.splitlines() if line.startswith("- ")]
     p.answer(answer, "refuses it; exit code 2 sends the verifier back: " + "; ".join(problems))
-    _verifier_passes(p, session, agent, packet)
+    return agent, packet
 
 
 def _verifier_passes(p: Printer, session: Session, agent: Subagent, packet: Packet) -> None:

@@ -77,11 +77,11 @@ def verdict(packet: Packet, findings: Findings) -> str:
         prose = f"I ran the tests and the build myself: {summary(tests)}, and the build is clean."
         body = {"verdict": "PASS", "criteria": criteria, "critique": ""}
     else:
-        failing = ", ".join(failures(tests)) or "the build"
+        broken = tests if not tests.ok else findings.build
+        failing = ", ".join(failures(broken)) or f"`{broken.command}`"
         prose = f"I ran the tests and the build myself: {failing} fails."
-        critique = (
-            f"{failing} fails: {assertion(tests) or summary(tests)}. Fix median() so the whole suite passes."
-        )
+        why = assertion(broken) or summary(broken)
+        critique = f"{failing} fails: {why}. Fix median() so the whole suite passes."
         body = {"verdict": "FAIL", "criteria": criteria, "critique": critique}
     return _message(prose, packet, body)
 
@@ -136,7 +136,7 @@ def _summary_lines(run: CommandRun) -> list[str]:
     lines = [line.strip() for line in run.output.splitlines() if line.strip()]
     ran = next((line for line in reversed(lines) if line.startswith("Ran ")), "")
     ran = re.sub(r" in [\d.]+s$", "", ran)
-    last = lines[-1] if lines and lines[-1] != ran else ""
+    last = lines[-1] if lines and not lines[-1].startswith("Ran ") else ""
     return [line for line in (ran, last) if line]
 
 
