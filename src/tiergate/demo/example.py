@@ -121,14 +121,17 @@ def write(root: Path, files: dict[str, str]) -> None:
 
 
 def _git(root: Path, *args: str) -> None:
-    result = subprocess.run(
-        ["git", *args],
-        cwd=root,
-        env={**os.environ, **GIT_ENV},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    try:
+        result = subprocess.run(
+            ["git", *args],
+            cwd=root,
+            env={**os.environ, **GIT_ENV},
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    except FileNotFoundError:
+        raise OffScriptError("git not found: the demo needs git on PATH") from None
     if result.returncode != 0:
         detail = (result.stderr.strip().splitlines() or ["no message"])[-1]
         raise OffScriptError(f"git {args[0]} failed in the example repository: {detail}")
