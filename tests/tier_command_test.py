@@ -43,7 +43,7 @@ def test_json_of_a_small_change(repo: Path) -> None:
     assert record["test_coverage"] == "full"
     assert record["base"] == git(repo, "rev-parse", "HEAD").strip()
     assert record["has_security_implications"] is False
-    assert record["reasons"][0].startswith("small-and-tested: 1 files < 5, 2 lines < 100")
+    assert record["reasons"][0].startswith("small-and-tested: 1 file < 5, 2 lines < 100")
 
 
 def test_security_path_is_thorough_whatever_the_prompt_says(repo: Path) -> None:
@@ -87,7 +87,7 @@ def test_plain_output_is_a_short_summary(repo: Path) -> None:
     write(repo, {"src/app.py": "def f():\n    return 4\n"})
     result = tiergate(repo, "tier", "--coverage", "partial")
     first = result.stdout.splitlines()[0]
-    assert first.startswith("STANDARD  tiergate:architect-medium on sonnet  (1 files, 2 lines")
+    assert first.startswith("STANDARD  tiergate:architect-medium on sonnet  (1 file, 2 lines")
 
 
 def test_outside_git_is_one_clear_line(tmp_path: Path) -> None:

@@ -128,19 +128,20 @@ def _rule_tier(facts: ChangeFacts, policy: TierPolicy) -> tuple[Tier, list[str]]
         return Tier.THOROUGH, _floor_reasons(facts)
     if facts.files_changed > policy.thorough_files_above:
         return Tier.THOROUGH, [
-            f"large-scope: {facts.files_changed} files changed > {policy.thorough_files_above} -> THOROUGH"
+            f"large-scope: {plural(facts.files_changed, 'file')} changed > "
+            f"{policy.thorough_files_above} -> THOROUGH"
         ]
     blockers = _light_blockers(facts, policy)
     if not blockers:
         return Tier.LIGHT, [
-            f"small-and-tested: {facts.files_changed} files < {policy.light_files_below}, "
-            f"{facts.lines_changed} lines < {policy.light_lines_below}, test coverage full -> LIGHT"
+            f"small-and-tested: {plural(facts.files_changed, 'file')} < {policy.light_files_below}, "
+            f"{plural(facts.lines_changed, 'line')} < {policy.light_lines_below}, test coverage full -> LIGHT"
             + _coverage_suffix(facts)
         ]
     return Tier.STANDARD, [
         f"default: not LIGHT ({'; '.join(blockers)}), not THOROUGH "
-        f"({facts.files_changed} files <= {policy.thorough_files_above}, no security or architecture path)"
-        " -> STANDARD"
+        f"({plural(facts.files_changed, 'file')} <= {policy.thorough_files_above}, "
+        "no security or architecture path) -> STANDARD"
     ]
 
 
@@ -165,12 +166,17 @@ def _floor_reasons(facts: ChangeFacts) -> list[str]:
 def _light_blockers(facts: ChangeFacts, policy: TierPolicy) -> list[str]:
     blockers = []
     if not facts.files_changed < policy.light_files_below:
-        blockers.append(f"{facts.files_changed} files, LIGHT needs < {policy.light_files_below}")
+        blockers.append(f"{plural(facts.files_changed, 'file')}, LIGHT needs < {policy.light_files_below}")
     if not facts.lines_changed < policy.light_lines_below:
-        blockers.append(f"{facts.lines_changed} lines, LIGHT needs < {policy.light_lines_below}")
+        blockers.append(f"{plural(facts.lines_changed, 'line')}, LIGHT needs < {policy.light_lines_below}")
     if facts.test_coverage != "full":
         blockers.append(f"test coverage {facts.test_coverage}, LIGHT needs full" + _coverage_suffix(facts))
     return blockers
+
+
+def plural(n: int, noun: str) -> str:
+    """'1 file', '2 files'."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _coverage_suffix(facts: ChangeFacts) -> str:

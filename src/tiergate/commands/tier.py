@@ -6,6 +6,8 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, TextIO
 
+from tiergate.tiers import plural
+
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -102,7 +104,7 @@ def summary(assessment: Assessment) -> str:
     decision, change = assessment.decision, assessment.change
     head = (
         f"{decision.tier}  {decision.verifier.subagent_type} on {decision.verifier.model}  "
-        f"({change.files_changed} files, {change.lines_changed} lines, "
+        f"({plural(change.files_changed, 'file')}, {plural(change.lines_changed, 'line')}, "
         f"test coverage {assessment.coverage.level})\n"
     )
     return head + "".join(f"  {reason}\n" for reason in decision.reasons)
@@ -132,7 +134,8 @@ def explain(assessment: Assessment, prompt_given: bool) -> str:
         "",
         f"The change since {change.base_label} ({change.base[:12]}), "
         "working tree and untracked files included:",
-        f"  {change.files_changed} files, {change.lines_changed} lines (+{additions} -{deletions})",
+        f"  {plural(change.files_changed, 'file')}, {plural(change.lines_changed, 'line')} "
+        f"(+{additions} -{deletions})",
     ]
     for f in change.files[:LISTED_FILES]:
         name = f"{f.old_path} -> {f.path}" if f.old_path else f.path
