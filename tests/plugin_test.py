@@ -289,4 +289,30 @@ def test_the_exit_code_and_streams_of_the_python_pass_straight_through(tmp_path:
     python.write_text('#!/bin/sh\necho "$*"\necho "to stderr" >&2\nexit 2\n')
     python.chmod(0o755)
     result = launch("Stop", {"HOME": str(tmp_path), "TIERGATE_PYTHON": str(python)})
-    assert (result.returncode, result.stdout, result.stderr) == (2, "-m tiergate hook Stop\n", "to stderr\n")
+    entry = "import sys; from tiergate.hook import main; sys.exit(main(sys.argv[1:]))"
+    assert (result.returncode, result.stdout, result.stderr) == (2, f"-I -c {entry} Stop\n", "to stderr\n")
+
+
+def test_a_project_file_cannot_shadow_a_module_the_hook_imports(tmp_path: Path) -> None:
+    # The hook runs in the user's project; its json.py or typing.py must not replace the standard library's.
+    project = tmp_path / "project"
+    (project / ".tiergate").mkdir(parents=True)
+    for module in ("json", "typing", "tiergate"):
+        (project / f"{module}.py").write_text('raise SystemExit("shadowed")\n')
+    payload = json.dumps({"session_id": "s1", "cwd": str(project), "hook_event_name": "Stop"})
+    result = subprocess.run(
+        [str(LAUNCHER), "Stop"],
+        input=payload,
+        cwd=project,
+        env={
+            "PATH": "/usr/bin:/bin",
+            "HOME": str(tmp_path),
+            "TIERGATE_PYTHON": sys.executable,
+            "CLAUDE_PROJECT_DIR": str(project),
+        },
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
