@@ -125,6 +125,20 @@ def head_sha(repo: Path) -> str | None:
     return _lines(proc.stdout) or None
 
 
+def top_and_head(path: Path) -> tuple[Path, str | None]:
+    """`repo_root(path)` and `head_sha` of that repository, asked of git in one call."""
+    start = path if path.is_dir() else path.parent
+    if not start.is_dir():
+        raise UserError(f"no such directory: {path}")
+    proc = _run(start, "rev-parse", "--show-toplevel", "--verify", "--quiet", "HEAD^{commit}", ok=(0, 1, 128))
+    lines = _lines(proc.stdout).splitlines()
+    if proc.returncode == 128 or not lines or not lines[0]:
+        # Outside a work tree (or inside a .git directory, where git answers nothing).
+        raise UserError(f"not a git repository: {path} (run tiergate inside a git work tree)")
+    head = lines[1] if proc.returncode == 0 and len(lines) > 1 else None
+    return Path(lines[0]), head
+
+
 def empty_tree(repo: Path) -> str:
     """The id of the empty tree in this repository's object format (SHA-1 or SHA-256)."""
     return _lines(_run(repo, "hash-object", "-t", "tree", "--stdin", stdin=b"").stdout)
@@ -147,6 +161,14 @@ def diff_entries(repo: Path, base: str) -> list[DiffEntry]:
     """Every tracked path that differs between `base` and the working tree, renames detected."""
     out = _run(repo, "diff", "--raw", "--numstat", "-z", "-M", "--no-abbrev", *_PLAIN_DIFF, base, "--").stdout
     return parse_raw_numstat(out)
+
+
+def changed_paths(repo: Path, base: str) -> list[str]:
+    """Every tracked path that differs between `base` and the working tree of `repo` (its top): a
+    rename is its old and its new path. Cheaper than `diff_entries` (no line counts, no rename
+    detection) for callers that only need the names."""
+    out = _run(repo, "diff", "--name-only", "-z", "--no-renames", *_PLAIN_DIFF, base, "--").stdout
+    return [os.fsdecode(p) for p in out.split(b"\0") if p]
 
 
 def parse_raw_numstat(out: bytes) -> list[DiffEntry]:
