@@ -1,130 +1,151 @@
-"""Finding the command a verifier ran in its own transcript: fast on tens of megabytes, exact about
-what counts (a Bash call of the verifier, after it started)."""
+"""The SubagentStop hook stays lean, through the real entry point in a real git project: every verifier
+run ends here. No pydantic, no structlog, three git calls, and the same one-line input errors."""
 
 from __future__ import annotations
 
 import json
 import os
-import time
-import tracemalloc
-from datetime import UTC, datetime, timedelta
+import shutil
+import subprocess
+import sys
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
+from testing.gitrepo import init_repo
 
-from tiergate.handlers import subagent_stop
-from tiergate.handlers.subagent_stop import ran_a_command
+from tiergate import state
+from tiergate.log import read_log
+from tiergate.project import Project
 
-STARTED = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
-
-
-def stamp(moment: datetime) -> str:
-    return moment.isoformat().replace("+00:00", "Z")
-
-
-def tool_call(name: str, at: datetime, command: str = "pytest -q") -> str:
-    use = {"type": "tool_use", "id": f"toolu_{name}", "name": name, "input": {"command": command}}
-    record = {"type": "assistant", "timestamp": stamp(at), "message": {"id": "m", "content": [use]}}
-    return json.dumps(record, separators=(",", ":")) + "\n"
+SESSION = "11111111-2222-3333-4444-555555555555"
+AGENT = "a00000000000000a1"
+CLAIM = "The parser handles empty input now.\n\n<promise>DONE</promise>"
+HEAVY = {"pydantic", "structlog", "filelock", "argparse", "anyio", "unidiff", "pathspec"}
 
 
-def tool_output(at: datetime, text: str) -> str:
-    result = {"type": "tool_result", "tool_use_id": "toolu_x", "content": text}
-    record = {"type": "user", "timestamp": stamp(at), "message": {"role": "user", "content": [result]}}
-    return json.dumps(record, separators=(",", ":")) + "\n"
+class Verifying:
+    """A project whose loop waits for the verdict of the verifier AGENT (brought there by the hooks)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        files = {"src/parser.py": "def parse(t):\n    return t.split()\n"}
+        self.project = init_repo(root / "project", files)
+        (self.project / ".tiergate").mkdir()
+        self.git_log = root / "git-calls.log"
+        self.env = {
+            "PATH": f"{self._git_shim()}{os.pathsep}{os.environ['PATH']}",
+            "HOME": str(root / "home"),
+            "CLAUDE_PROJECT_DIR": str(self.project),
+            "PYTHONDONTWRITEBYTECODE": "1",
+        }
+        self.hook("UserPromptSubmit", prompt="/tiergate:ralph fix the parser --max-iterations 4")
+        (self.project / "src/parser.py").write_text("def parse(t):\n    return t.split() if t else []\n")
+        reason = json.loads(self.hook("Stop", last_assistant_message=CLAIM).stdout)["reason"]
+        self.agent_type = json.loads(reason.split("```tiergate-spawn\n")[1].split("\n```")[0])[
+            "subagent_type"
+        ]
+        self.hook("SubagentStart", agent_id=AGENT, agent_type=self.agent_type)
+        self.transcript = root / f"agent-{AGENT}.jsonl"
+        now = datetime.now(UTC).isoformat().replace("+00:00", "Z")
+        use = {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "pytest -q"}}
+        record = {"type": "assistant", "timestamp": now, "message": {"id": "m1", "content": [use]}}
+        self.transcript.write_text(json.dumps(record) + "\n")
+
+    def _git_shim(self) -> Path:
+        """A `git` first on PATH that logs each call, then runs the real one."""
+        shim = self.root / "shim"
+        shim.mkdir()
+        real = shutil.which("git")
+        assert real is not None
+        (shim / "git").write_text(f'#!/bin/sh\necho "$*" >> "{self.git_log}"\nexec "{real}" "$@"\n')
+        (shim / "git").chmod(0o755)
+        return shim
+
+    def hook(self, event: str, *flags: str, **fields: Any) -> subprocess.CompletedProcess[str]:
+        payload = {"session_id": SESSION, "cwd": str(self.project), "hook_event_name": event, **fields}
+        return subprocess.run(
+            [sys.executable, *flags, "-m", "tiergate", "hook", event],
+            input=json.dumps(payload),
+            env=self.env,
+            cwd=self.project,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+
+    def verdict(self) -> str:
+        loop = state.read(Project(self.project, self.project / ".tiergate"), SESSION)
+        assert loop is not None and loop.verification is not None
+        criteria = [
+            {"criterion": label, "status": "VERIFIED", "evidence": "$ pytest -q -> 3 passed"}
+            for label in loop.verification.evidence
+        ]
+        block = json.dumps({"verdict": "PASS", "criteria": criteria, "critique": ""})
+        return f"I ran the tests myself.\n\n```tiergate-verdict\n{block}\n```"
+
+    def stop_verifier(self, *flags: str, **fields: Any) -> subprocess.CompletedProcess[str]:
+        self.git_log.unlink(missing_ok=True)
+        fields = {
+            "agent_id": AGENT,
+            "agent_type": self.agent_type,
+            "agent_transcript_path": str(self.transcript),
+            "last_assistant_message": self.verdict(),
+            "stop_hook_active": False,
+            **fields,
+        }
+        return self.hook("SubagentStop", *flags, **{k: v for k, v in fields.items() if v is not None})
+
+    def git_calls(self) -> list[str]:
+        return self.git_log.read_text().splitlines() if self.git_log.exists() else []
 
 
-def transcript(path: Path, *lines: str, padding_mb: int = 0) -> Path:
-    with path.open("w") as f:
-        f.write(lines[0] if lines else "")
-        output = tool_output(STARTED + timedelta(seconds=2), "x" * 20_000)
-        while f.tell() < padding_mb * 1024 * 1024:
-            f.write(output)
-        for line in lines[1:]:
-            f.write(line)
-    return path
+@pytest.fixture
+def verifying(tmp_path: Path) -> Verifying:
+    return Verifying(tmp_path)
 
 
-AFTER = STARTED + timedelta(seconds=1)
+def test_a_verdict_is_judged_without_pydantic_or_structlog_and_with_three_git_calls(
+    verifying: Verifying,
+) -> None:
+    answer = verifying.stop_verifier("-X", "importtime")
 
-
-def test_a_command_early_in_a_large_transcript_is_found_fast_and_lean(tmp_path: Path) -> None:
-    path = transcript(tmp_path / "agent.jsonl", tool_call("Bash", AFTER), padding_mb=50)
-    tracemalloc.start()
-    began = time.perf_counter()
-    found = ran_a_command(str(path), STARTED)
-    took = time.perf_counter() - began
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    assert found
-    assert peak < 20 * 1024 * 1024  # blocks of 1 MB, not the file
-    assert took < 1.0, f"{took:.3f} s for 50 MB"  # about 0.05 s measured; generous for a loaded CI machine
-
-
-def test_the_latest_call_decides_and_calls_before_the_start_do_not_count(tmp_path: Path) -> None:
-    before = STARTED - timedelta(minutes=3)
-    assert not ran_a_command(
-        str(transcript(tmp_path / "a", tool_call("Bash", before), padding_mb=1)), STARTED
-    )
-    both = transcript(tmp_path / "b", tool_call("Bash", before), tool_call("Bash", AFTER))
-    assert ran_a_command(str(both), STARTED)
+    assert answer.returncode == 0, answer.stderr
+    assert "returned PASS" in json.loads(answer.stdout)["systemMessage"]
+    imported = {line.rsplit("|", 1)[1].strip() for line in answer.stderr.splitlines() if "|" in line}
+    # (importlib.import_module, which loads the handler, is not timed; what the handler imports is.)
+    assert "tiergate.leaninputs" in imported, "the test must see the handler's imports"
+    assert {name.split(".")[0] for name in imported} & HEAVY == set()
+    calls = verifying.git_calls()
+    assert len(calls) == 3, calls
+    assert any("diff" in call for call in calls) and any("ls-files" in call for call in calls)
+    log = read_log(Project(verifying.project, verifying.project / ".tiergate"))
+    [record] = [r for r in log if r["event"] == "SubagentStop"]
+    assert record["decision"] == "verdict"
+    assert list(record)[-2:] == ["level", "timestamp"]
 
 
 @pytest.mark.parametrize(
-    "lines",
+    ("fields", "error"),
     [
-        (tool_call("Read", AFTER),),
-        (tool_output(AFTER, '{"name":"Bash","input":{}} is what a call looks like'),),
-        (json.dumps({"type": "user", "timestamp": stamp(AFTER), "name": "Bash"}) + "\n",),
-        (tool_call("Bash", AFTER)[:-20] + "\n",),  # cut short: not a record
-        (),
+        ({"agent_id": None}, "SubagentStop input: agent_id: Field required"),
+        ({"agent_id": 7}, "SubagentStop input: agent_id: Input should be a valid string"),
+        ({"agent_type": ["x"]}, "SubagentStop input: agent_type: Input should be a valid string"),
+        (
+            {"last_assistant_message": 1, "agent_transcript_path": False},
+            "SubagentStop input: last_assistant_message: Input should be a valid string (and 1 more)",
+        ),
     ],
 )
-def test_only_a_bash_call_of_the_verifier_counts(tmp_path: Path, lines: tuple[str, ...]) -> None:
-    assert not ran_a_command(str(transcript(tmp_path / "agent.jsonl", *lines)), STARTED)
+def test_an_input_that_does_not_fit_is_ignored_with_one_line(
+    verifying: Verifying, fields: dict[str, Any], error: str
+) -> None:
+    answer = verifying.stop_verifier(**fields)  # a None value leaves the field out
 
-
-@pytest.mark.parametrize("shift", [-40, -13, -5, 0, 3, 30])
-def test_a_call_across_a_block_boundary_is_found(tmp_path: Path, shift: int) -> None:
-    block = 1024 * 1024
-    head, call, tail = tool_output(AFTER, "z"), tool_call("Bash", AFTER), tool_output(AFTER, "y" * 100)
-    key = len(head) + call.index('"name"')
-    # Filler so that the call's "name" key starts `shift` bytes after the last block's boundary.
-    filler = tool_output(AFTER, "")
-    filler = tool_output(AFTER, "p" * (key - shift + block - len(head) - len(call) - len(tail) - len(filler)))
-    path = tmp_path / "agent.jsonl"
-    path.write_text(head + call + filler + tail)
-    assert key - (path.stat().st_size - block) == shift
-    assert ran_a_command(str(path), STARTED)
-
-
-def test_a_call_beyond_the_window_is_not_seen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    path = transcript(tmp_path / "agent.jsonl", tool_call("Bash", AFTER), padding_mb=3)
-    assert ran_a_command(str(path), STARTED)
-    monkeypatch.setattr(subagent_stop, "TRANSCRIPT_TAIL_BYTES", 2 * 1024 * 1024)
-    assert not ran_a_command(str(path), STARTED)
-
-
-def test_what_is_not_a_transcript_reads_as_no_command(tmp_path: Path) -> None:
-    fifo = tmp_path / "fifo"
-    os.mkfifo(fifo)
-    assert not ran_a_command(str(fifo), STARTED)  # and does not hang
-    assert not ran_a_command(str(tmp_path / "missing.jsonl"), STARTED)
-    assert not ran_a_command(str(tmp_path), STARTED)
-    assert not ran_a_command(None, STARTED)
-
-
-def test_the_model_a_verifier_ran_on_comes_from_its_meta_file(tmp_path: Path) -> None:
-    agent = tmp_path / "agent-a1.jsonl"
-    agent.write_text("")
-    assert subagent_stop.model_of(str(agent)) is None
-    meta = tmp_path / "agent-a1.meta.json"
-    meta.write_text(
-        json.dumps({"agentType": "tiergate:architect", "model": "claude-opus-5-5", "finished": True})
-    )
-    assert subagent_stop.model_of(str(agent)) == "claude-opus-5-5"
-    for junk in ("{", "[]", '{"model": 5}', '{"model": ""}'):
-        meta.write_text(junk)
-        assert subagent_stop.model_of(str(agent)) is None
-    assert subagent_stop.model_of(None) is None
-    assert subagent_stop.model_of(str(tmp_path / "agent-a1.txt")) is None
+    assert answer.returncode == 0
+    message = json.loads(answer.stdout)["systemMessage"]
+    assert message == f"tiergate: ignored the SubagentStop event: {error}"
+    loop = state.read(Project(verifying.project, verifying.project / ".tiergate"), SESSION)
+    assert loop is not None and loop.phase == "verifying"  # nothing decided on a broken input

@@ -6,13 +6,15 @@ import subprocess
 import sys
 import threading
 import time
+import tracemalloc
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tiergate.transcript import ToolRun, last_assistant_text, tool_runs_since
+from tiergate import transcript
+from tiergate.transcript import agent_model, last_assistant_text, ran_a_command
 
 T0 = datetime(2026, 5, 1, 12, 0, 0, tzinfo=UTC)
 
@@ -153,60 +155,125 @@ def test_unreadable_transcripts_are_none_and_never_hang(tmp_path: Path, kind: st
         path = "/dev/zero"
     answers: list[object] = []
     reader = threading.Thread(
-        target=lambda: answers.extend([last_assistant_text(path), tool_runs_since(path)])
+        target=lambda: answers.extend(
+            [last_assistant_text(path), ran_a_command(path, T0), agent_model(str(path) if path else None)]
+        )
     )
 
     reader.start()
     reader.join(timeout=5)
 
     assert not reader.is_alive(), "the reader blocked"
-    assert answers == [None, None]
+    assert answers == [None, False, None]
 
 
-def test_tool_runs_since_pairs_calls_with_results(tmp_path: Path) -> None:
-    path = write_jsonl(
-        tmp_path / "agent.jsonl",
-        [
-            user("verify", 0),
-            assistant("m1", tool_use("t0", "Read", {"file_path": "/p/a.py"}), seconds=1),
-            tool_result("t0", 2),
-            assistant("m2", text("Running the tests"), seconds=10),
-            assistant("m2", tool_use("t1", "Bash", {"command": "pytest -q"}), seconds=10),
-            assistant("m2", tool_use("t2", "Bash", {"command": "ruff check ."}), seconds=10),
-            tool_result("t1", 12, is_error=True),
-            tool_result("t2", 13),
-            assistant("m3", tool_use("t3", "Bash", {"command": "sleep 100"}), seconds=20),
-        ],
+# Finding the command a verifier ran: fast on tens of megabytes, exact about what counts (a Bash call,
+# made after the verifier started).
+
+STARTED = T0 + timedelta(minutes=10)
+AFTER = STARTED + timedelta(seconds=1)
+
+
+def call_line(name: str, at: datetime, command: str = "pytest -q") -> str:
+    """An assistant tool call as the CLI writes it: compact JSON, one record a line."""
+    use = tool_use(f"toolu_{name}", name, {"command": command})
+    record = assistant("m", use) | {"timestamp": at.isoformat().replace("+00:00", "Z")}
+    return json.dumps(record, separators=(",", ":")) + "\n"
+
+
+def output_line(at: datetime, text: str) -> str:
+    block = {"type": "tool_result", "tool_use_id": "toolu_x", "content": text}
+    record = {"type": "user", "timestamp": at.isoformat(), "message": {"role": "user", "content": [block]}}
+    return json.dumps(record, separators=(",", ":")) + "\n"
+
+
+def padded(path: Path, *lines: str, padding_mb: int = 0) -> Path:
+    """`lines[0]`, then `padding_mb` MB of tool output, then the other lines."""
+    with path.open("w") as f:
+        f.write(lines[0] if lines else "")
+        output = output_line(STARTED + timedelta(seconds=2), "x" * 20_000)
+        while f.tell() < padding_mb * 1024 * 1024:
+            f.write(output)
+        f.writelines(lines[1:])
+    return path
+
+
+def test_a_command_far_back_in_a_large_transcript_is_found_fast_and_lean(tmp_path: Path) -> None:
+    path = padded(tmp_path / "agent.jsonl", call_line("Bash", AFTER), padding_mb=50)
+    tracemalloc.start()
+    began = time.perf_counter()
+    found = ran_a_command(str(path), STARTED)
+    took = time.perf_counter() - began
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert found
+    assert peak < 20 * 1024 * 1024  # blocks of 1 MB, not the file
+    assert took < 1.0, f"{took:.3f} s for 50 MB"  # about 0.05 s measured; generous for a loaded machine
+
+
+def test_the_latest_call_decides_and_calls_before_the_start_do_not_count(tmp_path: Path) -> None:
+    before = STARTED - timedelta(minutes=3)
+    assert not ran_a_command(padded(tmp_path / "a", call_line("Bash", before), padding_mb=1), STARTED)
+    assert ran_a_command(padded(tmp_path / "b", call_line("Bash", before), call_line("Bash", AFTER)), STARTED)
+    # A naive time is taken as UTC rather than failing to compare.
+    assert ran_a_command(tmp_path / "b", STARTED.replace(tzinfo=None))
+
+
+def test_a_call_without_a_readable_time_still_counts(tmp_path: Path) -> None:
+    line = call_line("Bash", AFTER).replace(AFTER.isoformat().replace("+00:00", "Z"), "yesterday")
+    assert "yesterday" in line
+    assert ran_a_command(padded(tmp_path / "agent.jsonl", line), STARTED)
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        (call_line("Read", AFTER),),
+        (output_line(AFTER, '{"name":"Bash","input":{}} is what a call looks like'),),
+        (json.dumps({"type": "user", "timestamp": AFTER.isoformat(), "name": "Bash"}) + "\n",),
+        (call_line("Bash", AFTER)[:-20] + "\n",),  # cut short: not a record
+        (),
+    ],
+)
+def test_only_a_bash_call_of_the_verifier_counts(tmp_path: Path, lines: tuple[str, ...]) -> None:
+    assert not ran_a_command(padded(tmp_path / "agent.jsonl", *lines), STARTED)
+
+
+@pytest.mark.parametrize("shift", [-40, -13, -5, 0, 3, 30])
+def test_a_call_across_a_block_boundary_is_found(tmp_path: Path, shift: int) -> None:
+    block = 1024 * 1024
+    head, call, tail = output_line(AFTER, "z"), call_line("Bash", AFTER), output_line(AFTER, "y" * 100)
+    key = len(head) + call.index('"name"')
+    # Filler so that the call's "name" key starts `shift` bytes after the last block's boundary.
+    filler = output_line(AFTER, "")
+    filler = output_line(AFTER, "p" * (key - shift + block - len(head) - len(call) - len(tail) - len(filler)))
+    path = tmp_path / "agent.jsonl"
+    path.write_text(head + call + filler + tail)
+    assert key - (path.stat().st_size - block) == shift
+    assert ran_a_command(path, STARTED)
+
+
+def test_a_call_beyond_the_window_is_not_seen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = padded(tmp_path / "agent.jsonl", call_line("Bash", AFTER), padding_mb=3)
+    assert ran_a_command(path, STARTED)
+    monkeypatch.setattr(transcript, "COMMAND_WINDOW_BYTES", 2 * 1024 * 1024)
+    assert not ran_a_command(path, STARTED)
+
+
+def test_the_model_a_verifier_ran_on_comes_from_its_meta_file(tmp_path: Path) -> None:
+    agent = tmp_path / "agent-a1.jsonl"
+    agent.write_text("")
+    assert agent_model(str(agent)) is None
+    meta = tmp_path / "agent-a1.meta.json"
+    meta.write_text(
+        json.dumps({"agentType": "tiergate:architect", "model": "claude-opus-5-5", "finished": True})
     )
-
-    runs = tool_runs_since(path, T0 + timedelta(seconds=5))
-
-    assert runs == [
-        ToolRun(
-            "t1", "Bash", {"command": "pytest -q"}, T0 + timedelta(seconds=10), finished=True, is_error=True
-        ),
-        ToolRun(
-            "t2",
-            "Bash",
-            {"command": "ruff check ."},
-            T0 + timedelta(seconds=10),
-            finished=True,
-            is_error=False,
-        ),
-        ToolRun(
-            "t3", "Bash", {"command": "sleep 100"}, T0 + timedelta(seconds=20), finished=False, is_error=False
-        ),
-    ]
-    all_runs = tool_runs_since(path)
-    assert all_runs is not None
-    assert [run.tool_use_id for run in all_runs] == ["t0", "t1", "t2", "t3"]
-    # A naive `since` is taken as UTC rather than failing to compare.
-    assert tool_runs_since(path, datetime(2026, 5, 1, 12, 0, 15)) == runs[-1:]
-    assert tool_runs_since(path, T0 + timedelta(hours=1)) == []
-
-
-def test_tool_runs_of_an_empty_transcript_are_an_empty_list(tmp_path: Path) -> None:
-    assert tool_runs_since(write_jsonl(tmp_path / "t.jsonl", [user("x")])) == []
+    assert agent_model(str(agent)) == "claude-opus-5-5"
+    for junk in ("{", "[]", '{"model": 5}', '{"model": ""}'):
+        meta.write_text(junk)
+        assert agent_model(str(agent)) is None
+    assert agent_model(None) is None
+    assert agent_model(str(tmp_path / "agent-a1.txt")) is None
 
 
 def _big_transcript(path: Path, size: int, final: str) -> None:
@@ -226,19 +293,21 @@ def _big_transcript(path: Path, size: int, final: str) -> None:
 def test_a_50_mb_transcript_costs_under_02_s_and_100_mb(tmp_path: Path) -> None:
     path = tmp_path / "big.jsonl"
     _big_transcript(path, 50 * 1024 * 1024, "<promise>DONE</promise>")
-    # In a fresh process, so that peak RSS measures this read and nothing else.
+    # In a fresh process, so that peak RSS measures these reads and nothing else. (The whole 50 MB
+    # window is searched for a command in the test above.)
     code = (
         "import resource, sys, time\n"
-        "from tiergate.transcript import last_assistant_text, tool_runs_since\n"
+        "from datetime import datetime, UTC\n"
+        "from tiergate.transcript import last_assistant_text, ran_a_command\n"
         "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
         "start = time.perf_counter()\n"
         "text = last_assistant_text(sys.argv[1])\n"
         "elapsed = time.perf_counter() - start\n"
         "start = time.perf_counter()\n"
-        "runs = tool_runs_since(sys.argv[1])\n"
-        "elapsed_tools = time.perf_counter() - start\n"
+        "ran = ran_a_command(sys.argv[1], datetime(2100, 1, 1, tzinfo=UTC))\n"
+        "elapsed_scan = time.perf_counter() - start\n"
         "grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before\n"
-        "print(repr(text), elapsed, elapsed_tools, grown, len(runs))\n"
+        "print(repr(text), elapsed, elapsed_scan, grown, ran)\n"
     )
 
     started = time.perf_counter()
@@ -246,11 +315,10 @@ def test_a_50_mb_transcript_costs_under_02_s_and_100_mb(tmp_path: Path) -> None:
         [sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True
     )
     assert time.perf_counter() - started < 5
-    found, elapsed, elapsed_tools, grown_kib, run_count = result.stdout.split()
+    found, elapsed, elapsed_scan, grown_kib, ran = result.stdout.split()
 
     assert found == "'<promise>DONE</promise>'"
     assert float(elapsed) < 0.2
     assert int(grown_kib) < 100 * 1024
-    # The worst case, a full 16 MiB window of records to look at, stays bounded too.
-    assert float(elapsed_tools) < 2.0
-    assert int(run_count) > 100
+    assert ran == "False"  # the latest call in the file is older than the time asked about
+    assert float(elapsed_scan) < 0.2

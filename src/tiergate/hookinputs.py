@@ -1,8 +1,9 @@
-"""Pydantic models of the Claude Code hook inputs tiergate handles.
+"""Pydantic models of the Claude Code hook inputs tiergate handles (except SubagentStop, PreCompact and
+SessionEnd, which are read without pydantic: `tiergate.leaninputs`).
 
 Tolerant of what the CLI adds or drops over time: unknown fields are kept, anything not sent on every
 version is optional, and the quirks of the reference are absorbed here once (`stop_hook_active` missing
-or null, `agent_type` "" on compaction forks, "" for a missing transcript path).
+or null, "" for a missing transcript path).
 
 Importing pydantic costs a hook about 70 ms, so only `tiergate.protocol.parse_input` (or a handler that
 has already decided there is work to do) should import this module.
@@ -10,7 +11,7 @@ has already decided there is work to do) should import this module.
 
 from __future__ import annotations
 
-from typing import Any, Literal, overload
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
@@ -68,24 +69,6 @@ class SubagentStartInput(HookInput):
     agent_type: str = ""
 
 
-class SubagentStopInput(_StopLike):
-    agent_id: str
-    agent_type: str = ""
-    agent_transcript_path: str | None = None
-
-    # CLI 2.1.332 sends "" here in some modes rather than leaving the field out.
-    @field_validator("agent_transcript_path", mode="before")
-    @classmethod
-    def _empty_agent_path_is_none(cls, value: object) -> object:
-        return None if value == "" else value
-
-    @property
-    def is_phantom(self) -> bool:
-        """A SubagentStop that no subagent of ours caused: the CLI's internal compaction and summary
-        forks stop with an empty agent_type, no SubagentStart and a copied last message (#91910)."""
-        return not self.agent_type.strip()
-
-
 class SessionStartInput(HookInput):
     source: str | None = None
     model: str | None = None
@@ -96,15 +79,6 @@ class UserPromptSubmitInput(HookInput):
     prompt: str
     source: str | None = None
     session_title: str | None = None
-
-
-class PreCompactInput(HookInput):
-    trigger: str | None = None
-    custom_instructions: str | None = None
-
-
-class SessionEndInput(HookInput):
-    reason: str | None = None
 
 
 class StopFailureInput(HookInput):
@@ -122,35 +96,14 @@ MODELS: dict[str, type[HookInput]] = {
     "UserPromptSubmit": UserPromptSubmitInput,
     "Stop": StopInput,
     "SubagentStart": SubagentStartInput,
-    "SubagentStop": SubagentStopInput,
-    "PreCompact": PreCompactInput,
-    "SessionEnd": SessionEndInput,
     "StopFailure": StopFailureInput,
 }
 
 
-@overload
-def parse_input(event_name: Literal["SessionStart"], payload: dict[str, Any]) -> SessionStartInput: ...
-@overload
-def parse_input(
-    event_name: Literal["UserPromptSubmit"], payload: dict[str, Any]
-) -> UserPromptSubmitInput: ...
-@overload
-def parse_input(event_name: Literal["Stop"], payload: dict[str, Any]) -> StopInput: ...
-@overload
-def parse_input(event_name: Literal["SubagentStart"], payload: dict[str, Any]) -> SubagentStartInput: ...
-@overload
-def parse_input(event_name: Literal["SubagentStop"], payload: dict[str, Any]) -> SubagentStopInput: ...
-@overload
-def parse_input(event_name: Literal["PreCompact"], payload: dict[str, Any]) -> PreCompactInput: ...
-@overload
-def parse_input(event_name: Literal["SessionEnd"], payload: dict[str, Any]) -> SessionEndInput: ...
-@overload
-def parse_input(event_name: Literal["StopFailure"], payload: dict[str, Any]) -> StopFailureInput: ...
-@overload
-def parse_input(event_name: str, payload: dict[str, Any]) -> HookInput: ...
 def parse_input(event_name: str, payload: dict[str, Any]) -> HookInput:
-    """The model of `payload` for `event_name`; InputError (one line) if it does not fit."""
+    """The model of `payload` for `event_name`; InputError (one line) if it does not fit.
+
+    Call `tiergate.protocol.parse_input`, which also knows the events read without pydantic."""
     model = MODELS.get(event_name)
     if model is None:
         raise InputError(f"tiergate does not handle {event_name!r} hook events")

@@ -1,8 +1,9 @@
 """The Claude Code hook protocol: what a handler answers (`HookReply`) and how it goes on the wire.
 
 Importing this module stays cheap (no pydantic, no json): handlers import `HookReply` on paths that
-must stay fast. The pydantic models of the hook inputs (`StopInput`, ..., `parse_input`) are
-re-exported from `tiergate.hookinputs` and only imported when first used.
+must stay fast. `parse_input` reads a hook input into its model: SubagentStop, PreCompact and
+SessionEnd by hand (`tiergate.leaninputs`), the others with pydantic (`tiergate.hookinputs`, imported
+only then). The models are re-exported from here and only imported when first used.
 
 Output rules, from the protocol reference (CLI 2.1.332): exit 0 with one JSON object on stdout, or
 nothing; a `decision: block` only on Stop and SubagentStop; `hookSpecificOutput` only on the events
@@ -17,18 +18,18 @@ from dataclasses import dataclass
 # Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Literal, overload
+
     from tiergate.hookinputs import (
         HookInput,
-        PreCompactInput,
-        SessionEndInput,
         SessionStartInput,
         StopFailureInput,
         StopInput,
         SubagentStartInput,
-        SubagentStopInput,
         UserPromptSubmitInput,
-        parse_input,
     )
+    from tiergate.leaninputs import PreCompactInput, SessionEndInput, SubagentStopInput
+
 
 __all__ = [
     "BLOCKING_EVENTS",
@@ -52,20 +53,17 @@ __all__ = [
     "system_message_line",
 ]
 
-_LAZY_FROM_HOOKINPUTS = frozenset(
-    {
-        "HookInput",
-        "PreCompactInput",
-        "SessionEndInput",
-        "SessionStartInput",
-        "StopFailureInput",
-        "StopInput",
-        "SubagentStartInput",
-        "SubagentStopInput",
-        "UserPromptSubmitInput",
-        "parse_input",
-    }
-)
+_LAZY = {
+    "HookInput": "hookinputs",
+    "SessionStartInput": "hookinputs",
+    "StopFailureInput": "hookinputs",
+    "StopInput": "hookinputs",
+    "SubagentStartInput": "hookinputs",
+    "UserPromptSubmitInput": "hookinputs",
+    "PreCompactInput": "leaninputs",
+    "SessionEndInput": "leaninputs",
+    "SubagentStopInput": "leaninputs",
+}
 
 # What each event can carry back to Claude Code.
 BLOCKING_EVENTS = frozenset({"Stop", "SubagentStop"})
@@ -77,6 +75,52 @@ REDO_EXIT_CODE = 2
 
 class InputError(ValueError):
     """A hook's input is not what the protocol promises. The hook ignores the event and says so."""
+
+
+def _parse_input(
+    event_name: str, payload: dict[str, Any]
+) -> HookInput | SubagentStopInput | PreCompactInput | SessionEndInput:
+    """The model of `payload` for `event_name`; InputError (one line) if it does not fit."""
+    from tiergate import leaninputs
+
+    reader = leaninputs.READERS.get(event_name)
+    if reader is not None:
+        return reader(payload)
+    from tiergate import hookinputs
+
+    return hookinputs.parse_input(event_name, payload)
+
+
+if TYPE_CHECKING:
+    # The overloads are for the type checker only: `typing` stays off the hook's import path.
+    @overload
+    def parse_input(event_name: Literal["SessionStart"], payload: dict[str, Any]) -> SessionStartInput: ...
+    @overload
+    def parse_input(
+        event_name: Literal["UserPromptSubmit"], payload: dict[str, Any]
+    ) -> UserPromptSubmitInput: ...
+    @overload
+    def parse_input(event_name: Literal["Stop"], payload: dict[str, Any]) -> StopInput: ...
+    @overload
+    def parse_input(event_name: Literal["SubagentStart"], payload: dict[str, Any]) -> SubagentStartInput: ...
+    @overload
+    def parse_input(event_name: Literal["SubagentStop"], payload: dict[str, Any]) -> SubagentStopInput: ...
+    @overload
+    def parse_input(event_name: Literal["PreCompact"], payload: dict[str, Any]) -> PreCompactInput: ...
+    @overload
+    def parse_input(event_name: Literal["SessionEnd"], payload: dict[str, Any]) -> SessionEndInput: ...
+    @overload
+    def parse_input(event_name: Literal["StopFailure"], payload: dict[str, Any]) -> StopFailureInput: ...
+    @overload
+    def parse_input(
+        event_name: str, payload: dict[str, Any]
+    ) -> HookInput | SubagentStopInput | PreCompactInput | SessionEndInput: ...
+    def parse_input(
+        event_name: str, payload: dict[str, Any]
+    ) -> HookInput | SubagentStopInput | PreCompactInput | SessionEndInput:
+        return _parse_input(event_name, payload)
+else:
+    parse_input = _parse_input
 
 
 @dataclass(frozen=True)
@@ -173,8 +217,8 @@ def one_line(text: str, limit: int = 600) -> str:
 if not TYPE_CHECKING:
 
     def __getattr__(name: str) -> object:
-        if name in _LAZY_FROM_HOOKINPUTS:
-            from tiergate import hookinputs
+        if name in _LAZY:
+            import importlib
 
-            return getattr(hookinputs, name)
+            return getattr(importlib.import_module(f"tiergate.{_LAZY[name]}"), name)
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,9 +1,11 @@
-"""Reading Claude Code transcripts (JSON Lines) from the end.
+"""Reading Claude Code transcripts (JSON Lines) from the end: the one place that does.
 
 A session's transcript grows to tens of megabytes, and what a hook needs is near its end: the last
-assistant message, the tools a verifier ran. So the file is read backwards in blocks, only as far as
-needed and never past `max_bytes` from the end. Only whole lines are parsed; a line still being written,
-a record of another kind or one that is not JSON is skipped, and an unreadable file reads as nothing.
+assistant message (`last_assistant_text`), whether a verifier ran a command since it started
+(`ran_a_command`). So the file is read backwards in blocks, only as far as needed and never past a
+window from the end. Only whole lines are parsed; a line still being written, a record of another kind
+or one that is not JSON is skipped, and an unreadable file reads as nothing. The model a subagent ran
+on is in the meta file the CLI keeps beside its transcript (`agent_model`).
 
 Record shapes (CLI 2.1.332): `{"type": "assistant", "message": {"id", "content": [{"type": "text",
 "text"}, {"type": "tool_use", "id", "name", "input"}, ...]}, "timestamp"}`, one content block per line,
@@ -15,26 +17,23 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, BinaryIO
 
 DEFAULT_MAX_BYTES = 16 * 1024 * 1024
+# How far back from the end of a verifier's transcript a command is looked for.
+COMMAND_WINDOW_BYTES = 64 * 1024 * 1024
+MAX_LINE_BYTES = 8 * 1024 * 1024
 _BLOCK_SIZE = 256 * 1024
-
-
-@dataclass(frozen=True)
-class ToolRun:
-    """One tool call of the agent, and whether its result is in the transcript yet."""
-
-    tool_use_id: str
-    name: str
-    input: dict[str, Any]
-    started_at: datetime | None
-    finished: bool
-    is_error: bool
+_SCAN_BLOCK = 1024 * 1024
+# A command tool call as the CLI writes it (compact JSON); an escaped mention inside a string does not
+# match, and every match is parsed and checked before it counts.
+_COMMAND_USE = re.compile(rb'"name"\s*:\s*"Bash"')
+_COMMAND_NAME = b'"Bash"'
+_OVERLAP = 64
 
 
 def last_assistant_text(
@@ -61,55 +60,89 @@ def last_assistant_text(
     return text or None
 
 
-def tool_runs_since(
-    path: str | os.PathLike[str] | None,
-    since: datetime | None = None,
-    *,
-    max_bytes: int = DEFAULT_MAX_BYTES,
-) -> list[ToolRun] | None:
-    """The tool calls made at or after `since` (all of those in the tail if None), oldest first; None
-    if the file cannot be read. `since` should be timezone-aware: transcript timestamps are UTC."""
-    records = _tail_records(path, max_bytes, marker=b'"tool_')
-    if records is None:
-        return None
-    if since is not None and since.tzinfo is None:
+def ran_a_command(path: str | os.PathLike[str] | None, since: datetime) -> bool:
+    """Whether the transcript at `path` shows a Bash tool call made at or after `since` (UTC-aware).
+
+    The search runs backwards over raw blocks at C speed and parses only the lines holding a Bash tool
+    call, so a 50 MB transcript of tool output costs a fraction of what parsing every line would; the
+    latest call found decides (calls only get older further back).
+    """
+    fd = _open_regular(path)
+    if fd is None:
+        return False
+    if since.tzinfo is None:
         since = since.replace(tzinfo=UTC)
-    results: dict[str, bool] = {}  # tool_use_id -> is_error
-    runs: list[ToolRun] = []
-    for record in records:
-        started_at = _timestamp(record)
-        if since is not None and started_at is not None and started_at < since:
+    with os.fdopen(fd, "rb") as f:
+        end = f.seek(0, os.SEEK_END)
+        floor = max(0, end - COMMAND_WINDOW_BYTES)
+        position = end
+        while position > floor:
+            start = max(floor, position - _SCAN_BLOCK)
+            f.seek(start)
+            # A little past the block, so that a match cut by the block's end is seen whole.
+            block = f.read(position - start + _OVERLAP)
+            # A plain substring test first: most blocks hold no Bash call, and the regex scans slower.
+            if _COMMAND_NAME not in block:
+                position = start
+                continue
+            matches = [m for m in _COMMAND_USE.finditer(block) if m.start() < position - start]
+            for match in reversed(matches):
+                when = _command_time(_record_at(f, start + match.start()))
+                if when is not None:
+                    return when >= since
+            position = start
+    return False
+
+
+def agent_model(agent_transcript: str | None) -> str | None:
+    """The model a subagent ran on, from the `agent-<id>.meta.json` Claude Code keeps beside its
+    transcript (CLI 2.1.332: `{"agentType", "model": "claude-haiku-5-5", ...}`); None if not recorded."""
+    if not agent_transcript or not agent_transcript.endswith(".jsonl"):
+        return None
+    fd = _open_regular(agent_transcript.removesuffix(".jsonl") + ".meta.json")
+    if fd is None:
+        return None
+    with os.fdopen(fd, "rb") as f:
+        try:
+            meta = json.loads(f.read(64 * 1024))
+        except ValueError:
+            return None
+    model = meta.get("model") if isinstance(meta, dict) else None
+    return model if isinstance(model, str) and model else None
+
+
+def _record_at(f: BinaryIO, offset: int) -> object:
+    """The JSON record on the line holding `offset` (None if it is not one, or too long to read)."""
+    begin = offset
+    while begin > 0:
+        step = min(64 * 1024, begin)
+        f.seek(begin - step)
+        newline = f.read(step).rfind(b"\n")
+        if newline != -1:
+            begin = begin - step + newline + 1
             break
-        message = record.get("message")
-        if not isinstance(message, dict):
-            continue
-        if record.get("type") == "user":
-            for block in _blocks(message, "tool_result"):
-                results[str(block.get("tool_use_id"))] = block.get("is_error") is True
-        elif record.get("type") == "assistant":
-            runs.extend(_tool_runs(message, started_at, results))
-    runs.reverse()
-    return runs
+        begin -= step
+        if offset - begin > MAX_LINE_BYTES:
+            return None
+    f.seek(begin)
+    line = f.readline(MAX_LINE_BYTES)
+    try:
+        return json.loads(line)
+    except ValueError:
+        return None
 
 
-def _tool_runs(
-    message: dict[str, Any], started_at: datetime | None, results: dict[str, bool]
-) -> list[ToolRun]:
-    runs = []
-    for block in reversed(_blocks(message, "tool_use")):
-        tool_use_id = str(block.get("id"))
-        tool_input = block.get("input")
-        runs.append(
-            ToolRun(
-                tool_use_id=tool_use_id,
-                name=str(block.get("name")),
-                input=tool_input if isinstance(tool_input, dict) else {},
-                started_at=started_at,
-                finished=tool_use_id in results,
-                is_error=results.get(tool_use_id, False),
-            )
-        )
-    return runs
+def _command_time(record: object) -> datetime | None:
+    """When an assistant record calling Bash was written; None for any other record."""
+    if not isinstance(record, dict) or record.get("type") != "assistant":
+        return None
+    message = record.get("message")
+    if not isinstance(message, dict) or not any(
+        b.get("name") == "Bash" for b in _blocks(message, "tool_use")
+    ):
+        return None
+    # A call without a readable time is still a call.
+    return _timestamp(record) or datetime.max.replace(tzinfo=UTC)
 
 
 def _blocks(message: dict[str, Any], kind: str) -> list[dict[str, Any]]:
