@@ -285,7 +285,10 @@ def _temporary_index(root: Path) -> Iterator[Path]:
     copy = Path(name)
     try:
         if real.exists():
-            shutil.copyfile(real, copy)
+            # copy2 keeps the index's mtime, which git's racy-file check compares file mtimes with: a file
+            # changed in the same second as the index was written, at the same size, is then rehashed
+            # instead of being taken for unchanged.
+            shutil.copy2(real, copy)
         else:
             copy.unlink()  # git starts an empty index where none exists; an empty file is not one
         yield copy
