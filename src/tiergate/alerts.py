@@ -1,0 +1,87 @@
+"""The alert a halted loop sends through the user's notification command (`[alerts] command` in the config).
+
+The command runs through the shell, in the project's directory, with the message on its stdin and in the
+environment variable TIERGATE_ALERT (clipped there; stdin has all of it). It gets `timeout` seconds, then
+its whole process group is killed. Its output goes to a temporary file, never to the hook's stdout (the
+protocol's channel), and the tail of it is kept for the log. A child it leaves running in the background
+is not waited for.
+
+`notify` never raises and never blocks past its timeout: an alert that fails must not break the hook that
+sends it. What happened comes back as one line for the decision log.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+ENV_VAR = "TIERGATE_ALERT"
+DEFAULT_TIMEOUT = 10.0
+_ENV_LIMIT = 4096  # far below the kernel's limit on one environment string
+_TAIL = 300
+
+
+@dataclass(frozen=True)
+class AlertResult:
+    command: str
+    ok: bool
+    detail: str  # one line: "exit 0", "exit 3: <the tail of its output>", "timed out after 10s", ...
+
+
+def notify(
+    command: str | None,
+    message: str,
+    *,
+    cwd: Path | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    extra_env: Mapping[str, str] | None = None,
+) -> AlertResult | None:
+    """Run the alert command with `message`; None when no command is configured."""
+    if not command or not command.strip():
+        return None
+    env = {**os.environ, **(extra_env or {}), ENV_VAR: message[:_ENV_LIMIT]}
+    try:
+        with tempfile.TemporaryFile() as output:
+            proc = subprocess.Popen(
+                command,
+                shell=True,
+                cwd=cwd,
+                env=env,
+                stdin=subprocess.PIPE,
+                stdout=output,
+                stderr=output,
+                start_new_session=True,  # its own process group, so that a timeout can end all of it
+            )
+            try:
+                proc.communicate(message.encode(), timeout=timeout)
+            except subprocess.TimeoutExpired:
+                _kill_group(proc)
+                return AlertResult(command, False, f"timed out after {timeout:g}s; its processes were killed")
+            tail = _tail(output)
+    except OSError as e:
+        return AlertResult(command, False, f"could not run: {e}")
+    if proc.returncode == 0:
+        return AlertResult(command, True, "exit 0")
+    return AlertResult(command, False, f"exit {proc.returncode}" + (f": {tail}" if tail else ""))
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (AttributeError, ProcessLookupError, PermissionError):  # no process groups here, or gone
+        proc.kill()
+    proc.wait()
+
+
+def _tail(output: IO[bytes]) -> str:
+    size = output.seek(0, os.SEEK_END)
+    output.seek(max(0, size - 4 * _TAIL))
+    text = output.read().decode(errors="replace")
+    flat = " ".join(text.split())
+    return flat if len(flat) <= _TAIL else "…" + flat[-_TAIL:]

@@ -1,0 +1,96 @@
+"""The halt alert's command, run for real: the message on stdin and in the environment, a timeout that
+kills the command's whole process group, and never an exception or a byte on the hook's stdout."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from tiergate import alerts
+
+MESSAGE = "tiergate halted the loop: skip-limit: 3 items given up (F02, F04, F05; limit 3).\nSecond line."
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_the_message_arrives_on_stdin_and_in_the_environment(tmp_path: Path) -> None:
+    command = 'cat > stdin.txt; printf %s "$TIERGATE_ALERT" > env.txt; printf %s "$EXTRA" > extra.txt'
+    result = alerts.notify(command, MESSAGE, cwd=tmp_path, extra_env={"EXTRA": "session s1"})
+    assert result == alerts.AlertResult(command, True, "exit 0")
+    assert (tmp_path / "stdin.txt").read_text() == MESSAGE
+    assert (tmp_path / "env.txt").read_text() == MESSAGE
+    assert (tmp_path / "extra.txt").read_text() == "session s1"
+
+
+def test_a_long_message_is_whole_on_stdin_and_clipped_in_the_environment(tmp_path: Path) -> None:
+    long = "x" * 200_000
+    result = alerts.notify('cat > stdin.txt; printf %s "$TIERGATE_ALERT" > env.txt', long, cwd=tmp_path)
+    assert result is not None and result.ok
+    assert (tmp_path / "stdin.txt").read_text() == long
+    assert (tmp_path / "env.txt").read_text() == long[:4096]
+
+
+def test_no_command_configured_runs_nothing() -> None:
+    assert alerts.notify(None, MESSAGE) is None
+    assert alerts.notify("  ", MESSAGE) is None
+
+
+def test_a_failing_command_is_reported_with_its_exit_and_the_tail_of_its_output(tmp_path: Path) -> None:
+    command = "echo 'webhook said 503' >&2; exit 3"
+    result = alerts.notify(command, MESSAGE, cwd=tmp_path)
+    assert result == alerts.AlertResult(command, False, "exit 3: webhook said 503")
+    missing = alerts.notify("no-such-notifier-xyz --send", MESSAGE, cwd=tmp_path)
+    assert missing is not None and not missing.ok
+    assert missing.detail.startswith("exit 127: ") and "not found" in missing.detail
+
+
+def test_the_tail_of_a_long_output_is_kept() -> None:
+    result = alerts.notify("seq 1 100000; exit 1", MESSAGE)
+    assert result is not None
+    assert result.detail.startswith("exit 1: …") and result.detail.endswith("99999 100000")
+    assert len(result.detail) < 320
+
+
+def test_a_command_that_hangs_is_killed_with_its_children_after_the_timeout(tmp_path: Path) -> None:
+    started = time.monotonic()
+    result = alerts.notify("sleep 60 & echo $! > child.pid; sleep 60", MESSAGE, cwd=tmp_path, timeout=0.5)
+    elapsed = time.monotonic() - started
+    assert result is not None and not result.ok
+    assert result.detail == "timed out after 0.5s; its processes were killed"
+    assert elapsed < 3
+    child = int((tmp_path / "child.pid").read_text())
+    deadline = time.monotonic() + 2
+    while alive(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(child)
+
+
+def test_a_child_left_in_the_background_is_not_waited_for(tmp_path: Path) -> None:
+    started = time.monotonic()
+    # It holds the output file and stdin open: neither is waited on.
+    result = alerts.notify("sleep 30 & echo $! > child.pid", MESSAGE, cwd=tmp_path, timeout=20)
+    assert result is not None and result.ok
+    assert time.monotonic() - started < 3
+    os.kill(int((tmp_path / "child.pid").read_text()), 9)
+
+
+def test_a_command_that_cannot_start_is_reported_not_raised(tmp_path: Path) -> None:
+    result = alerts.notify("true", MESSAGE, cwd=tmp_path / "gone")
+    assert result is not None and not result.ok
+    assert result.detail.startswith("could not run: ")
+
+
+def test_nothing_reaches_the_hooks_stdout(capfd: pytest.CaptureFixture[str]) -> None:
+    result = alerts.notify("echo to stdout; echo to stderr >&2", MESSAGE)
+    assert result is not None and result.ok
+    captured = capfd.readouterr()
+    assert captured.out == "" and captured.err == ""
