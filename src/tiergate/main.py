@@ -33,6 +33,8 @@ COMMANDS: dict[str, str] = {
     "history": "history",
     "doctor": "doctor",
     "demo": "demo",
+    "backups": "backups",
+    "restore": "restore",
 }
 
 

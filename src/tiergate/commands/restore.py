@@ -1,0 +1,38 @@
+"""`tiergate restore <backup>`: put back the workspace a backup saved: its files, tracked and untracked,
+what was staged, and HEAD.
+
+Nothing in the workspace is lost by restoring: when it holds anything HEAD does not, it is saved first as
+a backup of its own (named in the output, so that the restore can be undone the same way). HEAD only moves
+forward along its own history (back to where it was before a rollback); when it has moved elsewhere since,
+the restore is refused with the command that takes the backup's files anyway.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+HELP = "bring back a backup's files (tracked and untracked), index and HEAD; the current state is saved first"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("backup", help="a name from `tiergate backups`, its ref, or a prefix only it has")
+
+
+def run(args: argparse.Namespace) -> int:
+    import os
+    from pathlib import Path
+
+    from tiergate import backups, git
+    from tiergate.project import locate
+
+    root = git.repo_root(locate(Path.cwd(), os.environ).root)
+    backup = backups.find(root, args.backup)
+    result = backups.restore(root, backup)
+    if not result.changed:
+        print(f"tiergate: the workspace already is backup {backup.name}; nothing to do")
+        return 0
+    if result.saved is not None:
+        print(f"tiergate: saved the workspace as it was first, as backup {result.saved.name}")
+    head = f"HEAD at {backup.head[:12]}" if backup.head else "no commit yet"
+    print(f"tiergate: restored backup {backup.name} ({head}): {backup.reason}")
+    return 0
