@@ -372,3 +372,20 @@ def test_changes_lists_paths_with_their_status(repo: Path) -> None:
     assert found["new file.txt"] == "A"
     assert found["image.bin"] == "M"
     assert "debug.log" not in found
+
+
+def test_a_submodules_work_tree_is_left_alone(repo: Path, tmp_path: Path) -> None:
+    upstream = init_repo(tmp_path / "upstream", {"inner.txt": "inner\n"})
+    git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(upstream), "sub")
+    commit_all(repo, "a submodule")
+    write(repo / "sub", {"inner.txt": "changed inside the submodule\n", "scratch.txt": "its own untracked\n"})
+    write(repo, {"a.txt": "outer change\n"})
+
+    backup = backups.rollback(repo, at_head(repo), "a test")
+
+    assert backup is not None
+    assert (repo / "a.txt").read_text() == "alpha\n"
+    assert (repo / "sub" / "inner.txt").read_text() == "changed inside the submodule\n"
+    assert (repo / "sub" / "scratch.txt").read_text() == "its own untracked\n"
+    backups.restore(repo, backup)
+    assert (repo / "a.txt").read_text() == "outer change\n"

@@ -15,7 +15,8 @@ Rules that keep a rollback from losing work:
 - `restore` first saves the workspace as it is now, when it holds anything HEAD does not, so restoring is
   itself undoable with `tiergate restore`.
 - Ignored files are never saved, never removed and never overwritten by the clean-up. A nested repository
-  (an untracked directory with its own `.git`) is its own repository: left alone, neither saved nor removed.
+  (an untracked directory with its own `.git`) or a submodule is its own repository: its work tree is left
+  alone, neither saved nor removed.
   Empty directories are not saved (git has no notion of them).
 - Files go through git's filters both ways, as they do with `git stash`.
 
@@ -256,7 +257,7 @@ def _apply(root: Path, to: Workspace, why: str) -> None:
     # Files first, through the index: read-tree removes what the index tracked and `to` lacks, and
     # overwrites what stands in the way (all of it saved by the caller); clean then removes the untracked
     # files `to` does not hold, ignored ones and nested repositories excepted.
-    _git(root, "read-tree", "-u", "--reset", to.files)
+    _git(root, "read-tree", "-u", "--reset", "--no-recurse-submodules", to.files)
     _git(root, "clean", "-f", "-d", "-q")
     head = git.head_sha(root)
     if to.head is not None and to.head != head:
