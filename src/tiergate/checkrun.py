@@ -1,0 +1,316 @@
+"""Running checks: each one a `/bin/sh -c` process in the project's directory, all at once.
+
+- Each check runs in its own session, hence its own process group, with stdin closed and stdout and
+  stderr merged into one pipe. Only the last `tail_bytes` of that output are kept: a test suite that
+  prints gigabytes costs no more memory than one that prints a page.
+- A check that outlives its timeout has its whole group ended: SIGTERM, then SIGKILL after `grace`
+  seconds. Whatever a check leaves running in its group after it exits (a server started with `&`) is
+  ended the same way, so no check outlives its run, and the output pipe reaches its end.
+- If the run itself is interrupted (Ctrl-C, SIGTERM or SIGHUP to tiergate), every group still running
+  is killed before the interruption goes on: the checks live in sessions of their own, so the
+  terminal's signals never reach them and nothing else would.
+- Exit 127 and 126 are the shell's own codes for a command it could not find or could not execute;
+  they are reported as such.
+
+Progress goes to a callback (None: silent); the runner itself never prints.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import anyio
+import anyio.abc
+
+from tiergate.checks import Check, CheckResult, Status
+
+DEFAULT_TIMEOUT = 300.0
+DEFAULT_GRACE = 5.0
+DEFAULT_TAIL_BYTES = 64 * 1024
+DEFAULT_HEARTBEAT = 30.0
+SHELL = "/bin/sh"
+EXIT_NOT_FOUND = 127
+EXIT_NOT_EXECUTABLE = 126
+_POLL = 0.05
+_DRAIN_AFTER_EXIT = 2.0  # seconds to wait for the output pipe once the whole group is gone
+
+
+@dataclass(frozen=True)
+class ProgressEvent:
+    """`start` and `end` once per check, `running` every heartbeat while it runs. `label` names the
+    run the check belongs to ("" for the gate itself, "baseline" for a baseline run)."""
+
+    event: Literal["start", "running", "end"]
+    check: Check
+    elapsed: float
+    result: CheckResult | None = None
+    label: str = ""
+
+
+Progress = Callable[[ProgressEvent], None]
+
+
+class ChecksInterruptedError(Exception):
+    """The run was stopped by a signal; every check's process group has been killed."""
+
+
+def run_checks(
+    checks: Sequence[Check],
+    cwd: Path,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    grace: float = DEFAULT_GRACE,
+    tail_bytes: int = DEFAULT_TAIL_BYTES,
+    progress: Progress | None = None,
+    heartbeat: float = DEFAULT_HEARTBEAT,
+    label: str = "",
+) -> tuple[CheckResult, ...]:
+    """Run `checks` concurrently in `cwd`; their results in the order given."""
+    runner = _Runner(cwd, timeout, grace, tail_bytes, progress, heartbeat, label)
+    return anyio.run(runner.run_all, tuple(checks))
+
+
+def skipped(check: Check, reason: str) -> CheckResult:
+    return CheckResult(
+        check.name, check.command, check.kind, check.stage, "skipped", None, 0.0, "", 0, reason
+    )
+
+
+@dataclass(frozen=True)
+class _Runner:
+    cwd: Path
+    timeout: float
+    grace: float
+    tail_bytes: int
+    progress: Progress | None
+    heartbeat: float
+    label: str
+
+    async def run_all(self, checks: tuple[Check, ...]) -> tuple[CheckResult, ...]:
+        results: dict[int, CheckResult] = {}
+        interrupted: list[str] = []
+
+        async def one(index: int, check: Check) -> None:
+            results[index] = await self.run_one(check)
+
+        async with anyio.create_task_group() as group:
+            if threading.current_thread() is threading.main_thread():
+                group.start_soon(_watch_signals, group.cancel_scope, interrupted)
+            async with anyio.create_task_group() as checks_group:
+                for index, check in enumerate(checks):
+                    checks_group.start_soon(one, index, check)
+            group.cancel_scope.cancel()
+        if interrupted:
+            raise ChecksInterruptedError(f"interrupted by {interrupted[0]}: every check was stopped")
+        return tuple(results[i] for i in range(len(checks)))
+
+    async def run_one(self, check: Check) -> CheckResult:
+        self._report(ProgressEvent("start", check, 0.0, label=self.label))
+        started = time.monotonic()
+        try:
+            process = await anyio.open_process(
+                [SHELL, "-c", check.command],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                cwd=self.cwd,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            result = _result(check, "error", None, 0.0, _Tail(0), f"could not start: {exc}")
+            self._report(ProgressEvent("end", check, 0.0, result, self.label))
+            return result
+        tail = _Tail(self.tail_bytes)
+        try:
+            timed_out = await self._supervise(check, process, tail, started)
+        except BaseException:
+            # Cancelled or interrupted: the group lives in its own session and would outlive us.
+            _signal_group(process.pid, signal.SIGKILL)
+            with anyio.CancelScope(shield=True):
+                await process.wait()
+            raise
+        elapsed = time.monotonic() - started
+        result = _classify(check, process.returncode, timed_out, elapsed, tail, self.timeout)
+        self._report(ProgressEvent("end", check, elapsed, result, self.label))
+        return result
+
+    async def _supervise(self, check: Check, process: anyio.abc.Process, tail: _Tail, started: float) -> bool:
+        """Wait for the check, ending its group on timeout and its leftovers on exit; True if timed out."""
+        drained = anyio.Event()
+        async with anyio.create_task_group() as group:
+            assert process.stdout is not None
+            group.start_soon(_drain, process.stdout, tail, drained)
+            if self.progress is not None:
+                group.start_soon(self._beat, check, started)
+            with anyio.move_on_after(self.timeout) as deadline:
+                await process.wait()
+            await _end_group(process.pid, self.grace)
+            await process.wait()
+            with anyio.move_on_after(_DRAIN_AFTER_EXIT):
+                # A process that left the group (its own setsid) may still hold the pipe.
+                await drained.wait()
+            group.cancel_scope.cancel()
+        return deadline.cancelled_caught
+
+    async def _beat(self, check: Check, started: float) -> None:
+        while True:
+            await anyio.sleep(self.heartbeat)
+            self._report(ProgressEvent("running", check, time.monotonic() - started, label=self.label))
+
+    def _report(self, event: ProgressEvent) -> None:
+        if self.progress is not None:
+            self.progress(event)
+
+
+async def _watch_signals(scope: anyio.CancelScope, interrupted: list[str]) -> None:
+    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP) as signals:
+        async for signum in signals:
+            interrupted.append(signal.Signals(signum).name)
+            scope.cancel()
+            return
+
+
+async def _drain(stream: anyio.abc.ByteReceiveStream, tail: _Tail, drained: anyio.Event) -> None:
+    with contextlib.suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+        async for chunk in stream:
+            tail.add(chunk)
+    drained.set()
+
+
+class _Tail:
+    """The last `limit` bytes of a stream, and how many bytes went through."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.total = 0
+        self._buffer = bytearray()
+
+    def add(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        self._buffer += chunk
+        # Trimmed in batches, not per chunk, so that keeping the tail stays linear in the output.
+        if len(self._buffer) > 2 * self.limit:
+            del self._buffer[: len(self._buffer) - self.limit]
+
+    def text(self) -> str:
+        kept = bytes(self._buffer[-self.limit :]) if self.limit else b""
+        dropped = self.total - len(kept)
+        text = kept.decode("utf-8", errors="replace")
+        if dropped and "\n" in text:
+            text = text.split("\n", 1)[1]  # the first line is probably cut
+        return f"[... {dropped} earlier bytes not kept]\n{text}" if dropped else text
+
+
+def _classify(
+    check: Check, code: int | None, timed_out: bool, elapsed: float, tail: _Tail, timeout: float
+) -> CheckResult:
+    if timed_out:
+        return _result(
+            check,
+            "timed_out",
+            code,
+            elapsed,
+            tail,
+            f"timed out after {timeout:g} s; its process group was ended",
+        )
+    if code == 0:
+        return _result(check, "passed", code, elapsed, tail, "exit 0")
+    if code == EXIT_NOT_FOUND:
+        return _result(check, "not_found", code, elapsed, tail, "command not found (exit 127 from the shell)")
+    if code == EXIT_NOT_EXECUTABLE:
+        return _result(
+            check, "not_found", code, elapsed, tail, "command not executable (exit 126 from the shell)"
+        )
+    if code is not None and code < 0:
+        name = _signal_name(-code)
+        return _result(check, "failed", code, elapsed, tail, f"killed by {name}")
+    return _result(check, "failed", code, elapsed, tail, f"exit {code}")
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def _result(
+    check: Check, status: Status, code: int | None, elapsed: float, tail: _Tail, reason: str
+) -> CheckResult:
+    return CheckResult(
+        check.name,
+        check.command,
+        check.kind,
+        check.stage,
+        status,
+        code,
+        elapsed,
+        tail.text(),
+        tail.total,
+        reason,
+    )
+
+
+# Process groups -------------------------------------------------------------------------------------------
+
+
+async def _end_group(pgid: int, grace: float) -> None:
+    """SIGTERM the group, then SIGKILL whatever is still alive after `grace` seconds."""
+    if not _group_alive(pgid) or not _signal_group(pgid, signal.SIGTERM):
+        return
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline:
+        await anyio.sleep(_POLL)
+        if not _group_alive(pgid):
+            return
+    _signal_group(pgid, signal.SIGKILL)
+
+
+def _signal_group(pgid: int, signum: int) -> bool:
+    try:
+        os.killpg(pgid, signum)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # a member changed its user: nothing more we may do
+        return False
+    return True
+
+
+def _group_alive(pgid: int) -> bool:
+    """Whether the group has a member that is not a zombie.
+
+    Zombies count for kill(2), and an init that never reaps (some containers' PID 1) keeps them
+    forever, which would make every leftover cost the whole grace period. /proc tells them apart where
+    there is one."""
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return _proc_group_alive(pgid)
+
+
+def _proc_group_alive(pgid: int) -> bool:
+    proc = Path("/proc")
+    if not (proc / "self" / "stat").exists():
+        return True
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        # pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses, so split after the last ')'.
+        fields = stat[stat.rfind(")") + 2 :].split()
+        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in ("Z", "X"):
+            return True
+    return False

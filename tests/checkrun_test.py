@@ -1,0 +1,196 @@
+"""The check runner on real processes: concurrency, timeouts that end the whole process group, leftovers,
+bounded output, exit codes, progress, and an interrupted run that leaves nothing behind."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from tiergate.checkrun import ProgressEvent, run_checks
+from tiergate.checks import Check, make_check
+
+
+def check(name: str, command: str) -> Check:
+    return make_check(name, command, "test")
+
+
+def alive(pid: int) -> bool:
+    """Whether `pid` runs: a zombie (this container's init never reaps orphans) does not."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat[stat.rfind(")") + 2] not in "ZX"
+
+
+def wait_for_file(path: Path, seconds: float = 10.0) -> str:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if path.exists() and path.read_text().strip():
+            return path.read_text().strip()
+        time.sleep(0.02)
+    raise AssertionError(f"{path} never appeared")
+
+
+def test_checks_run_concurrently(tmp_path: Path) -> None:
+    checks = [check("one", "sleep 1"), check("two", "sleep 2"), check("three", "sleep 3")]
+    started = time.monotonic()
+    results = run_checks(checks, tmp_path)
+    elapsed = time.monotonic() - started
+    assert [r.status for r in results] == ["passed"] * 3
+    assert [r.name for r in results] == ["one", "two", "three"]  # the order given, not finishing order
+    assert [round(r.duration) for r in results] == [1, 2, 3]
+    assert elapsed < 5.0, f"three checks of 1, 2 and 3 s took {elapsed:.2f} s (sequentially: 6 s)"
+
+
+def test_a_check_runs_in_the_given_directory_with_stdin_closed(tmp_path: Path) -> None:
+    (result,) = run_checks([check("where", "pwd; cat; echo read-nothing")], tmp_path)
+    assert result.status == "passed"
+    assert result.output.splitlines() == [str(tmp_path), "read-nothing"]
+
+
+def test_exit_codes_become_statuses_with_a_reason(tmp_path: Path) -> None:
+    (tmp_path / "script.sh").write_text("#!/bin/sh\necho hi\n")  # not executable
+    results = run_checks(
+        [
+            check("ok", "true"),
+            check("three", "echo failing >&2; exit 3"),
+            check("missing", "no-such-command-tiergate-test --flag"),
+            check("noexec", "./script.sh"),
+            check("killed", "kill -KILL $$"),
+        ],
+        tmp_path,
+    )
+    by_name = {r.name: r for r in results}
+    assert (by_name["ok"].status, by_name["ok"].exit_code) == ("passed", 0)
+    three = by_name["three"]
+    assert (three.status, three.exit_code, three.reason) == ("failed", 3, "exit 3")
+    assert three.output == "failing\n"  # stderr is captured with stdout
+    missing = by_name["missing"]
+    assert (missing.status, missing.exit_code) == ("not_found", 127)
+    assert missing.reason == "command not found (exit 127 from the shell)"
+    assert "no-such-command-tiergate-test" in missing.output
+    assert missing.failing
+    noexec = by_name["noexec"]
+    assert (noexec.status, noexec.exit_code) == ("not_found", 126)
+    assert "not executable" in noexec.reason
+    killed = by_name["killed"]
+    assert (killed.status, killed.exit_code, killed.reason) == ("failed", -9, "killed by SIGKILL")
+
+
+def test_a_directory_that_does_not_exist_is_an_error_not_a_crash(tmp_path: Path) -> None:
+    (result,) = run_checks([check("tests", "true")], tmp_path / "gone")
+    assert result.status == "error"
+    assert result.failing
+    assert result.reason.startswith("could not start:")
+
+
+def test_a_timeout_ends_the_whole_process_group(tmp_path: Path) -> None:
+    pid_file = tmp_path / "grandchild.pid"
+    command = f"sleep 60 & echo $! > {pid_file}; echo started; wait"
+    started = time.monotonic()
+    (result,) = run_checks([check("hangs", command)], tmp_path, timeout=1.0, grace=2.0)
+    elapsed = time.monotonic() - started
+    grandchild = int(pid_file.read_text())
+    assert result.status == "timed_out"
+    assert result.failing
+    assert result.reason == "timed out after 1 s; its process group was ended"
+    assert result.output == "started\n"
+    assert not alive(grandchild)
+    assert elapsed < 3.0  # SIGTERM was enough: no need to wait out the grace period
+
+
+def test_a_grandchild_that_ignores_sigterm_gets_sigkill_after_the_grace_period(tmp_path: Path) -> None:
+    pid_file = tmp_path / "grandchild.pid"
+    command = f"(trap '' TERM; exec sleep 60) & echo $! > {pid_file}; wait"
+    started = time.monotonic()
+    (result,) = run_checks([check("stubborn", command)], tmp_path, timeout=0.5, grace=1.0)
+    elapsed = time.monotonic() - started
+    assert result.status == "timed_out"
+    assert not alive(int(pid_file.read_text()))
+    assert 1.4 < elapsed < 5.0
+
+
+def test_what_a_check_leaves_running_is_ended_and_does_not_hold_the_run(tmp_path: Path) -> None:
+    pid_file = tmp_path / "server.pid"
+    command = f"sleep 60 & echo $! > {pid_file}; echo served"
+    started = time.monotonic()
+    (result,) = run_checks([check("server", command)], tmp_path, timeout=30.0)
+    assert time.monotonic() - started < 5.0  # the leftover held the output pipe open
+    assert result.status == "passed"
+    assert result.output == "served\n"
+    assert not alive(int(pid_file.read_text()))
+
+
+def test_only_the_tail_of_a_large_output_is_kept(tmp_path: Path) -> None:
+    script = "import sys\nfor i in range(200000): sys.stdout.write(f'line {i:07}\\n')\n"
+    (tmp_path / "loud.py").write_text(script)
+    (result,) = run_checks([check("loud", f"{sys.executable} loud.py")], tmp_path, tail_bytes=4096)
+    total = 200000 * len("line 0000000\n")
+    assert result.output_bytes == total
+    lines = result.output.splitlines()
+    assert lines[0] == f"[... {total - 4096} earlier bytes not kept]"
+    assert lines[-1] == "line 0199999"
+    assert all(line.startswith("line ") and len(line) == 12 for line in lines[1:])  # no cut line
+    assert len(result.output.encode()) <= 4096 + 100
+
+
+def test_output_that_is_not_utf8_is_kept_readable(tmp_path: Path) -> None:
+    (result,) = run_checks([check("bytes", r"printf 'caf\351 ok\n'; exit 1")], tmp_path)
+    assert result.output == "caf\ufffd ok\n"
+
+
+def test_progress_reports_start_heartbeats_and_end(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    events: list[ProgressEvent] = []
+    run_checks([check("slow", "sleep 0.7")], tmp_path, progress=events.append, heartbeat=0.2, label="demo")
+    kinds = [e.event for e in events]
+    assert kinds[0] == "start"
+    assert kinds[-1] == "end"
+    assert kinds.count("running") >= 2
+    assert all(e.label == "demo" and e.check.name == "slow" for e in events)
+    end = events[-1]
+    assert end.result is not None
+    assert end.result.status == "passed"
+    assert end.elapsed == pytest.approx(0.7, abs=0.3)
+    assert capsys.readouterr() == ("", "")  # the runner itself never prints: stdout is the hook's channel
+
+
+def test_no_checks_is_no_results(tmp_path: Path) -> None:
+    assert run_checks([], tmp_path) == ()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_an_interrupted_run_kills_every_check_group_before_it_ends(tmp_path: Path, signum: int) -> None:
+    pid_file = tmp_path / "grandchild.pid"
+    program = textwrap.dedent(
+        f"""
+        from pathlib import Path
+        from tiergate.checkrun import run_checks
+        from tiergate.checks import make_check
+        command = "sleep 60 & echo $! > {pid_file}; wait"
+        run_checks([make_check("hangs", command, "test")], Path({str(tmp_path)!r}), timeout=60)
+        """
+    )
+    child = subprocess.Popen([sys.executable, "-c", program], stderr=subprocess.PIPE, text=True)
+    grandchild = int(wait_for_file(pid_file))
+    assert alive(grandchild)
+    os.kill(child.pid, signum)
+    _, stderr = child.communicate(timeout=20)
+    assert child.returncode != 0
+    expected = (
+        "ChecksInterruptedError: interrupted by SIGTERM" if signum == signal.SIGTERM else "KeyboardInterrupt"
+    )
+    assert expected in stderr
+    deadline = time.monotonic() + 5
+    while alive(grandchild) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(grandchild)

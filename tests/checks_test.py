@@ -1,0 +1,110 @@
+"""Which checks a project has (its table, else detection on its real files) and each one's kind and stage."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tiergate.checks import (
+    BEHAVIOUR_STAGE,
+    COMPILE_STAGE,
+    check_key,
+    kind_of,
+    make_check,
+    project_checks,
+    read_facts,
+    signature,
+)
+from tiergate.config import load_config
+
+
+@pytest.mark.parametrize(
+    ("name", "command", "kind"),
+    [
+        ("syntax", "python -m py_compile app.py", "syntax"),
+        ("compile", "javac Main.java", "build"),
+        ("build", "npm run build", "build"),
+        ("type-check", "npm run tc", "types"),
+        ("typecheck", "something", "types"),
+        ("mypy", "mypy --strict", "types"),
+        ("lint", "ruff check .", "lint"),
+        ("golangci-lint", "golangci-lint run", "lint"),
+        ("tests", "pytest -q", "tests"),
+        ("tests-python", "pytest -q", "tests"),
+        ("unit", "make unit", "tests"),
+        ("probes", "./probe.sh", "tests"),
+        # The name says nothing: the command's first words decide.
+        ("a", "python -m compileall -q src", "syntax"),
+        ("b", "go build ./...", "build"),
+        ("c", "npx tsc --noEmit", "types"),
+        ("d", "cargo clippy --all-targets", "lint"),
+        ("e", "uv run pytest", "tests"),
+        ("f", "go vet ./...", "lint"),
+        # The earliest stage wins when several words match.
+        ("build-and-test", "make all", "build"),
+        # Words past the first three of a command are arguments, not what runs.
+        ("g", "./run.sh --quiet --fast --build-dir out", "other"),
+        ("h", "sleep 1", "other"),
+    ],
+)
+def test_the_kind_comes_from_the_name_then_the_command(name: str, command: str, kind: str) -> None:
+    assert kind_of(name, command) == kind
+
+
+def test_syntax_and_build_are_the_compile_stage_the_rest_behaviour() -> None:
+    assert make_check("syntax", "true", "t").stage == COMPILE_STAGE
+    assert make_check("build", "true", "t").stage == COMPILE_STAGE
+    for name in ("lint", "types", "tests", "whatever"):
+        assert make_check(name, "true", "t").stage == BEHAVIOUR_STAGE
+
+
+def test_the_key_names_the_command_too() -> None:
+    assert make_check("tests", "pytest", "t").key == check_key("tests", "pytest")
+    assert check_key("tests", "pytest") != check_key("tests", "pytest -x")
+    assert check_key("tests", "pytest") != check_key("unit", "pytest")
+    first = [make_check("a", "x", "t"), make_check("b", "y", "t")]
+    assert signature(first) == signature(list(reversed(first)))
+    assert signature(first) != signature(first[:1])
+
+
+def test_a_configured_table_wins_over_detection(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.pytest.ini_options]\n")
+    (tmp_path / ".tiergate.toml").write_text(
+        '[checks]\nsyntax = "python -m compileall -q ."\nunit = "pytest -q"\n'
+    )
+    checks = project_checks(tmp_path, load_config(tmp_path))
+    assert [(c.name, c.command, c.kind) for c in checks] == [
+        ("syntax", "python -m compileall -q .", "syntax"),
+        ("unit", "pytest -q", "tests"),
+    ]
+    assert {c.source for c in checks} == {"configured in .tiergate.toml"}
+
+
+def test_without_a_table_the_checks_are_detected_from_the_project_files(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.ruff]\n[tool.pytest.ini_options]\n")
+    (tmp_path / "package.json").write_text(json.dumps({"scripts": {"build": "tsc"}}))
+    checks = project_checks(tmp_path, load_config(tmp_path))
+    assert [(c.name, c.command, c.kind, c.stage) for c in checks] == [
+        ("lint", "ruff check .", "lint", BEHAVIOUR_STAGE),
+        ("tests", "pytest -q", "tests", BEHAVIOUR_STAGE),
+        ("build", "npm run build", "build", COMPILE_STAGE),
+    ]
+    assert checks[0].source == "detected: pyproject.toml has [tool.ruff]"
+
+
+def test_a_project_with_nothing_to_detect_has_no_checks(tmp_path: Path) -> None:
+    (tmp_path / "README.md").write_text("hello\n")
+    assert project_checks(tmp_path, load_config(tmp_path)) == ()
+
+
+def test_malformed_project_files_count_as_absent(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.ruff\n")
+    (tmp_path / "package.json").write_text("[1, 2")
+    facts = read_facts(tmp_path)
+    assert facts.names == {"pyproject.toml", "package.json"}
+    assert facts.pyproject == {}
+    assert facts.package_json == {}
+    (tmp_path / "package.json").write_text("[1, 2]")  # valid JSON, but not an object
+    assert read_facts(tmp_path).package_json == {}
