@@ -1,0 +1,133 @@
+"""The checks' state when the loop began: each check's result at the loop's base commit.
+
+Where a baseline check runs:
+- in the workspace itself, when the workspace is exactly the base commit (HEAD is the base, nothing
+  changed, no untracked files): the project's real environment (virtualenvs, node_modules, build
+  caches, editable installs) is there, so the result is the truest one. A gate run on such a workspace
+  records its own results as the baseline, at no extra cost.
+- otherwise in a temporary `git worktree` of the base commit, removed afterwards, so that work already
+  done in the workspace is neither counted as pre-existing nor touched. A worktree holds only what git
+  tracks: no ignored files (a local `.venv`, `node_modules`), no submodules checked out, and an editable
+  install still imports from the real workspace. A check that fails there for such a reason usually
+  fails differently from how it fails in the workspace (command not found, no test names), and a
+  different failure is a new one (`tiergate.gate`): an odd baseline can make the gate stricter, not
+  laxer, except for a check whose output names no tests both times.
+
+When: `record_baseline` runs every check (the loop's start can call it, ideally while the workspace is
+still at the base, and on a terminal with progress); otherwise the gate asks `ensure_baseline` for the
+checks that fail, and only those, at the first claim that needs them. Results are kept under the state
+folder by base commit (`tiergate.evidencecache`), so each check runs at the base at most once.
+
+A loop that began before the first commit (its base is the empty tree) has no baseline: every failure
+is new.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import tempfile
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from tiergate import evidencecache, git
+from tiergate.checkrun import DEFAULT_TIMEOUT, Progress, run_checks
+from tiergate.checks import Check, CheckResult
+from tiergate.errors import UserError
+from tiergate.fingerprint import is_generated
+from tiergate.gate import BaselineEntry, Where
+from tiergate.project import Project
+
+LABEL = "baseline"
+
+
+def base_commit(root: Path, base: str | None) -> str | None:
+    """The commit `base` names (HEAD when None); None when it names no commit (the empty tree, or a
+    repository without commits)."""
+    top = git.repo_root(root)
+    rev = base or git.head_sha(top)
+    if rev is None:
+        return None
+    resolved = git.resolve_rev(top, rev)
+    return None if resolved == git.empty_tree(top) else resolved
+
+
+def workspace_at(root: Path, commit: str) -> bool:
+    """Whether the work tree holding `root` is exactly `commit`: HEAD is it, and nothing differs."""
+    top, head = git.top_and_head(root)
+    if head != commit or git.changed_paths(top, commit):
+        return False
+    return all(is_generated(path) for path in git.untracked_files(top))
+
+
+def record_baseline(
+    project: Project,
+    base: str | None,
+    checks: Sequence[Check],
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    progress: Progress | None = None,
+) -> dict[str, BaselineEntry]:
+    """Run every check at the base commit and keep the results; the whole baseline of that base."""
+    commit = base_commit(project.root, base)
+    if commit is None:
+        return {}
+    entries = _run_at(project, commit, checks, timeout, progress)
+    return evidencecache.store_baseline(project, commit, entries)
+
+
+def ensure_baseline(
+    project: Project,
+    commit: str,
+    checks: Sequence[Check],
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    progress: Progress | None = None,
+) -> dict[str, BaselineEntry]:
+    """The baseline of `commit`, having run at the base those of `checks` it does not hold yet."""
+    known = evidencecache.load_baseline(project, commit)
+    missing = [check for check in checks if check.key not in known]
+    if not missing:
+        return known
+    entries = _run_at(project, commit, missing, timeout, progress)
+    return evidencecache.store_baseline(project, commit, entries)
+
+
+def entries_from(results: Sequence[CheckResult], where: Where) -> dict[str, BaselineEntry]:
+    return {r.key: BaselineEntry(r, where) for r in results if r.status != "skipped"}
+
+
+def _run_at(
+    project: Project, commit: str, checks: Sequence[Check], timeout: float, progress: Progress | None
+) -> dict[str, BaselineEntry]:
+    if workspace_at(project.root, commit):
+        results = run_checks(checks, project.root, timeout=timeout, progress=progress, label=LABEL)
+        return entries_from(results, "workspace")
+    top = git.repo_root(project.root)
+    inside = project.root.resolve().relative_to(top.resolve())
+    with worktree(top, commit) as tree:
+        cwd = tree / inside
+        cwd.mkdir(parents=True, exist_ok=True)  # the project folder may not exist yet at the base
+        results = run_checks(checks, cwd, timeout=timeout, progress=progress, label=LABEL)
+    return entries_from(results, "worktree")
+
+
+@contextlib.contextmanager
+def worktree(top: Path, commit: str) -> Iterator[Path]:
+    """A detached worktree of `commit` in a temporary folder, removed (and unregistered) on exit."""
+    holder = Path(tempfile.mkdtemp(prefix="tiergate-baseline-"))
+    tree = holder / "tree"
+    try:
+        _git(top, "worktree", "add", "--detach", "--quiet", str(tree), commit)
+        yield tree
+    finally:
+        with contextlib.suppress(UserError):
+            _git(top, "worktree", "remove", "--force", "--force", str(tree))
+        shutil.rmtree(holder, ignore_errors=True)
+        with contextlib.suppress(UserError):
+            _git(top, "worktree", "prune")
+
+
+def _git(top: Path, *args: str) -> None:
+    # git.py owns every git question; worktrees are not among its answers yet.
+    git._run(top, *args)

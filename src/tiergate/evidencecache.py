@@ -1,0 +1,153 @@
+"""Check results kept on disk: fresh evidence per workspace state, and the baseline per base commit.
+
+Evidence: `<state_dir>/evidence/<key>.json`, the key a digest of the workspace fingerprint (HEAD, and
+every path that differs from the loop's base with its content: `tiergate.fingerprint`), the base, the
+checks (names and commands) and the timeout. A claim on the same workspace finds the results of the
+checks that ran on it; any edit, commit, new untracked file or changed check makes another key, so
+stale results are never found. Results of a run that changed the workspace itself are not kept (see
+`tiergate.gaterun`). Only the newest `KEEP_EVIDENCE` files stay.
+
+Baseline: `<state_dir>/baseline/<base commit>.json`, each check's result at the base commit, by check
+key (name and command), with where it ran. Entries are added as they are needed; a concurrent writer
+can at worst make the other's entry be recomputed later.
+
+Writes are atomic (a temporary file in the same folder, fsynced, then renamed). A file that cannot be
+read as results is treated as absent: the checks then simply run again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, fields
+from pathlib import Path
+from typing import Any
+
+from tiergate.checks import Check, CheckResult, signature
+from tiergate.gate import BaselineEntry
+from tiergate.project import Project, ensure_state_dir
+
+EVIDENCE_DIR = "evidence"
+BASELINE_DIR = "baseline"
+KEEP_EVIDENCE = 50
+SCHEMA = 1
+_RESULT_FIELDS = tuple(f.name for f in fields(CheckResult))
+_WHERE = ("workspace", "worktree")
+
+
+def evidence_key(fingerprint: str, base: str, checks: Sequence[Check], timeout: float) -> str:
+    text = f"{SCHEMA}\0{fingerprint}\0{base}\0{signature(list(checks))}\0{timeout!r}"
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def evidence_path(project: Project, key: str) -> Path:
+    return project.state_dir / EVIDENCE_DIR / f"{key}.json"
+
+
+def load_evidence(project: Project, key: str) -> tuple[CheckResult, ...] | None:
+    data = _read_json(evidence_path(project, key))
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA or data.get("key") != key:
+        return None
+    try:
+        return tuple(_result(item) for item in data["results"])
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def store_evidence(
+    project: Project, key: str, results: Sequence[CheckResult], now: float | None = None
+) -> None:
+    ensure_state_dir(project)
+    path = evidence_path(project, key)
+    record = {
+        "schema": SCHEMA,
+        "key": key,
+        "recorded_at": time.time() if now is None else now,
+        "results": [asdict(r) for r in results],
+    }
+    write_atomic(path, json.dumps(record, indent=1).encode())
+    _prune(path.parent, KEEP_EVIDENCE)
+
+
+def baseline_path(project: Project, base: str) -> Path:
+    if not base or not all(c in "0123456789abcdef" for c in base):
+        raise ValueError(f"not a commit id: {base!r}")
+    return project.state_dir / BASELINE_DIR / f"{base}.json"
+
+
+def load_baseline(project: Project, base: str) -> dict[str, BaselineEntry]:
+    """The baseline results recorded for `base`, by check key (empty if none)."""
+    data = _read_json(baseline_path(project, base))
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA or not isinstance(data.get("checks"), dict):
+        return {}
+    entries: dict[str, BaselineEntry] = {}
+    for key, item in data["checks"].items():
+        with contextlib.suppress(KeyError, TypeError, ValueError):
+            if item["where"] in _WHERE:
+                entries[key] = BaselineEntry(_result(item["result"]), item["where"])
+    return entries
+
+
+def store_baseline(
+    project: Project, base: str, entries: Mapping[str, BaselineEntry]
+) -> dict[str, BaselineEntry]:
+    """Add `entries` to the baseline of `base` (they replace earlier ones for the same checks)."""
+    ensure_state_dir(project)
+    merged = {**load_baseline(project, base), **entries}
+    record = {
+        "schema": SCHEMA,
+        "base": base,
+        "checks": {key: {"where": e.where, "result": asdict(e.result)} for key, e in merged.items()},
+    }
+    write_atomic(baseline_path(project, base), json.dumps(record, indent=1).encode())
+    return merged
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{time.monotonic_ns()}.tmp")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    try:
+        temporary.replace(path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            temporary.unlink()
+        raise
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+
+
+def _result(item: Any) -> CheckResult:
+    if not isinstance(item, dict) or set(item) != set(_RESULT_FIELDS):
+        raise ValueError("not a check result")
+    result = CheckResult(**item)
+    if not isinstance(result.output, str) or not isinstance(result.name, str):
+        raise ValueError("not a check result")
+    return result
+
+
+def _prune(folder: Path, keep: int) -> None:
+    """Remove all but the `keep` newest results: old workspace states never come back often enough."""
+    try:
+        files = sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+    except OSError:
+        return
+    for old in files[keep:]:
+        with contextlib.suppress(OSError):
+            old.unlink()

@@ -1,0 +1,304 @@
+"""The deterministic gate's verdict: the checks' results and the baseline in; refuted or not, and why.
+
+A failing check refutes the claim unless the same failure already existed when the loop began:
+
+    passed                          not held against the claim
+    not run (skipped)               not held against it either: the compile stage failed first, and
+                                    that failure is what refutes
+    failing, no baseline result     new: nothing says it failed before
+    failing, passed at the baseline new
+    failing differently             new: another status (timed out now, a failure then), or the output
+                                    named failing tests then and names none now
+    failing, with tests not failing new: those tests are the new failures (A, B then; A, B, C now: C)
+    at the baseline
+    failing as at the baseline      pre-existing: reported, does not refute (the same failing tests,
+                                    or an output that names no tests then and now)
+
+Compile-stage checks (syntax, build) are reported as such, apart from behaviour failures. Everything a
+person or a model reads is bounded: the Stop's block reason must stay under Claude Code's 10,000
+characters, so `report_text` fits a limit and every check's output is trimmed to its failing tests and
+assertion lines (`tiergate.checkoutput`).
+
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from tiergate.checkoutput import OutputSummary, summarize
+from tiergate.checks import COMPILE_STAGE, CheckResult
+
+Standing = Literal["passed", "new", "pre-existing", "skipped"]
+Where = Literal["workspace", "worktree"]
+REPORT_LIMIT = 6000
+NO_BASELINE = "no baseline result to compare with"
+NAMES_SHOWN = 10
+_MIN_BLOCK = 200
+
+
+@dataclass(frozen=True)
+class BaselineEntry:
+    """A check's result when the loop began, and where it ran: in the workspace itself (it was at the
+    base then), or in a temporary worktree of the base commit."""
+
+    result: CheckResult
+    where: Where
+
+
+@dataclass(frozen=True)
+class CheckVerdict:
+    result: CheckResult
+    standing: Standing
+    summary: OutputSummary
+    new_tests: tuple[str, ...]  # failing now and not at the baseline
+    reason: str  # why it stands so, naming the rule
+
+    @property
+    def compile_stage(self) -> bool:
+        return self.result.stage == COMPILE_STAGE
+
+
+@dataclass(frozen=True)
+class GateResult:
+    verdicts: tuple[CheckVerdict, ...]
+    fingerprint: str | None  # the workspace the results are for; None outside git
+    reused: bool  # the results come from an earlier run on this same workspace
+    workspace_changed: bool = False  # running the checks changed the workspace (so nothing was kept)
+
+    @property
+    def refuted(self) -> bool:
+        return any(v.standing == "new" for v in self.verdicts)
+
+    @property
+    def new_failures(self) -> tuple[CheckVerdict, ...]:
+        return tuple(v for v in self.verdicts if v.standing == "new")
+
+    @property
+    def pre_existing(self) -> tuple[CheckVerdict, ...]:
+        return tuple(v for v in self.verdicts if v.standing == "pre-existing")
+
+    @property
+    def reasons(self) -> tuple[str, ...]:
+        if not self.verdicts:
+            return ("no checks: none configured and none detected",)
+        return tuple(f"{v.result.name}: {v.standing}: {v.reason}" for v in self.verdicts)
+
+    def report_text(self, limit: int = REPORT_LIMIT) -> str:
+        """The failing checks and what helps in their output, for the Stop's block reason."""
+        return _report(self, limit)
+
+    def packet_lines(self) -> tuple[str, ...]:
+        """The CHECKS section of a verifier's evidence packet."""
+        return _packet(self)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "refuted": self.refuted,
+            "reused": self.reused,
+            "fingerprint": self.fingerprint,
+            "workspace_changed": self.workspace_changed,
+            "checks": [_verdict_dict(v) for v in self.verdicts],
+        }
+
+
+def judge(
+    results: Sequence[CheckResult],
+    baseline: Mapping[str, BaselineEntry],
+    *,
+    fingerprint: str | None = None,
+    reused: bool = False,
+    workspace_changed: bool = False,
+) -> GateResult:
+    """The gate's verdict on `results`, against the baseline's results by check key."""
+    verdicts = tuple(compare(result, baseline.get(result.key)) for result in results)
+    return GateResult(verdicts, fingerprint, reused, workspace_changed)
+
+
+def new_compile_failures(results: Sequence[CheckResult], baseline: Mapping[str, BaselineEntry]) -> bool:
+    """Whether the compile stage has a new failure: then the behaviour stage is not run."""
+    return any(compare(r, baseline.get(r.key)).standing == "new" for r in results if r.stage == COMPILE_STAGE)
+
+
+def compare(result: CheckResult, before: BaselineEntry | None) -> CheckVerdict:
+    if not result.failing:
+        passed = result.status == "passed"
+        return CheckVerdict(
+            result, "passed" if passed else "skipped", _EMPTY, (), "passed" if passed else result.reason
+        )
+    summary = summarize(result.output)
+    failing = summary.failed_tests
+    if before is None:
+        return CheckVerdict(result, "new", summary, failing, NO_BASELINE)
+    earlier = summarize(before.result.output).failed_tests if before.result.failing else ()
+    known = set(earlier)
+    new = tuple(name for name in failing if name not in known)
+    why_new = _why_new(result, before.result, earlier, failing, new)
+    if why_new is not None:
+        return CheckVerdict(result, "new", summary, new or failing, why_new)
+    detail = "the same failing tests or fewer" if failing else "its output names no tests to compare"
+    reason = f"failed at the baseline too ({detail}; {_WHERE_TEXT[before.where]})"
+    return CheckVerdict(result, "pre-existing", summary, (), reason)
+
+
+def _why_new(
+    now: CheckResult, then: CheckResult, earlier: Sequence[str], failing: Sequence[str], new: Sequence[str]
+) -> str | None:
+    """Why a failing check's failure is new against its baseline result; None if it is the same one."""
+    if not then.failing:
+        return f"{then.status} at the baseline"
+    if then.status != now.status:
+        return f"fails differently: {then.reason} at the baseline"
+    if new:
+        return f"{len(new)} failing test(s) not failing at the baseline"
+    if earlier and not failing:
+        return "fails differently: it named failing tests at the baseline and names none now"
+    return None
+
+
+_EMPTY = OutputSummary((), (), ())
+_WHERE_TEXT = {
+    "workspace": "baseline run in the workspace",
+    "worktree": "baseline run in a worktree of the base",
+}
+
+
+# Texts -----------------------------------------------------------------------------------------------------
+
+
+def _title(v: CheckVerdict) -> str:
+    r = v.result
+    stage = "syntax/compile failure" if v.compile_stage else f"{r.kind} failure"
+    return f"{r.name} [{stage}] `{r.command}`: {r.reason} after {r.duration:.1f} s"
+
+
+def _names(names: Sequence[str]) -> str:
+    shown = ", ".join(names[:NAMES_SHOWN])
+    return shown + (f" (+{len(names) - NAMES_SHOWN} more)" if len(names) > NAMES_SHOWN else "")
+
+
+def _failure_block(v: CheckVerdict) -> list[str]:
+    lines = [f"FAILED: {_title(v)}"]
+    if v.new_tests:
+        lines.append(f"  new failing tests: {_names(v.new_tests)}")
+        older = [name for name in v.summary.failed_tests if name not in v.new_tests]
+        if older:
+            lines.append(f"  failing at the baseline too: {_names(older)}")
+    if v.reason != NO_BASELINE:
+        lines.append(f"  ({v.reason})")
+    lines += [f"  | {line}" for line in v.summary.lines]
+    return lines
+
+
+def _report(result: GateResult, limit: int) -> str:
+    new = sorted(result.new_failures, key=lambda v: not v.compile_stage)
+    head = [_headline(result)]
+    if result.reused:
+        head.append("(These results were produced earlier for this very workspace and reused.)")
+    tail = [
+        f"Pre-existing, not held against this claim: {v.result.name} ({v.result.reason}; {v.reason})"
+        for v in result.pre_existing
+    ]
+    skipped = [v.result.name for v in result.verdicts if v.standing == "skipped"]
+    if skipped:
+        tail.append(f"Not run, because the compile stage failed first: {', '.join(skipped)}")
+    passed = [
+        f"{v.result.name} ({v.result.duration:.1f} s)" for v in result.verdicts if v.standing == "passed"
+    ]
+    if passed:
+        tail.append(f"Passed: {', '.join(passed)}")
+    if result.refuted:
+        tail.append("Fix the new failures, then claim again. `tiergate checks` runs the same checks.")
+    fixed = "\n".join(head + tail)
+    room = max(_MIN_BLOCK, (limit - len(fixed) - 2 * (len(new) + 1)) // max(1, len(new)))
+    blocks = [_fit_lines(_failure_block(v), room) for v in new]
+    return _cut("\n".join(head + blocks + tail), limit)
+
+
+def _headline(result: GateResult) -> str:
+    total = len(result.verdicts)
+    if total == 0:
+        return "tiergate ran no checks: none are configured and none were detected."
+    new, old = len(result.new_failures), len(result.pre_existing)
+    if result.refuted:
+        compile_new = sum(v.compile_stage for v in result.new_failures)
+        kind = " (syntax/compile)" if compile_new == new else ""
+        return (
+            f"tiergate's checks refute the claim: {new} of {total} check(s) fail{kind} that did not fail "
+            f"when the loop began" + (f"; {old} more failed then too" if old else "") + "."
+        )
+    if old:
+        return (
+            f"tiergate's checks do not refute the claim: {old} of {total} fail, "
+            "as they did when the loop began."
+        )
+    return f"tiergate's checks pass: all {total} of them."
+
+
+def _fit_lines(lines: list[str], room: int) -> str:
+    """Whole lines while they fit in `room` characters, then a note of how many were left out."""
+    kept: list[str] = []
+    used = 0
+    for index, line in enumerate(lines):
+        if used + len(line) + 1 > room and kept:
+            kept.append(f"  [... {len(lines) - index} more lines]")
+            break
+        kept.append(line[: max(0, room - 20)] if not kept and len(line) > room else line)
+        used += len(line) + 1
+    return "\n".join(kept)
+
+
+def _cut(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    kept = text[: max(0, limit - 40)].rstrip()
+    return f"{kept} [... {len(text) - len(kept)} more characters]"
+
+
+def _packet(result: GateResult) -> tuple[str, ...]:
+    if not result.verdicts:
+        return (
+            "CHECKS: none; the project configures no [checks] and tiergate detected none. Run what the "
+            "evidence below needs yourself.",
+        )
+    fresh = "reused from an earlier run on this same workspace" if result.reused else "run just now"
+    short = (result.fingerprint or "none")[:12]
+    lines = [f"CHECKS tiergate ran on this exact workspace (fingerprint {short}, {fresh}):"]
+    for v in result.verdicts:
+        r = v.result
+        if v.standing == "passed":
+            lines.append(f"- {r.name} (`{r.command}`, {r.kind}): passed in {r.duration:.1f} s")
+        elif v.standing == "pre-existing":
+            names = f"; failing tests: {_names(v.summary.failed_tests)}" if v.summary.failed_tests else ""
+            lines.append(f"- {r.name} (`{r.command}`, {r.kind}): {r.reason}, pre-existing: {v.reason}{names}")
+        elif v.standing == "skipped":
+            lines.append(f"- {r.name} (`{r.command}`, {r.kind}): not run: {r.reason}")
+        else:
+            lines.append(f"- {r.name} (`{r.command}`, {r.kind}): FAILING, new: {r.reason}; {v.reason}")
+    lines.append(
+        "These results are evidence about this workspace only. They do not show that the task is done: "
+        "check the task's own criteria yourself."
+    )
+    return tuple(lines)
+
+
+def _verdict_dict(v: CheckVerdict) -> dict[str, Any]:
+    r = v.result
+    return {
+        "name": r.name,
+        "command": r.command,
+        "kind": r.kind,
+        "stage": r.stage,
+        "status": r.status,
+        "exit_code": r.exit_code,
+        "duration": round(r.duration, 3),
+        "reason": r.reason,
+        "standing": v.standing,
+        "why": v.reason,
+        "failed_tests": list(v.summary.failed_tests),
+        "new_tests": list(v.new_tests),
+        "output_lines": list(v.summary.lines),
+        "output_bytes": r.output_bytes,
+    }

@@ -1,0 +1,106 @@
+"""The gate as a claim runs it: fresh evidence or a staged run of the checks, the baseline, the verdict.
+
+1. The workspace's fingerprint (relative to the loop's base) names the evidence. Results kept for the
+   same fingerprint, base, checks and timeout are reused as they are: no check runs again.
+2. Otherwise the compile stage (syntax, build) runs, all its checks at once; a failing check is
+   compared with its baseline result, run at the base now if there is none yet. A new compile failure
+   ends the run there: the behaviour stage is reported as not run, since against a broken build its
+   output would be noise.
+3. Then the behaviour stage (lint, types, tests, the rest), all at once, compared the same way.
+4. The results are kept for this fingerprint, unless running the checks changed the workspace (a
+   check that formats or generates tracked files): evidence is only for the state it was produced on.
+
+A workspace that is exactly the base commit records its results as the baseline as they come.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tiergate import baseline, evidencecache
+from tiergate.checkrun import DEFAULT_TIMEOUT, Progress, run_checks, skipped
+from tiergate.checks import BEHAVIOUR_STAGE, COMPILE_STAGE, Check, CheckResult
+from tiergate.fingerprint import fingerprint
+from tiergate.gate import BaselineEntry, GateResult, judge, new_compile_failures
+from tiergate.project import Project, git_top_level
+
+NOT_RUN = "not run: the compile stage has a new failure"
+
+
+def run_gate(
+    project: Project,
+    base: str | None,
+    checks: Sequence[Check],
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    progress: Progress | None = None,
+    reuse: bool = True,
+) -> GateResult:
+    """Run (or reuse) the checks for the workspace at `project.root` and judge them against the
+    baseline at `base` (the loop's base; HEAD when None)."""
+    checks = tuple(checks)
+    if not checks:
+        return judge((), {})
+    # Outside git there is no fingerprint and no base: the checks just run, every failure is new.
+    in_git = git_top_level(str(project.root)) is not None
+    commit = baseline.base_commit(project.root, base) if in_git else None
+    before = fingerprint(project.root, base)
+    key = evidencecache.evidence_key(before, commit or "", checks, timeout) if before else None
+    kept = evidencecache.load_evidence(project, key) if key and reuse else None
+    run = _Run(project, commit, checks, timeout, progress)
+    if kept is not None:
+        return judge(kept, run.baseline_for(kept), fingerprint=before, reused=True)
+    results = run.staged()
+    after = fingerprint(project.root, base)
+    if key and after == before:
+        evidencecache.store_evidence(project, key, results)
+    entries = run.baseline_for(results)
+    return judge(results, entries, fingerprint=before, workspace_changed=after != before)
+
+
+@dataclass
+class _Run:
+    project: Project
+    commit: str | None
+    checks: tuple[Check, ...]
+    timeout: float
+    progress: Progress | None
+
+    def __post_init__(self) -> None:
+        self.at_base = self.commit is not None and baseline.workspace_at(self.project.root, self.commit)
+        self.entries: dict[str, BaselineEntry] = (
+            evidencecache.load_baseline(self.project, self.commit) if self.commit else {}
+        )
+
+    def staged(self) -> tuple[CheckResult, ...]:
+        """Every check's result, in the order of the checks."""
+        first = self._stage(COMPILE_STAGE)
+        if new_compile_failures(first, self.baseline_for(first)):
+            second = tuple(skipped(c, NOT_RUN) for c in self.checks if c.stage == BEHAVIOUR_STAGE)
+        else:
+            second = self._stage(BEHAVIOUR_STAGE)
+        by_key = {r.key: r for r in (*first, *second)}
+        return tuple(by_key[c.key] for c in self.checks)
+
+    def _stage(self, stage: int) -> tuple[CheckResult, ...]:
+        chosen = [c for c in self.checks if c.stage == stage]
+        if not chosen:
+            return ()
+        results = run_checks(chosen, self.project.root, timeout=self.timeout, progress=self.progress)
+        if self.at_base and self.commit is not None:
+            # The workspace is the base: these results are the baseline.
+            fresh = baseline.entries_from(results, "workspace")
+            self.entries = evidencecache.store_baseline(self.project, self.commit, fresh)
+        return results
+
+    def baseline_for(self, results: Sequence[CheckResult]) -> dict[str, BaselineEntry]:
+        """The baseline, run at the base first for failing checks it does not hold yet."""
+        missing = [r for r in results if r.failing and r.key not in self.entries]
+        if missing and self.commit is not None and not self.at_base:
+            wanted = {r.key for r in missing}
+            checks = [c for c in self.checks if c.key in wanted]
+            self.entries = baseline.ensure_baseline(
+                self.project, self.commit, checks, timeout=self.timeout, progress=self.progress
+            )
+        return self.entries

@@ -1,0 +1,192 @@
+"""The gate's verdict: new failures refute, failures that already existed at the baseline do not, and what
+Claude and the verifier are shown stays bounded and to the point."""
+
+from __future__ import annotations
+
+import json
+
+from tiergate.checks import CheckResult, Status, kind_of
+from tiergate.gate import BaselineEntry, GateResult, judge, new_compile_failures
+
+PASSED = "3 passed in 0.10s\n"
+
+
+def pytest_output(*failing: str) -> str:
+    lines = [f"E       assert '{name}' == 'ok'" for name in failing]
+    lines += [f"FAILED tests/test_app.py::{name} - assert '{name}' == 'ok'" for name in failing]
+    lines.append(f"{len(failing)} failed, 2 passed in 0.42s")
+    return "\n".join(lines) + "\n"
+
+
+def result(
+    name: str = "tests",
+    status: Status = "failed",
+    output: str = "",
+    *,
+    command: str = "pytest -q",
+    code: int | None = 1,
+    reason: str = "exit 1",
+) -> CheckResult:
+    kind = kind_of(name, command)
+    stage = 1 if kind in ("syntax", "build") else 2
+    if status == "passed":
+        code, reason = 0, "exit 0"
+    return CheckResult(name, command, kind, stage, status, code, 1.25, output, len(output), reason)
+
+
+def at_base(*results: CheckResult) -> dict[str, BaselineEntry]:
+    return {r.key: BaselineEntry(r, "worktree") for r in results}
+
+
+def test_passing_checks_do_not_refute_and_go_into_the_evidence_packet() -> None:
+    gate = judge(
+        [result(status="passed", output=PASSED), result("lint", "passed", command="ruff check .")], {}
+    )
+    assert not gate.refuted
+    assert [v.standing for v in gate.verdicts] == ["passed", "passed"]
+    assert gate.report_text().startswith("tiergate's checks pass: all 2 of them.")
+    packet = gate.packet_lines()
+    assert packet[1] == "- tests (`pytest -q`, tests): passed in 1.2 s"
+    assert packet[2] == "- lint (`ruff check .`, lint): passed in 1.2 s"
+
+
+def test_a_failure_without_a_baseline_result_is_new_and_refutes() -> None:
+    gate = judge([result(output=pytest_output("test_filter"))], {})
+    assert gate.refuted
+    (verdict,) = gate.new_failures
+    assert verdict.new_tests == ("tests/test_app.py::test_filter",)
+    text = gate.report_text()
+    assert "FAILED: tests [tests failure] `pytest -q`: exit 1 after 1.2 s" in text
+    assert "new failing tests: tests/test_app.py::test_filter" in text
+    assert "| E       assert 'test_filter' == 'ok'" in text
+    assert text.rstrip().endswith("`tiergate checks` runs the same checks.")
+
+
+def test_a_failure_of_a_check_that_passed_at_the_baseline_is_new() -> None:
+    gate = judge([result(output=pytest_output("test_a"))], at_base(result(status="passed", output=PASSED)))
+    assert gate.refuted
+    assert gate.verdicts[0].reason == "passed at the baseline"
+
+
+def test_the_same_failure_as_at_the_baseline_is_pre_existing_and_does_not_refute() -> None:
+    before = result(output=pytest_output("test_a", "test_b"))
+    gate = judge([result(output=pytest_output("test_a", "test_b"))], at_base(before))
+    assert not gate.refuted
+    (verdict,) = gate.pre_existing
+    assert verdict.reason == (
+        "failed at the baseline too (the same failing tests or fewer; baseline run in a worktree of the base)"
+    )
+    text = gate.report_text()
+    assert text.startswith(
+        "tiergate's checks do not refute the claim: 1 of 1 fail, as they did when the loop began."
+    )
+    assert "Pre-existing, not held against this claim: tests" in text
+    assert "pre-existing" in gate.packet_lines()[1]
+    assert "tests/test_app.py::test_a" in gate.packet_lines()[1]
+
+
+def test_a_new_failing_test_in_a_check_that_failed_before_is_a_new_failure() -> None:
+    before = result(output=pytest_output("test_a", "test_b"))
+    gate = judge([result(output=pytest_output("test_a", "test_b", "test_c"))], at_base(before))
+    assert gate.refuted
+    (verdict,) = gate.new_failures
+    assert verdict.new_tests == ("tests/test_app.py::test_c",)
+    assert verdict.reason == "1 failing test(s) not failing at the baseline"
+    text = gate.report_text()
+    assert "new failing tests: tests/test_app.py::test_c\n" in text
+    assert "failing at the baseline too: tests/test_app.py::test_a, tests/test_app.py::test_b" in text
+
+
+def test_fewer_failing_tests_than_at_the_baseline_is_still_pre_existing() -> None:
+    before = result(output=pytest_output("test_a", "test_b"))
+    assert not judge([result(output=pytest_output("test_b"))], at_base(before)).refuted
+
+
+def test_failing_differently_is_new() -> None:
+    hung = result(status="timed_out", output="", code=-15, reason="timed out after 300 s")
+    gate = judge([hung], at_base(result(output=pytest_output("test_a"))))
+    assert gate.refuted
+    assert gate.verdicts[0].reason == "fails differently: exit 1 at the baseline"
+    crashed = result(output="Traceback (most recent call last):\nImportError: no module named app\n")
+    gate = judge([crashed], at_base(result(output=pytest_output("test_a"))))
+    assert gate.refuted
+    assert gate.verdicts[0].reason == (
+        "fails differently: it named failing tests at the baseline and names none now"
+    )
+
+
+def test_output_without_test_names_fails_the_same_way_as_before() -> None:
+    build = result("build", output="error: cannot find `c`\n", command="cargo build")
+    assert not judge([build], at_base(build)).refuted
+    missing = result("lint", "not_found", "sh: 1: ruff: not found\n", code=127, reason="command not found")
+    gate = judge([missing], at_base(missing))
+    assert not gate.refuted
+    assert "its output names no tests to compare" in gate.verdicts[0].reason
+
+
+def test_compile_failures_come_first_and_say_so() -> None:
+    build = result("build", output="src/app.ts(3,5): error TS2322: bad\n", command="tsc -p .")
+    tests = result(output=pytest_output("test_a"))
+    gate = judge([tests, build], {})
+    text = gate.report_text()
+    assert text.index("FAILED: build [syntax/compile failure]") < text.index("FAILED: tests [tests failure]")
+    only_build = judge([build, result(status="skipped", code=None, reason="not run")], {})
+    assert only_build.report_text().splitlines()[0] == (
+        "tiergate's checks refute the claim: 1 of 2 check(s) fail (syntax/compile) that did not fail when "
+        "the loop began."
+    )
+    assert "Not run, because the compile stage failed first: tests" in only_build.report_text()
+    assert [v.standing for v in only_build.verdicts] == ["new", "skipped"]
+
+
+def test_only_a_new_compile_failure_stops_the_behaviour_stage() -> None:
+    build = result("build", output="error: broken\n", command="make")
+    tests = result(output=pytest_output("test_a"))
+    assert new_compile_failures([build], {})
+    assert not new_compile_failures([build], at_base(build))  # broken before the loop: run the tests anyway
+    assert not new_compile_failures([tests], {})  # not a compile-stage check
+    assert not new_compile_failures([result("build", "passed", command="make")], {})
+
+
+def test_the_report_fits_its_limit_and_names_every_failing_check() -> None:
+    noisy = "\n".join(f"E   assert {i} == 0 " + "x" * 200 for i in range(300))
+    failing = [result(f"tests-{i}", output=noisy, command=f"pytest shard{i}") for i in range(10)]
+    gate = judge(failing, {})
+    text = gate.report_text(6000)
+    assert len(text) <= 6000
+    for i in range(10):
+        assert f"FAILED: tests-{i} " in text
+    assert "more lines]" in text
+    assert len(gate.report_text(2000)) <= 2000
+
+
+def test_reused_results_say_so() -> None:
+    gate = judge([result(status="passed")], {}, fingerprint="ab" * 32, reused=True)
+    assert "reused" in gate.report_text()
+    assert gate.packet_lines()[0] == (
+        "CHECKS tiergate ran on this exact workspace (fingerprint abababababab, reused from an earlier run "
+        "on this same workspace):"
+    )
+
+
+def test_no_checks_at_all() -> None:
+    gate = judge([], {})
+    assert not gate.refuted
+    assert gate.reasons == ("no checks: none configured and none detected",)
+    assert gate.report_text() == "tiergate ran no checks: none are configured and none were detected."
+    assert gate.packet_lines()[0].startswith("CHECKS: none;")
+
+
+def test_the_json_form_names_every_check_and_its_standing() -> None:
+    before = result(output=pytest_output("test_a"))
+    gate: GateResult = judge(
+        [result(output=pytest_output("test_a", "test_b")), result("lint", "passed")], at_base(before)
+    )
+    data = json.loads(json.dumps(gate.to_dict()))
+    assert data["refuted"] is True
+    tests, lint = data["checks"]
+    assert tests["standing"] == "new"
+    assert tests["failed_tests"] == ["tests/test_app.py::test_a", "tests/test_app.py::test_b"]
+    assert tests["new_tests"] == ["tests/test_app.py::test_b"]
+    assert lint["standing"] == "passed"
+    assert gate.reasons[0] == "tests: new: 1 failing test(s) not failing at the baseline"

@@ -1,0 +1,332 @@
+"""The gate on real git repositories running real pytest: fresh evidence reused and invalidated, the compile
+stage stopping the behaviour stage, and the baseline telling pre-existing failures from new ones."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from testing.gitrepo import commit_all, git, init_repo, write
+
+from tiergate import evidencecache
+from tiergate.baseline import record_baseline
+from tiergate.checks import Check, make_check
+from tiergate.gate import GateResult
+from tiergate.gaterun import NOT_RUN, run_gate
+from tiergate.project import Project
+
+# Third-party plugins of the dev environment (hypothesis, asyncio) only slow every run down.
+PYTEST = f"PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 {shlex.quote(sys.executable)} -m pytest -q -p no:cacheprovider"
+SYNTAX = f"{shlex.quote(sys.executable)} -m compileall -q app.py"
+APP = "def total(items):\n    return sum(items)\n"
+TESTS_OK = (
+    "from app import total\n\n"
+    "def test_total():\n    assert total([1, 2]) == 3\n\n"
+    "def test_empty():\n    assert total([]) == 0\n"
+)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return init_repo(tmp_path / "repo", {"app.py": APP, "test_app.py": TESTS_OK})
+
+
+def project(repo: Path) -> Project:
+    return Project(repo, repo / ".tiergate")
+
+
+def counted(name: str, command: str, counter: Path) -> Check:
+    """A check that leaves a mark outside the repository each time it runs (and where it ran)."""
+    return make_check(name, f"pwd >> {counter}; {command}", "test")
+
+
+def runs(counter: Path) -> list[str]:
+    return counter.read_text().splitlines() if counter.exists() else []
+
+
+def gate(repo: Path, checks: list[Check], base: str | None = None) -> GateResult:
+    return run_gate(project(repo), base, checks)
+
+
+def head(repo: Path) -> str:
+    return git(repo, "rev-parse", "HEAD").strip()
+
+
+# Fresh evidence ---------------------------------------------------------------------------------------------
+
+
+def test_a_claim_on_the_same_workspace_reuses_the_results(repo: Path, tmp_path: Path) -> None:
+    counter = tmp_path / "runs"
+    checks = [counted("tests", PYTEST, counter)]
+    base = head(repo)
+    write(repo, {"app.py": APP + "\n# edited\n"})
+    first = gate(repo, checks, base)
+    assert not first.refuted
+    assert not first.reused
+    started = time.monotonic()
+    second = gate(repo, checks, base)
+    assert time.monotonic() - started < 1.0
+    assert second.reused
+    assert second.fingerprint == first.fingerprint
+    assert [v.result for v in second.verdicts] == [v.result for v in first.verdicts]
+    assert len(runs(counter)) == 1
+    assert "reused from an earlier run" in second.packet_lines()[0]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        pytest.param(lambda r: write(r, {"app.py": APP + "\n# edited again\n"}), id="tracked edit"),
+        pytest.param(lambda r: write(r, {"notes.txt": "new\n"}), id="untracked file"),
+        pytest.param(lambda r: commit_all(r, "commit the edit"), id="commit"),
+        pytest.param(lambda r: (r / "test_app.py").unlink(), id="deletion"),
+    ],
+)
+def test_any_change_to_the_workspace_runs_the_checks_again(
+    repo: Path, tmp_path: Path, change: object
+) -> None:
+    counter = tmp_path / "runs"
+    checks = [counted("tests", PYTEST, counter)]
+    base = head(repo)
+    write(repo, {"app.py": APP + "\n# edited\n"})
+    gate(repo, checks, base)
+    change(repo)  # type: ignore[operator]
+    assert not gate(repo, checks, base).reused
+    assert runs(counter).count(str(repo)) == 2  # (deleting the tests also runs them at the base)
+
+
+def test_changed_checks_or_timeout_never_reuse(repo: Path, tmp_path: Path) -> None:
+    counter = tmp_path / "runs"
+    checks = [counted("tests", PYTEST, counter)]
+    gate(repo, checks)
+    assert not gate(repo, [counted("tests", PYTEST + " -x", counter)]).reused
+    assert not run_gate(project(repo), None, checks, timeout=60).reused
+    assert gate(repo, checks).reused
+
+
+def test_returning_to_an_earlier_state_finds_its_results_again(repo: Path, tmp_path: Path) -> None:
+    counter = tmp_path / "runs"
+    checks = [counted("tests", PYTEST, counter)]
+    base = head(repo)
+    gate(repo, checks, base)
+    write(repo, {"app.py": "def total(items):\n    return 0\n"})
+    assert gate(repo, checks, base).refuted
+    write(repo, {"app.py": APP})
+    assert gate(repo, checks, base).reused
+
+
+def test_rerun_on_request(repo: Path, tmp_path: Path) -> None:
+    counter = tmp_path / "runs"
+    checks = [counted("tests", PYTEST, counter)]
+    gate(repo, checks)
+    assert not run_gate(project(repo), None, checks, reuse=False).reused
+    assert len(runs(counter)) == 2
+
+
+def test_results_of_checks_that_changed_the_workspace_are_not_kept(repo: Path) -> None:
+    formatter = make_check("format", "echo '# formatted' >> app.py", "test")
+    first = gate(repo, [formatter])
+    assert first.workspace_changed
+    assert not gate(repo, [formatter]).reused
+    assert not list((repo / ".tiergate" / "evidence").glob("*.json"))
+
+
+def test_unreadable_evidence_counts_as_absent(repo: Path, tmp_path: Path) -> None:
+    counter = tmp_path / "runs"
+    checks = [counted("tests", PYTEST, counter)]
+    gate(repo, checks)
+    for path in (repo / ".tiergate" / "evidence").glob("*.json"):
+        path.write_text("{not json")
+    assert not gate(repo, checks).reused
+    assert len(runs(counter)) == 2
+
+
+def test_only_the_newest_evidence_files_are_kept(repo: Path) -> None:
+    checks = [make_check("tests", "true", "test")]
+    for i in range(evidencecache.KEEP_EVIDENCE + 5):
+        write(repo, {"scratch.txt": f"{i}\n"})
+        gate(repo, checks)
+    assert len(list((repo / ".tiergate" / "evidence").glob("*.json"))) == evidencecache.KEEP_EVIDENCE
+    assert gate(repo, checks).reused  # the newest state is still there
+
+
+# Stages ----------------------------------------------------------------------------------------------------
+
+
+def test_a_syntax_failure_stops_the_behaviour_stage(repo: Path, tmp_path: Path) -> None:
+    counter = tmp_path / "runs"
+    checks = [counted("tests", PYTEST, counter), make_check("syntax", SYNTAX, "test")]
+    base = head(repo)
+    write(repo, {"app.py": "def total(items:\n    return sum(items)\n"})
+    result = gate(repo, checks, base)
+    assert result.refuted
+    assert runs(counter) == []  # the tests never ran against code that does not parse
+    tests, syntax = result.verdicts
+    assert (syntax.standing, syntax.compile_stage) == ("new", True)
+    assert (tests.standing, tests.result.reason) == ("skipped", NOT_RUN)
+    text = result.report_text()
+    assert "FAILED: syntax [syntax/compile failure]" in text
+    assert "SyntaxError" in text
+    assert "Not run, because the compile stage failed first: tests" in text
+
+
+def test_a_compile_failure_that_already_existed_does_not_stop_the_behaviour_stage(
+    repo: Path, tmp_path: Path
+) -> None:
+    counter = tmp_path / "runs"
+    write(repo, {"legacy.py": "print 'python 2'\n"})
+    commit_all(repo, "a file that never compiled")
+    base = head(repo)
+    syntax = make_check("syntax", f"{shlex.quote(sys.executable)} -m compileall -q .", "test")
+    checks = [syntax, counted("tests", PYTEST, counter)]
+    write(repo, {"app.py": APP + "\n# edited\n"})
+    result = gate(repo, checks, base)
+    assert not result.refuted
+    assert [v.standing for v in result.verdicts] == ["pre-existing", "passed"]
+    assert len(runs(counter)) == 1
+
+
+def test_the_stages_keep_the_checks_order_and_each_stage_runs_concurrently(repo: Path) -> None:
+    checks = [
+        make_check("one", "sleep 1", "test"),
+        make_check("build", "sleep 1", "test"),
+        make_check("two", "sleep 1", "test"),
+        make_check("three", "sleep 1", "test"),
+    ]
+    started = time.monotonic()
+    result = gate(repo, checks)
+    elapsed = time.monotonic() - started
+    assert [v.result.name for v in result.verdicts] == ["one", "build", "two", "three"]
+    assert 2.0 <= elapsed < 3.5  # the build stage, then the other three at once
+
+
+# Baseline --------------------------------------------------------------------------------------------------
+
+FAILING_BEFORE = TESTS_OK + "\ndef test_legacy():\n    assert total([1]) == 2\n"
+
+
+def test_a_failure_that_existed_at_the_base_is_pre_existing(repo: Path, tmp_path: Path) -> None:
+    write(repo, {"test_app.py": FAILING_BEFORE})
+    commit_all(repo, "a known failing test")
+    base = head(repo)
+    write(repo, {"app.py": APP + "\ndef unrelated():\n    return 1\n"})
+    result = gate(repo, [make_check("tests", PYTEST, "test")], base)
+    assert not result.refuted
+    (verdict,) = result.pre_existing
+    assert verdict.summary.failed_tests == ("test_app.py::test_legacy",)
+    assert "worktree" in verdict.reason
+
+
+def test_a_new_failing_test_refutes_even_beside_an_old_one(repo: Path) -> None:
+    write(repo, {"test_app.py": FAILING_BEFORE})
+    commit_all(repo, "a known failing test")
+    base = head(repo)
+    write(repo, {"app.py": "def total(items):\n    return sum(items) if items else None\n"})
+    result = gate(repo, [make_check("tests", PYTEST, "test")], base)
+    assert result.refuted
+    (verdict,) = result.new_failures
+    assert verdict.new_tests == ("test_app.py::test_empty",)
+    assert "test_app.py::test_legacy" in verdict.summary.failed_tests
+    text = result.report_text()
+    assert "new failing tests: test_app.py::test_empty" in text
+    assert "failing at the baseline too: test_app.py::test_legacy" in text
+
+
+def test_the_baseline_runs_only_failing_checks_in_a_removed_worktree_of_the_base(
+    repo: Path, tmp_path: Path
+) -> None:
+    passing, failing = tmp_path / "passing", tmp_path / "failing"
+    base = head(repo)
+    checks = [counted("lint", "true", passing), counted("tests", PYTEST, failing)]
+    write(repo, {"app.py": "def total(items):\n    return 0\n"})
+    result = gate(repo, checks, base)
+    assert result.refuted
+    assert runs(passing) == [str(repo)]  # a passing check needs no baseline
+    here, there = runs(failing)
+    assert here == str(repo)
+    assert there != str(repo)
+    assert "tiergate-baseline-" in there
+    assert not Path(there).exists()
+    assert git(repo, "worktree", "list").count("\n") == 1
+    entries = evidencecache.load_baseline(project(repo), base)
+    assert [e.where for e in entries.values()] == ["worktree"]
+    assert entries[checks[1].key].result.status == "passed"
+    gate(repo, checks, base)  # reused, and the baseline is kept: nothing runs at the base again
+    write(repo, {"app.py": "def total(items):\n    return -1\n"})
+    gate(repo, checks, base)
+    assert len(runs(failing)) == 3
+
+
+def test_a_workspace_at_the_base_is_its_own_baseline(repo: Path, tmp_path: Path) -> None:
+    counter = tmp_path / "runs"
+    write(repo, {"test_app.py": FAILING_BEFORE})
+    commit_all(repo, "a known failing test")
+    checks = [counted("tests", PYTEST, counter)]
+    result = gate(repo, checks, head(repo))
+    assert not result.refuted
+    assert "baseline run in the workspace" in result.pre_existing[0].reason
+    assert runs(counter) == [str(repo)]  # not run a second time for the baseline
+
+
+def test_a_baseline_recorded_at_the_loop_start_serves_later_claims(repo: Path, tmp_path: Path) -> None:
+    counter = tmp_path / "runs"
+    write(repo, {"test_app.py": FAILING_BEFORE})
+    commit_all(repo, "a known failing test")
+    base = head(repo)
+    checks = [counted("tests", PYTEST, counter)]
+    entries = record_baseline(project(repo), base, checks)
+    assert [e.where for e in entries.values()] == ["workspace"]
+    write(repo, {"app.py": APP + "\n# edited\n"})
+    result = gate(repo, checks, base)
+    assert not result.refuted
+    assert runs(counter) == [str(repo), str(repo)]  # once at the start, once for the claim
+
+
+def test_a_loop_begun_before_the_first_commit_has_no_baseline(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "fresh")
+    empty_tree = git(repo, "hash-object", "-t", "tree", "--stdin").strip()
+    write(repo, {"app.py": "x = 1\n"})
+    result = gate(repo, [make_check("tests", "exit 1", "test")], empty_tree)
+    assert result.refuted
+    assert result.verdicts[0].reason == "no baseline result to compare with"
+    assert record_baseline(project(repo), empty_tree, [make_check("tests", "exit 1", "test")]) == {}
+
+
+def test_outside_git_the_checks_run_and_every_failure_is_new(tmp_path: Path) -> None:
+    folder = tmp_path / "plain"
+    folder.mkdir()
+    checks = [make_check("tests", "exit 1", "test"), make_check("lint", "true", "test")]
+    result = run_gate(Project(folder, folder / ".tiergate"), None, checks)
+    assert result.refuted
+    assert result.fingerprint is None
+    assert not run_gate(Project(folder, folder / ".tiergate"), None, checks).reused
+
+
+def test_a_missing_tool_at_the_base_and_now_does_not_refute(repo: Path) -> None:
+    base = head(repo)
+    write(repo, {"app.py": APP + "\n# edited\n"})
+    result = gate(repo, [make_check("lint", "no-such-linter-tiergate --check", "test")], base)
+    assert not result.refuted
+    assert result.verdicts[0].result.status == "not_found"
+    assert result.verdicts[0].standing == "pre-existing"
+
+
+def test_a_project_in_a_subfolder_runs_its_baseline_in_the_same_subfolder(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "mono", {"svc/app.py": APP, "svc/test_app.py": FAILING_BEFORE})
+    base = head(repo)
+    write(repo, {"svc/app.py": APP + "\n# edited\n"})
+    counter = tmp_path / "runs"
+    svc = Project(repo / "svc", repo / "svc" / ".tiergate")
+    result = run_gate(svc, base, [counted("tests", PYTEST, counter)])
+    assert not result.refuted
+    here, there = runs(counter)
+    assert (here, Path(there).name) == (str(repo / "svc"), "svc")
+
+
+def test_no_checks_is_a_gate_that_says_so(repo: Path) -> None:
+    result = gate(repo, [])
+    assert not result.refuted
+    assert result.verdicts == ()
