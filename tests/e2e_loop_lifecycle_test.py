@@ -52,7 +52,7 @@ def start_loop_from_shell(project: Path, max_iterations: int = 5) -> None:
     assert started.returncode == 0, started.stderr
 
 
-def run_tiergate(run_claude: RunClaude, prompt: str, **options: Any) -> ClaudeRun:
+def run_tiergate(run_claude: RunClaude, prompt: str | list[str], **options: Any) -> ClaudeRun:
     options.setdefault("output_format", "stream-json")
     return run_claude(prompt, plugin_dir=PLUGIN_ROOT, env={"TIERGATE_PYTHON": sys.executable}, **options)
 
@@ -265,3 +265,35 @@ def test_a_verifier_spawned_on_a_weaker_model_does_not_count(
     assert any("ran on haiku, weaker than the sonnet" in n for n in run.notices), "\n".join(run.notices)
     history = json.loads(tiergate(git_project, "history", "--json").stdout)["verifications"]
     assert [(v["verdict"], v["ran_on"]) for v in history] == [("DISQUALIFIED", "haiku"), ("PASS", "sonnet")]
+
+
+def test_after_compaction_claude_is_reminded_of_the_loop_and_the_log_shows_it(
+    scripted_api: ScriptedApi, run_claude: RunClaude, git_project: Path
+) -> None:
+    # A first turn without a loop (compaction needs a conversation); then every loop turn ends on an API
+    # error, so that the loop is still active at each step (a loop turn that ends normally is held
+    # until a verifier passes it). Compaction itself is a side request, answered with a summary.
+    scripted_api.sequence(text("Hello."), thread="main")
+    scripted_api.on(Failure(429, "rate_limit_error", "slow down"), thread="main")
+
+    run = run_tiergate(
+        run_claude,
+        ["hello", f"/tiergate:ralph {TASK} --max-iterations 4", "/compact keep the loop", "go on"],
+        await_hooks=["StopFailure"],
+    )
+
+    assert len(run.results) == 4, run.describe()
+    assert len([r for r in scripted_api.requests if r.is_compaction]) == 1
+    *_, started, after = scripted_api.messages_calls("main")
+    restated = "SessionStart hook additional context: tiergate loop active (iteration 1/4, phase working)"
+    assert restated not in started.conversation_text()
+    context = after.conversation_text()
+    assert restated in context and "compacted" in context
+    assert TASK in context and "<promise>DONE</promise>" in context
+    logged = decisions(git_project, run.session_id)
+    assert ("PreCompact", "compaction") in logged
+    assert logged[-1] == ("SessionEnd", "session-end")
+    [record] = [r for r in log(git_project) if r["event"] == "PreCompact"]
+    assert "compaction (manual)" in record["reasons"][0] and record["phase"] == "working"
+    [loop] = status(git_project)
+    assert (loop["phase"], loop["active"]) == ("working", True)

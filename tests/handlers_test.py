@@ -465,6 +465,91 @@ def test_an_api_error_and_background_work_are_never_blocked(sandbox: Sandbox) ->
     assert sandbox.stop("back").block  # the loop itself goes on
 
 
+def test_an_api_error_lets_through_only_a_stop_of_the_turn_it_ended(sandbox: Sandbox) -> None:
+    sandbox.start()
+    sandbox.hook("StopFailure", error="rate_limit", prompt_id="p1", last_assistant_message="API Error")
+    assert sandbox.loop().interrupted_turn == "p1"
+    same_turn = sandbox.stop("...", prompt_id="p1")
+    assert "decision" not in same_turn.json and "API error (rate_limit)" in same_turn.message
+    # The rate limit ends turn p1; the user resumes (turn p3) and Claude claims: the claim is verified.
+    sandbox.hook("StopFailure", error="rate_limit", prompt_id="p2", last_assistant_message="API Error")
+    assert sandbox.hook("UserPromptSubmit", prompt="go on", prompt_id="p3").silent
+    write(sandbox.project, {"src/parser.py": "def parse(text):\n    return text.split() if text else []\n"})
+    directive = spawn_directive(sandbox.stop(CLAIM, prompt_id="p3").block)
+    assert directive["subagent_type"].startswith("tiergate:architect")
+    assert directive["run_in_background"] is False
+    decisions = [
+        (r["event"], r["decision"]) for r in read_log(sandbox.state) if r.get("session_id") == SESSION
+    ]
+    assert decisions[1:] == [
+        ("StopFailure", "recorded"),
+        ("Stop", "pass"),
+        ("StopFailure", "recorded"),
+        ("UserPromptSubmit", "user-prompt"),
+        ("Stop", "spawn"),
+    ]
+
+
+def test_a_task_notification_is_logged_as_such_not_as_the_user(sandbox: Sandbox) -> None:
+    sandbox.start()
+    sandbox.stop("one")
+    before = sandbox.loop()
+    notification = (
+        "<task-notification>\n<task-id>a1</task-id>\n<status>completed</status>\n</task-notification>"
+    )
+    assert sandbox.hook("UserPromptSubmit", prompt=notification, prompt_id="p9").silent
+    assert sandbox.hook("UserPromptSubmit", prompt="  " + notification).silent
+    assert sandbox.loop() == before  # the no-progress count goes on
+    assert sandbox.hook("UserPromptSubmit", prompt="and now from me").silent
+    records = [r for r in read_log(sandbox.state) if r["event"] == "UserPromptSubmit"]
+    assert [r["decision"] for r in records] == [
+        "start",
+        "task-notification",
+        "task-notification",
+        "user-prompt",
+    ]
+    assert "not the user" in records[1]["reasons"][0]
+
+
+def test_compaction_and_the_session_end_leave_one_record_each_in_a_loop_session(sandbox: Sandbox) -> None:
+    sandbox.start()
+    assert sandbox.hook("PreCompact", trigger="manual", custom_instructions="keep it").silent
+    began = time.perf_counter()
+    assert sandbox.hook("SessionEnd", reason="other").silent
+    assert time.perf_counter() - began < 1.5  # Claude Code's budget for SessionEnd hooks
+    assert sandbox.hook("PreCompact", OTHER, trigger="auto").silent  # no loop there: nothing
+    assert sandbox.hook("SessionEnd", OTHER, reason="other").silent
+    records = [r for r in read_log(sandbox.state) if r["event"] in ("PreCompact", "SessionEnd")]
+    assert [(r["event"], r["decision"], r["session_id"]) for r in records] == [
+        ("PreCompact", "compaction", SESSION),
+        ("SessionEnd", "session-end", SESSION),
+    ]
+    assert "compaction (manual)" in records[0]["reasons"][0]
+    assert records[1]["phase"] == "working" and sandbox.loop().active
+
+
+def test_a_session_on_its_way_out_does_not_take_a_loop_started_from_the_shell(sandbox: Sandbox) -> None:
+    assert sandbox.tiergate("ralph", "start", "Add CSV export").returncode == 0
+    assert sandbox.hook("SessionEnd", OTHER, reason="other").silent
+    assert state.read(sandbox.state, OTHER) is None
+    assert sandbox.hook("PreCompact", SESSION, trigger="auto").silent
+    bound = state.read(sandbox.state, SESSION)  # any other event of a session takes it
+    assert bound is not None and bound.task == "Add CSV export" and bound.active
+    records = [(r["event"], r["decision"]) for r in read_log(sandbox.state) if r.get("session_id") == SESSION]
+    assert records == [("PreCompact", "bind"), ("PreCompact", "compaction")]
+
+
+def test_after_compaction_session_start_restates_the_loop(sandbox: Sandbox) -> None:
+    sandbox.start()
+    sandbox.claim()
+    context = sandbox.hook("SessionStart", source="compact").context
+    assert "tiergate loop active (iteration 1/4, phase verifying)" in context
+    assert "compacted" in context and "Fix the parser bug" in context
+    assert "<promise>DONE</promise>" in context
+    assert "verification v1" in context and sandbox.requested_agent() in context
+    assert "Never write a tiergate-verdict block yourself" in context
+
+
 def test_an_error_while_checking_a_claim_blocks_once_then_halts(sandbox: Sandbox) -> None:
     sandbox.start()
     (sandbox.project / ".tiergate.toml").write_text("[tiers]\nno_such_key = 1\n")

@@ -14,14 +14,18 @@ from tiergate.claims import check_claim
 from tiergate.loop import (
     Cancel,
     ClaimFacts,
+    Compaction,
     LoopState,
     Outcome,
+    SessionEnd,
     Stop,
     StopFailure,
     SubagentStart,
     SubagentStop,
+    TaskNotification,
     UserPrompt,
     decide,
+    log_fields,
 )
 from tiergate.verdict import Criterion, Judgement, Verdict
 
@@ -148,7 +152,11 @@ def test_a_claim_blocks_with_one_spawn_directive_for_the_chosen_verifier() -> No
     state = outcome.state
     assert state is not None and state.phase == "verifying" and state.tier == "LIGHT"
     directive = spawn_directive(text)
-    assert set(directive) == {"subagent_type", "model", "description", "prompt"}
+    # The contract's four keys, and the foreground: in print mode the CLI's default is the background,
+    # which would end the turn before the verifier does.
+    assert set(directive) == {"subagent_type", "model", "description", "prompt", "run_in_background"}
+    assert directive["run_in_background"] is False and '"run_in_background": false' in text
+    assert "foreground" in text
     assert directive["subagent_type"] == LOW and directive["model"] == "haiku"
     assert state.verification is not None and state.verification.id == "v1"
     assert "verification v1" in str(directive["prompt"])
@@ -227,13 +235,62 @@ def test_an_api_error_in_the_stop_input_is_never_blocked() -> None:
     assert outcome.message is not None and "max_output_tokens" in outcome.message
 
 
-def test_after_a_stop_failure_the_next_stop_passes_and_the_loop_goes_on() -> None:
-    recorded = decide(working(), StopFailure("rate_limit"), T0 + 5)
+def failed(prompt_id: str | None = "turn-1", state: LoopState | None = None) -> LoopState:
+    recorded = decide(state or working(), StopFailure("rate_limit", prompt_id), T0 + 5)
+    assert recorded.decision == "recorded" and recorded.block is None
     assert recorded.state is not None and recorded.state.interrupted == "rate_limit"
-    passed = decide(recorded.state, stop(), T0 + 6)
+    assert recorded.state.interrupted_turn == prompt_id
+    return recorded.state
+
+
+def test_a_stop_of_the_turn_an_api_error_ended_passes_once_and_the_loop_goes_on() -> None:
+    passed = decide(failed("turn-1"), stop(CLAIM_MESSAGE, claim_facts=FACTS, prompt_id="turn-1"), T0 + 6)
     assert passed.block is None and passed.decision == "pass"
-    assert passed.state is not None and passed.state.interrupted is None and passed.state.active
-    assert decide(passed.state, stop(), T0 + 7).block is not None
+    assert passed.message is not None and "API error (rate_limit)" in passed.message
+    assert passed.state is not None and passed.state.active and passed.state.phase == "working"
+    assert passed.state.interrupted is None and passed.state.interrupted_turn is None
+    assert decide(passed.state, stop(prompt_id="turn-1"), T0 + 7).block is not None  # once only
+
+
+def test_a_claim_in_a_later_turn_after_an_api_error_is_verified_not_let_through() -> None:
+    # A rate limit ends turn 1 (StopFailure, no Stop); the user resumes and Claude claims in turn 2.
+    outcome = decide(failed("turn-1"), stop(CLAIM_MESSAGE, claim_facts=FACTS, prompt_id="turn-2"), T0 + 60)
+    text = blocked(outcome)
+    assert outcome.decision == "spawn" and spawn_directive(text)["subagent_type"] == LOW
+    assert outcome.reasons[0].startswith("api-error-later-turn:")
+    assert outcome.state is not None and outcome.state.interrupted is None
+
+
+def test_a_stop_without_a_claim_in_a_later_turn_is_sent_back_to_work() -> None:
+    outcome = decide(failed("turn-1"), stop(prompt_id="turn-2"), T0 + 60)
+    assert outcome.decision == "continue" and "iteration 2/5" in blocked(outcome)
+
+
+def test_a_new_prompt_ends_the_exemption_whoever_sends_it() -> None:
+    for event in (UserPrompt(), TaskNotification()):
+        prompted = decide(failed(None), event, T0 + 30)
+        assert prompted.state is not None and prompted.state.interrupted is None
+        assert any(r.startswith("api-error-dropped:") for r in prompted.reasons)
+        # Nothing identifies the turns here: only the prompt in between tells the stop is a later one.
+        assert decide(prompted.state, stop(), T0 + 31).decision == "continue"
+
+
+def test_when_the_turn_cannot_be_identified_only_a_stop_without_a_claim_goes_through() -> None:
+    for recorded, stop_turn in ((None, None), ("turn-1", None), (None, "turn-1")):
+        state = failed(recorded)
+        quiet = decide(state, stop(prompt_id=stop_turn), T0 + 6)
+        assert quiet.block is None and quiet.decision == "pass", (recorded, stop_turn)
+        claimed = decide(state, stop(CLAIM_MESSAGE, claim_facts=FACTS, prompt_id=stop_turn), T0 + 6)
+        assert claimed.decision == "spawn" and blocked(claimed)
+        assert claimed.reasons[0].startswith("api-error-unidentified:")
+        assert claimed.state is not None and claimed.state.interrupted is None
+
+
+def test_an_api_error_while_verifying_lets_only_its_own_turn_through() -> None:
+    state = failed("turn-3", verifying())
+    assert decide(state, stop(prompt_id="turn-3"), T0 + 30).decision == "pass"
+    later = decide(state, stop(prompt_id="turn-4"), T0 + 30)
+    assert later.decision == "remind" and blocked(later)
 
 
 def test_a_stop_failure_without_a_loop_changes_nothing() -> None:
@@ -274,8 +331,48 @@ def test_a_changed_workspace_or_a_user_prompt_resets_the_no_progress_count() -> 
         state = decide(state, stop(fingerprint="same"), T0 + i).state  # type: ignore[assignment]
     assert state.idle_blocks == 3
     assert decide(state, stop(fingerprint="other"), T0 + 10).state.idle_blocks == 0  # type: ignore[union-attr]
-    reset = decide(state, UserPrompt(), T0 + 10).state
-    assert reset is not None and reset.idle_blocks == 0 and reset.last_block_fingerprint is None
+    reset = decide(state, UserPrompt(), T0 + 10)
+    assert reset.decision == "user-prompt"
+    assert (
+        reset.state is not None
+        and reset.state.idle_blocks == 0
+        and reset.state.last_block_fingerprint is None
+    )
+
+
+def test_a_task_notification_is_not_the_user_and_resets_nothing() -> None:
+    state = working(max_iterations=50)
+    for i in range(4):
+        state = decide(state, stop(fingerprint="same"), T0 + i).state  # type: ignore[assignment]
+    notified = decide(state, TaskNotification(), T0 + 10)
+    assert notified.decision == "task-notification" and notified.state == state
+    assert not any("user" in reason and "spoke" in reason for reason in notified.reasons)
+    assert decide(notified.state, stop(fingerprint="same"), T0 + 11).state.idle_blocks == 4  # type: ignore[union-attr]
+
+
+def test_compaction_and_session_end_are_logged_and_change_nothing() -> None:
+    state = verifying()
+    for event, decision in ((Compaction("manual"), "compaction"), (SessionEnd("other"), "session-end")):
+        outcome = decide(state, event, T0 + 30)
+        assert (outcome.decision, outcome.state, outcome.block, outcome.message) == (
+            decision,
+            state,
+            None,
+            None,
+        )
+        assert "phase verifying, iteration 1/5" in outcome.reasons[0]
+        assert decide(None, event, T0).decision == "ignore"
+        assert decide(replace(state, phase="cancelled", ended_at=T0), event, T0).decision == "ignore"
+
+
+def test_the_log_keeps_the_session_the_decision_its_reasons_and_where_the_loop_stands() -> None:
+    outcome = decide(working(), claim(), T0 + 5)
+    fields = log_fields("s1", outcome)
+    assert list(fields) == ["session_id", "decision", "reasons", "phase", "iteration", "verifications"]
+    assert (fields["decision"], fields["phase"], fields["iteration"]) == ("spawn", "verifying", 1)
+    assert fields["reasons"] == list(outcome.reasons)
+    assert list(log_fields("", decide(None, stop(), T0))) == ["session_id", "decision", "reasons"]
+    json.dumps(fields)  # the log writes JSON
 
 
 # Stop while verifying -------------------------------------------------------------------------------------
@@ -523,6 +620,38 @@ def test_stops_alone_always_end_the_loop_within_its_bounds(stops: list[Stop], ca
         assert state is not None and state.iteration <= cap
     # Each iteration costs at most a continue or a claim, plus the reminders of one pending verification.
     assert blocks <= cap + loop.LIMITS.reminders + 1
+
+
+# One turn: (its API call fails, its final message claims, the CLI identifies it, a failure of the turn
+# before arrives late, after this turn's prompt).
+_turns = st.lists(st.tuples(st.booleans(), st.booleans(), st.booleans(), st.booleans()), max_size=40)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_turns)
+def test_a_claim_never_passes_unverified_because_of_an_api_error_in_another_turn(
+    turns: list[tuple[bool, bool, bool, bool]],
+) -> None:
+    state: LoopState | None = working(max_iterations=100)
+    previous: str | None = None
+    for n, (fails, claims, known, late) in enumerate(turns):
+        turn = f"turn-{n}" if known else None
+        state = decide(state, UserPrompt(), T0 + n).state
+        if late and n:
+            state = decide(state, StopFailure("rate_limit", previous), T0 + n).state
+        previous = turn
+        if fails:  # the CLI fires StopFailure instead of Stop
+            state = decide(state, StopFailure("rate_limit", turn), T0 + n).state
+            continue
+        assert state is not None
+        working_before = state.active and state.phase == "working"
+        message = CLAIM_MESSAGE if claims else "still working"
+        outcome = decide(state, stop(message, f"fp-{n}", claim_facts=FACTS, prompt_id=turn), T0 + n)
+        if claims and working_before:
+            assert outcome.decision == "spawn", outcome.reasons
+        state = outcome.state
+        if state is None or not state.active:
+            break
 
 
 def test_a_verifier_on_a_weaker_model_than_its_tier_asks_for_does_not_count() -> None:

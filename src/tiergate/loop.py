@@ -14,13 +14,28 @@ INCOMPLETE verdict, and ends `passed` (finalized), `halted` or `cancelled`:
     verifying  Stop, verifier lost      -> the verification is requested again (bounded, then halt)
     passed     Stop                     -> finalized (the stop goes through), unless the workspace changed
                                            since the verifier looked: then back to work
+    any        StopFailure              -> the API error is recorded with its turn (below)
+    any        UserPromptSubmit         -> a new turn; from the user, the no-progress count starts again
+                                           (a `<task-notification>` prompt is not the user)
+    any        PreCompact, SessionEnd   -> logged, nothing changes (SessionStart restates the loop)
 
-Whatever the phase, a Stop goes through (never blocked) after an API error ended the last turn
-(StopFailure), while Claude Code reports background work in flight, once the wall-clock budget is spent
-(the loop halts), and when the loop is not active. Every block is counted against a no-progress limit:
-so many blocks in a row with the workspace unchanged halt the loop before Claude Code's own cap of 8
-consecutive blocks silently ends it. `stop_hook_active` is recorded but not relied on: the CLI has been
-seen to reset it (anthropics/claude-code#54360).
+Whatever the phase, a Stop goes through (never blocked) when it reports an API error itself, while
+Claude Code reports background work in flight, once the wall-clock budget is spent (the loop halts), and
+when the loop is not active.
+
+API errors. A turn that ends on an API error fires StopFailure instead of Stop (CLI 2.1.332), so the
+Stop that comes next usually ends a later, normal turn; letting it through would let a claim in it pass
+unverified. The failure is recorded with the turn's `prompt_id`, and only a Stop of that same turn is
+let through. A new prompt (UserPromptSubmit, a task notification included) starts another turn and
+drops the exemption. When the turn cannot be told (the Stop or the failure carries no `prompt_id`, and
+no prompt came in between), the conservative reading: a Stop without a claim goes through (blocking it
+could send Claude straight back into the rate limit), a Stop with a claim is checked as usual (an
+unverified claim must never pass on a guess).
+
+Every block is counted against a no-progress limit: so many blocks in a row with the workspace
+unchanged halt the loop before Claude Code's own cap of 8 consecutive blocks silently ends it.
+`stop_hook_active` is recorded but not relied on: the CLI has been seen to reset it
+(anthropics/claude-code#54360).
 
 Internal errors (the documented exception to failing open): an error while checking the claim of an
 ACTIVE loop blocks that stop once and tells both Claude and the user, because letting an unverified
@@ -118,6 +133,7 @@ class LoopState:
     last_block_fingerprint: str | None = None
     idle_blocks: int = 0
     interrupted: str | None = None  # the API error that ended the last turn (StopFailure)
+    interrupted_turn: str | None = None  # the prompt_id of that turn, when the CLI sent one
     claim_errors: int = 0
     ended_at: float | None = None
     end_reason: str | None = None
@@ -148,6 +164,7 @@ class Stop:
     message: str | None
     claim: ClaimCheck
     fingerprint: str | None = None
+    prompt_id: str | None = None  # the turn this Stop ends, when the CLI says
     stop_hook_active: bool = False
     # Descriptions of background work in flight; None when the CLI did not say (older versions).
     background: tuple[str, ...] | None = ()
@@ -159,6 +176,7 @@ class Stop:
 @dataclass(frozen=True)
 class StopFailure:
     error: str
+    prompt_id: str | None = None  # the turn the error ended, when the CLI says
 
 
 @dataclass(frozen=True)
@@ -183,11 +201,37 @@ class UserPrompt:
 
 
 @dataclass(frozen=True)
+class TaskNotification:
+    """A background task (a verifier launched in the background) reporting back through a prompt that
+    starts `<task-notification>`: a new turn, but not the user speaking."""
+
+
+@dataclass(frozen=True)
+class Compaction:
+    trigger: str  # "manual" (/compact) or "auto"
+
+
+@dataclass(frozen=True)
+class SessionEnd:
+    reason: str
+
+
+@dataclass(frozen=True)
 class Cancel:
     by: str
 
 
-Event = Stop | StopFailure | SubagentStart | SubagentStop | UserPrompt | Cancel
+Event = (
+    Stop
+    | StopFailure
+    | SubagentStart
+    | SubagentStop
+    | UserPrompt
+    | TaskNotification
+    | Compaction
+    | SessionEnd
+    | Cancel
+)
 
 
 @dataclass(frozen=True)
@@ -235,11 +279,9 @@ def decide(state: LoopState | None, event: Event, now: float, limits: Limits = L
         return _on_subagent_start(state, event, now, limits)
     if isinstance(event, SubagentStop):
         return _on_subagent_stop(state, event, now, limits)
-    if isinstance(event, StopFailure):
-        return _on_stop_failure(state, event)
-    if isinstance(event, UserPrompt):
-        return _on_user_prompt(state)
-    return _on_cancel(state, event, now)
+    if isinstance(event, Cancel):
+        return _on_cancel(state, event, now)
+    return _on_notice(state, event)
 
 
 # Stop ---------------------------------------------------------------------------------------------------
@@ -248,6 +290,19 @@ def decide(state: LoopState | None, event: Event, now: float, limits: Limits = L
 def _on_stop(state: LoopState | None, ev: Stop, now: float, limits: Limits) -> Outcome:
     if state is None or not state.active:
         return Outcome(state, "pass", ("no active loop in this session",))
+    if state.interrupted is None:
+        return _stop_active(state, ev, now, limits)
+    # A recorded API error is good for one Stop at most, whatever is decided here.
+    error, turn = state.interrupted, state.interrupted_turn
+    state = replace(state, interrupted=None, interrupted_turn=None)
+    exempt, why = _exempt_after_failure(error, turn, ev)
+    if exempt:
+        return Outcome(state, "pass", (why,), message=looptext.interrupted_message(state, error))
+    outcome = _stop_active(state, ev, now, limits)
+    return replace(outcome, reasons=(why, *outcome.reasons))
+
+
+def _stop_active(state: LoopState, ev: Stop, now: float, limits: Limits) -> Outcome:
     never_blocked = _never_blocked(state, ev, now)
     if never_blocked is not None:
         return never_blocked
@@ -258,16 +313,36 @@ def _on_stop(state: LoopState | None, ev: Stop, now: float, limits: Limits) -> O
     return _stop_passed(state, ev, now, limits)
 
 
+def _exempt_after_failure(error: str, turn: str | None, ev: Stop) -> tuple[bool, str]:
+    """Whether an API error (`error`, ending the turn `turn`) lets this Stop through, and why. See the
+    module's docstring for the turn that cannot be identified."""
+    if turn is not None and ev.prompt_id is not None:
+        if turn == ev.prompt_id:
+            return True, f"api-error: an API error ({error}) ended this turn; such a stop is never blocked"
+        return False, (
+            f"api-error-later-turn: the API error ({error}) ended an earlier turn, not this one; this stop "
+            "is decided as usual"
+        )
+    if ev.claim.claimed:
+        return False, (
+            f"api-error-unidentified: an API error ({error}) ended a turn this stop cannot be matched to; "
+            "its claim is checked as usual, never let through on a guess"
+        )
+    return True, (
+        f"api-error: an API error ({error}) ended the last turn and no prompt came since; a stop without "
+        "a claim goes through"
+    )
+
+
 def _never_blocked(state: LoopState, ev: Stop, now: float) -> Outcome | None:
-    """The stops that go through whatever the phase: after an API error, past the budget, and while
-    background work is in flight."""
-    error = ev.api_error or state.interrupted
-    if error:
+    """The stops that go through whatever the phase: one reporting an API error itself, past the
+    budget, and while background work is in flight."""
+    if ev.api_error:
         return Outcome(
-            replace(state, interrupted=None),
+            state,
             "pass",
-            (f"api-error: the turn ended on an API error ({error}); such a stop is never blocked",),
-            message=looptext.interrupted_message(state, error),
+            (f"api-error: the turn ended on an API error ({ev.api_error}); such a stop is never blocked",),
+            message=looptext.interrupted_message(state, ev.api_error),
         )
     if now - state.started_at > state.budget:
         return _halt(state, now, looptext.budget_reason(state, now))
@@ -630,6 +705,22 @@ def snapshot(verification: Verification, status: str, **extra: object) -> dict[s
     }
 
 
+def log_fields(session_id: str, outcome: Outcome) -> dict[str, object]:
+    """What the decision log keeps of a decision (`tiergate.log.decision_record` adds the event, the
+    level and the time): the session, the decision and its reasons, where the loop stands, and the
+    verifications it requested or closed."""
+    fields: dict[str, object] = {
+        "session_id": session_id,
+        "decision": outcome.decision,
+        "reasons": list(outcome.reasons),
+    }
+    if outcome.state is not None:
+        fields.update(phase=outcome.state.phase, iteration=outcome.state.iteration)
+    if outcome.verifications:
+        fields["verifications"] = list(outcome.verifications)
+    return fields
+
+
 def _run_facts(run: VerifierRun, now: float, model: str | None) -> dict[str, object]:
     duration = round(now - run.started_at, 3)
     return {"agent_id": run.agent_id, "duration_s": duration, "redos": run.redos, "ran_on": model}
@@ -638,18 +729,53 @@ def _run_facts(run: VerifierRun, now: float, model: str | None) -> dict[str, obj
 # Other events -------------------------------------------------------------------------------------------
 
 
-def _on_stop_failure(state: LoopState | None, ev: StopFailure) -> Outcome:
+def _on_notice(
+    state: LoopState | None, ev: StopFailure | UserPrompt | TaskNotification | Compaction | SessionEnd
+) -> Outcome:
+    """The events that only tell the loop something: none blocks, none ends it."""
     if state is None or not state.active:
         return Outcome(state, "ignore", ("no active loop in this session",))
-    reasons = (f"api-error: the turn ended on {ev.error}; the next stop goes through",)
-    return Outcome(replace(state, interrupted=ev.error), "recorded", reasons)
+    if isinstance(ev, StopFailure):
+        return _on_stop_failure(state, ev)
+    if isinstance(ev, UserPrompt | TaskNotification):
+        return _on_prompt(state, ev)
+    return _on_session_event(state, ev)
 
 
-def _on_user_prompt(state: LoopState | None) -> Outcome:
-    if state is None or not state.active:
-        return Outcome(state, "ignore", ("no active loop in this session",))
-    fresh = replace(state, idle_blocks=0, last_block_fingerprint=None)
-    return Outcome(fresh, "user-prompt", ("the user spoke: the no-progress count starts again",))
+def _on_stop_failure(state: LoopState, ev: StopFailure) -> Outcome:
+    turn = f"turn {ev.prompt_id}" if ev.prompt_id else "a turn the CLI did not identify"
+    reasons = (f"api-error: {ev.error} ended {turn}; a stop of that turn goes through",)
+    return Outcome(replace(state, interrupted=ev.error, interrupted_turn=ev.prompt_id), "recorded", reasons)
+
+
+def _on_prompt(state: LoopState, ev: UserPrompt | TaskNotification) -> Outcome:
+    """A new turn starts: an API error that ended an earlier one exempts none of its stops. Only the
+    user speaking counts as activity for the no-progress limit."""
+    fresh = replace(state, interrupted=None, interrupted_turn=None)
+    dropped = (
+        (f"api-error-dropped: the exemption for the API error ({state.interrupted}) ends with its turn",)
+        if state.interrupted is not None
+        else ()
+    )
+    if isinstance(ev, TaskNotification):
+        reasons = ("task-notification: a background task reported back; not the user, so not activity",)
+        return Outcome(fresh, "task-notification", (*reasons, *dropped))
+    fresh = replace(fresh, idle_blocks=0, last_block_fingerprint=None)
+    reasons = ("the user spoke: the no-progress count starts again",)
+    return Outcome(fresh, "user-prompt", (*reasons, *dropped))
+
+
+def _on_session_event(state: LoopState, ev: Compaction | SessionEnd) -> Outcome:
+    """Nothing changes; the decision log shows that the loop saw it."""
+    where = f"phase {state.phase}, iteration {state.iteration}/{state.max_iterations}"
+    if isinstance(ev, Compaction):
+        reason = (
+            f"compaction ({ev.trigger}) at {where}: the loop is restated to Claude at the SessionStart "
+            "that follows"
+        )
+        return Outcome(state, "compaction", (reason,))
+    reason = f"session-end ({ev.reason}) at {where}: the loop stays as it is; resuming the session resumes it"
+    return Outcome(state, "session-end", (reason,))
 
 
 def _on_cancel(state: LoopState | None, ev: Cancel, now: float) -> Outcome:

@@ -78,20 +78,24 @@ def spawn_directive(state: LoopState, verification: Verification, notes: Sequenc
         parts.append(f"This is verification {verification.id}, requested again: {verification.note}.")
     parts += [f"Note: {note}." for note in notes]
     parts.append(
-        "Spawn this verifier now with the Agent tool, with exactly these parameters, in the foreground, "
-        "and wait for its result. Do not verify the work yourself and do not write a verdict: only this "
-        "verifier's verdict counts. Do not change any file while it runs."
+        "Spawn this verifier now with the Agent tool, with exactly these parameters. Launch it in the "
+        'foreground ("run_in_background": false, as below) and wait for its result in this turn. Do not '
+        "verify the work yourself and do not write a verdict: only this verifier's verdict counts. Do not "
+        "change any file while it runs."
     )
     parts.append(_spawn_block(state, verification))
     return _fit("\n\n".join(parts))
 
 
 def _spawn_block(state: LoopState, verification: Verification) -> str:
+    # In print mode the CLI runs an Agent call in the background unless told otherwise: the turn would
+    # end (Stop) before the verifier does. In the foreground the whole verification stays in one turn.
     directive = {
         "subagent_type": verification.agent,
         "model": verification.model,
         "description": f"Verify claim {verification.id} ({verification.tier})",
         "prompt": verifier_prompt(state, verification),
+        "run_in_background": False,
     }
     return f"```{SPAWN_INFO}\n{json.dumps(directive, ensure_ascii=False)}\n```"
 
@@ -111,7 +115,8 @@ def reminder(state: LoopState, limit: int) -> str:
     parts = [
         f"tiergate: verification {verification.id} is still pending and no verifier has started "
         f"(reminder {verification.reminders}/{limit}; after that the loop halts). The loop cannot end "
-        "without it. Spawn it now with the Agent tool, exactly as below, and wait for its result.",
+        "without it. Spawn it now with the Agent tool, exactly as below (in the foreground), and wait for "
+        "its result.",
         _spawn_block(state, verification),
     ]
     return _fit("\n\n".join(parts))
@@ -255,6 +260,44 @@ def started_context(state: LoopState) -> str:
         "and only its verdict ends the loop. Never write a tiergate-verdict block yourself.\n\n"
         f"Task:\n{cut(state.task, TASK_IN_REASON)}"
     )
+
+
+def restated_context(state: LoopState, source: str | None) -> str:
+    """Additional context at SessionStart in a session with an active loop: the task, the iteration,
+    the phase and the promise again, since compaction (or a resume) may have dropped them."""
+    why = {
+        "compact": "The conversation was just compacted, so here is the loop again.",
+        "resume": "The session resumed with its loop still running.",
+    }.get(source or "", "This session has a loop running.")
+    parts = [
+        f"tiergate loop active (iteration {state.iteration}/{state.max_iterations}, phase {state.phase}). "
+        f"{why}",
+        _phase_line(state),
+        f"When the task is completely done, end your final message with {tag(state)} on its last line; "
+        "only the verdict of the independent verifier tiergate asks for ends the loop. Never write a "
+        "tiergate-verdict block yourself.",
+        f"Task:\n{cut(state.task, TASK_IN_REASON)}",
+    ]
+    return _fit("\n\n".join(parts))
+
+
+def _phase_line(state: LoopState) -> str:
+    verification = state.verification
+    if state.phase == "verifying" and verification is not None:
+        return (
+            f"Your completion claim is being verified: verification {verification.id} ({verification.tier} "
+            f"tier) asks for the verifier {verification.agent} on {verification.model}. If it has not run "
+            "yet, tiergate gives you its spawn directive again at your next stop; do not change any file "
+            "while it runs."
+        )
+    if state.phase == "passed":
+        return (
+            f"The {state.tier} verifier passed your claim; the loop ends at your next stop unless the "
+            "workspace changes."
+        )
+    if state.feedback:
+        return "The last verification did not pass; its findings come back to you at your next stop."
+    return "You are working on the task; no completion claim is pending."
 
 
 def started_message(state: LoopState, replaced: LoopState | None) -> str:

@@ -23,9 +23,7 @@ if TYPE_CHECKING:
     from tiergate.project import Project
     from tiergate.protocol import HookReply
 
-# Events and their modules. PreCompact and SessionEnd have nothing to do with a loop: the loop's context
-# comes back after compaction through SessionStart (source "compact"), and a session that ends may be
-# resumed, so its loop is left as it is.
+# Events and their modules.
 _MODULES = {
     "Stop": "stop",
     "SubagentStart": "subagent_start",
@@ -33,10 +31,12 @@ _MODULES = {
     "UserPromptSubmit": "user_prompt",
     "SessionStart": "session_start",
     "StopFailure": "stop_failure",
+    "PreCompact": "pre_compact",
+    "SessionEnd": "session_end",
 }
 # Events at which a loop started from a shell is bound to the session (not SessionEnd: a session on
 # its way out must not take it).
-_BINDING_EVENTS = frozenset(_MODULES)
+_BINDING_EVENTS = frozenset(_MODULES) - {"SessionEnd"}
 COMMAND_PREFIX = "/tiergate:"
 
 
@@ -46,16 +46,17 @@ def handle(event_name: str, payload: dict[str, Any], project: Project) -> HookRe
         return None
     session_id: str = payload["session_id"]
     state_dir = os.fspath(project.state_dir)
-    pending = os.path.exists(os.path.join(state_dir, "pending.json"))  # noqa: PTH110, PTH118
+    pending = os.path.join(state_dir, "pending.json")  # noqa: PTH118
+    bind = event_name in _BINDING_EVENTS and os.path.exists(pending)  # noqa: PTH110
     command = event_name == "UserPromptSubmit" and _is_command(payload.get("prompt"))
     loop_file = os.path.join(state_dir, "loops", session_id + ".json")  # noqa: PTH118
-    if not pending and not command and not _holds_active_loop(loop_file):
+    if not bind and not command and not _holds_active_loop(loop_file):
         return None
     import importlib
 
     from tiergate.handlers import common
 
-    bound = common.bind_pending(project, session_id, event_name) if pending else None
+    bound = common.bind_pending(project, session_id, event_name) if bind else None
     module = importlib.import_module(f"tiergate.handlers.{module_name}")
     reply: HookReply | None = module.handle(payload, project)
     return common.with_binding(event_name, reply, bound) if bound is not None else reply

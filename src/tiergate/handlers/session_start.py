@@ -1,4 +1,5 @@
-"""SessionStart: a session resumes (or compacts) with an active loop; the model is reminded of it."""
+"""SessionStart: a session starts, resumes or has just been compacted with an active loop; the model is
+reminded of it (task, iteration, phase, promise), since compaction may have dropped it."""
 
 from __future__ import annotations
 
@@ -18,4 +19,4 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
     current = state.read(project, start.session_id)
     if current is None or not current.active:
         return None
-    return HookReply(additional_context=looptext.started_context(current))
+    return HookReply(additional_context=looptext.restated_context(current, start.source))

@@ -42,6 +42,7 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
         message=message,
         claim=claim,
         fingerprint=workspace,
+        prompt_id=stop.prompt_id,
         stop_hook_active=stop.stop_hook_active,
         background=background,
         api_error=error,

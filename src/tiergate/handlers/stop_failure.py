@@ -1,5 +1,6 @@
 """StopFailure: an API error (rate limit, authentication, context or output limit...) ended the turn.
-Recorded, so that the next Stop goes through; Claude Code ignores this hook's output."""
+Recorded with the turn's prompt_id, so that a Stop of that turn goes through (see `tiergate.loop`);
+Claude Code ignores this hook's output."""
 
 from __future__ import annotations
 
@@ -20,5 +21,7 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
     current = state.read(project, failure.session_id)
     if current is None or not current.active:
         return None
-    common.apply(project, "StopFailure", failure.session_id, loop.StopFailure(failure.error))
+    common.apply(
+        project, "StopFailure", failure.session_id, loop.StopFailure(failure.error, failure.prompt_id)
+    )
     return None

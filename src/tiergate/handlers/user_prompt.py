@@ -1,5 +1,7 @@
 """UserPromptSubmit: `/tiergate:ralph` starts a loop in this session, `/tiergate:cancel` ends it; any
-other prompt only tells an active loop that the user is back."""
+other prompt only tells an active loop that a new turn starts: the user is back, or a background task
+(a verifier launched in the background) reports back through a `<task-notification>` prompt, which is
+not the user."""
 
 from __future__ import annotations
 
@@ -14,6 +16,8 @@ from tiergate.protocol import HookReply
 
 if TYPE_CHECKING:
     from tiergate.project import Project
+
+TASK_NOTIFICATION = "<task-notification>"
 
 
 def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
@@ -39,8 +43,15 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
     current = state.read(project, session_id)
     if current is None or not current.active:
         return None
-    common.apply(project, "UserPromptSubmit", session_id, loop.UserPrompt())
+    event = loop.TaskNotification() if is_task_notification(prompt.prompt) else loop.UserPrompt()
+    common.apply(project, "UserPromptSubmit", session_id, event)
     return None
+
+
+def is_task_notification(prompt: str) -> bool:
+    """Whether the prompt is Claude Code reporting a background task's end (CLI 2.1.332: the prompt
+    starts with a `<task-notification>` element), not something the user typed."""
+    return prompt.lstrip().startswith(TASK_NOTIFICATION)
 
 
 def start(project: Project, session_id: str, command: loopcommands.StartLoop) -> HookReply:

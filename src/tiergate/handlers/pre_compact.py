@@ -1,0 +1,21 @@
+"""PreCompact: the session is about to be compacted. With an active loop, one record in the decision log
+says so; the loop itself is restated to Claude at the SessionStart (source "compact") that follows."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from tiergate import loop
+from tiergate.handlers import common
+from tiergate.protocol import parse_input
+
+if TYPE_CHECKING:
+    from tiergate.project import Project
+    from tiergate.protocol import HookReply
+
+
+def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
+    event = parse_input("PreCompact", payload)
+    trigger = event.trigger or "unknown"
+    common.apply(project, "PreCompact", event.session_id, loop.Compaction(trigger))
+    return None

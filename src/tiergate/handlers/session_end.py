@@ -1,0 +1,22 @@
+"""SessionEnd: the session ends. With an active loop, one record in the decision log says so; the loop
+is left as it is, since the session may be resumed. Claude Code gives this hook 1.5 s: the record costs a
+state read and one appended line."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from tiergate import loop
+from tiergate.handlers import common
+from tiergate.protocol import parse_input
+
+if TYPE_CHECKING:
+    from tiergate.project import Project
+    from tiergate.protocol import HookReply
+
+
+def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
+    event = parse_input("SessionEnd", payload)
+    reason = event.reason or "unknown"
+    common.apply(project, "SessionEnd", event.session_id, loop.SessionEnd(reason))
+    return None
