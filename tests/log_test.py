@@ -1,22 +1,29 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from testing.gitrepo import init_repo
 
+from tiergate import loop
+from tiergate.handlers.common import log_outcome
 from tiergate.log import (
     append_record,
     decision_log,
+    decision_record,
     errors_log_path,
     log_path,
     read_log,
     read_records,
     record_incident,
     utc_timestamp,
+    write_decision,
 )
 from tiergate.project import Project, ensure_state_dir
 
@@ -138,6 +145,87 @@ def test_errors_log_honours_only_an_absolute_xdg_state_home(
     assert errors_log_path() == tmp_path / "home" / ".local" / "state" / "tiergate" / "errors.log"
     monkeypatch.delenv("XDG_STATE_HOME")
     assert errors_log_path() == tmp_path / "home" / ".local" / "state" / "tiergate" / "errors.log"
+
+
+STAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
+
+
+def test_a_decision_record_has_one_shape_whichever_writer_writes_it(project: Project) -> None:
+    state = loop.new_loop("s1", "fix it", now=0.0, base="b" * 40, promise="DONE")
+    outcome = loop.Outcome(state, "cancel", ("cancelled by tiergate cancel",))
+
+    log_outcome(project, "cancel", "s1", outcome)  # the hooks' writer
+    decision_log(project).info("cancel", **loop.log_fields("s1", outcome))  # the command line's
+    write_decision(project, "claim_check_error", {"session_id": "s1", "error": "E"}, level="error")
+    decision_log(project, session_id="s1").error("claim_check_error", error="E")
+
+    lean, structured, lean_error, structured_error = read_log(project)
+    assert (
+        list(lean)
+        == list(structured)
+        == [
+            "event",
+            "session_id",
+            "decision",
+            "reasons",
+            "phase",
+            "iteration",
+            "level",
+            "timestamp",
+        ]
+    )
+    assert {**lean, "timestamp": ""} == {**structured, "timestamp": ""}
+    assert (
+        list(lean_error) == list(structured_error) == ["event", "session_id", "error", "level", "timestamp"]
+    )
+    assert {**lean_error, "timestamp": ""} == {**structured_error, "timestamp": ""}
+    for record in (lean, structured, lean_error, structured_error):
+        assert STAMP.match(record["timestamp"]), record["timestamp"]
+    lines = log_path(project).read_text().splitlines()
+    assert lines[0].replace(lean["timestamp"], "T") == lines[1].replace(structured["timestamp"], "T")
+
+
+def test_the_command_line_and_the_hooks_write_the_same_record_in_a_real_project(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "project", {"README.md": "hi\n"})
+    (repo / ".tiergate").mkdir()
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "CLAUDE_PROJECT_DIR": str(repo)}
+
+    def tiergate(*args: str, stdin: str = "") -> None:
+        result = subprocess.run(
+            [sys.executable, "-m", "tiergate", *args], input=stdin, env=env, cwd=repo, capture_output=True,
+            text=True, check=False,
+        )  # fmt: skip
+        assert result.returncode == 0, result
+
+    def prompt(session: str, text: str) -> None:
+        payload = {"session_id": session, "cwd": str(repo), "prompt": text}
+        tiergate("hook", "UserPromptSubmit", stdin=json.dumps(payload))
+
+    prompt("s1", "/tiergate:ralph fix it")
+    prompt("s2", "/tiergate:ralph fix it")
+    prompt("s1", "/tiergate:cancel")  # a hook: the lean writer
+    tiergate("cancel", "--session", "s2")  # the command line: structlog
+    by_hook, by_command = (
+        r for r in read_log(Project(repo, repo / ".tiergate")) if r["decision"] == "cancel"
+    )
+
+    assert (by_hook["event"], by_command["event"]) == ("UserPromptSubmit", "cancel")
+    assert list(by_hook) == list(by_command)
+    assert [type(v) for v in by_hook.values()] == [type(v) for v in by_command.values()]
+    assert STAMP.match(by_hook["timestamp"]) and STAMP.match(by_command["timestamp"])
+
+
+def test_decision_record_puts_the_event_first_and_level_and_time_last() -> None:
+    record = decision_record("stop", {"session_id": "s", "decision": "pass"}, level="warning", timestamp="T")
+    assert record == {
+        "event": "stop",
+        "session_id": "s",
+        "decision": "pass",
+        "level": "warning",
+        "timestamp": "T",
+    }
+    assert list(record) == ["event", "session_id", "decision", "level", "timestamp"]
+    assert STAMP.match(decision_record("x", {})["timestamp"])
 
 
 def test_utc_timestamp_matches_structlogs_format(project: Project) -> None:

@@ -1,13 +1,25 @@
 """The decision log: one JSON object per line in `<state_dir>/log.jsonl`, never on stdout.
 
+One record shape, built by one function (`decision_record`): `{"event", <the decision's fields:
+session_id, decision, reasons, phase, iteration, verifications, ...>, "level", "timestamp"}`, the
+timestamp in ISO 8601 UTC as structlog's TimeStamper writes it. Two writers put it on disk:
+
+- `decision_log` (structlog), for the command line (`tiergate ralph start`, `tiergate cancel`, and
+  whatever command records a decision next): structlog is the project's logging library, and a
+  command can afford it.
+- `write_decision` (a plain append), for the hooks: importing structlog costs about 60 ms in a fresh
+  process, and still 30 ms after everything an active loop's hook imports anyway (CPython 3.11,
+  structlog 26.1, measured with `-X importtime`), on every hook of an active loop, for the same line.
+
+Both end in `decision_record`, so the shapes cannot drift apart (tests/log_test.py writes one record each
+way and compares them).
+
 Several hook processes (parallel hooks, several sessions in one project) append at once. Each record
 goes out in one `write` on an O_APPEND descriptor while holding an exclusive `flock` on the log file
 itself: O_APPEND alone keeps records whole on local Linux filesystems, but not on every filesystem
 (NFS), and a short write could split a record. `fcntl` rather than filelock: importing filelock costs a
-hook about 70 ms, and the log file can be its own lock.
-
-structlog is imported only by `decision_log` (it costs about 100 ms); the crash record written by the
-hook runtime goes through `append_record` without it.
+hook about 70 ms, and the log file can be its own lock. The hook runtime's crash records go through
+`append_record` too.
 """
 
 from __future__ import annotations
@@ -17,7 +29,7 @@ import os
 # Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping
+    from collections.abc import Iterator, Mapping, MutableMapping
     from pathlib import Path
     from typing import Any
 
@@ -33,12 +45,25 @@ def log_path(project: Project) -> Path:
     return project.state_dir / LOG_NAME
 
 
-def decision_log(project: Project, **context: Any) -> FilteringBoundLogger:
-    """A structlog logger appending to the project's log, with `context` bound to every record.
+def decision_record(
+    event: str, fields: Mapping[str, Any], *, level: str = "info", timestamp: str | None = None
+) -> dict[str, Any]:
+    """A decision-log record: the event first, then `fields` in their order, then level and timestamp."""
+    return {"event": event, **fields, "level": level, "timestamp": timestamp or utc_timestamp()}
 
-    `log.info("stop", session_id=..., decision="block", reasons=[...])` writes
-    `{"event": "stop", "session_id": ..., "decision": ..., "reasons": [...], "level": "info",
-    "timestamp": "<ISO 8601 UTC>"}`. A record that cannot be written raises OSError.
+
+def write_decision(project: Project, event: str, fields: Mapping[str, Any], *, level: str = "info") -> None:
+    """Append one decision record without structlog (the hooks' writer). Raises OSError if it cannot."""
+    append_record(log_path(project), decision_record(event, fields, level=level))
+
+
+def decision_log(project: Project, **context: Any) -> FilteringBoundLogger:
+    """A structlog logger appending decision records to the project's log, with `context` bound to
+    every record (the command line's writer).
+
+    `log.info("cancel", session_id=..., decision="cancel", reasons=[...])` writes the record
+    `decision_record("cancel", {"session_id": ..., "decision": ..., "reasons": [...]})` builds.
+    A record that cannot be written raises OSError.
     """
     import structlog
 
@@ -46,8 +71,8 @@ def decision_log(project: Project, **context: Any) -> FilteringBoundLogger:
         _JsonLinesFile(log_path(project)),
         processors=[
             structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
             structlog.processors.format_exc_info,
+            _as_decision_record,
             structlog.processors.JSONRenderer(serializer=_dumps),
         ],
         wrapper_class=structlog.make_filtering_bound_logger(0),
@@ -55,6 +80,17 @@ def decision_log(project: Project, **context: Any) -> FilteringBoundLogger:
         cache_logger_on_first_use=False,
     )
     return logger.bind(**context)
+
+
+def _as_decision_record(
+    _logger: object, _method: str, event_dict: MutableMapping[str, Any]
+) -> dict[str, Any]:
+    """The structlog processor that gives a record the one shape (`decision_record`)."""
+    fields = dict(event_dict)
+    event = str(fields.pop("event", ""))
+    level = str(fields.pop("level", "info"))
+    timestamp = fields.pop("timestamp", None)
+    return decision_record(event, fields, level=level, timestamp=timestamp)
 
 
 class _JsonLinesFile:

@@ -19,7 +19,7 @@ def run(args: argparse.Namespace) -> int:
 
     from tiergate import loop, state
     from tiergate.errors import UserError
-    from tiergate.handlers.common import log_outcome
+    from tiergate.log import decision_log
     from tiergate.project import is_valid_session_id, locate
 
     project = locate(Path.cwd(), os.environ)
@@ -30,6 +30,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         sessions = [s.session_id for s in state.all_loops(project) if s.active]
     event = loop.Cancel("tiergate cancel")
+    log = decision_log(project)
     cancelled = 0
     for session_id in sessions:
         now = time.time()
@@ -42,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
 
         outcome = state.update(project, session_id, cancel)
         if outcome.decision == "cancel" and outcome.state is not None:
-            log_outcome(project, "cancel", session_id, outcome)
+            log.info("cancel", **loop.log_fields(session_id, outcome))
             cancelled += 1
             print(
                 f"tiergate: cancelled the loop of session {session_id} "
@@ -50,7 +51,8 @@ def run(args: argparse.Namespace) -> int:
             )
     dropped = state.drop_pending(project) if args.session is None else None
     if dropped is not None:
-        log_outcome(project, "cancel", "", loop.Outcome(None, "cancel", ("dropped the pending loop",)))
+        dropped_outcome = loop.Outcome(None, "cancel", ("dropped the pending loop",))
+        log.info("cancel", **loop.log_fields("", dropped_outcome))
         print(f"tiergate: dropped the pending loop ({dropped.task[:60]!r})")
     if not cancelled and dropped is None:
         where = f"session {args.session}" if args.session else str(project.root)

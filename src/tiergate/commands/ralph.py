@@ -79,10 +79,10 @@ def pending_loop(project: Project, task: str, max_iterations: str | None, promis
 
 
 def _log(project: Project, pending: LoopState, replaced: LoopState | None) -> None:
-    from tiergate.handlers.common import log_outcome
-    from tiergate.loop import Outcome
+    from tiergate.log import decision_log
+    from tiergate.loop import Outcome, log_fields
 
     reasons: tuple[str, ...] = (f"start: tiergate ralph start, base {pending.base}; waits for a session",)
     if replaced is not None:
         reasons += ("replaces the loop that was pending",)
-    log_outcome(project, "ralph start", "", Outcome(pending, "pending", reasons))
+    decision_log(project).info("ralph start", **log_fields("", Outcome(pending, "pending", reasons)))

@@ -42,25 +42,18 @@ def limits(env: Mapping[str, str]) -> loop.Limits:
 
 
 def log_outcome(project: Project, event_name: str, session_id: str, outcome: loop.Outcome) -> None:
-    current = outcome.state
-    where: dict[str, object] = (
-        {} if current is None else {"phase": current.phase, "iteration": current.iteration}
-    )
-    if outcome.verifications:
-        where["verifications"] = list(outcome.verifications)
-    fields = {"session_id": session_id, "decision": outcome.decision, "reasons": list(outcome.reasons)}
-    record(project, "info", event_name, **fields, **where)
+    """Log a hook's decision with the lean writer (the command line uses structlog's, for the same
+    record: see `tiergate.log`)."""
+    from tiergate.log import write_decision
+
+    write_decision(project, event_name, loop.log_fields(session_id, outcome))
 
 
 def record(project: Project, level: str, event: str, **fields: object) -> None:
-    """Append one decision record, in the form `tiergate.log.decision_log` writes.
+    """Append one record of something a hook met (an error while checking a claim), decision-shaped."""
+    from tiergate.log import write_decision
 
-    Written with `append_record` rather than through structlog: importing structlog would add about
-    100 ms to every hook of an active loop, for the same line."""
-    from tiergate.log import append_record, log_path, utc_timestamp
-
-    line = {"event": event, **fields, "level": level, "timestamp": utc_timestamp()}
-    append_record(log_path(project), line)
+    write_decision(project, event, fields, level=level)
 
 
 def reply(outcome: loop.Outcome) -> HookReply | None:
