@@ -35,6 +35,7 @@ COMMANDS: dict[str, str] = {
     "demo": "demo",
     "backups": "backups",
     "restore": "restore",
+    "checks": "checks",
 }
 
 

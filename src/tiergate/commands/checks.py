@@ -1,0 +1,90 @@
+"""`tiergate checks [--json] [--base REV] [--timeout SECONDS] [--rerun]`: the gate, run now.
+
+Runs the project's checks as a completion claim would (the same staging, baseline and kept results),
+and prints what the gate would tell Claude. Exit 0 when the checks do not refute a claim, 1 when they
+do. On a terminal, each check's start and end (and every 30 s of a long one) go to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from tiergate.checkrun import ProgressEvent
+
+HELP = "run the project's checks now, as tiergate's gate does at a completion claim"
+TEXT_LIMIT = 20_000
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--base", metavar="REV", help="compare with the checks at REV (default: the loop's start, else HEAD)"
+    )
+    parser.add_argument(
+        "--timeout", type=_seconds, metavar="SECONDS", help="per check, before its process group is ended"
+    )
+    parser.add_argument("--rerun", action="store_true", help="run again even if this workspace has results")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0 seconds: {text!r}")
+    return value
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+    import os
+    from pathlib import Path
+
+    from tiergate import state
+    from tiergate.checkrun import DEFAULT_TIMEOUT
+    from tiergate.checks import project_checks
+    from tiergate.config import load_config
+    from tiergate.gaterun import run_gate
+    from tiergate.project import locate
+
+    project = locate(Path.cwd(), os.environ)
+    checks = project_checks(project.root, load_config(project.root))
+    base = args.base or state.active_base(project)
+    progress = TerminalProgress(sys.stderr) if sys.stderr.isatty() else None
+    result = run_gate(
+        project,
+        base,
+        checks,
+        timeout=args.timeout or DEFAULT_TIMEOUT,
+        progress=progress,
+        reuse=not args.rerun,
+    )
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2))
+    else:
+        print(result.report_text(TEXT_LIMIT))
+    return 1 if result.refuted else 0
+
+
+class TerminalProgress:
+    """One line per check start and end, and one per heartbeat of a long check."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def __call__(self, event: ProgressEvent) -> None:
+        prefix = f"tiergate: [{event.label}] " if event.label else "tiergate: "
+        name = event.check.name
+        if event.event == "start":
+            line = f"{name} started: {event.check.command}"
+        elif event.event == "running":
+            line = f"{name} still running ({event.elapsed:.0f} s)"
+        else:
+            reason = event.result.reason if event.result else "done"
+            status = event.result.status.replace("_", " ") if event.result else "done"
+            line = f"{name} {status} in {event.elapsed:.1f} s ({reason})"
+        print(prefix + line, file=self.stream, flush=True)

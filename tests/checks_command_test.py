@@ -1,0 +1,141 @@
+"""`tiergate checks [--json]` as a user runs it: the gate on a real project, progress only on a terminal."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import shlex
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from testing.gitrepo import GIT_ENV, commit_all, git, init_repo, write
+
+PYTHON = shlex.quote(sys.executable)
+CONFIG = (
+    "[checks]\n"
+    f'syntax = "{PYTHON} -m compileall -q app.py"\n'
+    f'tests = "PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 {PYTHON} -m pytest -q -p no:cacheprovider"\n'
+)
+APP = "def double(x):\n    return 2 * x\n"
+TESTS = "from app import double\n\ndef test_double():\n    assert double(2) == 4\n"
+
+
+def env() -> dict[str, str]:
+    kept = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_PROJECT_DIR", "TIERGATE_STATE_DIR")}
+    return {**kept, **GIT_ENV}
+
+
+def tiergate(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "tiergate", "checks", *args]
+    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, check=False, env=env())
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return init_repo(tmp_path / "repo", {".tiergate.toml": CONFIG, "app.py": APP, "test_app.py": TESTS})
+
+
+def test_passing_checks_exit_0_and_print_the_report(repo: Path) -> None:
+    run = tiergate(repo)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("tiergate's checks pass: all 2 of them.")
+    assert run.stderr == ""  # not a terminal: no progress
+
+
+def test_a_new_failure_exits_1_with_the_failing_test_and_its_assertion(repo: Path) -> None:
+    write(repo, {"app.py": "def double(x):\n    return x + x + 1\n"})
+    run = tiergate(repo, "--json")
+    assert run.returncode == 1
+    data = json.loads(run.stdout)
+    assert data["refuted"] is True
+    syntax, tests = data["checks"]
+    assert (syntax["name"], syntax["standing"]) == ("syntax", "passed")
+    assert (tests["standing"], tests["new_tests"]) == ("new", ["test_app.py::test_double"])
+    assert any("assert 5 == 4" in line for line in tests["output_lines"])
+    text = tiergate(repo)
+    assert text.returncode == 1
+    assert "(These results were produced earlier for this very workspace and reused.)" in text.stdout
+    assert "new failing tests: test_app.py::test_double" in text.stdout
+
+
+def test_the_base_decides_what_is_pre_existing(repo: Path) -> None:
+    base = git(repo, "rev-parse", "HEAD").strip()
+    write(repo, {"app.py": "def double(x):\n    return x\n"})
+    commit_all(repo, "broken, committed")
+    write(repo, {"README.md": "docs\n"})
+    against_head = tiergate(repo, "--json")  # the broken commit is the base: nothing new
+    assert against_head.returncode == 0
+    assert json.loads(against_head.stdout)["checks"][1]["standing"] == "pre-existing"
+    against_base = tiergate(repo, "--json", "--base", base)
+    assert against_base.returncode == 1
+    assert json.loads(against_base.stdout)["checks"][1]["standing"] == "new"
+
+
+def test_an_unknown_base_is_one_line(repo: Path) -> None:
+    run = tiergate(repo, "--base", "no-such-rev")
+    assert run.returncode == 2
+    assert run.stderr.strip() == f"tiergate: unknown revision 'no-such-rev' in {repo}"
+
+
+def test_a_bad_timeout_is_refused_by_the_parser(repo: Path) -> None:
+    run = tiergate(repo, "--timeout", "0")
+    assert run.returncode == 2
+    assert "must be more than 0 seconds" in run.stderr
+
+
+def test_the_timeout_applies_to_every_check(repo: Path) -> None:
+    write(repo, {".tiergate.toml": '[checks]\ntests = "if [ -f slow ]; then sleep 30; fi"\n'})
+    commit_all(repo, "a check that hangs once the workspace has a file named slow")
+    write(repo, {"slow": "\n"})
+    started = time.monotonic()
+    run = tiergate(repo, "--json", "--timeout", "0.5")
+    assert time.monotonic() - started < 10
+    assert run.returncode == 1
+    (check,) = json.loads(run.stdout)["checks"]
+    assert (check["status"], check["standing"]) == ("timed_out", "new")
+    assert check["reason"] == "timed out after 0.5 s; its process group was ended"
+
+
+def test_on_a_terminal_progress_goes_to_stderr(repo: Path) -> None:
+    leader, follower = pty.openpty()
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "tiergate", "checks", "--rerun"],
+            cwd=repo,
+            stdout=subprocess.PIPE,
+            stderr=follower,
+            text=True,
+            check=False,
+            env=env(),
+        )
+        os.close(follower)
+        follower = -1
+        progress = _read_all(leader)
+    finally:
+        os.close(leader)
+        if follower >= 0:
+            os.close(follower)
+    assert proc.returncode == 0
+    lines = progress.replace("\r\n", "\n").splitlines()
+    assert lines[0].startswith("tiergate: syntax started: ")
+    assert lines[1].startswith("tiergate: syntax passed in ")
+    assert lines[2].startswith("tiergate: tests started: ")
+    assert lines[3].startswith("tiergate: tests passed in ")
+    assert "tiergate" not in proc.stdout.split("\n", 1)[1]  # the report alone on stdout
+
+
+def _read_all(fd: int) -> str:
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:  # EIO: the other end is closed
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    return b"".join(chunks).decode()
