@@ -18,7 +18,8 @@ Rules that keep a rollback from losing work:
   (an untracked directory with its own `.git`) or a submodule is its own repository: its work tree is left
   alone, neither saved nor removed.
   Empty directories are not saved (git has no notion of them).
-- Files go through git's filters both ways, as they do with `git stash`.
+- Files go through git's filters both ways, as they do with `git stash`. A conflicted index is saved as
+  the files with their conflict markers (and HEAD's tree as the index): the unmerged state is not.
 
 Backups are named `<UTC time>-<short id>`, which sorts by age, and listed newest first.
 """
