@@ -88,3 +88,35 @@ def test_unreadable_config(tmp_path: Path) -> None:
     (tmp_path / ".tiergate.toml").write_bytes(b"\xff\xfe[tiers]")
     with pytest.raises(UserError, match=r"^\.tiergate\.toml: cannot read"):
         load_config(tmp_path)
+
+
+def test_gate_interventions_stalls_alerts_sections(tmp_path: Path) -> None:
+    (tmp_path / ".tiergate.toml").write_text(
+        "[gate]\ntimeout_seconds = 60\n[interventions]\nattempt_limit = 2\nskip_limit = 4\n"
+        'rollback_on_retry = true\n[stalls]\nsame_failure = 3\n[alerts]\ncommand = "notify-send x"\n'
+    )
+    config = load_config(tmp_path)
+    assert config.gate.timeout_seconds == 60.0
+    assert (config.interventions.attempt_limit, config.interventions.skip_limit) == (2, 4)
+    assert config.interventions.rollback_on_retry is True
+    assert config.interventions.failure_limit is None
+    assert config.stalls.same_failure == 3
+    assert config.stalls.empty_turns == 3
+    assert config.alerts.command == "notify-send x"
+    assert config.alerts.timeout_seconds == 10.0
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[gate]\ntimeout_seconds = 0\n", ".tiergate.toml: gate.timeout_seconds: "),
+        ("[stalls]\nsame_failure = 1\n", ".tiergate.toml: stalls.same_failure: "),
+        ("[alerts]\ncommand = 5\n", ".tiergate.toml: alerts.command: "),
+        ("[interventions]\nrollback_on_retry = 'yes'\n", ".tiergate.toml: interventions.rollback_on_retry: "),
+    ],
+)
+def test_broken_new_sections(tmp_path: Path, text: str, message: str) -> None:
+    (tmp_path / ".tiergate.toml").write_text(text)
+    with pytest.raises(UserError) as caught:
+        load_config(tmp_path)
+    assert str(caught.value).startswith(message)

@@ -29,6 +29,22 @@ Example::
 
     [checks]                     # name -> shell command, run by tiergate itself
     tests = "pytest -q"
+
+    [gate]
+    timeout_seconds = 300        # per check; its whole process group is killed after that
+
+    [interventions]              # the seed's table: retry, change approach, roll back, halt
+    attempt_limit = 3            # refuted attempts at one item before changing approach
+    skip_limit = 3               # items given up before the loop halts
+    rollback_on_retry = false
+
+    [stalls]
+    same_failure = 2             # the same failure this many times in a row is a stall
+    empty_turns = 3              # turns with no claim and no change
+
+    [alerts]
+    command = "notify-send tiergate"   # run on a halt, the message on stdin and in TIERGATE_ALERT
+    timeout_seconds = 10
 """
 
 from __future__ import annotations
@@ -107,6 +123,37 @@ class LoopConfig(_Section):
         return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
+class GateConfig(_Section):
+    timeout_seconds: float = Field(300.0, gt=0)
+
+    @field_validator("timeout_seconds", mode="before")
+    @classmethod
+    def _int_is_a_number(cls, value: Any) -> Any:
+        return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+class InterventionsConfig(_Section):
+    attempt_limit: int = Field(3, ge=1)
+    skip_limit: int = Field(3, ge=1)
+    failure_limit: int | None = Field(None, ge=1)
+    rollback_on_retry: bool = False
+
+
+class StallsConfig(_Section):
+    same_failure: int = Field(2, ge=2)
+    empty_turns: int = Field(3, ge=1)
+
+
+class AlertsConfig(_Section):
+    command: str | None = None
+    timeout_seconds: float = Field(10.0, gt=0)
+
+    @field_validator("timeout_seconds", mode="before")
+    @classmethod
+    def _int_is_a_number(cls, value: Any) -> Any:
+        return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
 class Config(_Section):
     source: str | None = Field(None, exclude=True)
     tiers: TiersConfig = TiersConfig()
@@ -115,6 +162,10 @@ class Config(_Section):
     patterns: PatternsConfig = PatternsConfig()
     loop: LoopConfig = LoopConfig()
     checks: dict[str, str] = Field(default_factory=dict)
+    gate: GateConfig = GateConfig()
+    interventions: InterventionsConfig = InterventionsConfig()
+    stalls: StallsConfig = StallsConfig()
+    alerts: AlertsConfig = AlertsConfig()
 
     @property
     def tier_policy(self) -> TierPolicy:
