@@ -42,7 +42,7 @@ def repo(tmp_path: Path) -> Path:
 def test_passing_checks_exit_0_and_print_the_report(repo: Path) -> None:
     run = tiergate(repo)
     assert run.returncode == 0, run.stderr
-    assert run.stdout.startswith("tiergate's checks pass: all 2 of them.")
+    assert run.stdout.startswith("tiergate's checks pass (2 checks).")
     assert run.stderr == ""  # not a terminal: no progress
 
 

@@ -44,7 +44,7 @@ def test_passing_checks_do_not_refute_and_go_into_the_evidence_packet() -> None:
     )
     assert not gate.refuted
     assert [v.standing for v in gate.verdicts] == ["passed", "passed"]
-    assert gate.report_text().startswith("tiergate's checks pass: all 2 of them.")
+    assert gate.report_text().startswith("tiergate's checks pass (2 checks).")
     packet = gate.packet_lines()
     assert packet[1] == "- tests (`pytest -q`, tests): passed in 1.2 s"
     assert packet[2] == "- lint (`ruff check .`, lint): passed in 1.2 s"
@@ -78,7 +78,7 @@ def test_the_same_failure_as_at_the_baseline_is_pre_existing_and_does_not_refute
     )
     text = gate.report_text()
     assert text.startswith(
-        "tiergate's checks do not refute the claim: 1 of 1 fail, as they did when the loop began."
+        "tiergate's checks do not refute the claim: 1 check of 1 fails, as when the loop began."
     )
     assert "Pre-existing, not held against this claim: tests" in text
     assert "pre-existing" in gate.packet_lines()[1]
@@ -91,7 +91,7 @@ def test_a_new_failing_test_in_a_check_that_failed_before_is_a_new_failure() -> 
     assert gate.refuted
     (verdict,) = gate.new_failures
     assert verdict.new_tests == ("tests/test_app.py::test_c",)
-    assert verdict.reason == "1 failing test(s) not failing at the baseline"
+    assert verdict.reason == "1 failing test not failing at the baseline"
     text = gate.report_text()
     assert "new failing tests: tests/test_app.py::test_c\n" in text
     assert "failing at the baseline too: tests/test_app.py::test_a, tests/test_app.py::test_b" in text
@@ -132,7 +132,7 @@ def test_compile_failures_come_first_and_say_so() -> None:
     assert text.index("FAILED: build [syntax/compile failure]") < text.index("FAILED: tests [tests failure]")
     only_build = judge([build, result(status="skipped", code=None, reason="not run")], {})
     assert only_build.report_text().splitlines()[0] == (
-        "tiergate's checks refute the claim: 1 of 2 check(s) fail (syntax/compile) that did not fail when "
+        "tiergate's checks refute the claim: new syntax/compile failures in 1 check of 2, not failing when "
         "the loop began."
     )
     assert "Not run, because the compile stage failed first: tests" in only_build.report_text()
@@ -189,4 +189,4 @@ def test_the_json_form_names_every_check_and_its_standing() -> None:
     assert tests["failed_tests"] == ["tests/test_app.py::test_a", "tests/test_app.py::test_b"]
     assert tests["new_tests"] == ["tests/test_app.py::test_b"]
     assert lint["standing"] == "passed"
-    assert gate.reasons[0] == "tests: new: 1 failing test(s) not failing at the baseline"
+    assert gate.reasons[0] == "tests: new: 1 failing test not failing at the baseline"

@@ -14,8 +14,9 @@ from testing.gitrepo import commit_all, git, init_repo, write
 from tiergate import evidencecache
 from tiergate.baseline import record_baseline
 from tiergate.checks import Check, make_check
+from tiergate.config import load_config
 from tiergate.gate import GateResult
-from tiergate.gaterun import NOT_RUN, run_gate
+from tiergate.gaterun import NOT_RUN, run_gate, run_project_gate
 from tiergate.project import Project
 
 # Third-party plugins of the dev environment (hypothesis, asyncio) only slow every run down.
@@ -330,3 +331,16 @@ def test_no_checks_is_a_gate_that_says_so(repo: Path) -> None:
     result = gate(repo, [])
     assert not result.refuted
     assert result.verdicts == ()
+
+
+def test_the_project_gate_runs_the_configured_checks(repo: Path) -> None:
+    write(repo, {".tiergate.toml": f'[checks]\ntests = "{PYTEST}"\nsyntax = "{SYNTAX}"\n'})
+    commit_all(repo, "configure the checks")
+    base = head(repo)
+    write(repo, {"app.py": "def total(items):\n    return 0\n"})
+    result = run_project_gate(project(repo), base, load_config(repo), timeout=60)
+    assert [(v.result.name, v.result.kind, v.standing) for v in result.verdicts] == [
+        ("tests", "tests", "new"),
+        ("syntax", "syntax", "passed"),
+    ]
+    assert result.new_failures[0].new_tests == ("test_app.py::test_total",)

@@ -152,7 +152,7 @@ def _why_new(
     if then.status != now.status:
         return f"fails differently: {then.reason} at the baseline"
     if new:
-        return f"{len(new)} failing test(s) not failing at the baseline"
+        return f"{_plural(len(new), 'failing test')} not failing at the baseline"
     if earlier and not failing:
         return "fails differently: it named failing tests at the baseline and names none now"
     return None
@@ -224,17 +224,23 @@ def _headline(result: GateResult) -> str:
     new, old = len(result.new_failures), len(result.pre_existing)
     if result.refuted:
         compile_new = sum(v.compile_stage for v in result.new_failures)
-        kind = " (syntax/compile)" if compile_new == new else ""
+        kind = "syntax/compile failures" if compile_new == new else "failures"
+        also = f"; {_plural(old, 'other check')} already failed then" if old else ""
         return (
-            f"tiergate's checks refute the claim: {new} of {total} check(s) fail{kind} that did not fail "
-            f"when the loop began" + (f"; {old} more failed then too" if old else "") + "."
+            f"tiergate's checks refute the claim: new {kind} in {_plural(new, 'check')} of {total}, "
+            f"not failing when the loop began{also}."
         )
     if old:
+        verb = "fails" if old == 1 else "fail"
         return (
-            f"tiergate's checks do not refute the claim: {old} of {total} fail, "
-            "as they did when the loop began."
+            f"tiergate's checks do not refute the claim: {_plural(old, 'check')} of {total} {verb}, "
+            "as when the loop began."
         )
-    return f"tiergate's checks pass: all {total} of them."
+    return f"tiergate's checks pass ({_plural(total, 'check')})."
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _fit_lines(lines: list[str], room: int) -> str:

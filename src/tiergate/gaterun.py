@@ -17,15 +17,31 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from tiergate import baseline, evidencecache
 from tiergate.checkrun import DEFAULT_TIMEOUT, Progress, run_checks, skipped
-from tiergate.checks import BEHAVIOUR_STAGE, COMPILE_STAGE, Check, CheckResult
+from tiergate.checks import BEHAVIOUR_STAGE, COMPILE_STAGE, Check, CheckResult, project_checks
 from tiergate.fingerprint import fingerprint
 from tiergate.gate import BaselineEntry, GateResult, judge, new_compile_failures
 from tiergate.project import Project, git_top_level
 
+if TYPE_CHECKING:
+    from tiergate.config import Config
+
 NOT_RUN = "not run: the compile stage has a new failure"
+
+
+def run_project_gate(
+    project: Project,
+    base: str | None,
+    config: Config,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    progress: Progress | None = None,
+) -> GateResult:
+    """`run_gate` on the project's own checks: its `[checks]` table, else the detected ones."""
+    return run_gate(project, base, project_checks(project.root, config), timeout=timeout, progress=progress)
 
 
 def run_gate(
