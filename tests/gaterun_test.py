@@ -261,6 +261,19 @@ def test_the_baseline_runs_only_failing_checks_in_a_removed_worktree_of_the_base
     assert len(runs(failing)) == 3
 
 
+def test_the_baseline_worktree_runs_none_of_the_repository_hooks(repo: Path, tmp_path: Path) -> None:
+    marker = tmp_path / "hook-ran"
+    hook = repo / ".git" / "hooks" / "post-checkout"
+    hook.write_text(f"#!/bin/sh\ntouch {marker}\n")
+    hook.chmod(0o755)
+    base = head(repo)
+    write(repo, {"app.py": "def total(items):\n    return 0\n"})
+    result = gate(repo, [make_check("tests", PYTEST, "test")], base)
+    assert result.refuted
+    assert "passed at the baseline" in result.verdicts[0].reason  # the baseline did run, in a worktree
+    assert not marker.exists()
+
+
 def test_a_workspace_at_the_base_is_its_own_baseline(repo: Path, tmp_path: Path) -> None:
     counter = tmp_path / "runs"
     write(repo, {"test_app.py": FAILING_BEFORE})

@@ -118,7 +118,10 @@ def worktree(top: Path, commit: str) -> Iterator[Path]:
     holder = Path(tempfile.mkdtemp(prefix="tiergate-baseline-"))
     tree = holder / "tree"
     try:
-        _git(top, "worktree", "add", "--detach", "--quiet", str(tree), commit)
+        # The user's hooks (a post-checkout that installs things, say) are not ours to run.
+        _git(
+            top, "-c", "core.hooksPath=/dev/null", "worktree", "add", "--detach", "--quiet", str(tree), commit
+        )
         yield tree
     finally:
         with contextlib.suppress(UserError):
