@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from tiergate.checks import CheckResult, Status, kind_of
-from tiergate.gate import BaselineEntry, GateResult, judge, new_compile_failures
+from tiergate.gate import UNFINISHED, BaselineEntry, GateResult, judge, new_compile_failures
 
 PASSED = "3 passed in 0.10s\n"
 
@@ -102,9 +102,18 @@ def test_fewer_failing_tests_than_at_the_baseline_is_still_pre_existing() -> Non
     assert not judge([result(output=pytest_output("test_b"))], at_base(before)).refuted
 
 
-def test_failing_differently_is_new() -> None:
+def test_a_timeout_is_new_whatever_the_baseline() -> None:
     hung = result(status="timed_out", output="", code=-15, reason="timed out after 300 s")
-    gate = judge([hung], at_base(result(output=pytest_output("test_a"))))
+    for before in (result(output=pytest_output("test_a")), hung):
+        gate = judge([hung], at_base(before))
+        assert gate.refuted
+        assert gate.verdicts[0].reason == UNFINISHED
+    assert new_compile_failures([result("build", "timed_out", command="make")], at_base(hung))
+
+
+def test_failing_differently_is_new() -> None:
+    missing = result(status="not_found", output="sh: 1: pytest: not found\n", code=127, reason="not found")
+    gate = judge([missing], at_base(result(output=pytest_output("test_a"))))
     assert gate.refuted
     assert gate.verdicts[0].reason == "fails differently: exit 1 at the baseline"
     crashed = result(output="Traceback (most recent call last):\nImportError: no module named app\n")

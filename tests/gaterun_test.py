@@ -357,3 +357,45 @@ def test_the_project_gate_runs_the_configured_checks(repo: Path) -> None:
         ("syntax", "syntax", "passed"),
     ]
     assert result.new_failures[0].new_tests == ("test_app.py::test_total",)
+
+
+# Budget ----------------------------------------------------------------------------------------------------
+
+
+def test_the_budget_cuts_the_last_stage_short_and_nothing_is_kept(repo: Path) -> None:
+    checks = [make_check("build", "sleep 1", "test"), make_check("tests", "sleep 20", "test")]
+    started = time.monotonic()
+    result = run_gate(project(repo), None, checks, timeout=60, budget=2.5)
+    assert time.monotonic() - started < 4.0
+    assert result.refuted
+    build, tests = result.verdicts
+    assert build.standing == "passed"
+    assert (tests.result.status, tests.standing) == ("timed_out", "new")
+    assert tests.result.reason.endswith("s: the gate's time budget ran out")
+    assert not run_gate(project(repo), None, checks[:1], timeout=60).reused  # nothing was kept
+    assert evidencecache.load_baseline(project(repo), head(repo)).keys() == {checks[0].key}
+
+
+def test_a_stage_the_budget_has_no_time_for_is_not_run_and_refutes(repo: Path, tmp_path: Path) -> None:
+    counter = tmp_path / "runs"
+    checks = [make_check("build", "sleep 2", "test"), counted("tests", "true", counter)]
+    result = run_gate(project(repo), None, checks, timeout=60, budget=2.5)
+    assert result.refuted
+    assert result.verdicts[1].result.reason == "not run: the gate's time budget ran out"
+    assert runs(counter) == []
+
+
+def test_no_baseline_run_starts_without_a_whole_timeout_left(repo: Path, tmp_path: Path) -> None:
+    counter = tmp_path / "runs"
+    base = head(repo)
+    write(repo, {"app.py": "def total(items):\n    return 0\n"})
+    checks = [counted("tests", PYTEST, counter)]
+    result = run_gate(project(repo), base, checks, timeout=60, budget=30)
+    assert result.refuted
+    assert result.verdicts[0].reason == "no baseline result to compare with"
+    assert runs(counter) == [str(repo)]
+    # The next claim on the same workspace reuses the results at once, and has the time for the baseline.
+    again = run_gate(project(repo), base, checks, timeout=60, budget=120)
+    assert again.reused
+    assert again.verdicts[0].reason == "passed at the baseline"
+    assert len(runs(counter)) == 2

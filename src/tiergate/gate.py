@@ -5,10 +5,12 @@ A failing check refutes the claim unless the same failure already existed when t
     passed                          not held against the claim
     not run (skipped)               not held against it either: the compile stage failed first, and
                                     that failure is what refutes
+    timed out                       new, whatever the baseline: a check that did not finish shows
+                                    nothing either way
     failing, no baseline result     new: nothing says it failed before
     failing, passed at the baseline new
-    failing differently             new: another status (timed out now, a failure then), or the output
-                                    named failing tests then and names none now
+    failing differently             new: another status (command not found now, a failure then), or
+                                    the output named failing tests then and names none now
     failing, with tests not failing new: those tests are the new failures (A, B then; A, B, C now: C)
     at the baseline
     failing as at the baseline      pre-existing: reported, does not refute (the same failing tests,
@@ -35,6 +37,7 @@ Standing = Literal["passed", "new", "pre-existing", "skipped"]
 Where = Literal["workspace", "worktree"]
 REPORT_LIMIT = 6000
 NO_BASELINE = "no baseline result to compare with"
+UNFINISHED = "a check that did not finish shows nothing, so its timeout is never excused as pre-existing"
 NAMES_SHOWN = 10
 _MIN_BLOCK = 200
 
@@ -130,6 +133,8 @@ def compare(result: CheckResult, before: BaselineEntry | None) -> CheckVerdict:
         )
     summary = summarize(result.output)
     failing = summary.failed_tests
+    if result.status == "timed_out":
+        return CheckVerdict(result, "new", summary, failing, UNFINISHED)
     if before is None:
         return CheckVerdict(result, "new", summary, failing, NO_BASELINE)
     earlier = summarize(before.result.output).failed_tests if before.result.failing else ()
@@ -186,7 +191,7 @@ def _failure_block(v: CheckVerdict) -> list[str]:
         older = [name for name in v.summary.failed_tests if name not in v.new_tests]
         if older:
             lines.append(f"  failing at the baseline too: {_names(older)}")
-    if v.reason != NO_BASELINE:
+    if v.reason not in (NO_BASELINE, UNFINISHED):
         lines.append(f"  ({v.reason})")
     lines += [f"  | {line}" for line in v.summary.lines]
     return lines

@@ -11,12 +11,19 @@
    check that formats or generates tracked files): evidence is only for the state it was produced on.
 
 A workspace that is exactly the base commit records its results as the baseline as they come.
+
+A budget bounds the whole gate's wall-clock time (the Stop hook has its own timeout, and a hook that
+Claude Code kills decides nothing, so an unverified claim would go through): each stage's checks get
+what is left of it, at most the per-check timeout; a check cut short by the budget times out, which
+refutes, and its results are not kept. A baseline run only starts when the budget still holds a full
+per-check timeout, so a baseline result is never cut short; without one, a failure counts as new.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from tiergate import baseline, evidencecache
@@ -30,6 +37,7 @@ if TYPE_CHECKING:
     from tiergate.config import Config
 
 NOT_RUN = "not run: the compile stage has a new failure"
+MIN_STAGE_SECONDS = 1.0
 
 
 def run_project_gate(
@@ -38,10 +46,12 @@ def run_project_gate(
     config: Config,
     *,
     timeout: float = DEFAULT_TIMEOUT,
+    budget: float | None = None,
     progress: Progress | None = None,
 ) -> GateResult:
     """`run_gate` on the project's own checks: its `[checks]` table, else the detected ones."""
-    return run_gate(project, base, project_checks(project.root, config), timeout=timeout, progress=progress)
+    checks = project_checks(project.root, config)
+    return run_gate(project, base, checks, timeout=timeout, budget=budget, progress=progress)
 
 
 def run_gate(
@@ -50,11 +60,13 @@ def run_gate(
     checks: Sequence[Check],
     *,
     timeout: float = DEFAULT_TIMEOUT,
+    budget: float | None = None,
     progress: Progress | None = None,
     reuse: bool = True,
 ) -> GateResult:
     """Run (or reuse) the checks for the workspace at `project.root` and judge them against the
-    baseline at `base` (the loop's base; HEAD when None)."""
+    baseline at `base` (the loop's base; HEAD when None). `timeout` is per check, `budget` (seconds,
+    None: unbounded) for the whole gate, baseline runs included."""
     checks = tuple(checks)
     if not checks:
         return judge((), {})
@@ -64,12 +76,13 @@ def run_gate(
     before = fingerprint(project.root, base)
     key = evidencecache.evidence_key(before, commit or "", checks, timeout) if before else None
     kept = evidencecache.load_evidence(project, key) if key and reuse else None
-    run = _Run(project, commit, checks, timeout, progress)
+    deadline = None if budget is None else time.monotonic() + budget
+    run = _Run(project, commit, checks, timeout, deadline, progress)
     if kept is not None:
         return judge(kept, run.baseline_for(kept), fingerprint=before, reused=True)
     results = run.staged()
     after = fingerprint(project.root, base)
-    if key and after == before:
+    if key and after == before and not run.cut_short:
         evidencecache.store_evidence(project, key, results)
     entries = run.baseline_for(results)
     return judge(results, entries, fingerprint=before, workspace_changed=after != before)
@@ -81,7 +94,9 @@ class _Run:
     commit: str | None
     checks: tuple[Check, ...]
     timeout: float
+    deadline: float | None  # time.monotonic() by which the gate must be done
     progress: Progress | None
+    cut_short: bool = field(default=False, init=False)  # some check got less than the full timeout
 
     def __post_init__(self) -> None:
         self.at_base = self.commit is not None and baseline.workspace_at(self.project.root, self.commit)
@@ -103,20 +118,45 @@ class _Run:
         chosen = [c for c in self.checks if c.stage == stage]
         if not chosen:
             return ()
-        results = run_checks(chosen, self.project.root, timeout=self.timeout, progress=self.progress)
+        allowed = self._time_left()
+        if allowed < MIN_STAGE_SECONDS:
+            self.cut_short = True
+            return tuple(_out_of_time(skipped(c, "")) for c in chosen)
+        results = run_checks(chosen, self.project.root, timeout=allowed, progress=self.progress)
+        if allowed < self.timeout and any(r.status == "timed_out" for r in results):
+            self.cut_short = True
+            results = tuple(_out_of_time(r) if r.status == "timed_out" else r for r in results)
         if self.at_base and self.commit is not None:
-            # The workspace is the base: these results are the baseline.
-            fresh = baseline.entries_from(results, "workspace")
+            # The workspace is the base: these results are the baseline (but not what the budget cut).
+            whole = [r for r in results if not (self.cut_short and r.status == "timed_out")]
+            fresh = baseline.entries_from(whole, "workspace")
             self.entries = evidencecache.store_baseline(self.project, self.commit, fresh)
         return results
 
     def baseline_for(self, results: Sequence[CheckResult]) -> dict[str, BaselineEntry]:
-        """The baseline, run at the base first for failing checks it does not hold yet."""
-        missing = [r for r in results if r.failing and r.key not in self.entries]
-        if missing and self.commit is not None and not self.at_base:
+        """The baseline, run at the base first for failing checks it does not hold yet (when the
+        budget still holds a whole timeout for it)."""
+        # A timeout is never excused by the baseline (tiergate.gate), so it needs none.
+        missing = [r for r in results if r.failing and r.status != "timed_out" and r.key not in self.entries]
+        if missing and self.commit is not None and not self.at_base and self._time_left() >= self.timeout:
             wanted = {r.key for r in missing}
             checks = [c for c in self.checks if c.key in wanted]
             self.entries = baseline.ensure_baseline(
                 self.project, self.commit, checks, timeout=self.timeout, progress=self.progress
             )
         return self.entries
+
+    def _time_left(self) -> float:
+        if self.deadline is None:
+            return self.timeout
+        return min(self.timeout, self.deadline - time.monotonic())
+
+
+def _out_of_time(result: CheckResult) -> CheckResult:
+    """A result cut short by the gate's budget (or never started for lack of it): a timeout."""
+    reason = (
+        f"timed out after {result.duration:.0f} s: the gate's time budget ran out"
+        if result.status == "timed_out"
+        else "not run: the gate's time budget ran out"
+    )
+    return replace(result, status="timed_out", reason=reason)
