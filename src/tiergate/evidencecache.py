@@ -4,8 +4,9 @@ Evidence: `<state_dir>/evidence/<key>.json`, the key a digest of the workspace f
 every path that differs from the loop's base with its content: `tiergate.fingerprint`), the base, the
 checks (names and commands) and the timeout. A claim on the same workspace finds the results of the
 checks that ran on it; any edit, commit, new untracked file or changed check makes another key, so
-stale results are never found. Results of a run that changed the workspace itself are not kept (see
-`tiergate.gaterun`). Only the newest `KEEP_EVIDENCE` files stay.
+stale results are never found. Results of a run that changed the workspace itself, or that the gate's
+time budget cut short, are not kept (see `tiergate.gaterun`). Only the newest `KEEP_EVIDENCE` files
+stay.
 
 Baseline: `<state_dir>/baseline/<base commit>.json`, each check's result at the base commit, by check
 key (name and command), with where it ran. Entries are added as they are needed; a concurrent writer
@@ -143,7 +144,7 @@ def _result(item: Any) -> CheckResult:
 
 
 def _prune(folder: Path, keep: int) -> None:
-    """Remove all but the `keep` newest results: old workspace states never come back often enough."""
+    """Remove all but the `keep` newest results: a workspace state long gone rarely comes back."""
     try:
         files = sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
     except OSError:

@@ -119,7 +119,7 @@ class _Run:
         if not chosen:
             return ()
         allowed = self._time_left()
-        if allowed < MIN_STAGE_SECONDS:
+        if self.deadline is not None and allowed < min(MIN_STAGE_SECONDS, self.timeout):
             self.cut_short = True
             return tuple(_out_of_time(skipped(c, "")) for c in chosen)
         results = run_checks(chosen, self.project.root, timeout=allowed, progress=self.progress)
