@@ -100,6 +100,16 @@ def test_the_timeout_applies_to_every_check(repo: Path) -> None:
     assert check["reason"] == "timed out after 0.5 s; its process group was ended"
 
 
+def test_the_configured_timeout_is_the_default(repo: Path) -> None:
+    config = '[checks]\ntests = "if [ -f slow ]; then sleep 30; fi"\n\n[gate]\ntimeout_seconds = 0.5\n'
+    write(repo, {".tiergate.toml": config, "slow": "\n"})
+    run = tiergate(repo, "--json")
+    assert run.returncode == 1
+    assert (
+        json.loads(run.stdout)["checks"][0]["reason"] == "timed out after 0.5 s; its process group was ended"
+    )
+
+
 def test_on_a_terminal_progress_goes_to_stderr(repo: Path) -> None:
     leader, follower = pty.openpty()
     try:

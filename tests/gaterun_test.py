@@ -351,7 +351,7 @@ def test_the_project_gate_runs_the_configured_checks(repo: Path) -> None:
     commit_all(repo, "configure the checks")
     base = head(repo)
     write(repo, {"app.py": "def total(items):\n    return 0\n"})
-    result = run_project_gate(project(repo), base, load_config(repo), timeout=60)
+    result = run_project_gate(project(repo), base, load_config(repo))
     assert [(v.result.name, v.result.kind, v.standing) for v in result.verdicts] == [
         ("tests", "tests", "new"),
         ("syntax", "syntax", "passed"),
@@ -399,3 +399,11 @@ def test_no_baseline_run_starts_without_a_whole_timeout_left(repo: Path, tmp_pat
     assert again.reused
     assert again.verdicts[0].reason == "passed at the baseline"
     assert len(runs(counter)) == 2
+
+
+def test_the_project_gate_takes_its_timeout_from_the_configuration(repo: Path) -> None:
+    write(repo, {".tiergate.toml": '[checks]\ntests = "sleep 20"\n\n[gate]\ntimeout_seconds = 0.5\n'})
+    started = time.monotonic()
+    result = run_project_gate(project(repo), None, load_config(repo))
+    assert time.monotonic() - started < 5
+    assert result.verdicts[0].result.reason == "timed out after 0.5 s; its process group was ended"

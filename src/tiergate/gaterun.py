@@ -45,12 +45,13 @@ def run_project_gate(
     base: str | None,
     config: Config,
     *,
-    timeout: float = DEFAULT_TIMEOUT,
     budget: float | None = None,
     progress: Progress | None = None,
 ) -> GateResult:
-    """`run_gate` on the project's own checks: its `[checks]` table, else the detected ones."""
+    """`run_gate` on the project's own checks (its `[checks]` table, else the detected ones), each
+    with the configured `[gate] timeout_seconds`."""
     checks = project_checks(project.root, config)
+    timeout = config.gate.timeout_seconds
     return run_gate(project, base, checks, timeout=timeout, budget=budget, progress=progress)
 
 

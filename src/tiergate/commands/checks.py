@@ -23,7 +23,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--base", metavar="REV", help="compare with the checks at REV (default: the loop's start, else HEAD)"
     )
     parser.add_argument(
-        "--timeout", type=_seconds, metavar="SECONDS", help="per check, before its process group is ended"
+        "--timeout",
+        type=_seconds,
+        metavar="SECONDS",
+        help="per check, before its process group is ended (default: [gate] timeout_seconds, 300)",
     )
     parser.add_argument("--rerun", action="store_true", help="run again even if this workspace has results")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -45,21 +48,21 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from tiergate import state
-    from tiergate.checkrun import DEFAULT_TIMEOUT
     from tiergate.checks import project_checks
     from tiergate.config import load_config
     from tiergate.gaterun import run_gate
     from tiergate.project import locate
 
     project = locate(Path.cwd(), os.environ)
-    checks = project_checks(project.root, load_config(project.root))
+    config = load_config(project.root)
+    checks = project_checks(project.root, config)
     base = args.base or state.active_base(project)
     progress = TerminalProgress(sys.stderr) if sys.stderr.isatty() else None
     result = run_gate(
         project,
         base,
         checks,
-        timeout=args.timeout or DEFAULT_TIMEOUT,
+        timeout=args.timeout or config.gate.timeout_seconds,
         progress=progress,
         reuse=not args.rerun,
     )
