@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 MAX_PACKET = 9500
 TASK_IN_PACKET = 3000
 PATHS_SHOWN = 30
+CHECKS_IN_PACKET = 2000
 
 
 def packet(state: LoopState, verification: Verification) -> str:
@@ -34,11 +35,20 @@ def packet(state: LoopState, verification: Verification) -> str:
         _claim(state, verification),
         _change(state, verification),
         _tier(verification),
-        "CHECKS: tiergate ran no project checks for this claim; run what the evidence below needs yourself.",
+        _checks(verification),
         _required(verification),
         _rules(verification),
     ]
     return cut("\n\n".join(sections), MAX_PACKET)
+
+
+def _checks(verification: Verification) -> str:
+    if not verification.checks:
+        return (
+            "CHECKS: tiergate ran no project checks for this claim; run what the evidence below needs "
+            "yourself."
+        )
+    return cut("\n".join(verification.checks), CHECKS_IN_PACKET)
 
 
 def _claim(state: LoopState, verification: Verification) -> str:

@@ -51,8 +51,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from tiergate import evidence, looptext
+from tiergate import evidence, interventions, looptext, stalls
 from tiergate.claims import ClaimCheck, claim_evidence, claim_types
+from tiergate.interventions import INTERVENTION_POLICY, InterventionPolicy
+from tiergate.stalls import STALL_POLICY, StallPolicy
 from tiergate.verdict import Judgement
 
 Phase = Literal["working", "verifying", "passed", "halted", "cancelled"]
@@ -111,6 +113,20 @@ class Verification:
     reminders: int = 0
     runs: tuple[VerifierRun, ...] = ()
     note: str = ""  # why it was requested again
+    checks: tuple[str, ...] = ()  # the gate's results for the packet; empty: no gate ran
+
+
+@dataclass(frozen=True)
+class AttemptRecord:
+    """One judged claim: refuted (by the gate or a verifier) or passed, on which approach, and what
+    stall detection needs of it (the failure's signature and the workspace it was made on)."""
+
+    item: str
+    passed: bool
+    reason: str = ""
+    signature: str = ""
+    fingerprint: str | None = None
+    by: str = "verifier"  # "gate" or "verifier"
 
 
 @dataclass(frozen=True)
@@ -137,10 +153,17 @@ class LoopState:
     claim_errors: int = 0
     ended_at: float | None = None
     end_reason: str | None = None
+    attempts: tuple[AttemptRecord, ...] = ()  # every judged claim, in order: the counts derive from it
+    approach: int = 1  # the approach being tried (a change of approach starts the next one)
 
     @property
     def active(self) -> bool:
         return self.ended_at is None and self.phase in ("working", "verifying", "passed")
+
+    @property
+    def item(self) -> str:
+        """The intervention table's item: this loop's current approach to its task."""
+        return interventions.approach_item(self.task, self.approach)
 
 
 @dataclass(frozen=True)
@@ -160,6 +183,30 @@ class ClaimFacts:
 
 
 @dataclass(frozen=True)
+class GateFacts:
+    """What the deterministic gate found for a claim (`tiergate.gate.GateResult`, as the loop needs it)."""
+
+    refuted: bool
+    report: str  # the failing checks and their trimmed output, for Claude
+    packet: tuple[str, ...]  # the CHECKS section of the evidence packet
+    failing: tuple[tuple[str, str], ...] = ()  # (check, failure detail) of the new failures
+    reasons: tuple[str, ...] = ()
+    headline: str = ""
+    record: tuple[tuple[str, object], ...] = ()  # the run as the decision log keeps it
+
+
+@dataclass(frozen=True)
+class Policies:
+    """The configured intervention and stall rules (`[interventions]`, `[stalls]`)."""
+
+    interventions: InterventionPolicy = INTERVENTION_POLICY
+    stalls: StallPolicy = STALL_POLICY
+
+
+POLICIES = Policies()
+
+
+@dataclass(frozen=True)
 class Stop:
     message: str | None
     claim: ClaimCheck
@@ -171,6 +218,9 @@ class Stop:
     api_error: str | None = None  # the input itself reports an API error ending the turn
     claim_facts: ClaimFacts | None = None
     claim_error: str | None = None
+    gate: GateFacts | None = None
+    dirty: bool | None = None  # the workspace differs from the last green point (None: unknown)
+    policies: Policies = POLICIES
 
 
 @dataclass(frozen=True)
@@ -193,6 +243,8 @@ class SubagentStop:
     judgement: Judgement | None = None
     fingerprint: str | None = None
     model: str | None = None  # the model the verifier ran on, when Claude Code recorded it
+    dirty: bool | None = None  # the workspace differs from the last green point (None: unknown)
+    policies: Policies = POLICIES
 
 
 @dataclass(frozen=True)
@@ -248,6 +300,13 @@ class Outcome:
     message: str | None = None  # a systemMessage for the user
     redo: str | None = None  # SubagentStop: exit 2 with this text (it goes to the verifier)
     verifications: tuple[dict[str, object], ...] = ()
+    # Effects for the adapter: roll back to the last green point (why), mark the workspace green,
+    # send the user's alert command this text.
+    rollback: str | None = None
+    green: bool = False
+    alert: str | None = None
+    intervention: str | None = None  # the intervention chosen after a refutation, for the log
+    logged: tuple[tuple[str, object], ...] = ()  # more facts for the decision log (the gate run, a backup)
 
 
 def new_loop(
@@ -360,6 +419,8 @@ def wants_claim_facts(state: LoopState | None, claim: ClaimCheck) -> bool:
 
 def _stop_working(state: LoopState, ev: Stop, now: float, limits: Limits) -> Outcome:
     if ev.claim.claimed:
+        if ev.claim_facts is not None and ev.gate is not None and ev.gate.refuted:
+            return _gate_refuted(state, ev, now, limits)
         if ev.claim_facts is not None:
             return _request_verification(state, ev, now, limits)
         return _claim_error(state, ev, now, limits, ev.claim_error or "the change was not measured")
@@ -413,6 +474,7 @@ def _request_verification(state: LoopState, ev: Stop, now: float, limits: Limits
         lines_changed=facts.lines_changed,
         paths=facts.paths,
         requested_at=now,
+        checks=ev.gate.packet if ev.gate is not None else (),
     )
     verifying = replace(
         state,
@@ -428,6 +490,7 @@ def _request_verification(state: LoopState, ev: Stop, now: float, limits: Limits
         f"claim: the final message ends with {looptext.tag(state)}",
         f"claim-type: {', '.join(verification.claim_types)}",
         *facts.reasons,
+        *(ev.gate.reasons if ev.gate is not None else ()),
         *ev.claim.notes,
     )
     outcome = Outcome(
@@ -436,6 +499,7 @@ def _request_verification(state: LoopState, ev: Stop, now: float, limits: Limits
         reasons,
         block=looptext.spawn_directive(verifying, verification, ev.claim.notes),
         verifications=(snapshot(verification, "requested"),),
+        logged=_gate_logged(ev.gate),
     )
     return _block(verifying, ev, now, limits, outcome)
 
@@ -456,6 +520,167 @@ def _claim_error(state: LoopState, ev: Stop, now: float, limits: Limits, error: 
         message=looptext.claim_error_message(error),
     )
     return _block(failed, ev, now, limits, outcome)
+
+
+# Refutations and interventions ---------------------------------------------------------------------------
+
+
+def _gate_refuted(state: LoopState, ev: Stop, now: float, limits: Limits) -> Outcome:
+    """The checks refute the claim: no verifier is spent; Claude gets the failures and the intervention."""
+    gate = ev.gate
+    assert gate is not None
+    failing = dict(gate.failing)
+    why = f"the gate: {gate.headline}" + (f" Failing: {', '.join(failing)}." if failing else "")
+    attempt = AttemptRecord(
+        state.item, False, looptext.cut(why, 500), stalls.signature(checks=failing), ev.fingerprint, "gate"
+    )
+    reasons = (
+        f"claim: the final message ends with {looptext.tag(state)}",
+        "gate-refuted: the project's checks refute the claim; no verifier is spawned",
+        *gate.reasons,
+    )
+    chosen, choice, why_chosen = _intervene(state, attempt, ev.dirty, ev.policies)
+    logged = _gate_logged(gate)
+    if isinstance(choice, interventions.Halt):
+        halted = _halt(chosen, now, choice.reason, choice.message)
+        return replace(
+            halted, reasons=(*reasons, *why_chosen, *halted.reasons), intervention="halt", logged=logged
+        )
+    feedback = f"{choice.message}\n\n{gate.report}"
+    outcome = _send_back(
+        replace(chosen, feedback=feedback), ev, now, limits, "gate-refuted", (*reasons, *why_chosen)
+    )
+    if outcome.decision == "halt":
+        return replace(outcome, logged=logged)
+    return replace(outcome, rollback=_rollback_why(choice), intervention=_name(choice), logged=logged)
+
+
+def _gate_logged(gate: GateFacts | None) -> tuple[tuple[str, object], ...]:
+    return () if gate is None else (("gate", dict(gate.record)),)
+
+
+def _refuted(
+    state: LoopState,
+    attempt: AttemptRecord,
+    feedback: str,
+    dirty: bool | None,
+    policies: Policies,
+    now: float,
+    reasons: tuple[str, ...],
+    message: str,
+    closed: tuple[dict[str, object], ...],
+) -> Outcome:
+    """A verifier refuted the claim: the intervention's message goes to Claude at the next Stop."""
+    chosen, choice, why_chosen = _intervene(state, attempt, dirty, policies)
+    if isinstance(choice, interventions.Halt):
+        halted = _halt(chosen, now, choice.reason, choice.message)
+        return replace(
+            halted,
+            reasons=(*reasons, *why_chosen, *halted.reasons),
+            verifications=closed,
+            intervention="halt",
+        )
+    reopened = replace(chosen, feedback=f"{choice.message}\n\n{feedback}")
+    return Outcome(
+        reopened,
+        "verdict",
+        (*reasons, *why_chosen),
+        message=message,
+        verifications=closed,
+        rollback=_rollback_why(choice),
+        intervention=_name(choice),
+    )
+
+
+def _intervene(
+    state: LoopState, attempt: AttemptRecord, dirty: bool | None, policies: Policies
+) -> tuple[LoopState, interventions.Intervention, tuple[str, ...]]:
+    """Record the refuted attempt and choose the intervention (the seed's table) with the stalls it sees."""
+    earlier = _refutations(state.attempts)
+    record = (*state.attempts, attempt)
+    found = stalls.detect(
+        stalls.Signals(
+            refutations=_refutations(record),
+            iteration=state.iteration,
+            max_iterations=state.max_iterations,
+        ),
+        policies.stalls,
+    )
+    unchanged = stalls.unchanged_claim(attempt.fingerprint, earlier)
+    if unchanged is not None:
+        found = (*found, unchanged)
+    plain = tuple(interventions.Attempt(a.item, a.passed, a.reason) for a in record)
+    choice = interventions.decide(plain, attempt.item, bool(dirty), found, policies.interventions)
+    recorded = replace(state, attempts=record)
+    if isinstance(choice, interventions.ChangeApproach | interventions.RollbackThenChangeApproach):
+        recorded = replace(recorded, approach=state.approach + 1)
+    why = (*(s.reason for s in found), f"intervention: {_name(choice)}", *choice.reasons)
+    if dirty is None:
+        why = (*why, "dirty: unknown (no green point could be read); treated as clean")
+    return recorded, choice, tuple(dict.fromkeys(why))
+
+
+def _refutations(record: tuple[AttemptRecord, ...]) -> tuple[stalls.Refutation, ...]:
+    """The refuted claims since the last pass, as stall detection reads them."""
+    since: list[stalls.Refutation] = []
+    for a in record:
+        since = [] if a.passed else [*since, stalls.Refutation(a.signature, a.fingerprint, a.reason)]
+    return tuple(since)
+
+
+def _name(choice: interventions.Intervention) -> str:
+    names = {
+        interventions.Retry: "retry",
+        interventions.ChangeApproach: "change-approach",
+        interventions.RollbackThenChangeApproach: "rollback-then-change-approach",
+        interventions.Halt: "halt",
+    }
+    return names[type(choice)]
+
+
+def _rollback_why(choice: interventions.Intervention) -> str | None:
+    if isinstance(choice, interventions.RollbackThenChangeApproach):
+        return f"{choice.item} refuted {choice.attempts} times on a dirty workspace; changing approach"
+    if isinstance(choice, interventions.Retry) and choice.rollback_first:
+        return f"retry {choice.attempt} of {choice.item} from the last green point (rollback_on_retry)"
+    return None
+
+
+def after_rollback(
+    outcome: Outcome,
+    now: float,
+    *,
+    backup: str | None,
+    point: str,
+    ref: str | None = None,
+    error: str | None = None,
+) -> Outcome:
+    """The outcome once the adapter rolled back (or failed to): the backup is named to Claude and in
+    the reasons; a rollback that could not be made halts the loop, the workspace left as it is."""
+    state = outcome.state
+    assert state is not None
+    if error is not None:
+        why = f"the rollback to the last green point ({point}) failed: {error}"
+        halted = _halt(replace(state, feedback=None), now, why)
+        return replace(
+            halted, reasons=(*outcome.reasons, *halted.reasons), verifications=outcome.verifications
+        )
+    if backup is None:
+        note = f"Nothing to roll back: the workspace already is the last green point ({point})."
+        reason = f"rollback: the workspace already is the last green point ({point}); nothing saved"
+    else:
+        note = (
+            f"tiergate rolled the workspace back to the last green point ({point}). Your changes are saved "
+            f"as backup {backup}: `tiergate restore {backup}` brings them back."
+        )
+        reason = f"rollback: to {point}; the work is saved as backup {backup}"
+    reasons = (*outcome.reasons, reason)
+    rolled = (("rollback", {"to": point, "backup": backup, "backup_ref": ref}),)
+    outcome = replace(outcome, logged=(*outcome.logged, *rolled))
+    if outcome.block is not None:
+        return replace(outcome, block=f"{note}\n\n{outcome.block}", reasons=reasons, rollback=None)
+    feedback = f"{note}\n\n{state.feedback}" if state.feedback else note
+    return replace(outcome, state=replace(state, feedback=feedback), reasons=reasons, rollback=None)
 
 
 def _stop_verifying(state: LoopState, ev: Stop, now: float, limits: Limits) -> Outcome:
@@ -536,15 +761,19 @@ def _stop_passed(state: LoopState, ev: Stop, now: float, limits: Limits) -> Outc
         return _send_back(reopened, ev, now, limits, "feedback", reasons)
     done = replace(state, ended_at=now, end_reason="verified: PASS")
     reasons = ("passed: the verifier's PASS stands for this workspace",)
-    return Outcome(done, "finalize", reasons, message=looptext.finished_message(state))
+    # The workspace is the one the verifier passed: it becomes the last green point.
+    return Outcome(done, "finalize", reasons, message=looptext.finished_message(state), green=True)
 
 
-def _halt(state: LoopState, now: float, why: str) -> Outcome:
-    """End the loop with the reason; the stop goes through and the user is told why and what to do."""
+def _halt(state: LoopState, now: float, why: str, detail: str | None = None) -> Outcome:
+    """End the loop with the reason; the stop goes through and the user is told why and what to do,
+    in Claude Code and through the alert command."""
     halted = replace(state, phase="halted", ended_at=now, end_reason=why, verification=None)
     open_ = () if state.verification is None else (snapshot(state.verification, "VOID", why=why),)
     message = looptext.halted_message(halted, why)
-    return Outcome(halted, "halt", (f"halt: {why}",), message=message, verifications=open_)
+    if detail:
+        message = f"{message}\n{detail}"
+    return Outcome(halted, "halt", (f"halt: {why}",), message=message, verifications=open_, alert=message)
 
 
 # Subagents ----------------------------------------------------------------------------------------------
@@ -618,8 +847,20 @@ def _on_subagent_stop(state: LoopState | None, ev: SubagentStop, now: float, lim
     if not judgement.accepted:
         if run.redos < limits.redos:
             return _redo(state, verification, run, judgement, limits)
-        return _record_verdict(state, run, judgement, now, None, forced=True, model=ev.model)
-    return _record_verdict(state, run, judgement, now, ev.fingerprint, model=ev.model)
+        return _record_verdict(
+            state,
+            run,
+            judgement,
+            now,
+            None,
+            forced=True,
+            model=ev.model,
+            ev_dirty=ev.dirty,
+            ev_policies=ev.policies,
+        )
+    return _record_verdict(
+        state, run, judgement, now, ev.fingerprint, model=ev.model, ev_dirty=ev.dirty, ev_policies=ev.policies
+    )
 
 
 def _disqualification(verification: Verification, run: VerifierRun, ev: SubagentStop) -> str | None:
@@ -663,6 +904,8 @@ def _record_verdict(
     *,
     forced: bool = False,
     model: str | None = None,
+    ev_dirty: bool | None = None,
+    ev_policies: Policies = POLICIES,
 ) -> Outcome:
     """The verification is over: PASS ends the work; FAIL and INCOMPLETE reopen it with feedback."""
     verification = state.verification
@@ -674,13 +917,29 @@ def _record_verdict(
     if forced:
         reasons += tuple(f"unaccepted: {problem}" for problem in judgement.problems)
     if verdict == "PASS":
+        attempt = AttemptRecord(state.item, True, f"{verification.id}: PASS", fingerprint=fingerprint)
         passed = replace(
-            state, phase="passed", verification=None, verdict=verdict, verified_fingerprint=fingerprint
+            state,
+            phase="passed",
+            verification=None,
+            verdict=verdict,
+            verified_fingerprint=fingerprint,
+            attempts=(*state.attempts, attempt),
         )
         return Outcome(passed, "verdict", reasons, message=message, verifications=closed)
     feedback = looptext.verdict_feedback(verification, judgement, forced)
-    reopened = replace(state, phase="working", verification=None, verdict=verdict, feedback=feedback)
-    return Outcome(reopened, "verdict", reasons, message=message, verifications=closed)
+    critique = judgement.verdict.critique if judgement.verdict is not None else ""
+    why = f"{verification.id} {verdict}: {critique or '; '.join(judgement.problems) or 'no critique'}"
+    attempt = AttemptRecord(
+        state.item,
+        False,
+        looptext.cut(why, 500),
+        stalls.signature(critique=f"{verdict} {critique}"),
+        fingerprint,
+        "verifier",
+    )
+    reopened = replace(state, phase="working", verification=None, verdict=verdict)
+    return _refuted(reopened, attempt, feedback, ev_dirty, ev_policies, now, reasons, message, closed)
 
 
 def snapshot(verification: Verification, status: str, **extra: object) -> dict[str, object]:
@@ -718,6 +977,11 @@ def log_fields(session_id: str, outcome: Outcome) -> dict[str, object]:
         fields.update(phase=outcome.state.phase, iteration=outcome.state.iteration)
     if outcome.verifications:
         fields["verifications"] = list(outcome.verifications)
+    if outcome.intervention is not None:
+        fields["intervention"] = outcome.intervention
+    fields.update(outcome.logged)
+    if outcome.state is not None and outcome.state.phase == "halted" and outcome.decision == "halt":
+        fields["halt_reason"] = outcome.state.end_reason
     return fields
 
 

@@ -223,7 +223,7 @@ def budget_reason(state: LoopState, now: float) -> str:
 
 def halted_message(state: LoopState, why: str) -> str:
     return (
-        f"tiergate: loop halted: {why}. The work so far is in the workspace; nothing was rolled back. "
+        f"tiergate: loop halted: {why}. The work so far is in the workspace as it is now. "
         "See `tiergate status` and `tiergate history`; to go on, start a new loop with "
         f"/tiergate:ralph <task> --max-iterations N (this one ran {state.iteration} iterations)."
     )

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from tiergate.errors import UserError
-from tiergate.loop import PHASES, LoopState, Verification, VerifierRun
+from tiergate.loop import PHASES, AttemptRecord, LoopState, Verification, VerifierRun
 from tiergate.project import Project, ensure_state_dir, is_valid_session_id
 
 LOOPS_DIR = "loops"
@@ -230,6 +230,8 @@ def _build(cls: type[T], data: dict[str, Any]) -> T:
             value = _build(Verification, value)
         elif kind.startswith("tuple[VerifierRun"):
             value = tuple(_build(VerifierRun, run) for run in value)
+        elif kind.startswith("tuple[AttemptRecord"):
+            value = tuple(_build(AttemptRecord, attempt) for attempt in value)
         elif kind.startswith("tuple"):
             value = tuple(value)
         kwargs[f.name] = value

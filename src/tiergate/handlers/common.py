@@ -24,9 +24,18 @@ def apply(project: Project, event_name: str, session_id: str, event: loop.Event)
 
     def change(current: loop.LoopState | None) -> tuple[loop.LoopState | None, loop.Outcome]:
         outcome = loop.decide(current, event, now, bounds)
+        if outcome.rollback is not None:
+            from tiergate.handlers import effects
+
+            # Under the session's lock: the rollback and the state that names its backup go together.
+            outcome = effects.roll_back(project, outcome, now)
         return outcome.state, outcome
 
     outcome = state.update(project, session_id, change)
+    if outcome.green or outcome.alert is not None:
+        from tiergate.handlers import effects
+
+        outcome = effects.follow_up(project, session_id, outcome)
     log_outcome(project, event_name, session_id, outcome)
     return outcome
 

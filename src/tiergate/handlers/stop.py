@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tiergate import fingerprint, loop, state, transcript
@@ -9,6 +10,8 @@ from tiergate.claims import check_claim
 from tiergate.handlers import common
 
 if TYPE_CHECKING:
+    from tiergate.config import Config
+    from tiergate.measure import Assessment
     from tiergate.project import Project
     from tiergate.protocol import HookReply
 
@@ -31,11 +34,10 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
     claim = check_claim(message, current.promise)
     background = background_work(payload)
     error = api_error(payload)
-    facts: loop.ClaimFacts | None = None
-    problem: str | None = None
-    workspace: str | None = None
+    measured = Measured()
     if loop.wants_claim_facts(current, claim) and not background and error is None:
-        facts, problem, workspace = measure(project, current)
+        measured = measure(project, current)
+    workspace = measured.workspace
     if workspace is None:
         workspace = fingerprint.fingerprint(project.root, current.base)
     event = loop.Stop(
@@ -46,8 +48,11 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
         stop_hook_active=stop.stop_hook_active,
         background=background,
         api_error=error,
-        claim_facts=facts,
-        claim_error=problem,
+        claim_facts=measured.facts,
+        claim_error=measured.problem,
+        gate=measured.gate,
+        dirty=measured.dirty,
+        policies=measured.policies,
     )
     return common.reply(common.apply(project, "Stop", stop.session_id, event))
 
@@ -80,28 +85,49 @@ def api_error(payload: dict[str, Any]) -> str | None:
     return None
 
 
-def measure(
-    project: Project, current: loop.LoopState
-) -> tuple[loop.ClaimFacts | None, str | None, str | None]:
-    """The claim's tier and change (and the workspace's fingerprint from the same measurement), or why
-    they could not be had.
+@dataclass(frozen=True)
+class Measured:
+    """What a claim's Stop measured: the tier and change, the gate, dirtiness (only when the gate
+    refutes: it decides the intervention), or why the claim could not be checked."""
+
+    facts: loop.ClaimFacts | None = None
+    problem: str | None = None
+    workspace: str | None = None  # the fingerprint, from the same measurement
+    gate: loop.GateFacts | None = None
+    dirty: bool | None = None
+    policies: loop.Policies = loop.POLICIES
+
+
+def measure(project: Project, current: loop.LoopState) -> Measured:
+    """The claim's tier and change, and the gate's verdict on the workspace, or why they could not
+    be had.
 
     Any error is caught here on purpose: the loop decides what an unchecked claim means (see
     `tiergate.loop`), and the traceback goes to the log."""
     try:
         from tiergate.config import load_config
+        from tiergate.handlers import effects
         from tiergate.measure import assess_change
-        from tiergate.tiers import Tier
 
         config = load_config(project.root)
         assessment = assess_change(
             project.root, base=current.base or "HEAD", prompt=current.task, config=config
         )
+        gate = effects.gate(project, current, config)
+        dirty = effects.dirty(project, current) if gate.refuted else None
     except Exception as exc:
         _log_error(project, current.session_id, exc)
-        return None, f"{type(exc).__name__}: {exc}", None
+        return Measured(problem=f"{type(exc).__name__}: {exc}")
+    facts = claim_facts(assessment, config)
+    workspace = fingerprint.of_change(assessment.change)
+    return Measured(facts, None, workspace, gate, dirty, effects.policies(config))
+
+
+def claim_facts(assessment: Assessment, config: Config) -> loop.ClaimFacts:
+    from tiergate.tiers import Tier
+
     decision, change = assessment.decision, assessment.change
-    facts = loop.ClaimFacts(
+    return loop.ClaimFacts(
         tier=decision.tier.value,
         agent=decision.verifier.subagent_type,
         model=decision.verifier.model,
@@ -113,7 +139,6 @@ def measure(
         lines_changed=change.lines_changed,
         paths=change.paths[:PATHS_KEPT],
     )
-    return facts, None, fingerprint.of_change(change)
 
 
 def _log_error(project: Project, session_id: str, exc: Exception) -> None:

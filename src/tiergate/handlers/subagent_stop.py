@@ -1,7 +1,9 @@
 """SubagentStop: a verifier stops. Only a run recorded at SubagentStart is read: its workspace
 fingerprint is compared, its verdict judged, and its own transcript searched for a command it ran.
 
-Every verifier run ends here, so the path stays lean: the input is checked by hand (no pydantic), the
+A verdict that may refute the claim also needs the workspace's dirtiness and the configured
+intervention rules (`refutation_facts`); a PASS does not. Every verifier run ends here, so the path
+stays lean: the input is checked by hand (no pydantic), the
 decision record goes out through the plain writer (no structlog), the transcript is read from its end,
 and the fingerprint costs three git calls.
 """
@@ -49,4 +51,24 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
         workspace = fingerprint(project.root, current.base)
         model = transcript.agent_model(stop.agent_transcript_path)
         event = loop.SubagentStop(stop.agent_id, stop.agent_type, judgement, workspace, model)
+        if judgement.verdict is None or judgement.verdict.verdict != "PASS":
+            event = refutation_facts(project, current, event)
     return common.reply(common.apply(project, "SubagentStop", stop.session_id, event))
+
+
+def refutation_facts(
+    project: Project, current: loop.LoopState, event: loop.SubagentStop
+) -> loop.SubagentStop:
+    """What a verdict that may refute the claim needs for the intervention: whether the workspace is
+    dirty against the last green point, and the configured rules. Only then is the config read (the
+    common path of this hook stays lean)."""
+    from dataclasses import replace
+
+    from tiergate.config import load_config
+    from tiergate.handlers import effects
+
+    try:
+        rules = effects.policies(load_config(project.root))
+    except Exception:
+        rules = loop.POLICIES  # a broken config is reported by the Stop that follows; defaults meanwhile
+    return replace(event, dirty=effects.dirty(project, current), policies=rules)

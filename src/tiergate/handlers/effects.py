@@ -1,0 +1,155 @@
+"""What the loop's decisions ask of the outside world, done here: the gate run for a claim, the
+workspace's dirtiness against the last green point, the rollback, the green mark, the halt's alert.
+
+Imported only on the paths that need it (a claim, a verifier's verdict, a loop's start): it pulls in
+git, the backups and the gate.
+"""
+
+from __future__ import annotations
+
+import traceback
+from typing import TYPE_CHECKING
+
+from tiergate import loop
+from tiergate.handlers import common
+
+if TYPE_CHECKING:
+    from tiergate.config import Config
+    from tiergate.project import Project
+
+# The Stop hook gets 600 s (hooks/hooks.json); measuring the change, judging and answering need far
+# less than the rest, and a hook killed at its timeout decides nothing (the claim would pass).
+GATE_BUDGET_SECONDS = 480.0
+REPORT_IN_BLOCK = 3000
+
+
+def policies(config: Config) -> loop.Policies:
+    from tiergate.interventions import InterventionPolicy
+    from tiergate.stalls import StallPolicy
+
+    i, s = config.interventions, config.stalls
+    return loop.Policies(
+        interventions=InterventionPolicy(
+            attempt_limit=i.attempt_limit,
+            skip_limit=i.skip_limit,
+            failure_limit=i.failure_limit,
+            rollback_on_retry=i.rollback_on_retry,
+        ),
+        stalls=StallPolicy(same_failure=s.same_failure, empty_turns=s.empty_turns),
+    )
+
+
+def gate(project: Project, current: loop.LoopState, config: Config) -> loop.GateFacts:
+    """Run (or reuse) the project's checks for the workspace against the loop's base, within the
+    Stop hook's time, silently (stdout is the protocol's channel); the run goes to the decision log."""
+    from tiergate.gaterun import run_project_gate
+
+    result = run_project_gate(project, current.base, config, budget=GATE_BUDGET_SECONDS)
+    report = result.report_text(REPORT_IN_BLOCK)
+    failing = tuple(
+        (v.result.name, "\n".join((*v.new_tests, *v.summary.lines)) or v.result.reason)
+        for v in result.new_failures
+    )
+    return loop.GateFacts(
+        refuted=result.refuted,
+        report=report,
+        packet=result.packet_lines() if result.verdicts else (),
+        failing=failing,
+        reasons=tuple(f"gate: {r}" for r in result.reasons),
+        headline=report.splitlines()[0] if report else "",
+        record=tuple(result.to_dict().items()),
+    )
+
+
+def dirty(project: Project, current: loop.LoopState) -> bool | None:
+    """Whether the workspace's files differ from the loop's last green point; None when that cannot
+    be told (outside git, a damaged ref): the loop then treats it as clean and rolls nothing back."""
+    from tiergate import greenpoint
+
+    try:
+        point = greenpoint.last_green(project.root, current.session_id, start=current.base)
+        return greenpoint.is_dirty(project.root, point)
+    except Exception as exc:
+        _error(project, current.session_id, "dirty_check_error", exc)
+        return None
+
+
+def roll_back(project: Project, outcome: loop.Outcome, now: float) -> loop.Outcome:
+    """Roll the workspace back to the last green point, the dirty state saved first as a backup."""
+    from tiergate import backups, greenpoint
+    from tiergate.errors import UserError
+
+    current = outcome.state
+    assert current is not None and outcome.rollback is not None
+    point_text = "the last green point"
+    try:
+        point = greenpoint.last_green(project.root, current.session_id, start=current.base)
+        point_text = point.describe()
+        saved = backups.rollback(project.root, point.workspace, outcome.rollback)
+    except UserError as exc:
+        return loop.after_rollback(outcome, now, backup=None, point=point_text, error=str(exc))
+    except Exception as exc:
+        _error(project, current.session_id, "rollback_error", exc)
+        return loop.after_rollback(
+            outcome, now, backup=None, point=point_text, error=f"{type(exc).__name__}: {exc}"
+        )
+    return loop.after_rollback(
+        outcome,
+        now,
+        backup=saved.name if saved else None,
+        point=point_text,
+        ref=saved.ref if saved else None,
+    )
+
+
+def follow_up(project: Project, session_id: str, outcome: loop.Outcome) -> loop.Outcome:
+    """After the state is stored: mark a passed workspace green, send a halt's alert; what happened
+    goes into the decision's log record."""
+    from dataclasses import replace
+
+    logged: list[tuple[str, object]] = []
+    if outcome.green:
+        logged.append(("green", mark_green(project, session_id, "verification passed")))
+    if outcome.alert is not None:
+        sent = alert(project, session_id, outcome.alert)
+        if sent is not None:
+            logged.append(("alert", sent))
+    return replace(outcome, logged=(*outcome.logged, *logged))
+
+
+def alert(project: Project, session_id: str, message: str) -> str | None:
+    """Run the configured `[alerts] command` with the halt's message; what happened, in one line
+    (None: no command configured)."""
+    from tiergate.alerts import notify
+    from tiergate.config import load_config
+
+    try:
+        settings = load_config(project.root).alerts
+    except Exception as exc:
+        _error(project, session_id, "alert_error", exc)
+        return f"not sent: {type(exc).__name__}: {exc}"
+    sent = notify(settings.command, message, cwd=project.root, timeout=settings.timeout_seconds)
+    return None if sent is None else f"{settings.command}: {sent.detail}"
+
+
+def mark_green(project: Project, session_id: str, why: str) -> str:
+    """Record the workspace as the loop's green point; returns its snapshot, or what went wrong (never
+    raised: the loop then falls back to its start commit)."""
+    from tiergate import greenpoint
+
+    try:
+        return greenpoint.mark(project.root, session_id, why)
+    except Exception as exc:
+        _error(project, session_id, "green_mark_error", exc)
+        return f"not marked: {type(exc).__name__}: {exc}"
+
+
+def _error(project: Project, session_id: str, event: str, exc: Exception) -> None:
+    common.record(
+        project,
+        "error",
+        event,
+        session_id=session_id,
+        error=f"{type(exc).__name__}: {exc}",
+        traceback="".join(traceback.format_exception(exc)),
+    )
