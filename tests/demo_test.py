@@ -54,43 +54,52 @@ def test_the_demo_tells_the_loop_step_by_step_and_exits_0(tmp_path: Path) -> Non
     for alarming in ("Traceback", "internal error", "ignored the", "FAILED at"):
         assert alarming not in out
     told = steps(out)
-    assert sorted(told) == list(range(1, 12))
+    assert sorted(told) == list(range(1, 13))
     assert "/tiergate:ralph Fix statkit's bug" in told[1]
     assert "tiergate (UserPromptSubmit, exit 0): loop started (at most 10 iterations" in told[1]
     assert 'blocks the stop: "tiergate loop, iteration 2/10: keep working on the task."' in told[2]
+    # The first attempt breaks a test that passed when the loop began: the gate refutes it at once.
+    assert "tiergate (Stop, exit 0): blocks the stop at once, no verifier spawned" in told[3]
+    assert "new failures in 1 check of 1, not failing when the loop began" in " ".join(told[3].split())
+    assert "new failing tests: tests.test_median.MedianTest.test_input_is_left_unchanged" in told[3]
+    assert "tiergate-spawn" not in told[3]
+    # The second one fails only what failed before the loop: the gate lets a verifier judge it.
     assert (
-        "tiergate (Stop, exit 0): tier STANDARD for 1 files, 5 lines changed since the loop began" in told[3]
+        "tiergate (Stop, exit 0): tier STANDARD for 1 files, 5 lines changed since the loop began" in told[4]
     )
-    assert "why: default: not LIGHT (test coverage partial" in told[3]
-    assert "subagent_type tiergate:architect-medium, model sonnet" in told[3]
-    assert "tiergate (SubagentStart, exit 0): hands it the evidence packet for verification v1" in told[4]
-    assert '"lsp_diagnostics clean", "build pass", "test showing the fix passes now"' in told[4]
+    assert "why: default: not LIGHT (test coverage partial" in told[4]
+    assert "subagent_type tiergate:architect-medium, model sonnet" in told[4]
+    assert "tiergate (SubagentStart, exit 0): hands it the evidence packet for verification v1" in told[5]
+    assert "tests: exit 1, pre-existing: failed at the baseline too" in told[5]
+    assert '"lsp_diagnostics clean", "build pass", "test showing the fix passes now"' in told[5]
     # The verifier's FAIL comes from really running the example's tests on the wrong fix.
-    assert "$ python -m unittest -v -> Ran 4 tests: FAILED (failures=1)" in told[5]
-    assert "test_even_count_unsorted: AssertionError: 2.0 != 2.5" in told[5]
+    assert "$ python -m unittest -v -> Ran 5 tests: FAILED (failures=1)" in told[6]
+    assert "test_even_count_unsorted: AssertionError: 2.0 != 2.5" in told[6]
     assert (
-        "(SubagentStop, exit 0): verification v1: tiergate:architect-medium (sonnet) returned FAIL" in told[5]
+        "(SubagentStop, exit 0): verification v1: tiergate:architect-medium (sonnet) returned FAIL" in told[6]
     )
-    # Its critique reaches Claude at the next Stop.
-    assert 'blocks the stop: "tiergate loop, iteration 3/10' in told[6]
-    assert "Critique: test_even_count_unsorted fails: AssertionError: 2.0 != 2.5" in told[6]
-    assert "subagent_type tiergate:architect-medium" in told[7]
-    assert "evidence packet for verification v2" in told[8]
+    # Its critique reaches Claude at the next Stop, with the intervention: a retry with the reason.
+    assert 'blocks the stop: "tiergate loop, iteration 4/10' in told[7]
+    assert "Attempt 3 of 3 at Fix statkit's bug" in told[7]
+    assert "Critique: test_even_count_unsorted fails: AssertionError: 2.0 != 2.5" in told[7]
+    assert "subagent_type tiergate:architect-medium" in told[8]
+    assert "evidence packet for verification v2" in told[9]
     assert (
         'tiergate (SubagentStop, exit 2): refuses it; exit code 2 sends the verifier back: hedging ("should")'
-        in told[8]
+        in told[9]
     )
-    assert "Ran 4 tests: OK" in told[9]
+    assert "Ran 5 tests: OK" in told[10]
     assert (
-        "(SubagentStop, exit 0): verification v2: tiergate:architect-medium (sonnet) returned PASS" in told[9]
+        "(SubagentStop, exit 0): verification v2: tiergate:architect-medium (sonnet) returned PASS"
+        in told[10]
     )
-    assert "tiergate (Stop, exit 0): no block: loop finished" in told[10]
+    assert "tiergate (Stop, exit 0): no block: loop finished" in told[11]
     assert re.search(
-        r"session demo-\w+ +passed \(finished\) +iteration 3/10 +tier STANDARD +verdict PASS", told[10]
+        r"session demo-\w+ +passed \(finished\) +iteration 4/10 +tier STANDARD +verdict PASS", told[11]
     )
-    assert re.search(r"v1 +STANDARD +tiergate:architect-medium \(sonnet\) +FAIL +1 files, 5 lines", told[11])
-    assert re.search(r"v2 +STANDARD +tiergate:architect-medium \(sonnet\) +PASS +1 files, 5 lines", told[11])
-    assert "total: 2 verifiers ran, cost 10x; always THOROUGH: 40x (75% less)" in told[11]
+    assert re.search(r"v1 +STANDARD +tiergate:architect-medium \(sonnet\) +FAIL +1 files, 5 lines", told[12])
+    assert re.search(r"v2 +STANDARD +tiergate:architect-medium \(sonnet\) +PASS +1 files, 5 lines", told[12])
+    assert "total: 2 verifiers ran, cost 10x; always THOROUGH: 40x (75% less)" in told[12]
     assert list((tmp_path / "tmp").iterdir()) == []
 
 
@@ -106,6 +115,7 @@ def test_keep_leaves_the_example_with_its_finished_loop_and_transcripts(tmp_path
         ["git", "status", "--porcelain"], cwd=repo, capture_output=True, text=True, check=True
     ).stdout
     assert status == f" M {example.MODULE}\n"
+    assert (repo / ".tiergate.toml").is_file()
     env = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_PROJECT_DIR", "TIERGATE_STATE_DIR")}
     loops = json.loads(
         subprocess.run(
@@ -142,7 +152,7 @@ def temp_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_a_hook_answering_off_script_fails_the_demo_naming_the_step(temp_root: Path) -> None:
-    # With a cap of 2 iterations the Stop that should carry the FAIL critique halts the loop instead.
+    # With a cap of 2 iterations the claim the gate refutes halts the loop instead (the budget is spent).
     out = io.StringIO()
 
     code = story.run(out, script=replace(story.SCRIPT, max_iterations=2))
@@ -150,8 +160,8 @@ def test_a_hook_answering_off_script_fails_the_demo_naming_the_step(temp_root: P
     assert code == 1
     told = out.getvalue()
     last = " ".join(told[told.index("tiergate demo: FAILED") :].split())
-    assert "tiergate demo: FAILED at step 6: expected a block carrying the verifier's critique" in last
-    assert "the iteration cap is reached (2/2)" in last
+    assert "tiergate demo: FAILED at step 3: expected a block with the failing check and no spawn" in last
+    assert "tiergate halted the loop: budget: the iteration cap is reached (2/2)" in last
     assert list(temp_root.iterdir()) == []
 
 
@@ -162,8 +172,8 @@ def test_a_fix_that_does_not_fix_is_refuted_by_the_tests_the_verifier_runs(temp_
 
     assert code == 1
     told = out.getvalue()
-    assert "Ran 4 tests: FAILED (failures=1)" in steps(told)[9]
-    assert "FAILED at step 9: the fix was meant to pass the example's tests" in " ".join(
+    assert "Ran 5 tests: FAILED (failures=1)" in steps(told)[10]
+    assert "FAILED at step 10: the fix was meant to pass the example's tests" in " ".join(
         told.splitlines()[-2:]
     )
     assert list(temp_root.iterdir()) == []

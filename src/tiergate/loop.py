@@ -546,7 +546,7 @@ def _gate_refuted(state: LoopState, ev: Stop, now: float, limits: Limits) -> Out
         return replace(
             halted, reasons=(*reasons, *why_chosen, *halted.reasons), intervention="halt", logged=logged
         )
-    feedback = f"{choice.message}\n\n{gate.report}"
+    feedback = f"{looptext.GATE_REFUTED}\n{choice.message}\n\n{gate.report}"
     outcome = _send_back(
         replace(chosen, feedback=feedback), ev, now, limits, "gate-refuted", (*reasons, *why_chosen)
     )

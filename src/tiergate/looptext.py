@@ -24,6 +24,9 @@ MAX_REASON = 9000
 TASK_IN_REASON = 2500
 FEEDBACK_IN_REASON = 3500
 REASONS_SHOWN = 4
+GATE_REFUTED = (
+    "tiergate ran the project's checks on your claim and they refute it, so no verifier was spawned."
+)
 
 UNREQUESTED = (
     "tiergate: no verification is pending for you in this session, so no verdict you give will count. "

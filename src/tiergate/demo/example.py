@@ -1,13 +1,17 @@
 """The example project of the demo: `statkit`, whose `median()` is wrong for an even number of values.
 
-Its tests use `unittest`, so the only thing they need is the Python running tiergate. The two edits
-"Claude" makes are here too: a wrong first attempt that passes the test a careless author would try
-(sorted input) but not the one with unsorted input, and the real fix.
+Its tests use `unittest`, so the only thing they need is the Python running tiergate; its
+`.tiergate.toml` names them as the gate's check. The three edits "Claude" makes are here too: one that
+breaks a test that passed before the loop (the gate refutes it), one that passes the test a careless
+author would try (sorted input) but not the one with unsorted input, which already failed before the
+loop (the verifier refutes it), and the real fix.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import shlex
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -57,6 +61,11 @@ class MedianTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             median([])
 
+    def test_input_is_left_unchanged(self) -> None:
+        values = [3, 1, 2]
+        median(values)
+        self.assertEqual(values, [3, 1, 2])
+
 
 if __name__ == "__main__":
     unittest.main()
@@ -75,7 +84,14 @@ def _even_branch(pair: str) -> str:
     )
 
 
-# Averages the two middle items of the input as given, not as sorted: right for sorted input only.
+# Sorts the caller's list in place: the even counts come out right, but a test that passed before the
+# loop (the input is left unchanged) now fails, so the gate refutes it before any verifier is spent.
+BREAKING_FIX = _BUGGY.replace(
+    "    ordered = sorted(values)\n", "    values.sort()\n    ordered = values\n"
+).replace(_ORIGINAL_RETURN, _even_branch("ordered"))
+# Averages the two middle items of the input as given, not as sorted: right for sorted input only. The
+# test it fails already failed before the loop, so the gate does not refute it by itself; the verifier's
+# own run of the tests does.
 WRONG_FIX = _BUGGY.replace(_ORIGINAL_RETURN, _even_branch("values"))
 RIGHT_FIX = _BUGGY.replace(_ORIGINAL_RETURN, _even_branch("ordered"))
 
@@ -103,10 +119,16 @@ class CommandRun:
         return self.exit_code == 0
 
 
+def config() -> str:
+    """The example's `.tiergate.toml`: its one check, the tests, run by the Python running tiergate."""
+    command = f"{shlex.quote(sys.executable)} -m unittest -v"
+    return f"[checks]\ntests = {json.dumps(command)}\n"
+
+
 def create(parent: Path) -> Path:
     """The example as a git repository under `parent`, its files committed."""
     root = parent / NAME
-    write(root, FILES)
+    write(root, {**FILES, ".tiergate.toml": config()})
     _git(root, "init", "-q", "-b", "main")
     _git(root, "add", "-A")
     _git(root, "commit", "-q", "--no-verify", "-m", "statkit: median()")

@@ -35,6 +35,7 @@ PROMISE = "<promise>DONE</promise>"
 class Script:
     task: str = example.TASK
     max_iterations: int = 10
+    breaking_attempt: str = example.BREAKING_FIX
     first_attempt: str = example.WRONG_FIX
     fix: str = example.RIGHT_FIX
 
@@ -82,7 +83,9 @@ def tell(script: Script, workdir: Path, p: Printer) -> None:
     _quiet(session.start())
     _start_loop(p, session, script)
     _stop_without_claim(p, session)
-    p.step(f"Claude makes a wrong fix (it averages the unsorted input) and ends with {PROMISE}")
+    p.step(f"Claude sorts the caller's list in place to fix it, and ends with {PROMISE}")
+    _claim_refuted_by_the_gate(p, session, script.breaking_attempt)
+    p.step(f"Claude makes another wrong fix (it averages the unsorted input) and ends with {PROMISE}")
     directive = _claim(p, session, script.first_attempt, explain=True)
     agent, packet = _verifier_starts(p, session, directive)
     _verifier_refutes(p, session, agent, packet)
@@ -120,6 +123,24 @@ def _stop_without_claim(p: Printer, session: Session) -> None:
     p.answer(answer, f'blocks the stop: "{_first_line(block)}"')
 
 
+def _claim_refuted_by_the_gate(p: Printer, session: Session, attempt: str) -> None:
+    """Write `attempt` over the module and claim: the project's checks refute it, no verifier is asked for."""
+    example.write(session.project, {example.MODULE: attempt})
+    answer = session.stop(
+        f"Fixed: median() now sorts the values and averages the two middle ones.\n\n{PROMISE}"
+    )
+    block = answer.block or ""
+    new = [line.strip() for line in block.splitlines() if line.strip().startswith("new failing tests:")]
+    _expect(
+        "refute" in block and "no verifier was spawned" in block and not _SPAWN.search(block) and bool(new),
+        "a block with the failing check and no spawn directive",
+        answer,
+    )
+    headline = next(line for line in block.splitlines() if line.startswith("tiergate's checks"))
+    p.answer(answer, f'blocks the stop at once, no verifier spawned: "{headline}"')
+    p.quote(new[0])
+
+
 def _claim(p: Printer, session: Session, attempt: str, *, explain: bool) -> dict[str, Any]:
     """Write `attempt` over the module and claim the task done; the spawn directive tiergate answers."""
     example.write(session.project, {example.MODULE: attempt})
@@ -138,6 +159,7 @@ def _claim(p: Printer, session: Session, attempt: str, *, explain: bool) -> dict
     p.answer(answer, f"tier {tier['tier']} for {tier['size']}")
     if explain:
         p.line(f"why: {tier['why']}")
+
     model = directive.get("model")
     p.line(f"It blocks the stop with a tiergate-spawn directive: subagent_type {agent}, model {model}")
     return directive
@@ -149,6 +171,13 @@ def _verifier_starts(p: Printer, session: Session, directive: dict[str, Any]) ->
     agent, answer, packet = _spawn(session, directive)
     size = f"{packet.size:,} characters"
     p.answer(answer, f"hands it the evidence packet for verification {packet.verification_id} ({size})")
+    checks = [line for line in (answer.context or "").splitlines() if line.startswith("- tests (")]
+    _expect(
+        bool(checks) and "pre-existing" in checks[0], "the gate's pre-existing failure in the packet", answer
+    )
+    p.line("The gate's results are in it: its one failure already failed when the loop began, so it does")
+    p.line("not refute the claim by itself; the verifier must judge it.")
+    p.quote("tests: " + checks[0].split("): ", 1)[-1])
     p.quote("EVIDENCE YOU MUST PRODUCE: " + ", ".join(f'"{label}"' for label in packet.labels))
     return agent, packet
 
@@ -187,6 +216,9 @@ def _critique_reaches_claude(p: Printer, session: Session) -> None:
     critique = [line for line in block.splitlines() if line.startswith("Critique:")]
     _expect("FAIL" in block and bool(critique), "a block carrying the verifier's critique", answer)
     p.answer(answer, f'blocks the stop: "{_first_line(block)}"')
+    retry = [line for line in block.splitlines() if line.startswith("Attempt ")]
+    _expect(bool(retry), "the intervention (a retry with the failure's reason) in the block", answer)
+    p.quote(retry[0], prose=True)
     p.quote(critique[0], prose=True)
 
 

@@ -80,6 +80,10 @@ def bind_pending(project: Project, session_id: str, event_name: str) -> loop.Loo
     """Bind a loop started from a shell to this session, if it has no active loop of its own."""
     bound = state.take_pending(project, session_id, time.time())
     if bound is not None:
+        from tiergate.handlers import effects
+
+        # As at a start from Claude Code: the workspace the loop finds is its first green point.
+        effects.mark_green(project, session_id, "loop start")
         outcome = loop.Outcome(
             bound, "bind", (f"the loop started from a shell is bound to this session at {event_name}",)
         )

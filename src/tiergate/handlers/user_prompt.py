@@ -68,6 +68,7 @@ def start(project: Project, session_id: str, command: loopcommands.StartLoop) ->
         return new, current
 
     previous = state.update(project, session_id, replace_loop)
+    _mark_start(project, session_id)
     reasons: tuple[str, ...] = (
         f"start: /tiergate:ralph, at most {new.max_iterations} iterations, base {new.base}",
     )
@@ -98,3 +99,11 @@ def new_loop(
         max_iterations=max_iterations or config.loop.max_iterations,
         budget=config.loop.max_minutes * 60,
     )
+
+
+def _mark_start(project: Project, session_id: str) -> None:
+    """The workspace as the loop finds it is its first green point: a rollback never goes behind what
+    the user had before the loop (uncommitted work included)."""
+    from tiergate.handlers import effects
+
+    effects.mark_green(project, session_id, "loop start")
