@@ -1,0 +1,264 @@
+"""The loop's transitions for the gate and the interventions: a claim the checks refute, the
+intervention after every refutation (gate or verifier), the rollback's outcome, halts and their alerts."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from tiergate import loop, state
+from tiergate.claims import check_claim
+from tiergate.interventions import InterventionPolicy
+from tiergate.loop import (
+    AttemptRecord,
+    ClaimFacts,
+    GateFacts,
+    LoopState,
+    Outcome,
+    Policies,
+    Stop,
+    SubagentStart,
+    SubagentStop,
+    decide,
+    log_fields,
+)
+from tiergate.verdict import Criterion, Judgement, Verdict
+
+T0 = 1_800_000_000.0
+TASK = "Fix the parser bug in src/parser.py"
+LOW = "tiergate:architect-low"
+FACTS = ClaimFacts(
+    tier="LIGHT",
+    agent=LOW,
+    model="haiku",
+    tier_evidence=("lsp_diagnostics clean",),
+    reasons=("small-and-tested: LIGHT",),
+    relative_cost=1.0,
+    thorough_cost=20.0,
+    files_changed=1,
+    lines_changed=3,
+)
+CLAIM = "All tests pass.\n\n<promise>DONE</promise>"
+FAILING = GateFacts(
+    refuted=True,
+    report=(
+        "tiergate's checks refute the claim: new failures in 1 check of 1.\nFAILED: tests\n  | assert 1 == 2"
+    ),
+    packet=(),
+    failing=(("tests", "test_parse_empty\nassert 1 == 2"),),
+    reasons=("gate: tests: new: passed at the baseline",),
+    headline="tiergate's checks refute the claim: new failures in 1 check of 1.",
+)
+PASSING_GATE = GateFacts(
+    refuted=False,
+    report="tiergate's checks pass (1 check).",
+    packet=("CHECKS tiergate ran on this exact workspace:", "- tests (`pytest -q`, tests): passed in 0.4 s"),
+    reasons=("gate: tests: passed: passed",),
+    headline="tiergate's checks pass (1 check).",
+    record=(("refuted", False),),
+)
+
+
+def working(**changes: object) -> LoopState:
+    begun = loop.new_loop("s1", TASK, now=T0, base="b" * 40, promise="DONE", max_iterations=20)
+    return replace(begun, **changes)  # type: ignore[arg-type]
+
+
+def claim(gate: GateFacts | None, fingerprint: str = "fp-2", **fields: object) -> Stop:
+    return Stop(
+        message=CLAIM,
+        claim=check_claim(CLAIM),
+        fingerprint=fingerprint,
+        claim_facts=FACTS,
+        gate=gate,
+        **fields,  # type: ignore[arg-type]
+    )
+
+
+def refuted_by_gate(current: LoopState, fingerprint: str, **fields: object) -> Outcome:
+    outcome = decide(current, claim(FAILING, fingerprint, **fields), T0 + 10)
+    assert outcome.state is not None
+    return outcome
+
+
+def test_a_claim_the_checks_refute_is_blocked_at_once_without_a_verifier() -> None:
+    outcome = refuted_by_gate(working(), "fp-2")
+
+    assert outcome.decision == "gate-refuted"
+    assert outcome.state is not None
+    assert outcome.state.phase == "working" and outcome.state.verification is None
+    assert outcome.state.verifications == 0  # no verifier was requested
+    block = outcome.block or ""
+    assert "tiergate-spawn" not in block
+    assert "no verifier was spawned" in block
+    assert "assert 1 == 2" in block and "FAILED: tests" in block
+    assert outcome.intervention == "retry" and outcome.rollback is None
+    assert "Attempt 2 of 3" in block
+    assert [(a.item, a.passed, a.by) for a in outcome.state.attempts] == [(TASK, False, "gate")]
+    assert "gate-refuted: the project's checks refute the claim; no verifier is spawned" in outcome.reasons
+
+
+def test_a_claim_the_checks_pass_gets_its_results_into_the_evidence_packet() -> None:
+    outcome = decide(working(), claim(PASSING_GATE), T0 + 10)
+    assert outcome.state is not None and outcome.state.phase == "verifying"
+    verification = outcome.state.verification
+    assert verification is not None
+    assert verification.checks == PASSING_GATE.packet
+    started = decide(outcome.state, SubagentStart("a1", LOW, "fp-2"), T0 + 20)
+    packet = started.context or ""
+    assert "- tests (`pytest -q`, tests): passed in 0.4 s" in packet
+    assert "ran no project checks" not in packet
+    assert log_fields("s1", outcome)["gate"] == {"refuted": False}
+
+
+def test_without_a_gate_the_packet_says_no_checks_ran() -> None:
+    outcome = decide(working(), claim(None), T0 + 10)
+    assert outcome.state is not None
+    started = decide(outcome.state, SubagentStart("a1", LOW, "fp-2"), T0 + 20)
+    assert "tiergate ran no project checks for this claim" in (started.context or "")
+
+
+def test_a_second_failure_of_a_different_kind_retries_with_the_last_reason() -> None:
+    first = refuted_by_gate(working(), "fp-2").state
+    assert first is not None
+    other = replace(FAILING, failing=(("lint", "E501 line too long"),), headline="lint fails.")
+    outcome = decide(first, claim(other, "fp-3"), T0 + 20)
+    assert outcome.intervention == "retry"
+    assert "Attempt 3 of 3" in (outcome.block or "")
+    assert "The last attempt was refuted: the gate: lint fails. Failing: lint." in (outcome.block or "")
+
+
+def test_the_same_failure_again_is_a_stall_and_on_a_dirty_workspace_rolls_back_first() -> None:
+    first = refuted_by_gate(working(), "fp-2").state
+    assert first is not None
+    outcome = refuted_by_gate(first, "fp-3", dirty=True)
+
+    assert outcome.intervention == "rollback-then-change-approach"
+    assert outcome.rollback is not None
+    assert any(r.startswith("repeated-failure:") for r in outcome.reasons)
+    assert outcome.state is not None and outcome.state.approach == 2
+    assert outcome.state.item == f"{TASK}#2"
+    assert "Change approach" in (outcome.block or "")
+
+
+def test_the_same_failure_on_a_clean_workspace_changes_approach_without_rollback() -> None:
+    first = refuted_by_gate(working(), "fp-2").state
+    assert first is not None
+    outcome = refuted_by_gate(first, "fp-3", dirty=False)
+    assert outcome.intervention == "change-approach" and outcome.rollback is None
+    assert any(r.startswith("clean:") for r in outcome.reasons)
+
+
+def test_a_claim_on_an_unchanged_workspace_is_a_stall() -> None:
+    first = refuted_by_gate(working(), "fp-2").state
+    assert first is not None
+    other = replace(FAILING, failing=(("lint", "E501"),))
+    outcome = decide(first, claim(other, "fp-2", dirty=False), T0 + 20)
+    assert any(r.startswith("unchanged-claim:") for r in outcome.reasons)
+    assert outcome.intervention == "change-approach"
+
+
+def test_giving_up_the_skip_limit_th_approach_halts_with_an_alert() -> None:
+    policies = Policies(interventions=InterventionPolicy(attempt_limit=1, skip_limit=2))
+    current = working()
+    outcome = refuted_by_gate(current, "fp-2", policies=policies)
+    assert outcome.intervention == "change-approach"
+    assert outcome.state is not None
+    outcome = decide(outcome.state, claim(FAILING, "fp-3", policies=policies), T0 + 30)
+
+    assert outcome.decision == "halt" and outcome.intervention == "halt"
+    assert outcome.block is None  # the stop goes through
+    assert outcome.state is not None and outcome.state.phase == "halted"
+    assert (outcome.state.end_reason or "").startswith("skip-limit: 2 items given up")
+    assert outcome.alert is not None and "tiergate halted the loop: skip-limit" in outcome.alert
+    assert "loop halted" in (outcome.message or "")
+    assert log_fields("s1", outcome)["halt_reason"] == outcome.state.end_reason
+
+
+def test_every_halt_carries_an_alert() -> None:
+    capped = working(max_iterations=1)
+    outcome = decide(capped, Stop(message="not yet", claim=check_claim("not yet"), fingerprint="x"), T0 + 1)
+    assert outcome.decision == "halt" and outcome.alert == outcome.message
+
+
+def verifier_fail(current: LoopState, critique: str, fingerprint: str, **fields: object) -> Outcome:
+    spawned = decide(current, claim(PASSING_GATE, fingerprint), T0 + 10).state
+    assert spawned is not None
+    started = decide(spawned, SubagentStart("a1", LOW, fingerprint), T0 + 20).state
+    judgement = Judgement(
+        Verdict("FAIL", (Criterion("lsp_diagnostics clean", "MISSING", "ran it: 2 errors"),), critique), ()
+    )
+    event = SubagentStop("a1", LOW, judgement, fingerprint, **fields)  # type: ignore[arg-type]
+    return decide(started, event, T0 + 30)
+
+
+def test_a_verifier_fail_is_recorded_and_its_intervention_reaches_claude_at_the_next_stop() -> None:
+    outcome = verifier_fail(working(), "the empty input still crashes", "fp-2")
+    assert outcome.intervention == "retry"
+    assert outcome.state is not None and outcome.state.phase == "working"
+    assert [(a.passed, a.by) for a in outcome.state.attempts] == [(False, "verifier")]
+    after = decide(outcome.state, Stop(message="ok", claim=check_claim("ok"), fingerprint="fp-9"), T0 + 40)
+    block = after.block or ""
+    assert "Attempt 2 of 3" in block and "the empty input still crashes" in block
+
+
+def test_a_verifier_fail_that_repeats_on_a_dirty_workspace_asks_for_a_rollback() -> None:
+    first = verifier_fail(working(), "the empty input still crashes", "fp-2").state
+    assert first is not None
+    outcome = verifier_fail(first, "The  empty input still crashes", "fp-3", dirty=True)
+    assert outcome.intervention == "rollback-then-change-approach"
+    assert outcome.rollback is not None and outcome.block is None
+
+
+def test_a_pass_is_recorded_and_the_finalized_workspace_is_marked_green() -> None:
+    spawned = decide(working(), claim(PASSING_GATE), T0 + 10).state
+    started = decide(spawned, SubagentStart("a1", LOW, "fp-2"), T0 + 20).state
+    judgement = Judgement(
+        Verdict("PASS", (Criterion("lsp_diagnostics clean", "VERIFIED", "ran ruff: clean"),), ""), ()
+    )
+    passed = decide(started, SubagentStop("a1", LOW, judgement, "fp-2"), T0 + 30)
+    assert passed.state is not None and not passed.green
+    assert [a.passed for a in passed.state.attempts] == [True]
+    done = decide(passed.state, Stop(message="done", claim=check_claim("done"), fingerprint="fp-2"), T0 + 40)
+    assert done.decision == "finalize" and done.green
+
+
+def test_after_a_rollback_claude_and_the_log_get_the_backup() -> None:
+    first = refuted_by_gate(working(), "fp-2").state
+    assert first is not None
+    outcome = refuted_by_gate(first, "fp-3", dirty=True)
+
+    rolled = loop.after_rollback(
+        outcome, T0 + 11, backup="20261130-1", point="the loop's start (bbbb)", ref="refs/tiergate/backups/x"
+    )
+    assert rolled.rollback is None
+    assert "Your changes are saved as backup 20261130-1" in (rolled.block or "")
+    assert "tiergate restore 20261130-1" in (rolled.block or "")
+    fields = log_fields("s1", rolled)
+    assert fields["rollback"] == {
+        "to": "the loop's start (bbbb)",
+        "backup": "20261130-1",
+        "backup_ref": "refs/tiergate/backups/x",
+    }
+    assert fields["intervention"] == "rollback-then-change-approach"
+
+
+def test_a_rollback_that_cannot_be_made_halts_and_leaves_the_workspace() -> None:
+    first = refuted_by_gate(working(), "fp-2").state
+    assert first is not None
+    outcome = refuted_by_gate(first, "fp-3", dirty=True)
+
+    failed = loop.after_rollback(outcome, T0 + 11, backup=None, point="p", error="not in the history of HEAD")
+    assert failed.decision == "halt" and failed.block is None
+    assert failed.state is not None and failed.state.phase == "halted"
+    assert "rollback to the last green point (p) failed: not in the history of HEAD" in (
+        failed.state.end_reason or ""
+    )
+    assert failed.alert is not None
+
+
+def test_the_attempts_record_survives_the_state_file() -> None:
+    outcome = refuted_by_gate(working(), "fp-2")
+    assert outcome.state is not None
+    again = state.from_dict(state.to_dict(outcome.state))
+    assert again == outcome.state
+    assert isinstance(again.attempts[0], AttemptRecord)
