@@ -1,0 +1,209 @@
+"""The gate and the interventions inside a loop, through the real hook entry point in real git
+repositories: a claim the checks refute, a rollback to the last green point that loses nothing (the
+user's work from before the loop and the loop's own untracked files included), a halt with its alert,
+and a passing claim whose check results reach the verifier and whose workspace becomes green."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from testing.gitrepo import git, init_repo, write
+
+from tiergate import state
+from tiergate.log import read_log
+from tiergate.loop import LoopState
+from tiergate.project import Project
+
+SESSION = "11111111-2222-3333-4444-555555555555"
+CLAIM = "value.txt is right now.\n\n<promise>DONE</promise>"
+CHECK = """\
+if grep -qx good value.txt; then echo "test_value ... ok"; exit 0; fi
+echo "FAIL: test_value (checks.ValueTest)"
+echo "AssertionError: value.txt says $(cat value.txt), expected good"
+exit 1
+"""
+
+
+class Loop:
+    def __init__(self, root: Path, config: str) -> None:
+        self.root = root
+        self.project = init_repo(
+            root / "project",
+            {
+                "value.txt": "good\n",
+                "check.sh": CHECK,
+                ".tiergate.toml": config,
+                ".gitignore": ".tiergate/\n",
+            },
+        )
+        self.env = {
+            "PATH": os.environ["PATH"],
+            "HOME": str(root / "home"),
+            "CLAUDE_PROJECT_DIR": str(self.project),
+            "PYTHONDONTWRITEBYTECODE": "1",
+        }
+
+    def hook(self, event: str, **fields: Any) -> dict[str, Any]:
+        payload = {
+            "session_id": SESSION,
+            "cwd": str(self.project),
+            "transcript_path": str(self.root / "session.jsonl"),
+            "hook_event_name": event,
+            "stop_hook_active": False,
+            "background_tasks": [],
+            **fields,
+        }
+        result = self.run("hook", event, stdin=json.dumps(payload))
+        assert result.returncode in (0, 2), result.stderr
+        return json.loads(result.stdout) if result.stdout.strip() else {}
+
+    def run(self, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "tiergate", *args],
+            input=stdin,
+            env=self.env,
+            cwd=self.project,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+
+    def start(self) -> None:
+        answer = self.hook(
+            "UserPromptSubmit", prompt="/tiergate:ralph make value.txt right --max-iterations 6"
+        )
+        assert "loop started" in answer["systemMessage"]
+
+    def stop(self, message: str) -> dict[str, Any]:
+        return self.hook("Stop", last_assistant_message=message)
+
+    def loop(self) -> LoopState:
+        current = state.read(Project(self.project, self.project / ".tiergate"), SESSION)
+        assert current is not None
+        return current
+
+    def decisions(self) -> list[dict[str, Any]]:
+        log = read_log(Project(self.project, self.project / ".tiergate"))
+        return [r for r in log if r.get("session_id") == SESSION and "decision" in r]
+
+
+def test_a_refuted_claim_at_the_limit_rolls_back_to_the_green_point_without_losing_anything(
+    tmp_path: Path,
+) -> None:
+    loop = Loop(tmp_path, '[checks]\ntests = "sh check.sh"\n\n[interventions]\nattempt_limit = 1\n')
+    write(loop.project, {"notes.txt": "the user's own notes, from before the loop\n"})
+    loop.start()
+    write(loop.project, {"value.txt": "bad\n", "scratch/new.txt": "the loop's untracked work\n"})
+
+    answer = loop.stop(CLAIM)
+
+    reason = answer["reason"]
+    assert answer["decision"] == "block"
+    assert "tiergate-spawn" not in reason and "no verifier was spawned" in reason
+    assert "AssertionError: value.txt says bad, expected good" in reason
+    # Rolled back to the green point the loop's start marked: the user's notes stay, the loop's work goes.
+    assert (loop.project / "value.txt").read_text() == "good\n"
+    assert not (loop.project / "scratch").exists()
+    assert (loop.project / "notes.txt").read_text() == "the user's own notes, from before the loop\n"
+    [backup] = json.loads(loop.run("backups", "--json").stdout)
+    assert f"saved as backup {backup['name']}" in reason
+    assert f"tiergate restore {backup['name']}" in reason
+    assert loop.loop().approach == 2 and [a.by for a in loop.loop().attempts] == ["gate"]
+    [record] = [r for r in loop.decisions() if r["decision"] == "gate-refuted"]
+    assert record["intervention"] == "rollback-then-change-approach"
+    assert record["rollback"]["backup"] == backup["name"]
+    assert record["rollback"]["backup_ref"].startswith("refs/tiergate/")
+    assert record["gate"]["refuted"] is True
+    assert [c["name"] for c in record["gate"]["checks"]] == ["tests"]
+
+    # Nothing was lost: the backup brings the loop's work back, untracked file included.
+    restored = loop.run("restore", backup["name"])
+    assert restored.returncode == 0, restored.stderr
+    assert (loop.project / "value.txt").read_text() == "bad\n"
+    assert (loop.project / "scratch/new.txt").read_text() == "the loop's untracked work\n"
+    assert (loop.project / "notes.txt").is_file()
+
+
+def test_the_skip_limit_halts_the_loop_and_tells_the_user_everywhere(tmp_path: Path) -> None:
+    alert = tmp_path / "alert.txt"
+    config = (
+        '[checks]\ntests = "sh check.sh"\n\n[interventions]\nattempt_limit = 1\nskip_limit = 1\n\n'
+        f"[alerts]\ncommand = {json.dumps(f'cat > {alert}')}\n"
+    )
+    loop = Loop(tmp_path, config)
+    loop.start()
+    write(loop.project, {"value.txt": "bad\n"})
+
+    answer = loop.stop(CLAIM)
+
+    assert "decision" not in answer  # a halted loop lets the stop through
+    assert "loop halted: skip-limit: 1 items given up" in answer["systemMessage"]
+    assert loop.loop().phase == "halted"
+    assert "skip-limit" in alert.read_text()
+    status = json.loads(loop.run("status", "--json").stdout)
+    assert status[0]["phase"] == "halted" and "skip-limit" in status[0]["end_reason"]
+    assert "skip-limit" in loop.run("status").stdout
+    [record] = [r for r in loop.decisions() if r["decision"] == "halt"]
+    assert record["halt_reason"].startswith("skip-limit")
+    assert record["alert"].endswith(": exit 0")
+    assert (loop.project / "value.txt").read_text() == "bad\n"  # a halt leaves the workspace as it is
+    assert loop.stop("anything").get("decision") is None
+
+
+def verifier_transcript(path: Path) -> Path:
+    now = datetime.now(UTC).isoformat().replace("+00:00", "Z")
+    use = {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "sh check.sh"}}
+    result = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "test_value ... ok"}
+    lines = [
+        {"type": "user", "timestamp": now, "message": {"role": "user", "content": "verify"}},
+        {"type": "assistant", "timestamp": now, "message": {"id": "m1", "content": [use]}},
+        {"type": "user", "timestamp": now, "message": {"role": "user", "content": [result]}},
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+def test_a_claim_the_checks_pass_reaches_a_verifier_with_the_results_and_its_pass_marks_green(
+    tmp_path: Path,
+) -> None:
+    fixed = "good\n"
+    loop = Loop(tmp_path, '[checks]\ntests = "sh check.sh"\n')
+    write(loop.project, {"value.txt": "bad\n"})
+    git(loop.project, "commit", "-qam", "value.txt broken before the loop")
+    loop.start()
+    write(loop.project, {"value.txt": fixed})
+
+    block = loop.stop(CLAIM)["reason"]
+    assert "```tiergate-spawn" in block
+    agent = loop.loop().verification
+    assert agent is not None
+    packet = loop.hook("SubagentStart", agent_id="a1", agent_type=agent.agent)
+    context = packet["hookSpecificOutput"]["additionalContext"]
+    assert "CHECKS tiergate ran on this exact workspace" in context
+    assert "- tests (`sh check.sh`, tests): passed in" in context
+    labels = list(agent.evidence)
+    criteria = [
+        {"criterion": label, "status": "VERIFIED", "evidence": "$ sh check.sh -> ok"} for label in labels
+    ]
+    verdict = json.dumps({"verdict": "PASS", "criteria": criteria, "critique": ""})
+    passed = loop.hook(
+        "SubagentStop",
+        agent_id="a1",
+        agent_type=agent.agent,
+        agent_transcript_path=str(verifier_transcript(tmp_path / "agent-a1.jsonl")),
+        last_assistant_message=f"I ran the check.\n\n```tiergate-verdict\n{verdict}\n```",
+    )
+    assert "returned PASS" in passed["systemMessage"]
+    assert "loop finished" in loop.stop("Done.")["systemMessage"]
+    green = git(loop.project, "rev-parse", f"refs/tiergate/green/{SESSION}").strip()
+    assert git(loop.project, "show", f"{green}:value.txt") == fixed
+    [record] = [r for r in loop.decisions() if r["decision"] == "finalize"]
+    assert record["green"] == green
