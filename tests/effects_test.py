@@ -13,7 +13,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import pytest
 from testing.gitrepo import git, init_repo, write
 
 from tiergate import state
