@@ -13,13 +13,14 @@ sends, in a real git project whose loop was brought to that point through the re
 - SubagentStop, small lines: the same, with 50 MB of short records (~200 bytes each) after the command.
 - Stop, claim on a 2,000-file change (1,500 modified, 100 deleted, 400 untracked): measured, tiered,
   fingerprinted and answered with the spawn directive. No project checks are configured.
+- SessionEnd in that project, its loop active: one record in the log (Claude Code allows 1.5 s).
 - A bare interpreter start (`python3 -c pass`, tiergate's venv) in the same run, as the floor.
 
 Before each run the loop's state file is put back, so that every run decides the same thing; the answer
 of every run is checked. Runs are interleaved so that machine noise hits every case alike; wall time is
 from spawn to exit, peak RSS per process from wait4.
 
-Goals (issue 4): SubagentStop under 0.2 s and 100 MB; the claim Stop under 2 s.
+Goals (issue 4): SubagentStop under 0.2 s and 100 MB; the claim Stop under 2 s; SessionEnd under 1.5 s.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ TRANSCRIPT_BYTES = 50 * 1024 * 1024
 SUBAGENT_GOAL_SECONDS = 0.2
 SUBAGENT_GOAL_MIB = 100.0
 STOP_GOAL_SECONDS = 2.0
+SESSION_END_GOAL_SECONDS = 1.5
 WARMUP_ROUNDS = 2
 CLAIM = "The parser handles every input now; the tests pass.\n\n<promise>DONE</promise>"
 
@@ -92,7 +94,8 @@ def main() -> int:
         home = root / "home"
         home.mkdir()
         print("building the projects and the 50 MB transcripts...", flush=True)
-        cases = [*subagent_cases(root, home), claim_case(root, home), baseline_case(home)]
+        claim = claim_case(root, home)
+        cases = [*subagent_cases(root, home), claim, session_end_case(claim), baseline_case(home)]
         for case in cases:
             problem = case.check(run_once(case))
             if problem is not None:
@@ -273,6 +276,26 @@ def claim_case(root: Path, home: Path) -> Case:
         before=lambda: loop_file.write_bytes(snapshot),
         check=expect_spawn,
         goal=(STOP_GOAL_SECONDS, math.inf),
+    )
+
+
+def session_end_case(claim: Case) -> Case:
+    """SessionEnd in the claim's project, its loop active: one record, within Claude Code's 1.5 s."""
+    payload = json.loads(claim.stdin) | {"hook_event_name": "SessionEnd", "reason": "other"}
+
+    def expect_silence(run: Run) -> str | None:
+        quiet = (run.returncode, run.stdout, run.stderr) == (0, b"", b"")
+        return None if quiet else f"not silent: {run}"
+
+    return Case(
+        "SessionEnd, active loop",
+        launcher("SessionEnd"),
+        json.dumps(payload).encode(),
+        claim.env,
+        claim.cwd,
+        before=claim.before,
+        check=expect_silence,
+        goal=(SESSION_END_GOAL_SECONDS, math.inf),
     )
 
 

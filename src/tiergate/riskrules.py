@@ -165,6 +165,10 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "security", "dir", (".circleci", ".buildkite", ".woodpecker", ".ssh", ".gnupg", ".aws"), "**/{key}/**"
     ),
+    # The verification's own controls: tiergate's configuration and Claude Code's project settings (hooks,
+    # permissions). A loop that edits them could weaken the check on its own claim.
+    Rule("security", "name", (".tiergate.toml",), "**/{key}"),
+    Rule("security", "dir", (".claude",), "**/{key}/**"),
     # -- architecture: build manifests, contracts, schemas, deployment ----------------------------------
     Rule(
         "architecture",

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from tiergate import loop, state, transcript
 from tiergate.fingerprint import fingerprint
 from tiergate.handlers import common
-from tiergate.leaninputs import read_subagent_stop
+from tiergate.protocol import parse_input
 from tiergate.verdict import judge
 
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ START_MARGIN_SECONDS = 5.0
 
 
 def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
-    stop = read_subagent_stop(payload)
+    stop = parse_input("SubagentStop", payload)  # read by hand: tiergate.leaninputs
     if stop.is_phantom:
         return None
     current = state.read(project, stop.session_id)
