@@ -83,7 +83,7 @@ def bind_pending(project: Project, session_id: str, event_name: str) -> loop.Loo
         from tiergate.handlers import effects
 
         # As at a start from Claude Code: the workspace the loop finds is its first green point.
-        effects.mark_green(project, session_id, "loop start")
+        effects.mark_start(project, session_id, bound.base)
         outcome = loop.Outcome(
             bound, "bind", (f"the loop started from a shell is bound to this session at {event_name}",)
         )

@@ -132,6 +132,22 @@ def alert(project: Project, session_id: str, message: str) -> str | None:
     return None if sent is None else f"{settings.command}: {sent.detail}"
 
 
+def mark_start(project: Project, session_id: str, base: str | None) -> None:
+    """A loop's first green point, when the workspace it starts on is not its base commit (the user's
+    uncommitted or untracked work): a rollback then never goes behind it. A clean start writes nothing:
+    its base already is the green point (`greenpoint.last_green` falls back to it)."""
+    from tiergate import git
+
+    try:
+        root = git.repo_root(project.root)
+        if base is not None and not (git.changed_paths(root, base) or git.untracked_files(root)):
+            return
+    except Exception as exc:
+        _error(project, session_id, "green_mark_error", exc)
+        return
+    mark_green(project, session_id, "loop start")
+
+
 def mark_green(project: Project, session_id: str, why: str) -> str:
     """Record the workspace as the loop's green point; returns its snapshot, or what went wrong (never
     raised: the loop then falls back to its start commit)."""

@@ -68,7 +68,7 @@ def start(project: Project, session_id: str, command: loopcommands.StartLoop) ->
         return new, current
 
     previous = state.update(project, session_id, replace_loop)
-    _mark_start(project, session_id)
+    _mark_start(project, session_id, new.base)
     reasons: tuple[str, ...] = (
         f"start: /tiergate:ralph, at most {new.max_iterations} iterations, base {new.base}",
     )
@@ -101,9 +101,9 @@ def new_loop(
     )
 
 
-def _mark_start(project: Project, session_id: str) -> None:
+def _mark_start(project: Project, session_id: str, base: str | None) -> None:
     """The workspace as the loop finds it is its first green point: a rollback never goes behind what
     the user had before the loop (uncommitted work included)."""
     from tiergate.handlers import effects
 
-    effects.mark_green(project, session_id, "loop start")
+    effects.mark_start(project, session_id, base)
