@@ -141,7 +141,11 @@ def main() -> None:
     print(f"classify in process:            {n / best:12,.0f} paths/s (median {n / median:,.0f})")
     print(f"`tiergate tier --batch` (whole): {n / cmd_best:12,.0f} paths/s (median {n / cmd_median:,.0f})")
     print(f"classification cost over the JSON baseline: {best / base_best:.2f}x")
-    print(f"goal >= 200,000 paths/s: {'met' if n / cmd_best >= 200_000 else 'NOT met'}")
+    print(f"goal >= 200,000 paths/s, classification: {'met' if n / best >= 200_000 else 'NOT met'}")
+    # The whole command also pays a fixed start-up (the interpreter and pydantic, about 0.2 s) that the
+    # number of paths does not change; reported beside the goal, not hidden in it.
+    whole = "met" if n / cmd_best >= 200_000 else "NOT met"
+    print(f"goal >= 200,000 paths/s, whole command on {n} paths: {whole}")
 
 
 if __name__ == "__main__":

@@ -49,18 +49,15 @@ Example::
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from tiergate import keywords
+from tiergate.configfile import read_table
 from tiergate.errors import UserError
 from tiergate.tiers import Tier, TierPolicy
-
-CONFIG_FILE = ".tiergate.toml"
-PYPROJECT = "pyproject.toml"
 
 
 class _Section(BaseModel):
@@ -183,14 +180,15 @@ class Config(_Section):
 
 def load_config(root: Path) -> Config:
     """The configuration of the project at `root`; the defaults when it has none."""
-    found = _read_table(root)
+    found = read_table(root)
     if found is None:
         return Config()
     source, table = found
-    return _validate(source, table)
+    return validate_table(source, table)
 
 
-def _validate(source: str, table: dict[str, Any]) -> Config:
+def validate_table(source: str, table: dict[str, Any]) -> Config:
+    """The configuration in `table`, read from `source`; UserError naming the file and the key."""
     try:
         return Config.model_validate({**table, "source": source})
     except ValidationError as exc:
@@ -206,29 +204,3 @@ def _first_error(exc: ValidationError) -> str:
     shown = "" if isinstance(value, dict) else f" (got {value!r})"
     message = str(error["msg"]).removeprefix("Value error, ")
     return f"{key}: {message}{shown}"
-
-
-def _read_table(root: Path) -> tuple[str, dict[str, Any]] | None:
-    dedicated = root / CONFIG_FILE
-    if dedicated.is_file():
-        return CONFIG_FILE, _parse(dedicated, CONFIG_FILE)
-    pyproject = root / PYPROJECT
-    if pyproject.is_file():
-        data = _parse(pyproject, PYPROJECT)
-        tool = data.get("tool", {})
-        section = tool.get("tiergate") if isinstance(tool, dict) else None
-        if section is None:
-            return None
-        if not isinstance(section, dict):
-            raise UserError(f"{PYPROJECT}: tool.tiergate: must be a table")
-        return f"{PYPROJECT} [tool.tiergate]", section
-    return None
-
-
-def _parse(path: Path, label: str) -> dict[str, Any]:
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise UserError(f"{label}: invalid TOML: {exc}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"{label}: cannot read: {exc}") from None

@@ -9,13 +9,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tiergate.change import ChangeMeasurement, measure_change
-from tiergate.config import Config, load_config
 from tiergate.keywords import find_override
 from tiergate.riskpaths import RiskPaths, RiskScan
 from tiergate.testcoverage import CoverageJudgement, judge_coverage
 from tiergate.tiers import ChangeFacts, Coverage, TierDecision, select_tier
+
+if TYPE_CHECKING:
+    # pydantic, behind the config models, is imported only where a configuration is actually loaded.
+    from tiergate.config import Config
 
 
 @dataclass(frozen=True)
@@ -67,7 +71,10 @@ def assess_change(
 
     `coverage` given by the caller (`--coverage`) replaces the judgement from coverage data.
     """
-    config = config if config is not None else load_config(root)
+    if config is None:
+        from tiergate.config import load_config
+
+        config = load_config(root)
     change = measure_change(root, base)
     judgement = (
         CoverageJudgement(level=coverage, evidence="given on the command line")

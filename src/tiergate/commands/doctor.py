@@ -15,7 +15,6 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from pathlib import Path
 
-    from tiergate.checkdetect import ProjectFacts
     from tiergate.project import Project
 
 HELP = "check tiergate's installation, its Claude Code plugin and this project's setup"
@@ -278,6 +277,7 @@ def git_finding(project: Project) -> Finding:
 def check_findings(project: Project) -> list[Finding]:
     """The configured checks, else those the simple per-ecosystem rules detect."""
     from tiergate.checkdetect import detect_checks
+    from tiergate.checks import read_facts
     from tiergate.config import load_config
     from tiergate.errors import UserError
 
@@ -290,7 +290,7 @@ def check_findings(project: Project) -> list[Finding]:
             Finding("ok", f"check {name}", f"{command} (configured in {config.source})")
             for name, command in config.checks.items()
         ]
-    detected = detect_checks(project_facts(project.root))
+    detected = detect_checks(read_facts(project.root))
     if not detected:
         return [
             Finding(
@@ -304,23 +304,6 @@ def check_findings(project: Project) -> list[Finding]:
         Finding("ok", f"check {c.name}", f"{c.command} (detected, not configured: {c.reason})")
         for c in detected
     ]
-
-
-def project_facts(root: Path) -> ProjectFacts:
-    """What check detection looks at in `root`; unreadable files count as absent."""
-    import tomllib
-
-    from tiergate.checkdetect import ProjectFacts
-
-    try:
-        names = frozenset(entry.name for entry in root.iterdir())
-    except OSError:
-        names = frozenset()
-    try:
-        pyproject = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        pyproject = {}
-    return ProjectFacts(names, pyproject, _read_json(root / "package.json"))
 
 
 def state_finding(project: Project) -> Finding:

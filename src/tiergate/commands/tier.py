@@ -38,12 +38,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from tiergate.config import load_config
     from tiergate.errors import UserError
     from tiergate.git import repo_root
 
     if args.batch:
-        from tiergate.batch import classify_stream
+        from tiergate.batch import BatchRules, classify_stream
 
         # A batch describes hypothetical changes, so no repository is needed; a project's thresholds and
         # patterns still apply when there is one.
@@ -51,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
             root = repo_root(Path.cwd())
         except UserError:
             root = Path.cwd()
-        classify_stream(sys.stdin, sys.stdout, load_config(root))
+        classify_stream(sys.stdin, sys.stdout, BatchRules.for_project(root))
         return 0
     from tiergate.measure import assess_change
 
