@@ -65,7 +65,7 @@ def test_the_demo_tells_the_loop_step_by_step_and_exits_0(tmp_path: Path) -> Non
     assert "tiergate-spawn" not in told[3]
     # The second one fails only what failed before the loop: the gate lets a verifier judge it.
     assert (
-        "tiergate (Stop, exit 0): tier STANDARD for 1 files, 5 lines changed since the loop began" in told[4]
+        "tiergate (Stop, exit 0): tier STANDARD for 1 file, 5 lines changed since the loop began" in told[4]
     )
     assert "why: default: not LIGHT (test coverage partial" in told[4]
     assert "subagent_type tiergate:architect-medium, model sonnet" in told[4]
@@ -97,8 +97,8 @@ def test_the_demo_tells_the_loop_step_by_step_and_exits_0(tmp_path: Path) -> Non
     assert re.search(
         r"session demo-\w+ +passed \(finished\) +iteration 4/10 +tier STANDARD +verdict PASS", told[11]
     )
-    assert re.search(r"v1 +STANDARD +tiergate:architect-medium \(sonnet\) +FAIL +1 files, 5 lines", told[12])
-    assert re.search(r"v2 +STANDARD +tiergate:architect-medium \(sonnet\) +PASS +1 files, 5 lines", told[12])
+    assert re.search(r"v1 +STANDARD +tiergate:architect-medium \(sonnet\) +FAIL +1 file, 5 lines", told[12])
+    assert re.search(r"v2 +STANDARD +tiergate:architect-medium \(sonnet\) +PASS +1 file, 5 lines", told[12])
     assert "total: 2 verifiers ran, cost 10x; always THOROUGH: 40x (75% less)" in told[12]
     assert list((tmp_path / "tmp").iterdir()) == []
 

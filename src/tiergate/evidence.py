@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from tiergate.claims import CLAIM_EVIDENCE, ClaimType
 from tiergate.looptext import cut
+from tiergate.tiers import plural
 from tiergate.verdict import HEDGES
 
 if TYPE_CHECKING:
@@ -64,8 +65,9 @@ def _change(state: LoopState, verification: Verification) -> str:
     base = state.base or "the empty tree"
     shown = verification.paths[:PATHS_SHOWN]
     lines = [
-        f"CHANGE since the loop began (base {base}): {verification.files_changed} files, "
-        f"{verification.lines_changed} lines changed (additions plus deletions, untracked files included). "
+        f"CHANGE since the loop began (base {base}): {plural(verification.files_changed, 'file')}, "
+        f"{plural(verification.lines_changed, 'line')} changed "
+        "(additions plus deletions, untracked files included). "
         f"See it whole with `git diff {state.base or '4b825dc642cb6eb9a060e54bf8d69288fbee4904'}` and "
         "`git status --untracked-files=all`."
     ]

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from tiergate.claims import promise_tag
+from tiergate.tiers import plural
 
 if TYPE_CHECKING:
     from tiergate.loop import LoopState, Verification, VerifierRun
@@ -74,7 +75,8 @@ def spawn_directive(state: LoopState, verification: Verification, notes: Sequenc
     parts = [
         f"tiergate: completion claim received (iteration {state.iteration}/{state.max_iterations}). "
         "Before the loop can end, an independent verifier must check it.",
-        f"Tier {verification.tier}: {verification.files_changed} files, {verification.lines_changed} lines "
+        f"Tier {verification.tier}: {plural(verification.files_changed, 'file')}, "
+        f"{plural(verification.lines_changed, 'line')} "
         f"changed since the loop began. Why: {why}",
     ]
     if verification.note:

@@ -60,6 +60,13 @@ def _run_command(argv: list[str]) -> int:
     except KeyboardInterrupt:
         print("tiergate: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`tiergate history | head`): not an error worth a traceback. Point stdout at
+        # /dev/null so that the interpreter's final flush does not raise again.
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from tiergate.tiers import plural
+
 HELP = "list every verification with its tier, verdict, duration and cost, against always THOROUGH"
 RAN = frozenset({"PASS", "FAIL", "INCOMPLETE", "DISQUALIFIED"})
 
@@ -87,7 +89,8 @@ def line(row: dict[str, Any]) -> str:
     duration = "-" if row["duration_s"] is None else f"{row['duration_s']:.0f}s"
     return (
         f"{row['session_id'][:12]:12}  {row['id']:4}  {row['tier']:8}  {row['agent']} ({row['model']})  "
-        f"{row['verdict']:12}  {row['files_changed']} files, {row['lines_changed']} lines  {duration}  "
+        f"{row['verdict']:12}  {plural(row['files_changed'], 'file')}, "
+        f"{plural(row['lines_changed'], 'line')}  {duration}  "
         f"cost {row['relative_cost']:g}x"
     )
 
