@@ -21,7 +21,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, fields
@@ -30,7 +29,7 @@ from typing import Any
 
 from tiergate.checks import Check, CheckResult, signature
 from tiergate.gate import BaselineEntry
-from tiergate.project import Project, ensure_state_dir
+from tiergate.project import Project, ensure_state_dir, write_atomic
 
 EVIDENCE_DIR = "evidence"
 BASELINE_DIR = "baseline"
@@ -106,25 +105,6 @@ def store_baseline(
     }
     write_atomic(baseline_path(project, base), json.dumps(record, indent=1).encode())
     return merged
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.{time.monotonic_ns()}.tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    try:
-        temporary.replace(path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            temporary.unlink()
-        raise
 
 
 def _read_json(path: Path) -> Any:

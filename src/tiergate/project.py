@@ -117,6 +117,33 @@ def ensure_state_dir(project: Project) -> Path:
     return project.state_dir
 
 
+def write_atomic(path: Path, data: bytes) -> None:
+    """Replace `path` with `data` all at once: a reader sees the old file or the new one, never a part.
+
+    A temporary file beside it is written, fsynced, then renamed over it (the name is unique per process
+    and instant, so concurrent writers never share one).
+    """
+    import contextlib
+    import time
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{time.monotonic_ns()}.tmp")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    try:
+        temporary.replace(path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            temporary.unlink()
+        raise
+
+
 def is_valid_session_id(value: object) -> bool:
     """Whether `value` may name files under the state folder: `^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$`.
 

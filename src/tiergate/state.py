@@ -20,7 +20,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, fields, replace
 from pathlib import Path
@@ -28,7 +27,7 @@ from typing import Any, TypeVar
 
 from tiergate.errors import UserError
 from tiergate.loop import PHASES, AttemptRecord, LoopState, Verification, VerifierRun
-from tiergate.project import Project, ensure_state_dir, is_valid_session_id
+from tiergate.project import Project, ensure_state_dir, is_valid_session_id, write_atomic
 
 LOOPS_DIR = "loops"
 PENDING_NAME = "pending.json"
@@ -161,23 +160,7 @@ def _read(path: Path) -> LoopState | None:
 
 
 def _write(path: Path, state: LoopState) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    data = json.dumps(to_dict(state), indent=1, sort_keys=True).encode()
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.{time.monotonic_ns()}.tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    try:
-        temporary.replace(path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            temporary.unlink()
-        raise
+    write_atomic(path, json.dumps(to_dict(state), indent=1, sort_keys=True).encode())
 
 
 @contextlib.contextmanager
