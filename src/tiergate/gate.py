@@ -26,7 +26,7 @@ Pure: no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -37,6 +37,7 @@ Standing = Literal["passed", "new", "pre-existing", "skipped"]
 Where = Literal["workspace", "worktree"]
 REPORT_LIMIT = 6000
 NO_BASELINE = "no baseline result to compare with"
+NEVER_EXCUSED = "an acceptance or regression check: the baseline never excuses it"
 UNFINISHED = "a check that did not finish shows nothing, so its timeout is never excused as pre-existing"
 NAMES_SHOWN = 10
 _MIN_BLOCK = 200
@@ -114,18 +115,32 @@ def judge(
     fingerprint: str | None = None,
     reused: bool = False,
     workspace_changed: bool = False,
+    strict: Collection[str] = (),
 ) -> GateResult:
-    """The gate's verdict on `results`, against the baseline's results by check key."""
-    verdicts = tuple(compare(result, baseline.get(result.key)) for result in results)
+    """The gate's verdict on `results`, against the baseline's results by check key. The checks
+    whose keys are in `strict` are never excused by the baseline (an autopilot's acceptance checks:
+    at the base their feature does not exist yet, so they fail there)."""
+    verdicts = tuple(
+        compare(
+            result, None if result.key in strict else baseline.get(result.key), strict=result.key in strict
+        )
+        for result in results
+    )
     return GateResult(verdicts, fingerprint, reused, workspace_changed)
 
 
-def new_compile_failures(results: Sequence[CheckResult], baseline: Mapping[str, BaselineEntry]) -> bool:
+def new_compile_failures(
+    results: Sequence[CheckResult], baseline: Mapping[str, BaselineEntry], strict: Collection[str] = ()
+) -> bool:
     """Whether the compile stage has a new failure: then the behaviour stage is not run."""
-    return any(compare(r, baseline.get(r.key)).standing == "new" for r in results if r.stage == COMPILE_STAGE)
+    return any(
+        compare(r, baseline.get(r.key), strict=r.key in strict).standing == "new"
+        for r in results
+        if r.stage == COMPILE_STAGE
+    )
 
 
-def compare(result: CheckResult, before: BaselineEntry | None) -> CheckVerdict:
+def compare(result: CheckResult, before: BaselineEntry | None, *, strict: bool = False) -> CheckVerdict:
     if not result.failing:
         passed = result.status == "passed"
         return CheckVerdict(
@@ -135,6 +150,8 @@ def compare(result: CheckResult, before: BaselineEntry | None) -> CheckVerdict:
     failing = summary.failed_tests
     if result.status == "timed_out":
         return CheckVerdict(result, "new", summary, failing, UNFINISHED)
+    if strict:
+        return CheckVerdict(result, "new", summary, failing, NEVER_EXCUSED)
     if before is None:
         return CheckVerdict(result, "new", summary, failing, NO_BASELINE)
     earlier = summarize(before.result.output).failed_tests if before.result.failing else ()

@@ -22,7 +22,7 @@ per-check timeout, so a baseline result is never cut short; without one, a failu
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -64,11 +64,14 @@ def run_gate(
     budget: float | None = None,
     progress: Progress | None = None,
     reuse: bool = True,
+    strict: Collection[str] = (),
 ) -> GateResult:
     """Run (or reuse) the checks for the workspace at `project.root` and judge them against the
     baseline at `base` (the loop's base; HEAD when None). `timeout` is per check, `budget` (seconds,
-    None: unbounded) for the whole gate, baseline runs included."""
+    None: unbounded) for the whole gate, baseline runs included. The checks whose keys are in `strict`
+    are never excused by the baseline (nor run at the base for it)."""
     checks = tuple(checks)
+    strict = frozenset(strict)
     if not checks:
         return judge((), {})
     # Outside git there is no fingerprint and no base: the checks just run, every failure is new.
@@ -78,15 +81,15 @@ def run_gate(
     key = evidencecache.evidence_key(before, commit or "", checks, timeout) if before else None
     kept = evidencecache.load_evidence(project, key) if key and reuse else None
     deadline = None if budget is None else time.monotonic() + budget
-    run = _Run(project, commit, checks, timeout, deadline, progress)
+    run = _Run(project, commit, checks, timeout, deadline, progress, strict)
     if kept is not None:
-        return judge(kept, run.baseline_for(kept), fingerprint=before, reused=True)
+        return judge(kept, run.baseline_for(kept), fingerprint=before, reused=True, strict=strict)
     results = run.staged()
     after = fingerprint(project.root, base)
     if key and after == before and not run.cut_short:
         evidencecache.store_evidence(project, key, results)
     entries = run.baseline_for(results)
-    return judge(results, entries, fingerprint=before, workspace_changed=after != before)
+    return judge(results, entries, fingerprint=before, workspace_changed=after != before, strict=strict)
 
 
 @dataclass
@@ -97,6 +100,7 @@ class _Run:
     timeout: float
     deadline: float | None  # time.monotonic() by which the gate must be done
     progress: Progress | None
+    strict: frozenset[str]
     cut_short: bool = field(default=False, init=False)  # some check got less than the full timeout
 
     def __post_init__(self) -> None:
@@ -108,7 +112,7 @@ class _Run:
     def staged(self) -> tuple[CheckResult, ...]:
         """Every check's result, in the order of the checks."""
         first = self._stage(COMPILE_STAGE)
-        if new_compile_failures(first, self.baseline_for(first)):
+        if new_compile_failures(first, self.baseline_for(first), self.strict):
             second = tuple(skipped(c, NOT_RUN) for c in self.checks if c.stage == BEHAVIOUR_STAGE)
         else:
             second = self._stage(BEHAVIOUR_STAGE)
@@ -138,7 +142,14 @@ class _Run:
         """The baseline, run at the base first for failing checks it does not hold yet (when the
         budget still holds a whole timeout for it)."""
         # A timeout is never excused by the baseline (tiergate.gate), so it needs none.
-        missing = [r for r in results if r.failing and r.status != "timed_out" and r.key not in self.entries]
+        missing = [
+            r
+            for r in results
+            if r.failing
+            and r.status != "timed_out"
+            and r.key not in self.entries
+            and r.key not in self.strict
+        ]
         if missing and self.commit is not None and not self.at_base and self._time_left() >= self.timeout:
             wanted = {r.key for r in missing}
             checks = [c for c in self.checks if c.key in wanted]

@@ -51,8 +51,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from tiergate import evidence, interventions, looptext, stalls
+from tiergate import evidence, features, interventions, looptext, stalls
 from tiergate.claims import ClaimCheck, claim_evidence, claim_types
+from tiergate.features import Feature
 from tiergate.interventions import INTERVENTION_POLICY, InterventionPolicy
 from tiergate.stalls import STALL_POLICY, StallPolicy
 from tiergate.verdict import Judgement
@@ -155,6 +156,8 @@ class LoopState:
     end_reason: str | None = None
     attempts: tuple[AttemptRecord, ...] = ()  # every judged claim, in order: the counts derive from it
     approach: int = 1  # the approach being tried (a change of approach starts the next one)
+    # An autopilot's features; the current one is the approach's (`tiergate.features`). Empty: ralph.
+    features: tuple[Feature, ...] = ()
 
     @property
     def active(self) -> bool:
@@ -162,8 +165,17 @@ class LoopState:
 
     @property
     def item(self) -> str:
-        """The intervention table's item: this loop's current approach to its task."""
+        """The intervention table's item: the current feature, else this loop's current approach."""
+        if self.features:
+            feature = features.current(self.features, self.approach)
+            return feature.id if feature is not None else ""
         return interventions.approach_item(self.task, self.approach)
+
+    @property
+    def done(self) -> tuple[str, ...]:
+        """The items whose last attempt passed (an autopilot's done features)."""
+        plain = tuple(interventions.Attempt(a.item, a.passed, a.reason) for a in self.attempts)
+        return interventions.done_items(plain)
 
 
 @dataclass(frozen=True)
@@ -318,16 +330,26 @@ def new_loop(
     promise: str,
     max_iterations: int = DEFAULT_MAX_ITERATIONS,
     budget: float = DEFAULT_BUDGET_SECONDS,
+    feature_list: tuple[Feature, ...] = (),
 ) -> LoopState:
+    """A ralph loop on `task`, or with `feature_list` an autopilot (its task is the first feature's)."""
     return LoopState(
         session_id=session_id,
-        task=task,
+        task=feature_list[0].task if feature_list else task,
         promise=promise,
         max_iterations=max_iterations,
         budget=budget,
         base=base,
         started_at=now,
+        features=feature_list,
     )
+
+
+def _next_approach(state: LoopState) -> LoopState:
+    """The next approach; an autopilot's is the next feature, which becomes the task."""
+    moved = replace(state, approach=state.approach + 1)
+    following = features.current(state.features, moved.approach)
+    return replace(moved, task=following.task) if following is not None else moved
 
 
 def decide(state: LoopState | None, event: Event, now: float, limits: Limits = LIMITS) -> Outcome:
@@ -531,12 +553,16 @@ def _gate_refuted(state: LoopState, ev: Stop, now: float, limits: Limits) -> Out
     assert gate is not None
     failing = dict(gate.failing)
     why = f"the gate: {gate.headline}" + (f" Failing: {', '.join(failing)}." if failing else "")
+    broke = features.broken(state.features, state.done, tuple(failing))
+    if broke:
+        why = f"{why} It breaks feature{'s' if len(broke) > 1 else ''} already done: {', '.join(broke)}."
     attempt = AttemptRecord(
         state.item, False, looptext.cut(why, 500), stalls.signature(checks=failing), ev.fingerprint, "gate"
     )
     reasons = (
         f"claim: the final message ends with {looptext.tag(state)}",
         "gate-refuted: the project's checks refute the claim; no verifier is spawned",
+        *(("regression: breaks " + ", ".join(broke),) if broke else ()),
         *gate.reasons,
     )
     chosen, choice, why_chosen = _intervene(state, attempt, ev.dirty, ev.policies)
@@ -546,7 +572,8 @@ def _gate_refuted(state: LoopState, ev: Stop, now: float, limits: Limits) -> Out
         return replace(
             halted, reasons=(*reasons, *why_chosen, *halted.reasons), intervention="halt", logged=logged
         )
-    feedback = f"{looptext.GATE_REFUTED}\n{choice.message}\n\n{gate.report}"
+    regression = f"\nThis change breaks {', '.join(broke)}, already done: fix that first." if broke else ""
+    feedback = f"{looptext.GATE_REFUTED}{regression}\n{choice.message}\n\n{gate.report}"
     outcome = _send_back(
         replace(chosen, feedback=feedback), ev, now, limits, "gate-refuted", (*reasons, *why_chosen)
     )
@@ -613,11 +640,30 @@ def _intervene(
     choice = interventions.decide(plain, attempt.item, bool(dirty), found, policies.interventions)
     recorded = replace(state, attempts=record)
     if isinstance(choice, interventions.ChangeApproach | interventions.RollbackThenChangeApproach):
-        recorded = replace(recorded, approach=state.approach + 1)
+        recorded = _next_approach(recorded)
+        if state.features and not recorded.item:
+            choice = _no_feature_left(choice, plain, bool(dirty))
     why = (*(s.reason for s in found), f"intervention: {_name(choice)}", *choice.reasons)
     if dirty is None:
         why = (*why, "dirty: unknown (no green point could be read); treated as clean")
     return recorded, choice, tuple(dict.fromkeys(why))
+
+
+def _no_feature_left(
+    choice: interventions.ChangeApproach | interventions.RollbackThenChangeApproach,
+    record: tuple[interventions.Attempt, ...],
+    dirty: bool,
+) -> interventions.Halt:
+    """An autopilot that gives up its last feature has nothing to change to: it halts."""
+    why = f"no feature left: {choice.item}, the last one, was given up"
+    skipped = (*interventions.skipped_items(record), choice.item)
+    done = interventions.done_items(record)
+    message = (
+        f"tiergate halted the autopilot: {why}. Given up: {', '.join(skipped)}."
+        + (f" Done: {', '.join(done)}." if done else "")
+        + " The workspace is left as it is; `tiergate backups` lists any saved work."
+    )
+    return interventions.Halt(why, skipped, dirty, message, (*choice.reasons, why))
 
 
 def _refutations(record: tuple[AttemptRecord, ...]) -> tuple[stalls.Refutation, ...]:
@@ -759,10 +805,25 @@ def _stop_passed(state: LoopState, ev: Stop, now: float, limits: Limits) -> Outc
         reopened = replace(state, phase="working", feedback=looptext.changed_after_pass(state))
         reasons = ("changed-after-pass: the workspace is not the one the verifier passed",)
         return _send_back(reopened, ev, now, limits, "feedback", reasons)
+    if state.features and state.approach < len(state.features):
+        return _next_feature(state, ev, now, limits)
     done = replace(state, ended_at=now, end_reason="verified: PASS")
     reasons = ("passed: the verifier's PASS stands for this workspace",)
     # The workspace is the one the verifier passed: it becomes the last green point.
     return Outcome(done, "finalize", reasons, message=looptext.finished_message(state), green=True)
+
+
+def _next_feature(state: LoopState, ev: Stop, now: float, limits: Limits) -> Outcome:
+    """An autopilot's feature is done: its workspace becomes the green point and the next feature
+    the task, instead of finalizing."""
+    finished = state.item
+    moved = _next_approach(replace(state, phase="working", verdict=None, verified_fingerprint=None))
+    note = f"{finished} is done: its checks and the regression suite passed and its verifier said PASS."
+    reasons = (f"feature-done: {finished}; next feature {moved.item}",)
+    outcome = _send_back(replace(moved, feedback=note), ev, now, limits, "next-feature", reasons)
+    if outcome.decision == "halt":
+        return outcome
+    return replace(outcome, green=True, message=f"tiergate autopilot: {finished} done; now {moved.item}")
 
 
 def _halt(state: LoopState, now: float, why: str, detail: str | None = None) -> Outcome:

@@ -7,6 +7,7 @@ that starts with `/tiergate:ralph` or `/tiergate:cancel` is a command: a prompt 
 either, or says "ralph", never starts or cancels anything.
 
     /tiergate:ralph <task> [--max-iterations N] [--promise TEXT]
+    /tiergate:autopilot <features.json> [--max-iterations N]
     /tiergate:cancel
 
 Options may come before or after the task; `--promise` takes one word or a quoted text. Pure.
@@ -18,10 +19,12 @@ import re
 from dataclasses import dataclass
 
 RALPH = "/tiergate:ralph"
+AUTOPILOT = "/tiergate:autopilot"
 CANCEL = "/tiergate:cancel"
 MAX_ITERATIONS_LIMIT = 1000
 MAX_PROMISE_LENGTH = 100
 USAGE = f"usage: {RALPH} <task> [--max-iterations N] [--promise TEXT]"
+AUTOPILOT_USAGE = f"usage: {AUTOPILOT} <features.json> [--max-iterations N]"
 
 _HEAD = re.compile(r"(\S+)(.*)\Z", re.DOTALL)
 _OPTION = re.compile(
@@ -37,6 +40,12 @@ class StartLoop:
 
 
 @dataclass(frozen=True)
+class StartAutopilot:
+    features_file: str  # as typed: relative to the project's directory
+    max_iterations: int | None
+
+
+@dataclass(frozen=True)
 class CancelLoop:
     pass
 
@@ -46,7 +55,7 @@ class CommandError:
     message: str
 
 
-Command = StartLoop | CancelLoop | CommandError
+Command = StartLoop | StartAutopilot | CancelLoop | CommandError
 
 
 def parse(prompt: str) -> Command | None:
@@ -55,6 +64,8 @@ def parse(prompt: str) -> Command | None:
     head, rest = (match.group(1), match.group(2)) if match else ("", "")
     if head == CANCEL:
         return CancelLoop()
+    if head == AUTOPILOT:
+        return parse_autopilot(rest)
     if head != RALPH:
         return None
     return parse_start(rest)
@@ -75,6 +86,20 @@ def parse_start(arguments: str) -> StartLoop | CommandError:
     except ValueError as exc:
         return CommandError(f"{exc}; {USAGE}")
     return StartLoop(task=task, max_iterations=max_iterations, promise=promise)
+
+
+def parse_autopilot(arguments: str) -> StartAutopilot | CommandError:
+    options = {m.group("name"): _unquote(m.group("value")) for m in _OPTION.finditer(arguments)}
+    path = _unquote(_OPTION.sub(" ", arguments).strip())
+    if "promise" in options:
+        return CommandError(f"an autopilot takes no --promise; {AUTOPILOT_USAGE}")
+    if not path:
+        return CommandError(f"no features file given; {AUTOPILOT_USAGE}")
+    try:
+        cap = check_max_iterations(options["max-iterations"]) if "max-iterations" in options else None
+    except ValueError as exc:
+        return CommandError(f"{exc}; {AUTOPILOT_USAGE}")
+    return StartAutopilot(path, cap)
 
 
 def check_max_iterations(value: str | int) -> int:

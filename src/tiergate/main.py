@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 COMMANDS: dict[str, str] = {
     "tier": "tier",
     "ralph": "ralph",
+    "autopilot": "autopilot",
     "cancel": "cancel",
     "status": "status",
     "history": "history",

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from tiergate.errors import UserError
+from tiergate.features import Feature
 from tiergate.loop import PHASES, AttemptRecord, LoopState, Verification, VerifierRun
 from tiergate.project import Project, ensure_state_dir, is_valid_session_id, write_atomic
 
@@ -201,6 +202,11 @@ def from_dict(data: Any) -> LoopState:
     return state
 
 
+def _feature(data: dict[str, Any]) -> Feature:
+    checks = tuple((str(name), str(command)) for name, command in data["checks"])
+    return Feature(str(data["id"]), str(data["title"]), str(data["description"]), checks)
+
+
 def _build(cls: type[T], data: dict[str, Any]) -> T:
     """A dataclass from its asdict() form: tuples from lists, nested records rebuilt; unknown keys ignored."""
     kwargs: dict[str, Any] = {}
@@ -215,6 +221,8 @@ def _build(cls: type[T], data: dict[str, Any]) -> T:
             value = tuple(_build(VerifierRun, run) for run in value)
         elif kind.startswith("tuple[AttemptRecord"):
             value = tuple(_build(AttemptRecord, attempt) for attempt in value)
+        elif kind.startswith("tuple[Feature"):
+            value = tuple(_feature(entry) for entry in value)
         elif kind.startswith("tuple"):
             value = tuple(value)
         kwargs[f.name] = value

@@ -54,6 +54,7 @@ def describe(loop: LoopState, *, pending: bool = False) -> dict[str, Any]:
         "tier": loop.tier,
         "verdict": loop.verdict,
         "task": loop.task,
+        "features": _features(loop),
         "promise": loop.promise,
         "base": loop.base,
         "started_at": loop.started_at,
@@ -71,6 +72,17 @@ def describe(loop: LoopState, *, pending: bool = False) -> dict[str, Any]:
     }
 
 
+def _features(loop: LoopState) -> list[dict[str, str]]:
+    """An autopilot's features with their standing (done / current / skipped / pending); [] for ralph."""
+    from tiergate.features import standings
+
+    standing = standings(loop.features, loop.approach, loop.done)
+    if not loop.active:
+        # A loop that ended has no current feature any more.
+        standing = {k: ("pending" if v == "current" else v) for k, v in standing.items()}
+    return [{"id": f.id, "title": f.title, "status": standing[f.id]} for f in loop.features]
+
+
 def line(entry: dict[str, Any]) -> str:
     who = "pending (next session)" if entry["pending"] else f"session {entry['session_id']}"
     state = entry["phase"] if entry["active"] or entry["phase"] != "passed" else "passed (finished)"
@@ -84,5 +96,8 @@ def line(entry: dict[str, Any]) -> str:
         parts.append(f"waiting for {v['agent']} ({v['id']}, {v['verifiers_started']} started)")
     if entry["end_reason"] and entry["phase"] in ("halted", "cancelled"):
         parts.append(entry["end_reason"])
+    if entry["features"]:
+        listed = ", ".join(f"{f['id']} {f['status']}" for f in entry["features"])
+        return "  ".join(parts) + f"  features: {listed}"
     task = entry["task"] if len(entry["task"]) <= 60 else entry["task"][:59] + "…"
     return "  ".join(parts) + f"  task: {task}"

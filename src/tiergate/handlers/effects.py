@@ -42,9 +42,24 @@ def policies(config: Config) -> loop.Policies:
 def gate(project: Project, current: loop.LoopState, config: Config) -> loop.GateFacts:
     """Run (or reuse) the project's checks for the workspace against the loop's base, within the
     Stop hook's time, silently (stdout is the protocol's channel); the run goes to the decision log."""
-    from tiergate.gaterun import run_project_gate
+    from tiergate.checks import make_check, project_checks
+    from tiergate.features import gate_checks
+    from tiergate.gaterun import run_gate
 
-    result = run_project_gate(project, current.base, config, budget=GATE_BUDGET_SECONDS)
+    # An autopilot's acceptance checks (the current feature's and the regression suite of the done
+    # ones) come first, and no baseline excuses them: at the base their features do not exist yet.
+    accepted = tuple(
+        make_check(name, command, "feature acceptance check")
+        for name, command in gate_checks(current.features, current.approach, current.done)
+    )
+    result = run_gate(
+        project,
+        current.base,
+        (*accepted, *project_checks(project.root, config)),
+        timeout=config.gate.timeout_seconds,
+        budget=GATE_BUDGET_SECONDS,
+        strict={c.key for c in accepted},
+    )
     report = result.report_text(REPORT_IN_BLOCK)
     failing = tuple(
         (v.result.name, "\n".join((*v.new_tests, *v.summary.lines)) or v.result.reason)

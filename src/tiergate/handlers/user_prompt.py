@@ -15,6 +15,7 @@ from tiergate.handlers import common
 from tiergate.protocol import HookReply
 
 if TYPE_CHECKING:
+    from tiergate.features import Feature
     from tiergate.project import Project
 
 TASK_NOTIFICATION = "<task-notification>"
@@ -26,7 +27,7 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
     prompt = parse_input("UserPromptSubmit", payload)
     session_id = prompt.session_id
     command = loopcommands.parse(prompt.prompt)
-    if isinstance(command, loopcommands.StartLoop):
+    if isinstance(command, loopcommands.StartLoop | loopcommands.StartAutopilot):
         return start(project, session_id, command)
     if isinstance(command, loopcommands.CancelLoop):
         outcome = common.apply(project, "UserPromptSubmit", session_id, loop.Cancel("/tiergate:cancel"))
@@ -54,10 +55,16 @@ def is_task_notification(prompt: str) -> bool:
     return prompt.lstrip().startswith(TASK_NOTIFICATION)
 
 
-def start(project: Project, session_id: str, command: loopcommands.StartLoop) -> HookReply:
-    """Start a loop in this session, replacing whatever loop it had."""
+def start(
+    project: Project, session_id: str, command: loopcommands.StartLoop | loopcommands.StartAutopilot
+) -> HookReply:
+    """Start a loop (or an autopilot) in this session, replacing whatever loop it had."""
     try:
-        new = new_loop(project, session_id, command.task, command.max_iterations, command.promise)
+        if isinstance(command, loopcommands.StartAutopilot):
+            listed = load_features(project, command.features_file)
+            new = new_loop(project, session_id, "", command.max_iterations, None, listed)
+        else:
+            new = new_loop(project, session_id, command.task, command.max_iterations, command.promise)
     except UserError as exc:
         return HookReply(
             additional_context=looptext.not_started_context(str(exc)),
@@ -69,9 +76,8 @@ def start(project: Project, session_id: str, command: loopcommands.StartLoop) ->
 
     previous = state.update(project, session_id, replace_loop)
     _mark_start(project, session_id, new.base)
-    reasons: tuple[str, ...] = (
-        f"start: /tiergate:ralph, at most {new.max_iterations} iterations, base {new.base}",
-    )
+    name = "/tiergate:autopilot" if new.features else "/tiergate:ralph"
+    reasons: tuple[str, ...] = (f"start: {name}, at most {new.max_iterations} iterations, base {new.base}",)
     if previous is not None and previous.active:
         reasons += (f"replaces the active loop of this session (phase {previous.phase})",)
     common.log_outcome(project, "UserPromptSubmit", session_id, loop.Outcome(new, "start", reasons))
@@ -81,8 +87,22 @@ def start(project: Project, session_id: str, command: loopcommands.StartLoop) ->
     )
 
 
+def load_features(project: Project, name: str) -> tuple[Feature, ...]:
+    """The features file named relative to the project's directory; UserError when it is unusable."""
+    from pathlib import Path
+
+    from tiergate import features
+
+    return features.load(project.root / Path(name).expanduser())
+
+
 def new_loop(
-    project: Project, session_id: str, task: str, max_iterations: int | None, promise: str | None
+    project: Project,
+    session_id: str,
+    task: str,
+    max_iterations: int | None,
+    promise: str | None,
+    feature_list: tuple[Feature, ...] = (),
 ) -> loop.LoopState:
     """A loop beginning now at the repository's HEAD; UserError outside a git work tree."""
     from tiergate import git
@@ -98,6 +118,7 @@ def new_loop(
         promise=promise or DEFAULT_PROMISE,
         max_iterations=max_iterations or config.loop.max_iterations,
         budget=config.loop.max_minutes * 60,
+        feature_list=feature_list,
     )
 
 

@@ -1,0 +1,51 @@
+"""`tiergate autopilot start <features.json>`: start an autopilot from a shell.
+
+Like `tiergate ralph start`, the loop waits in `<state_dir>/pending.json` for the next Claude Code session
+in this project; it works through the file's features one at a time (`tiergate.features`).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+HELP = "start an autopilot on a features file; the next Claude Code session in this project takes it up"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    start = actions.add_parser("start", help="start an autopilot on FEATURES", description=HELP)
+    start.add_argument("features", metavar="FEATURES", help="the features file (JSON)")
+    start.add_argument(
+        "--max-iterations", metavar="N", help="iteration cap (default: [loop] max_iterations, 20)"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    import os
+    from dataclasses import replace
+    from pathlib import Path
+
+    from tiergate import features, state
+    from tiergate.commands.ralph import pending_loop
+    from tiergate.log import decision_log
+    from tiergate.loop import Outcome, log_fields
+    from tiergate.project import locate
+
+    project = locate(Path.cwd(), os.environ)
+    listed = features.load(Path(args.features))
+    ralph = pending_loop(project, listed[0].task, args.max_iterations, None)
+    pending = replace(ralph, features=listed)
+    replaced = state.write_pending(project, pending)
+    reasons = (
+        f"start: tiergate autopilot start, {len(listed)} features, base {pending.base}; waits for a session",
+    )
+    decision_log(project).info("autopilot start", **log_fields("", Outcome(pending, "pending", reasons)))
+    if replaced is not None:
+        print(f"tiergate: replaced the loop that was pending ({replaced.task[:60]!r})")
+    ids = ", ".join(f.id for f in listed)
+    print(
+        f"tiergate: autopilot pending in {project.root} with {len(listed)} features ({ids}): the next "
+        f"Claude Code session there takes it up (at most {pending.max_iterations} iterations). "
+        "`tiergate cancel` drops it."
+    )
+    return 0
