@@ -248,10 +248,12 @@ def _headline(result: GateResult) -> str:
         compile_new = sum(v.compile_stage for v in result.new_failures)
         kind = "syntax/compile failures" if compile_new == new else "failures"
         also = f"; {_plural(old, 'other check')} already failed then" if old else ""
-        return (
-            f"tiergate's checks refute the claim: new {kind} in {_plural(new, 'check')} of {total}, "
-            f"not failing when the loop began{also}."
+        strict = all(v.reason == NEVER_EXCUSED for v in result.new_failures)
+        since = (
+            "acceptance or regression checks that must pass" if strict else "not failing when the loop began"
         )
+        counted = f"{_plural(new, 'check')} of {total}"
+        return f"tiergate's checks refute the claim: new {kind} in {counted}, {since}{also}."
     if old:
         verb = "fails" if old == 1 else "fail"
         return (

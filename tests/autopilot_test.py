@@ -1,0 +1,190 @@
+"""An autopilot through the real hook entry point in a real git repository: the features file started by
+`/tiergate:autopilot` (and `tiergate autopilot start`), a feature's acceptance check that fails at the base
+never excused, a feature passed by the gate and its verifier handing over to the next, a change that breaks
+the done feature refuted naming it, the fix passed and the loop finalized."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from testing.gitrepo import git, init_repo, write
+
+from tiergate import state
+from tiergate.loop import LoopState
+from tiergate.project import Project
+
+SESSION = "aaaaaaaa-2222-3333-4444-555555555555"
+CLAIM = "The feature works; its checks pass.\n\n<promise>DONE</promise>"
+FEATURES = {
+    "features": [
+        {
+            "id": "F01",
+            "title": "List items",
+            "description": "`sh app.sh list` prints every line of items.txt.",
+            "checks": {"list": 'test "$(sh app.sh list)" = "$(cat items.txt)"'},
+        },
+        {
+            "id": "F02",
+            "title": "Filter by tag",
+            "description": "`sh app.sh filter TAG` prints the lines of items.txt that end with TAG.",
+            "checks": {"filter": "test \"$(sh app.sh filter red)\" = 'apple red'"},
+        },
+    ]
+}
+LIST = 'if [ "$1" = list ]; then cat items.txt; fi\n'
+# Filters on an empty tag when none is given: list then prints nothing, though the filter works.
+NO_GUARD = 'grep " $2$" items.txt\n'
+GUARDED = 'if [ "$1" = list ]; then cat items.txt; else grep " $2$" items.txt; fi\n'
+
+
+class Autopilot:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.project = init_repo(
+            root / "project",
+            {
+                "items.txt": "apple red\npear green\n",
+                "features.json": json.dumps(FEATURES),
+                ".tiergate.toml": '[checks]\nitems = "test -s items.txt"\n',
+                ".gitignore": ".tiergate/\n",
+            },
+        )
+        self.env = {
+            "PATH": os.environ["PATH"],
+            "HOME": str(root / "home"),
+            "CLAUDE_PROJECT_DIR": str(self.project),
+            "PYTHONDONTWRITEBYTECODE": "1",
+        }
+
+    def hook(self, event: str, **fields: Any) -> dict[str, Any]:
+        payload = {
+            "session_id": SESSION,
+            "cwd": str(self.project),
+            "transcript_path": str(self.root / "session.jsonl"),
+            "hook_event_name": event,
+            "stop_hook_active": False,
+            "background_tasks": [],
+            **fields,
+        }
+        result = self.run("hook", event, stdin=json.dumps(payload))
+        assert result.returncode in (0, 2), result.stderr
+        return json.loads(result.stdout) if result.stdout.strip() else {}
+
+    def run(self, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "tiergate", *args],
+            input=stdin,
+            env=self.env,
+            cwd=self.project,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+
+    def loop(self) -> LoopState:
+        current = state.read(Project(self.project, self.project / ".tiergate"), SESSION)
+        assert current is not None
+        return current
+
+    def verify(self, agent_id: str) -> dict[str, Any]:
+        """A verifier that ran the checks and says PASS, through SubagentStart and SubagentStop."""
+        verification = self.loop().verification
+        assert verification is not None
+        packet = self.hook("SubagentStart", agent_id=agent_id, agent_type=verification.agent)
+        assert "CHECKS tiergate ran" in packet["hookSpecificOutput"]["additionalContext"]
+        criteria = [
+            {"criterion": label, "status": "VERIFIED", "evidence": "$ sh app.sh -> as required"}
+            for label in verification.evidence
+        ]
+        verdict = json.dumps({"verdict": "PASS", "criteria": criteria, "critique": ""})
+        return self.hook(
+            "SubagentStop",
+            agent_id=agent_id,
+            agent_type=verification.agent,
+            agent_transcript_path=str(transcript(self.root / f"agent-{agent_id}.jsonl")),
+            last_assistant_message=f"I ran the checks.\n\n```tiergate-verdict\n{verdict}\n```",
+        )
+
+    def status(self) -> dict[str, str]:
+        [entry] = json.loads(self.run("status", "--json").stdout)
+        return {f["id"]: f["status"] for f in entry["features"]}
+
+
+def transcript(path: Path) -> Path:
+    now = datetime.now(UTC).isoformat().replace("+00:00", "Z")
+    use = {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "sh app.sh list"}}
+    result = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "apple red"}
+    lines = [
+        {"type": "user", "timestamp": now, "message": {"role": "user", "content": "verify"}},
+        {"type": "assistant", "timestamp": now, "message": {"id": "m1", "content": [use]}},
+        {"type": "user", "timestamp": now, "message": {"role": "user", "content": [result]}},
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+def test_features_are_done_one_at_a_time_and_a_regression_is_refuted_until_fixed(tmp_path: Path) -> None:
+    pilot = Autopilot(tmp_path)
+    started = pilot.hook("UserPromptSubmit", prompt="/tiergate:autopilot features.json --max-iterations 12")
+    assert "loop started" in started["systemMessage"]
+    assert "Feature F01: List items" in started["hookSpecificOutput"]["additionalContext"]
+    assert pilot.status() == {"F01": "current", "F02": "pending"}
+
+    # F01's check fails at the base too (there is no app.sh): an acceptance check is never excused.
+    nothing = pilot.hook("Stop", last_assistant_message=CLAIM)["reason"]
+    assert "no verifier was spawned" in nothing and "F01 list" in nothing
+
+    write(pilot.project, {"app.sh": LIST})
+    assert "```tiergate-spawn" in pilot.hook("Stop", last_assistant_message=CLAIM)["reason"]
+    assert "returned PASS" in pilot.verify("a1")["systemMessage"]
+    handed_over = pilot.hook("Stop", last_assistant_message="F01 done.")
+    assert handed_over["decision"] == "block"
+    assert "F01 is done" in handed_over["reason"] and "Feature F02: Filter by tag" in handed_over["reason"]
+    assert pilot.status() == {"F01": "done", "F02": "current"}
+    green = git(pilot.project, "rev-parse", f"refs/tiergate/green/{SESSION}").strip()
+    assert git(pilot.project, "show", f"{green}:app.sh") == LIST
+
+    # F02's own check passes, but list prints nothing now: the regression suite refutes the claim.
+    write(pilot.project, {"app.sh": NO_GUARD})
+    broken = pilot.hook("Stop", last_assistant_message=CLAIM)["reason"]
+    assert "no verifier was spawned" in broken and "tiergate-spawn" not in broken
+    assert "breaks F01, already done" in broken and "F01 list" in broken
+    assert (
+        "in 1 check of 3, acceptance or regression checks that must pass" in broken
+        and "Passed: F02 filter" in broken
+    )
+    assert pilot.loop().item == "F02" and pilot.loop().attempts[-1].by == "gate"
+
+    write(pilot.project, {"app.sh": GUARDED})
+    assert "```tiergate-spawn" in pilot.hook("Stop", last_assistant_message=CLAIM)["reason"]
+    assert "returned PASS" in pilot.verify("a2")["systemMessage"]
+    assert "loop finished" in pilot.hook("Stop", last_assistant_message="F02 done.")["systemMessage"]
+    assert pilot.loop().phase == "passed" and not pilot.loop().active
+    assert pilot.status() == {"F01": "done", "F02": "done"}
+    assert "features: F01 done, F02 done" in pilot.run("status").stdout
+
+
+def test_autopilot_start_from_a_shell_waits_with_its_features_and_a_bad_file_is_one_line(
+    tmp_path: Path,
+) -> None:
+    pilot = Autopilot(tmp_path)
+    started = pilot.run("autopilot", "start", "features.json", "--max-iterations", "7")
+    assert started.returncode == 0, started.stderr
+    assert "autopilot pending" in started.stdout and "(F01, F02)" in started.stdout
+    [entry] = json.loads(pilot.run("status", "--json").stdout)
+    assert entry["pending"] and entry["max_iterations"] == 7
+    assert [(f["id"], f["status"]) for f in entry["features"]] == [("F01", "current"), ("F02", "pending")]
+
+    write(pilot.project, {"bad.json": json.dumps({"features": [{"id": "F09", "title": "x", "checks": 3}]})})
+    bad = pilot.run("autopilot", "start", "bad.json")
+    assert bad.returncode != 0
+    assert bad.stderr.strip().count("\n") == 0 and "bad.json: feature F09.checks" in bad.stderr
+    refused = pilot.hook("UserPromptSubmit", prompt="/tiergate:autopilot missing.json")
+    assert "cannot start a loop" in refused["systemMessage"] and "missing.json" in refused["systemMessage"]
