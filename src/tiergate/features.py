@@ -15,10 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from tiergate.errors import UserError
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 Standing = Literal["done", "current", "skipped", "pending"]
 # Check names carry their feature's id so that a failure names the feature it breaks.

@@ -1,0 +1,120 @@
+"""One autopilot in the real Claude Code CLI: two features, each claimed, gated with its acceptance checks
+(the second's with the first's as its regression suite) and passed by its verifier; the loop hands over to
+the second feature after the first and finalizes after the second."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from testing.claude.cli import RunClaude
+from testing.claude.scripted_api import Rule, ScriptedApi, bash, text, tool_use
+from testing.claude.tiergate_model import follow_spawn_directive, packet_of, passing_verdict
+from testing.gitrepo import commit_all, write
+
+pytestmark = pytest.mark.e2e
+
+PLUGIN_ROOT = Path(__file__).resolve().parents[1]
+CLAIM = "The feature works and its checks pass.\n<promise>DONE</promise>"
+FEATURES = {
+    "features": [
+        {
+            "id": "F01",
+            "title": "List items",
+            "description": "`sh app.sh list` prints items.txt.",
+            "checks": {"list": 'test "$(sh app.sh list)" = "$(cat items.txt)"'},
+        },
+        {
+            "id": "F02",
+            "title": "Filter by tag",
+            "description": "`sh app.sh filter TAG` prints the lines ending with TAG.",
+            "checks": {"filter": "test \"$(sh app.sh filter red)\" = 'apple red'"},
+        },
+    ]
+}
+LIST = 'if [ "$1" = list ]; then cat items.txt; fi\n'
+BOTH = 'if [ "$1" = list ]; then cat items.txt; else grep " $2$" items.txt; fi\n'
+
+
+def tiergate(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tiergate", *args], cwd=project, capture_output=True, text=True, check=False
+    )
+
+
+def decisions(project: Path) -> list[tuple[str, str]]:
+    lines = (project / ".tiergate" / "log.jsonl").read_text().splitlines()
+    return [(r["event"], r["decision"]) for r in map(json.loads, lines) if "decision" in r]
+
+
+def write_file(project: Path, name: str, body: str) -> Any:
+    return tool_use("Write", {"file_path": str(project / name), "content": body})
+
+
+def test_an_autopilot_of_two_features_is_gated_verified_and_finalized_after_the_second(
+    scripted_api: ScriptedApi, run_claude: RunClaude, git_project: Path
+) -> None:
+    write(
+        git_project,
+        {
+            "items.txt": "apple red\npear green\n",
+            "features.json": json.dumps(FEATURES),
+            ".tiergate.toml": '[checks]\nitems = "test -s items.txt"\n',
+        },
+    )
+    commit_all(git_project, "items and the features to build")
+    started = tiergate(git_project, "autopilot", "start", "features.json", "--max-iterations", "8")
+    assert started.returncode == 0, started.stderr
+    scripted_api.script(
+        Rule(follow_spawn_directive, thread="main", last_user_contains="```tiergate-spawn", name="spawn"),
+        Rule(text("The verifier has answered."), thread="main", last_user_contains="tiergate-verdict"),
+    )
+    scripted_api.sequence(
+        write_file(git_project, "app.sh", LIST),
+        text(CLAIM),
+        write_file(git_project, "app.sh", BOTH),
+        text(CLAIM),
+        thread="main",
+    )
+    scripted_api.on(bash("sh app.sh list"), thread="subagent", after_tool_result=False)
+    scripted_api.on(passing_verdict("ran `sh app.sh list`: the items"), thread="subagent")
+
+    run = run_claude(
+        "start working",
+        plugin_dir=PLUGIN_ROOT,
+        env={"TIERGATE_PYTHON": sys.executable},
+        output_format="stream-json",
+    )
+
+    assert run.returncode == 0, run.describe()
+    main = [r.last_user_text() for r in scripted_api.messages_calls("main")]
+    feedback = [t[t.index("Stop hook feedback:") :] for t in main if "Stop hook feedback:" in t]
+    assert [f.count("```tiergate-spawn") for f in feedback] == [1, 0, 1]
+    assert "F01 is done" in feedback[1] and "Feature F02: Filter by tag" in feedback[1]
+    packets = [packet_of(r) for r in scripted_api.messages_calls("subagent")]
+    first = next(p for p in packets if "verification v1" in p)
+    second = next(p for p in packets if "verification v2" in p)
+    assert "- F01 list (" in first and "F02 filter" not in first
+    # The second feature's gate ran its own check and, as the regression suite, the first's.
+    assert "- F02 filter (" in second and "- F01 list (" in second
+    assert decisions(git_project) == [
+        ("autopilot start", "pending"),
+        ("SessionStart", "bind"),
+        ("UserPromptSubmit", "user-prompt"),
+        ("Stop", "spawn"),
+        ("SubagentStart", "verifier-started"),
+        ("SubagentStop", "verdict"),
+        ("Stop", "next-feature"),
+        ("Stop", "spawn"),
+        ("SubagentStart", "verifier-started"),
+        ("SubagentStop", "verdict"),
+        ("Stop", "finalize"),
+    ]
+    [status] = json.loads(tiergate(git_project, "status", "--json").stdout)
+    assert status["phase"] == "passed"
+    assert [(f["id"], f["status"]) for f in status["features"]] == [("F01", "done"), ("F02", "done")]
+    assert any("loop finished" in notice for notice in run.notices), run.notices
