@@ -13,9 +13,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
 from testing.gitrepo import git, init_repo, write
 
-from tiergate import state
+from tiergate import loopcommands, state
 from tiergate.loop import LoopState
 from tiergate.project import Project
 
@@ -188,3 +189,31 @@ def test_autopilot_start_from_a_shell_waits_with_its_features_and_a_bad_file_is_
     assert bad.stderr.strip().count("\n") == 0 and "bad.json: feature F09.checks" in bad.stderr
     refused = pilot.hook("UserPromptSubmit", prompt="/tiergate:autopilot missing.json")
     assert "cannot start a loop" in refused["systemMessage"] and "missing.json" in refused["systemMessage"]
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expected"),
+    [
+        ("/tiergate:autopilot features.json", loopcommands.StartAutopilot("features.json", None)),
+        (
+            "/tiergate:autopilot --max-iterations 9 'my features.json'",
+            loopcommands.StartAutopilot("my features.json", 9),
+        ),
+        (
+            "/tiergate:autopilot",
+            loopcommands.CommandError(f"no features file given; {loopcommands.AUTOPILOT_USAGE}"),
+        ),
+        ("please run /tiergate:autopilot features.json", None),
+    ],
+)
+def test_the_autopilot_command_is_parsed_only_at_the_start_of_a_prompt(
+    prompt: str, expected: loopcommands.Command | None
+) -> None:
+    assert loopcommands.parse(prompt) == expected
+
+
+def test_the_autopilot_command_file_hands_claude_the_arguments_and_the_promise() -> None:
+    text = (Path(__file__).resolve().parents[1] / "commands" / "autopilot.md").read_text()
+    head, body = text.split("---\n", 2)[1:]
+    assert "argument-hint: <features.json> [--max-iterations N]" in head
+    assert body.count("$ARGUMENTS") == 1 and "<promise>DONE</promise>" in body

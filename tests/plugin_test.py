@@ -84,7 +84,12 @@ def test_the_cli_sees_every_agent_command_and_hook_of_the_plugin(tmp_path: Path)
         "tiergate:architect-low",
         "tiergate:architect-medium",
     ]
-    assert sorted(provides["commands"]) == ["tiergate:cancel", "tiergate:ralph", "tiergate:status"]
+    assert sorted(provides["commands"]) == [
+        "tiergate:autopilot",
+        "tiergate:cancel",
+        "tiergate:ralph",
+        "tiergate:status",
+    ]
     assert {h["event"] for h in provides["hooks"]} == EVENTS
     assert all(h["command"] == HOOK_COMMAND and h["args"] == [h["event"]] for h in provides["hooks"])
 
