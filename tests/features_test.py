@@ -136,7 +136,7 @@ def test_a_claim_that_breaks_a_done_feature_is_refuted_naming_it_even_if_its_own
     assert "regression: breaks F01" in outcome.reasons
     assert outcome.state is not None and outcome.state.item == "F02"
     assert outcome.state.attempts[-1] == replace(outcome.state.attempts[-1], item="F02", passed=False)
-    assert "It breaks feature already done: F01." in outcome.state.attempts[-1].reason
+    assert "It breaks a feature already done: F01." in outcome.state.attempts[-1].reason
 
 
 def test_at_the_attempt_limit_the_loop_skips_to_the_next_feature_rolling_back_when_dirty() -> None:

@@ -555,7 +555,8 @@ def _gate_refuted(state: LoopState, ev: Stop, now: float, limits: Limits) -> Out
     why = f"the gate: {gate.headline}" + (f" Failing: {', '.join(failing)}." if failing else "")
     broke = features.broken(state.features, state.done, tuple(failing))
     if broke:
-        why = f"{why} It breaks feature{'s' if len(broke) > 1 else ''} already done: {', '.join(broke)}."
+        done = "features already done" if len(broke) > 1 else "a feature already done"
+        why = f"{why} It breaks {done}: {', '.join(broke)}."
     attempt = AttemptRecord(
         state.item, False, looptext.cut(why, 500), stalls.signature(checks=failing), ev.fingerprint, "gate"
     )
