@@ -6,19 +6,14 @@ the done feature refuted naming it, the fix passed and the loop finalized."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 from testing.gitrepo import git, init_repo, write
+from testing.hooksession import HookSession, verifier_transcript
 
-from tiergate import loopcommands, state
-from tiergate.loop import LoopState
-from tiergate.project import Project
+from tiergate import loopcommands
 
 SESSION = "aaaaaaaa-2222-3333-4444-555555555555"
 CLAIM = "The feature works; its checks pass.\n\n<promise>DONE</promise>"
@@ -44,10 +39,9 @@ NO_GUARD = 'grep " $2$" items.txt\n'
 GUARDED = 'if [ "$1" = list ]; then cat items.txt; else grep " $2$" items.txt; fi\n'
 
 
-class Autopilot:
+class Autopilot(HookSession):
     def __init__(self, root: Path) -> None:
-        self.root = root
-        self.project = init_repo(
+        project = init_repo(
             root / "project",
             {
                 "items.txt": "apple red\npear green\n",
@@ -56,43 +50,7 @@ class Autopilot:
                 ".gitignore": ".tiergate/\n",
             },
         )
-        self.env = {
-            "PATH": os.environ["PATH"],
-            "HOME": str(root / "home"),
-            "CLAUDE_PROJECT_DIR": str(self.project),
-            "PYTHONDONTWRITEBYTECODE": "1",
-        }
-
-    def hook(self, event: str, **fields: Any) -> dict[str, Any]:
-        payload = {
-            "session_id": SESSION,
-            "cwd": str(self.project),
-            "transcript_path": str(self.root / "session.jsonl"),
-            "hook_event_name": event,
-            "stop_hook_active": False,
-            "background_tasks": [],
-            **fields,
-        }
-        result = self.run("hook", event, stdin=json.dumps(payload))
-        assert result.returncode in (0, 2), result.stderr
-        return json.loads(result.stdout) if result.stdout.strip() else {}
-
-    def run(self, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "tiergate", *args],
-            input=stdin,
-            env=self.env,
-            cwd=self.project,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
-
-    def loop(self) -> LoopState:
-        current = state.read(Project(self.project, self.project / ".tiergate"), SESSION)
-        assert current is not None
-        return current
+        super().__init__(root, project, SESSION)
 
     def verify(self, agent_id: str) -> dict[str, Any]:
         """A verifier that ran the checks and says PASS, through SubagentStart and SubagentStop."""
@@ -109,26 +67,15 @@ class Autopilot:
             "SubagentStop",
             agent_id=agent_id,
             agent_type=verification.agent,
-            agent_transcript_path=str(transcript(self.root / f"agent-{agent_id}.jsonl")),
+            agent_transcript_path=str(
+                verifier_transcript(self.root / f"agent-{agent_id}.jsonl", "sh app.sh list", "apple red")
+            ),
             last_assistant_message=f"I ran the checks.\n\n```tiergate-verdict\n{verdict}\n```",
         )
 
     def status(self) -> dict[str, str]:
         [entry] = json.loads(self.run("status", "--json").stdout)
         return {f["id"]: f["status"] for f in entry["features"]}
-
-
-def transcript(path: Path) -> Path:
-    now = datetime.now(UTC).isoformat().replace("+00:00", "Z")
-    use = {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "sh app.sh list"}}
-    result = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "apple red"}
-    lines = [
-        {"type": "user", "timestamp": now, "message": {"role": "user", "content": "verify"}},
-        {"type": "assistant", "timestamp": now, "message": {"id": "m1", "content": [use]}},
-        {"type": "user", "timestamp": now, "message": {"role": "user", "content": [result]}},
-    ]
-    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    return path
 
 
 def test_features_are_done_one_at_a_time_and_a_regression_is_refuted_until_fixed(tmp_path: Path) -> None:

@@ -6,19 +6,11 @@ and a passing claim whose check results reach the verifier and whose workspace b
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from testing.gitrepo import git, init_repo, write
-
-from tiergate import state
-from tiergate.log import read_log
-from tiergate.loop import LoopState
-from tiergate.project import Project
+from testing.hooksession import HookSession, verifier_transcript
 
 SESSION = "11111111-2222-3333-4444-555555555555"
 CLAIM = "value.txt is right now.\n\n<promise>DONE</promise>"
@@ -30,10 +22,9 @@ exit 1
 """
 
 
-class Loop:
+class Loop(HookSession):
     def __init__(self, root: Path, config: str) -> None:
-        self.root = root
-        self.project = init_repo(
+        project = init_repo(
             root / "project",
             {
                 "value.txt": "good\n",
@@ -42,38 +33,7 @@ class Loop:
                 ".gitignore": ".tiergate/\n",
             },
         )
-        self.env = {
-            "PATH": os.environ["PATH"],
-            "HOME": str(root / "home"),
-            "CLAUDE_PROJECT_DIR": str(self.project),
-            "PYTHONDONTWRITEBYTECODE": "1",
-        }
-
-    def hook(self, event: str, **fields: Any) -> dict[str, Any]:
-        payload = {
-            "session_id": SESSION,
-            "cwd": str(self.project),
-            "transcript_path": str(self.root / "session.jsonl"),
-            "hook_event_name": event,
-            "stop_hook_active": False,
-            "background_tasks": [],
-            **fields,
-        }
-        result = self.run("hook", event, stdin=json.dumps(payload))
-        assert result.returncode in (0, 2), result.stderr
-        return json.loads(result.stdout) if result.stdout.strip() else {}
-
-    def run(self, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "tiergate", *args],
-            input=stdin,
-            env=self.env,
-            cwd=self.project,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        super().__init__(root, project, SESSION)
 
     def start(self) -> None:
         answer = self.hook(
@@ -83,15 +43,6 @@ class Loop:
 
     def stop(self, message: str) -> dict[str, Any]:
         return self.hook("Stop", last_assistant_message=message)
-
-    def loop(self) -> LoopState:
-        current = state.read(Project(self.project, self.project / ".tiergate"), SESSION)
-        assert current is not None
-        return current
-
-    def decisions(self) -> list[dict[str, Any]]:
-        log = read_log(Project(self.project, self.project / ".tiergate"))
-        return [r for r in log if r.get("session_id") == SESSION and "decision" in r]
 
 
 def test_a_refuted_claim_at_the_limit_rolls_back_to_the_green_point_without_losing_anything(
@@ -157,19 +108,6 @@ def test_the_skip_limit_halts_the_loop_and_tells_the_user_everywhere(tmp_path: P
     assert loop.stop("anything").get("decision") is None
 
 
-def verifier_transcript(path: Path) -> Path:
-    now = datetime.now(UTC).isoformat().replace("+00:00", "Z")
-    use = {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "sh check.sh"}}
-    result = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "test_value ... ok"}
-    lines = [
-        {"type": "user", "timestamp": now, "message": {"role": "user", "content": "verify"}},
-        {"type": "assistant", "timestamp": now, "message": {"id": "m1", "content": [use]}},
-        {"type": "user", "timestamp": now, "message": {"role": "user", "content": [result]}},
-    ]
-    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    return path
-
-
 def test_a_claim_the_checks_pass_reaches_a_verifier_with_the_results_and_its_pass_marks_green(
     tmp_path: Path,
 ) -> None:
@@ -197,7 +135,9 @@ def test_a_claim_the_checks_pass_reaches_a_verifier_with_the_results_and_its_pas
         "SubagentStop",
         agent_id="a1",
         agent_type=agent.agent,
-        agent_transcript_path=str(verifier_transcript(tmp_path / "agent-a1.jsonl")),
+        agent_transcript_path=str(
+            verifier_transcript(tmp_path / "agent-a1.jsonl", "sh check.sh", "test_value ... ok")
+        ),
         last_assistant_message=f"I ran the check.\n\n```tiergate-verdict\n{verdict}\n```",
     )
     assert "returned PASS" in passed["systemMessage"]

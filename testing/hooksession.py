@@ -1,0 +1,83 @@
+"""A scripted Claude Code session fed through tiergate's real hook entry point, in a real project.
+
+`python -m tiergate hook <Event>` runs as a subprocess with the JSON the CLI sends, so a test exercises the
+same path as Claude Code, without the CLI.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from tiergate import state
+from tiergate.log import read_log
+from tiergate.loop import LoopState
+from tiergate.project import Project
+
+
+class HookSession:
+    def __init__(self, root: Path, project: Path, session_id: str) -> None:
+        self.root = root
+        self.project = project
+        self.session_id = session_id
+        self.env = {
+            "PATH": os.environ["PATH"],
+            "HOME": str(root / "home"),
+            "CLAUDE_PROJECT_DIR": str(project),
+            "PYTHONDONTWRITEBYTECODE": "1",
+        }
+
+    def hook(self, event: str, **fields: Any) -> dict[str, Any]:
+        """The hook's JSON answer to `event` (empty when it printed nothing); it must exit 0 or 2."""
+        payload = {
+            "session_id": self.session_id,
+            "cwd": str(self.project),
+            "transcript_path": str(self.root / "session.jsonl"),
+            "hook_event_name": event,
+            "stop_hook_active": False,
+            "background_tasks": [],
+            **fields,
+        }
+        result = self.run("hook", event, stdin=json.dumps(payload))
+        assert result.returncode in (0, 2), result.stderr
+        return json.loads(result.stdout) if result.stdout.strip() else {}
+
+    def run(self, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "tiergate", *args],
+            input=stdin,
+            env=self.env,
+            cwd=self.project,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+
+    def loop(self) -> LoopState:
+        current = state.read(Project(self.project, self.project / ".tiergate"), self.session_id)
+        assert current is not None
+        return current
+
+    def decisions(self) -> list[dict[str, Any]]:
+        log = read_log(Project(self.project, self.project / ".tiergate"))
+        return [r for r in log if r.get("session_id") == self.session_id and "decision" in r]
+
+
+def verifier_transcript(path: Path, command: str, output: str) -> Path:
+    """A verifier's transcript showing that it ran `command` (what tiergate takes as fresh evidence)."""
+    now = datetime.now(UTC).isoformat().replace("+00:00", "Z")
+    use = {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": command}}
+    result = {"type": "tool_result", "tool_use_id": "toolu_1", "content": output}
+    lines = [
+        {"type": "user", "timestamp": now, "message": {"role": "user", "content": "verify"}},
+        {"type": "assistant", "timestamp": now, "message": {"id": "m1", "content": [use]}},
+        {"type": "user", "timestamp": now, "message": {"role": "user", "content": [result]}},
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
