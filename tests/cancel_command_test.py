@@ -2,33 +2,18 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from testing.gitrepo import GIT_ENV, init_repo
+from testing.gitrepo import init_repo
+from testing.tiergatecli import tiergate
 
 from tiergate import loop, state
 from tiergate.log import read_log
 from tiergate.project import Project
 
 T0 = 1_800_000_000.0
-
-
-def tiergate(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_PROJECT_DIR", "TIERGATE_STATE_DIR")}
-    return subprocess.run(
-        [sys.executable, "-m", "tiergate", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=False,
-        env={**env, **GIT_ENV},
-        timeout=60,
-    )
 
 
 @pytest.fixture

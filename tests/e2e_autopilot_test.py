@@ -5,16 +5,15 @@ the second feature after the first and finalizes after the second."""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 from testing.claude.cli import RunClaude
-from testing.claude.scripted_api import Rule, ScriptedApi, bash, text, tool_use
+from testing.claude.scripted_api import Rule, ScriptedApi, bash, text, write_file
 from testing.claude.tiergate_model import follow_spawn_directive, packet_of, passing_verdict
 from testing.gitrepo import commit_all, write
+from testing.tiergatecli import decisions, tiergate
 
 pytestmark = pytest.mark.e2e
 
@@ -40,21 +39,6 @@ LIST = 'if [ "$1" = list ]; then cat items.txt; fi\n'
 BOTH = 'if [ "$1" = list ]; then cat items.txt; else grep " $2$" items.txt; fi\n'
 
 
-def tiergate(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "tiergate", *args], cwd=project, capture_output=True, text=True, check=False
-    )
-
-
-def decisions(project: Path) -> list[tuple[str, str]]:
-    lines = (project / ".tiergate" / "log.jsonl").read_text().splitlines()
-    return [(r["event"], r["decision"]) for r in map(json.loads, lines) if "decision" in r]
-
-
-def write_file(project: Path, name: str, body: str) -> Any:
-    return tool_use("Write", {"file_path": str(project / name), "content": body})
-
-
 def test_an_autopilot_of_two_features_is_gated_verified_and_finalized_after_the_second(
     scripted_api: ScriptedApi, run_claude: RunClaude, git_project: Path
 ) -> None:
@@ -74,9 +58,9 @@ def test_an_autopilot_of_two_features_is_gated_verified_and_finalized_after_the_
         Rule(text("The verifier has answered."), thread="main", last_user_contains="tiergate-verdict"),
     )
     scripted_api.sequence(
-        write_file(git_project, "app.sh", LIST),
+        write_file(git_project / "app.sh", LIST),
         text(CLAIM),
-        write_file(git_project, "app.sh", BOTH),
+        write_file(git_project / "app.sh", BOTH),
         text(CLAIM),
         thread="main",
     )

@@ -5,16 +5,15 @@ then is the verifier spawned, with the check results in its evidence packet."""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 from testing.claude.cli import RunClaude
-from testing.claude.scripted_api import Rule, ScriptedApi, bash, text, tool_use
+from testing.claude.scripted_api import Rule, ScriptedApi, bash, text, write_file
 from testing.claude.tiergate_model import follow_spawn_directive, packet_of, passing_verdict
 from testing.gitrepo import commit_all, write
+from testing.tiergatecli import decisions, tiergate
 
 pytestmark = pytest.mark.e2e
 
@@ -26,21 +25,6 @@ echo "FAIL: test_value (checks.ValueTest)"
 echo "AssertionError: value.txt says $(cat value.txt), expected good"
 exit 1
 """
-
-
-def tiergate(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "tiergate", *args], cwd=project, capture_output=True, text=True, check=False
-    )
-
-
-def decisions(project: Path) -> list[tuple[str, str]]:
-    lines = (project / ".tiergate" / "log.jsonl").read_text().splitlines()
-    return [(r["event"], r["decision"]) for r in map(json.loads, lines) if "decision" in r]
-
-
-def write_file(project: Path, name: str, body: str) -> Any:
-    return tool_use("Write", {"file_path": str(project / name), "content": body})
 
 
 def test_a_claim_the_configured_check_refutes_never_reaches_a_verifier_and_the_fix_does(
@@ -58,9 +42,9 @@ def test_a_claim_the_configured_check_refutes_never_reaches_a_verifier_and_the_f
         Rule(text("The verifier has answered."), thread="main", last_user_contains="tiergate-verdict"),
     )
     scripted_api.sequence(
-        write_file(git_project, "value.txt", "best\n"),
+        write_file(git_project / "value.txt", "best\n"),
         text(CLAIM),
-        write_file(git_project, "value.txt", "good\n"),
+        write_file(git_project / "value.txt", "good\n"),
         text(CLAIM),
         thread="main",
     )

@@ -9,7 +9,6 @@ what tiergate told the model, what it decided (the decision log) and where the l
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -33,18 +32,13 @@ from testing.claude.tiergate_model import (
     spawn_directive,
     verdict_message,
 )
+from testing.tiergatecli import tiergate
 
 pytestmark = pytest.mark.e2e
 
 PLUGIN_ROOT = Path(__file__).resolve().parents[1]
 CLAIM = "hello.py is written and prints hello.\n<promise>DONE</promise>"
 TASK = "add hello.py printing hello"
-
-
-def tiergate(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "tiergate", *args], cwd=project, capture_output=True, text=True, check=False
-    )
 
 
 def start_loop_from_shell(project: Path, max_iterations: int = 5) -> None:

@@ -9,7 +9,6 @@ of the packet it was handed. So each assertion here is about what tiergate told 
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import uuid
 from pathlib import Path
@@ -35,18 +34,13 @@ from testing.claude.tiergate_model import (
     spawn_directive,
     verdict_message,
 )
+from testing.tiergatecli import tiergate
 
 pytestmark = pytest.mark.e2e
 
 PLUGIN_ROOT = Path(__file__).resolve().parents[1]
 CLAIM = "The work is done.\n<promise>DONE</promise>"
 EVIDENCE = "ran `python3 hello.py`: it printed hello, exit code 0"
-
-
-def tiergate(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "tiergate", *args], cwd=project, capture_output=True, text=True, check=False
-    )
 
 
 def start_loop_from_shell(project: Path, task: str, max_iterations: int = 5) -> None:

@@ -4,14 +4,12 @@ always THOROUGH."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from testing.gitrepo import GIT_ENV, init_repo
+from testing.gitrepo import init_repo
+from testing.tiergatecli import tiergate
 
 from tiergate.commands.history import verifications
 from tiergate.log import append_record
@@ -22,14 +20,6 @@ AGENTS = {
     "STANDARD": "tiergate:architect-medium",
     "THOROUGH": "tiergate:architect",
 }
-
-
-def tiergate(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_PROJECT_DIR", "TIERGATE_STATE_DIR")}
-    command = [sys.executable, "-m", "tiergate", *args]
-    return subprocess.run(
-        command, cwd=cwd, capture_output=True, text=True, check=False, env={**env, **GIT_ENV}
-    )
 
 
 def snap(vid: str, tier: str, status: str, at: float, **extra: Any) -> dict[str, Any]:

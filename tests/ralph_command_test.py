@@ -3,26 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from testing.gitrepo import GIT_ENV, git, init_repo
-
-
-def tiergate(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_PROJECT_DIR", "TIERGATE_STATE_DIR")}
-    return subprocess.run(
-        [sys.executable, "-m", "tiergate", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=False,
-        env={**env, **GIT_ENV},
-        timeout=60,
-    )
+from testing.gitrepo import git, init_repo
+from testing.tiergatecli import tiergate
 
 
 @pytest.fixture

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from testing.gitrepo import GIT_ENV, init_repo
+from testing.gitrepo import init_repo
+from testing.tiergatecli import tiergate
 
 from tiergate import loop, state
 from tiergate.claims import check_claim
@@ -20,14 +18,6 @@ T0 = 1_800_000_000.0
 FACTS = loop.ClaimFacts(
     "STANDARD", "tiergate:architect-medium", "sonnet", ("build pass",), ("default",), 5, 20, 3, 40
 )
-
-
-def tiergate(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_PROJECT_DIR", "TIERGATE_STATE_DIR")}
-    command = [sys.executable, "-m", "tiergate", *args]
-    return subprocess.run(
-        command, cwd=cwd, capture_output=True, text=True, check=False, env={**env, **GIT_ENV}
-    )
 
 
 @pytest.fixture

@@ -3,26 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from testing.gitrepo import GIT_ENV, commit_all, git, init_repo, write
-
-
-def tiergate(cwd: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "tiergate", *args],
-        cwd=cwd,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        check=False,
-        env={**os.environ, **GIT_ENV},
-        timeout=60,
-    )
+from testing.gitrepo import commit_all, git, init_repo, write
+from testing.tiergatecli import tiergate
 
 
 @pytest.fixture

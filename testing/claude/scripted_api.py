@@ -77,6 +77,10 @@ def bash(command: str, description: str = "Run a command") -> Reply:
     return tool_use("Bash", {"command": command, "description": description})
 
 
+def write_file(path: Path, content: str) -> Reply:
+    return tool_use("Write", {"file_path": str(path), "content": content})
+
+
 def agent(subagent_type: str, prompt: str, description: str = "Verify the work", **extra: Any) -> Reply:
     # Foreground, so the subagent's whole life (and its hooks) happens inside this one CLI run.
     tool_input = {"description": description, "prompt": prompt, "subagent_type": subagent_type}
