@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from testing.gitrepo import GIT_ENV, commit_all, git, init_repo, write
 
-from tiergate import backups
+from tiergate.workspace import backups
 
 
 @pytest.fixture(autouse=True)

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from testing.gitrepo import commit_all, git, init_repo, write
 
-from tiergate import backups
-from tiergate.backups import BACKUPS, Workspace
 from tiergate.errors import UserError
+from tiergate.workspace import backups
+from tiergate.workspace.backups import BACKUPS, Workspace
 
 BINARY = bytes(range(256)) * 8 + b"\0\r\n\xff"
 IGNORE = "*.log\nbuild/\n"

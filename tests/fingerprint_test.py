@@ -8,7 +8,7 @@ import pytest
 from testing.gitrepo import commit_all, git, init_repo, write
 
 from tiergate.change import measure_change
-from tiergate.fingerprint import fingerprint, is_generated, of_change
+from tiergate.workspace.fingerprint import fingerprint, is_generated, of_change
 
 
 @pytest.fixture

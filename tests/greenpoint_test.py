@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from testing.gitrepo import commit_all, git, init_repo, write
 
-from tiergate import backups, greenpoint
 from tiergate.errors import UserError
+from tiergate.workspace import backups, greenpoint
 
 
 @pytest.fixture(autouse=True)

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from testing.gitrepo import init_repo, write
 
-from tiergate import backups, greenpoint, interventions
+from tiergate import interventions
 from tiergate.interventions import (
     Attempt,
     ChangeApproach,
@@ -21,6 +21,7 @@ from tiergate.interventions import (
     RollbackThenChangeApproach,
 )
 from tiergate.stalls import Stall
+from tiergate.workspace import backups, greenpoint
 
 SEED = InterventionPolicy(attempt_limit=3, skip_limit=3)
 

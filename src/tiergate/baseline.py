@@ -34,9 +34,9 @@ from tiergate import evidencecache, git
 from tiergate.checkrun import DEFAULT_TIMEOUT, Progress, run_checks
 from tiergate.checks import Check, CheckResult
 from tiergate.errors import UserError
-from tiergate.fingerprint import is_generated
 from tiergate.gate import BaselineEntry, Where
 from tiergate.project import Project
+from tiergate.workspace.fingerprint import is_generated
 
 LABEL = "baseline"
 

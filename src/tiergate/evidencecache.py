@@ -1,8 +1,8 @@
 """Check results kept on disk: fresh evidence per workspace state, and the baseline per base commit.
 
 Evidence: `<state_dir>/evidence/<key>.json`, the key a digest of the workspace fingerprint (HEAD, and
-every path that differs from the loop's base with its content: `tiergate.fingerprint`), the base, the
-checks (names and commands) and the timeout. A claim on the same workspace finds the results of the
+every path that differs from the loop's base with its content: `tiergate.workspace.fingerprint`), the
+base, the checks (names and commands) and the timeout. A claim on the same workspace finds the results of the
 checks that ran on it; any edit, commit, new untracked file or changed check makes another key, so
 stale results are never found. Results of a run that changed the workspace itself, or that the gate's
 time budget cut short, are not kept (see `tiergate.gaterun`). Only the newest `KEEP_EVIDENCE` files

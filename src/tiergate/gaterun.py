@@ -29,9 +29,9 @@ from typing import TYPE_CHECKING
 from tiergate import baseline, evidencecache
 from tiergate.checkrun import DEFAULT_TIMEOUT, Progress, run_checks, skipped
 from tiergate.checks import BEHAVIOUR_STAGE, COMPILE_STAGE, Check, CheckResult, project_checks
-from tiergate.fingerprint import fingerprint
 from tiergate.gate import BaselineEntry, GateResult, judge, new_compile_failures
 from tiergate.project import Project, git_top_level
+from tiergate.workspace.fingerprint import fingerprint
 
 if TYPE_CHECKING:
     from tiergate.config import Config

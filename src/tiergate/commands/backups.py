@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tiergate.backups import Backup
+    from tiergate.workspace.backups import Backup
 
 HELP = "list the workspaces saved before a rollback, newest first"
 
@@ -25,8 +25,9 @@ def run(args: argparse.Namespace) -> int:
     import json
     import os
 
-    from tiergate import backups, git
+    from tiergate import git
     from tiergate.project import locate
+    from tiergate.workspace import backups
 
     root = git.repo_root(locate(Path.cwd(), os.environ).root)
     rows = [describe(root, backup) for backup in backups.list_backups(root)]
@@ -44,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
 def describe(root: Path, backup: Backup) -> dict[str, Any]:
     import time
 
-    from tiergate import backups
+    from tiergate.workspace import backups
 
     changed = backups.changes(root, backups.tree_of(root, backup.head), backups.tree_of(root, backup.commit))
     counts = dict.fromkeys(("added", "modified", "deleted"), 0)

@@ -22,8 +22,9 @@ def run(args: argparse.Namespace) -> int:
     import os
     from pathlib import Path
 
-    from tiergate import backups, git
+    from tiergate import git
     from tiergate.project import locate
+    from tiergate.workspace import backups
 
     root = git.repo_root(locate(Path.cwd(), os.environ).root)
     backup = backups.find(root, args.backup)

@@ -79,7 +79,7 @@ def gate(project: Project, current: loop.LoopState, config: Config) -> loop.Gate
 def dirty(project: Project, current: loop.LoopState) -> bool | None:
     """Whether the workspace's files differ from the loop's last green point; None when that cannot
     be told (outside git, a damaged ref): the loop then treats it as clean and rolls nothing back."""
-    from tiergate import greenpoint
+    from tiergate.workspace import greenpoint
 
     try:
         point = greenpoint.last_green(project.root, current.session_id, start=current.base)
@@ -91,8 +91,8 @@ def dirty(project: Project, current: loop.LoopState) -> bool | None:
 
 def roll_back(project: Project, outcome: loop.Outcome, now: float) -> loop.Outcome:
     """Roll the workspace back to the last green point, the dirty state saved first as a backup."""
-    from tiergate import backups, greenpoint
     from tiergate.errors import UserError
+    from tiergate.workspace import backups, greenpoint
 
     current = outcome.state
     assert current is not None and outcome.rollback is not None
@@ -166,7 +166,7 @@ def mark_start(project: Project, session_id: str, base: str | None) -> None:
 def mark_green(project: Project, session_id: str, why: str) -> str:
     """Record the workspace as the loop's green point; returns its snapshot, or what went wrong (never
     raised: the loop then falls back to its start commit)."""
-    from tiergate import greenpoint
+    from tiergate.workspace import greenpoint
 
     try:
         return greenpoint.mark(project.root, session_id, why)

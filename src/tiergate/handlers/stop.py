@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from tiergate import fingerprint, loop, state, transcript
+from tiergate import loop, state, transcript
 from tiergate.claims import check_claim
 from tiergate.handlers import common
+from tiergate.workspace import fingerprint
 
 if TYPE_CHECKING:
     from tiergate.config import Config

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from tiergate import loop, state
-from tiergate.fingerprint import fingerprint
 from tiergate.handlers import common
+from tiergate.workspace.fingerprint import fingerprint
 
 if TYPE_CHECKING:
     from tiergate.project import Project

@@ -14,10 +14,10 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from tiergate import loop, state, transcript
-from tiergate.fingerprint import fingerprint
 from tiergate.handlers import common
 from tiergate.protocol import parse_input
 from tiergate.verdict import judge
+from tiergate.workspace.fingerprint import fingerprint
 
 if TYPE_CHECKING:
     from tiergate.project import Project

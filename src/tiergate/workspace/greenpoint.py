@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from tiergate import backups, git
-from tiergate.backups import Workspace
+from tiergate import git
 from tiergate.errors import UserError
 from tiergate.project import is_valid_session_id
+from tiergate.workspace import backups
+from tiergate.workspace.backups import Workspace
 
 GREEN = "refs/tiergate/green/"
 Source = Literal["verified", "loop start", "HEAD"]
