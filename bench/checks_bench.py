@@ -18,9 +18,9 @@ from pathlib import Path
 
 from testing.gitrepo import init_repo, write
 
-from tiergate.checkrun import run_checks
-from tiergate.checks import Check, make_check
-from tiergate.gaterun import run_gate
+from tiergate.gate.checks import Check, make_check
+from tiergate.gate.processes import run_checks
+from tiergate.gate.run import run_gate
 from tiergate.project import Project
 
 GOAL_SECONDS = 3.5

@@ -6,7 +6,7 @@ a scripted agent hands in. The experiment plays the script twice, each time in a
 holding the service's skeleton, and each time a feature is claimed done only when its check says so:
 
     shallow   the seed's starting point: the patch was written into the file
-    gate      tiergate's real gate (`tiergate.gaterun.run_gate`) on the syntax check (its compile stage),
+    gate      tiergate's real gate (`tiergate.gate.run.run_gate`) on the syntax check (its compile stage),
               then the new feature's probes and the probes of every feature already done (the
               regression suite), each probe against a service of its own. A feature that no probe
               covers fails its check.
@@ -45,9 +45,9 @@ from typing import Any, Literal
 
 from testing.gitrepo import commit_all, init_repo
 from tiergate import git
-from tiergate.checks import Check, make_check
-from tiergate.gate import GateResult
-from tiergate.gaterun import run_gate
+from tiergate.gate.checks import Check, make_check
+from tiergate.gate.ruling import GateResult
+from tiergate.gate.run import run_gate
 from tiergate.project import Project
 
 FIXTURE = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "seed_service"

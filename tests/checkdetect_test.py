@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tiergate.checkdetect import DetectedCheck, ProjectFacts, detect_checks
+from tiergate.gate.detect import DetectedCheck, ProjectFacts, detect_checks
 
 
 def facts(

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tiergate.checkoutput import MAX_LINE_CHARS, clean_lines, summarize
+from tiergate.gate.output import MAX_LINE_CHARS, clean_lines, summarize
 
 FIXTURES = Path(__file__).parent / "fixtures" / "checkoutput"
 

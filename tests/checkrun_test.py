@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tiergate.checkrun import ProgressEvent, run_checks
-from tiergate.checks import Check, make_check
+from tiergate.gate.checks import Check, make_check
+from tiergate.gate.processes import ProgressEvent, run_checks
 
 
 def check(name: str, command: str) -> Check:
@@ -185,8 +185,8 @@ def test_an_interrupted_run_kills_every_check_group_before_it_ends(tmp_path: Pat
     program = textwrap.dedent(
         f"""
         from pathlib import Path
-        from tiergate.checkrun import run_checks
-        from tiergate.checks import make_check
+        from tiergate.gate.processes import run_checks
+        from tiergate.gate.checks import make_check
         command = "sleep 60 & echo $! > {pid_file}; wait"
         run_checks([make_check("hangs", command, "test")], Path({str(tmp_path)!r}), timeout=60)
         """

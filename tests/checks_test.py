@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tiergate.checks import (
+from tiergate.config import load_config
+from tiergate.gate.checks import (
     BEHAVIOUR_STAGE,
     COMPILE_STAGE,
     check_key,
@@ -17,7 +18,6 @@ from tiergate.checks import (
     read_facts,
     signature,
 )
-from tiergate.config import load_config
 
 
 @pytest.mark.parametrize(

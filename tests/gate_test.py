@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from tiergate.checks import CheckResult, Status, kind_of
-from tiergate.gate import UNFINISHED, BaselineEntry, GateResult, judge, new_compile_failures
+from tiergate.gate.checks import CheckResult, Status, kind_of
+from tiergate.gate.ruling import UNFINISHED, BaselineEntry, GateResult, judge, new_compile_failures
 
 PASSED = "3 passed in 0.10s\n"
 

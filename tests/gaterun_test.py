@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from testing.gitrepo import commit_all, git, init_repo, write
 
-from tiergate import evidencecache
-from tiergate.baseline import record_baseline
-from tiergate.checks import Check, make_check
 from tiergate.config import load_config
-from tiergate.gate import GateResult
-from tiergate.gaterun import NOT_RUN, run_gate, run_project_gate
+from tiergate.gate import cache as evidencecache
+from tiergate.gate.baseline import record_baseline
+from tiergate.gate.checks import Check, make_check
+from tiergate.gate.ruling import GateResult
+from tiergate.gate.run import NOT_RUN, run_gate, run_project_gate
 from tiergate.project import Project
 
 # Third-party plugins of the dev environment (hypothesis, asyncio) only slow every run down.

@@ -196,7 +196,7 @@ class ClaimFacts:
 
 @dataclass(frozen=True)
 class GateFacts:
-    """What the deterministic gate found for a claim (`tiergate.gate.GateResult`, as the loop needs it)."""
+    """What the deterministic gate found for a claim (`gate.ruling.GateResult`, as the loop needs it)."""
 
     refuted: bool
     report: str  # the failing checks and their trimmed output, for Claude

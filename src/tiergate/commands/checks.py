@@ -12,7 +12,7 @@ import sys
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
-    from tiergate.checkrun import ProgressEvent
+    from tiergate.gate.processes import ProgressEvent
 
 HELP = "run the project's checks now, as tiergate's gate does at a completion claim"
 TEXT_LIMIT = 20_000
@@ -48,9 +48,9 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from tiergate import state
-    from tiergate.checks import project_checks
     from tiergate.config import load_config
-    from tiergate.gaterun import run_gate
+    from tiergate.gate.checks import project_checks
+    from tiergate.gate.run import run_gate
     from tiergate.project import locate
 
     project = locate(Path.cwd(), os.environ)

@@ -276,10 +276,10 @@ def git_finding(project: Project) -> Finding:
 
 def check_findings(project: Project) -> list[Finding]:
     """The configured checks, else those the simple per-ecosystem rules detect."""
-    from tiergate.checkdetect import detect_checks
-    from tiergate.checks import read_facts
     from tiergate.config import load_config
     from tiergate.errors import UserError
+    from tiergate.gate.checks import read_facts
+    from tiergate.gate.detect import detect_checks
 
     try:
         config = load_config(project.root)

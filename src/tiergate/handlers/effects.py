@@ -42,9 +42,9 @@ def policies(config: Config) -> loop.Policies:
 def gate(project: Project, current: loop.LoopState, config: Config) -> loop.GateFacts:
     """Run (or reuse) the project's checks for the workspace against the loop's base, within the
     Stop hook's time, silently (stdout is the protocol's channel); the run goes to the decision log."""
-    from tiergate.checks import make_check, project_checks
     from tiergate.features import gate_checks
-    from tiergate.gaterun import run_gate
+    from tiergate.gate.checks import make_check, project_checks
+    from tiergate.gate.run import run_gate
 
     # An autopilot's acceptance checks (the current feature's and the regression suite of the done
     # ones) come first, and no baseline excuses them: at the base their features do not exist yet.

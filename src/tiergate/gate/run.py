@@ -26,10 +26,11 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from tiergate import baseline, evidencecache
-from tiergate.checkrun import DEFAULT_TIMEOUT, Progress, run_checks, skipped
-from tiergate.checks import BEHAVIOUR_STAGE, COMPILE_STAGE, Check, CheckResult, project_checks
-from tiergate.gate import BaselineEntry, GateResult, judge, new_compile_failures
+from tiergate.gate import baseline
+from tiergate.gate import cache as evidencecache
+from tiergate.gate.checks import BEHAVIOUR_STAGE, COMPILE_STAGE, Check, CheckResult, project_checks
+from tiergate.gate.processes import DEFAULT_TIMEOUT, Progress, run_checks, skipped
+from tiergate.gate.ruling import BaselineEntry, GateResult, judge, new_compile_failures
 from tiergate.project import Project, git_top_level
 from tiergate.workspace.fingerprint import fingerprint
 
@@ -141,7 +142,7 @@ class _Run:
     def baseline_for(self, results: Sequence[CheckResult]) -> dict[str, BaselineEntry]:
         """The baseline, run at the base first for failing checks it does not hold yet (when the
         budget still holds a whole timeout for it)."""
-        # A timeout is never excused by the baseline (tiergate.gate), so it needs none.
+        # A timeout is never excused by the baseline (tiergate.gate.ruling), so it needs none.
         missing = [
             r
             for r in results

@@ -5,7 +5,7 @@ every path that differs from the loop's base with its content: `tiergate.workspa
 base, the checks (names and commands) and the timeout. A claim on the same workspace finds the results of the
 checks that ran on it; any edit, commit, new untracked file or changed check makes another key, so
 stale results are never found. Results of a run that changed the workspace itself, or that the gate's
-time budget cut short, are not kept (see `tiergate.gaterun`). Only the newest `KEEP_EVIDENCE` files
+time budget cut short, are not kept (see `tiergate.gate.run`). Only the newest `KEEP_EVIDENCE` files
 stay.
 
 Baseline: `<state_dir>/baseline/<base commit>.json`, each check's result at the base commit, by check
@@ -27,8 +27,8 @@ from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
-from tiergate.checks import Check, CheckResult, signature
-from tiergate.gate import BaselineEntry
+from tiergate.gate.checks import Check, CheckResult, signature
+from tiergate.gate.ruling import BaselineEntry
 from tiergate.project import Project, ensure_state_dir, write_atomic
 
 EVIDENCE_DIR = "evidence"

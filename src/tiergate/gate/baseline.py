@@ -10,13 +10,13 @@ Where a baseline check runs:
   tracks: no ignored files (a local `.venv`, `node_modules`), no submodules checked out, and an editable
   install still imports from the real workspace. A check that fails there for such a reason usually
   fails differently from how it fails in the workspace (command not found, no test names), and a
-  different failure is a new one (`tiergate.gate`): an odd baseline can make the gate stricter, not
+  different failure is a new one (`tiergate.gate.ruling`): an odd baseline can make the gate stricter, not
   laxer, except for a check whose output names no tests both times.
 
 When: `record_baseline` runs every check (the loop's start can call it, ideally while the workspace is
 still at the base, and on a terminal with progress); otherwise the gate asks `ensure_baseline` for the
 checks that fail, and only those, at the first claim that needs them. Results are kept under the state
-folder by base commit (`tiergate.evidencecache`), so each check runs at the base at most once.
+folder by base commit (`tiergate.gate.cache`), so each check runs at the base at most once.
 
 A loop that began before the first commit (its base is the empty tree) has no baseline: every failure
 is new.
@@ -30,11 +30,12 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from tiergate import evidencecache, git
-from tiergate.checkrun import DEFAULT_TIMEOUT, Progress, run_checks
-from tiergate.checks import Check, CheckResult
+from tiergate import git
 from tiergate.errors import UserError
-from tiergate.gate import BaselineEntry, Where
+from tiergate.gate import cache as evidencecache
+from tiergate.gate.checks import Check, CheckResult
+from tiergate.gate.processes import DEFAULT_TIMEOUT, Progress, run_checks
+from tiergate.gate.ruling import BaselineEntry, Where
 from tiergate.project import Project
 from tiergate.workspace.fingerprint import is_generated
 

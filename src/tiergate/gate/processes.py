@@ -31,7 +31,7 @@ from typing import Literal
 import anyio
 import anyio.abc
 
-from tiergate.checks import Check, CheckResult, Status
+from tiergate.gate.checks import Check, CheckResult, Status
 
 DEFAULT_TIMEOUT = 300.0
 DEFAULT_GRACE = 5.0

@@ -1,7 +1,7 @@
 """Which checks a project has, and what kind each one is.
 
 The `[checks]` table of the configuration wins; without one, the simple per-ecosystem rules of
-`tiergate.checkdetect` name the obvious commands. Every check gets a kind, and the kind its stage:
+`tiergate.gate.detect` name the obvious commands. Every check gets a kind, and the kind its stage:
 
     syntax, build              stage 1 (compile): cheap, and when the code does not even parse or
                                build, the behaviour checks' output is noise
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from tiergate.checkdetect import ProjectFacts, detect_checks
+from tiergate.gate.detect import ProjectFacts, detect_checks
 
 if TYPE_CHECKING:
     from tiergate.config import Config

@@ -19,7 +19,7 @@ A failing check refutes the claim unless the same failure already existed when t
 Compile-stage checks (syntax, build) are reported as such, apart from behaviour failures. Everything a
 person or a model reads is bounded: the Stop's block reason must stay under Claude Code's 10,000
 characters, so `report_text` fits a limit and every check's output is trimmed to its failing tests and
-assertion lines (`tiergate.checkoutput`).
+assertion lines (`tiergate.gate.output`).
 
 Pure: no I/O.
 """
@@ -30,8 +30,8 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from tiergate.checkoutput import OutputSummary, summarize
-from tiergate.checks import COMPILE_STAGE, CheckResult
+from tiergate.gate.checks import COMPILE_STAGE, CheckResult
+from tiergate.gate.output import OutputSummary, summarize
 
 Standing = Literal["passed", "new", "pre-existing", "skipped"]
 Where = Literal["workspace", "worktree"]
