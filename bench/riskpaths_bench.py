@@ -15,8 +15,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from tiergate import riskpaths
-from tiergate.riskpaths import RiskPaths
+from tiergate.tier import riskpaths
+from tiergate.tier.riskpaths import RiskPaths
 
 _WORDS = (
     "user",

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from tiergate.batch import classify_stream
+from tiergate.tier.batch import classify_stream
 
 # Directory and file vocabularies per ecosystem; a few risky names are mixed in at realistic rates.
 ECOSYSTEMS: dict[str, tuple[list[str], list[str]]] = {

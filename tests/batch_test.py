@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tiergate.batch import BadLineError, BatchRules, _checked, _fast, classify_line
+from tiergate.tier.batch import BadLineError, BatchRules, _checked, _fast, classify_line
 
 RULES = BatchRules()
 

@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 from testing.gitrepo import commit_all, git, init_repo, write
 
-from tiergate.change import ChangeMeasurement, FileChange, measure_change
 from tiergate.errors import UserError
+from tiergate.tier.change import ChangeMeasurement, FileChange, measure_change
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 

@@ -6,7 +6,7 @@ import pytest
 
 from tiergate.config import Config, load_config
 from tiergate.errors import UserError
-from tiergate.tiers import Tier
+from tiergate.tier.policy import Tier
 
 
 def test_no_config_gives_the_seed_defaults(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from testing.gitrepo import commit_all, git, init_repo, write
 
-from tiergate.change import measure_change
+from tiergate.tier.change import measure_change
 from tiergate.workspace.fingerprint import fingerprint, is_generated, of_change
 
 

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from tiergate.keywords import find_override
-from tiergate.tiers import Tier
+from tiergate.tier.keywords import find_override
+from tiergate.tier.policy import Tier
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from testing.claude.cli import claude_bin
 
-from tiergate.tiers import PLUGIN, VERIFIERS, Tier
+from tiergate.tier.policy import PLUGIN, VERIFIERS, Tier
 
 ROOT = Path(__file__).resolve().parents[1]
 LAUNCHER = ROOT / "hooks" / "tiergate-hook"

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tiergate import riskpaths
 from tiergate.errors import UserError
-from tiergate.riskpaths import DEFAULT, PathMatch, RiskPaths, RiskScan
+from tiergate.tier import riskpaths
+from tiergate.tier.riskpaths import DEFAULT, PathMatch, RiskPaths, RiskScan
 
 CORPUS = Path(__file__).parent / "fixtures" / "risk_corpus.tsv"
 
@@ -371,7 +371,7 @@ def test_a_glob_that_is_not_text_is_a_user_error() -> None:
 def test_pathspec_is_imported_only_when_extras_are_given() -> None:
     script = (
         "import sys\n"
-        "from tiergate.riskpaths import RiskPaths, DEFAULT\n"
+        "from tiergate.tier.riskpaths import RiskPaths, DEFAULT\n"
         "DEFAULT.match('src/auth/x.py'); RiskPaths()\n"
         "assert 'pathspec' not in sys.modules, 'imported without extras'\n"
         "RiskPaths(extra_security=['billing/**'])\n"

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tiergate.tiers import (
+from tiergate.tier.policy import (
     COVERAGE_LEVELS,
     VERIFIERS,
     ChangeFacts,

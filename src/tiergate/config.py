@@ -54,10 +54,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from tiergate import keywords
 from tiergate.configfile import read_table
 from tiergate.errors import UserError
-from tiergate.tiers import Tier, TierPolicy
+from tiergate.tier import keywords
+from tiergate.tier.policy import Tier, TierPolicy
 
 
 class _Section(BaseModel):

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from tiergate.claims import CLAIM_EVIDENCE, ClaimType
 from tiergate.looptext import cut
-from tiergate.tiers import plural
+from tiergate.tier.policy import plural
 from tiergate.verdict import HEDGES
 
 if TYPE_CHECKING:

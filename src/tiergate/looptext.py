@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from tiergate.claims import promise_tag
-from tiergate.tiers import plural
+from tiergate.tier.policy import plural
 
 if TYPE_CHECKING:
     from tiergate.loop import LoopState, Verification, VerifierRun

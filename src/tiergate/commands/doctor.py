@@ -27,7 +27,7 @@ RUNTIME_MODULES = (
     "tiergate.config",
     "tiergate.log",
     "tiergate.state",
-    "tiergate.change",
+    "tiergate.tier.change",
 )
 
 

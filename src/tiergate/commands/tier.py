@@ -6,13 +6,13 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, TextIO
 
-from tiergate.tiers import plural
+from tiergate.tier.policy import plural
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from tiergate.measure import Assessment
-    from tiergate.riskpaths import PathMatch
+    from tiergate.tier.assess import Assessment
+    from tiergate.tier.riskpaths import PathMatch
 
 HELP = "show the verification tier of the current change (or classify a JSON Lines batch)"
 
@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     from tiergate.git import repo_root
 
     if args.batch:
-        from tiergate.batch import BatchRules, classify_stream
+        from tiergate.tier.batch import BatchRules, classify_stream
 
         # A batch describes hypothetical changes, so no repository is needed; a project's thresholds and
         # patterns still apply when there is one.
@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
             root = Path.cwd()
         classify_stream(sys.stdin, sys.stdout, BatchRules.for_project(root))
         return 0
-    from tiergate.measure import assess_change
+    from tiergate.tier.assess import assess_change
 
     root = repo_root(Path.cwd())
     base = args.base or _loop_base(root) or "HEAD"

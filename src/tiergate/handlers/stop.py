@@ -12,9 +12,9 @@ from tiergate.workspace import fingerprint
 
 if TYPE_CHECKING:
     from tiergate.config import Config
-    from tiergate.measure import Assessment
     from tiergate.project import Project
     from tiergate.protocol import HookReply
+    from tiergate.tier.assess import Assessment
 
 # stop_reason values of a turn that ended normally; any other one (an API error, a context or output
 # limit, a refusal) is a stop tiergate never blocks.
@@ -108,7 +108,7 @@ def measure(project: Project, current: loop.LoopState) -> Measured:
     try:
         from tiergate.config import load_config
         from tiergate.handlers import effects
-        from tiergate.measure import assess_change
+        from tiergate.tier.assess import assess_change
 
         config = load_config(project.root)
         assessment = assess_change(
@@ -125,7 +125,7 @@ def measure(project: Project, current: loop.LoopState) -> Measured:
 
 
 def claim_facts(assessment: Assessment, config: Config) -> loop.ClaimFacts:
-    from tiergate.tiers import Tier
+    from tiergate.tier.policy import Tier
 
     decision, change = assessment.decision, assessment.change
     return loop.ClaimFacts(

@@ -30,7 +30,7 @@ from tiergate import git
 from tiergate.errors import UserError
 
 if TYPE_CHECKING:
-    from tiergate.change import ChangeMeasurement
+    from tiergate.tier.change import ChangeMeasurement
 
 # Directories, names and suffixes of generated output.
 GENERATED_DIRS = frozenset(
@@ -69,7 +69,7 @@ def fingerprint(root: Path, base: str | None) -> str | None:
 
 
 def of_change(change: ChangeMeasurement) -> str | None:
-    """The same fingerprint, from a change measured from the base with `tiergate.change`."""
+    """The same fingerprint, from a change measured from the base with `tiergate.tier.change`."""
     try:
         head = git.head_sha(change.root)
     except UserError:

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tiergate.change import ChangeMeasurement, measure_change
-from tiergate.keywords import find_override
-from tiergate.riskpaths import RiskPaths, RiskScan
-from tiergate.testcoverage import CoverageJudgement, judge_coverage
-from tiergate.tiers import ChangeFacts, Coverage, TierDecision, select_tier
+from tiergate.tier.change import ChangeMeasurement, measure_change
+from tiergate.tier.coverage import CoverageJudgement, judge_coverage
+from tiergate.tier.keywords import find_override
+from tiergate.tier.policy import ChangeFacts, Coverage, TierDecision, select_tier
+from tiergate.tier.riskpaths import RiskPaths, RiskScan
 
 if TYPE_CHECKING:
     # pydantic, behind the config models, is imported only where a configuration is actually loaded.

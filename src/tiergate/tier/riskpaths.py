@@ -1,6 +1,6 @@
 """Architecture- and security-sensitive paths: which files of a change lift its verification floor.
 
-Pure: paths in, matches with the rule that matched out. The rules are data (`tiergate.riskrules`); the
+Pure: paths in, matches with the rule that matched out. The rules are data (`tiergate.tier.riskrules`); the
 user's configuration can add gitignore-style globs to either category and can never remove a built-in
 rule, because the agent being verified could otherwise configure its own floor away.
 
@@ -54,7 +54,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import NamedTuple, TypeVar
 
-from tiergate.riskrules import (
+from tiergate.tier.riskrules import (
     AMBIGUOUS_WORDS,
     COMPOUND_WORDS,
     ENV_TEMPLATE_WORDS,

@@ -11,7 +11,7 @@ docs, config and data files are neither. A code file is a test by its name (`tes
 of their own, so their lines are never changed executable lines. Rust unit tests inside `src/` cannot be
 told apart from the code by path: such a file is code.
 
-With usable coverage data (see `tiergate.coveragedata` for the formats and where they are looked for),
+With usable coverage data (see `tiergate.tier.coveragedata` for the formats and where they are looked for),
 the changed executable lines are the changed lines the data knows as executable (reported hit or
 missed; blank lines, comments and excluded lines do not count), and every changed line of a code file
 the data does not know at all counts as not covered. `full` if all of them ran, `partial` if some,
@@ -42,8 +42,9 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Literal
 
-from tiergate import coveragedata, git
-from tiergate.change import ChangeMeasurement, FileChange
+from tiergate import git
+from tiergate.tier import coveragedata
+from tiergate.tier.change import ChangeMeasurement, FileChange
 
 Level = Literal["none", "partial", "full"]
 

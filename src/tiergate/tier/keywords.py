@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from tiergate.tiers import KeywordOverride, Tier
+from tiergate.tier.policy import KeywordOverride, Tier
 
 THOROUGH_KEYWORDS: tuple[str, ...] = ("thorough", "careful", "important", "critical")
 LIGHT_KEYWORDS: tuple[str, ...] = ("quick", "simple", "trivial", "minor")

@@ -1,7 +1,7 @@
 """The schema of a `tiergate tier --batch` line, as pydantic models: the authority on what a line may be.
 
 Only lines the batch's fast path does not accept come here (it takes the exactly-typed common case by
-hand, see `tiergate.batch`), so pydantic is imported only when a batch has an unusual or a bad line.
+hand, see `tiergate.tier.batch`), so pydantic is imported only when a batch has an unusual or a bad line.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from tiergate.batch import BadLineError
-from tiergate.tiers import Coverage
+from tiergate.tier.batch import BadLineError
+from tiergate.tier.policy import Coverage
 
 
 class _Line(BaseModel):

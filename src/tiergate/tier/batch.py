@@ -7,10 +7,10 @@ A line is either a list of files
 A line that is not valid answers `{"error": "..."}` on its own line and the rest go on, so that output line k
 always answers input line k.
 
-The schema is `tiergate.batchlines` (pydantic). Throughput is a goal here (200,000 paths/s), and importing
-pydantic alone costs a batch about 0.15 s, so exactly-typed lines, the common case, are taken by a hand
-check that accepts a subset of what the schema accepts; anything else goes to the schema, which decides
-and words the error.
+The schema is `tiergate.tier.batchschema` (pydantic). Throughput is a goal here (200,000 paths/s), and
+importing pydantic alone costs a batch about 0.15 s, so exactly-typed lines, the common case, are taken
+by a hand check that accepts a subset of what the schema accepts; anything else goes to the schema,
+which decides and words the error.
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from tiergate.keywords import LIGHT_KEYWORDS, THOROUGH_KEYWORDS, find_override
-from tiergate.measure import facts_from_paths
-from tiergate.riskpaths import RiskPaths
-from tiergate.tiers import COVERAGE_LEVELS, ChangeFacts, Coverage, TierPolicy, select_tier
+from tiergate.tier.assess import facts_from_paths
+from tiergate.tier.keywords import LIGHT_KEYWORDS, THOROUGH_KEYWORDS, find_override
+from tiergate.tier.policy import COVERAGE_LEVELS, ChangeFacts, Coverage, TierPolicy, select_tier
+from tiergate.tier.riskpaths import RiskPaths
 
 if TYPE_CHECKING:
     from tiergate.config import Config
@@ -41,7 +41,7 @@ class BatchRules:
 
     @classmethod
     def from_config(cls, config: Config) -> BatchRules:
-        from tiergate.measure import risk_paths
+        from tiergate.tier.assess import risk_paths
 
         return cls(config.tier_policy, config.keywords.thorough, config.keywords.light, risk_paths(config))
 
@@ -140,7 +140,7 @@ def _fast(data: dict[str, Any], rules: BatchRules) -> tuple[ChangeFacts, str | N
 
 
 def _checked(data: dict[str, Any], rules: BatchRules) -> tuple[ChangeFacts, str | None]:
-    from tiergate.batchlines import FilesLine, parse
+    from tiergate.tier.batchschema import FilesLine, parse
 
     parsed = parse(data)
     if isinstance(parsed, FilesLine):
