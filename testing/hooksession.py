@@ -14,9 +14,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from tiergate import state
 from tiergate.log import read_log
-from tiergate.loop import LoopState
+from tiergate.loop import store as state
+from tiergate.loop.decision import LoopState
 from tiergate.project import Project
 
 

@@ -13,7 +13,7 @@ import pytest
 from testing.gitrepo import git, init_repo, write
 from testing.hooksession import HookSession, verifier_transcript
 
-from tiergate import loopcommands
+from tiergate.loop import slash as loopcommands
 
 SESSION = "aaaaaaaa-2222-3333-4444-555555555555"
 CLAIM = "The feature works; its checks pass.\n\n<promise>DONE</promise>"

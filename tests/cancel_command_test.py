@@ -9,8 +9,9 @@ import pytest
 from testing.gitrepo import init_repo
 from testing.tiergatecli import tiergate
 
-from tiergate import loop, state
 from tiergate.log import read_log
+from tiergate.loop import decision as loop
+from tiergate.loop import store as state
 from tiergate.project import Project
 
 T0 = 1_800_000_000.0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tiergate.claims import ClaimType, check_claim, claim_evidence, claim_types, promise_tag
+from tiergate.loop.claims import ClaimType, check_claim, claim_evidence, claim_types, promise_tag
 
 
 @pytest.mark.parametrize(

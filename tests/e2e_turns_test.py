@@ -1,5 +1,5 @@
 """How the pinned Claude Code CLI identifies turns, seen through a recording plugin: what tiergate's loop
-relies on to let through only the Stop of a turn an API error ended (tiergate.loop, "API errors").
+relies on to let through only the Stop of a turn an API error ended (tiergate.loop.decision, "API errors").
 
 - Stop and StopFailure carry the `prompt_id` of the UserPromptSubmit that started their turn.
 - A turn that ends on an API error fires StopFailure and no Stop; the next prompt has a new prompt_id.

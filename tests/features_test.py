@@ -9,14 +9,24 @@ from pathlib import Path
 
 import pytest
 
-from tiergate import features, loop, state
-from tiergate.claims import check_claim
 from tiergate.errors import UserError
-from tiergate.features import Feature
-from tiergate.interventions import InterventionPolicy
-from tiergate.loop import AttemptRecord, ClaimFacts, GateFacts, LoopState, Policies, Stop, decide
+from tiergate.loop import decision as loop
+from tiergate.loop import features
+from tiergate.loop import store as state
+from tiergate.loop.claims import check_claim
+from tiergate.loop.decision import (
+    AttemptRecord,
+    ClaimFacts,
+    GateFacts,
+    LoopState,
+    Policies,
+    Stop,
+    decide,
+)
+from tiergate.loop.features import Feature
+from tiergate.loop.interventions import InterventionPolicy
+from tiergate.loop.verdict import Criterion, Judgement, Verdict
 from tiergate.project import Project
-from tiergate.verdict import Criterion, Judgement, Verdict
 
 T0 = 1_800_000_000.0
 LOW = "tiergate:architect-low"

@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 from testing.gitrepo import init_repo, write
 
-from tiergate import state
 from tiergate.log import read_log
-from tiergate.loop import LoopState, new_loop
+from tiergate.loop import store as state
+from tiergate.loop.decision import LoopState, new_loop
 from tiergate.project import Project
 
 SESSION = "11111111-2222-3333-4444-555555555555"

@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from testing.gitrepo import init_repo, write
 
-from tiergate import interventions
-from tiergate.interventions import (
+from tiergate.loop import interventions
+from tiergate.loop.interventions import (
     Attempt,
     ChangeApproach,
     Halt,
@@ -20,7 +20,7 @@ from tiergate.interventions import (
     Retry,
     RollbackThenChangeApproach,
 )
-from tiergate.stalls import Stall
+from tiergate.loop.stalls import Stall
 from tiergate.workspace import backups, greenpoint
 
 SEED = InterventionPolicy(attempt_limit=3, skip_limit=3)

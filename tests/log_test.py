@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from testing.gitrepo import init_repo
 
-from tiergate import loop
 from tiergate.handlers.common import log_outcome
 from tiergate.log import (
     append_record,
@@ -25,6 +24,7 @@ from tiergate.log import (
     utc_timestamp,
     write_decision,
 )
+from tiergate.loop import decision as loop
 from tiergate.project import Project, ensure_state_dir
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from tiergate import loop, state
-from tiergate.claims import check_claim
-from tiergate.interventions import InterventionPolicy
-from tiergate.loop import (
+from tiergate.loop import decision as loop
+from tiergate.loop import store as state
+from tiergate.loop.claims import check_claim
+from tiergate.loop.decision import (
     AttemptRecord,
     ClaimFacts,
     GateFacts,
@@ -21,7 +21,8 @@ from tiergate.loop import (
     decide,
     log_fields,
 )
-from tiergate.verdict import Criterion, Judgement, Verdict
+from tiergate.loop.interventions import InterventionPolicy
+from tiergate.loop.verdict import Criterion, Judgement, Verdict
 
 T0 = 1_800_000_000.0
 TASK = "Fix the parser bug in src/parser.py"

@@ -9,9 +9,9 @@ from dataclasses import replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tiergate import loop
-from tiergate.claims import check_claim
-from tiergate.loop import (
+from tiergate.loop import decision as loop
+from tiergate.loop.claims import check_claim
+from tiergate.loop.decision import (
     Cancel,
     ClaimFacts,
     Compaction,
@@ -27,7 +27,7 @@ from tiergate.loop import (
     decide,
     log_fields,
 )
-from tiergate.verdict import Criterion, Judgement, Verdict
+from tiergate.loop.verdict import Criterion, Judgement, Verdict
 
 T0 = 1_800_000_000.0
 TASK = "Fix the parser bug in src/parser.py"

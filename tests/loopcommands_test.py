@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tiergate.loopcommands import CancelLoop, CommandError, StartLoop, parse
+from tiergate.loop.slash import CancelLoop, CommandError, StartLoop, parse
 
 
 @pytest.mark.parametrize(

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tiergate import stalls
-from tiergate.stalls import Refutation, Signals, Stall, StallPolicy, Turn
+from tiergate.loop import stalls
+from tiergate.loop.stalls import Refutation, Signals, Stall, StallPolicy, Turn
 
 PYTEST_RUN_1 = """FAILED tests/test_api.py::test_filter_by_tag - AssertionError: assert 0 == 3
 tests/test_api.py:42: in test_filter_by_tag

@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from tiergate import loop, state
-from tiergate.claims import check_claim
 from tiergate.errors import UserError
-from tiergate.loop import LoopState, VerifierRun
+from tiergate.loop import decision as loop
+from tiergate.loop import store as state
+from tiergate.loop.claims import check_claim
+from tiergate.loop.decision import LoopState, VerifierRun
 from tiergate.project import Project
 
 T0 = 1_800_000_000.0

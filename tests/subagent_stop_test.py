@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from testing.gitrepo import init_repo
 
-from tiergate import state
 from tiergate.log import read_log
+from tiergate.loop import store as state
 from tiergate.project import Project
 
 SESSION = "11111111-2222-3333-4444-555555555555"

@@ -6,7 +6,15 @@ import json
 
 import pytest
 
-from tiergate.verdict import Verdict, VerdictError, hedging, judge, missing_labels, parse_verdict, prose
+from tiergate.loop.verdict import (
+    Verdict,
+    VerdictError,
+    hedging,
+    judge,
+    missing_labels,
+    parse_verdict,
+    prose,
+)
 
 REQUIRED = ("lsp_diagnostics clean", "test showing the fix passes now")
 

@@ -1,7 +1,7 @@
 """`tiergate autopilot start <features.json>`: start an autopilot from a shell.
 
 Like `tiergate ralph start`, the loop waits in `<state_dir>/pending.json` for the next Claude Code session
-in this project; it works through the file's features one at a time (`tiergate.features`).
+in this project; it works through the file's features one at a time (`tiergate.loop.features`).
 """
 
 from __future__ import annotations
@@ -25,10 +25,11 @@ def run(args: argparse.Namespace) -> int:
     from dataclasses import replace
     from pathlib import Path
 
-    from tiergate import features, state
     from tiergate.commands.ralph import pending_loop
     from tiergate.log import decision_log
-    from tiergate.loop import Outcome, log_fields
+    from tiergate.loop import features
+    from tiergate.loop import store as state
+    from tiergate.loop.decision import Outcome, log_fields
     from tiergate.project import locate
 
     project = locate(Path.cwd(), os.environ)

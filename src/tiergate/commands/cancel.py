@@ -17,9 +17,10 @@ def run(args: argparse.Namespace) -> int:
     import time
     from pathlib import Path
 
-    from tiergate import loop, state
     from tiergate.errors import UserError
     from tiergate.log import decision_log
+    from tiergate.loop import decision as loop
+    from tiergate.loop import store as state
     from tiergate.project import is_valid_session_id, locate
 
     project = locate(Path.cwd(), os.environ)

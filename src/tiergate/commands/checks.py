@@ -47,10 +47,10 @@ def run(args: argparse.Namespace) -> int:
     import os
     from pathlib import Path
 
-    from tiergate import state
     from tiergate.config import load_config
     from tiergate.gate.checks import project_checks
     from tiergate.gate.run import run_gate
+    from tiergate.loop import store as state
     from tiergate.project import locate
 
     project = locate(Path.cwd(), os.environ)

@@ -26,7 +26,7 @@ RUNTIME_MODULES = (
     "tiergate.protocol",
     "tiergate.config",
     "tiergate.log",
-    "tiergate.state",
+    "tiergate.loop.store",
     "tiergate.tier.change",
 )
 

@@ -11,7 +11,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tiergate.loop import LoopState
+    from tiergate.loop.decision import LoopState
     from tiergate.project import Project
 
 HELP = "start a ralph loop from a shell; the next Claude Code session in this project takes it up"
@@ -31,8 +31,8 @@ def run(args: argparse.Namespace) -> int:
     import os
     from pathlib import Path
 
-    from tiergate import state
-    from tiergate.claims import promise_tag
+    from tiergate.loop import store as state
+    from tiergate.loop.claims import promise_tag
     from tiergate.project import locate
 
     project = locate(Path.cwd(), os.environ)
@@ -53,10 +53,12 @@ def pending_loop(project: Project, task: str, max_iterations: str | None, promis
     """The loop to wait for a session, beginning at HEAD; UserError for bad arguments or no git."""
     import time
 
-    from tiergate import git, loop, loopcommands
-    from tiergate.claims import DEFAULT_PROMISE
+    from tiergate import git
     from tiergate.config import load_config
     from tiergate.errors import UserError
+    from tiergate.loop import decision as loop
+    from tiergate.loop import slash as loopcommands
+    from tiergate.loop.claims import DEFAULT_PROMISE
 
     if not task.strip():
         raise UserError("the task is empty; say what the loop must get done")
@@ -80,7 +82,7 @@ def pending_loop(project: Project, task: str, max_iterations: str | None, promis
 
 def _log(project: Project, pending: LoopState, replaced: LoopState | None) -> None:
     from tiergate.log import decision_log
-    from tiergate.loop import Outcome, log_fields
+    from tiergate.loop.decision import Outcome, log_fields
 
     reasons: tuple[str, ...] = (f"start: tiergate ralph start, base {pending.base}; waits for a session",)
     if replaced is not None:

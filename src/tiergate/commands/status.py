@@ -10,7 +10,7 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tiergate.loop import LoopState
+    from tiergate.loop.decision import LoopState
 
 HELP = "show where each loop of this project stands"
 
@@ -24,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
     import os
     from pathlib import Path
 
-    from tiergate import state
+    from tiergate.loop import store as state
     from tiergate.project import locate
 
     project = locate(Path.cwd(), os.environ)
@@ -74,7 +74,7 @@ def describe(loop: LoopState, *, pending: bool = False) -> dict[str, Any]:
 
 def _features(loop: LoopState) -> list[dict[str, str]]:
     """An autopilot's features with their standing (done / current / skipped / pending); [] for ralph."""
-    from tiergate.features import standings
+    from tiergate.loop.features import standings
 
     standing = standings(loop.features, loop.approach, loop.done)
     if not loop.active:

@@ -70,7 +70,7 @@ def _loop_base(root: Path) -> str | None:
     """The start commit of this project's active loop, or of the loop waiting for a session."""
     import os
 
-    from tiergate import state
+    from tiergate.loop import store as state
     from tiergate.project import locate
 
     project = locate(root, os.environ)

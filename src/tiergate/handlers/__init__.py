@@ -1,6 +1,6 @@
 """The hook events' adapters: `handle(event_name, payload, project)` is what `tiergate hook` calls.
 
-Each event has one module here that turns the hook input into a `tiergate.loop` event (measuring,
+Each event has one module here that turns the hook input into a `tiergate.loop.decision` event (measuring,
 fingerprinting and reading transcripts as that event needs), applies the loop's decision to the
 session's state, logs it, and renders the `HookReply`.
 

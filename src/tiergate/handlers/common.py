@@ -7,7 +7,9 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from tiergate import loop, looptext, state
+from tiergate.loop import decision as loop
+from tiergate.loop import store as state
+from tiergate.loop import text as looptext
 from tiergate.protocol import HookReply
 
 if TYPE_CHECKING:

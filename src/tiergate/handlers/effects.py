@@ -10,8 +10,8 @@ from __future__ import annotations
 import traceback
 from typing import TYPE_CHECKING
 
-from tiergate import loop
 from tiergate.handlers import common
+from tiergate.loop import decision as loop
 
 if TYPE_CHECKING:
     from tiergate.config import Config
@@ -24,8 +24,8 @@ REPORT_IN_BLOCK = 3000
 
 
 def policies(config: Config) -> loop.Policies:
-    from tiergate.interventions import InterventionPolicy
-    from tiergate.stalls import StallPolicy
+    from tiergate.loop.interventions import InterventionPolicy
+    from tiergate.loop.stalls import StallPolicy
 
     i, s = config.interventions, config.stalls
     return loop.Policies(
@@ -42,9 +42,9 @@ def policies(config: Config) -> loop.Policies:
 def gate(project: Project, current: loop.LoopState, config: Config) -> loop.GateFacts:
     """Run (or reuse) the project's checks for the workspace against the loop's base, within the
     Stop hook's time, silently (stdout is the protocol's channel); the run goes to the decision log."""
-    from tiergate.features import gate_checks
     from tiergate.gate.checks import make_check, project_checks
     from tiergate.gate.run import run_gate
+    from tiergate.loop.features import gate_checks
 
     # An autopilot's acceptance checks (the current feature's and the regression suite of the done
     # ones) come first, and no baseline excuses them: at the base their features do not exist yet.

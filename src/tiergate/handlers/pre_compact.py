@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tiergate import loop
 from tiergate.handlers import common
+from tiergate.loop import decision as loop
 from tiergate.protocol import parse_input
 
 if TYPE_CHECKING:

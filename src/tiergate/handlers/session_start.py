@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tiergate import looptext, state
+from tiergate.loop import store as state
+from tiergate.loop import text as looptext
 from tiergate.protocol import HookReply
 
 if TYPE_CHECKING:

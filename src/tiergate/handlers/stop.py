@@ -5,9 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from tiergate import loop, state, transcript
-from tiergate.claims import check_claim
+from tiergate import transcript
 from tiergate.handlers import common
+from tiergate.loop import decision as loop
+from tiergate.loop import store as state
+from tiergate.loop.claims import check_claim
 from tiergate.workspace import fingerprint
 
 if TYPE_CHECKING:
@@ -104,7 +106,7 @@ def measure(project: Project, current: loop.LoopState) -> Measured:
     be had.
 
     Any error is caught here on purpose: the loop decides what an unchecked claim means (see
-    `tiergate.loop`), and the traceback goes to the log."""
+    `tiergate.loop.decision`), and the traceback goes to the log."""
     try:
         from tiergate.config import load_config
         from tiergate.handlers import effects

@@ -1,13 +1,14 @@
 """StopFailure: an API error (rate limit, authentication, context or output limit...) ended the turn.
-Recorded with the turn's prompt_id, so that a Stop of that turn goes through (see `tiergate.loop`);
+Recorded with the turn's prompt_id, so that a Stop of that turn goes through (see `tiergate.loop.decision`);
 Claude Code ignores this hook's output."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tiergate import loop, state
 from tiergate.handlers import common
+from tiergate.loop import decision as loop
+from tiergate.loop import store as state
 
 if TYPE_CHECKING:
     from tiergate.project import Project

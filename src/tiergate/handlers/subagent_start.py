@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tiergate import loop, state
 from tiergate.handlers import common
+from tiergate.loop import decision as loop
+from tiergate.loop import store as state
 from tiergate.workspace.fingerprint import fingerprint
 
 if TYPE_CHECKING:

@@ -13,10 +13,12 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from tiergate import loop, state, transcript
+from tiergate import transcript
 from tiergate.handlers import common
+from tiergate.loop import decision as loop
+from tiergate.loop import store as state
+from tiergate.loop.verdict import judge
 from tiergate.protocol import parse_input
-from tiergate.verdict import judge
 from tiergate.workspace.fingerprint import fingerprint
 
 if TYPE_CHECKING:

@@ -8,14 +8,17 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from tiergate import loop, loopcommands, looptext, state
-from tiergate.claims import DEFAULT_PROMISE
 from tiergate.errors import UserError
 from tiergate.handlers import common
+from tiergate.loop import decision as loop
+from tiergate.loop import slash as loopcommands
+from tiergate.loop import store as state
+from tiergate.loop import text as looptext
+from tiergate.loop.claims import DEFAULT_PROMISE
 from tiergate.protocol import HookReply
 
 if TYPE_CHECKING:
-    from tiergate.features import Feature
+    from tiergate.loop.features import Feature
     from tiergate.project import Project
 
 TASK_NOTIFICATION = "<task-notification>"
@@ -91,7 +94,7 @@ def load_features(project: Project, name: str) -> tuple[Feature, ...]:
     """The features file named relative to the project's directory; UserError when it is unusable."""
     from pathlib import Path
 
-    from tiergate import features
+    from tiergate.loop import features
 
     return features.load(project.root / Path(name).expanduser())
 

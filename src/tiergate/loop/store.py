@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from tiergate.errors import UserError
-from tiergate.features import Feature
-from tiergate.loop import PHASES, AttemptRecord, LoopState, Verification, VerifierRun
+from tiergate.loop.decision import PHASES, AttemptRecord, LoopState, Verification, VerifierRun
+from tiergate.loop.features import Feature
 from tiergate.project import Project, ensure_state_dir, is_valid_session_id, write_atomic
 
 LOOPS_DIR = "loops"

@@ -2,7 +2,7 @@
 
 It holds the task, the claim and its kinds, the change since the loop began, the tier and why, and the
 evidence the verifier must produce: the tier's and the claim kinds' labels, each to be named by one
-criterion of its verdict (the verdict check in `tiergate.verdict` holds it to that). It also says how
+criterion of its verdict (the verdict check in `tiergate.loop.verdict` holds it to that). It also says how
 the verdict is judged, so that nothing a verifier is sent back for comes as a surprise.
 
 Kept under Claude Code's 10,000-character limit for hook texts: the task and the path list are cut.
@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tiergate.claims import CLAIM_EVIDENCE, ClaimType
-from tiergate.looptext import cut
+from tiergate.loop.claims import CLAIM_EVIDENCE, ClaimType
+from tiergate.loop.text import cut
+from tiergate.loop.verdict import HEDGES
 from tiergate.tier.policy import plural
-from tiergate.verdict import HEDGES
 
 if TYPE_CHECKING:
-    from tiergate.loop import LoopState, Verification
+    from tiergate.loop.decision import LoopState, Verification
 
 MAX_PACKET = 9500
 TASK_IN_PACKET = 3000

@@ -32,7 +32,7 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tiergate.stalls import PROGRESS_STALLS, Stall
+from tiergate.loop.stalls import PROGRESS_STALLS, Stall
 
 
 @dataclass(frozen=True)

@@ -2,9 +2,9 @@
 
 Block reasons stay well under Claude Code's 10,000-character limit (longer texts are moved to a file):
 the task and any critique are cut to fit, and the long evidence packet goes to the verifier at
-SubagentStart instead (`tiergate.evidence`).
+SubagentStart instead (`tiergate.loop.packet`).
 
-Pure text; the decisions are in `tiergate.loop`.
+Pure text; the decisions are in `tiergate.loop.decision`.
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from tiergate.claims import promise_tag
+from tiergate.loop.claims import promise_tag
 from tiergate.tier.policy import plural
 
 if TYPE_CHECKING:
-    from tiergate.loop import LoopState, Verification, VerifierRun
-    from tiergate.verdict import Judgement
+    from tiergate.loop.decision import LoopState, Verification, VerifierRun
+    from tiergate.loop.verdict import Judgement
 
 SPAWN_INFO = "tiergate-spawn"
 MAX_REASON = 9000

@@ -51,12 +51,14 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from tiergate import evidence, features, interventions, looptext, stalls
-from tiergate.claims import ClaimCheck, claim_evidence, claim_types
-from tiergate.features import Feature
-from tiergate.interventions import INTERVENTION_POLICY, InterventionPolicy
-from tiergate.stalls import STALL_POLICY, StallPolicy
-from tiergate.verdict import Judgement
+from tiergate.loop import features, interventions, stalls
+from tiergate.loop import packet as evidence
+from tiergate.loop import text as looptext
+from tiergate.loop.claims import ClaimCheck, claim_evidence, claim_types
+from tiergate.loop.features import Feature
+from tiergate.loop.interventions import INTERVENTION_POLICY, InterventionPolicy
+from tiergate.loop.stalls import STALL_POLICY, StallPolicy
+from tiergate.loop.verdict import Judgement
 
 Phase = Literal["working", "verifying", "passed", "halted", "cancelled"]
 PHASES: tuple[Phase, ...] = ("working", "verifying", "passed", "halted", "cancelled")
@@ -156,7 +158,7 @@ class LoopState:
     end_reason: str | None = None
     attempts: tuple[AttemptRecord, ...] = ()  # every judged claim, in order: the counts derive from it
     approach: int = 1  # the approach being tried (a change of approach starts the next one)
-    # An autopilot's features; the current one is the approach's (`tiergate.features`). Empty: ralph.
+    # An autopilot's features; the current one is the approach's (`tiergate.loop.features`). Empty: ralph.
     features: tuple[Feature, ...] = ()
 
     @property

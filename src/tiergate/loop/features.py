@@ -5,7 +5,7 @@
 A feature's checks are its acceptance checks: shell commands that must pass for it to be done. The
 loop works on one feature at a time, in the file's order; which feature is current is the loop's
 approach number (a change of approach is a skip to the next feature). Done and skipped derive from the
-loop's attempts record (`tiergate.interventions`), never from a second field.
+loop's attempts record (`tiergate.loop.interventions`), never from a second field.
 
 Pure but for `load`, which validates the file with pydantic (imported there: the hook's lean path never
 pays for it).
