@@ -227,6 +227,7 @@ def test_a_session_without_a_loop_is_answered_with_nothing_and_imports_nothing_h
     assert not {name for name in imported if name.startswith("tiergate.")} - {
         "tiergate.main",
         "tiergate.hook",
+        "tiergate.hook.entry",
         "tiergate.project",
         "tiergate.handlers",
     }

@@ -19,10 +19,11 @@ from testing.claude.scripted_api import ScriptedApi, agent, text
 from testing.gitrepo import init_repo
 
 import tiergate
-from tiergate import handlers, hook, project
+from tiergate import handlers, project
 from tiergate.errors import UserError
+from tiergate.hook import entry as hook
+from tiergate.hook.protocol import HookReply, parse_input, render
 from tiergate.log import read_records
-from tiergate.protocol import HookReply, parse_input, render
 
 SESSION_ID = "3f2b8c1e-9d7a-4c1b-8e2f-5a6b7c8d9e0f"
 MIB = 1024 * 1024
@@ -160,11 +161,11 @@ def test_the_fast_path_imports_almost_nothing(sandbox: Sandbox) -> None:
 
     assert (result.returncode, result.stdout) == (0, b"")
     modules = imported_modules(result)
-    assert {"tiergate.hook", "tiergate.project"} <= modules, "the test must see the hook's imports"
+    assert {"tiergate.hook.entry", "tiergate.project"} <= modules, "the test must see the hook's imports"
     assert modules & (HEAVY | NOT_BEFORE_THE_INPUT_IS_NEEDED) == set()
     assert not any(
         name.startswith("tiergate.")
-        for name in modules - {"tiergate.main", "tiergate.hook", "tiergate.project"}
+        for name in modules - {"tiergate.main", "tiergate.hook", "tiergate.hook.entry", "tiergate.project"}
     )
 
 

@@ -294,7 +294,7 @@ def test_the_exit_code_and_streams_of_the_python_pass_straight_through(tmp_path:
     python.write_text('#!/bin/sh\necho "$*"\necho "to stderr" >&2\nexit 2\n')
     python.chmod(0o755)
     result = launch("Stop", {"HOME": str(tmp_path), "TIERGATE_PYTHON": str(python)})
-    entry = "import sys; from tiergate.hook import main; sys.exit(main(sys.argv[1:]))"
+    entry = "import sys; from tiergate.hook.entry import main; sys.exit(main(sys.argv[1:]))"
     assert (result.returncode, result.stdout, result.stderr) == (2, f"-I -c {entry} Stop\n", "to stderr\n")
 
 

@@ -10,8 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from tiergate import hook, hookinputs, leaninputs, protocol
-from tiergate.protocol import HookAnswer, HookReply, InputError, parse_input, render
+from tiergate.hook import entry as hook
+from tiergate.hook import inputs as leaninputs
+from tiergate.hook import models as hookinputs
+from tiergate.hook import protocol
+from tiergate.hook.protocol import HookAnswer, HookReply, InputError, parse_input, render
 
 ALL_EVENTS = hook.EVENTS
 NO_CONTEXT_EVENTS = ("PreCompact", "SessionEnd", "StopFailure")
@@ -379,13 +382,13 @@ def test_an_unknown_event_is_an_input_error() -> None:
 def test_importing_protocol_does_not_import_pydantic() -> None:
     code = (
         "import sys\n"
-        "from tiergate.protocol import HookReply, render\n"
+        "from tiergate.hook.protocol import HookReply, render\n"
         "render('Stop', HookReply(system_message='m'))\n"
-        "from tiergate.protocol import parse_input\n"
+        "from tiergate.hook.protocol import parse_input\n"
         "for event in ('SubagentStop', 'PreCompact', 'SessionEnd'):\n"
         "    parse_input(event, {'session_id': 's', 'cwd': '/', 'agent_id': 'a1'})\n"
         "assert 'pydantic' not in sys.modules, 'eager'\n"
-        "from tiergate.protocol import StopInput\n"
+        "from tiergate.hook.protocol import StopInput\n"
         "assert 'pydantic' in sys.modules\n"
         "assert parse_input('Stop', {'session_id': 's', 'cwd': '/'}).__class__ is StopInput\n"
     )

@@ -116,7 +116,7 @@ def test_a_verdict_is_judged_without_pydantic_or_structlog_and_with_three_git_ca
     assert "returned PASS" in json.loads(answer.stdout)["systemMessage"]
     imported = {line.rsplit("|", 1)[1].strip() for line in answer.stderr.splitlines() if "|" in line}
     # (importlib.import_module, which loads the handler, is not timed; what the handler imports is.)
-    assert "tiergate.leaninputs" in imported, "the test must see the handler's imports"
+    assert "tiergate.hook.inputs" in imported, "the test must see the handler's imports"
     assert {name.split(".")[0] for name in imported} & HEAVY == set()
     calls = verifying.git_calls()
     assert len(calls) == 3, calls

@@ -43,7 +43,7 @@ COMMANDS: dict[str, str] = {
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["hook"]:
-        from tiergate.hook import main as hook_main
+        from tiergate.hook.entry import main as hook_main
 
         return hook_main(argv[1:])
     return _run_command(argv)

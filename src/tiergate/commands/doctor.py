@@ -23,7 +23,7 @@ PLUGIN_NAME = "tiergate"
 CLAUDE_TIMEOUT = 10.0
 # Modules whose imports exercise every runtime dependency (pydantic, structlog, filelock, unidiff).
 RUNTIME_MODULES = (
-    "tiergate.protocol",
+    "tiergate.hook.protocol",
     "tiergate.config",
     "tiergate.log",
     "tiergate.loop.store",

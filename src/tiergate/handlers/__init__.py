@@ -20,8 +20,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from tiergate.hook.protocol import HookReply
     from tiergate.project import Project
-    from tiergate.protocol import HookReply
 
 # Events and their modules.
 _MODULES = {

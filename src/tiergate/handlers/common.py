@@ -7,10 +7,10 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from tiergate.hook.protocol import HookReply
 from tiergate.loop import decision as loop
 from tiergate.loop import store as state
 from tiergate.loop import text as looptext
-from tiergate.protocol import HookReply
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

@@ -6,12 +6,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from tiergate.handlers import common
+from tiergate.hook.protocol import parse_input
 from tiergate.loop import decision as loop
-from tiergate.protocol import parse_input
 
 if TYPE_CHECKING:
+    from tiergate.hook.protocol import HookReply
     from tiergate.project import Project
-    from tiergate.protocol import HookReply
 
 
 def handle(payload: dict[str, Any], project: Project) -> HookReply | None:

@@ -5,16 +5,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from tiergate.hook.protocol import HookReply
 from tiergate.loop import store as state
 from tiergate.loop import text as looptext
-from tiergate.protocol import HookReply
 
 if TYPE_CHECKING:
     from tiergate.project import Project
 
 
 def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
-    from tiergate.protocol import parse_input
+    from tiergate.hook.protocol import parse_input
 
     start = parse_input("SessionStart", payload)
     current = state.read(project, start.session_id)

@@ -14,8 +14,8 @@ from tiergate.workspace import fingerprint
 
 if TYPE_CHECKING:
     from tiergate.config import Config
+    from tiergate.hook.protocol import HookReply
     from tiergate.project import Project
-    from tiergate.protocol import HookReply
     from tiergate.tier.assess import Assessment
 
 # stop_reason values of a turn that ended normally; any other one (an API error, a context or output
@@ -25,7 +25,7 @@ PATHS_KEPT = 30
 
 
 def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
-    from tiergate.protocol import parse_input
+    from tiergate.hook.protocol import parse_input
 
     stop = parse_input("Stop", payload)
     current = state.read(project, stop.session_id)

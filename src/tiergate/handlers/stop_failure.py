@@ -11,12 +11,12 @@ from tiergate.loop import decision as loop
 from tiergate.loop import store as state
 
 if TYPE_CHECKING:
+    from tiergate.hook.protocol import HookReply
     from tiergate.project import Project
-    from tiergate.protocol import HookReply
 
 
 def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
-    from tiergate.protocol import parse_input
+    from tiergate.hook.protocol import parse_input
 
     failure = parse_input("StopFailure", payload)
     current = state.read(project, failure.session_id)

@@ -11,12 +11,12 @@ from tiergate.loop import store as state
 from tiergate.workspace.fingerprint import fingerprint
 
 if TYPE_CHECKING:
+    from tiergate.hook.protocol import HookReply
     from tiergate.project import Project
-    from tiergate.protocol import HookReply
 
 
 def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
-    from tiergate.protocol import parse_input
+    from tiergate.hook.protocol import parse_input
 
     start = parse_input("SubagentStart", payload)
     current = state.read(project, start.session_id)

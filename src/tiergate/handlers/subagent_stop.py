@@ -15,15 +15,15 @@ from typing import TYPE_CHECKING, Any
 
 from tiergate import transcript
 from tiergate.handlers import common
+from tiergate.hook.protocol import parse_input
 from tiergate.loop import decision as loop
 from tiergate.loop import store as state
 from tiergate.loop.verdict import judge
-from tiergate.protocol import parse_input
 from tiergate.workspace.fingerprint import fingerprint
 
 if TYPE_CHECKING:
+    from tiergate.hook.protocol import HookReply
     from tiergate.project import Project
-    from tiergate.protocol import HookReply
 
 # A verifier's first tool call comes after the SubagentStart hook recorded its start; the margin only
 # absorbs the clock's granularity.
@@ -31,7 +31,7 @@ START_MARGIN_SECONDS = 5.0
 
 
 def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
-    stop = parse_input("SubagentStop", payload)  # read by hand: tiergate.leaninputs
+    stop = parse_input("SubagentStop", payload)  # read by hand: tiergate.hook.inputs
     if stop.is_phantom:
         return None
     current = state.read(project, stop.session_id)

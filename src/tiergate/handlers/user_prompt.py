@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 from tiergate.errors import UserError
 from tiergate.handlers import common
+from tiergate.hook.protocol import HookReply
 from tiergate.loop import decision as loop
 from tiergate.loop import slash as loopcommands
 from tiergate.loop import store as state
 from tiergate.loop import text as looptext
 from tiergate.loop.claims import DEFAULT_PROMISE
-from tiergate.protocol import HookReply
 
 if TYPE_CHECKING:
     from tiergate.loop.features import Feature
@@ -25,7 +25,7 @@ TASK_NOTIFICATION = "<task-notification>"
 
 
 def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
-    from tiergate.protocol import parse_input
+    from tiergate.hook.protocol import parse_input
 
     prompt = parse_input("UserPromptSubmit", payload)
     session_id = prompt.session_id

@@ -2,7 +2,7 @@
 
 Importing this module stays cheap (no pydantic, no json): handlers import `HookReply` on paths that
 must stay fast. `parse_input` reads a hook input into its model: SubagentStop, PreCompact and
-SessionEnd by hand (`tiergate.leaninputs`), the others with pydantic (`tiergate.hookinputs`, imported
+SessionEnd by hand (`tiergate.hook.inputs`), the others with pydantic (`tiergate.hook.models`, imported
 only then). The models are re-exported from here and only imported when first used.
 
 Output rules, from the protocol reference (CLI 2.1.332): exit 0 with one JSON object on stdout, or
@@ -20,7 +20,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Literal, overload
 
-    from tiergate.hookinputs import (
+    from tiergate.hook.inputs import PreCompactInput, SessionEndInput, SubagentStopInput
+    from tiergate.hook.models import (
         HookInput,
         SessionStartInput,
         StopFailureInput,
@@ -28,7 +29,6 @@ if TYPE_CHECKING:
         SubagentStartInput,
         UserPromptSubmitInput,
     )
-    from tiergate.leaninputs import PreCompactInput, SessionEndInput, SubagentStopInput
 
 
 __all__ = [
@@ -54,15 +54,15 @@ __all__ = [
 ]
 
 _LAZY = {
-    "HookInput": "hookinputs",
-    "SessionStartInput": "hookinputs",
-    "StopFailureInput": "hookinputs",
-    "StopInput": "hookinputs",
-    "SubagentStartInput": "hookinputs",
-    "UserPromptSubmitInput": "hookinputs",
-    "PreCompactInput": "leaninputs",
-    "SessionEndInput": "leaninputs",
-    "SubagentStopInput": "leaninputs",
+    "HookInput": "models",
+    "SessionStartInput": "models",
+    "StopFailureInput": "models",
+    "StopInput": "models",
+    "SubagentStartInput": "models",
+    "UserPromptSubmitInput": "models",
+    "PreCompactInput": "inputs",
+    "SessionEndInput": "inputs",
+    "SubagentStopInput": "inputs",
 }
 
 # What each event can carry back to Claude Code.
@@ -81,12 +81,12 @@ def _parse_input(
     event_name: str, payload: dict[str, Any]
 ) -> HookInput | SubagentStopInput | PreCompactInput | SessionEndInput:
     """The model of `payload` for `event_name`; InputError (one line) if it does not fit."""
-    from tiergate import leaninputs
+    from tiergate.hook import inputs as leaninputs
 
     reader = leaninputs.READERS.get(event_name)
     if reader is not None:
         return reader(payload)
-    from tiergate import hookinputs
+    from tiergate.hook import models as hookinputs
 
     return hookinputs.parse_input(event_name, payload)
 
@@ -220,5 +220,5 @@ if not TYPE_CHECKING:
         if name in _LAZY:
             import importlib
 
-            return getattr(importlib.import_module(f"tiergate.{_LAZY[name]}"), name)
+            return getattr(importlib.import_module(f"tiergate.hook.{_LAZY[name]}"), name)
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -24,8 +24,8 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
+    from tiergate.hook.protocol import HookAnswer, HookReply
     from tiergate.project import Project
-    from tiergate.protocol import HookAnswer, HookReply
 
 # The events hooks/hooks.json routes here.
 EVENTS = (
@@ -150,7 +150,7 @@ def _dispatch(event_name: str, payload: dict[str, Any], project: Project) -> int
                 reply = _with_earlier_notices(reply, project, session_id)
             if reply is None:
                 return 0
-            from tiergate.protocol import render
+            from tiergate.hook.protocol import render
 
             answer = render(event_name, reply)
             if reply.system_message is not None:
@@ -163,7 +163,7 @@ def _dispatch(event_name: str, payload: dict[str, Any], project: Project) -> int
 
 def _dispatch_error(event_name: str, session_id: str, project: Project, exc: Exception) -> int:
     from tiergate.errors import UserError
-    from tiergate.protocol import InputError
+    from tiergate.hook.protocol import InputError
 
     if isinstance(exc, (UserError, InputError)):
         _tell(event_name, session_id, project.state_dir, f"ignored the {event_name} event: {exc}")
@@ -205,8 +205,8 @@ def _keep_notice(event_name: str, session_id: str | None, state_dir: Path | None
         return
     import contextlib
 
+    from tiergate.hook.protocol import one_line
     from tiergate.log import append_line
-    from tiergate.protocol import one_line
 
     text = one_line(text.removeprefix("tiergate: "))
     # Best effort: the notice has been given once already, and the log has what matters.
@@ -226,7 +226,7 @@ def _with_earlier_notices(reply: HookReply | None, project: Project, session_id:
     import contextlib
     import dataclasses
 
-    from tiergate.protocol import HookReply
+    from tiergate.hook.protocol import HookReply
 
     notices: list[str] = []
     with contextlib.suppress(OSError):
@@ -307,7 +307,7 @@ def _write(answer: HookAnswer) -> None:
 
 
 def _say(text: str) -> None:
-    from tiergate.protocol import system_message_line
+    from tiergate.hook.protocol import system_message_line
 
     _emit(sys.stdout, system_message_line(text))
 

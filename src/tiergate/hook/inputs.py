@@ -3,7 +3,7 @@ an active loop. SubagentStop ends every verifier run and has a figure to meet (0
 transcript, of which importing pydantic alone would take a third); PreCompact and SessionEnd only leave
 a record, and SessionEnd has 1.5 s in all.
 
-Each model holds only the fields tiergate reads, checked as the pydantic models in `tiergate.hookinputs`
+Each model holds only the fields tiergate reads, checked as the pydantic models in `tiergate.hook.models`
 would check them and reported in the same one-line form ("SubagentStop input: agent_id: Field
 required"); the fields it does not read are neither checked nor kept.
 """
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tiergate.hook.protocol import InputError
 from tiergate.project import is_valid_session_id
-from tiergate.protocol import InputError
 
 # Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
 TYPE_CHECKING = False
