@@ -228,6 +228,7 @@ def test_a_session_without_a_loop_is_answered_with_nothing_and_imports_nothing_h
         "tiergate.main",
         "tiergate.hook",
         "tiergate.hook.entry",
+        "tiergate.hook.events",
         "tiergate.project",
         "tiergate.handlers",
     }

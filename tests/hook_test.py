@@ -22,7 +22,9 @@ import tiergate
 from tiergate import handlers, project
 from tiergate.errors import UserError
 from tiergate.hook import entry as hook
-from tiergate.hook.protocol import HookReply, parse_input, render
+from tiergate.hook.events import EVENTS
+from tiergate.hook.inputs import parse_input
+from tiergate.hook.protocol import HookReply, render
 from tiergate.log import read_records
 
 SESSION_ID = "3f2b8c1e-9d7a-4c1b-8e2f-5a6b7c8d9e0f"
@@ -146,7 +148,7 @@ def imported_modules(result: subprocess.CompletedProcess[bytes]) -> set[str]:
 # The fast path ----------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("event", hook.EVENTS)
+@pytest.mark.parametrize("event", EVENTS)
 def test_no_state_folder_no_output_no_files(sandbox: Sandbox, event: str) -> None:
     before = snapshot(sandbox.root)
 
@@ -163,10 +165,14 @@ def test_the_fast_path_imports_almost_nothing(sandbox: Sandbox) -> None:
     modules = imported_modules(result)
     assert {"tiergate.hook.entry", "tiergate.project"} <= modules, "the test must see the hook's imports"
     assert modules & (HEAVY | NOT_BEFORE_THE_INPUT_IS_NEEDED) == set()
-    assert not any(
-        name.startswith("tiergate.")
-        for name in modules - {"tiergate.main", "tiergate.hook", "tiergate.hook.entry", "tiergate.project"}
-    )
+    lean = {
+        "tiergate.main",
+        "tiergate.hook",
+        "tiergate.hook.entry",
+        "tiergate.hook.events",
+        "tiergate.project",
+    }
+    assert not any(name.startswith("tiergate.") for name in modules - lean)
 
 
 def test_without_claude_project_dir_the_fast_path_locates_from_cwd_and_stays_light(sandbox: Sandbox) -> None:
@@ -361,7 +367,7 @@ def test_a_session_without_a_loop_in_a_project_with_state_stays_light(sandbox: S
     (sandbox.state_dir / "loops" / "other-session.json").write_text('{"active": true}')
     before = snapshot(sandbox.root)
 
-    for event in hook.EVENTS:
+    for event in EVENTS:
         result = run_hook(
             sandbox, [event], as_json(sandbox.payload(event)), python_flags=("-X", "importtime")
         )
@@ -515,7 +521,7 @@ def raise_(exc: BaseException) -> Callable[..., HookReply | None]:
     return handle
 
 
-@pytest.mark.parametrize("event", hook.EVENTS)
+@pytest.mark.parametrize("event", EVENTS)
 def test_a_crashing_handler_fails_open_with_one_line_and_a_logged_traceback(
     in_process: Sandbox, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str], event: str
 ) -> None:
@@ -527,7 +533,7 @@ def test_a_crashing_handler_fails_open_with_one_line_and_a_logged_traceback(
     out, err = capfd.readouterr()
     assert err == ""
     log = in_process.state_dir / "log.jsonl"
-    happened = hook._WHAT_HAPPENED[event]
+    happened = EVENTS[event]
     assert json.loads(out) == {
         "systemMessage": f"tiergate: internal error in the {event} hook; {happened}; details in {log}"
     }

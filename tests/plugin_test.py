@@ -15,21 +15,13 @@ from typing import Any
 import pytest
 from testing.claude.cli import claude_bin
 
+from tiergate.hook import events
 from tiergate.tier.policy import PLUGIN, VERIFIERS, Tier
 
 ROOT = Path(__file__).resolve().parents[1]
 LAUNCHER = ROOT / "hooks" / "tiergate-hook"
 HOOK_COMMAND = "${CLAUDE_PLUGIN_ROOT}/hooks/tiergate-hook"
-EVENTS = {
-    "SessionStart",
-    "UserPromptSubmit",
-    "Stop",
-    "StopFailure",
-    "SubagentStart",
-    "SubagentStop",
-    "PreCompact",
-    "SessionEnd",
-}
+EVENTS = set(events.EVENTS)
 HEDGES = ("should", "probably", "seems to", "likely", "might")
 
 

@@ -10,13 +10,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from tiergate.hook import entry as hook
+from tiergate.errors import InputError
 from tiergate.hook import inputs as leaninputs
 from tiergate.hook import models as hookinputs
 from tiergate.hook import protocol
-from tiergate.hook.protocol import HookAnswer, HookReply, InputError, parse_input, render
+from tiergate.hook.events import EVENTS
+from tiergate.hook.inputs import parse_input
+from tiergate.hook.protocol import HookAnswer, HookReply, render
 
-ALL_EVENTS = hook.EVENTS
+ALL_EVENTS = EVENTS
 NO_CONTEXT_EVENTS = ("PreCompact", "SessionEnd", "StopFailure")
 COMMON = {
     "session_id": "3f2b8c1e-9d7a-4c1b-8e2f-5a6b7c8d9e0f",
@@ -379,16 +381,16 @@ def test_an_unknown_event_is_an_input_error() -> None:
         parse_input("PostToolUse", OBSERVED["Stop"])
 
 
-def test_importing_protocol_does_not_import_pydantic() -> None:
+def test_importing_protocol_and_the_lean_inputs_does_not_import_pydantic() -> None:
     code = (
         "import sys\n"
         "from tiergate.hook.protocol import HookReply, render\n"
         "render('Stop', HookReply(system_message='m'))\n"
-        "from tiergate.hook.protocol import parse_input\n"
+        "from tiergate.hook.inputs import parse_input\n"
         "for event in ('SubagentStop', 'PreCompact', 'SessionEnd'):\n"
         "    parse_input(event, {'session_id': 's', 'cwd': '/', 'agent_id': 'a1'})\n"
         "assert 'pydantic' not in sys.modules, 'eager'\n"
-        "from tiergate.hook.protocol import StopInput\n"
+        "from tiergate.hook.inputs import StopInput\n"
         "assert 'pydantic' in sys.modules\n"
         "assert parse_input('Stop', {'session_id': 's', 'cwd': '/'}).__class__ is StopInput\n"
     )
@@ -398,8 +400,7 @@ def test_importing_protocol_does_not_import_pydantic() -> None:
     assert result.returncode == 0, result.stderr
 
 
-def test_protocol_re_exports_the_models() -> None:
-    assert protocol.StopInput is hookinputs.StopInput
-    assert protocol.SubagentStopInput is leaninputs.SubagentStopInput
+def test_the_inputs_module_re_exports_the_models() -> None:
+    assert leaninputs.StopInput is hookinputs.StopInput
     with pytest.raises(AttributeError):
-        _ = protocol.NoSuchThing  # type: ignore[attr-defined]
+        _ = leaninputs.NoSuchThing  # type: ignore[attr-defined]

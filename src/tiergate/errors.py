@@ -1,4 +1,5 @@
-"""The one exception type whose message is shown to a user as it is."""
+"""The exceptions whose one-line message is shown as it is: a user's problem, a hook input that is not what
+the protocol promises."""
 
 
 class UserError(Exception):
@@ -7,3 +8,7 @@ class UserError(Exception):
     The command line prints ``tiergate: <message>`` on one line and exits 2; hooks turn it into a
     one-line ``systemMessage`` and never block. Keep messages to one line that names the culprit.
     """
+
+
+class InputError(ValueError):
+    """A hook's input is not what the protocol promises. The hook ignores the event and says so."""

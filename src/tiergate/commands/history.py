@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from tiergate.tier.policy import plural
+from tiergate.text import plural
 
 HELP = "list every verification with its tier, verdict, duration and cost, against always THOROUGH"
 RAN = frozenset({"PASS", "FAIL", "INCOMPLETE", "DISQUALIFIED"})

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, TextIO
 
-from tiergate.tier.policy import plural
+from tiergate.text import plural
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -27,7 +27,7 @@ from typing import Any
 
 from tiergate.demo import OffScriptError
 from tiergate.demo.example import GIT_ENV
-from tiergate.hook.protocol import one_line
+from tiergate.text import one_line
 
 HOOK_TIMEOUT_SECONDS = 60
 # Settings of the user's that would put the demo's state outside its temporary directory, or change

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from tiergate.handlers import common
-from tiergate.hook.protocol import parse_input
+from tiergate.hook.inputs import parse_input
 from tiergate.loop import decision as loop
 
 if TYPE_CHECKING:

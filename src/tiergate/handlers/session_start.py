@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 
 def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
-    from tiergate.hook.protocol import parse_input
+    from tiergate.hook.inputs import parse_input
 
     start = parse_input("SessionStart", payload)
     current = state.read(project, start.session_id)

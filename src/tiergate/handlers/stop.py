@@ -25,7 +25,7 @@ PATHS_KEPT = 30
 
 
 def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
-    from tiergate.hook.protocol import parse_input
+    from tiergate.hook.inputs import parse_input
 
     stop = parse_input("Stop", payload)
     current = state.read(project, stop.session_id)

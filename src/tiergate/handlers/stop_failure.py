@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 
 def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
-    from tiergate.hook.protocol import parse_input
+    from tiergate.hook.inputs import parse_input
 
     failure = parse_input("StopFailure", payload)
     current = state.read(project, failure.session_id)

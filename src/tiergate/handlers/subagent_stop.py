@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from tiergate import transcript
 from tiergate.handlers import common
-from tiergate.hook.protocol import parse_input
+from tiergate.hook.inputs import parse_input
 from tiergate.loop import decision as loop
 from tiergate.loop import store as state
 from tiergate.loop.verdict import judge

@@ -25,7 +25,7 @@ TASK_NOTIFICATION = "<task-notification>"
 
 
 def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
-    from tiergate.hook.protocol import parse_input
+    from tiergate.hook.inputs import parse_input
 
     prompt = parse_input("UserPromptSubmit", payload)
     session_id = prompt.session_id

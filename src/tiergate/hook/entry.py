@@ -18,6 +18,8 @@ from __future__ import annotations
 import os
 import sys
 
+from tiergate.hook.events import EVENTS
+
 # Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -27,35 +29,12 @@ if TYPE_CHECKING:
     from tiergate.hook.protocol import HookAnswer, HookReply
     from tiergate.project import Project
 
-# The events hooks/hooks.json routes here.
-EVENTS = (
-    "SessionStart",
-    "UserPromptSubmit",
-    "Stop",
-    "SubagentStart",
-    "SubagentStop",
-    "PreCompact",
-    "SessionEnd",
-    "StopFailure",
-)
 MAX_INPUT_BYTES = 16 * 1024 * 1024
 # The events whose systemMessage reaches the user in print mode too (CLI 2.1.332: SessionStart,
 # SubagentStart, SubagentStop and SessionEnd notices are dropped there). What tiergate has to say about
 # the others is repeated at the session's next one of these: a headless user must not miss it.
 VISIBLE_EVENTS = frozenset({"UserPromptSubmit", "Stop"})
 NOTICES_DIR = "notices"
-
-# What "fail open" meant for each event, for the one line that reports an internal error.
-_WHAT_HAPPENED = {
-    "SessionStart": "the session started without tiergate",
-    "UserPromptSubmit": "the prompt went through unchanged",
-    "Stop": "the stop was allowed",
-    "SubagentStart": "the subagent started without tiergate's evidence packet",
-    "SubagentStop": "the subagent's stop was allowed",
-    "PreCompact": "compaction went ahead",
-    "SessionEnd": "the session ended normally",
-    "StopFailure": "nothing was changed",
-}
 
 
 def main(argv: list[str]) -> int:
@@ -162,8 +141,7 @@ def _dispatch(event_name: str, payload: dict[str, Any], project: Project) -> int
 
 
 def _dispatch_error(event_name: str, session_id: str, project: Project, exc: Exception) -> int:
-    from tiergate.errors import UserError
-    from tiergate.hook.protocol import InputError
+    from tiergate.errors import InputError, UserError
 
     if isinstance(exc, (UserError, InputError)):
         _tell(event_name, session_id, project.state_dir, f"ignored the {event_name} event: {exc}")
@@ -175,7 +153,7 @@ def _dispatch_error(event_name: str, session_id: str, project: Project, exc: Exc
 def _internal_error(
     event_name: str, session_id: str | None, state_dir: Path | None, exc: BaseException
 ) -> int:
-    happened = _WHAT_HAPPENED[event_name]
+    happened = EVENTS[event_name]
     try:
         where = _log_crash(event_name, session_id, state_dir, exc)
     except Exception as log_exc:
@@ -205,8 +183,8 @@ def _keep_notice(event_name: str, session_id: str | None, state_dir: Path | None
         return
     import contextlib
 
-    from tiergate.hook.protocol import one_line
     from tiergate.log import append_line
+    from tiergate.text import one_line
 
     text = one_line(text.removeprefix("tiergate: "))
     # Best effort: the notice has been given once already, and the log has what matters.

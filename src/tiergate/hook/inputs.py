@@ -1,4 +1,10 @@
-"""The hook inputs checked by hand, without pydantic: those of the events that must stay lean even with
+"""Reading a hook input: `parse_input(event_name, payload)` is the event's model, or InputError (one line).
+
+SubagentStop, PreCompact and SessionEnd are read here by hand, without pydantic; the other events with
+the pydantic models of `tiergate.hook.models`, imported only then. Every model is also importable from
+here (`tiergate.hook.inputs.StopInput`), imported when first used.
+
+The hand-checked inputs are those of the events that must stay lean even with
 an active loop. SubagentStop ends every verifier run and has a figure to meet (0.2 s on a 50 MB
 transcript, of which importing pydantic alone would take a third); PreCompact and SessionEnd only leave
 a record, and SessionEnd has 1.5 s in all.
@@ -12,13 +18,49 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tiergate.hook.protocol import InputError
+from tiergate.errors import InputError
 from tiergate.project import is_valid_session_id
 
 # Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
+    from typing import Any, Literal, overload
+
+    from tiergate.hook.models import (
+        HookInput,
+        SessionStartInput,
+        StopFailureInput,
+        StopInput,
+        SubagentStartInput,
+        UserPromptSubmitInput,
+    )
+
+__all__ = [
+    "HookInput",
+    "LeanInput",
+    "PreCompactInput",
+    "SessionEndInput",
+    "SessionStartInput",
+    "StopFailureInput",
+    "StopInput",
+    "SubagentStartInput",
+    "SubagentStopInput",
+    "UserPromptSubmitInput",
+    "parse_input",
+]
+
+# The pydantic models, importable from here without importing pydantic before they are used.
+_LAZY = frozenset(
+    {
+        "HookInput",
+        "SessionStartInput",
+        "StopFailureInput",
+        "StopInput",
+        "SubagentStartInput",
+        "UserPromptSubmitInput",
+    }
+)
 
 _MISSING = object()
 _SESSION_ID_RULE = "Value error, must match ^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$"
@@ -136,3 +178,50 @@ READERS: dict[str, Callable[[Mapping[str, object]], LeanInput]] = {
     "PreCompact": read_pre_compact,
     "SessionEnd": read_session_end,
 }
+
+
+def _parse_input(event_name: str, payload: dict[str, Any]) -> HookInput | LeanInput:
+    """The model of `payload` for `event_name`; InputError (one line) if it does not fit."""
+    reader = READERS.get(event_name)
+    if reader is not None:
+        return reader(payload)
+    from tiergate.hook import models
+
+    return models.parse_input(event_name, payload)
+
+
+if TYPE_CHECKING:
+    # The overloads are for the type checker only: `typing` stays off the hook's import path.
+    @overload
+    def parse_input(event_name: Literal["SessionStart"], payload: dict[str, Any]) -> SessionStartInput: ...
+    @overload
+    def parse_input(
+        event_name: Literal["UserPromptSubmit"], payload: dict[str, Any]
+    ) -> UserPromptSubmitInput: ...
+    @overload
+    def parse_input(event_name: Literal["Stop"], payload: dict[str, Any]) -> StopInput: ...
+    @overload
+    def parse_input(event_name: Literal["SubagentStart"], payload: dict[str, Any]) -> SubagentStartInput: ...
+    @overload
+    def parse_input(event_name: Literal["SubagentStop"], payload: dict[str, Any]) -> SubagentStopInput: ...
+    @overload
+    def parse_input(event_name: Literal["PreCompact"], payload: dict[str, Any]) -> PreCompactInput: ...
+    @overload
+    def parse_input(event_name: Literal["SessionEnd"], payload: dict[str, Any]) -> SessionEndInput: ...
+    @overload
+    def parse_input(event_name: Literal["StopFailure"], payload: dict[str, Any]) -> StopFailureInput: ...
+    @overload
+    def parse_input(event_name: str, payload: dict[str, Any]) -> HookInput | LeanInput: ...
+    def parse_input(event_name: str, payload: dict[str, Any]) -> HookInput | LeanInput:
+        return _parse_input(event_name, payload)
+else:
+    parse_input = _parse_input
+
+    # Hidden from the type checker, which sees the models through the TYPE_CHECKING import above and so
+    # still reports a misspelt name.
+    def __getattr__(name: str) -> object:
+        if name in _LAZY:
+            from tiergate.hook import models
+
+            return getattr(models, name)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -5,7 +5,7 @@ Tolerant of what the CLI adds or drops over time: unknown fields are kept, anyth
 version is optional, and the quirks of the reference are absorbed here once (`stop_hook_active` missing
 or null, "" for a missing transcript path).
 
-Importing pydantic costs a hook about 70 ms, so only `tiergate.hook.protocol.parse_input` (or a handler that
+Importing pydantic costs a hook about 70 ms, so only `tiergate.hook.inputs.parse_input` (or a handler that
 has already decided there is work to do) should import this module.
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
-from tiergate.hook.protocol import InputError
+from tiergate.errors import InputError
 from tiergate.project import is_valid_session_id
 
 
@@ -103,7 +103,7 @@ MODELS: dict[str, type[HookInput]] = {
 def parse_input(event_name: str, payload: dict[str, Any]) -> HookInput:
     """The model of `payload` for `event_name`; InputError (one line) if it does not fit.
 
-    Call `tiergate.hook.protocol.parse_input`, which also knows the events read without pydantic."""
+    Call `tiergate.hook.inputs.parse_input`, which also knows the events read without pydantic."""
     model = MODELS.get(event_name)
     if model is None:
         raise InputError(f"tiergate does not handle {event_name!r} hook events")

@@ -1,9 +1,7 @@
 """The Claude Code hook protocol: what a handler answers (`HookReply`) and how it goes on the wire.
 
 Importing this module stays cheap (no pydantic, no json): handlers import `HookReply` on paths that
-must stay fast. `parse_input` reads a hook input into its model: SubagentStop, PreCompact and
-SessionEnd by hand (`tiergate.hook.inputs`), the others with pydantic (`tiergate.hook.models`, imported
-only then). The models are re-exported from here and only imported when first used.
+must stay fast. Reading a hook input is `tiergate.hook.inputs`.
 
 Output rules, from the protocol reference (CLI 2.1.332): exit 0 with one JSON object on stdout, or
 nothing; a `decision: block` only on Stop and SubagentStop; `hookSpecificOutput` only on the events
@@ -15,55 +13,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any, Literal, overload
-
-    from tiergate.hook.inputs import PreCompactInput, SessionEndInput, SubagentStopInput
-    from tiergate.hook.models import (
-        HookInput,
-        SessionStartInput,
-        StopFailureInput,
-        StopInput,
-        SubagentStartInput,
-        UserPromptSubmitInput,
-    )
-
-
 __all__ = [
     "BLOCKING_EVENTS",
     "CONTEXT_EVENTS",
     "REDO_EVENTS",
     "HookAnswer",
-    "HookInput",
     "HookReply",
-    "InputError",
-    "PreCompactInput",
-    "SessionEndInput",
-    "SessionStartInput",
-    "StopFailureInput",
-    "StopInput",
-    "SubagentStartInput",
-    "SubagentStopInput",
-    "UserPromptSubmitInput",
-    "one_line",
-    "parse_input",
     "render",
     "system_message_line",
 ]
-
-_LAZY = {
-    "HookInput": "models",
-    "SessionStartInput": "models",
-    "StopFailureInput": "models",
-    "StopInput": "models",
-    "SubagentStartInput": "models",
-    "UserPromptSubmitInput": "models",
-    "PreCompactInput": "inputs",
-    "SessionEndInput": "inputs",
-    "SubagentStopInput": "inputs",
-}
 
 # What each event can carry back to Claude Code.
 BLOCKING_EVENTS = frozenset({"Stop", "SubagentStop"})
@@ -71,56 +29,6 @@ REDO_EVENTS = frozenset({"SubagentStop"})
 CONTEXT_EVENTS = frozenset({"SessionStart", "UserPromptSubmit", "SubagentStart", "Stop", "SubagentStop"})
 
 REDO_EXIT_CODE = 2
-
-
-class InputError(ValueError):
-    """A hook's input is not what the protocol promises. The hook ignores the event and says so."""
-
-
-def _parse_input(
-    event_name: str, payload: dict[str, Any]
-) -> HookInput | SubagentStopInput | PreCompactInput | SessionEndInput:
-    """The model of `payload` for `event_name`; InputError (one line) if it does not fit."""
-    from tiergate.hook import inputs as leaninputs
-
-    reader = leaninputs.READERS.get(event_name)
-    if reader is not None:
-        return reader(payload)
-    from tiergate.hook import models as hookinputs
-
-    return hookinputs.parse_input(event_name, payload)
-
-
-if TYPE_CHECKING:
-    # The overloads are for the type checker only: `typing` stays off the hook's import path.
-    @overload
-    def parse_input(event_name: Literal["SessionStart"], payload: dict[str, Any]) -> SessionStartInput: ...
-    @overload
-    def parse_input(
-        event_name: Literal["UserPromptSubmit"], payload: dict[str, Any]
-    ) -> UserPromptSubmitInput: ...
-    @overload
-    def parse_input(event_name: Literal["Stop"], payload: dict[str, Any]) -> StopInput: ...
-    @overload
-    def parse_input(event_name: Literal["SubagentStart"], payload: dict[str, Any]) -> SubagentStartInput: ...
-    @overload
-    def parse_input(event_name: Literal["SubagentStop"], payload: dict[str, Any]) -> SubagentStopInput: ...
-    @overload
-    def parse_input(event_name: Literal["PreCompact"], payload: dict[str, Any]) -> PreCompactInput: ...
-    @overload
-    def parse_input(event_name: Literal["SessionEnd"], payload: dict[str, Any]) -> SessionEndInput: ...
-    @overload
-    def parse_input(event_name: Literal["StopFailure"], payload: dict[str, Any]) -> StopFailureInput: ...
-    @overload
-    def parse_input(
-        event_name: str, payload: dict[str, Any]
-    ) -> HookInput | SubagentStopInput | PreCompactInput | SessionEndInput: ...
-    def parse_input(
-        event_name: str, payload: dict[str, Any]
-    ) -> HookInput | SubagentStopInput | PreCompactInput | SessionEndInput:
-        return _parse_input(event_name, payload)
-else:
-    parse_input = _parse_input
 
 
 @dataclass(frozen=True)
@@ -203,22 +111,6 @@ def _json_line(value: dict[str, object] | None) -> str:
 
 def system_message_line(text: str) -> str:
     """One `{"systemMessage": "tiergate: ..."}` line, for what the hook itself has to tell the user."""
+    from tiergate.text import one_line
+
     return _json_line({"systemMessage": "tiergate: " + one_line(text)})
-
-
-def one_line(text: str, limit: int = 600) -> str:
-    """`text` on a single line, cut to `limit` characters: a message, not a dump."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
-# Hidden from the type checker, which sees the models through the TYPE_CHECKING import above and so
-# still reports a misspelt name.
-if not TYPE_CHECKING:
-
-    def __getattr__(name: str) -> object:
-        if name in _LAZY:
-            import importlib
-
-            return getattr(importlib.import_module(f"tiergate.hook.{_LAZY[name]}"), name)
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

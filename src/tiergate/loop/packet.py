@@ -14,9 +14,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tiergate.loop.claims import CLAIM_EVIDENCE, ClaimType
-from tiergate.loop.text import cut
 from tiergate.loop.verdict import HEDGES
-from tiergate.tier.policy import plural
+from tiergate.text import cut, plural
 
 if TYPE_CHECKING:
     from tiergate.loop.decision import LoopState, Verification

@@ -23,6 +23,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from tiergate.text import one_line
+
 StallKind = Literal["repeated-failure", "unchanged-claim", "empty-turns", "budget"]
 # Stalls that say "another try of the same will not differ", as opposed to the budget, which ends the loop.
 PROGRESS_STALLS: frozenset[StallKind] = frozenset({"repeated-failure", "unchanged-claim", "empty-turns"})
@@ -118,7 +120,7 @@ def repeated_failure(refutations: Iterable[Refutation], policy: StallPolicy = ST
         return None
     if any(r.signature != recent[-1].signature for r in recent):
         return None
-    what = _clip(recent[-1].reason or recent[-1].signature)
+    what = one_line(recent[-1].reason or recent[-1].signature, 160)
     return Stall(
         "repeated-failure",
         f"repeated-failure: the last {len(recent)} refuted claims failed the same way ({what})",
@@ -130,7 +132,7 @@ def unchanged_claim(claim_fingerprint: str | None, refutations: Iterable[Refutat
     # An unknown fingerprint (outside git, an error) proves nothing either way.
     if last is None or claim_fingerprint is None or claim_fingerprint != last.fingerprint:
         return None
-    why = f" (it was refuted: {_clip(last.reason)})" if last.reason else ""
+    why = f" (it was refuted: {one_line(last.reason, 160)})" if last.reason else ""
     return Stall(
         "unchanged-claim",
         f"unchanged-claim: completion claimed again with no change to the workspace since the last "
@@ -168,11 +170,6 @@ def budget(signals: Signals) -> Stall | None:
             f"{_duration(signals.budget)})",
         )
     return None
-
-
-def _clip(text: str, limit: int = 160) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def _duration(seconds: float) -> str:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from tiergate.loop.claims import promise_tag
-from tiergate.tier.policy import plural
+from tiergate.text import plural
 
 if TYPE_CHECKING:
     from tiergate.loop.decision import LoopState, Verification, VerifierRun

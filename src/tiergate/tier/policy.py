@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal
 
+from tiergate.text import plural
+
 Coverage = Literal["none", "partial", "full"]
 COVERAGE_LEVELS: tuple[Coverage, ...] = ("none", "partial", "full")
 
@@ -172,11 +174,6 @@ def _light_blockers(facts: ChangeFacts, policy: TierPolicy) -> list[str]:
     if facts.test_coverage != "full":
         blockers.append(f"test coverage {facts.test_coverage}, LIGHT needs full" + _coverage_suffix(facts))
     return blockers
-
-
-def plural(n: int, noun: str) -> str:
-    """'1 file', '2 files'."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _coverage_suffix(facts: ChangeFacts) -> str:

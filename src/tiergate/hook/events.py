@@ -1,0 +1,19 @@
+"""The hook events tiergate handles: the one registry.
+
+hooks/hooks.json registers exactly these, `tiergate.handlers` has one module for each, and each has its
+input reader (`tiergate.hook.inputs`); tests/hook/events_test.py holds all of them to this list. Each
+event maps to what "fail open" means for it, for the one line that reports an internal error.
+
+Imported on the hook's fast path: nothing but this dict.
+"""
+
+EVENTS = {
+    "SessionStart": "the session started without tiergate",
+    "UserPromptSubmit": "the prompt went through unchanged",
+    "Stop": "the stop was allowed",
+    "SubagentStart": "the subagent started without tiergate's evidence packet",
+    "SubagentStop": "the subagent's stop was allowed",
+    "PreCompact": "compaction went ahead",
+    "SessionEnd": "the session ended normally",
+    "StopFailure": "nothing was changed",
+}

@@ -1,0 +1,31 @@
+"""The one registry of hook events (`tiergate.hook.events`) is what every other list of them agrees with."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tiergate import handlers
+from tiergate.hook import inputs, models
+from tiergate.hook.events import EVENTS
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_hooks_json_registers_exactly_the_registry_events() -> None:
+    registered = json.loads((ROOT / "hooks" / "hooks.json").read_text())["hooks"]
+
+    assert set(registered) == set(EVENTS)
+
+
+def test_every_registry_event_has_a_handler_module() -> None:
+    assert set(handlers._MODULES) == set(EVENTS)
+
+
+def test_every_registry_event_has_exactly_one_input_reader() -> None:
+    assert set(models.MODELS) | set(inputs.READERS) == set(EVENTS)
+    assert set(models.MODELS) & set(inputs.READERS) == set()
+
+
+def test_every_event_says_what_failing_open_meant() -> None:
+    assert all(isinstance(what, str) and what for what in EVENTS.values())
