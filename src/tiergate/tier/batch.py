@@ -142,7 +142,10 @@ def _fast(data: dict[str, Any], rules: BatchRules) -> tuple[ChangeFacts, str | N
 def _checked(data: dict[str, Any], rules: BatchRules) -> tuple[ChangeFacts, str | None]:
     from tiergate.tier.batchschema import FilesLine, parse
 
-    parsed = parse(data)
+    try:
+        parsed = parse(data)
+    except ValueError as exc:
+        raise BadLineError(str(exc)) from None
     if isinstance(parsed, FilesLine):
         facts, _ = facts_from_paths(parsed.files, parsed.lines_changed, parsed.test_coverage, rules.paths)
         return facts, parsed.prompt

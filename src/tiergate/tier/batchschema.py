@@ -10,7 +10,6 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from tiergate.tier.batch import BadLineError
 from tiergate.tier.policy import Coverage
 
 
@@ -34,11 +33,12 @@ class MetadataLine(_Line):
 
 
 def parse(data: dict[str, Any]) -> FilesLine | MetadataLine:
-    """The line `data` validated, or BadLineError naming at most three problems."""
+    """The line `data` validated, or ValueError naming at most three problems (the batch words it as the
+    line's error)."""
     try:
         return FilesLine.model_validate(data) if "files" in data else MetadataLine.model_validate(data)
     except ValidationError as exc:
-        raise BadLineError(_describe(exc)) from None
+        raise ValueError(_describe(exc)) from None
 
 
 def _describe(exc: ValidationError) -> str:
