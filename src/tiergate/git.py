@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -62,14 +62,25 @@ def _env() -> dict[str, str]:
     return env
 
 
-def _run(
-    cwd: Path, *args: str, ok: Sequence[int] = (0,), stdin: bytes = b""
+def run(
+    cwd: Path,
+    *args: str,
+    ok: Sequence[int] = (0,),
+    stdin: bytes = b"",
+    env: Mapping[str, str] | None = None,
+    index: Path | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
+    """`git -c core.quotepath=off ARGS` in `cwd`, in git.py's environment (no redirection, C locale, no
+    optional locks) plus `env`, on the index file `index` if given. The one git runner: every module
+    asks git through it. A return code not in `ok` raises UserError with git's own one-line reason."""
+    environment = {**_env(), **(env or {})}
+    if index is not None:
+        environment["GIT_INDEX_FILE"] = str(index)
     try:
         proc = subprocess.run(
             ("git", "-c", "core.quotepath=off", *args),
             cwd=cwd,
-            env=_env(),
+            env=environment,
             input=stdin,
             capture_output=True,
             check=False,
@@ -106,7 +117,7 @@ def repo_root(path: Path) -> Path:
     if not start.is_dir():
         raise UserError(f"no such directory: {path}")
     try:
-        out = _run(start, "rev-parse", "--show-toplevel").stdout
+        out = run(start, "rev-parse", "--show-toplevel").stdout
     except UserError as e:
         if str(e).startswith("not a git repository"):
             raise UserError(f"not a git repository: {path} (run tiergate inside a git work tree)") from e
@@ -119,7 +130,7 @@ def repo_root(path: Path) -> Path:
 
 def head_sha(repo: Path) -> str | None:
     """The commit HEAD points to; None in a repository with no commits yet."""
-    proc = _run(repo, "rev-parse", "--verify", "--quiet", "HEAD^{commit}", ok=(0, 1))
+    proc = run(repo, "rev-parse", "--verify", "--quiet", "HEAD^{commit}", ok=(0, 1))
     if proc.returncode != 0:
         return None
     return _lines(proc.stdout) or None
@@ -130,7 +141,7 @@ def top_and_head(path: Path) -> tuple[Path, str | None]:
     start = path if path.is_dir() else path.parent
     if not start.is_dir():
         raise UserError(f"no such directory: {path}")
-    proc = _run(start, "rev-parse", "--show-toplevel", "--verify", "--quiet", "HEAD^{commit}", ok=(0, 1, 128))
+    proc = run(start, "rev-parse", "--show-toplevel", "--verify", "--quiet", "HEAD^{commit}", ok=(0, 1, 128))
     lines = _lines(proc.stdout).splitlines()
     if proc.returncode == 128 or not lines or not lines[0]:
         # Outside a work tree (or inside a .git directory, where git answers nothing).
@@ -141,7 +152,7 @@ def top_and_head(path: Path) -> tuple[Path, str | None]:
 
 def empty_tree(repo: Path) -> str:
     """The id of the empty tree in this repository's object format (SHA-1 or SHA-256)."""
-    return _lines(_run(repo, "hash-object", "-t", "tree", "--stdin", stdin=b"").stdout)
+    return _lines(run(repo, "hash-object", "-t", "tree", "--stdin", stdin=b"").stdout)
 
 
 def resolve_rev(repo: Path, rev: str) -> str:
@@ -149,7 +160,7 @@ def resolve_rev(repo: Path, rev: str) -> str:
     # A revision that starts with a dash would be read as an option.
     if rev and not rev.startswith("-"):
         for peel in ("^{commit}", "^{tree}"):
-            proc = _run(repo, "rev-parse", "--verify", "--quiet", rev + peel, ok=(0, 1, 128))
+            proc = run(repo, "rev-parse", "--verify", "--quiet", rev + peel, ok=(0, 1, 128))
             if proc.returncode == 0:
                 return _lines(proc.stdout)
         if rev == "HEAD" and head_sha(repo) is None:
@@ -159,7 +170,7 @@ def resolve_rev(repo: Path, rev: str) -> str:
 
 def diff_entries(repo: Path, base: str) -> list[DiffEntry]:
     """Every tracked path that differs between `base` and the working tree, renames detected."""
-    out = _run(repo, "diff", "--raw", "--numstat", "-z", "-M", "--no-abbrev", *_PLAIN_DIFF, base, "--").stdout
+    out = run(repo, "diff", "--raw", "--numstat", "-z", "-M", "--no-abbrev", *_PLAIN_DIFF, base, "--").stdout
     return parse_raw_numstat(out)
 
 
@@ -167,7 +178,7 @@ def changed_paths(repo: Path, base: str) -> list[str]:
     """Every tracked path that differs between `base` and the working tree of `repo` (its top): a
     rename is its old and its new path. Cheaper than `diff_entries` (no line counts, no rename
     detection) for callers that only need the names."""
-    out = _run(repo, "diff", "--name-only", "-z", "--no-renames", *_PLAIN_DIFF, base, "--").stdout
+    out = run(repo, "diff", "--name-only", "-z", "--no-renames", *_PLAIN_DIFF, base, "--").stdout
     return [os.fsdecode(p) for p in out.split(b"\0") if p]
 
 
@@ -214,13 +225,13 @@ def _count(field: bytes) -> int | None:
 
 def untracked_files(repo: Path) -> list[str]:
     """Untracked paths git does not ignore; a nested repository is one entry ending in '/'."""
-    out = _run(repo, "ls-files", "-z", "--others", "--exclude-standard").stdout
+    out = run(repo, "ls-files", "-z", "--others", "--exclude-standard").stdout
     return [os.fsdecode(p) for p in out.split(b"\0") if p]
 
 
 def diff_patch(repo: Path, base: str, paths: Iterable[str] = (), context: int = 0) -> bytes:
     """The unified diff between `base` and the working tree, limited to `paths` (taken literally) if any."""
-    return _run(
+    return run(
         repo,
         "--literal-pathspecs",
         "diff",
@@ -240,7 +251,7 @@ def grep_files(repo: Path, words: Iterable[str], pathspecs: Iterable[str]) -> li
     patterns = [arg for word in words for arg in ("-e", word)]
     if not patterns:
         return []
-    proc = _run(
+    proc = run(
         repo,
         "grep",
         "-l",

@@ -120,18 +120,13 @@ def worktree(top: Path, commit: str) -> Iterator[Path]:
     tree = holder / "tree"
     try:
         # The user's hooks (a post-checkout that installs things, say) are not ours to run.
-        _git(
+        git.run(
             top, "-c", "core.hooksPath=/dev/null", "worktree", "add", "--detach", "--quiet", str(tree), commit
         )
         yield tree
     finally:
         with contextlib.suppress(UserError):
-            _git(top, "worktree", "remove", "--force", "--force", str(tree))
+            git.run(top, "worktree", "remove", "--force", "--force", str(tree))
         shutil.rmtree(holder, ignore_errors=True)
         with contextlib.suppress(UserError):
-            _git(top, "worktree", "prune")
-
-
-def _git(top: Path, *args: str) -> None:
-    # git.py owns every git question; worktrees are not among its answers yet.
-    git._run(top, *args)
+            git.run(top, "worktree", "prune")

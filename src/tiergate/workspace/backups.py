@@ -29,7 +29,6 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import subprocess
 import tempfile
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -92,10 +91,10 @@ def _capture(root: Path) -> Workspace:
     nested = [f":(exclude,literal){p}" for p in git.untracked_files(root) if p.endswith("/")]
     with _temporary_index(root) as index:
         # Unmerged entries cannot be written as a tree: the index then counts as HEAD's.
-        written = _git(root, "write-tree", index=index, ok=(0, 128))
+        written = git.run(root, "write-tree", index=index, ok=(0, 128))
         staged = _text(written.stdout) if written.returncode == 0 else base_tree
-        _git(root, "add", "-A", "--", *nested, index=index)
-        files = _text(_git(root, "write-tree", index=index).stdout)
+        git.run(root, "add", "-A", "--", *nested, index=index)
+        files = _text(git.run(root, "write-tree", index=index).stdout)
     return Workspace(head, staged, files)
 
 
@@ -109,16 +108,18 @@ def snapshot(root: Path, workspace: Workspace, subject: str, body: str = "", now
 
 def workspace_of(root: Path, snapshot_commit: str) -> Workspace:
     """The workspace a snapshot commit holds."""
-    tree, *parents = _text(_git(root, "show", "-s", "--format=%T %P", snapshot_commit, "--").stdout).split()
+    tree, *parents = _text(
+        git.run(root, "show", "-s", "--format=%T %P", snapshot_commit, "--").stdout
+    ).split()
     head = parents[0] if len(parents) == 2 else None  # (HEAD, index)
-    index = _text(_git(root, "rev-parse", "--verify", f"{parents[-1]}^{{tree}}").stdout)
+    index = _text(git.run(root, "rev-parse", "--verify", f"{parents[-1]}^{{tree}}").stdout)
     return Workspace(head, index, tree)
 
 
 def workspace_at(root: Path, rev: str | None) -> Workspace:
     """A commit as a workspace (HEAD there, index and files its tree); a tree or None: no commit yet."""
     resolved = git.resolve_rev(root, rev) if rev else git.empty_tree(root)
-    kind = _text(_git(root, "cat-file", "-t", resolved).stdout)
+    kind = _text(git.run(root, "cat-file", "-t", resolved).stdout)
     head = resolved if kind == "commit" else None
     tree = tree_of(root, head) if head else resolved
     return Workspace(head, tree, tree)
@@ -127,7 +128,7 @@ def workspace_at(root: Path, rev: str | None) -> Workspace:
 def tree_of(root: Path, commit: str | None) -> str:
     if commit is None:
         return git.empty_tree(root)
-    return _text(_git(root, "rev-parse", "--verify", f"{commit}^{{tree}}").stdout)
+    return _text(git.run(root, "rev-parse", "--verify", f"{commit}^{{tree}}").stdout)
 
 
 def save(root: Path, why: str, now: float | None = None) -> Backup:
@@ -149,14 +150,14 @@ def _save(root: Path, workspace: Workspace, why: str, now: float | None) -> Back
     stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(when)) + f".{int(when * 1000) % 1000:03d}Z"
     name = f"{stamp}-{commit[:8]}"
     # The empty old value: never overwrite a backup.
-    _git(root, "update-ref", "-m", f"tiergate backup before {why}", BACKUPS + name, commit, "")
+    git.run(root, "update-ref", "-m", f"tiergate backup before {why}", BACKUPS + name, commit, "")
     return Backup(name, commit, workspace.head, float(int(when)), f"tiergate backup before {why}")
 
 
 def list_backups(root: Path) -> list[Backup]:
     """Every backup, newest first."""
     fields = "%(refname)%00%(objectname)%00%(parent)%00%(creatordate:unix)%00%(subject)"
-    out = _git(root, "for-each-ref", "--sort=-refname", f"--format={fields}", BACKUPS).stdout
+    out = git.run(root, "for-each-ref", "--sort=-refname", f"--format={fields}", BACKUPS).stdout
     found = []
     for line in os.fsdecode(out).splitlines():
         ref, commit, parents, created, subject = line.split("\0")
@@ -183,25 +184,25 @@ def find(root: Path, name: str) -> Backup:
 
 def read_ref(root: Path, ref: str) -> str | None:
     """The commit `ref` points to, or None."""
-    found = _git(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", ok=(0, 1))
+    found = git.run(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", ok=(0, 1))
     return _text(found.stdout) or None if found.returncode == 0 else None
 
 
 def write_ref(root: Path, ref: str, commit: str, why: str) -> None:
-    _git(root, "update-ref", "-m", why, ref, commit)
+    git.run(root, "update-ref", "-m", why, ref, commit)
 
 
 def delete_ref(root: Path, ref: str) -> bool:
     """Remove `ref`; False when there was none."""
     if read_ref(root, ref) is None:
         return False
-    _git(root, "update-ref", "-d", ref)
+    git.run(root, "update-ref", "-d", ref)
     return True
 
 
 def changes(root: Path, old_tree: str, new_tree: str) -> dict[str, str]:
     """Path -> git's status letter (A, M, D, T) between two trees."""
-    out = _git(root, "diff-tree", "-r", "-z", "--no-renames", "--name-status", old_tree, new_tree).stdout
+    out = git.run(root, "diff-tree", "-r", "-z", "--no-renames", "--name-status", old_tree, new_tree).stdout
     fields = [os.fsdecode(f) for f in out.split(b"\0") if f]
     return dict(zip(fields[1::2], fields[0::2], strict=True))
 
@@ -258,21 +259,21 @@ def _apply(root: Path, to: Workspace, why: str) -> None:
     # Files first, through the index: read-tree removes what the index tracked and `to` lacks, and
     # overwrites what stands in the way (all of it saved by the caller); clean then removes the untracked
     # files `to` does not hold, ignored ones and nested repositories excepted.
-    _git(root, "read-tree", "-u", "--reset", "--no-recurse-submodules", to.files)
-    _git(root, "clean", "-f", "-d", "-q")
+    git.run(root, "read-tree", "-u", "--reset", "--no-recurse-submodules", to.files)
+    git.run(root, "clean", "-f", "-d", "-q")
     head = git.head_sha(root)
     if to.head is not None and to.head != head:
-        _git(root, "update-ref", "-m", why, "HEAD", to.head)
+        git.run(root, "update-ref", "-m", why, "HEAD", to.head)
     elif to.head is None and head is not None:
-        _git(root, "update-ref", "-m", why, "-d", "HEAD")
+        git.run(root, "update-ref", "-m", why, "-d", "HEAD")
     if to.index != to.files:
-        _git(root, "read-tree", "--reset", to.index)
+        git.run(root, "read-tree", "--reset", to.index)
     # Stat information for the index, so that git status does not rehash every file; 1: some differ.
-    _git(root, "update-index", "-q", "--refresh", ok=(0, 1))
+    git.run(root, "update-index", "-q", "--refresh", ok=(0, 1))
 
 
 def _is_ancestor(root: Path, ancestor: str, descendant: str) -> bool:
-    return _git(root, "merge-base", "--is-ancestor", ancestor, descendant, ok=(0, 1)).returncode == 0
+    return git.run(root, "merge-base", "--is-ancestor", ancestor, descendant, ok=(0, 1)).returncode == 0
 
 
 # -- git plumbing with a temporary index -----------------------------------------------------------------
@@ -281,7 +282,7 @@ def _is_ancestor(root: Path, ancestor: str, descendant: str) -> bool:
 @contextlib.contextmanager
 def _temporary_index(root: Path) -> Iterator[Path]:
     """A copy of the index next to it (where a split index finds its shared part), removed afterwards."""
-    real = Path(_text(_git(root, "rev-parse", "--absolute-git-dir").stdout)) / "index"
+    real = Path(_text(git.run(root, "rev-parse", "--absolute-git-dir").stdout)) / "index"
     fd, name = tempfile.mkstemp(prefix="tiergate-index-", dir=real.parent)
     os.close(fd)
     copy = Path(name)
@@ -304,35 +305,7 @@ def _commit(root: Path, tree: str, parents: Sequence[str], message: str, when: f
     args = ["commit-tree", "--no-gpg-sign", tree]
     for parent in parents:
         args += ["-p", parent]
-    return _text(_git(root, *args, stdin=message.encode(), env=env).stdout)
-
-
-def _git(
-    root: Path,
-    *args: str,
-    index: Path | None = None,
-    ok: Sequence[int] = (0,),
-    stdin: bytes = b"",
-    env: Mapping[str, str] | None = None,
-) -> subprocess.CompletedProcess[bytes]:
-    # git.py's environment (no redirection, C locale, no optional locks), plus what these commands need.
-    environment = {**git._env(), **(env or {})}
-    if index is not None:
-        environment["GIT_INDEX_FILE"] = str(index)
-    try:
-        proc = subprocess.run(
-            ("git", "-c", "core.quotepath=off", *args),
-            cwd=root,
-            env=environment,
-            input=stdin,
-            capture_output=True,
-            check=False,
-        )
-    except FileNotFoundError as e:
-        raise UserError("git not found: install git and put it on PATH") from e
-    if proc.returncode not in ok:
-        raise git._error(root, args, proc.stderr)
-    return proc
+    return _text(git.run(root, *args, stdin=message.encode(), env=env).stdout)
 
 
 def _text(out: bytes) -> str:
