@@ -145,9 +145,9 @@ def test_restore_works_from_a_subdirectory(repo: Path) -> None:
 )
 def test_an_unknown_or_ambiguous_name_is_one_line(repo: Path, name: str, message: str) -> None:
     write(repo, {"app.py": "one\n"})
-    first = backups.save(repo, "a test", now=1_700_000_000)
+    first = backups.save(repo, backups.capture(repo), "a test", now=1_700_000_000)
     write(repo, {"app.py": "two\n"})
-    second = backups.save(repo, "a test", now=1_700_000_001)
+    second = backups.save(repo, backups.capture(repo), "a test", now=1_700_000_001)
     result = tiergate(repo, "restore", name)
     assert result.returncode == 2
     assert result.stdout == ""

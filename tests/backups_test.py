@@ -110,7 +110,7 @@ def test_saving_touches_neither_the_index_nor_the_working_tree(repo: Path) -> No
     index = (repo / ".git" / "index").read_bytes()
     before, before_status = files(repo), status(repo)
 
-    backup = backups.save(repo, "a test")
+    backup = backups.save(repo, backups.capture(repo), "a test")
 
     assert (repo / ".git" / "index").read_bytes() == index
     assert files(repo) == before
@@ -131,12 +131,15 @@ def test_a_change_right_after_a_commit_at_the_same_size_is_saved(repo: Path) -> 
         if int((repo / "a.txt").stat().st_mtime) == int(index.stat().st_mtime):
             break
     time.sleep(1.1)
-    assert git(repo, "show", f"{backups.save(repo, 'a test').commit}:a.txt") == f"VERSION {n}\n"
+    assert (
+        git(repo, "show", f"{backups.save(repo, backups.capture(repo), 'a test').commit}:a.txt")
+        == f"VERSION {n}\n"
+    )
 
 
 def test_a_backup_holds_tracked_and_untracked_files_but_not_ignored_ones(repo: Path) -> None:
     make_dirty(repo)
-    backup = backups.save(repo, "a test")
+    backup = backups.save(repo, backups.capture(repo), "a test")
     saved = set(git(repo, "ls-tree", "-r", "-z", "--name-only", backup.commit).split("\0")) - {""}
 
     expected = {p for p in files(repo) if not p.endswith(".log") and not p.startswith("build/")}
@@ -150,7 +153,7 @@ def test_a_backup_holds_tracked_and_untracked_files_but_not_ignored_ones(repo: P
 
 def test_the_backup_message_says_what_and_why(repo: Path) -> None:
     make_dirty(repo)
-    backup = backups.save(repo, "rolling back to the last green point")
+    backup = backups.save(repo, backups.capture(repo), "rolling back to the last green point")
     message = git(repo, "log", "-1", "--format=%B", backup.commit)
     assert message.startswith("tiergate backup before rolling back to the last green point\n")
     assert "untracked files (not ignored): 5 added, 4 modified, 1 deleted against HEAD" in message
@@ -346,9 +349,9 @@ def test_a_nested_repository_is_left_alone(repo: Path) -> None:
 
 def test_backups_are_listed_newest_first_and_found_by_prefix(repo: Path) -> None:
     write(repo, {"a.txt": "one\n"})
-    old = backups.save(repo, "the first", now=1_700_000_000.25)
+    old = backups.save(repo, backups.capture(repo), "the first", now=1_700_000_000.25)
     write(repo, {"a.txt": "two\n"})
-    new = backups.save(repo, "the second", now=1_700_000_060.5)
+    new = backups.save(repo, backups.capture(repo), "the second", now=1_700_000_060.5)
 
     listed = backups.list_backups(repo)
 

@@ -13,7 +13,7 @@ from testing.gitrepo import commit_all, git, init_repo, write
 
 from tiergate.config import load_config
 from tiergate.gate import cache as evidencecache
-from tiergate.gate.baseline import record_baseline
+from tiergate.gate.baseline import base_commit, ensure_baseline
 from tiergate.gate.checks import Check, make_check
 from tiergate.gate.ruling import GateResult
 from tiergate.gate.run import NOT_RUN, run_gate, run_project_gate
@@ -285,13 +285,13 @@ def test_a_workspace_at_the_base_is_its_own_baseline(repo: Path, tmp_path: Path)
     assert runs(counter) == [str(repo)]  # not run a second time for the baseline
 
 
-def test_a_baseline_recorded_at_the_loop_start_serves_later_claims(repo: Path, tmp_path: Path) -> None:
+def test_a_baseline_kept_for_the_base_serves_later_claims(repo: Path, tmp_path: Path) -> None:
     counter = tmp_path / "runs"
     write(repo, {"test_app.py": FAILING_BEFORE})
     commit_all(repo, "a known failing test")
     base = head(repo)
     checks = [counted("tests", PYTEST, counter)]
-    entries = record_baseline(project(repo), base, checks)
+    entries = ensure_baseline(project(repo), base, checks)
     assert [e.where for e in entries.values()] == ["workspace"]
     write(repo, {"app.py": APP + "\n# edited\n"})
     result = gate(repo, checks, base)
@@ -306,7 +306,7 @@ def test_a_loop_begun_before_the_first_commit_has_no_baseline(tmp_path: Path) ->
     result = gate(repo, [make_check("tests", "exit 1", "test")], empty_tree)
     assert result.refuted
     assert result.verdicts[0].reason == "no baseline result to compare with"
-    assert record_baseline(project(repo), empty_tree, [make_check("tests", "exit 1", "test")]) == {}
+    assert base_commit(repo, empty_tree) is None
 
 
 def test_outside_git_the_checks_run_and_every_failure_is_new(tmp_path: Path) -> None:

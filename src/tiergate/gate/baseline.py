@@ -13,9 +13,8 @@ Where a baseline check runs:
   different failure is a new one (`tiergate.gate.ruling`): an odd baseline can make the gate stricter, not
   laxer, except for a check whose output names no tests both times.
 
-When: `record_baseline` runs every check (the loop's start can call it, ideally while the workspace is
-still at the base, and on a terminal with progress); otherwise the gate asks `ensure_baseline` for the
-checks that fail, and only those, at the first claim that needs them. Results are kept under the state
+When: the gate asks `ensure_baseline` for the checks that fail, and only those, at the first claim that
+needs them. Results are kept under the state
 folder by base commit (`tiergate.gate.cache`), so each check runs at the base at most once.
 
 A loop that began before the first commit (its base is the empty tree) has no baseline: every failure
@@ -59,22 +58,6 @@ def workspace_at(root: Path, commit: str) -> bool:
     if head != commit or git.changed_paths(top, commit):
         return False
     return all(is_generated(path) for path in git.untracked_files(top))
-
-
-def record_baseline(
-    project: Project,
-    base: str | None,
-    checks: Sequence[Check],
-    *,
-    timeout: float = DEFAULT_TIMEOUT,
-    progress: Progress | None = None,
-) -> dict[str, BaselineEntry]:
-    """Run every check at the base commit and keep the results; the whole baseline of that base."""
-    commit = base_commit(project.root, base)
-    if commit is None:
-        return {}
-    entries = _run_at(project, commit, checks, timeout, progress)
-    return evidencecache.store_baseline(project, commit, entries)
 
 
 def ensure_baseline(

@@ -131,12 +131,8 @@ def tree_of(root: Path, commit: str | None) -> str:
     return _text(git.run(root, "rev-parse", "--verify", f"{commit}^{{tree}}").stdout)
 
 
-def save(root: Path, why: str, now: float | None = None) -> Backup:
-    """Save the workspace as a backup ref, whatever its state; returns the backup."""
-    return _save(root, capture(root), why, now)
-
-
-def _save(root: Path, workspace: Workspace, why: str, now: float | None) -> Backup:
+def save(root: Path, workspace: Workspace, why: str, now: float | None = None) -> Backup:
+    """Save `workspace` (as `capture` took it) as a backup ref; returns the backup."""
     when = time.time() if now is None else now
     head = workspace.head[:12] if workspace.head else "no commit yet"
     summary = _summary(changes(root, tree_of(root, workspace.head), workspace.files))
@@ -223,7 +219,7 @@ def rollback(root: Path, to: Workspace, why: str, now: float | None = None) -> B
             f"cannot roll back to {to.head[:12]}: it is not in the history of HEAD ({current.head[:12]}); "
             "the branch changed since, roll back by hand"
         )
-    backup = _save(root, current, why, now)
+    backup = save(root, current, why, now)
     _apply(root, to, f"tiergate: {why}")
     return backup
 
@@ -244,7 +240,7 @@ def restore(root: Path, backup: Backup, now: float | None = None) -> Restored:
     head_tree = tree_of(root, current.head)
     saved = None
     if current.files != head_tree or current.index != head_tree:
-        saved = _save(root, current, f"restoring {backup.name}", now)
+        saved = save(root, current, f"restoring {backup.name}", now)
     _apply(root, target, f"tiergate: restore {backup.name}")
     return Restored(backup, saved, changed=True)
 

@@ -73,8 +73,3 @@ def last_green(root: Path, loop_id: str, start: str | None) -> GreenPoint:
 def is_dirty(root: Path, point: GreenPoint) -> bool:
     """Whether the workspace's files (tracked and untracked, not ignored) differ from the green point's."""
     return backups.capture(root).files != point.workspace.files
-
-
-def drop(root: Path, loop_id: str) -> bool:
-    """Forget the loop's green point; False when it had none."""
-    return backups.delete_ref(git.repo_root(root), ref_for(loop_id))
