@@ -151,7 +151,7 @@ _INCREMENT = textwrap.dedent(
     import sys
     from dataclasses import replace
     from pathlib import Path
-    from tiergate import state
+    from tiergate.loop import store as state
     from tiergate.project import Project
 
     project = Project(root=Path(sys.argv[1]), state_dir=Path(sys.argv[1]) / ".tiergate")
@@ -176,7 +176,7 @@ _BIND = textwrap.dedent(
     """
     import sys, time
     from pathlib import Path
-    from tiergate import state
+    from tiergate.loop import store as state
     from tiergate.project import Project
 
     project = Project(root=Path(sys.argv[1]), state_dir=Path(sys.argv[1]) / ".tiergate")
@@ -205,7 +205,7 @@ _REWRITE = textwrap.dedent(
     import sys
     from dataclasses import replace
     from pathlib import Path
-    from tiergate import state
+    from tiergate.loop import store as state
     from tiergate.project import Project
 
     project = Project(root=Path(sys.argv[1]), state_dir=Path(sys.argv[1]) / ".tiergate")
