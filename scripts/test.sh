@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything the test suite needs and runs all of it, on a fresh machine:
 #   a virtualenv (.venv) with tiergate and its dev tools, the pinned Claude Code CLI (npm, under .cache/),
-#   then ruff, mypy --strict and pytest (end-to-end tests in the real CLI included).
+#   then ruff, mypy --strict, the import contracts (lint-imports) and pytest (end-to-end tests in the real
+#   CLI included).
 # Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,4 +28,5 @@ echo "claude: $("$TIERGATE_CLAUDE_BIN" --version)"
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/mypy
+.venv/bin/lint-imports
 .venv/bin/pytest "$@"
