@@ -15,7 +15,7 @@ from tiergate.errors import UserError
 from tiergate.tier import riskpaths
 from tiergate.tier.riskpaths import DEFAULT, PathMatch, RiskPaths, RiskScan
 
-CORPUS = Path(__file__).parent / "fixtures" / "risk_corpus.tsv"
+CORPUS = Path(__file__).parents[1] / "fixtures" / "risk_corpus.tsv"
 
 
 def categories(path: str, rules: RiskPaths = DEFAULT) -> set[str]:

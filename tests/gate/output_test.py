@@ -16,7 +16,7 @@ import pytest
 
 from tiergate.gate.output import MAX_LINE_CHARS, clean_lines, summarize
 
-FIXTURES = Path(__file__).parent / "fixtures" / "checkoutput"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "checkoutput"
 
 
 def run(cwd: Path, *command: str) -> str:

@@ -9,7 +9,7 @@ from tiergate import handlers
 from tiergate.hook import inputs, models
 from tiergate.hook.events import EVENTS
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_hooks_json_registers_exactly_the_registry_events() -> None:
