@@ -17,7 +17,7 @@ from tiergate.claims import promise_tag
 from tiergate.tiers import plural
 
 if TYPE_CHECKING:
-    from tiergate.loop import LoopState, Verification, VerifierRun
+    from tiergate.loop import LoopState, RefutedWorkspace, Verification, VerifierRun
     from tiergate.verdict import Judgement
 
 SPAWN_INFO = "tiergate-spawn"
@@ -205,6 +205,24 @@ def verdict_feedback(verification: Verification, judgement: Judgement, forced: b
         ]
     lines.append("Fix what it names, check it yourself, then claim again.")
     return "\n".join(lines)
+
+
+def refuted_again(standing: RefutedWorkspace) -> str:
+    """The head of the answer to a claim on a workspace already refuted."""
+    return (
+        f"tiergate: nothing has changed since {standing.label} refuted this workspace, so your claim is "
+        "refuted again at once: no checks were run and no verifier was spawned. A verdict stands for the "
+        "workspace it was given for; only a change to the workspace earns a new check and a new verifier. "
+        "What it found:"
+    )
+
+
+def empty_turns(reason: str) -> str:
+    """The head of the answer to a loop whose turns end without a claim and without any change."""
+    return (
+        f"tiergate: this approach has stalled ({reason.removeprefix('empty-turns: ')}). Ending turns "
+        "without changing anything will not finish the task."
+    )
 
 
 def changed_after_pass(state: LoopState) -> str:

@@ -27,7 +27,7 @@ from typing import Any, TypeVar
 
 from tiergate.errors import UserError
 from tiergate.features import Feature
-from tiergate.loop import PHASES, AttemptRecord, LoopState, Verification, VerifierRun
+from tiergate.loop import PHASES, AttemptRecord, LoopState, RefutedWorkspace, Verification, VerifierRun
 from tiergate.project import Project, ensure_state_dir, is_valid_session_id, write_atomic
 
 LOOPS_DIR = "loops"
@@ -221,6 +221,8 @@ def _build(cls: type[T], data: dict[str, Any]) -> T:
             value = tuple(_build(VerifierRun, run) for run in value)
         elif kind.startswith("tuple[AttemptRecord"):
             value = tuple(_build(AttemptRecord, attempt) for attempt in value)
+        elif kind.startswith("tuple[RefutedWorkspace"):
+            value = tuple(_build(RefutedWorkspace, entry) for entry in value)
         elif kind.startswith("tuple[Feature"):
             value = tuple(_feature(entry) for entry in value)
         elif kind.startswith("tuple"):
