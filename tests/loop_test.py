@@ -8,6 +8,8 @@ from dataclasses import replace
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from testing import loopfacts
+from testing.loopfacts import LOW, T0, TASK
 
 from tiergate import loop
 from tiergate.claims import check_claim
@@ -29,19 +31,9 @@ from tiergate.loop import (
 )
 from tiergate.verdict import Criterion, Judgement, Verdict
 
-T0 = 1_800_000_000.0
-TASK = "Fix the parser bug in src/parser.py"
-LOW = "tiergate:architect-low"
-FACTS = ClaimFacts(
-    tier="LIGHT",
-    agent=LOW,
-    model="haiku",
-    tier_evidence=("lsp_diagnostics clean",),
+FACTS = replace(
+    loopfacts.FACTS,
     reasons=("small-and-tested: 1 files < 5, 3 lines < 100, test coverage full -> LIGHT",),
-    relative_cost=1.0,
-    thorough_cost=20.0,
-    files_changed=1,
-    lines_changed=3,
     paths=("src/parser.py",),
 )
 THOROUGH_FACTS = replace(
