@@ -160,3 +160,26 @@ def test_the_workspace_fingerprint_is_one_whether_taken_from_git_or_from_a_measu
     assert from_git is not None and from_git == from_change
     write(repo, {"new dir/c d.py": "c = 4\n"})
     assert fingerprint.fingerprint(repo, base) != from_git
+
+
+def test_a_check_that_timed_out_does_not_bind_the_workspace(tmp_path: Path) -> None:
+    loop = Loop(tmp_path, value="good\n")
+    slow = 'echo run >> "$RUNS_LOG"; sleep 5\n'
+    write(
+        loop.project,
+        {
+            "check.sh": slow,
+            ".tiergate.toml": '[checks]\ntests = "sh check.sh"\n[gate]\ntimeout_seconds = 1\n',
+        },
+    )
+    git(loop.project, "commit", "-qam", "a slow check")
+    loop.start()
+
+    first = loop.stop(CLAIM)
+    assert "timed out" in first["reason"]
+    assert loop.loop().refuted == ()
+    second = loop.stop(CLAIM)  # nothing changed, but the machine may have been at fault: checked again
+
+    assert "nothing has changed since" not in second["reason"]
+    assert "timed out" in second["reason"]
+    assert loop.checks_run() == 2

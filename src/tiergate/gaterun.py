@@ -86,7 +86,9 @@ def run_gate(
         return judge(kept, run.baseline_for(kept), fingerprint=before, reused=True, strict=strict)
     results = run.staged()
     after = fingerprint(project.root, base)
-    if key and after == before and not run.cut_short:
+    # A check that did not finish shows nothing about the workspace: its next claim runs it again.
+    finished = not any(r.status == "timed_out" for r in results)
+    if key and after == before and not run.cut_short and finished:
         evidencecache.store_evidence(project, key, results)
     entries = run.baseline_for(results)
     return judge(results, entries, fingerprint=before, workspace_changed=after != before, strict=strict)

@@ -73,6 +73,9 @@ def gate(project: Project, current: loop.LoopState, config: Config) -> loop.Gate
         reasons=tuple(f"gate: {r}" for r in result.reasons),
         headline=report.splitlines()[0] if report else "",
         record=tuple(result.to_dict().items()),
+        # Only failures of checks that ran to the end on an untouched workspace are facts about these
+        # files; a timeout or a check that could not run may be the machine's doing.
+        binds=not result.workspace_changed and all(v.result.status == "failed" for v in result.new_failures),
     )
 
 
