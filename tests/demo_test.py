@@ -168,7 +168,10 @@ def test_a_hook_answering_off_script_fails_the_demo_naming_the_step(temp_root: P
 def test_a_fix_that_does_not_fix_is_refuted_by_the_tests_the_verifier_runs(temp_root: Path) -> None:
     out = io.StringIO()
 
-    code = story.run(out, script=replace(story.SCRIPT, fix=example.WRONG_FIX))
+    # Not the first wrong fix again, whose workspace its verifier already refuted (that is refuted at
+    # once): the same mistake, written another way.
+    another_wrong_fix = example.WRONG_FIX + "\n# the even case, second try\n"
+    code = story.run(out, script=replace(story.SCRIPT, fix=another_wrong_fix))
 
     assert code == 1
     told = out.getvalue()
