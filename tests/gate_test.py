@@ -74,7 +74,8 @@ def test_the_same_failure_as_at_the_baseline_is_pre_existing_and_does_not_refute
     assert not gate.refuted
     (verdict,) = gate.pre_existing
     assert verdict.reason == (
-        "failed at the baseline too (the same failing tests or fewer; baseline run in a worktree of the base)"
+        "failed at the baseline too (the same failing tests or fewer, failing the same way; "
+        "baseline run in a worktree of the base)"
     )
     text = gate.report_text()
     assert text.startswith(
