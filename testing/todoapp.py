@@ -9,6 +9,7 @@ base, but not the same way.
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import Literal, get_args
 
@@ -18,13 +19,20 @@ Defect = Literal[
     "wrong-field-filter", "create-stores-nothing", "validator-accepts-all", "tag-filter-no-guard"
 ]
 DEFECTS: tuple[Defect, ...] = get_args(Defect)
-# The tests each defect makes fail (the others pass).
+# The tests each defect makes fail, in the suite's order (the others pass).
 FAILS: dict[Defect, tuple[str, ...]] = {
     "wrong-field-filter": ("test_filter_done",),
-    "create-stores-nothing": ("test_created_items_are_listed", "test_filter_by_tag", "test_filter_done"),
+    "create-stores-nothing": (
+        "test_created_items_are_listed",
+        "test_list_without_tag",
+        "test_filter_by_tag",
+        "test_filter_done",
+    ),
     "validator-accepts-all": ("test_blank_title_is_rejected",),
-    "tag-filter-no-guard": ("test_list_without_tag", "test_created_items_are_listed"),
+    "tag-filter-no-guard": ("test_created_items_are_listed", "test_list_without_tag"),
 }
+PYTEST_ENV = "PYTEST_DISABLE_PLUGIN_AUTOLOAD=1"
+PYTEST_ARGS = "-m pytest -q -rfE -p no:cacheprovider"
 TASK = "implement the todo features in app.py"
 
 BASE_APP = '''\
@@ -144,6 +152,9 @@ def list_todos(tag=None, done=None):
 """
 
 
+TESTS = tuple(re.findall(r"^def (test_\w+)", SUITE, re.MULTILINE))
+
+
 def implementation(defect: Defect | None = None) -> str:
     """app.py, complete and correct, or with `defect`."""
     parts = {
@@ -159,11 +170,12 @@ def implementation(defect: Defect | None = None) -> str:
 
 def project_files(python: str = sys.executable) -> dict[str, str]:
     """The project at its base: the unimplemented app, its suite, and the gate's pytest check (with the
-    short summary of failures and errors, `-rfE`, and no cache folder left in the workspace)."""
+    short summary of failures and errors, `-rfE`, and no cache folder left in the workspace; without the
+    plugins installed next to pytest, which take seconds to load and have no part in this suite)."""
     return {
         "app.py": BASE_APP,
         "tests/test_app.py": SUITE,
         "pytest.ini": "[pytest]\ntestpaths = tests\npythonpath = .\n",
-        ".tiergate.toml": f'[checks]\ntests = "{python} -m pytest -q -rfE -p no:cacheprovider"\n',
+        ".tiergate.toml": f'[checks]\ntests = "{PYTEST_ENV} {python} {PYTEST_ARGS}"\n',
         ".gitignore": ".tiergate/\n__pycache__/\n",
     }
