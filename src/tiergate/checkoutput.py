@@ -76,6 +76,8 @@ _TAP_ANY = re.compile(r"^\s*(not )?ok \d+")
 # What differs between two runs of the same failure: the normaliser's rules, in order.
 _NORMALISE = (
     (re.compile(r"\b0x[0-9a-fA-F]+\b"), "0x?"),
+    # An address whose repr pytest cut in the middle keeps only its last digits: `<object obje...7fcc54db70>`.
+    (re.compile(r"(?<=\.\.\.)[0-9a-fA-F]{6,}\b"), "?"),
     (re.compile(r"(?:/private)?(?:/tmp|/var/folders|/var/tmp)/\S*|\S*pytest-of-[^\s/]+/\S*"), "<tmp>"),
     (re.compile(r"(\.[A-Za-z]\w*)(?::\d+)+\b"), r"\1:<n>"),
     (re.compile(r"\b(line|lines|at line) \d+\b"), r"\1 <n>"),

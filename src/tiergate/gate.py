@@ -414,6 +414,7 @@ def _verdict_dict(v: CheckVerdict) -> dict[str, Any]:
         "why": v.reason,
         "failed_tests": list(v.summary.failed_tests),
         "new_tests": list(v.new_tests),
+        "new_failures": [r.text() for r in v.reshaped],
         "output_lines": list(v.summary.lines),
         "output_bytes": r.output_bytes,
     }
