@@ -16,7 +16,8 @@ lines. Names are what the baseline comparison uses to tell a new failing test fr
 
 How each test failed is its `Failure`: the kind (a failure, or an error: pytest's FAILED vs ERROR,
 unittest's FAIL vs ERROR, a go panic) and its message or assertion line, as the runner printed it for
-that test (pytest: its short-summary message, `-rfE` or `-ra`; unittest: the traceback's exception line;
+that test (pytest: its short-summary message, `-rfE` (pytest's default) or `-ra`, or the uncut `E` line it
+begins in the test's section; unittest: the traceback's exception line;
 go: the `file.go:12: message` lines; cargo: the panic and its message; jest: `Expected`/`Received`; TAP:
 `error:`; node: the error line under the cross). Two failures are the same when the kinds and the
 `normalise`d lines are: memory addresses, durations, temporary paths and line numbers, which differ from
@@ -98,7 +99,7 @@ class Failure:
     test: str
     kind: str  # "failed" or "error"
     line: str  # its message or assertion line, as shown ("" when the output carries none)
-    key: str  # what is compared: the runner's own message for it, normalised
+    key: str  # what is compared: the line, normalised
     where: str = ""  # pytest: "setup" or "teardown" for an error outside the test itself
 
     @property
@@ -161,8 +162,8 @@ def _same_key(a: str, b: str) -> bool:
     return all(k.startswith(short) for k in (a, b))
 
 
-def _failure(test: str, kind: str, shown: str, message: str | None = None, where: str = "") -> Failure:
-    return Failure(test, kind, _clip(shown.strip()), normalise(shown if message is None else message), where)
+def _failure(test: str, kind: str, line: str, where: str = "") -> Failure:
+    return Failure(test, kind, _clip(line.strip()), normalise(line), where)
 
 
 def clean_lines(output: str) -> list[str]:
@@ -241,9 +242,9 @@ def _pytest(lines: list[str]) -> _Found | None:
 def _pytest_failures(
     lines: list[str], ids: list[tuple[int, re.Match[str]]], sections: list[tuple[int, re.Match[str]]]
 ) -> list[Failure]:
-    """Per test: its short-summary message is what is compared (the same in every run of the same
-    failure, cut at the terminal's width); the first `E` line of its section, uncut, is what is shown.
-    Without summary lines (`-r` turned off), the section's line is both."""
+    """Per test: the first `E` line of its section when it is the summary's message, uncut (pytest
+    cuts summary lines at the terminal's width); else the summary's message. Without summary lines
+    (`-r` turned off), the sections' lines."""
     shown: dict[str, tuple[str, str]] = {}  # section title's test -> (first E line, setup/teardown)
     starts = [i for i, _ in sections] + [len(lines)]
     for (start, m), end in zip(sections, starts[1:], strict=True):
@@ -262,8 +263,8 @@ def _pytest_failures(
         # The section's title is the node id's test part, with `.` for `::` (`TestX.test_a`).
         line, where = shown.get(m.group(2).split("::", 1)[-1].replace("::", "."), ("", ""))
         if not line or not _same_key(normalise(line), normalise(message)):
-            line = message  # the section belongs to another failure (or there is none): show the summary
-        failures.append(_failure(m.group(2), kind, line, message, where if kind == "error" else ""))
+            line = message  # the section belongs to another failure (or there is none): the summary's
+        failures.append(_failure(m.group(2), kind, line, where=where if kind == "error" else ""))
     return failures
 
 

@@ -334,9 +334,14 @@ def _headline(result: GateResult) -> str:
         kind = "syntax/compile failures" if compile_new == new else "failures"
         also = f"; {_plural(old, 'other check')} already failed then" if old else ""
         strict = all(v.reason == NEVER_EXCUSED for v in result.new_failures)
+        otherwise = any(r.was is not None for v in result.new_failures for r in v.reshaped)
         since = (
-            "acceptance or regression checks that must pass" if strict else "not failing when the loop began"
+            "not failing, or not this way, when the loop began"
+            if otherwise
+            else "not failing when the loop began"
         )
+        if strict:
+            since = "acceptance or regression checks that must pass"
         counted = f"{_plural(new, 'check')} of {total}"
         return f"tiergate's checks refute the claim: new {kind} in {counted}, {since}{also}."
     if old:
