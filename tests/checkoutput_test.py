@@ -383,3 +383,11 @@ def test_other_runners_failure_messages() -> None:
 def test_output_naming_no_tests_has_its_error_lines_as_failures() -> None:
     summary = summarize("src/a.py:3:1: error: bad thing\nsrc/a.py:9:1: error: bad thing\nok\n")
     assert [(f.test, f.key) for f in summary.failures] == [("", "src/a.py:<n>: error: bad thing")]
+
+
+def test_go_verbose_messages_come_before_their_fail_line() -> None:
+    output = (
+        "=== RUN   TestA\n    a_test.go:9: got 0, want 3\n--- FAIL: TestA (0.00s)\n"
+        "=== RUN   TestB\n--- PASS: TestB (0.00s)\nFAIL\n"
+    )
+    assert summarize(output).failure_of("TestA") == failure("TestA", "failed", "a_test.go:9: got 0, want 3")
