@@ -226,15 +226,16 @@ def _reshaped(now: OutputSummary, then: OutputSummary) -> tuple[Reshaped, ...]:
         return tuple(
             Reshaped("", f, None) for f in now.failures if not any(f.same_as(g) for g in then.failures)
         )
+    # A test whose output carries no message has an empty one: two of those are the same.
+    current = {t: Failure(t, "failed", "", "") for t in now.failed_tests} | {f.test: f for f in now.failures}
+    earlier = {t: Failure(t, "failed", "", "") for t in then.failed_tests} | {
+        f.test: f for f in then.failures
+    }
     found = []
     for test in now.failed_tests:
-        current = now.failure_of(test) or Failure(test, "failed", "", "")
-        if test not in then.failed_tests:
-            found.append(Reshaped(test, current, None))
-            continue
-        was = then.failure_of(test) or Failure(test, "failed", "", "")
-        if not current.same_as(was):
-            found.append(Reshaped(test, current, was))
+        was = earlier.get(test)
+        if was is None or not current[test].same_as(was):
+            found.append(Reshaped(test, current[test], was))
     return tuple(found)
 
 
