@@ -13,8 +13,20 @@ A failing check refutes the claim unless the same failure already existed when t
                                     the output named failing tests then and names none now
     failing, with tests not failing new: those tests are the new failures (A, B then; A, B, C now: C)
     at the baseline
+    failing, with a test failing    new: a test that failed then, but not the same way (an
+    another way                     AssertionError now, a NotImplementedError at setup then): the
+                                    change reshaped it, so the baseline does not excuse it
+    failing, naming no tests, with  new: those lines are the new failures
+    error lines not in the
+    baseline's output
     failing as at the baseline      pre-existing: reported, does not refute (the same failing tests,
-                                    or an output that names no tests then and now)
+                                    each failing the same way, or an output that names no tests
+                                    then and now, with no error line the baseline did not have)
+
+"The same way" is `tiergate.checkoutput.Failure.same_as`: the same kind (a failure or an error, the
+exception's type) and the same message or assertion line once addresses, durations, temporary paths
+and line numbers are normalised away. Each new failure is reported with its failure now and what it
+was at the baseline, first in its check's block.
 
 Compile-stage checks (syntax, build) are reported as such, apart from behaviour failures. Everything a
 person or a model reads is bounded: the Stop's block reason must stay under Claude Code's 10,000
@@ -30,7 +42,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from tiergate.checkoutput import OutputSummary, summarize
+from tiergate.checkoutput import Failure, OutputSummary, summarize
 from tiergate.checks import COMPILE_STAGE, CheckResult
 
 Standing = Literal["passed", "new", "pre-existing", "skipped"]
@@ -40,6 +52,8 @@ NO_BASELINE = "no baseline result to compare with"
 NEVER_EXCUSED = "an acceptance or regression check: the baseline never excuses it"
 UNFINISHED = "a check that did not finish shows nothing, so its timeout is never excused as pre-existing"
 NAMES_SHOWN = 10
+RESHAPED_SHOWN = 10
+RESHAPED_CHARS = 400
 _MIN_BLOCK = 200
 
 
@@ -53,12 +67,32 @@ class BaselineEntry:
 
 
 @dataclass(frozen=True)
+class Reshaped:
+    """A failure the baseline does not excuse: a test failing now that did not fail at the baseline
+    (`was` None) or failed there another way, or (`test` empty) an error line new in an output that
+    names no tests."""
+
+    test: str
+    now: Failure
+    was: Failure | None
+
+    def text(self) -> str:
+        name = f"{self.test}: " if self.test else ""
+        if self.was is None:
+            then = "not failing at the baseline" if self.test else "not in the baseline's output"
+        else:
+            then = f"at the baseline: {self.was.describe()}"
+        return f"{name}{self.now.describe()} now; {then}"
+
+
+@dataclass(frozen=True)
 class CheckVerdict:
     result: CheckResult
     standing: Standing
     summary: OutputSummary
-    new_tests: tuple[str, ...]  # failing now and not at the baseline
+    new_tests: tuple[str, ...]  # failing now and not at the baseline, or not the same way
     reason: str  # why it stands so, naming the rule
+    reshaped: tuple[Reshaped, ...] = ()  # the new failures against a failing baseline, with what they were
 
     @property
     def compile_stage(self) -> bool:
@@ -154,32 +188,70 @@ def compare(result: CheckResult, before: BaselineEntry | None, *, strict: bool =
         return CheckVerdict(result, "new", summary, failing, NEVER_EXCUSED)
     if before is None:
         return CheckVerdict(result, "new", summary, failing, NO_BASELINE)
-    earlier = summarize(before.result.output).failed_tests if before.result.failing else ()
-    known = set(earlier)
-    new = tuple(name for name in failing if name not in known)
-    why_new = _why_new(result, before.result, earlier, failing, new)
+    then = summarize(before.result.output) if before.result.failing else _EMPTY
+    earlier = then.failed_tests
+    reshaped = _reshaped(summary, then) if before.result.status == result.status else ()
+    why_new = _why_new(result, before.result, earlier, failing, reshaped)
     if why_new is not None:
-        return CheckVerdict(result, "new", summary, new or failing, why_new)
-    detail = "the same failing tests or fewer" if failing else "its output names no tests to compare"
+        new = tuple(r.test for r in reshaped if r.test)
+        return CheckVerdict(result, "new", summary, new or failing, why_new, reshaped)
+    detail = "the same failing tests or fewer, failing the same way" if failing else _NO_NAMES
     reason = f"failed at the baseline too ({detail}; {_WHERE_TEXT[before.where]})"
     return CheckVerdict(result, "pre-existing", summary, (), reason)
 
 
 def _why_new(
-    now: CheckResult, then: CheckResult, earlier: Sequence[str], failing: Sequence[str], new: Sequence[str]
+    now: CheckResult,
+    then: CheckResult,
+    earlier: Sequence[str],
+    failing: Sequence[str],
+    reshaped: Sequence[Reshaped],
 ) -> str | None:
     """Why a failing check's failure is new against its baseline result; None if it is the same one."""
     if not then.failing:
         return f"{then.status} at the baseline"
     if then.status != now.status:
         return f"fails differently: {then.reason} at the baseline"
-    if new:
-        return f"{_plural(len(new), 'failing test')} not failing at the baseline"
     if earlier and not failing:
         return "fails differently: it named failing tests at the baseline and names none now"
+    if reshaped:
+        return _reshaped_reason(reshaped)
     return None
 
 
+def _reshaped(now: OutputSummary, then: OutputSummary) -> tuple[Reshaped, ...]:
+    """The failures in `now` that `then` (the baseline's output) did not have, the same way."""
+    if not now.failed_tests:
+        # Neither names tests (else _why_new has spoken): compare the sets of failure lines.
+        return tuple(
+            Reshaped("", f, None) for f in now.failures if not any(f.same_as(g) for g in then.failures)
+        )
+    # A test whose output carries no message has an empty one: two of those are the same.
+    current = {t: Failure(t, "failed", "", "") for t in now.failed_tests} | {f.test: f for f in now.failures}
+    earlier = {t: Failure(t, "failed", "", "") for t in then.failed_tests} | {
+        f.test: f for f in then.failures
+    }
+    found = []
+    for test in now.failed_tests:
+        was = earlier.get(test)
+        if was is None or not current[test].same_as(was):
+            found.append(Reshaped(test, current[test], was))
+    return tuple(found)
+
+
+def _reshaped_reason(reshaped: Sequence[Reshaped]) -> str:
+    if not reshaped[0].test:
+        return f"{_plural(len(reshaped), 'error line')} not in the baseline's output"
+    fresh = sum(r.was is None for r in reshaped)
+    other = len(reshaped) - fresh
+    parts = [f"{_plural(fresh, 'failing test')} not failing at the baseline"] if fresh else []
+    if other:
+        verb = "fails" if other == 1 else "fail"
+        parts.append(f"{_plural(other, 'failing test')} that {verb} otherwise than at the baseline")
+    return ", ".join(parts)
+
+
+_NO_NAMES = "its output names no tests to compare, and no error line the baseline did not have"
 _EMPTY = OutputSummary((), (), ())
 _WHERE_TEXT = {
     "workspace": "baseline run in the workspace",
@@ -205,6 +277,8 @@ def _failure_block(v: CheckVerdict) -> list[str]:
     lines = [f"FAILED: {_title(v)}"]
     if v.new_tests:
         lines.append(f"  new failing tests: {_names(v.new_tests)}")
+    lines += _reshaped_lines(v.reshaped)
+    if v.new_tests:
         older = [name for name in v.summary.failed_tests if name not in v.new_tests]
         if older:
             lines.append(f"  failing at the baseline too: {_names(older)}")
@@ -212,6 +286,18 @@ def _failure_block(v: CheckVerdict) -> list[str]:
         lines.append(f"  ({v.reason})")
     lines += [f"  | {line}" for line in v.summary.lines]
     return lines
+
+
+def _reshaped_lines(reshaped: Sequence[Reshaped]) -> list[str]:
+    """Each new failure with its failure now and what it was at the baseline (bounded)."""
+    lines = [f"  - {_clipped(r.text(), RESHAPED_CHARS)}" for r in reshaped[:RESHAPED_SHOWN]]
+    if len(reshaped) > RESHAPED_SHOWN:
+        lines.append(f"  - (+{len(reshaped) - RESHAPED_SHOWN} more)")
+    return lines
+
+
+def _clipped(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _report(result: GateResult, limit: int) -> str:
@@ -249,9 +335,14 @@ def _headline(result: GateResult) -> str:
         kind = "syntax/compile failures" if compile_new == new else "failures"
         also = f"; {_plural(old, 'other check')} already failed then" if old else ""
         strict = all(v.reason == NEVER_EXCUSED for v in result.new_failures)
+        otherwise = any(r.was is not None for v in result.new_failures for r in v.reshaped)
         since = (
-            "acceptance or regression checks that must pass" if strict else "not failing when the loop began"
+            "not failing, or not this way, when the loop began"
+            if otherwise
+            else "not failing when the loop began"
         )
+        if strict:
+            since = "acceptance or regression checks that must pass"
         counted = f"{_plural(new, 'check')} of {total}"
         return f"tiergate's checks refute the claim: new {kind} in {counted}, {since}{also}."
     if old:
@@ -329,6 +420,7 @@ def _verdict_dict(v: CheckVerdict) -> dict[str, Any]:
         "why": v.reason,
         "failed_tests": list(v.summary.failed_tests),
         "new_tests": list(v.new_tests),
+        "new_failures": [r.text() for r in v.reshaped],
         "output_lines": list(v.summary.lines),
         "output_bytes": r.output_bytes,
     }
