@@ -86,7 +86,10 @@ def run_gate(
         return judge(kept, run.baseline_for(kept), fingerprint=before, reused=True, strict=strict)
     results = run.staged()
     after = fingerprint(project.root, base)
-    if key and after == before and not run.cut_short:
+    # A check that could not run says nothing of this workspace (its program may be installed next):
+    # such a run is not kept, so the next claim runs it again.
+    unrunnable = any(r.could_not_run for r in results)
+    if key and after == before and not run.cut_short and not unrunnable:
         evidencecache.store_evidence(project, key, results)
     entries = run.baseline_for(results)
     return judge(results, entries, fingerprint=before, workspace_changed=after != before, strict=strict)
@@ -141,12 +144,14 @@ class _Run:
     def baseline_for(self, results: Sequence[CheckResult]) -> dict[str, BaselineEntry]:
         """The baseline, run at the base first for failing checks it does not hold yet (when the
         budget still holds a whole timeout for it)."""
-        # A timeout is never excused by the baseline (tiergate.gate), so it needs none.
+        # A timeout, or a check that could not run, is never excused by the baseline (tiergate.gate),
+        # so it needs none.
         missing = [
             r
             for r in results
             if r.failing
             and r.status != "timed_out"
+            and not r.could_not_run
             and r.key not in self.entries
             and r.key not in self.strict
         ]
