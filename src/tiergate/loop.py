@@ -205,6 +205,7 @@ class GateFacts:
     reasons: tuple[str, ...] = ()
     headline: str = ""
     record: tuple[tuple[str, object], ...] = ()  # the run as the decision log keeps it
+    notice: str = ""  # for the user too (a check that could not run): a systemMessage with the outcome
 
 
 @dataclass(frozen=True)
@@ -570,8 +571,11 @@ def _gate_refuted(state: LoopState, ev: Stop, now: float, limits: Limits) -> Out
     logged = _gate_logged(gate)
     if isinstance(choice, interventions.Halt):
         halted = _halt(chosen, now, choice.reason, choice.message)
-        return replace(
-            halted, reasons=(*reasons, *why_chosen, *halted.reasons), intervention="halt", logged=logged
+        return _told(
+            replace(
+                halted, reasons=(*reasons, *why_chosen, *halted.reasons), intervention="halt", logged=logged
+            ),
+            gate.notice,
         )
     regression = f"\nThis change breaks {', '.join(broke)}, already done: fix that first." if broke else ""
     feedback = f"{looptext.GATE_REFUTED}{regression}\n{choice.message}\n\n{gate.report}"
@@ -579,8 +583,16 @@ def _gate_refuted(state: LoopState, ev: Stop, now: float, limits: Limits) -> Out
         replace(chosen, feedback=feedback), ev, now, limits, "gate-refuted", (*reasons, *why_chosen)
     )
     if outcome.decision == "halt":
-        return replace(outcome, logged=logged)
-    return replace(outcome, rollback=_rollback_why(choice), intervention=_name(choice), logged=logged)
+        return _told(replace(outcome, logged=logged), gate.notice)
+    outcome = replace(outcome, rollback=_rollback_why(choice), intervention=_name(choice), logged=logged)
+    return _told(outcome, gate.notice)
+
+
+def _told(outcome: Outcome, notice: str) -> Outcome:
+    """`outcome`, with `notice` added to what the user is told (if there is one)."""
+    if not notice:
+        return outcome
+    return replace(outcome, message=f"{outcome.message}\n{notice}" if outcome.message else notice)
 
 
 def _gate_logged(gate: GateFacts | None) -> tuple[tuple[str, object], ...]:
