@@ -313,6 +313,7 @@ def test_json_output_holds_every_finding_and_the_overall_result(project: Path, h
     assert names == ["tiergate", "plugin", "hooks", "claude", "project", "check tests", "state"]
     assert {f["status"] for f in report["findings"]} <= {"ok", "warn"}
     assert report["problems"] == []
+    assert report["state_dir"] == str(project / ".tiergate")
     assert result.returncode == 0
 
 

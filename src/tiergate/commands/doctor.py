@@ -51,11 +51,14 @@ def run(args: argparse.Namespace) -> int:
     import os
     from pathlib import Path
 
+    from tiergate.project import locate
+
     findings = diagnose(Path.cwd(), os.environ)
     failed = any(f.status == "fail" for f in findings)
     if args.json:
         report = {
             "ok": not failed,
+            "state_dir": str(locate(Path.cwd(), os.environ).state_dir.absolute()),
             "findings": [f.to_dict() for f in findings],
             "checks": [f.check for f in findings if f.check is not None],
             "problems": [f"{f.name}: {f.detail}" for f in findings if f.status == "fail"],
