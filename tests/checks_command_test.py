@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import pty
@@ -194,3 +195,16 @@ def _read_all(fd: int) -> str:
             break
         chunks.append(chunk)
     return b"".join(chunks).decode()
+
+
+def test_progress_says_a_check_could_not_run_and_why(tmp_path: Path) -> None:
+    from tiergate.checkrun import run_checks
+    from tiergate.checks import make_check
+    from tiergate.commands.checks import TerminalProgress
+
+    stream = io.StringIO()
+    checks = [make_check("lint", "no-such-program-xyz .", "test"), make_check("tests", "true", "test")]
+    run_checks(checks, tmp_path, progress=TerminalProgress(stream))
+    lines = sorted(stream.getvalue().splitlines())
+    assert "tiergate: lint: could not run: `no-such-program-xyz` is not on PATH" in lines
+    assert any(line.startswith("tiergate: tests passed in ") for line in lines)
