@@ -65,8 +65,11 @@ BUILTINS: frozenset[str] = frozenset(
         "wait",
     }
 )
-# Words that start a compound command: what runs inside cannot be told from the first word.
-_COMPOUND = frozenset({"if", "then", "while", "until", "for", "case", "do", "{", "(", "((", "function"})
+# Words that start a compound command: what runs inside cannot be told from the first word. `time` is
+# a keyword in bash (also as sh) and a program elsewhere: which one runs depends on the shell.
+_COMPOUND = frozenset(
+    {"if", "then", "while", "until", "for", "case", "do", "{", "(", "((", "function", "time"}
+)
 _SEPARATORS = frozenset({"&&", ";"})
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _EXPANDS = re.compile(r"[$`*?~]|^\[.+")  # expanded by the shell before it runs: unknowable here
