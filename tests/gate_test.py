@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from tiergate.checks import CheckResult, Status, kind_of
-from tiergate.gate import UNFINISHED, BaselineEntry, GateResult, judge, new_compile_failures
+from tiergate.gate import CANNOT_RUN, UNFINISHED, BaselineEntry, GateResult, judge, new_compile_failures
 
 PASSED = "3 passed in 0.10s\n"
 
@@ -114,9 +114,10 @@ def test_a_timeout_is_new_whatever_the_baseline() -> None:
 
 def test_failing_differently_is_new() -> None:
     missing = result(status="not_found", output="sh: 1: pytest: not found\n", code=127, reason="not found")
-    gate = judge([missing], at_base(result(output=pytest_output("test_a"))))
+    failing = result(output=pytest_output("test_a"))
+    gate = judge([failing], at_base(missing))
     assert gate.refuted
-    assert gate.verdicts[0].reason == "fails differently: exit 1 at the baseline"
+    assert gate.verdicts[0].reason == "fails differently: not found at the baseline"
     crashed = result(output="Traceback (most recent call last):\nImportError: no module named app\n")
     gate = judge([crashed], at_base(result(output=pytest_output("test_a"))))
     assert gate.refuted
@@ -128,10 +129,43 @@ def test_failing_differently_is_new() -> None:
 def test_output_without_test_names_fails_the_same_way_as_before() -> None:
     build = result("build", output="error: cannot find `c`\n", command="cargo build")
     assert not judge([build], at_base(build)).refuted
-    missing = result("lint", "not_found", "sh: 1: ruff: not found\n", code=127, reason="command not found")
-    gate = judge([missing], at_base(missing))
-    assert not gate.refuted
+    gate = judge([build], at_base(build))
     assert "its output names no tests to compare" in gate.verdicts[0].reason
+
+
+def test_a_check_that_could_not_run_refutes_even_when_it_could_not_run_at_the_baseline_either() -> None:
+    reason = "could not run: `ruff` is not on PATH"
+    missing = result("lint", "not_found", "", command="ruff check .", code=None, reason=reason)
+    tests = result(status="passed", output=PASSED)
+    for baseline in ({}, at_base(missing), at_base(result("lint", command="ruff check ."))):
+        gate = judge([tests, missing], baseline)
+        assert gate.refuted
+        assert [v.standing for v in gate.verdicts] == ["passed", "new"]
+        assert gate.verdicts[1].reason == CANNOT_RUN
+    text = gate.report_text()
+    assert text.splitlines()[0] == (
+        "tiergate's checks refute the claim: 1 check of 2 could not run, so no evidence."
+    )
+    assert "COULD NOT RUN: lint `ruff check .`: could not run: `ruff` is not on PATH" in text
+    assert "`tiergate doctor` names what is missing" in text
+    assert "Pre-existing" not in text
+
+
+def test_a_shell_that_could_not_start_and_an_exit_127_are_no_evidence_either() -> None:
+    started = result("tests", "error", code=None, reason="could not run: could not start: no such directory")
+    shell = result("lint", "not_found", "/bin/sh: 1: ruff: not found\n", code=127, reason="could not run")
+    gate = judge([started, shell], at_base(started, shell))
+    assert [v.standing for v in gate.verdicts] == ["new", "new"]
+    assert all(v.reason == CANNOT_RUN for v in gate.verdicts)
+
+
+def test_a_new_failure_beside_a_check_that_could_not_run_names_both() -> None:
+    missing = result("lint", "not_found", command="ruff check .", code=None, reason="could not run: gone")
+    gate = judge([result(output=pytest_output("test_a")), missing], {})
+    assert gate.report_text().splitlines()[0] == (
+        "tiergate's checks refute the claim: new failures in 2 checks of 2, not failing when the loop began "
+        "(lint could not run)."
+    )
 
 
 def test_compile_failures_come_first_and_say_so() -> None:

@@ -47,6 +47,17 @@ def test_a_claim_the_checks_refute_is_blocked_at_once_without_a_verifier() -> No
     assert "gate-refuted: the project's checks refute the claim; no verifier is spawned" in outcome.reasons
 
 
+def test_a_gate_notice_reaches_the_user_with_the_block_and_with_a_halt() -> None:
+    notice = "tiergate: lint (`ruff check .`): could not run: `ruff` is not on PATH."
+    unrunnable = replace(FAILING, notice=notice)
+    assert refuted_by_gate(working(), "fp-2").message is None  # an ordinary refutation is Claude's alone
+    blocked = decide(working(), claim(unrunnable, "fp-2"), T0 + 10)
+    assert (blocked.decision, blocked.message) == ("gate-refuted", notice)
+    capped = decide(working(iteration=20), claim(unrunnable, "fp-2"), T0 + 10)
+    assert capped.decision == "halt" and capped.message is not None
+    assert "iteration cap" in capped.message and capped.message.endswith(notice)
+
+
 def test_a_claim_the_checks_pass_gets_its_results_into_the_evidence_packet() -> None:
     outcome = decide(working(), claim(PASSING_GATE), T0 + 10)
     assert outcome.state is not None and outcome.state.phase == "verifying"

@@ -7,9 +7,12 @@ A failing check refutes the claim unless the same failure already existed when t
                                     that failure is what refutes
     timed out                       new, whatever the baseline: a check that did not finish shows
                                     nothing either way
+    could not run                   new, whatever the baseline: its program is missing or not
+                                    executable (or the shell could not start), so it shows nothing;
+                                    not running at the base either excuses nothing
     failing, no baseline result     new: nothing says it failed before
     failing, passed at the baseline new
-    failing differently             new: another status (command not found now, a failure then), or
+    failing differently             new: another status (timed out then, a failure now), or
                                     the output named failing tests then and names none now
     failing, with tests not failing new: those tests are the new failures (A, B then; A, B, C now: C)
     at the baseline
@@ -51,6 +54,7 @@ REPORT_LIMIT = 6000
 NO_BASELINE = "no baseline result to compare with"
 NEVER_EXCUSED = "an acceptance or regression check: the baseline never excuses it"
 UNFINISHED = "a check that did not finish shows nothing, so its timeout is never excused as pre-existing"
+CANNOT_RUN = "a check that could not run shows nothing: it is never passed, nor excused as pre-existing"
 NAMES_SHOWN = 10
 RESHAPED_SHOWN = 10
 RESHAPED_CHARS = 400
@@ -180,10 +184,11 @@ def compare(result: CheckResult, before: BaselineEntry | None, *, strict: bool =
         return CheckVerdict(
             result, "passed" if passed else "skipped", _EMPTY, (), "passed" if passed else result.reason
         )
-    summary = summarize(result.output)
+    summary = _EMPTY if result.could_not_run else summarize(result.output)
     failing = summary.failed_tests
-    if result.status == "timed_out":
-        return CheckVerdict(result, "new", summary, failing, UNFINISHED)
+    shows_nothing = _shows_nothing(result)
+    if shows_nothing:
+        return CheckVerdict(result, "new", summary, failing, shows_nothing)
     if strict:
         return CheckVerdict(result, "new", summary, failing, NEVER_EXCUSED)
     if before is None:
@@ -198,6 +203,13 @@ def compare(result: CheckResult, before: BaselineEntry | None, *, strict: bool =
     detail = "the same failing tests or fewer, failing the same way" if failing else _NO_NAMES
     reason = f"failed at the baseline too ({detail}; {_WHERE_TEXT[before.where]})"
     return CheckVerdict(result, "pre-existing", summary, (), reason)
+
+
+def _shows_nothing(result: CheckResult) -> str:
+    """Why a failing check is no evidence at all, whatever the baseline ("" when it is some)."""
+    if result.could_not_run:
+        return CANNOT_RUN
+    return UNFINISHED if result.status == "timed_out" else ""
 
 
 def _why_new(
@@ -274,6 +286,8 @@ def _names(names: Sequence[str]) -> str:
 
 
 def _failure_block(v: CheckVerdict) -> list[str]:
+    if v.result.could_not_run:
+        return [f"COULD NOT RUN: {v.result.name} `{v.result.command}`: {v.result.reason}"]
     lines = [f"FAILED: {_title(v)}"]
     if v.new_tests:
         lines.append(f"  new failing tests: {_names(v.new_tests)}")
@@ -317,6 +331,11 @@ def _report(result: GateResult, limit: int) -> str:
     ]
     if passed:
         tail.append(f"Passed: {', '.join(passed)}")
+    if any(v.result.could_not_run for v in new):
+        tail.append(
+            "A check that cannot run must be made to run (install its program, or fix its command in the "
+            "[checks] table); `tiergate doctor` names what is missing."
+        )
     if result.refuted:
         tail.append("Fix the new failures, then claim again. `tiergate checks` runs the same checks.")
     fixed = "\n".join(head + tail)
@@ -344,7 +363,11 @@ def _headline(result: GateResult) -> str:
         if strict:
             since = "acceptance or regression checks that must pass"
         counted = f"{_plural(new, 'check')} of {total}"
-        return f"tiergate's checks refute the claim: new {kind} in {counted}, {since}{also}."
+        unrunnable = [v.result.name for v in result.new_failures if v.result.could_not_run]
+        if len(unrunnable) == new:
+            return f"tiergate's checks refute the claim: {counted} could not run, so no evidence{also}."
+        could_not = f" ({', '.join(unrunnable)} could not run)" if unrunnable else ""
+        return f"tiergate's checks refute the claim: new {kind} in {counted}, {since}{could_not}{also}."
     if old:
         verb = "fails" if old == 1 else "fail"
         return (

@@ -235,8 +235,9 @@ class GateFacts:
     headline: str = ""
     record: tuple[tuple[str, object], ...] = ()  # the run as the decision log keeps it
     binds: bool = (
-        True  # the refutation stands for this workspace (not a timeout or a check that could not run)
+        True  # the refutation stands for this workspace (not a timeout, not a check that could not run)
     )
+    notice: str = ""  # for the user too (a check that could not run): a systemMessage with the outcome
 
 
 @dataclass(frozen=True)
@@ -676,7 +677,14 @@ def _gate_refuted(state: LoopState, ev: Stop, now: float, limits: Limits) -> Out
     outcome = _refute_at_stop(
         bound, ev, now, limits, attempt, "gate-refuted", reasons, head, gate.report, ev.dirty
     )
-    return replace(outcome, logged=_gate_logged(gate))
+    return _told(replace(outcome, logged=_gate_logged(gate)), gate.notice)
+
+
+def _told(outcome: Outcome, notice: str) -> Outcome:
+    """`outcome`, with `notice` added to what the user is told (if there is one)."""
+    if not notice:
+        return outcome
+    return replace(outcome, message=f"{outcome.message}\n{notice}" if outcome.message else notice)
 
 
 def _refuted_again(

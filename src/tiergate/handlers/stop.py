@@ -123,8 +123,11 @@ def measure(project: Project, current: loop.LoopState) -> Measured:
         gate = effects.gate(project, current, config)
         dirty = effects.dirty(project, current) if gate.refuted else None
     except Exception as exc:
+        from tiergate.errors import UserError
+
         _log_error(project, current.session_id, exc)
-        return Measured(problem=f"{type(exc).__name__}: {exc}")
+        # A configuration error (an empty check command) is one line that says it all; others name their type.
+        return Measured(problem=str(exc) if isinstance(exc, UserError) else f"{type(exc).__name__}: {exc}")
     facts = claim_facts(assessment, config)
     workspace = fingerprint.of_change(assessment.change)
     return Measured(facts, None, workspace, gate, dirty, effects.policies(config))
