@@ -55,6 +55,7 @@ from tiergate import evidence, features, interventions, looptext, stalls
 from tiergate.claims import ClaimCheck, claim_evidence, claim_types
 from tiergate.features import Feature
 from tiergate.interventions import INTERVENTION_POLICY, InterventionPolicy
+from tiergate.manifest import Changes
 from tiergate.stalls import STALL_POLICY, StallPolicy
 from tiergate.verdict import Judgement
 
@@ -257,6 +258,7 @@ class SubagentStop:
     model: str | None = None  # the model the verifier ran on, when Claude Code recorded it
     dirty: bool | None = None  # the workspace differs from the last green point (None: unknown)
     policies: Policies = POLICIES
+    changes: Changes | None = None  # what changed since the verifier started, when the start is known
 
 
 @dataclass(frozen=True)
@@ -928,7 +930,7 @@ def _on_subagent_stop(state: LoopState | None, ev: SubagentStop, now: float, lim
 def _disqualification(verification: Verification, run: VerifierRun, ev: SubagentStop) -> str | None:
     """Why this verifier's verdict cannot count whatever it says, or None."""
     if ev.fingerprint is not None and run.fingerprint is not None and ev.fingerprint != run.fingerprint:
-        return looptext.disqualified_note(run)
+        return looptext.disqualified_note(run, ev.changes)
     if ev.model is not None and weaker_model(ev.model, verification.model):
         return looptext.weaker_model_note(run, ev.model, verification.model)
     return None
