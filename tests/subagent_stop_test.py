@@ -171,3 +171,35 @@ def test_a_verifier_that_adds_modifies_and_deletes_files_is_disqualified_naming_
     reason = json.loads(verifying.hook("Stop", last_assistant_message="Done.").stdout)["reason"]
     assert named in reason and "verification v2" in reason
     assert list((verifying.project / ".tiergate" / "manifests").iterdir()) == []
+
+
+def test_a_verifier_that_ran_no_command_is_not_disqualified_for_a_change_someone_else_made(
+    verifying: Verifying,
+) -> None:
+    """The root cause of the intermittent false disqualification: whoever changed the workspace while
+    the verifier ran (the main agent beside a background verifier, the user, a watcher), the verifier
+    was blamed. Its own transcript shows no command, so it changed nothing: it is judged as usual."""
+    now = datetime.now(UTC).isoformat().replace("+00:00", "Z")
+    answer = {"type": "assistant", "timestamp": now, "message": {"id": "m1", "content": [{"type": "text"}]}}
+    verifying.transcript.write_text(json.dumps(answer) + "\n")
+    write(verifying.project, {"notes.md": "the main agent writes while the verifier runs\n"})
+
+    first = verifying.stop_verifier()
+
+    assert first.returncode == 2, first.stderr  # sent back for the command it did not run
+    assert "no command you ran yourself" in first.stderr
+    project = Project(verifying.project, verifying.project / ".tiergate")
+    [record] = [r for r in read_log(project) if r["event"] == "SubagentStop"]
+    assert record["decision"] == "redo"
+    moved = record["reasons"][0]
+    assert moved.startswith("workspace-moved:") and "added notes.md" in moved and "ran no command" in moved
+    # Sent back, it runs the tests on the workspace as it now is: measured from there, it passes.
+    use = {"type": "tool_use", "id": "toolu_2", "name": "Bash", "input": {"command": "pytest -q"}}
+    call = {"type": "assistant", "timestamp": now, "message": {"id": "m2", "content": [use]}}
+    with verifying.transcript.open("a") as f:
+        f.write(json.dumps(call) + "\n")
+    second = verifying.stop_verifier()
+    assert second.returncode == 0, second.stderr
+    assert "returned PASS" in json.loads(second.stdout)["systemMessage"]
+    decided = [r["decision"] for r in read_log(project) if r["event"] == "SubagentStop"]
+    assert decided == ["redo", "verdict"]

@@ -259,6 +259,7 @@ class SubagentStop:
     dirty: bool | None = None  # the workspace differs from the last green point (None: unknown)
     policies: Policies = POLICIES
     changes: Changes | None = None  # what changed since the verifier started, when the start is known
+    ran_nothing: bool = False  # its own transcript shows no command: it cannot have changed a file
 
 
 @dataclass(frozen=True)
@@ -908,10 +909,13 @@ def _on_subagent_stop(state: LoopState | None, ev: SubagentStop, now: float, lim
         outcome = _request_again(state, None, now, limits, disqualified, closed)
         return replace(outcome, message=looptext.disqualified_message(run, disqualified))
     judgement = ev.judgement or Judgement(None, ("tiergate could not read your final message",))
+    moved = _moved_by_others(run, ev)
     if not judgement.accepted:
         if run.redos < limits.redos:
-            return _redo(state, verification, run, judgement, limits)
-        return _record_verdict(
+            # Sent back, it verifies the workspace as it is now: what others changed is not its doing.
+            rerun = run if moved is None else replace(run, fingerprint=ev.fingerprint)
+            return _noted(_redo(state, verification, rerun, judgement, limits), moved)
+        outcome = _record_verdict(
             state,
             run,
             judgement,
@@ -922,14 +926,34 @@ def _on_subagent_stop(state: LoopState | None, ev: SubagentStop, now: float, lim
             ev_dirty=ev.dirty,
             ev_policies=ev.policies,
         )
-    return _record_verdict(
-        state, run, judgement, now, ev.fingerprint, model=ev.model, ev_dirty=ev.dirty, ev_policies=ev.policies
+        return _noted(outcome, moved)
+    # A verdict stands for the workspace its verifier was given: a PASS on a workspace others changed
+    # since does not finalize the new one (the next Stop sees the difference).
+    judged = ev.fingerprint if moved is None else run.fingerprint
+    outcome = _record_verdict(
+        state, run, judgement, now, judged, model=ev.model, ev_dirty=ev.dirty, ev_policies=ev.policies
+    )
+    return _noted(outcome, moved)
+
+
+def _moved_by_others(run: VerifierRun, ev: SubagentStop) -> str | None:
+    """Why the workspace changed under a verifier that cannot have changed it, or None."""
+    moved = ev.fingerprint is not None and run.fingerprint is not None and ev.fingerprint != run.fingerprint
+    return looptext.moved_note(run, ev.changes) if moved and ev.ran_nothing else None
+
+
+def _noted(outcome: Outcome, note: str | None) -> Outcome:
+    return (
+        outcome if note is None else replace(outcome, reasons=(f"workspace-moved: {note}", *outcome.reasons))
     )
 
 
 def _disqualification(verification: Verification, run: VerifierRun, ev: SubagentStop) -> str | None:
-    """Why this verifier's verdict cannot count whatever it says, or None."""
-    if ev.fingerprint is not None and run.fingerprint is not None and ev.fingerprint != run.fingerprint:
+    """Why this verifier's verdict cannot count whatever it says, or None. A changed workspace is held
+    against the verifier only when it could have changed it: when its transcript shows no command, the
+    change was someone else's (the main agent while a background verifier runs, the user, a watcher)."""
+    moved = ev.fingerprint is not None and run.fingerprint is not None and ev.fingerprint != run.fingerprint
+    if moved and not ev.ran_nothing:
         return looptext.disqualified_note(run, ev.changes)
     if ev.model is not None and weaker_model(ev.model, verification.model):
         return looptext.weaker_model_note(run, ev.model, verification.model)

@@ -157,6 +157,15 @@ def disqualified_note(run: VerifierRun, changes: Changes | None = None) -> str:
     return f"{note}: {changed_files(changes)}"
 
 
+def moved_note(run: VerifierRun, changes: Changes | None) -> str:
+    """A workspace that changed while a verifier that ran no command was running: not its doing."""
+    what = "" if changes is None or changes.empty else f" ({changed_files(changes)})"
+    return (
+        f"the workspace changed while the verifier {run.agent_id} ran{what}, but it ran no command, so "
+        "someone else changed it and it is not disqualified"
+    )
+
+
 def changed_files(changes: Changes, limit: int = FILES_NAMED) -> str:
     """The files that changed and how, the first `limit` of them named: "added a.py; modified b.py;
     deleted c.md and 2 more"."""

@@ -41,6 +41,7 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
         return None
     run = loop.run_for(current, stop.agent_id)
     event = loop.SubagentStop(agent_id=stop.agent_id, agent_type=stop.agent_type)
+    workspace: Manifest | None = None
     if run is not None and current.verification is not None:
         message = stop.last_assistant_message
         if message is None:
@@ -57,13 +58,31 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
         model = transcript.agent_model(stop.agent_transcript_path)
         event = loop.SubagentStop(stop.agent_id, stop.agent_type, judgement, digest, model)
         if workspace is not None and run.fingerprint not in (None, digest):
-            event = replace(event, changes=changes_since_start(project, stop.session_id, run, workspace))
+            event = replace(
+                event,
+                changes=changes_since_start(project, stop.session_id, run, workspace),
+                # Its only tool that can change a file is Bash: without one, the change was not its.
+                ran_nothing=transcript.ran_no_command(stop.agent_transcript_path),
+            )
         if judgement.verdict is None or judgement.verdict.verdict != "PASS":
             event = refutation_facts(project, current, event)
     outcome = common.apply(project, "SubagentStop", stop.session_id, event)
-    if run is not None and outcome.decision != "redo":
-        manifeststore.drop(project, stop.session_id, stop.agent_id)  # the run is over
+    if run is not None:
+        keep_or_drop(project, stop.session_id, outcome, run, workspace)
     return common.reply(outcome)
+
+
+def keep_or_drop(
+    project: Project, session_id: str, outcome: loop.Outcome, run: loop.VerifierRun, now: Manifest | None
+) -> None:
+    """The run's manifest goes when the run is over; a run sent back to redo its verdict on a workspace
+    others changed is now measured from here (its fingerprint moved with it), so this one is kept."""
+    again = loop.run_for(outcome.state, run.agent_id) if outcome.decision == "redo" else None
+    if again is None:
+        manifeststore.drop(project, session_id, run.agent_id)
+    elif now is not None and again.fingerprint == now.digest != run.fingerprint:
+        manifeststore.drop(project, session_id, run.agent_id)
+        manifeststore.keep(project, session_id, run.agent_id, now)
 
 
 def changes_since_start(
