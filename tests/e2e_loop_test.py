@@ -342,7 +342,7 @@ def test_a_verifier_that_changes_the_workspace_is_disqualified_and_replaced(
         ("Stop", "finalize"),
     ]
     first_spawn, second_spawn = [f for f in stop_feedback(scripted_api) if "tiergate-spawn" in f]
-    assert "changed the workspace" in second_spawn
+    assert "changed the workspace" in second_spawn and "modified hello.py" in second_spawn
     assert spawn_directive(first_spawn) != spawn_directive(second_spawn)
     [status] = loops(git_project)
     assert (status["phase"], status["verdict"]) == ("passed", "PASS")
