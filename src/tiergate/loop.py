@@ -936,24 +936,26 @@ def _on_subagent_stop(state: LoopState | None, ev: SubagentStop, now: float, lim
     return _noted(outcome, moved)
 
 
+def _workspace_moved(run: VerifierRun, ev: SubagentStop) -> bool:
+    return ev.fingerprint is not None and run.fingerprint is not None and ev.fingerprint != run.fingerprint
+
+
 def _moved_by_others(run: VerifierRun, ev: SubagentStop) -> str | None:
     """Why the workspace changed under a verifier that cannot have changed it, or None."""
-    moved = ev.fingerprint is not None and run.fingerprint is not None and ev.fingerprint != run.fingerprint
-    return looptext.moved_note(run, ev.changes) if moved and ev.ran_nothing else None
+    return looptext.moved_note(run, ev.changes) if _workspace_moved(run, ev) and ev.ran_nothing else None
 
 
 def _noted(outcome: Outcome, note: str | None) -> Outcome:
-    return (
-        outcome if note is None else replace(outcome, reasons=(f"workspace-moved: {note}", *outcome.reasons))
-    )
+    if note is None:
+        return outcome
+    return replace(outcome, reasons=(f"workspace-moved: {note}", *outcome.reasons))
 
 
 def _disqualification(verification: Verification, run: VerifierRun, ev: SubagentStop) -> str | None:
     """Why this verifier's verdict cannot count whatever it says, or None. A changed workspace is held
     against the verifier only when it could have changed it: when its transcript shows no command, the
     change was someone else's (the main agent while a background verifier runs, the user, a watcher)."""
-    moved = ev.fingerprint is not None and run.fingerprint is not None and ev.fingerprint != run.fingerprint
-    if moved and not ev.ran_nothing:
+    if _workspace_moved(run, ev) and not ev.ran_nothing:
         return looptext.disqualified_note(run, ev.changes)
     if ev.model is not None and weaker_model(ev.model, verification.model):
         return looptext.weaker_model_note(run, ev.model, verification.model)
