@@ -55,6 +55,7 @@ from tiergate import evidence, features, interventions, looptext, stalls
 from tiergate.claims import ClaimCheck, claim_evidence, claim_types
 from tiergate.features import Feature
 from tiergate.interventions import INTERVENTION_POLICY, InterventionPolicy
+from tiergate.manifest import Changes
 from tiergate.stalls import STALL_POLICY, StallPolicy
 from tiergate.verdict import Judgement
 
@@ -290,6 +291,8 @@ class SubagentStop:
     model: str | None = None  # the model the verifier ran on, when Claude Code recorded it
     dirty: bool | None = None  # the workspace differs from the last green point (None: unknown)
     policies: Policies = POLICIES
+    changes: Changes | None = None  # what changed since the verifier started, when the start is known
+    ran_nothing: bool = False  # its own transcript shows no command: it cannot have changed a file
 
 
 @dataclass(frozen=True)
@@ -1062,10 +1065,13 @@ def _on_subagent_stop(state: LoopState | None, ev: SubagentStop, now: float, lim
         outcome = _request_again(state, None, now, limits, disqualified, closed)
         return replace(outcome, message=looptext.disqualified_message(run, disqualified))
     judgement = ev.judgement or Judgement(None, ("tiergate could not read your final message",))
+    moved = _moved_by_others(run, ev)
     if not judgement.accepted:
         if run.redos < limits.redos:
-            return _redo(state, verification, run, judgement, limits)
-        return _record_verdict(
+            # Sent back, it verifies the workspace as it is now: what others changed is not its doing.
+            rerun = run if moved is None else replace(run, fingerprint=ev.fingerprint)
+            return _noted(_redo(state, verification, rerun, judgement, limits), moved)
+        outcome = _record_verdict(
             state,
             run,
             judgement,
@@ -1076,15 +1082,37 @@ def _on_subagent_stop(state: LoopState | None, ev: SubagentStop, now: float, lim
             ev_dirty=ev.dirty,
             ev_policies=ev.policies,
         )
-    return _record_verdict(
-        state, run, judgement, now, ev.fingerprint, model=ev.model, ev_dirty=ev.dirty, ev_policies=ev.policies
+        return _noted(outcome, moved)
+    # A verdict stands for the workspace its verifier was given: a PASS on a workspace others changed
+    # since does not finalize the new one (the next Stop sees the difference).
+    judged = ev.fingerprint if moved is None else run.fingerprint
+    outcome = _record_verdict(
+        state, run, judgement, now, judged, model=ev.model, ev_dirty=ev.dirty, ev_policies=ev.policies
     )
+    return _noted(outcome, moved)
+
+
+def _workspace_moved(run: VerifierRun, ev: SubagentStop) -> bool:
+    return ev.fingerprint is not None and run.fingerprint is not None and ev.fingerprint != run.fingerprint
+
+
+def _moved_by_others(run: VerifierRun, ev: SubagentStop) -> str | None:
+    """Why the workspace changed under a verifier that cannot have changed it, or None."""
+    return looptext.moved_note(run, ev.changes) if _workspace_moved(run, ev) and ev.ran_nothing else None
+
+
+def _noted(outcome: Outcome, note: str | None) -> Outcome:
+    if note is None:
+        return outcome
+    return replace(outcome, reasons=(f"workspace-moved: {note}", *outcome.reasons))
 
 
 def _disqualification(verification: Verification, run: VerifierRun, ev: SubagentStop) -> str | None:
-    """Why this verifier's verdict cannot count whatever it says, or None."""
-    if ev.fingerprint is not None and run.fingerprint is not None and ev.fingerprint != run.fingerprint:
-        return looptext.disqualified_note(run)
+    """Why this verifier's verdict cannot count whatever it says, or None. A changed workspace is held
+    against the verifier only when it could have changed it: when its transcript shows no command, the
+    change was someone else's (the main agent while a background verifier runs, the user, a watcher)."""
+    if _workspace_moved(run, ev) and not ev.ran_nothing:
+        return looptext.disqualified_note(run, ev.changes)
     if ev.model is not None and weaker_model(ev.model, verification.model):
         return looptext.weaker_model_note(run, ev.model, verification.model)
     return None

@@ -18,6 +18,7 @@ from tiergate.tiers import plural
 
 if TYPE_CHECKING:
     from tiergate.loop import LoopState, RefutedWorkspace, Verification, VerifierRun
+    from tiergate.manifest import Changes
     from tiergate.verdict import Judgement
 
 SPAWN_INFO = "tiergate-spawn"
@@ -25,6 +26,7 @@ MAX_REASON = 9000
 TASK_IN_REASON = 2500
 FEEDBACK_IN_REASON = 3500
 REASONS_SHOWN = 4
+FILES_NAMED = 10  # files a disqualification names; the rest are counted
 GATE_REFUTED = (
     "tiergate ran the project's checks on your claim and they refute it, so no verifier was spawned."
 )
@@ -147,8 +149,39 @@ def lost_note(verification: Verification, agent_ids: str) -> str:
     return f"the verifier of {verification.id} ({agent_ids}) stopped without a verdict reaching tiergate"
 
 
-def disqualified_note(run: VerifierRun) -> str:
-    return f"the verifier {run.agent_id} changed the workspace while verifying and was disqualified"
+def disqualified_note(run: VerifierRun, changes: Changes | None = None) -> str:
+    """Why a verifier was disqualified, naming what changed while it ran when that is known."""
+    note = f"the verifier {run.agent_id} changed the workspace while verifying and was disqualified"
+    if changes is None or changes.empty:
+        return f"{note} (which files changed is not known)"
+    return f"{note}: {changed_files(changes)}"
+
+
+def moved_note(run: VerifierRun, changes: Changes | None) -> str:
+    """A workspace that changed while a verifier that ran no command was running: not its doing."""
+    what = "" if changes is None or changes.empty else f" ({changed_files(changes)})"
+    return (
+        f"the workspace changed while the verifier {run.agent_id} ran{what}, but it ran no command, so "
+        "someone else changed it and it is not disqualified"
+    )
+
+
+def changed_files(changes: Changes, limit: int = FILES_NAMED) -> str:
+    """The files that changed and how, the first `limit` of them named: "added a.py; modified b.py;
+    deleted c.md and 2 more"."""
+    kinds = (("added", changes.added), ("modified", changes.modified), ("deleted", changes.deleted))
+    parts: list[str] = []
+    left = limit
+    for kind, paths in kinds:
+        if paths and left > 0:
+            parts.append(f"{kind} {', '.join(paths[:left])}")
+            left -= len(paths[:left])
+    if changes.head is not None:
+        before, after = (sha[:12] if sha else "none" for sha in changes.head)
+        parts.append(f"HEAD moved from {before} to {after}")
+    more = sum(len(paths) for _, paths in kinds) - limit
+    text = "; ".join(parts)
+    return f"{text} and {more} more" if more > 0 else text
 
 
 def weaker_model_note(run: VerifierRun, model: str, requested: str) -> str:
