@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import pty
@@ -73,6 +74,51 @@ def test_the_base_decides_what_is_pre_existing(repo: Path) -> None:
     against_base = tiergate(repo, "--json", "--base", base)
     assert against_base.returncode == 1
     assert json.loads(against_base.stdout)["checks"][1]["standing"] == "new"
+
+
+def test_a_check_whose_program_is_missing_could_not_run_and_exits_1_even_when_missing_at_the_base(
+    repo: Path,
+) -> None:
+    write(repo, {".tiergate.toml": CONFIG + 'lint = "no-such-program-xyz ."\n'})
+    commit_all(repo, "a lint check whose program is not installed, at the base too")
+    text = tiergate(repo)
+    assert text.returncode == 1
+    assert text.stdout.splitlines()[0] == (
+        "tiergate's checks refute the claim: 1 check of 3 could not run, so no evidence."
+    )
+    assert (
+        "COULD NOT RUN: lint `no-such-program-xyz .`: could not run: `no-such-program-xyz` is not on PATH"
+        in (text.stdout)
+    )
+    assert "pass" not in text.stdout.splitlines()[0]
+    assert "Pre-existing" not in text.stdout
+    data = json.loads(tiergate(repo, "--json").stdout)
+    lint = data["checks"][2]
+    assert (data["refuted"], lint["status"], lint["standing"]) == (True, "not_found", "new")
+
+
+def test_a_check_the_shell_cannot_find_further_in_could_not_run(repo: Path) -> None:
+    write(repo, {".tiergate.toml": CONFIG + 'lint = "true && no-such-program-xyz ."\n'})
+    run = tiergate(repo, "--json")
+    assert run.returncode == 1
+    lint = json.loads(run.stdout)["checks"][2]
+    assert (lint["status"], lint["exit_code"], lint["standing"]) == ("not_found", 127, "new")
+    assert lint["reason"].startswith("could not run: /bin/sh: ")
+    assert lint["reason"].endswith("no-such-program-xyz: not found (exit 127 from the shell)")
+
+
+@pytest.mark.parametrize("command", ["", "  "])
+def test_an_empty_check_command_is_one_line_and_runs_nothing(
+    repo: Path, tmp_path: Path, command: str
+) -> None:
+    marker = tmp_path / "ran"
+    write(repo, {".tiergate.toml": f'[checks]\nother = "touch {marker}"\ntests = "{command}"\n'})
+    run = tiergate(repo)
+    assert run.returncode == 2
+    assert run.stdout == ""
+    assert run.stderr.startswith("tiergate: .tiergate.toml: [checks] tests: the command is empty")
+    assert len(run.stderr.strip().splitlines()) == 1
+    assert not marker.exists()
 
 
 def test_an_unknown_base_is_one_line(repo: Path) -> None:
@@ -149,3 +195,16 @@ def _read_all(fd: int) -> str:
             break
         chunks.append(chunk)
     return b"".join(chunks).decode()
+
+
+def test_progress_says_a_check_could_not_run_and_why(tmp_path: Path) -> None:
+    from tiergate.commands.checks import TerminalProgress
+    from tiergate.gate.checks import make_check
+    from tiergate.gate.processes import run_checks
+
+    stream = io.StringIO()
+    checks = [make_check("lint", "no-such-program-xyz .", "test"), make_check("tests", "true", "test")]
+    run_checks(checks, tmp_path, progress=TerminalProgress(stream))
+    lines = sorted(stream.getvalue().splitlines())
+    assert "tiergate: lint: could not run: `no-such-program-xyz` is not on PATH" in lines
+    assert any(line.startswith("tiergate: tests passed in ") for line in lines)

@@ -65,7 +65,9 @@ def test_dedicated_file_wins_over_pyproject(tmp_path: Path) -> None:
         ("[keywords]\nlight = [1]\n", ".tiergate.toml: keywords.light: must be a list of non-empty strings"),
         ('[patterns]\nsecurity = [""]\n', ".tiergate.toml: patterns.security: "),
         ("checks = 3\n", ".tiergate.toml: checks: "),
-        ("[checks]\ntests = 3\n", ".tiergate.toml: checks.tests: "),
+        ("[checks]\ntests = 3\n", ".tiergate.toml: [checks] tests: "),
+        ('[checks]\ntests = ""\n', ".tiergate.toml: [checks] tests: the command is empty"),
+        ('[checks]\n"unit.fast" = "  \\t "\n', ".tiergate.toml: [checks] unit.fast: the command is empty"),
         ("[tiers]\nlight_files_below = true\n", ".tiergate.toml: tiers.light_files_below: "),
         ("surprise = 1\n", ".tiergate.toml: surprise: unknown key"),
     ],
@@ -76,6 +78,14 @@ def test_broken_config_is_one_line_naming_file_and_key(tmp_path: Path, text: str
         load_config(tmp_path)
     assert str(caught.value).startswith(message)
     assert "\n" not in str(caught.value)
+
+
+def test_an_empty_check_command_in_pyproject_names_that_file(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.tiergate.checks]\nlint = "ruff check ."\ntests = " "\n')
+    with pytest.raises(UserError) as caught:
+        load_config(tmp_path)
+    expected = "pyproject.toml [tool.tiergate]: [checks] tests: the command is empty (got ' ')"
+    assert str(caught.value) == expected
 
 
 def test_broken_pyproject_section(tmp_path: Path) -> None:

@@ -74,14 +74,14 @@ def test_the_demo_tells_the_loop_step_by_step_and_exits_0(tmp_path: Path) -> Non
     assert '"lsp_diagnostics clean", "build pass", "test showing the fix passes now"' in told[5]
     # The verifier's FAIL comes from really running the example's tests on the wrong fix.
     assert "$ python -m unittest -v -> Ran 5 tests: FAILED (failures=1)" in told[6]
-    assert "test_even_count_unsorted: AssertionError: 2.0 != 2.5" in told[6]
+    assert "test_even_count_unsorted: AssertionError: 3 != 2.5" in told[6]
     assert (
         "(SubagentStop, exit 0): verification v1: tiergate:architect-medium (sonnet) returned FAIL" in told[6]
     )
     # Its critique reaches Claude at the next Stop, with the intervention: a retry with the reason.
     assert 'blocks the stop: "tiergate loop, iteration 4/10' in told[7]
     assert "Attempt 3 of 3 at Fix statkit's bug" in told[7]
-    assert "Critique: test_even_count_unsorted fails: AssertionError: 2.0 != 2.5" in told[7]
+    assert "Critique: test_even_count_unsorted fails: AssertionError: 3 != 2.5" in told[7]
     assert "subagent_type tiergate:architect-medium" in told[8]
     assert "evidence packet for verification v2" in told[9]
     assert (
@@ -168,7 +168,10 @@ def test_a_hook_answering_off_script_fails_the_demo_naming_the_step(temp_root: P
 def test_a_fix_that_does_not_fix_is_refuted_by_the_tests_the_verifier_runs(temp_root: Path) -> None:
     out = io.StringIO()
 
-    code = story.run(out, script=replace(story.SCRIPT, fix=example.WRONG_FIX))
+    # Not the first wrong fix again, whose workspace its verifier already refuted (that is refuted at
+    # once): the same mistake, written another way.
+    another_wrong_fix = example.WRONG_FIX + "\n# the even case, second try\n"
+    code = story.run(out, script=replace(story.SCRIPT, fix=another_wrong_fix))
 
     assert code == 1
     told = out.getvalue()

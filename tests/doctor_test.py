@@ -105,10 +105,19 @@ def test_a_machine_without_claude_code_or_the_plugin_gets_warnings_and_exit_0(
     assert result.stderr == ""
 
 
+def programs(folder: Path, *names: str) -> str:
+    """A PATH on which each of `names` is a small executable in `folder`, before the system's."""
+    folder.mkdir(exist_ok=True)
+    for name in names:
+        (folder / name).write_text("#!/bin/sh\nexit 0\n")
+        (folder / name).chmod(0o755)
+    return f"{folder}:{SYSTEM_PATH}"
+
+
 def test_without_a_checks_table_doctor_says_which_checks_it_detected_and_why(
-    project: Path, home: Path
+    project: Path, home: Path, tmp_path: Path
 ) -> None:
-    found = findings(doctor(project, home))
+    found = findings(doctor(project, home, path=programs(tmp_path / "bin", "pytest")))
     assert found["check tests"] == (
         "ok",
         "pytest -q (detected, not configured: pyproject.toml has [tool.pytest.ini_options])",
@@ -116,12 +125,84 @@ def test_without_a_checks_table_doctor_says_which_checks_it_detected_and_why(
     assert "checks" not in found
 
 
-def test_a_configured_checks_table_is_listed_instead_of_detection(project: Path, home: Path) -> None:
-    (project / ".tiergate.toml").write_text('[checks]\nunit = "python -m unittest"\nlint = "ruff check ."\n')
-    found = findings(doctor(project, home))
-    assert found["check unit"] == ("ok", "python -m unittest (configured in .tiergate.toml)")
-    assert found["check lint"] == ("ok", "ruff check . (configured in .tiergate.toml)")
+def test_a_detected_check_whose_program_is_missing_is_skipped_and_doctor_says_why(
+    project: Path, home: Path, tmp_path: Path
+) -> None:
+    (project / "ruff.toml").write_text("")
+    result = doctor(project, home, path=programs(tmp_path / "bin", "ruff"))
+    found = findings(result)
+    assert found["check lint"] == ("ok", "ruff check . (detected, not configured: ruff.toml exists)")
+    assert found["check tests"] == (
+        "warn",
+        "pytest -q skipped: `pytest` is not on PATH "
+        "(detected, not configured: pyproject.toml has [tool.pytest.ini_options])",
+    )
+    assert result.returncode == 0  # a guess that does not apply is no failure
+    nothing = findings(doctor(project, home))
+    assert nothing["check lint"][0] == nothing["check tests"][0] == "warn"
+    assert nothing["checks"] == (
+        "warn",
+        "none configured and no detected check's program is on PATH: add a [checks] table to "
+        '.tiergate.toml (for example tests = "pytest -q")',
+    )
+
+
+def test_a_configured_checks_table_is_listed_with_each_program_found(
+    project: Path, home: Path, tmp_path: Path
+) -> None:
+    (project / "run-tests.sh").write_text("#!/bin/sh\nexit 0\n")
+    (project / "run-tests.sh").chmod(0o755)
+    (project / ".tiergate.toml").write_text(
+        '[checks]\nunit = "cd . && ./run-tests.sh"\nlint = "FOO=1 ruff check ."\nsmoke = "test -f demo.py"\n'
+    )
+    result = doctor(project, home, path=programs(tmp_path / "bin", "ruff"))
+    found = findings(result)
+    assert result.returncode == 0, result.stdout
+    origin = "configured in .tiergate.toml"
+    assert found["check unit"] == (
+        "ok",
+        f"cd . && ./run-tests.sh ({origin}; ./run-tests.sh is {project / 'run-tests.sh'})",
+    )
+    assert found["check lint"] == (
+        "ok",
+        f"FOO=1 ruff check . ({origin}; ruff is {tmp_path / 'bin' / 'ruff'})",
+    )
+    assert found["check smoke"] == ("ok", f"test -f demo.py ({origin}; test is a shell builtin)")
     assert "check tests" not in found
+
+
+def test_a_configured_check_whose_program_is_missing_or_not_executable_fails_naming_it(
+    project: Path, home: Path
+) -> None:
+    (project / "check.sh").write_text("#!/bin/sh\nexit 0\n")  # not executable
+    (project / ".tiergate.toml").write_text(
+        '[checks]\nlint = "no-such-program-xyz ."\nunit = "./check.sh"\nfine = "true"\n'
+    )
+    result = doctor(project, home)
+    found = findings(result)
+    assert result.returncode == 1
+    assert found["check lint"] == (
+        "fail",
+        "no-such-program-xyz .: could not run: `no-such-program-xyz` is not on PATH "
+        "(configured in .tiergate.toml)",
+    )
+    assert found["check unit"] == (
+        "fail",
+        "./check.sh: could not run: `./check.sh` is not an executable file (configured in .tiergate.toml)",
+    )
+    assert found["check fine"][0] == "ok"
+
+
+@pytest.mark.parametrize("command", ["", "   "])
+def test_an_empty_check_command_fails_as_configuration_naming_the_key(
+    project: Path, home: Path, command: str
+) -> None:
+    (project / ".tiergate.toml").write_text(f'[checks]\nlint = "true"\ntests = "{command}"\n')
+    result = doctor(project, home)
+    status, detail = findings(result)["config"]
+    assert (result.returncode, status) == (1, "fail")
+    assert detail.startswith(".tiergate.toml: [checks] tests: the command is empty")
+    assert "check lint" not in findings(result)
 
 
 def test_a_project_with_nothing_to_detect_is_told_how_to_configure_checks(tmp_path: Path, home: Path) -> None:
@@ -224,11 +305,42 @@ def test_an_installed_plugin_without_a_python_for_its_hooks_fails(
 
 
 def test_json_output_holds_every_finding_and_the_overall_result(project: Path, home: Path) -> None:
-    (project / ".tiergate.toml").write_text("[checks]\ntests = 'pytest -q'\n")
+    (project / ".tiergate.toml").write_text("[checks]\ntests = 'true'\n")
     result = doctor(project, home, "--json")
     report: dict[str, Any] = json.loads(result.stdout)
     assert report["ok"] is True
     names = [f["name"] for f in report["findings"]]
     assert names == ["tiergate", "plugin", "hooks", "claude", "project", "check tests", "state"]
     assert {f["status"] for f in report["findings"]} <= {"ok", "warn"}
+    assert report["problems"] == []
+    assert report["state_dir"] == str(project / ".tiergate")
     assert result.returncode == 0
+
+
+def test_json_output_names_each_check_program_and_every_problem(project: Path, home: Path) -> None:
+    (project / ".tiergate.toml").write_text("[checks]\nlint = 'ruff check .'\nsmoke = 'true'\n")
+    result = doctor(project, home, "--json")
+    report: dict[str, Any] = json.loads(result.stdout)
+    assert (report["ok"], result.returncode) == (False, 1)
+    origin = "configured in .tiergate.toml"
+    assert report["checks"] == [
+        {
+            "name": "lint",
+            "command": "ruff check .",
+            "source": origin,
+            "program": "ruff",
+            "location": "",
+            "problem": "`ruff` is not on PATH",
+        },
+        {
+            "name": "smoke",
+            "command": "true",
+            "source": origin,
+            "program": "true",
+            "location": "shell builtin",
+            "problem": "",
+        },
+    ]
+    assert report["problems"] == [
+        f"check lint: ruff check .: could not run: `ruff` is not on PATH ({origin})"
+    ]

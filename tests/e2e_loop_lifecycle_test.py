@@ -134,6 +134,70 @@ def test_a_fail_critique_reaches_the_implementer_who_fixes_the_work_and_gets_a_p
     assert (loop["phase"], loop["verdict"], loop["iteration"]) == ("passed", "PASS", 2)
 
 
+def test_an_unchanged_claim_after_a_fail_is_refuted_at_once_and_only_a_fix_earns_a_new_verifier(
+    scripted_api: ScriptedApi, run_claude: RunClaude, git_project: Path
+) -> None:
+    start_loop_from_shell(git_project)
+    critique = "python3 hello.py prints 'helo', not 'hello'"
+    scripted_api.script(
+        Rule(follow_spawn_directive, thread="main", last_user_contains="```tiergate-spawn", name="spawn"),
+        Rule(text("The verifier has answered."), thread="main", last_user_contains="tiergate-verdict"),
+        # Told it is refuted again, the implementer finally fixes the file.
+        Rule(
+            write(git_project, "hello.py", "print('hello')\n"),
+            thread="main",
+            last_user_contains="nothing has changed since",
+            times=1,
+        ),
+        # Given the critique, it claims again at once, changing nothing: a re-roll of the verifier.
+        Rule(text(CLAIM), thread="main", last_user_contains=critique, times=1, name="re-claim"),
+    )
+    scripted_api.sequence(
+        write(git_project, "hello.py", "print('helo')\n"), text(CLAIM), text(CLAIM), thread="main"
+    )
+    failing = verdict_message(
+        "FAIL", [("hello.py prints hello", "MISSING", "$ python3 hello.py -> helo")], critique=critique
+    )
+    scripted_api.sequence(
+        bash("python3 hello.py"), text(failing), bash("python3 hello.py"), thread="subagent"
+    )
+    scripted_api.on(passing_verdict("$ python3 hello.py -> hello"), thread="subagent", after_tool_result=True)
+
+    run = run_tiergate(run_claude, "start working")
+
+    assert run.returncode == 0, run.describe()
+    assert decisions(git_project, run.session_id) == [
+        ("SessionStart", "bind"),
+        ("UserPromptSubmit", "user-prompt"),
+        ("Stop", "spawn"),
+        ("SubagentStart", "verifier-started"),
+        ("SubagentStop", "verdict"),
+        ("Stop", "feedback"),
+        ("Stop", "refuted-again"),
+        ("Stop", "spawn"),
+        ("SubagentStart", "verifier-started"),
+        ("SubagentStop", "verdict"),
+        ("Stop", "finalize"),
+    ]
+    feedback = stop_feedback(scripted_api)
+    [again] = [f for f in feedback if "nothing has changed since" in f]
+    assert "verification v1 (FAIL) refuted this workspace" in again
+    assert "no checks were run and no verifier was spawned" in again
+    assert critique in again
+    assert "tiergate-spawn" not in again
+    # No verifier request reached the model between the FAIL and the fix: two verifiers ran, each twice.
+    calls = scripted_api.messages_calls()
+    refuted_at = next(i for i, r in enumerate(calls) if "nothing has changed since" in r.last_user_text())
+    fail_at = max(i for i, r in enumerate(calls[:refuted_at]) if r.is_subagent)
+    assert all(not r.is_subagent for r in calls[fail_at + 1 : refuted_at + 1])
+    assert len(scripted_api.messages_calls("subagent")) == 4
+    assert (git_project / "hello.py").read_text() == "print('hello')\n"
+    history = json.loads(tiergate(git_project, "history", "--json").stdout)
+    assert [(v["id"], v["verdict"]) for v in history["verifications"]] == [("v1", "FAIL"), ("v2", "PASS")]
+    [loop] = status(git_project)
+    assert (loop["phase"], loop["verdict"]) == ("passed", "PASS")
+
+
 def test_at_the_iteration_cap_the_loop_halts_and_tells_the_user(
     scripted_api: ScriptedApi, run_claude: RunClaude, git_project: Path
 ) -> None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
+import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -340,7 +342,7 @@ def test_a_verifier_that_changes_the_workspace_is_disqualified_and_replaced(
         ("Stop", "finalize"),
     ]
     first_spawn, second_spawn = [f for f in stop_feedback(scripted_api) if "tiergate-spawn" in f]
-    assert "changed the workspace" in second_spawn
+    assert "changed the workspace" in second_spawn and "modified hello.py" in second_spawn
     assert spawn_directive(first_spawn) != spawn_directive(second_spawn)
     [status] = loops(git_project)
     assert (status["phase"], status["verdict"]) == ("passed", "PASS")
@@ -420,5 +422,63 @@ def test_a_verifier_launched_in_the_background_still_decides_the_loop(
     assert after_claim[4:] == [("UserPromptSubmit", "task-notification"), ("Stop", "finalize")]
     [passed] = [r for r in decision_log(git_project) if r["decision"] == "pass"]
     assert any("background" in reason for reason in passed["reasons"])
+    [status] = loops(git_project)
+    assert (status["phase"], status["verdict"]) == ("passed", "PASS")
+
+
+def test_a_verifier_that_ran_no_command_is_not_disqualified_for_what_the_main_agent_changed(
+    scripted_api: ScriptedApi, run_claude: RunClaude, git_project: Path
+) -> None:
+    """The intermittent false disqualification, made deterministic: a verifier launched in the
+    background answers without running anything while the main agent writes a file. The change is the
+    main agent's, not the verifier's: it is sent back for its missing command, not disqualified."""
+    start_loop_from_shell(git_project, "add hello.py printing hello")
+    verifier_asked = threading.Event()
+    notes = git_project / "notes.md"
+
+    def in_the_background(request: ApiRequest) -> Reply:
+        directive = spawn_directive(request.last_user_text())
+        assert directive is not None
+        return tool_use("Agent", {key: directive[key] for key in ("subagent_type", "prompt", "description")})
+
+    def write_notes_once_the_verifier_runs(request: ApiRequest) -> Reply:
+        assert verifier_asked.wait(30), "the verifier never asked the model"
+        return tool_use("Write", {"file_path": str(notes), "content": "notes while the verifier runs\n"})
+
+    def answer_after_the_write(request: ApiRequest) -> Reply:
+        verifier_asked.set()
+        deadline = time.monotonic() + 30
+        while not notes.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return text(verdict_message("PASS", [("hello.py prints hello", "VERIFIED", "it looks right")]))
+
+    scripted_api.on(in_the_background, thread="main", last_user_contains="```tiergate-spawn")
+    scripted_api.on(
+        write_notes_once_the_verifier_runs,
+        thread="main",
+        last_user_contains="completion notification",
+        times=1,
+    )
+    scripted_api.on(text("Waiting for the verifier."), thread="main", last_user_contains="notes.md")
+    scripted_api.on(text("The verifier has answered."), thread="main", last_user_contains="task-notification")
+    script_implementer(scripted_api, git_project, {"hello.py": "print('hello')\n"})
+    scripted_api.on(answer_after_the_write, thread="subagent", times=1)
+    scripted_api.on(
+        bash("python3 hello.py"), thread="subagent", last_user_contains="cannot accept this verdict"
+    )
+    scripted_api.on(passing_verdict(EVIDENCE), thread="subagent", after_tool_result=True)
+
+    run = run_tiergate(run_claude, "start working", timeout=120)
+
+    assert run.returncode == 0, run.describe()
+    assert notes.exists()
+    log = decision_log(git_project)
+    assert [r["decision"] for r in log if r["event"] == "SubagentStop"] == ["redo", "verdict"], decisions(
+        git_project
+    )
+    assert "request-again" not in [r["decision"] for r in log]
+    [redo] = [r for r in log if r["decision"] == "redo"]
+    moved = [reason for reason in redo["reasons"] if reason.startswith("workspace-moved")]
+    assert moved and "added notes.md" in moved[0] and "ran no command" in moved[0], redo["reasons"]
     [status] = loops(git_project)
     assert (status["phase"], status["verdict"]) == ("passed", "PASS")

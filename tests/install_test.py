@@ -222,7 +222,9 @@ def test_a_second_run_changes_nothing_and_says_so(machine: Machine) -> None:
 
 
 def test_installed_doctor_finds_everything_in_order(machine: Machine, tmp_path: Path) -> None:
-    project = init_repo(tmp_path / "project", {"pyproject.toml": "[tool.pytest.ini_options]\n"})
+    # A configured check whose program is a shell builtin: a detected pytest would be skipped (and
+    # warned about) on this machine's PATH, which has no pytest.
+    project = init_repo(tmp_path / "project", {".tiergate.toml": '[checks]\ntests = "true"\n'})
     result = subprocess.run(
         [str(machine.home / ".local" / "bin" / "tiergate"), "doctor"],
         cwd=project,

@@ -198,7 +198,8 @@ def test_the_command_line_and_the_hooks_write_the_same_record_in_a_real_project(
         assert result.returncode == 0, result
 
     def prompt(session: str, text: str) -> None:
-        payload = {"session_id": session, "cwd": str(repo), "prompt": text}
+        event = "UserPromptSubmit"
+        payload = {"session_id": session, "cwd": str(repo), "prompt": text, "hook_event_name": event}
         tiergate("hook", "UserPromptSubmit", stdin=json.dumps(payload))
 
     prompt("s1", "/tiergate:ralph fix it")

@@ -322,3 +322,44 @@ def test_a_50_mb_transcript_costs_under_02_s_and_100_mb(tmp_path: Path) -> None:
     assert int(grown_kib) < 100 * 1024
     assert ran == "False"  # the latest call in the file is older than the time asked about
     assert float(elapsed_scan) < 0.2
+
+
+def _line(record: dict[str, Any]) -> str:
+    return json.dumps(record) + "\n"
+
+
+TOOL_DEFINITIONS = {
+    "type": "attachment",
+    "tools": [{"name": "Bash", "description": "Executes a bash command"}],
+}
+ANSWER = {
+    "type": "assistant",
+    "timestamp": "2026-01-01T00:00:00Z",
+    "message": {"content": [{"type": "text", "text": "ok"}]},
+}
+BASH_CALL = {
+    "type": "assistant",
+    "timestamp": "2026-01-01T00:00:01Z",
+    "message": {"content": [{"type": "tool_use", "name": "Bash", "input": {"command": "touch x"}}]},
+}
+
+
+def test_a_transcript_that_only_answers_ran_no_command_even_with_the_tool_list_in_it(tmp_path: Path) -> None:
+    path = tmp_path / "agent.jsonl"
+    path.write_text(_line(TOOL_DEFINITIONS) + _line(ANSWER))
+    assert transcript.ran_no_command(path)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        _line(ANSWER) + _line(BASH_CALL),  # a Bash call, whenever it was
+        _line(ANSWER) + '{"type": "assistant", "name": "Bash", cut',  # a line naming Bash that does not parse
+    ],
+)
+def test_anything_short_of_certain_is_not_ran_no_command(tmp_path: Path, content: str) -> None:
+    path = tmp_path / "agent.jsonl"
+    path.write_text(content)
+    assert not transcript.ran_no_command(path)
+    assert not transcript.ran_no_command(tmp_path / "missing.jsonl")
+    assert not transcript.ran_no_command(None)

@@ -50,9 +50,9 @@ Example::
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from tiergate.configfile import read_table
 from tiergate.errors import UserError
@@ -151,6 +151,13 @@ class AlertsConfig(_Section):
         return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
+def _a_command(command: str) -> str:
+    # An empty command would "pass" having checked nothing: a check must run something.
+    if not command.strip():
+        raise ValueError("the command is empty")
+    return command
+
+
 class Config(_Section):
     source: str | None = Field(None, exclude=True)
     tiers: TiersConfig = TiersConfig()
@@ -158,7 +165,7 @@ class Config(_Section):
     keywords: KeywordsConfig = KeywordsConfig()
     patterns: PatternsConfig = PatternsConfig()
     loop: LoopConfig = LoopConfig()
-    checks: dict[str, str] = Field(default_factory=dict)
+    checks: dict[str, Annotated[str, AfterValidator(_a_command)]] = Field(default_factory=dict)
     gate: GateConfig = GateConfig()
     interventions: InterventionsConfig = InterventionsConfig()
     stalls: StallsConfig = StallsConfig()
@@ -197,10 +204,13 @@ def validate_table(source: str, table: dict[str, Any]) -> Config:
 
 def _first_error(exc: ValidationError) -> str:
     error = exc.errors()[0]
-    key = ".".join(str(part) for part in error["loc"]) or "(top level)"
+    loc = error["loc"]
+    key = ".".join(str(part) for part in loc) or "(top level)"
+    if len(loc) == 2 and loc[0] == "checks":  # a check's name is the user's, dots and all
+        key = f"[checks] {loc[1]}"
     if error["type"] == "extra_forbidden":
         return f"{key}: unknown key"
     value = error.get("input")
-    shown = "" if isinstance(value, dict) else f" (got {value!r})"
+    shown = "" if isinstance(value, dict) or value == "" else f" (got {value!r})"
     message = str(error["msg"]).removeprefix("Value error, ")
     return f"{key}: {message}{shown}"

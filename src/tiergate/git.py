@@ -182,6 +182,13 @@ def changed_paths(repo: Path, base: str) -> list[str]:
     return [os.fsdecode(p) for p in out.split(b"\0") if p]
 
 
+def changed_statuses(repo: Path, base: str) -> list[tuple[str, str]]:
+    """`changed_paths` with git's status letter of each (A: not in `base`; D, M, T, U: in it)."""
+    out = run(repo, "diff", "--name-status", "-z", "--no-renames", *_PLAIN_DIFF, base, "--").stdout
+    fields = out.split(b"\0")
+    return [(fields[i].decode()[:1], os.fsdecode(fields[i + 1])) for i in range(0, len(fields) - 1, 2)]
+
+
 def parse_raw_numstat(out: bytes) -> list[DiffEntry]:
     """Parse `git diff --raw --numstat -z`: all raw records come first, then all numstat records."""
     fields = out.split(b"\0")

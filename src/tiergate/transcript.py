@@ -94,6 +94,31 @@ def ran_a_command(path: str | os.PathLike[str] | None, since: datetime) -> bool:
     return False
 
 
+def ran_no_command(path: str | os.PathLike[str] | None) -> bool:
+    """Whether the transcript at `path` certainly shows no Bash tool call at all. A verifier's only
+    tool that can change a file is Bash (agents/*.md), so such a verifier changed nothing.
+
+    Certain means: the file is readable and within COMMAND_WINDOW_BYTES, and every line that names Bash
+    (the CLI also records the tool definitions) parses as a record that is not a Bash call. Anything
+    less certain is False."""
+    fd = _open_regular(path)
+    if fd is None:
+        return False
+    with os.fdopen(fd, "rb") as f:
+        data = f.read(COMMAND_WINDOW_BYTES + 1)
+    if len(data) > COMMAND_WINDOW_BYTES:
+        return False
+    for line in data.splitlines():
+        if _COMMAND_NAME in line and _COMMAND_USE.search(line):
+            try:
+                record = json.loads(line)
+            except ValueError:
+                return False
+            if _command_time(record) is not None:
+                return False
+    return True
+
+
 def agent_model(agent_transcript: str | None) -> str | None:
     """The model a subagent ran on, from the `agent-<id>.meta.json` Claude Code keeps beside its
     transcript (CLI 2.1.332: `{"agentType", "model": "claude-haiku-5-5", ...}`); None if not recorded."""

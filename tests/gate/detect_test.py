@@ -1,8 +1,9 @@
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
-from tiergate.gate.detect import DetectedCheck, ProjectFacts, detect_checks
+from tiergate.gate.detect import DetectedCheck, ProjectFacts, detect, detect_checks, programs_named
 
 
 def facts(
@@ -119,3 +120,22 @@ def test_names_shared_by_two_ecosystems_are_suffixed_with_the_ecosystem_and_the_
         "tests-node": "npm run test",
     }
     assert len({c.name for c in found}) == len(found)
+
+
+def test_only_checks_whose_program_was_found_are_offered_and_the_others_say_why() -> None:
+    pyproject: dict[str, Any] = {"tool": {"ruff": {}, "mypy": {}, "pytest": {"ini_options": {}}}}
+    found = facts("pyproject.toml", "go.mod", pyproject=pyproject)
+    assert programs_named(found) == {"ruff", "mypy", "pytest", "go"}
+    detection = detect(replace(found, programs=frozenset({"pytest"})))
+    assert [c.name for c in detection.offered] == ["tests"]  # one tests check left: no suffix
+    assert [(c.command, why) for c, why in detection.skipped] == [
+        ("ruff check .", "`ruff` is not on PATH"),
+        ("mypy", "`mypy` is not on PATH"),
+        ("go vet ./...", "`go` is not on PATH"),
+        ("go build ./...", "`go` is not on PATH"),
+        ("go test ./...", "`go` is not on PATH"),
+    ]
+    everything = detect(replace(found, programs=frozenset({"ruff", "mypy", "pytest", "go"})))
+    assert everything.skipped == ()
+    assert list(everything.offered) == detect_checks(found)  # not looked up: every check is offered
+    assert [c.name for c in everything.offered if c.name.startswith("tests")] == ["tests-python", "tests-go"]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tiergate.gate.output import MAX_LINE_CHARS, clean_lines, summarize
+from tiergate.gate.output import MAX_LINE_CHARS, Failure, clean_lines, normalise, summarize
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "checkoutput"
 
@@ -236,3 +236,158 @@ def test_clean_lines_keeps_what_a_carriage_return_redrew_last() -> None:
         "",
         "end",
     ]
+
+
+# How each test failed, and when two failures are the same -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        # memory addresses
+        (
+            "assert 0 == 2 where [] = <function list_todos at 0x7fca9d343100>()",
+            "assert 0 == 2 where [] = <function list_todos at 0x7f310a0f31a0>()",
+        ),
+        ("assert [] == [<object obje...7fccc354db70>]", "assert [] == [<object obje...7f0012ab34cd>]"),
+        # durations
+        ("TimeoutError: gave up after 0.12s", "TimeoutError: gave up after 3.5s"),
+        ("--- FAIL: TestX (0.00s)", "--- FAIL: TestX (12.31s)"),
+        ("took 12ms", "took 840 ms"),
+        # temporary paths
+        ("FileNotFoundError: /tmp/tmpab12cd/data.json", "FileNotFoundError: /tmp/tmpzz9/data.json"),
+        (
+            "OSError: /tmp/pytest-of-root/pytest-15/test_a0/x.txt",
+            "OSError: /tmp/pytest-of-bob/pytest-3/test_a1/x.txt",
+        ),
+        ("OSError: pytest-of-root/pytest-15/test_a0", "OSError: pytest-of-dev/pytest-2/test_a0"),
+        ("OSError: /private/var/folders/xy/T/abc", "OSError: /var/folders/zz/T/def"),
+        # line numbers
+        ("app.py:7: NotImplementedError", "app.py:19: NotImplementedError"),
+        ('File "app.py", line 7, in reset', 'File "app.py", line 12, in reset'),
+        ("panicked at src/lib.rs:11:25: the widget broke", "panicked at src/lib.rs:40:3: the widget broke"),
+        ("filter_test.go:21: returned 0 items, want 3", "filter_test.go:23: returned 0 items, want 3"),
+        # spacing
+        ("assert  1 == 2 ", "assert 1 == 2"),
+    ],
+)
+def test_the_normaliser_takes_away_what_differs_between_runs(one: str, other: str) -> None:
+    assert one != other and normalise(one) == normalise(other)
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        ("ValueError: boom", "KeyError: boom"),  # another exception type
+        ("AssertionError: filtered on the wrong field", "AssertionError: nothing stored"),  # another message
+        ("assert 1 == 2", "assert 1 == 3"),
+        ("assert [] == ['milk']", "assert ['bread'] == ['milk']"),
+        ("filter_test.go:21: returned 0 items, want 3", "filter_test.go:21: returned 2 items, want 3"),
+        ("expected 3 items, got 0", "expected 4 items, got 0"),  # a count is not a line number
+        ("FileNotFoundError: data.json", "FileNotFoundError: other.json"),
+    ],
+)
+def test_the_normaliser_keeps_what_tells_two_failures_apart(one: str, other: str) -> None:
+    assert normalise(one) != normalise(other)
+
+
+def failure(test: str, kind: str, line: str, where: str = "") -> Failure:
+    return Failure(test, kind, line, normalise(line), where)
+
+
+def test_a_failure_is_the_same_only_with_the_same_kind_exception_and_message() -> None:
+    error = failure("t", "error", "NotImplementedError: reset is not implemented yet", "setup")
+    assert error.exception == "NotImplementedError"
+    assert error.same_as(failure("t", "error", "NotImplementedError: reset is not implemented yet", "setup"))
+    assert not error.same_as(failure("t", "failed", "NotImplementedError: reset is not implemented yet"))
+    assert not error.same_as(failure("t", "error", "NotImplementedError: reset is not implemented yet"))
+    assert not error.same_as(failure("t", "error", "RuntimeError: reset is not implemented yet", "setup"))
+    assert failure("t", "failed", "assert 0 == 2").exception == "AssertionError"
+    # pytest cuts its summary at the terminal's width: a cut message matches one that goes on the same way.
+    cut = failure("t", "error", "NotImplementedError: reset i...", "setup")
+    assert cut.same_as(error) and error.same_as(cut)
+    assert not failure("t", "failed", "AssertionError: ass...").same_as(
+        failure("t", "failed", "assert 0 == 2")
+    )
+
+
+def test_pytest_failures_and_errors_with_their_messages(tmp_path: Path) -> None:
+    (tmp_path / "test_p.py").write_text(
+        textwrap.dedent(
+            """
+            import pytest
+
+            @pytest.fixture
+            def broken():
+                raise NotImplementedError("reset is not implemented yet")
+
+            def test_setup(broken):
+                pass
+
+            def test_address():
+                assert [] == [object()]
+            """
+        )
+    )
+    command = (sys.executable, "-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider")
+    summary = summarize(run(tmp_path, *command))
+    setup = summary.failure_of("test_p.py::test_setup")
+    address = summary.failure_of("test_p.py::test_address")
+    assert setup is not None and address is not None
+    assert (setup.kind, setup.where, setup.exception) == ("error", "setup", "NotImplementedError")
+    assert setup.describe() == "NotImplementedError: reset is not implemented yet (error at setup)"
+    assert (address.kind, address.exception) == ("failed", "AssertionError")
+    assert address.line.startswith("assert [] == [<object obje...")  # pytest cuts the repr in the middle
+    # Another run of the same suite, in another folder: another address, the same failures.
+    other = tmp_path / "again"
+    other.mkdir()
+    (other / "test_p.py").write_text((tmp_path / "test_p.py").read_text())
+    again = summarize(run(other, *command))
+    assert [f.test for f in again.failures] == [f.test for f in summary.failures]
+    assert all(a.same_as(b) for a, b in zip(again.failures, summary.failures, strict=True))
+
+
+def test_unittest_failures_keep_their_kind_and_exception_line() -> None:
+    output = (
+        "FAIL: test_x (pkg.Case.test_x)\n----\nTraceback (most recent call last):\n"
+        '  File "t.py", line 3, in test_x\nAssertionError: 1 != 2\n'
+        "ERROR: test_y (pkg.Case.test_y)\n----\nTraceback (most recent call last):\nKeyError: 'missing'\n"
+    )
+    x, y = summarize(output).failures
+    assert (x.test, x.kind, x.line) == ("pkg.Case.test_x", "failed", "AssertionError: 1 != 2")
+    assert (y.test, y.kind, y.exception) == ("pkg.Case.test_y", "error", "KeyError")
+
+
+def test_other_runners_failure_messages() -> None:
+    go = summarize((FIXTURES / "go_test.txt").read_text())
+    assert go.failure_of("TestFilterByTag") == failure(
+        "TestFilterByTag", "failed", 'filter_test.go:21: FilterByTag(items, "") returned 0 items, want 3'
+    )
+    create = go.failure_of("TestRoutes/create")
+    assert create is not None and "the item was not stored" in create.line
+    cargo = summarize((FIXTURES / "cargo_test.txt").read_text())
+    wrong = cargo.failure_of("tests::adds_wrong")
+    assert (
+        wrong is not None
+        and wrong.line == "src/lib.rs:9:23: assertion `left == right` failed left: 4 right: 5"
+    )
+    jest = summarize((FIXTURES / "jest.txt").read_text()).failures
+    assert jest[0].line.startswith("expect(received).toHaveLength(expected); Expected length: 3")
+    assert (jest[1].kind, jest[1].line) == ("error", "Cannot find module './db' from 'src/db.test.js'")
+    tap = summarize("not ok 1 - filters\n  ---\n  error: 'nothing found'\n  ...\nok 2 - lists\n").failures
+    assert [(f.test, f.line) for f in tap] == [("filters", "'nothing found'")]
+    node = summarize("\u2716 finds (1.2ms)\n  AssertionError [ERR_ASSERTION]: nothing found\n").failures
+    assert [(f.test, f.line) for f in node] == [("finds", "AssertionError [ERR_ASSERTION]: nothing found")]
+
+
+def test_output_naming_no_tests_has_its_error_lines_as_failures() -> None:
+    summary = summarize("src/a.py:3:1: error: bad thing\nsrc/a.py:9:1: error: bad thing\nok\n")
+    assert [(f.test, f.key) for f in summary.failures] == [("", "src/a.py:<n>: error: bad thing")]
+
+
+def test_go_verbose_messages_come_before_their_fail_line() -> None:
+    output = (
+        "=== RUN   TestA\n    a_test.go:9: got 0, want 3\n--- FAIL: TestA (0.00s)\n"
+        "=== RUN   TestB\n--- PASS: TestB (0.00s)\nFAIL\n"
+    )
+    assert summarize(output).failure_of("TestA") == failure("TestA", "failed", "a_test.go:9: got 0, want 3")

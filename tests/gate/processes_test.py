@@ -75,6 +75,8 @@ def test_exit_codes_become_statuses_with_a_reason(tmp_path: Path) -> None:
             check("three", "echo failing >&2; exit 3"),
             check("missing", "no-such-command-tiergate-test --flag"),
             check("noexec", "./script.sh"),
+            check("later", "true && no-such-command-tiergate-test"),
+            check("noexec-later", "true && ./script.sh"),
             check("killed", "kill -KILL $$"),
         ],
         tmp_path,
@@ -84,14 +86,23 @@ def test_exit_codes_become_statuses_with_a_reason(tmp_path: Path) -> None:
     three = by_name["three"]
     assert (three.status, three.exit_code, three.reason) == ("failed", 3, "exit 3")
     assert three.output == "failing\n"  # stderr is captured with stdout
+    # A program that is not there is found missing before anything starts.
     missing = by_name["missing"]
-    assert (missing.status, missing.exit_code) == ("not_found", 127)
-    assert missing.reason == "command not found (exit 127 from the shell)"
-    assert "no-such-command-tiergate-test" in missing.output
-    assert missing.failing
+    assert (missing.status, missing.exit_code, missing.output) == ("not_found", None, "")
+    assert missing.reason == "could not run: `no-such-command-tiergate-test` is not on PATH"
+    assert missing.failing and missing.could_not_run
     noexec = by_name["noexec"]
-    assert (noexec.status, noexec.exit_code) == ("not_found", 126)
-    assert "not executable" in noexec.reason
+    assert (noexec.status, noexec.exit_code) == ("not_found", None)
+    assert noexec.reason == "could not run: `./script.sh` is not an executable file"
+    # Missing further in: the shell's own exit codes, and its own line saying which command.
+    later = by_name["later"]
+    assert (later.status, later.exit_code) == ("not_found", 127)
+    assert later.reason.startswith("could not run: /bin/sh: ")
+    assert later.reason.endswith("no-such-command-tiergate-test: not found (exit 127 from the shell)")
+    assert later.could_not_run
+    noexec_later = by_name["noexec-later"]
+    assert (noexec_later.status, noexec_later.exit_code) == ("not_found", 126)
+    assert noexec_later.reason.endswith("./script.sh: Permission denied (exit 126 from the shell)")
     killed = by_name["killed"]
     assert (killed.status, killed.exit_code, killed.reason) == ("failed", -9, "killed by SIGKILL")
 
@@ -100,7 +111,8 @@ def test_a_directory_that_does_not_exist_is_an_error_not_a_crash(tmp_path: Path)
     (result,) = run_checks([check("tests", "true")], tmp_path / "gone")
     assert result.status == "error"
     assert result.failing
-    assert result.reason.startswith("could not start:")
+    assert result.could_not_run
+    assert result.reason.startswith("could not run: could not start:")
 
 
 def test_a_timeout_ends_the_whole_process_group(tmp_path: Path) -> None:

@@ -6,7 +6,14 @@ from __future__ import annotations
 import json
 
 from tiergate.gate.checks import CheckResult, Status, kind_of
-from tiergate.gate.ruling import UNFINISHED, BaselineEntry, GateResult, judge, new_compile_failures
+from tiergate.gate.ruling import (
+    CANNOT_RUN,
+    UNFINISHED,
+    BaselineEntry,
+    GateResult,
+    judge,
+    new_compile_failures,
+)
 
 PASSED = "3 passed in 0.10s\n"
 
@@ -74,7 +81,8 @@ def test_the_same_failure_as_at_the_baseline_is_pre_existing_and_does_not_refute
     assert not gate.refuted
     (verdict,) = gate.pre_existing
     assert verdict.reason == (
-        "failed at the baseline too (the same failing tests or fewer; baseline run in a worktree of the base)"
+        "failed at the baseline too (the same failing tests or fewer, failing the same way; "
+        "baseline run in a worktree of the base)"
     )
     text = gate.report_text()
     assert text.startswith(
@@ -113,9 +121,10 @@ def test_a_timeout_is_new_whatever_the_baseline() -> None:
 
 def test_failing_differently_is_new() -> None:
     missing = result(status="not_found", output="sh: 1: pytest: not found\n", code=127, reason="not found")
-    gate = judge([missing], at_base(result(output=pytest_output("test_a"))))
+    failing = result(output=pytest_output("test_a"))
+    gate = judge([failing], at_base(missing))
     assert gate.refuted
-    assert gate.verdicts[0].reason == "fails differently: exit 1 at the baseline"
+    assert gate.verdicts[0].reason == "fails differently: not found at the baseline"
     crashed = result(output="Traceback (most recent call last):\nImportError: no module named app\n")
     gate = judge([crashed], at_base(result(output=pytest_output("test_a"))))
     assert gate.refuted
@@ -127,10 +136,43 @@ def test_failing_differently_is_new() -> None:
 def test_output_without_test_names_fails_the_same_way_as_before() -> None:
     build = result("build", output="error: cannot find `c`\n", command="cargo build")
     assert not judge([build], at_base(build)).refuted
-    missing = result("lint", "not_found", "sh: 1: ruff: not found\n", code=127, reason="command not found")
-    gate = judge([missing], at_base(missing))
-    assert not gate.refuted
+    gate = judge([build], at_base(build))
     assert "its output names no tests to compare" in gate.verdicts[0].reason
+
+
+def test_a_check_that_could_not_run_refutes_even_when_it_could_not_run_at_the_baseline_either() -> None:
+    reason = "could not run: `ruff` is not on PATH"
+    missing = result("lint", "not_found", "", command="ruff check .", code=None, reason=reason)
+    tests = result(status="passed", output=PASSED)
+    for baseline in ({}, at_base(missing), at_base(result("lint", command="ruff check ."))):
+        gate = judge([tests, missing], baseline)
+        assert gate.refuted
+        assert [v.standing for v in gate.verdicts] == ["passed", "new"]
+        assert gate.verdicts[1].reason == CANNOT_RUN
+    text = gate.report_text()
+    assert text.splitlines()[0] == (
+        "tiergate's checks refute the claim: 1 check of 2 could not run, so no evidence."
+    )
+    assert "COULD NOT RUN: lint `ruff check .`: could not run: `ruff` is not on PATH" in text
+    assert "`tiergate doctor` names what is missing" in text
+    assert "Pre-existing" not in text
+
+
+def test_a_shell_that_could_not_start_and_an_exit_127_are_no_evidence_either() -> None:
+    started = result("tests", "error", code=None, reason="could not run: could not start: no such directory")
+    shell = result("lint", "not_found", "/bin/sh: 1: ruff: not found\n", code=127, reason="could not run")
+    gate = judge([started, shell], at_base(started, shell))
+    assert [v.standing for v in gate.verdicts] == ["new", "new"]
+    assert all(v.reason == CANNOT_RUN for v in gate.verdicts)
+
+
+def test_a_new_failure_beside_a_check_that_could_not_run_names_both() -> None:
+    missing = result("lint", "not_found", command="ruff check .", code=None, reason="could not run: gone")
+    gate = judge([result(output=pytest_output("test_a")), missing], {})
+    assert gate.report_text().splitlines()[0] == (
+        "tiergate's checks refute the claim: new failures in 2 checks of 2, not failing when the loop began "
+        "(lint could not run)."
+    )
 
 
 def test_compile_failures_come_first_and_say_so() -> None:
@@ -199,3 +241,85 @@ def test_the_json_form_names_every_check_and_its_standing() -> None:
     assert tests["new_tests"] == ["tests/test_app.py::test_b"]
     assert lint["standing"] == "passed"
     assert gate.reasons[0] == "tests: new: 1 failing test not failing at the baseline"
+
+
+# Pre-existing means failing the same way ---------------------------------------------------------------
+
+SETUP_ERROR = (
+    "____ ERROR at setup of {name} ____\n"
+    "E       NotImplementedError: reset is not implemented yet\n"
+    "app.py:7: NotImplementedError\n"
+)
+
+
+def erroring_at_setup(*names: str) -> str:
+    """pytest's output for tests whose fixture raised NotImplementedError (its addresses and timing vary)."""
+    sections = "".join(SETUP_ERROR.format(name=name) for name in names)
+    summary = "".join(
+        f"ERROR tests/test_app.py::{name} - NotImplementedError: reset i...\n" for name in names
+    )
+    return f"{sections}{summary}{len(names)} errors in 0.31s\n"
+
+
+def test_a_test_failing_otherwise_than_at_the_baseline_is_new_with_what_it_was() -> None:
+    before = result(output=erroring_at_setup("test_a", "test_b"))
+    now = (
+        "____ test_a ____\nE       AssertionError: assert [] == ['milk']\n"
+        "tests/test_app.py:12: AssertionError\n"
+        "____ ERROR at setup of test_b ____\nE       NotImplementedError: reset is not implemented yet\n"
+        "FAILED tests/test_app.py::test_a - AssertionError: assert [] == ['m...\n"
+        "ERROR tests/test_app.py::test_b - NotImplementedError: reset is not implemented...\n"
+        "1 failed, 1 error in 0.52s\n"
+    )
+    gate = judge([result(output=now)], at_base(before))
+
+    assert gate.refuted
+    (verdict,) = gate.new_failures
+    assert verdict.new_tests == ("tests/test_app.py::test_a",)
+    assert verdict.reason == "1 failing test that fails otherwise than at the baseline"
+    lines = gate.report_text().splitlines()
+    block = lines[lines.index(next(line for line in lines if line.startswith("FAILED: tests"))) :]
+    assert block[1:4] == [
+        "  new failing tests: tests/test_app.py::test_a",
+        "  - tests/test_app.py::test_a: AssertionError: assert [] == ['milk'] now; at the baseline: "
+        "NotImplementedError: reset is not implemented yet (error at setup)",
+        "  failing at the baseline too: tests/test_app.py::test_b",
+    ]
+    assert gate.to_dict()["checks"][0]["new_failures"] == [block[2].removeprefix("  - ")]
+
+
+def test_the_same_failure_with_other_addresses_timings_paths_and_lines_is_pre_existing() -> None:
+    line = "ERROR tests/test_app.py::test_a - RuntimeError: <App at {}> in {}, app.py:{} after {}\n"
+    before = result(output=line.format("0x7fca9d343100", "/tmp/tmpab12/x", 7, "0.12s"))
+    now = result(output=line.format("0x7f0012ab34cd", "/tmp/tmpzz9/x", 9, "3.4s"))
+    assert not judge([now], at_base(before)).refuted
+    other = result(
+        output=line.format("0x7fca9d343100", "/tmp/tmpab12/x", 7, "0.12s").replace("Runtime", "Value")
+    )
+    assert judge([other], at_base(before)).refuted
+
+
+def test_an_error_where_a_failure_was_is_new() -> None:
+    failing = "FAIL: test_x (pkg.Case.test_x)\nTraceback (most recent call last):\nAssertionError: 1 != 2\n"
+    erroring = "ERROR: test_x (pkg.Case.test_x)\nTraceback (most recent call last):\nKeyError: 'a'\n"
+    gate = judge([result(output=erroring)], at_base(result(output=failing)))
+    assert gate.refuted
+    (verdict,) = gate.verdicts
+    assert [r.text() for r in verdict.reshaped] == [
+        "pkg.Case.test_x: KeyError: 'a' (error) now; at the baseline: AssertionError: 1 != 2"
+    ]
+
+
+def test_output_naming_no_tests_is_new_when_it_has_an_error_line_the_baseline_did_not() -> None:
+    lint = "src/app.py:3:1: error: name 'x' is not defined\n"
+    before = result("lint", output=lint, command="mypy .")
+    moved = result("lint", output=lint.replace(":3:1:", ":9:1:"), command="mypy .")
+    assert not judge([moved], at_base(before)).refuted
+    more = result("lint", output=lint + "src/app.py:20:5: error: missing return\n", command="mypy .")
+    gate = judge([more], at_base(before))
+    assert gate.refuted
+    (verdict,) = gate.verdicts
+    assert verdict.reason == "1 error line not in the baseline's output"
+    assert (
+        "  - src/app.py:20:5: error: missing return now; not in the baseline's output" in gate.report_text()
+    )

@@ -319,13 +319,23 @@ def test_outside_git_the_checks_run_and_every_failure_is_new(tmp_path: Path) -> 
     assert not run_gate(Project(folder, folder / ".tiergate"), None, checks).reused
 
 
-def test_a_missing_tool_at_the_base_and_now_does_not_refute(repo: Path) -> None:
+def test_a_missing_tool_refutes_runs_no_baseline_and_keeps_nothing_so_installing_it_counts_at_once(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     base = head(repo)
     write(repo, {"app.py": APP + "\n# edited\n"})
-    result = gate(repo, [make_check("lint", "no-such-linter-tiergate --check", "test")], base)
-    assert not result.refuted
-    assert result.verdicts[0].result.status == "not_found"
-    assert result.verdicts[0].standing == "pre-existing"
+    lint = make_check("lint", "no-such-linter-tiergate --check", "test")
+    result = gate(repo, [lint], base)
+    assert result.refuted
+    assert (result.verdicts[0].result.status, result.verdicts[0].standing) == ("not_found", "new")
+    assert lint.key not in evidencecache.load_baseline(project(repo), base)  # never excused: not run there
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    (tools / "no-such-linter-tiergate").write_text("#!/bin/sh\nexit 0\n")
+    (tools / "no-such-linter-tiergate").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tools}:/usr/bin:/bin")
+    again = gate(repo, [lint], base)
+    assert (again.refuted, again.reused, again.verdicts[0].standing) == (False, False, "passed")
 
 
 def test_a_project_in_a_subfolder_runs_its_baseline_in_the_same_subfolder(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from testing.gitrepo import init_repo
+from testing.gitrepo import init_repo, write
 
 from tiergate.log import read_log
 from tiergate.loop import store as state
@@ -28,9 +28,9 @@ HEAVY = {"pydantic", "structlog", "filelock", "argparse", "anyio", "unidiff", "p
 class Verifying:
     """A project whose loop waits for the verdict of the verifier AGENT (brought there by the hooks)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, base_files: dict[str, str] | None = None) -> None:
         self.root = root
-        files = {"src/parser.py": "def parse(t):\n    return t.split()\n"}
+        files = {"src/parser.py": "def parse(t):\n    return t.split()\n", **(base_files or {})}
         self.project = init_repo(root / "project", files)
         (self.project / ".tiergate").mkdir()
         self.git_log = root / "git-calls.log"
@@ -149,3 +149,57 @@ def test_an_input_that_does_not_fit_is_ignored_with_one_line(
     assert message == f"tiergate: ignored the SubagentStop event: {error}"
     loop = state.read(Project(verifying.project, verifying.project / ".tiergate"), SESSION)
     assert loop is not None and loop.phase == "verifying"  # nothing decided on a broken input
+
+
+def test_a_verifier_that_adds_modifies_and_deletes_files_is_disqualified_naming_each(tmp_path: Path) -> None:
+    verifying = Verifying(tmp_path, {"docs/guide.md": "guide\n", "README.md": "readme\n"})
+    write(verifying.project, {"tests/test_empty.py": "def test(): pass\n", "README.md": "tidied\n"})
+    (verifying.project / "docs/guide.md").unlink()
+
+    answer = verifying.stop_verifier()
+
+    assert answer.returncode == 0, answer.stderr
+    named = "added tests/test_empty.py; modified README.md; deleted docs/guide.md"
+    message = json.loads(answer.stdout)["systemMessage"]
+    assert "changed the workspace while verifying and was disqualified" in message
+    assert named in message
+    project = Project(verifying.project, verifying.project / ".tiergate")
+    [record] = [r for r in read_log(project) if r["event"] == "SubagentStop"]
+    assert record["decision"] == "request-again"
+    assert any(named in reason for reason in record["reasons"]), record["reasons"]
+    # Claude learns it with the next spawn directive; the start's manifest is gone with its run.
+    reason = json.loads(verifying.hook("Stop", last_assistant_message="Done.").stdout)["reason"]
+    assert named in reason and "verification v2" in reason
+    assert list((verifying.project / ".tiergate" / "manifests").iterdir()) == []
+
+
+def test_a_verifier_that_ran_no_command_is_not_disqualified_for_a_change_someone_else_made(
+    verifying: Verifying,
+) -> None:
+    """The root cause of the intermittent false disqualification: whoever changed the workspace while
+    the verifier ran (the main agent beside a background verifier, the user, a watcher), the verifier
+    was blamed. Its own transcript shows no command, so it changed nothing: it is judged as usual."""
+    now = datetime.now(UTC).isoformat().replace("+00:00", "Z")
+    answer = {"type": "assistant", "timestamp": now, "message": {"id": "m1", "content": [{"type": "text"}]}}
+    verifying.transcript.write_text(json.dumps(answer) + "\n")
+    write(verifying.project, {"notes.md": "the main agent writes while the verifier runs\n"})
+
+    first = verifying.stop_verifier()
+
+    assert first.returncode == 2, first.stderr  # sent back for the command it did not run
+    assert "no command you ran yourself" in first.stderr
+    project = Project(verifying.project, verifying.project / ".tiergate")
+    [record] = [r for r in read_log(project) if r["event"] == "SubagentStop"]
+    assert record["decision"] == "redo"
+    moved = record["reasons"][0]
+    assert moved.startswith("workspace-moved:") and "added notes.md" in moved and "ran no command" in moved
+    # Sent back, it runs the tests on the workspace as it now is: measured from there, it passes.
+    use = {"type": "tool_use", "id": "toolu_2", "name": "Bash", "input": {"command": "pytest -q"}}
+    call = {"type": "assistant", "timestamp": now, "message": {"id": "m2", "content": [use]}}
+    with verifying.transcript.open("a") as f:
+        f.write(json.dumps(call) + "\n")
+    second = verifying.stop_verifier()
+    assert second.returncode == 0, second.stderr
+    assert "returned PASS" in json.loads(second.stdout)["systemMessage"]
+    decided = [r["decision"] for r in read_log(project) if r["event"] == "SubagentStop"]
+    assert decided == ["redo", "verdict"]

@@ -245,6 +245,9 @@ HOSTILE: dict[str, Callable[[Sandbox], bytes]] = {
     "session_id too long": lambda s: as_json(s.payload(session_id="a" * 129)),
     "session_id empty": lambda s: as_json(s.payload(session_id="")),
     "session_id newline": lambda s: as_json(s.payload(session_id="abc\n")),
+    # An input for another event: a SubagentStop's verdict must never be read as a Stop's claim.
+    "another event's input": lambda s: as_json(s.payload(hook_event_name="SubagentStop")),
+    "no hook_event_name": lambda s: as_json({k: v for k, v in s.payload().items() if k != "hook_event_name"}),
 }
 
 
@@ -296,7 +299,9 @@ def test_megabytes_of_text_pass_through(sandbox: Sandbox, event: str) -> None:
 
 def test_an_unreadable_transcript_path_is_no_problem(sandbox: Sandbox) -> None:
     sandbox.activate()
-    payload = sandbox.payload(transcript_path=str(sandbox.root), agent_transcript_path="/dev/zero")
+    payload = sandbox.payload(
+        "SubagentStop", transcript_path=str(sandbox.root), agent_transcript_path="/dev/zero"
+    )
 
     result = run_hook(sandbox, ["SubagentStop"], as_json(payload))
 

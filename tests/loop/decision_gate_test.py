@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from testing.loopfacts import FAILING, LOW, PASSING_GATE, T0, TASK, claim, working
+
 from tiergate.loop import decision as loop
 from tiergate.loop import store as state
 from tiergate.loop.claims import check_claim
 from tiergate.loop.decision import (
     AttemptRecord,
-    ClaimFacts,
-    GateFacts,
     LoopState,
     Outcome,
     Policies,
@@ -23,56 +23,6 @@ from tiergate.loop.decision import (
 )
 from tiergate.loop.interventions import InterventionPolicy
 from tiergate.loop.verdict import Criterion, Judgement, Verdict
-
-T0 = 1_800_000_000.0
-TASK = "Fix the parser bug in src/parser.py"
-LOW = "tiergate:architect-low"
-FACTS = ClaimFacts(
-    tier="LIGHT",
-    agent=LOW,
-    model="haiku",
-    tier_evidence=("lsp_diagnostics clean",),
-    reasons=("small-and-tested: LIGHT",),
-    relative_cost=1.0,
-    thorough_cost=20.0,
-    files_changed=1,
-    lines_changed=3,
-)
-CLAIM = "All tests pass.\n\n<promise>DONE</promise>"
-FAILING = GateFacts(
-    refuted=True,
-    report=(
-        "tiergate's checks refute the claim: new failures in 1 check of 1.\nFAILED: tests\n  | assert 1 == 2"
-    ),
-    packet=(),
-    failing=(("tests", "test_parse_empty\nassert 1 == 2"),),
-    reasons=("gate: tests: new: passed at the baseline",),
-    headline="tiergate's checks refute the claim: new failures in 1 check of 1.",
-)
-PASSING_GATE = GateFacts(
-    refuted=False,
-    report="tiergate's checks pass (1 check).",
-    packet=("CHECKS tiergate ran on this exact workspace:", "- tests (`pytest -q`, tests): passed in 0.4 s"),
-    reasons=("gate: tests: passed: passed",),
-    headline="tiergate's checks pass (1 check).",
-    record=(("refuted", False),),
-)
-
-
-def working(**changes: object) -> LoopState:
-    begun = loop.new_loop("s1", TASK, now=T0, base="b" * 40, promise="DONE", max_iterations=20)
-    return replace(begun, **changes)  # type: ignore[arg-type]
-
-
-def claim(gate: GateFacts | None, fingerprint: str = "fp-2", **fields: object) -> Stop:
-    return Stop(
-        message=CLAIM,
-        claim=check_claim(CLAIM),
-        fingerprint=fingerprint,
-        claim_facts=FACTS,
-        gate=gate,
-        **fields,  # type: ignore[arg-type]
-    )
 
 
 def refuted_by_gate(current: LoopState, fingerprint: str, **fields: object) -> Outcome:
@@ -96,6 +46,17 @@ def test_a_claim_the_checks_refute_is_blocked_at_once_without_a_verifier() -> No
     assert "Attempt 2 of 3" in block
     assert [(a.item, a.passed, a.by) for a in outcome.state.attempts] == [(TASK, False, "gate")]
     assert "gate-refuted: the project's checks refute the claim; no verifier is spawned" in outcome.reasons
+
+
+def test_a_gate_notice_reaches_the_user_with_the_block_and_with_a_halt() -> None:
+    notice = "tiergate: lint (`ruff check .`): could not run: `ruff` is not on PATH."
+    unrunnable = replace(FAILING, notice=notice)
+    assert refuted_by_gate(working(), "fp-2").message is None  # an ordinary refutation is Claude's alone
+    blocked = decide(working(), claim(unrunnable, "fp-2"), T0 + 10)
+    assert (blocked.decision, blocked.message) == ("gate-refuted", notice)
+    capped = decide(working(iteration=20), claim(unrunnable, "fp-2"), T0 + 10)
+    assert capped.decision == "halt" and capped.message is not None
+    assert "iteration cap" in capped.message and capped.message.endswith(notice)
 
 
 def test_a_claim_the_checks_pass_gets_its_results_into_the_evidence_packet() -> None:

@@ -8,6 +8,8 @@ from dataclasses import replace
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from testing import loopfacts
+from testing.loopfacts import LOW, T0, TASK
 
 from tiergate.loop import decision as loop
 from tiergate.loop.claims import check_claim
@@ -28,20 +30,11 @@ from tiergate.loop.decision import (
     log_fields,
 )
 from tiergate.loop.verdict import Criterion, Judgement, Verdict
+from tiergate.workspace.manifest import Changes
 
-T0 = 1_800_000_000.0
-TASK = "Fix the parser bug in src/parser.py"
-LOW = "tiergate:architect-low"
-FACTS = ClaimFacts(
-    tier="LIGHT",
-    agent=LOW,
-    model="haiku",
-    tier_evidence=("lsp_diagnostics clean",),
+FACTS = replace(
+    loopfacts.FACTS,
     reasons=("small-and-tested: 1 files < 5, 3 lines < 100, test coverage full -> LIGHT",),
-    relative_cost=1.0,
-    thorough_cost=20.0,
-    files_changed=1,
-    lines_changed=3,
     paths=("src/parser.py",),
 )
 THOROUGH_FACTS = replace(
@@ -498,6 +491,38 @@ def test_a_verifier_that_changed_the_workspace_is_disqualified_and_the_verificat
     text = blocked(next_stop)
     assert next_stop.decision == "spawn" and "disqualified" in text
     assert "verification v2" in str(spawn_directive(text)["prompt"])
+
+
+def test_a_disqualification_names_the_files_that_changed() -> None:
+    changes = Changes(added=("new.py",), modified=("app.py",), deleted=("old.md",))
+    ev = SubagentStop("a1", LOW, PASSING, "fp-edited", changes=changes)
+    outcome = decide(started(fingerprint="fp-2"), ev, T0 + 50)
+    named = "added new.py; modified app.py; deleted old.md"
+    assert outcome.decision == "request-again" and outcome.message is not None and named in outcome.message
+    assert any(named in reason for reason in outcome.reasons)
+
+
+def test_a_workspace_changed_under_a_verifier_that_ran_no_command_is_not_held_against_it() -> None:
+    moved = SubagentStop(
+        "a1", LOW, PASSING, "fp-moved", changes=Changes(added=("notes.md",)), ran_nothing=True
+    )
+    outcome = decide(started(fingerprint="fp-2"), moved, T0 + 50)
+    assert outcome.decision == "verdict", outcome.reasons
+    assert outcome.reasons[0].startswith("workspace-moved:") and "added notes.md" in outcome.reasons[0]
+    state = outcome.state
+    # The PASS stands for the workspace it was given: the moved one is not finalized on it.
+    assert state is not None and state.verdict == "PASS" and state.verified_fingerprint == "fp-2"
+    assert decide(state, stop(fingerprint="fp-moved"), T0 + 60).decision != "finalize"
+
+
+def test_a_verifier_sent_back_after_others_changed_the_workspace_is_measured_from_there() -> None:
+    hedged = Judgement(PASSING.verdict, ('hedging ("should"): state what you observed',))
+    moved = SubagentStop("a1", LOW, hedged, "fp-moved", ran_nothing=True)
+    outcome = decide(started(fingerprint="fp-2"), moved, T0 + 50)
+    assert outcome.decision == "redo"
+    again = decide(outcome.state, SubagentStop("a1", LOW, PASSING, "fp-moved"), T0 + 60)
+    assert again.decision == "verdict" and again.state is not None
+    assert again.state.verified_fingerprint == "fp-moved"
 
 
 def test_an_unacceptable_verdict_is_sent_back_twice_then_counts_as_incomplete() -> None:

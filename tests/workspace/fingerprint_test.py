@@ -8,7 +8,8 @@ import pytest
 from testing.gitrepo import commit_all, git, init_repo, write
 
 from tiergate.tier.change import measure_change
-from tiergate.workspace.fingerprint import fingerprint, is_generated, of_change
+from tiergate.workspace.fingerprint import fingerprint, is_generated, manifest, of_change
+from tiergate.workspace.manifest import Changes, changes
 
 
 @pytest.fixture
@@ -119,3 +120,28 @@ def test_outside_git_there_is_none(tmp_path: Path) -> None:
 )
 def test_what_counts_as_generated(path: str, generated: bool) -> None:
     assert is_generated(path) is generated
+
+
+def test_the_manifest_of_a_workspace_gives_its_fingerprint_and_each_files_change(repo: Path) -> None:
+    base = git(repo, "rev-parse", "HEAD").strip()
+    write(repo, {"docs/guide.md": "guide\n", "notes.txt": "mine\n"})
+    commit_all(repo, "docs")
+    (repo / "src/app.py").write_text("print('b')\n")
+    write(repo, {"draft.md": "draft\n", "src/__pycache__/app.pyc": "x"})
+    start = manifest(repo, base)
+    assert start is not None and start.digest == fp(repo, base)
+    assert start.head == git(repo, "rev-parse", "HEAD").strip()
+    assert set(start.files) == {"docs/guide.md", "notes.txt", "src/app.py", "draft.md"}  # no generated output
+    assert start.at_base == {"src/app.py"}  # the others are new since the base
+
+    write(repo, {"tests/test_new.py": "def test(): pass\n", "README.md": "changed\n"})
+    (repo / "src/app.py").write_text("print('c')\n")
+    (repo / "docs/guide.md").unlink()
+    (repo / "draft.md").unlink()
+    stop = manifest(repo, base)
+    assert stop is not None and stop.digest != start.digest
+    assert changes(start, stop) == Changes(
+        added=("tests/test_new.py",),
+        modified=("README.md", "src/app.py"),
+        deleted=("docs/guide.md", "draft.md"),
+    )

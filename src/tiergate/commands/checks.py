@@ -2,7 +2,9 @@
 
 Runs the project's checks as a completion claim would (the same staging, baseline and kept results),
 and prints what the gate would tell Claude. Exit 0 when the checks do not refute a claim, 1 when they
-do. On a terminal, each check's start and end (and every 30 s of a long one) go to stderr.
+do (a check that could not run always does: it shows nothing); a configuration error (an empty check
+command) is one line, and nothing runs. On a terminal, each check's start and end (and every 30 s of a
+long one) go to stderr.
 """
 
 from __future__ import annotations
@@ -87,7 +89,11 @@ class TerminalProgress:
         elif event.event == "running":
             line = f"{name} still running ({event.elapsed:.0f} s)"
         else:
-            reason = event.result.reason if event.result else "done"
-            status = event.result.status.replace("_", " ") if event.result else "done"
-            line = f"{name} {status} in {event.elapsed:.1f} s ({reason})"
+            result = event.result
+            reason = result.reason if result else "done"
+            status = "done" if result is None else result.status.replace("_", " ")
+            if result is not None and result.could_not_run:
+                line = f"{name}: {reason}"  # the reason says "could not run" and why
+            else:
+                line = f"{name} {status} in {event.elapsed:.1f} s ({reason})"
         print(prefix + line, file=self.stream, flush=True)

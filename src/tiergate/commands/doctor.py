@@ -36,6 +36,10 @@ class Finding:
     status: str  # ok, warn or fail
     name: str
     detail: str
+    check: dict[str, Any] | None = None  # a check's facts, for --json
+
+    def to_dict(self) -> dict[str, str]:
+        return {"status": self.status, "name": self.name, "detail": self.detail}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -47,10 +51,18 @@ def run(args: argparse.Namespace) -> int:
     import os
     from pathlib import Path
 
+    from tiergate.project import locate
+
     findings = diagnose(Path.cwd(), os.environ)
     failed = any(f.status == "fail" for f in findings)
     if args.json:
-        report = {"ok": not failed, "findings": [f.__dict__ for f in findings]}
+        report = {
+            "ok": not failed,
+            "state_dir": str(locate(Path.cwd(), os.environ).state_dir.absolute()),
+            "findings": [f.to_dict() for f in findings],
+            "checks": [f.check for f in findings if f.check is not None],
+            "problems": [f"{f.name}: {f.detail}" for f in findings if f.status == "fail"],
+        }
         print(json.dumps(report, indent=2))
     else:
         for finding in findings:
@@ -71,7 +83,7 @@ def diagnose(cwd: Path, env: Mapping[str, str]) -> list[Finding]:
         hook_python_finding(env, launcher_root, plugin_installed=plugin.status != "warn"),
         claude_finding(env),
         git_finding(project),
-        *check_findings(project),
+        *check_findings(project, env.get("PATH")),
         state_finding(project),
     ]
 
@@ -274,36 +286,69 @@ def git_finding(project: Project) -> Finding:
     return Finding("ok", "project", f"{project.root} (git)")
 
 
-def check_findings(project: Project) -> list[Finding]:
-    """The configured checks, else those the simple per-ecosystem rules detect."""
+def check_findings(project: Project, path: str | None = None) -> list[Finding]:
+    """The configured checks, else those the simple per-ecosystem rules detect, each with its program
+    looked up on `path` (None: this process's PATH): a check that cannot run fails, a detected one
+    whose program is missing is skipped, saying why."""
     from tiergate.config import load_config
     from tiergate.errors import UserError
-    from tiergate.gate.checks import read_facts
-    from tiergate.gate.detect import detect_checks
+    from tiergate.gate.checks import detected_checks
 
     try:
         config = load_config(project.root)
     except UserError as exc:
         return [Finding("fail", "config", str(exc))]
     if config.checks:
-        return [
-            Finding("ok", f"check {name}", f"{command} (configured in {config.source})")
-            for name, command in config.checks.items()
-        ]
-    detected = detect_checks(read_facts(project.root))
-    if not detected:
-        return [
-            Finding(
-                "warn",
-                "checks",
-                "none configured and none detected: add a [checks] table to .tiergate.toml "
-                '(for example tests = "pytest -q")',
-            )
-        ]
-    return [
-        Finding("ok", f"check {c.name}", f"{c.command} (detected, not configured: {c.reason})")
-        for c in detected
+        origin = f"configured in {config.source}"
+        return [_configured(project, name, command, origin, path) for name, command in config.checks.items()]
+    detection = detected_checks(project.root, path)
+    found = [
+        Finding(
+            "ok",
+            f"check {c.name}",
+            f"{c.command} (detected, not configured: {c.reason})",
+            _check_facts(c.name, c.command, f"detected: {c.reason}", skipped=False),
+        )
+        for c in detection.offered
     ]
+    skipped = [
+        Finding(
+            "warn",
+            f"check {c.name}",
+            f"{c.command} skipped: {why} (detected, not configured: {c.reason})",
+            _check_facts(c.name, c.command, f"detected: {c.reason}", skipped=True, problem=why),
+        )
+        for c, why in detection.skipped
+    ]
+    if not found:
+        some = "and no detected check's program is on PATH" if skipped else "and none detected"
+        hint = 'add a [checks] table to .tiergate.toml (for example tests = "pytest -q")'
+        return [*skipped, Finding("warn", "checks", f"none configured {some}: {hint}")]
+    return [*found, *skipped]
+
+
+def _configured(project: Project, name: str, command: str, origin: str, path: str | None) -> Finding:
+    from tiergate.gate.checks import locate_program
+
+    located = locate_program(command, project.root, path)
+    facts = _check_facts(
+        name, command, origin, program=located.program, location=located.location, problem=located.problem
+    )
+    if located.problem:
+        return Finding(
+            "fail", f"check {name}", f"{command}: could not run: {located.problem} ({origin})", facts
+        )
+    if located.program is None:
+        where = "its program cannot be told before it runs"
+    elif located.location == "shell builtin":
+        where = f"{located.program} is a shell builtin"
+    else:
+        where = f"{located.program} is {located.location}"
+    return Finding("ok", f"check {name}", f"{command} ({origin}; {where})", facts)
+
+
+def _check_facts(name: str, command: str, source: str, **facts: object) -> dict[str, Any]:
+    return {"name": name, "command": command, "source": source, **facts}
 
 
 def state_finding(project: Project) -> Finding:

@@ -3,8 +3,8 @@
 Its tests use `unittest`, so the only thing they need is the Python running tiergate; its
 `.tiergate.toml` names them as the gate's check. The three edits "Claude" makes are here too: one that
 breaks a test that passed before the loop (the gate refutes it), one that passes the test a careless
-author would try (sorted input) but not the one with unsorted input, which already failed before the
-loop (the verifier refutes it), and the real fix.
+author would try (sorted input) but not the one with unsorted input, which already failed the same way
+before the loop (the verifier refutes it), and the real fix.
 """
 
 from __future__ import annotations
@@ -89,10 +89,12 @@ def _even_branch(pair: str) -> str:
 BREAKING_FIX = _BUGGY.replace(
     "    ordered = sorted(values)\n", "    values.sort()\n    ordered = values\n"
 ).replace(_ORIGINAL_RETURN, _even_branch("ordered"))
-# Averages the two middle items of the input as given, not as sorted: right for sorted input only. The
-# test it fails already failed before the loop, so the gate does not refute it by itself; the verifier's
-# own run of the tests does.
-WRONG_FIX = _BUGGY.replace(_ORIGINAL_RETURN, _even_branch("values"))
+# Averages the two middle values only when the input comes sorted: right for sorted input only. The
+# test it fails already failed before the loop, and the same way (3 != 2.5), so the gate does not refute
+# it by itself; the verifier's own run of the tests does.
+WRONG_FIX = _BUGGY.replace(_ORIGINAL_RETURN, _even_branch("ordered")).replace(
+    "    if len(ordered) % 2 == 0:\n", "    if len(ordered) % 2 == 0 and values == ordered:\n"
+)
 RIGHT_FIX = _BUGGY.replace(_ORIGINAL_RETURN, _even_branch("ordered"))
 
 # Git without the user's configuration (signing, hooks, templates), so the example commits anywhere.

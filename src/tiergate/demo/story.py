@@ -85,7 +85,9 @@ def tell(script: Script, workdir: Path, p: Printer) -> None:
     _stop_without_claim(p, session)
     p.step(f"Claude sorts the caller's list in place to fix it, and ends with {PROMISE}")
     _claim_refuted_by_the_gate(p, session, script.breaking_attempt)
-    p.step(f"Claude makes another wrong fix (it averages the unsorted input) and ends with {PROMISE}")
+    p.step(
+        f"Claude makes another wrong fix (it averages only input that comes sorted) and ends with {PROMISE}"
+    )
     directive = _claim(p, session, script.first_attempt, explain=True)
     agent, packet = _verifier_starts(p, session, directive)
     _verifier_refutes(p, session, agent, packet)

@@ -9,9 +9,10 @@ Where a baseline check runs:
   done in the workspace is neither counted as pre-existing nor touched. A worktree holds only what git
   tracks: no ignored files (a local `.venv`, `node_modules`), no submodules checked out, and an editable
   install still imports from the real workspace. A check that fails there for such a reason usually
-  fails differently from how it fails in the workspace (command not found, no test names), and a
-  different failure is a new one (`tiergate.gate.ruling`): an odd baseline can make the gate stricter, not
-  laxer, except for a check whose output names no tests both times.
+  fails differently from how it fails in the workspace (command not found, no test names, another
+  message), and a different failure is a new one (`tiergate.gate`): an odd baseline can make the gate
+  stricter, not laxer. (Messages that hold the worktree's absolute path differ from the workspace's
+  for the same reason; temporary paths are normalised, but the workspace's own are not.)
 
 When: the gate asks `ensure_baseline` for the checks that fail, and only those, at the first claim that
 needs them. Results are kept under the state

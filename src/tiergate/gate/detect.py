@@ -4,7 +4,12 @@ A project's `[checks]` table always wins; these rules only name the obvious comm
 and Rust projects from what their root holds (marker files, `pyproject.toml` tool tables, `package.json`
 scripts). Each detected check carries the reason it was detected, so `tiergate doctor` can say why.
 
-Pure: the caller reads the files (`ProjectFacts`); this module only decides.
+A detected check is offered only when its program is there: a check that cannot run shows nothing, and
+a project that merely has a `[tool.mypy]` table has not promised that mypy is installed. The caller says
+which of the programs the rules name it found (`ProjectFacts.programs`, from `programs_named`); the
+others' checks are skipped, each with why.
+
+Pure: the caller reads the files and looks the programs up (`ProjectFacts`); this module only decides.
 """
 
 from __future__ import annotations
@@ -12,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from tiergate.gate.program import program_of
 
 # What `npm init` writes as the test script: a placeholder that always fails, not a test suite.
 NPM_PLACEHOLDER_TEST = "no test specified"
@@ -22,12 +29,15 @@ class ProjectFacts:
     """What the detection rules look at, all from the project root.
 
     `names`: entries directly in the root (files and folders alike), `pyproject`: the parsed
-    `pyproject.toml` (empty without one), `package_json`: the parsed `package.json` (empty without one).
+    `pyproject.toml` (empty without one), `package_json`: the parsed `package.json` (empty without one),
+    `programs`: which of the programs the rules name (`programs_named`) were found (None: not looked
+    up, every check is offered).
     """
 
     names: frozenset[str] = frozenset()
     pyproject: Mapping[str, Any] = field(default_factory=dict)
     package_json: Mapping[str, Any] = field(default_factory=dict)
+    programs: frozenset[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -38,16 +48,51 @@ class DetectedCheck:
     reason: str
 
 
+@dataclass(frozen=True)
+class Detection:
+    offered: tuple[DetectedCheck, ...]
+    skipped: tuple[tuple[DetectedCheck, str], ...] = ()  # each with why it is not offered
+
+
 def detect_checks(facts: ProjectFacts) -> list[DetectedCheck]:
+    """The checks offered for `facts` (`detect`)."""
+    return list(detect(facts).offered)
+
+
+def detect(facts: ProjectFacts) -> Detection:
     """The checks for `facts`, in ecosystem order (Python, Node, Go, Rust), named `lint`, `types`, `build`
-    or `tests`; when two ecosystems both have one kind, every check of that kind is suffixed with its
-    ecosystem (`tests-python`, `tests-node`) so the names stay unique."""
-    found = [check for rules in _ECOSYSTEMS for check in rules(facts)]
-    kinds = [check.name for check in found]
-    return [
-        check if kinds.count(check.name) == 1 else _renamed(check, f"{check.name}-{check.ecosystem}")
-        for check in found
-    ]
+    or `tests`, and those skipped because their program was not found. When two offered checks of two
+    ecosystems have one kind, every check of that kind is suffixed with its ecosystem (`tests-python`,
+    `tests-node`) so the names stay unique."""
+    found = _candidates(facts)
+    skipped = tuple((check, _missing(check, facts.programs)) for check in found)
+    offered = [check for check, why in skipped if not why]
+    kinds = [check.name for check in offered]
+    return Detection(
+        tuple(
+            check if kinds.count(check.name) == 1 else _renamed(check, f"{check.name}-{check.ecosystem}")
+            for check in offered
+        ),
+        tuple((check, why) for check, why in skipped if why),
+    )
+
+
+def programs_named(facts: ProjectFacts) -> frozenset[str]:
+    """The programs the checks detected for `facts` start: the caller looks these up."""
+    programs = (program_of(check.command) for check in _candidates(facts))
+    return frozenset(program.word for program in programs if program is not None)
+
+
+def _candidates(facts: ProjectFacts) -> list[DetectedCheck]:
+    return [check for rules in _ECOSYSTEMS for check in rules(facts)]
+
+
+def _missing(check: DetectedCheck, programs: frozenset[str] | None) -> str:
+    """Why `check` is not offered ("" when it is): its program was looked for and not found."""
+    program = program_of(check.command)
+    if programs is None or program is None or program.word in programs:
+        return ""
+    return f"`{program.word}` is not on PATH"
 
 
 def _renamed(check: DetectedCheck, name: str) -> DetectedCheck:

@@ -14,6 +14,16 @@ contributes names and lines (a `make check` may run two runners). The marks:
 Output no parser recognises (a compiler, a linter, a script) keeps its error-looking lines and its last
 lines. Names are what the baseline comparison uses to tell a new failing test from an old one.
 
+How each test failed is its `Failure`: the kind (a failure, or an error: pytest's FAILED vs ERROR,
+unittest's FAIL vs ERROR, a go panic) and its message or assertion line, as the runner printed it for
+that test (pytest: its short-summary message, `-rfE` (pytest's default) or `-ra`, or the uncut `E` line it
+begins in the test's section; unittest: the traceback's exception line;
+go: the `file.go:12: message` lines; cargo: the panic and its message; jest: `Expected`/`Received`; TAP:
+`error:`; node: the error line under the cross). Two failures are the same when the kinds and the
+`normalise`d lines are: memory addresses, durations, temporary paths and line numbers, which differ from
+run to run, are normalised away. Output that names no tests has its error-looking lines as failures,
+each with no test.
+
 Pure text.
 """
 
@@ -55,6 +65,27 @@ _TAP_ERROR_BLOCK = re.compile(r"^\s*error: [|>]-?$")
 _NODE_CROSS = re.compile(r"^\s*\u2716 (.+?) \(\d[\d.]*m?s\)$")
 _NODE_ERROR = re.compile(r"^\s*\w*Error\b.*")
 _NODE_TOTALS = re.compile(r"^\u2139 fail [1-9]\d*$")
+_PYTEST_ERROR_SECTION = re.compile(r"^ERROR at (setup|teardown|call) of (.+)$")
+_UNITTEST_MARK = {"FAIL": "failed", "ERROR": "error"}
+_EXCEPTION_NAME = re.compile(
+    r"^([A-Za-z_][\w.]*(?:Error|Exception|Failure|Exit|Interrupt|Warning)|Failed)(?::|$)"
+)
+_GO_RUN = re.compile(r"^\s*=== (RUN|CONT|PAUSE|NAME)\s")
+_GO_END = re.compile(r"^\s*(--- (FAIL|PASS|SKIP)|=== |FAIL\b|ok\s|PASS$)")
+_CARGO_STDOUT = re.compile(r"^---- (\S+) stdout ----$")
+_TAP_ANY = re.compile(r"^\s*(not )?ok \d+")
+# What differs between two runs of the same failure: the normaliser's rules, in order.
+_NORMALISE = (
+    (re.compile(r"\b0x[0-9a-fA-F]+\b"), "0x?"),
+    # An address whose repr pytest cut in the middle keeps only its last digits: `<object obje...7fcc54db70>`.
+    (re.compile(r"(?<=\.\.\.)[0-9a-fA-F]{6,}\b"), "?"),
+    (re.compile(r"(?:/private)?(?:/tmp|/var/folders|/var/tmp)/\S*|\S*pytest-of-[^\s/]+/\S*"), "<tmp>"),
+    (re.compile(r"(\.[A-Za-z]\w*)(?::\d+)+\b"), r"\1:<n>"),
+    (re.compile(r"\b(line|lines|at line) \d+\b"), r"\1 <n>"),
+    (re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|µs|us|ns|s|sec|secs|seconds|m|min)\b"), "<t>"),
+    (re.compile(r"\s+"), " "),
+)
+TRUNCATION = "..."
 _ERROR_LINE = re.compile(
     r"((^|\s)(error|fatal)(\[\w+\])?:|\berror (TS|CS)\d+|^\s*--> \S+:\d+|^\S+:\d+(:\d+)?: |[A-Za-z]+Error\b)",
     re.IGNORECASE,
@@ -62,16 +93,77 @@ _ERROR_LINE = re.compile(
 
 
 @dataclass(frozen=True)
+class Failure:
+    """How one test failed, or (`test` empty) one failure line of an output that names no tests."""
+
+    test: str
+    kind: str  # "failed" or "error"
+    line: str  # its message or assertion line, as shown ("" when the output carries none)
+    key: str  # what is compared: the line, normalised
+    where: str = ""  # pytest: "setup" or "teardown" for an error outside the test itself
+
+    @property
+    def exception(self) -> str:
+        """The exception's type, when the line starts with it ("AssertionError" for a bare `assert`)."""
+        if self.key.startswith("assert "):
+            return "AssertionError"
+        found = _EXCEPTION_NAME.match(self.key)
+        return found.group(1) if found else ""
+
+    def same_as(self, other: Failure) -> bool:
+        """The same kind, exception and normalised message. A message the runner cut short (`...`)
+        matches a message that goes on the same way: two runs may cut at different places."""
+        if self.kind != other.kind or self.where != other.where:
+            return False
+        if self.exception and other.exception and self.exception != other.exception:
+            return False
+        return _same_key(self.key, other.key)
+
+    def describe(self) -> str:
+        """`<line>` with its kind when that is not a plain failure: what a person reads."""
+        kind = "" if self.kind == "failed" else f" ({self.kind}{f' at {self.where}' if self.where else ''})"
+        return f"{self.line or '(no message)'}{kind}"
+
+
+@dataclass(frozen=True)
 class OutputSummary:
     runners: tuple[str, ...]  # the parsers that recognised the output; empty: generic
     failed_tests: tuple[str, ...]  # in the order met, without repeats
     lines: tuple[str, ...]  # what a person (or a model) should read first, in output order
+    # How each failing test failed (the first seen per name); for generic output, its failure lines.
+    failures: tuple[Failure, ...] = ()
+
+    def failure_of(self, test: str) -> Failure | None:
+        return next((f for f in self.failures if f.test == test), None)
 
 
 @dataclass(frozen=True)
 class _Found:
     names: list[str]
     picked: list[int]  # indexes of the lines worth showing
+    failures: list[Failure]
+
+
+def normalise(line: str) -> str:
+    """`line` without what differs between two runs of the same failure: memory addresses, temporary
+    paths, line numbers and durations (and runs of spaces)."""
+    for pattern, replacement in _NORMALISE:
+        line = pattern.sub(replacement, line)
+    return line.strip()
+
+
+def _same_key(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    cut = [k.removesuffix(TRUNCATION).rstrip() for k in (a, b) if k.endswith(TRUNCATION)]
+    if not cut:
+        return False
+    short = min(cut, key=len)
+    return all(k.startswith(short) for k in (a, b))
+
+
+def _failure(test: str, kind: str, line: str, where: str = "") -> Failure:
+    return Failure(test, kind, _clip(line.strip()), normalise(line), where)
 
 
 def clean_lines(output: str) -> list[str]:
@@ -88,16 +180,29 @@ def summarize(output: str, max_lines: int = MAX_LINES) -> OutputSummary:
     runners: list[str] = []
     names: list[str] = []
     picked: set[int] = set()
+    failures: dict[str, Failure] = {}
     for runner, parse in _PARSERS:
         found = parse(lines)
         if found is not None:
             runners.append(runner)
             names += found.names
             picked.update(found.picked)
+            for failure in found.failures:
+                failures.setdefault(failure.test, failure)
     if not runners:
-        picked = set(_generic(lines))
+        errors = _matching(lines, _ERROR_LINE)[:GENERIC_ERROR_LINES]
+        picked = set(errors + _tail(lines))
+        for i in errors:
+            # Keyed by the normalised line: the same error printed twice is one failure.
+            failure = _failure("", "failed", lines[i])
+            failures.setdefault(failure.key, failure)
     shown = [_clip(lines[i]) for i in sorted(picked) if lines[i].strip()]
-    return OutputSummary(tuple(runners), tuple(dict.fromkeys(names)), tuple(_bounded(shown, max_lines)))
+    return OutputSummary(
+        tuple(runners),
+        tuple(dict.fromkeys(names)),
+        tuple(_bounded(shown, max_lines)),
+        tuple(failures.values()),
+    )
 
 
 def _bounded(lines: list[str], max_lines: int) -> list[str]:
@@ -131,7 +236,36 @@ def _pytest(lines: list[str]) -> _Found | None:
     picked = [i for i, _ in ids] + [i for i, _ in sections]
     picked += _first_per_section(e_lines, [i for i, _ in sections], E_LINES_PER_FAILURE)
     picked += _matching(lines, _PYTEST_WHERE) + _matching(lines, _PYTEST_TOTALS)
-    return _Found(names, picked)
+    return _Found(names, picked, _pytest_failures(lines, ids, sections))
+
+
+def _pytest_failures(
+    lines: list[str], ids: list[tuple[int, re.Match[str]]], sections: list[tuple[int, re.Match[str]]]
+) -> list[Failure]:
+    """Per test: the first `E` line of its section when it is the summary's message, uncut (pytest
+    cuts summary lines at the terminal's width); else the summary's message. Without summary lines
+    (`-r` turned off), the sections' lines."""
+    shown: dict[str, tuple[str, str]] = {}  # section title's test -> (first E line, setup/teardown)
+    starts = [i for i, _ in sections] + [len(lines)]
+    for (start, m), end in zip(sections, starts[1:], strict=True):
+        title = m.group(1)
+        phase = _PYTEST_ERROR_SECTION.match(title)
+        test = phase.group(2) if phase else title
+        first = next((lines[i] for i in range(start + 1, end) if _PYTEST_E.match(lines[i])), "")
+        where = phase.group(1) if phase and phase.group(1) != "call" else ""
+        shown.setdefault(test, (first[1:].strip(), where))
+    if not ids:
+        return [_failure(t, "error" if w else "failed", line, where=w) for t, (line, w) in shown.items()]
+    failures = []
+    for _, m in ids:
+        kind = "failed" if m.group(1) == "FAILED" else "error"
+        message = m.group(3) or ""
+        # The section's title is the node id's test part, with `.` for `::` (`TestX.test_a`).
+        line, where = shown.get(m.group(2).split("::", 1)[-1].replace("::", "."), ("", ""))
+        if not line or not _same_key(normalise(line), normalise(message)):
+            line = message  # the section belongs to another failure (or there is none): the summary's
+        failures.append(_failure(m.group(2), kind, line, where=where if kind == "error" else ""))
+    return failures
 
 
 def _first_per_section(indexes: list[int], starts: list[int], limit: int) -> list[int]:
@@ -151,10 +285,14 @@ def _unittest(lines: list[str]) -> _Found | None:
         return None
     names = [_unittest_name(m.group(2), m.group(3)) for _, m in ids]
     picked = [i for i, _ in ids] + _matching(lines, _UNITTEST_TOTALS)
+    failures = []
     starts = [i for i, _ in ids] + [len(lines)]
-    for start, end in itertools.pairwise(starts):
-        picked += _last_exception(lines, start, end)
-    return _Found(names, picked)
+    for (start, end), name, (_, m) in zip(itertools.pairwise(starts), names, ids, strict=True):
+        found = _last_exception(lines, start, end)
+        picked += found
+        line = lines[found[-1]] if found else ""
+        failures.append(_failure(name, _UNITTEST_MARK[m.group(1)], line))
+    return _Found(names, picked, failures)
 
 
 def _unittest_name(method: str, where: str) -> str:
@@ -177,7 +315,20 @@ def _go(lines: list[str]) -> _Found | None:
     if not fails:
         return None
     picked = [i for i, _ in fails] + _matching(lines, _GO_MESSAGE) + _matching(lines, _GO_OTHER)
-    return _Found([m.group(1) for _, m in fails], picked)
+    failures = [_go_failure(lines, i, m.group(1)) for i, m in fails]
+    return _Found([m.group(1) for _, m in fails], picked, failures)
+
+
+def _go_failure(lines: list[str], at: int, name: str) -> Failure:
+    """A go test's messages: the lines after its `--- FAIL` (plain `go test`), else those before it
+    back to its `=== RUN` (`go test -v` prints them as they come). A panic is an error."""
+    after = list(itertools.takewhile(lambda line: not _GO_END.match(line), lines[at + 1 :]))
+    if not any(_GO_MESSAGE.match(line) for line in after):
+        before = list(itertools.takewhile(lambda line: not _GO_RUN.match(line), reversed(lines[:at])))
+        after = before[::-1]
+    messages = [line.strip() for line in after if _GO_MESSAGE.match(line) or line.startswith("panic: ")]
+    kind = "error" if any(m.startswith("panic: ") for m in messages) else "failed"
+    return _failure(name, kind, "; ".join(messages))
 
 
 def _cargo(lines: list[str]) -> _Found | None:
@@ -185,14 +336,24 @@ def _cargo(lines: list[str]) -> _Found | None:
     if not fails:
         return None
     picked = [i for i, _ in fails] + _matching(lines, _CARGO_TOTALS)
-    for panic in _matching(lines, _CARGO_PANIC):
-        picked.append(panic)
-        # The panic's message follows it, up to the backtrace or a blank line.
-        for i in range(panic + 1, min(panic + 6, len(lines))):
-            if not lines[i].strip() or lines[i].startswith(("stack backtrace:", "note:")):
+    messages: dict[str, list[str]] = {}
+    test = ""
+    for i, line in enumerate(lines):
+        if section := _CARGO_STDOUT.match(line):
+            test = section.group(1)
+        if not _CARGO_PANIC.search(line):
+            continue
+        picked.append(i)
+        # `thread 'x' (id) panicked at src/lib.rs:9:23:` and the message below it (older: on it).
+        text = [line.split("panicked at ", 1)[1]]
+        for j in range(i + 1, min(i + 6, len(lines))):
+            if not lines[j].strip() or lines[j].startswith(("stack backtrace:", "note:")):
                 break
-            picked.append(i)
-    return _Found([m.group(1) for _, m in fails], picked)
+            picked.append(j)
+            text.append(lines[j].strip())
+        messages.setdefault(test, text)
+    failures = [_failure(m.group(1), "failed", " ".join(messages.get(m.group(1), []))) for _, m in fails]
+    return _Found([m.group(1) for _, m in fails], picked, failures)
 
 
 def _jest(lines: list[str]) -> _Found | None:
@@ -207,7 +368,15 @@ def _jest(lines: list[str]) -> _Found | None:
             title = f"{suite} (test suite failed to run)"
         names.append(title)
     picked = [i for i, _ in bullets] + _matching(lines, _JEST_DETAIL) + _matching(lines, _JEST_FILE)
-    return _Found(names, picked)
+    failures = []
+    ends = [i for i, _ in bullets[1:]] + [len(lines)]
+    for (start, _), end, name in zip(bullets, ends, names, strict=True):
+        block = [line.strip() for line in lines[start + 1 : end] if line.strip()]
+        details = [line for line in block if _JEST_DETAIL.match(line) and not line.startswith("Tests:")]
+        # A suite that failed to run says why on its first line (a missing module, a syntax error).
+        kind = "error" if name.endswith("(test suite failed to run)") else "failed"
+        failures.append(_failure(name, kind, "; ".join(details or block[:1])))
+    return _Found(names, picked, failures)
 
 
 def _tap(lines: list[str]) -> _Found | None:
@@ -215,14 +384,26 @@ def _tap(lines: list[str]) -> _Found | None:
     if not fails:
         return None
     picked = [i for i, _ in fails] + _matching(lines, _TAP_DETAIL)
+    errors: dict[int, list[str]] = {}  # line of the error -> its text
+    for i in _matching(lines, _TAP_DETAIL):
+        if lines[i].strip().startswith("error: "):
+            errors[i] = [lines[i].strip().removeprefix("error: ")]
     for start in _matching(lines, _TAP_ERROR_BLOCK):
         # `error: |-` puts the message on the lines below, indented deeper.
         depth = len(lines[start]) - len(lines[start].lstrip())
+        errors[start] = []
         for i in range(start + 1, min(start + 5, len(lines))):
             if len(lines[i]) - len(lines[i].lstrip()) <= depth:
                 break
             picked.append(i)
-    return _Found([m.group(1) for _, m in fails], picked)
+            errors[start].append(lines[i].strip())
+    failures = []
+    for i, m in fails:
+        # node's TAP puts a test's YAML block after its `not ok` line, before the next test.
+        end = next((j for j in range(i + 1, len(lines)) if _TAP_ANY.match(lines[j])), len(lines))
+        text = [" ".join(errors[j]) for j in sorted(errors) if i < j < end]
+        failures.append(_failure(m.group(1), "failed", "; ".join(text)))
+    return _Found([m.group(1) for _, m in fails], picked, failures)
 
 
 def _node(lines: list[str]) -> _Found | None:
@@ -230,14 +411,17 @@ def _node(lines: list[str]) -> _Found | None:
     if not crosses:
         return None
     picked = [i for i, _ in crosses] + _matching(lines, _NODE_TOTALS)
-    picked += [i + 1 for i, _ in crosses if i + 1 < len(lines) and _NODE_ERROR.match(lines[i + 1])]
-    return _Found([m.group(1) for _, m in crosses], picked)
+    failures = []
+    for i, m in crosses:
+        error = i + 1 < len(lines) and _NODE_ERROR.match(lines[i + 1])
+        if error:
+            picked.append(i + 1)
+        failures.append(_failure(m.group(1), "failed", lines[i + 1] if error else ""))
+    return _Found([m.group(1) for _, m in crosses], picked, failures)
 
 
-def _generic(lines: list[str]) -> list[int]:
-    errors = _matching(lines, _ERROR_LINE)[:GENERIC_ERROR_LINES]
-    tail = [i for i in range(len(lines)) if lines[i].strip()][-GENERIC_TAIL_LINES:]
-    return errors + tail
+def _tail(lines: list[str]) -> list[int]:
+    return [i for i in range(len(lines)) if lines[i].strip()][-GENERIC_TAIL_LINES:]
 
 
 _PARSERS: tuple[tuple[str, Callable[[list[str]], _Found | None]], ...] = (

@@ -9,8 +9,11 @@
 - If the run itself is interrupted (Ctrl-C, SIGTERM or SIGHUP to tiergate), every group still running
   is killed before the interruption goes on: the checks live in sessions of their own, so the
   terminal's signals never reach them and nothing else would.
-- Exit 127 and 126 are the shell's own codes for a command it could not find or could not execute;
-  they are reported as such.
+- A check whose program is not there (`tiergate.gate.checks.locate_program`: not on PATH, a path that does
+  not exist or is not executable) is not started: it "could not run", status `not_found`. Exit 127
+  and 126 are the shell's own codes for a command it could not find or could not execute; they are
+  reported the same way, with the shell's own line saying which. A check that could not run is
+  never evidence (`tiergate.gate`).
 
 Progress goes to a callback (None: silent); the runner itself never prints.
 """
@@ -31,7 +34,7 @@ from typing import Literal
 import anyio
 import anyio.abc
 
-from tiergate.gate.checks import Check, CheckResult, Status
+from tiergate.gate.checks import Check, CheckResult, Status, locate_program
 
 DEFAULT_TIMEOUT = 300.0
 DEFAULT_GRACE = 5.0
@@ -41,6 +44,7 @@ SHELL = "/bin/sh"
 EXIT_NOT_FOUND = 127
 EXIT_NOT_EXECUTABLE = 126
 _POLL = 0.05
+_COMPLAINT_KEPT = 200
 _DRAIN_AFTER_EXIT = 2.0  # seconds to wait for the output pipe once the whole group is gone
 
 
@@ -115,6 +119,11 @@ class _Runner:
 
     async def run_one(self, check: Check) -> CheckResult:
         self._report(ProgressEvent("start", check, 0.0, label=self.label))
+        problem = locate_program(check.command, self.cwd).problem
+        if problem:
+            result = _result(check, "not_found", None, 0.0, _Tail(0), f"could not run: {problem}")
+            self._report(ProgressEvent("end", check, 0.0, result, self.label))
+            return result
         started = time.monotonic()
         try:
             process = await anyio.open_process(
@@ -126,7 +135,7 @@ class _Runner:
                 start_new_session=True,
             )
         except OSError as exc:
-            result = _result(check, "error", None, 0.0, _Tail(0), f"could not start: {exc}")
+            result = _result(check, "error", None, 0.0, _Tail(0), f"could not run: could not start: {exc}")
             self._report(ProgressEvent("end", check, 0.0, result, self.label))
             return result
         tail = _Tail(self.tail_bytes)
@@ -224,16 +233,23 @@ def _classify(
         )
     if code == 0:
         return _result(check, "passed", code, elapsed, tail, "exit 0")
-    if code == EXIT_NOT_FOUND:
-        return _result(check, "not_found", code, elapsed, tail, "command not found (exit 127 from the shell)")
-    if code == EXIT_NOT_EXECUTABLE:
-        return _result(
-            check, "not_found", code, elapsed, tail, "command not executable (exit 126 from the shell)"
-        )
+    if code in (EXIT_NOT_FOUND, EXIT_NOT_EXECUTABLE):
+        what = "command not found" if code == EXIT_NOT_FOUND else "command not executable"
+        said = _shell_complaint(tail.text())
+        reason = f"could not run: {said or what} (exit {code} from the shell)"
+        return _result(check, "not_found", code, elapsed, tail, reason)
     if code is not None and code < 0:
         name = _signal_name(-code)
         return _result(check, "failed", code, elapsed, tail, f"killed by {name}")
     return _result(check, "failed", code, elapsed, tail, f"exit {code}")
+
+
+def _shell_complaint(output: str) -> str:
+    """The shell's own last line about a command it could not run (`/bin/sh: 1: ruff: not found`)."""
+    for line in reversed(output.splitlines()):
+        if line.startswith(f"{SHELL}:") and line.rstrip().endswith(("not found", "Permission denied")):
+            return line.strip()[:_COMPLAINT_KEPT]
+    return ""
 
 
 def _signal_name(number: int) -> str:

@@ -7,14 +7,29 @@ A failing check refutes the claim unless the same failure already existed when t
                                     that failure is what refutes
     timed out                       new, whatever the baseline: a check that did not finish shows
                                     nothing either way
+    could not run                   new, whatever the baseline: its program is missing or not
+                                    executable (or the shell could not start), so it shows nothing;
+                                    not running at the base either excuses nothing
     failing, no baseline result     new: nothing says it failed before
     failing, passed at the baseline new
-    failing differently             new: another status (command not found now, a failure then), or
+    failing differently             new: another status (timed out then, a failure now), or
                                     the output named failing tests then and names none now
     failing, with tests not failing new: those tests are the new failures (A, B then; A, B, C now: C)
     at the baseline
+    failing, with a test failing    new: a test that failed then, but not the same way (an
+    another way                     AssertionError now, a NotImplementedError at setup then): the
+                                    change reshaped it, so the baseline does not excuse it
+    failing, naming no tests, with  new: those lines are the new failures
+    error lines not in the
+    baseline's output
     failing as at the baseline      pre-existing: reported, does not refute (the same failing tests,
-                                    or an output that names no tests then and now)
+                                    each failing the same way, or an output that names no tests
+                                    then and now, with no error line the baseline did not have)
+
+"The same way" is `tiergate.gate.output.Failure.same_as`: the same kind (a failure or an error, the
+exception's type) and the same message or assertion line once addresses, durations, temporary paths
+and line numbers are normalised away. Each new failure is reported with its failure now and what it
+was at the baseline, first in its check's block.
 
 Compile-stage checks (syntax, build) are reported as such, apart from behaviour failures. Everything a
 person or a model reads is bounded: the Stop's block reason must stay under Claude Code's 10,000
@@ -31,7 +46,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from tiergate.gate.checks import COMPILE_STAGE, CheckResult
-from tiergate.gate.output import OutputSummary, summarize
+from tiergate.gate.output import Failure, OutputSummary, summarize
 
 Standing = Literal["passed", "new", "pre-existing", "skipped"]
 Where = Literal["workspace", "worktree"]
@@ -39,7 +54,10 @@ REPORT_LIMIT = 6000
 NO_BASELINE = "no baseline result to compare with"
 NEVER_EXCUSED = "an acceptance or regression check: the baseline never excuses it"
 UNFINISHED = "a check that did not finish shows nothing, so its timeout is never excused as pre-existing"
+CANNOT_RUN = "a check that could not run shows nothing: it is never passed, nor excused as pre-existing"
 NAMES_SHOWN = 10
+RESHAPED_SHOWN = 10
+RESHAPED_CHARS = 400
 _MIN_BLOCK = 200
 
 
@@ -53,12 +71,32 @@ class BaselineEntry:
 
 
 @dataclass(frozen=True)
+class Reshaped:
+    """A failure the baseline does not excuse: a test failing now that did not fail at the baseline
+    (`was` None) or failed there another way, or (`test` empty) an error line new in an output that
+    names no tests."""
+
+    test: str
+    now: Failure
+    was: Failure | None
+
+    def text(self) -> str:
+        name = f"{self.test}: " if self.test else ""
+        if self.was is None:
+            then = "not failing at the baseline" if self.test else "not in the baseline's output"
+        else:
+            then = f"at the baseline: {self.was.describe()}"
+        return f"{name}{self.now.describe()} now; {then}"
+
+
+@dataclass(frozen=True)
 class CheckVerdict:
     result: CheckResult
     standing: Standing
     summary: OutputSummary
-    new_tests: tuple[str, ...]  # failing now and not at the baseline
+    new_tests: tuple[str, ...]  # failing now and not at the baseline, or not the same way
     reason: str  # why it stands so, naming the rule
+    reshaped: tuple[Reshaped, ...] = ()  # the new failures against a failing baseline, with what they were
 
     @property
     def compile_stage(self) -> bool:
@@ -146,40 +184,86 @@ def compare(result: CheckResult, before: BaselineEntry | None, *, strict: bool =
         return CheckVerdict(
             result, "passed" if passed else "skipped", _EMPTY, (), "passed" if passed else result.reason
         )
-    summary = summarize(result.output)
+    summary = _EMPTY if result.could_not_run else summarize(result.output)
     failing = summary.failed_tests
-    if result.status == "timed_out":
-        return CheckVerdict(result, "new", summary, failing, UNFINISHED)
+    shows_nothing = _shows_nothing(result)
+    if shows_nothing:
+        return CheckVerdict(result, "new", summary, failing, shows_nothing)
     if strict:
         return CheckVerdict(result, "new", summary, failing, NEVER_EXCUSED)
     if before is None:
         return CheckVerdict(result, "new", summary, failing, NO_BASELINE)
-    earlier = summarize(before.result.output).failed_tests if before.result.failing else ()
-    known = set(earlier)
-    new = tuple(name for name in failing if name not in known)
-    why_new = _why_new(result, before.result, earlier, failing, new)
+    then = summarize(before.result.output) if before.result.failing else _EMPTY
+    earlier = then.failed_tests
+    reshaped = _reshaped(summary, then) if before.result.status == result.status else ()
+    why_new = _why_new(result, before.result, earlier, failing, reshaped)
     if why_new is not None:
-        return CheckVerdict(result, "new", summary, new or failing, why_new)
-    detail = "the same failing tests or fewer" if failing else "its output names no tests to compare"
+        new = tuple(r.test for r in reshaped if r.test)
+        return CheckVerdict(result, "new", summary, new or failing, why_new, reshaped)
+    detail = "the same failing tests or fewer, failing the same way" if failing else _NO_NAMES
     reason = f"failed at the baseline too ({detail}; {_WHERE_TEXT[before.where]})"
     return CheckVerdict(result, "pre-existing", summary, (), reason)
 
 
+def _shows_nothing(result: CheckResult) -> str:
+    """Why a failing check is no evidence at all, whatever the baseline ("" when it is some)."""
+    if result.could_not_run:
+        return CANNOT_RUN
+    return UNFINISHED if result.status == "timed_out" else ""
+
+
 def _why_new(
-    now: CheckResult, then: CheckResult, earlier: Sequence[str], failing: Sequence[str], new: Sequence[str]
+    now: CheckResult,
+    then: CheckResult,
+    earlier: Sequence[str],
+    failing: Sequence[str],
+    reshaped: Sequence[Reshaped],
 ) -> str | None:
     """Why a failing check's failure is new against its baseline result; None if it is the same one."""
     if not then.failing:
         return f"{then.status} at the baseline"
     if then.status != now.status:
         return f"fails differently: {then.reason} at the baseline"
-    if new:
-        return f"{_plural(len(new), 'failing test')} not failing at the baseline"
     if earlier and not failing:
         return "fails differently: it named failing tests at the baseline and names none now"
+    if reshaped:
+        return _reshaped_reason(reshaped)
     return None
 
 
+def _reshaped(now: OutputSummary, then: OutputSummary) -> tuple[Reshaped, ...]:
+    """The failures in `now` that `then` (the baseline's output) did not have, the same way."""
+    if not now.failed_tests:
+        # Neither names tests (else _why_new has spoken): compare the sets of failure lines.
+        return tuple(
+            Reshaped("", f, None) for f in now.failures if not any(f.same_as(g) for g in then.failures)
+        )
+    # A test whose output carries no message has an empty one: two of those are the same.
+    current = {t: Failure(t, "failed", "", "") for t in now.failed_tests} | {f.test: f for f in now.failures}
+    earlier = {t: Failure(t, "failed", "", "") for t in then.failed_tests} | {
+        f.test: f for f in then.failures
+    }
+    found = []
+    for test in now.failed_tests:
+        was = earlier.get(test)
+        if was is None or not current[test].same_as(was):
+            found.append(Reshaped(test, current[test], was))
+    return tuple(found)
+
+
+def _reshaped_reason(reshaped: Sequence[Reshaped]) -> str:
+    if not reshaped[0].test:
+        return f"{_plural(len(reshaped), 'error line')} not in the baseline's output"
+    fresh = sum(r.was is None for r in reshaped)
+    other = len(reshaped) - fresh
+    parts = [f"{_plural(fresh, 'failing test')} not failing at the baseline"] if fresh else []
+    if other:
+        verb = "fails" if other == 1 else "fail"
+        parts.append(f"{_plural(other, 'failing test')} that {verb} otherwise than at the baseline")
+    return ", ".join(parts)
+
+
+_NO_NAMES = "its output names no tests to compare, and no error line the baseline did not have"
 _EMPTY = OutputSummary((), (), ())
 _WHERE_TEXT = {
     "workspace": "baseline run in the workspace",
@@ -202,9 +286,13 @@ def _names(names: Sequence[str]) -> str:
 
 
 def _failure_block(v: CheckVerdict) -> list[str]:
+    if v.result.could_not_run:
+        return [f"COULD NOT RUN: {v.result.name} `{v.result.command}`: {v.result.reason}"]
     lines = [f"FAILED: {_title(v)}"]
     if v.new_tests:
         lines.append(f"  new failing tests: {_names(v.new_tests)}")
+    lines += _reshaped_lines(v.reshaped)
+    if v.new_tests:
         older = [name for name in v.summary.failed_tests if name not in v.new_tests]
         if older:
             lines.append(f"  failing at the baseline too: {_names(older)}")
@@ -212,6 +300,18 @@ def _failure_block(v: CheckVerdict) -> list[str]:
         lines.append(f"  ({v.reason})")
     lines += [f"  | {line}" for line in v.summary.lines]
     return lines
+
+
+def _reshaped_lines(reshaped: Sequence[Reshaped]) -> list[str]:
+    """Each new failure with its failure now and what it was at the baseline (bounded)."""
+    lines = [f"  - {_clipped(r.text(), RESHAPED_CHARS)}" for r in reshaped[:RESHAPED_SHOWN]]
+    if len(reshaped) > RESHAPED_SHOWN:
+        lines.append(f"  - (+{len(reshaped) - RESHAPED_SHOWN} more)")
+    return lines
+
+
+def _clipped(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _report(result: GateResult, limit: int) -> str:
@@ -231,6 +331,11 @@ def _report(result: GateResult, limit: int) -> str:
     ]
     if passed:
         tail.append(f"Passed: {', '.join(passed)}")
+    if any(v.result.could_not_run for v in new):
+        tail.append(
+            "A check that cannot run must be made to run (install its program, or fix its command in the "
+            "[checks] table); `tiergate doctor` names what is missing."
+        )
     if result.refuted:
         tail.append("Fix the new failures, then claim again. `tiergate checks` runs the same checks.")
     fixed = "\n".join(head + tail)
@@ -249,11 +354,20 @@ def _headline(result: GateResult) -> str:
         kind = "syntax/compile failures" if compile_new == new else "failures"
         also = f"; {_plural(old, 'other check')} already failed then" if old else ""
         strict = all(v.reason == NEVER_EXCUSED for v in result.new_failures)
+        otherwise = any(r.was is not None for v in result.new_failures for r in v.reshaped)
         since = (
-            "acceptance or regression checks that must pass" if strict else "not failing when the loop began"
+            "not failing, or not this way, when the loop began"
+            if otherwise
+            else "not failing when the loop began"
         )
+        if strict:
+            since = "acceptance or regression checks that must pass"
         counted = f"{_plural(new, 'check')} of {total}"
-        return f"tiergate's checks refute the claim: new {kind} in {counted}, {since}{also}."
+        unrunnable = [v.result.name for v in result.new_failures if v.result.could_not_run]
+        if len(unrunnable) == new:
+            return f"tiergate's checks refute the claim: {counted} could not run, so no evidence{also}."
+        could_not = f" ({', '.join(unrunnable)} could not run)" if unrunnable else ""
+        return f"tiergate's checks refute the claim: new {kind} in {counted}, {since}{could_not}{also}."
     if old:
         verb = "fails" if old == 1 else "fail"
         return (
@@ -329,6 +443,7 @@ def _verdict_dict(v: CheckVerdict) -> dict[str, Any]:
         "why": v.reason,
         "failed_tests": list(v.summary.failed_tests),
         "new_tests": list(v.new_tests),
+        "new_failures": [r.text() for r in v.reshaped],
         "output_lines": list(v.summary.lines),
         "output_bytes": r.output_bytes,
     }

@@ -87,7 +87,10 @@ def run_gate(
         return judge(kept, run.baseline_for(kept), fingerprint=before, reused=True, strict=strict)
     results = run.staged()
     after = fingerprint(project.root, base)
-    if key and after == before and not run.cut_short:
+    # A check that did not finish, or could not run, says nothing of this workspace (its program may
+    # be installed next, the machine may be less loaded): such a run is not kept, the next claim runs it.
+    finished = not any(r.status == "timed_out" or r.could_not_run for r in results)
+    if key and after == before and not run.cut_short and finished:
         evidencecache.store_evidence(project, key, results)
     entries = run.baseline_for(results)
     return judge(results, entries, fingerprint=before, workspace_changed=after != before, strict=strict)
@@ -142,12 +145,14 @@ class _Run:
     def baseline_for(self, results: Sequence[CheckResult]) -> dict[str, BaselineEntry]:
         """The baseline, run at the base first for failing checks it does not hold yet (when the
         budget still holds a whole timeout for it)."""
-        # A timeout is never excused by the baseline (tiergate.gate.ruling), so it needs none.
+        # A timeout, or a check that could not run, is never excused by the baseline (tiergate.gate),
+        # so it needs none.
         missing = [
             r
             for r in results
             if r.failing
             and r.status != "timed_out"
+            and not r.could_not_run
             and r.key not in self.entries
             and r.key not in self.strict
         ]

@@ -15,6 +15,7 @@ from tiergate.loop import decision as loop
 
 if TYPE_CHECKING:
     from tiergate.config import Config
+    from tiergate.gate.ruling import GateResult
     from tiergate.project import Project
 
 # The Stop hook gets 600 s (hooks/hooks.json); measuring the change, judging and answering need far
@@ -73,6 +74,24 @@ def gate(project: Project, current: loop.LoopState, config: Config) -> loop.Gate
         reasons=tuple(f"gate: {r}" for r in result.reasons),
         headline=report.splitlines()[0] if report else "",
         record=tuple(result.to_dict().items()),
+        # Only failures of checks that ran to the end on an untouched workspace are facts about these
+        # files; a timeout or a check that could not run may be the machine's doing.
+        binds=not result.workspace_changed and all(v.result.status == "failed" for v in result.new_failures),
+        notice=could_not_run_notice(result),
+    )
+
+
+def could_not_run_notice(result: GateResult) -> str:
+    """What the user is told when checks could not run: the claim was blocked for that, not for the
+    work, and only they can install a program or fix a command ("" when every check ran)."""
+    unrunnable = [v.result for v in result.new_failures if v.result.could_not_run]
+    if not unrunnable:
+        return ""
+    what = "; ".join(f"{r.name} (`{r.command}`): {r.reason}" for r in unrunnable)
+    return (
+        f"tiergate: {what}. A check that cannot run is no evidence, so the claim was not accepted. "
+        "Install the program or fix the command in the [checks] table; `tiergate doctor` shows each "
+        "check's program."
     )
 
 

@@ -38,11 +38,18 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
     background = background_work(payload)
     error = api_error(payload)
     measured = Measured()
+    workspace: str | None = None
     if loop.wants_claim_facts(current, claim) and not background and error is None:
-        measured = measure(project, current)
-    workspace = measured.workspace
+        # A claim on a workspace already refuted is answered from the state alone: fingerprint first.
+        if loop.may_stand_refuted(current):
+            workspace = fingerprint.fingerprint(project.root, current.base)
+        if loop.refutation_for(current, workspace) is None:
+            measured = measure(project, current)
+            workspace = measured.workspace
     if workspace is None:
         workspace = fingerprint.fingerprint(project.root, current.base)
+    if measured.facts is None and loop.empty_turn(current, claim, workspace) > 0:
+        measured = stalled_approach(project, current, loop.empty_turn(current, claim, workspace))
     event = loop.Stop(
         message=message,
         claim=claim,
@@ -119,11 +126,30 @@ def measure(project: Project, current: loop.LoopState) -> Measured:
         gate = effects.gate(project, current, config)
         dirty = effects.dirty(project, current) if gate.refuted else None
     except Exception as exc:
+        from tiergate.errors import UserError
+
         _log_error(project, current.session_id, exc)
-        return Measured(problem=f"{type(exc).__name__}: {exc}")
+        # A configuration error (an empty check command) is one line that says it all; others name their type.
+        return Measured(problem=str(exc) if isinstance(exc, UserError) else f"{type(exc).__name__}: {exc}")
     facts = claim_facts(assessment, config)
     workspace = fingerprint.of_change(assessment.change)
     return Measured(facts, None, workspace, gate, dirty, effects.policies(config))
+
+
+def stalled_approach(project: Project, current: loop.LoopState, empty_turns: int) -> Measured:
+    """What an empty turn needs (one that ends without a claim and changes nothing): the configured
+    rules, to know whether the approach has stalled, and then whether the workspace is dirty, for the
+    intervention. Only such turns pay for reading the configuration."""
+    from tiergate.config import load_config
+    from tiergate.handlers import effects
+
+    try:
+        rules = effects.policies(load_config(project.root))
+    except Exception:
+        rules = loop.POLICIES  # a broken config is reported at the next claim; defaults meanwhile
+    if empty_turns < rules.stalls.empty_turns:
+        return Measured(policies=rules)
+    return Measured(dirty=effects.dirty(project, current), policies=rules)
 
 
 def claim_facts(assessment: Assessment, config: Config) -> loop.ClaimFacts:

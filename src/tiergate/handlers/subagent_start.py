@@ -1,5 +1,6 @@
-"""SubagentStart: a verifier starts. The requested one is recorded with the workspace's fingerprint and
-handed the evidence packet; any other is told its verdict will not count."""
+"""SubagentStart: a verifier starts. The requested one is recorded with the workspace's fingerprint (and
+its manifest is kept beside the state, `tiergate.workspace.manifeststore`) and handed the evidence packet; any
+other is told its verdict will not count."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 from tiergate.handlers import common
 from tiergate.loop import decision as loop
 from tiergate.loop import store as state
-from tiergate.workspace.fingerprint import fingerprint
+from tiergate.workspace import manifeststore
+from tiergate.workspace.fingerprint import manifest
 
 if TYPE_CHECKING:
     from tiergate.hook.protocol import HookReply
@@ -23,9 +25,15 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
     if current is None or not current.active:
         return None
     recorded = loop.would_record(current, start.agent_type)
+    taken = manifest(project.root, current.base) if recorded else None
     event = loop.SubagentStart(
         agent_id=start.agent_id,
         agent_type=start.agent_type,
-        fingerprint=fingerprint(project.root, current.base) if recorded else None,
+        fingerprint=None if taken is None else taken.digest,
     )
-    return common.reply(common.apply(project, "SubagentStart", start.session_id, event))
+    outcome = common.apply(project, "SubagentStart", start.session_id, event)
+    run = loop.run_for(outcome.state, start.agent_id)
+    if taken is not None and run is not None and run.fingerprint == taken.digest:
+        # What the fingerprint is made of, so that a disqualification can name the files that changed.
+        manifeststore.keep(project, start.session_id, start.agent_id, taken)
+    return common.reply(outcome)

@@ -5,11 +5,13 @@ A verdict that may refute the claim also needs the workspace's dirtiness and the
 intervention rules (`refutation_facts`); a PASS does not. Every verifier run ends here, so the path
 stays lean: the input is checked by hand (no pydantic), the
 decision record goes out through the plain writer (no structlog), the transcript is read from its end,
-and the fingerprint costs three git calls.
+and the fingerprint costs three git calls. When it differs from the start's, the manifest kept at the
+start (`tiergate.workspace.manifeststore`) names the files that changed.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -19,11 +21,14 @@ from tiergate.hook.inputs import parse_input
 from tiergate.loop import decision as loop
 from tiergate.loop import store as state
 from tiergate.loop.verdict import judge
-from tiergate.workspace.fingerprint import fingerprint
+from tiergate.workspace import manifeststore
+from tiergate.workspace.fingerprint import manifest
+from tiergate.workspace.manifest import changes
 
 if TYPE_CHECKING:
     from tiergate.hook.protocol import HookReply
     from tiergate.project import Project
+    from tiergate.workspace.manifest import Changes, Manifest
 
 # A verifier's first tool call comes after the SubagentStart hook recorded its start; the margin only
 # absorbs the clock's granularity.
@@ -39,6 +44,7 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
         return None
     run = loop.run_for(current, stop.agent_id)
     event = loop.SubagentStop(agent_id=stop.agent_id, agent_type=stop.agent_type)
+    workspace: Manifest | None = None
     if run is not None and current.verification is not None:
         message = stop.last_assistant_message
         if message is None:
@@ -50,12 +56,47 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
             commands_run=1 if transcript.ran_a_command(stop.agent_transcript_path, since) else 0,
             verification_id=current.verification.id,
         )
-        workspace = fingerprint(project.root, current.base)
+        workspace = manifest(project.root, current.base)
+        digest = None if workspace is None else workspace.digest
         model = transcript.agent_model(stop.agent_transcript_path)
-        event = loop.SubagentStop(stop.agent_id, stop.agent_type, judgement, workspace, model)
+        event = loop.SubagentStop(stop.agent_id, stop.agent_type, judgement, digest, model)
+        if workspace is not None and run.fingerprint not in (None, digest):
+            event = replace(
+                event,
+                changes=changes_since_start(project, stop.session_id, run, workspace),
+                # Its only tool that can change a file is Bash: without one, the change was not its.
+                ran_nothing=transcript.ran_no_command(stop.agent_transcript_path),
+            )
         if judgement.verdict is None or judgement.verdict.verdict != "PASS":
             event = refutation_facts(project, current, event)
-    return common.reply(common.apply(project, "SubagentStop", stop.session_id, event))
+    outcome = common.apply(project, "SubagentStop", stop.session_id, event)
+    if run is not None:
+        keep_or_drop(project, stop.session_id, outcome, run, workspace)
+    return common.reply(outcome)
+
+
+def keep_or_drop(
+    project: Project, session_id: str, outcome: loop.Outcome, run: loop.VerifierRun, now: Manifest | None
+) -> None:
+    """The run's manifest goes when the run is over; a run sent back to redo its verdict on a workspace
+    others changed is now measured from here (its fingerprint moved with it), so this one is kept."""
+    again = loop.run_for(outcome.state, run.agent_id) if outcome.decision == "redo" else None
+    if again is None:
+        manifeststore.drop(project, session_id, run.agent_id)
+    elif now is not None and again.fingerprint == now.digest != run.fingerprint:
+        manifeststore.drop(project, session_id, run.agent_id)
+        manifeststore.keep(project, session_id, run.agent_id, now)
+
+
+def changes_since_start(
+    project: Project, session_id: str, run: loop.VerifierRun, now: Manifest
+) -> Changes | None:
+    """Which files changed since the verifier started, from the manifest kept at its start (None when
+    that is missing or is not the one its recorded fingerprint was taken from)."""
+    started = manifeststore.load(project, session_id, run.agent_id)
+    if started is None or started.digest != run.fingerprint:
+        return None
+    return changes(started, now)
 
 
 def refutation_facts(
@@ -64,8 +105,6 @@ def refutation_facts(
     """What a verdict that may refute the claim needs for the intervention: whether the workspace is
     dirty against the last green point, and the configured rules. Only then is the config read (the
     common path of this hook stays lean)."""
-    from dataclasses import replace
-
     from tiergate.config import load_config
     from tiergate.handlers import effects
 

@@ -62,7 +62,7 @@ def _answer(event_name: str) -> int:
     if raw is None:
         _say(f"ignored the {event_name} event: its input is over {MAX_INPUT_BYTES // (1024 * 1024)} MiB")
         return 0
-    payload, problem = _parse(raw)
+    payload, problem = _parse(raw, event_name)
     if payload is None:
         _say(f"ignored the {event_name} event: {problem}")
         return 0
@@ -97,8 +97,11 @@ def _read_stdin() -> bytes | None:
     return None if len(data) > MAX_INPUT_BYTES else data
 
 
-def _parse(raw: bytes) -> tuple[dict[str, Any] | None, str]:
-    """The input object, or None and why it is unusable. Deeper checks are the handlers' (pydantic)."""
+def _parse(raw: bytes, event_name: str) -> tuple[dict[str, Any] | None, str]:
+    """The input object, or None and why it is unusable. Deeper checks are the handlers' (pydantic).
+
+    An input for another event than the one this hook was registered for is bad input: the Stop
+    handler must never read a SubagentStop's verdict as a claim, nor the reverse."""
     import json
 
     try:
@@ -107,14 +110,24 @@ def _parse(raw: bytes) -> tuple[dict[str, Any] | None, str]:
         return None, "its input is not JSON"
     if not isinstance(payload, dict):
         return None, "its input is not a JSON object"
+    problem = _field_problem(payload, event_name)
+    return (None, problem) if problem else (payload, "")
+
+
+def _field_problem(payload: dict[str, Any], event_name: str) -> str:
+    """What makes the fields every event needs unusable, or ''."""
+    named = payload.get("hook_event_name")
+    if named != event_name:
+        got = f"{named[:60]!r}" if isinstance(named, str) else "none"
+        return f"its hook_event_name ({got}) is not {event_name}"
     if not isinstance(payload.get("session_id"), str):
-        return None, "its input has no session_id string"
+        return "its input has no session_id string"
     cwd = payload.get("cwd")
     if not isinstance(cwd, str) or not cwd:
-        return None, "its input has no cwd string"
+        return "its input has no cwd string"
     if "\0" in cwd or not os.path.isabs(cwd) or not os.path.isdir(cwd):  # noqa: PTH112, PTH117
-        return None, f"its cwd is not an existing absolute directory: {cwd[:200]!r}"
-    return payload, ""
+        return f"its cwd is not an existing absolute directory: {cwd[:200]!r}"
+    return ""
 
 
 def _dispatch(event_name: str, payload: dict[str, Any], project: Project) -> int:

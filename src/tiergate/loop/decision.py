@@ -59,6 +59,7 @@ from tiergate.loop.features import Feature
 from tiergate.loop.interventions import INTERVENTION_POLICY, InterventionPolicy
 from tiergate.loop.stalls import STALL_POLICY, StallPolicy
 from tiergate.loop.verdict import Judgement
+from tiergate.workspace.manifest import Changes
 
 Phase = Literal["working", "verifying", "passed", "halted", "cancelled"]
 PHASES: tuple[Phase, ...] = ("working", "verifying", "passed", "halted", "cancelled")
@@ -117,6 +118,7 @@ class Verification:
     runs: tuple[VerifierRun, ...] = ()
     note: str = ""  # why it was requested again
     checks: tuple[str, ...] = ()  # the gate's results for the packet; empty: no gate ran
+    fingerprint: str | None = None  # the workspace the claim was made on
 
 
 @dataclass(frozen=True)
@@ -129,7 +131,33 @@ class AttemptRecord:
     reason: str = ""
     signature: str = ""
     fingerprint: str | None = None
-    by: str = "verifier"  # "gate" or "verifier"
+    by: str = "verifier"  # "gate", "verifier", or "stall" (empty turns)
+
+
+@dataclass(frozen=True)
+class RefutedWorkspace:
+    """A refutation bound to the workspace it judged. A claim on that same workspace, for the same task,
+    gets it again at once: no gate run, no verifier (see `BINDING` for which outcomes bind)."""
+
+    fingerprint: str
+    task: str
+    by: str  # "gate" or "verifier"
+    label: str  # who refuted it, for a person: "the gate", "verification v2 (FAIL)"
+    text: str  # what Claude was told: the failing checks, or the critique and unmet criteria
+    signature: str  # the failure's signature, for stall detection
+    reason: str  # one line, for the attempts record
+    dirty: bool | None  # the workspace against the last green point when it was refuted
+
+
+# Which outcomes bind to the workspace they judged, and why:
+# - the gate's refutation by failing checks: they are deterministic facts about these files;
+# - a verifier's own FAIL or INCOMPLETE: another verifier on the same files is a re-roll, not new evidence.
+# Not binding, so that a replacement is allowed (bounded by `Limits.requests`): a check that timed out or
+# could not run (the machine, not the files, may be at fault), a disqualified or lost verifier, a verdict
+# sent back until it counted as INCOMPLETE (the verifier could not answer; the implementer did nothing
+# wrong), an internal error.
+REFUTED_KEPT = 8  # refuted workspaces remembered per loop, newest last
+REFUTATION_TEXT = 4000
 
 
 @dataclass(frozen=True)
@@ -151,6 +179,7 @@ class LoopState:
     verified_fingerprint: str | None = None  # the workspace the PASS was given for
     last_block_fingerprint: str | None = None
     idle_blocks: int = 0
+    empty_turns: int = 0  # turns in a row ended without a claim and without changing the workspace
     interrupted: str | None = None  # the API error that ended the last turn (StopFailure)
     interrupted_turn: str | None = None  # the prompt_id of that turn, when the CLI sent one
     claim_errors: int = 0
@@ -160,6 +189,7 @@ class LoopState:
     approach: int = 1  # the approach being tried (a change of approach starts the next one)
     # An autopilot's features; the current one is the approach's (`tiergate.loop.features`). Empty: ralph.
     features: tuple[Feature, ...] = ()
+    refuted: tuple[RefutedWorkspace, ...] = ()  # refutations bound to their workspace, newest last
 
     @property
     def active(self) -> bool:
@@ -207,6 +237,10 @@ class GateFacts:
     reasons: tuple[str, ...] = ()
     headline: str = ""
     record: tuple[tuple[str, object], ...] = ()  # the run as the decision log keeps it
+    binds: bool = (
+        True  # the refutation stands for this workspace (not a timeout, not a check that could not run)
+    )
+    notice: str = ""  # for the user too (a check that could not run): a systemMessage with the outcome
 
 
 @dataclass(frozen=True)
@@ -259,6 +293,8 @@ class SubagentStop:
     model: str | None = None  # the model the verifier ran on, when Claude Code recorded it
     dirty: bool | None = None  # the workspace differs from the last green point (None: unknown)
     policies: Policies = POLICIES
+    changes: Changes | None = None  # what changed since the verifier started, when the start is known
+    ran_nothing: bool = False  # its own transcript shows no command: it cannot have changed a file
 
 
 @dataclass(frozen=True)
@@ -437,23 +473,88 @@ def _never_blocked(state: LoopState, ev: Stop, now: float) -> Outcome | None:
 
 
 def wants_claim_facts(state: LoopState | None, claim: ClaimCheck) -> bool:
-    """Whether a Stop with `claim` needs the change measured (the costly part of a Stop)."""
+    """Whether a Stop with `claim` needs the change measured (the costly part of a Stop), unless its
+    workspace is one already refuted (`refutation_for`)."""
     return state is not None and state.active and state.phase == "working" and claim.claimed
+
+
+def may_stand_refuted(state: LoopState) -> bool:
+    """Whether some refutation is bound to a workspace of this task: then a claim's Stop fingerprints
+    the workspace first, and measures nothing if it is that one."""
+    return any(r.task == state.task for r in state.refuted)
+
+
+def refutation_for(state: LoopState, fingerprint: str | None) -> RefutedWorkspace | None:
+    """The refutation that stands for this workspace and task, if any (an unknown workspace: none)."""
+    if fingerprint is None:
+        return None
+    matches = (r for r in reversed(state.refuted) if r.fingerprint == fingerprint and r.task == state.task)
+    return next(matches, None)
+
+
+def _bind(state: LoopState, refuted: RefutedWorkspace) -> LoopState:
+    """Remember `refuted` for its workspace (the newest replaces an older one of the same workspace)."""
+    kept = tuple(r for r in state.refuted if (r.fingerprint, r.task) != (refuted.fingerprint, refuted.task))
+    return replace(state, refuted=(*kept, refuted)[-REFUTED_KEPT:])
 
 
 def _stop_working(state: LoopState, ev: Stop, now: float, limits: Limits) -> Outcome:
     if ev.claim.claimed:
-        if ev.claim_facts is not None and ev.gate is not None and ev.gate.refuted:
-            return _gate_refuted(state, ev, now, limits)
-        if ev.claim_facts is not None:
-            return _request_verification(state, ev, now, limits)
-        return _claim_error(state, ev, now, limits, ev.claim_error or "the change was not measured")
+        return _stop_claim(replace(state, empty_turns=0), ev, now, limits)
     reasons: tuple[str, ...]
     if state.feedback:
         reasons = ("feedback: the last verification did not pass; its findings go back to Claude",)
-        return _send_back(state, ev, now, limits, "feedback", reasons)
+        return _send_back(replace(state, empty_turns=0), ev, now, limits, "feedback", reasons)
     reasons = ("no-claim: the final message does not end with the promise", *ev.claim.notes)
-    return _send_back(state, ev, now, limits, "continue", reasons)
+    count = empty_turn(state, ev.claim, ev.fingerprint)
+    stall = stalls.empty_turn_stall(count, ev.policies.stalls)
+    if stall is not None:
+        return _empty_turns(state, ev, stall, now, limits, reasons)
+    return _send_back(replace(state, empty_turns=count), ev, now, limits, "continue", reasons)
+
+
+def _stop_claim(state: LoopState, ev: Stop, now: float, limits: Limits) -> Outcome:
+    """A completion claim: refuted again when its workspace already was, refuted by the gate, or sent
+    to a verifier."""
+    standing = refutation_for(state, ev.fingerprint)
+    if standing is not None:
+        return _refuted_again(state, ev, standing, now, limits)
+    if ev.claim_facts is not None and ev.gate is not None and ev.gate.refuted:
+        return _gate_refuted(state, ev, now, limits)
+    if ev.claim_facts is not None:
+        return _request_verification(state, ev, now, limits)
+    return _claim_error(state, ev, now, limits, ev.claim_error or "the change was not measured")
+
+
+def empty_turn(state: LoopState, claim: ClaimCheck, fingerprint: str | None) -> int:
+    """How many empty turns in a row this Stop makes: a working turn that ends without a claim, with no
+    feedback pending, on a workspace unchanged since the last Stop (0: this one is not empty)."""
+    if not state.active or state.phase != "working" or claim.claimed or state.feedback:
+        return 0
+    unchanged = fingerprint is not None and fingerprint == state.last_block_fingerprint
+    return state.empty_turns + 1 if unchanged else 0
+
+
+def _empty_turns(
+    state: LoopState, ev: Stop, stall: stalls.Stall, now: float, limits: Limits, reasons: tuple[str, ...]
+) -> Outcome:
+    """Empty turns are a stall of the approach: answered like a refuted attempt (change of approach,
+    rolled back first when the workspace is dirty, or halt), so that a loop going nowhere moves on."""
+    attempt = AttemptRecord(state.item, False, stall.reason, "empty-turns", ev.fingerprint, "stall")
+    head = looptext.empty_turns(stall.reason)
+    return _refute_at_stop(
+        replace(state, empty_turns=0),
+        ev,
+        now,
+        limits,
+        attempt,
+        "empty-turns",
+        reasons,
+        head,
+        "",
+        ev.dirty,
+        stall=stall,
+    )
 
 
 def _send_back(
@@ -499,6 +600,7 @@ def _request_verification(state: LoopState, ev: Stop, now: float, limits: Limits
         paths=facts.paths,
         requested_at=now,
         checks=ev.gate.packet if ev.gate is not None else (),
+        fingerprint=ev.fingerprint,
     )
     verifying = replace(
         state,
@@ -568,21 +670,74 @@ def _gate_refuted(state: LoopState, ev: Stop, now: float, limits: Limits) -> Out
         *(("regression: breaks " + ", ".join(broke),) if broke else ()),
         *gate.reasons,
     )
-    chosen, choice, why_chosen = _intervene(state, attempt, ev.dirty, ev.policies)
-    logged = _gate_logged(gate)
+    regression = f"\nThis change breaks {', '.join(broke)}, already done: fix that first." if broke else ""
+    bound = state
+    if gate.binds and ev.fingerprint is not None:
+        text = looptext.cut(f"{regression.strip()}\n\n{gate.report}".strip(), REFUTATION_TEXT)
+        refuted = RefutedWorkspace(
+            ev.fingerprint, state.task, "gate", "the gate", text, attempt.signature, attempt.reason, ev.dirty
+        )
+        bound = _bind(state, refuted)
+    head = f"{looptext.GATE_REFUTED}{regression}"
+    outcome = _refute_at_stop(
+        bound, ev, now, limits, attempt, "gate-refuted", reasons, head, gate.report, ev.dirty
+    )
+    return _told(replace(outcome, logged=_gate_logged(gate)), gate.notice)
+
+
+def _told(outcome: Outcome, notice: str) -> Outcome:
+    """`outcome`, with `notice` added to what the user is told (if there is one)."""
+    if not notice:
+        return outcome
+    return replace(outcome, message=f"{outcome.message}\n{notice}" if outcome.message else notice)
+
+
+def _refuted_again(
+    state: LoopState, ev: Stop, standing: RefutedWorkspace, now: float, limits: Limits
+) -> Outcome:
+    """A claim on a workspace already refuted: the same refutation at once, without a gate run or a
+    verifier. It counts as another refuted attempt, so the interventions (the unchanged-claim stall
+    among them) end a loop that keeps claiming on the same files."""
+    attempt = AttemptRecord(
+        state.item, False, standing.reason, standing.signature, standing.fingerprint, standing.by
+    )
+    reasons = (
+        f"claim: the final message ends with {looptext.tag(state)}",
+        f"refuted-again: the workspace is unchanged since {standing.label} refuted it; no checks run, "
+        "no verifier spawned",
+    )
+    head = looptext.refuted_again(standing)
+    return _refute_at_stop(
+        state, ev, now, limits, attempt, "refuted-again", reasons, head, standing.text, standing.dirty
+    )
+
+
+def _refute_at_stop(
+    state: LoopState,
+    ev: Stop,
+    now: float,
+    limits: Limits,
+    attempt: AttemptRecord,
+    decision: str,
+    reasons: tuple[str, ...],
+    head: str,
+    body: str,
+    dirty: bool | None,
+    stall: stalls.Stall | None = None,
+) -> Outcome:
+    """A claim refuted at its Stop (or a stalled approach): the attempt recorded, the intervention
+    chosen, and Claude sent back with `head`, the intervention's message and `body` (or the loop halted)."""
+    chosen, choice, why_chosen = _intervene(state, attempt, dirty, ev.policies, stall)
     if isinstance(choice, interventions.Halt):
         halted = _halt(chosen, now, choice.reason, choice.message)
-        return replace(
-            halted, reasons=(*reasons, *why_chosen, *halted.reasons), intervention="halt", logged=logged
-        )
-    regression = f"\nThis change breaks {', '.join(broke)}, already done: fix that first." if broke else ""
-    feedback = f"{looptext.GATE_REFUTED}{regression}\n{choice.message}\n\n{gate.report}"
+        return replace(halted, reasons=(*reasons, *why_chosen, *halted.reasons), intervention="halt")
+    feedback = f"{head}\n{choice.message}" + (f"\n\n{body}" if body else "")
     outcome = _send_back(
-        replace(chosen, feedback=feedback), ev, now, limits, "gate-refuted", (*reasons, *why_chosen)
+        replace(chosen, feedback=feedback), ev, now, limits, decision, (*reasons, *why_chosen)
     )
     if outcome.decision == "halt":
-        return replace(outcome, logged=logged)
-    return replace(outcome, rollback=_rollback_why(choice), intervention=_name(choice), logged=logged)
+        return outcome
+    return replace(outcome, rollback=_rollback_why(choice), intervention=_name(choice))
 
 
 def _gate_logged(gate: GateFacts | None) -> tuple[tuple[str, object], ...]:
@@ -623,9 +778,14 @@ def _refuted(
 
 
 def _intervene(
-    state: LoopState, attempt: AttemptRecord, dirty: bool | None, policies: Policies
+    state: LoopState,
+    attempt: AttemptRecord,
+    dirty: bool | None,
+    policies: Policies,
+    stall: stalls.Stall | None = None,
 ) -> tuple[LoopState, interventions.Intervention, tuple[str, ...]]:
-    """Record the refuted attempt and choose the intervention (the seed's table) with the stalls it sees."""
+    """Record the refuted attempt and choose the intervention (the seed's table) with the stalls it
+    sees; `stall` is one the caller found (empty turns), which is what the attempt is."""
     earlier = _refutations(state.attempts)
     record = (*state.attempts, attempt)
     found = stalls.detect(
@@ -636,9 +796,8 @@ def _intervene(
         ),
         policies.stalls,
     )
-    unchanged = stalls.unchanged_claim(attempt.fingerprint, earlier)
-    if unchanged is not None:
-        found = (*found, unchanged)
+    unchanged = None if stall is not None else stalls.unchanged_claim(attempt.fingerprint, earlier)
+    found = (*found, *(s for s in (unchanged, stall) if s is not None))
     plain = tuple(interventions.Attempt(a.item, a.passed, a.reason) for a in record)
     choice = interventions.decide(plain, attempt.item, bool(dirty), found, policies.interventions)
     recorded = replace(state, attempts=record)
@@ -908,10 +1067,13 @@ def _on_subagent_stop(state: LoopState | None, ev: SubagentStop, now: float, lim
         outcome = _request_again(state, None, now, limits, disqualified, closed)
         return replace(outcome, message=looptext.disqualified_message(run, disqualified))
     judgement = ev.judgement or Judgement(None, ("tiergate could not read your final message",))
+    moved = _moved_by_others(run, ev)
     if not judgement.accepted:
         if run.redos < limits.redos:
-            return _redo(state, verification, run, judgement, limits)
-        return _record_verdict(
+            # Sent back, it verifies the workspace as it is now: what others changed is not its doing.
+            rerun = run if moved is None else replace(run, fingerprint=ev.fingerprint)
+            return _noted(_redo(state, verification, rerun, judgement, limits), moved)
+        outcome = _record_verdict(
             state,
             run,
             judgement,
@@ -922,15 +1084,37 @@ def _on_subagent_stop(state: LoopState | None, ev: SubagentStop, now: float, lim
             ev_dirty=ev.dirty,
             ev_policies=ev.policies,
         )
-    return _record_verdict(
-        state, run, judgement, now, ev.fingerprint, model=ev.model, ev_dirty=ev.dirty, ev_policies=ev.policies
+        return _noted(outcome, moved)
+    # A verdict stands for the workspace its verifier was given: a PASS on a workspace others changed
+    # since does not finalize the new one (the next Stop sees the difference).
+    judged = ev.fingerprint if moved is None else run.fingerprint
+    outcome = _record_verdict(
+        state, run, judgement, now, judged, model=ev.model, ev_dirty=ev.dirty, ev_policies=ev.policies
     )
+    return _noted(outcome, moved)
+
+
+def _workspace_moved(run: VerifierRun, ev: SubagentStop) -> bool:
+    return ev.fingerprint is not None and run.fingerprint is not None and ev.fingerprint != run.fingerprint
+
+
+def _moved_by_others(run: VerifierRun, ev: SubagentStop) -> str | None:
+    """Why the workspace changed under a verifier that cannot have changed it, or None."""
+    return looptext.moved_note(run, ev.changes) if _workspace_moved(run, ev) and ev.ran_nothing else None
+
+
+def _noted(outcome: Outcome, note: str | None) -> Outcome:
+    if note is None:
+        return outcome
+    return replace(outcome, reasons=(f"workspace-moved: {note}", *outcome.reasons))
 
 
 def _disqualification(verification: Verification, run: VerifierRun, ev: SubagentStop) -> str | None:
-    """Why this verifier's verdict cannot count whatever it says, or None."""
-    if ev.fingerprint is not None and run.fingerprint is not None and ev.fingerprint != run.fingerprint:
-        return looptext.disqualified_note(run)
+    """Why this verifier's verdict cannot count whatever it says, or None. A changed workspace is held
+    against the verifier only when it could have changed it: when its transcript shows no command, the
+    change was someone else's (the main agent while a background verifier runs, the user, a watcher)."""
+    if _workspace_moved(run, ev) and not ev.ran_nothing:
+        return looptext.disqualified_note(run, ev.changes)
     if ev.model is not None and weaker_model(ev.model, verification.model):
         return looptext.weaker_model_note(run, ev.model, verification.model)
     return None
@@ -1003,6 +1187,14 @@ def _record_verdict(
         "verifier",
     )
     reopened = replace(state, phase="working", verification=None, verdict=verdict)
+    judged = fingerprint or verification.fingerprint
+    if not forced and judged is not None:
+        label = f"verification {verification.id} ({verdict})"
+        text = looptext.cut(feedback, REFUTATION_TEXT)
+        refuted = RefutedWorkspace(
+            judged, state.task, "verifier", label, text, attempt.signature, attempt.reason, ev_dirty
+        )
+        reopened = _bind(reopened, refuted)
     return _refuted(reopened, attempt, feedback, ev_dirty, ev_policies, now, reasons, message, closed)
 
 
@@ -1088,7 +1280,7 @@ def _on_prompt(state: LoopState, ev: UserPrompt | TaskNotification) -> Outcome:
     if isinstance(ev, TaskNotification):
         reasons = ("task-notification: a background task reported back; not the user, so not activity",)
         return Outcome(fresh, "task-notification", (*reasons, *dropped))
-    fresh = replace(fresh, idle_blocks=0, last_block_fingerprint=None)
+    fresh = replace(fresh, idle_blocks=0, empty_turns=0, last_block_fingerprint=None)
     reasons = ("the user spoke: the no-progress count starts again",)
     return Outcome(fresh, "user-prompt", (*reasons, *dropped))
 

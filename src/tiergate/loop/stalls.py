@@ -149,11 +149,16 @@ def empty_turns(
         unchanged = turn.fingerprint is not None and turn.fingerprint == previous
         empty = empty + 1 if unchanged and not turn.claimed else 0
         previous = turn.fingerprint
-    if empty < policy.empty_turns:
+    return empty_turn_stall(empty, policy)
+
+
+def empty_turn_stall(count: int, policy: StallPolicy = STALL_POLICY) -> Stall | None:
+    """The empty-turns stall once `count` turns in a row were empty, else None."""
+    if count < policy.empty_turns:
         return None
     return Stall(
         "empty-turns",
-        f"empty-turns: {empty} turns in a row ended without a claim and without any change to the workspace",
+        f"empty-turns: {count} turns in a row ended without a claim and without any change to the workspace",
     )
 
 

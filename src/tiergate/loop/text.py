@@ -17,14 +17,16 @@ from tiergate.loop.claims import promise_tag
 from tiergate.text import plural
 
 if TYPE_CHECKING:
-    from tiergate.loop.decision import LoopState, Verification, VerifierRun
+    from tiergate.loop.decision import LoopState, RefutedWorkspace, Verification, VerifierRun
     from tiergate.loop.verdict import Judgement
+    from tiergate.workspace.manifest import Changes
 
 SPAWN_INFO = "tiergate-spawn"
 MAX_REASON = 9000
 TASK_IN_REASON = 2500
 FEEDBACK_IN_REASON = 3500
 REASONS_SHOWN = 4
+FILES_NAMED = 10  # files a disqualification names; the rest are counted
 GATE_REFUTED = (
     "tiergate ran the project's checks on your claim and they refute it, so no verifier was spawned."
 )
@@ -147,8 +149,39 @@ def lost_note(verification: Verification, agent_ids: str) -> str:
     return f"the verifier of {verification.id} ({agent_ids}) stopped without a verdict reaching tiergate"
 
 
-def disqualified_note(run: VerifierRun) -> str:
-    return f"the verifier {run.agent_id} changed the workspace while verifying and was disqualified"
+def disqualified_note(run: VerifierRun, changes: Changes | None = None) -> str:
+    """Why a verifier was disqualified, naming what changed while it ran when that is known."""
+    note = f"the verifier {run.agent_id} changed the workspace while verifying and was disqualified"
+    if changes is None or changes.empty:
+        return f"{note} (which files changed is not known)"
+    return f"{note}: {changed_files(changes)}"
+
+
+def moved_note(run: VerifierRun, changes: Changes | None) -> str:
+    """A workspace that changed while a verifier that ran no command was running: not its doing."""
+    what = "" if changes is None or changes.empty else f" ({changed_files(changes)})"
+    return (
+        f"the workspace changed while the verifier {run.agent_id} ran{what}, but it ran no command, so "
+        "someone else changed it and it is not disqualified"
+    )
+
+
+def changed_files(changes: Changes, limit: int = FILES_NAMED) -> str:
+    """The files that changed and how, the first `limit` of them named: "added a.py; modified b.py;
+    deleted c.md and 2 more"."""
+    kinds = (("added", changes.added), ("modified", changes.modified), ("deleted", changes.deleted))
+    parts: list[str] = []
+    left = limit
+    for kind, paths in kinds:
+        if paths and left > 0:
+            parts.append(f"{kind} {', '.join(paths[:left])}")
+            left -= len(paths[:left])
+    if changes.head is not None:
+        before, after = (sha[:12] if sha else "none" for sha in changes.head)
+        parts.append(f"HEAD moved from {before} to {after}")
+    more = sum(len(paths) for _, paths in kinds) - limit
+    text = "; ".join(parts)
+    return f"{text} and {more} more" if more > 0 else text
 
 
 def weaker_model_note(run: VerifierRun, model: str, requested: str) -> str:
@@ -205,6 +238,24 @@ def verdict_feedback(verification: Verification, judgement: Judgement, forced: b
         ]
     lines.append("Fix what it names, check it yourself, then claim again.")
     return "\n".join(lines)
+
+
+def refuted_again(standing: RefutedWorkspace) -> str:
+    """The head of the answer to a claim on a workspace already refuted."""
+    return (
+        f"tiergate: nothing has changed since {standing.label} refuted this workspace, so your claim is "
+        "refuted again at once: no checks were run and no verifier was spawned. A verdict stands for the "
+        "workspace it was given for; only a change to the workspace earns a new check and a new verifier. "
+        "What it found:"
+    )
+
+
+def empty_turns(reason: str) -> str:
+    """The head of the answer to a loop whose turns end without a claim and without any change."""
+    return (
+        f"tiergate: this approach has stalled ({reason.removeprefix('empty-turns: ')}). Ending turns "
+        "without changing anything will not finish the task."
+    )
 
 
 def changed_after_pass(state: LoopState) -> str:

@@ -8,7 +8,9 @@ any progress. An edit to a file that has not changed since the base brings it in
 one that has changes its digest; a commit moves HEAD.
 
 The same digest comes from git (`fingerprint`) or from a change already measured for a claim
-(`of_change`), so that the Stop that measures a claim does not ask git twice.
+(`of_change`), so that the Stop that measures a claim does not ask git twice. `manifest` gives the
+fingerprint with what it is made of, path by path (`tiergate.workspace.manifest`): a disqualified verifier is
+told which files changed and how.
 
 Generated output that running tests or a build leaves behind is left out (`is_generated`), or a
 verifier doing exactly what it was asked (run the tests, run the build) in a project whose .gitignore
@@ -28,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from tiergate import git
 from tiergate.errors import UserError
+from tiergate.workspace.manifest import ABSENT, Manifest
 
 if TYPE_CHECKING:
     from tiergate.tier.change import ChangeMeasurement
@@ -52,6 +55,7 @@ GENERATED_DIRS = frozenset(
 GENERATED_SUFFIXES = (".pyc", ".pyo", ".egg-info")
 GENERATED_NAMES = frozenset({".coverage", "coverage.xml", ".DS_Store"})
 _CHUNK = 1 << 20
+SHORT_DIGEST = 16  # hex digits of a file's content hash kept in a manifest: enough to tell edits apart
 
 
 def fingerprint(root: Path, base: str | None) -> str | None:
@@ -59,13 +63,23 @@ def fingerprint(root: Path, base: str | None) -> str | None:
 
     Three git calls (the top and HEAD, the changed names, the untracked files): a verifier's start and
     its stop each pay them."""
+    taken = manifest(root, base)
+    return None if taken is None else taken.digest
+
+
+def manifest(root: Path, base: str | None) -> Manifest | None:
+    """The fingerprint with what it is made of: each path's short digest, and which are in the base."""
     try:
         top, head = git.top_and_head(root)
         since = base or head or git.empty_tree(top)
-        paths = set(git.changed_paths(top, since)) | set(git.untracked_files(top))
+        statuses = git.changed_statuses(top, since)
+        untracked = git.untracked_files(top)
     except UserError:
         return None
-    return _digest(top, head, paths)
+    paths = {path for _, path in statuses} | set(untracked)
+    at_base = frozenset(path for status, path in statuses if status != "A")
+    digest, files = _scan(top, head, paths)
+    return Manifest(digest, head, files, at_base & files.keys())
 
 
 def of_change(change: ChangeMeasurement) -> str | None:
@@ -75,15 +89,26 @@ def of_change(change: ChangeMeasurement) -> str | None:
     except UserError:
         return None
     paths = {f.path for f in change.files} | {f.old_path for f in change.files if f.old_path}
-    return _digest(change.root, head, paths)
+    return _scan(change.root, head, paths)[0]
 
 
-def _digest(top: Path, head: str | None, paths: Iterable[str]) -> str:
+def _scan(top: Path, head: str | None, paths: Iterable[str]) -> tuple[str, dict[str, str]]:
+    """The fingerprint of `paths` (generated output left out) at HEAD `head`, and each path's short
+    digest. The fingerprint hashes the full content digests, the manifest keeps SHORT_DIGEST of them."""
     digest = hashlib.sha256(f"head {head}\n".encode())
+    files: dict[str, str] = {}
     for path in sorted(paths):
         if not is_generated(path):
-            digest.update(f"{path}\0{_content_digest(top / path)}\n".encode("utf-8", "surrogateescape"))
-    return digest.hexdigest()
+            content = _content_digest(top / path)
+            digest.update(f"{path}\0{content}\n".encode("utf-8", "surrogateescape"))
+            files[path] = _short(content)
+    return digest.hexdigest(), files
+
+
+def _short(content: str) -> str:
+    if len(content) == 65 and content[0] in "x-":  # the executable bit and a SHA-256
+        return content[: 1 + SHORT_DIGEST]
+    return content[:200]  # a marker, a link's target, an unreadable file's errno
 
 
 def is_generated(path: str) -> bool:
@@ -113,6 +138,6 @@ def _content_digest(path: Path) -> str:
         executable = "x" if status.st_mode & stat.S_IXUSR else "-"
         return f"{executable}{digest.hexdigest()}"
     except FileNotFoundError:
-        return "absent"
+        return ABSENT
     except OSError as exc:
         return f"unreadable:{exc.errno}"

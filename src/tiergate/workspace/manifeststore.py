@@ -1,0 +1,71 @@
+"""The manifest taken when a verifier started, kept until its run is over:
+`<state_dir>/manifests/<session_id>.<agent_id>.json`, written atomically.
+
+Its SubagentStop compares the workspace with it to name what changed. A verifier sent back to redo its
+verdict stops again, so the file stays until a stop that ends the run. Only the newest `KEEP` files stay
+(a run that never stopped leaves one behind). An unreadable or foreign file is treated as absent: the
+disqualification then says that it cannot name the files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+from typing import TYPE_CHECKING
+
+from tiergate.project import ensure_state_dir, is_valid_session_id, write_atomic
+from tiergate.workspace import manifest
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tiergate.project import Project
+    from tiergate.workspace.manifest import Manifest
+
+DIR = "manifests"
+KEEP = 20
+# Claude Code's agent ids are "a" and 16 hex digits; anything else is not used in a file name.
+_AGENT_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def path_for(project: Project, session_id: str, agent_id: str) -> Path | None:
+    if not (is_valid_session_id(session_id) and _AGENT_ID.fullmatch(agent_id)):
+        return None
+    return project.state_dir / DIR / f"{session_id}.{agent_id}.json"
+
+
+def keep(project: Project, session_id: str, agent_id: str, taken: Manifest) -> None:
+    """Keep the manifest of a verifier's start, unless one is kept already (a repeated SubagentStart
+    must not replace the one its recorded fingerprint was taken from)."""
+    path = path_for(project, session_id, agent_id)
+    if path is None or path.exists():
+        return
+    ensure_state_dir(project)
+    write_atomic(path, json.dumps(manifest.to_dict(taken)).encode())
+    _prune(path.parent)
+
+
+def load(project: Project, session_id: str, agent_id: str) -> Manifest | None:
+    path = path_for(project, session_id, agent_id)
+    if path is None:
+        return None
+    try:
+        return manifest.from_dict(json.loads(path.read_bytes()))
+    except (OSError, ValueError):
+        return None
+
+
+def drop(project: Project, session_id: str, agent_id: str) -> None:
+    path = path_for(project, session_id, agent_id)
+    if path is not None:
+        with contextlib.suppress(OSError):
+            path.unlink()
+
+
+def _prune(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        files = sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in files[KEEP:]:
+            with contextlib.suppress(OSError):
+                old.unlink()
