@@ -29,7 +29,8 @@ def run(args: argparse.Namespace) -> int:
     from tiergate.log import decision_log
     from tiergate.loop import features
     from tiergate.loop import store as state
-    from tiergate.loop.decision import Outcome, log_fields
+    from tiergate.loop.events import Outcome
+    from tiergate.loop.logrecord import log_fields
     from tiergate.project import locate
 
     project = locate(Path.cwd(), os.environ)

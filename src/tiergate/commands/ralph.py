@@ -11,7 +11,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tiergate.loop.decision import LoopState
+    from tiergate.loop.records import LoopState
     from tiergate.project import Project
 
 HELP = "start a ralph loop from a shell; the next Claude Code session in this project takes it up"
@@ -56,9 +56,9 @@ def pending_loop(project: Project, task: str, max_iterations: str | None, promis
     from tiergate import git
     from tiergate.config import load_config
     from tiergate.errors import UserError
-    from tiergate.loop import decision as loop
     from tiergate.loop import slash as loopcommands
     from tiergate.loop.claims import DEFAULT_PROMISE
+    from tiergate.loop.records import new_loop
 
     if not task.strip():
         raise UserError("the task is empty; say what the loop must get done")
@@ -69,7 +69,7 @@ def pending_loop(project: Project, task: str, max_iterations: str | None, promis
         raise UserError(str(exc)) from None
     root = git.repo_root(project.root)
     config = load_config(project.root)
-    return loop.new_loop(
+    return new_loop(
         "",
         task.strip(),
         now=time.time(),
@@ -82,7 +82,8 @@ def pending_loop(project: Project, task: str, max_iterations: str | None, promis
 
 def _log(project: Project, pending: LoopState, replaced: LoopState | None) -> None:
     from tiergate.log import decision_log
-    from tiergate.loop.decision import Outcome, log_fields
+    from tiergate.loop.events import Outcome
+    from tiergate.loop.logrecord import log_fields
 
     reasons: tuple[str, ...] = (f"start: tiergate ralph start, base {pending.base}; waits for a session",)
     if replaced is not None:

@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from tiergate.errors import UserError
-from tiergate.loop.decision import (
+from tiergate.loop.features import Feature
+from tiergate.loop.records import (
     PHASES,
     AttemptRecord,
     LoopState,
@@ -34,7 +35,6 @@ from tiergate.loop.decision import (
     Verification,
     VerifierRun,
 )
-from tiergate.loop.features import Feature
 from tiergate.project import Project, ensure_state_dir, is_valid_session_id, write_atomic
 
 LOOPS_DIR = "loops"

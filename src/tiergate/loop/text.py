@@ -17,7 +17,7 @@ from tiergate.loop.claims import promise_tag
 from tiergate.text import plural
 
 if TYPE_CHECKING:
-    from tiergate.loop.decision import LoopState, RefutedWorkspace, Verification, VerifierRun
+    from tiergate.loop.records import LoopState, RefutedWorkspace, Verification, VerifierRun
     from tiergate.loop.verdict import Judgement
     from tiergate.workspace.manifest import Changes
 
