@@ -7,10 +7,8 @@ git, the backups and the gate.
 
 from __future__ import annotations
 
-import traceback
 from typing import TYPE_CHECKING
 
-from tiergate.handlers import common
 from tiergate.loop import decision as loop
 
 if TYPE_CHECKING:
@@ -195,11 +193,6 @@ def mark_green(project: Project, session_id: str, why: str) -> str:
 
 
 def _error(project: Project, session_id: str, event: str, exc: Exception) -> None:
-    common.record(
-        project,
-        "error",
-        event,
-        session_id=session_id,
-        error=f"{type(exc).__name__}: {exc}",
-        traceback="".join(traceback.format_exception(exc)),
-    )
+    from tiergate.log import record_error
+
+    record_error(project, event, session_id, exc)
