@@ -292,7 +292,7 @@ def check_findings(project: Project, path: str | None = None) -> list[Finding]:
     whose program is missing is skipped, saying why."""
     from tiergate.config import load_config
     from tiergate.errors import UserError
-    from tiergate.gate.checks import detected_checks
+    from tiergate.gate.discovery import detected_checks
 
     try:
         config = load_config(project.root)
@@ -328,7 +328,7 @@ def check_findings(project: Project, path: str | None = None) -> list[Finding]:
 
 
 def _configured(project: Project, name: str, command: str, origin: str, path: str | None) -> Finding:
-    from tiergate.gate.checks import locate_program
+    from tiergate.gate.discovery import locate_program
 
     located = locate_program(command, project.root, path)
     facts = _check_facts(

@@ -41,7 +41,8 @@ def policies(config: Config) -> loop.Policies:
 def gate(project: Project, current: loop.LoopState, config: Config) -> loop.GateFacts:
     """Run (or reuse) the project's checks for the workspace against the loop's base, within the
     Stop hook's time, silently (stdout is the protocol's channel); the run goes to the decision log."""
-    from tiergate.gate.checks import make_check, project_checks
+    from tiergate.gate.checks import make_check
+    from tiergate.gate.discovery import project_checks
     from tiergate.gate.run import run_gate
     from tiergate.loop.features import gate_checks
 
