@@ -22,7 +22,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import os
-    from dataclasses import replace
     from pathlib import Path
 
     from tiergate.commands.ralph import pending_loop
@@ -34,8 +33,7 @@ def run(args: argparse.Namespace) -> int:
 
     project = locate(Path.cwd(), os.environ)
     listed = features.load(Path(args.features))
-    ralph = pending_loop(project, listed[0].task, args.max_iterations, None)
-    pending = replace(ralph, features=listed)
+    pending = pending_loop(project, "", args.max_iterations, None, listed)
     replaced = state.write_pending(project, pending)
     reasons = (
         f"start: tiergate autopilot start, {len(listed)} features, base {pending.base}; waits for a session",

@@ -1,0 +1,32 @@
+"""A new loop beginning now at the repository's HEAD, with the project's configured defaults: the
+outside world (git, the configuration, the clock) around the pure `tiergate.loop.start`."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tiergate.loop.decision import LoopState
+    from tiergate.loop.start import Start
+    from tiergate.project import Project
+
+
+def at_head(project: Project, session_id: str, start: Start) -> LoopState:
+    """The loop `start` asks for, its base HEAD now; UserError outside a git work tree (or a bad
+    configuration)."""
+    import time
+
+    from tiergate import git
+    from tiergate.config import load_config
+    from tiergate.loop.start import begin
+
+    root = git.repo_root(project.root)
+    config = load_config(project.root)
+    return begin(
+        start,
+        session_id,
+        base=git.resolve_rev(root, "HEAD"),
+        now=time.time(),
+        max_iterations=config.loop.max_iterations,
+        max_minutes=config.loop.max_minutes,
+    )
