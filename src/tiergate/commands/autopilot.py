@@ -26,13 +26,13 @@ def run(args: argparse.Namespace) -> int:
 
     from tiergate.commands.ralph import pending_loop
     from tiergate.log import decision_log
-    from tiergate.loop import features
     from tiergate.loop import store as state
     from tiergate.loop.decision import Outcome, log_fields
+    from tiergate.loop.launch import read_features
     from tiergate.project import locate
 
     project = locate(Path.cwd(), os.environ)
-    listed = features.load(Path(args.features))
+    listed = read_features(Path(args.features))
     pending = pending_loop(project, "", args.max_iterations, None, listed)
     replaced = state.write_pending(project, pending)
     reasons = (

@@ -96,9 +96,9 @@ def load_features(project: Project, name: str) -> tuple[Feature, ...]:
     """The features file named relative to the project's directory; UserError when it is unusable."""
     from pathlib import Path
 
-    from tiergate.loop import features
+    from tiergate.loop.launch import read_features
 
-    return features.load(project.root / Path(name).expanduser())
+    return read_features(project.root / Path(name).expanduser())
 
 
 def _mark_start(project: Project, session_id: str, base: str | None) -> None:

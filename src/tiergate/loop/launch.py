@@ -1,12 +1,16 @@
 """A new loop beginning now at the repository's HEAD, with the project's configured defaults: the
-outside world (git, the configuration, the clock) around the pure `tiergate.loop.start`."""
+outside world (git, the configuration, the clock, an autopilot's features file) around the pure
+`tiergate.loop.start` and `tiergate.loop.features.parse`."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from tiergate.loop.decision import LoopState
+    from tiergate.loop.features import Feature
     from tiergate.loop.start import Start
     from tiergate.project import Project
 
@@ -30,3 +34,17 @@ def at_head(project: Project, session_id: str, start: Start) -> LoopState:
         max_iterations=config.loop.max_iterations,
         max_minutes=config.loop.max_minutes,
     )
+
+
+def read_features(path: Path) -> tuple[Feature, ...]:
+    """The features in the file at `path`; UserError in one line naming the file and what is wrong."""
+    from tiergate.errors import UserError
+    from tiergate.loop.features import parse
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read the features file ({exc.strerror or exc})") from None
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{path}: not JSON ({exc})") from None
+    return parse(text, str(path))
