@@ -21,13 +21,16 @@ HELP = "check tiergate's installation, its Claude Code plugin and this project's
 
 PLUGIN_NAME = "tiergate"
 CLAUDE_TIMEOUT = 10.0
-# Modules whose imports exercise every runtime dependency (pydantic, structlog, filelock, unidiff).
+# What importing exercises every runtime dependency: the modules that import one at their top (pydantic
+# on the hook's path in hook.models and for the configuration, anyio for running checks), then the
+# libraries tiergate imports only where it uses them (structlog, pathspec, unidiff).
 RUNTIME_MODULES = (
-    "tiergate.hook.protocol",
+    "tiergate.hook.models",
     "tiergate.config",
-    "tiergate.log",
-    "tiergate.loop.store",
-    "tiergate.tier.change",
+    "tiergate.gate.processes",
+    "structlog",
+    "pathspec",
+    "unidiff",
 )
 
 
