@@ -16,7 +16,7 @@ from typing import Any
 
 from tiergate.log import read_log
 from tiergate.loop import store as state
-from tiergate.loop.decision import LoopState
+from tiergate.loop.records import LoopState
 from tiergate.project import Project
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from tiergate.loop import decision as loop
 from tiergate.loop.claims import check_claim
-from tiergate.loop.decision import ClaimFacts, GateFacts, LoopState, Stop
+from tiergate.loop.events import ClaimFacts, GateFacts, Stop
+from tiergate.loop.records import LoopState, new_loop
 
 T0 = 1_800_000_000.0
 TASK = "Fix the parser bug in src/parser.py"
@@ -44,7 +44,7 @@ PASSING_GATE = GateFacts(
 
 
 def working(**changes: object) -> LoopState:
-    begun = loop.new_loop("s1", TASK, now=T0, base="b" * 40, promise="DONE", max_iterations=20)
+    begun = new_loop("s1", TASK, now=T0, base="b" * 40, promise="DONE", max_iterations=20)
     return replace(begun, **changes)  # type: ignore[arg-type]
 
 

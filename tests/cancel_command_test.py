@@ -10,8 +10,8 @@ from testing.gitrepo import init_repo
 from testing.tiergatecli import tiergate
 
 from tiergate.log import read_log
-from tiergate.loop import decision as loop
 from tiergate.loop import store as state
+from tiergate.loop.records import new_loop
 from tiergate.project import Project
 
 T0 = 1_800_000_000.0
@@ -24,7 +24,7 @@ def project(tmp_path: Path) -> Project:
 
 
 def put(project: Project, session_id: str, **changes: object) -> None:
-    new = replace(loop.new_loop(session_id, "task", now=T0, base=None, promise="DONE"), **changes)  # type: ignore[arg-type]
+    new = replace(new_loop(session_id, "task", now=T0, base=None, promise="DONE"), **changes)  # type: ignore[arg-type]
     state.update(project, session_id, lambda _: (new, None))
 
 
@@ -36,7 +36,7 @@ def test_it_cancels_every_active_loop_and_the_pending_one(project: Project) -> N
     put(project, "s1")
     put(project, "s2", phase="verifying")
     put(project, "s3", phase="halted", ended_at=T0)
-    state.write_pending(project, loop.new_loop("", "later", now=T0, base=None, promise="DONE"))
+    state.write_pending(project, new_loop("", "later", now=T0, base=None, promise="DONE"))
     result = tiergate(project.root, "cancel")
     assert result.returncode == 0
     assert "cancelled the loop of session s1" in result.stdout and "session s2" in result.stdout
@@ -50,7 +50,7 @@ def test_it_cancels_every_active_loop_and_the_pending_one(project: Project) -> N
 def test_one_session_only(project: Project) -> None:
     put(project, "s1")
     put(project, "s2")
-    state.write_pending(project, loop.new_loop("", "later", now=T0, base=None, promise="DONE"))
+    state.write_pending(project, new_loop("", "later", now=T0, base=None, promise="DONE"))
     result = tiergate(project.root, "cancel", "--session", "s2")
     assert result.returncode == 0 and "session s2" in result.stdout and "s1" not in result.stdout
     assert phases(project) == {"s1": "working", "s2": "cancelled"}

@@ -24,7 +24,9 @@ from tiergate.log import (
     utc_timestamp,
     write_decision,
 )
-from tiergate.loop import decision as loop
+from tiergate.loop.events import Outcome
+from tiergate.loop.logrecord import log_fields
+from tiergate.loop.records import new_loop
 from tiergate.project import Project, ensure_state_dir
 
 
@@ -151,11 +153,11 @@ STAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
 
 
 def test_a_decision_record_has_one_shape_whichever_writer_writes_it(project: Project) -> None:
-    state = loop.new_loop("s1", "fix it", now=0.0, base="b" * 40, promise="DONE")
-    outcome = loop.Outcome(state, "cancel", ("cancelled by tiergate cancel",))
+    state = new_loop("s1", "fix it", now=0.0, base="b" * 40, promise="DONE")
+    outcome = Outcome(state, "cancel", ("cancelled by tiergate cancel",))
 
     log_outcome(project, "cancel", "s1", outcome)  # the hooks' writer
-    decision_log(project).info("cancel", **loop.log_fields("s1", outcome))  # the command line's
+    decision_log(project).info("cancel", **log_fields("s1", outcome))  # the command line's
     write_decision(project, "claim_check_error", {"session_id": "s1", "error": "E"}, level="error")
     decision_log(project, session_id="s1").error("claim_check_error", error="E")
 

@@ -10,13 +10,15 @@ import pytest
 from testing.gitrepo import init_repo
 from testing.tiergatecli import tiergate
 
-from tiergate.loop import decision as loop
 from tiergate.loop import store as state
 from tiergate.loop.claims import check_claim
+from tiergate.loop.decision import decide
+from tiergate.loop.events import ClaimFacts, Stop
+from tiergate.loop.records import new_loop
 from tiergate.project import Project
 
 T0 = 1_800_000_000.0
-FACTS = loop.ClaimFacts(
+FACTS = ClaimFacts(
     "STANDARD", "tiergate:architect-medium", "sonnet", ("build pass",), ("default",), 5, 20, 3, 40
 )
 
@@ -33,11 +35,9 @@ def test_no_loops(project: Project) -> None:
 
 
 def test_each_loop_with_the_contract_fields(project: Project) -> None:
-    working = loop.new_loop("s1", "Add CSV export", now=T0, base="b" * 40, promise="DONE", max_iterations=8)
+    working = new_loop("s1", "Add CSV export", now=T0, base="b" * 40, promise="DONE", max_iterations=8)
     message = "x <promise>DONE</promise>"
-    claimed = loop.decide(
-        working, loop.Stop(message, check_claim(message), "fp", claim_facts=FACTS), T0 + 1
-    ).state
+    claimed = decide(working, Stop(message, check_claim(message), "fp", claim_facts=FACTS), T0 + 1).state
     assert claimed is not None
     halted = replace(
         working, session_id="s2", phase="halted", ended_at=T0 + 9, end_reason="the cap", started_at=T0 + 2

@@ -20,7 +20,7 @@ from testing.gitrepo import init_repo, write
 
 from tiergate.log import read_log
 from tiergate.loop import store as state
-from tiergate.loop.decision import LoopState, new_loop
+from tiergate.loop.records import LoopState, new_loop
 from tiergate.project import Project
 
 SESSION = "11111111-2222-3333-4444-555555555555"

@@ -7,21 +7,14 @@ from dataclasses import replace
 
 from testing.loopfacts import FAILING, LOW, PASSING_GATE, T0, TASK, claim, working
 
-from tiergate.loop import decision as loop
 from tiergate.loop import store as state
 from tiergate.loop.claims import check_claim
-from tiergate.loop.decision import (
-    AttemptRecord,
-    LoopState,
-    Outcome,
-    Policies,
-    Stop,
-    SubagentStart,
-    SubagentStop,
-    decide,
-    log_fields,
-)
+from tiergate.loop.decision import decide
+from tiergate.loop.events import Outcome, Stop, SubagentStart, SubagentStop
 from tiergate.loop.interventions import InterventionPolicy
+from tiergate.loop.logrecord import log_fields
+from tiergate.loop.records import AttemptRecord, LoopState, Policies
+from tiergate.loop.refutation import after_rollback
 from tiergate.loop.verdict import Criterion, Judgement, Verdict
 
 
@@ -189,7 +182,7 @@ def test_after_a_rollback_claude_and_the_log_get_the_backup() -> None:
     assert first is not None
     outcome = refuted_by_gate(first, "fp-3", dirty=True)
 
-    rolled = loop.after_rollback(
+    rolled = after_rollback(
         outcome, T0 + 11, backup="20261130-1", point="the loop's start (bbbb)", ref="refs/tiergate/backups/x"
     )
     assert rolled.rollback is None
@@ -209,7 +202,7 @@ def test_a_rollback_that_cannot_be_made_halts_and_leaves_the_workspace() -> None
     assert first is not None
     outcome = refuted_by_gate(first, "fp-3", dirty=True)
 
-    failed = loop.after_rollback(outcome, T0 + 11, backup=None, point="p", error="not in the history of HEAD")
+    failed = after_rollback(outcome, T0 + 11, backup=None, point="p", error="not in the history of HEAD")
     assert failed.decision == "halt" and failed.block is None
     assert failed.state is not None and failed.state.phase == "halted"
     assert "rollback to the last green point (p) failed: not in the history of HEAD" in (

@@ -11,13 +11,12 @@ from hypothesis import strategies as st
 from testing import loopfacts
 from testing.loopfacts import LOW, T0, TASK
 
-from tiergate.loop import decision as loop
 from tiergate.loop.claims import check_claim
-from tiergate.loop.decision import (
+from tiergate.loop.decision import decide
+from tiergate.loop.events import (
     Cancel,
     ClaimFacts,
     Compaction,
-    LoopState,
     Outcome,
     SessionEnd,
     Stop,
@@ -26,9 +25,9 @@ from tiergate.loop.decision import (
     SubagentStop,
     TaskNotification,
     UserPrompt,
-    decide,
-    log_fields,
 )
+from tiergate.loop.logrecord import log_fields
+from tiergate.loop.records import LIMITS, LoopState, new_loop
 from tiergate.loop.verdict import Criterion, Judgement, Verdict
 from tiergate.workspace.manifest import Changes
 
@@ -50,7 +49,7 @@ CLAIM_MESSAGE = "All tests pass.\n\n<promise>DONE</promise>"
 
 
 def working(**changes: object) -> LoopState:
-    state = loop.new_loop("s1", TASK, now=T0, base="b" * 40, promise="DONE", max_iterations=5)
+    state = new_loop("s1", TASK, now=T0, base="b" * 40, promise="DONE", max_iterations=5)
     return replace(state, **changes)  # type: ignore[arg-type]
 
 
@@ -314,7 +313,7 @@ def test_blocks_that_find_the_workspace_unchanged_halt_before_claude_codes_cap()
             break
         blocks += 1
     assert outcome.decision == "halt"
-    assert blocks == loop.LIMITS.idle_blocks < 8
+    assert blocks == LIMITS.idle_blocks < 8
     assert outcome.message is not None and "no progress" in outcome.message
 
 
@@ -373,7 +372,7 @@ def test_the_log_keeps_the_session_the_decision_its_reasons_and_where_the_loop_s
 
 def test_a_pending_verification_without_a_verifier_is_reminded_then_halts() -> None:
     state: LoopState | None = verifying()
-    for n in range(1, loop.LIMITS.reminders + 1):
+    for n in range(1, LIMITS.reminders + 1):
         outcome = decide(state, stop(CLAIM_MESSAGE, f"fp-r{n}"), T0 + 20 + n)
         text = blocked(outcome)
         assert outcome.decision == "remind"
@@ -386,7 +385,7 @@ def test_a_pending_verification_without_a_verifier_is_reminded_then_halts() -> N
 
 def test_a_verifier_that_never_reported_back_is_requested_again_then_halts() -> None:
     state = started()
-    for request in range(2, loop.LIMITS.requests + 1):
+    for request in range(2, LIMITS.requests + 1):
         outcome = decide(state, stop(fingerprint=f"fp-{request}", background=()), T0 + 100 * request)
         text = blocked(outcome)
         assert outcome.state is not None and outcome.state.verification is not None
@@ -404,7 +403,7 @@ def test_when_the_cli_does_not_say_what_runs_a_young_verifier_is_waited_for() ->
     state = started(now=T0 + 20)
     young = decide(state, stop(background=None), T0 + 60)
     assert young.block is None and young.decision == "pass" and young.state == state
-    old = decide(state, stop(background=None), T0 + 20 + loop.LIMITS.verifier_timeout + 1)
+    old = decide(state, stop(background=None), T0 + 20 + LIMITS.verifier_timeout + 1)
     assert old.block is not None and old.decision == "spawn"
 
 
@@ -446,7 +445,7 @@ def test_the_same_verifier_starting_twice_is_one_run_and_runs_are_bounded() -> N
     again = decide(state, SubagentStart("a1", LOW, "fp-2"), T0 + 21)
     assert again.state is not None and again.state.verification is not None
     assert len(again.state.verification.runs) == 1
-    for i in range(2, loop.LIMITS.runs + 1):
+    for i in range(2, LIMITS.runs + 1):
         state = decide(state, SubagentStart(f"a{i}", LOW, "fp-2"), T0 + 21 + i).state  # type: ignore[assignment]
     extra = decide(state, SubagentStart("a-extra", LOW, "fp-2"), T0 + 40)
     assert extra.decision == "unrequested" and extra.state == state
@@ -644,7 +643,7 @@ def test_stops_alone_always_end_the_loop_within_its_bounds(stops: list[Stop], ca
         state = outcome.state
         assert state is not None and state.iteration <= cap
     # Each iteration costs at most a continue or a claim, plus the reminders of one pending verification.
-    assert blocks <= cap + loop.LIMITS.reminders + 1
+    assert blocks <= cap + LIMITS.reminders + 1
 
 
 # One turn: (its API call fails, its final message claims, the CLI identifies it, a failure of the turn

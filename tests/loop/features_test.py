@@ -10,21 +10,14 @@ from pathlib import Path
 import pytest
 
 from tiergate.errors import UserError
-from tiergate.loop import decision as loop
 from tiergate.loop import features
 from tiergate.loop import store as state
 from tiergate.loop.claims import check_claim
-from tiergate.loop.decision import (
-    AttemptRecord,
-    ClaimFacts,
-    GateFacts,
-    LoopState,
-    Policies,
-    Stop,
-    decide,
-)
+from tiergate.loop.decision import decide
+from tiergate.loop.events import ClaimFacts, GateFacts, Stop, SubagentStart, SubagentStop
 from tiergate.loop.features import Feature
 from tiergate.loop.interventions import InterventionPolicy
+from tiergate.loop.records import AttemptRecord, LoopState, Policies, new_loop
 from tiergate.loop.verdict import Criterion, Judgement, Verdict
 from tiergate.project import Project
 
@@ -49,7 +42,7 @@ def failing(*names: str) -> GateFacts:
 
 
 def autopilot(**changes: object) -> LoopState:
-    begun = loop.new_loop("s1", "", now=T0, base="b" * 40, promise="DONE", feature_list=(F1, F2))
+    begun = new_loop("s1", "", now=T0, base="b" * 40, promise="DONE", feature_list=(F1, F2))
     return replace(begun, **changes)  # type: ignore[arg-type]
 
 
@@ -59,9 +52,9 @@ def claim(gate: GateFacts, fingerprint: str = "fp-1", **fields: object) -> Stop:
 
 def passed_by_verifier(current: LoopState, fingerprint: str) -> LoopState:
     spawned = decide(current, claim(PASSING, fingerprint), T0 + 10).state
-    started = decide(spawned, loop.SubagentStart("a1", LOW, fingerprint), T0 + 20).state
+    started = decide(spawned, SubagentStart("a1", LOW, fingerprint), T0 + 20).state
     verdict = Verdict("PASS", (Criterion("tests pass", "VERIFIED", "ran the probes: ok"),), "")
-    outcome = decide(started, loop.SubagentStop("a1", LOW, Judgement(verdict, ()), fingerprint), T0 + 30)
+    outcome = decide(started, SubagentStop("a1", LOW, Judgement(verdict, ()), fingerprint), T0 + 30)
     assert outcome.state is not None and outcome.state.phase == "passed"
     return outcome.state
 

@@ -9,19 +9,13 @@ from dataclasses import replace
 
 from testing.loopfacts import CLAIM, FAILING, LOW, PASSING_GATE, T0, TASK, claim, working
 
-from tiergate.loop import decision as loop
 from tiergate.loop import store as state
 from tiergate.loop.claims import check_claim
-from tiergate.loop.decision import (
-    LoopState,
-    Outcome,
-    Policies,
-    Stop,
-    SubagentStart,
-    SubagentStop,
-    decide,
-)
+from tiergate.loop.decision import decide, empty_turn
+from tiergate.loop.events import Outcome, Stop, SubagentStart, SubagentStop, UserPrompt
 from tiergate.loop.interventions import InterventionPolicy
+from tiergate.loop.records import REFUTED_KEPT, LoopState, Policies
+from tiergate.loop.refutation import may_stand_refuted, refutation_for
 from tiergate.loop.stalls import StallPolicy
 from tiergate.loop.verdict import Criterion, Judgement, Verdict
 
@@ -137,9 +131,9 @@ def test_another_feature_is_not_bound_by_the_refutation_of_the_last() -> None:
     first = decide(working(), claim(FAILING, "fp-2"), T0 + 10).state
     assert first is not None
     moved = replace(first, task="Add the export command")
-    assert loop.refutation_for(moved, "fp-2") is None
-    assert not loop.may_stand_refuted(moved)
-    assert loop.may_stand_refuted(first)
+    assert refutation_for(moved, "fp-2") is None
+    assert not may_stand_refuted(moved)
+    assert may_stand_refuted(first)
 
 
 def test_claiming_again_and_again_on_one_workspace_ends_the_loop_by_its_interventions() -> None:
@@ -176,14 +170,14 @@ def test_refutations_survive_the_state_file() -> None:
 
 def test_only_the_newest_refuted_workspaces_are_kept() -> None:
     current = working()
-    for n in range(loop.REFUTED_KEPT + 3):
+    for n in range(REFUTED_KEPT + 3):
         rules = InterventionPolicy(attempt_limit=100, skip_limit=100, failure_limit=100)
         detail = replace(FAILING, failing=(("tests", f"failure {chr(97 + n)}"),))  # signatures differ
         outcome = decide(current, claim(detail, f"fp-{n}", policies=Policies(interventions=rules)), T0 + n)
         assert outcome.decision == "gate-refuted" and outcome.state is not None
         current = outcome.state
-    assert len(current.refuted) == loop.REFUTED_KEPT
-    assert current.refuted[-1].fingerprint == f"fp-{loop.REFUTED_KEPT + 2}"
+    assert len(current.refuted) == REFUTED_KEPT
+    assert current.refuted[-1].fingerprint == f"fp-{REFUTED_KEPT + 2}"
 
 
 # Empty turns ---------------------------------------------------------------------------------------------
@@ -233,7 +227,7 @@ def test_a_change_or_a_claim_or_the_user_resets_the_empty_turns() -> None:
     assert changed is not None and changed.empty_turns == 0
     claimed = decide(current, claim(PASSING_GATE, "fp-1"), T0 + 60).state
     assert claimed is not None and claimed.empty_turns == 0
-    spoke = decide(current, loop.UserPrompt(), T0 + 60).state
+    spoke = decide(current, UserPrompt(), T0 + 60).state
     assert spoke is not None and spoke.empty_turns == 0
 
 
@@ -241,5 +235,5 @@ def test_the_turn_after_a_refutation_is_not_empty() -> None:
     current = working(empty_turns=2, last_block_fingerprint="fp-1", feedback="Critique: still wrong")
     outcome = turn(current, "fp-1")
     assert outcome.decision == "feedback"
-    assert loop.empty_turn(current, check_claim("x"), "fp-1") == 0
+    assert empty_turn(current, check_claim("x"), "fp-1") == 0
     assert TASK in (outcome.block or "")

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from tiergate.loop.claims import DEFAULT_PROMISE
-from tiergate.loop.decision import LoopState
 from tiergate.loop.features import Feature
+from tiergate.loop.records import LoopState
 from tiergate.loop.start import Start, begin
 
 F1 = Feature("F01", "List items", "GET /items lists every item.", (("list", "sh probe.sh list"),))

@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 
 from tiergate.errors import UserError
-from tiergate.loop import decision as loop
 from tiergate.loop import store as state
 from tiergate.loop.claims import check_claim
-from tiergate.loop.decision import LoopState, VerifierRun
+from tiergate.loop.decision import decide
+from tiergate.loop.events import ClaimFacts, Stop
+from tiergate.loop.records import LoopState, VerifierRun, new_loop
 from tiergate.project import Project
 
 T0 = 1_800_000_000.0
@@ -28,7 +29,7 @@ def project(tmp_path: Path) -> Project:
 
 
 def a_loop(session_id: str = "s1", **changes: object) -> LoopState:
-    new = loop.new_loop(session_id, "Fix the parser", now=T0, base="b" * 40, promise="DONE")
+    new = new_loop(session_id, "Fix the parser", now=T0, base="b" * 40, promise="DONE")
     return replace(new, **changes)  # type: ignore[arg-type]
 
 
@@ -43,15 +44,13 @@ def test_a_session_without_a_loop_reads_as_none(project: Project) -> None:
 
 
 def test_a_loop_round_trips_with_its_verification_and_runs(project: Project) -> None:
-    after = loop.decide(
+    after = decide(
         a_loop(),
-        loop.Stop(
+        Stop(
             "done\n<promise>DONE</promise>",
             check_claim("done\n<promise>DONE</promise>"),
             "fp",
-            claim_facts=loop.ClaimFacts(
-                "LIGHT", "tiergate:architect-low", "haiku", ("x",), ("why",), 1, 20, 1, 2
-            ),
+            claim_facts=ClaimFacts("LIGHT", "tiergate:architect-low", "haiku", ("x",), ("why",), 1, 20, 1, 2),
         ),
         T0 + 1,
     ).state

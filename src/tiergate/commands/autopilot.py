@@ -27,8 +27,9 @@ def run(args: argparse.Namespace) -> int:
     from tiergate.commands.ralph import pending_loop
     from tiergate.log import decision_log
     from tiergate.loop import store as state
-    from tiergate.loop.decision import Outcome, log_fields
+    from tiergate.loop.events import Outcome
     from tiergate.loop.launch import read_features
+    from tiergate.loop.logrecord import log_fields
     from tiergate.project import locate
 
     project = locate(Path.cwd(), os.environ)

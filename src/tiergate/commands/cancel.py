@@ -19,8 +19,11 @@ def run(args: argparse.Namespace) -> int:
 
     from tiergate.errors import UserError
     from tiergate.log import decision_log
-    from tiergate.loop import decision as loop
     from tiergate.loop import store as state
+    from tiergate.loop.decision import decide
+    from tiergate.loop.events import Cancel, Outcome
+    from tiergate.loop.logrecord import log_fields
+    from tiergate.loop.records import LoopState
     from tiergate.project import is_valid_session_id, locate
 
     project = locate(Path.cwd(), os.environ)
@@ -30,21 +33,19 @@ def run(args: argparse.Namespace) -> int:
         sessions = [args.session] if state.read(project, args.session) is not None else []
     else:
         sessions = [s.session_id for s in state.all_loops(project) if s.active]
-    event = loop.Cancel("tiergate cancel")
+    event = Cancel("tiergate cancel")
     log = decision_log(project)
     cancelled = 0
     for session_id in sessions:
         now = time.time()
 
-        def cancel(
-            current: loop.LoopState | None, now: float = now
-        ) -> tuple[loop.LoopState | None, loop.Outcome]:
-            outcome = loop.decide(current, event, now)
+        def cancel(current: LoopState | None, now: float = now) -> tuple[LoopState | None, Outcome]:
+            outcome = decide(current, event, now)
             return outcome.state, outcome
 
         outcome = state.update(project, session_id, cancel)
         if outcome.decision == "cancel" and outcome.state is not None:
-            log.info("cancel", **loop.log_fields(session_id, outcome))
+            log.info("cancel", **log_fields(session_id, outcome))
             cancelled += 1
             print(
                 f"tiergate: cancelled the loop of session {session_id} "
@@ -52,8 +53,8 @@ def run(args: argparse.Namespace) -> int:
             )
     dropped = state.drop_pending(project) if args.session is None else None
     if dropped is not None:
-        dropped_outcome = loop.Outcome(None, "cancel", ("dropped the pending loop",))
-        log.info("cancel", **loop.log_fields("", dropped_outcome))
+        dropped_outcome = Outcome(None, "cancel", ("dropped the pending loop",))
+        log.info("cancel", **log_fields("", dropped_outcome))
         print(f"tiergate: dropped the pending loop ({dropped.task[:60]!r})")
     if not cancelled and dropped is None:
         where = f"session {args.session}" if args.session else str(project.root)

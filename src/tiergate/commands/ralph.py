@@ -11,8 +11,8 @@ import argparse
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tiergate.loop.decision import LoopState
     from tiergate.loop.features import Feature
+    from tiergate.loop.records import LoopState
     from tiergate.project import Project
 
 HELP = "start a ralph loop from a shell; the next Claude Code session in this project takes it up"
@@ -76,7 +76,8 @@ def pending_loop(
 
 def _log(project: Project, pending: LoopState, replaced: LoopState | None) -> None:
     from tiergate.log import decision_log
-    from tiergate.loop.decision import Outcome, log_fields
+    from tiergate.loop.events import Outcome
+    from tiergate.loop.logrecord import log_fields
 
     reasons: tuple[str, ...] = (f"start: tiergate ralph start, base {pending.base}; waits for a session",)
     if replaced is not None:

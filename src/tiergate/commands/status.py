@@ -10,7 +10,7 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tiergate.loop.decision import LoopState
+    from tiergate.loop.records import LoopState
 
 HELP = "show where each loop of this project stands"
 

@@ -8,9 +8,12 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from tiergate.hook.protocol import HookReply
-from tiergate.loop import decision as loop
 from tiergate.loop import store as state
 from tiergate.loop import text as looptext
+from tiergate.loop.decision import decide
+from tiergate.loop.events import Event, Outcome
+from tiergate.loop.logrecord import log_fields
+from tiergate.loop.records import LIMITS, Limits, LoopState
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -18,14 +21,14 @@ if TYPE_CHECKING:
     from tiergate.project import Project
 
 
-def apply(project: Project, event_name: str, session_id: str, event: loop.Event) -> loop.Outcome:
+def apply(project: Project, event_name: str, session_id: str, event: Event) -> Outcome:
     """Decide `event` against the session's current state, store the new state, log the decision."""
     now = time.time()
 
     bounds = limits(os.environ)
 
-    def change(current: loop.LoopState | None) -> tuple[loop.LoopState | None, loop.Outcome]:
-        outcome = loop.decide(current, event, now, bounds)
+    def change(current: LoopState | None) -> tuple[LoopState | None, Outcome]:
+        outcome = decide(current, event, now, bounds)
         if outcome.rollback is not None:
             from tiergate.handlers import effects
 
@@ -42,25 +45,25 @@ def apply(project: Project, event_name: str, session_id: str, event: loop.Event)
     return outcome
 
 
-def limits(env: Mapping[str, str]) -> loop.Limits:
+def limits(env: Mapping[str, str]) -> Limits:
     """The loop's limits, with the no-progress limit kept within Claude Code's own block cap when the
     user lowered it (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP, 8 by default): the loop then halts with its
     reason rather than being cut off silently by the CLI."""
     cap = env.get("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "")
     if not cap.isdigit() or int(cap) < 1:
-        return loop.LIMITS
-    return replace(loop.LIMITS, idle_blocks=min(loop.LIMITS.idle_blocks, int(cap)))
+        return LIMITS
+    return replace(LIMITS, idle_blocks=min(LIMITS.idle_blocks, int(cap)))
 
 
-def log_outcome(project: Project, event_name: str, session_id: str, outcome: loop.Outcome) -> None:
+def log_outcome(project: Project, event_name: str, session_id: str, outcome: Outcome) -> None:
     """Log a hook's decision with the lean writer (the command line uses structlog's, for the same
     record: see `tiergate.log`)."""
     from tiergate.log import write_decision
 
-    write_decision(project, event_name, loop.log_fields(session_id, outcome))
+    write_decision(project, event_name, log_fields(session_id, outcome))
 
 
-def reply(outcome: loop.Outcome) -> HookReply | None:
+def reply(outcome: Outcome) -> HookReply | None:
     if outcome.block is None and outcome.context is None and outcome.message is None and outcome.redo is None:
         return None
     return HookReply(
@@ -71,7 +74,7 @@ def reply(outcome: loop.Outcome) -> HookReply | None:
     )
 
 
-def bind_pending(project: Project, session_id: str, event_name: str) -> loop.LoopState | None:
+def bind_pending(project: Project, session_id: str, event_name: str) -> LoopState | None:
     """Bind a loop started from a shell to this session, if it has no active loop of its own."""
     bound = state.take_pending(project, session_id, time.time())
     if bound is not None:
@@ -79,14 +82,14 @@ def bind_pending(project: Project, session_id: str, event_name: str) -> loop.Loo
 
         # As at a start from Claude Code: the workspace the loop finds is its first green point.
         effects.mark_start(project, session_id, bound.base)
-        outcome = loop.Outcome(
+        outcome = Outcome(
             bound, "bind", (f"the loop started from a shell is bound to this session at {event_name}",)
         )
         log_outcome(project, event_name, session_id, outcome)
     return bound
 
 
-def with_binding(event_name: str, answer: HookReply | None, bound: loop.LoopState) -> HookReply | None:
+def with_binding(event_name: str, answer: HookReply | None, bound: LoopState) -> HookReply | None:
     """Tell the model and the user about a loop that was just bound, where the event can say so."""
     if event_name not in ("SessionStart", "UserPromptSubmit"):
         return answer

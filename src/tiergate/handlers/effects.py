@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tiergate.loop import decision as loop
+from tiergate.loop.events import GateFacts, Outcome
+from tiergate.loop.records import LoopState, Policies
+from tiergate.loop.refutation import after_rollback
 
 if TYPE_CHECKING:
     from tiergate.config import Config
@@ -22,12 +24,12 @@ GATE_BUDGET_SECONDS = 480.0
 REPORT_IN_BLOCK = 3000
 
 
-def policies(config: Config) -> loop.Policies:
+def policies(config: Config) -> Policies:
     from tiergate.loop.interventions import InterventionPolicy
     from tiergate.loop.stalls import StallPolicy
 
     i, s = config.interventions, config.stalls
-    return loop.Policies(
+    return Policies(
         interventions=InterventionPolicy(
             attempt_limit=i.attempt_limit,
             skip_limit=i.skip_limit,
@@ -38,7 +40,7 @@ def policies(config: Config) -> loop.Policies:
     )
 
 
-def gate(project: Project, current: loop.LoopState, config: Config) -> loop.GateFacts:
+def gate(project: Project, current: LoopState, config: Config) -> GateFacts:
     """Run (or reuse) the project's checks for the workspace against the loop's base, within the
     Stop hook's time, silently (stdout is the protocol's channel); the run goes to the decision log."""
     from tiergate.gate.checks import make_check
@@ -65,7 +67,7 @@ def gate(project: Project, current: loop.LoopState, config: Config) -> loop.Gate
         (v.result.name, "\n".join((*v.new_tests, *v.summary.lines)) or v.result.reason)
         for v in result.new_failures
     )
-    return loop.GateFacts(
+    return GateFacts(
         refuted=result.refuted,
         report=report,
         packet=result.packet_lines() if result.verdicts else (),
@@ -94,7 +96,7 @@ def could_not_run_notice(result: GateResult) -> str:
     )
 
 
-def dirty(project: Project, current: loop.LoopState) -> bool | None:
+def dirty(project: Project, current: LoopState) -> bool | None:
     """Whether the workspace's files differ from the loop's last green point; None when that cannot
     be told (outside git, a damaged ref): the loop then treats it as clean and rolls nothing back."""
     from tiergate.workspace import greenpoint
@@ -107,7 +109,7 @@ def dirty(project: Project, current: loop.LoopState) -> bool | None:
         return None
 
 
-def roll_back(project: Project, outcome: loop.Outcome, now: float) -> loop.Outcome:
+def roll_back(project: Project, outcome: Outcome, now: float) -> Outcome:
     """Roll the workspace back to the last green point, the dirty state saved first as a backup."""
     from tiergate.errors import UserError
     from tiergate.workspace import backups, greenpoint
@@ -120,13 +122,13 @@ def roll_back(project: Project, outcome: loop.Outcome, now: float) -> loop.Outco
         point_text = point.describe()
         saved = backups.rollback(project.root, point.workspace, outcome.rollback)
     except UserError as exc:
-        return loop.after_rollback(outcome, now, backup=None, point=point_text, error=str(exc))
+        return after_rollback(outcome, now, backup=None, point=point_text, error=str(exc))
     except Exception as exc:
         _error(project, current.session_id, "rollback_error", exc)
-        return loop.after_rollback(
+        return after_rollback(
             outcome, now, backup=None, point=point_text, error=f"{type(exc).__name__}: {exc}"
         )
-    return loop.after_rollback(
+    return after_rollback(
         outcome,
         now,
         backup=saved.name if saved else None,
@@ -135,7 +137,7 @@ def roll_back(project: Project, outcome: loop.Outcome, now: float) -> loop.Outco
     )
 
 
-def follow_up(project: Project, session_id: str, outcome: loop.Outcome) -> loop.Outcome:
+def follow_up(project: Project, session_id: str, outcome: Outcome) -> Outcome:
     """After the state is stored: mark a passed workspace green, send a halt's alert; what happened
     goes into the decision's log record."""
     from dataclasses import replace

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from tiergate.handlers import common
 from tiergate.hook.inputs import parse_input
-from tiergate.loop import decision as loop
+from tiergate.loop.events import Compaction
 
 if TYPE_CHECKING:
     from tiergate.hook.protocol import HookReply
@@ -17,5 +17,5 @@ if TYPE_CHECKING:
 def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
     event = parse_input("PreCompact", payload)
     trigger = event.trigger or "unknown"
-    common.apply(project, "PreCompact", event.session_id, loop.Compaction(trigger))
+    common.apply(project, "PreCompact", event.session_id, Compaction(trigger))
     return None

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from tiergate.handlers import common
 from tiergate.hook.inputs import parse_input
-from tiergate.loop import decision as loop
+from tiergate.loop.events import SessionEnd
 
 if TYPE_CHECKING:
     from tiergate.hook.protocol import HookReply
@@ -18,5 +18,5 @@ if TYPE_CHECKING:
 def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
     event = parse_input("SessionEnd", payload)
     reason = event.reason or "unknown"
-    common.apply(project, "SessionEnd", event.session_id, loop.SessionEnd(reason))
+    common.apply(project, "SessionEnd", event.session_id, SessionEnd(reason))
     return None

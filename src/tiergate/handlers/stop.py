@@ -7,9 +7,12 @@ from typing import TYPE_CHECKING, Any
 
 from tiergate import transcript
 from tiergate.handlers import common
-from tiergate.loop import decision as loop
 from tiergate.loop import store as state
 from tiergate.loop.claims import check_claim
+from tiergate.loop.decision import empty_turn, wants_claim_facts
+from tiergate.loop.events import ClaimFacts, GateFacts, Stop
+from tiergate.loop.records import POLICIES, LoopState, Policies
+from tiergate.loop.refutation import may_stand_refuted, refutation_for
 from tiergate.workspace import fingerprint
 
 if TYPE_CHECKING:
@@ -39,18 +42,18 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
     error = api_error(payload)
     measured = Measured()
     workspace: str | None = None
-    if loop.wants_claim_facts(current, claim) and not background and error is None:
+    if wants_claim_facts(current, claim) and not background and error is None:
         # A claim on a workspace already refuted is answered from the state alone: fingerprint first.
-        if loop.may_stand_refuted(current):
+        if may_stand_refuted(current):
             workspace = fingerprint.fingerprint(project.root, current.base)
-        if loop.refutation_for(current, workspace) is None:
+        if refutation_for(current, workspace) is None:
             measured = measure(project, current)
             workspace = measured.workspace
     if workspace is None:
         workspace = fingerprint.fingerprint(project.root, current.base)
-    if measured.facts is None and loop.empty_turn(current, claim, workspace) > 0:
-        measured = stalled_approach(project, current, loop.empty_turn(current, claim, workspace))
-    event = loop.Stop(
+    if measured.facts is None and empty_turn(current, claim, workspace) > 0:
+        measured = stalled_approach(project, current, empty_turn(current, claim, workspace))
+    event = Stop(
         message=message,
         claim=claim,
         fingerprint=workspace,
@@ -100,15 +103,15 @@ class Measured:
     """What a claim's Stop measured: the tier and change, the gate, dirtiness (only when the gate
     refutes: it decides the intervention), or why the claim could not be checked."""
 
-    facts: loop.ClaimFacts | None = None
+    facts: ClaimFacts | None = None
     problem: str | None = None
     workspace: str | None = None  # the fingerprint, from the same measurement
-    gate: loop.GateFacts | None = None
+    gate: GateFacts | None = None
     dirty: bool | None = None
-    policies: loop.Policies = loop.POLICIES
+    policies: Policies = POLICIES
 
 
-def measure(project: Project, current: loop.LoopState) -> Measured:
+def measure(project: Project, current: LoopState) -> Measured:
     """The claim's tier and change, and the gate's verdict on the workspace, or why they could not
     be had.
 
@@ -136,7 +139,7 @@ def measure(project: Project, current: loop.LoopState) -> Measured:
     return Measured(facts, None, workspace, gate, dirty, effects.policies(config))
 
 
-def stalled_approach(project: Project, current: loop.LoopState, empty_turns: int) -> Measured:
+def stalled_approach(project: Project, current: LoopState, empty_turns: int) -> Measured:
     """What an empty turn needs (one that ends without a claim and changes nothing): the configured
     rules, to know whether the approach has stalled, and then whether the workspace is dirty, for the
     intervention. Only such turns pay for reading the configuration."""
@@ -146,17 +149,17 @@ def stalled_approach(project: Project, current: loop.LoopState, empty_turns: int
     try:
         rules = effects.policies(load_config(project.root))
     except Exception:
-        rules = loop.POLICIES  # a broken config is reported at the next claim; defaults meanwhile
+        rules = POLICIES  # a broken config is reported at the next claim; defaults meanwhile
     if empty_turns < rules.stalls.empty_turns:
         return Measured(policies=rules)
     return Measured(dirty=effects.dirty(project, current), policies=rules)
 
 
-def claim_facts(assessment: Assessment, config: Config) -> loop.ClaimFacts:
+def claim_facts(assessment: Assessment, config: Config) -> ClaimFacts:
     from tiergate.tier.policy import Tier
 
     decision, change = assessment.decision, assessment.change
-    return loop.ClaimFacts(
+    return ClaimFacts(
         tier=decision.tier.value,
         agent=decision.verifier.subagent_type,
         model=decision.verifier.model,

@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from tiergate.handlers import common
-from tiergate.loop import decision as loop
 from tiergate.loop import store as state
+from tiergate.loop.events import StopFailure
 
 if TYPE_CHECKING:
     from tiergate.hook.protocol import HookReply
@@ -22,7 +22,5 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
     current = state.read(project, failure.session_id)
     if current is None or not current.active:
         return None
-    common.apply(
-        project, "StopFailure", failure.session_id, loop.StopFailure(failure.error, failure.prompt_id)
-    )
+    common.apply(project, "StopFailure", failure.session_id, StopFailure(failure.error, failure.prompt_id))
     return None

@@ -7,8 +7,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from tiergate.handlers import common
-from tiergate.loop import decision as loop
 from tiergate.loop import store as state
+from tiergate.loop.events import SubagentStart
+from tiergate.loop.verifiers import run_for, would_record
 from tiergate.workspace import manifeststore
 from tiergate.workspace.fingerprint import manifest
 
@@ -24,15 +25,15 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
     current = state.read(project, start.session_id)
     if current is None or not current.active:
         return None
-    recorded = loop.would_record(current, start.agent_type)
+    recorded = would_record(current, start.agent_type)
     taken = manifest(project.root, current.base) if recorded else None
-    event = loop.SubagentStart(
+    event = SubagentStart(
         agent_id=start.agent_id,
         agent_type=start.agent_type,
         fingerprint=None if taken is None else taken.digest,
     )
     outcome = common.apply(project, "SubagentStart", start.session_id, event)
-    run = loop.run_for(outcome.state, start.agent_id)
+    run = run_for(outcome.state, start.agent_id)
     if taken is not None and run is not None and run.fingerprint == taken.digest:
         # What the fingerprint is made of, so that a disqualification can name the files that changed.
         manifeststore.keep(project, start.session_id, start.agent_id, taken)

@@ -18,9 +18,11 @@ from typing import TYPE_CHECKING, Any
 from tiergate import transcript
 from tiergate.handlers import common
 from tiergate.hook.inputs import parse_input
-from tiergate.loop import decision as loop
 from tiergate.loop import store as state
+from tiergate.loop.events import Outcome, SubagentStop
+from tiergate.loop.records import POLICIES, LoopState, VerifierRun
 from tiergate.loop.verdict import judge
+from tiergate.loop.verifiers import run_for
 from tiergate.workspace import manifeststore
 from tiergate.workspace.fingerprint import manifest
 from tiergate.workspace.manifest import changes
@@ -42,8 +44,8 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
     current = state.read(project, stop.session_id)
     if current is None or not current.active:
         return None
-    run = loop.run_for(current, stop.agent_id)
-    event = loop.SubagentStop(agent_id=stop.agent_id, agent_type=stop.agent_type)
+    run = run_for(current, stop.agent_id)
+    event = SubagentStop(agent_id=stop.agent_id, agent_type=stop.agent_type)
     workspace: Manifest | None = None
     if run is not None and current.verification is not None:
         message = stop.last_assistant_message
@@ -59,7 +61,7 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
         workspace = manifest(project.root, current.base)
         digest = None if workspace is None else workspace.digest
         model = transcript.agent_model(stop.agent_transcript_path)
-        event = loop.SubagentStop(stop.agent_id, stop.agent_type, judgement, digest, model)
+        event = SubagentStop(stop.agent_id, stop.agent_type, judgement, digest, model)
         if workspace is not None and run.fingerprint not in (None, digest):
             event = replace(
                 event,
@@ -76,11 +78,11 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
 
 
 def keep_or_drop(
-    project: Project, session_id: str, outcome: loop.Outcome, run: loop.VerifierRun, now: Manifest | None
+    project: Project, session_id: str, outcome: Outcome, run: VerifierRun, now: Manifest | None
 ) -> None:
     """The run's manifest goes when the run is over; a run sent back to redo its verdict on a workspace
     others changed is now measured from here (its fingerprint moved with it), so this one is kept."""
-    again = loop.run_for(outcome.state, run.agent_id) if outcome.decision == "redo" else None
+    again = run_for(outcome.state, run.agent_id) if outcome.decision == "redo" else None
     if again is None:
         manifeststore.drop(project, session_id, run.agent_id)
     elif now is not None and again.fingerprint == now.digest != run.fingerprint:
@@ -88,9 +90,7 @@ def keep_or_drop(
         manifeststore.keep(project, session_id, run.agent_id, now)
 
 
-def changes_since_start(
-    project: Project, session_id: str, run: loop.VerifierRun, now: Manifest
-) -> Changes | None:
+def changes_since_start(project: Project, session_id: str, run: VerifierRun, now: Manifest) -> Changes | None:
     """Which files changed since the verifier started, from the manifest kept at its start (None when
     that is missing or is not the one its recorded fingerprint was taken from)."""
     started = manifeststore.load(project, session_id, run.agent_id)
@@ -99,9 +99,7 @@ def changes_since_start(
     return changes(started, now)
 
 
-def refutation_facts(
-    project: Project, current: loop.LoopState, event: loop.SubagentStop
-) -> loop.SubagentStop:
+def refutation_facts(project: Project, current: LoopState, event: SubagentStop) -> SubagentStop:
     """What a verdict that may refute the claim needs for the intervention: whether the workspace is
     dirty against the last green point, and the configured rules. Only then is the config read (the
     common path of this hook stays lean)."""
@@ -111,5 +109,5 @@ def refutation_facts(
     try:
         rules = effects.policies(load_config(project.root))
     except Exception:
-        rules = loop.POLICIES  # a broken config is reported by the Stop that follows; defaults meanwhile
+        rules = POLICIES  # a broken config is reported by the Stop that follows; defaults meanwhile
     return replace(event, dirty=effects.dirty(project, current), policies=rules)

@@ -10,10 +10,11 @@ from typing import TYPE_CHECKING, Any
 from tiergate.errors import UserError
 from tiergate.handlers import common
 from tiergate.hook.protocol import HookReply
-from tiergate.loop import decision as loop
 from tiergate.loop import slash as loopcommands
 from tiergate.loop import store as state
 from tiergate.loop import text as looptext
+from tiergate.loop.events import Cancel, Outcome, TaskNotification, UserPrompt
+from tiergate.loop.records import LoopState
 
 if TYPE_CHECKING:
     from tiergate.loop.features import Feature
@@ -31,7 +32,7 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
     if isinstance(command, loopcommands.StartLoop | loopcommands.StartAutopilot):
         return start(project, session_id, command)
     if isinstance(command, loopcommands.CancelLoop):
-        outcome = common.apply(project, "UserPromptSubmit", session_id, loop.Cancel("/tiergate:cancel"))
+        outcome = common.apply(project, "UserPromptSubmit", session_id, Cancel("/tiergate:cancel"))
         cancelled = outcome.state if outcome.decision == "cancel" else None
         return HookReply(
             additional_context=looptext.CANCELLED_CONTEXT if cancelled else None,
@@ -45,7 +46,7 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
     current = state.read(project, session_id)
     if current is None or not current.active:
         return None
-    event = loop.TaskNotification() if is_task_notification(prompt.prompt) else loop.UserPrompt()
+    event = TaskNotification() if is_task_notification(prompt.prompt) else UserPrompt()
     common.apply(project, "UserPromptSubmit", session_id, event)
     return None
 
@@ -76,7 +77,7 @@ def start(
             system_message=f"tiergate: cannot start a loop: {exc}",
         )
 
-    def replace_loop(current: loop.LoopState | None) -> tuple[loop.LoopState, loop.LoopState | None]:
+    def replace_loop(current: LoopState | None) -> tuple[LoopState, LoopState | None]:
         return new, current
 
     previous = state.update(project, session_id, replace_loop)
@@ -85,7 +86,7 @@ def start(
     reasons: tuple[str, ...] = (f"start: {name}, at most {new.max_iterations} iterations, base {new.base}",)
     if previous is not None and previous.active:
         reasons += (f"replaces the active loop of this session (phase {previous.phase})",)
-    common.log_outcome(project, "UserPromptSubmit", session_id, loop.Outcome(new, "start", reasons))
+    common.log_outcome(project, "UserPromptSubmit", session_id, Outcome(new, "start", reasons))
     return HookReply(
         additional_context=looptext.started_context(new),
         system_message=looptext.started_message(new, previous),

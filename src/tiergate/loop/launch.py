@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from tiergate.loop.decision import LoopState
     from tiergate.loop.features import Feature
+    from tiergate.loop.records import LoopState
     from tiergate.loop.start import Start
     from tiergate.project import Project
 

@@ -18,7 +18,7 @@ from tiergate.loop.verdict import HEDGES
 from tiergate.text import cut, plural
 
 if TYPE_CHECKING:
-    from tiergate.loop.decision import LoopState, Verification
+    from tiergate.loop.records import LoopState, Verification
 
 MAX_PACKET = 9500
 TASK_IN_PACKET = 3000

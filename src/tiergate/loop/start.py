@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from tiergate.loop import decision as loop
 from tiergate.loop.claims import DEFAULT_PROMISE
+from tiergate.loop.records import LoopState, new_loop
 
 if TYPE_CHECKING:
     from tiergate.loop.features import Feature
@@ -29,10 +29,10 @@ class Start:
 
 def begin(
     start: Start, session_id: str, *, base: str | None, now: float, max_iterations: int, max_minutes: float
-) -> loop.LoopState:
+) -> LoopState:
     """The loop `start` asks for, beginning at `now` from `base`; `max_iterations` and `max_minutes` are the
     configured defaults (`[loop]`)."""
-    return loop.new_loop(
+    return new_loop(
         session_id,
         start.task,
         now=now,

@@ -6,8 +6,7 @@
   half of one. Reads take no lock.
 - Every read-modify-write holds an exclusive lock on a sidecar `<name>.lock`: Claude Code runs
   matching hooks in parallel and several verifiers can stop at once, and no update may be lost.
-  The lock is `fcntl.flock` where there is one (importing filelock would cost every active-loop hook
-  about 70 ms), else filelock.
+  The lock is `fcntl.flock`: tiergate runs where Claude Code's hooks run a POSIX sh launcher.
 - A pending loop is taken under the pending lock, then the session's: always in that order.
 - One session's file is only ever written by that session's hooks and by `tiergate cancel`.
 
@@ -26,7 +25,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from tiergate.errors import UserError
-from tiergate.loop.decision import (
+from tiergate.loop.features import Feature
+from tiergate.loop.records import (
     PHASES,
     AttemptRecord,
     LoopState,
@@ -34,7 +34,6 @@ from tiergate.loop.decision import (
     Verification,
     VerifierRun,
 )
-from tiergate.loop.features import Feature
 from tiergate.project import Project, ensure_state_dir, is_valid_session_id, write_atomic
 
 LOOPS_DIR = "loops"
@@ -173,16 +172,10 @@ def _write(path: Path, state: LoopState) -> None:
 
 @contextlib.contextmanager
 def _locked(path: Path) -> Iterator[None]:
+    import fcntl
+
     lock_path = path.with_name(path.name + ".lock")
     lock_path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        import fcntl
-    except ImportError:  # Windows
-        from filelock import FileLock
-
-        with FileLock(lock_path):
-            yield
-        return
     fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)

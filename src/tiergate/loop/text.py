@@ -14,11 +14,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from tiergate.loop.claims import promise_tag
-from tiergate.text import cut as cut  # noqa: PLC0414 (re-exported: loop/decision.py calls `looptext.cut`)
+from tiergate.text import cut as cut  # noqa: PLC0414 (re-exported: refutation, verifiers call looptext.cut)
 from tiergate.text import plural
 
 if TYPE_CHECKING:
-    from tiergate.loop.decision import LoopState, RefutedWorkspace, Verification, VerifierRun
+    from tiergate.loop.records import LoopState, RefutedWorkspace, Verification, VerifierRun
     from tiergate.loop.verdict import Judgement
     from tiergate.workspace.manifest import Changes
 

@@ -1,0 +1,150 @@
+"""The loop's moves at a Stop, shared by the decision and the refutations: block the stop (counted
+against the no-progress limit), send Claude back to work, request a verification (again), block on an
+internal error, halt."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from tiergate.loop import text as looptext
+from tiergate.loop.claims import claim_evidence, claim_types
+from tiergate.loop.events import Outcome, Stop
+from tiergate.loop.logrecord import gate_logged, snapshot
+from tiergate.loop.records import Limits, LoopState, Verification
+
+
+def send_back(
+    state: LoopState, ev: Stop, now: float, limits: Limits, decision: str, reasons: tuple[str, ...]
+) -> Outcome:
+    """Block the stop and send Claude back to work for one more iteration, unless the cap is reached."""
+    if state.iteration >= state.max_iterations:
+        return halt(state, now, f"the iteration cap is reached ({state.iteration}/{state.max_iterations})")
+    advanced = replace(state, iteration=state.iteration + 1, feedback=None)
+    text = looptext.back_to_work(advanced, state.feedback, ev.claim.notes)
+    counted = (*reasons, f"iteration {advanced.iteration}/{state.max_iterations}")
+    return block_stop(advanced, ev, now, limits, Outcome(advanced, decision, counted, block=text))
+
+
+def block_stop(state: LoopState, ev: Stop, now: float, limits: Limits, outcome: Outcome) -> Outcome:
+    """Every Stop block goes through here, to count the blocks in a row that find the workspace
+    unchanged; too many halt the loop instead."""
+    unchanged = ev.fingerprint is not None and ev.fingerprint == state.last_block_fingerprint
+    idle = state.idle_blocks + 1 if unchanged else 0
+    if idle >= limits.idle_blocks:
+        return halt(state, now, looptext.idle_reason(idle + 1))
+    return replace(outcome, state=replace(state, idle_blocks=idle, last_block_fingerprint=ev.fingerprint))
+
+
+def halt(state: LoopState, now: float, why: str, detail: str | None = None) -> Outcome:
+    """End the loop with the reason; the stop goes through and the user is told why and what to do,
+    in Claude Code and through the alert command."""
+    halted = replace(state, phase="halted", ended_at=now, end_reason=why, verification=None)
+    open_ = () if state.verification is None else (snapshot(state.verification, "VOID", why=why),)
+    message = looptext.halted_message(halted, why)
+    if detail:
+        message = f"{message}\n{detail}"
+    return Outcome(halted, "halt", (f"halt: {why}",), message=message, verifications=open_, alert=message)
+
+
+def request_again(
+    state: LoopState, ev: Stop | None, now: float, limits: Limits, note: str, closed: dict[str, object]
+) -> Outcome:
+    """Request the pending verification again (a new id, no runs), or halt when that was done enough.
+
+    `closed` is the log's snapshot of the verification that ends here. From a Stop the directive goes
+    out at once; from a SubagentStop it goes out at the next Stop."""
+    old = state.verification
+    assert old is not None
+    if old.request >= limits.requests:
+        why = f"verification was requested {old.request} times without a usable verdict ({note})"
+        return replace(halt(replace(state, verification=None), now, why), verifications=(closed,))
+    number = state.verifications + 1
+    renewed = replace(
+        old,
+        id=f"v{number}",
+        request=old.request + 1,
+        runs=(),
+        reminders=0,
+        requested_at=now,
+        note=note,
+        announced=ev is not None,
+    )
+    requeued = replace(state, verification=renewed, verifications=number)
+    reasons = (
+        f"request-again: {note}",
+        f"verification {renewed.id} replaces {old.id} (request {renewed.request}/{limits.requests})",
+    )
+    snapshots = (closed, snapshot(renewed, "requested"))
+    if ev is None:
+        return Outcome(requeued, "request-again", reasons, verifications=snapshots)
+    block = looptext.spawn_directive(requeued, renewed, ())
+    return block_stop(
+        requeued, ev, now, limits, Outcome(requeued, "spawn", reasons, block=block, verifications=snapshots)
+    )
+
+
+def request_verification(state: LoopState, ev: Stop, now: float, limits: Limits) -> Outcome:
+    facts = ev.claim_facts
+    assert facts is not None
+    kinds = claim_types(state.task, ev.message)
+    labels = tuple(dict.fromkeys((*facts.tier_evidence, *(label for label, _ in claim_evidence(kinds)))))
+    number = state.verifications + 1
+    verification = Verification(
+        id=f"v{number}",
+        tier=facts.tier,
+        agent=facts.agent,
+        model=facts.model,
+        evidence=labels,
+        claim_types=tuple(str(k) for k in kinds),
+        reasons=facts.reasons,
+        relative_cost=facts.relative_cost,
+        thorough_cost=facts.thorough_cost,
+        files_changed=facts.files_changed,
+        lines_changed=facts.lines_changed,
+        paths=facts.paths,
+        requested_at=now,
+        checks=ev.gate.packet if ev.gate is not None else (),
+        fingerprint=ev.fingerprint,
+    )
+    verifying = replace(
+        state,
+        phase="verifying",
+        verification=verification,
+        verifications=number,
+        tier=facts.tier,
+        verdict=None,
+        feedback=None,
+        claim_errors=0,
+    )
+    reasons = (
+        f"claim: the final message ends with {looptext.tag(state)}",
+        f"claim-type: {', '.join(verification.claim_types)}",
+        *facts.reasons,
+        *(ev.gate.reasons if ev.gate is not None else ()),
+        *ev.claim.notes,
+    )
+    outcome = Outcome(
+        verifying,
+        "spawn",
+        reasons,
+        block=looptext.spawn_directive(verifying, verification, ev.claim.notes),
+        verifications=(snapshot(verification, "requested"),),
+        logged=gate_logged(ev.gate),
+    )
+    return block_stop(verifying, ev, now, limits, outcome)
+
+
+def claim_error(state: LoopState, ev: Stop, now: float, limits: Limits, error: str) -> Outcome:
+    errors = state.claim_errors + 1
+    if errors >= limits.claim_errors:
+        return halt(state, now, f"tiergate could not check the claim {errors} times in a row (last: {error})")
+    failed = replace(state, claim_errors=errors)
+    reasons = (f"claim-check-error: {error}; an active loop blocks rather than pass an unchecked claim",)
+    outcome = Outcome(
+        failed,
+        "claim-error",
+        reasons,
+        block=looptext.claim_error(failed, error),
+        message=looptext.claim_error_message(error),
+    )
+    return block_stop(failed, ev, now, limits, outcome)
