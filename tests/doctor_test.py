@@ -344,3 +344,23 @@ def test_json_output_names_each_check_program_and_every_problem(project: Path, h
     assert report["problems"] == [
         f"check lint: ruff check .: could not run: `ruff` is not on PATH ({origin})"
     ]
+
+
+def test_the_runtime_modules_doctor_imports_exercise_every_declared_dependency() -> None:
+    import tomllib
+
+    from tiergate.commands.doctor import RUNTIME_MODULES
+
+    declared = tomllib.loads((CHECKOUT / "pyproject.toml").read_text())["project"]["dependencies"]
+    names = {spec.split(">")[0].split("<")[0].split("=")[0].strip() for spec in declared}
+    # In a fresh interpreter: which top-level packages importing the modules brings in.
+    script = (
+        "import importlib, sys\n"
+        f"for name in {RUNTIME_MODULES!r}: importlib.import_module(name)\n"
+        "print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))\n"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert names == {"pydantic", "anyio", "structlog", "pathspec", "unidiff"}
+    assert names <= set(loaded)

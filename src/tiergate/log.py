@@ -57,6 +57,25 @@ def write_decision(project: Project, event: str, fields: Mapping[str, Any], *, l
     append_record(log_path(project), decision_record(event, fields, level=level))
 
 
+def record(project: Project, level: str, event: str, **fields: object) -> None:
+    """Append one record of something a hook met (an error while checking a claim), decision-shaped."""
+    write_decision(project, event, fields, level=level)
+
+
+def record_error(project: Project, event: str, session_id: str, exc: BaseException) -> None:
+    """Record an error a hook met and went past (`event`, e.g. claim_check_error), with its traceback."""
+    import traceback
+
+    record(
+        project,
+        "error",
+        event,
+        session_id=session_id,
+        error=f"{type(exc).__name__}: {exc}",
+        traceback="".join(traceback.format_exception(exc)),
+    )
+
+
 def decision_log(project: Project, **context: Any) -> FilteringBoundLogger:
     """A structlog logger appending decision records to the project's log, with `context` bound to
     every record (the command line's writer).

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 from pathlib import Path
 
@@ -18,8 +19,12 @@ def test_hooks_json_registers_exactly_the_registry_events() -> None:
     assert set(registered) == set(EVENTS)
 
 
-def test_every_registry_event_has_a_handler_module() -> None:
+def test_every_registry_event_has_a_handler_module_named_after_it() -> None:
+    assert handlers._MODULES["UserPromptSubmit"] == "user_prompt_submit"
+    assert handlers._MODULES["SubagentStop"] == "subagent_stop"
     assert set(handlers._MODULES) == set(EVENTS)
+    for module_name in handlers._MODULES.values():
+        assert callable(importlib.import_module(f"tiergate.handlers.{module_name}").handle)
 
 
 def test_every_registry_event_has_exactly_one_input_reader() -> None:

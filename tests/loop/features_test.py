@@ -59,11 +59,9 @@ def passed_by_verifier(current: LoopState, fingerprint: str) -> LoopState:
     return outcome.state
 
 
-def test_the_file_loads_in_order_with_its_checks(tmp_path: Path) -> None:
-    path = tmp_path / "features.json"
+def test_the_file_parses_in_order_with_its_checks() -> None:
     entry = {"id": "F01", "title": "List", "description": "all items", "checks": {"a": "true", "b": "false"}}
-    path.write_text(json.dumps({"features": [entry, {**entry, "id": "F02"}]}))
-    loaded = features.load(path)
+    loaded = features.parse(json.dumps({"features": [entry, {**entry, "id": "F02"}]}), "features.json")
     assert [f.id for f in loaded] == ["F01", "F02"]
     assert loaded[0].checks == (("a", "true"), ("b", "false"))
     assert loaded[0].check_names() == (("F01 a", "true"), ("F01 b", "false"))
@@ -87,14 +85,10 @@ def test_the_file_loads_in_order_with_its_checks(tmp_path: Path) -> None:
         (json.dumps({"features": [{"id": "F1", "title": "t", "checks": {"a": "x"}}] * 2}), "F1 is used more"),
     ],
 )
-def test_a_bad_file_is_one_line_naming_the_file_and_the_feature(
-    tmp_path: Path, content: str, expected: str
-) -> None:
-    path = tmp_path / "features.json"
-    path.write_text(content)
+def test_a_bad_file_is_one_line_naming_the_file_and_the_feature(content: str, expected: str) -> None:
     with pytest.raises(UserError) as raised:
-        features.load(path)
-    assert str(raised.value).startswith(f"{path}: ")
+        features.parse(content, "plans/features.json")
+    assert str(raised.value).startswith("plans/features.json: ")
     assert expected in str(raised.value) and "\n" not in str(raised.value)
 
 

@@ -22,21 +22,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import os
-    from dataclasses import replace
     from pathlib import Path
 
     from tiergate.commands.ralph import pending_loop
     from tiergate.log import decision_log
-    from tiergate.loop import features
     from tiergate.loop import store as state
     from tiergate.loop.events import Outcome
+    from tiergate.loop.launch import read_features
     from tiergate.loop.logrecord import log_fields
     from tiergate.project import locate
 
     project = locate(Path.cwd(), os.environ)
-    listed = features.load(Path(args.features))
-    ralph = pending_loop(project, listed[0].task, args.max_iterations, None)
-    pending = replace(ralph, features=listed)
+    listed = read_features(Path(args.features))
+    pending = pending_loop(project, "", args.max_iterations, None, listed)
     replaced = state.write_pending(project, pending)
     reasons = (
         f"start: tiergate autopilot start, {len(listed)} features, base {pending.base}; waits for a session",

@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from tiergate.config import load_config
-    from tiergate.gate.checks import project_checks
+    from tiergate.gate.discovery import project_checks
     from tiergate.gate.run import run_gate
     from tiergate.loop import store as state
     from tiergate.project import locate

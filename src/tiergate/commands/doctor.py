@@ -21,13 +21,16 @@ HELP = "check tiergate's installation, its Claude Code plugin and this project's
 
 PLUGIN_NAME = "tiergate"
 CLAUDE_TIMEOUT = 10.0
-# Modules whose imports exercise every runtime dependency (pydantic, structlog, filelock, unidiff).
+# What importing exercises every runtime dependency: the modules that import one at their top (pydantic
+# on the hook's path in hook.models and for the configuration, anyio for running checks), then the
+# libraries tiergate imports only where it uses them (structlog, pathspec, unidiff).
 RUNTIME_MODULES = (
-    "tiergate.hook.protocol",
+    "tiergate.hook.models",
     "tiergate.config",
-    "tiergate.log",
-    "tiergate.loop.store",
-    "tiergate.tier.change",
+    "tiergate.gate.processes",
+    "structlog",
+    "pathspec",
+    "unidiff",
 )
 
 
@@ -292,7 +295,7 @@ def check_findings(project: Project, path: str | None = None) -> list[Finding]:
     whose program is missing is skipped, saying why."""
     from tiergate.config import load_config
     from tiergate.errors import UserError
-    from tiergate.gate.checks import detected_checks
+    from tiergate.gate.discovery import detected_checks
 
     try:
         config = load_config(project.root)
@@ -328,7 +331,7 @@ def check_findings(project: Project, path: str | None = None) -> list[Finding]:
 
 
 def _configured(project: Project, name: str, command: str, origin: str, path: str | None) -> Finding:
-    from tiergate.gate.checks import locate_program
+    from tiergate.gate.discovery import locate_program
 
     located = locate_program(command, project.root, path)
     facts = _check_facts(

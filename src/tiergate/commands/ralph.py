@@ -11,6 +11,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from tiergate.loop.features import Feature
     from tiergate.loop.records import LoopState
     from tiergate.project import Project
 
@@ -49,35 +50,28 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def pending_loop(project: Project, task: str, max_iterations: str | None, promise: str | None) -> LoopState:
-    """The loop to wait for a session, beginning at HEAD; UserError for bad arguments or no git."""
-    import time
-
-    from tiergate import git
-    from tiergate.config import load_config
+def pending_loop(
+    project: Project,
+    task: str,
+    max_iterations: str | None,
+    promise: str | None,
+    feature_list: tuple[Feature, ...] = (),
+) -> LoopState:
+    """The loop to wait for a session, beginning at HEAD: on `task`, or with `feature_list` an autopilot;
+    UserError for bad arguments or no git."""
     from tiergate.errors import UserError
     from tiergate.loop import slash as loopcommands
-    from tiergate.loop.claims import DEFAULT_PROMISE
-    from tiergate.loop.records import new_loop
+    from tiergate.loop.launch import at_head
+    from tiergate.loop.start import Start
 
-    if not task.strip():
+    if not feature_list and not task.strip():
         raise UserError("the task is empty; say what the loop must get done")
     try:
         cap = None if max_iterations is None else loopcommands.check_max_iterations(max_iterations)
-        word = DEFAULT_PROMISE if promise is None else loopcommands.check_promise(promise)
+        word = None if promise is None else loopcommands.check_promise(promise)
     except ValueError as exc:
         raise UserError(str(exc)) from None
-    root = git.repo_root(project.root)
-    config = load_config(project.root)
-    return new_loop(
-        "",
-        task.strip(),
-        now=time.time(),
-        base=git.resolve_rev(root, "HEAD"),
-        promise=word,
-        max_iterations=cap or config.loop.max_iterations,
-        budget=config.loop.max_minutes * 60,
-    )
+    return at_head(project, "", Start(task.strip(), feature_list, word, cap))
 
 
 def _log(project: Project, pending: LoopState, replaced: LoopState | None) -> None:

@@ -9,7 +9,7 @@
 - If the run itself is interrupted (Ctrl-C, SIGTERM or SIGHUP to tiergate), every group still running
   is killed before the interruption goes on: the checks live in sessions of their own, so the
   terminal's signals never reach them and nothing else would.
-- A check whose program is not there (`tiergate.gate.checks.locate_program`: not on PATH, a path that does
+- A check whose program is not there (`tiergate.gate.discovery.locate_program`: not on PATH, a path that does
   not exist or is not executable) is not started: it "could not run", status `not_found`. Exit 127
   and 126 are the shell's own codes for a command it could not find or could not execute; they are
   reported the same way, with the shell's own line saying which. A check that could not run is
@@ -34,7 +34,8 @@ from typing import Literal
 import anyio
 import anyio.abc
 
-from tiergate.gate.checks import Check, CheckResult, Status, locate_program
+from tiergate.gate.checks import Check, CheckResult, Status
+from tiergate.gate.discovery import locate_program
 
 DEFAULT_TIMEOUT = 300.0
 DEFAULT_GRACE = 5.0

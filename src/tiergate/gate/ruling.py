@@ -47,6 +47,7 @@ from typing import Any, Literal
 
 from tiergate.gate.checks import COMPILE_STAGE, CheckResult
 from tiergate.gate.output import Failure, OutputSummary, summarize
+from tiergate.text import cut, plural
 
 Standing = Literal["passed", "new", "pre-existing", "skipped"]
 Where = Literal["workspace", "worktree"]
@@ -253,13 +254,13 @@ def _reshaped(now: OutputSummary, then: OutputSummary) -> tuple[Reshaped, ...]:
 
 def _reshaped_reason(reshaped: Sequence[Reshaped]) -> str:
     if not reshaped[0].test:
-        return f"{_plural(len(reshaped), 'error line')} not in the baseline's output"
+        return f"{plural(len(reshaped), 'error line')} not in the baseline's output"
     fresh = sum(r.was is None for r in reshaped)
     other = len(reshaped) - fresh
-    parts = [f"{_plural(fresh, 'failing test')} not failing at the baseline"] if fresh else []
+    parts = [f"{plural(fresh, 'failing test')} not failing at the baseline"] if fresh else []
     if other:
         verb = "fails" if other == 1 else "fail"
-        parts.append(f"{_plural(other, 'failing test')} that {verb} otherwise than at the baseline")
+        parts.append(f"{plural(other, 'failing test')} that {verb} otherwise than at the baseline")
     return ", ".join(parts)
 
 
@@ -341,7 +342,7 @@ def _report(result: GateResult, limit: int) -> str:
     fixed = "\n".join(head + tail)
     room = max(_MIN_BLOCK, (limit - len(fixed) - 2 * (len(new) + 1)) // max(1, len(new)))
     blocks = [_fit_lines(_failure_block(v), room) for v in new]
-    return _cut("\n".join(head + blocks + tail), limit)
+    return cut("\n".join(head + blocks + tail), limit)
 
 
 def _headline(result: GateResult) -> str:
@@ -352,7 +353,7 @@ def _headline(result: GateResult) -> str:
     if result.refuted:
         compile_new = sum(v.compile_stage for v in result.new_failures)
         kind = "syntax/compile failures" if compile_new == new else "failures"
-        also = f"; {_plural(old, 'other check')} already failed then" if old else ""
+        also = f"; {plural(old, 'other check')} already failed then" if old else ""
         strict = all(v.reason == NEVER_EXCUSED for v in result.new_failures)
         otherwise = any(r.was is not None for v in result.new_failures for r in v.reshaped)
         since = (
@@ -362,7 +363,7 @@ def _headline(result: GateResult) -> str:
         )
         if strict:
             since = "acceptance or regression checks that must pass"
-        counted = f"{_plural(new, 'check')} of {total}"
+        counted = f"{plural(new, 'check')} of {total}"
         unrunnable = [v.result.name for v in result.new_failures if v.result.could_not_run]
         if len(unrunnable) == new:
             return f"tiergate's checks refute the claim: {counted} could not run, so no evidence{also}."
@@ -371,14 +372,10 @@ def _headline(result: GateResult) -> str:
     if old:
         verb = "fails" if old == 1 else "fail"
         return (
-            f"tiergate's checks do not refute the claim: {_plural(old, 'check')} of {total} {verb}, "
+            f"tiergate's checks do not refute the claim: {plural(old, 'check')} of {total} {verb}, "
             "as when the loop began."
         )
-    return f"tiergate's checks pass ({_plural(total, 'check')})."
-
-
-def _plural(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+    return f"tiergate's checks pass ({plural(total, 'check')})."
 
 
 def _fit_lines(lines: list[str], room: int) -> str:
@@ -392,13 +389,6 @@ def _fit_lines(lines: list[str], room: int) -> str:
         kept.append(line[: max(0, room - 20)] if not kept and len(line) > room else line)
         used += len(line) + 1
     return "\n".join(kept)
-
-
-def _cut(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    kept = text[: max(0, limit - 40)].rstrip()
-    return f"{kept} [... {len(text) - len(kept)} more characters]"
 
 
 def _packet(result: GateResult) -> tuple[str, ...]:

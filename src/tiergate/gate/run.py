@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING
 
 from tiergate.gate import baseline
 from tiergate.gate import cache as evidencecache
-from tiergate.gate.checks import BEHAVIOUR_STAGE, COMPILE_STAGE, Check, CheckResult, project_checks
+from tiergate.gate.checks import BEHAVIOUR_STAGE, COMPILE_STAGE, Check, CheckResult
+from tiergate.gate.discovery import project_checks
 from tiergate.gate.processes import DEFAULT_TIMEOUT, Progress, run_checks, skipped
 from tiergate.gate.ruling import BaselineEntry, GateResult, judge, new_compile_failures
 from tiergate.project import Project, git_top_level

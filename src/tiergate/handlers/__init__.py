@@ -1,8 +1,8 @@
 """The hook events' adapters: `handle(event_name, payload, project)` is what `tiergate hook` calls.
 
-Each event has one module here that turns the hook input into a `tiergate.loop.decision` event (measuring,
-fingerprinting and reading transcripts as that event needs), applies the loop's decision to the
-session's state, logs it, and renders the `HookReply`.
+Each event of the registry (`tiergate.hook.events`) has one module here, named after it, that turns the
+hook input into a `tiergate.loop.decision` event (measuring, fingerprinting and reading transcripts as that
+event needs), applies the loop's decision to the session's state, logs it, and renders the `HookReply`.
 
 `handle` itself stays cheap for a session without an active loop: it looks at the state files with
 `os` and `json` only (both already imported by the hook) and returns before importing anything else.
@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import os
 
+from tiergate.hook.events import EVENTS
+
 # Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -23,17 +25,14 @@ if TYPE_CHECKING:
     from tiergate.hook.protocol import HookReply
     from tiergate.project import Project
 
-# Events and their modules.
-_MODULES = {
-    "Stop": "stop",
-    "SubagentStart": "subagent_start",
-    "SubagentStop": "subagent_stop",
-    "UserPromptSubmit": "user_prompt",
-    "SessionStart": "session_start",
-    "StopFailure": "stop_failure",
-    "PreCompact": "pre_compact",
-    "SessionEnd": "session_end",
-}
+
+def _module_name(event_name: str) -> str:
+    """An event's module: the event's name in snake case (`SubagentStop`: `subagent_stop`)."""
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in event_name).lstrip("_")
+
+
+# Events and their modules, from the one registry of events.
+_MODULES = {event_name: _module_name(event_name) for event_name in EVENTS}
 # Events at which a loop started from a shell is bound to the session (not SessionEnd: a session on
 # its way out must not take it).
 _BINDING_EVENTS = frozenset(_MODULES) - {"SessionEnd"}

@@ -63,13 +63,6 @@ def log_outcome(project: Project, event_name: str, session_id: str, outcome: Out
     write_decision(project, event_name, log_fields(session_id, outcome))
 
 
-def record(project: Project, level: str, event: str, **fields: object) -> None:
-    """Append one record of something a hook met (an error while checking a claim), decision-shaped."""
-    from tiergate.log import write_decision
-
-    write_decision(project, event, fields, level=level)
-
-
 def reply(outcome: Outcome) -> HookReply | None:
     if outcome.block is None and outcome.context is None and outcome.message is None and outcome.redo is None:
         return None

@@ -7,10 +7,8 @@ git, the backups and the gate.
 
 from __future__ import annotations
 
-import traceback
 from typing import TYPE_CHECKING
 
-from tiergate.handlers import common
 from tiergate.loop.events import GateFacts, Outcome
 from tiergate.loop.records import LoopState, Policies
 from tiergate.loop.refutation import after_rollback
@@ -45,7 +43,8 @@ def policies(config: Config) -> Policies:
 def gate(project: Project, current: LoopState, config: Config) -> GateFacts:
     """Run (or reuse) the project's checks for the workspace against the loop's base, within the
     Stop hook's time, silently (stdout is the protocol's channel); the run goes to the decision log."""
-    from tiergate.gate.checks import make_check, project_checks
+    from tiergate.gate.checks import make_check
+    from tiergate.gate.discovery import project_checks
     from tiergate.gate.run import run_gate
     from tiergate.loop.features import gate_checks
 
@@ -197,11 +196,6 @@ def mark_green(project: Project, session_id: str, why: str) -> str:
 
 
 def _error(project: Project, session_id: str, event: str, exc: Exception) -> None:
-    common.record(
-        project,
-        "error",
-        event,
-        session_id=session_id,
-        error=f"{type(exc).__name__}: {exc}",
-        traceback="".join(traceback.format_exception(exc)),
-    )
+    from tiergate.log import record_error
+
+    record_error(project, event, session_id, exc)

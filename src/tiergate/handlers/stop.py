@@ -174,13 +174,6 @@ def claim_facts(assessment: Assessment, config: Config) -> ClaimFacts:
 
 
 def _log_error(project: Project, session_id: str, exc: Exception) -> None:
-    import traceback
+    from tiergate.log import record_error
 
-    common.record(
-        project,
-        "error",
-        "claim_check_error",
-        session_id=session_id,
-        error=f"{type(exc).__name__}: {exc}",
-        traceback="".join(traceback.format_exception(exc)),
-    )
+    record_error(project, "claim_check_error", session_id, exc)

@@ -7,20 +7,17 @@ loop works on one feature at a time, in the file's order; which feature is curre
 approach number (a change of approach is a skip to the next feature). Done and skipped derive from the
 loop's attempts record (`tiergate.loop.interventions`), never from a second field.
 
-Pure but for `load`, which validates the file with pydantic (imported there: the hook's lean path never
-pays for it).
+Pure: `parse` validates the file's text with pydantic (imported there: the hook's lean path never pays
+for it); reading the file is `tiergate.loop.launch.read_features`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from tiergate.errors import UserError
-
-if TYPE_CHECKING:
-    from pathlib import Path
 
 Standing = Literal["done", "current", "skipped", "pending"]
 # Check names carry their feature's id so that a failure names the feature it breaks.
@@ -87,8 +84,9 @@ def broken(features: Sequence[Feature], done: Sequence[str], failing: Sequence[s
     return tuple(f.id for f in features if f.id in finished and any(n in names for n, _ in f.check_names()))
 
 
-def load(path: Path) -> tuple[Feature, ...]:
-    """The features in the file at `path`; UserError in one line naming the file and what is wrong."""
+def parse(text: str, origin: str) -> tuple[Feature, ...]:
+    """The features in `text`, the content of the features file `origin` names; UserError in one line
+    naming the file and what is wrong."""
     import json
 
     from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -113,19 +111,17 @@ def load(path: Path) -> tuple[Feature, ...]:
         features: list[_Feature] = Field(min_length=1)
 
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read the features file ({exc.strerror or exc})") from None
+        data = json.loads(text)
     except ValueError as exc:
-        raise UserError(f"{path}: not JSON ({exc})") from None
+        raise UserError(f"{origin}: not JSON ({exc})") from None
     try:
         parsed = _File.model_validate(data)
     except ValidationError as exc:
-        raise UserError(f"{path}: {_where(data, exc)}") from None
+        raise UserError(f"{origin}: {_where(data, exc)}") from None
     ids = [f.id for f in parsed.features]
     twice = sorted({i for i in ids if ids.count(i) > 1})
     if twice:
-        raise UserError(f"{path}: feature id {twice[0]} is used more than once")
+        raise UserError(f"{origin}: feature id {twice[0]} is used more than once")
     return tuple(
         Feature(f.id, f.title.strip(), f.description.strip(), tuple(f.checks.items()))
         for f in parsed.features

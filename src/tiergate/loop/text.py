@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from tiergate.loop.claims import promise_tag
+from tiergate.text import cut as cut  # noqa: PLC0414 (re-exported: refutation, verifiers call looptext.cut)
 from tiergate.text import plural
 
 if TYPE_CHECKING:
@@ -39,14 +40,6 @@ UNREQUESTED = (
 
 def tag(state: LoopState) -> str:
     return promise_tag(state.promise)
-
-
-def cut(text: str, limit: int) -> str:
-    """`text` cut to `limit` characters, saying how much was left out."""
-    if len(text) <= limit:
-        return text
-    kept = text[: max(0, limit - 40)].rstrip()
-    return f"{kept} [... {len(text) - len(kept)} more characters]"
 
 
 def _fit(text: str) -> str:

@@ -5,17 +5,14 @@ not the user."""
 
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING, Any
 
 from tiergate.errors import UserError
 from tiergate.handlers import common
 from tiergate.hook.protocol import HookReply
-from tiergate.loop import records
 from tiergate.loop import slash as loopcommands
 from tiergate.loop import store as state
 from tiergate.loop import text as looptext
-from tiergate.loop.claims import DEFAULT_PROMISE
 from tiergate.loop.events import Cancel, Outcome, TaskNotification, UserPrompt
 from tiergate.loop.records import LoopState
 
@@ -64,12 +61,16 @@ def start(
     project: Project, session_id: str, command: loopcommands.StartLoop | loopcommands.StartAutopilot
 ) -> HookReply:
     """Start a loop (or an autopilot) in this session, replacing whatever loop it had."""
+    from tiergate.loop.launch import at_head
+    from tiergate.loop.start import Start
+
     try:
         if isinstance(command, loopcommands.StartAutopilot):
             listed = load_features(project, command.features_file)
-            new = new_loop(project, session_id, "", command.max_iterations, None, listed)
+            asked = Start(features=listed, max_iterations=command.max_iterations)
         else:
-            new = new_loop(project, session_id, command.task, command.max_iterations, command.promise)
+            asked = Start(command.task, promise=command.promise, max_iterations=command.max_iterations)
+        new = at_head(project, session_id, asked)
     except UserError as exc:
         return HookReply(
             additional_context=looptext.not_started_context(str(exc)),
@@ -96,35 +97,9 @@ def load_features(project: Project, name: str) -> tuple[Feature, ...]:
     """The features file named relative to the project's directory; UserError when it is unusable."""
     from pathlib import Path
 
-    from tiergate.loop import features
+    from tiergate.loop.launch import read_features
 
-    return features.load(project.root / Path(name).expanduser())
-
-
-def new_loop(
-    project: Project,
-    session_id: str,
-    task: str,
-    max_iterations: int | None,
-    promise: str | None,
-    feature_list: tuple[Feature, ...] = (),
-) -> LoopState:
-    """A loop beginning now at the repository's HEAD; UserError outside a git work tree."""
-    from tiergate import git
-    from tiergate.config import load_config
-
-    root = git.repo_root(project.root)
-    config = load_config(project.root)
-    return records.new_loop(
-        session_id,
-        task,
-        now=time.time(),
-        base=git.resolve_rev(root, "HEAD"),
-        promise=promise or DEFAULT_PROMISE,
-        max_iterations=max_iterations or config.loop.max_iterations,
-        budget=config.loop.max_minutes * 60,
-        feature_list=feature_list,
-    )
+    return read_features(project.root / Path(name).expanduser())
 
 
 def _mark_start(project: Project, session_id: str, base: str | None) -> None:

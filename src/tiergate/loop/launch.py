@@ -1,0 +1,50 @@
+"""A new loop beginning now at the repository's HEAD, with the project's configured defaults: the
+outside world (git, the configuration, the clock, an autopilot's features file) around the pure
+`tiergate.loop.start` and `tiergate.loop.features.parse`."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tiergate.loop.features import Feature
+    from tiergate.loop.records import LoopState
+    from tiergate.loop.start import Start
+    from tiergate.project import Project
+
+
+def at_head(project: Project, session_id: str, start: Start) -> LoopState:
+    """The loop `start` asks for, its base HEAD now; UserError outside a git work tree (or a bad
+    configuration)."""
+    import time
+
+    from tiergate import git
+    from tiergate.config import load_config
+    from tiergate.loop.start import begin
+
+    root = git.repo_root(project.root)
+    config = load_config(project.root)
+    return begin(
+        start,
+        session_id,
+        base=git.resolve_rev(root, "HEAD"),
+        now=time.time(),
+        max_iterations=config.loop.max_iterations,
+        max_minutes=config.loop.max_minutes,
+    )
+
+
+def read_features(path: Path) -> tuple[Feature, ...]:
+    """The features in the file at `path`; UserError in one line naming the file and what is wrong."""
+    from tiergate.errors import UserError
+    from tiergate.loop.features import parse
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read the features file ({exc.strerror or exc})") from None
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{path}: not JSON ({exc})") from None
+    return parse(text, str(path))
