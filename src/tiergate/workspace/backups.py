@@ -88,7 +88,7 @@ def capture(root: Path) -> Workspace:
 def _capture(root: Path) -> Workspace:
     head = git.head_sha(root)
     base_tree = tree_of(root, head)
-    nested = [f":(exclude,literal){p}" for p in git.untracked_files(root) if p.endswith("/")]
+    nested = [f":(exclude,literal){p}" for p in git.untracked_by_git_rules(root) if p.endswith("/")]
     with _temporary_index(root) as index:
         # Unmerged entries cannot be written as a tree: the index then counts as HEAD's.
         written = git.run(root, "write-tree", index=index, ok=(0, 128))
