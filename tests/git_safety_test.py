@@ -236,3 +236,17 @@ def test_a_filter_a_check_configures_mid_claim_never_runs_in_the_calls_after_it(
     assert "AssertionError: value.txt says bad, expected good" in answer["reason"]
     assert git(loop.project, "config", "filter.x.clean").strip() == str(filter_)  # the check ran
     assert loop.ran() == []
+
+
+def test_an_edit_hidden_by_an_index_flag_is_in_the_backup_a_rollback_saves(tmp_path: Path) -> None:
+    loop = Loop(tmp_path, "\n[interventions]\nattempt_limit = 1\n")
+    loop.start()
+    edit = "def serve():\n    return eval(input())\n"
+    write(loop.project, {"value.txt": "bad\n", "src/app.py": edit})
+    git(loop.project, "update-index", "--assume-unchanged", "src/app.py")
+
+    answer = loop.stop(CLAIM)
+
+    assert "saved as backup" in answer["reason"]
+    [backup] = json.loads(loop.run("backups", "--json").stdout)
+    assert git(loop.project, "show", f"{backup['commit']}:src/app.py") == edit

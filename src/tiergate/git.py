@@ -129,9 +129,8 @@ _FILTERLESS = frozenset(
         "rev-parse",
         "show",
         "update-ref",
-        "write-tree",
     }
-)
+)  # Not write-tree: writing an index rehashes its racily clean entries, through the filters.
 # Options that keep a diff in git's own plain format whatever the user configured (external diff tools,
 # text conversion filters, colours, custom prefixes).
 _PLAIN_DIFF = ("--no-ext-diff", "--no-textconv", "--no-color")
@@ -515,7 +514,22 @@ def _disk_diff(repo: Path, *args: str, paths: Iterable[str] = (), literal: bool 
 
 def flagged_paths(repo: Path) -> dict[str, list[bytes]]:
     """Tracked paths the index marks, by the update-index option that clears the mark: assume-unchanged
-    (a lowercase tag) and skip-worktree (S, or s with both)."""
+    (a lowercase tag) and skip-worktree (S, or s with both). Kept for the process while the index file
+    of a plain repository (`.git/index`) is the same file, unchanged: git replaces it on every write."""
+    stamp = _stamps((repo / ".git" / "index",))
+    kept = _flags.get(repo)
+    if kept is not None and kept[0] == stamp and stamp[0] is not None:
+        return kept[1]
+    flagged = _read_flags(repo)
+    if (repo / ".git").is_dir():
+        _flags[repo] = (stamp, flagged)
+    return flagged
+
+
+_flags: dict[Path, tuple[tuple[tuple[int, ...] | None, ...], dict[str, list[bytes]]]] = {}
+
+
+def _read_flags(repo: Path) -> dict[str, list[bytes]]:
     out = run(repo, "ls-files", "-v", "-z").stdout
     flagged: dict[str, list[bytes]] = {"--no-assume-unchanged": [], "--no-skip-worktree": []}
     for entry in out.split(b"\0"):
@@ -525,6 +539,16 @@ def flagged_paths(repo: Path) -> dict[str, list[bytes]]:
         if tag in (b"S", b"s"):
             flagged["--no-skip-worktree"].append(path)
     return flagged
+
+
+def clear_flags(repo: Path, index: Path, flagged: Mapping[str, Sequence[bytes]] | None = None) -> None:
+    """Clear assume-unchanged and skip-worktree in the index file `index` (a copy: never the user's)
+    on the paths `flagged` (those of the repository's index when None)."""
+    for option, paths in (flagged_paths(repo) if flagged is None else flagged).items():
+        # One option a call: update-index applies only the last of two such options.
+        if paths:
+            listed = b"".join(path + b"\0" for path in paths)
+            run(repo, "update-index", option, "-z", "--stdin", stdin=listed, index=index)
 
 
 @contextlib.contextmanager
@@ -542,11 +566,7 @@ def _flagless_index(repo: Path) -> Iterator[Path | None]:
     try:
         # copy2 keeps the index's mtime, which git's racy-file check compares file mtimes with.
         shutil.copy2(real, copy)
-        for option, paths in flagged.items():
-            # One option a call: update-index applies only the last of two such options.
-            if paths:
-                listed = b"".join(path + b"\0" for path in paths)
-                run(repo, "update-index", option, "-z", "--stdin", stdin=listed, index=copy)
+        clear_flags(repo, copy, flagged)
         yield copy
     finally:
         copy.unlink(missing_ok=True)
