@@ -6,6 +6,7 @@ claim's Stop, a verifier's start and stop, or a rollback."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -250,3 +251,17 @@ def test_an_edit_hidden_by_an_index_flag_is_in_the_backup_a_rollback_saves(tmp_p
     assert "saved as backup" in answer["reason"]
     [backup] = json.loads(loop.run("backups", "--json").stdout)
     assert git(loop.project, "show", f"{backup['commit']}:src/app.py") == edit
+
+
+def test_a_core_worktree_pointing_at_a_clean_copy_is_refused_not_measured(tmp_path: Path) -> None:
+    loop = Loop(tmp_path)
+    loop.start()
+    clean = tmp_path / "clean"  # the base's files, untouched
+    shutil.copytree(loop.project, clean, ignore=shutil.ignore_patterns(".git", ".tiergate"))
+    write(loop.project, {"src/app.py": "def serve():\n    return eval(input())\n"})
+    git(loop.project, "config", "core.worktree", str(clean))
+
+    answer = loop.stop(CLAIM)
+
+    assert answer["decision"] == "block" and "tiergate-spawn" not in answer["reason"]
+    assert "see core.worktree" in answer["reason"]
