@@ -128,7 +128,7 @@ def test_diff_entries_and_untracked_files_survive_odd_names(tmp_path: Path) -> N
     entries = tgit.diff_entries(repo, "HEAD")
     assert sorted(e.path for e in entries) == sorted(ODD_NAMES)
     assert {(e.status, e.additions, e.deletions) for e in entries} == {("M", 1, 0)}
-    assert sorted(tgit.untracked_files(repo)) == sorted(f"new {name}" for name in ODD_NAMES)
+    assert sorted(tgit.untracked_files(repo, "HEAD")) == sorted(f"new {name}" for name in ODD_NAMES)
 
 
 def test_diff_entries_report_renames_with_their_old_path(tmp_path: Path) -> None:
@@ -148,7 +148,7 @@ def test_untracked_files_skip_ignored_ones_and_show_a_nested_repository_once(tmp
     repo = init_repo(tmp_path / "r", {".gitignore": "*.log\nbuild/\n"})
     write(repo, {"a.log": "x\n", "build/out.txt": "x\n", "src/new.py": "x\n"})
     init_repo(repo / "nested", {"inner.txt": "x\n"})
-    assert sorted(tgit.untracked_files(repo)) == ["nested/", "src/new.py"]
+    assert sorted(tgit.untracked_files(repo, "HEAD")) == ["nested/", "src/new.py"]
 
 
 def test_diff_patch_limited_to_paths(tmp_path: Path) -> None:

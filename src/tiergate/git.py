@@ -8,13 +8,22 @@ at the directory asked about. Optional locks are off, so that asking never compe
 git commands for the index lock.
 
 Every failure a user can act on becomes one `UserError` line naming the culprit.
+
+The agent a loop verifies has a shell in the repository: git runs so that nothing in the repository's
+config, hooks or attributes executes a program (see `_SAFE_CONFIG`, `_SAFE_ENV` and `_filter_blanks`), and
+so that the change is what is on disk: replace refs are ignored, index flags (assume-unchanged,
+skip-worktree) are cleared on a copy of the index before a diff, and untracked files are those the
+.gitignore files committed at the base do not ignore (`untracked_files`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
 import subprocess
-from collections.abc import Iterable, Mapping, Sequence
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -34,8 +43,94 @@ _REDIRECTING_ENV = frozenset(
         "GIT_COMMON_DIR",
         "GIT_NAMESPACE",
         "GIT_PREFIX",
+        # Variables that name a program git would run, or that bring config and replace refs back in:
+        # the user's environment is trusted, but tiergate's calls run none of them (see _SAFE_CONFIG).
+        "GIT_EXTERNAL_DIFF",
+        "GIT_PAGER",
+        "GIT_EDITOR",
+        "GIT_SEQUENCE_EDITOR",
+        "GIT_SSH",
+        "GIT_SSH_COMMAND",
+        "GIT_PROXY_COMMAND",
+        "GIT_ASKPASS",
+        "SSH_ASKPASS",
+        "GIT_CONFIG",
+        "GIT_CONFIG_PARAMETERS",
+        "GIT_CONFIG_COUNT",
+        "GIT_REPLACE_REF_BASE",
+        "GIT_ATTR_SOURCE",
     }
 )
+# Config that would make git run a program, or measure something else than the files on disk, set to a
+# value that does neither. `-c` beats every config file (system, global, the repository's, worktree's).
+_SAFE_SETTINGS = (
+    # The fsmonitor hook is a command git runs whenever it reads the index (14-26 times in one claim).
+    ("core.fsmonitor", "false"),
+    # Every hook (post-checkout, post-index-change, reference-transaction, pre-auto-gc, ...) is looked up
+    # in this folder: /dev/null is not a directory, so it cannot hold one.
+    ("core.hooksPath", "/dev/null"),
+    # No network: lazy fetches of a partial clone, and with them core.sshCommand, core.gitProxy,
+    # remote helpers and credential helpers, never run. The helpers are blanked as well.
+    ("protocol.allow", "never"),
+    ("credential.helper", ""),
+    ("core.askPass", ""),
+    # ":" is git's own "no editor"; tiergate never edits, and an editor would be a program.
+    ("core.editor", ":"),
+    ("sequence.editor", ":"),
+    # Signing and verifying run gpg.program (or gpg.ssh.program / gpg.x509.program): `git show` would
+    # verify signatures with log.showSignature, commit-tree would sign with commit.gpgSign.
+    ("log.showSignature", "false"),
+    ("commit.gpgSign", "false"),
+    ("tag.gpgSign", "false"),
+    # An automatic gc or maintenance is a background git process tiergate does not control.
+    ("gc.auto", "0"),
+    ("maintenance.auto", "false"),
+    # A command that recursed into a submodule would read the submodule's own config, filters included.
+    ("submodule.recurse", "false"),
+    # The stat check cannot be loosened so that an edit hides behind a restored mtime and size.
+    ("core.trustctime", "true"),
+    ("core.checkStat", "default"),
+    ("core.ignoreStat", "false"),
+    # Output stays in the format parsed here: no colour codes around names (`git grep -l`), paths from
+    # the top, submodule pointers compared.
+    ("color.ui", "never"),
+    ("diff.relative", "false"),
+    ("diff.ignoreSubmodules", "none"),
+    # Not here, on purpose: diff.external and diff.<driver>.command/textconv are off through
+    # --no-ext-diff --no-textconv on every diff (an empty diff.external would be run as a command);
+    # filter.<driver>.* is blanked per repository (_filter_blanks); uploadpack.packObjectsHook and
+    # core.alternateRefsCommand only run when serving a fetch or push, which tiergate never does;
+    # merge.<driver>.driver only in a merge; core.pager only on a terminal (output is captured, and
+    # --no-pager is given).
+)
+_SAFE_CONFIG = ("--no-pager", *(arg for key, value in _SAFE_SETTINGS for arg in ("-c", f"{key}={value}")))
+_SAFE_ENV = {
+    "LC_ALL": "C",
+    "LANGUAGE": "C",
+    "GIT_OPTIONAL_LOCKS": "0",
+    "GIT_TERMINAL_PROMPT": "0",
+    # `git replace <base> HEAD` would make the base look like the agent's commit.
+    "GIT_NO_REPLACE_OBJECTS": "1",
+    # The system config is not the user's, and could hold anything -c does not override.
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+# Subcommands that never read work-tree content through a filter driver: asking them is not worth the
+# `git config` call that finds which filters to blank. Anything not listed here gets the blanks.
+_FILTERLESS = frozenset(
+    {
+        "cat-file",
+        "commit-tree",
+        "config",
+        "diff-tree",
+        "for-each-ref",
+        "ls-files",
+        "ls-tree",
+        "merge-base",
+        "rev-parse",
+        "show",
+        "update-ref",
+    }
+)  # Not write-tree: writing an index rehashes its racily clean entries, through the filters.
 # Options that keep a diff in git's own plain format whatever the user configured (external diff tools,
 # text conversion filters, colours, custom prefixes).
 _PLAIN_DIFF = ("--no-ext-diff", "--no-textconv", "--no-color")
@@ -57,9 +152,80 @@ class DiffEntry:
 
 
 def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in _REDIRECTING_ENV}
-    env.update(LC_ALL="C", LANGUAGE="C", GIT_OPTIONAL_LOCKS="0", GIT_TERMINAL_PROMPT="0")
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in _REDIRECTING_ENV and not k.startswith(("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_"))
+    }
+    env.update(_SAFE_ENV)
     return env
+
+
+def _subcommand(args: Sequence[str]) -> str:
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        i += 2 if args[i] == "-c" else 1
+    return args[i] if i < len(args) else ""
+
+
+def _filter_blanks(cwd: Path, environment: Mapping[str, str]) -> tuple[str, ...]:
+    """`-c` arguments that blank every filter driver the config names (clean, smudge and process are
+    commands run on file content; .gitattributes, in the tree, says which files use them). An empty
+    command is no filter, and `required=false` keeps git from failing for the lack of one.
+
+    The answer is kept for the process while no config file git read changed (the checks, the project's
+    own code, run between two calls and could add a driver); a config with includes is read every time,
+    since what it includes can change without any file git read changing (a branch, a new file)."""
+    key = str(cwd)
+    kept = _blanks.get(key)
+    if kept is not None and kept[0] == _stamps(kept[1]):
+        return kept[2]
+    proc = subprocess.run(
+        ("git", *_SAFE_CONFIG, "config", "-z", "--list", "--show-origin"),
+        cwd=cwd,
+        env=environment,
+        capture_output=True,
+        check=False,
+    )
+    fields = proc.stdout.split(b"\0")
+    origins = {Path(cwd, os.fsdecode(o[5:])) for o in fields[0::2] if o.startswith(b"file:")}
+    names = [os.fsdecode(f.partition(b"\n")[0]) for f in fields[1::2]]
+    drivers = {name.rpartition(".")[0] for name in names if name.startswith("filter.")}
+    blanks = tuple(
+        arg
+        for driver in sorted(drivers)
+        for item, value in (("clean", ""), ("smudge", ""), ("process", ""), ("required", "false"))
+        for arg in ("-c", f"{driver}.{item}={value}")
+    )
+    if not any(name.startswith(("include.", "includeif.")) for name in names):
+        files = tuple(sorted(origins | _standard_configs(cwd)))
+        _blanks[key] = (_stamps(files), files, blanks)
+    return blanks
+
+
+_blanks: dict[str, tuple[tuple[tuple[int, ...] | None, ...], tuple[Path, ...], tuple[str, ...]]] = {}
+
+
+def _standard_configs(cwd: Path) -> set[Path]:
+    """Config files git would read that may not exist yet: the user's, and the repository's own."""
+    home = Path(os.environ.get("HOME", "/nonexistent"))
+    xdg = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
+    found = {home / ".gitconfig", xdg / "git" / "config", cwd / ".git" / "config"}
+    if os.environ.get("GIT_CONFIG_GLOBAL"):
+        found.add(Path(os.environ["GIT_CONFIG_GLOBAL"]))
+    return found
+
+
+def _stamps(files: Sequence[Path]) -> tuple[tuple[int, ...] | None, ...]:
+    stamps: list[tuple[int, ...] | None] = []
+    for file in files:
+        try:
+            info = file.stat()
+        except OSError:
+            stamps.append(None)
+        else:
+            stamps.append((info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino))
+    return tuple(stamps)
 
 
 def run(
@@ -71,14 +237,16 @@ def run(
     index: Path | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
     """`git -c core.quotepath=off ARGS` in `cwd`, in git.py's environment (no redirection, C locale, no
-    optional locks) plus `env`, on the index file `index` if given. The one git runner: every module
-    asks git through it. A return code not in `ok` raises UserError with git's own one-line reason."""
+    optional locks, no replace refs) plus `env`, on the index file `index` if given, with nothing from
+    the config run (`_SAFE_CONFIG`, `_filter_blanks`). The one git runner: every module asks git through
+    it. A return code not in `ok` raises UserError with git's own one-line reason."""
     environment = {**_env(), **(env or {})}
     if index is not None:
         environment["GIT_INDEX_FILE"] = str(index)
     try:
+        blanks = () if _subcommand(args) in _FILTERLESS else _filter_blanks(cwd, environment)
         proc = subprocess.run(
-            ("git", "-c", "core.quotepath=off", *args),
+            ("git", *_SAFE_CONFIG, *blanks, "-c", "core.quotepath=off", *args),
             cwd=cwd,
             env=environment,
             input=stdin,
@@ -125,7 +293,15 @@ def repo_root(path: Path) -> Path:
     root = _lines(out)
     if not root:  # inside a .git directory, git answers with nothing
         raise UserError(f"not a git repository: {path} (run tiergate inside a git work tree)")
-    return Path(root)
+    return _holding(Path(root), start)
+
+
+def _holding(top: Path, start: Path) -> Path:
+    """`top`, which must hold `start`: a `core.worktree` pointing elsewhere (at a clean copy, say) would
+    have git measure another folder than the one asked about."""
+    if not start.resolve().is_relative_to(Path(top).resolve()):
+        raise UserError(f"git's work tree for {start} is {top}, which does not hold it (see core.worktree)")
+    return top
 
 
 def head_sha(repo: Path) -> str | None:
@@ -147,7 +323,7 @@ def top_and_head(path: Path) -> tuple[Path, str | None]:
         # Outside a work tree (or inside a .git directory, where git answers nothing).
         raise UserError(f"not a git repository: {path} (run tiergate inside a git work tree)")
     head = lines[1] if proc.returncode == 0 and len(lines) > 1 else None
-    return Path(lines[0]), head
+    return _holding(Path(lines[0]), start), head
 
 
 def empty_tree(repo: Path) -> str:
@@ -170,7 +346,7 @@ def resolve_rev(repo: Path, rev: str) -> str:
 
 def diff_entries(repo: Path, base: str) -> list[DiffEntry]:
     """Every tracked path that differs between `base` and the working tree, renames detected."""
-    out = run(repo, "diff", "--raw", "--numstat", "-z", "-M", "--no-abbrev", *_PLAIN_DIFF, base, "--").stdout
+    out = _disk_diff(repo, "--raw", "--numstat", "-z", "-M", "--no-abbrev", base)
     return parse_raw_numstat(out)
 
 
@@ -178,13 +354,13 @@ def changed_paths(repo: Path, base: str) -> list[str]:
     """Every tracked path that differs between `base` and the working tree of `repo` (its top): a
     rename is its old and its new path. Cheaper than `diff_entries` (no line counts, no rename
     detection) for callers that only need the names."""
-    out = run(repo, "diff", "--name-only", "-z", "--no-renames", *_PLAIN_DIFF, base, "--").stdout
+    out = _disk_diff(repo, "--name-only", "-z", "--no-renames", base)
     return [os.fsdecode(p) for p in out.split(b"\0") if p]
 
 
 def changed_statuses(repo: Path, base: str) -> list[tuple[str, str]]:
     """`changed_paths` with git's status letter of each (A: not in `base`; D, M, T, U: in it)."""
-    out = run(repo, "diff", "--name-status", "-z", "--no-renames", *_PLAIN_DIFF, base, "--").stdout
+    out = _disk_diff(repo, "--name-status", "-z", "--no-renames", base)
     fields = out.split(b"\0")
     return [(fields[i].decode()[:1], os.fsdecode(fields[i + 1])) for i in range(0, len(fields) - 1, 2)]
 
@@ -230,27 +406,170 @@ def _count(field: bytes) -> int | None:
     return None if field == b"-" else int(field)
 
 
-def untracked_files(repo: Path) -> list[str]:
-    """Untracked paths git does not ignore; a nested repository is one entry ending in '/'."""
+def untracked_files(repo: Path, base: str) -> list[str]:
+    """Untracked paths that the .gitignore files committed in `base` do not ignore, nor tiergate's state
+    folder; a nested repository is one entry ending in '/'.
+
+    Only the base's rules count: .git/info/exclude, core.excludesFile and a .gitignore written or edited
+    since are all the agent's to change, and a rule added during the loop must not hide a new file. The
+    price is that files the user ignores only locally (info/exclude, a global excludes file) count as
+    untracked: more to verify, never less."""
+    with tempfile.NamedTemporaryFile(prefix="tiergate-ignore-") as rules:
+        rules.write("".join(f"{line}\n" for line in _committed_ignores(repo, base)).encode())
+        rules.flush()
+        out = run(
+            repo, "ls-files", "-z", "--others", f"--exclude-from={rules.name}", f"--exclude={_STATE_DIR}/"
+        ).stdout
+    return [os.fsdecode(p) for p in out.split(b"\0") if p]
+
+
+def untracked_by_git_rules(repo: Path) -> list[str]:
+    """Untracked paths git itself does not ignore (every ignore rule, the agent's included): what `git
+    add -A` takes, for saving a workspace as git sees it."""
     out = run(repo, "ls-files", "-z", "--others", "--exclude-standard").stdout
     return [os.fsdecode(p) for p in out.split(b"\0") if p]
 
 
+# The state folder's name (tiergate.project.STATE_DIR_NAME, not imported: the hook's common path stays
+# lean): it ignores itself with a .gitignore of its own, which no base holds.
+_STATE_DIR = ".tiergate"
+_ignores: dict[tuple[Path, str], list[str]] = {}
+
+
+def _committed_ignores(repo: Path, base: str) -> list[str]:
+    """The patterns of every .gitignore in `base`, as one exclude file (patterns relative to the top),
+    deeper files last since a deeper .gitignore overrides a shallower one. One `git grep` of the base
+    reads them all. A commit never changes (replace refs are off), so the answer is kept for the
+    process."""
+    key = (repo, base)
+    if key not in _ignores or not _is_id(base):
+        out = run(
+            repo,
+            "grep",
+            "-z",
+            "-I",
+            "-H",
+            "-F",
+            "--full-name",
+            "--no-line-number",
+            "--no-column",
+            "--no-textconv",
+            "-e",
+            "",
+            base,
+            "--",
+            ":(glob)**/.gitignore",
+            ok=(0, 1),
+        ).stdout
+        texts: dict[str, list[str]] = {}
+        for record in out.split(b"\n"):  # base:path NUL line
+            name, nul, line = record.partition(b"\0")
+            if nul:
+                texts.setdefault(os.fsdecode(name)[len(base) + 1 :], []).append(os.fsdecode(line))
+        _ignores[key] = [
+            rule
+            for path in sorted(texts, key=lambda p: p.count("/"))
+            for rule in rebase_ignore_rules(path.rpartition("/")[0], texts[path])
+        ]
+    return _ignores[key]
+
+
+def _is_id(rev: str) -> bool:
+    return len(rev) in (40, 64) and all(c in "0123456789abcdef" for c in rev)
+
+
+def rebase_ignore_rules(folder: str, lines: Iterable[str]) -> list[str]:
+    """The rules of the .gitignore in `folder` ('' for the top) rewritten relative to the top, with git's
+    meaning kept: a pattern with a slash before its end is relative to the .gitignore's folder, one
+    without matches at any depth below it."""
+    rules = []
+    for line in lines:
+        if not line.strip() or line.startswith("#"):
+            continue
+        if not folder:
+            rules.append(line)
+            continue
+        negated = line.startswith("!")
+        body = line[1:] if negated else line
+        anchored = "/" in body.rstrip().rstrip("/")
+        rebased = f"/{folder}/{body.lstrip('/')}" if anchored else f"/{folder}/**/{body}"
+        rules.append(("!" if negated else "") + rebased)
+    return rules
+
+
 def diff_patch(repo: Path, base: str, paths: Iterable[str] = (), context: int = 0) -> bytes:
     """The unified diff between `base` and the working tree, limited to `paths` (taken literally) if any."""
-    return run(
-        repo,
-        "--literal-pathspecs",
-        "diff",
-        f"-U{context}",
-        "-M",
-        "--src-prefix=a/",
-        "--dst-prefix=b/",
-        *_PLAIN_DIFF,
-        base,
-        "--",
-        *paths,
-    ).stdout
+    options = ("--src-prefix=a/", "--dst-prefix=b/")
+    return _disk_diff(repo, f"-U{context}", "-M", *options, base, paths=paths, literal=True)
+
+
+def _disk_diff(repo: Path, *args: str, paths: Iterable[str] = (), literal: bool = False) -> bytes:
+    """`git diff ARGS -- PATHS` against the working tree as it is on disk: on a copy of the index with
+    the assume-unchanged and skip-worktree flags cleared when any path has one (git trusts a flagged
+    entry instead of looking at the file)."""
+    command = ("--literal-pathspecs",) if literal else ()
+    with _flagless_index(repo) as index:
+        return run(repo, *command, "diff", *_PLAIN_DIFF, *args, "--", *paths, index=index).stdout
+
+
+def flagged_paths(repo: Path) -> dict[str, list[bytes]]:
+    """Tracked paths the index marks, by the update-index option that clears the mark: assume-unchanged
+    (a lowercase tag) and skip-worktree (S, or s with both). Kept for the process while the index file
+    of a plain repository (`.git/index`) is the same file, unchanged: git replaces it on every write."""
+    stamp = _stamps((repo / ".git" / "index",))
+    kept = _flags.get(repo)
+    if kept is not None and kept[0] == stamp and stamp[0] is not None:
+        return kept[1]
+    flagged = _read_flags(repo)
+    if (repo / ".git").is_dir():
+        _flags[repo] = (stamp, flagged)
+    return flagged
+
+
+_flags: dict[Path, tuple[tuple[tuple[int, ...] | None, ...], dict[str, list[bytes]]]] = {}
+
+
+def _read_flags(repo: Path) -> dict[str, list[bytes]]:
+    out = run(repo, "ls-files", "-v", "-z").stdout
+    flagged: dict[str, list[bytes]] = {"--no-assume-unchanged": [], "--no-skip-worktree": []}
+    for entry in out.split(b"\0"):
+        tag, path = entry[:1], entry[2:]
+        if tag.islower():
+            flagged["--no-assume-unchanged"].append(path)
+        if tag in (b"S", b"s"):
+            flagged["--no-skip-worktree"].append(path)
+    return flagged
+
+
+def clear_flags(repo: Path, index: Path, flagged: Mapping[str, Sequence[bytes]] | None = None) -> None:
+    """Clear assume-unchanged and skip-worktree in the index file `index` (a copy: never the user's)
+    on the paths `flagged` (those of the repository's index when None)."""
+    for option, paths in (flagged_paths(repo) if flagged is None else flagged).items():
+        # One option a call: update-index applies only the last of two such options.
+        if paths:
+            listed = b"".join(path + b"\0" for path in paths)
+            run(repo, "update-index", option, "-z", "--stdin", stdin=listed, index=index)
+
+
+@contextlib.contextmanager
+def _flagless_index(repo: Path) -> Iterator[Path | None]:
+    """None (the index as it is) when no path is flagged; else a copy of the index, next to it (where a
+    split index finds its shared part), with the flags cleared; removed afterwards."""
+    flagged = flagged_paths(repo)
+    if not any(flagged.values()):
+        yield None
+        return
+    real = Path(_lines(run(repo, "rev-parse", "--path-format=absolute", "--git-path", "index").stdout))
+    fd, name = tempfile.mkstemp(prefix="tiergate-index-", dir=real.parent)
+    os.close(fd)
+    copy = Path(name)
+    try:
+        # copy2 keeps the index's mtime, which git's racy-file check compares file mtimes with.
+        shutil.copy2(real, copy)
+        clear_flags(repo, copy, flagged)
+        yield copy
+    finally:
+        copy.unlink(missing_ok=True)
 
 
 def grep_files(repo: Path, words: Iterable[str], pathspecs: Iterable[str]) -> list[str]:

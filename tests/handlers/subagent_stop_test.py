@@ -1,5 +1,5 @@
 """The SubagentStop hook stays lean, through the real entry point in a real git project: every verifier
-run ends here. No pydantic, no structlog, three git calls, and the same one-line input errors."""
+run ends here. No pydantic, no structlog, six git calls, and the same one-line input errors."""
 
 from __future__ import annotations
 
@@ -107,7 +107,7 @@ def verifying(tmp_path: Path) -> Verifying:
     return Verifying(tmp_path)
 
 
-def test_a_verdict_is_judged_without_pydantic_or_structlog_and_with_three_git_calls(
+def test_a_verdict_is_judged_without_pydantic_or_structlog_and_with_six_git_calls(
     verifying: Verifying,
 ) -> None:
     answer = verifying.stop_verifier("-X", "importtime")
@@ -119,12 +119,20 @@ def test_a_verdict_is_judged_without_pydantic_or_structlog_and_with_three_git_ca
     assert "tiergate.hook.inputs" in imported, "the test must see the handler's imports"
     assert {name.split(".")[0] for name in imported} & HEAVY == set()
     calls = verifying.git_calls()
-    assert len(calls) == 3, calls
-    assert any("diff" in call for call in calls) and any("ls-files" in call for call in calls)
+    # The top and HEAD; the index flags, the filter drivers to blank, the diff; the base's ignore rules
+    # and the untracked files (tiergate.git: what is on disk, with nothing from the config run).
+    commands = [_subcommand(call.split()) for call in calls]
+    assert commands == ["rev-parse", "ls-files", "config", "diff", "grep", "ls-files"], calls
     log = read_log(Project(verifying.project, verifying.project / ".tiergate"))
     [record] = [r for r in log if r["event"] == "SubagentStop"]
     assert record["decision"] == "verdict"
     assert list(record)[-2:] == ["level", "timestamp"]
+
+
+def _subcommand(words: list[str]) -> str:
+    while words[0].startswith("-"):
+        words = words[2:] if words[0] == "-c" else words[1:]
+    return words[0]
 
 
 @pytest.mark.parametrize(

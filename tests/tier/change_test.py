@@ -112,12 +112,13 @@ def test_untracked_text_files(repo: Path) -> None:
     assert (change.files_changed, change.lines_changed) == (5, 9)
 
 
-def test_ignored_files_do_not_count(repo: Path) -> None:
+def test_files_the_committed_gitignore_ignores_do_not_count_and_no_other_rule_hides_one(repo: Path) -> None:
     write(repo, {".gitignore": "*.log\nout/\n"})
     commit_all(repo, "ignore")
     write(repo, {"debug.log": "x\n", "out/a.txt": "x\n", "kept.txt": "x\n"})
+    # Rules the base does not hold (the repository's own exclude file) hide nothing.
     (repo / ".git" / "info" / "exclude").write_text("kept.txt\n")
-    assert measure_change(repo).files == ()
+    assert measure_change(repo).files == (FileChange("kept.txt", "untracked", 1, 0),)
 
 
 def test_binary_files_count_as_files_without_lines(repo: Path) -> None:

@@ -58,7 +58,7 @@ def workspace_at(root: Path, commit: str) -> bool:
     top, head = git.top_and_head(root)
     if head != commit or git.changed_paths(top, commit):
         return False
-    return all(is_generated(path) for path in git.untracked_files(top))
+    return all(is_generated(path) for path in git.untracked_files(top, commit))
 
 
 def ensure_baseline(
@@ -103,10 +103,8 @@ def worktree(top: Path, commit: str) -> Iterator[Path]:
     holder = Path(tempfile.mkdtemp(prefix="tiergate-baseline-"))
     tree = holder / "tree"
     try:
-        # The user's hooks (a post-checkout that installs things, say) are not ours to run.
-        git.run(
-            top, "-c", "core.hooksPath=/dev/null", "worktree", "add", "--detach", "--quiet", str(tree), commit
-        )
+        # git.run runs no hook (a post-checkout that installs things, say) and no filter.
+        git.run(top, "worktree", "add", "--detach", "--quiet", str(tree), commit)
         yield tree
     finally:
         with contextlib.suppress(UserError):

@@ -175,7 +175,7 @@ def mark_start(project: Project, session_id: str, base: str | None) -> None:
 
     try:
         root = git.repo_root(project.root)
-        if base is not None and not (git.changed_paths(root, base) or git.untracked_files(root)):
+        if base is not None and not (git.changed_paths(root, base) or git.untracked_files(root, base)):
             return
     except Exception as exc:
         _error(project, session_id, "green_mark_error", exc)

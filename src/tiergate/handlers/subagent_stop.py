@@ -5,7 +5,7 @@ A verdict that may refute the claim also needs the workspace's dirtiness and the
 intervention rules (`refutation_facts`); a PASS does not. Every verifier run ends here, so the path
 stays lean: the input is checked by hand (no pydantic), the
 decision record goes out through the plain writer (no structlog), the transcript is read from its end,
-and the fingerprint costs three git calls. When it differs from the start's, the manifest kept at the
+and the fingerprint costs six git calls. When it differs from the start's, the manifest kept at the
 start (`tiergate.workspace.manifeststore`) names the files that changed.
 """
 

@@ -60,6 +60,11 @@ def _claim(state: LoopState, verification: Verification) -> str:
     )
 
 
+# git as tiergate runs it, for the verifier's own look: no replace refs (`git replace` can make the base
+# read as the agent's commit), and no fsmonitor or hook from the repository's config (tiergate.git).
+_SAFE_GIT = "git --no-replace-objects -c core.fsmonitor=false -c core.hooksPath=/dev/null"
+
+
 def _change(state: LoopState, verification: Verification) -> str:
     base = state.base or "the empty tree"
     shown = verification.paths[:PATHS_SHOWN]
@@ -67,8 +72,11 @@ def _change(state: LoopState, verification: Verification) -> str:
         f"CHANGE since the loop began (base {base}): {plural(verification.files_changed, 'file')}, "
         f"{plural(verification.lines_changed, 'line')} changed "
         "(additions plus deletions, untracked files included). "
-        f"See it whole with `git diff {state.base or '4b825dc642cb6eb9a060e54bf8d69288fbee4904'}` and "
-        "`git status --untracked-files=all`."
+        f"See it whole as tiergate measured it with `{_SAFE_GIT} diff --no-ext-diff --no-textconv "
+        f"{state.base or '4b825dc642cb6eb9a060e54bf8d69288fbee4904'}` and `{_SAFE_GIT} status "
+        "--untracked-files=all --ignored` (an ignored file is part of the change unless the base's "
+        ".gitignore ignores it); a file `git ls-files -v | grep '^[a-zS]'` lists is flagged in the index "
+        "to look unchanged: read it from disk."
     ]
     lines += [f"- {path}" for path in shown]
     hidden = verification.files_changed - len(shown)

@@ -102,7 +102,7 @@ def measure_change(repo: Path, base: str = "HEAD") -> ChangeMeasurement:
     tracked = [_tracked(e) for e in git.diff_entries(root, base_id)]
     movable = _movable(tracked)
     id_length = len(next(iter(movable))) if movable else 0
-    untracked = [_untracked(root, path, id_length) for path in git.untracked_files(root)]
+    untracked = [_untracked(root, path, id_length) for path in git.untracked_files(root, base_id)]
     files = _pair_moves([t.change for t in tracked], untracked, movable)
     return ChangeMeasurement(root=root, base=base_id, base_label=base, files=tuple(sorted(files, key=_key)))
 

@@ -18,8 +18,10 @@ Rules that keep a rollback from losing work:
   (an untracked directory with its own `.git`) or a submodule is its own repository: its work tree is left
   alone, neither saved nor removed.
   Empty directories are not saved (git has no notion of them).
-- Files go through git's filters both ways, as they do with `git stash`. A conflicted index is saved as
-  the files with their conflict markers (and HEAD's tree as the index): the unmerged state is not.
+- Files go through no filter driver either way (git.run blanks them: a driver is a program the
+  repository's config names), but through git's own eol conversion, as with `git stash`. A conflicted
+  index is saved as the files with their conflict markers (and HEAD's tree as the index): the unmerged
+  state is not. Index flags (assume-unchanged, skip-worktree) do not keep an edit out of a backup.
 
 Backups are named `<UTC time>-<short id>`, which sorts by age, and listed newest first.
 """
@@ -88,7 +90,7 @@ def capture(root: Path) -> Workspace:
 def _capture(root: Path) -> Workspace:
     head = git.head_sha(root)
     base_tree = tree_of(root, head)
-    nested = [f":(exclude,literal){p}" for p in git.untracked_files(root) if p.endswith("/")]
+    nested = [f":(exclude,literal){p}" for p in git.untracked_by_git_rules(root) if p.endswith("/")]
     with _temporary_index(root) as index:
         # Unmerged entries cannot be written as a tree: the index then counts as HEAD's.
         written = git.run(root, "write-tree", index=index, ok=(0, 128))
@@ -288,6 +290,8 @@ def _temporary_index(root: Path) -> Iterator[Path]:
             # changed in the same second as the index was written, at the same size, is then rehashed
             # instead of being taken for unchanged.
             shutil.copy2(real, copy)
+            # An edit the index flags as unchanged is work on disk all the same: it is saved.
+            git.clear_flags(root, copy)
         else:
             copy.unlink()  # git starts an empty index where none exists; an empty file is not one
         yield copy

@@ -61,8 +61,8 @@ SHORT_DIGEST = 16  # hex digits of a file's content hash kept in a manifest: eno
 def fingerprint(root: Path, base: str | None) -> str | None:
     """The workspace's fingerprint relative to `base` (HEAD if None), or None outside a git work tree.
 
-    Three git calls (the top and HEAD, the changed names, the untracked files): a verifier's start and
-    its stop each pay them."""
+    Six git calls (the top and HEAD; the index flags, the filters to blank and the changed names; the
+    base's ignore rules and the untracked files): a verifier's start and its stop each pay them."""
     taken = manifest(root, base)
     return None if taken is None else taken.digest
 
@@ -73,7 +73,7 @@ def manifest(root: Path, base: str | None) -> Manifest | None:
         top, head = git.top_and_head(root)
         since = base or head or git.empty_tree(top)
         statuses = git.changed_statuses(top, since)
-        untracked = git.untracked_files(top)
+        untracked = git.untracked_files(top, since)
     except UserError:
         return None
     paths = {path for _, path in statuses} | set(untracked)
