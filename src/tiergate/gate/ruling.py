@@ -47,7 +47,7 @@ from typing import Any, Literal
 
 from tiergate.gate.checks import COMPILE_STAGE, CheckResult
 from tiergate.gate.output import Failure, OutputSummary, summarize
-from tiergate.text import cut, plural
+from tiergate.text import BLOCK_MARKER, cut, plural, quote_inline
 
 Standing = Literal["passed", "new", "pre-existing", "skipped"]
 Where = Literal["workspace", "worktree"]
@@ -87,7 +87,8 @@ class Reshaped:
             then = "not failing at the baseline" if self.test else "not in the baseline's output"
         else:
             then = f"at the baseline: {self.was.describe()}"
-        return f"{name}{self.now.describe()} now; {then}"
+        # The test's name and its messages are the output's: quoted, to stay on this one line.
+        return quote_inline(f"{name}{self.now.describe()} now; {then}")
 
 
 @dataclass(frozen=True)
@@ -127,7 +128,7 @@ class GateResult:
     def reasons(self) -> tuple[str, ...]:
         if not self.verdicts:
             return ("no checks: none configured and none detected",)
-        return tuple(f"{v.result.name}: {v.standing}: {v.reason}" for v in self.verdicts)
+        return tuple(f"{_label(v.result)}: {v.standing}: {v.reason}" for v in self.verdicts)
 
     def report_text(self, limit: int = REPORT_LIMIT) -> str:
         """The failing checks and what helps in their output, for the Stop's block reason."""
@@ -278,17 +279,27 @@ _WHERE_TEXT = {
 def _title(v: CheckVerdict) -> str:
     r = v.result
     stage = "syntax/compile failure" if v.compile_stage else f"{r.kind} failure"
-    return f"{r.name} [{stage}] `{r.command}`: {r.reason} after {r.duration:.1f} s"
+    return f"{_label(r)} [{stage}] {_command(r)}: {quote_inline(r.reason)} after {r.duration:.1f} s"
+
+
+def _label(r: CheckResult) -> str:
+    """A check's name as a text shows it: the project's configuration names it, and the agent can
+    write that, so it is quoted like the rest."""
+    return quote_inline(r.name)
+
+
+def _command(r: CheckResult) -> str:
+    return f"`{quote_inline(r.command)}`"
 
 
 def _names(names: Sequence[str]) -> str:
-    shown = ", ".join(names[:NAMES_SHOWN])
+    shown = ", ".join(quote_inline(name) for name in names[:NAMES_SHOWN])
     return shown + (f" (+{len(names) - NAMES_SHOWN} more)" if len(names) > NAMES_SHOWN else "")
 
 
 def _failure_block(v: CheckVerdict) -> list[str]:
     if v.result.could_not_run:
-        return [f"COULD NOT RUN: {v.result.name} `{v.result.command}`: {v.result.reason}"]
+        return [f"COULD NOT RUN: {_label(v.result)} {_command(v.result)}: {quote_inline(v.result.reason)}"]
     lines = [f"FAILED: {_title(v)}"]
     if v.new_tests:
         lines.append(f"  new failing tests: {_names(v.new_tests)}")
@@ -299,7 +310,8 @@ def _failure_block(v: CheckVerdict) -> list[str]:
             lines.append(f"  failing at the baseline too: {_names(older)}")
     if v.reason not in (NO_BASELINE, UNFINISHED):
         lines.append(f"  ({v.reason})")
-    lines += [f"  | {line}" for line in v.summary.lines]
+    # The output is the agent's to shape: each line after the marker, escaped, no fence.
+    lines += [BLOCK_MARKER + quote_inline(line) for line in v.summary.lines]
     return lines
 
 
@@ -321,14 +333,15 @@ def _report(result: GateResult, limit: int) -> str:
     if result.reused:
         head.append("(These results were produced earlier for this very workspace and reused.)")
     tail = [
-        f"Pre-existing, not held against this claim: {v.result.name} ({v.result.reason}; {v.reason})"
+        f"Pre-existing, not held against this claim: {_label(v.result)} "
+        f"({quote_inline(v.result.reason)}; {v.reason})"
         for v in result.pre_existing
     ]
-    skipped = [v.result.name for v in result.verdicts if v.standing == "skipped"]
+    skipped = [_label(v.result) for v in result.verdicts if v.standing == "skipped"]
     if skipped:
         tail.append(f"Not run, because the compile stage failed first: {', '.join(skipped)}")
     passed = [
-        f"{v.result.name} ({v.result.duration:.1f} s)" for v in result.verdicts if v.standing == "passed"
+        f"{_label(v.result)} ({v.result.duration:.1f} s)" for v in result.verdicts if v.standing == "passed"
     ]
     if passed:
         tail.append(f"Passed: {', '.join(passed)}")
@@ -364,7 +377,7 @@ def _headline(result: GateResult) -> str:
         if strict:
             since = "acceptance or regression checks that must pass"
         counted = f"{plural(new, 'check')} of {total}"
-        unrunnable = [v.result.name for v in result.new_failures if v.result.could_not_run]
+        unrunnable = [_label(v.result) for v in result.new_failures if v.result.could_not_run]
         if len(unrunnable) == new:
             return f"tiergate's checks refute the claim: {counted} could not run, so no evidence{also}."
         could_not = f" ({', '.join(unrunnable)} could not run)" if unrunnable else ""
@@ -402,15 +415,16 @@ def _packet(result: GateResult) -> tuple[str, ...]:
     lines = [f"CHECKS tiergate ran on this exact workspace (fingerprint {short}, {fresh}):"]
     for v in result.verdicts:
         r = v.result
+        check = f"{_label(r)} ({_command(r)}, {r.kind})"
         if v.standing == "passed":
-            lines.append(f"- {r.name} (`{r.command}`, {r.kind}): passed in {r.duration:.1f} s")
+            lines.append(f"- {check}: passed in {r.duration:.1f} s")
         elif v.standing == "pre-existing":
             names = f"; failing tests: {_names(v.summary.failed_tests)}" if v.summary.failed_tests else ""
-            lines.append(f"- {r.name} (`{r.command}`, {r.kind}): {r.reason}, pre-existing: {v.reason}{names}")
+            lines.append(f"- {check}: {quote_inline(r.reason)}, pre-existing: {v.reason}{names}")
         elif v.standing == "skipped":
-            lines.append(f"- {r.name} (`{r.command}`, {r.kind}): not run: {r.reason}")
+            lines.append(f"- {check}: not run: {quote_inline(r.reason)}")
         else:
-            lines.append(f"- {r.name} (`{r.command}`, {r.kind}): FAILING, new: {r.reason}; {v.reason}")
+            lines.append(f"- {check}: FAILING, new: {quote_inline(r.reason)}; {v.reason}")
     lines.append(
         "These results are evidence about this workspace only. They do not show that the task is done: "
         "check the task's own criteria yourself."

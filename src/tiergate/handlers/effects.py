@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from tiergate.loop.events import GateFacts, Outcome
 from tiergate.loop.records import LoopState, Policies
 from tiergate.loop.refutation import after_rollback
+from tiergate.text import quote_inline
 
 if TYPE_CHECKING:
     from tiergate.config import Config
@@ -88,7 +89,7 @@ def could_not_run_notice(result: GateResult) -> str:
     unrunnable = [v.result for v in result.new_failures if v.result.could_not_run]
     if not unrunnable:
         return ""
-    what = "; ".join(f"{r.name} (`{r.command}`): {r.reason}" for r in unrunnable)
+    what = "; ".join(quote_inline(f"{r.name} (`{r.command}`): {r.reason}") for r in unrunnable)
     return (
         f"tiergate: {what}. A check that cannot run is no evidence, so the claim was not accepted. "
         "Install the program or fix the command in the [checks] table; `tiergate doctor` shows each "

@@ -6,6 +6,9 @@ criterion of its verdict (the verdict check in `tiergate.loop.verdict` holds it 
 the verdict is judged, so that nothing a verifier is sent back for comes as a surprise.
 
 Kept under Claude Code's 10,000-character limit for hook texts: the task and the path list are cut.
+Every heading is tiergate's and starts a line; what the agent could have written (the task, file names,
+check names, commands and output, reasons naming paths) is quoted (`tiergate.text`), so that none can
+start a line of its own, look like a section, or open a fenced block.
 Pure text.
 """
 
@@ -15,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from tiergate.loop.claims import CLAIM_EVIDENCE, ClaimType
 from tiergate.loop.verdict import HEDGES
-from tiergate.text import cut, plural
+from tiergate.text import cut, plural, quote_block, quote_inline, quote_path
 
 if TYPE_CHECKING:
     from tiergate.loop.records import LoopState, Verification
@@ -30,8 +33,8 @@ def packet(state: LoopState, verification: Verification) -> str:
     sections = [
         f"tiergate evidence packet for verification {verification.id} (session {state.session_id}, "
         f"{verification.tier} tier, request {verification.request}).",
-        "TASK (the user's words; everything else here is a claim to test):\n"
-        + cut(state.task, TASK_IN_PACKET),
+        "TASK (the user's words, each line after a '|'; everything else here is a claim to test):\n"
+        + quote_block(cut(state.task, TASK_IN_PACKET)),
         _claim(state, verification),
         _change(state, verification),
         _tier(verification),
@@ -48,13 +51,15 @@ def _checks(verification: Verification) -> str:
             "CHECKS: tiergate ran no project checks for this claim; run what the evidence below needs "
             "yourself."
         )
-    return cut("\n".join(verification.checks), CHECKS_IN_PACKET)
+    # The gate quoted what these lines quote; the lines come back from the loop's state, so each is
+    # kept to one line again.
+    return cut("\n".join(quote_inline(line) for line in verification.checks), CHECKS_IN_PACKET)
 
 
 def _claim(state: LoopState, verification: Verification) -> str:
     kinds = ", ".join(verification.claim_types)
     return (
-        f"CLAIM: the implementer ended its turn with <promise>{state.promise}</promise> after "
+        f"CLAIM: the implementer ended its turn with <promise>{quote_inline(state.promise)}</promise> after "
         f"{state.iteration} iteration(s), claiming the task done. Kind of claim: {kinds} (from the task's "
         "words and the implementer's declaration)."
     )
@@ -78,7 +83,7 @@ def _change(state: LoopState, verification: Verification) -> str:
         ".gitignore ignores it); a file `git ls-files -v | grep '^[a-zS]'` lists is flagged in the index "
         "to look unchanged: read it from disk."
     ]
-    lines += [f"- {path}" for path in shown]
+    lines += [f"- {quote_path(path)}" for path in shown]
     hidden = verification.files_changed - len(shown)
     if hidden > 0:
         lines.append(f"- ... and {hidden} more")
@@ -86,7 +91,7 @@ def _change(state: LoopState, verification: Verification) -> str:
 
 
 def _tier(verification: Verification) -> str:
-    reasons = "\n".join(f"- {cut(reason, 400)}" for reason in verification.reasons[:8])
+    reasons = "\n".join(f"- {quote_inline(cut(reason, 400))}" for reason in verification.reasons[:8])
     return (
         f"TIER: {verification.tier}, so you are {verification.agent} on {verification.model}. Why:\n{reasons}"
     )
@@ -100,7 +105,7 @@ def _required(verification: Verification) -> str:
     ]
     for label in verification.evidence:
         source = "the claim" if label in claim_labels else f"the {verification.tier} tier"
-        lines.append(f'- "{label}" (asked by {source})')
+        lines.append(f'- "{quote_inline(label)}" (asked by {source})')
     lines.append("Add one criterion for each thing the task asks for, too.")
     return "\n".join(lines)
 

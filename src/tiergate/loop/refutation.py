@@ -24,6 +24,7 @@ from tiergate.loop.records import (
     next_approach,
 )
 from tiergate.loop.transitions import halt, send_back
+from tiergate.text import quote_inline
 
 
 def may_stand_refuted(state: LoopState) -> bool:
@@ -51,7 +52,8 @@ def gate_refuted(state: LoopState, ev: Stop, now: float, limits: Limits) -> Outc
     gate = ev.gate
     assert gate is not None
     failing = dict(gate.failing)
-    why = f"the gate: {gate.headline}" + (f" Failing: {', '.join(failing)}." if failing else "")
+    named = ", ".join(quote_inline(name) for name in failing)  # the project's config names the checks
+    why = f"the gate: {gate.headline}" + (f" Failing: {named}." if failing else "")
     broke = features.broken(state.features, state.done, tuple(failing))
     if broke:
         done = "features already done" if len(broke) > 1 else "a feature already done"

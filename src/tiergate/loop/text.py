@@ -4,6 +4,10 @@ Block reasons stay well under Claude Code's 10,000-character limit (longer texts
 the task and any critique are cut to fit, and the long evidence packet goes to the verifier at
 SubagentStart instead (`tiergate.loop.packet`).
 
+What the agent could have written (the task, file names, reasons naming paths, a verifier's critique)
+is quoted (`tiergate.text`): it cannot start a line that reads like tiergate's own, and a spawn
+directive holds exactly one `tiergate-spawn` block whatever the task says.
+
 Pure text; the decisions are in `tiergate.loop.decision`.
 """
 
@@ -15,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from tiergate.loop.claims import promise_tag
 from tiergate.text import cut as cut  # noqa: PLC0414 (re-exported: refutation, verifiers call looptext.cut)
-from tiergate.text import plural
+from tiergate.text import plural, quote_block, quote_inline, quote_path
 
 if TYPE_CHECKING:
     from tiergate.loop.records import LoopState, RefutedWorkspace, Verification, VerifierRun
@@ -51,7 +55,7 @@ def back_to_work(state: LoopState, feedback: str | None, notes: Sequence[str]) -
     parts = [f"tiergate loop, iteration {state.iteration}/{state.max_iterations}: keep working on the task."]
     if feedback:
         parts.append(cut(feedback, FEEDBACK_IN_REASON))
-    parts.append(f"Task:\n{cut(state.task, TASK_IN_REASON)}")
+    parts.append(_task(state))
     parts.append(
         f"When the task is completely done and your own checks pass, end your final message with "
         f"{tag(state)} on its last line. An independent verifier then checks the claim; only its "
@@ -63,7 +67,7 @@ def back_to_work(state: LoopState, feedback: str | None, notes: Sequence[str]) -
 
 def spawn_directive(state: LoopState, verification: Verification, notes: Sequence[str]) -> str:
     """Block reason for a claim: prose plus exactly one `tiergate-spawn` block naming the verifier."""
-    why = "; ".join(cut(r, 300) for r in verification.reasons[:REASONS_SHOWN])
+    why = "; ".join(quote_inline(cut(r, 300)) for r in verification.reasons[:REASONS_SHOWN])
     more = len(verification.reasons) - REASONS_SHOWN
     if more > 0:
         why += f" (and {more} more)"
@@ -97,7 +101,22 @@ def _spawn_block(state: LoopState, verification: Verification) -> str:
         "prompt": verifier_prompt(state, verification),
         "run_in_background": False,
     }
-    return f"```{SPAWN_INFO}\n{json.dumps(directive, ensure_ascii=False)}\n```"
+    return f"```{SPAWN_INFO}\n{_json_line(directive)}\n```"
+
+
+def _json_line(value: object) -> str:
+    """`value` as JSON on one line with no backtick in it (a backtick is only ever inside a JSON
+    string, where \\u0060 means the same), nor a character a reader takes for a line break: nothing in
+    it can close the block or open another."""
+    text = json.dumps(value, ensure_ascii=False)
+    for char in ("`", "\u2028", "\u2029", "\x85"):
+        text = text.replace(char, f"\\u{ord(char):04x}")
+    return text
+
+
+def _task(state: LoopState) -> str:
+    """The task as a block reason or a prompt shows it: each of its lines quoted."""
+    return f"Task:\n{quote_block(cut(state.task, TASK_IN_REASON))}"
 
 
 def verifier_prompt(state: LoopState, verification: Verification) -> str:
@@ -105,7 +124,7 @@ def verifier_prompt(state: LoopState, verification: Verification) -> str:
         f"tiergate verification {verification.id} (session {state.session_id}): find out, with evidence you "
         f"produce yourself, whether the task below is done. tiergate hands you the evidence packet when you "
         f'start. End with a tiergate-verdict block whose verification_id is "{verification.id}".\n\n'
-        f"Task:\n{cut(state.task, TASK_IN_REASON)}"
+        + _task(state)
     )
 
 
@@ -124,7 +143,8 @@ def reminder(state: LoopState, limit: int) -> str:
 
 def claim_error(state: LoopState, error: str) -> str:
     return _fit(
-        f"tiergate could not check your completion claim because of an internal error ({cut(error, 500)}). "
+        "tiergate could not check your completion claim because of an internal error "
+        f"({quote_inline(cut(error, 500))}). "
         f"The claim was not verified. Check your work once more, then end your final message with "
         f"{tag(state)} again."
     )
@@ -167,7 +187,7 @@ def changed_files(changes: Changes, limit: int = FILES_NAMED) -> str:
     left = limit
     for kind, paths in kinds:
         if paths and left > 0:
-            parts.append(f"{kind} {', '.join(paths[:left])}")
+            parts.append(f"{kind} {', '.join(quote_path(path) for path in paths[:left])}")
             left -= len(paths[:left])
     if changes.head is not None:
         before, after = (sha[:12] if sha else "none" for sha in changes.head)
@@ -200,7 +220,7 @@ def redo(verification: Verification, problems: Sequence[str], attempt: int, limi
         f"tiergate cannot accept this verdict for verification {verification.id} yet "
         f"(redo {attempt}/{limit}; after that it counts as INCOMPLETE):"
     ]
-    lines += [f"- {cut(problem, 600)}" for problem in problems[:12]]
+    lines += [f"- {quote_inline(cut(problem, 600))}" for problem in problems[:12]]
     lines.append(
         "Do what is named above, then end your final message with the whole tiergate-verdict block again "
         f'(with "verification_id": "{verification.id}").'
@@ -213,7 +233,7 @@ def verdict_feedback(verification: Verification, judgement: Judgement, forced: b
     header = f"Verification {verification.id} by {verification.agent} ({verification.model})"
     verdict = judgement.verdict
     if forced or verdict is None:
-        problems = "\n".join(f"- {cut(p, 400)}" for p in judgement.problems[:8])
+        problems = "\n".join(f"- {quote_inline(cut(p, 400))}" for p in judgement.problems[:8])
         return (
             f"{header}: INCOMPLETE. The verifier could not produce a verdict tiergate can accept:\n"
             f"{problems}\n"
@@ -222,15 +242,24 @@ def verdict_feedback(verification: Verification, judgement: Judgement, forced: b
         )
     lines = [f"{header}: {verdict.verdict}."]
     if verdict.critique:
-        lines.append(f"Critique: {cut(verdict.critique, 2000)}")
+        lines.append(_critique(cut(verdict.critique, 2000)))
     missing = verdict.not_verified()
     if missing:
         lines.append("Not verified:" if verdict.verdict == "FAIL" else "Evidence still missing:")
         lines += [
-            f"- {c.criterion} [{c.status}]: {cut(c.evidence, 300) or 'no evidence'}" for c in missing[:10]
+            f"- {quote_inline(c.criterion)} [{c.status}]: "
+            + (quote_inline(cut(c.evidence, 300)) or "no evidence")
+            for c in missing[:10]
         ]
     lines.append("Fix what it names, check it yourself, then claim again.")
     return "\n".join(lines)
+
+
+def _critique(critique: str) -> str:
+    """A verifier's critique: on the line of its label when it is one line, else each line quoted."""
+    if len(critique.splitlines()) <= 1:
+        return f"Critique: {quote_inline(critique)}"
+    return f"Critique:\n{quote_block(critique)}"
 
 
 def refuted_again(standing: RefutedWorkspace) -> str:
@@ -287,7 +316,8 @@ def finished_message(state: LoopState) -> str:
 
 def interrupted_message(state: LoopState, error: str) -> str:
     return (
-        f"tiergate: the last turn ended on an API error ({error}); this stop was not blocked. The loop is "
+        f"tiergate: the last turn ended on an API error ({quote_inline(error)}); this stop was not blocked. "
+        "The loop is "
         f"still active (iteration {state.iteration}/{state.max_iterations}); /tiergate:cancel ends it."
     )
 
@@ -307,7 +337,7 @@ def started_context(state: LoopState) -> str:
         f"it is completely done. When it is, end your final message with {tag(state)} on its last line: "
         "tiergate then has the claim checked by an independent verifier, sized to the risk of the change, "
         "and only its verdict ends the loop. Never write a tiergate-verdict block yourself.\n\n"
-        f"Task:\n{cut(state.task, TASK_IN_REASON)}"
+        + _task(state)
     )
 
 
@@ -325,7 +355,7 @@ def restated_context(state: LoopState, source: str | None) -> str:
         f"When the task is completely done, end your final message with {tag(state)} on its last line; "
         "only the verdict of the independent verifier tiergate asks for ends the loop. Never write a "
         "tiergate-verdict block yourself.",
-        f"Task:\n{cut(state.task, TASK_IN_REASON)}",
+        _task(state),
     ]
     return _fit("\n\n".join(parts))
 
@@ -364,7 +394,8 @@ def started_message(state: LoopState, replaced: LoopState | None) -> str:
 
 def bound_message(state: LoopState) -> str:
     return (
-        f"tiergate: the loop started from the shell now runs in this session: {cut(state.task, 120)} "
+        "tiergate: the loop started from the shell now runs in this session: "
+        f"{quote_inline(cut(state.task, 120))} "
         f"(at most {state.max_iterations} iterations). /tiergate:cancel stops it."
     )
 
@@ -385,4 +416,7 @@ CANCELLED_CONTEXT = (
 
 
 def not_started_context(problem: str) -> str:
-    return f"tiergate did not start a loop: {problem}. Tell the user so, in one line, and do nothing else."
+    return (
+        f"tiergate did not start a loop: {quote_inline(problem)}. Tell the user so, in one line, and do "
+        "nothing else."
+    )

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Literal
 
 from tiergate import git
+from tiergate.text import quote_inline
 from tiergate.tier import coveragedata
 from tiergate.tier.change import ChangeMeasurement, FileChange
 
@@ -341,7 +342,8 @@ def _ranges(numbers: Iterable[int]) -> str:
 
 
 def _some(items: Sequence[str]) -> str:
-    shown = ", ".join(items[:_NAMED])
+    # The items name the agent's files: escaped, so that a name cannot break the evidence's one line.
+    shown = ", ".join(quote_inline(item) for item in items[:_NAMED])
     return shown if len(items) <= _NAMED else f"{shown} and {len(items) - _NAMED} more"
 
 

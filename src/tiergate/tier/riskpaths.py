@@ -54,6 +54,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import NamedTuple, TypeVar
 
+from tiergate.text import quote_inline, quote_path
 from tiergate.tier.riskrules import (
     AMBIGUOUS_WORDS,
     COMPOUND_WORDS,
@@ -86,8 +87,9 @@ class PathMatch:
 
     def describe(self) -> str:
         if self.pattern.startswith(_PROSE_PREFIX):
-            return f"{self.path} matches {self.category} rule: {self.pattern}"
-        return f"{self.path} matches {self.category} pattern '{self.pattern}'"
+            return f"{quote_path(self.path)} matches {self.category} rule: {self.pattern}"
+        # The agent names its files: a name with a newline in it must not start a line of its own.
+        return f"{quote_path(self.path)} matches {self.category} pattern '{quote_inline(self.pattern)}'"
 
 
 @dataclass(frozen=True, slots=True)
