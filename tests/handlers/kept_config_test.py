@@ -110,3 +110,31 @@ def test_status_shows_the_rules_the_loop_runs_with_not_the_files(tmp_path: Path)
     ]
     assert "the" not in shown[0]["config"]["keywords"]["light"]
     assert shown[0]["config"]["tiers"]["light_files_below"] == 5
+
+
+def test_the_user_reloads_the_rules_from_a_shell_and_the_next_claim_uses_them(tmp_path: Path) -> None:
+    loop = Loop(tmp_path)
+    loop.start()
+    write(loop.project, {".tiergate.toml": '[checks]\ntests = "true"\n', "value.txt": "bad\n"})
+
+    reloaded = loop.run("ralph", "reload")
+
+    assert reloaded.returncode == 0 and "1 active loop(s)" in reloaded.stdout
+    assert loop.loop().config_source == ".tiergate.toml" and loop.loop().config["checks"] == {"tests": "true"}  # type: ignore[index]
+    record = [r for r in loop.decisions() if r.get("decision") == "reload"][-1]
+    assert "sections changed: checks" in record["reasons"]
+    assert "```tiergate-spawn" in loop.stop(CLAIM)["reason"]  # the user's rules now: no check fails
+    assert loop.checks_run() == 0
+
+
+def test_a_broken_configuration_reloads_nothing(tmp_path: Path) -> None:
+    loop = Loop(tmp_path)
+    loop.start()
+    before = loop.loop()
+    write(loop.project, {".tiergate.toml": "[tiers]\nno_such_key = 1\n"})
+
+    reloaded = loop.run("ralph", "reload")
+
+    assert reloaded.returncode != 0 and reloaded.stdout == ""
+    assert reloaded.stderr == "tiergate: .tiergate.toml: tiers.no_such_key: unknown key\n"
+    assert loop.loop() == before
