@@ -7,11 +7,12 @@ shown by `tiergate status --json`."""
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 from typing import Any
 
 from testing.gitrepo import init_repo, write
-from testing.hooksession import HookSession
+from testing.hooksession import HookSession, verifier_transcript
 
 SESSION = "77777777-2222-3333-4444-555555555555"
 CLAIM = "the value is right now.\n\n<promise>DONE</promise>"
@@ -32,11 +33,11 @@ LIGHTER = (
 
 
 class Loop(HookSession):
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, config: str = CONFIG) -> None:
         files = {
             "value.txt": "good\n",
             "check.sh": CHECK,
-            ".tiergate.toml": CONFIG,
+            ".tiergate.toml": config,
             ".gitignore": ".tiergate/\n",
         }
         super().__init__(root, init_repo(root / "project", files), SESSION)
@@ -52,6 +53,25 @@ class Loop(HookSession):
 
     def checks_run(self) -> int:
         return len(self.runs.read_text().splitlines()) if self.runs.exists() else 0
+
+    def fail(self, agent_id: str) -> dict[str, Any]:
+        """A verifier that starts and fails the claim."""
+        verification = self.loop().verification
+        assert verification is not None
+        self.hook("SubagentStart", agent_id=agent_id, agent_type=verification.agent)
+        criteria = [
+            {"criterion": c, "status": "MISSING", "evidence": "$ cat notes.txt"}
+            for c in verification.evidence
+        ]
+        verdict = json.dumps({"verdict": "FAIL", "criteria": criteria, "critique": "not done"})
+        transcript = verifier_transcript(self.root / f"agent-{agent_id}.jsonl", "cat notes.txt", "done")
+        return self.hook(
+            "SubagentStop",
+            agent_id=agent_id,
+            agent_type=verification.agent,
+            agent_transcript_path=str(transcript),
+            last_assistant_message=f"I looked.\n\n```tiergate-verdict\n{verdict}\n```",
+        )
 
     def last_claim(self) -> dict[str, Any]:
         return [r for r in self.decisions() if r.get("event") == "Stop"][-1]
@@ -138,3 +158,36 @@ def test_a_broken_configuration_reloads_nothing(tmp_path: Path) -> None:
     assert reloaded.returncode != 0 and reloaded.stdout == ""
     assert reloaded.stderr == "tiergate: .tiergate.toml: tiers.no_such_key: unknown key\n"
     assert loop.loop() == before
+
+
+def rules(limit: int, alert: Path) -> str:
+    """The loop's check, intervention limits at `limit`, and an alert command writing to `alert`."""
+    policy = f"[interventions]\nattempt_limit = {limit}\nskip_limit = {limit}\n"
+    return f"{CONFIG}\n{policy}\n[alerts]\ncommand = {json.dumps(f'cat > {shlex.quote(str(alert))}')}\n"
+
+
+def test_the_policies_and_the_alert_command_are_the_loops_not_the_edited_files(tmp_path: Path) -> None:
+    kept, edited = tmp_path / "kept-alert.txt", tmp_path / "agent-alert.txt"
+
+    loop = Loop(tmp_path, rules(1, kept))
+    loop.start()
+    write(loop.project, {".tiergate.toml": rules(5, edited), "value.txt": "bad\n"})
+
+    answer = loop.stop(CLAIM)
+
+    assert "loop halted: skip-limit: 1 items given up" in answer["systemMessage"]
+    assert loop.loop().phase == "halted"
+    assert "skip-limit" in kept.read_text() and not edited.exists()
+
+
+def test_a_verifiers_fail_is_judged_with_the_loops_policies(tmp_path: Path) -> None:
+    kept, edited = tmp_path / "kept-alert.txt", tmp_path / "agent-alert.txt"
+    loop = Loop(tmp_path, rules(1, kept))
+    loop.start()
+    write(loop.project, {".tiergate.toml": rules(5, edited), "notes.txt": "done\n"})
+    assert "```tiergate-spawn" in loop.stop(CLAIM)["reason"]
+
+    loop.fail("a1")
+
+    assert loop.loop().phase == "halted" and "skip-limit" in (loop.loop().end_reason or "")
+    assert "skip-limit" in kept.read_text() and not edited.exists()
