@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from testing.gitrepo import init_repo, write
-from testing.hooksession import HookSession, verifier_transcript
+from testing.hooksession import HookSession
 
 SESSION = "77777777-2222-3333-4444-555555555555"
 CLAIM = "the value is right now.\n\n<promise>DONE</promise>"
@@ -53,25 +53,6 @@ class Loop(HookSession):
 
     def checks_run(self) -> int:
         return len(self.runs.read_text().splitlines()) if self.runs.exists() else 0
-
-    def fail(self, agent_id: str) -> dict[str, Any]:
-        """A verifier that starts and fails the claim."""
-        verification = self.loop().verification
-        assert verification is not None
-        self.hook("SubagentStart", agent_id=agent_id, agent_type=verification.agent)
-        criteria = [
-            {"criterion": c, "status": "MISSING", "evidence": "$ cat notes.txt"}
-            for c in verification.evidence
-        ]
-        verdict = json.dumps({"verdict": "FAIL", "criteria": criteria, "critique": "not done"})
-        transcript = verifier_transcript(self.root / f"agent-{agent_id}.jsonl", "cat notes.txt", "done")
-        return self.hook(
-            "SubagentStop",
-            agent_id=agent_id,
-            agent_type=verification.agent,
-            agent_transcript_path=str(transcript),
-            last_assistant_message=f"I looked.\n\n```tiergate-verdict\n{verdict}\n```",
-        )
 
     def last_claim(self) -> dict[str, Any]:
         return [r for r in self.decisions() if r.get("event") == "Stop"][-1]
@@ -187,7 +168,7 @@ def test_a_verifiers_fail_is_judged_with_the_loops_policies(tmp_path: Path) -> N
     write(loop.project, {".tiergate.toml": rules(5, edited), "notes.txt": "done\n"})
     assert "```tiergate-spawn" in loop.stop(CLAIM)["reason"]
 
-    loop.fail("a1")
+    loop.verifier_fails("a1", "not done", "cat notes.txt", "done")
 
     assert loop.loop().phase == "halted" and "skip-limit" in (loop.loop().end_reason or "")
     assert "skip-limit" in kept.read_text() and not edited.exists()
