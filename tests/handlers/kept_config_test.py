@@ -111,6 +111,8 @@ def test_status_shows_the_rules_the_loop_runs_with_not_the_files(tmp_path: Path)
     ]
     assert "the" not in shown[0]["config"]["keywords"]["light"]
     assert shown[0]["config"]["tiers"]["light_files_below"] == 5
+    [start] = [r for r in loop.decisions() if r["decision"] == "start"]
+    assert "rules: the configuration from .tiergate.toml, kept for the loop's life" in start["reasons"]
 
 
 def test_the_user_reloads_the_rules_from_a_shell_and_the_next_claim_uses_them(tmp_path: Path) -> None:

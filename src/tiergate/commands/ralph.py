@@ -135,9 +135,13 @@ def pending_loop(
 def _log(project: Project, pending: LoopState, replaced: LoopState | None) -> None:
     from tiergate.log import decision_log
     from tiergate.loop.events import Outcome
+    from tiergate.loop.launch import rules_reason
     from tiergate.loop.logrecord import log_fields
 
-    reasons: tuple[str, ...] = (f"start: tiergate ralph start, base {pending.base}; waits for a session",)
+    reasons: tuple[str, ...] = (
+        f"start: tiergate ralph start, base {pending.base}; waits for a session",
+        rules_reason(pending),
+    )
     if replaced is not None:
         reasons += ("replaces the loop that was pending",)
     decision_log(project).info("ralph start", **log_fields("", Outcome(pending, "pending", reasons)))

@@ -38,6 +38,11 @@ def at_head(project: Project, session_id: str, start: Start) -> LoopState:
     )
 
 
+def rules_reason(loop: LoopState) -> str:
+    """The start's reason that names the rules the loop keeps, for the decision log."""
+    return f"rules: the configuration from {loop.config_source or 'the defaults'}, kept for the loop's life"
+
+
 def read_features(path: Path) -> tuple[Feature, ...]:
     """The features in the file at `path`; UserError in one line naming the file and what is wrong."""
     from tiergate.errors import UserError
