@@ -64,6 +64,26 @@ class HookSession:
         assert current is not None
         return current
 
+    def verifier_fails(self, agent_id: str, critique: str, command: str, output: str) -> dict[str, Any]:
+        """The requested verifier starts, runs `command` (which printed `output`) and fails the claim with
+        `critique`, every criterion MISSING; the SubagentStop hook's answer."""
+        verification = self.loop().verification
+        assert verification is not None
+        self.hook("SubagentStart", agent_id=agent_id, agent_type=verification.agent)
+        criteria = [
+            {"criterion": label, "status": "MISSING", "evidence": f"$ {command} -> {output}"}
+            for label in verification.evidence
+        ]
+        verdict = json.dumps({"verdict": "FAIL", "criteria": criteria, "critique": critique})
+        transcript = verifier_transcript(self.root / f"agent-{agent_id}.jsonl", command, output)
+        return self.hook(
+            "SubagentStop",
+            agent_id=agent_id,
+            agent_type=verification.agent,
+            agent_transcript_path=str(transcript),
+            last_assistant_message=f"I looked.\n\n```tiergate-verdict\n{verdict}\n```",
+        )
+
     def decisions(self) -> list[dict[str, Any]]:
         log = read_log(Project(self.project, self.project / ".tiergate"))
         return [r for r in log if r.get("session_id") == self.session_id and "decision" in r]

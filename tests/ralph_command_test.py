@@ -53,6 +53,28 @@ def test_a_second_start_replaces_the_pending_loop_and_says_so(repo: Path) -> Non
     assert pending(repo)["task"] == "second"
 
 
+def test_a_pending_loop_keeps_the_configuration_and_a_second_start_reads_it_again(repo: Path) -> None:
+    (repo / ".tiergate.toml").write_text('[checks]\ntests = "make test"\n')
+    tiergate(repo, "ralph", "start", "first")
+    assert (pending(repo)["config_source"], pending(repo)["config"]["checks"]) == (  # type: ignore[index]
+        ".tiergate.toml",
+        {"tests": "make test"},
+    )
+    (repo / ".tiergate.toml").write_text('[checks]\ntests = "pytest -q"\n')
+    tiergate(repo, "ralph", "start", "second")
+    assert pending(repo)["config"]["checks"] == {"tests": "pytest -q"}  # type: ignore[index]
+
+
+def test_a_broken_configuration_starts_no_loop(repo: Path) -> None:
+    (repo / ".tiergate.toml").write_text("[tiers]\nno_such_key = 1\n")
+    result = tiergate(repo, "ralph", "start", "fix")
+    assert (
+        result.returncode == 2
+        and result.stderr == "tiergate: .tiergate.toml: tiers.no_such_key: unknown key\n"
+    )
+    assert not (repo / ".tiergate" / "pending.json").exists()
+
+
 def test_an_empty_repository_starts_at_the_empty_tree(tmp_path: Path) -> None:
     repo = init_repo(tmp_path / "empty")
     assert tiergate(repo, "ralph", "start", "Write the first file").returncode == 0

@@ -171,6 +171,10 @@ class Config(_Section):
     stalls: StallsConfig = StallsConfig()
     alerts: AlertsConfig = AlertsConfig()
 
+    def kept(self) -> dict[str, Any]:
+        """The configuration in its JSON form, as a loop keeps it (`source` apart: `kept_config`)."""
+        return self.model_dump(mode="json")
+
     @property
     def tier_policy(self) -> TierPolicy:
         return TierPolicy(
@@ -192,6 +196,18 @@ def load_config(root: Path) -> Config:
         return Config()
     source, table = found
     return validate_table(source, table)
+
+
+def kept_config(source: str | None, kept: dict[str, Any]) -> Config:
+    """The configuration a loop kept (`Config.kept`), validated again: the state file is on disk."""
+    import json
+
+    try:
+        return Config.model_validate_json(json.dumps({**kept, "source": source}))
+    except ValidationError as exc:
+        raise UserError(
+            f"the loop's kept configuration (from {source or 'the defaults'}): {_first_error(exc)}"
+        ) from None
 
 
 def validate_table(source: str, table: dict[str, Any]) -> Config:

@@ -5,11 +5,15 @@ check command blocks the claim as a configuration error, and a second one in a r
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from testing.gitrepo import init_repo, write
 from testing.hooksession import HookSession
+
+from tiergate.loop import store as state
+from tiergate.project import Project
 
 SESSION = "99999999-2222-3333-4444-555555555555"
 CLAIM = "value.txt is right now.\n\n<promise>DONE</promise>"
@@ -79,13 +83,27 @@ def test_claiming_again_and_again_with_a_check_that_cannot_run_ends_the_loop_wit
     assert all("tiergate-spawn" not in a.get("reason", "") for a in answers)
 
 
+def test_a_check_command_emptied_during_the_loop_is_a_change_the_kept_check_judges(tmp_path: Path) -> None:
+    loop = Loop(tmp_path, '[checks]\ntests = "grep -qx good value.txt"\n')
+    loop.start()
+    write(loop.project, {".tiergate.toml": '[checks]\ntests = "   "\n', "value.txt": "bad\n"})
+
+    answer = loop.stop(CLAIM)
+
+    assert answer["decision"] == "block" and "tiergate-spawn" not in answer["reason"]
+    assert "the command is empty" not in answer["reason"]
+    assert "grep -qx good value.txt" in answer["reason"]  # the loop's own check ran, and refuted
+
+
 def test_an_empty_check_command_blocks_the_claim_with_the_configuration_error_then_halts(
     tmp_path: Path,
 ) -> None:
     loop = Loop(tmp_path, '[checks]\ntests = "grep -qx good value.txt"\n')
     loop.start()
-    line = ".tiergate.toml: [checks] tests: the command is empty"
-    write(loop.project, {".tiergate.toml": '[checks]\ntests = "   "\n'})  # broken during the loop
+    line = "the loop's kept configuration (from .tiergate.toml): [checks] tests: the command is empty"
+    kept = loop.loop()  # damaged on disk, where only tiergate should write
+    broken = replace(kept, config={**(kept.config or {}), "checks": {"tests": "   "}})
+    state.update(Project(loop.project, loop.project / ".tiergate"), SESSION, lambda _: (broken, None))
 
     first = loop.stop(CLAIM)
 

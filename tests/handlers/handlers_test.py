@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -552,9 +552,21 @@ def test_after_compaction_session_start_restates_the_loop(sandbox: Sandbox) -> N
     assert "Never write a tiergate-verdict block yourself" in context
 
 
-def test_an_error_while_checking_a_claim_blocks_once_then_halts(sandbox: Sandbox) -> None:
+def test_a_configuration_broken_during_the_loop_does_not_matter_to_it(sandbox: Sandbox) -> None:
+    # The loop kept the rules it started with: the claim is checked with them, the edit is the change.
     sandbox.start()
     (sandbox.project / ".tiergate.toml").write_text("[tiers]\nno_such_key = 1\n")
+    write(sandbox.project, {"src/parser.py": "x = 1\n"})
+    answer = sandbox.stop(CLAIM)
+    assert "```tiergate-spawn" in answer.block and "could not check" not in answer.block
+    assert not [r for r in read_log(sandbox.state) if r.get("event") == "claim_check_error"]
+
+
+def test_an_error_while_checking_a_claim_blocks_once_then_halts(sandbox: Sandbox) -> None:
+    sandbox.start()
+    # The loop's kept configuration damaged on disk: the claim cannot be checked with it.
+    broken = replace(sandbox.loop(), config={"tiers": {"no_such_key": 1}})
+    state.update(sandbox.state, SESSION, lambda _: (broken, None))
     write(sandbox.project, {"src/parser.py": "x = 1\n"})
     first = sandbox.stop(CLAIM)
     assert "could not check your completion claim" in first.block and "internal error" in first.message

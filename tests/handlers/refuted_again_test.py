@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from testing.gitrepo import git, init_repo, write
-from testing.hooksession import HookSession, verifier_transcript
+from testing.hooksession import HookSession
 
 from tiergate.tier.change import measure_change
 from tiergate.workspace import fingerprint
@@ -53,22 +53,7 @@ class Loop(HookSession):
         return len(self.runs.read_text().splitlines()) if self.runs.exists() else 0
 
     def fail(self, agent_id: str, critique: str) -> dict[str, Any]:
-        verification = self.loop().verification
-        assert verification is not None
-        self.hook("SubagentStart", agent_id=agent_id, agent_type=verification.agent)
-        criteria = [
-            {"criterion": label, "status": "MISSING", "evidence": "$ cat value.txt -> goodish"}
-            for label in verification.evidence
-        ]
-        verdict = json.dumps({"verdict": "FAIL", "criteria": criteria, "critique": critique})
-        transcript = verifier_transcript(self.root / f"agent-{agent_id}.jsonl", "cat value.txt", "goodish")
-        return self.hook(
-            "SubagentStop",
-            agent_id=agent_id,
-            agent_type=verification.agent,
-            agent_transcript_path=str(transcript),
-            last_assistant_message=f"I looked.\n\n```tiergate-verdict\n{verdict}\n```",
-        )
+        return self.verifier_fails(agent_id, critique, "cat value.txt", "goodish")
 
 
 def test_a_claim_on_the_workspace_a_verifier_failed_is_refuted_at_once(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tiergate.config import Config, kept_config
 from tiergate.errors import UserError
 from tiergate.loop import store as state
 from tiergate.loop.claims import check_claim
@@ -62,6 +63,30 @@ def test_a_loop_round_trips_with_its_verification_and_runs(project: Project) -> 
     stored = json.loads((project.state_dir / "loops" / "s1.json").read_text())
     assert stored["schema"] == 1 and stored["active"] is True and stored["phase"] == "verifying"
     assert (project.state_dir / ".gitignore").read_text() == "*\n"
+
+
+def test_a_loop_round_trips_with_the_configuration_it_kept(project: Project) -> None:
+    rules = Config.model_validate(
+        {"source": ".tiergate.toml", "checks": {"tests": "sh check.sh"}, "keywords": {"light": ["tiny"]}}
+    )
+    value = a_loop(config=rules.kept(), config_source=rules.source)
+    put(project, value)
+    back = state.read(project, "s1")
+    assert back == value and back is not None
+    assert kept_config(back.config_source, back.config or {}) == rules
+    stored = json.loads((project.state_dir / "loops" / "s1.json").read_text())
+    assert (
+        stored["config"]["checks"] == {"tests": "sh check.sh"} and stored["config_source"] == ".tiergate.toml"
+    )
+
+
+def test_a_loop_stored_before_the_configuration_was_kept_reads_without_it(project: Project) -> None:
+    put(project, a_loop())
+    path = project.state_dir / "loops" / "s1.json"
+    older = {k: v for k, v in json.loads(path.read_text()).items() if k not in ("config", "config_source")}
+    path.write_text(json.dumps(older))
+    back = state.read(project, "s1")
+    assert back is not None and back.config is None and back.config_source is None
 
 
 def test_update_writes_only_what_changed_and_returns_the_result(project: Project) -> None:

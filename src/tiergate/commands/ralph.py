@@ -3,6 +3,12 @@
 No session exists yet, so the loop waits in `<state_dir>/pending.json` and is bound to the next Claude
 Code session that reaches a tiergate hook in this project (one that has no active loop of its own). Its
 base, the commit its changes are measured from, is HEAD now; its clock starts when it is bound.
+
+A loop keeps the configuration it started with (checks, thresholds, keywords, patterns, policies): an
+edit of `.tiergate.toml` during the loop is a change to verify, not a change of its rules. The user
+changes them from a shell: `tiergate ralph start` again replaces a pending loop (and reads the
+configuration again), `/tiergate:ralph` in the session replaces its loop, and `tiergate ralph reload`
+reads the configuration into every active loop of the project, logged.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ if TYPE_CHECKING:
     from tiergate.project import Project
 
 HELP = "start a ralph loop from a shell; the next Claude Code session in this project takes it up"
+RELOAD_HELP = "read the configuration again into the active loops of this project (their rules)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -26,9 +33,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-iterations", metavar="N", help="iteration cap (default: [loop] max_iterations, 20)"
     )
     start.add_argument("--promise", metavar="TEXT", help="the completion promise (default: DONE)")
+    actions.add_parser("reload", help=RELOAD_HELP, description=RELOAD_HELP)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.action == "reload":
+        return reload()
     import os
     from pathlib import Path
 
@@ -48,6 +58,54 @@ def run(args: argparse.Namespace) -> int:
         f"{promise_tag(pending.promise)}). `tiergate cancel` drops it."
     )
     return 0
+
+
+def reload() -> int:
+    """Replace the kept configuration of every active loop with the project's as it is now; a broken
+    configuration is one line and changes nothing."""
+    import os
+    from dataclasses import replace
+    from pathlib import Path
+
+    from tiergate.config import load_config
+    from tiergate.loop import store as state
+    from tiergate.project import locate
+
+    project = locate(Path.cwd(), os.environ)
+    config = load_config(project.root)
+    rules, source = config.kept(), config.source
+
+    def renew(current: LoopState | None) -> tuple[LoopState | None, LoopState | None]:
+        if current is None or not current.active:
+            return None, None
+        return replace(current, config=rules, config_source=source), current
+
+    reloaded = 0
+    for loop in state.all_loops(project):
+        before = state.update(project, loop.session_id, renew) if loop.active else None
+        if before is not None:
+            reloaded += 1
+            _log_reload(project, replace(before, config=rules, config_source=source), before)
+    where = source or "the defaults (no configuration)"
+    print(f"tiergate: {reloaded} active loop(s) now run with the configuration from {where}")
+    return 0
+
+
+def _log_reload(project: Project, new: LoopState, old: LoopState) -> None:
+    from tiergate.log import decision_log
+    from tiergate.loop.events import Outcome
+    from tiergate.loop.logrecord import log_fields
+
+    reasons: tuple[str, ...] = (
+        f"reload: tiergate ralph reload, the rules from {new.config_source or 'the defaults'}",
+    )
+    if old.config is None:
+        reasons += ("the loop kept no configuration before (it read the project's at each decision)",)
+    else:
+        kept, now = old.config, new.config or {}
+        changed = sorted(k for k in {*kept, *now} if kept.get(k) != now.get(k))
+        reasons += (f"sections changed: {', '.join(changed) or 'none'}",)
+    decision_log(project).info("ralph reload", **log_fields(new.session_id, Outcome(new, "reload", reasons)))
 
 
 def pending_loop(
@@ -77,9 +135,13 @@ def pending_loop(
 def _log(project: Project, pending: LoopState, replaced: LoopState | None) -> None:
     from tiergate.log import decision_log
     from tiergate.loop.events import Outcome
+    from tiergate.loop.launch import rules_reason
     from tiergate.loop.logrecord import log_fields
 
-    reasons: tuple[str, ...] = (f"start: tiergate ralph start, base {pending.base}; waits for a session",)
+    reasons: tuple[str, ...] = (
+        f"start: tiergate ralph start, base {pending.base}; waits for a session",
+        rules_reason(pending),
+    )
     if replaced is not None:
         reasons += ("replaces the loop that was pending",)
     decision_log(project).info("ralph start", **log_fields("", Outcome(pending, "pending", reasons)))

@@ -1,7 +1,9 @@
 """`tiergate status [--json]`: where each loop of this project stands, read from the state files.
 
 `--json` prints a list, one object per loop (a loop waiting for a session has `"pending": true` and no
-session_id), with at least `session_id`, `phase`, `iteration`, `max_iterations`, `tier` and `verdict`.
+session_id), with at least `session_id`, `phase`, `iteration`, `max_iterations`, `tier` and `verdict`,
+and the rules the loop runs with (`config`, the configuration it kept at its start; `config_source`,
+its file).
 """
 
 from __future__ import annotations
@@ -60,6 +62,10 @@ def describe(loop: LoopState, *, pending: bool = False) -> dict[str, Any]:
         "started_at": loop.started_at,
         "ended_at": loop.ended_at,
         "end_reason": loop.end_reason,
+        # The rules the loop runs with: kept at its start (None: a loop from before they were kept,
+        # which reads the project's configuration at each decision).
+        "config_source": loop.config_source,
+        "config": loop.config,
         "verification": None
         if verification is None
         else {

@@ -25,6 +25,17 @@ GATE_BUDGET_SECONDS = 480.0
 REPORT_IN_BLOCK = 3000
 
 
+def loop_config(project: Project, current: LoopState) -> Config:
+    """The rules of `current`: the configuration it kept at its start, whatever the workspace's
+    `.tiergate.toml` says now (the agent can edit that; an edit is a change to verify, not a change
+    of the gate). A loop stored before configurations were kept reads the project's, as it did."""
+    from tiergate.config import kept_config, load_config
+
+    if current.config is None:
+        return load_config(project.root)
+    return kept_config(current.config_source, current.config)
+
+
 def policies(config: Config) -> Policies:
     from tiergate.loop.interventions import InterventionPolicy
     from tiergate.loop.stalls import StallPolicy
@@ -147,20 +158,20 @@ def follow_up(project: Project, session_id: str, outcome: Outcome) -> Outcome:
     if outcome.green:
         logged.append(("green", mark_green(project, session_id, "verification passed")))
     if outcome.alert is not None:
-        sent = alert(project, session_id, outcome.alert)
+        sent = alert(project, session_id, outcome.alert, outcome.state)
         if sent is not None:
             logged.append(("alert", sent))
     return replace(outcome, logged=(*outcome.logged, *logged))
 
 
-def alert(project: Project, session_id: str, message: str) -> str | None:
-    """Run the configured `[alerts] command` with the halt's message; what happened, in one line
-    (None: no command configured)."""
+def alert(project: Project, session_id: str, message: str, current: LoopState | None) -> str | None:
+    """Run the `[alerts] command` of the loop's rules (`current`'s; the project's without a loop) with
+    the halt's message; what happened, in one line (None: no command configured)."""
     from tiergate.alerts import notify
     from tiergate.config import load_config
 
     try:
-        settings = load_config(project.root).alerts
+        settings = (load_config(project.root) if current is None else loop_config(project, current)).alerts
     except Exception as exc:
         _error(project, session_id, "alert_error", exc)
         return f"not sent: {type(exc).__name__}: {exc}"

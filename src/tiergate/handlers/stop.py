@@ -118,11 +118,10 @@ def measure(project: Project, current: LoopState) -> Measured:
     Any error is caught here on purpose: the loop decides what an unchecked claim means (see
     `tiergate.loop.decision`), and the traceback goes to the log."""
     try:
-        from tiergate.config import load_config
         from tiergate.handlers import effects
         from tiergate.tier.assess import assess_change
 
-        config = load_config(project.root)
+        config = effects.loop_config(project, current)  # the rules it started with, not the file now
         assessment = assess_change(
             project.root, base=current.base or "HEAD", prompt=current.task, config=config
         )
@@ -141,13 +140,12 @@ def measure(project: Project, current: LoopState) -> Measured:
 
 def stalled_approach(project: Project, current: LoopState, empty_turns: int) -> Measured:
     """What an empty turn needs (one that ends without a claim and changes nothing): the configured
-    rules, to know whether the approach has stalled, and then whether the workspace is dirty, for the
-    intervention. Only such turns pay for reading the configuration."""
-    from tiergate.config import load_config
+    rules (the loop's own), to know whether the approach has stalled, and then whether the workspace is
+    dirty, for the intervention. Only such turns pay for validating the configuration."""
     from tiergate.handlers import effects
 
     try:
-        rules = effects.policies(load_config(project.root))
+        rules = effects.policies(effects.loop_config(project, current))
     except Exception:
         rules = POLICIES  # a broken config is reported at the next claim; defaults meanwhile
     if empty_turns < rules.stalls.empty_turns:

@@ -101,13 +101,12 @@ def changes_since_start(project: Project, session_id: str, run: VerifierRun, now
 
 def refutation_facts(project: Project, current: LoopState, event: SubagentStop) -> SubagentStop:
     """What a verdict that may refute the claim needs for the intervention: whether the workspace is
-    dirty against the last green point, and the configured rules. Only then is the config read (the
-    common path of this hook stays lean)."""
-    from tiergate.config import load_config
+    dirty against the last green point, and the loop's rules (those it started with). Only then is the
+    config validated (the common path of this hook stays lean)."""
     from tiergate.handlers import effects
 
     try:
-        rules = effects.policies(load_config(project.root))
+        rules = effects.policies(effects.loop_config(project, current))
     except Exception:
         rules = POLICIES  # a broken config is reported by the Stop that follows; defaults meanwhile
     return replace(event, dirty=effects.dirty(project, current), policies=rules)

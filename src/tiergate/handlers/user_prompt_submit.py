@@ -61,7 +61,7 @@ def start(
     project: Project, session_id: str, command: loopcommands.StartLoop | loopcommands.StartAutopilot
 ) -> HookReply:
     """Start a loop (or an autopilot) in this session, replacing whatever loop it had."""
-    from tiergate.loop.launch import at_head
+    from tiergate.loop.launch import at_head, rules_reason
     from tiergate.loop.start import Start
 
     try:
@@ -83,7 +83,10 @@ def start(
     previous = state.update(project, session_id, replace_loop)
     _mark_start(project, session_id, new.base)
     name = "/tiergate:autopilot" if new.features else "/tiergate:ralph"
-    reasons: tuple[str, ...] = (f"start: {name}, at most {new.max_iterations} iterations, base {new.base}",)
+    reasons: tuple[str, ...] = (
+        f"start: {name}, at most {new.max_iterations} iterations, base {new.base}",
+        rules_reason(new),
+    )
     if previous is not None and previous.active:
         reasons += (f"replaces the active loop of this session (phase {previous.phase})",)
     common.log_outcome(project, "UserPromptSubmit", session_id, Outcome(new, "start", reasons))

@@ -16,8 +16,8 @@ if TYPE_CHECKING:
 
 
 def at_head(project: Project, session_id: str, start: Start) -> LoopState:
-    """The loop `start` asks for, its base HEAD now; UserError outside a git work tree (or a bad
-    configuration)."""
+    """The loop `start` asks for, its base HEAD now, keeping the configuration as it is now (the loop's
+    rules for its whole life); UserError outside a git work tree (or a bad configuration)."""
     import time
 
     from tiergate import git
@@ -33,7 +33,14 @@ def at_head(project: Project, session_id: str, start: Start) -> LoopState:
         now=time.time(),
         max_iterations=config.loop.max_iterations,
         max_minutes=config.loop.max_minutes,
+        config=config.kept(),
+        config_source=config.source,
     )
+
+
+def rules_reason(loop: LoopState) -> str:
+    """The start's reason that names the rules the loop keeps, for the decision log."""
+    return f"rules: the configuration from {loop.config_source or 'the defaults'}, kept for the loop's life"
 
 
 def read_features(path: Path) -> tuple[Feature, ...]:

@@ -7,7 +7,7 @@ Plain frozen dataclasses: `tiergate.loop.store` writes and rebuilds them by thei
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Any, Literal
 
 from tiergate.loop import features, interventions
 from tiergate.loop.features import Feature
@@ -143,6 +143,11 @@ class LoopState:
     # An autopilot's features; the current one is the approach's (`tiergate.loop.features`). Empty: ralph.
     features: tuple[Feature, ...] = ()
     refuted: tuple[RefutedWorkspace, ...] = ()  # refutations bound to their workspace, newest last
+    # The configuration the loop started with, validated, in its JSON form, and the file it came from
+    # (None: the defaults). Every decision of the loop uses it, never the file as the agent may have
+    # edited it since. `config` None: a loop stored before the configuration was kept (read as before).
+    config: dict[str, Any] | None = None
+    config_source: str | None = None
 
     @property
     def active(self) -> bool:
@@ -184,8 +189,11 @@ def new_loop(
     max_iterations: int = DEFAULT_MAX_ITERATIONS,
     budget: float = DEFAULT_BUDGET_SECONDS,
     feature_list: tuple[Feature, ...] = (),
+    config: dict[str, Any] | None = None,
+    config_source: str | None = None,
 ) -> LoopState:
-    """A ralph loop on `task`, or with `feature_list` an autopilot (its task is the first feature's)."""
+    """A ralph loop on `task`, or with `feature_list` an autopilot (its task is the first feature's),
+    keeping the configuration it starts with (`config`, from `config_source`)."""
     return LoopState(
         session_id=session_id,
         task=feature_list[0].task if feature_list else task,
@@ -195,6 +203,8 @@ def new_loop(
         base=base,
         started_at=now,
         features=feature_list,
+        config=config,
+        config_source=config_source,
     )
 
 

@@ -7,7 +7,7 @@ Pure: the base commit, the time and the configured defaults come in (`tiergate.l
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tiergate.loop.claims import DEFAULT_PROMISE
 from tiergate.loop.records import LoopState, new_loop
@@ -28,10 +28,18 @@ class Start:
 
 
 def begin(
-    start: Start, session_id: str, *, base: str | None, now: float, max_iterations: int, max_minutes: float
+    start: Start,
+    session_id: str,
+    *,
+    base: str | None,
+    now: float,
+    max_iterations: int,
+    max_minutes: float,
+    config: dict[str, Any] | None = None,
+    config_source: str | None = None,
 ) -> LoopState:
     """The loop `start` asks for, beginning at `now` from `base`; `max_iterations` and `max_minutes` are the
-    configured defaults (`[loop]`)."""
+    configured defaults (`[loop]`), `config` the whole configuration the loop keeps (from `config_source`)."""
     return new_loop(
         session_id,
         start.task,
@@ -41,4 +49,6 @@ def begin(
         max_iterations=start.max_iterations or max_iterations,
         budget=max_minutes * 60,
         feature_list=start.features,
+        config=config,
+        config_source=config_source,
     )
