@@ -11,9 +11,11 @@ Why not `detect-secrets` (the maintained detector issue 10 suggests): measured w
 and scanning 1 MB of pytest-like output line by line takes 16 s and reports about 99,600 "secrets":
 its entropy plugins flag every git sha and hex id. A claim's Stop runs within a time budget of a few
 milliseconds for this, and tiergate must not mangle the shas its reports name. The patterns here are
-the providers' documented token formats, kept as data below (`PATTERNS`); the whole table scans
-1 MB of check output in a few milliseconds (tests/redact_test.py holds the figure to a bound),
-and only text that contains one of a pattern's literal needles is searched by it.
+the providers' documented token formats, kept as data below (`PATTERNS`), each searched only in a text
+holding its literal needle. Measured the same way: importing this module after what a claim's Stop
+imports anyway costs 0.2-0.4 ms; the 64 KB tail a check keeps, with several needles in it, takes
+about 4.7 ms on the first call (the expressions it needs compiled included) and 3.5 ms after; 1 MB
+takes about 50 ms (tests/redact_test.py holds it to a bound). The pass-through hooks never import it.
 
 Pure: no I/O; `re` is imported here, so the hook's common path must import this module lazily.
 """
