@@ -132,11 +132,16 @@ def ensure_state_dir(project: Project) -> Path:
 def tighten(path: str | int, mode: int) -> None:
     """Take from `path` (a name or an open descriptor) every permission `mode` does not give."""
     current = os.stat(path).st_mode & 0o777
-    if current & ~mode:
+    if not current & ~mode:
+        return
+    # Best effort: a folder or log someone else owns (a shared TIERGATE_STATE_DIR) is still written.
+    try:
         if isinstance(path, int):
             os.fchmod(path, current & mode)
         else:
             os.chmod(path, current & mode)
+    except PermissionError:
+        pass
 
 
 def write_atomic(path: Path, data: bytes) -> None:
