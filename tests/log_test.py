@@ -274,3 +274,32 @@ def test_concurrent_writers_never_interleave_records(project: Project) -> None:
         assert record["padding"] == chr(65 + record["writer"]) * (size * (record["i"] % 7 + 1))
     for w in range(writers):
         assert [r["i"] for r in records if r["writer"] == w] == list(range(count))
+
+
+GHP = "ghp_" + "a1B2c3D4" * 4 + "e5F6"  # made up, in the format of a GitHub token
+
+
+def test_both_writers_and_the_incident_record_redact_credentials(project: Project) -> None:
+    reasons = [f"check tests failed: token {GHP} rejected"]
+    write_decision(project, "claim", {"session_id": "s1", "reasons": reasons})  # the hooks' writer
+    decision_log(project, session_id="s1").info("claim", reasons=reasons)  # the command line's
+    record_incident(project.state_dir, {"event": "crash", "error": f"ValueError: {GHP}"})
+
+    text = log_path(project).read_text()
+    assert GHP[4:] not in text
+    lean, structured, incident = read_log(project)
+    assert (
+        lean["reasons"]
+        == structured["reasons"]
+        == ["check tests failed: token ghp_[redacted: github token] rejected"]
+    )
+    assert incident["error"] == "ValueError: ghp_[redacted: github token]"
+
+
+def test_the_log_is_written_0600_and_a_wider_one_is_tightened(project: Project) -> None:
+    path = log_path(project)
+    write_decision(project, "claim", {"session_id": "s1"})
+    assert path.stat().st_mode & 0o777 == 0o600
+    path.chmod(0o644)
+    decision_log(project).info("cancel", session_id="s1")
+    assert path.stat().st_mode & 0o777 == 0o600

@@ -48,8 +48,13 @@ def log_path(project: Project) -> Path:
 def decision_record(
     event: str, fields: Mapping[str, Any], *, level: str = "info", timestamp: str | None = None
 ) -> dict[str, Any]:
-    """A decision-log record: the event first, then `fields` in their order, then level and timestamp."""
-    return {"event": event, **fields, "level": level, "timestamp": timestamp or utc_timestamp()}
+    """A decision-log record: the event first, then `fields` in their order, then level and timestamp.
+
+    Credentials in the fields (a check's output quoted in a reason, a traceback) are redacted here, in
+    the one place both writers pass through (`tiergate.redact`)."""
+    from tiergate.redact import redact_data
+
+    return {"event": event, **redact_data(fields), "level": level, "timestamp": timestamp or utc_timestamp()}
 
 
 def write_decision(project: Project, event: str, fields: Mapping[str, Any], *, level: str = "info") -> None:
@@ -130,12 +135,17 @@ def append_record(path: Path, record: Mapping[str, Any]) -> None:
 
 
 def append_line(path: Path, line: str) -> None:
-    """Append one line to `path` (created if missing), whole, even beside concurrent writers."""
+    """Append one line to `path` (created if missing), whole, even beside concurrent writers.
+
+    The file is the user's alone (0600; a file once wider is tightened on this write)."""
     import fcntl
 
+    from tiergate.project import STATE_FILE_MODE, tighten
+
     data = (line.replace("\n", " ") + "\n").encode("utf-8", "backslashreplace")
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, STATE_FILE_MODE)
     try:
+        tighten(fd, STATE_FILE_MODE)
         fcntl.flock(fd, fcntl.LOCK_EX)
         view = memoryview(data)
         while view:
@@ -170,7 +180,10 @@ def read_records(path: Path) -> Iterator[dict[str, Any]]:
 def record_incident(state_dir: Path | None, record: Mapping[str, Any]) -> Path:
     """Write a record of something that went wrong (a crash, an ignored event) to the project's log, or
     to the user-wide errors log when the state folder is unknown or unusable. Returns where it went;
-    raises OSError if it could go nowhere."""
+    raises OSError if it could go nowhere. Credentials in it are redacted, as in a decision record."""
+    from tiergate.redact import redact_data
+
+    record = redact_data(record)
     if state_dir is not None:
         try:
             path = state_dir / LOG_NAME

@@ -8,7 +8,7 @@ so its top level imports nothing but `os`: no pathlib, no dataclasses, and no gi
 """
 
 # os.path rather than pathlib on purpose: importing pathlib would cost every hook about 10 ms.
-# ruff: noqa: PTH100, PTH110, PTH117, PTH118, PTH120
+# ruff: noqa: PTH100, PTH101, PTH110, PTH116, PTH117, PTH118, PTH120
 
 from __future__ import annotations
 
@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from typing import NoReturn
 
 STATE_DIR_NAME = ".tiergate"
+STATE_DIR_MODE = 0o700
+STATE_FILE_MODE = 0o600  # state files and the log: only the user may read what a check printed
 MAX_SESSION_ID_LENGTH = 128
 _SESSION_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 
@@ -106,15 +108,40 @@ def git_top_level(start: str) -> str | None:
 
 
 def ensure_state_dir(project: Project) -> Path:
-    """Create the state folder if needed, with a `.gitignore` that makes git ignore all of it."""
-    project.state_dir.mkdir(parents=True, exist_ok=True)
-    gitignore = project.state_dir / ".gitignore"
+    """Create the state folder if needed, with a `.gitignore` that makes git ignore all of it.
+
+    The folder is the user's alone (0700, tightened if it was wider): what a check printed is kept in it.
+    """
+    project.state_dir.mkdir(mode=STATE_DIR_MODE, parents=True, exist_ok=True)
+    tighten(str(project.state_dir), STATE_DIR_MODE)
     try:
-        with gitignore.open("x") as f:
-            f.write("*\n")
+        fd = os.open(
+            project.state_dir / ".gitignore",
+            os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC,
+            STATE_FILE_MODE,
+        )
     except FileExistsError:
-        pass
+        return project.state_dir
+    try:
+        os.write(fd, b"*\n")
+    finally:
+        os.close(fd)
     return project.state_dir
+
+
+def tighten(path: str | int, mode: int) -> None:
+    """Take from `path` (a name or an open descriptor) every permission `mode` does not give."""
+    current = os.stat(path).st_mode & 0o777
+    if not current & ~mode:
+        return
+    # Best effort: a folder or log someone else owns (a shared TIERGATE_STATE_DIR) is still written.
+    try:
+        if isinstance(path, int):
+            os.fchmod(path, current & mode)
+        else:
+            os.chmod(path, current & mode)
+    except PermissionError:
+        pass
 
 
 def write_atomic(path: Path, data: bytes) -> None:
@@ -126,9 +153,10 @@ def write_atomic(path: Path, data: bytes) -> None:
     import contextlib
     import time
 
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(mode=STATE_DIR_MODE, parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.{time.monotonic_ns()}.tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+    # 0600: the new file replaces the old one, so a file once 0644 is 0600 from its next write on.
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, STATE_FILE_MODE)
     try:
         view = memoryview(data)
         while view:

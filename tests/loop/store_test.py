@@ -266,3 +266,14 @@ def test_writes_are_atomic_replacements(project: Project, monkeypatch: pytest.Mo
     with pytest.raises(OSError, match="disk full"):
         state.update(project, "s1", lambda current: (replace(current, iteration=9), None))  # type: ignore[type-var]
     assert path.read_bytes() == before
+
+
+def test_texts_that_may_quote_check_output_are_stored_redacted_but_the_task_is_kept(project: Project) -> None:
+    token = "ghp_" + "a1B2c3D4" * 4 + "e5F6"  # made up, in the format of a GitHub token
+    put(project, a_loop(task=f"use token {token}", feedback=f"the check printed {token}"))
+
+    stored = state.read(project, "s1")
+    assert stored is not None
+    assert stored.feedback == "the check printed ghp_[redacted: github token]"
+    assert stored.task == f"use token {token}"  # the loop's identity, read back as given
+    assert state.loop_path(project, "s1").stat().st_mode & 0o777 == 0o600

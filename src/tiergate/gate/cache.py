@@ -12,7 +12,8 @@ Baseline: `<state_dir>/baseline/<base commit>.json`, each check's result at the 
 key (name and command), with where it ran. Entries are added as they are needed; a concurrent writer
 can at worst make the other's entry be recomputed later.
 
-Writes are atomic (a temporary file in the same folder, fsynced, then renamed). A file that cannot be
+Writes are atomic (a temporary file in the same folder, fsynced, then renamed), the files 0600, and a
+check's output and reason have their credentials redacted before they are kept. A file that cannot be
 read as results is treated as absent: the checks then simply run again.
 """
 
@@ -30,6 +31,7 @@ from typing import Any
 from tiergate.gate.checks import Check, CheckResult, signature
 from tiergate.gate.ruling import BaselineEntry
 from tiergate.project import Project, ensure_state_dir, write_atomic
+from tiergate.redact import redact
 
 EVIDENCE_DIR = "evidence"
 BASELINE_DIR = "baseline"
@@ -67,7 +69,7 @@ def store_evidence(
         "schema": SCHEMA,
         "key": key,
         "recorded_at": time.time() if now is None else now,
-        "results": [asdict(r) for r in results],
+        "results": [_kept(r) for r in results],
     }
     write_atomic(path, json.dumps(record, indent=1).encode())
     _prune(path.parent, KEEP_EVIDENCE)
@@ -101,10 +103,15 @@ def store_baseline(
     record = {
         "schema": SCHEMA,
         "base": base,
-        "checks": {key: {"where": e.where, "result": asdict(e.result)} for key, e in merged.items()},
+        "checks": {key: {"where": e.where, "result": _kept(e.result)} for key, e in merged.items()},
     }
     write_atomic(baseline_path(project, base), json.dumps(record, indent=1).encode())
     return merged
+
+
+def _kept(result: CheckResult) -> dict[str, Any]:
+    """A result as it is kept: credentials in its output and reason redacted (`tiergate.redact`)."""
+    return {**asdict(result), "output": redact(result.output), "reason": redact(result.reason)}
 
 
 def _read_json(path: Path) -> Any:

@@ -15,6 +15,9 @@
   reported the same way, with the shell's own line saying which. A check that could not run is
   never evidence (`tiergate.gate`).
 
+- Credentials in what a check printed are redacted as its result is made (`tiergate.redact`), before
+  anything else sees the output.
+
 Progress goes to a callback (None: silent); the runner itself never prints.
 """
 
@@ -36,6 +39,7 @@ import anyio.abc
 
 from tiergate.gate.checks import Check, CheckResult, Status
 from tiergate.gate.discovery import locate_program
+from tiergate.redact import redact
 
 DEFAULT_TIMEOUT = 300.0
 DEFAULT_GRACE = 5.0
@@ -271,9 +275,11 @@ def _result(
         status,
         code,
         elapsed,
-        tail.text(),
+        # Redacted at the source: the output goes on to the block reason the model reads, the
+        # verifier's packet, the caches, the loop's state and the log, none of which may hold a secret.
+        redact(tail.text()),
         tail.total,
-        reason,
+        redact(reason),
     )
 
 

@@ -197,12 +197,13 @@ def _keep_notice(event_name: str, session_id: str | None, state_dir: Path | None
     import contextlib
 
     from tiergate.log import append_line
+    from tiergate.redact import redact
     from tiergate.text import one_line
 
-    text = one_line(text.removeprefix("tiergate: "))
+    text = redact(one_line(text.removeprefix("tiergate: ")))
     # Best effort: the notice has been given once already, and the log has what matters.
     with contextlib.suppress(OSError):
-        (state_dir / NOTICES_DIR).mkdir(exist_ok=True)
+        (state_dir / NOTICES_DIR).mkdir(mode=0o700, exist_ok=True)  # project.STATE_DIR_MODE
         append_line(state_dir / NOTICES_DIR / f"{session_id}.txt", f"(at {event_name}) {text}")
 
 

@@ -34,7 +34,15 @@ from tiergate.loop.records import (
     Verification,
     VerifierRun,
 )
-from tiergate.project import Project, ensure_state_dir, is_valid_session_id, write_atomic
+from tiergate.project import (
+    STATE_DIR_MODE,
+    STATE_FILE_MODE,
+    Project,
+    ensure_state_dir,
+    is_valid_session_id,
+    write_atomic,
+)
+from tiergate.redact import redact
 
 LOOPS_DIR = "loops"
 PENDING_NAME = "pending.json"
@@ -167,7 +175,27 @@ def _read(path: Path) -> LoopState | None:
 
 
 def _write(path: Path, state: LoopState) -> None:
-    write_atomic(path, json.dumps(to_dict(state), indent=1, sort_keys=True).encode())
+    write_atomic(path, json.dumps(_redacted(to_dict(state)), indent=1, sort_keys=True).encode())
+
+
+# The fields that may quote a check's output or a verifier's critique: credentials there are redacted
+# before they reach the disk. Not the task, the promise or the features' check commands: those are
+# the loop's identity and its rules, which tiergate must read back exactly as they were given.
+_TEXT_FIELDS = frozenset(
+    {"feedback", "text", "reason", "reasons", "note", "checks", "interrupted", "end_reason"}
+)
+
+
+def _redacted(value: Any, key: str = "") -> Any:
+    if key == "features":
+        return value
+    if isinstance(value, dict):
+        return {k: _redacted(v, k) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_redacted(item, key) for item in value]
+    if isinstance(value, str) and key in _TEXT_FIELDS:
+        return redact(value)
+    return value
 
 
 @contextlib.contextmanager
@@ -175,8 +203,8 @@ def _locked(path: Path) -> Iterator[None]:
     import fcntl
 
     lock_path = path.with_name(path.name + ".lock")
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    lock_path.parent.mkdir(mode=STATE_DIR_MODE, parents=True, exist_ok=True)
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, STATE_FILE_MODE)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
