@@ -79,34 +79,37 @@ def write(project: Path, name: str, content: str) -> Any:
     return tool_use("Write", {"file_path": str(project / name), "content": content})
 
 
+CRITIQUE = "python3 hello.py prints 'helo', not 'hello'"
+
+
+def script_fail_then_fix(api: ScriptedApi, project: Path, fix_when: str, *more: Rule) -> None:
+    """The implementer writes a wrong hello.py and claims; the first verifier runs it and FAILs it with
+    CRITIQUE, the next one passes. The implementer writes the fix when it is told `fix_when`."""
+    api.script(
+        Rule(follow_spawn_directive, thread="main", last_user_contains="```tiergate-spawn", name="spawn"),
+        Rule(text("The verifier has answered."), thread="main", last_user_contains="tiergate-verdict"),
+        Rule(
+            write(project, "hello.py", "print('hello')\n"),
+            thread="main",
+            last_user_contains=fix_when,
+            times=1,
+        ),
+        *more,
+    )
+    api.sequence(write(project, "hello.py", "print('helo')\n"), text(CLAIM), text(CLAIM), thread="main")
+    failing = verdict_message(
+        "FAIL", [("hello.py prints hello", "MISSING", "$ python3 hello.py -> helo")], critique=CRITIQUE
+    )
+    api.sequence(bash("python3 hello.py"), text(failing), bash("python3 hello.py"), thread="subagent")
+    api.on(passing_verdict("$ python3 hello.py -> hello"), thread="subagent", after_tool_result=True)
+
+
 def test_a_fail_critique_reaches_the_implementer_who_fixes_the_work_and_gets_a_pass(
     scripted_api: ScriptedApi, run_claude: RunClaude, git_project: Path
 ) -> None:
     start_loop_from_shell(git_project)
-    critique = "python3 hello.py prints 'helo', not 'hello'"
-    scripted_api.script(
-        Rule(follow_spawn_directive, thread="main", last_user_contains="```tiergate-spawn", name="spawn"),
-        Rule(text("The verifier has answered."), thread="main", last_user_contains="tiergate-verdict"),
-        Rule(
-            write(git_project, "hello.py", "print('hello')\n"),
-            thread="main",
-            last_user_contains=critique,
-            times=1,
-        ),
-    )
-    scripted_api.sequence(
-        write(git_project, "hello.py", "print('helo')\n"), text(CLAIM), text(CLAIM), thread="main"
-    )
-    failing = verdict_message(
-        "FAIL", [("hello.py prints hello", "MISSING", "$ python3 hello.py -> helo")], critique=critique
-    )
-    scripted_api.sequence(
-        bash("python3 hello.py"),
-        text(failing),
-        bash("python3 hello.py"),
-        thread="subagent",
-    )
-    scripted_api.on(passing_verdict("$ python3 hello.py -> hello"), thread="subagent", after_tool_result=True)
+    critique = CRITIQUE
+    script_fail_then_fix(scripted_api, git_project, critique)
 
     run = run_tiergate(run_claude, "start working")
 
@@ -138,30 +141,11 @@ def test_an_unchanged_claim_after_a_fail_is_refuted_at_once_and_only_a_fix_earns
     scripted_api: ScriptedApi, run_claude: RunClaude, git_project: Path
 ) -> None:
     start_loop_from_shell(git_project)
-    critique = "python3 hello.py prints 'helo', not 'hello'"
-    scripted_api.script(
-        Rule(follow_spawn_directive, thread="main", last_user_contains="```tiergate-spawn", name="spawn"),
-        Rule(text("The verifier has answered."), thread="main", last_user_contains="tiergate-verdict"),
-        # Told it is refuted again, the implementer finally fixes the file.
-        Rule(
-            write(git_project, "hello.py", "print('hello')\n"),
-            thread="main",
-            last_user_contains="nothing has changed since",
-            times=1,
-        ),
-        # Given the critique, it claims again at once, changing nothing: a re-roll of the verifier.
-        Rule(text(CLAIM), thread="main", last_user_contains=critique, times=1, name="re-claim"),
-    )
-    scripted_api.sequence(
-        write(git_project, "hello.py", "print('helo')\n"), text(CLAIM), text(CLAIM), thread="main"
-    )
-    failing = verdict_message(
-        "FAIL", [("hello.py prints hello", "MISSING", "$ python3 hello.py -> helo")], critique=critique
-    )
-    scripted_api.sequence(
-        bash("python3 hello.py"), text(failing), bash("python3 hello.py"), thread="subagent"
-    )
-    scripted_api.on(passing_verdict("$ python3 hello.py -> hello"), thread="subagent", after_tool_result=True)
+    critique = CRITIQUE
+    # Given the critique, the implementer claims again at once, changing nothing: a re-roll of the
+    # verifier. Only once told it is refuted again does it fix the file.
+    reclaim = Rule(text(CLAIM), thread="main", last_user_contains=critique, times=1, name="re-claim")
+    script_fail_then_fix(scripted_api, git_project, "nothing has changed since", reclaim)
 
     run = run_tiergate(run_claude, "start working")
 
