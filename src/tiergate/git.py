@@ -304,6 +304,29 @@ def _holding(top: Path, start: Path) -> Path:
     return top
 
 
+# What a half-done operation leaves in the git directory, and how a person ends it. Rolling the workspace
+# back (or restoring a backup) in the middle of one would drop its conflict stages and leave its state
+# behind, so that a later commit concludes it without what was staged.
+_OPERATIONS = (
+    ("MERGE_HEAD", "a merge", "git merge --abort"),
+    ("rebase-merge", "a rebase", "git rebase --abort"),
+    ("rebase-apply", "a rebase or git am", "git rebase --abort, or git am --abort"),
+    ("CHERRY_PICK_HEAD", "a cherry-pick", "git cherry-pick --abort"),
+    ("REVERT_HEAD", "a revert", "git revert --abort"),
+    ("BISECT_LOG", "a bisect", "git bisect reset"),
+)
+
+
+def operation_in_progress(repo: Path) -> str | None:
+    """The git operation half done in `repo`'s work tree (merge, rebase, cherry-pick, revert, bisect),
+    in words with how to end it, or None."""
+    git_dir = Path(os.fsdecode(run(repo, "rev-parse", "--absolute-git-dir").stdout.strip()))
+    for marker, what, ending in _OPERATIONS:
+        if (git_dir / marker).exists():
+            return f"{what} is in progress ({marker} in the git directory); finish it or end it ({ending})"
+    return None
+
+
 def head_sha(repo: Path) -> str | None:
     """The commit HEAD points to; None in a repository with no commits yet."""
     proc = run(repo, "rev-parse", "--verify", "--quiet", "HEAD^{commit}", ok=(0, 1))

@@ -213,6 +213,7 @@ def rollback(root: Path, to: Workspace, why: str, now: float | None = None) -> B
 
     Returns the backup, or None when the files already are `to`'s: then nothing is done at all."""
     root = git.repo_root(root)
+    _refuse_mid_operation(root, "roll back")
     current = _capture(root)
     if current.files == to.files:
         return None
@@ -226,9 +227,16 @@ def rollback(root: Path, to: Workspace, why: str, now: float | None = None) -> B
     return backup
 
 
+def _refuse_mid_operation(root: Path, doing: str) -> None:
+    underway = git.operation_in_progress(root)
+    if underway is not None:
+        raise UserError(f"tiergate does not {doing} while {underway}")
+
+
 def restore(root: Path, backup: Backup, now: float | None = None) -> Restored:
     """Put back the workspace `backup` saved: its files (tracked and untracked), its index and HEAD."""
     root = git.repo_root(root)
+    _refuse_mid_operation(root, "restore a backup")
     target = workspace_of(root, backup.commit)
     current = _capture(root)
     if current == target:
