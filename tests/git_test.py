@@ -6,6 +6,7 @@ import pytest
 from testing.gitrepo import commit_all, git, init_repo, write
 
 from tiergate import git as tgit
+from tiergate import gitformat
 from tiergate.errors import UserError
 
 EMPTY_TREE_SHA1 = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
@@ -102,14 +103,14 @@ def test_sha256_repositories(tmp_path: Path) -> None:
     git(repo, "init", "-q", "--object-format=sha256", "-b", "main")
     assert tgit.empty_tree(repo) == EMPTY_TREE_SHA256
     write(repo, {"a.txt": "hello\n"})
-    assert tgit.blob_id(b"hello\n", 64) == git(repo, "hash-object", "a.txt").strip()
+    assert gitformat.blob_id(b"hello\n", 64) == git(repo, "hash-object", "a.txt").strip()
 
 
 @pytest.mark.parametrize("content", [b"", b"hello\n", b"\0binary\xff", b"x" * 100_000])
 def test_blob_id_is_gits(tmp_path: Path, content: bytes) -> None:
     repo = init_repo(tmp_path / "r")
     (repo / "f").write_bytes(content)
-    assert tgit.blob_id(content) == git(repo, "hash-object", "f").strip()
+    assert gitformat.blob_id(content) == git(repo, "hash-object", "f").strip()
 
 
 def test_unquote_path_reverses_gits_quoting(tmp_path: Path) -> None:
@@ -118,7 +119,7 @@ def test_unquote_path_reverses_gits_quoting(tmp_path: Path) -> None:
     git(repo, "add", "-A")
     # With quotepath on, git escapes every non-ASCII byte as octal too.
     listed = git(repo, "-c", "core.quotepath=on", "ls-files").splitlines()
-    assert sorted(tgit.unquote_path(name) for name in listed) == sorted([*ODD_NAMES, "back\\slash.txt"])
+    assert sorted(gitformat.unquote_path(name) for name in listed) == sorted([*ODD_NAMES, "back\\slash.txt"])
 
 
 def test_diff_entries_and_untracked_files_survive_odd_names(tmp_path: Path) -> None:

@@ -24,14 +24,14 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tiergate.errors import UserError
+from tiergate.gitformat import DiffEntry, parse_raw_numstat, rebase_ignore_rules
 
 if TYPE_CHECKING:
-    import hashlib
+    pass
 
 _REDIRECTING_ENV = frozenset(
     {
@@ -134,21 +134,6 @@ _FILTERLESS = frozenset(
 # Options that keep a diff in git's own plain format whatever the user configured (external diff tools,
 # text conversion filters, colours, custom prefixes).
 _PLAIN_DIFF = ("--no-ext-diff", "--no-textconv", "--no-color")
-SUBMODULE_MODE = "160000"
-
-
-@dataclass(frozen=True)
-class DiffEntry:
-    """One path of `git diff --raw --numstat` between a base and the working tree."""
-
-    status: str  # git's letter: A, C, D, M, R, T, U or X
-    path: str  # the new path (the old one for a deletion)
-    old_path: str | None  # set for renames and copies
-    old_mode: str
-    new_mode: str
-    old_id: str  # the blob id in the base (all zeros for an addition)
-    additions: int | None  # None when git sees a binary file
-    deletions: int | None
 
 
 def _env() -> dict[str, str]:
@@ -388,47 +373,6 @@ def changed_statuses(repo: Path, base: str) -> list[tuple[str, str]]:
     return [(fields[i].decode()[:1], os.fsdecode(fields[i + 1])) for i in range(0, len(fields) - 1, 2)]
 
 
-def parse_raw_numstat(out: bytes) -> list[DiffEntry]:
-    """Parse `git diff --raw --numstat -z`: all raw records come first, then all numstat records."""
-    fields = out.split(b"\0")
-    raws: list[tuple[list[str], str, str | None]] = []
-    i = 0
-    while i < len(fields) and fields[i].startswith(b":"):
-        meta = fields[i][1:].decode().split(" ")
-        if meta[4][0] in "RC":
-            raws.append((meta, os.fsdecode(fields[i + 2]), os.fsdecode(fields[i + 1])))
-            i += 3
-        else:
-            raws.append((meta, os.fsdecode(fields[i + 1]), None))
-            i += 2
-    counts: dict[str, tuple[int | None, int | None]] = {}
-    while i < len(fields) and fields[i]:
-        added, deleted, path = fields[i].split(b"\t", 2)
-        if path:
-            i += 1
-        else:  # a rename or copy: the old and the new path follow
-            path = fields[i + 2]
-            i += 3
-        counts[os.fsdecode(path)] = (_count(added), _count(deleted))
-    return [
-        DiffEntry(
-            status=meta[4][0],
-            path=path,
-            old_path=old_path,
-            old_mode=meta[0],
-            new_mode=meta[1],
-            old_id=meta[2],
-            additions=counts.get(path, (0, 0))[0],
-            deletions=counts.get(path, (0, 0))[1],
-        )
-        for meta, path, old_path in raws
-    ]
-
-
-def _count(field: bytes) -> int | None:
-    return None if field == b"-" else int(field)
-
-
 def untracked_files(repo: Path, base: str) -> list[str]:
     """Untracked paths that the .gitignore files committed in `base` do not ignore, nor tiergate's state
     folder; a nested repository is one entry ending in '/'.
@@ -499,25 +443,6 @@ def _committed_ignores(repo: Path, base: str) -> list[str]:
 
 def _is_id(rev: str) -> bool:
     return len(rev) in (40, 64) and all(c in "0123456789abcdef" for c in rev)
-
-
-def rebase_ignore_rules(folder: str, lines: Iterable[str]) -> list[str]:
-    """The rules of the .gitignore in `folder` ('' for the top) rewritten relative to the top, with git's
-    meaning kept: a pattern with a slash before its end is relative to the .gitignore's folder, one
-    without matches at any depth below it."""
-    rules = []
-    for line in lines:
-        if not line.strip() or line.startswith("#"):
-            continue
-        if not folder:
-            rules.append(line)
-            continue
-        negated = line.startswith("!")
-        body = line[1:] if negated else line
-        anchored = "/" in body.rstrip().rstrip("/")
-        rebased = f"/{folder}/{body.lstrip('/')}" if anchored else f"/{folder}/**/{body}"
-        rules.append(("!" if negated else "") + rebased)
-    return rules
 
 
 def diff_patch(repo: Path, base: str, paths: Iterable[str] = (), context: int = 0) -> bytes:
@@ -616,44 +541,3 @@ def grep_files(repo: Path, words: Iterable[str], pathspecs: Iterable[str]) -> li
         ok=(0, 1),
     )
     return [os.fsdecode(p) for p in proc.stdout.split(b"\0") if p]
-
-
-def blob_hasher(size: int, hex_length: int = 40) -> hashlib._Hash:
-    """A hash that, fed `size` bytes of content, gives the id git gives that content as a blob.
-
-    SHA-1, or SHA-256 in a repository whose ids are 64 hex digits long.
-    """
-    import hashlib
-
-    digest = hashlib.sha256() if hex_length == 64 else hashlib.sha1(usedforsecurity=False)
-    digest.update(b"blob %d\0" % size)
-    return digest
-
-
-def blob_id(content: bytes, hex_length: int = 40) -> str:
-    digest = blob_hasher(len(content), hex_length)
-    digest.update(content)
-    return digest.hexdigest()
-
-
-_ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
-
-
-def unquote_path(name: str) -> str:
-    """A path as git prints it in a patch header: C-quoted when it holds quotes, backslashes or controls."""
-    if not (len(name) >= 2 and name[0] == name[-1] == '"'):
-        return name
-    raw = bytearray()
-    body, i = name[1:-1], 0
-    while i < len(body):
-        char = body[i]
-        if char != "\\" or i + 1 == len(body):
-            raw += os.fsencode(char)
-            i += 1
-        elif body[i + 1] in _ESCAPES:
-            raw.append(_ESCAPES[body[i + 1]])
-            i += 2
-        else:  # three octal digits: one byte of a multi-byte character
-            raw.append(int(body[i + 1 : i + 4], 8))
-            i += 4
-    return os.fsdecode(bytes(raw))

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from tiergate import git
+from tiergate import git, gitformat
 
 FileStatus = Literal["added", "modified", "deleted", "renamed", "copied", "typechange", "untracked"]
 
@@ -113,7 +113,7 @@ def _movable(tracked: list[_Tracked]) -> dict[str, _Tracked]:
     Empty files are left out: one empty file is as good a source as any other (git agrees).
     """
     deleted = [t for t in tracked if t.change.status == "deleted" and t.old_id.strip("0")]
-    empty = {git.blob_id(b"", len(t.old_id)) for t in deleted}
+    empty = {gitformat.blob_id(b"", len(t.old_id)) for t in deleted}
     return {t.old_id: t for t in deleted if t.old_id not in empty}
 
 
@@ -121,10 +121,10 @@ def _key(change: FileChange) -> str:
     return change.path
 
 
-def _tracked(entry: git.DiffEntry) -> _Tracked:
+def _tracked(entry: gitformat.DiffEntry) -> _Tracked:
     status = _STATUS.get(entry.status, "modified")  # U (unmerged) and X (unknown) are edits in progress
     binary = entry.additions is None
-    pointer = git.SUBMODULE_MODE in (entry.old_mode, entry.new_mode)
+    pointer = gitformat.SUBMODULE_MODE in (entry.old_mode, entry.new_mode)
     counted = not (binary or pointer)
     change = FileChange(
         path=entry.path,
@@ -162,7 +162,7 @@ def _read(path: Path, id_length: int) -> _Content:
 
 
 def _measure(chunks: Iterable[bytes], id_length: int, size: int) -> _Content:
-    digest = git.blob_hasher(size, id_length) if id_length else None
+    digest = gitformat.blob_hasher(size, id_length) if id_length else None
     newlines, last, first = 0, b"", b""
     for chunk in chunks:
         if not first:

@@ -42,7 +42,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Literal
 
-from tiergate import git
+from tiergate import git, gitformat
 from tiergate.text import quote_inline
 from tiergate.tier import coveragedata
 from tiergate.tier.change import ChangeMeasurement, FileChange
@@ -171,7 +171,7 @@ def _added_lines(patch: bytes) -> dict[str, frozenset[int]]:
         raise ValueError(str(e)) from e
     added: dict[str, frozenset[int]] = {}
     for patched_file in patched:
-        target = git.unquote_path(patched_file.target_file)
+        target = gitformat.unquote_path(patched_file.target_file)
         if target.startswith("b/"):
             added[target[2:]] = frozenset(
                 n
