@@ -51,8 +51,9 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
             workspace = measured.workspace
     if workspace is None:
         workspace = fingerprint.fingerprint(project.root, current.base)
-    if measured.facts is None and empty_turn(current, claim, workspace) > 0:
-        measured = stalled_approach(project, current, empty_turn(current, claim, workspace))
+    empty = empty_turn(current, claim, workspace) if measured.facts is None else 0
+    if empty > 0:
+        measured = stalled_approach(project, current, empty)
     event = Stop(
         message=message,
         claim=claim,
