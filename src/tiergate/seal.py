@@ -1,0 +1,135 @@
+"""Seals on what tiergate writes to its state folder, so that an edit it did not make is seen.
+
+A seal is a keyed BLAKE2b tag over a record's name (its path under the state folder, so that one
+session's file copied over another's does not pass) and its exact bytes. The key is 32 random bytes in
+`<user state home>/key` (0600), made on first use and kept outside every project: a loop's agent works
+in the project, and nothing tiergate tells it names the key.
+
+What a seal does not do: stop a process of the same user that reads the key and forges a tag on
+purpose, or one that puts back an earlier genuine copy of the same file. It stops the ordinary moves:
+an edit of a loop file or a cache entry, garbage written over one, a line appended to a notices file.
+
+Two forms:
+- a whole file: `seal_file` appends one line `#tiergate-seal <tag>`; `open_file` checks and strips it;
+- one line of a line file (the log, the notices): `line_tag` / `line_is_sealed`, the caller keeps the
+  tag in the line.
+
+No `hmac` module: BLAKE2's keyed mode is a MAC by itself, and `_blake2` imports in well under a
+millisecond where `hmac` pulls in `hashlib` and several milliseconds more.
+"""
+
+# os.path rather than pathlib: the hooks import this module, and pathlib would cost each about 10 ms.
+# ruff: noqa: PTH103, PTH108, PTH111, PTH117, PTH118, PTH123
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+KEY_NAME = "key"
+KEY_BYTES = 32
+TAG_BYTES = 16
+FILE_MARK = b"#tiergate-seal "
+_key_cache: dict[str, bytes] = {}
+
+
+class SealError(Exception):
+    """A record whose seal is missing or does not match: tiergate did not write it as it is."""
+
+
+def state_home(env: Mapping[str, str]) -> str:
+    """Where tiergate keeps what belongs to the user rather than to one project:
+    `$XDG_STATE_HOME/tiergate`, else `~/.local/state/tiergate`."""
+    base = env.get("XDG_STATE_HOME")
+    if not base or not os.path.isabs(base):
+        base = os.path.join(os.path.expanduser("~"), ".local", "state")
+    return os.path.join(base, "tiergate")
+
+
+def key(env: Mapping[str, str] | None = None) -> bytes:
+    """The user's sealing key, made (0600, in a 0700 folder) the first time it is needed."""
+    home = state_home(os.environ if env is None else env)
+    cached = _key_cache.get(home)
+    if cached is not None:
+        return cached
+    path = os.path.join(home, KEY_NAME)
+    try:
+        value = _read_key(path)
+    except FileNotFoundError:
+        value = _make_key(home, path)
+    _key_cache[home] = value
+    return value
+
+
+def _read_key(path: str) -> bytes:
+    with open(path, "rb") as handle:
+        value = handle.read(KEY_BYTES + 1)
+    if len(value) != KEY_BYTES:
+        # A damaged key seals nothing reliably; every sealed record then reads as tampered, which
+        # fails closed. Said plainly, so that the user can delete it and start afresh.
+        raise SealError(f"tiergate's key {path} is damaged ({len(value)} bytes); delete it")
+    return value
+
+
+def _make_key(home: str, path: str) -> bytes:
+    os.makedirs(home, mode=0o700, exist_ok=True)
+    value = os.urandom(KEY_BYTES)
+    temporary = f"{path}.{os.getpid()}.tmp"
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+    try:
+        os.write(fd, value)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    try:
+        # link, not rename: when two hooks make a key at once, the first one's stays and both use it.
+        os.link(temporary, path)
+    except FileExistsError:
+        value = _read_key(path)
+    finally:
+        os.unlink(temporary)
+    return value
+
+
+def tag(name: str, body: bytes) -> str:
+    """The seal of `body` under `name` (hex)."""
+    from _blake2 import blake2b
+
+    return blake2b(
+        name.encode("utf-8", "surrogateescape") + b"\0" + body, key=key(), digest_size=TAG_BYTES
+    ).hexdigest()
+
+
+def seal_file(name: str, body: bytes) -> bytes:
+    """`body` with its seal line appended: what to write to the file `name`."""
+    return body + b"\n" + FILE_MARK + tag(name, body).encode() + b"\n"
+
+
+def open_file(name: str, data: bytes) -> bytes:
+    """The body of a sealed file's `data`; SealError when the seal is missing or wrong."""
+    cut = data.rfind(b"\n" + FILE_MARK)
+    if cut < 0 or not data.endswith(b"\n"):
+        raise SealError("it carries no seal")
+    body, found = data[:cut], data[cut + 1 + len(FILE_MARK) : -1].decode("ascii", "replace")
+    if not _same(found, tag(name, body)):
+        raise SealError("its seal does not match its contents")
+    return body
+
+
+def line_tag(name: str, line: str) -> str:
+    """The seal of one line (without its newline) of the line file `name`."""
+    return tag(name, line.encode("utf-8", "surrogateescape"))
+
+
+def line_is_sealed(name: str, line: str, found: str) -> bool:
+    return _same(found, line_tag(name, line))
+
+
+def _same(found: str, expected: str) -> bool:
+    # Constant time: the tag is a secret's function, and a comparison that stops at the first
+    # difference would let a patient forger learn it byte by byte.
+    from _operator import _compare_digest
+
+    return _compare_digest(found.encode("ascii", "replace"), expected.encode())
