@@ -100,3 +100,11 @@ def test_bad_arguments_are_one_line(repo: Path, args: list[str], says: str) -> N
 def test_outside_git_it_refuses(tmp_path: Path) -> None:
     result = tiergate(tmp_path, "ralph", "start", "fix")
     assert result.returncode == 2 and "not a git repository" in result.stderr
+
+
+def test_completion_promise_is_the_promise_option(repo: Path) -> None:
+    # ralph-loop's users type --completion-promise: it must set the promise, not join the task
+    result = tiergate(repo, "ralph", "start", "Fix it", "--completion-promise", "SHIPPED")
+    assert result.returncode == 0, result.stderr
+    loop = pending(repo)
+    assert (loop["task"], loop["promise"]) == ("Fix it", "SHIPPED")

@@ -18,6 +18,12 @@ from tiergate.loop.slash import CancelLoop, CommandError, StartLoop, parse
         ("/tiergate:ralph --max-iterations=3 fix it", StartLoop("fix it", 3, None)),
         ('/tiergate:ralph --promise "ALL GREEN" ship it', StartLoop("ship it", None, "ALL GREEN")),
         ("/tiergate:ralph 'add CSV export' --promise SHIPPED", StartLoop("add CSV export", None, "SHIPPED")),
+        # ralph-loop's spelling of the option is the same option, never part of the task
+        ("/tiergate:ralph fix it --completion-promise DONE", StartLoop("fix it", None, "DONE")),
+        (
+            '/tiergate:ralph --completion-promise="ALL GREEN" --max-iterations 4 ship it',
+            StartLoop("ship it", 4, "ALL GREEN"),
+        ),
         (
             "  /tiergate:ralph don't stop until the tests pass\n",
             StartLoop("don't stop until the tests pass", None, None),

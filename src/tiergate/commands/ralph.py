@@ -32,7 +32,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     start.add_argument(
         "--max-iterations", metavar="N", help="iteration cap (default: [loop] max_iterations, 20)"
     )
-    start.add_argument("--promise", metavar="TEXT", help="the completion promise (default: DONE)")
+    start.add_argument(
+        "--promise",
+        "--completion-promise",
+        dest="promise",
+        metavar="TEXT",
+        help="the completion promise (default: DONE); --completion-promise is ralph-loop's name for it",
+    )
     actions.add_parser("reload", help=RELOAD_HELP, description=RELOAD_HELP)
 
 

@@ -10,7 +10,8 @@ either, or says "ralph", never starts or cancels anything.
     /tiergate:autopilot <features.json> [--max-iterations N]
     /tiergate:cancel
 
-Options may come before or after the task; `--promise` takes one word or a quoted text. Pure.
+Options may come before or after the task; `--promise` takes one word or a quoted text, and
+`--completion-promise` (ralph-loop's name for it) is the same option. Pure.
 """
 
 from __future__ import annotations
@@ -28,8 +29,12 @@ AUTOPILOT_USAGE = f"usage: {AUTOPILOT} <features.json> [--max-iterations N]"
 
 _HEAD = re.compile(r"(\S+)(.*)\Z", re.DOTALL)
 _OPTION = re.compile(
-    r"""(?:^|\s)--(?P<name>max-iterations|promise)(?:=|\s+)(?P<value>"[^"]*"|'[^']*'|\S+)(?=\s|$)"""
+    r"""(?:^|\s)--(?P<name>max-iterations|completion-promise|promise)(?:=|\s+)(?P<value>"[^"]*"|'[^']*'|\S+)(?=\s|$)"""
 )
+
+# Users of Anthropic's ralph-loop type `--completion-promise`; folding it into the task text would
+# leave the loop waiting for a promise nobody was told to write.
+_ALIASES = {"completion-promise": "promise"}
 
 
 @dataclass(frozen=True)
@@ -74,7 +79,7 @@ def parse(prompt: str) -> Command | None:
 def parse_start(arguments: str) -> StartLoop | CommandError:
     options: dict[str, str] = {}
     for match in _OPTION.finditer(arguments):
-        options[match.group("name")] = _unquote(match.group("value"))
+        options[_ALIASES.get(match.group("name"), match.group("name"))] = _unquote(match.group("value"))
     task = _unquote(_OPTION.sub(" ", arguments).strip())
     if not task:
         return CommandError(f"no task given; {USAGE}")
@@ -89,7 +94,10 @@ def parse_start(arguments: str) -> StartLoop | CommandError:
 
 
 def parse_autopilot(arguments: str) -> StartAutopilot | CommandError:
-    options = {m.group("name"): _unquote(m.group("value")) for m in _OPTION.finditer(arguments)}
+    options = {
+        _ALIASES.get(m.group("name"), m.group("name")): _unquote(m.group("value"))
+        for m in _OPTION.finditer(arguments)
+    }
     path = _unquote(_OPTION.sub(" ", arguments).strip())
     if "promise" in options:
         return CommandError(f"an autopilot takes no --promise; {AUTOPILOT_USAGE}")
