@@ -169,8 +169,8 @@ def test_the_stop_hook_leaves_another_sessions_loop_alone_and_ends_at_the_limit(
 
 @pytest.fixture
 def stop_probe(tmp_path: Path) -> ProbePlugin:
-    """Records every Stop's input, the same input each neighbour's Stop hook receives."""
-    return make_probe_plugin(tmp_path / "stop-probe", name="stop-probe", events=("Stop",))
+    """Records every UserPromptSubmit's and Stop's input: what each neighbour's hooks receive."""
+    return make_probe_plugin(tmp_path / "stop-probe", name="stop-probe", events=("UserPromptSubmit", "Stop"))
 
 
 def stop_feedback(api: ScriptedApi) -> list[str]:
@@ -189,13 +189,13 @@ def test_ralph_loop_beside_tiergate_blocks_with_its_prompt_until_the_promise_the
         thread="main",
     )
 
-    run = run_beside(
-        run_claude,
-        ralph_loop_command(TASK, promise="DONE", max_iterations=5),
-        [RALPH_LOOP_PLUGIN, stop_probe.root],
-    )
+    command = ralph_loop_command(TASK, promise="DONE", max_iterations=5)
+    run = run_beside(run_claude, command, [RALPH_LOOP_PLUGIN, stop_probe.root])
 
     assert run.returncode == 0, run.describe()
+    # UserPromptSubmit sees the command as typed, before the setup has written anything.
+    assert [r["prompt"] for r in stop_probe.records("UserPromptSubmit")] == [command]
+    assert command == f"/ralph-loop:ralph-loop '{TASK}' --completion-promise DONE --max-iterations 5"
     main_calls = scripted_api.messages_calls("main")
     # The command ran its setup in the CLI: the model read the state file it wrote, for this session.
     state_seen = main_calls[1].last_user_text()
@@ -233,6 +233,39 @@ def test_ralph_loop_ignores_a_loop_another_session_started(
     assert stop_feedback(scripted_api) == []
     assert (git_project / RALPH_LOOP_STATE).read_text() == before
     assert [h.status for h in hook_runs_of(run, RALPH_LOOP_HOOK, "Stop")] == [0]
+
+
+@pytest.mark.e2e
+def test_when_ralph_loop_and_tiergate_both_block_a_stop_the_model_reads_both_and_the_state_file_is_rewritten(
+    scripted_api: ScriptedApi, run_claude: RunClaude, git_project: Path
+) -> None:
+    started = tiergate(git_project, "ralph", "start", "tiergate's task", "--max-iterations", "3")
+    assert started.returncode == 0, started.stderr
+    show_state = bash(f"cat {RALPH_LOOP_STATE}")
+    scripted_api.sequence(show_state, text("First stop."), show_state, text("Second stop."), thread="main")
+    scripted_api.on(text("Working on."), thread="main")
+
+    run = run_beside(
+        run_claude,
+        ralph_loop_command("ralph-loop's task", promise="OTHER", max_iterations=2),
+        [RALPH_LOOP_PLUGIN],
+    )
+
+    assert run.returncode == 0, run.describe()
+    first_block = scripted_api.messages_calls("main")[2].last_user_text()
+    # One user message carries both hooks' feedback, each its own reminder.
+    assert first_block.count("Stop hook feedback:") == 2
+    assert "Stop hook feedback:\n\nralph-loop's task" in first_block
+    assert "tiergate's task" in first_block
+    # ralph-loop counted the blocked stop by rewriting its file (iteration 1, then 2), then ended at its
+    # limit of 2 and deleted it, while tiergate's loop went on to its own cap.
+    states = [r.last_user_text() for r in scripted_api.messages_calls("main")[1:4:2]]
+    assert ["iteration: 1\n" in states[0], "iteration: 2\n" in states[1]] == [True, True], states
+    assert ralph_loop_state(git_project) is None
+    assert any(n.startswith("Stop says: ralph-loop iteration 2") for n in run.notices), run.notices
+    assert any("tiergate: loop halted: the iteration cap is reached (3/3)" in n for n in run.notices), (
+        run.notices
+    )
 
 
 # oh-my-claudecode beside tiergate in the CLI --------------------------------------------------------------
