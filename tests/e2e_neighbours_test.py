@@ -5,8 +5,8 @@
   tests then show it in the CLI beside tiergate: the `/ralph-loop` command writes the state file, its Stop
   blocks with the prompt, and the promise ends the loop and deletes the file.
 - oh-my-claudecode (OMC) 5.5.0, the npm package loaded as it ships: its hooks fire beside tiergate's, write
-  under `.omc/`, and tiergate's Stop still answers; OMC's ralph mode blocks one Stop per prompt and keeps its
-  state afterwards.
+  under `.omc/`, and tiergate's Stop still answers; OMC's ralph and autopilot modes block one Stop per prompt
+  and keep their state afterwards, and ralph ends only when the model clears its state with OMC's tool.
 
 These pin what the neighbours do today, with tiergate adopting none of their loops. When tiergate adopts
 them (issue 11), the ralph-loop scenario here is the one its `[interop] ralph_loop = "ignore"` must keep.
@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +39,7 @@ from testing.claude.neighbours import (
     run_beside,
 )
 from testing.claude.probe_plugin import ProbePlugin, make_probe_plugin
-from testing.claude.scripted_api import Rule, ScriptedApi, bash, text, tool_use
+from testing.claude.scripted_api import ApiRequest, Reply, Rule, ScriptedApi, bash, text, tool_use
 from testing.claude.tiergate_model import follow_spawn_directive, passing_verdict
 from testing.tiergatecli import tiergate
 
@@ -372,3 +374,64 @@ def test_an_omc_mode_blocks_one_stop_per_prompt_and_keeps_its_state_after_the_se
     assert (state.get("iteration"), state.get("reinforcement_count")) == (
         (2, None) if mode == "ralph" else (None, 1)
     )
+
+
+OMC_STATE_CLEAR = "mcp__plugin_oh-my-claudecode_t__state_clear"
+
+
+def clear_omc_state(mode: str) -> Callable[[ApiRequest], Reply]:
+    """The model's `state_clear` call, as OMC's cancel skill has it, for the session it saw in a listing."""
+
+    def reply(request: ApiRequest) -> Reply:
+        found = re.search(r"\.omc/state/sessions/([0-9a-f-]{36})/", request.conversation_text())
+        assert found, "the scripted model listed no OMC session folder"
+        return tool_use(OMC_STATE_CLEAR, {"mode": mode, "session_id": found.group(1)})
+
+    return reply
+
+
+@pytest.mark.e2e
+def test_omc_ralph_ends_when_the_model_clears_its_state_through_omcs_own_tool(
+    scripted_api: ScriptedApi,
+    run_claude: RunClaude,
+    git_project: Path,
+    omc_plugin: Path,
+    stop_probe: ProbePlugin,
+) -> None:
+    # Prompt 1 arms ralph (blocked once); prompt 2 cancels it the way /oh-my-claudecode:cancel does: it loads
+    # OMC's deferred state tool, then calls it.
+    scripted_api.script(
+        Rule(clear_omc_state("ralph"), thread="main", last_user_contains="Tool loaded.", times=1)
+    )
+    scripted_api.sequence(
+        tool_use("Skill", {"skill": "oh-my-claudecode:ralph"}),
+        bash("ls -d .omc/state/sessions/*/"),
+        text("First stop."),
+        text("Second stop."),
+        tool_use("ToolSearch", {"query": f"select:{OMC_STATE_CLEAR}"}),
+        text("Ralph is cancelled."),
+        thread="main",
+    )
+
+    run = run_beside(
+        run_claude,
+        [f"ralph: {TASK}", "cancel ralph"],
+        [omc_plugin, stop_probe.root],
+        allowed_tools=(*TOOLS_WITH_SKILL, "ToolSearch", OMC_STATE_CLEAR),
+        timeout=180,
+    )
+
+    assert run.returncode == 0, run.describe()
+    assert [r["result"] for r in run.results] == ["Second stop.", "Ralph is cancelled."]
+    # The second prompt's stop is a first stop (stop_hook_active false), and with the state cleared OMC lets
+    # it go: one block in all, the first prompt's.
+    assert [r["stop_hook_active"] for r in stop_probe.records("Stop")] == [False, True, False]
+    assert len(stop_feedback(scripted_api)) == 1
+    cleared = scripted_api.messages_calls("main")[-1].last_user_text()
+    assert "Successfully cleared state for mode: ralph" in cleared
+    # What is left to see: no ralph state, a cancel signal, and the tool call in the transcript.
+    session = git_project / ".omc" / "state" / "sessions" / run.session_id
+    assert not (session / "ralph-state.json").exists()
+    assert (session / "cancel-signal-state.json").is_file()
+    transcript = Path(stop_probe.records("Stop")[-1]["transcript_path"]).read_text()
+    assert f'"name":"{OMC_STATE_CLEAR}"' in transcript
