@@ -310,7 +310,7 @@ def test_omc_hooks_fire_beside_tiergate_and_tiergates_stop_still_answers(
         assert hook_runs_of(run, TIERGATE_HOOK, event), event
         assert hook_runs_of(run, OMC_HOOK, event), event
     omc_runs = hook_runs_of(run, OMC_HOOK)
-    assert all(h.status == 0 for h in omc_runs), [(h.event, h.command, h.status) for h in omc_runs]
+    assert all(h.status == 0 for h in omc_runs), [(h.event, h.command, h.status, h.ms) for h in omc_runs]
     # ... and wrote its own state into the project, session by session, untracked and not ignored.
     written = omc_files(git_project)
     for name in ("session-started.json", "subagent-tracking-state.json"):
