@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything the test suite needs and runs all of it, on a fresh machine:
 #   a virtualenv (.venv) with tiergate and its dev tools, the pinned Claude Code CLI (npm, under .cache/),
+#   the pinned oh-my-claudecode plugin that the neighbour tests load beside tiergate (npm, under .cache/omc),
 #   then ruff, mypy --strict, the import contracts (lint-imports) and pytest (end-to-end tests in the real
 #   CLI included).
 # Extra arguments go to pytest.
@@ -8,6 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 CLAUDE_CODE_VERSION="2.1.332"
+# Keep in step with OMC_VERSION in testing/claude/neighbours.py.
+OMC_VERSION="5.5.0"
 PYTHON="${PYTHON:-python3}"
 
 if [ ! -x .venv/bin/python ]; then
@@ -24,6 +27,14 @@ fi
 TIERGATE_CLAUDE_BIN="$(pwd)/$claude_bin"
 export TIERGATE_CLAUDE_BIN
 echo "claude: $("$TIERGATE_CLAUDE_BIN" --version)"
+
+omc_dir=".cache/omc"
+omc_package="$omc_dir/node_modules/oh-my-claude-sisyphus/package.json"
+if [ ! -f "$omc_package" ] || ! grep -q "\"version\": \"$OMC_VERSION\"" "$omc_package"; then
+    mkdir -p "$omc_dir"
+    npm install --silent --no-audit --no-fund --prefix "$omc_dir" "oh-my-claude-sisyphus@$OMC_VERSION"
+fi
+echo "oh-my-claudecode: $OMC_VERSION"
 
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
