@@ -45,6 +45,9 @@ Example::
     [alerts]
     command = "notify-send tiergate"   # run on a halt, the message on stdin and in TIERGATE_ALERT
     timeout_seconds = 10
+
+    [workspace]                  # gitignore-style paths that are never the loop's change, nor a
+    ignore = ["build/", "*.log"] # verifier's (besides the built-in ones: tiergate.foreign)
 """
 
 from __future__ import annotations
@@ -54,6 +57,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from tiergate import foreign
 from tiergate.configfile import read_table
 from tiergate.errors import UserError
 from tiergate.tier import keywords
@@ -151,6 +155,20 @@ class AlertsConfig(_Section):
         return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
+class WorkspaceConfig(_Section):
+    ignore: tuple[str, ...] = ()
+
+    @field_validator("ignore", mode="before")
+    @classmethod
+    def _gitignore_patterns(cls, value: Any) -> Any:
+        if not isinstance(value, (list, tuple)):
+            raise ValueError("must be a list of gitignore-style patterns")
+        problem = next(filter(None, map(foreign.pattern_error, value)), None)
+        if problem is not None:
+            raise ValueError(problem)
+        return tuple(value)
+
+
 def _a_command(command: str) -> str:
     # An empty command would "pass" having checked nothing: a check must run something.
     if not command.strip():
@@ -170,10 +188,16 @@ class Config(_Section):
     interventions: InterventionsConfig = InterventionsConfig()
     stalls: StallsConfig = StallsConfig()
     alerts: AlertsConfig = AlertsConfig()
+    workspace: WorkspaceConfig = WorkspaceConfig()
 
     def kept(self) -> dict[str, Any]:
         """The configuration in its JSON form, as a loop keeps it (`source` apart: `kept_config`)."""
         return self.model_dump(mode="json")
+
+    @property
+    def exclusions(self) -> foreign.Exclusions:
+        """What is never work: the built-in rules and `[workspace] ignore` (from this file)."""
+        return foreign.Exclusions(self.workspace.ignore, self.source)
 
     @property
     def tier_policy(self) -> TierPolicy:
