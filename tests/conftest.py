@@ -13,6 +13,16 @@ from testing.claude.scripted_api import ScriptedApi
 from testing.gitrepo import init_repo
 
 
+@pytest.fixture(autouse=True)
+def _sealing_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test's own sealing key (`tiergate.seal`), shared by the test and the hooks and commands it
+    runs (they inherit XDG_STATE_HOME), and never the developer's."""
+    from tiergate import seal
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))
+    monkeypatch.setattr(seal, "_key_cache", {})
+
+
 @pytest.fixture
 def scripted_api(tmp_path: Path) -> Iterator[ScriptedApi]:
     """A fresh scripted API per test; every exchange is also written to requests.jsonl for post-mortems."""
