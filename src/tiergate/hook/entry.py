@@ -2,7 +2,8 @@
 
 Fail open, always: whatever goes wrong here or in a handler, the hook exits 0 and the event goes ahead;
 the user is told in one `systemMessage` line and the details go to the log. Never a traceback, never a
-block that tiergate did not decide. (The one deliberate exception belongs to the loop controller.)
+block that tiergate did not decide. (The one deliberate exception: an active loop whose state
+cannot be trusted fails closed in its Stop handler, `tiergate.handlers.failclosed`.)
 Claude Code does not show every event's systemMessage in print mode, so whatever tiergate tells the
 user at one of those events (a handler's system message, or the hook's own notice) is kept under
 `<state_dir>/notices/` and repeated once at the session's next Stop or prompt. Each line kept there
