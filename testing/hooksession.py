@@ -34,8 +34,6 @@ class HookSession:
             "CLAUDE_PROJECT_DIR": str(project),
             "PYTHONDONTWRITEBYTECODE": "1",
         }
-        if "XDG_STATE_HOME" in os.environ:  # the test's sealing key (tests/conftest.py)
-            self.env["XDG_STATE_HOME"] = os.environ["XDG_STATE_HOME"]
         # Run in the hook's process before it starts (a resource limit, to simulate a full disk).
         self.preexec: Callable[[], None] | None = None
 

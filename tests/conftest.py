@@ -15,11 +15,13 @@ from testing.gitrepo import init_repo
 
 @pytest.fixture(autouse=True)
 def _sealing_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each test's own sealing key (`tiergate.seal`), shared by the test and the hooks and commands it
-    runs (they inherit XDG_STATE_HOME), and never the developer's."""
+    """Each test's own sealing key (`tiergate.seal`: `~/.local/state/tiergate/key`), never the developer's:
+    HOME is the test's `home`, the one the hook sandboxes and the CLI runs give their processes too, so
+    that the test reads what they sealed."""
     from tiergate import seal
 
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("XDG_STATE_HOME", raising=False)
     monkeypatch.setattr(seal, "_key_cache", {})
 
 

@@ -150,8 +150,6 @@ def claude_env(home: Path, api_url: str, env: Mapping[str, str] | None = None) -
         # The scripted API never fails by accident; a scripted error must surface at once, not after
         # ten backed-off retries.
         "CLAUDE_CODE_MAX_RETRIES": "0",
-        # The test's own sealing key (tests/conftest.py), shared with the commands the test runs itself.
-        **({"XDG_STATE_HOME": os.environ["XDG_STATE_HOME"]} if "XDG_STATE_HOME" in os.environ else {}),
         **(env or {}),
     }
 

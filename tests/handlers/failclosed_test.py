@@ -6,6 +6,7 @@ claim NOT verified, and nothing is ever finalized (no PASS, no new green point) 
 from __future__ import annotations
 
 import json
+import os
 import resource
 import signal
 from collections.abc import Callable
@@ -30,6 +31,13 @@ TASK = "make value.txt right"
 # test, while the fail-closed marker stays under it.
 LONG_TASK = TASK + " and keep it that way" * 150
 NEW_FAILURE = "new failures in 1 check of 1, not failing when the loop began"
+
+
+@pytest.fixture(autouse=True)
+def _fallback_in_the_test(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The per-user fallback folder of the markers under the test's own temp dir (hooks and test alike)."""
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
 
 
 class Loop(HookSession):
@@ -64,6 +72,7 @@ def started(root: Path, session_id: str = SESSION, project: Path | None = None, 
             },
         )
     session = Loop(root, project, session_id)
+    session.env["TMPDIR"] = str(root / "tmp")
     result = session.run("ralph", "start", task)
     assert result.returncode == 0, result.stderr
     assert "loop" in session.hook("SessionStart", source="startup").get("systemMessage", "")
@@ -253,3 +262,56 @@ def test_a_baseline_edited_to_excuse_a_new_failure_is_measured_again(tmp_path: P
     rejected = [r for r in read_log(session.state) if r.get("event") == "cache_rejected"]
     assert rejected and rejected[0]["file"] == f"baseline/{baseline.name}"
     assert '"status": "passed"' in baseline.read_text()  # measured again, and kept sealed
+
+
+def on_a_full_filesystem(folder: Path) -> Callable[[], None]:
+    """A hook process that sees `folder` as it is now, but on a tmpfs of its own with no space left: every
+    write there fails with ENOSPC, a real full disk (a private mount namespace: nothing outside sees it)."""
+    import ctypes
+
+    saved = {path.name: path.read_bytes() for path in folder.iterdir() if path.is_file()}
+
+    def preexec() -> None:
+        libc = ctypes.CDLL(None, use_errno=True)
+        clone_newns, ms_rec, ms_private = 0x00020000, 16384, 1 << 18
+        if libc.unshare(clone_newns) != 0 or libc.mount(b"none", b"/", None, ms_rec | ms_private, None) != 0:
+            raise OSError(ctypes.get_errno(), "no private mount namespace")
+        if libc.mount(b"tmpfs", os.fsencode(folder), b"tmpfs", 0, b"size=64k,mode=0700") != 0:
+            raise OSError(ctypes.get_errno(), "no tmpfs")
+        for name, data in saved.items():
+            (folder / name).write_bytes(data)
+        filler = os.open(folder / "filler", os.O_WRONLY | os.O_CREAT, 0o600)
+        try:
+            while os.write(filler, b"\0" * 4096):
+                pass
+        except OSError:
+            pass  # full
+        os.close(filler)
+
+    return preexec
+
+
+def test_a_real_full_disk_under_the_loop_files_never_lets_the_claim_through(tmp_path: Path) -> None:
+    session = started(tmp_path)
+    loops = session.loop_file.parent
+    session.preexec = on_a_full_filesystem(loops)
+    green = session.green_refs()
+
+    first = session.stop()
+    assert first["decision"] == "block" and "No space left on device" in first["reason"]
+    marker = ledger.read_marker(str(session.state.state_dir), SESSION)
+    assert marker is not None and marker["stage"] == "blocked"
+    assert list((tmp_path / "tmp" / f"tiergate-{os.getuid()}").iterdir())  # kept in the fallback folder
+    assert not (loops / f"{SESSION}.failclosed").exists()
+    session.preexec = on_a_full_filesystem(loops)
+    halt = session.stop()["systemMessage"]
+    assert "loop halted" in halt and "The claim was NOT verified" in halt
+
+    session.preexec = None
+    assert session.stop() == {}  # space again: the halt is recorded in the loop's own state
+    assert not session.loop().active and session.loop().phase == "halted"
+    assert session.green_refs() == green
+    assert [r["decision"] for r in session.log() if r.get("level") == "error" and "decision" in r] == [
+        "fail_closed",
+        "loop_halted",
+    ]

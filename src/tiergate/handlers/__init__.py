@@ -67,20 +67,34 @@ def _is_command(prompt: object) -> bool:
 
 
 def _has_loop_to_run(event_name: str, state_dir: str, session_id: str) -> bool:
-    import json
-
-    from tiergate import seal
-
     name = f"loops/{session_id}.json"
     try:
         with open(os.path.join(state_dir, name), "rb") as f:  # noqa: PTH118, PTH123
-            data = json.loads(seal.open_file(name, f.read()))
+            raw = f.read()
     except FileNotFoundError:
-        if event_name != "Stop":
+        if event_name != "Stop" or not _named_in_ledger(state_dir, session_id):
             return False
         from tiergate.loop import ledger
 
         return ledger.lost_loop(state_dir, session_id)
+    except OSError:
+        return True  # unreadable: the full path reports it (a Stop fails closed)
+    import json
+
+    from tiergate import seal
+
+    try:
+        data = json.loads(seal.open_file(name, raw))
     except (OSError, ValueError, seal.SealError):
-        return True  # unreadable or not tiergate's: the full path reports it (a Stop fails closed)
+        return True  # not tiergate's writing: the full path reports it (a Stop fails closed)
     return not isinstance(data, dict) or data.get("active") is not False
+
+
+def _named_in_ledger(state_dir: str, session_id: str) -> bool:
+    """Whether the ledger of loop starts (`tiergate.loop.ledger.LEDGER`) mentions the session at all: a
+    session that never had a loop pays this one read, and imports nothing more."""
+    try:
+        with open(os.path.join(state_dir, "loops", "started.log"), "rb") as f:  # noqa: PTH118, PTH123
+            return session_id.encode() in f.read()
+    except OSError:
+        return False
