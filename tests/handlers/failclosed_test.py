@@ -174,6 +174,17 @@ def test_an_active_false_edit_does_not_turn_the_loop_off(tmp_path: Path) -> None
     assert_fails_closed(session, "it carries no seal")
 
 
+def test_garbage_in_pending_json_does_not_stop_the_active_loop_from_being_decided(tmp_path: Path) -> None:
+    session = started(tmp_path)
+    (session.state.state_dir / "pending.json").write_text("garbage")
+
+    answer = session.stop()
+
+    assert answer["decision"] == "block" and NEW_FAILURE in answer["reason"]  # the gate ruled, as usual
+    [rejected] = [r for r in session.log() if r.get("event") == "pending_rejected"]
+    assert "carries no seal" in rejected["reason"]
+
+
 def test_a_forged_notice_is_never_shown_and_is_logged(tmp_path: Path) -> None:
     session = started(tmp_path)
     write(session.project, {"value.txt": "good\n"})

@@ -186,7 +186,9 @@ def _read(project: Project, path: Path) -> LoopState | None:
         data = json.loads(seal.open_file(seal_name(project, path), raw))
         return from_dict(data)
     except seal.SealError as exc:
-        raise StateError(f"loop state {path} is not as tiergate wrote it: {exc}") from None
+        raise StateError(
+            f"loop state {path} is not as tiergate wrote it: {exc}; delete it to start afresh"
+        ) from None
     except (ValueError, TypeError, KeyError, AttributeError) as exc:
         raise StateError(
             f"unreadable loop state {path} ({exc}); delete it or run `tiergate cancel`"

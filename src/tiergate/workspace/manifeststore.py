@@ -5,9 +5,9 @@ Its SubagentStop compares the workspace with it to name what changed. A verifier
 verdict stops again, so the file stays until a stop that ends the run. Only the newest `KEEP` files stay
 (a run that never stopped leaves one behind). Each file is sealed (`tiergate.seal`, under its path
 relative to the state folder). An unreadable, foreign or unsealed file (an agent could write one that
-names no change) is treated as absent, and logged: the verifier is then treated as one whose start was
-lost, disqualified when the workspace moved under it (the disqualification says that it cannot name
-the files), and the loop asks for the verification again within its usual bounds; never credited.
+names no change) is treated as absent, and logged. It can never credit a verifier: whether a verifier
+counts is decided from the fingerprints kept in the (sealed) loop state; the manifest only names the
+files that changed, so without it the disqualification or the note says that it cannot name them.
 """
 
 from __future__ import annotations
