@@ -13,12 +13,15 @@ import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tiergate.log import read_log
 from tiergate.loop import store as state
 from tiergate.loop.records import LoopState
 from tiergate.project import Project
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 class HookSession:
@@ -32,6 +35,8 @@ class HookSession:
             "CLAUDE_PROJECT_DIR": str(project),
             "PYTHONDONTWRITEBYTECODE": "1",
         }
+        # Run in the hook's process before it starts (a resource limit, to simulate a full disk).
+        self.preexec: Callable[[], None] | None = None
 
     def hook(self, event: str, **fields: Any) -> dict[str, Any]:
         """The hook's JSON answer to `event` (empty when it printed nothing); it must exit 0 or 2."""
@@ -58,6 +63,7 @@ class HookSession:
             text=True,
             timeout=120,
             check=False,
+            preexec_fn=self.preexec,
         )
 
     def loop(self) -> LoopState:

@@ -13,6 +13,18 @@ from testing.claude.scripted_api import ScriptedApi
 from testing.gitrepo import init_repo
 
 
+@pytest.fixture(autouse=True)
+def _sealing_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test's own sealing key (`tiergate.seal`: `~/.local/state/tiergate/key`), never the developer's:
+    HOME is the test's `home`, the one the hook sandboxes and the CLI runs give their processes too, so
+    that the test reads what they sealed."""
+    from tiergate import seal
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("XDG_STATE_HOME", raising=False)
+    monkeypatch.setattr(seal, "_key_cache", {})
+
+
 @pytest.fixture
 def scripted_api(tmp_path: Path) -> Iterator[ScriptedApi]:
     """A fresh scripted API per test; every exchange is also written to requests.jsonl for post-mortems."""

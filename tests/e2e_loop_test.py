@@ -38,6 +38,8 @@ from testing.claude.tiergate_model import (
 )
 from testing.tiergatecli import tiergate
 
+from tiergate import seal
+
 pytestmark = pytest.mark.e2e
 
 PLUGIN_ROOT = Path(__file__).resolve().parents[1]
@@ -292,7 +294,8 @@ def test_an_api_error_is_never_blocked_and_a_claim_after_the_user_resumes_is_sti
     ]
     assert any("rate_limit" in reason for reason in decision_log(git_project)[1]["reasons"])
     loop_file = git_project / ".tiergate" / "loops" / f"{session_id}.json"
-    assert json.loads(loop_file.read_text())["interrupted_turn"]  # the CLI's prompt_id of that turn
+    kept = json.loads(seal.open_file(f"loops/{session_id}.json", loop_file.read_bytes()))
+    assert kept["interrupted_turn"]  # the CLI's prompt_id of that turn
 
     # The user resumes later. The stops of that new turn are decided as usual, not let through because
     # of the old error: Claude is sent back to work, then its claim is verified.

@@ -9,6 +9,8 @@ import pytest
 from testing.gitrepo import git, init_repo
 from testing.tiergatecli import tiergate
 
+from tiergate import seal
+
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
@@ -16,7 +18,8 @@ def repo(tmp_path: Path) -> Path:
 
 
 def pending(repo: Path) -> dict[str, object]:
-    data: dict[str, object] = json.loads((repo / ".tiergate" / "pending.json").read_text())
+    sealed = (repo / ".tiergate" / "pending.json").read_bytes()
+    data: dict[str, object] = json.loads(seal.open_file("pending.json", sealed))
     return data
 
 

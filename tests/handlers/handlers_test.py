@@ -580,7 +580,7 @@ def test_many_hook_processes_at_once_lose_no_update(tmp_path: Path) -> None:
     # Outside git there is no fingerprint, so no block counts as idle and every Stop must advance the loop.
     project = tmp_path / "plain"
     (project / ".tiergate").mkdir(parents=True)
-    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "CLAUDE_PROJECT_DIR": str(project)}
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path / "home"), "CLAUDE_PROJECT_DIR": str(project)}
     sandbox = Sandbox(tmp_path, project, env)
     start = new_loop(SESSION, "count", now=time.time(), base=None, promise="DONE", max_iterations=100)
     state.update(sandbox.state, SESSION, lambda _: (start, None))

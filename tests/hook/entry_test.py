@@ -118,8 +118,18 @@ def snapshot(root: Path) -> dict[str, tuple[int, int] | None]:
     return tree
 
 
+# The user's sealing key (`tiergate.seal`), made once on first use, outside every project.
+SEALING_KEY = {
+    "home/.local/",
+    "home/.local/state/",
+    "home/.local/state/tiergate/",
+    "home/.local/state/tiergate/key",
+}
+
+
 def changed(before: dict[str, Any], after: dict[str, Any]) -> set[str]:
-    return {key for key in before.keys() | after.keys() if before.get(key, "gone") != after.get(key, "gone")}
+    keys = before.keys() | after.keys()
+    return {key for key in keys if before.get(key, "gone") != after.get(key, "gone")} - SEALING_KEY
 
 
 def only_message(result: subprocess.CompletedProcess[bytes]) -> str:
@@ -408,15 +418,28 @@ def test_unreadable_loop_state_is_reported_in_one_line_and_logged(sandbox: Sandb
     (sandbox.activate() / "loops").mkdir()
     (sandbox.state_dir / "loops" / f"{SESSION_ID}.json").write_text("{ not json")
 
-    message = only_message(run_hook(sandbox, ["Stop"], as_json(sandbox.payload())))
+    payload = sandbox.payload("UserPromptSubmit")
+    message = only_message(run_hook(sandbox, ["UserPromptSubmit"], as_json(payload)))
 
-    assert message.startswith("tiergate: ignored the Stop event: ")
+    assert message.startswith("tiergate: ignored the UserPromptSubmit event: ")
     [record] = list(read_records(sandbox.state_dir / "log.jsonl"))
     assert (record["event"], record["hook_event"], record["session_id"]) == (
         "event_ignored",
-        "Stop",
+        "UserPromptSubmit",
         SESSION_ID,
     )
+
+
+def test_unreadable_loop_state_at_a_stop_fails_closed_instead(sandbox: Sandbox) -> None:
+    """Not "ignored": a stop let through on a broken loop file would be a claim let through unchecked
+    (tests/handlers/failclosed_test.py has the whole sequence)."""
+    (sandbox.activate() / "loops").mkdir()
+    (sandbox.state_dir / "loops" / f"{SESSION_ID}.json").write_text("{ not json")
+
+    result = run_hook(sandbox, ["Stop"], as_json(sandbox.payload()))
+
+    answer = json.loads(result.stdout)
+    assert answer["decision"] == "block" and "is not trustworthy" in answer["reason"]
 
 
 # Dispatch to the handlers (in process, with `handle` replaced by the test) -----------------------------
