@@ -54,6 +54,8 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
     empty = empty_turn(current, claim, workspace) if measured.facts is None else 0
     if empty > 0:
         measured = stalled_approach(project, current, empty)
+    from tiergate.log import log_path
+
     event = Stop(
         message=message,
         claim=claim,
@@ -67,6 +69,7 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
         gate=measured.gate,
         dirty=measured.dirty,
         policies=measured.policies,
+        log=str(log_path(project)),
     )
     return common.reply(common.apply(project, "Stop", stop.session_id, event))
 

@@ -47,7 +47,6 @@ GENERATED_DIRS = frozenset(
         ".nox",
         "htmlcov",
         "node_modules",
-        ".tiergate",
         ".gradle",
         ".next",
     }
