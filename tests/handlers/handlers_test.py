@@ -584,6 +584,7 @@ def test_an_error_while_checking_a_claim_blocks_once_then_halts(sandbox: Sandbox
     write(sandbox.project, {"src/parser.py": "x = 1\n"})
     first = sandbox.stop(CLAIM)
     assert "could not check your completion claim" in first.block and "internal error" in first.message
+    assert first.message.endswith(f"details in the log ({sandbox.state.state_dir / 'log.jsonl'})")
     second = sandbox.stop(CLAIM)
     assert "decision" not in second.json and "loop halted" in second.message
     errors = [r for r in read_log(sandbox.state) if r.get("event") == "claim_check_error"]
