@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from testing.statefolder import state_dir, state_env
 from tiergate.log import read_log
 from tiergate.loop import store as state
 from tiergate.loop.records import LoopState
@@ -34,6 +35,8 @@ class HookSession:
             "HOME": str(root / "home"),
             "CLAUDE_PROJECT_DIR": str(project),
             "PYTHONDONTWRITEBYTECODE": "1",
+            # The test's state home (tests/conftest.py), where `state_dir` finds what the hooks wrote.
+            **state_env(),
         }
         # Run in the hook's process before it starts (a resource limit, to simulate a full disk).
         self.preexec: Callable[[], None] | None = None
@@ -67,7 +70,7 @@ class HookSession:
         )
 
     def loop(self) -> LoopState:
-        current = state.read(Project(self.project, self.project / ".tiergate"), self.session_id)
+        current = state.read(Project(self.project, state_dir(self.project, self.env)), self.session_id)
         assert current is not None
         return current
 
@@ -109,7 +112,7 @@ class HookSession:
         )
 
     def decisions(self) -> list[dict[str, Any]]:
-        log = read_log(Project(self.project, self.project / ".tiergate"))
+        log = read_log(Project(self.project, state_dir(self.project, self.env)))
         return [r for r in log if r.get("session_id") == self.session_id and "decision" in r]
 
 

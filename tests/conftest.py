@@ -14,15 +14,22 @@ from testing.gitrepo import init_repo
 
 
 @pytest.fixture(autouse=True)
-def _sealing_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each test's own sealing key (`tiergate.seal`: `~/.local/state/tiergate/key`), never the developer's:
-    HOME is the test's `home`, the one the hook sandboxes and the CLI runs give their processes too, so
-    that the test reads what they sealed."""
+def state_home(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """A state home of the test's own (XDG_STATE_HOME), so that no test touches ~/.local/state, and with
+    it the test's own sealing key (`tiergate.seal`): set in the environment, so that the hooks, commands and
+    CLI a test starts inherit it and the test reads back what they sealed. HOME is the test's `home` too.
+    Settings of an enclosing Claude Code session that would point tiergate at another project are dropped."""
     from tiergate import seal
 
+    home = tmp_path_factory.mktemp("xdg-state")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("XDG_STATE_HOME", raising=False)
+    monkeypatch.setenv("XDG_STATE_HOME", str(home))
+    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
+    monkeypatch.delenv("TIERGATE_STATE_DIR", raising=False)
     monkeypatch.setattr(seal, "_key_cache", {})
+    return home
 
 
 @pytest.fixture

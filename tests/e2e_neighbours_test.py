@@ -41,6 +41,7 @@ from testing.claude.neighbours import (
 from testing.claude.probe_plugin import ProbePlugin, make_probe_plugin
 from testing.claude.scripted_api import ApiRequest, Reply, Rule, ScriptedApi, bash, text, tool_use
 from testing.claude.tiergate_model import follow_spawn_directive, passing_verdict
+from testing.statefolder import state_dir
 from testing.tiergatecli import tiergate
 
 START_SCRIPT = RALPH_LOOP_PLUGIN / "scripts" / "ralph_loop_start.py"
@@ -213,7 +214,7 @@ def test_ralph_loop_beside_tiergate_blocks_with_its_prompt_until_the_promise_the
     for hook in (TIERGATE_HOOK, RALPH_LOOP_HOOK):
         assert [h.status for h in hook_runs_of(run, hook, "Stop")] == [0, 0], hook
     assert "tiergate" not in feedback
-    assert not (git_project / ".tiergate").exists()
+    assert not state_dir(git_project).exists()
     # What each neighbour's Stop hook was handed.
     first, second = stop_probe.records("Stop")
     assert (first["stop_hook_active"], first["last_assistant_message"]) == (False, "I looked at it.")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from testing.statefolder import state_dir
+
 from tiergate.gate import cache
 from tiergate.gate.checks import CheckResult
 from tiergate.gate.ruling import BaselineEntry
@@ -20,7 +22,7 @@ def result(output: str) -> CheckResult:
 
 
 def test_evidence_and_baseline_are_kept_redacted_and_0600(tmp_path: Path) -> None:
-    project = Project(tmp_path, tmp_path / ".tiergate")
+    project = Project(tmp_path, state_dir(tmp_path))
     printed = result(f"E   env AWS_ACCESS_KEY_ID={AWS_ID}\nFAILED test_x")
 
     cache.store_evidence(project, "k" * 64, [printed])

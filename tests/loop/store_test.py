@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from testing.statefolder import state_dir
 
 from tiergate import seal
 from tiergate.config import Config, kept_config
@@ -28,7 +29,7 @@ T0 = 1_800_000_000.0
 
 @pytest.fixture
 def project(tmp_path: Path) -> Project:
-    return Project(root=tmp_path, state_dir=tmp_path / ".tiergate")
+    return Project(root=tmp_path, state_dir=state_dir(tmp_path))
 
 
 def stored_json(project: Project, name: str) -> dict[str, object]:
@@ -223,13 +224,13 @@ def test_the_active_base_is_the_latest_active_loops(project: Project) -> None:
 
 _INCREMENT = textwrap.dedent(
     """
-    import sys
+    import os, sys
     from dataclasses import replace
     from pathlib import Path
     from tiergate.loop import store as state
-    from tiergate.project import Project
+    from tiergate.project import locate
 
-    project = Project(root=Path(sys.argv[1]), state_dir=Path(sys.argv[1]) / ".tiergate")
+    project = locate(sys.argv[1], os.environ)
     for _ in range(int(sys.argv[2])):
         state.update(project, "s1", lambda current: (replace(current, iteration=current.iteration + 1), None))
     """
@@ -249,12 +250,12 @@ def test_many_processes_updating_one_session_lose_no_update(project: Project) ->
 
 _BIND = textwrap.dedent(
     """
-    import sys, time
+    import os, sys, time
     from pathlib import Path
     from tiergate.loop import store as state
-    from tiergate.project import Project
+    from tiergate.project import locate
 
-    project = Project(root=Path(sys.argv[1]), state_dir=Path(sys.argv[1]) / ".tiergate")
+    project = locate(sys.argv[1], os.environ)
     bound = state.take_pending(project, sys.argv[2], time.time())
     print("bound" if bound is not None else "none")
     """
@@ -277,13 +278,13 @@ def test_a_pending_loop_is_taken_by_exactly_one_of_many_racing_sessions(project:
 
 _REWRITE = textwrap.dedent(
     """
-    import sys
+    import os, sys
     from dataclasses import replace
     from pathlib import Path
     from tiergate.loop import store as state
-    from tiergate.project import Project
+    from tiergate.project import locate
 
-    project = Project(root=Path(sys.argv[1]), state_dir=Path(sys.argv[1]) / ".tiergate")
+    project = locate(sys.argv[1], os.environ)
     for i in range(200):
         task = str(i) * (1000 + i * 50)
         state.update(project, "s1", lambda current: (replace(current, task=task), None))

@@ -89,6 +89,8 @@ def decide_stop(
     empty = empty_turn(current, claim, workspace) if measured.facts is None else 0
     if empty > 0:
         measured = stalled_approach(project, current, empty)
+    from tiergate.log import log_path
+
     event = Stop(
         message=message,
         claim=claim,
@@ -102,6 +104,7 @@ def decide_stop(
         gate=measured.gate,
         dirty=measured.dirty,
         policies=measured.policies,
+        log=str(log_path(project)),
     )
     return common.reply(common.apply(project, "Stop", stop.session_id, event))
 

@@ -59,6 +59,7 @@ class Stop:
     gate: GateFacts | None = None
     dirty: bool | None = None  # the workspace differs from the last green point (None: unknown)
     policies: Policies = POLICIES
+    log: str | None = None  # where the decision log is, for a message that sends the user there
 
 
 @dataclass(frozen=True)
