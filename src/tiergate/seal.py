@@ -79,16 +79,18 @@ def _make_key(home: str, path: str) -> bytes:
     temporary = f"{path}.{os.getpid()}.tmp"
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
     try:
-        os.write(fd, value)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    try:
+        try:
+            if os.write(fd, value) != KEY_BYTES:
+                raise OSError(f"could not write all of {path}")  # a short key would seal nothing reliably
+            os.fsync(fd)
+        finally:
+            os.close(fd)
         # link, not rename: when two hooks make a key at once, the first one's stays and both use it.
         os.link(temporary, path)
     except FileExistsError:
         value = _read_key(path)
     finally:
+        # Whatever happened (a full disk included), no temporary is left behind.
         os.unlink(temporary)
     return value
 
