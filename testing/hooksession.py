@@ -85,7 +85,7 @@ class HookSession:
         )
 
     def decisions(self) -> list[dict[str, Any]]:
-        log = read_log(Project(self.project, self.project / ".tiergate"))
+        log = read_log(Project(self.project, self.project / ".tiergate"), self.env)  # the hooks' key
         return [r for r in log if r.get("session_id") == self.session_id and "decision" in r]
 
 

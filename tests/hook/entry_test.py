@@ -118,8 +118,18 @@ def snapshot(root: Path) -> dict[str, tuple[int, int] | None]:
     return tree
 
 
+# The user's sealing key (tiergate.seal), made in the user's state home the first time a record is sealed.
+SEAL_KEY = {
+    "home/.local/",
+    "home/.local/state/",
+    "home/.local/state/tiergate/",
+    "home/.local/state/tiergate/key",
+}
+
+
 def changed(before: dict[str, Any], after: dict[str, Any]) -> set[str]:
-    return {key for key in before.keys() | after.keys() if before.get(key, "gone") != after.get(key, "gone")}
+    keys = (before.keys() | after.keys()) - SEAL_KEY
+    return {key for key in keys if before.get(key, "gone") != after.get(key, "gone")}
 
 
 def only_message(result: subprocess.CompletedProcess[bytes]) -> str:
@@ -411,7 +421,7 @@ def test_unreadable_loop_state_is_reported_in_one_line_and_logged(sandbox: Sandb
     message = only_message(run_hook(sandbox, ["Stop"], as_json(sandbox.payload())))
 
     assert message.startswith("tiergate: ignored the Stop event: ")
-    [record] = list(read_records(sandbox.state_dir / "log.jsonl"))
+    [record] = list(read_records(sandbox.state_dir / "log.jsonl", sandbox.env))
     assert (record["event"], record["hook_event"], record["session_id"]) == (
         "event_ignored",
         "Stop",
