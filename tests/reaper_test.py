@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from testing.procwatch import gone_within, running
 
 from tiergate import reaper
@@ -26,14 +27,21 @@ def wait_for_pids(path: Path, count: int = 1) -> list[int]:
 PARENT = """
 import subprocess, sys
 from tiergate import reaper
-child = subprocess.Popen(["sleep", "60"], preexec_fn=reaper.parent_death_signal())
+if sys.argv[1] == "setpriv":
+    argv, preexec = reaper.with_death_signal(["sleep", "60"])
+    assert preexec is None and argv[0].endswith("setpriv"), argv
+else:
+    argv, preexec = ["sleep", "60"], reaper.parent_death_signal()
+    assert preexec is not None
+child = subprocess.Popen(argv, preexec_fn=preexec)
 print(child.pid, flush=True)
 child.wait()
 """
 
 
-def test_the_parent_death_signal_kills_the_child_when_its_parent_is_killed() -> None:
-    parent = subprocess.Popen([sys.executable, "-c", PARENT], stdout=subprocess.PIPE, text=True)
+@pytest.mark.parametrize("how", ["setpriv", "ctypes"])
+def test_the_parent_death_signal_kills_the_child_when_its_parent_is_killed(how: str) -> None:
+    parent = subprocess.Popen([sys.executable, "-c", PARENT, how], stdout=subprocess.PIPE, text=True)
     assert parent.stdout is not None
     child = int(parent.stdout.readline())
     assert running(child)

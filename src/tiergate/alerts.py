@@ -53,18 +53,18 @@ def notify(
     mark = reaper.new_mark()
     env = reaper.marked_env({**os.environ, **(extra_env or {}), ENV_VAR: message[:_ENV_LIMIT]}, mark)
     watcher = reaper.Watcher(mark)
+    argv, preexec = reaper.with_death_signal(["/bin/sh", "-c", command])
     try:
         with tempfile.TemporaryFile() as output:
             proc = subprocess.Popen(
-                command,
-                shell=True,
+                argv,
                 cwd=cwd,
                 env=env,
                 stdin=subprocess.PIPE,
                 stdout=output,
                 stderr=output,
                 start_new_session=True,  # its own process group, so that a timeout can end all of it
-                preexec_fn=reaper.parent_death_signal(),  # noqa: PLW1509 (one prctl call, no lock taken)
+                preexec_fn=preexec,  # noqa: PLW1509 (one prctl call, no lock taken)
             )
             watcher.started(proc.pid)
             try:

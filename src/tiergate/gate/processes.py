@@ -214,15 +214,16 @@ class _Reaping:
         # anyio.open_process takes no preexec_fn; its backend passes one on to subprocess.Popen.
         from anyio._core._eventloop import get_async_backend
 
+        argv, preexec = reaper.with_death_signal(command)
         process = await get_async_backend().open_process(
-            command,
+            argv,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             cwd=cwd,
             env=reaper.marked_env(os.environ, mark),
             start_new_session=True,
-            preexec_fn=reaper.parent_death_signal(),
+            preexec_fn=preexec,
         )
         self._groups.add(process.pid)
         self._watcher.started(process.pid)
