@@ -102,14 +102,14 @@ def test_values_json_cannot_encode_are_written_as_text(project: Project) -> None
 def test_read_log_skips_truncated_and_junk_lines_and_counts_them(project: Project) -> None:
     append_record(log_path(project), {"event": "a"})
     with log_path(project).open("ab") as f:
-        f.write(b'not json\n[1, 2]\n\xff\xfe\n\n{"event": "cut sh')
+        f.write(b"not json\n[1, 2]\n\xff\xfe\n\n" + b"[" * 100_000 + b'\n{"event": "cut sh')
     append_record(log_path(project), {"event": "b"})  # after the cut line, on a line of its own
 
     records = read_log(project)
 
     assert [r["event"] for r in records] == ["a", "b"]
-    assert (records.damaged, records.foreign) == (4, 0)
-    assert records.left_out() == f"tiergate: left out of {log_path(project)}: 4 damaged lines"
+    assert (records.damaged, records.foreign) == (5, 0)
+    assert records.left_out() == f"tiergate: left out of {log_path(project)}: 5 damaged lines"
 
 
 def test_read_log_of_a_project_without_a_log_is_empty(tmp_path: Path) -> None:

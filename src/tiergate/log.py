@@ -245,7 +245,7 @@ class LogRecords:
             for raw in f:
                 try:
                     record = json.loads(raw)
-                except ValueError:
+                except (ValueError, RecursionError):  # RecursionError: "[[[[..." nested past the stack
                     record = None
                 if not isinstance(record, dict):
                     self.damaged += raw.strip() != b""
