@@ -39,15 +39,23 @@ child.wait()
 """
 
 
+def until_comm(pid: int, name: str) -> None:
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{pid}/comm").read_text().strip() != name:
+        assert time.monotonic() < deadline, f"{pid} never ran {name}"
+        time.sleep(0.01)
+
+
 @pytest.mark.parametrize("how", ["setpriv", "ctypes"])
 def test_the_parent_death_signal_kills_the_child_when_its_parent_is_killed(how: str) -> None:
-    parent = subprocess.Popen([sys.executable, "-c", PARENT, how], stdout=subprocess.PIPE, text=True)
-    assert parent.stdout is not None
-    child = int(parent.stdout.readline())
-    assert running(child)
+    with subprocess.Popen([sys.executable, "-c", PARENT, how], stdout=subprocess.PIPE, text=True) as parent:
+        assert parent.stdout is not None
+        child = int(parent.stdout.readline())
+        # setpriv asks for the signal before it execs sleep (a parent killed before that is the
+        # watcher's to handle); the ctypes way asks before the fork returns.
+        until_comm(child, "sleep")
 
-    parent.kill()
-    parent.wait()
+        parent.kill()
 
     assert gone_within([child]) == []
 
@@ -105,14 +113,12 @@ time.sleep(60)
 
 
 def test_the_watcher_kills_the_open_groups_and_the_mark_once_the_hook_is_gone() -> None:
-    hook = subprocess.Popen(
-        [sys.executable, "-c", HOOK, reaper.new_mark()], stdout=subprocess.PIPE, text=True
-    )
-    assert hook.stdout is not None
-    ended, *killed = (int(pid) for pid in hook.stdout.readline().split())
+    command = [sys.executable, "-c", HOOK, reaper.new_mark()]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as hook:
+        assert hook.stdout is not None
+        ended, *killed = (int(pid) for pid in hook.stdout.readline().split())
 
-    hook.kill()
-    hook.wait()
+        hook.kill()
 
     assert gone_within(killed) == []
     assert running(ended)

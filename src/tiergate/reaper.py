@@ -71,7 +71,10 @@ def with_death_signal(argv: list[str]) -> tuple[list[str], Callable[[], None] | 
     Through util-linux's `setpriv --pdeathsig` where it has it (2.33 and later): an exec more, and the
     parent still starts the child with a cheap vfork. Else with a preexec_fn calling prctl, which makes
     subprocess fork the whole parent: about 10 ms more per child on a small VM, where a vfork and an exec
-    cost one. `(argv, None)` where neither is available."""
+    cost one. `(argv, None)` where neither is available.
+
+    One difference: a parent that dies in the millisecond before setpriv asked for the signal is not
+    noticed by it (the preexec_fn checks its parent after asking); the watcher and the mark cover that."""
     setpriv = _usable_setpriv()
     if setpriv is not None:
         return [setpriv, "--pdeathsig", "KILL", "--", *argv], None
@@ -210,12 +213,13 @@ def kill_group(pgid: int) -> None:
 
 
 class Watcher:
-    """The hook's side of one run's watcher process. `None`-safe by design: when no watcher could be
-    started, every method does nothing and the other two means still hold."""
+    """The hook's side of one run's watcher process. When no watcher could be started, every method does
+    nothing: the other two means still hold."""
 
     def __init__(self, mark: str) -> None:
         import subprocess
 
+        _reap_leaving()
         self.mark = mark
         self._fd: int | None = None
         self._process: subprocess.Popen[bytes] | None = None
@@ -247,6 +251,9 @@ class Watcher:
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+        if self._process is not None and self._process.poll() is None:
+            _leaving.append(self._process)  # reaped later, not waited for now
+        self._process = None
 
     def _say(self, line: bytes) -> None:
         if self._fd is None:
@@ -256,6 +263,15 @@ class Watcher:
         except OSError:  # the watcher is gone: the parent-death signal and the sweeps remain
             os.close(self._fd)
             self._fd = None
+
+
+# Watchers told to leave that had not left yet: kept, so that a long-lived caller (the test suite, a
+# command running many gates) reaps them instead of collecting zombies.
+_leaving: list[subprocess.Popen[bytes]] = []
+
+
+def _reap_leaving() -> None:
+    _leaving[:] = [process for process in _leaving if process.poll() is None]
 
 
 # The watcher is a shell, not Python: it starts in about a millisecond where Python takes ten of CPU,
