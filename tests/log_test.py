@@ -440,3 +440,17 @@ def test_a_record_on_a_real_full_disk_is_not_written_at_all(tmp_path: Path) -> N
     full, counts = result.stdout.splitlines()
     assert full.startswith("full at ") and full.endswith("No space left on device"), result
     assert counts == f"{full.split()[2]} 0 0 True"
+
+
+def test_without_a_key_a_record_is_still_written_and_read_as_unsealed(
+    project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "a-file").write_text("")
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "a-file" / "state"))  # no key can be made there
+    monkeypatch.setattr(seal, "_key_cache", {})
+
+    write_decision(project, "stop", {"session_id": "s1"})
+
+    assert json.loads(log_path(project).read_text())["event"] == "stop"
+    records = read_log(project)
+    assert (list(records), records.foreign) == ([], 1)

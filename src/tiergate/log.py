@@ -150,15 +150,15 @@ def append_record(path: Path, record: Mapping[str, Any]) -> None:
 def sealed(name: str, text: str) -> str:
     """`text`, one JSON object, with its seal under the file name `name` as its last field.
 
-    Raises OSError when there is no key to seal with (none can be made, or it is damaged): a record
-    that cannot be sealed is not written, as one that cannot be written."""
+    Without a key to seal with (none can be made: the user's state home is not writable; or it is
+    damaged), the record goes out unsealed: the readers then leave it out as not tiergate's, which costs
+    the history one record, where failing the write would cost the hook its decision."""
     from tiergate.seal import SealError, line_tag
 
     try:
-        tag = line_tag(name, text)
-    except SealError as exc:
-        raise OSError(str(exc)) from exc
-    return _with_seal(text, tag)
+        return _with_seal(text, line_tag(name, text))
+    except (OSError, SealError):
+        return text
 
 
 def _with_seal(text: str, tag: str) -> str:
