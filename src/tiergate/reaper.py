@@ -22,7 +22,7 @@ where there is no prctl (not Linux), no parent-death signal is asked for.
 
 This module's top level imports only what the watcher's last act needs (`os`, `signal`, `sys`): once the
 hook is gone the watcher runs this file as a script (`python -I -S reaper.py <mark> <groups>`), which needs
-nothing of tiergate installed. `ctypes` is imported only when a child is about to be started.
+nothing of tiergate installed. `ctypes` is imported only to start a child where setpriv cannot be used.
 """
 
 # os.path and os.open on purpose: the watcher runs this file with no site packages, and a sweep reads
