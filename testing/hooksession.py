@@ -43,7 +43,12 @@ class HookSession:
 
     def hook(self, event: str, **fields: Any) -> dict[str, Any]:
         """The hook's JSON answer to `event` (empty when it printed nothing); it must exit 0 or 2."""
-        payload = {
+        result = self.run("hook", event, stdin=json.dumps(self.payload(event, **fields)))
+        assert result.returncode in (0, 2), result.stderr
+        return json.loads(result.stdout) if result.stdout.strip() else {}
+
+    def payload(self, event: str, **fields: Any) -> dict[str, Any]:
+        return {
             "session_id": self.session_id,
             "cwd": str(self.project),
             "transcript_path": str(self.root / "session.jsonl"),
@@ -52,9 +57,21 @@ class HookSession:
             "background_tasks": [],
             **fields,
         }
-        result = self.run("hook", event, stdin=json.dumps(payload))
-        assert result.returncode in (0, 2), result.stderr
-        return json.loads(result.stdout) if result.stdout.strip() else {}
+
+    def start_hook(self, event: str, **fields: Any) -> subprocess.Popen[bytes]:
+        """The hook for `event`, started and left running (to be killed mid-way, say); its input sent."""
+        hook = subprocess.Popen(
+            [sys.executable, "-m", "tiergate", "hook", event],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=self.env,
+            cwd=self.project,
+        )
+        assert hook.stdin is not None
+        hook.stdin.write(json.dumps(self.payload(event, **fields)).encode())
+        hook.stdin.close()
+        return hook
 
     def run(self, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
         return subprocess.run(
@@ -112,7 +129,7 @@ class HookSession:
         )
 
     def decisions(self) -> list[dict[str, Any]]:
-        log = read_log(Project(self.project, state_dir(self.project, self.env)))
+        log = read_log(Project(self.project, state_dir(self.project, self.env)), self.env)  # the hooks' key
         return [r for r in log if r.get("session_id") == self.session_id and "decision" in r]
 
 

@@ -4,10 +4,13 @@ kills the command's whole process group, and never an exception or a byte on the
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
+from testing.procwatch import gone_within
 
 from tiergate import alerts
 
@@ -94,3 +97,38 @@ def test_nothing_reaches_the_hooks_stdout(capfd: pytest.CaptureFixture[str]) -> 
     assert result is not None and result.ok
     captured = capfd.readouterr()
     assert captured.out == "" and captured.err == ""
+
+
+def test_a_command_that_hangs_is_killed_with_what_left_its_group(tmp_path: Path) -> None:
+    daemon = "setsid sh -c 'echo $$ > daemon.pid; exec sleep 60' > /dev/null 2>&1 < /dev/null &"
+    command = f"{daemon} until test -s daemon.pid; do sleep 0.05; done; sleep 60"
+
+    result = alerts.notify(command, MESSAGE, cwd=tmp_path, timeout=1.0)
+
+    assert result is not None and result.detail == "timed out after 1s; its processes were killed"
+    assert gone_within([int((tmp_path / "daemon.pid").read_text())], 2.0) == []
+
+
+NOTIFY = """
+import sys
+from pathlib import Path
+from tiergate import alerts
+alerts.notify(sys.argv[1], "halted", cwd=Path(sys.argv[2]), timeout=60)
+"""
+
+
+def test_the_command_dies_with_a_hook_killed_by_sigkill(tmp_path: Path) -> None:
+    command = "echo $$ > shell.pid; sleep 60 & echo $! > child.pid; wait"
+    hook = subprocess.Popen([sys.executable, "-c", NOTIFY, command, str(tmp_path)])
+    deadline = time.monotonic() + 20
+    while not all(
+        (tmp_path / name).exists() and (tmp_path / name).read_text() for name in ("shell.pid", "child.pid")
+    ):
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    pids = [int((tmp_path / name).read_text()) for name in ("shell.pid", "child.pid")]
+
+    hook.kill()
+    hook.wait()
+
+    assert gone_within(pids, 2.0) == []

@@ -120,3 +120,24 @@ def test_no_log_no_history(tmp_path: Path) -> None:
     assert "no verifications" in tiergate(root, "history").stdout
     assert json.loads(tiergate(root, "history", "--json").stdout)["total"]["ran"] == 0
     assert verifications([{"verifications": "junk"}, {"verifications": [{"no": "id"}]}]) == []
+
+
+def test_a_record_the_agent_appended_is_not_history_and_is_counted(repo: Path) -> None:
+    log = state_dir(repo) / "log.jsonl"
+    genuine = log.read_text().splitlines()[2]  # s1's v1 PASS
+    with log.open("a") as f:
+        forged = record("s9", "verdict", snap("v1", "THOROUGH", "PASS", 9.0, duration_s=1.0))
+        f.write(json.dumps(forged) + "\n")
+        f.write(genuine.replace('"s1"', '"s8"') + "\n")  # a genuine record, copied and edited
+
+    result = tiergate(repo, "history", "--json")
+
+    sessions = {row["session_id"] for row in json.loads(result.stdout)["verifications"]}
+    assert sessions == {"s1", "s2", "s3"}
+    assert (
+        result.stderr
+        == f"tiergate: left out of {log}: 1 damaged line and 2 records not written by tiergate\n"
+    )
+    human = tiergate(repo, "history")
+    assert "s9" not in human.stdout and "s8" not in human.stdout
+    assert human.stderr == result.stderr

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -7,11 +8,14 @@ import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
+from testing.fulldisk import run_on_full_tmpfs, run_with_file_limit
 from testing.gitrepo import init_repo
 from testing.statefolder import state_dir, state_env
 
+from tiergate import seal
 from tiergate.handlers.common import log_outcome
 from tiergate.log import (
     append_record,
@@ -96,12 +100,17 @@ def test_values_json_cannot_encode_are_written_as_text(project: Project) -> None
     assert record["when"].startswith("2026-01-02")
 
 
-def test_read_log_skips_truncated_and_junk_lines(project: Project) -> None:
+def test_read_log_skips_truncated_and_junk_lines_and_counts_them(project: Project) -> None:
     append_record(log_path(project), {"event": "a"})
     with log_path(project).open("ab") as f:
-        f.write(b'not json\n[1, 2]\n\xff\xfe\n{"event": "b"}\n{"event": "cut sh')
+        f.write(b"not json\n[1, 2]\n\xff\xfe\n\n" + b"[" * 100_000 + b'\n{"event": "cut sh')
+    append_record(log_path(project), {"event": "b"})  # after the cut line, on a line of its own
 
-    assert [r["event"] for r in read_log(project)] == ["a", "b"]
+    records = read_log(project)
+
+    assert [r["event"] for r in records] == ["a", "b"]
+    assert (records.damaged, records.foreign) == (5, 0)
+    assert records.left_out() == f"tiergate: left out of {log_path(project)}: 5 damaged lines"
 
 
 def test_read_log_of_a_project_without_a_log_is_empty(tmp_path: Path) -> None:
@@ -184,7 +193,7 @@ def test_a_decision_record_has_one_shape_whichever_writer_writes_it(project: Pro
     assert {**lean_error, "timestamp": ""} == {**structured_error, "timestamp": ""}
     for record in (lean, structured, lean_error, structured_error):
         assert STAMP.match(record["timestamp"]), record["timestamp"]
-    lines = log_path(project).read_text().splitlines()
+    lines = [line.split(', "seal": ')[0] for line in log_path(project).read_text().splitlines()]
     assert lines[0].replace(lean["timestamp"], "T") == lines[1].replace(structured["timestamp"], "T")
 
 
@@ -209,7 +218,9 @@ def test_the_command_line_and_the_hooks_write_the_same_record_in_a_real_project(
     prompt("s2", "/tiergate:ralph fix it")
     prompt("s1", "/tiergate:cancel")  # a hook: the lean writer
     tiergate("cancel", "--session", "s2")  # the command line: structlog
-    by_hook, by_command = (r for r in read_log(Project(repo, state_dir(repo))) if r["decision"] == "cancel")
+    by_hook, by_command = (
+        r for r in read_log(Project(repo, state_dir(repo)), env) if r["decision"] == "cancel"
+    )
 
     assert (by_hook["event"], by_command["event"]) == ("UserPromptSubmit", "cancel")
     assert list(by_hook) == list(by_command)
@@ -302,3 +313,145 @@ def test_the_log_is_written_0600_and_a_wider_one_is_tightened(project: Project) 
     path.chmod(0o644)
     decision_log(project).info("cancel", session_id="s1")
     assert path.stat().st_mode & 0o777 == 0o600
+
+
+def test_every_record_of_both_writers_ends_in_its_seal(project: Project) -> None:
+    write_decision(project, "stop", {"session_id": "s1", "decision": "block"})
+    decision_log(project, session_id="s1").info("cancel", decision="cancel")
+    record_incident(project.state_dir, {"event": "crash"})
+
+    for line in log_path(project).read_text().splitlines():
+        body, tag = re.fullmatch(r'(\{.*), "seal": "([0-9a-f]{32})"\}', line).groups()  # type: ignore[union-attr]
+        assert seal.line_is_sealed("log.jsonl", body + "}", tag)
+    assert [r["event"] for r in read_log(project)] == ["stop", "cancel", "crash"]
+    assert all("seal" not in r for r in read_log(project))
+
+
+PASS_SNAPSHOT = {"id": "v9", "status": "PASS", "tier": "LIGHT", "requested_at": 1.0}
+
+
+@pytest.mark.parametrize(
+    "forge",
+    [
+        lambda genuine: json.dumps({"event": "x", "verifications": [PASS_SNAPSHOT]}),  # no seal
+        lambda genuine: genuine.replace('"FAIL"', '"PASS"'),  # a genuine record, edited
+        lambda genuine: genuine.replace('{"event"', '{"seal": "", "event"'),  # a field slipped in
+        lambda genuine: json.dumps({"event": "x", "verifications": [PASS_SNAPSHOT], "seal": "0" * 32}),
+        lambda genuine: genuine.replace('"seal": ', '"verifications": [], "seal": '),
+    ],
+)
+def test_a_record_tiergate_did_not_write_is_left_out_and_counted(project: Project, forge: Any) -> None:
+    write_decision(
+        project, "verdict", {"session_id": "s1", "verifications": [{**PASS_SNAPSHOT, "status": "FAIL"}]}
+    )
+    genuine = log_path(project).read_text().strip()
+    with log_path(project).open("a") as f:
+        f.write(forge(genuine) + "\n")
+
+    records = read_log(project)
+
+    assert [r["verifications"][0]["status"] for r in records] == ["FAIL"]
+    assert (records.damaged, records.foreign) == (0, 1)
+    assert records.left_out().endswith(": 1 record not written by tiergate")
+
+
+def test_a_record_written_under_another_users_key_is_foreign(project: Project, tmp_path: Path) -> None:
+    write_decision(project, "stop", {"session_id": "s1"})
+    other = {"XDG_STATE_HOME": str(tmp_path / "other")}
+
+    assert [r["event"] for r in read_log(project)] == ["stop"]
+    assert [r["event"] for r in read_log(project, other)] == []
+
+
+def test_a_record_after_a_line_cut_short_starts_on_a_line_of_its_own(project: Project) -> None:
+    write_decision(project, "first", {})
+    with log_path(project).open("a") as f:
+        f.write('{"event": "cut sh')
+
+    write_decision(project, "second", {})
+
+    assert log_path(project).read_text().splitlines()[1] == '{"event": "cut sh'
+    records = read_log(project)
+    assert [r["event"] for r in records] == ["first", "second"]
+    assert records.damaged == 1
+
+
+APPEND = """
+import sys
+from pathlib import Path
+from tiergate.log import append_record, record_incident
+path, size, how = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+for i in range(3):
+    try:
+        if how == "incident":
+            record_incident(path.parent, {"event": f"big{i}", "padding": "x" * size})
+        else:
+            append_record(path, {"event": f"big{i}", "padding": "x" * size})
+        print("written")
+    except OSError as exc:
+        print(exc.errno)
+append_record(path, {"event": "small"})
+print("written")
+"""
+
+
+@pytest.mark.parametrize("how", ["record", "incident"])
+def test_a_record_the_disk_cannot_hold_is_not_written_at_all(
+    project: Project, how: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg"))  # the incident's fallback: full as well
+    seal.key()  # made before the limit, as it is in every home tiergate has run in once
+    write_decision(project, "before", {})
+    room = 8192 - log_path(project).stat().st_size
+
+    result = run_with_file_limit(APPEND, 8192, str(log_path(project)), str(room * 2 // 3), how)
+
+    # The first big record fits; the second would cross the limit: cut back (an incident goes to the
+    # user's errors log instead, and the third fits in neither); the small one fits again.
+    second = "written" if how == "incident" else str(errno.EFBIG)
+    assert result.stdout.split() == ["written", second, str(errno.EFBIG), "written"], result
+    if how == "incident":
+        assert [r["event"] for r in read_records(errors_log_path())] == ["big1"]
+    text = log_path(project).read_text()
+    assert all(json.loads(line) for line in text.splitlines())
+    records = read_log(project)
+    assert [r["event"] for r in records] == ["before", "big0", "small"]
+    assert records.damaged == records.foreign == 0
+
+
+def test_a_record_on_a_real_full_disk_is_not_written_at_all(tmp_path: Path) -> None:
+    mount = tmp_path / "disk"
+    program = """
+    import sys
+    from pathlib import Path
+    from tiergate.log import append_record, read_records
+    path = Path(sys.argv[1])
+    for i in range(200):
+        try:
+            append_record(path, {"event": f"r{i}", "padding": "x" * 3000})
+        except OSError as exc:
+            print("full at", i, exc.strerror)
+            break
+    records = read_records(path)
+    print(len(list(records)), records.damaged, records.foreign, path.read_bytes().endswith(b"}\\n"))
+    """
+
+    result = run_on_full_tmpfs(program, mount, "64k", str(mount / "log.jsonl"))
+
+    full, counts = result.stdout.splitlines()
+    assert full.startswith("full at ") and full.endswith("No space left on device"), result
+    assert counts == f"{full.split()[2]} 0 0 True"
+
+
+def test_without_a_key_a_record_is_still_written_and_read_as_unsealed(
+    project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "a-file").write_text("")
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "a-file" / "state"))  # no key can be made there
+    monkeypatch.setattr(seal, "_key_cache", {})
+
+    write_decision(project, "stop", {"session_id": "s1"})
+
+    assert json.loads(log_path(project).read_text())["event"] == "stop"
+    records = read_log(project)
+    assert (list(records), records.foreign) == ([], 1)

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
@@ -8,6 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from testing.fulldisk import run_on_full_tmpfs, run_with_file_limit
 from testing.gitrepo import git, init_repo
 from testing.statefolder import state_dir, state_env
 
@@ -23,6 +25,7 @@ from tiergate.project import (
     locate,
     state_dir_from_env,
     state_dirs_inside,
+    write_atomic,
 )
 
 SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
@@ -265,3 +268,51 @@ def test_invalid_session_ids(session_id: object) -> None:
 @given(st.text(max_size=140) | st.text(alphabet="aZ09_-./\\", max_size=140))
 def test_session_id_rule_is_exactly_the_contract_regex(value: str) -> None:
     assert is_valid_session_id(value) == (SESSION_ID.fullmatch(value) is not None)
+
+
+WRITE_ATOMIC = """
+import sys
+from pathlib import Path
+from tiergate.project import write_atomic
+try:
+    write_atomic(Path(sys.argv[1]), b"new" * int(sys.argv[2]))
+except OSError as exc:
+    print(exc.errno)
+"""
+
+
+def test_write_atomic_past_a_file_size_limit_leaves_the_old_file_and_no_temporary(tmp_path: Path) -> None:
+    target = tmp_path / "state" / "loop.json"
+    target.parent.mkdir()
+    target.write_bytes(b"old")
+
+    result = run_with_file_limit(WRITE_ATOMIC, 4096, str(target), "10000")
+
+    assert result.stdout.strip() == str(errno.EFBIG), result
+    assert target.read_bytes() == b"old"
+    assert [p.name for p in target.parent.iterdir()] == ["loop.json"]
+
+
+def test_write_atomic_on_a_full_disk_leaves_the_old_file_and_no_temporary(tmp_path: Path) -> None:
+    mount = tmp_path / "disk"
+    program = (
+        WRITE_ATOMIC.replace(
+            "try:", "target = Path(sys.argv[1]); target.write_bytes(b'old'); print(target.read_bytes())\ntry:"
+        )
+        + "print(target.read_bytes(), sorted(p.name for p in target.parent.iterdir()))\n"
+    )
+
+    result = run_on_full_tmpfs(program, mount, "64k", str(mount / "loop.json"), "100000")
+
+    assert result.stdout.split("\n")[1:] == [str(errno.ENOSPC), "b'old' ['loop.json']", ""], result
+
+
+def test_write_atomic_that_cannot_rename_removes_its_temporary(tmp_path: Path) -> None:
+    target = tmp_path / "loop.json"
+    target.mkdir()
+    (target / "inside").write_text("x")  # a folder in the way: the rename is refused
+
+    with pytest.raises(OSError):
+        write_atomic(target, b"new")
+
+    assert [p.name for p in tmp_path.iterdir()] == ["loop.json"]

@@ -2,9 +2,12 @@
 
 The command runs through the shell, in the project's directory, with the message on its stdin and in the
 environment variable TIERGATE_ALERT (clipped there; stdin has all of it). It gets `timeout` seconds, then
-its whole process group is killed. Its output goes to a temporary file, never to the hook's stdout (the
+its whole process group is killed, with whatever it started that left the group (`tiergate.reaper`: by the
+TIERGATE_RUN mark in its environment). Its output goes to a temporary file, never to the hook's stdout (the
 protocol's channel), and the tail of it is kept for the log. A child it leaves running in the background
-is not waited for.
+once it has exited is not waited for, nor killed: a notifier may mean to stay. If the hook dies while the
+command runs (SIGKILL included), the command dies with it: its shell by a parent-death signal, its group
+and what carries its mark by the run's watcher.
 
 `notify` never raises and never blocks past its timeout: an alert that fails must not break the hook that
 sends it. What happened comes back as one line for the decision log.
@@ -20,6 +23,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
+
+from tiergate import reaper
 
 ENV_VAR = "TIERGATE_ALERT"
 DEFAULT_TIMEOUT = 10.0
@@ -45,27 +50,34 @@ def notify(
     """Run the alert command with `message`; None when no command is configured."""
     if not command or not command.strip():
         return None
-    env = {**os.environ, **(extra_env or {}), ENV_VAR: message[:_ENV_LIMIT]}
+    mark = reaper.new_mark()
+    env = reaper.marked_env({**os.environ, **(extra_env or {}), ENV_VAR: message[:_ENV_LIMIT]}, mark)
+    watcher = reaper.Watcher(mark)
+    argv, preexec = reaper.with_death_signal(["/bin/sh", "-c", command])
     try:
         with tempfile.TemporaryFile() as output:
             proc = subprocess.Popen(
-                command,
-                shell=True,
+                argv,
                 cwd=cwd,
                 env=env,
                 stdin=subprocess.PIPE,
                 stdout=output,
                 stderr=output,
                 start_new_session=True,  # its own process group, so that a timeout can end all of it
+                preexec_fn=preexec,  # noqa: PLW1509 (one prctl call, no lock taken)
             )
+            watcher.started(proc.pid)
             try:
                 proc.communicate(message.encode(), timeout=timeout)
             except subprocess.TimeoutExpired:
                 _kill_group(proc)
+                reaper.sweep(mark)
                 return AlertResult(command, False, f"timed out after {timeout:g}s; its processes were killed")
             tail = _tail(output)
     except OSError as e:
         return AlertResult(command, False, f"could not run: {e}")
+    finally:
+        watcher.close()
     if proc.returncode == 0:
         return AlertResult(command, True, "exit 0")
     return AlertResult(command, False, f"exit {proc.returncode}" + (f": {tail}" if tail else ""))

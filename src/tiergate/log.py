@@ -20,6 +20,16 @@ itself: O_APPEND alone keeps records whole on local Linux filesystems, but not o
 (NFS), and a short write could split a record. `fcntl` rather than filelock: importing filelock costs a
 hook about 70 ms, and the log file can be its own lock. The hook runtime's crash records go through
 `append_record` too.
+
+A record is written whole or not at all: a write that fails part-way (a full disk) is cut back to where
+the file ended, and a file whose last line was cut short elsewhere gets a newline before the next record,
+so that no record merges with another.
+
+Every record ends in a seal (`tiergate.seal`): `{..., "timestamp": ..., "seal": <tag>}`, the tag over the
+line as it reads without its seal field, under the log's file name. Both writers seal in one place
+(`sealed`). The readers (`read_records`) yield only sealed records and count what they left out: lines
+that are not whole records (damaged) and records without a seal that matches (not written by tiergate:
+an agent appending a line to the log, say, cannot add a verification to `tiergate history`).
 """
 
 from __future__ import annotations
@@ -39,6 +49,9 @@ if TYPE_CHECKING:
 
 LOG_NAME = "log.jsonl"
 ERRORS_LOG_NAME = "errors.log"
+SEAL_FIELD = "seal"
+_SEAL_OPEN = ', "seal": "'
+_SEAL_CLOSE = '"}'
 
 
 def log_path(project: Project) -> Path:
@@ -124,57 +137,151 @@ class _JsonLinesFile:
         self.path = path
 
     def msg(self, message: str) -> None:
-        append_line(self.path, message)
+        append_line(self.path, sealed(self.path.name, message))
 
     debug = info = warning = warn = error = critical = fatal = exception = log = msg
 
 
 def append_record(path: Path, record: Mapping[str, Any]) -> None:
-    """Append `record` (made JSON-safe with `str()` where needed) as one line."""
-    append_line(path, _dumps(record))
+    """Append `record` (made JSON-safe with `str()` where needed) as one sealed line."""
+    append_line(path, sealed(path.name, _dumps(record)))
+
+
+def sealed(name: str, text: str) -> str:
+    """`text`, one JSON object, with its seal under the file name `name` as its last field.
+
+    Without a key to seal with (none can be made: the user's state home is not writable; or it is
+    damaged), the record goes out unsealed: the readers then leave it out as not tiergate's, which costs
+    the history one record, where failing the write would cost the hook its decision."""
+    from tiergate.seal import SealError, line_tag
+
+    try:
+        return _with_seal(text, line_tag(name, text))
+    except (OSError, SealError):
+        return text
+
+
+def _with_seal(text: str, tag: str) -> str:
+    opening = _SEAL_OPEN[2:] if text == "{}" else _SEAL_OPEN  # no comma after the brace of an empty object
+    return f"{text[:-1]}{opening}{tag}{_SEAL_CLOSE}"
 
 
 def append_line(path: Path, line: str) -> None:
-    """Append one line to `path` (created if missing), whole, even beside concurrent writers.
+    """Append one line to `path` (created if missing), whole or not at all, even beside concurrent writers.
 
+    Under the file's lock: a write that fails part-way is cut back to the size the file had, and when the
+    file does not end in a newline (a line cut short by something else), the line starts on a new one.
     The file is the user's alone (0600; a file once wider is tightened on this write)."""
     import fcntl
 
     from tiergate.project import STATE_FILE_MODE, tighten
 
     data = (line.replace("\n", " ") + "\n").encode("utf-8", "backslashreplace")
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, STATE_FILE_MODE)
+    # Read as well as write: the last byte tells whether the file ends in a newline.
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, STATE_FILE_MODE)
     try:
         tighten(fd, STATE_FILE_MODE)
         fcntl.flock(fd, fcntl.LOCK_EX)
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            data = b"\n" + data
+        _write_whole(fd, data, size)
     finally:
         os.close(fd)  # also releases the lock
 
 
-def read_log(project: Project) -> Iterator[dict[str, Any]]:
-    """The records of the project's log, oldest first; lines that are not whole JSON objects (a
-    record cut short by a crash or a full disk) are skipped."""
-    return read_records(log_path(project))
-
-
-def read_records(path: Path) -> Iterator[dict[str, Any]]:
-    import json
+def _write_whole(fd: int, data: bytes, size: int) -> None:
+    """Write all of `data` at the end of the file `fd`, which is `size` bytes long; or, failing that, put
+    the file back to `size` bytes and raise."""
+    import contextlib
+    import errno
 
     try:
-        f = path.open("rb")
-    except FileNotFoundError:
-        return
-    with f:
-        for line in f:
-            try:
-                record = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(record, dict):
-                yield record
+        view = memoryview(data)
+        while view:
+            written = os.write(fd, view)
+            if not written:
+                raise OSError(errno.ENOSPC, "the log took none of the record")
+            view = view[written:]
+    except BaseException:
+        with contextlib.suppress(OSError):  # the write's own error is the one to report
+            os.ftruncate(fd, size)
+        raise
+
+
+def read_log(project: Project, env: Mapping[str, str] | None = None) -> LogRecords:
+    """The records tiergate wrote to the project's log, oldest first (see `read_records`)."""
+    return read_records(log_path(project), env)
+
+
+def read_records(path: Path, env: Mapping[str, str] | None = None) -> LogRecords:
+    """The sealed records of the log file `path`, checked with the key of `env`'s user (None: this
+    process's); what is left out is counted."""
+    return LogRecords(path, env)
+
+
+class LogRecords:
+    """The records tiergate wrote to one log file, oldest first, without their seal; iterable again.
+
+    After an iteration, `damaged` counts the lines that are not whole JSON objects (a record cut short
+    by a crash, garbage), and `foreign` the whole records whose seal is missing or wrong (not written by
+    tiergate, or edited since)."""
+
+    def __init__(self, path: Path, env: Mapping[str, str] | None = None) -> None:
+        self.path = path
+        self.env = env
+        self.damaged = 0
+        self.foreign = 0
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        import json
+
+        self.damaged = self.foreign = 0
+        try:
+            f = self.path.open("rb")
+        except FileNotFoundError:
+            return
+        with f:
+            for raw in f:
+                try:
+                    record = json.loads(raw)
+                except (ValueError, RecursionError):  # RecursionError: "[[[[..." nested past the stack
+                    record = None
+                if not isinstance(record, dict):
+                    self.damaged += raw.strip() != b""
+                elif self._sealed(raw, record):
+                    yield record
+                else:
+                    self.foreign += 1
+
+    def _sealed(self, raw: bytes, record: dict[str, Any]) -> bool:
+        """Whether `raw` ends in the seal of the rest of it; the seal is taken out of `record`."""
+        from tiergate.seal import SealError, line_is_sealed
+
+        found = record.pop(SEAL_FIELD, None)
+        if not isinstance(found, str):
+            return False
+        line = raw.rstrip(b"\r\n").decode("utf-8", "surrogateescape")
+        suffix = f"{_SEAL_OPEN}{found}{_SEAL_CLOSE}"
+        if line.endswith(suffix) and len(line) > len(suffix):
+            body = line[: -len(suffix)] + "}"
+        elif line == _with_seal("{}", found):
+            body = "{}"
+        else:
+            return False
+        try:
+            return line_is_sealed(self.path.name, body, found, self.env)
+        except SealError:
+            return False  # a damaged key: nothing reads as sealed, which fails closed
+
+    def left_out(self) -> str:
+        """One line saying what the last iteration left out; "" when nothing."""
+        parts = []
+        if self.damaged:
+            parts.append(f"{self.damaged} damaged line{'s' if self.damaged != 1 else ''}")
+        if self.foreign:
+            parts.append(f"{self.foreign} record{'s' if self.foreign != 1 else ''} not written by tiergate")
+        return f"tiergate: left out of {self.path}: {' and '.join(parts)}" if parts else ""
 
 
 def record_incident(state_dir: Path | None, record: Mapping[str, Any]) -> Path:

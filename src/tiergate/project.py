@@ -225,9 +225,10 @@ def write_atomic(path: Path, data: bytes) -> None:
     """Replace `path` with `data` all at once: a reader sees the old file or the new one, never a part.
 
     A temporary file beside it is written, fsynced, then renamed over it (the name is unique per process
-    and instant, so concurrent writers never share one).
+    and instant, so concurrent writers never share one). When anything fails (a full disk or a file-size
+    limit at the write or the fsync, a rename refused), the temporary is removed, the old file is left as
+    it was, and the error goes on.
     """
-    import contextlib
     import time
 
     path.parent.mkdir(mode=STATE_DIR_MODE, parents=True, exist_ok=True)
@@ -235,18 +236,25 @@ def write_atomic(path: Path, data: bytes) -> None:
     # 0600: the new file replaces the old one, so a file once 0644 is 0600 from its next write on.
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, STATE_FILE_MODE)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
         temporary.replace(path)
     except BaseException:
-        with contextlib.suppress(OSError):
-            temporary.unlink()
+        remove_quietly(temporary)
         raise
+
+
+def remove_quietly(path: Path) -> None:
+    """Remove `path` if it is there; an error removing it must not hide the one being handled."""
+    import contextlib
+
+    with contextlib.suppress(OSError):
+        path.unlink()
 
 
 def is_valid_session_id(value: object) -> bool:

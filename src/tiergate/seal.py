@@ -44,7 +44,7 @@ def state_home(env: Mapping[str, str]) -> str:
     `$XDG_STATE_HOME/tiergate`, else `~/.local/state/tiergate`."""
     base = env.get("XDG_STATE_HOME")
     if not base or not os.path.isabs(base):
-        base = os.path.join(os.path.expanduser("~"), ".local", "state")
+        base = os.path.join(env.get("HOME") or os.path.expanduser("~"), ".local", "state")
     return os.path.join(base, "tiergate")
 
 
@@ -79,26 +79,28 @@ def _make_key(home: str, path: str) -> bytes:
     temporary = f"{path}.{os.getpid()}.tmp"
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
     try:
-        os.write(fd, value)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    try:
+        try:
+            if os.write(fd, value) != KEY_BYTES:
+                raise OSError(f"could not write all of {path}")  # a short key would seal nothing reliably
+            os.fsync(fd)
+        finally:
+            os.close(fd)
         # link, not rename: when two hooks make a key at once, the first one's stays and both use it.
         os.link(temporary, path)
     except FileExistsError:
         value = _read_key(path)
     finally:
+        # Whatever happened (a full disk included), no temporary is left behind.
         os.unlink(temporary)
     return value
 
 
-def tag(name: str, body: bytes) -> str:
-    """The seal of `body` under `name` (hex)."""
+def tag(name: str, body: bytes, env: Mapping[str, str] | None = None) -> str:
+    """The seal of `body` under `name` (hex), with the key of `env`'s user (None: this process's)."""
     from _blake2 import blake2b
 
     return blake2b(
-        name.encode("utf-8", "surrogateescape") + b"\0" + body, key=key(), digest_size=TAG_BYTES
+        name.encode("utf-8", "surrogateescape") + b"\0" + body, key=key(env), digest_size=TAG_BYTES
     ).hexdigest()
 
 
@@ -118,13 +120,13 @@ def open_file(name: str, data: bytes) -> bytes:
     return body
 
 
-def line_tag(name: str, line: str) -> str:
+def line_tag(name: str, line: str, env: Mapping[str, str] | None = None) -> str:
     """The seal of one line (without its newline) of the line file `name`."""
-    return tag(name, line.encode("utf-8", "surrogateescape"))
+    return tag(name, line.encode("utf-8", "surrogateescape"), env)
 
 
-def line_is_sealed(name: str, line: str, found: str) -> bool:
-    return _same(found, line_tag(name, line))
+def line_is_sealed(name: str, line: str, found: str, env: Mapping[str, str] | None = None) -> bool:
+    return _same(found, line_tag(name, line, env))
 
 
 def _same(found: str, expected: str) -> bool:

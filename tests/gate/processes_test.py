@@ -4,6 +4,7 @@ bounded output, exit codes, progress, and an interrupted run that leaves nothing
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -12,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from testing.procwatch import gone_within, running, still_written, wait_for_text
 
 from tiergate.gate.checks import Check, make_check
 from tiergate.gate.processes import ProgressEvent, run_checks
@@ -21,33 +23,8 @@ def check(name: str, command: str) -> Check:
     return make_check(name, command, "test")
 
 
-def alive(pid: int) -> bool:
-    """Whether `pid` runs: a zombie (this container's init never reaps orphans) does not."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return False
-    return stat[stat.rfind(")") + 2] not in "ZX"
-
-
 def gone_soon(pid: int, seconds: float = 3.0) -> bool:
-    """Whether `pid` stops running within `seconds`: a signalled process on a loaded machine may take a
-    moment to be scheduled and die, which is not what these tests are about."""
-    deadline = time.monotonic() + seconds
-    while alive(pid):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.02)
-    return True
-
-
-def wait_for_file(path: Path, seconds: float = 10.0) -> str:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if path.exists() and path.read_text().strip():
-            return path.read_text().strip()
-        time.sleep(0.02)
-    raise AssertionError(f"{path} never appeared")
+    return gone_within([pid], seconds) == []
 
 
 def test_checks_run_concurrently(tmp_path: Path) -> None:
@@ -204,8 +181,8 @@ def test_an_interrupted_run_kills_every_check_group_before_it_ends(tmp_path: Pat
         """
     )
     child = subprocess.Popen([sys.executable, "-c", program], stderr=subprocess.PIPE, text=True)
-    grandchild = int(wait_for_file(pid_file))
-    assert alive(grandchild)
+    grandchild = int(wait_for_text(pid_file))
+    assert running(grandchild)
     os.kill(child.pid, signum)
     _, stderr = child.communicate(timeout=20)
     assert child.returncode != 0
@@ -214,6 +191,79 @@ def test_an_interrupted_run_kills_every_check_group_before_it_ends(tmp_path: Pat
     )
     assert expected in stderr
     deadline = time.monotonic() + 5
-    while alive(grandchild) and time.monotonic() < deadline:
+    while running(grandchild) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert gone_soon(grandchild)
+
+
+def daemon(pid_file: Path, ticks: Path) -> str:
+    """A `setsid` daemon that leaves the check's process group and appends to `ticks` every 0.2 s; the
+    check goes on once the daemon runs."""
+    loop = f"echo $$ > {pid_file}; while :; do echo tick >> {ticks}; sleep 0.2; done"
+    started = f"until test -s {pid_file}; do sleep 0.05; done;"
+    return f"setsid sh -c '{loop}' > /dev/null 2>&1 < /dev/null & {started}"
+
+
+@pytest.mark.parametrize(
+    ("command", "status"),
+    [
+        ("echo started", "passed"),  # the check ends at once, its daemon does not
+        ("exit 1", "failed"),
+        ("sleep 60", "timed_out"),
+        ("(setsid sh -c 'sleep 60' &) ; echo started", "passed"),  # and a double fork besides
+    ],
+)
+def test_a_daemon_a_check_started_with_setsid_is_gone_when_the_run_returns(
+    tmp_path: Path, command: str, status: str
+) -> None:
+    pid_file, ticks = tmp_path / "daemon.pid", tmp_path / "ticks"
+    started = time.monotonic()
+    (result,) = run_checks(
+        [check("daemon", f"{daemon(pid_file, ticks)} {command}")], tmp_path, timeout=1.0, grace=0.5
+    )
+    assert result.status == status
+    assert time.monotonic() - started < 4.0  # nothing held the run for the drain's grace
+    assert gone_within([int(wait_for_text(pid_file))], 1.0) == []  # SIGKILLed: dead once scheduled
+    assert not still_written(ticks)
+
+
+def test_every_check_carries_its_own_mark_of_the_run(tmp_path: Path) -> None:
+    one, two = run_checks([check("one", "echo $TIERGATE_RUN"), check("two", "echo $TIERGATE_RUN")], tmp_path)
+    run, first = one.output.strip().rsplit(".", 1)
+    assert re.fullmatch(r"[0-9a-f]{16}", run) and first == "0"
+    assert two.output.strip() == f"{run}.1"
+
+
+def test_a_check_ending_does_not_touch_what_the_other_checks_run(tmp_path: Path) -> None:
+    pid_file, ticks = tmp_path / "daemon.pid", tmp_path / "ticks"
+    # The quick one ends first; the slow one's daemon must live until the slow one ends.
+    slow = f"{daemon(pid_file, ticks)} sleep 1.5; test -s {ticks} && kill -0 $(cat {pid_file})"
+    quick, slow_result = run_checks([check("quick", "true"), check("slow", slow)], tmp_path)
+    assert (quick.status, slow_result.status) == ("passed", "passed"), slow_result.output
+
+
+RUN_AND_WAIT = """
+import sys
+from pathlib import Path
+from tiergate.gate.checks import make_check
+from tiergate.gate.processes import run_checks
+run_checks([make_check("slow", sys.argv[2], "test")], Path(sys.argv[1]), timeout=60)
+"""
+
+
+def test_checks_die_with_a_runner_killed_by_sigkill(tmp_path: Path) -> None:
+    pids, ticks = tmp_path / "pids", tmp_path / "ticks"
+    pids.mkdir()
+    command = (
+        f"echo $$ > {pids}/shell; {daemon(pids / 'daemon', tmp_path / 'daemon-ticks')} "
+        f"(while :; do echo tick >> {ticks}; sleep 0.2; done) & echo $! > {pids}/loop; wait"
+    )
+    runner = subprocess.Popen([sys.executable, "-c", RUN_AND_WAIT, str(tmp_path), command])
+    started = [int(wait_for_text(pids / name)) for name in ("shell", "daemon", "loop")]
+    assert all(running(pid) for pid in started)
+
+    runner.kill()
+    runner.wait()
+
+    assert gone_within(started, 2.0) == []
+    assert not still_written(ticks) and not still_written(tmp_path / "daemon-ticks")

@@ -19,7 +19,7 @@ import pytest
 from testing.gitrepo import init_repo, write
 from testing.statefolder import state_dir, state_env
 
-from tiergate.log import read_log
+from tiergate.log import LogRecords, read_log
 from tiergate.loop import store as state
 from tiergate.loop.records import LoopState, new_loop
 from tiergate.project import Project
@@ -74,6 +74,10 @@ class Sandbox:
     @property
     def state(self) -> Project:
         return Project(root=self.project, state_dir=state_dir(self.project))
+
+    def log(self) -> LogRecords:
+        """The log's records, their seals checked with the key of the hooks' HOME."""
+        return read_log(self.state, self.env)
 
     def hook(
         self, event: str, session: str = SESSION, python_flags: tuple[str, ...] = (), **fields: Any
@@ -245,7 +249,7 @@ def test_ralph_starts_a_loop_that_sends_claude_back_until_it_claims(sandbox: San
     assert "iteration 2/4" in reason and "Fix the parser bug" in reason
     loop = sandbox.loop()
     assert (loop.phase, loop.iteration, loop.max_iterations) == ("working", 2, 4)
-    records = [r for r in read_log(sandbox.state) if r.get("session_id") == SESSION]
+    records = [r for r in sandbox.log() if r.get("session_id") == SESSION]
     assert [r["decision"] for r in records] == ["start", "continue"]
     assert all(r["reasons"] for r in records)
 
@@ -494,9 +498,7 @@ def test_an_api_error_lets_through_only_a_stop_of_the_turn_it_ended(sandbox: San
     directive = spawn_directive(sandbox.stop(CLAIM, prompt_id="p3").block)
     assert directive["subagent_type"].startswith("tiergate:architect")
     assert directive["run_in_background"] is False
-    decisions = [
-        (r["event"], r["decision"]) for r in read_log(sandbox.state) if r.get("session_id") == SESSION
-    ]
+    decisions = [(r["event"], r["decision"]) for r in sandbox.log() if r.get("session_id") == SESSION]
     assert decisions[1:] == [
         ("StopFailure", "recorded"),
         ("Stop", "pass"),
@@ -517,7 +519,7 @@ def test_a_task_notification_is_logged_as_such_not_as_the_user(sandbox: Sandbox)
     assert sandbox.hook("UserPromptSubmit", prompt="  " + notification).silent
     assert sandbox.loop() == before  # the no-progress count goes on
     assert sandbox.hook("UserPromptSubmit", prompt="and now from me").silent
-    records = [r for r in read_log(sandbox.state) if r["event"] == "UserPromptSubmit"]
+    records = [r for r in sandbox.log() if r["event"] == "UserPromptSubmit"]
     assert [r["decision"] for r in records] == [
         "start",
         "task-notification",
@@ -535,7 +537,7 @@ def test_compaction_and_the_session_end_leave_one_record_each_in_a_loop_session(
     assert time.perf_counter() - began < 1.5  # Claude Code's budget for SessionEnd hooks
     assert sandbox.hook("PreCompact", OTHER, trigger="auto").silent  # no loop there: nothing
     assert sandbox.hook("SessionEnd", OTHER, reason="other").silent
-    records = [r for r in read_log(sandbox.state) if r["event"] in ("PreCompact", "SessionEnd")]
+    records = [r for r in sandbox.log() if r["event"] in ("PreCompact", "SessionEnd")]
     assert [(r["event"], r["decision"], r["session_id"]) for r in records] == [
         ("PreCompact", "compaction", SESSION),
         ("SessionEnd", "session-end", SESSION),
@@ -551,7 +553,7 @@ def test_a_session_on_its_way_out_does_not_take_a_loop_started_from_the_shell(sa
     assert sandbox.hook("PreCompact", SESSION, trigger="auto").silent
     bound = state.read(sandbox.state, SESSION)  # any other event of a session takes it
     assert bound is not None and bound.task == "Add CSV export" and bound.active
-    records = [(r["event"], r["decision"]) for r in read_log(sandbox.state) if r.get("session_id") == SESSION]
+    records = [(r["event"], r["decision"]) for r in sandbox.log() if r.get("session_id") == SESSION]
     assert records == [("PreCompact", "bind"), ("PreCompact", "compaction")]
 
 
@@ -573,7 +575,7 @@ def test_a_configuration_broken_during_the_loop_does_not_matter_to_it(sandbox: S
     write(sandbox.project, {"src/parser.py": "x = 1\n"})
     answer = sandbox.stop(CLAIM)
     assert "```tiergate-spawn" in answer.block and "could not check" not in answer.block
-    assert not [r for r in read_log(sandbox.state) if r.get("event") == "claim_check_error"]
+    assert not [r for r in sandbox.log() if r.get("event") == "claim_check_error"]
 
 
 def test_an_error_while_checking_a_claim_blocks_once_then_halts(sandbox: Sandbox) -> None:
@@ -587,7 +589,7 @@ def test_an_error_while_checking_a_claim_blocks_once_then_halts(sandbox: Sandbox
     assert first.message.endswith(f"details in the log ({sandbox.state.state_dir / 'log.jsonl'})")
     second = sandbox.stop(CLAIM)
     assert "decision" not in second.json and "loop halted" in second.message
-    errors = [r for r in read_log(sandbox.state) if r.get("event") == "claim_check_error"]
+    errors = [r for r in sandbox.log() if r.get("event") == "claim_check_error"]
     assert errors and "no_such_key" in errors[0]["error"] and "Traceback" in errors[0]["traceback"]
 
 
@@ -602,7 +604,7 @@ def test_many_hook_processes_at_once_lose_no_update(tmp_path: Path) -> None:
     iterations = sorted(int(re.search(r"iteration (\d+)/100", a.block).group(1)) for a in answers)  # type: ignore[union-attr]
     assert iterations == list(range(2, 2 + processes))
     assert sandbox.loop().iteration == 1 + processes
-    assert sum(1 for r in read_log(sandbox.state) if r.get("decision") == "continue") == processes
+    assert sum(1 for r in sandbox.log() if r.get("decision") == "continue") == processes
 
 
 def test_a_lowered_claude_code_block_cap_lowers_the_no_progress_limit(sandbox: Sandbox) -> None:

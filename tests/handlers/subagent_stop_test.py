@@ -125,7 +125,7 @@ def test_a_verdict_is_judged_without_pydantic_or_structlog_and_with_six_git_call
     # and the untracked files (tiergate.git: what is on disk, with nothing from the config run).
     commands = [_subcommand(call.split()) for call in calls]
     assert commands == ["rev-parse", "ls-files", "config", "diff", "grep", "ls-files"], calls
-    log = read_log(Project(verifying.project, state_dir(verifying.project)))
+    log = read_log(Project(verifying.project, state_dir(verifying.project)), verifying.env)
     [record] = [r for r in log if r["event"] == "SubagentStop"]
     assert record["decision"] == "verdict"
     assert list(record)[-2:] == ["level", "timestamp"]
@@ -174,7 +174,7 @@ def test_a_verifier_that_adds_modifies_and_deletes_files_is_disqualified_naming_
     assert "changed the workspace while verifying and was disqualified" in message
     assert named in message
     project = Project(verifying.project, state_dir(verifying.project))
-    [record] = [r for r in read_log(project) if r["event"] == "SubagentStop"]
+    [record] = [r for r in read_log(project, verifying.env) if r["event"] == "SubagentStop"]
     assert record["decision"] == "request-again"
     assert any(named in reason for reason in record["reasons"]), record["reasons"]
     # Claude learns it with the next spawn directive; the start's manifest is gone with its run.
@@ -199,7 +199,7 @@ def test_a_verifier_that_ran_no_command_is_not_disqualified_for_a_change_someone
     assert first.returncode == 2, first.stderr  # sent back for the command it did not run
     assert "no command you ran yourself" in first.stderr
     project = Project(verifying.project, state_dir(verifying.project))
-    [record] = [r for r in read_log(project) if r["event"] == "SubagentStop"]
+    [record] = [r for r in read_log(project, verifying.env) if r["event"] == "SubagentStop"]
     assert record["decision"] == "redo"
     moved = record["reasons"][0]
     assert moved.startswith("workspace-moved:") and "added notes.md" in moved and "ran no command" in moved
@@ -211,5 +211,5 @@ def test_a_verifier_that_ran_no_command_is_not_disqualified_for_a_change_someone
     second = verifying.stop_verifier()
     assert second.returncode == 0, second.stderr
     assert "returned PASS" in json.loads(second.stdout)["systemMessage"]
-    decided = [r["decision"] for r in read_log(project) if r["event"] == "SubagentStop"]
+    decided = [r["decision"] for r in read_log(project, verifying.env) if r["event"] == "SubagentStop"]
     assert decided == ["redo", "verdict"]

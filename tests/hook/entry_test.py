@@ -127,13 +127,9 @@ def snapshot(root: Path) -> dict[str, tuple[int, int] | None]:
     return tree
 
 
-# The user's sealing key (`tiergate.seal`), made once on first use, outside every project.
-SEALING_KEY = {
-    "home/.local/",
-    "home/.local/state/",
-    "home/.local/state/tiergate/",
-    "home/.local/state/tiergate/key",
-}
+# The user's sealing key (`tiergate.seal`), made once on first use in the user's state home (the
+# sandbox's XDG_STATE_HOME), outside every project.
+SEALING_KEY = {"state/tiergate/key"}
 
 
 def changed(before: dict[str, Any], after: dict[str, Any]) -> set[str]:
@@ -436,7 +432,7 @@ def test_unreadable_loop_state_is_reported_in_one_line_and_logged(sandbox: Sandb
     message = only_message(run_hook(sandbox, ["UserPromptSubmit"], as_json(payload)))
 
     assert message.startswith("tiergate: ignored the UserPromptSubmit event: ")
-    [record] = list(read_records(sandbox.state_dir / "log.jsonl"))
+    [record] = list(read_records(sandbox.state_dir / "log.jsonl", sandbox.env))
     assert (record["event"], record["hook_event"], record["session_id"]) == (
         "event_ignored",
         "UserPromptSubmit",

@@ -4,7 +4,8 @@ Each row: the session, the verification id, its tier, agent and model, its verdi
 INCOMPLETE, DISQUALIFIED, VOID when it ended without one, or "requested" while pending), the change
 size, how long the verifier ran and its relative cost; then the total, against what the same
 verifications would have cost had every one been THOROUGH. Only verifications whose verifier actually
-ran count towards the costs.
+ran count towards the costs. Only records tiergate wrote count (`tiergate.log`: each carries a seal); how
+many lines were left out, damaged or not tiergate's, is said in one line on stderr.
 """
 
 from __future__ import annotations
@@ -25,14 +26,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import json
     import os
+    import sys
     from pathlib import Path
 
     from tiergate.log import read_log
     from tiergate.project import locate
 
     project = locate(Path.cwd(), os.environ)
-    rows = verifications(read_log(project))
+    records = read_log(project)
+    rows = verifications(records)
     totals = total(rows)
+    if records.left_out():
+        # Lines cut short, and records tiergate did not write (an agent's line claiming a PASS): not
+        # history, and said so on stderr, where the --json form's reader does not parse it.
+        print(records.left_out(), file=sys.stderr)
     if args.json:
         print(json.dumps({"verifications": rows, "total": totals}, indent=2))
         return 0

@@ -9,6 +9,12 @@
 - If the run itself is interrupted (Ctrl-C, SIGTERM or SIGHUP to tiergate), every group still running
   is killed before the interruption goes on: the checks live in sessions of their own, so the
   terminal's signals never reach them and nothing else would.
+- Nothing a check starts outlives it, nor the hook (`tiergate.reaper`): the check's shell gets a
+  parent-death signal; a watcher process per run kills the checks' groups if the hook dies (SIGKILL
+  included); and every check's environment carries a mark (TIERGATE_RUN), so that what left the group
+  (`setsid`, a double fork) is found in /proc and killed when the check ends, times out or is cancelled,
+  and by the watcher when the hook died. A process that drops its environment as it leaves the group
+  is out of reach.
 - A check whose program is not there (`tiergate.gate.discovery.locate_program`: not on PATH, a path that does
   not exist or is not executable) is not started: it "could not run", status `not_found`. Exit 127
   and 126 are the shell's own codes for a command it could not find or could not execute; they are
@@ -37,6 +43,7 @@ from typing import Literal
 import anyio
 import anyio.abc
 
+from tiergate import reaper
 from tiergate.gate.checks import Check, CheckResult, Status
 from tiergate.gate.discovery import locate_program
 from tiergate.redact import redact
@@ -85,7 +92,15 @@ def run_checks(
 ) -> tuple[CheckResult, ...]:
     """Run `checks` concurrently in `cwd`; their results in the order given."""
     runner = _Runner(cwd, timeout, grace, tail_bytes, progress, heartbeat, label)
-    return anyio.run(runner.run_all, tuple(checks))
+    reaping = _Reaping()
+    try:
+        return anyio.run(runner.run_all, tuple(checks), reaping)
+    except BaseException:
+        # A KeyboardInterrupt can leave the event loop before every check's own cleanup ran.
+        reaping.kill_all()
+        raise
+    finally:
+        reaping.close()
 
 
 def skipped(check: Check, reason: str) -> CheckResult:
@@ -104,12 +119,12 @@ class _Runner:
     heartbeat: float
     label: str
 
-    async def run_all(self, checks: tuple[Check, ...]) -> tuple[CheckResult, ...]:
+    async def run_all(self, checks: tuple[Check, ...], reaping: _Reaping) -> tuple[CheckResult, ...]:
         results: dict[int, CheckResult] = {}
         interrupted: list[str] = []
 
         async def one(index: int, check: Check) -> None:
-            results[index] = await self.run_one(check)
+            results[index] = await self.run_one(check, reaping, f"{reaping.mark}.{index}")
 
         async with anyio.create_task_group() as group:
             if threading.current_thread() is threading.main_thread():
@@ -122,7 +137,7 @@ class _Runner:
             raise ChecksInterruptedError(f"interrupted by {interrupted[0]}: every check was stopped")
         return tuple(results[i] for i in range(len(checks)))
 
-    async def run_one(self, check: Check) -> CheckResult:
+    async def run_one(self, check: Check, reaping: _Reaping, mark: str) -> CheckResult:
         self._report(ProgressEvent("start", check, 0.0, label=self.label))
         problem = locate_program(check.command, self.cwd).problem
         if problem:
@@ -131,33 +146,31 @@ class _Runner:
             return result
         started = time.monotonic()
         try:
-            process = await anyio.open_process(
-                [SHELL, "-c", check.command],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                cwd=self.cwd,
-                start_new_session=True,
-            )
+            process = await reaping.spawn([SHELL, "-c", check.command], self.cwd, mark)
         except OSError as exc:
             result = _result(check, "error", None, 0.0, _Tail(0), f"could not run: could not start: {exc}")
             self._report(ProgressEvent("end", check, 0.0, result, self.label))
             return result
         tail = _Tail(self.tail_bytes)
         try:
-            timed_out = await self._supervise(check, process, tail, started)
+            timed_out = await self._supervise(check, process, tail, started, mark)
         except BaseException:
             # Cancelled or interrupted: the group lives in its own session and would outlive us.
             _signal_group(process.pid, signal.SIGKILL)
+            reaper.sweep(mark)
             with anyio.CancelScope(shield=True):
                 await process.wait()
             raise
+        finally:
+            reaping.ended(process.pid)
         elapsed = time.monotonic() - started
         result = _classify(check, process.returncode, timed_out, elapsed, tail, self.timeout)
         self._report(ProgressEvent("end", check, elapsed, result, self.label))
         return result
 
-    async def _supervise(self, check: Check, process: anyio.abc.Process, tail: _Tail, started: float) -> bool:
+    async def _supervise(
+        self, check: Check, process: anyio.abc.Process, tail: _Tail, started: float, mark: str
+    ) -> bool:
         """Wait for the check, ending its group on timeout and its leftovers on exit; True if timed out."""
         drained = anyio.Event()
         async with anyio.create_task_group() as group:
@@ -169,8 +182,9 @@ class _Runner:
                 await process.wait()
             await _end_group(process.pid, self.grace)
             await process.wait()
+            reaper.sweep(mark)  # what left the group (setsid, a double fork), by the mark it carries
             with anyio.move_on_after(_DRAIN_AFTER_EXIT):
-                # A process that left the group (its own setsid) may still hold the pipe.
+                # A process that left the group without its environment may still hold the pipe.
                 await drained.wait()
             group.cancel_scope.cancel()
         return deadline.cancelled_caught
@@ -183,6 +197,52 @@ class _Runner:
     def _report(self, event: ProgressEvent) -> None:
         if self.progress is not None:
             self.progress(event)
+
+
+class _Reaping:
+    """One run's means of ending what its checks start (`tiergate.reaper`): the run's mark, the
+    parent-death signal, and the watcher, started before the first check is."""
+
+    def __init__(self) -> None:
+        self.mark = reaper.new_mark()
+        self._watcher: reaper.Watcher | None = None
+        self._groups: set[int] = set()
+
+    async def spawn(self, command: list[str], cwd: Path, mark: str) -> anyio.abc.Process:
+        if self._watcher is None:
+            self._watcher = reaper.Watcher(self.mark)
+        # anyio.open_process takes no preexec_fn; its backend passes one on to subprocess.Popen.
+        from anyio._core._eventloop import get_async_backend
+
+        argv, preexec = reaper.with_death_signal(command)
+        process = await get_async_backend().open_process(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            cwd=cwd,
+            env=reaper.marked_env(os.environ, mark),
+            start_new_session=True,
+            preexec_fn=preexec,
+        )
+        self._groups.add(process.pid)
+        self._watcher.started(process.pid)
+        return process
+
+    def ended(self, pgid: int) -> None:
+        self._groups.discard(pgid)
+        if self._watcher is not None:
+            self._watcher.ended(pgid)
+
+    def kill_all(self) -> None:
+        """End every group still open and every process of the run's mark, at once."""
+        for pgid in self._groups:
+            reaper.kill_group(pgid)
+        reaper.sweep(self.mark)
+
+    def close(self) -> None:
+        if self._watcher is not None:
+            self._watcher.close()
 
 
 async def _watch_signals(scope: anyio.CancelScope, interrupted: list[str]) -> None:
