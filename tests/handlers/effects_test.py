@@ -70,7 +70,7 @@ def test_a_refuted_claim_at_the_limit_rolls_back_to_the_green_point_without_losi
     [record] = [r for r in loop.decisions() if r["decision"] == "gate-refuted"]
     assert record["intervention"] == "rollback-then-change-approach"
     assert record["rollback"]["backup"] == backup["name"]
-    assert record["rollback"]["backup_ref"].startswith("refs/tiergate/")
+    assert record["rollback"]["backup_ref"] == f"refs/backups/{backup['name']}"
     assert record["gate"]["refuted"] is True
     assert [c["name"] for c in record["gate"]["checks"]] == ["tests"]
 

@@ -9,6 +9,7 @@ import pytest
 from testing.gitrepo import commit_all, git, init_repo, write
 
 from tiergate.errors import UserError
+from tiergate.project import Project
 from tiergate.workspace import backups, greenpoint
 
 
@@ -89,13 +90,15 @@ def test_a_rollback_returns_to_the_last_verified_state_and_keeps_the_rest(repo: 
     write(repo, {"app.py": "v = 3  # broken\n", "junk.py": "refuted work\n"})
 
     point = greenpoint.last_green(repo, "s1", start)
-    backup = backups.rollback(repo, point.workspace, f"rolling back to {point.describe()}")
+    project = Project(repo, repo.parent / "state")
+    backup = backups.rollback(project, point.workspace, f"rolling back to {point.describe()}")
 
     assert backup is not None
     assert {p: (repo / p).read_text() for p in ("app.py", "feature.py")} == verified
     assert not (repo / "junk.py").exists()
     assert not greenpoint.is_dirty(repo, point)
-    assert git(repo, "show", f"{backup.commit}:junk.py") == "refuted work\n"
+    store = backups.store_path(project)
+    assert git(store, f"--git-dir={store}", "show", f"{backup.commit}:files/junk.py") == "refuted work\n"
 
 
 def test_each_loop_has_its_own_green_point_and_a_later_pass_moves_it(repo: Path) -> None:

@@ -132,7 +132,7 @@ def roll_back(project: Project, outcome: Outcome, now: float) -> Outcome:
     try:
         point = greenpoint.last_green(project.root, current.session_id, start=current.base)
         point_text = point.describe()
-        saved = backups.rollback(project.root, point.workspace, outcome.rollback)
+        saved = backups.rollback(project, point.workspace, outcome.rollback)
     except UserError as exc:
         return after_rollback(outcome, now, backup=None, point=point_text, error=str(exc))
     except Exception as exc:

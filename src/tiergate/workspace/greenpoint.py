@@ -72,4 +72,4 @@ def last_green(root: Path, loop_id: str, start: str | None) -> GreenPoint:
 
 def is_dirty(root: Path, point: GreenPoint) -> bool:
     """Whether the workspace's files (tracked and untracked, not ignored) differ from the green point's."""
-    return backups.capture(root).files != point.workspace.files
+    return backups.differs(root, point.workspace)
