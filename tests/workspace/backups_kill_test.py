@@ -12,7 +12,6 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -93,34 +92,40 @@ def run_killed(
     return int(count.read_text()) if count.exists() else 0
 
 
-def assert_restorable(repo: Project, work: dict[str, bytes], step: str) -> None:
-    """The backups list without a problem, and `work` is the workspace or a listed backup's."""
-    found = backups.inventory(repo, repo.root)
+Expected = tuple[dict[str, bytes], str]  # a workspace's files, and the reason of a backup that may hold it
+
+
+def assert_restorable(project: Project, step: str, *works: Expected) -> None:
+    """The backups list without a problem, and each of `works` in turn is the workspace's or, restored,
+    the newest backup's with that reason (a prefix of it; a restore's own save only for BEFORE_RESTORE)."""
+    found = backups.inventory(project, project.root)
     assert found.problems == [], step
-    if tree(repo.root) == work:
-        return
-    saved = [b for b in found.backups if not b.reason.startswith("tiergate backup before restoring")]
-    assert saved, f"{step}: the work is neither in the workspace nor in a backup"
-    backups.restore(repo, saved[0])
-    assert tree(repo.root) == work, step
+    for work, reason in works:
+        if tree(project.root) == work:
+            continue
+        saved = [
+            b
+            for b in found.backups
+            if b.reason.startswith(reason)
+            and (reason == BEFORE_RESTORE) == b.reason.startswith(BEFORE_RESTORE)
+        ]
+        assert saved, f"{step}: the work is neither in the workspace nor in a backup ({reason})"
+        backups.restore(project, saved[0])
+        assert tree(project.root) == work, step
 
 
-def each_kill(tmp_path: Path, make: Callable[[Path], tuple[Project, dict[str, bytes], list[str]]]) -> None:
-    bin_dir = wrapper(tmp_path)
-    project, work, args = make(tmp_path / "full")
-    calls = run_killed(args, project.root, bin_dir, at=0)
-    assert calls > 10
-    for k in range(1, calls + 1):
-        project, work, args = make(tmp_path / f"k{k}")
-        run_killed(args, project.root, bin_dir, at=k)
-        assert_restorable(project, work, f"killed after git call {k} of {calls}")
+ROLLED_BACK = "tiergate backup before "  # the hook's reasons vary; never those of a restore's save
+BEFORE_TEST = "tiergate backup before the test"
+BEFORE_RESTORE = "tiergate backup before restoring"
 
 
-def rolled_back(where: Path) -> tuple[Project, dict[str, bytes], backups.Backup]:
+def rolled_back(where: Path) -> tuple[Project, list[Expected], backups.Backup]:
+    """A rolled-back workspace with more work done since: what a restore must save first."""
     repo, project, work = setup(where)
     backup = backups.rollback(project, backups.workspace_at(repo, "HEAD"), "the test")
     assert backup is not None
-    return project, work, backup
+    write(repo, {"app.py": "v = 3  # after the rollback\n", "meanwhile.txt": "new since\n"})
+    return project, [(tree(repo), BEFORE_RESTORE), (work, BEFORE_TEST)], backup
 
 
 def restore_args(project: Project, backup: backups.Backup) -> list[str]:
@@ -132,12 +137,16 @@ def test_a_restore_killed_at_every_git_call_loses_nothing(
 ) -> None:
     monkeypatch.setenv("TIERGATE_STATE_DIR", str(tmp_path / "unused"))
 
-    def make(where: Path) -> tuple[Project, dict[str, bytes], list[str]]:
-        project, work, backup = rolled_back(where)
+    bin_dir = wrapper(tmp_path)
+    project, works, backup = rolled_back(tmp_path / "full")
+    monkeypatch.setenv("TIERGATE_STATE_DIR", str(project.state_dir))
+    calls = run_killed(restore_args(project, backup), project.root, bin_dir, at=0)
+    assert calls > 10
+    for k in range(1, calls + 1):
+        project, works, backup = rolled_back(tmp_path / f"k{k}")
         monkeypatch.setenv("TIERGATE_STATE_DIR", str(project.state_dir))
-        return project, work, restore_args(project, backup)
-
-    each_kill(tmp_path, make)
+        run_killed(restore_args(project, backup), project.root, bin_dir, at=k)
+        assert_restorable(project, f"killed after git call {k} of {calls}", *works)
 
 
 @pytest.mark.parametrize("command", ["rollback", "restore"])
@@ -149,9 +158,10 @@ def test_killed_between_its_own_file_writes_loses_nothing(
         where = tmp_path / f"w{n}"
         if command == "rollback":
             repo, project, work = setup(where)
+            works = [(work, BEFORE_TEST)]
             args = [sys.executable, "-c", ROLLBACK, str(repo), str(project.state_dir)]
         else:
-            project, work, backup = rolled_back(where)
+            project, works, backup = rolled_back(where)
             monkeypatch.setenv("TIERGATE_STATE_DIR", str(project.state_dir))
             args = restore_args(project, backup)
         env = {**os.environ, ondisk.KILL_AFTER_WRITES: str(n)}
@@ -160,7 +170,7 @@ def test_killed_between_its_own_file_writes_loses_nothing(
             break  # fewer writes than n: it ran to its end
         assert proc.returncode == -9, proc.stderr
         writes = n
-        assert_restorable(project, work, f"{command} killed after file write {n}")
+        assert_restorable(project, f"{command} killed after file write {n}", *works)
     assert writes >= 4
 
 
@@ -216,4 +226,4 @@ def test_the_stop_hooks_rollback_killed_at_every_git_call_loses_nothing(tmp_path
         stop(loop, k)
         project = Project(loop.project, loop.project / ".tiergate")
         assert store.read(project, loop.session_id) is not None, k  # the loop's state still parses
-        assert_restorable(project, work, f"Stop killed after git call {k} of {len(calls)}")
+        assert_restorable(project, f"Stop killed after git call {k} of {len(calls)}", (work, ROLLED_BACK))
