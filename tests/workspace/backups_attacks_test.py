@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from testing.gitrepo import commit_all, git, init_repo, write
 
+from tiergate.errors import UserError
 from tiergate.project import Project
-from tiergate.workspace import backups
+from tiergate.workspace import backups, ondisk
 from tiergate.workspace.backups import Workspace
 
 SECRET = '{"aws_secret_access_key": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}\n'
@@ -279,3 +280,16 @@ def test_an_unreadable_backup_is_reported_not_dropped(tmp_path: Path) -> None:
     found = backups.inventory(project(repo), repo)
     assert [b.name for b in found.backups] == [good.name]
     assert any("20990101T000000.000Z-deadbeef" in p for p in found.problems), found.problems
+
+
+def test_a_file_changed_between_the_scan_and_the_save_stops_it_before_anything_is_touched(
+    tmp_path: Path,
+) -> None:
+    repo = init_repo(tmp_path / "repo", {"app.py": "v = 1\n"})
+    write(repo, {"app.py": "v = 2\n"})
+    scanned = ondisk.scan(repo)
+    write(repo, {"app.py": "v = 3, written meanwhile\n"})
+    with pytest.raises(UserError, match=r"app\.py changed while tiergate saved the workspace"):
+        backups.save(project(repo), repo, scanned, "a test")
+    assert backups.list_backups(project(repo), repo) == []
+    assert (repo / "app.py").read_text() == "v = 3, written meanwhile\n"

@@ -11,10 +11,10 @@ holds every object it needs and none of the repository's history. Its tree is
   empty-directories  the working tree's empty directories, one path each, NUL-terminated;
 and HEAD at save time is a trailer of its message (`Tiergate-Head:`), not a parent, so that the store
 never depends on the user's history staying. A ref `refs/backups/<name>` of the store keeps it, written
-last. How files become objects and objects files again is `ondisk`'s: files go into the store with
+last. How files become objects and objects files again is `ondisk`'s: new files go into the store with
 `git --git-dir=<store> hash-object -w --no-filters` (their absolute paths; the workspace's config and
-attributes are never read), objects already in the repository (what was staged, HEAD's tree) with
-`pack-objects | index-pack`, which checks each object as it arrives, and back the same way.
+attributes are never read), objects the repository already has (unchanged files, what was staged, HEAD's
+tree) with `pack-objects | index-pack`, which checks each object as it arrives, and back the same way.
 
 Rules that keep a rollback from losing work or changing anything else:
 - `rollback` does nothing when the files already are those of the target: the criterion is whether the
@@ -144,7 +144,8 @@ def _store(project: Project, root: Path) -> Path:
 def capture(root: Path) -> Workspace:
     """The workspace `root` is in as git objects in its own repository, written without touching it."""
     top = git.repo_root(root)
-    disk = ondisk.scan(top, ondisk.git_dir(top))
+    disk = ondisk.scan(top)
+    ondisk.keep(top, disk, ondisk.git_dir(top))
     return _as_workspace(top, ondisk.git_dir(top), disk)
 
 
@@ -224,18 +225,15 @@ def _changes(cwd: Path, prefix: tuple[str, ...], old_tree: str, new_tree: str) -
 def save_workspace(project: Project, why: str, now: float | None = None) -> Backup:
     """Save the workspace as it is now as a backup (what a rollback saves first)."""
     root = git.repo_root(project.root)
-    return save(project, root, ondisk.scan(root, _store(project, root)), why, now)
+    return save(project, root, ondisk.scan(root), why, now)
 
 
 def save(project: Project, root: Path, disk: ondisk.Disk, why: str, now: float | None = None) -> Backup:
-    """Save the scanned workspace `disk` (its blobs already in the store) as a backup in the store."""
+    """Save the scanned workspace `disk` as a backup in the store, every object it needs copied there
+    first; its ref is written last."""
     store = _store(project, root)
     head_tree = tree_of(root, disk.head)
-    staged = (
-        [] if disk.index is None else [oid for mode, oid in disk.index.values() if mode != ondisk.GITLINK]
-    )
-    sparse = [disk.files[p][1] for p in disk.sparse]
-    ondisk.copy_ids(ondisk.git_dir(root), store, [*staged, *sparse])
+    ondisk.keep(root, disk, store)
     ondisk.copy_objects(ondisk.git_dir(root), store, [head_tree])
     files = ondisk.tree(store, disk.files)
     index = ondisk.tree(store, disk.index) if disk.index is not None else head_tree
@@ -417,17 +415,17 @@ def rollback(project: Project, to: Workspace, why: str, now: float | None = None
     root = git.repo_root(project.root)
     _refuse_mid_operation(root, "roll back")
     target = ondisk.entries(ondisk.git_dir(root), to.files)
-    if not differs(root, to):
+    current = ondisk.scan(root, target)
+    plan = ondisk.plan(root, current, target, to.exact)
+    if not any(plan):
         return None
-    head = git.head_sha(root)
-    if to.head is not None and head is not None and not _is_ancestor(root, to.head, head):
+    if to.head is not None and current.head is not None and not _is_ancestor(root, to.head, current.head):
         raise UserError(
-            f"cannot roll back to {to.head[:12]}: it is not in the history of HEAD ({head[:12]}); "
+            f"cannot roll back to {to.head[:12]}: it is not in the history of HEAD ({current.head[:12]}); "
             "the branch changed since, roll back by hand"
         )
-    current = ondisk.scan(root, _store(project, root), target)  # its blobs written into the store
     backup = save(project, root, current, why, now)
-    _apply(root, current, to, ondisk.plan(root, current, target, to.exact), f"tiergate: {why}")
+    _apply(root, current, to, plan, f"tiergate: {why}")
     return backup
 
 
@@ -435,7 +433,7 @@ def differs(root: Path, to: Workspace) -> bool:
     """Whether a rollback to `to` would change any file."""
     top = git.repo_root(root)
     target = ondisk.entries(ondisk.git_dir(top), to.files)
-    return any(ondisk.plan(top, ondisk.scan(top, None, target), target, to.exact))
+    return any(ondisk.plan(top, ondisk.scan(top, target), target, to.exact))
 
 
 def _refuse_mid_operation(root: Path, doing: str) -> None:
@@ -456,7 +454,7 @@ def restore(project: Project, backup: Backup, now: float | None = None) -> Resto
             f"its files are in {store_path(project)} ({backup.commit[:12]}:files)"
         )
     entries = ondisk.entries(ondisk.git_dir(root), target.files)
-    current = ondisk.scan(root, None, entries)
+    current = ondisk.scan(root, entries)
     plan = ondisk.plan(root, current, entries, target.exact)
     missing_dirs = [d for d in target.empty_dirs if not (root / d).is_dir()]
     index_same = (
@@ -474,15 +472,8 @@ def restore(project: Project, backup: Backup, now: float | None = None) -> Resto
     # Saved first when the workspace holds anything HEAD does not (files, or what is staged).
     head_entries = ondisk.entries(ondisk.git_dir(root), tree_of(root, current.head))
     if current.index != head_entries or any(ondisk.plan(root, current, head_entries, exact=False)):
-        current = ondisk.scan(root, _store(project, root), entries)
         saved = save(project, root, current, f"restoring {backup.name}", now)
-    _apply(
-        root,
-        current,
-        target,
-        ondisk.plan(root, current, entries, target.exact),
-        f"tiergate: restore {backup.name}",
-    )
+    _apply(root, current, target, plan, f"tiergate: restore {backup.name}")
     return Restored(backup, saved, changed=True)
 
 
