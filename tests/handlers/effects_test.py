@@ -142,7 +142,8 @@ def test_a_claim_the_checks_pass_reaches_a_verifier_with_the_results_and_its_pas
     )
     assert "returned PASS" in passed["systemMessage"]
     assert "loop finished" in loop.stop("Done.")["systemMessage"]
-    green = git(loop.project, "rev-parse", f"refs/tiergate/green/{SESSION}").strip()
-    assert git(loop.project, "show", f"{green}:value.txt") == fixed
+    store = loop.project / ".tiergate" / "backups.git"
+    green = git(store, f"--git-dir={store}", "rev-parse", f"refs/green/{SESSION}").strip()
+    assert git(store, f"--git-dir={store}", "show", f"{green}:files/value.txt") == fixed
     [record] = [r for r in loop.decisions() if r["decision"] == "finalize"]
     assert record["green"] == green

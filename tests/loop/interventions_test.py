@@ -258,17 +258,18 @@ def test_interventions_on_a_real_repository_never_lose_work(
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
     root = init_repo(tmp_path / "svc", {".gitignore": "*.log\n", "server.py": "ROUTES = []\n"})
     start = backups.workspace_at(root, "HEAD").head
+    project = Project(root, tmp_path / "state")
     policy = InterventionPolicy(attempt_limit=3, skip_limit=3)
     record: list[Attempt] = []
 
     def refute(item: str, reason: str) -> interventions.Intervention:
         record.append(Attempt(item, passed=False, reason=reason))
-        point = greenpoint.last_green(root, "loop1", start)
+        point = greenpoint.last_green(project, "loop1", start)
         return interventions.decide(record, item, greenpoint.is_dirty(root, point), policy=policy)
 
     write(root, {"server.py": "ROUTES = ['list']\n", "routes/list.py": "def list_items(): ...\n"})
     record.append(Attempt("F1", passed=True))
-    greenpoint.mark(root, "loop1")
+    greenpoint.mark(project, "loop1")
     f1 = {p: (root / p).read_text() for p in ("server.py", "routes/list.py")}
 
     write(root, {"routes/filter.py": "def by_tag(items, tag): return [i for i in items if i.tga == tag]\n"})
@@ -277,8 +278,7 @@ def test_interventions_on_a_real_repository_never_lose_work(
     assert isinstance(refute("F2", "filter on the wrong field"), Retry)
     third = refute("F2", "filter on the wrong field")
     assert isinstance(third, RollbackThenChangeApproach)
-    point = greenpoint.last_green(root, "loop1", start)
-    project = Project(root, tmp_path / "state")
+    point = greenpoint.last_green(project, "loop1", start)
     backup = backups.rollback(project, point.workspace, f"rolling back to {point.describe()}")
     assert backup is not None
     assert {p: (root / p).read_text() for p in f1} == f1  # F1's verified, uncommitted work is kept

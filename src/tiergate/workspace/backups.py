@@ -51,8 +51,9 @@ Backups from the old layout (commits under `refs/tiergate/backups/` in the repos
 publish) are still listed and restored; `tiergate backups --migrate` moves them into the store. A backup
 that cannot be read is listed as such, never dropped silently.
 
-Green points (`greenpoint`) are still snapshots in the repository's own refs (`snapshot`, `workspace_of`),
-now of the exact bytes (`Tiergate-Bytes: exact`); older ones are compared as a commit's tree is.
+Green points (`greenpoint`) are snapshots in the same store (`keep_snapshot`, `stored_workspace`), under
+`refs/green/`; one of the old layout (a commit in the repository, `workspace_of`) is compared as a
+commit's tree is.
 
 Backups are named `<UTC time>-<short id>`, which sorts by age, and listed newest first.
 """
@@ -155,16 +156,6 @@ def _as_workspace(root: Path, into: Path, disk: ondisk.Disk) -> Workspace:
     return Workspace(disk.head, index, files, disk.empty_dirs)
 
 
-def snapshot(root: Path, workspace: Workspace, subject: str, body: str = "", now: float | None = None) -> str:
-    """A commit in the repository holding `workspace`: its tree the files, its first parent HEAD and its
-    last a commit of the index (what green points use); returns its id."""
-    when = time.time() if now is None else now
-    index = _commit(root, workspace.index, (), "tiergate: the index as it was", when)
-    parents = (workspace.head, index) if workspace.head else (index,)
-    trailer = "Tiergate-Bytes: exact" if workspace.exact else ""
-    return _commit(root, workspace.files, parents, f"{subject}\n\n{body}\n\n{trailer}".rstrip() + "\n", when)
-
-
 def workspace_of(root: Path, snapshot_commit: str) -> Workspace:
     """The workspace a snapshot commit in the repository holds."""
     out = ondisk.text(git.run(root, "show", "-s", "--format=%T %P%n%B", snapshot_commit, "--").stdout)
@@ -190,14 +181,10 @@ def tree_of(root: Path, commit: str | None) -> str:
     return ondisk.text(git.run(root, "rev-parse", "--verify", f"{commit}^{{tree}}").stdout)
 
 
-def read_ref(root: Path, ref: str) -> str | None:
+def read_ref(root: Path, ref: str, prefix: tuple[str, ...] = ()) -> str | None:
     """The commit `ref` points to, or None."""
-    found = git.run(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", ok=(0, 1))
+    found = git.run(root, *prefix, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", ok=(0, 1))
     return ondisk.text(found.stdout) or None if found.returncode == 0 else None
-
-
-def write_ref(root: Path, ref: str, commit: str, why: str) -> None:
-    git.run(root, "update-ref", "-m", why, ref, commit)
 
 
 def delete_ref(root: Path, ref: str) -> bool:
@@ -230,33 +217,58 @@ def save_workspace(project: Project, why: str, now: float | None = None) -> Back
 
 def save(project: Project, root: Path, disk: ondisk.Disk, why: str, now: float | None = None) -> Backup:
     """Save the scanned workspace `disk` as a backup in the store, every object it needs copied there
-    first; its ref is written last."""
+    first; its ref is written last (and never over another)."""
     store = _store(project, root)
+    when = time.time() if now is None else now
+    subject = f"tiergate backup before {why}"
+    body = f"Saved by tiergate before {why}.\nList: tiergate backups. Bring back: tiergate restore <name>."
+    commit = _store_commit(root, store, disk, subject, body, when)
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(when)) + f".{int(when * 1000) % 1000:03d}Z"
+    name = f"{stamp}-{commit[:8]}"
+    ondisk.run_in(store, "update-ref", "-m", subject, STORE_REFS + name, commit, "")
+    return Backup(name, commit, disk.head, float(int(when)), subject)
+
+
+def keep_snapshot(project: Project, ref: str, subject: str, body: str, now: float | None = None) -> str:
+    """The workspace as it is now, kept in the store under `ref` (replacing what it held): a green
+    point. Returns the snapshot's commit."""
+    root = git.repo_root(project.root)
+    store = _store(project, root)
+    commit = _store_commit(root, store, ondisk.scan(root), subject, body, time.time() if now is None else now)
+    ondisk.run_in(store, "update-ref", "-m", subject, ref, commit)
+    return commit
+
+
+def read_snapshot(project: Project, ref: str) -> str | None:
+    """The commit the store's `ref` points to, or None (no store, no such ref)."""
+    store = store_path(project)
+    return read_ref(store, ref, (f"--git-dir={store}",)) if (store / "HEAD").is_file() else None
+
+
+def _store_commit(root: Path, store: Path, disk: ondisk.Disk, subject: str, body: str, when: float) -> str:
     head_tree = tree_of(root, disk.head)
     ondisk.keep(root, disk, store)
     ondisk.copy_objects(ondisk.git_dir(root), store, [head_tree])
     files = ondisk.tree(store, disk.files)
     index = ondisk.tree(store, disk.index) if disk.index is not None else head_tree
-    return _store_backup(store, files, index, head_tree, disk.empty_dirs, disk.head, why, now, exact=True)
+    return _store_tree(store, files, index, head_tree, disk.empty_dirs, disk.head, subject, body, when, True)
 
 
-def _store_backup(
+def _store_tree(
     store: Path,
     files: str,
     index: str,
     head_tree: str,
     empty_dirs: Sequence[str],
     head: str | None,
-    why: str,
-    now: float | None,
+    subject: str,
+    body: str,
+    when: float,
     exact: bool,
-) -> Backup:
-    when = time.time() if now is None else now
-    dirs = ondisk.text(
-        ondisk.run_in(
-            store, "hash-object", "-w", "--stdin", stdin=b"".join(os.fsencode(d) + b"\0" for d in empty_dirs)
-        )
-    )
+) -> str:
+    """The store's commit of a workspace (see the module's docstring for its tree and trailers)."""
+    listed = b"".join(os.fsencode(d) + b"\0" for d in empty_dirs)
+    dirs = ondisk.text(ondisk.run_in(store, "hash-object", "-w", "--stdin", stdin=listed))
     listing = "".join(
         f"{mode} {kind} {oid}\t{name}\x00"
         for mode, kind, oid, name in (
@@ -269,21 +281,13 @@ def _store_backup(
     tree = ondisk.text(ondisk.run_in(store, "mktree", "-z", stdin=listing.encode()))
     summary = _summary(_changes(store, (f"--git-dir={store}",), head_tree, files))
     shown = head[:12] if head else "no commit yet"
-    subject = f"tiergate backup before {why}"
     message = (
-        f"{subject}\n\nSaved by tiergate before {why}.\n"
-        f"The working tree as it was on disk: {summary} against HEAD ({shown}).\n"
-        "files/: the working tree; index/: what was staged; head/: HEAD's files; empty-directories.\n"
-        "List: tiergate backups. Bring back: tiergate restore <name>.\n\n"
+        f"{subject}\n\n{body}\nThe working tree as it was on disk: {summary} against HEAD ({shown}).\n"
+        "files/: the working tree; index/: what was staged; head/: HEAD's files; empty-directories.\n\n"
         f"Tiergate-Backup: {_FORMAT}\nTiergate-Head: {head or 'none'}\n"
         f"Tiergate-Bytes: {'exact' if exact else 'normalized'}\n"
     )
-    commit = _commit(store, tree, (), message, when, prefix=(f"--git-dir={store}",))
-    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(when)) + f".{int(when * 1000) % 1000:03d}Z"
-    name = f"{stamp}-{commit[:8]}"
-    # The empty old value: never overwrite a backup. Written last: a backup with a ref is whole.
-    ondisk.run_in(store, "update-ref", "-m", subject, STORE_REFS + name, commit, "")
-    return Backup(name, commit, head, float(int(when)), subject)
+    return _commit(store, tree, (), message, when, prefix=(f"--git-dir={store}",))
 
 
 # -- listing ---------------------------------------------------------------------------------------------
@@ -397,10 +401,16 @@ def migrate(project: Project, root: Path) -> list[tuple[Backup, Backup | str]]:
         except UserError as exc:
             moved.append((old, str(exc)))
             continue
-        why = old.reason.removeprefix("tiergate backup before ")
-        new = _store_backup(
-            store, held.files, held.index, head_tree, (), old.head, why, old.created, exact=False
+        body = (
+            "Moved by tiergate from the repository's refs ("
+            + old.ref
+            + ").\nBring back: tiergate restore <name>."
         )
+        commit = _store_tree(
+            store, held.files, held.index, head_tree, (), old.head, old.reason, body, old.created, False
+        )
+        ondisk.run_in(store, "update-ref", "-m", old.reason, STORE_REFS + old.name, commit, "")
+        new = Backup(old.name, commit, old.head, old.created, old.reason)
         git.run(root, "update-ref", "-d", old.ref, old.commit)
         moved.append((old, new))
     return moved
@@ -481,17 +491,26 @@ def _target_of(project: Project, root: Path, backup: Backup) -> Workspace:
     """The workspace `backup` holds, its objects copied into the repository."""
     if backup.legacy:
         return workspace_of(root, backup.commit)
+    return stored_workspace(project, root, backup.commit, f"backup {backup.name}")
+
+
+def stored_workspace(project: Project, root: Path, commit: str, what: str) -> Workspace:
+    """The workspace the store's `commit` holds (a backup, a green point), its objects copied into the
+    repository at `root`."""
     store = store_path(project)
-    listing = ondisk.text(ondisk.run_in(store, "ls-tree", "-z", backup.commit)).split("\0")
-    ids = {entry.split("\t")[1]: entry.split("\t")[0].split(" ")[2] for entry in listing if entry}
-    message = ondisk.text(ondisk.run_in(store, "show", "-s", "--format=%B", backup.commit, "--"))
     try:
+        listing = ondisk.text(ondisk.run_in(store, "ls-tree", "-z", commit)).split("\0")
+        ids = {entry.split("\t")[1]: entry.split("\t")[0].split(" ")[2] for entry in listing if entry}
+        message = ondisk.text(ondisk.run_in(store, "show", "-s", "--format=%B", commit, "--"))
         ondisk.copy_objects(store, ondisk.git_dir(root), (ids["files"], ids["index"]))
         dirs = ondisk.run_in(store, "cat-file", "blob", ids["empty-directories"])
     except (KeyError, UserError) as exc:
-        raise UserError(f"backup {backup.name} cannot be read from {store}: {exc}") from exc
+        raise UserError(f"{what} cannot be read from {store}: {exc}") from exc
+    head = next(
+        (line.split(": ", 1)[1] for line in message.splitlines() if line.startswith("Tiergate-Head: ")), ""
+    )
     return Workspace(
-        backup.head,
+        None if head in ("", "none") else head,
         ids["index"],
         ids["files"],
         tuple(os.fsdecode(d) for d in dirs.split(b"\0") if d),
