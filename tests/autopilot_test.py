@@ -96,8 +96,9 @@ def test_features_are_done_one_at_a_time_and_a_regression_is_refuted_until_fixed
     assert handed_over["decision"] == "block"
     assert "F01 is done" in handed_over["reason"] and "Feature F02: Filter by tag" in handed_over["reason"]
     assert pilot.status() == {"F01": "done", "F02": "current"}
-    green = git(pilot.project, "rev-parse", f"refs/tiergate/green/{SESSION}").strip()
-    assert git(pilot.project, "show", f"{green}:app.sh") == LIST
+    store = pilot.project / ".tiergate" / "backups.git"
+    green = git(store, f"--git-dir={store}", "rev-parse", f"refs/green/{SESSION}").strip()
+    assert git(store, f"--git-dir={store}", "show", f"{green}:files/app.sh") == LIST
 
     # F02's own check passes, but list prints nothing now: the regression suite refutes the claim.
     write(pilot.project, {"app.sh": NO_GUARD})

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from testing.gitrepo import GIT_ENV, commit_all, git, init_repo, write
 
+from tiergate.project import locate
 from tiergate.workspace import backups
 
 
@@ -31,7 +32,7 @@ def files(root: Path) -> dict[str, bytes]:
     return {
         p.relative_to(root).as_posix(): p.read_bytes()
         for p in root.rglob("*")
-        if p.is_file() and ".git" not in p.relative_to(root).parts
+        if p.is_file() and not {".git", ".tiergate"} & set(p.relative_to(root).parts)
     }
 
 
@@ -49,7 +50,7 @@ def dirty(repo: Path) -> None:
 
 
 def roll_back(repo: Path, why: str = "rolling back to the loop's start") -> backups.Backup:
-    backup = backups.rollback(repo, backups.workspace_at(repo, "HEAD"), why)
+    backup = backups.rollback(locate(repo, {}), backups.workspace_at(repo, "HEAD"), why)
     assert backup is not None
     return backup
 
@@ -78,7 +79,8 @@ def test_backups_lists_each_with_its_name_head_changes_and_reason(repo: Path) ->
     assert as_json == [
         {
             "name": backup.name,
-            "ref": f"refs/tiergate/backups/{backup.name}",
+            "ref": f"refs/backups/{backup.name}",
+            "store": str(repo / ".tiergate" / "backups.git"),
             "commit": backup.commit,
             "created": as_json[0]["created"],
             "head": head,
@@ -121,7 +123,7 @@ def test_restore_saves_the_current_work_first_and_can_be_undone(repo: Path) -> N
     assert saved_line.startswith("tiergate: saved the workspace as it was first, as backup ")
     saved = saved_line.rsplit(" ", 1)[1]
     assert restored_line.startswith(f"tiergate: restored backup {backup.name}")
-    assert [b.name for b in backups.list_backups(repo)] == [saved, backup.name]
+    assert [b.name for b in backups.list_backups(locate(repo, {}), repo)] == [saved, backup.name]
     assert tiergate(repo, "restore", saved).returncode == 0
     assert files(repo) == current
 
@@ -145,16 +147,16 @@ def test_restore_works_from_a_subdirectory(repo: Path) -> None:
 )
 def test_an_unknown_or_ambiguous_name_is_one_line(repo: Path, name: str, message: str) -> None:
     write(repo, {"app.py": "one\n"})
-    first = backups.save(repo, backups.capture(repo), "a test", now=1_700_000_000)
+    first = backups.save_workspace(locate(repo, {}), "a test", now=1_700_000_000)
     write(repo, {"app.py": "two\n"})
-    second = backups.save(repo, backups.capture(repo), "a test", now=1_700_000_001)
+    second = backups.save_workspace(locate(repo, {}), "a test", now=1_700_000_001)
     result = tiergate(repo, "restore", name)
     assert result.returncode == 2
     assert result.stdout == ""
     assert result.stderr == message.format(repo=repo, names=f"{second.name}, {first.name}") + "\n"
 
 
-def test_restore_refuses_when_head_moved_elsewhere_and_says_how_to_take_the_files(repo: Path) -> None:
+def test_restore_refuses_when_head_moved_elsewhere_and_says_what_to_do(repo: Path) -> None:
     dirty(repo)
     backup = roll_back(repo)
     git(repo, "switch", "-q", "--orphan", "other")
@@ -165,7 +167,8 @@ def test_restore_refuses_when_head_moved_elsewhere_and_says_how_to_take_the_file
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1
     assert "has moved off the history of backup" in result.stderr
-    assert f"git restore --source={backup.ref} --worktree -- ." in result.stderr
+    assert backup.head is not None
+    assert f"switch back to it first (git switch --detach {backup.head[:12]}), then restore" in result.stderr
     assert files(repo) == before
 
 
@@ -183,3 +186,53 @@ def test_outside_a_git_repository_is_one_line(tmp_path: Path) -> None:
 def test_the_commands_are_in_the_help() -> None:
     result = tiergate(Path.cwd(), "--help")
     assert "backups" in result.stdout and "restore" in result.stdout
+
+
+def old_layout_backup(repo: Path) -> str:
+    """A backup as tiergate used to save it: a commit under refs/tiergate/backups/ in the repository."""
+    head = git(repo, "rev-parse", "HEAD").strip()
+    index = git(repo, "commit-tree", "-m", "tiergate: the index as it was", f"{head}^{{tree}}").strip()
+    git(repo, "add", "-A")
+    files = git(repo, "write-tree").strip()
+    git(repo, "reset", "-q")
+    commit = git(
+        repo, "commit-tree", "-p", head, "-p", index, "-m", "tiergate backup before x", files
+    ).strip()
+    name = f"20240101T000000.000Z-{commit[:8]}"
+    git(repo, "update-ref", f"refs/tiergate/backups/{name}", commit)
+    return name
+
+
+def test_old_layout_backups_are_listed_with_a_warning_and_moved_by_migrate(repo: Path) -> None:
+    write(repo, {"app.py": "v = 9\n"})
+    name = old_layout_backup(repo)
+
+    listed = tiergate(repo, "backups")
+
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.splitlines()[0].endswith("before x  (in refs)")
+    assert "a push (git push --mirror) can publish" in listed.stdout
+    assert "tiergate backups --migrate" in listed.stdout
+    migrated = tiergate(repo, "backups", "--migrate")
+    assert migrated.returncode == 0, migrated.stderr
+    assert migrated.stdout.startswith(f"tiergate: moved backup {name} out of the repository's refs, as ")
+    assert "(in refs)" not in migrated.stdout
+    assert git(repo, "for-each-ref", "refs/tiergate/") == ""
+    [row] = json.loads(tiergate(repo, "backups", "--json").stdout)
+    assert row["ref"].startswith("refs/backups/") and row["changes"] == {
+        "added": 0,
+        "modified": 1,
+        "deleted": 0,
+    }
+
+
+def test_an_unreadable_backup_is_named_on_stderr(repo: Path) -> None:
+    dirty(repo)
+    roll_back(repo)
+    broken = repo / ".tiergate" / "backups.git" / "refs" / "backups" / "20990101T000000.000Z-0badc0de"
+    broken.write_text("0" * 39 + "1\n")
+    result = tiergate(repo, "backups")
+    assert result.returncode == 1
+    assert "20990101T000000.000Z-0badc0de" in result.stderr
+    assert "unreadable backup" in result.stderr
+    assert len(result.stdout.splitlines()) == 2  # the readable one is still listed

@@ -250,7 +250,8 @@ def test_an_edit_hidden_by_an_index_flag_is_in_the_backup_a_rollback_saves(tmp_p
 
     assert "saved as backup" in answer["reason"]
     [backup] = json.loads(loop.run("backups", "--json").stdout)
-    assert git(loop.project, "show", f"{backup['commit']}:src/app.py") == edit
+    store = backup["store"]
+    assert git(Path(store), f"--git-dir={store}", "show", f"{backup['commit']}:files/src/app.py") == edit
 
 
 def test_a_core_worktree_pointing_at_a_clean_copy_is_refused_not_measured(tmp_path: Path) -> None:

@@ -230,7 +230,9 @@ def run(
     if index is not None:
         environment["GIT_INDEX_FILE"] = str(index)
     try:
-        blanks = () if _subcommand(args) in _FILTERLESS else _filter_blanks(cwd, environment)
+        # `cat-file --filters` converts a blob as a checkout would: through filters, were they not blank.
+        filterless = _subcommand(args) in _FILTERLESS and "--filters" not in args
+        blanks = () if filterless else _filter_blanks(cwd, environment)
         proc = subprocess.run(
             ("git", *_SAFE_CONFIG, *blanks, "-c", "core.quotepath=off", *args),
             cwd=cwd,

@@ -70,7 +70,7 @@ def test_a_refuted_claim_at_the_limit_rolls_back_to_the_green_point_without_losi
     [record] = [r for r in loop.decisions() if r["decision"] == "gate-refuted"]
     assert record["intervention"] == "rollback-then-change-approach"
     assert record["rollback"]["backup"] == backup["name"]
-    assert record["rollback"]["backup_ref"].startswith("refs/tiergate/")
+    assert record["rollback"]["backup_ref"] == f"refs/backups/{backup['name']}"
     assert record["gate"]["refuted"] is True
     assert [c["name"] for c in record["gate"]["checks"]] == ["tests"]
 
@@ -142,7 +142,8 @@ def test_a_claim_the_checks_pass_reaches_a_verifier_with_the_results_and_its_pas
     )
     assert "returned PASS" in passed["systemMessage"]
     assert "loop finished" in loop.stop("Done.")["systemMessage"]
-    green = git(loop.project, "rev-parse", f"refs/tiergate/green/{SESSION}").strip()
-    assert git(loop.project, "show", f"{green}:value.txt") == fixed
+    store = loop.project / ".tiergate" / "backups.git"
+    green = git(store, f"--git-dir={store}", "rev-parse", f"refs/green/{SESSION}").strip()
+    assert git(store, f"--git-dir={store}", "show", f"{green}:files/value.txt") == fixed
     [record] = [r for r in loop.decisions() if r["decision"] == "finalize"]
     assert record["green"] == green

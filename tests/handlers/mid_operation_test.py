@@ -13,6 +13,7 @@ from testing.gitrepo import GIT_ENV, git, init_repo, write
 from testing.hooksession import HookSession
 
 from tiergate.errors import UserError
+from tiergate.project import Project
 from tiergate.workspace import backups
 
 SESSION = "77777777-2222-3333-4444-555555555555"
@@ -74,7 +75,8 @@ def test_a_rollback_during_a_merge_halts_the_loop_and_leaves_the_merge_as_it_was
 def test_restoring_a_backup_mid_operation_is_refused_in_one_line(tmp_path: Path, marker: str) -> None:
     repo = init_repo(tmp_path / "repo", {"a.txt": "a\n"})
     write(repo, {"a.txt": "b\n"})
-    saved = backups.save(repo, backups.capture(repo), "a test")
+    project = Project(repo, tmp_path / "state")
+    saved = backups.save_workspace(project, "a test")
     target = repo / ".git" / marker
     if marker.startswith("rebase"):
         target.mkdir()
@@ -82,5 +84,5 @@ def test_restoring_a_backup_mid_operation_is_refused_in_one_line(tmp_path: Path,
         target.write_text("x\n")
 
     with pytest.raises(UserError, match=r"tiergate does not restore a backup while a .* is in progress"):
-        backups.restore(repo, saved)
+        backups.restore(project, saved)
     assert (repo / "a.txt").read_text() == "b\n"

@@ -21,6 +21,7 @@ from tiergate.loop.interventions import (
     RollbackThenChangeApproach,
 )
 from tiergate.loop.stalls import Stall
+from tiergate.project import Project
 from tiergate.workspace import backups, greenpoint
 
 SEED = InterventionPolicy(attempt_limit=3, skip_limit=3)
@@ -257,17 +258,18 @@ def test_interventions_on_a_real_repository_never_lose_work(
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
     root = init_repo(tmp_path / "svc", {".gitignore": "*.log\n", "server.py": "ROUTES = []\n"})
     start = backups.workspace_at(root, "HEAD").head
+    project = Project(root, tmp_path / "state")
     policy = InterventionPolicy(attempt_limit=3, skip_limit=3)
     record: list[Attempt] = []
 
     def refute(item: str, reason: str) -> interventions.Intervention:
         record.append(Attempt(item, passed=False, reason=reason))
-        point = greenpoint.last_green(root, "loop1", start)
+        point = greenpoint.last_green(project, "loop1", start)
         return interventions.decide(record, item, greenpoint.is_dirty(root, point), policy=policy)
 
     write(root, {"server.py": "ROUTES = ['list']\n", "routes/list.py": "def list_items(): ...\n"})
     record.append(Attempt("F1", passed=True))
-    greenpoint.mark(root, "loop1")
+    greenpoint.mark(project, "loop1")
     f1 = {p: (root / p).read_text() for p in ("server.py", "routes/list.py")}
 
     write(root, {"routes/filter.py": "def by_tag(items, tag): return [i for i in items if i.tga == tag]\n"})
@@ -276,8 +278,8 @@ def test_interventions_on_a_real_repository_never_lose_work(
     assert isinstance(refute("F2", "filter on the wrong field"), Retry)
     third = refute("F2", "filter on the wrong field")
     assert isinstance(third, RollbackThenChangeApproach)
-    point = greenpoint.last_green(root, "loop1", start)
-    backup = backups.rollback(root, point.workspace, f"rolling back to {point.describe()}")
+    point = greenpoint.last_green(project, "loop1", start)
+    backup = backups.rollback(project, point.workspace, f"rolling back to {point.describe()}")
     assert backup is not None
     assert {p: (root / p).read_text() for p in f1} == f1  # F1's verified, uncommitted work is kept
     assert not (root / "routes" / "filter.py").exists()
@@ -287,7 +289,7 @@ def test_interventions_on_a_real_repository_never_lose_work(
         decision = refute("F3", "empty patch")
         assert isinstance(decision, Retry), n
     assert isinstance(refute("F3", "empty patch"), ChangeApproach)  # clean: nothing rolled back
-    assert [b.name for b in backups.list_backups(root)] == [backup.name]
+    assert [b.name for b in backups.list_backups(project, root)] == [backup.name]
 
     write(root, {"routes/validate.py": "def valid(x): return True\n"})
     for _ in range(2):
@@ -295,5 +297,5 @@ def test_interventions_on_a_real_repository_never_lose_work(
     halt = refute("F4", "the validator accepts everything")
     assert isinstance(halt, Halt) and halt.skipped == ("F2", "F3", "F4")
     assert (root / "routes" / "validate.py").exists()  # a halt leaves the workspace to the user
-    backups.restore(root, backup)
+    backups.restore(project, backup)
     assert (root / "routes" / "filter.py").read_text().startswith("def by_tag")

@@ -12,8 +12,9 @@ import pytest
 from testing.gitrepo import commit_all, git, init_repo, write
 
 from tiergate.errors import UserError
+from tiergate.project import Project
 from tiergate.workspace import backups
-from tiergate.workspace.backups import BACKUPS, Workspace
+from tiergate.workspace.backups import Workspace
 
 BINARY = bytes(range(256)) * 8 + b"\0\r\n\xff"
 IGNORE = "*.log\nbuild/\n"
@@ -54,8 +55,39 @@ def head(root: Path) -> str:
     return git(root, "rev-parse", "HEAD").strip()
 
 
+def project(root: Path) -> Project:
+    """The project at `root`, its state folder outside the work tree."""
+    return Project(root, root.parent / f"{root.name}-state")
+
+
+def store(root: Path) -> Path:
+    return backups.store_path(project(root))
+
+
+def in_store(root: Path, *args: str) -> str:
+    return git(store(root), f"--git-dir={store(root)}", *args)
+
+
 def backup_refs(root: Path) -> list[str]:
-    return git(root, "for-each-ref", "--format=%(refname)", BACKUPS).split()
+    if not store(root).exists():
+        return []
+    return in_store(root, "for-each-ref", "--format=%(refname)", "refs/").split()
+
+
+def save(root: Path, why: str = "a test", now: float | None = None) -> backups.Backup:
+    return backups.save_workspace(project(root), why, now)
+
+
+def rollback(root: Path, to: Workspace, why: str = "a test") -> backups.Backup | None:
+    return backups.rollback(project(root), to, why)
+
+
+def restore(root: Path, backup: backups.Backup) -> backups.Restored:
+    return backups.restore(project(root), backup)
+
+
+def find(root: Path, name: str) -> backups.Backup:
+    return backups.find(project(root), root, name)
 
 
 @pytest.fixture
@@ -110,7 +142,7 @@ def test_saving_touches_neither_the_index_nor_the_working_tree(repo: Path) -> No
     index = (repo / ".git" / "index").read_bytes()
     before, before_status = files(repo), status(repo)
 
-    backup = backups.save(repo, backups.capture(repo), "a test")
+    backup = save(repo)
 
     assert (repo / ".git" / "index").read_bytes() == index
     assert files(repo) == before
@@ -131,34 +163,35 @@ def test_a_change_right_after_a_commit_at_the_same_size_is_saved(repo: Path) -> 
         if int((repo / "a.txt").stat().st_mtime) == int(index.stat().st_mtime):
             break
     time.sleep(1.1)
-    assert (
-        git(repo, "show", f"{backups.save(repo, backups.capture(repo), 'a test').commit}:a.txt")
-        == f"VERSION {n}\n"
-    )
+    assert in_store(repo, "show", f"{save(repo).commit}:files/a.txt") == f"VERSION {n}\n"
 
 
 def test_a_backup_holds_tracked_and_untracked_files_but_not_ignored_ones(repo: Path) -> None:
     make_dirty(repo)
-    backup = backups.save(repo, backups.capture(repo), "a test")
-    saved = set(git(repo, "ls-tree", "-r", "-z", "--name-only", backup.commit).split("\0")) - {""}
+    backup = save(repo)
+    saved = set(
+        in_store(repo, "ls-tree", "-r", "-z", "--name-only", f"{backup.commit}:files").split("\0")
+    ) - {""}
 
     expected = {p for p in files(repo) if not p.endswith(".log") and not p.startswith("build/")}
     assert saved == expected
     assert "gone.txt" not in saved
-    assert git(repo, "show", f"{backup.commit}:staged.txt") == "staged version, then edited again\n"
-    index_commit = git(repo, "rev-parse", f"{backup.commit}^2").strip()
-    assert git(repo, "show", f"{index_commit}:staged.txt") == "staged version\n"
-    assert git(repo, "rev-parse", f"{backup.commit}^1").strip() == head(repo)
+    assert (
+        in_store(repo, "show", f"{backup.commit}:files/staged.txt") == "staged version, then edited again\n"
+    )
+    assert in_store(repo, "show", f"{backup.commit}:index/staged.txt") == "staged version\n"
+    assert in_store(repo, "show", "-s", "--format=%P", backup.commit).strip() == ""  # no history
+    assert f"Tiergate-Head: {head(repo)}" in in_store(repo, "show", "-s", "--format=%B", backup.commit)
 
 
 def test_the_backup_message_says_what_and_why(repo: Path) -> None:
     make_dirty(repo)
-    backup = backups.save(repo, backups.capture(repo), "rolling back to the last green point")
-    message = git(repo, "log", "-1", "--format=%B", backup.commit)
+    backup = save(repo, "rolling back to the last green point")
+    message = in_store(repo, "log", "-1", "--format=%B", backup.commit)
     assert message.startswith("tiergate backup before rolling back to the last green point\n")
-    assert "untracked files (not ignored): 5 added, 4 modified, 1 deleted against HEAD" in message
+    assert "as it was on disk: 5 added, 4 modified, 1 deleted against HEAD" in message
     assert backup.reason == "tiergate backup before rolling back to the last green point"
-    author = git(repo, "log", "-1", "--format=%an <%ae>", backup.commit).strip()
+    author = in_store(repo, "log", "-1", "--format=%an <%ae>", backup.commit).strip()
     assert author == "tiergate <tiergate@localhost>"
 
 
@@ -169,7 +202,7 @@ def test_rollback_then_restore_gives_back_every_byte(repo: Path) -> None:
     before, before_status, before_staged = files(repo), status(repo), staged(repo)
     mode = stat.S_IMODE((repo / "run.sh").stat().st_mode)
 
-    backup = backups.rollback(repo, green, "a test rollback")
+    backup = rollback(repo, green, "a test rollback")
 
     assert backup is not None
     after = files(repo)
@@ -183,7 +216,7 @@ def test_rollback_then_restore_gives_back_every_byte(repo: Path) -> None:
     assert not (repo / "fresh" / "dir" / "tree").exists()
     assert head(repo) == green.head
 
-    restored = backups.restore(repo, backups.find(repo, backup.name))
+    restored = restore(repo, find(repo, backup.name))
 
     assert restored.changed and restored.saved is None  # the rolled-back state was all in HEAD
     assert files(repo) == before
@@ -195,7 +228,7 @@ def test_rollback_then_restore_gives_back_every_byte(repo: Path) -> None:
 
 def test_a_rollback_of_a_clean_workspace_does_nothing(repo: Path) -> None:
     index = (repo / ".git" / "index").read_bytes()
-    assert backups.rollback(repo, at_head(repo), "nothing to do") is None
+    assert rollback(repo, at_head(repo), "nothing to do") is None
     assert backup_refs(repo) == []
     assert (repo / ".git" / "index").read_bytes() == index
 
@@ -204,7 +237,7 @@ def test_dirtiness_is_measured_against_the_target_not_against_head(repo: Path) -
     write(repo, {"a.txt": "verified but not committed\n", "extra.txt": "untracked, verified\n"})
     verified = backups.capture(repo)
     before = files(repo)
-    assert backups.rollback(repo, verified, "same files as the target") is None
+    assert rollback(repo, verified, "same files as the target") is None
     assert files(repo) == before
     assert backup_refs(repo) == []
 
@@ -213,7 +246,7 @@ def test_a_rollback_to_a_dirty_target_puts_its_uncommitted_files_back(repo: Path
     write(repo, {"a.txt": "verified\n", "extra.txt": "verified, untracked\n"})
     verified_files, verified = files(repo), backups.capture(repo)
     make_dirty(repo)
-    backup = backups.rollback(repo, verified, "back to the verified state")
+    backup = rollback(repo, verified, "back to the verified state")
     assert backup is not None
     assert {p: b for p, b in files(repo).items() if not p.endswith(".log") and "build" not in p} == (
         verified_files
@@ -227,14 +260,14 @@ def test_a_rollback_moves_head_back_over_commits_made_since_and_keeps_them(repo:
     commit_c = commit_all(repo, "loop's commit")
     write(repo, {"later.txt": "after the commit\n"})
 
-    backup = backups.rollback(repo, green, "a test")
+    backup = rollback(repo, green, "a test")
 
     assert backup is not None and backup.head == commit_c
     assert head(repo) == green.head
     assert git(repo, "symbolic-ref", "HEAD").strip() == "refs/heads/main"
     assert (repo / "a.txt").read_text() == "alpha\n"
     assert not (repo / "later.txt").exists()
-    backups.restore(repo, backup)
+    restore(repo, backup)
     assert head(repo) == commit_c
     assert (repo / "later.txt").read_text() == "after the commit\n"
     assert (repo / "a.txt").read_text() == "committed by the loop\n"
@@ -248,58 +281,58 @@ def test_a_rollback_across_histories_is_refused_and_changes_nothing(repo: Path) 
     make_dirty(repo)
     before = files(repo)
     with pytest.raises(UserError, match="not in the history of HEAD"):
-        backups.rollback(repo, elsewhere, "a test")
+        rollback(repo, elsewhere, "a test")
     assert files(repo) == before
     assert backup_refs(repo) == []
 
 
 def test_restore_saves_what_the_workspace_holds_now_first(repo: Path) -> None:
     make_dirty(repo)
-    first = backups.rollback(repo, at_head(repo), "a test")
+    first = rollback(repo, at_head(repo), "a test")
     assert first is not None
     write(repo, {"meanwhile.txt": "written after the rollback\n", "a.txt": "changed after\n"})
     meanwhile = files(repo)
 
-    restored = backups.restore(repo, first)
+    restored = restore(repo, first)
 
     assert restored.saved is not None
     assert not (repo / "meanwhile.txt").exists()
-    backups.restore(repo, restored.saved)
+    restore(repo, restored.saved)
     assert files(repo) == meanwhile
 
 
 def test_restoring_twice_changes_nothing_the_second_time(repo: Path) -> None:
     make_dirty(repo)
-    backup = backups.rollback(repo, at_head(repo), "a test")
+    backup = rollback(repo, at_head(repo), "a test")
     assert backup is not None
-    backups.restore(repo, backup)
-    again = backups.restore(repo, backup)
+    restore(repo, backup)
+    again = restore(repo, backup)
     assert not again.changed and again.saved is None
     assert len(backup_refs(repo)) == 1
 
 
 def test_restore_refuses_when_head_left_the_backups_history(repo: Path) -> None:
     make_dirty(repo)
-    backup = backups.rollback(repo, at_head(repo), "a test")
+    backup = rollback(repo, at_head(repo), "a test")
     assert backup is not None
     git(repo, "switch", "-q", "--orphan", "elsewhere")
     write(repo, {"x.txt": "x\n"})
     commit_all(repo, "unrelated")
     before = files(repo)
     with pytest.raises(UserError, match="has moved off the history of backup"):
-        backups.restore(repo, backup)
+        restore(repo, backup)
     assert files(repo) == before
 
 
 def test_a_backup_survives_git_gc(repo: Path) -> None:
     make_dirty(repo)
     before = files(repo)
-    backup = backups.rollback(repo, at_head(repo), "a test")
+    backup = rollback(repo, at_head(repo), "a test")
     assert backup is not None
     git(repo, "reflog", "expire", "--expire=now", "--all")
     git(repo, "gc", "-q", "--prune=now")
     assert not list((repo / ".git" / "objects").glob("??/*"))  # everything was packed or pruned
-    backups.restore(repo, backups.find(repo, backup.ref))
+    restore(repo, find(repo, backup.ref))
     assert files(repo) == before
 
 
@@ -309,12 +342,12 @@ def test_an_empty_repository(tmp_path: Path) -> None:
     git(root, "add", "staged.txt")
     before, before_status = files(root), status(root)
 
-    backup = backups.rollback(root, backups.workspace_at(root, None), "a test")
+    backup = rollback(root, backups.workspace_at(root, None), "a test")
 
     assert backup is not None and backup.head is None
     assert files(root) == {"x.log": b"i\n"}
     assert git(root, "ls-files") == ""
-    backups.restore(root, backup)
+    restore(root, backup)
     assert files(root) == before
     assert status(root) == before_status
 
@@ -327,12 +360,12 @@ def test_a_rollback_to_before_the_first_commit(tmp_path: Path) -> None:
     made = commit_all(root, "the loop's first commit")
     write(root, {"made.txt": "and changed\n"})
 
-    backup = backups.rollback(root, start, "a test")
+    backup = rollback(root, start, "a test")
 
     assert backup is not None and backup.head == made
     assert files(root) == {}
     assert subprocess.run(["git", "rev-parse", "--verify", "-q", "HEAD"], cwd=root, check=False).returncode
-    backups.restore(root, backup)
+    restore(root, backup)
     assert head(root) == made
     assert (root / "made.txt").read_text() == "and changed\n"
 
@@ -341,30 +374,30 @@ def test_a_nested_repository_is_left_alone(repo: Path) -> None:
     nested = init_repo(repo / "vendor" / "lib", {"inner.txt": "inner\n"})
     write(nested, {"inner.txt": "inner, modified\n"})
     write(repo, {"a.txt": "modified\n"})
-    backup = backups.rollback(repo, at_head(repo), "a test")
+    backup = rollback(repo, at_head(repo), "a test")
     assert backup is not None
     assert (nested / "inner.txt").read_text() == "inner, modified\n"
-    assert "vendor" not in git(repo, "ls-tree", "-r", "--name-only", backup.commit)
+    assert "vendor" not in in_store(repo, "ls-tree", "-r", "--name-only", backup.commit)
 
 
 def test_backups_are_listed_newest_first_and_found_by_prefix(repo: Path) -> None:
     write(repo, {"a.txt": "one\n"})
-    old = backups.save(repo, backups.capture(repo), "the first", now=1_700_000_000.25)
+    old = save(repo, "the first", now=1_700_000_000.25)
     write(repo, {"a.txt": "two\n"})
-    new = backups.save(repo, backups.capture(repo), "the second", now=1_700_000_060.5)
+    new = save(repo, "the second", now=1_700_000_060.5)
 
-    listed = backups.list_backups(repo)
+    listed = backups.list_backups(project(repo), repo)
 
     assert [b.name for b in listed] == [new.name, old.name]
     assert old.name.startswith("20231114T221320.250Z-")
     assert listed[1].reason == "tiergate backup before the first" and listed[1].head == head(repo)
     assert listed[1].created == 1_700_000_000
-    assert backups.find(repo, "20231114T2214") == new
-    assert backups.find(repo, old.ref) == listed[1]
+    assert find(repo, "20231114T2214") == new
+    assert find(repo, old.ref) == listed[1]
     with pytest.raises(UserError, match="ambiguous"):
-        backups.find(repo, "2023")
+        find(repo, "2023")
     with pytest.raises(UserError, match="no backup named 'nope'"):
-        backups.find(repo, "nope")
+        find(repo, "nope")
 
 
 def test_changes_lists_paths_with_their_status(repo: Path) -> None:
@@ -384,11 +417,11 @@ def test_a_submodules_work_tree_is_left_alone(repo: Path, tmp_path: Path) -> Non
     write(repo / "sub", {"inner.txt": "changed inside the submodule\n", "scratch.txt": "its own untracked\n"})
     write(repo, {"a.txt": "outer change\n"})
 
-    backup = backups.rollback(repo, at_head(repo), "a test")
+    backup = rollback(repo, at_head(repo), "a test")
 
     assert backup is not None
     assert (repo / "a.txt").read_text() == "alpha\n"
     assert (repo / "sub" / "inner.txt").read_text() == "changed inside the submodule\n"
     assert (repo / "sub" / "scratch.txt").read_text() == "its own untracked\n"
-    backups.restore(repo, backup)
+    restore(repo, backup)
     assert (repo / "a.txt").read_text() == "outer change\n"

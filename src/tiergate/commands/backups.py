@@ -1,8 +1,12 @@
-"""`tiergate backups [--json]`: the workspaces tiergate saved before rolling back, newest first.
+"""`tiergate backups [--json] [--migrate]`: the workspaces tiergate saved before rolling back, newest first.
 
 Each backup: its name (what `tiergate restore` takes), when and why it was saved, where HEAD was, and
 how its files differ from HEAD's (untracked files count as added). `--json` prints a list of objects
-with `name`, `ref`, `commit`, `created` (UTC, ISO 8601), `head`, `reason`, `files` and `changes`.
+with `name`, `ref`, `store`, `commit`, `created` (UTC, ISO 8601), `head`, `reason`, `files` and
+`changes`. Backups live in tiergate's own store (`<state dir>/backups.git`); those of the old layout,
+under `refs/tiergate/backups/` in the repository, are listed too, with a warning that a push of the
+repository can publish them: `--migrate` moves them into the store (and out of the repository's refs).
+A backup that cannot be read is named on stderr, never left out silently.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from tiergate.project import Project
     from tiergate.workspace.backups import Backup
 
 HELP = "list the workspaces saved before a rollback, newest first"
@@ -19,18 +24,34 @@ HELP = "list the workspaces saved before a rollback, newest first"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print a JSON list, one object per backup")
+    parser.add_argument(
+        "--migrate",
+        action="store_true",
+        help="move the backups of the old layout (refs/tiergate/backups/) into tiergate's own store",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     import json
     import os
+    import sys
 
     from tiergate import git
     from tiergate.project import locate
     from tiergate.workspace import backups
 
-    root = git.repo_root(locate(Path.cwd(), os.environ).root)
-    rows = [describe(root, backup) for backup in backups.list_backups(root)]
+    project = locate(Path.cwd(), os.environ)
+    root = git.repo_root(project.root)
+    if args.migrate:
+        for old, new in backups.migrate(project, root):
+            if isinstance(new, str):
+                print(f"tiergate: could not move backup {old.name}: {new}", file=sys.stderr)
+            else:
+                print(f"tiergate: moved backup {old.name} out of the repository's refs, as {new.name}")
+    found = backups.inventory(project, root)
+    for problem in found.problems:
+        print(f"tiergate: {problem}", file=sys.stderr)
+    rows = [describe(project, root, backup) for backup in found.backups]
     if args.json:
         print(json.dumps(rows, indent=2))
     elif not rows:
@@ -39,21 +60,29 @@ def run(args: argparse.Namespace) -> int:
         for row in rows:
             print(line(row))
         print("restore one with: tiergate restore <name>")
-    return 0
+        legacy = sum(1 for backup in found.backups if backup.legacy)
+        if legacy:
+            print(
+                f"tiergate: {legacy} backup(s) marked (in refs) are in the repository's refs under "
+                f"{backups.BACKUPS}, which a push (git push --mirror) can publish; "
+                "move them into tiergate's own store with: tiergate backups --migrate"
+            )
+    return 1 if found.problems else 0
 
 
-def describe(root: Path, backup: Backup) -> dict[str, Any]:
+def describe(project: Project, root: Path, backup: Backup) -> dict[str, Any]:
     import time
 
     from tiergate.workspace import backups
 
-    changed = backups.changes(root, backups.tree_of(root, backup.head), backups.tree_of(root, backup.commit))
+    changed = backups.describe_changes(project, root, backup)
     counts = dict.fromkeys(("added", "modified", "deleted"), 0)
     for letter in changed.values():
         counts[{"A": "added", "D": "deleted"}.get(letter, "modified")] += 1
     return {
         "name": backup.name,
         "ref": backup.ref,
+        "store": "repository" if backup.legacy else str(backups.store_path(project)),
         "commit": backup.commit,
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(backup.created)),
         "head": backup.head,
@@ -67,4 +96,5 @@ def line(row: dict[str, Any]) -> str:
     head = f"HEAD {row['head'][:12]}" if row["head"] else "no commit yet"
     counts = ", ".join(f"{n} {word}" for word, n in row["changes"].items() if n) or "no change"
     why = row["reason"].removeprefix("tiergate backup ")
-    return f"{row['name']}  {head}  {counts}  {why}"
+    where = "  (in refs)" if row["store"] == "repository" else ""
+    return f"{row['name']}  {head}  {counts}  {why}{where}"

@@ -1,10 +1,12 @@
 """`tiergate restore <backup>`: put back the workspace a backup saved: its files, tracked and untracked,
-what was staged, and HEAD.
+what was staged, its empty directories, and HEAD, byte for byte (no eol conversion, no filter).
 
 Nothing in the workspace is lost by restoring: when it holds anything HEAD does not, it is saved first as
 a backup of its own (named in the output, so that the restore can be undone the same way). HEAD only moves
-forward along its own history (back to where it was before a rollback); when it has moved elsewhere since,
-the restore is refused with the command that takes the backup's files anyway.
+forward along its own history (back to where it was before a rollback), to a commit the repository still
+has; otherwise the restore is refused with what to do. The objects it needs come from tiergate's store
+into the repository's object database; a backup of the old layout (`refs/tiergate/backups/`) is restored
+from the repository itself.
 """
 
 from __future__ import annotations
@@ -26,9 +28,10 @@ def run(args: argparse.Namespace) -> int:
     from tiergate.project import locate
     from tiergate.workspace import backups
 
-    root = git.repo_root(locate(Path.cwd(), os.environ).root)
-    backup = backups.find(root, args.backup)
-    result = backups.restore(root, backup)
+    project = locate(Path.cwd(), os.environ)
+    root = git.repo_root(project.root)
+    backup = backups.find(project, root, args.backup)
+    result = backups.restore(project, backup)
     if not result.changed:
         print(f"tiergate: the workspace already is backup {backup.name}; nothing to do")
         return 0

@@ -116,7 +116,7 @@ def dirty(project: Project, current: LoopState) -> bool | None:
     from tiergate.workspace import greenpoint
 
     try:
-        point = greenpoint.last_green(project.root, current.session_id, start=current.base)
+        point = greenpoint.last_green(project, current.session_id, start=current.base)
         return greenpoint.is_dirty(project.root, point)
     except Exception as exc:
         _error(project, current.session_id, "dirty_check_error", exc)
@@ -132,9 +132,9 @@ def roll_back(project: Project, outcome: Outcome, now: float) -> Outcome:
     assert current is not None and outcome.rollback is not None
     point_text = "the last green point"
     try:
-        point = greenpoint.last_green(project.root, current.session_id, start=current.base)
+        point = greenpoint.last_green(project, current.session_id, start=current.base)
         point_text = point.describe()
-        saved = backups.rollback(project.root, point.workspace, outcome.rollback)
+        saved = backups.rollback(project, point.workspace, outcome.rollback)
     except UserError as exc:
         return after_rollback(outcome, now, backup=None, point=point_text, error=str(exc))
     except Exception as exc:
@@ -203,7 +203,7 @@ def mark_green(project: Project, session_id: str, why: str) -> str:
     from tiergate.workspace import greenpoint
 
     try:
-        return greenpoint.mark(project.root, session_id, why)
+        return greenpoint.mark(project, session_id, why)
     except Exception as exc:
         _error(project, session_id, "green_mark_error", exc)
         return f"not marked: {type(exc).__name__}: {exc}"

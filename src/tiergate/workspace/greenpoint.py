@@ -1,9 +1,12 @@
 """The last green point: the latest workspace a verification passed on, derived from git.
 
-When a verification passes, tiergate saves the workspace it passed on as a snapshot (see `backups`) and
-points `refs/tiergate/green/<loop id>` at it: the files, uncommitted changes included, that a verifier
-found good. With no such ref yet, the green point is the loop's start commit (`LoopState.base`), and with
-no start either, HEAD. git is the only record: nothing is copied into the loop's state.
+When a verification passes, tiergate saves the workspace it passed on as a snapshot in its backup store
+(`<state dir>/backups.git`, see `backups`), under `refs/green/<loop id>`: the files, uncommitted and
+untracked ones included, byte for byte, that a verifier found good. The store, not the repository's refs,
+so that no push of the repository publishes them. With no such snapshot yet, the green point is the
+loop's start commit (`LoopState.base`), and with no start either, HEAD. git is the only record: nothing is
+copied into the loop's state. (A green point of the old layout, `refs/tiergate/green/<loop id>` in the
+repository, is still read, and removed when the next one is marked.)
 
 The workspace is dirty when its files differ from the green point's. That, not the number of failures,
 is what decides a rollback.
@@ -13,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from tiergate import git
 from tiergate.errors import UserError
@@ -21,7 +24,11 @@ from tiergate.project import is_valid_session_id
 from tiergate.workspace import backups
 from tiergate.workspace.backups import Workspace
 
-GREEN = "refs/tiergate/green/"
+if TYPE_CHECKING:
+    from tiergate.project import Project
+
+GREEN = "refs/green/"  # in the store
+OLD_GREEN = "refs/tiergate/green/"  # in the repository: the old layout
 Source = Literal["verified", "loop start", "HEAD"]
 
 
@@ -37,39 +44,40 @@ class GreenPoint:
         return f"{what[self.source]} ({where})"
 
 
-def ref_for(loop_id: str) -> str:
+def ref_for(loop_id: str, prefix: str = GREEN) -> str:
     if not is_valid_session_id(loop_id):
         raise UserError(f"not a loop id: {loop_id!r}")
-    return GREEN + loop_id
+    return prefix + loop_id
 
 
-def mark(root: Path, loop_id: str, why: str = "verification passed", now: float | None = None) -> str:
+def mark(project: Project, loop_id: str, why: str = "verification passed", now: float | None = None) -> str:
     """Record the workspace as it is now as the loop's green point; returns the snapshot's id."""
     ref = ref_for(loop_id)
-    top = git.repo_root(root)
-    workspace = backups.capture(top)
-    commit = backups.snapshot(
-        top,
-        workspace,
+    commit = backups.keep_snapshot(
+        project,
+        ref,
         f"tiergate green point of loop {loop_id}: {why}",
-        "The working tree, tracked and untracked files (not ignored), when a verification passed on it.\n"
-        "First parent: HEAD; last parent: the index as it was.",
+        "The working tree, tracked and untracked files (not ignored), when a verification passed on it.",
         now,
     )
-    backups.write_ref(top, ref, commit, f"tiergate green point: {why}")
+    backups.delete_ref(git.repo_root(project.root), ref_for(loop_id, OLD_GREEN))
     return commit
 
 
-def last_green(root: Path, loop_id: str, start: str | None) -> GreenPoint:
-    """The loop's last green point: its ref, else `start` (a commit, or the empty tree), else HEAD."""
-    top = git.repo_root(root)
-    snapshot = backups.read_ref(top, ref_for(loop_id))
+def last_green(project: Project, loop_id: str, start: str | None) -> GreenPoint:
+    """The loop's last green point: its snapshot, else `start` (a commit, or the empty tree), else HEAD."""
+    top = git.repo_root(project.root)
+    snapshot = backups.read_snapshot(project, ref_for(loop_id))
     if snapshot is not None:
-        return GreenPoint(backups.workspace_of(top, snapshot), "verified", snapshot)
+        held = backups.stored_workspace(project, top, snapshot, f"the green point of loop {loop_id}")
+        return GreenPoint(held, "verified", snapshot)
+    old = backups.read_ref(top, ref_for(loop_id, OLD_GREEN))
+    if old is not None:
+        return GreenPoint(backups.workspace_of(top, old), "verified", old)
     workspace = backups.workspace_at(top, start or "HEAD")
     return GreenPoint(workspace, "loop start" if start else "HEAD", workspace.head)
 
 
 def is_dirty(root: Path, point: GreenPoint) -> bool:
     """Whether the workspace's files (tracked and untracked, not ignored) differ from the green point's."""
-    return backups.capture(root).files != point.workspace.files
+    return backups.differs(root, point.workspace)

@@ -1,0 +1,490 @@
+"""The working tree as bytes, for backups and rollbacks: scanning it into git objects exactly as it is
+on disk, and making a tree's files on disk, written by tiergate itself (see `backups` for the rules).
+
+A scan hashes every file with `git --git-dir=<repository> hash-object --no-filters --stdin-paths`, which
+reads each file by its absolute path, with no eol conversion, filter, ident or working-tree-encoding, and
+never opens the workspace's attributes. `keep` then puts the objects into a git dir: those the repository
+already has (most tracked files, what was staged) in one pack (`pack-objects | index-pack`, which checks
+each object as it arrives), only the new and changed files hashed again with `-w`, and checked to be what
+the scan saw. A single pack rather than thousands of loose objects keeps a rollback of a 2,000-file
+workspace about as fast as it was. git.run's safe settings apply to every call.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from tiergate import git
+from tiergate.errors import UserError
+
+GITLINK = "160000"
+# A temporary index never splits nor goes sparse, whatever the repository's config says.
+_PLAIN_INDEX = ("-c", "core.splitIndex=false", "-c", "index.sparse=false")
+# Test fault point: SIGKILL this process after so many of its own file writes and removals.
+KILL_AFTER_WRITES = "TIERGATE_TEST_KILL_AFTER_WRITES"
+
+Entries = dict[str, tuple[str, str]]  # path -> (mode, blob id)
+
+
+@dataclass(frozen=True)
+class Disk:
+    """The working tree as scanned: what a backup of it holds, and what a rollback must know."""
+
+    files: Entries
+    index: Entries | None  # stage 0 entries; None: the index has conflicts
+    sparse: frozenset[str]  # skip-worktree entries absent from disk, taken as the index has them
+    empty_dirs: tuple[str, ...]
+    head: str | None
+    links: Mapping[str, bytes]  # the symlinks' targets, by path
+
+
+# -- git directories ---------------------------------------------------------------------------------
+
+
+def run_in(git_dir: Path, *args: str, stdin: bytes = b"", env: Mapping[str, str] | None = None) -> bytes:
+    """git ARGS in the repository at `git_dir` (the store, or a repository's git dir), no work tree."""
+    return git.run(git_dir, f"--git-dir={git_dir}", *args, stdin=stdin, env=env).stdout
+
+
+def git_dir(root: Path) -> Path:
+    return Path(text(git.run(root, "rev-parse", "--absolute-git-dir").stdout))
+
+
+# -- reading the working tree ----------------------------------------------------------------------------
+
+
+def scan(root: Path, target: Mapping[str, tuple[str, str]] | None = None) -> Disk:
+    """Hash the working tree, writing nothing (`keep` writes the objects): tracked files as they are on
+    disk, untracked files git does not ignore, and, with a `target`, the ignored files in its way."""
+    head = git.head_sha(root)
+    index: Entries = {}
+    unmerged, skip, paths = False, set(), set()
+    files: Entries = {}
+    for record in git.run(root, "ls-files", "-z", "-s", "-v").stdout.split(b"\0"):
+        if not record:
+            continue
+        meta, _, raw_path = record.partition(b"\t")
+        tag, mode, oid, stage = os.fsdecode(meta).split(" ")
+        path = os.fsdecode(raw_path)
+        if stage != "0":
+            unmerged = True
+        else:
+            index[path] = (mode, oid)
+        if tag in ("S", "s"):
+            skip.add(path)
+        if mode == GITLINK:
+            files[path] = (mode, oid)  # a submodule: its pointer as the index has it, its files left alone
+        else:
+            paths.add(path)
+    # Untracked files git does not ignore; a nested repository is one entry ending in '/': left alone.
+    paths.update(p for p in git.untracked_by_git_rules(root) if not p.endswith("/"))
+    found: dict[str, str | bytes] = {}  # path -> a file's mode, or a symlink's target
+    sparse: set[str] = set()
+    for path in sorted(paths):
+        kind = _kind(root / path)
+        if kind is not None:
+            found[path] = kind
+        elif path in skip and path in index and not on_disk(root, path):
+            files[path] = index[path]  # outside a sparse checkout: not a deletion
+            sparse.add(path)
+    extra_dirs: list[str] = []
+    if target is not None:
+        found.update(_in_the_way(root, target, set(found) | set(files), extra_dirs))
+    ids = _hash(root, None, found)
+    files.update({p: ("120000" if isinstance(k, bytes) else k, ids[p]) for p, k in found.items()})
+    empty = sorted({*_empty_dirs(root, found), *extra_dirs})
+    links = {p: k for p, k in found.items() if isinstance(k, bytes)}
+    return Disk(files, None if unmerged else index, frozenset(sparse), tuple(empty), head, links)
+
+
+def keep(root: Path, disk: Disk, into: Path) -> None:
+    """Put every blob `disk` names (its files', its index's) into the git dir `into`: those the
+    repository has, copied in one pack; the others (new and changed files) hashed from disk again, and
+    checked to be what the scan saw."""
+    entries = [*disk.files.values(), *(disk.index or {}).values()]
+    missing = _missing(into, {oid for mode, oid in entries if mode != GITLINK})
+    source = git_dir(root)
+    if missing and source != into:
+        copy_ids(source, into, set(missing) - set(_missing(source, missing)))
+        missing = _missing(into, missing)
+    paths: dict[str, str | bytes] = {}
+    for path, (mode, oid) in disk.files.items():
+        if oid in missing and mode != GITLINK:
+            paths[path] = disk.links[path] if mode == "120000" else mode
+    written = _hash(root, into, paths)
+    changed = [p for p, oid in written.items() if oid != disk.files[p][1]]
+    if changed:
+        raise UserError(f"{changed[0]} changed while tiergate saved the workspace; nothing was touched")
+
+
+def _kind(path: Path) -> str | bytes | None:
+    """A file's git mode ("100644", "100755"), a symlink's target (bytes), or None (missing, a directory,
+    or not a file git keeps)."""
+    try:
+        info = path.lstat()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    if stat.S_ISLNK(info.st_mode):
+        return os.fsencode(str(path.readlink()))
+    if stat.S_ISREG(info.st_mode):
+        return "100755" if info.st_mode & stat.S_IXUSR else "100644"
+    return None
+
+
+def on_disk(root: Path, path: str) -> bool:
+    try:
+        (root / path).lstat()
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    return True
+
+
+def _in_the_way(
+    root: Path, target: Mapping[str, tuple[str, str]], listed: set[str], empty: list[str]
+) -> Iterator[tuple[str, str | bytes]]:
+    """The ignored files (not in `listed`) standing where `target` puts a file or needs a directory;
+    empty directories met on the way go into `empty`. Nothing is followed through a symlink."""
+    directory: dict[str, bool] = {}  # prefix -> a real directory, to look below
+    for path, (mode, _) in sorted(target.items()):
+        if mode == GITLINK or path in listed:
+            continue
+        parts = path.split("/")
+        for depth in range(1, len(parts) + 1):
+            prefix = "/".join(parts[:depth])
+            if prefix in listed:
+                break  # a file in the backup already (removed before the target's are written)
+            if prefix in directory:
+                if directory[prefix]:
+                    continue
+                break
+            try:
+                info = (root / prefix).lstat()
+            except (FileNotFoundError, NotADirectoryError):
+                directory[prefix] = False
+                break
+            directory[prefix] = stat.S_ISDIR(info.st_mode) and depth < len(parts)
+            if stat.S_ISDIR(info.st_mode):
+                if depth == len(parts):  # a directory where the target has a file: all of it is in the way
+                    yield from _everything_under(root, prefix, listed, empty)
+                continue
+            kind = _kind(root / prefix)
+            if kind is not None:
+                yield prefix, kind
+            break
+
+
+def _everything_under(
+    root: Path, top: str, listed: set[str], empty: list[str]
+) -> Iterator[tuple[str, str | bytes]]:
+    for here, dirs, names in os.walk(root / top):
+        rel = Path(here).relative_to(root).as_posix()
+        if ".git" in dirs or ".git" in names:
+            raise UserError(f"a repository ({rel}) stands where the rollback's target has a file; move it")
+        if not dirs and not names:
+            empty.append(rel)
+        for name in names + [d for d in dirs if (Path(here) / d).is_symlink()]:
+            path = f"{rel}/{name}"
+            kind = _kind(root / path)
+            if kind is not None and path not in listed:
+                yield path, kind
+
+
+def _empty_dirs(root: Path, files: Iterable[str]) -> list[str]:
+    """The working tree's empty directories (the leaves: their parents come with them): directories
+    beside those holding `files` that hold no file at any depth. A directory holding anything else (an
+    ignored file, a nested repository's `.git`) is not looked into further: one listing tells."""
+    holding = {""} | {"/".join(p.split("/")[:n]) for p in files for n in range(1, p.count("/") + 1)}
+    found: list[str] = []
+    for directory in sorted(holding):
+        with contextlib.suppress(OSError), os.scandir(root / directory) as entries:
+            for entry in entries:
+                rel = f"{directory}/{entry.name}" if directory else entry.name
+                if rel not in holding and entry.name != ".git" and entry.is_dir(follow_symlinks=False):
+                    leaves = _only_directories(Path(entry.path))
+                    found += [rel if leaf == "." else f"{rel}/{leaf}" for leaf in leaves]
+    return found
+
+
+def _only_directories(top: Path) -> list[str]:
+    """The leaf directories under `top` (relative, "." for itself) when it holds no file at any depth;
+    else none."""
+    leaves = []
+    for here, dirs, names in os.walk(top):
+        if names or any((Path(here) / d).is_symlink() for d in dirs):
+            return []
+        if not dirs:
+            leaves.append(Path(here).relative_to(top).as_posix())
+    return leaves
+
+
+def _hash(root: Path, into: Path | None, found: Mapping[str, str | bytes]) -> dict[str, str]:
+    """Blob ids of the files (as they are on disk, no conversion of any kind) and of the symlinks'
+    targets (the bytes in `found`), written into the git dir `into` when given."""
+    if not found:
+        return {}
+    write = ("-w",) if into is not None else ()
+    with tempfile.TemporaryDirectory(prefix="tiergate-links-") as scratch:
+        sources = []
+        for n, (path, kind) in enumerate(found.items()):
+            if isinstance(kind, bytes):  # a symlink: its target is the blob, hashed from a scratch copy
+                (Path(scratch) / str(n)).write_bytes(kind)
+                sources.append(Path(scratch) / str(n))
+            else:
+                sources.append(root / path)
+        stdin = b"".join(_c_quote(os.fsencode(s)) + b"\n" for s in sources)
+        out = run_in(
+            into or git_dir(root), "hash-object", *write, "--no-filters", "--stdin-paths", stdin=stdin
+        )
+    return dict(zip(found, text(out).split(), strict=True))
+
+
+def _c_quote(raw: bytes) -> bytes:
+    """A path as git reads a C-quoted line (`--stdin-paths`): any name survives, newlines included."""
+    out = bytearray(b'"')
+    for byte in raw:
+        if byte in b'"\\':
+            out += b"\\" + bytes([byte])
+        elif 0x20 <= byte < 0x7F:
+            out.append(byte)
+        else:
+            out += b"\\%03o" % byte
+    return bytes(out + b'"')
+
+
+def tree(git_dir: Path, entries: Mapping[str, tuple[str, str]]) -> str:
+    """The tree of `entries` (their blobs already in `git_dir`), written there through a fresh index."""
+    info = b"".join(f"{mode} {oid}\t".encode() + os.fsencode(p) + b"\0" for p, (mode, oid) in entries.items())
+    with tempfile.TemporaryDirectory(prefix="tiergate-index-", dir=git_dir) as scratch:
+        env = {"GIT_INDEX_FILE": str(Path(scratch) / "index")}
+        run_in(git_dir, *_PLAIN_INDEX, "update-index", "-z", "--index-info", stdin=info, env=env)
+        return text(run_in(git_dir, *_PLAIN_INDEX, "write-tree", env=env))
+
+
+def entries(git_dir: Path, tree: str) -> Entries:
+    out = run_in(git_dir, "ls-tree", "-r", "-z", "--full-tree", tree)
+    found: Entries = {}
+    for record in out.split(b"\0"):
+        if record:
+            meta, _, path = record.partition(b"\t")
+            mode, _kind_name, oid = os.fsdecode(meta).split(" ")
+            found[os.fsdecode(path)] = (mode, oid)
+    return found
+
+
+def copy_objects(source: Path, dest: Path, roots: Iterable[str]) -> None:
+    """Every object of the trees `roots` that `dest` lacks, from `source` (git dirs both)."""
+    wanted: list[str] = []
+    for tree in roots:
+        wanted.append(tree)
+        out = run_in(source, "ls-tree", "-r", "-t", "-z", "--full-tree", tree)
+        for record in out.split(b"\0"):
+            _mode, kind, oid = os.fsdecode(record).partition("\t")[0].split(" ") if record else ("", "", "")
+            # A gitlink names a commit of another repository: there is nothing to copy.
+            if kind in ("blob", "tree"):
+                wanted.append(oid)
+    copy_ids(source, dest, wanted)
+
+
+def copy_ids(source: Path, dest: Path, ids: Iterable[str]) -> None:
+    """The objects `ids` that `dest` lacks, from `source`, through a pack that index-pack checks."""
+    missing = _missing(dest, ids)
+    if missing:
+        pack = run_in(source, "pack-objects", "-q", "--stdout", stdin=lines(missing))
+        run_in(dest, "index-pack", "--stdin", stdin=pack)
+
+
+def _missing(where: Path, ids: Iterable[str]) -> list[str]:
+    """Those of the objects `ids` that the git dir `where` does not have."""
+    asked = lines(ids)
+    if not asked:
+        return []
+    checked = text(run_in(where, "cat-file", "--batch-check=%(objectname)", stdin=asked))
+    return [line.split()[0] for line in checked.splitlines() if line.endswith(" missing")]
+
+
+def lines(items: Iterable[str]) -> bytes:
+    return "".join(f"{i}\n" for i in dict.fromkeys(items)).encode()
+
+
+# -- making a tree's files on disk -----------------------------------------------------------------------
+
+
+def plan(root: Path, current: Disk, target: Entries, exact: bool) -> tuple[list[str], list[str]]:
+    """(paths to remove, paths to write) to make the files `target`: only what differs."""
+    remove = [
+        p
+        for p, (mode, _) in current.files.items()
+        if p not in target and mode != GITLINK and p not in current.sparse
+    ]
+    write = [
+        p
+        for p, entry in target.items()
+        if entry[0] != GITLINK and p not in current.sparse and current.files.get(p) != entry
+    ]
+    if not exact:
+        # A commit holds git's normalized content: a file that git's own conversion turns into the commit's
+        # blob is the commit's file (a CRLF checkout of an LF blob, say).
+        same_mode = [
+            p for p in write if p in current.files and current.files[p][0] == target[p][0] != "120000"
+        ]
+        if same_mode:
+            stdin = b"".join(_c_quote(os.fsencode(p)) + b"\n" for p in same_mode)
+            cleaned = text(git.run(root, "hash-object", "--stdin-paths", stdin=stdin).stdout).split()
+            alike = {p for p, oid in zip(same_mode, cleaned, strict=True) if oid == target[p][1]}
+            write = [p for p in write if p not in alike]
+    return remove, write
+
+
+def materialize(
+    root: Path,
+    target: Entries,
+    plan: tuple[list[str], list[str]],
+    exact: bool,
+    empty_dirs: Sequence[str],
+    current: Disk,
+) -> None:
+    """Make the files `target` (their blobs in the repository) by the `plan` (see `plan`), and the
+    directories `empty_dirs`: tiergate writes them itself, byte for byte (or, not `exact`, as git's
+    checkout conversion makes them), each through a temporary file renamed over the old one."""
+    remove, write = plan
+    faults = _Faults()
+    # What stands where a target file goes (a file at one of its directories, anything under it) goes
+    # first; the other removals wait for the target's files, .gitignore included: an untracked file
+    # the target's rules ignore is then left alone, as any ignored file is.
+    dirs = {"/".join(p.split("/")[:n]) for p in target for n in range(1, p.count("/") + 1)}
+    first = [p for p in remove if p in dirs or any(q in target for q in _prefixes(p))]
+    for path in first:
+        _remove(root, path, faults)
+    contents = _contents(root, [(p, target[p][1]) for p in write], converted=not exact)
+    for path in sorted(write):
+        _write(root, path, target[path][0], contents[path])
+        faults.tick()
+    later = [p for p in remove if p not in set(first)]
+    untracked = [p for p in later if current.index is None or p not in current.index]
+    if untracked:
+        stdin = b"".join(os.fsencode(p) + b"\0" for p in untracked)
+        out = git.run(root, "check-ignore", "--no-index", "-z", "--stdin", stdin=stdin, ok=(0, 1)).stdout
+        ignored = {os.fsdecode(p) for p in out.split(b"\0") if p}
+        later = [p for p in later if p not in ignored]
+    for path in later:
+        _remove(root, path, faults)
+    for directory in empty_dirs:
+        with contextlib.suppress(OSError):
+            (root / directory).mkdir(parents=True, exist_ok=True)
+
+
+class _Faults:
+    """Counts this process's own file writes; a test sets KILL_AFTER_WRITES to be killed after so many."""
+
+    def __init__(self) -> None:
+        limit = os.environ.get(KILL_AFTER_WRITES, "")
+        self.left = int(limit) if limit.isdigit() else -1
+
+    def tick(self) -> None:
+        if self.left < 0:
+            return
+        self.left -= 1
+        if self.left == 0:
+            import signal
+
+            os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _prefixes(path: str) -> list[str]:
+    parts = path.split("/")
+    return ["/".join(parts[:n]) for n in range(1, len(parts))]
+
+
+def _remove(root: Path, path: str, faults: _Faults) -> None:
+    with contextlib.suppress(FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        (root / path).unlink()
+    faults.tick()
+    _prune_empty(root, path)
+
+
+def _prune_empty(root: Path, path: str) -> None:
+    """Remove the directories the removal of `path` left empty, up to the top."""
+    parent = (root / path).parent
+    while parent != root:
+        try:
+            parent.rmdir()
+        except OSError:
+            return
+        parent = parent.parent
+
+
+def _contents(root: Path, wanted: Sequence[tuple[str, str]], converted: bool) -> dict[str, bytes]:
+    """The bytes to write for each path: the blob as it is, or (`converted`) as git's checkout
+    conversion makes it for that path (eol, ident, encoding; filter drivers are blanked by git.run)."""
+    found: dict[str, bytes] = {}
+    plain = [(p, oid) for p, oid in wanted if not converted]
+    if plain:
+        out = git.run(
+            root, "cat-file", "--batch", stdin="".join(f"{oid}\n" for _, oid in plain).encode()
+        ).stdout
+        at = 0
+        for path, _ in plain:
+            header_end = out.index(b"\n", at)
+            size = int(out[at:header_end].split()[2])
+            found[path] = out[header_end + 1 : header_end + 1 + size]
+            at = header_end + 1 + size + 1
+    # One call a file: `cat-file --batch --filters` gives the blob's size, not the converted one's.
+    for path, oid in wanted if converted else ():
+        found[path] = git.run(root, "cat-file", "--filters", f"--path={path}", oid).stdout
+    return found
+
+
+def _write(root: Path, path: str, mode: str, data: bytes) -> None:
+    """Put `data` at `path` as a file (mode 100644 or 100755) or a symlink (120000): through a temporary
+    file beside it, renamed over it, so that a kill leaves the old file or the new one."""
+    where = root
+    for part in path.split("/")[:-1]:
+        where = where / part
+        try:
+            info = where.lstat()
+        except FileNotFoundError:
+            where.mkdir()
+            continue
+        if not stat.S_ISDIR(info.st_mode):
+            raise UserError(f"cannot write {path}: {where.relative_to(root)} is not a directory")
+    final = root / path
+    if final.is_dir() and not final.is_symlink():
+        _remove_empty_tree(final, path)
+    temporary = final.with_name(f".tiergate-{os.getpid()}-{final.name[:40]}.tmp")
+    temporary.unlink(missing_ok=True)
+    if mode == "120000":
+        temporary.symlink_to(os.fsdecode(data))
+    else:
+        fd = os.open(
+            temporary,
+            os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
+            0o777 if mode == "100755" else 0o666,
+        )
+        try:
+            _write_all(fd, data)
+        finally:
+            os.close(fd)
+    temporary.replace(final)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _remove_empty_tree(top: Path, path: str) -> None:
+    for here, _dirs, names in os.walk(top, topdown=False):
+        if names:
+            raise UserError(f"cannot write {path}: a directory holding files stands there")
+        Path(here).rmdir()
+
+
+def text(out: bytes) -> str:
+    return os.fsdecode(out).strip()

@@ -1,0 +1,57 @@
+"""The red team's rollbacks through the real hook entry point (issue 10): the Stop hook's rollback keeps
+its backup out of the repository's refs, so that `git push --mirror` does not publish an untracked
+secret, and saves the ignored files it replaces."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from testing.gitrepo import git, write
+
+from tests.handlers.effects_test import CLAIM, Loop
+
+CONFIG = '[checks]\ntests = "sh check.sh"\n\n[interventions]\nattempt_limit = 1\n'
+SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+
+
+def test_a_rollbacks_backup_is_not_published_by_a_mirror_push(tmp_path: Path) -> None:
+    loop = Loop(tmp_path, CONFIG)
+    loop.start()
+    write(loop.project, {"value.txt": "bad\n", "credentials.json": f'{{"token": "{SECRET}"}}\n'})
+
+    answer = loop.stop(CLAIM)
+
+    assert answer["decision"] == "block"
+    assert not (loop.project / "credentials.json").exists()  # rolled back
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(loop.project, "push", "-q", "--mirror", str(remote))
+    assert "tiergate" not in git(remote, "for-each-ref", "--format=%(refname)")
+    objects = subprocess.run(
+        ["git", "cat-file", "--batch-all-objects", "--batch"], cwd=remote, capture_output=True, check=True
+    ).stdout
+    assert SECRET.encode() not in objects
+    [backup] = json.loads(loop.run("backups", "--json").stdout)
+    assert loop.run("restore", backup["name"]).returncode == 0
+    assert SECRET in (loop.project / "credentials.json").read_text()
+
+
+def test_a_tracked_file_the_agent_untracked_and_ignored_comes_back_and_its_edit_is_saved(
+    tmp_path: Path,
+) -> None:
+    loop = Loop(tmp_path, CONFIG)
+    loop.start()
+    git(loop.project, "rm", "-q", "--cached", "check.sh")
+    write(loop.project, {".gitignore": ".tiergate/\ncheck.sh\n", "value.txt": "bad\n"})
+    edited = (loop.project / "check.sh").read_text() + "# the agent's edit\n"
+    write(loop.project, {"check.sh": edited})
+
+    assert loop.stop(CLAIM)["decision"] == "block"
+
+    assert "# the agent's edit" not in (loop.project / "check.sh").read_text()
+    assert git(loop.project, "ls-files", "check.sh").strip() == "check.sh"
+    [backup] = json.loads(loop.run("backups", "--json").stdout)
+    assert loop.run("restore", backup["name"]).returncode == 0
+    assert (loop.project / "check.sh").read_text() == edited

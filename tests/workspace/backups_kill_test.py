@@ -1,0 +1,229 @@
+"""SIGKILL at every git call of a rollback (the Stop hook's) and of a restore (`tiergate restore`), and
+between the files either writes: the loop's state and the backups still read, and the work is still
+restorable byte for byte (issue 10).
+
+A `git` wrapper first on PATH (tiergate runs git by PATH) counts the calls in a file and, at the k-th,
+lets that git call finish and then kills its parent, the process running tiergate, with SIGKILL."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from testing.gitrepo import GIT_ENV, commit_all, git, init_repo, write
+from testing.hooksession import HookSession
+
+from tests.handlers.effects_test import CLAIM, Loop
+from tests.workspace.backups_attacks_test import tree
+from tiergate.loop import store
+from tiergate.project import Project
+from tiergate.workspace import backups, ondisk
+
+ROLLBACK = (
+    "import sys; from pathlib import Path; from tiergate.project import Project; "
+    "from tiergate.workspace import backups; root = Path(sys.argv[1]); "
+    "backups.rollback(Project(root, Path(sys.argv[2])), backups.workspace_at(root, 'HEAD'), 'the test')"
+)
+WRAPPER = """#!/bin/sh
+n=$(( $(cat "$KILL_COUNT" 2>/dev/null || echo 0) + 1 ))
+echo "$n" > "$KILL_COUNT"
+if [ -n "$KILL_LOG" ]; then echo "$*" >> "$KILL_LOG"; fi
+"{git}" "$@"
+status=$?
+if [ "$n" = "$KILL_AT" ]; then kill -9 "$PPID"; fi
+exit "$status"
+"""
+
+
+@pytest.fixture(autouse=True)
+def isolated_git(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, value in GIT_ENV.items():
+        monkeypatch.setenv(name, value)
+
+
+def setup(tmp_path: Path) -> tuple[Path, Project, dict[str, bytes]]:
+    repo = init_repo(
+        tmp_path / "repo",
+        {".gitignore": "*.log\n", "app.py": "v = 1\n", "gone.txt": "g\n", "cfg.ini": "a = 1\n"},
+    )
+    write(repo, {"app.py": "v = 2\n", "new/feature.py": "f\n", "run.log": "ignored\n"})
+    (repo / "gone.txt").unlink()
+    git(repo, "rm", "-q", "--cached", "cfg.ini")
+    write(repo, {".gitignore": "*.log\ncfg.ini\n", "cfg.ini": "a = 2  # untracked, then ignored\n"})
+    (repo / "empty").mkdir()
+    (repo / "link").symlink_to("app.py")
+    return repo, Project(repo, tmp_path / "state"), tree(repo)
+
+
+def wrapper(tmp_path: Path) -> Path:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    real = shutil.which("git")
+    assert real
+    (bin_dir / "git").write_text(WRAPPER.format(git=real))
+    (bin_dir / "git").chmod(0o755)
+    return bin_dir
+
+
+def run_killed(
+    args: list[str], cwd: Path, bin_dir: Path, at: int, extra: dict[str, str] | None = None
+) -> int:
+    """Run `args` with the wrapper first on PATH, killed after git call `at` (0: never); the number of
+    git calls it made."""
+    count = bin_dir.parent / "count"
+    count.unlink(missing_ok=True)
+    env = {
+        **os.environ,
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+        "KILL_COUNT": str(count),
+        "KILL_AT": str(at),
+        **(extra or {}),
+    }
+    proc = subprocess.run(args, cwd=cwd, env=env, capture_output=True, check=False)
+    if at:
+        assert proc.returncode == -9, (at, proc.stderr)
+    else:
+        assert proc.returncode == 0, proc.stderr
+    return int(count.read_text()) if count.exists() else 0
+
+
+Expected = tuple[dict[str, bytes], str]  # a workspace's files, and the reason of a backup that may hold it
+
+
+def assert_restorable(project: Project, step: str, *works: Expected) -> None:
+    """The backups list without a problem, and each of `works` in turn is the workspace's or, restored,
+    the newest backup's with that reason (a prefix of it; a restore's own save only for BEFORE_RESTORE)."""
+    found = backups.inventory(project, project.root)
+    assert found.problems == [], step
+    for work, reason in works:
+        if tree(project.root) == work:
+            continue
+        saved = [
+            b
+            for b in found.backups
+            if b.reason.startswith(reason)
+            and (reason == BEFORE_RESTORE) == b.reason.startswith(BEFORE_RESTORE)
+        ]
+        assert saved, f"{step}: the work is neither in the workspace nor in a backup ({reason})"
+        backups.restore(project, saved[0])
+        assert tree(project.root) == work, step
+
+
+ROLLED_BACK = "tiergate backup before "  # the hook's reasons vary; never those of a restore's save
+BEFORE_TEST = "tiergate backup before the test"
+BEFORE_RESTORE = "tiergate backup before restoring"
+
+
+def rolled_back(where: Path) -> tuple[Project, list[Expected], backups.Backup]:
+    """A rolled-back workspace with more work done since: what a restore must save first."""
+    repo, project, work = setup(where)
+    backup = backups.rollback(project, backups.workspace_at(repo, "HEAD"), "the test")
+    assert backup is not None
+    write(repo, {"app.py": "v = 3  # after the rollback\n", "meanwhile.txt": "new since\n"})
+    return project, [(tree(repo), BEFORE_RESTORE), (work, BEFORE_TEST)], backup
+
+
+def restore_args(project: Project, backup: backups.Backup) -> list[str]:
+    return [sys.executable, "-m", "tiergate", "restore", backup.name]
+
+
+def test_a_restore_killed_at_every_git_call_loses_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TIERGATE_STATE_DIR", str(tmp_path / "unused"))
+
+    bin_dir = wrapper(tmp_path)
+    project, works, backup = rolled_back(tmp_path / "full")
+    monkeypatch.setenv("TIERGATE_STATE_DIR", str(project.state_dir))
+    calls = run_killed(restore_args(project, backup), project.root, bin_dir, at=0)
+    assert calls > 10
+    for k in range(1, calls + 1):
+        project, works, backup = rolled_back(tmp_path / f"k{k}")
+        monkeypatch.setenv("TIERGATE_STATE_DIR", str(project.state_dir))
+        run_killed(restore_args(project, backup), project.root, bin_dir, at=k)
+        assert_restorable(project, f"killed after git call {k} of {calls}", *works)
+
+
+@pytest.mark.parametrize("command", ["rollback", "restore"])
+def test_killed_between_its_own_file_writes_loses_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    writes = 0
+    for n in range(1, 30):
+        where = tmp_path / f"w{n}"
+        if command == "rollback":
+            repo, project, work = setup(where)
+            works = [(work, BEFORE_TEST)]
+            args = [sys.executable, "-c", ROLLBACK, str(repo), str(project.state_dir)]
+        else:
+            project, works, backup = rolled_back(where)
+            monkeypatch.setenv("TIERGATE_STATE_DIR", str(project.state_dir))
+            args = restore_args(project, backup)
+        env = {**os.environ, ondisk.KILL_AFTER_WRITES: str(n)}
+        proc = subprocess.run(args, cwd=project.root, env=env, capture_output=True, check=False)
+        if proc.returncode == 0:
+            break  # fewer writes than n: it ran to its end
+        assert proc.returncode == -9, proc.stderr
+        writes = n
+        assert_restorable(project, f"{command} killed after file write {n}", *works)
+    assert writes >= 4
+
+
+def test_the_stop_hooks_rollback_killed_at_every_git_call_loses_nothing(tmp_path: Path) -> None:
+    """Through the real hook entry point: a refuted claim at the attempt limit on a dirty workspace, the
+    hook killed at each git call from its first look at the working tree (the dirty check) on; the
+    loop's state file still parses after each kill."""
+    bin_dir = wrapper(tmp_path)
+    log = tmp_path / "calls"
+
+    template = tmp_path / "template"
+    started = Loop(template, '[checks]\ntests = "sh check.sh"\n\n[interventions]\nattempt_limit = 1\n')
+    write(started.project, {"docs/notes.md": "notes\n"})
+    commit_all(started.project, "notes")
+    started.start()
+    # The agent's work: an edit, an untracked file, an empty directory, a symlink, a tracked file it
+    # untracked, ignored and edited, and an ignored file elsewhere.
+    write(started.project, {"value.txt": "bad\n", "scratch/new.txt": "untracked work\n"})
+    (started.project / "empty").mkdir()
+    (started.project / "link").symlink_to("value.txt")
+    git(started.project, "rm", "-q", "--cached", "docs/notes.md")
+    (started.project / ".git" / "info" / "exclude").write_text("docs/notes.md\n*.log\n")
+    write(started.project, {"docs/notes.md": "notes, edited by the agent\n", "run.log": "ignored\n"})
+
+    def make(where: Path) -> tuple[HookSession, dict[str, bytes]]:
+        # A copy of the started loop: starting one for every kill would cost more than the kills.
+        shutil.copytree(template, where, symlinks=True)
+        loop = HookSession(where, where / "project", started.session_id)
+        loop.env.update(PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}", KILL_COUNT=str(where / "count"))
+        return loop, tree(loop.project)
+
+    def stop(loop: HookSession, at: int) -> None:
+        loop.env["KILL_AT"] = str(at)
+        payload = {
+            "session_id": loop.session_id,
+            "cwd": str(loop.project),
+            "hook_event_name": "Stop",
+            "transcript_path": str(loop.root / "session.jsonl"),
+            "stop_hook_active": False,
+            "last_assistant_message": CLAIM,
+        }
+        result = loop.run("hook", "Stop", stdin=json.dumps(payload))
+        assert result.returncode == (-9 if at else 0), (at, result.stderr)
+
+    loop, work = make(tmp_path / "full")
+    loop.env["KILL_LOG"] = str(log)
+    stop(loop, 0)
+    assert (loop.project / "value.txt").read_text() == "good\n"  # it did roll back
+    calls = log.read_text().splitlines()
+    first = next(n for n, call in enumerate(calls, 1) if "ls-files -z -s -v" in call)
+    for k in range(first, len(calls) + 1):
+        loop, work = make(tmp_path / f"k{k}")
+        stop(loop, k)
+        project = Project(loop.project, loop.project / ".tiergate")
+        assert store.read(project, loop.session_id) is not None, k  # the loop's state still parses
+        assert_restorable(project, f"Stop killed after git call {k} of {len(calls)}", (work, ROLLED_BACK))
