@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from testing.gitrepo import git, init_repo, write
 from testing.hooksession import HookSession, verifier_transcript
+from testing.statefolder import state_dir
 
 from tiergate.loop import slash as loopcommands
 
@@ -96,7 +97,7 @@ def test_features_are_done_one_at_a_time_and_a_regression_is_refuted_until_fixed
     assert handed_over["decision"] == "block"
     assert "F01 is done" in handed_over["reason"] and "Feature F02: Filter by tag" in handed_over["reason"]
     assert pilot.status() == {"F01": "done", "F02": "current"}
-    store = pilot.project / ".tiergate" / "backups.git"
+    store = state_dir(pilot.project, pilot.env) / "backups.git"
     green = git(store, f"--git-dir={store}", "rev-parse", f"refs/green/{SESSION}").strip()
     assert git(store, f"--git-dir={store}", "show", f"{green}:files/app.sh") == LIST
 

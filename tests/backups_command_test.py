@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from testing.gitrepo import GIT_ENV, commit_all, git, init_repo, write
+from testing.statefolder import state_dir
 
 from tiergate.project import locate
 from tiergate.workspace import backups
@@ -50,7 +51,7 @@ def dirty(repo: Path) -> None:
 
 
 def roll_back(repo: Path, why: str = "rolling back to the loop's start") -> backups.Backup:
-    backup = backups.rollback(locate(repo, {}), backups.workspace_at(repo, "HEAD"), why)
+    backup = backups.rollback(locate(repo, os.environ), backups.workspace_at(repo, "HEAD"), why)
     assert backup is not None
     return backup
 
@@ -80,7 +81,7 @@ def test_backups_lists_each_with_its_name_head_changes_and_reason(repo: Path) ->
         {
             "name": backup.name,
             "ref": f"refs/backups/{backup.name}",
-            "store": str(repo / ".tiergate" / "backups.git"),
+            "store": str(state_dir(repo) / "backups.git"),
             "commit": backup.commit,
             "created": as_json[0]["created"],
             "head": head,
@@ -123,7 +124,7 @@ def test_restore_saves_the_current_work_first_and_can_be_undone(repo: Path) -> N
     assert saved_line.startswith("tiergate: saved the workspace as it was first, as backup ")
     saved = saved_line.rsplit(" ", 1)[1]
     assert restored_line.startswith(f"tiergate: restored backup {backup.name}")
-    assert [b.name for b in backups.list_backups(locate(repo, {}), repo)] == [saved, backup.name]
+    assert [b.name for b in backups.list_backups(locate(repo, os.environ), repo)] == [saved, backup.name]
     assert tiergate(repo, "restore", saved).returncode == 0
     assert files(repo) == current
 
@@ -147,9 +148,9 @@ def test_restore_works_from_a_subdirectory(repo: Path) -> None:
 )
 def test_an_unknown_or_ambiguous_name_is_one_line(repo: Path, name: str, message: str) -> None:
     write(repo, {"app.py": "one\n"})
-    first = backups.save_workspace(locate(repo, {}), "a test", now=1_700_000_000)
+    first = backups.save_workspace(locate(repo, os.environ), "a test", now=1_700_000_000)
     write(repo, {"app.py": "two\n"})
-    second = backups.save_workspace(locate(repo, {}), "a test", now=1_700_000_001)
+    second = backups.save_workspace(locate(repo, os.environ), "a test", now=1_700_000_001)
     result = tiergate(repo, "restore", name)
     assert result.returncode == 2
     assert result.stdout == ""
@@ -229,7 +230,7 @@ def test_old_layout_backups_are_listed_with_a_warning_and_moved_by_migrate(repo:
 def test_an_unreadable_backup_is_named_on_stderr(repo: Path) -> None:
     dirty(repo)
     roll_back(repo)
-    broken = repo / ".tiergate" / "backups.git" / "refs" / "backups" / "20990101T000000.000Z-0badc0de"
+    broken = state_dir(repo) / "backups.git" / "refs" / "backups" / "20990101T000000.000Z-0badc0de"
     broken.write_text("0" * 39 + "1\n")
     result = tiergate(repo, "backups")
     assert result.returncode == 1

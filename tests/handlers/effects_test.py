@@ -11,6 +11,7 @@ from typing import Any
 
 from testing.gitrepo import git, init_repo, write
 from testing.hooksession import HookSession, verifier_transcript
+from testing.statefolder import state_dir
 
 SESSION = "11111111-2222-3333-4444-555555555555"
 CLAIM = "value.txt is right now.\n\n<promise>DONE</promise>"
@@ -142,7 +143,7 @@ def test_a_claim_the_checks_pass_reaches_a_verifier_with_the_results_and_its_pas
     )
     assert "returned PASS" in passed["systemMessage"]
     assert "loop finished" in loop.stop("Done.")["systemMessage"]
-    store = loop.project / ".tiergate" / "backups.git"
+    store = state_dir(loop.project, loop.env) / "backups.git"
     green = git(store, f"--git-dir={store}", "rev-parse", f"refs/green/{SESSION}").strip()
     assert git(store, f"--git-dir={store}", "show", f"{green}:files/value.txt") == fixed
     [record] = [r for r in loop.decisions() if r["decision"] == "finalize"]

@@ -55,3 +55,22 @@ def test_a_tracked_file_the_agent_untracked_and_ignored_comes_back_and_its_edit_
     [backup] = json.loads(loop.run("backups", "--json").stdout)
     assert loop.run("restore", backup["name"]).returncode == 0
     assert (loop.project / "check.sh").read_text() == edited
+
+
+def test_a_rollback_leaves_another_tools_state_where_it_is(tmp_path: Path) -> None:
+    # OMC and ralph-loop keep their state in the project while the loop runs: a rollback undoes the loop's
+    # work, not theirs (OMC would lose its session tracking, ralph-loop its loop).
+    loop = Loop(tmp_path, CONFIG)
+    loop.start()
+    tools = {
+        ".omc/state/sessions/s1/ralph-state.json": '{"active": true}\n',
+        ".claude/ralph-loop.local.md": "---\nactive: true\niteration: 3\n---\n\nfix it\n",
+    }
+    write(loop.project, {"value.txt": "bad\n", "scratch.txt": "the agent's\n", **tools})
+
+    assert loop.stop(CLAIM)["decision"] == "block"
+
+    assert not (loop.project / "scratch.txt").exists()  # rolled back: the loop's own untracked file
+    assert (loop.project / "value.txt").read_text() != "bad\n"
+    for path, text in tools.items():
+        assert (loop.project / path).read_text() == text, path

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from testing.gitrepo import GIT_ENV, commit_all, git, init_repo, write
 from testing.hooksession import HookSession
+from testing.statefolder import state_dir
 
 from tests.handlers.effects_test import CLAIM, Loop
 from tests.workspace.backups_attacks_test import tree
@@ -199,6 +200,10 @@ def test_the_stop_hooks_rollback_killed_at_every_git_call_loses_nothing(tmp_path
         # A copy of the started loop: starting one for every kill would cost more than the kills.
         shutil.copytree(template, where, symlinks=True)
         loop = HookSession(where, where / "project", started.session_id)
+        # The loop's state lives outside the project, keyed by its path: the copy gets its own.
+        shutil.copytree(
+            state_dir(started.project, started.env), state_dir(loop.project, loop.env), symlinks=True
+        )
         loop.env.update(PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}", KILL_COUNT=str(where / "count"))
         return loop, tree(loop.project)
 
@@ -224,6 +229,6 @@ def test_the_stop_hooks_rollback_killed_at_every_git_call_loses_nothing(tmp_path
     for k in range(first, len(calls) + 1):
         loop, work = make(tmp_path / f"k{k}")
         stop(loop, k)
-        project = Project(loop.project, loop.project / ".tiergate")
+        project = Project(loop.project, state_dir(loop.project, loop.env))
         assert store.read(project, loop.session_id) is not None, k  # the loop's state still parses
         assert_restorable(project, f"Stop killed after git call {k} of {len(calls)}", (work, ROLLED_BACK))

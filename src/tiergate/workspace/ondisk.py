@@ -365,7 +365,9 @@ def materialize(
     for path in sorted(write):
         _write(root, path, target[path][0], contents[path])
         faults.tick()
-    later = [p for p in remove if p not in set(first)]
+    # Another tool's state (OMC's `.omc/`, a plugin's `.claude/*.local.md`) is not the loop's work: a rollback
+    # undoes the loop, not the tools running beside it, which would lose their place (it stays in the backup).
+    later = [p for p in remove if p not in set(first) and not _another_tools(p, current)]
     untracked = [p for p in later if current.index is None or p not in current.index]
     if untracked:
         stdin = b"".join(os.fsencode(p) + b"\0" for p in untracked)
@@ -394,6 +396,13 @@ class _Faults:
             import signal
 
             os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _another_tools(path: str, current: Disk) -> bool:
+    from tiergate import foreign
+
+    executable = current.files.get(path, ("", ""))[0] == "100755"
+    return foreign.built_in_rule(path) is not None and not foreign.is_code(path, executable)
 
 
 def _prefixes(path: str) -> list[str]:
