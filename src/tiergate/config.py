@@ -45,12 +45,16 @@ Example::
     [alerts]
     command = "notify-send tiergate"   # run on a halt, the message on stdin and in TIERGATE_ALERT
     timeout_seconds = 10
+
+    [interop]                    # the user's own loops: adopt and verify their claims, or leave them be
+    ralph_loop = "verify"        # Anthropic's ralph-loop plugin: "verify" or "ignore"
+    omc = "verify"               # oh-my-claudecode's ralph and autopilot modes: "verify" or "ignore"
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -151,6 +155,11 @@ class AlertsConfig(_Section):
         return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
+class InteropConfig(_Section):
+    ralph_loop: Literal["verify", "ignore"] = "verify"
+    omc: Literal["verify", "ignore"] = "verify"
+
+
 def _a_command(command: str) -> str:
     # An empty command would "pass" having checked nothing: a check must run something.
     if not command.strip():
@@ -170,6 +179,7 @@ class Config(_Section):
     interventions: InterventionsConfig = InterventionsConfig()
     stalls: StallsConfig = StallsConfig()
     alerts: AlertsConfig = AlertsConfig()
+    interop: InteropConfig = InteropConfig()
 
     def kept(self) -> dict[str, Any]:
         """The configuration in its JSON form, as a loop keeps it (`source` apart: `kept_config`)."""
