@@ -67,14 +67,24 @@ class HookSession:
     def verifier_fails(self, agent_id: str, critique: str, command: str, output: str) -> dict[str, Any]:
         """The requested verifier starts, runs `command` (which printed `output`) and fails the claim with
         `critique`, every criterion MISSING; the SubagentStop hook's answer."""
+        return self._verifier_says(agent_id, "FAIL", "MISSING", critique, command, output)
+
+    def verifier_passes(self, agent_id: str, command: str, output: str) -> dict[str, Any]:
+        """The requested verifier starts, runs `command` (which printed `output`) and passes the claim,
+        every criterion VERIFIED by that command; the SubagentStop hook's answer."""
+        return self._verifier_says(agent_id, "PASS", "VERIFIED", "", command, output)
+
+    def _verifier_says(
+        self, agent_id: str, verdict_name: str, status: str, critique: str, command: str, output: str
+    ) -> dict[str, Any]:
         verification = self.loop().verification
         assert verification is not None
         self.hook("SubagentStart", agent_id=agent_id, agent_type=verification.agent)
         criteria = [
-            {"criterion": label, "status": "MISSING", "evidence": f"$ {command} -> {output}"}
+            {"criterion": label, "status": status, "evidence": f"$ {command} -> {output}"}
             for label in verification.evidence
         ]
-        verdict = json.dumps({"verdict": "FAIL", "criteria": criteria, "critique": critique})
+        verdict = json.dumps({"verdict": verdict_name, "criteria": criteria, "critique": critique})
         transcript = verifier_transcript(self.root / f"agent-{agent_id}.jsonl", command, output)
         return self.hook(
             "SubagentStop",
