@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -67,31 +68,38 @@ class HookSession:
     def verifier_fails(self, agent_id: str, critique: str, command: str, output: str) -> dict[str, Any]:
         """The requested verifier starts, runs `command` (which printed `output`) and fails the claim with
         `critique`, every criterion MISSING; the SubagentStop hook's answer."""
-        return self._verifier_says(agent_id, "FAIL", "MISSING", critique, command, output)
+        return self.verifier_says(agent_id, "FAIL", command, output, critique)
 
-    def verifier_passes(self, agent_id: str, command: str, output: str) -> dict[str, Any]:
-        """The requested verifier starts, runs `command` (which printed `output`) and passes the claim,
-        every criterion VERIFIED by that command; the SubagentStop hook's answer."""
-        return self._verifier_says(agent_id, "PASS", "VERIFIED", "", command, output)
-
-    def _verifier_says(
-        self, agent_id: str, verdict_name: str, status: str, critique: str, command: str, output: str
+    def verifier_says(
+        self,
+        agent_id: str,
+        verdict: str,
+        command: str,
+        output: str,
+        critique: str = "",
+        meanwhile: Callable[[], object] | None = None,
     ) -> dict[str, Any]:
+        """The requested verifier starts, runs `command` (which printed `output`) and ends with `verdict`
+        (a PASS with every criterion VERIFIED, else every one MISSING); `meanwhile` runs between its
+        SubagentStart and its SubagentStop. The SubagentStop hook's answer."""
         verification = self.loop().verification
         assert verification is not None
         self.hook("SubagentStart", agent_id=agent_id, agent_type=verification.agent)
+        if meanwhile is not None:
+            meanwhile()
+        status = "VERIFIED" if verdict == "PASS" else "MISSING"
         criteria = [
             {"criterion": label, "status": status, "evidence": f"$ {command} -> {output}"}
             for label in verification.evidence
         ]
-        verdict = json.dumps({"verdict": verdict_name, "criteria": criteria, "critique": critique})
+        block = json.dumps({"verdict": verdict, "criteria": criteria, "critique": critique})
         transcript = verifier_transcript(self.root / f"agent-{agent_id}.jsonl", command, output)
         return self.hook(
             "SubagentStop",
             agent_id=agent_id,
             agent_type=verification.agent,
             agent_transcript_path=str(transcript),
-            last_assistant_message=f"I looked.\n\n```tiergate-verdict\n{verdict}\n```",
+            last_assistant_message=f"I looked.\n\n```tiergate-verdict\n{block}\n```",
         )
 
     def decisions(self) -> list[dict[str, Any]]:

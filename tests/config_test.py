@@ -70,6 +70,14 @@ def test_dedicated_file_wins_over_pyproject(tmp_path: Path) -> None:
         ('[checks]\n"unit.fast" = "  \\t "\n', ".tiergate.toml: [checks] unit.fast: the command is empty"),
         ("[tiers]\nlight_files_below = true\n", ".tiergate.toml: tiers.light_files_below: "),
         ("surprise = 1\n", ".tiergate.toml: surprise: unknown key"),
+        (
+            '[workspace]\nignore = ["build/", "tmp\\\\"]\n',
+            ".tiergate.toml: workspace.ignore: 'tmp\\\\' is not a valid gitignore-style pattern",
+        ),
+        ('[workspace]\nignore = ["# old"]\n', ".tiergate.toml: workspace.ignore: '# old' is a comment"),
+        ('[workspace]\nignore = [""]\n', ".tiergate.toml: workspace.ignore: must be a list of non-empty"),
+        ('[workspace]\nignore = "build/"\n', ".tiergate.toml: workspace.ignore: must be a list of"),
+        ("[workspace]\nignored = []\n", ".tiergate.toml: workspace.ignored: unknown key"),
     ],
 )
 def test_broken_config_is_one_line_naming_file_and_key(tmp_path: Path, text: str, message: str) -> None:
@@ -130,3 +138,16 @@ def test_broken_new_sections(tmp_path: Path, text: str, message: str) -> None:
     with pytest.raises(UserError) as caught:
         load_config(tmp_path)
     assert str(caught.value).startswith(message)
+
+
+def test_workspace_ignore_is_kept_with_the_file_it_came_from(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.tiergate.workspace]\nignore = ["build/", "!build/keep"]\n'
+    )
+    config = load_config(tmp_path)
+    assert config.workspace.ignore == ("build/", "!build/keep")
+    verdict = config.exclusions.verdict("build/x")
+    assert verdict is not None
+    assert verdict.reason == "[workspace] ignore in pyproject.toml [tool.tiergate] (build/)"
+    assert config.kept()["workspace"] == {"ignore": ["build/", "!build/keep"]}
+    assert Config().exclusions.ignore == ()

@@ -49,6 +49,9 @@ Example::
     [interop]                    # the user's own loops: adopt and verify their claims, or leave them be
     ralph_loop = "verify"        # Anthropic's ralph-loop plugin: "verify" or "ignore"
     omc = "verify"               # oh-my-claudecode's ralph and autopilot modes: "verify" or "ignore"
+
+    [workspace]                  # gitignore-style paths that are never the loop's change, nor a
+    ignore = ["build/", "*.log"] # verifier's (besides the built-in ones: tiergate.foreign)
 """
 
 from __future__ import annotations
@@ -58,6 +61,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from tiergate import foreign
 from tiergate.configfile import read_table
 from tiergate.errors import UserError
 from tiergate.tier import keywords
@@ -160,6 +164,20 @@ class InteropConfig(_Section):
     omc: Literal["verify", "ignore"] = "verify"
 
 
+class WorkspaceConfig(_Section):
+    ignore: tuple[str, ...] = ()
+
+    @field_validator("ignore", mode="before")
+    @classmethod
+    def _gitignore_patterns(cls, value: Any) -> Any:
+        if not isinstance(value, (list, tuple)):
+            raise ValueError("must be a list of gitignore-style patterns")
+        problem = next(filter(None, map(foreign.pattern_error, value)), None)
+        if problem is not None:
+            raise ValueError(problem)
+        return tuple(value)
+
+
 def _a_command(command: str) -> str:
     # An empty command would "pass" having checked nothing: a check must run something.
     if not command.strip():
@@ -180,10 +198,16 @@ class Config(_Section):
     stalls: StallsConfig = StallsConfig()
     alerts: AlertsConfig = AlertsConfig()
     interop: InteropConfig = InteropConfig()
+    workspace: WorkspaceConfig = WorkspaceConfig()
 
     def kept(self) -> dict[str, Any]:
         """The configuration in its JSON form, as a loop keeps it (`source` apart: `kept_config`)."""
         return self.model_dump(mode="json")
+
+    @property
+    def exclusions(self) -> foreign.Exclusions:
+        """What is never work: the built-in rules and `[workspace] ignore` (from this file)."""
+        return foreign.Exclusions(self.workspace.ignore, self.source)
 
     @property
     def tier_policy(self) -> TierPolicy:

@@ -88,7 +88,8 @@ def test_a_false_promise_under_a_users_ralph_loop_is_refuted_then_the_fix_is_ver
     write(s.project, FIXED)
     spawn = s.stop("Fixed.\n<promise>DONE</promise>")
     assert "```tiergate-spawn" in spawn["reason"]
-    assert "returned PASS" in s.verifier_passes("a1", "sh check.sh", "test_value ... ok")["systemMessage"]
+    passed = s.verifier_says("a1", "PASS", "sh check.sh", "test_value ... ok")
+    assert "returned PASS" in passed["systemMessage"]
     assert "loop finished" in s.stop("Done.")["systemMessage"]
     assert not s.loop().active
     decided = s.decided()
@@ -229,7 +230,7 @@ def test_an_omc_ralph_whose_model_clears_its_state_is_refuted_then_verified(tmp_
     write(s.project, FIXED)
     spawn = s.stop("Ralph is complete.", transcript_path=str(cleared))
     assert "```tiergate-spawn" in spawn["reason"]
-    s.verifier_passes("a1", "sh check.sh", "test_value ... ok")
+    s.verifier_says("a1", "PASS", "sh check.sh", "test_value ... ok")
     assert "loop finished" in s.stop("Done.", transcript_path=str(nothing))["systemMessage"]
 
 

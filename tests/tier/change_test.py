@@ -252,3 +252,74 @@ def test_totals_add_every_kind_of_change(repo: Path) -> None:
     change = measure_change(repo)
     assert change.files_changed == 3
     assert change.lines_changed == 2 + 3 + 5
+
+
+# Other tools' state (tiergate.foreign) ----------------------------------------------------------------
+
+OMC_STATE = {
+    ".omc/state/subagent-tracking.json": '{"agents": []}\n' * 40,
+    ".omc/state/sessions/s1/state.json": "{}\n",
+    ".claude/ralph-loop.local.md": "---\nactive: true\n---\nprompt\n",
+    ".claude/settings.local.json": '{"permissions": {"allow": ["Bash(ls)"]}}\n',
+}
+
+
+def test_other_tools_state_is_set_aside_with_its_reasons(repo: Path) -> None:
+    write(repo, {"a.txt": numbered(11), **OMC_STATE})
+    change = measure_change(repo)
+    assert change.paths == ("a.txt",)
+    assert (change.files_changed, change.lines_changed) == (1, 1)
+    assert [v.path for v in change.excluded] == sorted(OMC_STATE)
+    reasons = {v.path: v.reason for v in change.excluded}
+    assert reasons[".omc/state/subagent-tracking.json"] == "oh-my-claudecode's state (.omc/)"
+    assert reasons[".claude/ralph-loop.local.md"].startswith("a Claude Code plugin's per-project state")
+
+
+def test_a_tracked_tool_file_edited_or_deleted_is_set_aside_too(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "r", {"a.txt": "1\n", ".omc/notepad.md": "note\n", ".omc/plans/p.md": "x\n"})
+    write(repo, {".omc/notepad.md": "note\nmore\n"})
+    (repo / ".omc/plans/p.md").unlink()
+    change = measure_change(repo)
+    assert change.files == ()
+    assert [v.path for v in change.excluded] == [".omc/notepad.md", ".omc/plans/p.md"]
+
+
+def test_code_and_programs_under_a_tools_folder_are_counted(repo: Path) -> None:
+    write(
+        repo,
+        {".omc/impl.py": numbered(30), ".omc/state/run": "#!/bin/sh\necho hi\n", ".omc/state/x.json": "{}\n"},
+    )
+    (repo / ".omc/state/run").chmod(0o755)
+    change = measure_change(repo)
+    assert change.paths == (".omc/impl.py", ".omc/state/run")
+    assert change.lines_changed == 32
+    assert [v.path for v in change.foreign_paths if not v.excluded] == [".omc/impl.py", ".omc/state/run"]
+    assert [v.path for v in change.excluded] == [".omc/state/x.json"]
+
+
+def test_a_users_file_moved_into_a_tools_folder_is_still_the_users_change(repo: Path) -> None:
+    (repo / ".omc").mkdir()
+    git(repo, "mv", "src/b.py", ".omc/b.json")
+    change = measure_change(repo)
+    assert only(change) == FileChange(".omc/b.json", "renamed", 0, 0, old_path="src/b.py")
+    assert change.excluded == ()  # its new name is not reported as set aside: it is counted
+
+
+def test_a_users_file_moved_into_a_tools_folder_with_mv_stays_a_deletion(repo: Path) -> None:
+    (repo / ".omc").mkdir()
+    (repo / "src/b.py").rename(repo / ".omc/b.json")
+    change = measure_change(repo)
+    assert only(change) == FileChange("src/b.py", "deleted", 0, 5)
+
+
+def test_the_users_ignore_patterns_are_set_aside(repo: Path) -> None:
+    from tiergate.foreign import Exclusions
+
+    write(repo, {"a.txt": numbered(11), "build/out.js": numbered(500), "run.log": "x\n"})
+    change = measure_change(repo, exclusions=Exclusions(("build/", "*.log"), ".tiergate.toml"))
+    assert change.paths == ("a.txt",)
+    assert {v.path: v.reason for v in change.excluded} == {
+        "build/out.js": "[workspace] ignore in .tiergate.toml (build/)",
+        "run.log": "[workspace] ignore in .tiergate.toml (*.log)",
+    }
+    assert measure_change(repo).files_changed == 3  # without them, counted

@@ -145,3 +145,66 @@ def test_the_manifest_of_a_workspace_gives_its_fingerprint_and_each_files_change
         modified=("README.md", "src/app.py"),
         deleted=("docs/guide.md", "draft.md"),
     )
+
+
+# Other tools' state (tiergate.foreign) ----------------------------------------------------------------
+
+
+def tool_writes(repo: Path, round_: int) -> None:
+    """What oh-my-claudecode and ralph-loop write on their own, round after round."""
+    write(
+        repo,
+        {
+            ".omc/state/subagent-tracking.json": f'{{"round": {round_}}}\n',
+            f".omc/state/agent-replay-{round_}.jsonl": "{}\n",
+            ".claude/ralph-loop.local.md": f"---\niteration: {round_}\n---\n",
+            ".claude/settings.local.json": f'{{"n": {round_}}}\n',
+        },
+    )
+
+
+def test_other_tools_state_changes_no_fingerprint_and_no_manifest(repo: Path) -> None:
+    write(repo, {"src/app.py": "print('b')\n"})
+    before = manifest(repo, None)
+    tool_writes(repo, 1)
+    tool_writes(repo, 2)
+    after = manifest(repo, None)
+    assert before is not None and after is not None
+    assert after.digest == before.digest
+    assert set(after.files) == {"src/app.py"}
+    assert changes(before, after).empty
+
+
+def test_code_written_under_a_tools_folder_changes_the_fingerprint(repo: Path) -> None:
+    before = fp(repo)
+    write(repo, {".omc/hidden.py": "import os\n"})
+    taken = manifest(repo, None)
+    assert taken is not None and taken.digest != before and ".omc/hidden.py" in taken.files
+
+
+def test_claude_codes_project_settings_still_change_the_fingerprint(repo: Path) -> None:
+    before = fp(repo)
+    write(repo, {".claude/settings.json": '{"hooks": {}}\n'})
+    assert fp(repo) != before
+
+
+def test_the_users_ignore_patterns_leave_the_fingerprint_alone(repo: Path) -> None:
+    from tiergate.foreign import Exclusions
+
+    ignore = Exclusions(("build/",), ".tiergate.toml")
+    before = fingerprint(repo, None, ignore)
+    write(repo, {"build/out.js": "x\n"})
+    assert fingerprint(repo, None, ignore) == before
+    assert fingerprint(repo, None) != fingerprint(repo, None, ignore)
+
+
+def test_a_measured_change_and_git_agree_with_other_tools_state_around(repo: Path) -> None:
+    from tiergate.foreign import Exclusions
+
+    ignore = Exclusions(("build/",), ".tiergate.toml")
+    tool_writes(repo, 1)
+    git(repo, "mv", "README.md", ".omc/readme.md")  # a rename into a tool's folder, still counted
+    write(repo, {"build/x": "1\n", ".omc/tool.py": "x = 1\n", "src/app.py": "print('c')\n"})
+    change = measure_change(repo, exclusions=ignore)
+    assert of_change(change) == fingerprint(repo, None, ignore)
+    assert change.paths == (".omc/readme.md", ".omc/tool.py", "src/app.py")

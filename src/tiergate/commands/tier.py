@@ -11,6 +11,7 @@ from tiergate.text import plural
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from tiergate.foreign import Exclusions
     from tiergate.tier.assess import Assessment
     from tiergate.tier.riskpaths import PathMatch
 
@@ -55,8 +56,11 @@ def run(args: argparse.Namespace) -> int:
     from tiergate.tier.assess import assess_change
 
     root = repo_root(Path.cwd())
-    base = args.base or _loop_base(root) or "HEAD"
-    assessment = assess_change(root, base=base, prompt=args.prompt, coverage=args.coverage)
+    loop_base, exclusions = _loop(root)
+    base = args.base or loop_base or "HEAD"
+    assessment = assess_change(
+        root, base=base, prompt=args.prompt, coverage=args.coverage, exclusions=exclusions
+    )
     if args.json:
         _print_json(assessment, sys.stdout)
     elif args.explain:
@@ -66,18 +70,24 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _loop_base(root: Path) -> str | None:
-    """The start commit of this project's active loop, or of the loop waiting for a session."""
+def _loop(root: Path) -> tuple[str | None, Exclusions | None]:
+    """The start commit of this project's active loop (or of the loop waiting for a session), and the
+    active loop's exclusions: what its hooks leave out, from the configuration it kept at its start,
+    not from the file the agent can edit since."""
     import os
 
+    from tiergate import foreign
     from tiergate.loop import store as state
     from tiergate.project import locate
 
     project = locate(root, os.environ)
     if not project.state_dir.is_dir():
-        return None
+        return None, None
+    active = [s for s in state.all_loops(project) if s.active]
+    if active:
+        return active[-1].base, foreign.of_loop(active[-1])
     pending = state.read_pending(project)
-    return state.active_base(project) or (pending.base if pending else None)
+    return (pending.base if pending else None), None
 
 
 def _print_json(assessment: Assessment, out: TextIO) -> None:
@@ -94,6 +104,11 @@ def _print_json(assessment: Assessment, out: TextIO) -> None:
         "files": [
             {"path": f.path, "status": f.status, "additions": f.additions, "deletions": f.deletions}
             for f in change.files
+        ],
+        # Other tools' state, never counted; and code under a tool's folder, counted all the same.
+        "excluded": [{"path": v.path, "reason": v.reason} for v in change.excluded],
+        "kept_as_code": [
+            {"path": v.path, "reason": v.reason} for v in change.foreign_paths if not v.excluded
         ],
     }
     out.write(json.dumps(record, indent=2) + "\n")
@@ -142,6 +157,7 @@ def explain(assessment: Assessment, prompt_given: bool) -> str:
         lines.append(f"    {_STATUS_LETTERS.get(f.status, '?')} {name}  {size}")
     if change.files_changed > LISTED_FILES:
         lines.append(f"    ... and {change.files_changed - LISTED_FILES} more")
+    lines += _foreign(assessment)
     lines += [
         f"Test coverage: {assessment.coverage.level} ({assessment.coverage.evidence})",
         f"Security-sensitive paths: {_matches(scan.security)}",
@@ -154,6 +170,27 @@ def explain(assessment: Assessment, prompt_given: bool) -> str:
     lines += ["", "Why:"] + [f"  - {reason}" for reason in decision.reasons]
     lines += ["", "The verifier must bring:"] + [f"  - {item}" for item in verifier.evidence_required]
     return "\n".join(lines) + "\n"
+
+
+def _foreign(assessment: Assessment) -> list[str]:
+    """Every path set aside as another tool's state, with its reason (all of them: a path hidden
+    there would be hidden work), and the code found under a tool's folder, counted as work."""
+    from tiergate.text import quote_path
+
+    change = assessment.change
+    excluded = change.excluded
+    kept = [v for v in change.foreign_paths if not v.excluded]
+    lines = [
+        f"Not counted: {plural(len(excluded), 'path')} of other tools' state "
+        "(neither the change nor a verifier's doing):"
+        if excluded
+        else "Not counted: nothing (no other tool's state, no [workspace] ignore match)"
+    ]
+    lines += [f"    {quote_path(v.path)}  {v.reason}" for v in excluded]
+    if kept:
+        lines.append(f"Counted though under another tool's folder: {plural(len(kept), 'path')} of code:")
+        lines += [f"    {quote_path(v.path)}  {v.reason}" for v in kept]
+    return lines
 
 
 def _matches(matches: tuple[PathMatch, ...]) -> str:

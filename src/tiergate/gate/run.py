@@ -26,6 +26,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from tiergate import foreign
 from tiergate.gate import baseline
 from tiergate.gate import cache as evidencecache
 from tiergate.gate.checks import BEHAVIOUR_STAGE, COMPILE_STAGE, Check, CheckResult
@@ -37,6 +38,7 @@ from tiergate.workspace.fingerprint import fingerprint
 
 if TYPE_CHECKING:
     from tiergate.config import Config
+    from tiergate.foreign import Exclusions
 
 NOT_RUN = "not run: the compile stage has a new failure"
 MIN_STAGE_SECONDS = 1.0
@@ -54,7 +56,9 @@ def run_project_gate(
     with the configured `[gate] timeout_seconds`."""
     checks = project_checks(project.root, config)
     timeout = config.gate.timeout_seconds
-    return run_gate(project, base, checks, timeout=timeout, budget=budget, progress=progress)
+    return run_gate(
+        project, base, checks, timeout=timeout, budget=budget, progress=progress, exclusions=config.exclusions
+    )
 
 
 def run_gate(
@@ -67,11 +71,14 @@ def run_gate(
     progress: Progress | None = None,
     reuse: bool = True,
     strict: Collection[str] = (),
+    exclusions: Exclusions = foreign.DEFAULT,
 ) -> GateResult:
     """Run (or reuse) the checks for the workspace at `project.root` and judge them against the
     baseline at `base` (the loop's base; HEAD when None). `timeout` is per check, `budget` (seconds,
     None: unbounded) for the whole gate, baseline runs included. The checks whose keys are in `strict`
-    are never excused by the baseline (nor run at the base for it)."""
+    are never excused by the baseline (nor run at the base for it). The workspace's fingerprint leaves
+    out other tools' state (`exclusions`): a plugin writing its state while the checks run has not
+    changed the workspace they judged."""
     checks = tuple(checks)
     strict = frozenset(strict)
     if not checks:
@@ -79,7 +86,7 @@ def run_gate(
     # Outside git there is no fingerprint and no base: the checks just run, every failure is new.
     in_git = git_top_level(str(project.root)) is not None
     commit = baseline.base_commit(project.root, base) if in_git else None
-    before = fingerprint(project.root, base)
+    before = fingerprint(project.root, base, exclusions)
     key = evidencecache.evidence_key(before, commit or "", checks, timeout) if before else None
     kept = evidencecache.load_evidence(project, key) if key and reuse else None
     deadline = None if budget is None else time.monotonic() + budget
@@ -87,7 +94,7 @@ def run_gate(
     if kept is not None:
         return judge(kept, run.baseline_for(kept), fingerprint=before, reused=True, strict=strict)
     results = run.staged()
-    after = fingerprint(project.root, base)
+    after = fingerprint(project.root, base, exclusions)
     # A check that did not finish, or could not run, says nothing of this workspace (its program may
     # be installed next, the machine may be less loaded): such a run is not kept, the next claim runs it.
     finished = not any(r.status == "timed_out" or r.could_not_run for r in results)

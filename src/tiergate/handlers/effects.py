@@ -55,6 +55,7 @@ def policies(config: Config) -> Policies:
 def gate(project: Project, current: LoopState, config: Config) -> GateFacts:
     """Run (or reuse) the project's checks for the workspace against the loop's base, within the
     Stop hook's time, silently (stdout is the protocol's channel); the run goes to the decision log."""
+    from tiergate import foreign
     from tiergate.gate.checks import make_check
     from tiergate.gate.discovery import project_checks
     from tiergate.gate.run import run_gate
@@ -73,6 +74,7 @@ def gate(project: Project, current: LoopState, config: Config) -> GateFacts:
         timeout=config.gate.timeout_seconds,
         budget=GATE_BUDGET_SECONDS,
         strict={c.key for c in accepted},
+        exclusions=foreign.of_loop(current),
     )
     report = result.report_text(REPORT_IN_BLOCK)
     failing = tuple(

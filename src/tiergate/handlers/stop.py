@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from tiergate import transcript
+from tiergate import foreign, transcript
 from tiergate.handlers import common
 from tiergate.loop import store as state
 from tiergate.loop.claims import ClaimCheck, check_claim
@@ -45,12 +45,12 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
     if wants_claim_facts(current, claim) and not background and error is None:
         # A claim on a workspace already refuted is answered from the state alone: fingerprint first.
         if may_stand_refuted(current):
-            workspace = fingerprint.fingerprint(project.root, current.base)
+            workspace = fingerprint.fingerprint(project.root, current.base, foreign.of_loop(current))
         if refutation_for(current, workspace) is None:
             measured = measure(project, current)
             workspace = measured.workspace
     if workspace is None:
-        workspace = fingerprint.fingerprint(project.root, current.base)
+        workspace = fingerprint.fingerprint(project.root, current.base, foreign.of_loop(current))
     empty = empty_turn(current, claim, workspace) if measured.facts is None else 0
     if empty > 0:
         measured = stalled_approach(project, current, empty)
@@ -139,7 +139,11 @@ def measure(project: Project, current: LoopState) -> Measured:
 
         config = effects.loop_config(project, current)  # the rules it started with, not the file now
         assessment = assess_change(
-            project.root, base=current.base or "HEAD", prompt=current.task, config=config
+            project.root,
+            base=current.base or "HEAD",
+            prompt=current.task,
+            config=config,
+            exclusions=foreign.of_loop(current),  # the rules every hook of this loop uses
         )
         gate = effects.gate(project, current, config)
         dirty = effects.dirty(project, current) if gate.refuted else None

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from tiergate import foreign
 from tiergate.handlers import common
 from tiergate.loop import store as state
 from tiergate.loop.events import SubagentStart
@@ -26,7 +27,7 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
     if current is None or not current.active:
         return None
     recorded = would_record(current, start.agent_type)
-    taken = manifest(project.root, current.base) if recorded else None
+    taken = manifest(project.root, current.base, foreign.of_loop(current)) if recorded else None
     event = SubagentStart(
         agent_id=start.agent_id,
         agent_type=start.agent_type,

@@ -15,7 +15,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from tiergate import transcript
+from tiergate import foreign, transcript
 from tiergate.handlers import common
 from tiergate.hook.inputs import parse_input
 from tiergate.loop import store as state
@@ -58,7 +58,7 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
             commands_run=1 if transcript.ran_a_command(stop.agent_transcript_path, since) else 0,
             verification_id=current.verification.id,
         )
-        workspace = manifest(project.root, current.base)
+        workspace = manifest(project.root, current.base, foreign.of_loop(current))
         digest = None if workspace is None else workspace.digest
         model = transcript.agent_model(stop.agent_transcript_path)
         event = SubagentStop(stop.agent_id, stop.agent_type, judgement, digest, model)

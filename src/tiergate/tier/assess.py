@@ -20,6 +20,7 @@ from tiergate.tier.riskpaths import RiskPaths, RiskScan
 if TYPE_CHECKING:
     # pydantic, behind the config models, is imported only where a configuration is actually loaded.
     from tiergate.config import Config
+    from tiergate.foreign import Exclusions
 
 
 @dataclass(frozen=True)
@@ -66,16 +67,19 @@ def assess_change(
     prompt: str | None = None,
     config: Config | None = None,
     coverage: Coverage | None = None,
+    exclusions: Exclusions | None = None,
 ) -> Assessment:
     """Measure the change since `base` in the repository at `root` and select its tier.
 
-    `coverage` given by the caller (`--coverage`) replaces the judgement from coverage data.
+    `coverage` given by the caller (`--coverage`) replaces the judgement from coverage data. Other
+    tools' state is left out: `exclusions`, else the configuration's (`Config.exclusions`); a loop
+    passes its own (`tiergate.foreign.of_loop`), the ones every hook of it uses.
     """
     if config is None:
         from tiergate.config import load_config
 
         config = load_config(root)
-    change = measure_change(root, base)
+    change = measure_change(root, base, config.exclusions if exclusions is None else exclusions)
     judgement = (
         CoverageJudgement(level=coverage, evidence="given on the command line")
         if coverage is not None

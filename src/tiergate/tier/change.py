@@ -14,6 +14,9 @@ Everything the working tree holds counts, committed or not: staged and unstaged 
   untracked file's content is exactly the deleted blob, it is reported as the rename it is (no lines);
   a moved and edited file stays a deletion plus an addition, since git's similarity scoring only runs
   on paths it tracks.
+- Another tool's state is not the change (`tiergate.foreign`: `.omc/`, `.claude/settings.local.json`, a
+  plugin's `.claude/*.local.md`, `[workspace] ignore`, ...): such paths are set aside, each with its
+  reason, in `ChangeMeasurement.foreign_paths`. A rename counts while either of its paths is work.
 """
 
 from __future__ import annotations
@@ -25,7 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from tiergate import git, gitformat
+from tiergate import foreign, git, gitformat
+from tiergate.foreign import Exclusions, Verdict
 
 FileStatus = Literal["added", "modified", "deleted", "renamed", "copied", "typechange", "untracked"]
 
@@ -62,6 +66,13 @@ class ChangeMeasurement:
     base: str  # the resolved id (a commit, or the empty tree) the change is measured from
     base_label: str  # what the caller asked for: "HEAD", a sha, a branch
     files: tuple[FileChange, ...]
+    # Paths other tools' rules matched: set aside (never counted), or kept as code; with the reasons.
+    foreign_paths: tuple[Verdict, ...] = ()
+    exclusions: Exclusions = foreign.DEFAULT  # the rules it was measured with
+
+    @property
+    def excluded(self) -> tuple[Verdict, ...]:
+        return tuple(v for v in self.foreign_paths if v.excluded)
 
     @property
     def files_changed(self) -> int:
@@ -95,16 +106,52 @@ class _Untracked:
     blob_id: str | None
 
 
-def measure_change(repo: Path, base: str = "HEAD") -> ChangeMeasurement:
-    """The change from `base` (a revision) to the working tree of the repository holding `repo`."""
+def measure_change(
+    repo: Path, base: str = "HEAD", exclusions: Exclusions = foreign.DEFAULT
+) -> ChangeMeasurement:
+    """The change from `base` (a revision) to the working tree of the repository holding `repo`, other
+    tools' state (`exclusions`: the built-in rules, and the loop's `[workspace] ignore`) left out."""
     root = git.repo_root(repo)
     base_id = git.resolve_rev(root, base)
-    tracked = [_tracked(e) for e in git.diff_entries(root, base_id)]
+    entries = git.diff_entries(root, base_id)
+    listed = git.untracked_files(root, base_id)
+    verdicts = classify(root, [p for e in entries for p in (e.path, e.old_path) if p] + listed, exclusions)
+    tracked = [_tracked(e) for e in entries if not _set_aside(verdicts, e.path, e.old_path)]
     movable = _movable(tracked)
     id_length = len(next(iter(movable))) if movable else 0
-    untracked = [_untracked(root, path, id_length) for path in git.untracked_files(root, base_id)]
+    untracked = [_untracked(root, path, id_length) for path in listed if not _set_aside(verdicts, path)]
     files = _pair_moves([t.change for t in tracked], untracked, movable)
-    return ChangeMeasurement(root=root, base=base_id, base_label=base, files=tuple(sorted(files, key=_key)))
+    counted = {p for f in files for p in (f.path, f.old_path) if p}
+    # A tool's path that is one side of a rename still counted is not reported as set aside.
+    aside = tuple(verdicts[p] for p in sorted(verdicts) if not (verdicts[p].excluded and p in counted))
+    return ChangeMeasurement(root, base_id, base, tuple(sorted(files, key=_key)), aside, exclusions)
+
+
+def classify(root: Path, paths: Iterable[str], exclusions: Exclusions) -> dict[str, Verdict]:
+    """The paths of `paths` another tool's rule matches, with the verdict: excluded, or code kept as
+    work. Only those paths have their executable bit read (from the disk, for the fingerprint and the
+    measurement to agree whatever git's core.fileMode says)."""
+    found: dict[str, Verdict] = {}
+    for path in paths:
+        if path not in found and exclusions.may_exclude(path):
+            verdict = exclusions.verdict(path, executable=_executable(root / path))
+            if verdict is not None:
+                found[path] = verdict
+    return found
+
+
+def _executable(path: Path) -> bool:
+    try:
+        info = path.lstat()
+    except OSError:
+        return False
+    return stat.S_ISREG(info.st_mode) and bool(info.st_mode & stat.S_IXUSR)
+
+
+def _set_aside(verdicts: dict[str, Verdict], path: str, old_path: str | None = None) -> bool:
+    """Whether a change is left out: every path of it excluded (a rename out of the user's files into
+    a tool's folder is still the user's deletion)."""
+    return all(p in verdicts and verdicts[p].excluded for p in (path, old_path) if p)
 
 
 def _movable(tracked: list[_Tracked]) -> dict[str, _Tracked]:

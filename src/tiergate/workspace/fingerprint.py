@@ -12,6 +12,11 @@ The same digest comes from git (`fingerprint`) or from a change already measured
 fingerprint with what it is made of, path by path (`tiergate.workspace.manifest`): a disqualified verifier is
 told which files changed and how.
 
+Another tool's state (`tiergate.foreign`: OMC's `.omc/`, a plugin's `.claude/*.local.md`, Claude Code's
+`.claude/settings.local.json`, the loop's `[workspace] ignore`, ...) is left out, with the same verdicts as
+the change measurement (`tiergate.tier.change.classify`): such a tool writes while a verifier runs, and
+that is neither the verifier's doing nor Claude's progress.
+
 Generated output that running tests or a build leaves behind is left out (`is_generated`), or a
 verifier doing exactly what it was asked (run the tests, run the build) in a project whose .gitignore
 forgot `__pycache__/` would be disqualified. Content is hashed from the disk, not asked from git, so an
@@ -28,11 +33,13 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tiergate import git
+from tiergate import foreign, git
 from tiergate.errors import UserError
+from tiergate.tier.change import classify
 from tiergate.workspace.manifest import ABSENT, Manifest
 
 if TYPE_CHECKING:
+    from tiergate.foreign import Exclusions
     from tiergate.tier.change import ChangeMeasurement
 
 # Directories, names and suffixes of generated output.
@@ -58,17 +65,19 @@ _CHUNK = 1 << 20
 SHORT_DIGEST = 16  # hex digits of a file's content hash kept in a manifest: enough to tell edits apart
 
 
-def fingerprint(root: Path, base: str | None) -> str | None:
-    """The workspace's fingerprint relative to `base` (HEAD if None), or None outside a git work tree.
+def fingerprint(root: Path, base: str | None, exclusions: Exclusions = foreign.DEFAULT) -> str | None:
+    """The workspace's fingerprint relative to `base` (HEAD if None), other tools' state (`exclusions`)
+    left out, or None outside a git work tree.
 
     Six git calls (the top and HEAD; the index flags, the filters to blank and the changed names; the
     base's ignore rules and the untracked files): a verifier's start and its stop each pay them."""
-    taken = manifest(root, base)
+    taken = manifest(root, base, exclusions)
     return None if taken is None else taken.digest
 
 
-def manifest(root: Path, base: str | None) -> Manifest | None:
-    """The fingerprint with what it is made of: each path's short digest, and which are in the base."""
+def manifest(root: Path, base: str | None, exclusions: Exclusions = foreign.DEFAULT) -> Manifest | None:
+    """The fingerprint with what it is made of: each path's short digest, and which are in the base;
+    what a verifier is blamed for when it differs. Other tools' state (`exclusions`) is not in it."""
     try:
         top, head = git.top_and_head(root)
         since = base or head or git.empty_tree(top)
@@ -76,20 +85,28 @@ def manifest(root: Path, base: str | None) -> Manifest | None:
         untracked = git.untracked_files(top, since)
     except UserError:
         return None
-    paths = {path for _, path in statuses} | set(untracked)
+    paths = _work(top, {path for _, path in statuses} | set(untracked), exclusions)
     at_base = frozenset(path for status, path in statuses if status != "A")
     digest, files = _scan(top, head, paths)
     return Manifest(digest, head, files, at_base & files.keys())
 
 
 def of_change(change: ChangeMeasurement) -> str | None:
-    """The same fingerprint, from a change measured from the base with `tiergate.tier.change`."""
+    """The same fingerprint, from a change measured from the base with `tiergate.tier.change` (with the
+    exclusions it was measured with)."""
     try:
         head = git.head_sha(change.root)
     except UserError:
         return None
     paths = {f.path for f in change.files} | {f.old_path for f in change.files if f.old_path}
-    return _scan(change.root, head, paths)[0]
+    # A rename still counted may have one side in a tool's folder: that side is left out here too.
+    return _scan(change.root, head, _work(change.root, paths, change.exclusions))[0]
+
+
+def _work(top: Path, paths: set[str], exclusions: Exclusions) -> set[str]:
+    """`paths` without those another tool's rule excludes."""
+    verdicts = classify(top, paths, exclusions)
+    return {path for path in paths if path not in verdicts or not verdicts[path].excluded}
 
 
 def _scan(top: Path, head: str | None, paths: Iterable[str]) -> tuple[str, dict[str, str]]:
