@@ -287,3 +287,15 @@ def _opens_turn(message: dict[str, Any]) -> bool:
     if isinstance(content, str):
         return True
     return not _blocks(message, "tool_result") and bool(_blocks(message, "text"))
+
+
+def last_text_block(path: str | os.PathLike[str] | None, *, max_bytes: int = DEFAULT_MAX_BYTES) -> str | None:
+    """The last text content block of the assistant's records, alone (not joined with the message's other
+    blocks): what ralph-loop's Stop hook compares with its promise. None if there is none."""
+    for record in _tail_records(path, max_bytes, marker=b'"assistant"') or ():
+        if record.get("type") != "assistant" or not isinstance(record.get("message"), dict):
+            continue
+        texts = [b["text"] for b in _blocks(record["message"], "text") if isinstance(b.get("text"), str)]
+        if texts:
+            return str(texts[-1])
+    return None

@@ -109,6 +109,28 @@ def test_ralph_loops_bare_promise_is_a_claim_too(tmp_path: Path) -> None:
     assert "FAIL: test_value" in refuted["reason"]
 
 
+def test_a_promise_ralph_loop_reads_in_the_last_text_block_alone_is_a_claim(tmp_path: Path) -> None:
+    s = Session(tmp_path)
+    s.hook("UserPromptSubmit", prompt=RALPH_COMMAND)
+    s.ralph_loop(TASK, "--completion-promise", "DONE")
+    # Two text blocks: the joined message's first tag is another one, but ralph-loop reads the last block.
+    blocks = ["Not <promise>YET</promise>.", "<promise>DONE</promise>"]
+    records = [
+        {
+            "type": "assistant",
+            "message": {"id": "m", "role": "assistant", "content": [{"type": "text", "text": b}]},
+        }
+        for b in blocks
+    ]
+    transcript = tmp_path / "blocks.jsonl"
+    transcript.write_text("".join(json.dumps(r) + "\n" for r in records))
+    s.ralph_loop_keeps_promise()
+
+    refuted = s.stop("\n".join(blocks), transcript_path=str(transcript))
+
+    assert "FAIL: test_value" in refuted["reason"]
+
+
 def test_with_interop_ignore_a_ralph_loop_is_left_alone(tmp_path: Path) -> None:
     s = Session(tmp_path, '[interop]\nralph_loop = "ignore"\n')
     assert s.hook("UserPromptSubmit", prompt=RALPH_COMMAND) == {}
@@ -131,6 +153,19 @@ def test_a_ralph_loop_is_adopted_from_its_state_file_at_a_stop(tmp_path: Path) -
     assert (loop.adopted, loop.task, loop.max_iterations, loop.iteration) == ("ralph-loop", TASK, 3, 2)
     s.ralph_loop_keeps_promise()
     assert "FAIL: test_value" in s.stop("<promise>DONE</promise>")["reason"]
+
+
+def test_a_ralph_loop_running_when_the_session_resumes_is_adopted_at_session_start(tmp_path: Path) -> None:
+    s = Session(tmp_path)
+    s.ralph_loop(TASK, "--completion-promise", "DONE")
+
+    started = s.hook("SessionStart", source="resume")
+
+    assert (
+        "tiergate verifies the completion of this ralph-loop loop"
+        in (started["hookSpecificOutput"]["additionalContext"])
+    )
+    assert (s.loop().adopted, s.decided()) == ("ralph-loop", ["adopt"])
 
 
 def test_a_ralph_loop_without_a_promise_or_of_another_session_is_not_adopted(tmp_path: Path) -> None:

@@ -147,9 +147,15 @@ def _declined(project: Project, event_name: str, session_id: str, kind: str, rea
 
 def claim(payload: dict[str, Any], project: Project, loop: LoopState, message: str | None) -> ClaimCheck:
     """Whether this Stop claims the adopted loop done, as its own plugin would take it."""
-    if loop.adopted == "ralph-loop":
-        return adoption.ralph_loop_claim(message, loop.promise)
     from tiergate import transcript
+
+    if loop.adopted == "ralph-loop":
+        claim = adoption.ralph_loop_claim(message, loop.promise)
+        if claim.claimed:
+            return claim
+        # ralph-loop reads the transcript's last text block alone: what it accepts there is a claim too.
+        last = transcript.last_text_block(payload.get("transcript_path"))
+        return adoption.ralph_loop_claim(last, loop.promise) if last is not None else claim
 
     mode = adoption.omc_mode(loop.adopted or "")
     calls = transcript.turn_tool_calls(payload.get("transcript_path"))
