@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 from testing.claude.cli import RunClaude
 from testing.claude.neighbours import (
+    RALPH_LOOP_HOOK,
     RALPH_LOOP_PLUGIN,
+    hook_runs_of,
     omc_plugin_dir,
     ralph_loop_command,
     ralph_loop_state,
@@ -36,6 +38,7 @@ echo "AssertionError: value.txt says $(cat value.txt), expected good"
 exit 1
 """
 FIXED = "good, and best\n"
+RALPH_HOOK = RALPH_LOOP_HOOK  # what ralph-loop's Stop hook command contains
 ANSWERED = "The verifier has answered."
 
 
@@ -70,6 +73,7 @@ def test_a_users_ralph_loop_with_a_false_promise_is_refuted_then_its_fix_verifie
     verifier_script(scripted_api)
     scripted_api.sequence(
         write_file(git_project / "value.txt", "best\n"),
+        text("I changed value.txt."),
         text(CLAIM),
         write_file(git_project / "value.txt", FIXED),
         text(CLAIM),
@@ -81,14 +85,20 @@ def test_a_users_ralph_loop_with_a_false_promise_is_refuted_then_its_fix_verifie
 
     assert run.returncode == 0, run.describe()
     feedback = feedback_of(scripted_api)
+    # ralph-loop ran: its Stop hook at every stop, and at the first it sent the model back with its prompt,
+    # alone: tiergate counted that stop without a second prompt.
+    assert [h.status for h in hook_runs_of(run, RALPH_HOOK, "Stop")] == [0, 0, 0, 0], run.describe()
+    assert feedback[0].startswith(f"Stop hook feedback:\n\n{TASK}")
+    assert feedback[0].count("Stop hook feedback:") == 1
+    assert "tiergate" not in feedback[0]
     # The false promise: ralph-loop let go of it, tiergate's gate refuted it with the failing test named.
-    refuted = feedback[0]
+    refuted = feedback[1]
     assert "FAIL: test_value (checks.ValueTest)" in refuted
     assert "AssertionError: value.txt says best, expected good" in refuted
     assert "```tiergate-spawn" not in refuted
     # The fix: verified by the verifier tiergate asked for, whose PASS ends the session.
-    assert "```tiergate-spawn" in feedback[1]
-    assert len(feedback) == 2
+    assert "```tiergate-spawn" in feedback[2]
+    assert len(feedback) == 3
     assert scripted_api.messages_calls("subagent"), "the verifier was never spawned"
     assert run.result["result"] == ANSWERED
     assert ralph_loop_state(git_project) is None
@@ -113,6 +123,8 @@ def test_with_interop_ignore_a_users_false_promise_ends_the_session_at_once(
     assert run.returncode == 0, run.describe()
     assert run.result["result"] == CLAIM
     assert feedback_of(scripted_api) == []
+    # ralph-loop ran its stop and took the promise (deleting its file); tiergate stood aside.
+    assert [h.status for h in hook_runs_of(run, RALPH_HOOK, "Stop")] == [0], run.describe()
     assert ralph_loop_state(git_project) is None
     # tiergate logged, at each hook that saw the loop, that it did not adopt it; it decided nothing else.
     assert {decision for _, decision in decisions(git_project)} == {"not-adopted"}
