@@ -203,18 +203,26 @@ def loop(**changes: Any) -> LoopState:
     return replace(base, adopted="ralph-loop", **changes)
 
 
+def refusal(current: LoopState | None, foreign: Foreign, by_command: bool = False) -> str:
+    refused = adoption.adoption_refused(current, foreign, "s-1", by_command=by_command)
+    return "" if refused is None else refused.reason
+
+
 def test_which_loops_may_be_adopted() -> None:
     ralph = Foreign("ralph-loop", "t", "DONE", session_id="s-1", started_at=NOW)
-    assert adoption.adoption_refused(None, ralph, "s-1") is None
-    assert "another session" in (
-        adoption.adoption_refused(None, replace(ralph, session_id="s-2"), "s-1") or ""
-    )
+    assert refusal(None, ralph) == ""
+    assert "another session" in refusal(None, replace(ralph, session_id="s-2"))
     own = replace(loop(), adopted=None)
-    assert "of its own" in (adoption.adoption_refused(own, ralph, "s-1") or "")
+    assert "of its own" in refusal(own, ralph)
+    assert "of its own" in refusal(own, ralph, by_command=True)
+    # An adopted loop is replaced by the user's new command only, never by a file.
+    assert "already runs an adopted loop" in refusal(loop(), ralph)
+    assert refusal(loop(), ralph, by_command=True) == ""
     # A loop that ended after the foreign loop started does not come back through it.
     ended = replace(own, phase="halted", ended_at=NOW + 5)
-    assert "already running" in (adoption.adoption_refused(ended, ralph, "s-1") or "")
-    assert adoption.adoption_refused(ended, replace(ralph, started_at=NOW + 10), "s-1") is None
+    assert "already running" in refusal(ended, ralph)
+    assert refusal(ended, replace(ralph, started_at=NOW + 10)) == ""
+    assert refusal(ended, ralph, by_command=True) == ""
 
 
 def test_an_adopted_loop_takes_the_foreign_task_promise_and_cap() -> None:

@@ -75,10 +75,18 @@ def adopt(
     """Adopt `found` as this session's loop (None when it is not, with the reason logged). A command the
     user just typed replaces an adopted loop of the session; a file never replaces anything."""
     from tiergate.errors import UserError
-    from tiergate.handlers import common
 
     if isinstance(found, NotAdopted):
         _declined(project, event_name, session_id, found.kind, found.reason)
+        return None
+    from tiergate.loop import store as state
+
+    # Asked before the costly part (the configuration, git), then again under the session's lock.
+    refusal = adoption.adoption_refused(
+        state.read(project, session_id), found, session_id, by_command=by_command
+    )
+    if refusal is not None:
+        _refused(project, event_name, session_id, found, refusal)
         return None
     try:
         new = _new_loop(project, session_id, found)
@@ -88,37 +96,41 @@ def adopt(
     if new is None:
         _declined(project, event_name, session_id, found.kind, f'[interop] {SETTING[found.kind]} is "ignore"')
         return None
-    from tiergate.loop import store as state
-
-    refused: list[str] = []
-
-    def take(current: LoopState | None) -> tuple[LoopState | None, None]:
-        replaceable = by_command and current is not None and current.active and current.adopted is not None
-        why = None if replaceable else adoption.adoption_refused(current, found, session_id)
-        if why is not None and by_command and current is not None and not current.active:
-            why = None  # the user just started it: whatever ended before, this loop is new
-        if why is not None:
-            refused.append(why)
-            return None, None
-        return new, None
-
-    state.update(project, session_id, take)
-    if refused:
-        if "already runs an adopted loop" not in refused[0] and "last loop" not in refused[0]:
-            _declined(project, event_name, session_id, found.kind, refused[0])
+    refusal = state.update(project, session_id, lambda current: _take(current, new, found, by_command))
+    if refusal is not None:
+        _refused(project, event_name, session_id, found, refusal)
         return None
-    from tiergate.handlers import effects
+    _adopted(project, event_name, new, found)
+    return new
+
+
+def _adopted(project: Project, event_name: str, new: LoopState, found: Foreign) -> None:
+    """The adopted loop's first green point (the workspace it finds) and its log line."""
+    from tiergate.handlers import common, effects
     from tiergate.loop.launch import rules_reason
 
-    effects.mark_start(project, session_id, new.base)
+    effects.mark_start(project, new.session_id, new.base)
     cap = f"at most {new.max_iterations} iterations" + (" (its own cap)" if found.max_iterations else "")
     promise = f"promise {new.promise!r}" if found.promise else "its completion is OMC clearing its state"
     reasons = (
         f"adopt: {found.kind} on {found.task[:200]!r}, {promise}, {cap}, base {new.base}",
         rules_reason(new),
     )
-    common.log_outcome(project, event_name, session_id, Outcome(new, "adopt", reasons))
-    return new
+    common.log_outcome(project, event_name, new.session_id, Outcome(new, "adopt", reasons))
+
+
+def _refused(
+    project: Project, event_name: str, session_id: str, found: Foreign, refusal: adoption.Refusal
+) -> None:
+    if refusal.logged:
+        _declined(project, event_name, session_id, found.kind, refusal.reason)
+
+
+def _take(
+    current: LoopState | None, new: LoopState, found: Foreign, by_command: bool
+) -> tuple[LoopState | None, adoption.Refusal | None]:
+    refusal = adoption.adoption_refused(current, found, new.session_id, by_command=by_command)
+    return (new, None) if refusal is None else (None, refusal)
 
 
 def _new_loop(project: Project, session_id: str, found: Foreign) -> LoopState | None:

@@ -290,22 +290,35 @@ def omc_claim(kind: str, calls: tuple[tuple[str, Any], ...], gone_with_signal: b
 # Adopting and stopping ------------------------------------------------------------------------------------
 
 
-def adoption_refused(current: LoopState | None, foreign: Foreign, session_id: str) -> str | None:
+@dataclass(frozen=True)
+class Refusal:
+    """Why a foreign loop may not be adopted now; `logged`: worth a line in the decision log (a refusal
+    that would repeat at every hook of the session, of a loop already dealt with, is not)."""
+
+    reason: str
+    logged: bool = True
+
+
+def adoption_refused(
+    current: LoopState | None, foreign: Foreign, session_id: str, *, by_command: bool = False
+) -> Refusal | None:
     """Why this session may not adopt `foreign` now (None: it may): another session's loop, a loop of
     this session already running, or one that was running when the foreign loop started (the foreign loop
-    ran beside it, and a halted loop must not come back through its neighbour)."""
+    ran beside it, and a halted loop must not come back through its neighbour). A command the user just
+    typed (`by_command`) starts a new loop: it replaces an adopted one, and what ended before is no matter."""
     if foreign.session_id not in ("", session_id):
-        return "it belongs to another session"
+        return Refusal("it belongs to another session", logged=False)
     if current is None:
         return None
     if current.active:
         if current.adopted is None:
-            return "this session runs a tiergate loop of its own; the foreign loop runs beside it"
-        return "this session already runs an adopted loop"
+            return Refusal("this session runs a tiergate loop of its own; the foreign loop runs beside it")
+        return None if by_command else Refusal("this session already runs an adopted loop", logged=False)
     started = foreign.started_at
-    if current.ended_at is not None and (started is None or started <= current.ended_at):
-        return "it was already running while this session's last loop was (that loop ended at its own rules)"
-    return None
+    if by_command or current.ended_at is None or (started is not None and started > current.ended_at):
+        return None
+    why = "it was already running while this session's last loop was (that loop ended at its own rules)"
+    return Refusal(why, logged=False)
 
 
 def adopted_loop(loop: LoopState, foreign: Foreign) -> LoopState:
