@@ -263,7 +263,8 @@ def test_an_omc_ralph_whose_model_clears_its_state_is_refuted_then_verified(tmp_
     assert "FAIL: test_value" in refuted["reason"]
     assert s.stop("Thinking.", transcript_path=str(nothing))["decision"] == "block"
     write(s.project, FIXED)
-    spawn = s.stop("Ralph is complete.", transcript_path=str(cleared))
+    # tiergate's texts ask for its promise: after OMC let go, that is a claim of the adopted loop too.
+    spawn = s.stop("Fixed.\n<promise>DONE</promise>", transcript_path=str(nothing))
     assert "```tiergate-spawn" in spawn["reason"]
     s.verifier_says("a1", "PASS", "sh check.sh", "test_value ... ok")
     assert "loop finished" in s.stop("Done.", transcript_path=str(nothing))["systemMessage"]

@@ -158,17 +158,21 @@ def _declined(project: Project, event_name: str, session_id: str, kind: str, rea
 
 
 def claim(payload: dict[str, Any], project: Project, loop: LoopState, message: str | None) -> ClaimCheck:
-    """Whether this Stop claims the adopted loop done, as its own plugin would take it."""
+    """Whether this Stop claims the adopted loop done: as its own plugin would take it, or as tiergate's
+    own loop would (tiergate's texts to Claude ask for `<promise>...</promise>`, OMC's loops included)."""
     from tiergate import transcript
+    from tiergate.loop.claims import check_claim
 
+    own = check_claim(message, loop.promise)
+    if own.claimed:
+        return own
     if loop.adopted == "ralph-loop":
-        claim = adoption.ralph_loop_claim(message, loop.promise)
-        if claim.claimed:
-            return claim
+        found = adoption.ralph_loop_claim(message, loop.promise)
+        if found.claimed:
+            return found
         # ralph-loop reads the transcript's last text block alone: what it accepts there is a claim too.
         last = transcript.last_text_block(payload.get("transcript_path"))
-        return adoption.ralph_loop_claim(last, loop.promise) if last is not None else claim
-
+        return adoption.ralph_loop_claim(last, loop.promise) if last is not None else found
     mode = adoption.omc_mode(loop.adopted or "")
     calls = transcript.turn_tool_calls(payload.get("transcript_path"))
     folder = omc_state_file(project, loop.session_id, mode).parent

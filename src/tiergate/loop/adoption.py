@@ -368,7 +368,9 @@ def how_it_ends(loop: LoopState) -> str:
     """How the adopted loop's completion claim is made."""
     if loop.adopted == "ralph-loop":
         return f"you print <promise>{loop.promise}</promise>"
-    return f"you clear OMC's {omc_mode(loop.adopted or '')} state (state_clear, or /oh-my-claudecode:cancel)"
+    mode = omc_mode(loop.adopted or "")
+    tag = f"<promise>{loop.promise}</promise>"
+    return f"you clear OMC's {mode} state (its state_clear) or end a message with {tag}"
 
 
 def adopted_context(loop: LoopState) -> str:
