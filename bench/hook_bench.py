@@ -76,7 +76,7 @@ def main() -> int:
         project, home = make_project(Path(scratch))
         stdin = stop_input(project, home)
         env = base_env(project, home)
-        cases = make_cases(env, used_project(Path(scratch)))
+        cases = make_cases(env, used_project(Path(scratch), env))
         check_answers(cases, stdin, project)
         results = measure(cases, stdin, args.runs)
     report(results, args.runs)
@@ -119,15 +119,25 @@ def make_project(scratch: Path) -> tuple[Path, Path]:
     return project, home
 
 
-def used_project(scratch: Path) -> Path:
+def state_dir(project: Path, env: dict[str, str]) -> Path:
+    """The project's state folder as tiergate's hook finds it under `env`: in the state home under the
+    bench's HOME (named outright: the state home falls back to this process's own HOME, not env's)."""
+    from tiergate.project import locate
+
+    state_home = env.get("XDG_STATE_HOME") or str(Path(env["HOME"]) / ".local" / "state")
+    return locate(project, env | {"XDG_STATE_HOME": state_home}).state_dir
+
+
+def used_project(scratch: Path, env: dict[str, str]) -> Path:
     """A project where tiergate ran a loop once: its state folder stays, and other sessions' loops with
     it. Every Stop there goes past the fast path to the handlers, which must answer as cheaply."""
     project = scratch / "used-project"
-    loops = project / ".tiergate" / "loops"
-    loops.mkdir(parents=True)
+    project.mkdir()
     subprocess.run(["git", "init", "-q", str(project)], check=True)
-    (project / ".tiergate" / ".gitignore").write_text("*\n")
-    (loops / "another-session.json").write_text('{"active": false, "phase": "passed"}')
+    state = state_dir(project, env | {"CLAUDE_PROJECT_DIR": str(project)})
+    (state / "loops").mkdir(parents=True)
+    (state / ".gitignore").write_text("*\n")
+    (state / "loops" / "another-session.json").write_text('{"active": false, "phase": "passed"}')
     return project
 
 
@@ -225,7 +235,7 @@ def check_answers(cases: list[Case], stdin: bytes, project: Path) -> None:
             if run.returncode != 0:
                 sys.exit(f"hook_bench: {case.name} failed: {run}")
             print(f"{case.name} answers: {run.stdout.decode(errors='replace').strip() or '(nothing)'}")
-    if (project / ".tiergate").exists():
+    if state_dir(project, cases[0].env).exists():
         sys.exit("hook_bench: tiergate created a state folder on the pass-through path")
 
 

@@ -29,7 +29,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench.hook_bench import REPO, SESSION_ID, Case, Run, base_env, registered_command, run_once
+from bench.hook_bench import REPO, SESSION_ID, Case, Run, base_env, registered_command, run_once, state_dir
 
 GOAL_RATIO = 1.10
 WARMUP_ROUNDS = 3
@@ -93,11 +93,16 @@ def _refuted_project(path: Path, home: Path) -> tuple[Path, bytes]:
         check=True,
         capture_output=True,
     )
-    loop_file = project / ".tiergate" / "loops" / f"{SESSION_ID}.json"
+    loop_file = _state(project) / "loops" / f"{SESSION_ID}.json"
     loop = json.loads(loop_file.read_text())
     if not loop["refuted"]:
         sys.exit("refuted_again_bench: the gate did not refute the first claim")
     return project, loop_file.read_bytes()
+
+
+def _state(project: Path) -> Path:
+    """The project's state folder, in the state home under the bench's HOME (beside every project)."""
+    return state_dir(project, base_env(project, project.parent / "home"))
 
 
 def _at(hook: tuple[str, ...], env: dict[str, str], project: Path, name: str) -> Case:
@@ -123,8 +128,8 @@ Entry = tuple[Case, Path, bytes, bytes | None]
 def _restore(project: Path, loop_file: bytes | None) -> None:
     if loop_file is None:
         return
-    (project / ".tiergate" / "loops" / f"{SESSION_ID}.json").write_bytes(loop_file)
-    shutil.rmtree(project / ".tiergate" / "evidence", ignore_errors=True)  # no reused check results
+    (_state(project) / "loops" / f"{SESSION_ID}.json").write_bytes(loop_file)
+    shutil.rmtree(_state(project) / "evidence", ignore_errors=True)  # no reused check results
 
 
 EXPECTED = {"no claim": "continue", "refuted again": "refuted-again", "claim, gate runs": "spawn"}
@@ -135,7 +140,7 @@ def _check(case: Case, project: Path, run: Run) -> None:
     if run.returncode != 0:
         sys.exit(f"refuted_again_bench: {case.name} failed: {run}")
     if case.name in EXPECTED:
-        last = (project / ".tiergate" / "log.jsonl").read_text().splitlines()[-1]
+        last = (_state(project) / "log.jsonl").read_text().splitlines()[-1]
         decided = json.loads(last)["decision"]
         if decided != EXPECTED[case.name]:
             sys.exit(f"refuted_again_bench: {case.name} decided {decided!r}, not {EXPECTED[case.name]!r}")

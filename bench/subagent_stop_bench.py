@@ -43,6 +43,8 @@ from typing import Any
 
 from testing.gitrepo import commit_all, init_repo
 
+from bench.hook_bench import state_dir
+
 REPO = Path(__file__).resolve().parents[1]
 SESSION_ID = "7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f"
 AGENT_ID = "a0123456789abcdef"
@@ -112,8 +114,8 @@ def subagent_cases(root: Path, home: Path) -> list[Case]:
     project = init_repo(
         root / "verified", {"README.md": "hi\n", "src/parser.py": "def parse(t):\n    return t\n"}
     )
-    (project / ".tiergate").mkdir()
     env = hook_env(project, home)
+    state_dir(project, env).mkdir(parents=True)
     hook(env, project, "UserPromptSubmit", prompt="/tiergate:ralph fix the parser --max-iterations 5")
     (project / "src/parser.py").write_text("def parse(t):\n    return t.split() if t else []\n")
     spawn = hook(
@@ -122,7 +124,7 @@ def subagent_cases(root: Path, home: Path) -> list[Case]:
     directive = json.loads(spawn.stdout)["reason"].split("```tiergate-spawn\n", 1)[1].split("\n```", 1)[0]
     agent_type = json.loads(directive)["subagent_type"]
     hook(env, project, "SubagentStart", agent_id=AGENT_ID, agent_type=agent_type)
-    loop_file = project / ".tiergate" / "loops" / f"{SESSION_ID}.json"
+    loop_file = state_dir(project, env) / "loops" / f"{SESSION_ID}.json"
     snapshot = loop_file.read_bytes()
     labels = json.loads(snapshot)["verification"]["evidence"]
     verdict = verdict_message(labels)
@@ -235,8 +237,8 @@ def claim_case(root: Path, home: Path) -> Case:
     for i in range(2_000):
         write(project / f"src/pkg{i % 40}/mod{i:04}.py", "".join(f"value_{i}_{n} = {n}\n" for n in range(40)))
     commit_all(project, "base")
-    (project / ".tiergate").mkdir()
     env = hook_env(project, home)
+    state_dir(project, env).mkdir(parents=True)
     hook(env, project, "UserPromptSubmit", prompt="/tiergate:ralph rework every module --max-iterations 5")
     for i in range(1_500):
         path = project / f"src/pkg{i % 40}/mod{i:04}.py"
@@ -245,7 +247,7 @@ def claim_case(root: Path, home: Path) -> Case:
         (project / f"src/pkg{i % 40}/mod{i:04}.py").unlink()
     for i in range(400):
         write(project / f"new/n{i:04}.py", "".join(f"added_{i}_{n} = {n}\n" for n in range(30)))
-    loop_file = project / ".tiergate" / "loops" / f"{SESSION_ID}.json"
+    loop_file = state_dir(project, env) / "loops" / f"{SESSION_ID}.json"
     snapshot = loop_file.read_bytes()
     payload = {
         "session_id": SESSION_ID,

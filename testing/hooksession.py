@@ -13,12 +13,16 @@ import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from testing.statefolder import state_dir, state_env
 from tiergate.log import read_log
 from tiergate.loop import store as state
 from tiergate.loop.records import LoopState
 from tiergate.project import Project
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 class HookSession:
@@ -31,7 +35,11 @@ class HookSession:
             "HOME": str(root / "home"),
             "CLAUDE_PROJECT_DIR": str(project),
             "PYTHONDONTWRITEBYTECODE": "1",
+            # The test's state home (tests/conftest.py), where `state_dir` finds what the hooks wrote.
+            **state_env(),
         }
+        # Run in the hook's process before it starts (a resource limit, to simulate a full disk).
+        self.preexec: Callable[[], None] | None = None
 
     def hook(self, event: str, **fields: Any) -> dict[str, Any]:
         """The hook's JSON answer to `event` (empty when it printed nothing); it must exit 0 or 2."""
@@ -58,10 +66,11 @@ class HookSession:
             text=True,
             timeout=120,
             check=False,
+            preexec_fn=self.preexec,
         )
 
     def loop(self) -> LoopState:
-        current = state.read(Project(self.project, self.project / ".tiergate"), self.session_id)
+        current = state.read(Project(self.project, state_dir(self.project, self.env)), self.session_id)
         assert current is not None
         return current
 
@@ -103,7 +112,7 @@ class HookSession:
         )
 
     def decisions(self) -> list[dict[str, Any]]:
-        log = read_log(Project(self.project, self.project / ".tiergate"))
+        log = read_log(Project(self.project, state_dir(self.project, self.env)))
         return [r for r in log if r.get("session_id") == self.session_id and "decision" in r]
 
 

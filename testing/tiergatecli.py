@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from testing.gitrepo import GIT_ENV
+from testing.statefolder import state_dir
 
 # Set when the tests themselves run inside Claude Code; they would point tiergate at another project.
 _OUTSIDE = ("CLAUDE_PROJECT_DIR", "TIERGATE_STATE_DIR")
@@ -31,5 +32,5 @@ def tiergate(cwd: Path, *args: str, stdin: str | None = None) -> subprocess.Comp
 
 def decisions(project: Path) -> list[tuple[str, str]]:
     """(event, decision) of every decision record in the project's log, in order."""
-    lines = (project / ".tiergate" / "log.jsonl").read_text().splitlines()
+    lines = (state_dir(project) / "log.jsonl").read_text().splitlines()
     return [(r["event"], r["decision"]) for r in map(json.loads, lines) if "decision" in r]

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from testing.gitrepo import init_repo
+from testing.statefolder import state_dir
 from testing.tiergatecli import tiergate
 
 from tiergate.log import read_log
@@ -20,7 +21,7 @@ T0 = 1_800_000_000.0
 @pytest.fixture
 def project(tmp_path: Path) -> Project:
     root = init_repo(tmp_path / "repo", {"README.md": "hi\n"})
-    return Project(root=root, state_dir=root / ".tiergate")
+    return Project(root=root, state_dir=state_dir(root))
 
 
 def put(project: Project, session_id: str, **changes: object) -> None:

@@ -13,6 +13,25 @@ from testing.claude.scripted_api import ScriptedApi
 from testing.gitrepo import init_repo
 
 
+@pytest.fixture(autouse=True)
+def state_home(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """A state home of the test's own (XDG_STATE_HOME), so that no test touches ~/.local/state, and with
+    it the test's own sealing key (`tiergate.seal`): set in the environment, so that the hooks, commands and
+    CLI a test starts inherit it and the test reads back what they sealed. HOME is the test's `home` too.
+    Settings of an enclosing Claude Code session that would point tiergate at another project are dropped."""
+    from tiergate import seal
+
+    home = tmp_path_factory.mktemp("xdg-state")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(home))
+    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
+    monkeypatch.delenv("TIERGATE_STATE_DIR", raising=False)
+    monkeypatch.setattr(seal, "_key_cache", {})
+    return home
+
+
 @pytest.fixture
 def scripted_api(tmp_path: Path) -> Iterator[ScriptedApi]:
     """A fresh scripted API per test; every exchange is also written to requests.jsonl for post-mortems."""

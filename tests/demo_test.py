@@ -101,6 +101,8 @@ def test_the_demo_tells_the_loop_step_by_step_and_exits_0(tmp_path: Path) -> Non
     assert re.search(r"v2 +STANDARD +tiergate:architect-medium \(sonnet\) +PASS +1 file, 5 lines", told[12])
     assert "total: 2 verifiers ran, cost 10x; always THOROUGH: 40x (75% less)" in told[12]
     assert list((tmp_path / "tmp").iterdir()) == []
+    # The example's state folder in the user's state home goes with it.
+    assert list((Path(os.environ["XDG_STATE_HOME"]) / "tiergate" / "projects").iterdir()) == []
 
 
 def test_keep_leaves_the_example_with_its_finished_loop_and_transcripts(tmp_path: Path) -> None:

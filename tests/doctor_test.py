@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from testing.claude.cli import claude_bin
 from testing.gitrepo import init_repo
+from testing.statefolder import state_dir
 
 CHECKOUT = Path(__file__).resolve().parents[1]
 PLUGIN_PARTS = (".claude-plugin", "hooks", "agents", "commands")
@@ -224,8 +225,9 @@ def test_a_broken_configuration_is_a_failure_with_exit_1(project: Path, home: Pa
 def test_the_state_folder_write_test_leaves_nothing_behind(project: Path, home: Path) -> None:
     status, detail = findings(doctor(project, home))["state"]
     assert status == "ok"
-    assert detail.startswith(f"{project / '.tiergate'} is writable")
-    assert not (project / ".tiergate").exists()
+    assert detail.startswith(f"{state_dir(project)} is writable")
+    assert not state_dir(project).is_relative_to(project)
+    assert not state_dir(project).parent.exists()  # the state home's projects/ folder too
 
     nested = findings(doctor(project, home, TIERGATE_STATE_DIR="deep/er/state"))["state"]
     assert nested[0] == "ok"
@@ -233,11 +235,38 @@ def test_the_state_folder_write_test_leaves_nothing_behind(project: Path, home: 
 
 
 def test_an_existing_state_folder_is_tested_in_place_and_kept_as_it_was(project: Path, home: Path) -> None:
-    state = project / ".tiergate"
-    state.mkdir()
+    state = state_dir(project)
+    state.mkdir(parents=True)
     (state / "log.jsonl").write_text("{}\n")
     assert findings(doctor(project, home))["state"] == ("ok", f"{state} is writable")
     assert sorted(p.name for p in state.iterdir()) == ["log.jsonl"]
+
+
+def test_a_state_folder_whose_root_file_names_another_project_is_a_warning(project: Path, home: Path) -> None:
+    state = state_dir(project)
+    state.mkdir(parents=True)
+    (state / "root").write_text("/somewhere/else\n")
+    assert findings(doctor(project, home))["state"] == (
+        "warn",
+        f"{state} is writable, but its root file names another project: /somewhere/else",
+    )
+
+
+def test_an_older_tiergates_state_folder_in_the_project_is_mentioned_once(project: Path, home: Path) -> None:
+    assert "old state" not in findings(doctor(project, home))
+    (project / ".tiergate" / "loops").mkdir(parents=True)
+    result = doctor(project, home)
+    status, detail = findings(result)["old state"]
+    assert status == "ok"
+    assert detail == (
+        f"{project / '.tiergate'} is an older tiergate's state folder, no longer read: "
+        "delete it when you like"
+    )
+    assert [line for line in result.stdout.splitlines() if "older tiergate" in line] == [
+        f"ok    old state: {detail}"
+    ]
+    report = json.loads(doctor(project, home, "--json").stdout)
+    assert report["state_dir"] == str(state_dir(project))
 
 
 def test_a_state_folder_that_cannot_be_created_fails(project: Path, home: Path) -> None:
@@ -313,7 +342,7 @@ def test_json_output_holds_every_finding_and_the_overall_result(project: Path, h
     assert names == ["tiergate", "plugin", "hooks", "claude", "project", "check tests", "state"]
     assert {f["status"] for f in report["findings"]} <= {"ok", "warn"}
     assert report["problems"] == []
-    assert report["state_dir"] == str(project / ".tiergate")
+    assert report["state_dir"] == str(state_dir(project))
     assert result.returncode == 0
 
 

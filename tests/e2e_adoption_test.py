@@ -46,7 +46,7 @@ def project_with_a_check(project: Path, config: str = "") -> None:
     toml = '[checks]\ntests = "sh check.sh"\n' + config
     write(
         project,
-        {"value.txt": "good\n", "check.sh": CHECK, ".tiergate.toml": toml, ".gitignore": ".tiergate/\n"},
+        {"value.txt": "good\n", "check.sh": CHECK, ".tiergate.toml": toml},
     )
     commit_all(project, "value.txt and its check")
 

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from testing.claude.cli import ClaudeRun, RunClaude
 from testing.claude.scripted_api import Failure, ScriptedApi, agent, text
+from testing.statefolder import state_dir
 
 pytestmark = pytest.mark.e2e
 
@@ -56,7 +57,7 @@ def test_with_no_loop_every_hook_runs_tiergate_and_changes_nothing(
     ]
     assert all(h.command.endswith(f"/hooks/tiergate-hook {h.event}") for h in run.hook_runs())
     # No loop: no state folder appears, nothing reaches the model or the user, and the stop goes ahead.
-    assert not (git_project / ".tiergate").exists()
+    assert not state_dir(git_project).exists()
     assert all("hook additional context" not in r.conversation_text() for r in scripted_api.requests)
     assert all("hook feedback" not in r.conversation_text() for r in scripted_api.requests)
     assert run.notices == []

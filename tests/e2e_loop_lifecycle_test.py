@@ -32,6 +32,7 @@ from testing.claude.tiergate_model import (
     spawn_directive,
     verdict_message,
 )
+from testing.statefolder import state_dir
 from testing.tiergatecli import tiergate
 
 pytestmark = pytest.mark.e2e
@@ -52,7 +53,7 @@ def run_tiergate(run_claude: RunClaude, prompt: str | list[str], **options: Any)
 
 
 def log(project: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in (project / ".tiergate" / "log.jsonl").read_text().splitlines()]
+    return [json.loads(line) for line in (state_dir(project) / "log.jsonl").read_text().splitlines()]
 
 
 def decisions(project: Path, session_id: str | None = None) -> list[tuple[str, str]]:

@@ -36,7 +36,10 @@ from testing.claude.tiergate_model import (
     spawn_directive,
     verdict_message,
 )
+from testing.statefolder import state_dir
 from testing.tiergatecli import tiergate
+
+from tiergate import seal
 
 pytestmark = pytest.mark.e2e
 
@@ -56,7 +59,7 @@ def run_tiergate(run_claude: RunClaude, prompt: str, **options: Any) -> ClaudeRu
 
 
 def decision_log(project: Path) -> list[dict[str, Any]]:
-    lines = (project / ".tiergate" / "log.jsonl").read_text().splitlines()
+    lines = (state_dir(project) / "log.jsonl").read_text().splitlines()
     return [json.loads(line) for line in lines]
 
 
@@ -242,7 +245,7 @@ def test_the_ralph_command_starts_a_loop_in_a_project_tiergate_has_never_seen(
     run = run_tiergate(run_claude, "/tiergate:ralph add hello.py printing hello --max-iterations 2")
 
     assert run.returncode == 0, run.describe()
-    assert (git_project / ".tiergate").is_dir(), "the /tiergate:ralph prompt never reached tiergate"
+    assert state_dir(git_project).is_dir(), "the /tiergate:ralph prompt never reached tiergate"
     assert decisions(git_project)[0] == ("UserPromptSubmit", "start")
     first = scripted_api.messages_calls("main")[0]
     assert "UserPromptSubmit hook additional context: tiergate loop active" in first.conversation_text()
@@ -291,8 +294,9 @@ def test_an_api_error_is_never_blocked_and_a_claim_after_the_user_resumes_is_sti
         ("SessionEnd", "session-end"),  # the loop is still active when the session ends
     ]
     assert any("rate_limit" in reason for reason in decision_log(git_project)[1]["reasons"])
-    loop_file = git_project / ".tiergate" / "loops" / f"{session_id}.json"
-    assert json.loads(loop_file.read_text())["interrupted_turn"]  # the CLI's prompt_id of that turn
+    loop_file = state_dir(git_project) / "loops" / f"{session_id}.json"
+    kept = json.loads(seal.open_file(f"loops/{session_id}.json", loop_file.read_bytes()))
+    assert kept["interrupted_turn"]  # the CLI's prompt_id of that turn
 
     # The user resumes later. The stops of that new turn are decided as usual, not let through because
     # of the old error: Claude is sent back to work, then its claim is verified.

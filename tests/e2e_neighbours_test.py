@@ -178,7 +178,7 @@ def stop_probe(tmp_path: Path) -> ProbePlugin:
 
 def ignore(project: Path, neighbour: str) -> None:
     """`[interop] <neighbour> = "ignore"` in the project's committed configuration."""
-    write(project, {".tiergate.toml": f'[interop]\n{neighbour} = "ignore"\n', ".gitignore": ".tiergate/\n"})
+    write(project, {".tiergate.toml": f'[interop]\n{neighbour} = "ignore"\n'})
     commit_all(project, "tiergate leaves the neighbour alone")
 
 

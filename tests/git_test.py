@@ -152,6 +152,18 @@ def test_untracked_files_skip_ignored_ones_and_show_a_nested_repository_once(tmp
     assert sorted(tgit.untracked_files(repo, "HEAD")) == ["nested/", "src/new.py"]
 
 
+def test_untracked_files_leave_out_a_state_folder_in_the_work_tree_and_nothing_else(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = init_repo(tmp_path / "r", {"a.txt": "a\n"})
+    write(repo, {"st[1]/log.jsonl": "{}\n", "sub/st[1]/x.py": "x\n", ".tiergate/loops/s1.json": "{}\n"})
+    monkeypatch.setenv("TIERGATE_STATE_DIR", "st[1]")
+    # That folder only (its name taken literally, at the top); an agent's `.tiergate/` is a new folder.
+    assert sorted(tgit.untracked_files(repo, "HEAD")) == [".tiergate/loops/s1.json", "sub/st[1]/x.py"]
+    write(repo, {".tiergate/.gitignore": "*\n"})  # an older tiergate's state folder ignored itself
+    assert sorted(tgit.untracked_files(repo, "HEAD")) == ["sub/st[1]/x.py"]
+
+
 def test_diff_patch_limited_to_paths(tmp_path: Path) -> None:
     repo = init_repo(tmp_path / "r", {"a.txt": "1\n", "-b.txt": "1\n", "c d.txt": "1\n"})
     write(repo, {"a.txt": "2\n", "-b.txt": "2\n", "c d.txt": "2\n"})

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from testing.gitrepo import init_repo
+from testing.statefolder import state_dir
 from testing.tiergatecli import tiergate
 
 from tiergate.commands.history import verifications
@@ -51,8 +52,8 @@ def record(session: str, decision: str, *snaps: dict[str, Any]) -> dict[str, Any
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     root = init_repo(tmp_path / "repo", {"README.md": "hi\n"})
-    log = root / ".tiergate" / "log.jsonl"
-    log.parent.mkdir()
+    log = state_dir(root) / "log.jsonl"
+    log.parent.mkdir(parents=True)
     for entry in [
         record("s1", "spawn", snap("v1", "LIGHT", "requested", 1.0)),
         {"event": "Stop", "session_id": "s1", "decision": "continue", "reasons": ["no claim"]},

@@ -17,6 +17,7 @@ from testing.claude.cli import claude_bin, run_claude
 from testing.claude.scripted_api import Rule, ScriptedApi, bash, text, tool_use
 from testing.claude.tiergate_model import follow_spawn_directive, passing_verdict
 from testing.gitrepo import git, init_repo
+from testing.statefolder import state_dir
 
 CHECKOUT = Path(__file__).resolve().parents[1]
 # The interpreter behind the test venv: install.sh must build its venv from a plain Python, as a user's.
@@ -287,7 +288,7 @@ def test_a_session_in_the_installed_home_runs_a_loop_through_the_installed_plugi
     assert task in main_calls[0].last_user_text()
     # The verifier is the installed agent: its instructions are the agent file's body.
     assert "You verify a completion claim for tiergate" in verifier_calls[0].system
-    log = [json.loads(line) for line in (project / ".tiergate" / "log.jsonl").read_text().splitlines()]
+    log = [json.loads(line) for line in (state_dir(project) / "log.jsonl").read_text().splitlines()]
     assert [(r["event"], r["decision"]) for r in log] == [
         ("UserPromptSubmit", "start"),
         ("Stop", "continue"),

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from testing.gitrepo import init_repo
+from testing.statefolder import state_dir, state_env
 
 from tiergate.handlers.common import log_outcome
 from tiergate.log import (
@@ -32,7 +33,7 @@ from tiergate.project import Project, ensure_state_dir
 
 @pytest.fixture
 def project(tmp_path: Path) -> Project:
-    project = Project(tmp_path, tmp_path / ".tiergate")
+    project = Project(tmp_path, state_dir(tmp_path))
     ensure_state_dir(project)
     return project
 
@@ -189,8 +190,8 @@ def test_a_decision_record_has_one_shape_whichever_writer_writes_it(project: Pro
 
 def test_the_command_line_and_the_hooks_write_the_same_record_in_a_real_project(tmp_path: Path) -> None:
     repo = init_repo(tmp_path / "project", {"README.md": "hi\n"})
-    (repo / ".tiergate").mkdir()
-    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "CLAUDE_PROJECT_DIR": str(repo)}
+    state_dir(repo).mkdir(parents=True)
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "CLAUDE_PROJECT_DIR": str(repo), **state_env()}
 
     def tiergate(*args: str, stdin: str = "") -> None:
         result = subprocess.run(
@@ -208,9 +209,7 @@ def test_the_command_line_and_the_hooks_write_the_same_record_in_a_real_project(
     prompt("s2", "/tiergate:ralph fix it")
     prompt("s1", "/tiergate:cancel")  # a hook: the lean writer
     tiergate("cancel", "--session", "s2")  # the command line: structlog
-    by_hook, by_command = (
-        r for r in read_log(Project(repo, repo / ".tiergate")) if r["decision"] == "cancel"
-    )
+    by_hook, by_command = (r for r in read_log(Project(repo, state_dir(repo))) if r["decision"] == "cancel")
 
     assert (by_hook["event"], by_command["event"]) == ("UserPromptSubmit", "cancel")
     assert list(by_hook) == list(by_command)

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from testing.claude.cli import claude_bin
+from testing.statefolder import state_dir, state_env
 
 from tiergate.hook import events
 from tiergate.tier.policy import PLUGIN, VERIFIERS, Tier
@@ -270,9 +271,15 @@ def test_tiergate_python_with_spaces_in_its_path_is_used_first(tmp_path: Path) -
 
 def test_stdin_reaches_tiergate_through_the_launcher(tmp_path: Path) -> None:
     project = tmp_path / "project"
-    (project / ".tiergate").mkdir(parents=True)
+    project.mkdir()
+    state_dir(project).mkdir(parents=True)
     payload = {"session_id": "not a valid id", "cwd": str(project), "hook_event_name": "SessionStart"}
-    env = {"HOME": str(tmp_path), "TIERGATE_PYTHON": sys.executable, "CLAUDE_PROJECT_DIR": str(project)}
+    env = {
+        "HOME": str(tmp_path),
+        "TIERGATE_PYTHON": sys.executable,
+        "CLAUDE_PROJECT_DIR": str(project),
+        **state_env(),
+    }
     result = launch("SessionStart", env, stdin=json.dumps(payload))
     assert result.returncode == 0
     assert json.loads(result.stdout) == {
@@ -293,7 +300,8 @@ def test_the_exit_code_and_streams_of_the_python_pass_straight_through(tmp_path:
 def test_a_project_file_cannot_shadow_a_module_the_hook_imports(tmp_path: Path) -> None:
     # The hook runs in the user's project; its json.py or typing.py must not replace the standard library's.
     project = tmp_path / "project"
-    (project / ".tiergate").mkdir(parents=True)
+    project.mkdir()
+    state_dir(project).mkdir(parents=True)
     for module in ("json", "typing", "tiergate"):
         (project / f"{module}.py").write_text('raise SystemExit("shadowed")\n')
     payload = json.dumps({"session_id": "s1", "cwd": str(project), "hook_event_name": "Stop"})
@@ -306,6 +314,7 @@ def test_a_project_file_cannot_shadow_a_module_the_hook_imports(tmp_path: Path) 
             "HOME": str(tmp_path),
             "TIERGATE_PYTHON": sys.executable,
             "CLAUDE_PROJECT_DIR": str(project),
+            **state_env(),
         },
         capture_output=True,
         text=True,

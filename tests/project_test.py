@@ -1,20 +1,28 @@
 from __future__ import annotations
 
+import os
 import re
+import stat
 from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from testing.gitrepo import git, init_repo
+from testing.statefolder import state_dir, state_env
 
+from tiergate import seal
 from tiergate.project import (
+    ROOT_FILE,
     Project,
+    default_state_dir,
     ensure_state_dir,
     git_top_level,
     is_valid_session_id,
+    legacy_state_dir,
     locate,
     state_dir_from_env,
+    state_dirs_inside,
 )
 
 SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
@@ -26,19 +34,19 @@ def test_claude_project_dir_wins_over_the_git_top_level(tmp_path: Path) -> None:
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
 
-    project = locate(repo / "sub", {"CLAUDE_PROJECT_DIR": str(elsewhere)})
+    project = locate(repo / "sub", {"CLAUDE_PROJECT_DIR": str(elsewhere), **state_env()})
 
-    assert project == Project(elsewhere, elsewhere / ".tiergate")
+    assert project == Project(elsewhere, state_dir(elsewhere))
 
 
 def test_git_top_level_is_what_git_says_from_a_subdirectory(tmp_path: Path) -> None:
     repo = init_repo(tmp_path / "repo", {"src/pkg/mod.py": "x = 1\n"})
     cwd = repo / "src" / "pkg"
 
-    project = locate(cwd, {})
+    project = locate(cwd, state_env())
 
     assert project.root == Path(git(cwd, "rev-parse", "--show-toplevel").strip())
-    assert project.state_dir == project.root / ".tiergate"
+    assert project.state_dir == state_dir(project.root)
 
 
 def test_a_worktree_is_its_own_project(tmp_path: Path) -> None:
@@ -47,10 +55,11 @@ def test_a_worktree_is_its_own_project(tmp_path: Path) -> None:
     cwd = tmp_path / "wt"
     (cwd / "deep").mkdir()
 
-    project = locate(cwd / "deep", {})
+    project = locate(cwd / "deep", state_env())
 
     assert (cwd / ".git").is_file()
     assert project.root == Path(git(cwd / "deep", "rev-parse", "--show-toplevel").strip()) == cwd
+    assert project.state_dir != locate(repo, state_env()).state_dir
 
 
 def test_outside_any_repository_the_root_is_cwd(tmp_path: Path) -> None:
@@ -61,7 +70,7 @@ def test_outside_any_repository_the_root_is_cwd(tmp_path: Path) -> None:
             f"the temporary directory {tmp_path} is inside a git repository; the test needs one that is not"
         )
 
-    assert locate(plain, {}) == Project(plain, plain / ".tiergate")
+    assert locate(plain, state_env()) == Project(plain, state_dir(plain))
 
 
 def test_tiergate_state_dir_absolute_and_relative(tmp_path: Path) -> None:
@@ -105,22 +114,101 @@ def test_the_fast_path_state_dir_agrees_with_locate(tmp_path: Path, env_keys: di
     )
 
 
-def test_ensure_state_dir_makes_a_folder_git_ignores(tmp_path: Path) -> None:
+def test_a_state_folder_inside_the_workspace_is_one_git_ignores(tmp_path: Path) -> None:
     repo = init_repo(tmp_path / "repo", {"a.txt": "a\n"})
-    project = locate(repo, {})
+    project = locate(repo, {"TIERGATE_STATE_DIR": "var/state", **state_env()})
 
-    state_dir = ensure_state_dir(project)
-    (state_dir / "loops").mkdir()
-    (state_dir / "loops" / "s1.json").write_text("{}")
-    (state_dir / "log.jsonl").write_text("{}\n")
+    folder = ensure_state_dir(project)
+    (folder / "loops").mkdir()
+    (folder / "loops" / "s1.json").write_text("{}")
+    (folder / "log.jsonl").write_text("{}\n")
 
-    assert state_dir == repo / ".tiergate"
-    assert (state_dir / ".gitignore").read_text() == "*\n"
+    assert folder == repo / "var" / "state"
+    assert (folder / ".gitignore").read_text() == "*\n"
     assert git(repo, "status", "--porcelain", "--untracked-files=all") == ""
 
 
+# The default state folder: outside the workspace, one per project ----------------------------------------
+
+
+def test_the_default_state_folder_is_outside_the_project_and_the_users_alone(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "my repo (2)", {"a.txt": "a\n"})
+    project = locate(repo, state_env())
+
+    folder = ensure_state_dir(project)
+
+    home = Path(seal.state_home(os.environ))
+    assert folder.parent == home / "projects"
+    assert not folder.is_relative_to(repo)
+    assert re.fullmatch(r"my_repo__2_-[0-9a-f]{16}", folder.name), folder.name
+    for made in (folder, folder.parent):
+        assert stat.S_IMODE(made.stat().st_mode) == 0o700, made
+    assert (folder / ROOT_FILE).read_text() == f"{os.path.realpath(repo)}\n"
+    assert git(repo, "status", "--porcelain", "--untracked-files=all") == ""
+
+
+def test_the_same_repository_through_a_symlink_has_the_same_state_folder(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "repo", {"a.txt": "a\n"})
+    (tmp_path / "link").symlink_to(repo)
+
+    through_link = locate(tmp_path / "link", state_env())
+
+    assert through_link.root == tmp_path / "link"
+    assert through_link.state_dir == locate(repo, state_env()).state_dir
+    assert state_dir_from_env({"CLAUDE_PROJECT_DIR": str(tmp_path / "link"), **state_env()}) == str(
+        through_link.state_dir
+    )
+
+
+def test_two_repositories_of_the_same_name_have_two_state_folders(tmp_path: Path) -> None:
+    one = init_repo(tmp_path / "a" / "app", {"a.txt": "a\n"})
+    two = init_repo(tmp_path / "b" / "app", {"a.txt": "a\n"})
+
+    assert locate(one, state_env()).state_dir != locate(two, state_env()).state_dir
+    assert locate(one, state_env()).state_dir.name.startswith("app-")
+
+
+def test_a_long_or_strange_root_name_is_cut_and_kept_to_plain_characters(tmp_path: Path) -> None:
+    root = tmp_path / ("é" + "x" * 60 + "\n")
+    root.mkdir()
+    name = Path(default_state_dir(str(root), state_env())).name
+    assert re.fullmatch(r"_x{39}-[0-9a-f]{16}", name), name
+    assert Path(default_state_dir("/", state_env())).name.startswith("root-")
+
+
+def test_the_state_home_falls_back_to_the_users_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    folder = Path(default_state_dir(str(tmp_path / "repo"), {"HOME": str(tmp_path)}))
+    assert folder.parent == tmp_path / ".local" / "state" / "tiergate" / "projects"
+
+
+# What measuring the workspace leaves out ------------------------------------------------------------------
+
+
+def test_a_state_folder_inside_the_work_tree_is_left_out_and_nothing_else(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "repo", {"a.txt": "a\n"})
+    assert state_dirs_inside(str(repo), state_env()) == []
+    assert state_dirs_inside(str(repo), {"TIERGATE_STATE_DIR": "var/st", **state_env()}) == ["var/st"]
+    outside = {"TIERGATE_STATE_DIR": str(tmp_path / "elsewhere"), **state_env()}
+    assert state_dirs_inside(str(repo), outside) == []
+    (repo / ".tiergate").mkdir()
+    (repo / ".tiergate" / "notes.txt").write_text("the agent's own folder\n")
+    assert state_dirs_inside(str(repo), state_env()) == []
+    # An older tiergate's folder ignored itself with `*`: it stays out of every measurement.
+    (repo / ".tiergate" / ".gitignore").write_text("*\n")
+    assert state_dirs_inside(str(repo), state_env()) == [".tiergate"]
+
+
+def test_a_legacy_state_folder_is_found_but_not_the_one_in_use(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "repo", {"a.txt": "a\n"})
+    assert legacy_state_dir(locate(repo, state_env())) is None
+    (repo / ".tiergate").mkdir()
+    assert legacy_state_dir(locate(repo, state_env())) == repo / ".tiergate"
+    assert legacy_state_dir(locate(repo, {"TIERGATE_STATE_DIR": ".tiergate", **state_env()})) is None
+
+
 def test_ensure_state_dir_is_idempotent_and_keeps_an_existing_gitignore(tmp_path: Path) -> None:
-    project = Project(tmp_path, tmp_path / "a" / "b" / ".tiergate")
+    project = Project(tmp_path, tmp_path / "a" / "b" / "state")
     ensure_state_dir(project)
     (project.state_dir / ".gitignore").write_text("*\n!keep\n")
 

@@ -7,7 +7,10 @@ from pathlib import Path
 
 import pytest
 from testing.gitrepo import git, init_repo
+from testing.statefolder import state_dir
 from testing.tiergatecli import tiergate
+
+from tiergate import seal
 
 
 @pytest.fixture
@@ -16,7 +19,8 @@ def repo(tmp_path: Path) -> Path:
 
 
 def pending(repo: Path) -> dict[str, object]:
-    data: dict[str, object] = json.loads((repo / ".tiergate" / "pending.json").read_text())
+    sealed = (state_dir(repo) / "pending.json").read_bytes()
+    data: dict[str, object] = json.loads(seal.open_file("pending.json", sealed))
     return data
 
 
@@ -35,7 +39,7 @@ def test_a_pending_loop_starts_at_head_with_its_options(repo: Path) -> None:
         "OK",
         head,
     )
-    assert (repo / ".tiergate" / ".gitignore").read_text() == "*\n"
+    assert (state_dir(repo) / ".gitignore").read_text() == "*\n"
     assert git(repo, "status", "--porcelain") == ""  # the state folder ignores itself
 
 
@@ -72,7 +76,7 @@ def test_a_broken_configuration_starts_no_loop(repo: Path) -> None:
         result.returncode == 2
         and result.stderr == "tiergate: .tiergate.toml: tiers.no_such_key: unknown key\n"
     )
-    assert not (repo / ".tiergate" / "pending.json").exists()
+    assert not (state_dir(repo) / "pending.json").exists()
 
 
 def test_an_empty_repository_starts_at_the_empty_tree(tmp_path: Path) -> None:
@@ -94,7 +98,7 @@ def test_bad_arguments_are_one_line(repo: Path, args: list[str], says: str) -> N
     result = tiergate(repo, "ralph", "start", *args)
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr.startswith("tiergate: ") and says in result.stderr and result.stderr.count("\n") == 1
-    assert not (repo / ".tiergate" / "pending.json").exists()
+    assert not (state_dir(repo) / "pending.json").exists()
 
 
 def test_outside_git_it_refuses(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from testing.gitrepo import init_repo
+from testing.statefolder import state_dir
 from testing.tiergatecli import tiergate
 
 from tiergate.loop import store as state
@@ -26,7 +27,7 @@ FACTS = ClaimFacts(
 @pytest.fixture
 def project(tmp_path: Path) -> Project:
     root = init_repo(tmp_path / "repo", {"README.md": "hi\n"})
-    return Project(root=root, state_dir=root / ".tiergate")
+    return Project(root=root, state_dir=state_dir(root))
 
 
 def test_no_loops(project: Project) -> None:

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 
 from tiergate.errors import UserError
 from tiergate.gitformat import DiffEntry, parse_raw_numstat, rebase_ignore_rules
+from tiergate.project import state_dirs_inside
 
 if TYPE_CHECKING:
     pass
@@ -374,8 +375,9 @@ def changed_statuses(repo: Path, base: str) -> list[tuple[str, str]]:
 
 
 def untracked_files(repo: Path, base: str) -> list[str]:
-    """Untracked paths that the .gitignore files committed in `base` do not ignore, nor tiergate's state
-    folder; a nested repository is one entry ending in '/'.
+    """Untracked paths that the .gitignore files committed in `base` do not ignore, nor a tiergate state
+    folder inside the work tree (`project.state_dirs_inside`); a nested repository is one entry ending
+    in '/'.
 
     Only the base's rules count: .git/info/exclude, core.excludesFile and a .gitignore written or edited
     since are all the agent's to change, and a rule added during the loop must not hide a new file. The
@@ -384,10 +386,15 @@ def untracked_files(repo: Path, base: str) -> list[str]:
     with tempfile.NamedTemporaryFile(prefix="tiergate-ignore-") as rules:
         rules.write("".join(f"{line}\n" for line in _committed_ignores(repo, base)).encode())
         rules.flush()
-        out = run(
-            repo, "ls-files", "-z", "--others", f"--exclude-from={rules.name}", f"--exclude={_STATE_DIR}/"
-        ).stdout
+        states = [f"--exclude=/{_literal(path)}/" for path in state_dirs_inside(os.fspath(repo), os.environ)]
+        out = run(repo, "ls-files", "-z", "--others", f"--exclude-from={rules.name}", *states).stdout
     return [os.fsdecode(p) for p in out.split(b"\0") if p]
+
+
+def _literal(path: str) -> str:
+    """`path` as an ignore pattern that matches that path only (wildcards and a leading `!` or `#`
+    escaped), anchored by the caller's leading slash."""
+    return "".join(f"\\{c}" if c in "*?[\\!#" else c for c in path)
 
 
 def untracked_by_git_rules(repo: Path) -> list[str]:
@@ -397,9 +404,6 @@ def untracked_by_git_rules(repo: Path) -> list[str]:
     return [os.fsdecode(p) for p in out.split(b"\0") if p]
 
 
-# The state folder's name (tiergate.project.STATE_DIR_NAME, not imported: the hook's common path stays
-# lean): it ignores itself with a .gitignore of its own, which no base holds.
-_STATE_DIR = ".tiergate"
 _ignores: dict[tuple[Path, str], list[str]] = {}
 
 

@@ -1,14 +1,18 @@
 """Where a project is, and where tiergate keeps its state for it.
 
 root = $CLAUDE_PROJECT_DIR if set, else the git top level of the working directory, else the working
-directory; state dir = $TIERGATE_STATE_DIR if set, else `<root>/.tiergate`.
+directory; state dir = $TIERGATE_STATE_DIR if set (relative to the root), else
+`<user state home>/projects/<name>-<key>`: outside the workspace, where the agent a loop verifies works
+with a shell, so that it cannot edit the loop's state as easily as its code. `<key>` is a digest of the
+root's real path (the same repository through a symlink is the same project; each git worktree is a
+root of its own), `<name>` the root's name, for humans.
 
 Every hook of every session imports this module before it knows whether tiergate has anything to do,
 so its top level imports nothing but `os`: no pathlib, no dataclasses, and no git subprocess.
 """
 
 # os.path rather than pathlib on purpose: importing pathlib would cost every hook about 10 ms.
-# ruff: noqa: PTH100, PTH101, PTH110, PTH116, PTH117, PTH118, PTH120
+# ruff: noqa: PTH100, PTH101, PTH110, PTH116, PTH117, PTH118, PTH119, PTH120, PTH123
 
 from __future__ import annotations
 
@@ -21,7 +25,14 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import NoReturn
 
-STATE_DIR_NAME = ".tiergate"
+# Where tiergate kept its state before it moved to the user's state home. An older tiergate's folder is
+# not read; `tiergate doctor` mentions it, and measuring the workspace still leaves it out.
+LEGACY_STATE_DIR = ".tiergate"
+PROJECTS_DIR = "projects"
+ROOT_FILE = "root"  # in the state folder: the project root it belongs to, for humans and `tiergate doctor`
+_NAME_LENGTH = 40
+_KEY_BYTES = 8  # 16 hex digits
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
 STATE_DIR_MODE = 0o700
 STATE_FILE_MODE = 0o600  # state files and the log: only the user may read what a check printed
 MAX_SESSION_ID_LENGTH = 128
@@ -86,9 +97,63 @@ def state_dir_from_env(env: Mapping[str, str]) -> str | None:
 
 
 def _state_dir(root: str, env: Mapping[str, str]) -> str:
-    # A relative TIERGATE_STATE_DIR is read against the project root, not against whichever
-    # subdirectory the hook or the command happened to run in.
-    return os.path.normpath(os.path.join(root, env.get("TIERGATE_STATE_DIR") or STATE_DIR_NAME))
+    configured = env.get("TIERGATE_STATE_DIR")
+    if configured:
+        # A relative TIERGATE_STATE_DIR is read against the project root, not against whichever
+        # subdirectory the hook or the command happened to run in.
+        return os.path.normpath(os.path.join(root, configured))
+    return default_state_dir(root, env)
+
+
+def default_state_dir(root: str, env: Mapping[str, str]) -> str:
+    """`<user state home>/projects/<name>-<key>`, the key 16 hex digits of BLAKE2b over the root's real path.
+
+    One realpath (a few lstat calls) and one digest: tens of microseconds on the hook's fast path.
+    `_blake2` rather than hashlib, whose import costs a hook milliseconds (see seal.py).
+    """
+    from _blake2 import blake2b
+
+    from tiergate.seal import state_home
+
+    real = os.path.realpath(root)
+    key = blake2b(os.fsencode(real), digest_size=_KEY_BYTES).hexdigest()
+    name = "".join(c if c in _NAME_CHARS else "_" for c in os.path.basename(real)[:_NAME_LENGTH])
+    return os.path.join(state_home(env), PROJECTS_DIR, f"{name or 'root'}-{key}")
+
+
+def legacy_state_dir(project: Project) -> Path | None:
+    """`<root>/.tiergate` when an older tiergate left its state folder there (and it is not the state
+    folder in use, which TIERGATE_STATE_DIR=.tiergate would make it)."""
+    legacy = project.root / LEGACY_STATE_DIR
+    if legacy == project.state_dir or not legacy.is_dir():
+        return None
+    return legacy
+
+
+def state_dirs_inside(top: str, env: Mapping[str, str]) -> list[str]:
+    """The state folders inside the work tree `top` that measuring the workspace leaves out, as paths
+    relative to it: the one in use when TIERGATE_STATE_DIR puts it there, and an older tiergate's
+    `.tiergate/` that still carries the `*` .gitignore tiergate writes (its files are no change of the
+    agent's). Any other `.tiergate/` is the workspace's like any folder: the state is not there.
+    """
+    root = env.get("CLAUDE_PROJECT_DIR")
+    root = os.path.normpath(os.path.join(top, root)) if root else top
+    in_use = _state_dir(root, env)
+    found = set()
+    for folder in (in_use, os.path.join(root, LEGACY_STATE_DIR)):
+        relative = os.path.relpath(folder, top)
+        inside = relative not in {".", ".."} and not relative.startswith("../")
+        if inside and (folder == in_use or _ignores_itself(folder)):
+            found.add(relative)
+    return sorted(found)
+
+
+def _ignores_itself(folder: str) -> bool:
+    try:
+        with open(os.path.join(folder, ".gitignore"), "rb") as handle:
+            return handle.read(3) == b"*\n"
+    except OSError:
+        return False
 
 
 def git_top_level(start: str) -> str | None:
@@ -108,25 +173,37 @@ def git_top_level(start: str) -> str | None:
 
 
 def ensure_state_dir(project: Project) -> Path:
-    """Create the state folder if needed, with a `.gitignore` that makes git ignore all of it.
+    """Create the state folder if needed, with a `root` file naming the project it belongs to and a
+    `.gitignore` that makes git ignore all of it (for a TIERGATE_STATE_DIR inside the workspace).
 
     The folder is the user's alone (0700, tightened if it was wider): what a check printed is kept in it.
     """
-    project.state_dir.mkdir(mode=STATE_DIR_MODE, parents=True, exist_ok=True)
+    _make_folder(project.state_dir)
     tighten(str(project.state_dir), STATE_DIR_MODE)
+    _write_once(project.state_dir / ".gitignore", b"*\n")
+    _write_once(project.state_dir / ROOT_FILE, os.fsencode(os.path.realpath(project.root)) + b"\n")
+    return project.state_dir
+
+
+def _make_folder(folder: Path) -> None:
+    # The folders above it too are made 0700 when tiergate makes them (pathlib's parents=True would
+    # leave them to the umask): the state home holds every project's state.
     try:
-        fd = os.open(
-            project.state_dir / ".gitignore",
-            os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC,
-            STATE_FILE_MODE,
-        )
+        folder.mkdir(mode=STATE_DIR_MODE, exist_ok=True)
+    except FileNotFoundError:
+        _make_folder(folder.parent)
+        folder.mkdir(mode=STATE_DIR_MODE, exist_ok=True)
+
+
+def _write_once(path: Path, data: bytes) -> None:
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, STATE_FILE_MODE)
     except FileExistsError:
-        return project.state_dir
+        return
     try:
-        os.write(fd, b"*\n")
+        os.write(fd, data)
     finally:
         os.close(fd)
-    return project.state_dir
 
 
 def tighten(path: str | int, mode: int) -> None:

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Protocol
 
+from testing.statefolder import state_env
+
 CLAUDE_BIN_ENV = "TIERGATE_CLAUDE_BIN"
 PINNED_VERSION = "2.1.332"
 # What the scripted agents use. Root may not pass --dangerously-skip-permissions: tools are allowed by name.
@@ -143,6 +145,8 @@ def claude_env(home: Path, api_url: str, env: Mapping[str, str] | None = None) -
     return {
         **base,
         "HOME": str(home),
+        # The test's state home (tests/conftest.py), so that the hooks' state is where the test looks.
+        **state_env(),
         "ANTHROPIC_BASE_URL": api_url,
         "ANTHROPIC_API_KEY": "sk-ant-scripted-test-key",
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",

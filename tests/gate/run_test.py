@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from testing.gitrepo import commit_all, git, init_repo, write
+from testing.statefolder import state_dir
 
 from tiergate.config import load_config
 from tiergate.gate import cache as evidencecache
@@ -36,7 +37,7 @@ def repo(tmp_path: Path) -> Path:
 
 
 def project(repo: Path) -> Project:
-    return Project(repo, repo / ".tiergate")
+    return Project(repo, state_dir(repo))
 
 
 def counted(name: str, command: str, counter: Path) -> Check:
@@ -132,14 +133,14 @@ def test_results_of_checks_that_changed_the_workspace_are_not_kept(repo: Path) -
     first = gate(repo, [formatter])
     assert first.workspace_changed
     assert not gate(repo, [formatter]).reused
-    assert not list((repo / ".tiergate" / "evidence").glob("*.json"))
+    assert not list((state_dir(repo) / "evidence").glob("*.json"))
 
 
 def test_unreadable_evidence_counts_as_absent(repo: Path, tmp_path: Path) -> None:
     counter = tmp_path / "runs"
     checks = [counted("tests", PYTEST, counter)]
     gate(repo, checks)
-    for path in (repo / ".tiergate" / "evidence").glob("*.json"):
+    for path in (state_dir(repo) / "evidence").glob("*.json"):
         path.write_text("{not json")
     assert not gate(repo, checks).reused
     assert len(runs(counter)) == 2
@@ -150,7 +151,7 @@ def test_only_the_newest_evidence_files_are_kept(repo: Path) -> None:
     for i in range(evidencecache.KEEP_EVIDENCE + 5):
         write(repo, {"scratch.txt": f"{i}\n"})
         gate(repo, checks)
-    assert len(list((repo / ".tiergate" / "evidence").glob("*.json"))) == evidencecache.KEEP_EVIDENCE
+    assert len(list((state_dir(repo) / "evidence").glob("*.json"))) == evidencecache.KEEP_EVIDENCE
     assert gate(repo, checks).reused  # the newest state is still there
 
 
@@ -313,10 +314,10 @@ def test_outside_git_the_checks_run_and_every_failure_is_new(tmp_path: Path) -> 
     folder = tmp_path / "plain"
     folder.mkdir()
     checks = [make_check("tests", "exit 1", "test"), make_check("lint", "true", "test")]
-    result = run_gate(Project(folder, folder / ".tiergate"), None, checks)
+    result = run_gate(Project(folder, state_dir(folder)), None, checks)
     assert result.refuted
     assert result.fingerprint is None
-    assert not run_gate(Project(folder, folder / ".tiergate"), None, checks).reused
+    assert not run_gate(Project(folder, state_dir(folder)), None, checks).reused
 
 
 def test_a_missing_tool_refutes_runs_no_baseline_and_keeps_nothing_so_installing_it_counts_at_once(

@@ -11,6 +11,7 @@ from typing import Any
 
 from testing.gitrepo import init_repo, write
 from testing.hooksession import HookSession
+from testing.statefolder import state_dir
 
 from tiergate.loop import store as state
 from tiergate.project import Project
@@ -103,7 +104,7 @@ def test_an_empty_check_command_blocks_the_claim_with_the_configuration_error_th
     line = "the loop's kept configuration (from .tiergate.toml): [checks] tests: the command is empty"
     kept = loop.loop()  # damaged on disk, where only tiergate should write
     broken = replace(kept, config={**(kept.config or {}), "checks": {"tests": "   "}})
-    state.update(Project(loop.project, loop.project / ".tiergate"), SESSION, lambda _: (broken, None))
+    state.update(Project(loop.project, state_dir(loop.project)), SESSION, lambda _: (broken, None))
 
     first = loop.stop(CLAIM)
 

@@ -37,7 +37,6 @@ class Session(HookSession):
                 "value.txt": "good\n",
                 "check.sh": CHECK,
                 ".tiergate.toml": '[checks]\ntests = "sh check.sh"\n' + config,
-                ".gitignore": ".tiergate/\n",
             },
         )
         super().__init__(root, project, SESSION)

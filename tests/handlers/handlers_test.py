@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from testing.gitrepo import init_repo, write
+from testing.statefolder import state_dir, state_env
 
 from tiergate.log import read_log
 from tiergate.loop import store as state
@@ -72,7 +73,7 @@ class Sandbox:
 
     @property
     def state(self) -> Project:
-        return Project(root=self.project, state_dir=self.project / ".tiergate")
+        return Project(root=self.project, state_dir=state_dir(self.project))
 
     def hook(
         self, event: str, session: str = SESSION, python_flags: tuple[str, ...] = (), **fields: Any
@@ -196,10 +197,11 @@ def sandbox(tmp_path: Path) -> Sandbox:
         tmp_path / "project",
         {"README.md": "hi\n", "src/parser.py": "def parse(text):\n    return text.split()\n"},
     )
-    (project / ".tiergate").mkdir()
+    state_dir(project).mkdir(parents=True)
     env = {
         "PATH": os.environ["PATH"],
         "HOME": str(tmp_path / "home"),
+        **state_env(),
         "CLAUDE_PROJECT_DIR": str(project),
         "PYTHONDONTWRITEBYTECODE": "1",
     }
@@ -230,6 +232,7 @@ def test_a_session_without_a_loop_is_answered_with_nothing_and_imports_nothing_h
         "tiergate.hook.entry",
         "tiergate.hook.events",
         "tiergate.project",
+        "tiergate.seal",  # the user's state home, where the state folder is (os only)
         "tiergate.handlers",
     }
     assert state.read(sandbox.state, SESSION) is None
@@ -253,11 +256,22 @@ def test_merely_mentioning_the_command_starts_nothing(sandbox: Sandbox) -> None:
     assert state.read(sandbox.state, SESSION) is None
 
 
-def test_a_loop_needs_a_git_repository(tmp_path: Path) -> None:
+def plain_sandbox(tmp_path: Path) -> Sandbox:
+    """A project outside git, with a state folder (so the hooks do not take the fast path)."""
     project = tmp_path / "plain"
-    (project / ".tiergate").mkdir(parents=True)
-    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "CLAUDE_PROJECT_DIR": str(project)}
-    sandbox = Sandbox(tmp_path, project, env)
+    project.mkdir()
+    state_dir(project).mkdir(parents=True)
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(tmp_path),
+        "CLAUDE_PROJECT_DIR": str(project),
+        **state_env(),
+    }
+    return Sandbox(tmp_path, project, env)
+
+
+def test_a_loop_needs_a_git_repository(tmp_path: Path) -> None:
+    sandbox = plain_sandbox(tmp_path)
     answer = sandbox.hook("UserPromptSubmit", prompt="/tiergate:ralph fix it")
     assert "cannot start a loop" in answer.message and "not a git repository" in answer.message
     assert "did not start a loop" in answer.context
@@ -570,6 +584,7 @@ def test_an_error_while_checking_a_claim_blocks_once_then_halts(sandbox: Sandbox
     write(sandbox.project, {"src/parser.py": "x = 1\n"})
     first = sandbox.stop(CLAIM)
     assert "could not check your completion claim" in first.block and "internal error" in first.message
+    assert first.message.endswith(f"details in the log ({sandbox.state.state_dir / 'log.jsonl'})")
     second = sandbox.stop(CLAIM)
     assert "decision" not in second.json and "loop halted" in second.message
     errors = [r for r in read_log(sandbox.state) if r.get("event") == "claim_check_error"]
@@ -578,10 +593,7 @@ def test_an_error_while_checking_a_claim_blocks_once_then_halts(sandbox: Sandbox
 
 def test_many_hook_processes_at_once_lose_no_update(tmp_path: Path) -> None:
     # Outside git there is no fingerprint, so no block counts as idle and every Stop must advance the loop.
-    project = tmp_path / "plain"
-    (project / ".tiergate").mkdir(parents=True)
-    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "CLAUDE_PROJECT_DIR": str(project)}
-    sandbox = Sandbox(tmp_path, project, env)
+    sandbox = plain_sandbox(tmp_path)
     start = new_loop(SESSION, "count", now=time.time(), base=None, promise="DONE", max_iterations=100)
     state.update(sandbox.state, SESSION, lambda _: (start, None))
     processes = 16

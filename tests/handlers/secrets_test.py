@@ -10,6 +10,7 @@ from typing import Any
 
 from testing.gitrepo import init_repo, write
 from testing.hooksession import HookSession
+from testing.statefolder import state_dir
 
 from tiergate.log import log_path
 from tiergate.project import Project
@@ -46,7 +47,7 @@ class Loop(HookSession):
             },
         )
         super().__init__(root, project, SESSION)
-        self.state_dir = project / ".tiergate"
+        self.state_dir = state_dir(project)
 
     def start(self) -> None:
         answer = self.hook("UserPromptSubmit", prompt="/tiergate:ralph make value.txt right")

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from testing.gitrepo import init_repo, write
+from testing.statefolder import state_dir, state_env
 
 from tiergate.log import read_log
 from tiergate.loop import store as state
@@ -32,11 +33,12 @@ class Verifying:
         self.root = root
         files = {"src/parser.py": "def parse(t):\n    return t.split()\n", **(base_files or {})}
         self.project = init_repo(root / "project", files)
-        (self.project / ".tiergate").mkdir()
+        state_dir(self.project).mkdir(parents=True)
         self.git_log = root / "git-calls.log"
         self.env = {
             "PATH": f"{self._git_shim()}{os.pathsep}{os.environ['PATH']}",
             "HOME": str(root / "home"),
+            **state_env(),
             "CLAUDE_PROJECT_DIR": str(self.project),
             "PYTHONDONTWRITEBYTECODE": "1",
         }
@@ -77,7 +79,7 @@ class Verifying:
         )
 
     def verdict(self) -> str:
-        loop = state.read(Project(self.project, self.project / ".tiergate"), SESSION)
+        loop = state.read(Project(self.project, state_dir(self.project)), SESSION)
         assert loop is not None and loop.verification is not None
         criteria = [
             {"criterion": label, "status": "VERIFIED", "evidence": "$ pytest -q -> 3 passed"}
@@ -123,7 +125,7 @@ def test_a_verdict_is_judged_without_pydantic_or_structlog_and_with_six_git_call
     # and the untracked files (tiergate.git: what is on disk, with nothing from the config run).
     commands = [_subcommand(call.split()) for call in calls]
     assert commands == ["rev-parse", "ls-files", "config", "diff", "grep", "ls-files"], calls
-    log = read_log(Project(verifying.project, verifying.project / ".tiergate"))
+    log = read_log(Project(verifying.project, state_dir(verifying.project)))
     [record] = [r for r in log if r["event"] == "SubagentStop"]
     assert record["decision"] == "verdict"
     assert list(record)[-2:] == ["level", "timestamp"]
@@ -155,7 +157,7 @@ def test_an_input_that_does_not_fit_is_ignored_with_one_line(
     assert answer.returncode == 0
     message = json.loads(answer.stdout)["systemMessage"]
     assert message == f"tiergate: ignored the SubagentStop event: {error}"
-    loop = state.read(Project(verifying.project, verifying.project / ".tiergate"), SESSION)
+    loop = state.read(Project(verifying.project, state_dir(verifying.project)), SESSION)
     assert loop is not None and loop.phase == "verifying"  # nothing decided on a broken input
 
 
@@ -171,14 +173,14 @@ def test_a_verifier_that_adds_modifies_and_deletes_files_is_disqualified_naming_
     message = json.loads(answer.stdout)["systemMessage"]
     assert "changed the workspace while verifying and was disqualified" in message
     assert named in message
-    project = Project(verifying.project, verifying.project / ".tiergate")
+    project = Project(verifying.project, state_dir(verifying.project))
     [record] = [r for r in read_log(project) if r["event"] == "SubagentStop"]
     assert record["decision"] == "request-again"
     assert any(named in reason for reason in record["reasons"]), record["reasons"]
     # Claude learns it with the next spawn directive; the start's manifest is gone with its run.
     reason = json.loads(verifying.hook("Stop", last_assistant_message="Done.").stdout)["reason"]
     assert named in reason and "verification v2" in reason
-    assert list((verifying.project / ".tiergate" / "manifests").iterdir()) == []
+    assert list((state_dir(verifying.project) / "manifests").iterdir()) == []
 
 
 def test_a_verifier_that_ran_no_command_is_not_disqualified_for_a_change_someone_else_made(
@@ -196,7 +198,7 @@ def test_a_verifier_that_ran_no_command_is_not_disqualified_for_a_change_someone
 
     assert first.returncode == 2, first.stderr  # sent back for the command it did not run
     assert "no command you ran yourself" in first.stderr
-    project = Project(verifying.project, verifying.project / ".tiergate")
+    project = Project(verifying.project, state_dir(verifying.project))
     [record] = [r for r in read_log(project) if r["event"] == "SubagentStop"]
     assert record["decision"] == "redo"
     moved = record["reasons"][0]

@@ -17,6 +17,7 @@ from testing.claude.probe_plugin import HookAnswer as ProbeAnswer
 from testing.claude.probe_plugin import make_probe_plugin
 from testing.claude.scripted_api import ScriptedApi, agent, text
 from testing.gitrepo import init_repo
+from testing.statefolder import state_dir, state_env
 
 import tiergate
 from tiergate import handlers, project
@@ -45,10 +46,15 @@ class Sandbox:
 
     @property
     def state_dir(self) -> Path:
-        return self.project / ".tiergate"
+        return state_dir(self.project)
+
+    @property
+    def state_prefix(self) -> str:
+        """The state folder's path relative to the sandbox, as `snapshot` names it."""
+        return self.state_dir.relative_to(self.root).as_posix() + "/"
 
     def activate(self) -> Path:
-        self.state_dir.mkdir()
+        self.state_dir.mkdir(parents=True)
         return self.state_dir
 
     def payload(self, event: str = "Stop", **fields: Any) -> dict[str, Any]:
@@ -68,13 +74,16 @@ class Sandbox:
 
 
 @pytest.fixture
-def sandbox(tmp_path: Path) -> Sandbox:
+def sandbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Sandbox:
     home = tmp_path / "home"
     home.mkdir()
+    # The state home inside the sandbox, so that a snapshot of the sandbox sees what tiergate wrote there.
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     proj = init_repo(tmp_path / "project", {"README.md": "hi\n"})
     env = {
         "PATH": os.environ["PATH"],
         "HOME": str(home),
+        **state_env(),
         "CLAUDE_PROJECT_DIR": str(proj),
         "PYTHONDONTWRITEBYTECODE": "1",
     }
@@ -118,8 +127,18 @@ def snapshot(root: Path) -> dict[str, tuple[int, int] | None]:
     return tree
 
 
+# The user's sealing key (`tiergate.seal`), made once on first use, outside every project.
+SEALING_KEY = {
+    "home/.local/",
+    "home/.local/state/",
+    "home/.local/state/tiergate/",
+    "home/.local/state/tiergate/key",
+}
+
+
 def changed(before: dict[str, Any], after: dict[str, Any]) -> set[str]:
-    return {key for key in before.keys() | after.keys() if before.get(key, "gone") != after.get(key, "gone")}
+    keys = before.keys() | after.keys()
+    return {key for key in keys if before.get(key, "gone") != after.get(key, "gone")} - SEALING_KEY
 
 
 def only_message(result: subprocess.CompletedProcess[bytes]) -> str:
@@ -171,6 +190,7 @@ def test_the_fast_path_imports_almost_nothing(sandbox: Sandbox) -> None:
         "tiergate.hook.entry",
         "tiergate.hook.events",
         "tiergate.project",
+        "tiergate.seal",  # the user's state home, where the state folder is (os only)
     }
     assert not any(name.startswith("tiergate.") for name in modules - lean)
 
@@ -210,7 +230,7 @@ def test_no_state_folder_means_silence_even_for_garbage(sandbox: Sandbox) -> Non
 
 
 def test_tiergate_state_dir_elsewhere_is_the_one_checked(sandbox: Sandbox) -> None:
-    sandbox.activate()  # <project>/.tiergate exists, but the environment points elsewhere
+    sandbox.activate()  # the project's state folder exists, but the environment points elsewhere
     env = sandbox.env | {"TIERGATE_STATE_DIR": str(sandbox.root / "elsewhere")}
 
     result = run_hook(sandbox, ["Stop"], b"not json", env=env)
@@ -340,7 +360,11 @@ def test_a_reader_that_went_away_gets_no_traceback(sandbox: Sandbox) -> None:
 def only_under_state_dir(sandbox: Sandbox, before: dict[str, Any]) -> None:
     changes = changed(before, snapshot(sandbox.root))
     assert changes, "the event was expected to change something"
-    assert all(path.startswith("project/.tiergate/") for path in changes), sorted(changes)
+    # The state folder and what is in it, and the folders of the user's state home above it: nothing else.
+    assert all(
+        path.startswith(sandbox.state_prefix) or sandbox.state_prefix.startswith(path) for path in changes
+    ), sorted(changes)
+    assert not any(path.startswith("project/") for path in changes), sorted(changes)
 
 
 def test_the_ralph_command_reaches_the_handlers_in_a_project_without_state(sandbox: Sandbox) -> None:
@@ -408,15 +432,28 @@ def test_unreadable_loop_state_is_reported_in_one_line_and_logged(sandbox: Sandb
     (sandbox.activate() / "loops").mkdir()
     (sandbox.state_dir / "loops" / f"{SESSION_ID}.json").write_text("{ not json")
 
-    message = only_message(run_hook(sandbox, ["Stop"], as_json(sandbox.payload())))
+    payload = sandbox.payload("UserPromptSubmit")
+    message = only_message(run_hook(sandbox, ["UserPromptSubmit"], as_json(payload)))
 
-    assert message.startswith("tiergate: ignored the Stop event: ")
+    assert message.startswith("tiergate: ignored the UserPromptSubmit event: ")
     [record] = list(read_records(sandbox.state_dir / "log.jsonl"))
     assert (record["event"], record["hook_event"], record["session_id"]) == (
         "event_ignored",
-        "Stop",
+        "UserPromptSubmit",
         SESSION_ID,
     )
+
+
+def test_unreadable_loop_state_at_a_stop_fails_closed_instead(sandbox: Sandbox) -> None:
+    """Not "ignored": a stop let through on a broken loop file would be a claim let through unchecked
+    (tests/handlers/failclosed_test.py has the whole sequence)."""
+    (sandbox.activate() / "loops").mkdir()
+    (sandbox.state_dir / "loops" / f"{SESSION_ID}.json").write_text("{ not json")
+
+    result = run_hook(sandbox, ["Stop"], as_json(sandbox.payload()))
+
+    answer = json.loads(result.stdout)
+    assert answer["decision"] == "block" and "is not trustworthy" in answer["reason"]
 
 
 # Dispatch to the handlers (in process, with `handle` replaced by the test) -----------------------------
@@ -552,10 +589,11 @@ def test_a_crashing_handler_fails_open_with_one_line_and_a_logged_traceback(
     assert record["tiergate_version"] == tiergate.__version__
     assert record["python"] == platform.python_version()
     assert record["platform"] == platform.platform()
-    notices = f"project/.tiergate/notices/{SESSION_ID}.txt"
-    expected = {"project/.tiergate/log.jsonl"}
+    state = in_process.state_prefix
+    notices = f"{state}notices/{SESSION_ID}.txt"
+    expected = {f"{state}log.jsonl"}
     if event not in hook.VISIBLE_EVENTS:
-        expected |= {"project/.tiergate/notices/", notices}
+        expected |= {f"{state}notices/", notices}
     assert changed(before, snapshot(in_process.root)) == expected
 
 
@@ -647,7 +685,7 @@ def test_an_unusable_state_folder_sends_the_crash_to_the_user_errors_log(
 
     assert call_hook(monkeypatch, "Stop", in_process.payload()) == 0
 
-    errors_log = in_process.home / ".local" / "state" / "tiergate" / "errors.log"
+    errors_log = in_process.root / "state" / "tiergate" / "errors.log"
     message = json.loads(capfd.readouterr().out)["systemMessage"]
     assert message.endswith(f"details in {errors_log}")
     [record] = list(read_records(errors_log))
@@ -660,6 +698,8 @@ def test_a_crash_that_cannot_be_logged_still_says_so(
     (in_process.state_dir / "log.jsonl").mkdir()
     blocker = in_process.root / "a-file"
     blocker.write_text("")
+    # The state folder stays where it is; only the user's state home, where errors.log is, is unusable.
+    monkeypatch.setenv("TIERGATE_STATE_DIR", str(in_process.state_dir))
     monkeypatch.setenv("XDG_STATE_HOME", str(blocker / "state"))
     answer_with(monkeypatch, raise_(RuntimeError("boom")))
 
@@ -683,7 +723,7 @@ def test_a_bug_in_the_hook_itself_fails_open_too(
 
     assert call_hook(monkeypatch, "Stop", in_process.payload()) == 0
 
-    errors_log = in_process.home / ".local" / "state" / "tiergate" / "errors.log"
+    errors_log = in_process.root / "state" / "tiergate" / "errors.log"
     assert json.loads(capfd.readouterr().out)["systemMessage"].endswith(f"details in {errors_log}")
     [record] = list(read_records(errors_log))
     assert record["error"] == "OSError: stat failed"

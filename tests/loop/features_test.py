@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from testing.statefolder import state_dir
 
 from tiergate.errors import UserError
 from tiergate.loop import features
@@ -168,7 +169,7 @@ def test_giving_up_at_the_skip_limit_or_on_the_last_feature_halts() -> None:
 
 
 def test_the_features_survive_the_state_file(tmp_path: Path) -> None:
-    project = Project(tmp_path, tmp_path / ".tiergate")
+    project = Project(tmp_path, state_dir(tmp_path))
     current = autopilot(approach=2, attempts=(AttemptRecord("F01", True, "v1: PASS"),))
     state.update(project, "s1", lambda _: (current, None))
     assert state.read(project, "s1") == current

@@ -9,9 +9,12 @@ import sys
 import textwrap
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
+from testing.statefolder import state_dir
 
+from tiergate import seal
 from tiergate.config import Config, kept_config
 from tiergate.errors import UserError
 from tiergate.loop import store as state
@@ -26,7 +29,19 @@ T0 = 1_800_000_000.0
 
 @pytest.fixture
 def project(tmp_path: Path) -> Project:
-    return Project(root=tmp_path, state_dir=tmp_path / ".tiergate")
+    return Project(root=tmp_path, state_dir=state_dir(tmp_path))
+
+
+def stored_json(project: Project, name: str) -> dict[str, object]:
+    """A state file's JSON body, its seal checked (every loop file carries one)."""
+    data: dict[str, object] = json.loads(seal.open_file(name, (project.state_dir / name).read_bytes()))
+    return data
+
+
+def write_sealed(project: Project, name: str, body: bytes) -> None:
+    """What only tiergate can write: `body` with its seal (a file tiergate once wrote)."""
+    (project.state_dir / name).parent.mkdir(parents=True, exist_ok=True)
+    (project.state_dir / name).write_bytes(seal.seal_file(name, body))
 
 
 def a_loop(session_id: str = "s1", **changes: object) -> LoopState:
@@ -60,7 +75,7 @@ def test_a_loop_round_trips_with_its_verification_and_runs(project: Project) -> 
     value = replace(after, verification=replace(after.verification, runs=(run,)))
     put(project, value)
     assert state.read(project, "s1") == value
-    stored = json.loads((project.state_dir / "loops" / "s1.json").read_text())
+    stored = stored_json(project, "loops/s1.json")
     assert stored["schema"] == 1 and stored["active"] is True and stored["phase"] == "verifying"
     assert (project.state_dir / ".gitignore").read_text() == "*\n"
 
@@ -74,7 +89,7 @@ def test_a_loop_round_trips_with_the_configuration_it_kept(project: Project) -> 
     back = state.read(project, "s1")
     assert back == value and back is not None
     assert kept_config(back.config_source, back.config or {}) == rules
-    stored = json.loads((project.state_dir / "loops" / "s1.json").read_text())
+    stored: dict[str, Any] = stored_json(project, "loops/s1.json")
     assert (
         stored["config"]["checks"] == {"tests": "sh check.sh"} and stored["config_source"] == ".tiergate.toml"
     )
@@ -82,9 +97,9 @@ def test_a_loop_round_trips_with_the_configuration_it_kept(project: Project) -> 
 
 def test_a_loop_stored_before_the_configuration_was_kept_reads_without_it(project: Project) -> None:
     put(project, a_loop())
-    path = project.state_dir / "loops" / "s1.json"
-    older = {k: v for k, v in json.loads(path.read_text()).items() if k not in ("config", "config_source")}
-    path.write_text(json.dumps(older))
+    kept = stored_json(project, "loops/s1.json")
+    older = {k: v for k, v in kept.items() if k not in ("config", "config_source")}
+    write_sealed(project, "loops/s1.json", json.dumps(older).encode())
     back = state.read(project, "s1")
     assert back is not None and back.config is None and back.config_source is None
 
@@ -118,11 +133,48 @@ def test_a_session_id_can_never_name_another_file(project: Project, session_id: 
     [("{not json", "unreadable loop state"), ('{"schema": 99}', "schema 99"), ("[1]", "not a JSON object")],
 )
 def test_a_damaged_state_file_is_a_one_line_error(project: Project, content: str, says: str) -> None:
-    path = project.state_dir / "loops" / "s1.json"
-    path.parent.mkdir(parents=True)
-    path.write_text(content)
+    write_sealed(project, "loops/s1.json", content.encode())
     with pytest.raises(state.StateError, match=says):
         state.read(project, "s1")
+
+
+@pytest.mark.parametrize(
+    ("tamper", "says"),
+    [
+        (lambda data: data.replace(b'"phase": "working"', b'"phase": "passed"'), "seal does not match"),
+        (lambda data: data.split(b"\n#tiergate-seal ")[0], "carries no seal"),
+        (lambda data: b"garbage", "carries no seal"),
+    ],
+)
+def test_a_loop_file_tiergate_did_not_write_as_it_is_does_not_read(
+    project: Project, tamper: Any, says: str
+) -> None:
+    put(project, a_loop())
+    path = project.state_dir / "loops" / "s1.json"
+    path.write_bytes(tamper(path.read_bytes()))
+    with pytest.raises(state.StateError, match=f"is not as tiergate wrote it: .*{says}"):
+        state.read(project, "s1")
+
+
+def test_a_loop_file_copied_from_another_session_does_not_read(project: Project) -> None:
+    put(project, a_loop("s1"))
+    put(project, a_loop("s2"))
+    (project.state_dir / "loops" / "s1.json").write_bytes(
+        (project.state_dir / "loops" / "s2.json").read_bytes()
+    )
+    with pytest.raises(state.StateError, match="seal does not match"):
+        state.read(project, "s1")
+
+
+def test_each_loop_bound_to_a_session_is_named_once_in_the_ledger(project: Project) -> None:
+    from tiergate.loop import ledger
+
+    put(project, a_loop("s1"))
+    assert state.update(project, "s1", lambda current: (replace(current, iteration=2), None)) is None  # type: ignore[type-var]
+    lines = (project.state_dir / "loops" / "started.log").read_text().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"s1 {ledger.loop_token(T0)} ")
+    assert ledger.started(str(project.state_dir), "s1") == ledger.loop_token(T0)
+    assert ledger.started(str(project.state_dir), "s2") is None
 
 
 def test_a_pending_loop_binds_to_the_first_session_without_an_active_loop(project: Project) -> None:
@@ -172,13 +224,13 @@ def test_the_active_base_is_the_latest_active_loops(project: Project) -> None:
 
 _INCREMENT = textwrap.dedent(
     """
-    import sys
+    import os, sys
     from dataclasses import replace
     from pathlib import Path
     from tiergate.loop import store as state
-    from tiergate.project import Project
+    from tiergate.project import locate
 
-    project = Project(root=Path(sys.argv[1]), state_dir=Path(sys.argv[1]) / ".tiergate")
+    project = locate(sys.argv[1], os.environ)
     for _ in range(int(sys.argv[2])):
         state.update(project, "s1", lambda current: (replace(current, iteration=current.iteration + 1), None))
     """
@@ -198,12 +250,12 @@ def test_many_processes_updating_one_session_lose_no_update(project: Project) ->
 
 _BIND = textwrap.dedent(
     """
-    import sys, time
+    import os, sys, time
     from pathlib import Path
     from tiergate.loop import store as state
-    from tiergate.project import Project
+    from tiergate.project import locate
 
-    project = Project(root=Path(sys.argv[1]), state_dir=Path(sys.argv[1]) / ".tiergate")
+    project = locate(sys.argv[1], os.environ)
     bound = state.take_pending(project, sys.argv[2], time.time())
     print("bound" if bound is not None else "none")
     """
@@ -226,13 +278,13 @@ def test_a_pending_loop_is_taken_by_exactly_one_of_many_racing_sessions(project:
 
 _REWRITE = textwrap.dedent(
     """
-    import sys
+    import os, sys
     from dataclasses import replace
     from pathlib import Path
     from tiergate.loop import store as state
-    from tiergate.project import Project
+    from tiergate.project import locate
 
-    project = Project(root=Path(sys.argv[1]), state_dir=Path(sys.argv[1]) / ".tiergate")
+    project = locate(sys.argv[1], os.environ)
     for i in range(200):
         task = str(i) * (1000 + i * 50)
         state.update(project, "s1", lambda current: (replace(current, task=task), None))

@@ -88,11 +88,20 @@ def test_ignored_and_generated_output_does_not_count(repo: Path) -> None:
             ".pytest_cache/v/cache/lastfailed": "{}",
             ".coverage": "x",
             "node_modules/left-pad/index.js": "x",
+            # An older tiergate's state folder, which ignored itself: no change of the agent's.
+            ".tiergate/.gitignore": "*\n",
             ".tiergate/log.jsonl": "{}",
             "pkg.egg-info/PKG-INFO": "x",
         },
     )
     assert fp(repo) == before
+
+
+def test_a_tiergate_folder_of_the_agents_own_is_part_of_the_workspace(repo: Path) -> None:
+    # tiergate's state is not in the workspace: a `.tiergate/` there is a folder like any other.
+    before = fp(repo)
+    write(repo, {".tiergate/loops/s1.json": '{"phase": "passed"}'})
+    assert fp(repo) != before
 
 
 def test_a_repository_without_commits_has_a_fingerprint(tmp_path: Path) -> None:

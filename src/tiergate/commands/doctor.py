@@ -93,6 +93,7 @@ def diagnose(cwd: Path, env: Mapping[str, str]) -> list[Finding]:
         *check_findings(project, env.get("PATH")),
         state_finding(project),
         *neighbour_findings(project, env),
+        *legacy_state_finding(project),
     ]
 
 
@@ -357,6 +358,17 @@ def neighbour_findings(project: Project, env: Mapping[str, str]) -> list[Finding
     return findings
 
 
+def legacy_state_finding(project: Project) -> list[Finding]:
+    """One line about an older tiergate's `<root>/.tiergate/`: no longer read, so no problem."""
+    from tiergate.project import legacy_state_dir
+
+    legacy = legacy_state_dir(project)
+    if legacy is None:
+        return []
+    detail = f"{legacy} is an older tiergate's state folder, no longer read: delete it when you like"
+    return [Finding("ok", "old state", detail)]
+
+
 def state_finding(project: Project) -> Finding:
     """Whether tiergate can write its state folder; a folder made for the test is removed again."""
     import contextlib
@@ -381,4 +393,18 @@ def state_finding(project: Project) -> Finding:
             with contextlib.suppress(OSError):
                 folder.rmdir()
     made = " (it does not exist yet; created and removed again for this test)" if created else ""
+    owner = _state_owner(target)
+    if owner is not None and owner != os.path.realpath(project.root):
+        detail = f"{target} is writable, but its root file names another project: {owner}"
+        return Finding("warn", "state", detail)
     return Finding("ok", "state", f"{target} is writable{made}")
+
+
+def _state_owner(state_dir: Path) -> str | None:
+    """The project root the state folder's `root` file names, if it has one."""
+    from tiergate.project import ROOT_FILE
+
+    try:
+        return (state_dir / ROOT_FILE).read_text(encoding="utf-8", errors="surrogateescape").rstrip("\n")
+    except OSError:
+        return None

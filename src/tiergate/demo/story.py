@@ -62,13 +62,26 @@ def run(out: TextIO, *, script: Script = SCRIPT, keep: bool = False, color: bool
         printer.plain("Next: in your own project, start a loop in Claude Code with /tiergate:ralph <task>.")
         return 0
     finally:
+        state = example_state_dir(workdir)
         if keep:
             printer.plain(
-                f"Kept: {workdir}: the example in {example.NAME}/ (the loop's state and log in its "
-                ".tiergate/), the session's and the verifiers' transcripts in claude/"
+                f"Kept: {workdir}: the example in {example.NAME}/, the session's and the verifiers' "
+                f"transcripts in claude/; the loop's state and log in {state}"
             )
         else:
             shutil.rmtree(workdir, ignore_errors=True)
+            shutil.rmtree(state, ignore_errors=True)
+
+
+def example_state_dir(workdir: Path) -> Path:
+    """The example's state folder, in the user's state home as any project's (the demo's hooks run
+    without TIERGATE_STATE_DIR): removed with the example unless it is kept."""
+    import os
+
+    from tiergate.project import locate
+
+    env = {key: value for key, value in os.environ.items() if key != "TIERGATE_STATE_DIR"}
+    return locate(workdir / example.NAME, env | {"CLAUDE_PROJECT_DIR": str(workdir / example.NAME)}).state_dir
 
 
 def tell(script: Script, workdir: Path, p: Printer) -> None:

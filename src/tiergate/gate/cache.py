@@ -13,8 +13,11 @@ key (name and command), with where it ran. Entries are added as they are needed;
 can at worst make the other's entry be recomputed later.
 
 Writes are atomic (a temporary file in the same folder, fsynced, then renamed), the files 0600, and a
-check's output and reason have their credentials redacted before they are kept. A file that cannot be
-read as results is treated as absent: the checks then simply run again.
+check's output and reason have their credentials redacted before they are kept. Every file is sealed
+(`tiergate.seal`, under its path relative to the state folder): the agent under verification can reach
+it, and a baseline entry edited to "failed" would excuse a new failure. A file that is not sealed as
+tiergate wrote it, or cannot be read as results, is not evidence: it reads as a miss (logged with the
+reason), and the checks simply run again; never an excuse.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
+from tiergate import seal
 from tiergate.gate.checks import Check, CheckResult, signature
 from tiergate.gate.ruling import BaselineEntry
 from tiergate.project import Project, ensure_state_dir, write_atomic
@@ -51,12 +55,17 @@ def evidence_path(project: Project, key: str) -> Path:
 
 
 def load_evidence(project: Project, key: str) -> tuple[CheckResult, ...] | None:
-    data = _read_json(evidence_path(project, key))
+    path = evidence_path(project, key)
+    data = _read_json(project, path)
+    if data is None:
+        return None
     if not isinstance(data, dict) or data.get("schema") != SCHEMA or data.get("key") != key:
+        _rejected(project, path, "it is not this key's results")
         return None
     try:
         return tuple(_result(item) for item in data["results"])
     except (KeyError, TypeError, ValueError):
+        _rejected(project, path, "it holds something that is not a check result")
         return None
 
 
@@ -71,7 +80,7 @@ def store_evidence(
         "recorded_at": time.time() if now is None else now,
         "results": [_kept(r) for r in results],
     }
-    write_atomic(path, json.dumps(record, indent=1).encode())
+    _write_sealed(project, path, json.dumps(record, indent=1).encode())
     _prune(path.parent, KEEP_EVIDENCE)
 
 
@@ -83,8 +92,12 @@ def baseline_path(project: Project, base: str) -> Path:
 
 def load_baseline(project: Project, base: str) -> dict[str, BaselineEntry]:
     """The baseline results recorded for `base`, by check key (empty if none)."""
-    data = _read_json(baseline_path(project, base))
+    path = baseline_path(project, base)
+    data = _read_json(project, path)
+    if data is None:
+        return {}
     if not isinstance(data, dict) or data.get("schema") != SCHEMA or not isinstance(data.get("checks"), dict):
+        _rejected(project, path, "it is not a baseline")
         return {}
     entries: dict[str, BaselineEntry] = {}
     for key, item in data["checks"].items():
@@ -105,7 +118,7 @@ def store_baseline(
         "base": base,
         "checks": {key: {"where": e.where, "result": _kept(e.result)} for key, e in merged.items()},
     }
-    write_atomic(baseline_path(project, base), json.dumps(record, indent=1).encode())
+    _write_sealed(project, baseline_path(project, base), json.dumps(record, indent=1).encode())
     return merged
 
 
@@ -114,11 +127,40 @@ def _kept(result: CheckResult) -> dict[str, Any]:
     return {**asdict(result), "output": redact(result.output), "reason": redact(result.reason)}
 
 
-def _read_json(path: Path) -> Any:
+def _name(project: Project, path: Path) -> str:
+    return path.relative_to(project.state_dir).as_posix()
+
+
+def _write_sealed(project: Project, path: Path, body: bytes) -> None:
+    write_atomic(path, seal.seal_file(_name(project, path), body))
+
+
+def _read_json(project: Project, path: Path) -> Any:
+    """The file's JSON when it is sealed as tiergate wrote it; None (a miss) otherwise, logged."""
     try:
-        return json.loads(path.read_bytes())
-    except (OSError, ValueError):
+        raw = path.read_bytes()
+    except FileNotFoundError:
         return None
+    except OSError as exc:
+        _rejected(project, path, f"it cannot be read ({exc})")
+        return None
+    try:
+        return json.loads(seal.open_file(_name(project, path), raw))
+    except seal.SealError as exc:
+        _rejected(project, path, str(exc))
+        return None
+    except ValueError:
+        _rejected(project, path, "it is not JSON")
+        return None
+
+
+def _rejected(project: Project, path: Path, why: str) -> None:
+    """Log a cache file that is not evidence; it reads as a miss (the checks run again)."""
+    from tiergate.log import record
+
+    # Best effort: a log that cannot be written must not turn a miss into an error.
+    with contextlib.suppress(OSError):
+        record(project, "warning", "cache_rejected", file=_name(project, path), reason=why)
 
 
 def _result(item: Any) -> CheckResult:

@@ -6,10 +6,13 @@ event needs), applies the loop's decision to the session's state, logs it, and r
 
 `handle` itself stays cheap for a session without an active loop: it looks at the state files with
 `os` and `json` only (both already imported by the hook) and returns before importing anything else.
-There is work to do only when this session's loop file holds an active loop, when a loop started from
-a shell waits in `pending.json` (it is bound to this session first), when the prompt is one of the
-loop's slash commands (or ralph-loop's or OMC's, to adopt), or when the user's own loop has its state
-file here (ralph-loop's, an OMC mode's: it is adopted first, `tiergate.handlers.adoption`).
+There is work to do only when this session's loop file holds an active loop (or is not tiergate's own
+writing: its seal is checked here, so that an edit to `"active": false` lets nothing go), when a loop
+started from a shell waits in `pending.json` (it is bound to this session first), when the prompt is one
+of the loop's slash commands (or ralph-loop's or OMC's, to adopt), at a Stop when the ledger of starts
+names this session and its loop file is gone (`tiergate.loop.ledger`: the only cost to a session that
+never had a loop is that read), or when the user's own loop has its state file here (ralph-loop's, an OMC
+mode's: it is adopted first, `tiergate.handlers.adoption`).
 """
 
 from __future__ import annotations
@@ -53,12 +56,11 @@ def handle(event_name: str, payload: dict[str, Any], project: Project) -> HookRe
     pending = os.path.join(state_dir, "pending.json")  # noqa: PTH118
     bind = event_name in _BINDING_EVENTS and os.path.exists(pending)  # noqa: PTH110
     command = event_name == "UserPromptSubmit" and _is_command(payload.get("prompt"))
-    loop_file = os.path.join(state_dir, "loops", session_id + ".json")  # noqa: PTH118
-    active = _holds_active_loop(loop_file)
+    has_loop = _has_loop_to_run(event_name, state_dir, session_id)
     foreign = (
-        not active and event_name in _BINDING_EVENTS and _foreign_state(payload, os.fspath(project.root))
+        not has_loop and event_name in _BINDING_EVENTS and _foreign_state(payload, os.fspath(project.root))
     )
-    if not bind and not command and not active and not foreign:
+    if not bind and not command and not has_loop and not foreign:
         return None
     import importlib
 
@@ -88,14 +90,35 @@ def _foreign_state(payload: dict[str, Any], root: str) -> bool:
     return any(os.path.exists(os.path.join(folder, name)) for name in OMC_MODE_STATES)  # noqa: PTH110, PTH118
 
 
-def _holds_active_loop(path: str) -> bool:
+def _has_loop_to_run(event_name: str, state_dir: str, session_id: str) -> bool:
+    name = f"loops/{session_id}.json"
+    try:
+        with open(os.path.join(state_dir, name), "rb") as f:  # noqa: PTH118, PTH123
+            raw = f.read()
+    except FileNotFoundError:
+        if event_name != "Stop" or not _named_in_ledger(state_dir, session_id):
+            return False
+        from tiergate.loop import ledger
+
+        return ledger.lost_loop(state_dir, session_id)
+    except OSError:
+        return True  # unreadable: the full path reports it (a Stop fails closed)
     import json
 
+    from tiergate import seal
+
     try:
-        with open(path, "rb") as f:  # noqa: PTH123
-            data = json.loads(f.read())
-    except FileNotFoundError:
-        return False
-    except (OSError, ValueError):
-        return True  # unreadable: the full path reports it rather than silently ignore a loop
+        data = json.loads(seal.open_file(name, raw))
+    except (OSError, ValueError, seal.SealError):
+        return True  # not tiergate's writing: the full path reports it (a Stop fails closed)
     return not isinstance(data, dict) or data.get("active") is not False
+
+
+def _named_in_ledger(state_dir: str, session_id: str) -> bool:
+    """Whether the ledger of loop starts (`tiergate.loop.ledger.LEDGER`) mentions the session at all: a
+    session that never had a loop pays this one read, and imports nothing more."""
+    try:
+        with open(os.path.join(state_dir, "loops", "started.log"), "rb") as f:  # noqa: PTH118, PTH123
+            return session_id.encode() in f.read()
+    except OSError:
+        return False

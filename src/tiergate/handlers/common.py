@@ -75,8 +75,15 @@ def reply(outcome: Outcome) -> HookReply | None:
 
 
 def bind_pending(project: Project, session_id: str, event_name: str) -> LoopState | None:
-    """Bind a loop started from a shell to this session, if it has no active loop of its own."""
-    bound = state.take_pending(project, session_id, time.time())
+    """Bind a loop started from a shell to this session, if it has no active loop of its own.
+
+    A pending file tiergate did not write as it is binds nothing, and is logged: it must not stop this
+    session's own loop from being decided (every hook of the session would be ignored otherwise)."""
+    try:
+        bound = state.take_pending(project, session_id, time.time())
+    except state.StateError as exc:
+        _log_rejected_pending(project, session_id, event_name, exc)
+        return None
     if bound is not None:
         from tiergate.handlers import effects
 
@@ -87,6 +94,22 @@ def bind_pending(project: Project, session_id: str, event_name: str) -> LoopStat
         )
         log_outcome(project, event_name, session_id, outcome)
     return bound
+
+
+def _log_rejected_pending(project: Project, session_id: str, event_name: str, exc: Exception) -> None:
+    import contextlib
+
+    from tiergate.log import record
+
+    with contextlib.suppress(OSError):
+        record(
+            project,
+            "warning",
+            "pending_rejected",
+            session_id=session_id,
+            hook_event=event_name,
+            reason=str(exc),
+        )
 
 
 def with_binding(event_name: str, answer: HookReply | None, bound: LoopState) -> HookReply | None:

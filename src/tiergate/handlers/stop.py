@@ -17,6 +17,7 @@ from tiergate.workspace import fingerprint
 
 if TYPE_CHECKING:
     from tiergate.config import Config
+    from tiergate.hook.models import StopInput
     from tiergate.hook.protocol import HookReply
     from tiergate.project import Project
     from tiergate.tier.assess import Assessment
@@ -28,12 +29,46 @@ PATHS_KEPT = 30
 
 
 def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
+    """The Stop's answer. An active loop whose state cannot be trusted (not tiergate's writing, gone,
+    unwritable) or whose decision fails unexpectedly fails closed (`tiergate.handlers.failclosed`):
+    the one exception to the hook's fail-open rule, so that no claim ever goes through unchecked."""
+    from tiergate.handlers import failclosed
     from tiergate.hook.inputs import parse_input
 
     stop = parse_input("Stop", payload)
-    current = state.read(project, stop.session_id)
-    if current is None or not current.active:
+    try:
+        current = state.read(project, stop.session_id)
+    except state.StateError as exc:
+        return failclosed.stop(project, stop.session_id, f"is not trustworthy ({exc})", damaged=True)
+    if current is None:
+        lost = failclosed.lost(project, stop.session_id)
+        return None if lost is None else failclosed.stop(project, stop.session_id, lost)
+    if not current.active or failclosed.halted_before(project, stop.session_id, current):
         return None
+    try:
+        reply = decide_stop(payload, project, stop, current)
+    except Exception as exc:
+        problem = _unexpected(project, current, exc)
+        return failclosed.stop(project, stop.session_id, problem, current)
+    failclosed.sound(project, stop.session_id)
+    return reply
+
+
+def _unexpected(project: Project, current: LoopState, exc: Exception) -> str:
+    """What went wrong while the loop decided a claim, said as a problem of its state; logged if it can be."""
+    import contextlib
+
+    with contextlib.suppress(Exception):
+        _log_error(project, current.session_id, exc)
+    if isinstance(exc, OSError):
+        return f"could not be written ({type(exc).__name__}: {exc})"
+    return f"could not be decided (internal error {type(exc).__name__}: {exc})"
+
+
+def decide_stop(
+    payload: dict[str, Any], project: Project, stop: StopInput, current: LoopState
+) -> HookReply | None:
+    """An active loop's Stop, its state sound: measure the claim if there is one, decide, store, log."""
     message = stop.last_assistant_message
     if message is None:
         message = transcript.last_assistant_text(stop.transcript_path)
@@ -54,6 +89,8 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
     empty = empty_turn(current, claim, workspace) if measured.facts is None else 0
     if empty > 0:
         measured = stalled_approach(project, current, empty)
+    from tiergate.log import log_path
+
     event = Stop(
         message=message,
         claim=claim,
@@ -69,6 +106,7 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
         policies=measured.policies,
         foreign_alive=alive,
         foreign_gone=gone,
+        log=str(log_path(project)),
     )
     return common.reply(common.apply(project, "Stop", stop.session_id, event))
 

@@ -2,10 +2,13 @@
 
 Fail open, always: whatever goes wrong here or in a handler, the hook exits 0 and the event goes ahead;
 the user is told in one `systemMessage` line and the details go to the log. Never a traceback, never a
-block that tiergate did not decide. (The one deliberate exception belongs to the loop controller.)
+block that tiergate did not decide. (The one deliberate exception: an active loop whose state
+cannot be trusted fails closed in its Stop handler, `tiergate.handlers.failclosed`.)
 Claude Code does not show every event's systemMessage in print mode, so whatever tiergate tells the
 user at one of those events (a handler's system message, or the hook's own notice) is kept under
-`<state_dir>/notices/` and repeated once at the session's next Stop or prompt.
+`<state_dir>/notices/` and repeated once at the session's next Stop or prompt. Each line kept there
+carries its seal (`tiergate.seal`): a line tiergate did not write (the agent can reach the folder) is
+dropped and logged, never shown, so that what the user reads as tiergate's comes only from tiergate.
 
 Fast path: in a project with no state folder, the hook exits 0 with no output and no file written,
 having imported nothing but `os` and `sys` (Claude Code always sets CLAUDE_PROJECT_DIR, so the folder is
@@ -207,15 +210,58 @@ def _keep_notice(event_name: str, session_id: str | None, state_dir: Path | None
         return
     import contextlib
 
+    from tiergate import seal
     from tiergate.log import append_line
     from tiergate.redact import redact
     from tiergate.text import one_line
 
-    text = redact(one_line(text.removeprefix("tiergate: ")))
+    line = f"(at {event_name}) " + redact(one_line(text.removeprefix("tiergate: ")))  # no tab: one_line
     # Best effort: the notice has been given once already, and the log has what matters.
-    with contextlib.suppress(OSError):
+    with contextlib.suppress(OSError, seal.SealError):
         (state_dir / NOTICES_DIR).mkdir(mode=0o700, exist_ok=True)  # project.STATE_DIR_MODE
-        append_line(state_dir / NOTICES_DIR / f"{session_id}.txt", f"(at {event_name}) {text}")
+        tag = seal.line_tag(_notices_name(session_id), line)
+        append_line(state_dir / NOTICES_DIR / f"{session_id}.txt", f"{line}\t{tag}")
+
+
+def _notices_name(session_id: str) -> str:
+    """A notices file's seal name: its path relative to the state folder."""
+    return f"{NOTICES_DIR}/{session_id}.txt"
+
+
+def _sealed_notices(project: Project, session_id: str, lines: list[str]) -> list[str]:
+    """The lines tiergate wrote (their seal holds), without it; the others are logged and dropped."""
+    from tiergate import seal
+
+    kept, dropped = [], 0
+    for raw in lines:
+        line, _, found = raw.rstrip("\n").rpartition("\t")
+        try:
+            sealed = bool(line.strip()) and seal.line_is_sealed(_notices_name(session_id), line, found)
+        except (OSError, seal.SealError):
+            sealed = False
+        if sealed:
+            kept.append(line.strip())
+        elif raw.strip():
+            dropped += 1
+    if dropped:
+        _log_dropped_notices(project, session_id, dropped)
+    return kept
+
+
+def _log_dropped_notices(project: Project, session_id: str, dropped: int) -> None:
+    import contextlib
+
+    from tiergate.log import record_incident, utc_timestamp
+
+    record = {
+        "timestamp": utc_timestamp(),
+        "level": "warning",
+        "event": "notices_dropped",
+        "session_id": session_id,
+        "reason": f"{dropped} line(s) of {_notices_name(session_id)} are not sealed as tiergate wrote them",
+    }
+    with contextlib.suppress(Exception):
+        record_incident(project.state_dir, record)
 
 
 def _with_earlier_notices(reply: HookReply | None, project: Project, session_id: str) -> HookReply | None:
@@ -231,11 +277,11 @@ def _with_earlier_notices(reply: HookReply | None, project: Project, session_id:
 
     from tiergate.hook.protocol import HookReply
 
-    notices: list[str] = []
+    lines: list[str] = []
     with contextlib.suppress(OSError):
         lines = taken.read_text(encoding="utf-8", errors="replace").splitlines()
-        notices = ["tiergate: " + line.strip() for line in lines if line.strip()]
         taken.unlink()
+    notices = ["tiergate: " + line for line in _sealed_notices(project, session_id, lines)]
     if not notices:
         return reply
     reply = reply or HookReply()

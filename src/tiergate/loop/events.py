@@ -63,6 +63,7 @@ class Stop:
     # when it does not, why (its file is gone, its limit is reached).
     foreign_alive: bool = False
     foreign_gone: str = ""
+    log: str | None = None  # where the decision log is, for a message that sends the user there
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,12 @@
 - A pending loop is taken under the pending lock, then the session's: always in that order.
 - One session's file is only ever written by that session's hooks and by `tiergate cancel`.
 
+- Every file is sealed (`tiergate.seal`, under its path relative to the state folder) and checked on
+  read: one that is not tiergate's own writing (edited, garbage, copied from another session, or
+  unsealed from an older version) raises StateError, and an active loop's Stop then fails closed
+  (`tiergate.handlers.failclosed`). A loop bound to a session is also named in the ledger of starts
+  (`tiergate.loop.ledger`), so that its file deleted mid-loop is noticed.
+
 What can be derived is not stored here: history comes from the decision log, the last green point
 from git.
 """
@@ -24,7 +30,9 @@ from dataclasses import asdict, fields, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
+from tiergate import seal
 from tiergate.errors import UserError
+from tiergate.loop import ledger
 from tiergate.loop.features import Feature
 from tiergate.loop.records import (
     PHASES,
@@ -70,11 +78,11 @@ def pending_path(project: Project) -> Path:
 
 def read(project: Project, session_id: str) -> LoopState | None:
     """The session's loop, or None if it never had one."""
-    return _read(loop_path(project, session_id))
+    return _read(project, loop_path(project, session_id))
 
 
 def read_pending(project: Project) -> LoopState | None:
-    return _read(pending_path(project))
+    return _read(project, pending_path(project))
 
 
 def update(
@@ -84,10 +92,14 @@ def update(
     path = loop_path(project, session_id)
     ensure_state_dir(project)
     with _locked(path):
-        current = _read(path)
+        current = _read(project, path)
         new, result = change(current)
         if new is not None and new != current:
-            _write(path, new)
+            if new.active and (current is None or current.started_at != new.started_at):
+                # Before the loop file: a start the ledger does not name could be deleted unnoticed.
+                token = ledger.loop_token(new.started_at)
+                ledger.record_start(os.fspath(project.state_dir), session_id, token)
+            _write(project, path, new)
     return result
 
 
@@ -96,8 +108,8 @@ def write_pending(project: Project, state: LoopState) -> LoopState | None:
     path = pending_path(project)
     ensure_state_dir(project)
     with _locked(path):
-        previous = _read(path)
-        _write(path, state)
+        previous = _read(project, path)
+        _write(project, path, state)
     return previous
 
 
@@ -109,7 +121,7 @@ def take_pending(project: Project, session_id: str, now: float) -> LoopState | N
     if not path.exists():
         return None
     with _locked(path):
-        pending = _read(path)
+        pending = _read(project, path)
         if pending is None:
             return None
         bound = replace(pending, session_id=session_id, started_at=now)
@@ -131,7 +143,7 @@ def drop_pending(project: Project) -> LoopState | None:
     if not path.exists():
         return None
     with _locked(path):
-        pending = _read(path)
+        pending = _read(project, path)
         with contextlib.suppress(FileNotFoundError):
             path.unlink()
     return pending
@@ -145,7 +157,7 @@ def all_loops(project: Project) -> list[LoopState]:
     loops = []
     for path in folder.glob("*.json"):
         with contextlib.suppress(FileNotFoundError):
-            state = _read(path)
+            state = _read(project, path)
             if state is not None:
                 loops.append(state)
     return sorted(loops, key=lambda s: (s.started_at, s.session_id))
@@ -160,22 +172,32 @@ def active_base(project: Project) -> str | None:
 # Files --------------------------------------------------------------------------------------------------
 
 
-def _read(path: Path) -> LoopState | None:
+def seal_name(project: Project, path: Path) -> str:
+    """The name a state file is sealed under: its path relative to the state folder."""
+    return path.relative_to(project.state_dir).as_posix()
+
+
+def _read(project: Project, path: Path) -> LoopState | None:
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
         return None
     try:
-        data = json.loads(raw)
+        data = json.loads(seal.open_file(seal_name(project, path), raw))
         return from_dict(data)
+    except seal.SealError as exc:
+        raise StateError(
+            f"loop state {path} is not as tiergate wrote it: {exc}; delete it to start afresh"
+        ) from None
     except (ValueError, TypeError, KeyError, AttributeError) as exc:
         raise StateError(
             f"unreadable loop state {path} ({exc}); delete it or run `tiergate cancel`"
         ) from None
 
 
-def _write(path: Path, state: LoopState) -> None:
-    write_atomic(path, json.dumps(_redacted(to_dict(state)), indent=1, sort_keys=True).encode())
+def _write(project: Project, path: Path, state: LoopState) -> None:
+    body = json.dumps(_redacted(to_dict(state)), indent=1, sort_keys=True).encode()
+    write_atomic(path, seal.seal_file(seal_name(project, path), body))
 
 
 # The fields that may quote a check's output or a verifier's critique: credentials there are redacted

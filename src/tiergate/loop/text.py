@@ -150,11 +150,11 @@ def claim_error(state: LoopState, error: str) -> str:
     )
 
 
-def claim_error_message(error: str) -> str:
+def claim_error_message(error: str, log: str | None = None) -> str:
     return (
         f"tiergate: internal error while checking the completion claim ({cut(error, 300)}); this stop was "
         "blocked once, because the loop is active (a second error in a row halts the loop); details in the "
-        "log (.tiergate/log.jsonl)"
+        f"log ({log or 'tiergate history'})"
     )
 
 

@@ -145,6 +145,6 @@ def claim_error(state: LoopState, ev: Stop, now: float, limits: Limits, error: s
         "claim-error",
         reasons,
         block=looptext.claim_error(failed, error),
-        message=looptext.claim_error_message(error),
+        message=looptext.claim_error_message(error, ev.log),
     )
     return block_stop(failed, ev, now, limits, outcome)

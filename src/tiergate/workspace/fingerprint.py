@@ -54,7 +54,6 @@ GENERATED_DIRS = frozenset(
         ".nox",
         "htmlcov",
         "node_modules",
-        ".tiergate",
         ".gradle",
         ".next",
     }

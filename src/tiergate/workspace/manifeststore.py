@@ -3,8 +3,11 @@
 
 Its SubagentStop compares the workspace with it to name what changed. A verifier sent back to redo its
 verdict stops again, so the file stays until a stop that ends the run. Only the newest `KEEP` files stay
-(a run that never stopped leaves one behind). An unreadable or foreign file is treated as absent: the
-disqualification then says that it cannot name the files.
+(a run that never stopped leaves one behind). Each file is sealed (`tiergate.seal`, under its path
+relative to the state folder). An unreadable, foreign or unsealed file (an agent could write one that
+names no change) is treated as absent, and logged. It can never credit a verifier: whether a verifier
+counts is decided from the fingerprints kept in the (sealed) loop state; the manifest only names the
+files that changed, so without it the disqualification or the note says that it cannot name them.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import json
 import re
 from typing import TYPE_CHECKING
 
+from tiergate import seal
 from tiergate.project import ensure_state_dir, is_valid_session_id, write_atomic
 from tiergate.workspace import manifest
 
@@ -42,7 +46,7 @@ def keep(project: Project, session_id: str, agent_id: str, taken: Manifest) -> N
     if path is None or path.exists():
         return
     ensure_state_dir(project)
-    write_atomic(path, json.dumps(manifest.to_dict(taken)).encode())
+    write_atomic(path, seal.seal_file(_name(project, path), json.dumps(manifest.to_dict(taken)).encode()))
     _prune(path.parent)
 
 
@@ -51,9 +55,28 @@ def load(project: Project, session_id: str, agent_id: str) -> Manifest | None:
     if path is None:
         return None
     try:
-        return manifest.from_dict(json.loads(path.read_bytes()))
-    except (OSError, ValueError):
+        raw = path.read_bytes()
+    except OSError:
+        return None  # never kept (a repeated start, a run from before), or gone
+    try:
+        taken = manifest.from_dict(json.loads(seal.open_file(_name(project, path), raw)))
+    except (ValueError, seal.SealError) as exc:
+        _rejected(project, path, str(exc) or type(exc).__name__)
         return None
+    if taken is None:
+        _rejected(project, path, "it is not a manifest")
+    return taken
+
+
+def _name(project: Project, path: Path) -> str:
+    return path.relative_to(project.state_dir).as_posix()
+
+
+def _rejected(project: Project, path: Path, why: str) -> None:
+    from tiergate.log import record
+
+    with contextlib.suppress(OSError):
+        record(project, "warning", "manifest_rejected", file=_name(project, path), reason=why)
 
 
 def drop(project: Project, session_id: str, agent_id: str) -> None:

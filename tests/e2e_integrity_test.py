@@ -1,0 +1,51 @@
+"""State the agent can reach is not trusted, in the real CLI: an implementer that rewrites its own loop file
+to "passed" and claims completion is blocked once, then the loop halts and the session ends saying that the
+claim was NOT verified; there is no PASS and no new green point."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from testing.claude.cli import ClaudeRun, RunClaude
+from testing.claude.scripted_api import ScriptedApi, bash, text
+from testing.gitrepo import git
+from testing.tiergatecli import decisions, tiergate
+
+pytestmark = pytest.mark.e2e
+
+PLUGIN_ROOT = Path(__file__).resolve().parents[1]
+CLAIM = "The work is done.\n<promise>DONE</promise>"
+
+
+def run_tiergate(run_claude: RunClaude, prompt: str, **options: Any) -> ClaudeRun:
+    options.setdefault("output_format", "stream-json")
+    return run_claude(prompt, plugin_dir=PLUGIN_ROOT, env={"TIERGATE_PYTHON": sys.executable}, **options)
+
+
+def test_a_loop_file_rewritten_by_the_agent_ends_the_session_halted_without_a_pass(
+    scripted_api: ScriptedApi, run_claude: RunClaude, git_project: Path
+) -> None:
+    started = tiergate(git_project, "ralph", "start", "add hello.py printing hello")
+    assert started.returncode == 0, started.stderr
+    passed = '{"schema": 1, "active": false, "phase": "passed", "verdict": "PASS"}'
+    tamper = bash(
+        f"cd {git_project} && for f in .tiergate/loops/*.json; do printf '%s' '{passed}' > \"$f\"; done"
+    )
+    scripted_api.sequence(tamper, text(CLAIM), text("Stopping here."), thread="main")
+
+    run = run_tiergate(run_claude, "start working")
+
+    assert run.returncode == 0, run.describe()
+    feedback = [r.last_user_text() for r in scripted_api.messages_calls("main")]
+    [block] = [t for t in feedback if "Stop hook feedback:" in t]
+    assert "tiergate cannot accept this claim" in block and "The claim is NOT accepted" in block
+    [halt] = [n for n in run.notices if "loop halted" in n]
+    assert "is not trustworthy" in halt and "The claim was NOT verified" in halt
+    assert not any("loop finished" in n or "PASS stands" in n for n in run.notices), run.notices
+    assert run.result["result"] == "Stopping here."
+    stops = [d for event, d in decisions(git_project) if event == "Stop"]
+    assert stops == ["fail_closed", "loop_halted"]
+    assert git(git_project, "for-each-ref", "refs/tiergate/green/") == ""
