@@ -8,8 +8,8 @@
   under `.omc/`, and tiergate's Stop still answers; OMC's ralph and autopilot modes block one Stop per prompt
   and keep their state afterwards, and ralph ends only when the model clears its state with OMC's tool.
 
-These pin what the neighbours do today, with tiergate adopting none of their loops. When tiergate adopts
-them (issue 11), the ralph-loop scenario here is the one its `[interop] ralph_loop = "ignore"` must keep.
+These pin what the neighbours do themselves: where tiergate would adopt their loop (issue 11,
+tests/e2e_adoption_test.py), the project says `[interop] ... = "ignore"`, and tiergate leaves it alone.
 """
 
 from __future__ import annotations
@@ -41,8 +41,8 @@ from testing.claude.neighbours import (
 from testing.claude.probe_plugin import ProbePlugin, make_probe_plugin
 from testing.claude.scripted_api import ApiRequest, Reply, Rule, ScriptedApi, bash, text, tool_use
 from testing.claude.tiergate_model import follow_spawn_directive, passing_verdict
-from testing.statefolder import state_dir
-from testing.tiergatecli import tiergate
+from testing.gitrepo import commit_all, write
+from testing.tiergatecli import decisions, tiergate
 
 START_SCRIPT = RALPH_LOOP_PLUGIN / "scripts" / "ralph_loop_start.py"
 STOP_SCRIPT = RALPH_LOOP_PLUGIN / "hooks" / "ralph_loop_stop.py"
@@ -176,6 +176,12 @@ def stop_probe(tmp_path: Path) -> ProbePlugin:
     return make_probe_plugin(tmp_path / "stop-probe", name="stop-probe", events=("UserPromptSubmit", "Stop"))
 
 
+def ignore(project: Path, neighbour: str) -> None:
+    """`[interop] <neighbour> = "ignore"` in the project's committed configuration."""
+    write(project, {".tiergate.toml": f'[interop]\n{neighbour} = "ignore"\n'})
+    commit_all(project, "tiergate leaves the neighbour alone")
+
+
 def stop_feedback(api: ScriptedApi) -> list[str]:
     texts = [r.last_user_text() for r in api.messages_calls("main")]
     return [t[t.index("Stop hook feedback:") :] for t in texts if "Stop hook feedback:" in t]
@@ -185,6 +191,7 @@ def stop_feedback(api: ScriptedApi) -> list[str]:
 def test_ralph_loop_beside_tiergate_blocks_with_its_prompt_until_the_promise_then_deletes_its_state(
     scripted_api: ScriptedApi, run_claude: RunClaude, git_project: Path, stop_probe: ProbePlugin
 ) -> None:
+    ignore(git_project, "ralph_loop")
     scripted_api.sequence(
         bash(f"cat {RALPH_LOOP_STATE}"),
         text("I looked at it."),
@@ -210,11 +217,13 @@ def test_ralph_loop_beside_tiergate_blocks_with_its_prompt_until_the_promise_the
     assert any(notice.startswith("Stop says: ralph-loop iteration 2") for notice in run.notices), run.notices
     assert ralph_loop_state(git_project) is None
     assert run.result["result"] == "It is done.\n<promise>DONE</promise>"
-    # Every plugin's Stop hook ran at each stop and exited 0; tiergate, with no loop of its own, said nothing.
+    # Every plugin's Stop hook ran at each stop and exited 0; tiergate, told to ignore ralph-loop, said
+    # nothing, and only logged that it did not adopt the loop.
     for hook in (TIERGATE_HOOK, RALPH_LOOP_HOOK):
         assert [h.status for h in hook_runs_of(run, hook, "Stop")] == [0, 0], hook
     assert "tiergate" not in feedback
-    assert not state_dir(git_project).exists()
+    assert not any("tiergate" in notice for notice in run.notices), run.notices
+    assert {decision for _, decision in decisions(git_project)} == {"not-adopted"}
     # What each neighbour's Stop hook was handed.
     first, second = stop_probe.records("Stop")
     assert (first["stop_hook_active"], first["last_assistant_message"]) == (False, "I looked at it.")
@@ -399,6 +408,7 @@ def test_omc_ralph_ends_when_the_model_clears_its_state_through_omcs_own_tool(
     omc_plugin: Path,
     stop_probe: ProbePlugin,
 ) -> None:
+    ignore(git_project, "omc")
     # Prompt 1 arms ralph (blocked once); prompt 2 cancels it the way /oh-my-claudecode:cancel does: it loads
     # OMC's deferred state tool, then calls it.
     scripted_api.script(

@@ -363,3 +363,40 @@ def test_anything_short_of_certain_is_not_ran_no_command(tmp_path: Path, content
     assert not transcript.ran_no_command(path)
     assert not transcript.ran_no_command(tmp_path / "missing.jsonl")
     assert not transcript.ran_no_command(None)
+
+
+def test_the_turns_tool_calls_are_those_since_the_last_prompt_or_hook_feedback(tmp_path: Path) -> None:
+    clear = {"mode": "ralph"}
+    path = write_jsonl(
+        tmp_path / "t.jsonl",
+        [
+            user("ralph: go"),
+            assistant("m1", tool_use("t1", "state_clear", clear)),
+            tool_result("t1", 1),
+            assistant("m2", text("Done.")),
+            user("Stop hook feedback:\nFAIL: test_value"),  # a new turn: the old call is not in it
+            assistant(
+                "m3", tool_use("t2", "Write", {"file_path": "a"}), tool_use("t3", "Bash", {"command": "ls"})
+            ),
+            tool_result("t2", 2),
+            tool_result("t3", 2),
+            assistant("m4", text("Working.")),
+        ],
+    )
+
+    assert transcript.turn_tool_calls(path) == (("Write", {"file_path": "a"}), ("Bash", {"command": "ls"}))
+    assert transcript.turn_tool_calls(tmp_path / "missing.jsonl") == ()
+
+
+def test_the_last_text_block_is_read_alone(tmp_path: Path) -> None:
+    path = write_jsonl(
+        tmp_path / "t.jsonl",
+        [
+            user("go"),
+            assistant("m1", text("first"), text("<promise>DONE</promise>")),
+            assistant("m1", tool_use("t", "Bash", {})),
+        ],
+    )
+
+    assert transcript.last_text_block(path) == "<promise>DONE</promise>"
+    assert transcript.last_text_block(None) is None

@@ -46,6 +46,10 @@ Example::
     command = "notify-send tiergate"   # run on a halt, the message on stdin and in TIERGATE_ALERT
     timeout_seconds = 10
 
+    [interop]                    # the user's own loops: adopt and verify their claims, or leave them be
+    ralph_loop = "verify"        # Anthropic's ralph-loop plugin: "verify" or "ignore"
+    omc = "verify"               # oh-my-claudecode's ralph and autopilot modes: "verify" or "ignore"
+
     [workspace]                  # gitignore-style paths that are never the loop's change, nor a
     ignore = ["build/", "*.log"] # verifier's (besides the built-in ones: tiergate.foreign)
 """
@@ -53,7 +57,7 @@ Example::
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -155,6 +159,11 @@ class AlertsConfig(_Section):
         return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
+class InteropConfig(_Section):
+    ralph_loop: Literal["verify", "ignore"] = "verify"
+    omc: Literal["verify", "ignore"] = "verify"
+
+
 class WorkspaceConfig(_Section):
     ignore: tuple[str, ...] = ()
 
@@ -188,6 +197,7 @@ class Config(_Section):
     interventions: InterventionsConfig = InterventionsConfig()
     stalls: StallsConfig = StallsConfig()
     alerts: AlertsConfig = AlertsConfig()
+    interop: InteropConfig = InteropConfig()
     workspace: WorkspaceConfig = WorkspaceConfig()
 
     def kept(self) -> dict[str, Any]:

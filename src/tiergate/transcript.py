@@ -260,3 +260,42 @@ def _lines_from_end(fd: int, max_bytes: int) -> Iterator[bytes]:
             first = b"".join(reversed(pending))
             if first.strip():
                 yield first
+
+
+def turn_tool_calls(
+    path: str | os.PathLike[str] | None, *, max_bytes: int = DEFAULT_MAX_BYTES
+) -> tuple[tuple[str, Any], ...]:
+    """The tool calls (name, input) the assistant made since the last prompt or hook feedback came in:
+    the turn a Stop ends, oldest first. A tool result is not a new turn; an unreadable file has none."""
+    calls: list[tuple[str, Any]] = []
+    for record in _tail_records(path, max_bytes, marker=b'"type"') or ():
+        message = record.get("message")
+        if not isinstance(message, dict):
+            continue
+        if record.get("type") == "user" and not record.get("isMeta") and _opens_turn(message):
+            break
+        if record.get("type") == "assistant":
+            for block in reversed(_blocks(message, "tool_use")):
+                if isinstance(block.get("name"), str):
+                    calls.append((block["name"], block.get("input")))
+    return tuple(reversed(calls))
+
+
+def _opens_turn(message: dict[str, Any]) -> bool:
+    """A user message that is a prompt (or a hook's feedback), not a tool's result."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return True
+    return not _blocks(message, "tool_result") and bool(_blocks(message, "text"))
+
+
+def last_text_block(path: str | os.PathLike[str] | None, *, max_bytes: int = DEFAULT_MAX_BYTES) -> str | None:
+    """The last text content block of the assistant's records, alone (not joined with the message's other
+    blocks): what ralph-loop's Stop hook compares with its promise. None if there is none."""
+    for record in _tail_records(path, max_bytes, marker=b'"assistant"') or ():
+        if record.get("type") != "assistant" or not isinstance(record.get("message"), dict):
+            continue
+        texts = [b["text"] for b in _blocks(record["message"], "text") if isinstance(b.get("text"), str)]
+        if texts:
+            return str(texts[-1])
+    return None

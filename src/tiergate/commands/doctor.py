@@ -11,6 +11,10 @@ import argparse
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from tiergate.commands.claudesettings import claude_config_dir, installed_plugins
+from tiergate.commands.claudesettings import enabled as _enabled
+from tiergate.commands.claudesettings import read_json as _read_json
+
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from pathlib import Path
@@ -88,6 +92,7 @@ def diagnose(cwd: Path, env: Mapping[str, str]) -> list[Finding]:
         git_finding(project),
         *check_findings(project, env.get("PATH")),
         state_finding(project),
+        *neighbour_findings(project, env),
         *legacy_state_finding(project),
     ]
 
@@ -114,13 +119,6 @@ def package_finding() -> Finding:
 # The Claude Code plugin ------------------------------------------------------------------------------------
 
 
-def claude_config_dir(env: Mapping[str, str]) -> Path:
-    from pathlib import Path
-
-    configured = env.get("CLAUDE_CONFIG_DIR")
-    return Path(configured) if configured else Path(env.get("HOME") or Path.home()) / ".claude"
-
-
 def plugin_finding(config_dir: Path, project_root: Path) -> tuple[Finding, Path | None]:
     """Whether Claude Code has the plugin installed and enabled, and the folder it reads it from."""
     installed = _installed(config_dir)
@@ -139,9 +137,7 @@ def plugin_finding(config_dir: Path, project_root: Path) -> tuple[Finding, Path 
 
 def _installed(config_dir: Path) -> tuple[str, str] | None:
     """The plugin's id (`tiergate@<marketplace>`) and version in installed_plugins.json, if it is there."""
-    plugins = _read_json(config_dir / "plugins" / "installed_plugins.json").get("plugins")
-    if not isinstance(plugins, dict):
-        return None
+    plugins = installed_plugins(config_dir)
     for plugin_id in sorted(plugins):
         if plugin_id.partition("@")[0] == PLUGIN_NAME:
             records = plugins[plugin_id]
@@ -176,31 +172,6 @@ def _plugin_folder(config_dir: Path, plugin_id: str) -> Path | None:
         if isinstance(source, str) and entry.get("name") == PLUGIN_NAME:
             return (Path(location) / source).resolve()
     return Path(location)
-
-
-def _enabled(config_dir: Path, project_root: Path, plugin_id: str) -> bool:
-    # Claude Code's precedence: user settings, then the project's shared, then its local settings.
-    enabled = False
-    for settings in (
-        config_dir / "settings.json",
-        project_root / ".claude" / "settings.json",
-        project_root / ".claude" / "settings.local.json",
-    ):
-        plugins = _read_json(settings).get("enabledPlugins")
-        if isinstance(plugins, dict) and plugin_id in plugins:
-            enabled = plugins[plugin_id] is True
-    return enabled
-
-
-def _read_json(path: Path) -> dict[str, Any]:
-    """The JSON object in `path`; empty when it is missing or unreadable (doctor reports, never crashes)."""
-    import json
-
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
 
 
 def hook_python_finding(
@@ -353,6 +324,38 @@ def _configured(project: Project, name: str, command: str, origin: str, path: st
 
 def _check_facts(name: str, command: str, source: str, **facts: object) -> dict[str, Any]:
     return {"name": name, "command": command, "source": source, **facts}
+
+
+def neighbour_findings(project: Project, env: Mapping[str, str]) -> list[Finding]:
+    """The user's other loop plugins installed (none: no finding), their loops running here, and what
+    tiergate verifies of them; OMC's limits are a warning, since they are what tiergate cannot check."""
+    from tiergate.commands import neighbours
+
+    found = neighbours.installed(claude_config_dir(env), project.root)
+    running = neighbours.running(project)
+    if not found and not running:
+        return []
+    settings = neighbours.interop(project) or {}
+    findings = []
+    for plugin in found:
+        name, key = neighbours.PLUGINS[plugin["plugin"]]
+        mode = settings.get(key, "verify")
+        enabled = "enabled" if plugin["enabled"] else "disabled"
+        detail = f"{plugin['id']} {plugin['version']}, {enabled}; [interop] {key} = {mode}"
+        if mode == "ignore":
+            findings.append(Finding("ok", name, f"{detail}: its loops are left alone, unverified"))
+        elif name == "oh-my-claudecode":
+            findings.append(
+                Finding("warn", name, f"{detail}; not verified reliably: {neighbours.OMC_LIMITS}")
+            )
+        else:
+            findings.append(Finding("ok", name, f"{detail}: its completion promise is verified"))
+    for loop in running:
+        why = "adoptable" if loop["adoptable"] else f"not adoptable: {loop['why_not']}"
+        findings.append(
+            Finding("ok", "other loop", f"{loop['kind']} for session {loop['session_id']}, {why}")
+        )
+    return findings
 
 
 def legacy_state_finding(project: Project) -> list[Finding]:

@@ -2,8 +2,10 @@
 
 `--json` prints a list, one object per loop (a loop waiting for a session has `"pending": true` and no
 session_id), with at least `session_id`, `phase`, `iteration`, `max_iterations`, `tier` and `verdict`,
-and the rules the loop runs with (`config`, the configuration it kept at its start; `config_source`,
-its file).
+the rules the loop runs with (`config`, the configuration it kept at its start; `config_source`, its
+file), and `adopted`: the user's own loop it adopted (ralph-loop, an OMC mode), or null. The text form
+also lists the other loop plugins installed and the loops of theirs running in the project (`other
+loops:` lines), with whether tiergate adopts each and why not.
 """
 
 from __future__ import annotations
@@ -36,11 +38,15 @@ def run(args: argparse.Namespace) -> int:
         loops.append(describe(pending, pending=True))
     if args.json:
         print(json.dumps(loops, indent=2))
-    elif not loops:
+        return 0
+    if not loops:
         print(f"tiergate: no loops in {project.root}")
-    else:
-        for entry in loops:
-            print(line(entry))
+    for entry in loops:
+        print(line(entry))
+    from tiergate.commands import neighbours
+
+    for neighbour in neighbours.lines(project, os.environ):
+        print(f"other loops: {neighbour}")
     return 0
 
 
@@ -58,6 +64,8 @@ def describe(loop: LoopState, *, pending: bool = False) -> dict[str, Any]:
         "task": loop.task,
         "features": _features(loop),
         "promise": loop.promise,
+        # The user's own loop this one adopted ("ralph-loop", "omc-ralph", "omc-autopilot"), else None.
+        "adopted": loop.adopted,
         "base": loop.base,
         "started_at": loop.started_at,
         "ended_at": loop.ended_at,
@@ -93,6 +101,8 @@ def line(entry: dict[str, Any]) -> str:
     who = "pending (next session)" if entry["pending"] else f"session {entry['session_id']}"
     state = entry["phase"] if entry["active"] or entry["phase"] != "passed" else "passed (finished)"
     parts = [who, state, f"iteration {entry['iteration']}/{entry['max_iterations']}"]
+    if entry.get("adopted"):
+        parts.append(f"adopted from {entry['adopted']}")
     if entry["tier"]:
         parts.append(f"tier {entry['tier']}")
     if entry["verdict"]:

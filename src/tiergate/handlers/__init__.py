@@ -9,8 +9,10 @@ event needs), applies the loop's decision to the session's state, logs it, and r
 There is work to do only when this session's loop file holds an active loop (or is not tiergate's own
 writing: its seal is checked here, so that an edit to `"active": false` lets nothing go), when a loop
 started from a shell waits in `pending.json` (it is bound to this session first), when the prompt is one
-of the loop's slash commands, or at a Stop when the ledger of starts names this session and its loop
-file is gone (`tiergate.loop.ledger`: the only cost to a session that never had a loop is that read).
+of the loop's slash commands (or ralph-loop's or OMC's, to adopt), at a Stop when the ledger of starts
+names this session and its loop file is gone (`tiergate.loop.ledger`: the only cost to a session that
+never had a loop is that read), or when the user's own loop has its state file here (ralph-loop's, an OMC
+mode's: it is adopted first, `tiergate.handlers.adoption`).
 """
 
 from __future__ import annotations
@@ -39,6 +41,10 @@ _MODULES = {event_name: _module_name(event_name) for event_name in EVENTS}
 # its way out must not take it).
 _BINDING_EVENTS = frozenset(_MODULES) - {"SessionEnd"}
 COMMAND_PREFIX = "/tiergate:"
+# The user's own loops, adopted (`tiergate.loop.adoption`): their commands and their state files.
+FOREIGN_COMMANDS = ("/ralph-loop:ralph-loop", "/oh-my-claudecode:")
+RALPH_LOOP_STATE = os.path.join(".claude", "ralph-loop.local.md")  # noqa: PTH118
+OMC_MODE_STATES = ("ralph-state.json", "autopilot-state.json")
 
 
 def handle(event_name: str, payload: dict[str, Any], project: Project) -> HookReply | None:
@@ -50,20 +56,38 @@ def handle(event_name: str, payload: dict[str, Any], project: Project) -> HookRe
     pending = os.path.join(state_dir, "pending.json")  # noqa: PTH118
     bind = event_name in _BINDING_EVENTS and os.path.exists(pending)  # noqa: PTH110
     command = event_name == "UserPromptSubmit" and _is_command(payload.get("prompt"))
-    if not bind and not command and not _has_loop_to_run(event_name, state_dir, session_id):
+    has_loop = _has_loop_to_run(event_name, state_dir, session_id)
+    foreign = (
+        not has_loop and event_name in _BINDING_EVENTS and _foreign_state(payload, os.fspath(project.root))
+    )
+    if not bind and not command and not has_loop and not foreign:
         return None
     import importlib
 
     from tiergate.handlers import common
 
     bound = common.bind_pending(project, session_id, event_name) if bind else None
+    if foreign and bound is None:
+        from tiergate.handlers import adoption
+
+        adoption.adopt_from_files(event_name, payload, project)
     module = importlib.import_module(f"tiergate.handlers.{module_name}")
     reply: HookReply | None = module.handle(payload, project)
     return common.with_binding(event_name, reply, bound) if bound is not None else reply
 
 
 def _is_command(prompt: object) -> bool:
-    return isinstance(prompt, str) and prompt.lstrip().startswith(COMMAND_PREFIX)
+    return isinstance(prompt, str) and prompt.lstrip().startswith((COMMAND_PREFIX, *FOREIGN_COMMANDS))
+
+
+def _foreign_state(payload: dict[str, Any], root: str) -> bool:
+    """Whether the session may have a foreign loop to adopt: its state file exists (`os` checks only)."""
+    cwd = payload.get("cwd")
+    here = cwd if isinstance(cwd, str) and cwd else root
+    if os.path.exists(os.path.join(here, RALPH_LOOP_STATE)):  # noqa: PTH110, PTH118
+        return True
+    folder = os.path.join(root, ".omc", "state", "sessions", str(payload.get("session_id")))  # noqa: PTH118
+    return any(os.path.exists(os.path.join(folder, name)) for name in OMC_MODE_STATES)  # noqa: PTH110, PTH118
 
 
 def _has_loop_to_run(event_name: str, state_dir: str, session_id: str) -> bool:

@@ -20,4 +20,8 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
     current = state.read(project, start.session_id)
     if current is None or not current.active:
         return None
+    if current.adopted is not None:
+        from tiergate.loop.adoption import adopted_context
+
+        return HookReply(additional_context=adopted_context(current))
     return HookReply(additional_context=looptext.restated_context(current, start.source))

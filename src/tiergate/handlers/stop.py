@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from tiergate import foreign, transcript
 from tiergate.handlers import common
 from tiergate.loop import store as state
-from tiergate.loop.claims import check_claim
+from tiergate.loop.claims import ClaimCheck, check_claim
 from tiergate.loop.decision import empty_turn, wants_claim_facts
 from tiergate.loop.events import ClaimFacts, GateFacts, Stop
 from tiergate.loop.records import POLICIES, LoopState, Policies
@@ -72,7 +72,7 @@ def decide_stop(
     message = stop.last_assistant_message
     if message is None:
         message = transcript.last_assistant_text(stop.transcript_path)
-    claim = check_claim(message, current.promise)
+    claim, alive, gone = _claim(payload, project, current, message)
     background = background_work(payload)
     error = api_error(payload)
     measured = Measured()
@@ -104,9 +104,24 @@ def decide_stop(
         gate=measured.gate,
         dirty=measured.dirty,
         policies=measured.policies,
+        foreign_alive=alive,
+        foreign_gone=gone,
         log=str(log_path(project)),
     )
     return common.reply(common.apply(project, "Stop", stop.session_id, event))
+
+
+def _claim(
+    payload: dict[str, Any], project: Project, current: LoopState, message: str | None
+) -> tuple[ClaimCheck, bool, str]:
+    """The Stop's claim, and for an adopted loop whether its own plugin still runs (and if not, why)."""
+    if current.adopted is None:
+        return check_claim(message, current.promise), False, ""
+    from tiergate.handlers import adoption
+
+    claim = adoption.claim(payload, project, current, message)
+    alive, gone = (False, "") if claim.claimed else adoption.foreign_at_stop(payload, project, current)
+    return claim, alive, gone
 
 
 def background_work(payload: dict[str, Any]) -> tuple[str, ...] | None:

@@ -43,12 +43,40 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
             additional_context=looptext.not_started_context(command.message),
             system_message=f"tiergate: {command.message}",
         )
+    if command is None:
+        adopted = adopt_command(project, session_id, prompt.prompt)
+        if adopted is not None:
+            return adopted
     current = state.read(project, session_id)
     if current is None or not current.active:
         return None
     event = TaskNotification() if is_task_notification(prompt.prompt) else UserPrompt()
     common.apply(project, "UserPromptSubmit", session_id, event)
     return None
+
+
+def adopt_command(project: Project, session_id: str, typed: str) -> HookReply | None:
+    """The user's own loop started by its command (ralph-loop's, OMC's mode), adopted; or OMC's cancel,
+    which ends an adopted OMC loop (never a claim). None: nothing of the kind, the prompt goes on as usual."""
+    from tiergate.loop import adoption
+
+    found = adoption.parse_ralph_loop_command(typed) or adoption.parse_omc_command(typed)
+    if found is None:
+        return None
+    if isinstance(found, adoption.OmcCancel):
+        current = state.read(project, session_id)
+        if current is None or not current.active or current.adopted not in ("omc-ralph", "omc-autopilot"):
+            return None
+        common.apply(project, "UserPromptSubmit", session_id, Cancel("/oh-my-claudecode:cancel"))
+        return HookReply(system_message="tiergate: the adopted OMC loop ends with /oh-my-claudecode:cancel.")
+    from tiergate.handlers import adoption as adopting
+
+    loop = adopting.adopt(project, session_id, "UserPromptSubmit", found, by_command=True)
+    if loop is None:
+        return None
+    return HookReply(
+        additional_context=adoption.adopted_context(loop), system_message=adoption.adopted_message(loop)
+    )
 
 
 def is_task_notification(prompt: str) -> bool:

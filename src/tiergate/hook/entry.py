@@ -60,7 +60,8 @@ def _answer(event_name: str) -> int:
 
     raw = _read_stdin()
     early_state_dir = projects.state_dir_from_env(os.environ)
-    if early_state_dir is not None and not _concerns_tiergate(event_name, early_state_dir, raw):
+    early_root = os.environ.get("CLAUDE_PROJECT_DIR") or ""
+    if early_state_dir is not None and not _concerns_tiergate(event_name, early_state_dir, raw, early_root):
         return 0
     if raw is None:
         _say(f"ignored the {event_name} event: its input is over {MAX_INPUT_BYTES // (1024 * 1024)} MiB")
@@ -70,7 +71,8 @@ def _answer(event_name: str) -> int:
         _say(f"ignored the {event_name} event: {problem}")
         return 0
     project = projects.locate(payload["cwd"], os.environ)
-    if not _concerns_tiergate(event_name, os.fspath(project.state_dir), raw):
+    roots = (os.fspath(project.root), payload["cwd"])
+    if not any(_concerns_tiergate(event_name, os.fspath(project.state_dir), raw, root) for root in roots):
         return 0
     if not projects.is_valid_session_id(payload["session_id"]):
         _say(f"ignored the {event_name} event: its session_id is not a plain identifier")
@@ -78,9 +80,10 @@ def _answer(event_name: str) -> int:
     return _dispatch(event_name, payload, project)
 
 
-def _concerns_tiergate(event_name: str, state_dir: str, raw: bytes | None) -> bool:
-    """Whether tiergate may have something to do: it has a state folder here, or the prompt may be one
-    of its slash commands, which start a loop in a project that has none yet.
+def _concerns_tiergate(event_name: str, state_dir: str, raw: bytes | None, root: str) -> bool:
+    """Whether tiergate may have something to do: it has a state folder here, the prompt may be one
+    of its slash commands, which start a loop in a project that has none yet, or the user's own loop
+    (ralph-loop, an OMC mode) may be there to adopt: its command, or its state in the project at `root`.
 
     The prompt is looked for in the raw bytes, before any parsing: every other prompt of every project
     without tiergate state stays on the fast path. ("tiergate:" rather than "/tiergate:": a JSON
@@ -88,7 +91,15 @@ def _concerns_tiergate(event_name: str, state_dir: str, raw: bytes | None) -> bo
     """
     if os.path.isdir(state_dir):  # noqa: PTH112 (no pathlib on the fast path)
         return True
-    return event_name == "UserPromptSubmit" and raw is not None and b"tiergate:" in raw
+    if event_name == "UserPromptSubmit" and raw is not None and any(word in raw for word in _COMMAND_WORDS):
+        return True
+    return bool(root) and any(os.path.exists(os.path.join(root, p)) for p in _FOREIGN_STATE)  # noqa: PTH110, PTH118
+
+
+# What may start or show a loop tiergate would adopt (`tiergate.handlers.adoption`): the commands as typed,
+# ralph-loop's state file, OMC's session-scoped state folder.
+_COMMAND_WORDS = (b"tiergate:", b"ralph-loop:ralph-loop", b"oh-my-claudecode:")
+_FOREIGN_STATE = (os.path.join(".claude", "ralph-loop.local.md"), os.path.join(".omc", "state", "sessions"))  # noqa: PTH118
 
 
 def _read_stdin() -> bytes | None:

@@ -56,6 +56,7 @@ from dataclasses import replace
 
 from tiergate.loop import stalls
 from tiergate.loop import text as looptext
+from tiergate.loop.adoption import adopted_stop
 from tiergate.loop.claims import ClaimCheck
 from tiergate.loop.events import (
     Cancel,
@@ -175,6 +176,11 @@ def wants_claim_facts(state: LoopState | None, claim: ClaimCheck) -> bool:
 def _stop_working(state: LoopState, ev: Stop, now: float, limits: Limits) -> Outcome:
     if ev.claim.claimed:
         return _stop_claim(replace(state, empty_turns=0), ev, now, limits)
+    if state.adopted is not None and not state.feedback:
+        # The user's loop, adopted: its non-claim stops are its own while it runs (`adoption`).
+        adopted = adopted_stop(state, ev, now)
+        if adopted is not None:
+            return adopted
     reasons: tuple[str, ...]
     if state.feedback:
         reasons = ("feedback: the last verification did not pass; its findings go back to Claude",)

@@ -59,6 +59,10 @@ class Stop:
     gate: GateFacts | None = None
     dirty: bool | None = None  # the workspace differs from the last green point (None: unknown)
     policies: Policies = POLICIES
+    # An adopted loop's foreign loop still runs for this session and sends Claude back itself at this stop;
+    # when it does not, why (its file is gone, its limit is reached).
+    foreign_alive: bool = False
+    foreign_gone: str = ""
     log: str | None = None  # where the decision log is, for a message that sends the user there
 
 

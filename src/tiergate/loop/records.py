@@ -148,6 +148,9 @@ class LoopState:
     # edited it since. `config` None: a loop stored before the configuration was kept (read as before).
     config: dict[str, Any] | None = None
     config_source: str | None = None
+    # The user's own loop this one adopted ("ralph-loop", "omc-ralph", "omc-autopilot"; None: tiergate's
+    # own): its claims are verified, its non-claim stops left to it while it runs (`tiergate.loop.adoption`).
+    adopted: str | None = None
 
     @property
     def active(self) -> bool:

@@ -1,0 +1,219 @@
+"""tiergate adopts the user's own loop, in the real Claude Code CLI beside the loop plugin (issue 11): a
+ralph-loop (the stand-in of testing/ralphloop/, written from ralph-loop's documented behaviour) whose false
+promise is refuted with the failing test named, then the fix verified; the same with `[interop] ralph_loop
+= "ignore"` ending at once; a tiergate loop of its own beside a ralph-loop keeping its PASS; and an
+oh-my-claudecode 5.5.0 ralph mode whose model clears its state on a failing test, refuted, then verified."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from testing.claude.cli import RunClaude
+from testing.claude.neighbours import (
+    RALPH_LOOP_HOOK,
+    RALPH_LOOP_PLUGIN,
+    hook_runs_of,
+    omc_plugin_dir,
+    ralph_loop_command,
+    ralph_loop_state,
+    run_beside,
+)
+from testing.claude.scripted_api import ApiRequest, Reply, Rule, ScriptedApi, bash, text, tool_use, write_file
+from testing.claude.tiergate_model import follow_spawn_directive, passing_verdict
+from testing.gitrepo import commit_all, write
+from testing.tiergatecli import decisions, tiergate
+
+pytestmark = pytest.mark.e2e
+
+TASK = "make value.txt say best"
+CLAIM = "value.txt says best now.\n<promise>DONE</promise>"
+# value.txt must say good: the model's first try (best) breaks the project's test, which passed before.
+CHECK = """\
+if grep -q good value.txt; then echo "test_value ... ok"; exit 0; fi
+echo "FAIL: test_value (checks.ValueTest)"
+echo "AssertionError: value.txt says $(cat value.txt), expected good"
+exit 1
+"""
+FIXED = "good, and best\n"
+RALPH_HOOK = RALPH_LOOP_HOOK  # what ralph-loop's Stop hook command contains
+ANSWERED = "The verifier has answered."
+
+
+def project_with_a_check(project: Path, config: str = "") -> None:
+    toml = '[checks]\ntests = "sh check.sh"\n' + config
+    write(
+        project,
+        {"value.txt": "good\n", "check.sh": CHECK, ".tiergate.toml": toml},
+    )
+    commit_all(project, "value.txt and its check")
+
+
+def feedback_of(api: ScriptedApi) -> list[str]:
+    texts = [r.last_user_text() for r in api.messages_calls("main")]
+    return [t[t.index("Stop hook feedback:") :] for t in texts if "Stop hook feedback:" in t]
+
+
+def verifier_script(api: ScriptedApi) -> None:
+    """The main model follows tiergate's spawn directive; the verifier runs the check and passes."""
+    api.script(
+        Rule(follow_spawn_directive, thread="main", last_user_contains="```tiergate-spawn", name="spawn"),
+        Rule(text(ANSWERED), thread="main", last_user_contains="tiergate-verdict"),
+    )
+    api.on(bash("sh check.sh"), thread="subagent", after_tool_result=False)
+    api.on(passing_verdict("ran `sh check.sh`: test_value ... ok"), thread="subagent")
+
+
+def test_a_users_ralph_loop_with_a_false_promise_is_refuted_then_its_fix_verified(
+    scripted_api: ScriptedApi, run_claude: RunClaude, git_project: Path
+) -> None:
+    project_with_a_check(git_project)
+    verifier_script(scripted_api)
+    scripted_api.sequence(
+        write_file(git_project / "value.txt", "best\n"),
+        text("I changed value.txt."),
+        text(CLAIM),
+        write_file(git_project / "value.txt", FIXED),
+        text(CLAIM),
+        thread="main",
+    )
+
+    command = ralph_loop_command(TASK, promise="DONE", max_iterations=8)
+    run = run_beside(run_claude, command, [RALPH_LOOP_PLUGIN], timeout=240)
+
+    assert run.returncode == 0, run.describe()
+    feedback = feedback_of(scripted_api)
+    # ralph-loop ran: its Stop hook at every stop, and at the first it sent the model back with its prompt,
+    # alone: tiergate counted that stop without a second prompt.
+    assert [h.status for h in hook_runs_of(run, RALPH_HOOK, "Stop")] == [0, 0, 0, 0], run.describe()
+    assert feedback[0].startswith(f"Stop hook feedback:\n\n{TASK}")
+    assert feedback[0].count("Stop hook feedback:") == 1
+    assert "tiergate" not in feedback[0]
+    # The false promise: ralph-loop let go of it, tiergate's gate refuted it with the failing test named.
+    refuted = feedback[1]
+    assert "FAIL: test_value (checks.ValueTest)" in refuted
+    assert "AssertionError: value.txt says best, expected good" in refuted
+    assert "```tiergate-spawn" not in refuted
+    # The fix: verified by the verifier tiergate asked for, whose PASS ends the session.
+    assert "```tiergate-spawn" in feedback[2]
+    assert len(feedback) == 3
+    assert scripted_api.messages_calls("subagent"), "the verifier was never spawned"
+    assert run.result["result"] == ANSWERED
+    assert ralph_loop_state(git_project) is None
+    assert any("verifying ralph-loop's completion claim" in n for n in run.notices), run.notices
+    made = [decision for _, decision in decisions(git_project)]
+    assert made[0] == "adopt"
+    assert made[-1] == "finalize"
+    assert "changed-after-pass" not in made
+    status = tiergate(git_project, "status").stdout
+    assert "passed (finished)" in status
+    assert "adopted from ralph-loop" in status
+
+
+def test_with_interop_ignore_a_users_false_promise_ends_the_session_at_once(
+    scripted_api: ScriptedApi, run_claude: RunClaude, git_project: Path
+) -> None:
+    project_with_a_check(git_project, '[interop]\nralph_loop = "ignore"\n')
+    scripted_api.sequence(write_file(git_project / "value.txt", "best\n"), text(CLAIM), thread="main")
+
+    run = run_beside(run_claude, ralph_loop_command(TASK, promise="DONE"), [RALPH_LOOP_PLUGIN], timeout=180)
+
+    assert run.returncode == 0, run.describe()
+    assert run.result["result"] == CLAIM
+    assert feedback_of(scripted_api) == []
+    # ralph-loop ran its stop and took the promise (deleting its file); tiergate stood aside.
+    assert [h.status for h in hook_runs_of(run, RALPH_HOOK, "Stop")] == [0], run.describe()
+    assert ralph_loop_state(git_project) is None
+    # tiergate logged, at each hook that saw the loop, that it did not adopt it; it decided nothing else.
+    assert {decision for _, decision in decisions(git_project)} == {"not-adopted"}
+    assert (git_project / "value.txt").read_text() == "best\n"  # the false claim stood: nobody checked it
+
+
+def test_a_tiergate_loop_beside_a_ralph_loop_with_another_promise_keeps_its_pass(
+    scripted_api: ScriptedApi, run_claude: RunClaude, git_project: Path
+) -> None:
+    project_with_a_check(git_project)
+    started = tiergate(git_project, "ralph", "start", TASK, "--max-iterations", "6")
+    assert started.returncode == 0, started.stderr
+    verifier_script(scripted_api)
+    scripted_api.sequence(write_file(git_project / "value.txt", FIXED), text(CLAIM), thread="main")
+    scripted_api.on(text("Working on."), thread="main")
+
+    command = ralph_loop_command("ralph-loop's own task", promise="OTHER", max_iterations=4)
+    run = run_beside(run_claude, command, [RALPH_LOOP_PLUGIN], timeout=240)
+
+    assert run.returncode == 0, run.describe()
+    made = [decision for _, decision in decisions(git_project)]
+    # tiergate's loop kept its rules: ralph-loop's was not adopted, and the one PASS stood though
+    # ralph-loop rewrote its state file at every stop (another tool's state, not the loop's work).
+    assert "not-adopted" in made
+    assert "adopt" not in made
+    assert made.count("spawn") == 1
+    assert "finalize" in made
+    assert "changed-after-pass" not in made
+    assert len(scripted_api.messages_calls("subagent")) >= 1
+    # ralph-loop went on with its own promise until its own limit.
+    assert ralph_loop_state(git_project) is None
+    assert any("Stop hook feedback:\n\nralph-loop's own task" in f for f in feedback_of(scripted_api))
+
+
+# oh-my-claudecode ------------------------------------------------------------------------------------------
+
+
+OMC_STATE_CLEAR = "mcp__plugin_oh-my-claudecode_t__state_clear"
+DONE_TEXT = "Ralph is complete: value.txt says best."
+
+
+def clear_ralph(request: ApiRequest) -> Reply:
+    """The model's `state_clear` for ralph, for the session it saw in its listing (as OMC's cancel does)."""
+    found = re.search(r"\.omc/state/sessions/([0-9a-f-]{36})/", request.conversation_text())
+    assert found, "the scripted model listed no OMC session folder"
+    return tool_use(OMC_STATE_CLEAR, {"mode": "ralph", "session_id": found.group(1)})
+
+
+def after(marker: str, reply: Callable[[ApiRequest], Reply] | Reply) -> Rule:
+    return Rule(reply, thread="main", last_user_contains=marker, times=1)
+
+
+def test_an_omc_ralph_whose_model_clears_its_state_on_a_failing_test_is_refuted_then_verified(
+    scripted_api: ScriptedApi, run_claude: RunClaude, git_project: Path
+) -> None:
+    omc = omc_plugin_dir()
+    project_with_a_check(git_project)
+    verifier_script(scripted_api)
+    # Each clearing is the same: load OMC's deferred tool, call it, then say so.
+    scripted_api.script(
+        after("Tool loaded.", clear_ralph),
+        after("Successfully cleared state for mode: ralph", text(DONE_TEXT)),
+    )
+    scripted_api.sequence(
+        bash("ls -d .omc/state/sessions/*/"),
+        write_file(git_project / "value.txt", "best\n"),
+        tool_use("ToolSearch", {"query": f"select:{OMC_STATE_CLEAR}"}),
+        write_file(git_project / "value.txt", FIXED),
+        thread="main",
+    )
+    scripted_api.script(Rule(clear_ralph, thread="main", times=1))  # the second clearing: the tool is loaded
+    scripted_api.on(text(DONE_TEXT), thread="main", after_tool_result=True)
+
+    run = run_beside(
+        run_claude,
+        f"/oh-my-claudecode:ralph {TASK}",
+        [omc],
+        allowed_tools=("Bash", "Read", "Write", "Edit", "Agent", "Skill", "ToolSearch", OMC_STATE_CLEAR),
+        timeout=420,
+    )
+
+    assert run.returncode == 0, run.describe()
+    feedback = [f for f in feedback_of(scripted_api) if "tiergate" in f]
+    refuted = feedback[0]
+    assert "FAIL: test_value (checks.ValueTest)" in refuted
+    assert "```tiergate-spawn" not in refuted
+    assert "```tiergate-spawn" in feedback[1]
+    assert scripted_api.messages_calls("subagent"), "the verifier was never spawned"
+    made = [decision for _, decision in decisions(git_project)]
+    assert made[0] == "adopt"
+    assert made[-1] == "finalize"
+    assert run.result["result"] == ANSWERED
