@@ -2,7 +2,8 @@
 ralph-loop (the stand-in of testing/ralphloop/, written from ralph-loop's documented behaviour) whose false
 promise is refuted with the failing test named, then the fix verified; the same with `[interop] ralph_loop
 = "ignore"` ending at once; a tiergate loop of its own beside a ralph-loop keeping its PASS; and an
-oh-my-claudecode 5.5.0 ralph mode whose model clears its state on a failing test, refuted, then verified."""
+oh-my-claudecode 5.5.0 ralph or autopilot mode whose model clears its state on a failing test, refuted,
+then verified."""
 
 from __future__ import annotations
 
@@ -163,30 +164,36 @@ def test_a_tiergate_loop_beside_a_ralph_loop_with_another_promise_keeps_its_pass
 
 
 OMC_STATE_CLEAR = "mcp__plugin_oh-my-claudecode_t__state_clear"
-DONE_TEXT = "Ralph is complete: value.txt says best."
+DONE_TEXT = "The mode is complete: value.txt says best."
 
 
-def clear_ralph(request: ApiRequest) -> Reply:
-    """The model's `state_clear` for ralph, for the session it saw in its listing (as OMC's cancel does)."""
-    found = re.search(r"\.omc/state/sessions/([0-9a-f-]{36})/", request.conversation_text())
-    assert found, "the scripted model listed no OMC session folder"
-    return tool_use(OMC_STATE_CLEAR, {"mode": "ralph", "session_id": found.group(1)})
+def clearing(mode: str) -> Callable[[ApiRequest], Reply]:
+    def clear(request: ApiRequest) -> Reply:
+        """The model's `state_clear` for the mode, for the session it saw in its listing (as OMC's cancel
+        does)."""
+        found = re.search(r"\.omc/state/sessions/([0-9a-f-]{36})/", request.conversation_text())
+        assert found, "the scripted model listed no OMC session folder"
+        return tool_use(OMC_STATE_CLEAR, {"mode": mode, "session_id": found.group(1)})
+
+    return clear
 
 
 def after(marker: str, reply: Callable[[ApiRequest], Reply] | Reply) -> Rule:
     return Rule(reply, thread="main", last_user_contains=marker, times=1)
 
 
-def test_an_omc_ralph_whose_model_clears_its_state_on_a_failing_test_is_refuted_then_verified(
-    scripted_api: ScriptedApi, run_claude: RunClaude, git_project: Path
+@pytest.mark.parametrize("mode", ["ralph", "autopilot"])
+def test_an_omc_mode_whose_model_clears_its_state_on_a_failing_test_is_refuted_then_verified(
+    mode: str, scripted_api: ScriptedApi, run_claude: RunClaude, git_project: Path
 ) -> None:
+    clear_mode = clearing(mode)
     omc = omc_plugin_dir()
     project_with_a_check(git_project)
     verifier_script(scripted_api)
     # Each clearing is the same: load OMC's deferred tool, call it, then say so.
     scripted_api.script(
-        after("Tool loaded.", clear_ralph),
-        after("Successfully cleared state for mode: ralph", text(DONE_TEXT)),
+        after("Tool loaded.", clear_mode),
+        after(f"Successfully cleared state for mode: {mode}", text(DONE_TEXT)),
     )
     scripted_api.sequence(
         bash("ls -d .omc/state/sessions/*/"),
@@ -195,12 +202,12 @@ def test_an_omc_ralph_whose_model_clears_its_state_on_a_failing_test_is_refuted_
         write_file(git_project / "value.txt", FIXED),
         thread="main",
     )
-    scripted_api.script(Rule(clear_ralph, thread="main", times=1))  # the second clearing: the tool is loaded
+    scripted_api.script(Rule(clear_mode, thread="main", times=1))  # the second clearing: the tool is loaded
     scripted_api.on(text(DONE_TEXT), thread="main", after_tool_result=True)
 
     run = run_beside(
         run_claude,
-        f"/oh-my-claudecode:ralph {TASK}",
+        f"/oh-my-claudecode:{mode} {TASK}",
         [omc],
         allowed_tools=("Bash", "Read", "Write", "Edit", "Agent", "Skill", "ToolSearch", OMC_STATE_CLEAR),
         timeout=420,

@@ -12,6 +12,7 @@ import pytest
 from testing.claude.cli import ClaudeRun, RunClaude
 from testing.claude.scripted_api import ScriptedApi, bash, text
 from testing.gitrepo import git
+from testing.statefolder import state_dir
 from testing.tiergatecli import decisions, tiergate
 
 pytestmark = pytest.mark.e2e
@@ -31,9 +32,7 @@ def test_a_loop_file_rewritten_by_the_agent_ends_the_session_halted_without_a_pa
     started = tiergate(git_project, "ralph", "start", "add hello.py printing hello")
     assert started.returncode == 0, started.stderr
     passed = '{"schema": 1, "active": false, "phase": "passed", "verdict": "PASS"}'
-    tamper = bash(
-        f"cd {git_project} && for f in .tiergate/loops/*.json; do printf '%s' '{passed}' > \"$f\"; done"
-    )
+    tamper = bash(f"for f in {state_dir(git_project)}/loops/*.json; do printf '%s' '{passed}' > \"$f\"; done")
     scripted_api.sequence(tamper, text(CLAIM), text("Stopping here."), thread="main")
 
     run = run_tiergate(run_claude, "start working")
@@ -48,4 +47,5 @@ def test_a_loop_file_rewritten_by_the_agent_ends_the_session_halted_without_a_pa
     assert run.result["result"] == "Stopping here."
     stops = [d for event, d in decisions(git_project) if event == "Stop"]
     assert stops == ["fail_closed", "loop_halted"]
-    assert git(git_project, "for-each-ref", "refs/tiergate/green/") == ""
+    assert not any(d == "finalize" for _, d in decisions(git_project))  # no new green point either
+    assert git(git_project, "for-each-ref", "refs/tiergate/") == ""
