@@ -94,7 +94,7 @@ def _refuted_project(path: Path, home: Path) -> tuple[Path, bytes]:
         capture_output=True,
     )
     loop_file = _state(project) / "loops" / f"{SESSION_ID}.json"
-    loop = json.loads(loop_file.read_text())
+    loop = json.loads(loop_file.read_bytes().rsplit(b"\n#tiergate-seal ", 1)[0])  # the sealed file's body
     if not loop["refuted"]:
         sys.exit("refuted_again_bench: the gate did not refute the first claim")
     return project, loop_file.read_bytes()

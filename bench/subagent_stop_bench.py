@@ -126,7 +126,8 @@ def subagent_cases(root: Path, home: Path) -> list[Case]:
     hook(env, project, "SubagentStart", agent_id=AGENT_ID, agent_type=agent_type)
     loop_file = state_dir(project, env) / "loops" / f"{SESSION_ID}.json"
     snapshot = loop_file.read_bytes()
-    labels = json.loads(snapshot)["verification"]["evidence"]
+    # The body of the sealed file (the bench only reads it; the hooks check the seal).
+    labels = json.loads(snapshot.rsplit(b"\n#tiergate-seal ", 1)[0])["verification"]["evidence"]
     verdict = verdict_message(labels)
     cases = []
     for kind, filler in (("tool-heavy", read_calls), ("small lines", small_records)):

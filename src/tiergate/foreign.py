@@ -143,10 +143,19 @@ class Exclusions:
 DEFAULT = Exclusions()  # the built-in rules alone
 
 
+# A rule's first segment names a dot-folder or dot-file, or is one of these plain names (no glob): a path
+# with neither among its segments matches no rule, which settles almost every path of a change at once
+# (a claim on 2,000 files asks 4,000 times).
+_PLAIN_FIRSTS = frozenset(r.segments[0] for r in BUILT_IN if not r.segments[0].startswith("."))
+assert not any(set(name) & set("*?[") for name in _PLAIN_FIRSTS), "a plain first segment must be literal"
+
+
 def built_in_rule(path: str) -> Rule | None:
     """The built-in rule that matches `path`, at any depth, or None."""
     directory = path.endswith("/")
     parts = path.rstrip("/").split("/")
+    if not any(part.startswith(".") or part in _PLAIN_FIRSTS for part in parts):
+        return None
     for rule in BUILT_IN:
         segments = rule.segments
         for start in range(len(parts) - len(segments) + 1):
