@@ -332,6 +332,13 @@ def test_omc_hooks_fire_beside_tiergate_and_tiergates_stop_still_answers(
     assert "```tiergate-spawn" in feedback[1]
     assert all("[RALPH LOOP" not in f and "[AUTOPILOT" not in f for f in feedback)
     assert len(scripted_api.messages_calls("subagent")) >= 1
+    # Beside OMC the loop finishes (issue 11): the change is the user's one file, OMC's .omc/ files are not
+    # work, and the verifier is not blamed for them.
+    assert ": 1 file, 1 line changed since the loop began" in feedback[1], feedback[1]
+    made = [decision for _, decision in decisions(git_project)]
+    assert made[-1] == "finalize", made
+    assert not any("disqualif" in str(d) for d in made), made
+    assert any("loop finished" in n for n in run.notices), run.notices
 
 
 @pytest.mark.e2e
