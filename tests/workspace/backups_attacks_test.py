@@ -293,3 +293,32 @@ def test_a_file_changed_between_the_scan_and_the_save_stops_it_before_anything_i
         backups.save(project(repo), repo, scanned, "a test")
     assert backups.list_backups(project(repo), repo) == []
     assert (repo / "app.py").read_text() == "v = 3, written meanwhile\n"
+
+
+def test_another_tools_state_is_neither_dirt_nor_rolled_back(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "repo", {"app.py": "v = 1\n"})
+    omc = {".omc/state/sessions/s1/subagent-tracking-state.json": "{}\n", ".omc/project-memory.json": "{}\n"}
+    write(repo, omc)
+    # OMC's files alone: nothing to roll back, so no backup either.
+    assert not backups.differs(repo, at_head(repo))
+    assert backups.rollback(project(repo), at_head(repo), "the test") is None
+    # With the loop's own work beside them, the work goes and OMC's state stays (and is in the backup).
+    write(repo, {"app.py": "v = 2\n", "scratch.py": "x\n"})
+    assert backups.differs(repo, at_head(repo))
+    backup = roll_back(repo)
+    assert (repo / "app.py").read_text() == "v = 1\n" and not (repo / "scratch.py").exists()
+    assert {p: (repo / p).read_text() for p in omc} == omc
+    restore(repo, backup)
+    assert (repo / "scratch.py").read_text() == "x\n"
+
+
+def test_another_tools_state_in_the_way_of_a_target_file_is_saved_and_replaced(tmp_path: Path) -> None:
+    # A tool's folder where the target has a file must go, or the target cannot be made: saved first.
+    repo = init_repo(tmp_path / "repo", {"app.py": "v = 1\n", ".claude/ralph-loop.local.md": "tracked\n"})
+    (repo / ".claude" / "ralph-loop.local.md").unlink()
+    (repo / ".claude" / "ralph-loop.local.md").mkdir()
+    write(repo, {".claude/ralph-loop.local.md/x.json": "{}\n", "app.py": "v = 2\n"})
+    backup = roll_back(repo)
+    assert (repo / ".claude" / "ralph-loop.local.md").read_text() == "tracked\n"
+    restore(repo, backup)
+    assert (repo / ".claude" / "ralph-loop.local.md" / "x.json").read_text() == "{}\n"

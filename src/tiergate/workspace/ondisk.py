@@ -317,10 +317,14 @@ def lines(items: Iterable[str]) -> bytes:
 
 def plan(root: Path, current: Disk, target: Entries, exact: bool) -> tuple[list[str], list[str]]:
     """(paths to remove, paths to write) to make the files `target`: only what differs."""
+    dirs = _directories(target)
     remove = [
         p
         for p, (mode, _) in current.files.items()
-        if p not in target and mode != GITLINK and p not in current.sparse
+        if p not in target
+        and mode != GITLINK
+        and p not in current.sparse
+        and (not _another_tools(p, current) or _in_the_way_of(p, target, dirs))
     ]
     write = [
         p
@@ -357,17 +361,15 @@ def materialize(
     # What stands where a target file goes (a file at one of its directories, anything under it) goes
     # first; the other removals wait for the target's files, .gitignore included: an untracked file
     # the target's rules ignore is then left alone, as any ignored file is.
-    dirs = {"/".join(p.split("/")[:n]) for p in target for n in range(1, p.count("/") + 1)}
-    first = [p for p in remove if p in dirs or any(q in target for q in _prefixes(p))]
+    dirs = _directories(target)
+    first = [p for p in remove if _in_the_way_of(p, target, dirs)]
     for path in first:
         _remove(root, path, faults)
     contents = _contents(root, [(p, target[p][1]) for p in write], converted=not exact)
     for path in sorted(write):
         _write(root, path, target[path][0], contents[path])
         faults.tick()
-    # Another tool's state (OMC's `.omc/`, a plugin's `.claude/*.local.md`) is not the loop's work: a rollback
-    # undoes the loop, not the tools running beside it, which would lose their place (it stays in the backup).
-    later = [p for p in remove if p not in set(first) and not _another_tools(p, current)]
+    later = [p for p in remove if p not in set(first)]
     untracked = [p for p in later if current.index is None or p not in current.index]
     if untracked:
         stdin = b"".join(os.fsencode(p) + b"\0" for p in untracked)
@@ -398,7 +400,19 @@ class _Faults:
             os.kill(os.getpid(), signal.SIGKILL)
 
 
+def _directories(target: Mapping[str, object]) -> set[str]:
+    return {"/".join(p.split("/")[:n]) for p in target for n in range(1, p.count("/") + 1)}
+
+
+def _in_the_way_of(path: str, target: Mapping[str, object], dirs: set[str]) -> bool:
+    """Whether `path` stands where a target file goes: at one of its directories, or under a target file."""
+    return path in dirs or any(q in target for q in _prefixes(path))
+
+
 def _another_tools(path: str, current: Disk) -> bool:
+    """Another tool's state (OMC's `.omc/`, a plugin's `.claude/*.local.md`): not the loop's work, so a
+    rollback leaves it (the tools beside the loop would lose their place) unless it stands in the way,
+    and a workspace that differs from the target only there is not dirty. A backup still saves it."""
     from tiergate import foreign
 
     executable = current.files.get(path, ("", ""))[0] == "100755"
