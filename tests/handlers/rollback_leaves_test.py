@@ -74,3 +74,47 @@ def test_a_rollback_leaves_another_tools_state_where_it_is(tmp_path: Path) -> No
     assert (loop.project / "value.txt").read_text() != "bad\n"
     for path, text in tools.items():
         assert (loop.project / path).read_text() == text, path
+
+
+def files_and_dirs(root: Path) -> dict[str, bytes | None]:
+    """Every file (its bytes) and directory (None) of the work tree but .git."""
+    found: dict[str, bytes | None] = {}
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        if rel == ".git" or rel.startswith(".git/"):
+            continue
+        found[rel] = None if path.is_dir() and not path.is_symlink() else path.read_bytes()
+    return found
+
+
+def test_the_stop_hooks_rollback_then_restore_give_back_the_workspace_exactly(tmp_path: Path) -> None:
+    # The red team's rollbacks, together, through the real hook: files nobody touched under eol=crlf, an
+    # ignored file where a tracked file comes back, an empty directory, a skip-worktree edit.
+    loop = Loop(tmp_path, CONFIG)
+    write(
+        loop.project, {".gitattributes": "*.txt text eol=crlf\n", "notes.txt": "one\ntwo\n", "data": "kept\n"}
+    )
+    git(loop.project, "add", "-A")
+    git(loop.project, "commit", "-q", "-m", "crlf notes and data")
+    (loop.project / "notes.txt").unlink()
+    git(loop.project, "checkout", "--", "notes.txt")
+    crlf = (loop.project / "notes.txt").read_bytes()
+    assert crlf == b"one\r\ntwo\r\n"
+    loop.start()
+    git(loop.project, "rm", "-q", "data")
+    (loop.project / ".git" / "info" / "exclude").write_text("data\n")
+    write(loop.project, {"data": "the agent's ignored file\n", "value.txt": "bad\n"})
+    (loop.project / "empty" / "nested").mkdir(parents=True)
+    git(loop.project, "update-index", "--skip-worktree", "check.sh")
+    write(loop.project, {"check.sh": (loop.project / "check.sh").read_text() + "# skipped edit\n"})
+    before = files_and_dirs(loop.project)
+
+    assert loop.stop(CLAIM)["decision"] == "block"
+
+    assert (loop.project / "notes.txt").read_bytes() == crlf  # untouched bytes stay as they were
+    assert (loop.project / "data").read_text() == "kept\n"
+    assert "# skipped edit" not in (loop.project / "check.sh").read_text()
+    [backup] = json.loads(loop.run("backups", "--json").stdout)
+    assert loop.run("restore", backup["name"]).returncode == 0
+    after = files_and_dirs(loop.project)
+    assert after == before, sorted(set(after.items()) ^ set(before.items()))
