@@ -164,6 +164,23 @@ def test_untracked_files_leave_out_a_state_folder_in_the_work_tree_and_nothing_e
     assert sorted(tgit.untracked_files(repo, "HEAD")) == ["sub/st[1]/x.py"]
 
 
+def test_code_hidden_in_an_older_tiergates_state_folder_is_still_part_of_the_change(tmp_path: Path) -> None:
+    # A `*` .gitignore is easy to write: an agent can make a folder look like an older tiergate's. Its
+    # state files are left out, a program put there is not.
+    repo = init_repo(tmp_path / "r", {"a.txt": "a\n"})
+    write(
+        repo,
+        {".tiergate/.gitignore": "*\n", ".tiergate/log.jsonl": "{}\n", ".tiergate/loops/s1.json": "{}\n"},
+    )
+    write(repo, {".tiergate/payload.py": "import os\n", ".tiergate/run": "#!/bin/sh\n", "src/new.txt": "n\n"})
+    (repo / ".tiergate" / "run").chmod(0o755)
+    assert sorted(tgit.untracked_files(repo, "HEAD")) == [
+        ".tiergate/payload.py",
+        ".tiergate/run",
+        "src/new.txt",
+    ]
+
+
 def test_diff_patch_limited_to_paths(tmp_path: Path) -> None:
     repo = init_repo(tmp_path / "r", {"a.txt": "1\n", "-b.txt": "1\n", "c d.txt": "1\n"})
     write(repo, {"a.txt": "2\n", "-b.txt": "2\n", "c d.txt": "2\n"})

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from tiergate.errors import UserError
 from tiergate.gitformat import DiffEntry, parse_raw_numstat, rebase_ignore_rules
-from tiergate.project import state_dirs_inside
+from tiergate.project import legacy_state_dir_inside, state_dirs_inside
 
 if TYPE_CHECKING:
     pass
@@ -388,9 +388,26 @@ def untracked_files(repo: Path, base: str) -> list[str]:
     with tempfile.NamedTemporaryFile(prefix="tiergate-ignore-") as rules:
         rules.write("".join(f"{line}\n" for line in _committed_ignores(repo, base)).encode())
         rules.flush()
-        states = [f"--exclude=/{_literal(path)}/" for path in state_dirs_inside(os.fspath(repo), os.environ)]
+        legacy = legacy_state_dir_inside(os.fspath(repo), os.environ)
+        in_use = [path for path in state_dirs_inside(os.fspath(repo), os.environ) if path != legacy]
+        states = [f"--exclude=/{_literal(path)}/" for path in in_use]
         out = run(repo, "ls-files", "-z", "--others", f"--exclude-from={rules.name}", *states).stdout
-    return [os.fsdecode(p) for p in out.split(b"\0") if p]
+    found = [os.fsdecode(p) for p in out.split(b"\0") if p]
+    return found if legacy is None else [p for p in found if not _legacy_state(repo, legacy, p)]
+
+
+def _legacy_state(repo: Path, legacy: str, path: str) -> bool:
+    """Whether `path` is an older tiergate's state file: under its folder, and not code (see
+    `project.legacy_state_dir_inside`)."""
+    if not path.startswith(legacy + "/"):
+        return False
+    from tiergate import foreign
+
+    try:
+        executable = bool((repo / path).lstat().st_mode & 0o111)
+    except OSError:
+        executable = False
+    return not foreign.is_code(path, executable)
 
 
 def _literal(path: str) -> str:

@@ -148,6 +148,21 @@ def state_dirs_inside(top: str, env: Mapping[str, str]) -> list[str]:
     return sorted(found)
 
 
+def legacy_state_dir_inside(top: str, env: Mapping[str, str]) -> str | None:
+    """Which of `state_dirs_inside` is an older tiergate's `.tiergate/` rather than the folder in use.
+
+    Its files are left out of the change as another tool's state is, code excepted: nothing reads that
+    folder any more, and an agent can make one (a `*` .gitignore is easy to write), so a program hidden
+    there still counts (`tiergate.git.untracked_files`)."""
+    root = env.get("CLAUDE_PROJECT_DIR")
+    root = os.path.normpath(os.path.join(top, root)) if root else top
+    legacy = os.path.join(root, LEGACY_STATE_DIR)
+    if legacy == _state_dir(root, env):
+        return None
+    relative = os.path.relpath(legacy, top)
+    return relative if relative in state_dirs_inside(top, env) else None
+
+
 def _ignores_itself(folder: str) -> bool:
     try:
         with open(os.path.join(folder, ".gitignore"), "rb") as handle:
