@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from tiergate.errors import UserError
 from tiergate.gitformat import DiffEntry, parse_raw_numstat, rebase_ignore_rules
-from tiergate.project import legacy_state_dir_inside, state_dirs_inside
+from tiergate.project import state_dirs_in_tree
 
 if TYPE_CHECKING:
     pass
@@ -378,7 +378,7 @@ def changed_statuses(repo: Path, base: str) -> list[tuple[str, str]]:
 
 def untracked_files(repo: Path, base: str) -> list[str]:
     """Untracked paths that the .gitignore files committed in `base` do not ignore, nor a tiergate state
-    folder inside the work tree (`project.state_dirs_inside`); a nested repository is one entry ending
+    folder inside the work tree (`project.state_dirs_in_tree`); a nested repository is one entry ending
     in '/'.
 
     Only the base's rules count: .git/info/exclude, core.excludesFile and a .gitignore written or edited
@@ -388,9 +388,8 @@ def untracked_files(repo: Path, base: str) -> list[str]:
     with tempfile.NamedTemporaryFile(prefix="tiergate-ignore-") as rules:
         rules.write("".join(f"{line}\n" for line in _committed_ignores(repo, base)).encode())
         rules.flush()
-        legacy = legacy_state_dir_inside(os.fspath(repo), os.environ)
-        in_use = [path for path in state_dirs_inside(os.fspath(repo), os.environ) if path != legacy]
-        states = [f"--exclude=/{_literal(path)}/" for path in in_use]
+        in_use, legacy = state_dirs_in_tree(os.fspath(repo), os.environ)
+        states = [f"--exclude=/{_literal(in_use)}/"] if in_use is not None else []
         out = run(repo, "ls-files", "-z", "--others", f"--exclude-from={rules.name}", *states).stdout
     found = [os.fsdecode(p) for p in out.split(b"\0") if p]
     return found if legacy is None else [p for p in found if not _legacy_state(repo, legacy, p)]
@@ -398,7 +397,7 @@ def untracked_files(repo: Path, base: str) -> list[str]:
 
 def _legacy_state(repo: Path, legacy: str, path: str) -> bool:
     """Whether `path` is an older tiergate's state file: under its folder, and not code (see
-    `project.legacy_state_dir_inside`)."""
+    `project.state_dirs_in_tree`)."""
     if not path.startswith(legacy + "/"):
         return False
     from tiergate import foreign

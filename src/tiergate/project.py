@@ -136,31 +136,28 @@ def state_dirs_inside(top: str, env: Mapping[str, str]) -> list[str]:
     `.tiergate/` that still carries the `*` .gitignore tiergate writes (its files are no change of the
     agent's). Any other `.tiergate/` is the workspace's like any folder: the state is not there.
     """
+    return sorted(folder for folder in state_dirs_in_tree(top, env) if folder is not None)
+
+
+def state_dirs_in_tree(top: str, env: Mapping[str, str]) -> tuple[str | None, str | None]:
+    """`state_dirs_inside` told apart: (the folder in use, an older tiergate's `.tiergate/`), each None
+    when it is not inside the work tree.
+
+    The older folder's files are left out of the change as another tool's state is, code excepted:
+    nothing reads that folder any more, and an agent can make one (a `*` .gitignore is easy to write),
+    so a program hidden there still counts (`tiergate.git.untracked_files`)."""
     root = env.get("CLAUDE_PROJECT_DIR")
     root = os.path.normpath(os.path.join(top, root)) if root else top
     in_use = _state_dir(root, env)
-    found = set()
-    for folder in (in_use, os.path.join(root, LEGACY_STATE_DIR)):
-        relative = os.path.relpath(folder, top)
-        inside = relative not in {".", ".."} and not relative.startswith("../")
-        if inside and (folder == in_use or _ignores_itself(folder)):
-            found.add(relative)
-    return sorted(found)
-
-
-def legacy_state_dir_inside(top: str, env: Mapping[str, str]) -> str | None:
-    """Which of `state_dirs_inside` is an older tiergate's `.tiergate/` rather than the folder in use.
-
-    Its files are left out of the change as another tool's state is, code excepted: nothing reads that
-    folder any more, and an agent can make one (a `*` .gitignore is easy to write), so a program hidden
-    there still counts (`tiergate.git.untracked_files`)."""
-    root = env.get("CLAUDE_PROJECT_DIR")
-    root = os.path.normpath(os.path.join(top, root)) if root else top
     legacy = os.path.join(root, LEGACY_STATE_DIR)
-    if legacy == _state_dir(root, env):
-        return None
-    relative = os.path.relpath(legacy, top)
-    return relative if relative in state_dirs_inside(top, env) else None
+    in_use_inside = _inside(top, in_use)
+    legacy_inside = _inside(top, legacy) if legacy != in_use and _ignores_itself(legacy) else None
+    return in_use_inside, legacy_inside
+
+
+def _inside(top: str, folder: str) -> str | None:
+    relative = os.path.relpath(folder, top)
+    return None if relative in {".", ".."} or relative.startswith("../") else relative
 
 
 def _ignores_itself(folder: str) -> bool:
