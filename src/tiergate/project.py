@@ -233,6 +233,27 @@ def tighten(path: str | int, mode: int) -> None:
         pass
 
 
+def state_name(project: Project, path: Path) -> str:
+    """The name a state file is sealed under (`tiergate.seal`): its path relative to the state folder, so
+    that one session's file copied over another's does not pass."""
+    return path.relative_to(project.state_dir).as_posix()
+
+
+def write_sealed(project: Project, path: Path, body: bytes) -> None:
+    """`write_atomic` of `body` with its seal, for the state file `path`."""
+    from tiergate import seal
+
+    write_atomic(path, seal.seal_file(state_name(project, path), body))
+
+
+def open_sealed(project: Project, path: Path, data: bytes) -> bytes:
+    """The body of the state file `path` whose bytes are `data`; `seal.SealError` when tiergate did not
+    write it as it is."""
+    from tiergate import seal
+
+    return seal.open_file(state_name(project, path), data)
+
+
 def write_atomic(path: Path, data: bytes) -> None:
     """Replace `path` with `data` all at once: a reader sees the old file or the new one, never a part.
 

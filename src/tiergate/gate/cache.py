@@ -34,7 +34,7 @@ from typing import Any
 from tiergate import seal
 from tiergate.gate.checks import Check, CheckResult, signature
 from tiergate.gate.ruling import BaselineEntry
-from tiergate.project import Project, ensure_state_dir, write_atomic
+from tiergate.project import Project, ensure_state_dir, open_sealed, state_name, write_sealed
 from tiergate.redact import redact
 
 EVIDENCE_DIR = "evidence"
@@ -80,7 +80,7 @@ def store_evidence(
         "recorded_at": time.time() if now is None else now,
         "results": [_kept(r) for r in results],
     }
-    _write_sealed(project, path, json.dumps(record, indent=1).encode())
+    write_sealed(project, path, json.dumps(record, indent=1).encode())
     _prune(path.parent, KEEP_EVIDENCE)
 
 
@@ -118,21 +118,13 @@ def store_baseline(
         "base": base,
         "checks": {key: {"where": e.where, "result": _kept(e.result)} for key, e in merged.items()},
     }
-    _write_sealed(project, baseline_path(project, base), json.dumps(record, indent=1).encode())
+    write_sealed(project, baseline_path(project, base), json.dumps(record, indent=1).encode())
     return merged
 
 
 def _kept(result: CheckResult) -> dict[str, Any]:
     """A result as it is kept: credentials in its output and reason redacted (`tiergate.redact`)."""
     return {**asdict(result), "output": redact(result.output), "reason": redact(result.reason)}
-
-
-def _name(project: Project, path: Path) -> str:
-    return path.relative_to(project.state_dir).as_posix()
-
-
-def _write_sealed(project: Project, path: Path, body: bytes) -> None:
-    write_atomic(path, seal.seal_file(_name(project, path), body))
 
 
 def _read_json(project: Project, path: Path) -> Any:
@@ -145,7 +137,7 @@ def _read_json(project: Project, path: Path) -> Any:
         _rejected(project, path, f"it cannot be read ({exc})")
         return None
     try:
-        return json.loads(seal.open_file(_name(project, path), raw))
+        return json.loads(open_sealed(project, path, raw))
     except seal.SealError as exc:
         _rejected(project, path, str(exc))
         return None
@@ -160,7 +152,7 @@ def _rejected(project: Project, path: Path, why: str) -> None:
 
     # Best effort: a log that cannot be written must not turn a miss into an error.
     with contextlib.suppress(OSError):
-        record(project, "warning", "cache_rejected", file=_name(project, path), reason=why)
+        record(project, "warning", "cache_rejected", file=state_name(project, path), reason=why)
 
 
 def _result(item: Any) -> CheckResult:

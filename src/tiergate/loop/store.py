@@ -48,7 +48,8 @@ from tiergate.project import (
     Project,
     ensure_state_dir,
     is_valid_session_id,
-    write_atomic,
+    open_sealed,
+    write_sealed,
 )
 from tiergate.redact import redact
 
@@ -172,18 +173,13 @@ def active_base(project: Project) -> str | None:
 # Files --------------------------------------------------------------------------------------------------
 
 
-def seal_name(project: Project, path: Path) -> str:
-    """The name a state file is sealed under: its path relative to the state folder."""
-    return path.relative_to(project.state_dir).as_posix()
-
-
 def _read(project: Project, path: Path) -> LoopState | None:
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
         return None
     try:
-        data = json.loads(seal.open_file(seal_name(project, path), raw))
+        data = json.loads(open_sealed(project, path, raw))
         return from_dict(data)
     except seal.SealError as exc:
         raise StateError(
@@ -197,7 +193,7 @@ def _read(project: Project, path: Path) -> LoopState | None:
 
 def _write(project: Project, path: Path, state: LoopState) -> None:
     body = json.dumps(_redacted(to_dict(state)), indent=1, sort_keys=True).encode()
-    write_atomic(path, seal.seal_file(seal_name(project, path), body))
+    write_sealed(project, path, body)
 
 
 # The fields that may quote a check's output or a verifier's critique: credentials there are redacted

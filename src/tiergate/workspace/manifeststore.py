@@ -18,7 +18,7 @@ import re
 from typing import TYPE_CHECKING
 
 from tiergate import seal
-from tiergate.project import ensure_state_dir, is_valid_session_id, write_atomic
+from tiergate.project import ensure_state_dir, is_valid_session_id, open_sealed, state_name, write_sealed
 from tiergate.workspace import manifest
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ def keep(project: Project, session_id: str, agent_id: str, taken: Manifest) -> N
     if path is None or path.exists():
         return
     ensure_state_dir(project)
-    write_atomic(path, seal.seal_file(_name(project, path), json.dumps(manifest.to_dict(taken)).encode()))
+    write_sealed(project, path, json.dumps(manifest.to_dict(taken)).encode())
     _prune(path.parent)
 
 
@@ -59,7 +59,7 @@ def load(project: Project, session_id: str, agent_id: str) -> Manifest | None:
     except OSError:
         return None  # never kept (a repeated start, a run from before), or gone
     try:
-        taken = manifest.from_dict(json.loads(seal.open_file(_name(project, path), raw)))
+        taken = manifest.from_dict(json.loads(open_sealed(project, path, raw)))
     except (ValueError, seal.SealError) as exc:
         _rejected(project, path, str(exc) or type(exc).__name__)
         return None
@@ -68,15 +68,11 @@ def load(project: Project, session_id: str, agent_id: str) -> Manifest | None:
     return taken
 
 
-def _name(project: Project, path: Path) -> str:
-    return path.relative_to(project.state_dir).as_posix()
-
-
 def _rejected(project: Project, path: Path, why: str) -> None:
     from tiergate.log import record
 
     with contextlib.suppress(OSError):
-        record(project, "warning", "manifest_rejected", file=_name(project, path), reason=why)
+        record(project, "warning", "manifest_rejected", file=state_name(project, path), reason=why)
 
 
 def drop(project: Project, session_id: str, agent_id: str) -> None:
