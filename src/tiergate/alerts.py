@@ -16,7 +16,6 @@ sends it. What happened comes back as one line for the decision log.
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import tempfile
 from collections.abc import Mapping
@@ -84,10 +83,8 @@ def notify(
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (AttributeError, ProcessLookupError, PermissionError):  # no process groups here, or gone
-        proc.kill()
+    reaper.kill_group(proc.pid)
+    proc.kill()  # the shell itself, should its group not have been signalled (a no-op once it is gone)
     proc.wait()
 
 
