@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from testing.claude.neighbours import RALPH_LOOP_PLUGIN, RALPH_LOOP_STATE
-from testing.gitrepo import init_repo, write
+from testing.gitrepo import write
 from testing.hooksession import HookSession
+from testing.valueproject import value_project
 
 SESSION = "77777777-2222-3333-4444-555555555555"
 OTHER = "88888888-2222-3333-4444-555555555555"
@@ -31,13 +32,8 @@ STATE_CLEAR = "mcp__plugin_oh-my-claudecode_t__state_clear"
 
 class Session(HookSession):
     def __init__(self, root: Path, config: str = "") -> None:
-        project = init_repo(
-            root / "project",
-            {
-                "value.txt": "good\n",
-                "check.sh": CHECK,
-                ".tiergate.toml": '[checks]\ntests = "sh check.sh"\n' + config,
-            },
+        project = value_project(
+            root, CHECK, config='[checks]\ntests = "sh check.sh"\n' + config, gitignore=False
         )
         super().__init__(root, project, SESSION)
         write(project, BROKEN)

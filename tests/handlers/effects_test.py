@@ -9,9 +9,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from testing.gitrepo import git, init_repo, write
+from testing.gitrepo import git, write
 from testing.hooksession import HookSession, verifier_transcript
 from testing.statefolder import state_dir
+from testing.valueproject import value_project
 
 SESSION = "11111111-2222-3333-4444-555555555555"
 CLAIM = "value.txt is right now.\n\n<promise>DONE</promise>"
@@ -25,15 +26,7 @@ exit 1
 
 class Loop(HookSession):
     def __init__(self, root: Path, config: str) -> None:
-        project = init_repo(
-            root / "project",
-            {
-                "value.txt": "good\n",
-                "check.sh": CHECK,
-                ".tiergate.toml": config,
-                ".gitignore": ".tiergate/\n",
-            },
-        )
+        project = value_project(root, CHECK, config=config)
         super().__init__(root, project, SESSION)
 
     def start(self) -> None:

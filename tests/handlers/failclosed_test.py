@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from testing.gitrepo import git, init_repo, write
+from testing.gitrepo import git, write
 from testing.hooksession import HookSession
+from testing.valueproject import value_project
 
 from tiergate import seal
 from tiergate.log import read_log
@@ -62,15 +63,7 @@ class Loop(HookSession):
 def started(root: Path, session_id: str = SESSION, project: Path | None = None, task: str = TASK) -> Loop:
     """A loop started from a shell and bound to `session_id` at its SessionStart; value.txt then broken."""
     if project is None:
-        project = init_repo(
-            root / "project",
-            {
-                "value.txt": "good\n",
-                "check.sh": CHECK,
-                ".tiergate.toml": '[checks]\ntests = "sh check.sh"\n',
-                ".gitignore": ".tiergate/\n",
-            },
-        )
+        project = value_project(root, CHECK)
     session = Loop(root, project, session_id)
     session.env["TMPDIR"] = str(root / "tmp")
     result = session.run("ralph", "start", task)

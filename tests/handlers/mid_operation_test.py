@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from testing.gitrepo import GIT_ENV, git, init_repo, write
 from testing.hooksession import HookSession
+from testing.valueproject import value_project
 
 from tiergate.errors import UserError
 from tiergate.project import Project
@@ -23,14 +24,8 @@ CHECK = 'grep -qx good value.txt || { echo "FAIL: test_value"; exit 1; }\n'
 
 def merging(root: Path) -> HookSession:
     """A loop whose agent left a merge half done: value.txt in conflict, MERGE_HEAD in place."""
-    project = init_repo(
-        root / "project",
-        {
-            "value.txt": "good\n",
-            "check.sh": CHECK,
-            ".tiergate.toml": '[checks]\ntests = "sh check.sh"\n\n[interventions]\nattempt_limit = 1\n',
-            ".gitignore": ".tiergate/\n",
-        },
+    project = value_project(
+        root, CHECK, config='[checks]\ntests = "sh check.sh"\n\n[interventions]\nattempt_limit = 1\n'
     )
     git(project, "checkout", "-q", "-b", "other")
     write(project, {"value.txt": "theirs\n"})

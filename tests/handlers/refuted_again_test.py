@@ -11,6 +11,7 @@ from typing import Any
 
 from testing.gitrepo import git, init_repo, write
 from testing.hooksession import HookSession
+from testing.valueproject import value_project
 
 from tiergate.tier.change import measure_change
 from tiergate.workspace import fingerprint
@@ -29,15 +30,7 @@ exit 1
 
 class Loop(HookSession):
     def __init__(self, root: Path, value: str = "bad\n") -> None:
-        project = init_repo(
-            root / "project",
-            {
-                "value.txt": value,
-                "check.sh": CHECK,
-                ".tiergate.toml": '[checks]\ntests = "sh check.sh"\n',
-                ".gitignore": ".tiergate/\n",
-            },
-        )
+        project = value_project(root, CHECK, value=value)
         super().__init__(root, project, SESSION)
         self.runs = root / "runs.log"
         self.env["RUNS_LOG"] = str(self.runs)

@@ -8,9 +8,10 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from testing.gitrepo import init_repo, write
+from testing.gitrepo import write
 from testing.hooksession import HookSession
 from testing.statefolder import state_dir
+from testing.valueproject import value_project
 
 from tiergate.log import log_path
 from tiergate.project import Project
@@ -37,15 +38,7 @@ exit 1
 
 class Loop(HookSession):
     def __init__(self, root: Path) -> None:
-        project = init_repo(
-            root / "project",
-            {
-                "value.txt": "good\n",
-                "check.sh": CHECK,
-                ".tiergate.toml": '[checks]\ntests = "sh check.sh"\n',
-                ".gitignore": ".tiergate/\n",
-            },
-        )
+        project = value_project(root, CHECK)
         super().__init__(root, project, SESSION)
         self.state_dir = state_dir(project)
 
