@@ -59,7 +59,7 @@ def running(project: Project) -> list[dict[str, Any]]:
         found = adoption.parse_ralph_loop_state(text)
         session = found.session_id if isinstance(found, Foreign) else None
         loops.append(_entry("ralph-loop", session or "(any session)", found))
-    sessions = project.root / ".omc" / "state" / "sessions"
+    sessions = files.omc_sessions_dir(project)
     for state in sorted(sessions.glob("*/*-state.json")) if sessions.is_dir() else []:
         mode = state.name.removesuffix("-state.json")
         if mode in adoption.OMC_MODES:

@@ -35,8 +35,13 @@ def ralph_loop_file(payload: dict[str, Any], project: Project) -> Path:
     return base / adoption.RALPH_LOOP_STATE
 
 
+def omc_sessions_dir(project: Project) -> Path:
+    """OMC's session-scoped state folders, one per session id."""
+    return project.root / ".omc" / "state" / "sessions"
+
+
 def omc_state_file(project: Project, session_id: str, mode: str) -> Path:
-    return project.root / ".omc" / "state" / "sessions" / session_id / f"{mode}-state.json"
+    return omc_sessions_dir(project) / session_id / f"{mode}-state.json"
 
 
 def from_files(payload: dict[str, Any], project: Project) -> list[Foreign | NotAdopted]:
