@@ -2,6 +2,7 @@
 # Installs everything the test suite needs and runs all of it, on a fresh machine:
 #   a virtualenv (.venv) with tiergate and its dev tools, the pinned Claude Code CLI (npm, under .cache/),
 #   the pinned oh-my-claudecode plugin that the neighbour tests load beside tiergate (npm, under .cache/omc),
+#   Debian's chromium for the report's browser tests (apt-get, once: skipped when it is there),
 #   then ruff, mypy --strict, the import contracts (lint-imports) and pytest (end-to-end tests in the real
 #   CLI included).
 # Extra arguments go to pytest.
@@ -35,6 +36,16 @@ if [ ! -f "$omc_package" ] || ! grep -q "\"version\": \"$OMC_VERSION\"" "$omc_pa
     npm install --silent --no-audit --no-fund --prefix "$omc_dir" "oh-my-claude-sisyphus@$OMC_VERSION"
 fi
 echo "oh-my-claudecode: $OMC_VERSION"
+
+# The report's page is tested in a real browser: Debian's chromium, headless (testing/chromium.py).
+chromium="${TIERGATE_CHROMIUM:-/usr/bin/chromium}"
+if [ ! -x "$chromium" ]; then
+    sudo=""
+    if [ "$(id -u)" != 0 ]; then sudo="sudo -n"; fi
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends chromium >/dev/null
+fi
+echo "chromium: $("$chromium" --version)"
 
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .

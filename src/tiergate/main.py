@@ -32,6 +32,7 @@ COMMANDS: dict[str, str] = {
     "cancel": "cancel",
     "status": "status",
     "history": "history",
+    "report": "report",
     "doctor": "doctor",
     "demo": "demo",
     "backups": "backups",

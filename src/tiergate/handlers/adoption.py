@@ -121,7 +121,9 @@ def _adopted(project: Project, event_name: str, new: LoopState, found: Foreign) 
         f"adopt: {found.kind} on {found.task[:200]!r}, {promise}, {cap}, base {new.base}",
         rules_reason(new),
     )
-    common.log_outcome(project, event_name, new.session_id, Outcome(new, "adopt", reasons))
+    common.log_outcome(
+        project, event_name, new.session_id, Outcome(new, "adopt", reasons, logged=(("task", new.task),))
+    )
 
 
 def _refused(

@@ -90,7 +90,10 @@ def bind_pending(project: Project, session_id: str, event_name: str) -> LoopStat
         # As at a start from Claude Code: the workspace the loop finds is its first green point.
         effects.mark_start(project, session_id, bound.base)
         outcome = Outcome(
-            bound, "bind", (f"the loop started from a shell is bound to this session at {event_name}",)
+            bound,
+            "bind",
+            (f"the loop started from a shell is bound to this session at {event_name}",),
+            logged=(("task", bound.task),),
         )
         log_outcome(project, event_name, session_id, outcome)
     return bound

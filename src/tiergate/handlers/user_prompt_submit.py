@@ -117,7 +117,9 @@ def start(
     )
     if previous is not None and previous.active:
         reasons += (f"replaces the active loop of this session (phase {previous.phase})",)
-    common.log_outcome(project, "UserPromptSubmit", session_id, Outcome(new, "start", reasons))
+    # The task, for `tiergate report` to name the loop by (the log is its one source).
+    logged = (("task", new.task),)
+    common.log_outcome(project, "UserPromptSubmit", session_id, Outcome(new, "start", reasons, logged=logged))
     return HookReply(
         additional_context=looptext.started_context(new),
         system_message=looptext.started_message(new, previous),

@@ -1,0 +1,102 @@
+"""`tiergate report [--output FILE] [--open] [--loops N]`: the project's loops as one HTML page.
+
+The page is made from the decision log alone (`tiergate.log`, each record's seal checked as `tiergate
+history` does: records that fail it are left out, and the page says how many), by the pure
+`tiergate.report` (model, then render). It is self-contained: inline CSS and SVG, no script, and nothing
+it would fetch. Written to `<state dir>/report.html` unless `--output` names a file; `--open` shows it
+in the user's browser.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tiergate.project import Project
+
+HELP = "write an HTML page of the project's loops (timeline, gate runs, tiers, verdicts, costs)"
+REPORT_NAME = "report.html"
+DEFAULT_LOOPS = 20
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--output",
+        metavar="FILE",
+        help=f"where to write the page (default: {REPORT_NAME} in the state folder)",
+    )
+    parser.add_argument("--open", action="store_true", help="open the page in your web browser")
+    parser.add_argument(
+        "--loops",
+        metavar="N",
+        type=_positive,
+        default=DEFAULT_LOOPS,
+        help=f"show the last N loops (default {DEFAULT_LOOPS})",
+    )
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"not a positive number: {text!r}")
+    return value
+
+
+def run(args: argparse.Namespace) -> int:
+    import os
+    import sys
+    from pathlib import Path
+
+    from tiergate.project import locate
+
+    project = locate(Path.cwd(), os.environ)
+    target = Path(args.output).absolute() if args.output else project.state_dir / REPORT_NAME
+    if args.output and not target.parent.is_dir():
+        from tiergate.errors import UserError
+
+        raise UserError(f"cannot write the report to {target}: there is no folder {target.parent}")
+    loops, left_out = write(project, target, max_loops=args.loops)
+    if left_out:
+        print(left_out, file=sys.stderr)
+    print(f"tiergate: report of {loops} written to {target}")
+    if args.open:
+        import webbrowser
+
+        if not webbrowser.open(target.as_uri()):
+            print(f"tiergate: no browser to open it with; open {target} yourself", file=sys.stderr)
+    return 0
+
+
+def write(project: Project, target: Path, *, max_loops: int = DEFAULT_LOOPS) -> tuple[str, str]:
+    """Write the report of `project`'s log to `target`; what it holds ("3 loops", "the last 20 of 31
+    loops") and the line saying what the log's reader left out ("" if nothing). UserError when the file
+    cannot be written."""
+    from dataclasses import replace
+
+    from tiergate.errors import UserError
+    from tiergate.log import read_log, utc_timestamp
+    from tiergate.project import write_atomic
+    from tiergate.report import model, render
+
+    records = read_log(project)
+    built = model.build(records, max_loops=max_loops)
+    # The reader counts what it left out while it is iterated: read once above, its counts are final now.
+    report = replace(built, damaged=records.damaged, foreign=records.foreign)
+    text = render.page(report, project=project.root.name or str(project.root), generated=utc_timestamp())
+    if target.is_dir():
+        raise UserError(f"cannot write the report to {target}: it is a directory")
+    try:
+        write_atomic(target, text.encode("utf-8"))
+    except OSError as exc:
+        raise UserError(f"cannot write the report to {target}: {exc.strerror or exc}") from exc
+    shown = len(report.loops)
+    held = f"{shown} loop{'s' if shown != 1 else ''}"
+    if report.omitted_loops:
+        held = f"the last {held} of {report.total_loops}"
+    return held, records.left_out()

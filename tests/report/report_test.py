@@ -1,0 +1,234 @@
+"""`tiergate report` on a real night's decision log (tests/report/night.py drives the real hooks), the page
+loaded in headless Chromium: the loops' facts in the DOM, a screenshot that is a rendered page, no request
+made, what the agent wrote shown as text and never run; records that fail their seal left out and
+counted; a long night bounded."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from testing import chromium, png
+from testing.statefolder import state_dir
+
+from tests.report import night as tonight
+from tests.report.dom import Dom, parse
+from tiergate import seal
+from tiergate.log import read_records
+from tiergate.report import model, render
+
+
+@dataclass(frozen=True)
+class Logged:
+    night: tonight.Night
+    log: Path
+    page: Path
+    printed: str
+    records: list[dict[str, Any]]
+
+    def decision(self, name: str, session: str = tonight.FIRST) -> list[dict[str, Any]]:
+        return [r for r in self.records if r.get("decision") == name and r.get("session_id") == session]
+
+
+@pytest.fixture(scope="module")
+def logged(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Logged]:
+    """The night, logged once for the module, in a state home of its own; and its report."""
+    root = tmp_path_factory.mktemp("night")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_STATE_HOME", str(root / "state-home"))
+        patch.setenv("HOME", str(root / "home"))
+        patch.delenv("CLAUDE_PROJECT_DIR", raising=False)
+        patch.delenv("TIERGATE_STATE_DIR", raising=False)
+        patch.setattr(seal, "_key_cache", {})
+        night = tonight.night(root)
+        log = state_dir(night.project, night.first.env) / "log.jsonl"
+        records = list(read_records(log, night.first.env))
+    page = root / "report.html"
+    made = night.first.run("report", "--output", str(page))
+    assert made.returncode == 0, made.stderr
+    yield Logged(night, log, page, made.stdout, records)
+
+
+@pytest.fixture(scope="module")
+def dom(logged: Logged) -> Dom:
+    return parse(chromium.dump_dom(logged.page))
+
+
+def test_the_report_says_where_it_wrote_the_page_and_defaults_to_the_state_folder(logged: Logged) -> None:
+    assert logged.printed == f"tiergate: report of 2 loops written to {logged.page}\n"
+    default = logged.night.first.run("report")
+    assert default.returncode == 0, default.stderr
+    where = state_dir(logged.night.project, logged.night.first.env) / "report.html"
+    assert default.stdout == f"tiergate: report of 2 loops written to {where}\n"
+    assert where.read_text().startswith("<!DOCTYPE html>")
+
+
+def test_in_a_real_browser_the_page_shows_each_loops_facts(logged: Logged, dom: Dom) -> None:
+    text = dom.text
+    # The tiers and the reasons that chose them.
+    for record in logged.decision("spawn"):
+        [snapshot] = record["verifications"]
+        assert f"claim sent to a verifier: tier {snapshot['tier']}" in text
+        for reason in record["reasons"]:
+            assert " ".join(reason.split()) in text
+    assert [r["verifications"][0]["tier"] for r in logged.decision("spawn")] == ["THOROUGH", "LIGHT"]
+    # The gate: the failing check by name, its new failing test, and that the failure is new.
+    assert "Gate: 1 check in" in text and "they refute the claim" in text
+    assert dom.tags("code").count({"class": "check-name"}) >= 4
+    assert "new failing tests: checks.ValueTest.test_value" in text
+    assert "NEW passed at the baseline" in text
+    # The verifiers: agent, model, verdict, the redo of the hedged PASS.
+    for record in logged.decision("verdict"):
+        [v] = record["verifications"]
+        symbol = {"PASS": "✓", "FAIL": "✗"}[v["status"]]
+        assert f"verdict {symbol} {v['status']} for {v['id']} by {v['agent']} ({v['model']})" in text
+    assert [r["verifications"][0]["status"] for r in logged.decision("verdict")] == ["FAIL", "PASS"]
+    assert "1 redo (sent back for a better verdict)" in text
+    assert "verifier sent back (redo)" in text
+    # The interventions: the retry, the rollback with its backup ref, the halt with its reason.
+    assert "Intervention: retry" in text
+    [rolled_back] = logged.decision("verdict")[:1]
+    ref = rolled_back["rollback"]["backup_ref"]
+    assert ref.startswith("refs/backups/") and ref in text
+    assert f"tiergate restore {rolled_back['rollback']['backup']} brings it back" in text
+    [halt] = logged.decision("halt", tonight.SECOND)
+    assert halt["halt_reason"].startswith("skip-limit")
+    assert f"Why it halted: {halt['halt_reason']}" in text
+    assert f"■ Halted: {halt['halt_reason']}" in text
+    # The loops, newest first, each named by its task and its outcome.
+    assert text.index("■ halted make value.txt say bad") < text.index(f"✓ finished {tonight.TASK}")
+    # The cost against always-THOROUGH, in words beside the chart.
+    cost = sum(r["verifications"][0]["relative_cost"] for r in logged.decision("verdict"))
+    thorough = sum(r["verifications"][0]["thorough_cost"] for r in logged.decision("verdict"))
+    assert "Relative cost against always-THOROUGH, per loop" in text
+    assert f"weights, not money): {cost:g}x of {thorough:g}x" in text
+    charts = [a for tag, a in dom.elements if tag == "svg"]
+    assert len(charts) == 3 and all(a["role"] == "img" and a["aria-label"] for a in charts)
+    assert "Left out" not in text
+
+
+def test_what_the_agent_wrote_is_shown_as_text_and_never_run(logged: Logged, dom: Dom) -> None:
+    assert tonight.TASK in dom.text  # the <script> of the task, as text
+    assert tonight.HOSTILE_FILE in dom.text  # the file named like an <img>, as text
+    assert dom.title == "tiergate report: project"  # the scripts would have set it to PWNED
+    assert dom.tags("script") == [] and dom.tags("img") == []
+    handlers = [(tag, key) for tag, key, _ in dom.attributes() if key.startswith("on")]
+    assert handlers == []
+
+
+def test_the_page_makes_no_request(logged: Logged, dom: Dom, tmp_path: Path) -> None:
+    linked = [(tag, key, value) for tag, key, value in dom.attributes() if key in ("src", "href", "action")]
+    assert linked == []
+    assert chromium.page_requests(logged.page, tmp_path / "net.json") == []
+    # The net log does catch a page's request: a page with an image from elsewhere.
+    other = tmp_path / "other.html"
+    other.write_text('<!DOCTYPE html><p>x</p><img src="http://example.invalid/pixel.png">')
+    assert chromium.page_requests(other, tmp_path / "other.json") == ["http://example.invalid/pixel.png"]
+
+
+def test_the_page_renders_in_a_real_browser(logged: Logged, tmp_path: Path) -> None:
+    shot = png.read(chromium.screenshot(logged.page, tmp_path / "page.png", 1200, 1400))
+
+    assert (shot.width, shot.height) == (1200, 1400)
+    pixels = shot.width * shot.height
+    ink = shot.count(lambda r, g, b: max(r, g, b) < 110)  # text and markers
+    halted = shot.count(lambda r, g, b: r > 100 and g < 50 and b < 50)  # the dark red of the halt
+    assert ink > pixels // 200, ink
+    assert halted > 200, halted
+    assert shot.count(lambda r, g, b: min(r, g, b) < 250) > pixels // 20  # far from a blank page
+
+
+def test_records_failing_their_seal_are_left_out_and_the_page_counts_them(
+    logged: Logged, tmp_path: Path
+) -> None:
+    state = tmp_path / "state"
+    state.mkdir()
+    log = state / "log.jsonl"
+    shutil.copy(logged.log, log)
+    forged = dict(logged.decision("verdict")[-1], session_id="forged-session", task="FORGED loop")
+    with log.open("a") as f:
+        f.write(json.dumps({**forged, "seal": "0" * 64}) + "\n")  # an agent's line: no seal of tiergate's
+        f.write('{"event": "Stop", "decision": "fin')  # a line cut short
+    page = tmp_path / "page.html"
+    env = {**logged.night.first.env, "TIERGATE_STATE_DIR": str(state)}
+
+    made = _report(logged.night.project, env, "--output", str(page))
+
+    assert made.returncode == 0, made.stderr
+    assert made.stdout == f"tiergate: report of 2 loops written to {page}\n"
+    assert "1 damaged line and 1 record not written by tiergate" in made.stderr
+    text = parse(chromium.dump_dom(page)).text
+    assert (
+        "⚠ Left out: 1 record whose seal does not match (not written by tiergate, or edited since) and "
+        "1 damaged line (not whole records)." in text
+    )
+    assert "FORGED" not in text and "forged-session" not in text
+
+
+def test_a_long_night_is_bounded_and_the_page_says_so(logged: Logged) -> None:
+    # A hundred loops: the night's, again and again under new session ids.
+    records = [
+        dict(record, session_id=f"{n:04d}-{record['session_id']}")
+        for n in range(50)
+        for record in logged.records
+    ]
+    report = model.build(records, max_loops=20)
+
+    assert (len(report.loops), report.total_loops, report.omitted_loops) == (20, 100, 80)
+    assert report.loops[-1].session_id == f"0049-{tonight.SECOND}"  # the newest ones
+    text = parse(render.page(report, project="p", generated="2026-12-01T08:00:00Z")).text
+    assert (
+        "showing the last 20 loops of 100 (80 older left off: tiergate report --loops N shows more)" in text
+    )
+    # A loop of many steps: the older ones fold away, the newest are shown.
+    [first] = [loop for loop in model.build(logged.records).loops if loop.session_id == tonight.FIRST]
+    long = replace(first, steps=first.steps * 10)
+    folded = render.page(
+        replace(report, loops=(long,), total_loops=1), project="p", generated="2026-12-01T08:00:00Z"
+    )
+    steps = len(long.steps) - render.STEPS_SHOWN
+    assert f"<summary>{steps} earlier steps (folded)</summary>" in folded
+    assert "earlier steps are not drawn." in folded
+    assert folded.count('<g transform="translate(') == render.MARKERS_SHOWN
+
+
+def test_an_output_in_a_missing_folder_is_a_one_line_error(logged: Logged, tmp_path: Path) -> None:
+    target = tmp_path / "missing" / "page.html"
+
+    made = _report(logged.night.project, logged.night.first.env, "--output", str(target))
+
+    assert made.returncode == 2
+    assert (
+        made.stderr == f"tiergate: cannot write the report to {target}: there is no folder {target.parent}\n"
+    )
+    assert not target.parent.exists()
+
+
+def test_a_project_without_loops_gets_a_page_that_says_so(git_project: Path, tmp_path: Path) -> None:
+    page = tmp_path / "page.html"
+
+    made = _report(git_project, dict(os.environ), "--output", str(page))
+
+    assert made.returncode == 0, made.stderr
+    assert made.stdout == f"tiergate: report of 0 loops written to {page}\n"
+    assert "No loop in the decision log yet." in parse(page.read_text()).text
+
+
+def _report(cwd: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tiergate", "report", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
