@@ -100,6 +100,7 @@ def test_the_demo_tells_the_loop_step_by_step_and_exits_0(tmp_path: Path) -> Non
     assert re.search(r"v1 +STANDARD +tiergate:architect-medium \(sonnet\) +FAIL +1 file, 5 lines", told[12])
     assert re.search(r"v2 +STANDARD +tiergate:architect-medium \(sonnet\) +PASS +1 file, 5 lines", told[12])
     assert "total: 2 verifiers ran, cost 10x; always THOROUGH: 40x (75% less)" in told[12]
+    assert "To look at the loop as a page, run `tiergate demo --keep`: it keeps the example and writes" in out
     assert list((tmp_path / "tmp").iterdir()) == []
     # The example's state folder in the user's state home goes with it.
     assert list((Path(os.environ["XDG_STATE_HOME"]) / "tiergate" / "projects").iterdir()) == []

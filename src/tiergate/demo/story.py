@@ -48,9 +48,10 @@ def run(out: TextIO, *, script: Script = SCRIPT, keep: bool = False, color: bool
     printer = Printer(out, color=color)
     began = time.monotonic()
     workdir = Path(tempfile.mkdtemp(prefix="tiergate-demo-"))
+    page: str | None = None
     try:
         try:
-            tell(script, workdir, printer)
+            page = tell(script, workdir, printer, report=keep)
         except (OffScriptError, OSError, subprocess.SubprocessError) as exc:
             where = f"step {printer.step_number}" if printer.step_number else "setting up the example"
             printer.failure(f"tiergate demo: FAILED at {where}: {exc}")
@@ -60,6 +61,11 @@ def run(out: TextIO, *, script: Script = SCRIPT, keep: bool = False, color: bool
             "hook <Event>`, the command Claude Code runs for tiergate's hooks."
         )
         printer.plain("Next: in your own project, start a loop in Claude Code with /tiergate:ralph <task>.")
+        if page is None:
+            printer.plain(
+                "To look at the loop as a page, run `tiergate demo --keep`: it keeps the example and writes "
+                "its report (`tiergate report`)."
+            )
         return 0
     finally:
         state = example_state_dir(workdir)
@@ -68,6 +74,11 @@ def run(out: TextIO, *, script: Script = SCRIPT, keep: bool = False, color: bool
                 f"Kept: {workdir}: the example in {example.NAME}/, the session's and the verifiers' "
                 f"transcripts in claude/; the loop's state and log in {state}"
             )
+            if page is not None:
+                printer.plain(
+                    f"The loop as a page: {page} (open it in a browser; `tiergate report --open` in "
+                    f"{workdir / example.NAME} writes it again and opens it)"
+                )
         else:
             shutil.rmtree(workdir, ignore_errors=True)
             shutil.rmtree(state, ignore_errors=True)
@@ -84,7 +95,8 @@ def example_state_dir(workdir: Path) -> Path:
     return locate(workdir / example.NAME, env | {"CLAUDE_PROJECT_DIR": str(workdir / example.NAME)}).state_dir
 
 
-def tell(script: Script, workdir: Path, p: Printer) -> None:
+def tell(script: Script, workdir: Path, p: Printer, *, report: bool = False) -> str | None:
+    """Tell the story; with `report`, end by writing the loop's report page, and return its path."""
     repo = example.create(workdir)
     session = Session(repo, workdir / "claude")
     p.title("tiergate demo: a scripted Claude Code session, answered by tiergate's real hooks")
@@ -113,6 +125,16 @@ def tell(script: Script, workdir: Path, p: Printer) -> None:
     _history(p, session)
     ended = session.end()
     _expect(ended.exit_code == 0, "the session to end normally", ended)
+    return _report(session) if report else None
+
+
+def _report(session: Session) -> str:
+    """`tiergate report` in the example: the path of the page it wrote."""
+    said = session.tiergate("report").strip()
+    written = re.fullmatch(r"tiergate: report of 1 loop written to (?P<page>.+)", said)
+    if written is None:
+        raise OffScriptError(f"expected `tiergate report` to write the loop's page, got {said!r}")
+    return written["page"]
 
 
 def _start_loop(p: Printer, session: Session, script: Script) -> None:

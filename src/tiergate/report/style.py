@@ -109,4 +109,6 @@ padding-top:10px}
 .empty{background:var(--card);border:1px dashed var(--line);padding:24px;text-align:center;
 border-radius:10px}
 @media (max-width:760px){.tiles{grid-template-columns:repeat(2,1fr)}}
+.checks td:nth-child(2),.checks td:nth-child(4),.verifiers td:not(:last-child){white-space:nowrap}
+.checks td:first-child .muted{font-size:12px;overflow-wrap:anywhere}
 """

@@ -1,0 +1,33 @@
+"""`tiergate demo --keep` ends with the loop's report page, written by `tiergate report` in the example's
+project, and the page holds the demo's loop as a real browser shows it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from testing import chromium
+
+from tests.demo_test import demo
+from tests.report.dom import parse
+
+
+def test_the_kept_demo_writes_its_loops_report_and_the_browser_shows_the_loop(tmp_path: Path) -> None:
+    result, _ = demo(tmp_path / "tmp", "--keep")
+
+    assert result.returncode == 0, result.stdout + result.stderr
+    said = re.search(r"^The loop as a page: (?P<page>/\S+\.html) \(open it in a browser", result.stdout, re.M)
+    assert said is not None, result.stdout
+    page = Path(said["page"])
+    assert page.name == "report.html" and page.parent.name.startswith("statkit-demo-")
+    text = parse(chromium.dump_dom(page)).text
+    assert "✓ finished Fix statkit's bug: median() is wrong for an even number of values" in text
+    assert "claim refuted by the checks" in text
+    assert "new failing tests: tests.test_median.MedianTest.test_input_is_left_unchanged" in text
+    assert "Intervention: retry" in text
+    assert "claim sent to a verifier: tier STANDARD by tiergate:architect-medium (sonnet)" in text
+    assert "Why STANDARD: default: not LIGHT (test coverage partial" in text
+    assert "verdict ✗ FAIL for v1 by tiergate:architect-medium (sonnet)" in text
+    assert "verdict ✓ PASS for v2 by tiergate:architect-medium (sonnet)" in text
+    assert "verifier sent back (redo)" in text and "1 redo (sent back for a better verdict)" in text
+    assert "weights, not money): 10x of 40x, 75% less" in text
