@@ -2,9 +2,10 @@
 report is tested on what tiergate really logs.
 
 The first loop ends well after some trouble: a claim the checks refute (a retry), a THOROUGH claim (it
-touches a security file) whose verifier FAILs at the attempt limit (a rollback, its work kept as a
-backup), then a LIGHT claim whose verifier's hedged PASS is sent back once (a redo) before its real
-PASS, and the loop finishes. The second loop is refuted twice and halts on the skip limit.
+touches a security file) whose first verifier is disqualified (it wrote a file) and whose second FAILs
+at the attempt limit (a rollback, its work kept as a backup), then a LIGHT claim whose verifier's hedged
+PASS is sent back once (a redo) before its real PASS, and the loop finishes. The second loop is refuted
+twice and halts on the skip limit.
 
 What the agent wrote is hostile where the page could be hurt: the task carries a <script>, and the file
 the first claim touches is named like an <img> with an onerror.
@@ -30,11 +31,20 @@ HOSTILE_FILE = "auth/<img src=x onerror=document.title='PWNED'>.py"
 FIRST = "aaaaaaaa-1111-2222-3333-444444444444"
 SECOND = "bbbbbbbb-1111-2222-3333-444444444444"
 CRITIQUE = "the auth module has no test"
+SCRATCH = {"scratch.txt": "the verifier's notes\n"}
+
+
+# A second check that fails as it did when the loop began (never held against a claim), its name and its
+# output written to break out of the page's markup.
+HOSTILE_CHECK = f"lint {SCRIPT}"
+HOSTILE_OUTPUT = "<img src=x onerror=document.title='PWNED'> is not linted"
 
 
 def config(attempt_limit: int, skip_limit: int | None = None) -> str:
     limits = f"attempt_limit = {attempt_limit}\n" + (f"skip_limit = {skip_limit}\n" if skip_limit else "")
-    return f'[checks]\ntests = "sh check.sh"\n\n[interventions]\n{limits}'
+    lint = json.dumps(f"echo {json.dumps(HOSTILE_OUTPUT)}; exit 1")
+    checks = f'[checks]\ntests = "sh check.sh"\n{json.dumps(HOSTILE_CHECK)} = {lint}\n'
+    return f"{checks}\n[interventions]\n{limits}"
 
 
 @dataclass
@@ -65,6 +75,12 @@ def _first_loop(s: HookSession) -> None:
     assert s.hook("Stop", last_assistant_message=CLAIM)["decision"] == "block"  # refuted: a retry
     write(s.project, {"value.txt": "good\n", HOSTILE_FILE: "TOKEN = 'x'\n"})
     assert "Tier THOROUGH" in s.hook("Stop", last_assistant_message=CLAIM)["reason"]
+    # Its first verifier writes a file while it verifies: disqualified, and another is requested at once.
+    said = s.verifier_says(
+        "v-writes", "PASS", "sh check.sh", "ok", meanwhile=lambda: write(s.project, SCRATCH)
+    )
+    assert "disqualified" in said["systemMessage"]
+    assert "requested again" in s.hook("Stop", last_assistant_message=CLAIM)["reason"]
     s.verifier_fails("v-thorough", CRITIQUE, "sh check.sh", "test_value ... ok")  # attempt limit: rollback
     s.hook("Stop", last_assistant_message="Looking at the critique.")
     write(s.project, {"value.txt": "good\n"})

@@ -74,23 +74,39 @@ def test_the_report_says_where_it_wrote_the_page_and_defaults_to_the_state_folde
 def test_in_a_real_browser_the_page_shows_each_loops_facts(logged: Logged, dom: Dom) -> None:
     text = dom.text
     # The tiers and the reasons that chose them.
-    for record in logged.decision("spawn"):
+    claims = [r for r in logged.decision("spawn") if "verifications" in r]
+    for record in claims:
         [snapshot] = record["verifications"]
         assert f"claim sent to a verifier: tier {snapshot['tier']}" in text
         for reason in record["reasons"]:
             assert " ".join(reason.split()) in text
-    assert [r["verifications"][0]["tier"] for r in logged.decision("spawn")] == ["THOROUGH", "LIGHT"]
+    assert [r["verifications"][0]["tier"] for r in claims] == ["THOROUGH", "LIGHT"]
     # The gate: the failing check by name, its new failing test, and that the failure is new.
-    assert "Gate: 1 check in" in text and "they refute the claim" in text
+    assert "Gate: 2 checks in" in text and "they refute the claim" in text
     assert dom.tags("code").count({"class": "check-name"}) >= 4
     assert "new failing tests: checks.ValueTest.test_value" in text
     assert "NEW passed at the baseline" in text
-    # The verifiers: agent, model, verdict, the redo of the hedged PASS.
-    for record in logged.decision("verdict"):
-        [v] = record["verifications"]
-        symbol = {"PASS": "✓", "FAIL": "✗"}[v["status"]]
+    # The check that failed when the loop began too: told apart from the new failures.
+    standings = {
+        c["standing"]
+        for r in logged.records
+        for c in r.get("gate", {}).get("checks", [])
+        if c["name"] == tonight.HOSTILE_CHECK
+    }
+    assert standings == {"pre-existing"}
+    assert "✗ failed pre-existing failed at the baseline too" in text
+    # The verifiers: agent, model, verdict, the disqualified one and why, the redo of the hedged PASS.
+    closed = [
+        r["verifications"][0] for r in logged.records if r.get("decision") in ("verdict", "request-again")
+    ]
+    assert [v["status"] for v in closed] == ["DISQUALIFIED", "FAIL", "PASS"]
+    for v in closed:
+        symbol = {"PASS": "✓", "FAIL": "✗", "DISQUALIFIED": "⊘"}[v["status"]]
         assert f"verdict {symbol} {v['status']} for {v['id']} by {v['agent']} ({v['model']})" in text
-    assert [r["verifications"][0]["status"] for r in logged.decision("verdict")] == ["FAIL", "PASS"]
+    why = (
+        "the verifier v-writes changed the workspace while verifying and was disqualified: added scratch.txt"
+    )
+    assert f"⊘ Why: {why}" in text
     assert "1 redo (sent back for a better verdict)" in text
     assert "verifier sent back (redo)" in text
     # The interventions: the retry, the rollback with its backup ref, the halt with its reason.
@@ -106,8 +122,9 @@ def test_in_a_real_browser_the_page_shows_each_loops_facts(logged: Logged, dom: 
     # The loops, newest first, each named by its task and its outcome.
     assert text.index("■ halted make value.txt say bad") < text.index(f"✓ finished {tonight.TASK}")
     # The cost against always-THOROUGH, in words beside the chart.
-    cost = sum(r["verifications"][0]["relative_cost"] for r in logged.decision("verdict"))
-    thorough = sum(r["verifications"][0]["thorough_cost"] for r in logged.decision("verdict"))
+    cost = sum(v["relative_cost"] for v in closed)
+    thorough = sum(v["thorough_cost"] for v in closed)
+    assert cost < thorough
     assert "Relative cost against always-THOROUGH, per loop" in text
     assert f"weights, not money): {cost:g}x of {thorough:g}x" in text
     charts = [a for tag, a in dom.elements if tag == "svg"]
@@ -118,6 +135,7 @@ def test_in_a_real_browser_the_page_shows_each_loops_facts(logged: Logged, dom: 
 def test_what_the_agent_wrote_is_shown_as_text_and_never_run(logged: Logged, dom: Dom) -> None:
     assert tonight.TASK in dom.text  # the <script> of the task, as text
     assert tonight.HOSTILE_FILE in dom.text  # the file named like an <img>, as text
+    assert tonight.HOSTILE_CHECK in dom.text and tonight.HOSTILE_OUTPUT in dom.text  # a check's, as text
     assert dom.title == "tiergate report: project"  # the scripts would have set it to PWNED
     assert dom.tags("script") == [] and dom.tags("img") == []
     handlers = [(tag, key) for tag, key, _ in dom.attributes() if key.startswith("on")]

@@ -262,6 +262,10 @@ class _Building:
         snapshots = [s for s in _list(record.get("verifications")) if isinstance(s, dict) and "id" in s]
         for snap in snapshots:
             self.verifiers.setdefault(_text(snap["id"]), {}).update(snap)
+            if snap.get("status") == "DISQUALIFIED" and not snap.get("why"):
+                # Why it was disqualified is the decision's first reason (the snapshot has none).
+                first = _text(_list(record.get("reasons"))[0]) if _list(record.get("reasons")) else ""
+                self.verifiers[_text(snap["id"])]["why"] = first.partition(": ")[2] or first
         self.steps.append(step(record, snapshots))
 
     def loop(self) -> Loop:
@@ -276,9 +280,15 @@ def step(record: Mapping[str, Any], snapshots: list[dict[str, Any]]) -> Step:
     error = _text(record.get("error")) or None
     if record.get("level") == "error" and kind == "note":
         kind, label = "error", label or _text(record.get("event"))
-    snap = snapshots[-1] if snapshots else {}
-    verdict = _text(snap.get("status")) if snap and kind == "verdict" else None
-    if verdict:
+    # A record closes at most one verification (its verdict, a disqualification) and may request the
+    # next one (a verifier disqualified: another is requested at once).
+    closed = next((s for s in snapshots if s.get("status") not in (None, "requested")), None)
+    snap = closed or (snapshots[-1] if snapshots else {})
+    verdict = None
+    if kind == "claim" and not snapshots:  # the Stop that passes on a request made at a SubagentStop
+        label = "verifier requested again"
+    if closed is not None and kind in ("verdict", "claim"):
+        kind, verdict = "verdict", _text(closed.get("status"))
         label = f"verdict {verdict}"
     return Step(
         kind=kind,

@@ -222,7 +222,7 @@ def _track(loop: Loop) -> str:
     steps = steps[folded:]
     if not steps:
         return ""
-    gap, left = 78, 44
+    gap, left = 96, 52
     width = left * 2 + gap * (len(steps) - 1)
     said = "; ".join(_marker_text(s) for s in steps)
     alt = f"Timeline of the loop: {said}" + (f" ({folded} earlier steps not drawn)" if folded else "")
@@ -290,7 +290,7 @@ def _shape(s: Step, x: int, y: int) -> str:
 def _marker_words(s: Step) -> list[str]:
     """The one or two words under a marker."""
     first = {
-        "start": "start", "claim": s.tier or "claim", "refuted": "checks ✗", "redo": "redo",
+        "start": "start", "claim": s.tier or "again", "refuted": "checks ✗", "redo": "redo",
         "verdict": s.verdict or "verdict", "halt": "HALT", "finish": "finished", "cancel": "cancel",
         "error": "error",
     }.get(s.kind, s.kind)  # fmt: skip
@@ -402,11 +402,17 @@ def _step(s: Step, verifier: Verifier | None) -> str:
         body.append(f'<p class="error"><strong>⚠ Error:</strong> {_e(s.error)}</p>')
     return (
         f'<li class="step step-{_e(s.kind)}{"" if major else " minor"}">'
-        f'<span class="symbol" aria-hidden="true">{_STEP_SYMBOL.get(s.kind, "·")}</span>'
+        f'<span class="symbol" aria-hidden="true">{_symbol(s)}</span>'
         f'<div class="step-body"><p class="step-head"><time>{_e(_when(s.timestamp, time_only=True))}</time>'
         f'{iteration}<span class="step-title">{title}</span>'
         f'<span class="event">{_e(s.event)}</span></p>{"".join(body)}</div></li>'
     )
+
+
+def _symbol(s: Step) -> str:
+    if s.verdict:
+        return _VERDICT.get(s.verdict, "●")
+    return _STEP_SYMBOL.get(s.kind, "·")
 
 
 def _by(s: Step) -> str:
@@ -419,7 +425,7 @@ def _verifier_facts(v: Verifier) -> str:
     facts = []
     if v.duration_s is not None:
         facts.append(f"ran {v.duration_s:.1f} s")
-    facts.append(f"{_count(v.redos, 'redo')} (sent back for a better verdict)")
+    facts.append(f"{_count(v.redos, 'redo')} (sent back for a better verdict)" if v.redos else "no redo")
     if v.ran:
         facts.append(f"cost {_x(v.relative_cost)} (THOROUGH: {_x(v.thorough_cost)})")
     why = f'<p class="disqualified"><strong>⊘ Why:</strong> {_e(v.why)}</p>' if v.why else ""

@@ -80,6 +80,7 @@ border-radius:3px;font-size:11.5px}
 .step-refuted .symbol,.step-halt .symbol{color:var(--bad)}
 .step-finish .symbol{color:var(--ok)}
 .step-claim .symbol{color:var(--blue)}
+.step-verdict .symbol{font-weight:700}
 .step-body{flex:1;min-width:0}
 .step-head{margin:0;display:flex;flex-wrap:wrap;gap:4px 10px;align-items:baseline}
 .step-title{font-weight:600}
