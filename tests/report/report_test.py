@@ -216,6 +216,17 @@ def test_a_long_night_is_bounded_and_the_page_says_so(logged: Logged) -> None:
     assert f"<summary>{steps} earlier steps (folded)</summary>" in folded
     assert "earlier steps are not drawn." in folded
     assert folded.count('<g transform="translate(') == render.MARKERS_SHOWN
+    # A loop of thousands of steps and verifiers: the oldest are left off, and the page says how many.
+    huge = replace(first, steps=first.steps * 200, verifiers=first.verifiers * 50)
+    page = render.page(replace(report, loops=(huge,), total_loops=1), project="p", generated="x")
+    shown = render.STEPS_SHOWN + render.STEPS_FOLDED
+    assert f"{len(huge.steps) - shown} earlier steps left off" in page
+    assert f"<summary>{render.STEPS_FOLDED} earlier steps (folded)</summary>" in page
+    assert page.count('<li class="step ') == shown
+    assert f"{len(huge.verifiers) - render.VERIFIERS_SHOWN} earlier verifiers left off" in page
+    twice = replace(huge, steps=huge.steps * 2, verifiers=huge.verifiers * 2)
+    bigger = render.page(replace(report, loops=(twice,), total_loops=1), project="p", generated="x")
+    assert abs(len(bigger) - len(page)) < 100  # twice the night, the same page
 
 
 def test_an_output_in_a_missing_folder_is_a_one_line_error(logged: Logged, tmp_path: Path) -> None:
@@ -228,6 +239,14 @@ def test_an_output_in_a_missing_folder_is_a_one_line_error(logged: Logged, tmp_p
         made.stderr == f"tiergate: cannot write the report to {target}: there is no folder {target.parent}\n"
     )
     assert not target.parent.exists()
+
+
+def test_loops_must_be_a_positive_number(git_project: Path, tmp_path: Path) -> None:
+    made = _report(git_project, dict(os.environ), "--loops", "0", "--output", str(tmp_path / "page.html"))
+
+    assert made.returncode == 2
+    assert "argument --loops: not a positive number: '0'" in made.stderr
+    assert not (tmp_path / "page.html").exists()
 
 
 def test_a_project_without_loops_gets_a_page_that_says_so(git_project: Path, tmp_path: Path) -> None:

@@ -18,8 +18,11 @@ from tiergate.report.model import Check, Gate, Loop, Report, Step, Verifier
 from tiergate.report.style import CSS
 
 # Bounds that keep a night's page small enough to open: the steps of a loop shown before older ones are
-# folded, the markers of a loop's chart, the output lines of a check shown.
+# folded, the older steps kept in the fold (the oldest beyond it are left off, and counted), the verifiers
+# of a loop listed, the markers of a loop's chart, the output lines of a check shown.
 STEPS_SHOWN = 40
+STEPS_FOLDED = 200
+VERIFIERS_SHOWN = 50
 MARKERS_SHOWN = 60
 OUTPUT_LINES = 20
 LOOPS_OPEN = 3  # the newest loops start unfolded; older ones are one click away
@@ -320,10 +323,17 @@ def _verifiers(verifiers: tuple[Verifier, ...]) -> str:
         f'<th scope="col">{h}</th>'
         for h in ("id", "tier", "agent", "model", "verdict", "change", "ran", "redos", "cost", "note")
     )
-    rows = "".join(_verifier_row(v) for v in verifiers)
+    left_off = max(0, len(verifiers) - VERIFIERS_SHOWN)
+    rows = "".join(_verifier_row(v) for v in verifiers[left_off:])
+    note = (
+        f'<p class="note">{left_off} earlier verifiers left off (<code>tiergate history</code> lists them '
+        "all).</p>"
+        if left_off
+        else ""
+    )
     return (
         '<h3>Verifiers</h3><div class="table-wrap"><table class="verifiers">'
-        f"<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>"
+        f"<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>{note}"
     )
 
 
@@ -356,11 +366,17 @@ def _tier(tier: str) -> str:
 def _timeline(loop: Loop) -> str:
     steps = loop.steps
     verifiers = {v.id: v for v in loop.verifiers}
+    left_off = max(0, len(steps) - STEPS_SHOWN - STEPS_FOLDED)
+    steps = steps[left_off:]
     folded = max(0, len(steps) - STEPS_SHOWN)
     items = [_step(s, verifiers.get(s.verifier or "")) for s in steps]
     older = ""
-    if folded:
+    if left_off:
         older = (
+            f'<li class="folded note">{left_off} earlier steps left off (<code>tiergate history</code>)</li>'
+        )
+    if folded:
+        older += (
             f'<li class="folded"><details><summary>{folded} earlier steps (folded)</summary>'
             f'<ol class="timeline">{"".join(items[:folded])}</ol></details></li>'
         )
@@ -504,7 +520,8 @@ def _footer(report: Report) -> str:
     return (
         "<footer><p>Read from the decision log only (<code>log.jsonl</code> in the project's state folder); "
         f"each record's seal checked. Bounded for long nights: at most {limit} loops, "
-        f"{STEPS_SHOWN} steps per loop before older ones fold, {MARKERS_SHOWN} markers per chart, "
+        f"{STEPS_SHOWN} steps per loop before older ones fold ({STEPS_FOLDED} in the fold), "
+        f"{VERIFIERS_SHOWN} verifiers per loop, {MARKERS_SHOWN} markers per chart, "
         f"{OUTPUT_LINES} output lines per check. Markers: ▶ start, ◆ claim sent to a verifier (its tier), "
         "✗ refuted, ● PASS (tick) / ✗ FAIL, ◌ redo (dashed), ■ halt, ◎ finished, □ cancelled, "
         "△ error.</p></footer>"
