@@ -140,6 +140,14 @@ def test_what_the_agent_wrote_is_shown_as_text_and_never_run(logged: Logged, dom
     assert dom.tags("script") == [] and dom.tags("img") == []
     handlers = [(tag, key) for tag, key, _ in dom.attributes() if key.startswith("on")]
     assert handlers == []
+    # Nor is the page's structure broken: both loops, each with its timeline, and the footer after them.
+    assert [a["aria-label"] for t, a in dom.elements if t == "section" and a.get("class") == "loop"] == [
+        f"loop {tonight.SECOND}",
+        f"loop {tonight.FIRST}",
+    ]
+    assert len([a for t, a in dom.elements if t == "ol" and a.get("class") == "timeline"]) == 2
+    tags = [t for t, _ in dom.elements]
+    assert tags.count("footer") == 1 and tags.index("footer") > len(tags) - 1 - tags[::-1].index("section")
 
 
 def test_the_page_makes_no_request(logged: Logged, dom: Dom, tmp_path: Path) -> None:

@@ -462,7 +462,9 @@ def _reasons(s: Step, *, open_: bool) -> str:
 def _gate(gate: Gate) -> str:
     verdict = "refute the claim" if gate.refuted else "do not refute the claim"
     reused = " (results reused: the workspace was checked before)" if gate.reused else ""
-    rows = "".join(_check_row(c) for c in gate.checks)
+    # New failures first (what refutes a claim), then the ones that failed when the loop began, then the rest.
+    ordered = sorted(gate.checks, key=lambda c: (not c.new_failure, c.status == "passed"))
+    rows = "".join(_check_row(c) for c in ordered)
     return (
         f'<div class="gate"><p class="gate-head">Gate: {_count(len(gate.checks), "check")} in '
         f"{gate.duration:.1f} s; they {verdict}{reused}</p>"
