@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import struct
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,18 +21,15 @@ class Image:
     channels: int
     rows: tuple[bytes, ...]  # each row's pixels, unfiltered
 
-    def pixel(self, x: int, y: int) -> tuple[int, ...]:
-        start = x * self.channels
-        return tuple(self.rows[y][start : start + 3])
-
-    def count(self, test: object) -> int:
-        """How many pixels `test(r, g, b)` holds for."""
-        assert callable(test)
-        found = 0
+    def count(self, *tests: Callable[[int, int, int], bool]) -> tuple[int, ...]:
+        """For each of `tests`, how many pixels `test(r, g, b)` holds for (all in one pass)."""
+        found = [0] * len(tests)
         for row in self.rows:
             for start in range(0, len(row), self.channels):
-                found += bool(test(row[start], row[start + 1], row[start + 2]))
-        return found
+                r, g, b = row[start], row[start + 1], row[start + 2]
+                for n, test in enumerate(tests):
+                    found[n] += test(r, g, b)
+        return tuple(found)
 
 
 def read(path: Path) -> Image:
@@ -66,6 +64,11 @@ def _unfilter(raw: bytes, stride: int, height: int, bpp: int) -> tuple[bytes, ..
     for y in range(height):
         start = y * (stride + 1)
         kind, line = raw[start], bytearray(raw[start + 1 : start + 1 + stride])
+        if kind in (0, 2):  # None and Up, the filters of most rows: whole rows at once
+            line = bytearray(line if kind == 0 else _add_bytes(line, previous))
+            rows.append(bytes(line))
+            previous = line
+            continue
         for i in range(stride):
             left = line[i - bpp] if i >= bpp else 0
             up = previous[i]
@@ -74,6 +77,15 @@ def _unfilter(raw: bytes, stride: int, height: int, bpp: int) -> tuple[bytes, ..
         rows.append(bytes(line))
         previous = line
     return tuple(rows)
+
+
+def _add_bytes(a: bytes | bytearray, b: bytes | bytearray) -> bytes:
+    """Each byte of `a` plus the byte of `b` beside it, modulo 256, in one big-integer sum: the low seven
+    bits of each byte add without reaching the next byte, and the top bit is their sum's parity."""
+    low = int.from_bytes(b"\x7f" * len(a), "big")
+    x, y = int.from_bytes(a, "big"), int.from_bytes(b, "big")
+    total = ((x & low) + (y & low)) ^ ((x ^ y) & ~low & ((1 << (8 * len(a))) - 1))
+    return total.to_bytes(len(a), "big")
 
 
 def _predict(kind: int, left: int, up: int, corner: int) -> int:
