@@ -153,6 +153,9 @@ def test_what_the_agent_wrote_is_shown_as_text_and_never_run(logged: Logged, dom
 def test_the_page_makes_no_request(logged: Logged, dom: Dom, tmp_path: Path) -> None:
     linked = [(tag, key, value) for tag, key, value in dom.attributes() if key in ("src", "href", "action")]
     assert linked == []
+    # And were anything to slip through, the page's policy forbids every load but its inline style.
+    [policy] = [m["content"] for m in dom.tags("meta") if m.get("http-equiv") == "Content-Security-Policy"]
+    assert policy.startswith("default-src 'none';") and "script-src" not in policy
     assert chromium.page_requests(logged.page, tmp_path / "net.json") == []
     # The net log does catch a page's request: a page with an image from elsewhere.
     other = tmp_path / "other.html"
