@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import shlex
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -61,7 +62,8 @@ def test_a_change_its_tests_run_is_fully_covered_as_measured_at_the_gate(repo: P
     assert not result.refuted
     assert result.coverage is not None
     [measured] = result.coverage.measured
-    assert measured.source.startswith("check `tests` (coverage.py ")
+    # Python 3.11 has no sys.monitoring: the probes measure (coverage.py would trace every line).
+    assert measured.source == "check `tests` (tiergate line probes)"
     assert {5, 6} <= measured.files["calc.py"].hit
     assert judged.level == "full"
     assert "measured at the gate, covers 2/2 changed executable lines" in judged.evidence
@@ -107,19 +109,20 @@ def test_a_command_that_cannot_take_it_runs_as_written_and_says_why(repo: Path) 
     assert judged.level == "partial" and "not measured at the gate:" in judged.evidence
 
 
-def test_coverage_the_tests_interpreter_cannot_import_is_said(
-    repo: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    broken = repo.parent / "nocoverage"
-    write(broken, {"coverage/__init__.py": "raise ImportError('not here')\n"})
-    monkeypatch.setenv("PYTHONPATH", str(broken))
+def test_the_probed_modules_leave_no_trace_in_the_workspace(repo: Path) -> None:
     write(repo, {"calc.py": CALC_MUL, "tests/test_calc.py": TESTS_MUL})
+    gate(repo)
 
-    result, judged = gate(repo)
-
-    assert not result.refuted and result.coverage is not None and not result.coverage.measured
-    assert "coverage.py is not importable by the tests' interpreter" in judged.evidence
-    assert judged.level != "full"
+    # Nothing probed was cached: the module imports as itself, outside the gate.
+    plain = subprocess.run(
+        [sys.executable, "-c", "import calc; print(calc.mul(2, 3), '__tiergate_lines__' in vars(calc))"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert plain.stdout.split() == ["6", "False"]
+    assert not [p for p in repo.rglob("*") if "tiergate" in p.name]
 
 
 def test_a_coverage_file_the_agent_leaves_is_not_trusted_over_the_gate(repo: Path) -> None:

@@ -4,7 +4,7 @@ the record of what the gate measured. Pure: the project's files are read by `tie
 A check takes coverage only when its own command is a test runner tiergate can measure without
 rewriting the command, the tool added through the environment alone:
 
-    pytest, py.test, python -m pytest / unittest   coverage.py, started by a sitecustomize on PYTHONPATH
+    pytest, py.test, python -m pytest / unittest   a sitecustomize on PYTHONPATH (coverage.py, or probes)
     node (a script or --test), mocha                Node's own V8 coverage (NODE_V8_COVERAGE)
     npm/yarn/pnpm test or run NAME                  as the package.json script it runs, when that is one
                                                     of the above (one level deep)
@@ -32,10 +32,10 @@ from typing import Literal
 from tiergate.gate.checks import Check
 from tiergate.tier.coveragelines import Format
 
-Tool = Literal["coverage.py", "node"]
-SUFFIXES: dict[Tool, tuple[str, ...]] = {"coverage.py": (".py",), "node": (".js", ".cjs", ".mjs")}
+Tool = Literal["python", "node"]
+SUFFIXES: dict[Tool, tuple[str, ...]] = {"python": (".py",), "node": (".js", ".cjs", ".mjs")}
 FORMATS: dict[Tool, Format] = {
-    "coverage.py": "coverage.py, measured at the gate",
+    "python": "Python line coverage, measured at the gate",
     "node": "Node V8 coverage, measured at the gate",
 }
 RUNNERS = "pytest, python -m pytest/unittest, node, mocha, or an npm/yarn/pnpm script running one"
@@ -105,6 +105,7 @@ def _not_measurable(program: str, args: Sequence[str]) -> str:
 
 
 _OFFSETS = "V8's offsets would not match the files"
+_PYTHON_HOW = "measured through PYTHONPATH (coverage.py on Python 3.12+ where importable, else line probes)"
 _OWN = "two tracers in one process spoil each other, and its files are in the workspace"
 
 
@@ -146,7 +147,7 @@ def _pytest(args: Sequence[str], facts: RunnerFacts) -> Capability:
         return Capability(None, f"it measures coverage itself (pytest-cov's --cov): {_OWN}")
     if "--cov" in facts.pytest_options:
         return Capability(None, f"the project's pytest options add pytest-cov's --cov: {_OWN}")
-    return Capability("coverage.py", "pytest runs it: coverage.py, started through PYTHONPATH")
+    return Capability("python", f"pytest runs it: {_PYTHON_HOW}")
 
 
 def _python(args: Sequence[str], facts: RunnerFacts) -> Capability:
@@ -156,7 +157,7 @@ def _python(args: Sequence[str], facts: RunnerFacts) -> Capability:
             if module in ("pytest", "unittest"):
                 if module == "pytest":
                     return _pytest(args[index + 2 :], facts)
-                return Capability("coverage.py", "unittest runs it: coverage.py, started through PYTHONPATH")
+                return Capability("python", f"unittest runs it: {_PYTHON_HOW}")
             if module == "coverage":
                 return Capability(None, f"it measures coverage itself (coverage run): {_OWN}")
             return Capability(None, f"python runs `-m {module}`, not a test runner ({RUNNERS})")

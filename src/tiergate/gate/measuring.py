@@ -3,12 +3,14 @@
 For each test check that can take it (`tiergate.gate.coverageplan`), the check's environment gets the
 measurement, and its command line stays as the user wrote it:
 
-- coverage.py: a folder holding tiergate's `sitecustomize.py` goes first on PYTHONPATH, so every Python
-  process of the check starts coverage.py (when the interpreter running the tests can import it) for
-  the change's Python files only (`include`), with the project's coverage settings and exclusion
-  pragmas ignored: the agent under verification can edit those, and a `# pragma: no cover` must not
-  hide a changed line. At exit each process writes the lines it ran and the ones it did not
-  (coverage.py's own analysis of the source) to a report in the run's folder. A sitecustomize it
+- Python: a folder holding tiergate's `sitecustomize.py` (`tiergate.gate.coveragesite`) goes first on
+  PYTHONPATH, so every Python process of the check measures the change's Python files, and only them:
+  with coverage.py on sys.monitoring where the tests' interpreter has both (Python 3.12+, coverage.py
+  7.4+), else with line probes compiled into those modules alone (a tracer on older Pythons sees every
+  line of every file, and would about double a suite's time). The project's coverage settings and
+  exclusion pragmas are ignored: the agent under verification can edit those, and a
+  `# pragma: no cover` must not hide a changed line. At exit each process writes the statement lines
+  of each measured file and the ones that ran to a report in the run's folder. A sitecustomize it
   shadows (a distribution's, the project's) still runs after it.
 - Node: NODE_V8_COVERAGE names a folder where every Node process of the check writes V8's block
   coverage at exit; the ranges of the change's JavaScript files become lines
@@ -32,81 +34,15 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from tiergate.gate.checks import Check, CheckResult
-from tiergate.gate.coverageplan import FORMATS, RunnerFacts, Tool, files_for, plan
+from tiergate.gate.coverageplan import FORMATS, Capability, RunnerFacts, Tool, files_for, plan
 from tiergate.project import Project, ensure_state_dir
 from tiergate.tier.coveragelines import CoverageData, FileLines, GateCoverage, v8_file_lines
 
 FOLDER = "coverage"
 PLAN_VARIABLE = "TIERGATE_COVERAGE_PLAN"
 
-# Runs in every Python process of a measured check, before its own code: stdlib only, and silent (an
-# error here must never change what the tests do), on any Python 3 the project may use.
-SITECUSTOMIZE = '''\
-"""tiergate: line coverage of the gate's test run, for the change's files only (written for one run)."""
-
-
-def _tiergate_measure():
-    import json
-    import os
-    import sys
-
-    plan_path = os.environ.get("TIERGATE_COVERAGE_PLAN")
-    if not plan_path:
-        return
-    with open(plan_path) as f:
-        plan = json.load(f)
-    tag = "%d-%s" % (os.getpid(), os.urandom(4).hex())
-
-    def write(name, text):
-        with open(os.path.join(plan["out"], name + "-" + tag), "w") as f:
-            f.write(text)
-
-    try:
-        import coverage
-    except ImportError:
-        write("missing", sys.executable)
-        return
-    cov = coverage.Coverage(data_file=None, include=plan["include"], config_file=False, auto_data=False)
-    cov.clear_exclude()
-
-    def report():
-        cov.stop()
-        files = {}
-        for name in cov.get_data().measured_files():
-            try:
-                _, statements, _, missing, _ = cov.analysis2(name)
-            except Exception:
-                continue
-            files[name] = [sorted(statements), sorted(set(statements) - set(missing))]
-        write("report", json.dumps({"tool": "coverage.py " + coverage.__version__, "files": files}))
-
-    import atexit
-
-    atexit.register(report)
-    cov.start()
-
-
-def _tiergate_chain():
-    # The sitecustomize this one shadows on sys.path runs too.
-    import importlib.machinery
-    import importlib.util
-    import os
-    import sys
-
-    here = os.path.dirname(os.path.abspath(__file__))
-    path = [p for p in sys.path if os.path.abspath(p or ".") != here]
-    spec = importlib.machinery.PathFinder.find_spec("sitecustomize", path)
-    if spec is not None and spec.loader is not None:
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-
-
-try:
-    _tiergate_measure()
-except Exception:
-    pass
-_tiergate_chain()
-'''
+# Copied as the run's sitecustomize.py: it runs in the tests' own interpreter (its docstring says how).
+SITECUSTOMIZE = Path(__file__).with_name("coveragesite.py")
 
 
 def runner_facts(root: Path) -> RunnerFacts:
@@ -126,6 +62,22 @@ def runner_facts(root: Path) -> RunnerFacts:
         pytest_options="\n".join(options),
         scripts={k: v for k, v in scripts.items() if isinstance(v, str)} if isinstance(scripts, dict) else {},
     )
+
+
+def project_plan(root: Path, checks: Sequence[Check]) -> tuple[tuple[Check, Capability], ...]:
+    """Each test check of the project at `root` with whether it can take coverage at the gate."""
+    return plan(checks, runner_facts(root))
+
+
+def describe_plan(planned: Sequence[tuple[Check, Capability]]) -> tuple[bool, str]:
+    """Whether any check measures coverage at the gate; and which ("check `tests` (how)"), or why none can."""
+    taking = [f"check `{c.name}` ({found.reason})" for c, found in planned if found.tool]
+    if taking:
+        return True, "; ".join(taking)
+    if not planned:
+        return False, "no test check (none configured or detected) to measure it"
+    why = "; ".join(f"check `{c.name}` (`{c.command}`): {found.reason}" for c, found in planned)
+    return False, f"no test check can measure it: {why}"
 
 
 class Measurement:
@@ -154,7 +106,7 @@ class Measurement:
         )
         self._folder = folder
         (folder / "site").mkdir()
-        (folder / "site" / "sitecustomize.py").write_text(SITECUSTOMIZE)
+        shutil.copyfile(SITECUSTOMIZE, folder / "site" / "sitecustomize.py")
         added: dict[str, dict[str, str]] = {}
         for index, (key, (_, tool, chosen)) in enumerate(self.taking.items()):
             out = folder / str(index)
@@ -215,9 +167,6 @@ def _mkdir(project: Project) -> str:
 def _python_reports(out: Path, by_real: Mapping[str, str]) -> tuple[str, dict[str, FileLines]] | str:
     reports = sorted(out.glob("report-*"))
     if not reports:
-        missing = sorted({p.read_text(errors="replace").strip() for p in out.glob("missing-*")})
-        if missing:
-            return f"coverage.py is not importable by the tests' interpreter ({', '.join(missing)})"
         return "no Python process of its run started the measurement (PYTHONPATH or site dropped?)"
     tools: set[str] = set()
     files: dict[str, FileLines] = {}

@@ -147,6 +147,7 @@ class GateResult:
             "fingerprint": self.fingerprint,
             "workspace_changed": self.workspace_changed,
             "checks": [_verdict_dict(v) for v in self.verdicts],
+            **({} if self.coverage is None else {"coverage": self.coverage.summary()}),
         }
 
 

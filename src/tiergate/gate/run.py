@@ -122,6 +122,26 @@ def run_gate(
     return replace(result, coverage=coverage)
 
 
+def kept_coverage(
+    project: Project,
+    base: str | None,
+    checks: Sequence[Check],
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    exclusions: Exclusions = foreign.DEFAULT,
+) -> GateCoverage | None:
+    """The coverage a gate run of `checks` measured on this very workspace state, when its results
+    are kept (`tiergate tier` then judges as the claim did); None otherwise."""
+    if git_top_level(str(project.root)) is None:
+        return None
+    before = fingerprint(project.root, base, exclusions)
+    if not before:
+        return None
+    key = evidencecache.evidence_key(before, baseline.base_commit(project.root, base) or "", checks, timeout)
+    kept = evidencecache.load_evidence_and_coverage(project, key)
+    return None if kept is None else kept[1]
+
+
 def _kept(
     project: Project, key: str, measurement: Measurement | None
 ) -> tuple[tuple[CheckResult, ...], GateCoverage | None] | None:

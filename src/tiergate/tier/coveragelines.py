@@ -16,12 +16,12 @@ Format = Literal[
     "coverage.py data",
     "Cobertura XML",
     "LCOV",
-    "coverage.py, measured at the gate",
+    "Python line coverage, measured at the gate",
     "Node V8 coverage, measured at the gate",
 ]
 
 GATE_FORMATS: frozenset[str] = frozenset(
-    {"coverage.py, measured at the gate", "Node V8 coverage, measured at the gate"}
+    {"Python line coverage, measured at the gate", "Node V8 coverage, measured at the gate"}
 )
 
 
@@ -121,6 +121,14 @@ class GateCoverage:
     files: tuple[str, ...]
     measured: tuple[CoverageData, ...] = ()
     off: tuple[str, ...] = ()
+
+    def summary(self) -> dict[str, Any]:
+        """For the decision log: who measured, which files, and why the others did not."""
+        return {
+            "files": list(self.files),
+            "measured": [d.source for d in self.measured],
+            "off": list(self.off),
+        }
 
     def to_record(self) -> dict[str, Any]:
         return {
