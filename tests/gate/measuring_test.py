@@ -109,6 +109,57 @@ def test_a_command_that_cannot_take_it_runs_as_written_and_says_why(repo: Path) 
     assert judged.level == "partial" and "not measured at the gate:" in judged.evidence
 
 
+SHAPES = '''"""Shapes of Python the probes must leave working."""
+
+from __future__ import annotations
+
+import functools
+
+
+class Box:
+    """A box."""
+
+    size: int = 1
+
+    @functools.lru_cache
+    def grow(self, by: int) -> int:
+        try:
+            return self.size + by
+        except TypeError:
+            return -1
+        finally:
+            pass
+
+
+def kind(value: object) -> str:
+    match value:
+        case int():
+            return "int"
+        case _:
+            return "other"
+'''
+SHAPES_TEST = (
+    "from shapes import Box, kind\n\n\n"
+    "def test_shapes():\n"
+    "    assert Box.__doc__ == 'A box.' and Box().grow(2) == 3 and kind(1) == 'int'\n"
+    "    assert __import__('shapes').__doc__.startswith('Shapes')\n"
+)
+
+
+def test_probes_keep_docstrings_future_imports_and_every_statement_kind_working(repo: Path) -> None:
+    write(repo, {"shapes.py": SHAPES, "tests/test_shapes.py": SHAPES_TEST})
+
+    result, judged = gate(repo)
+
+    assert not result.refuted, result.verdicts[0].result.output
+    assert result.coverage is not None
+    lines = result.coverage.measured[0].files["shapes.py"]
+    # Statements only: not the docstrings, the __future__ import, a decorator's line, `except:`, `case`.
+    assert lines.executable == {5, 8, 11, 14, 15, 16, 18, 20, 23, 24, 26, 28}
+    assert lines.executable - lines.hit == {18, 28}
+    assert "not run: shapes.py:18,28" in judged.evidence
+
+
 def test_the_probed_modules_leave_no_trace_in_the_workspace(repo: Path) -> None:
     write(repo, {"calc.py": CALC_MUL, "tests/test_calc.py": TESTS_MUL})
     gate(repo)

@@ -7,7 +7,7 @@ The records `tiergate.tier.coveragedata` reads from coverage files on disk, and 
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -71,7 +71,7 @@ _CLOSERS = frozenset("})];,")
 _COMMENT_STARTS = ("//", "/*", "*")
 
 
-def v8_file_lines(source: str, functions: list[dict[str, object]]) -> FileLines:
+def v8_file_lines(source: str, functions: Sequence[Mapping[str, Any]]) -> FileLines:
     """The lines of a JavaScript file that V8's block coverage of one process (`functions`, as
     NODE_V8_COVERAGE writes them per script) shows executable and run.
 
@@ -82,7 +82,7 @@ def v8_file_lines(source: str, functions: list[dict[str, object]]) -> FileLines:
     ranges = sorted(
         (int(r["startOffset"]), int(r["endOffset"]), int(r["count"]))
         for f in functions
-        for r in f.get("ranges", [])  # type: ignore[attr-defined]
+        for r in f.get("ranges", [])
     )
     executable: set[int] = set()
     hit: set[int] = set()
