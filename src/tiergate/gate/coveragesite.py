@@ -131,7 +131,12 @@ def _tiergate_probes(plan, write):
         def find_spec(cls, name, path=None, target=None):
             if name.rpartition(".")[2] not in stems:
                 return None
-            spec = importlib.machinery.PathFinder.find_spec(name, path)
+            spec = None
+            for finder in sys.meta_path:  # as the import would find it (an editable install's finder, say)
+                if finder is not cls and hasattr(finder, "find_spec"):
+                    spec = finder.find_spec(name, path, target)
+                    if spec is not None:
+                        break
             loader = getattr(spec, "loader", None)
             if not isinstance(loader, importlib.machinery.SourceFileLoader):
                 return None
