@@ -101,10 +101,9 @@ class Measurement:
         """The variables to add to each measured check's environment, by check key."""
         if not self.taking:
             return {}
-        folder = Path(
-            tempfile.mkdtemp(prefix="run-", dir=ensure_state_dir(self.project) / _mkdir(self.project))
-        )
-        self._folder = folder
+        runs = ensure_state_dir(self.project) / FOLDER
+        runs.mkdir(mode=0o700, exist_ok=True)
+        folder = self._folder = Path(tempfile.mkdtemp(prefix="run-", dir=runs))
         (folder / "site").mkdir()
         shutil.copyfile(SITECUSTOMIZE, folder / "site" / "sitecustomize.py")
         added: dict[str, dict[str, str]] = {}
@@ -155,13 +154,8 @@ class Measurement:
     def _read(self, tool: Tool, out: Path, chosen: Sequence[str]) -> tuple[str, dict[str, FileLines]] | str:
         by_real = {os.path.realpath(self.project.root / f): f for f in chosen}
         if tool == "node":
-            return _node_reports(out, by_real)
+            return _node_reports(out, self.project.root, by_real)
         return _python_reports(out, by_real)
-
-
-def _mkdir(project: Project) -> str:
-    (project.state_dir / FOLDER).mkdir(mode=0o700, exist_ok=True)
-    return FOLDER
 
 
 def _python_reports(out: Path, by_real: Mapping[str, str]) -> tuple[str, dict[str, FileLines]] | str:
@@ -177,13 +171,16 @@ def _python_reports(out: Path, by_real: Mapping[str, str]) -> tuple[str, dict[st
             for name, (statements, ran) in data["files"].items():
                 path = by_real.get(os.path.realpath(name))
                 if path is not None:
-                    _merge(files, path, FileLines(frozenset(statements) | frozenset(ran), frozenset(ran)))
+                    hit = frozenset(map(int, ran))
+                    _merge(files, path, FileLines(frozenset(map(int, statements)) | hit, hit))
         except (OSError, ValueError, KeyError, TypeError) as exc:
             return f"a coverage report of its run cannot be read ({type(exc).__name__})"
     return ", ".join(sorted(tools)), files
 
 
-def _node_reports(out: Path, by_real: Mapping[str, str]) -> tuple[str, dict[str, FileLines]] | str:
+def _node_reports(
+    out: Path, root: Path, by_real: Mapping[str, str]
+) -> tuple[str, dict[str, FileLines]] | str:
     reports = sorted(out.glob("coverage-*.json"))
     if not reports:
         return "no Node process of its run wrote V8 coverage (NODE_V8_COVERAGE dropped?)"
@@ -197,7 +194,7 @@ def _node_reports(out: Path, by_real: Mapping[str, str]) -> tuple[str, dict[str,
                 if path is None:
                     continue
                 if path not in sources:
-                    sources[path] = Path(next(k for k, v in by_real.items() if v == path)).read_text()
+                    sources[path] = (root / path).read_text()
                 _merge(files, path, v8_file_lines(sources[path], script["functions"]))
         except (OSError, ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
             return f"a V8 coverage file of its run cannot be read ({type(exc).__name__})"

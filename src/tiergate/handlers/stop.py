@@ -185,9 +185,9 @@ def measure(project: Project, current: LoopState) -> Measured:
         gate, coverage = effects.gate(project, current, config, measurable_files(change))
         assessment = assess_change(
             project.root,
-            base,
-            current.task,
-            config,
+            base=base,
+            prompt=current.task,
+            config=config,
             exclusions=exclusions,
             change=change,
             gate_coverage=coverage,
