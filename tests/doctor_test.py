@@ -339,7 +339,12 @@ def test_json_output_holds_every_finding_and_the_overall_result(project: Path, h
     report: dict[str, Any] = json.loads(result.stdout)
     assert report["ok"] is True
     names = [f["name"] for f in report["findings"]]
-    assert names == ["tiergate", "plugin", "hooks", "claude", "project", "check tests", "state"]
+    assert names == ["tiergate", "plugin", "hooks", "claude", "project", "check tests", "coverage", "state"]
+    [coverage] = [f for f in report["findings"] if f["name"] == "coverage"]
+    assert (
+        coverage["status"] == "warn"
+        and "`true` is not a test runner the gate can measure" in coverage["detail"]
+    )
     assert {f["status"] for f in report["findings"]} <= {"ok", "warn"}
     assert report["problems"] == []
     assert report["state_dir"] == str(state_dir(project))

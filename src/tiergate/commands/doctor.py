@@ -91,6 +91,7 @@ def diagnose(cwd: Path, env: Mapping[str, str]) -> list[Finding]:
         claude_finding(env),
         git_finding(project),
         *check_findings(project, env.get("PATH")),
+        *coverage_finding(project),
         state_finding(project),
         *neighbour_findings(project, env),
         *legacy_state_finding(project),
@@ -300,6 +301,30 @@ def check_findings(project: Project, path: str | None = None) -> list[Finding]:
         hint = 'add a [checks] table to .tiergate.toml (for example tests = "pytest -q")'
         return [*skipped, Finding("warn", "checks", f"none configured {some}: {hint}")]
     return [*found, *skipped]
+
+
+def coverage_finding(project: Project) -> list[Finding]:
+    """Whether the gate measures the change's line coverage as it runs the tests, with which check
+    and tool, or why none can (then a code change never reaches LIGHT on measured coverage)."""
+    from tiergate.config import load_config
+    from tiergate.errors import UserError
+    from tiergate.gate.discovery import project_checks
+    from tiergate.gate.measuring import describe_plan, project_plan
+
+    try:
+        checks = project_checks(project.root, load_config(project.root))
+    except UserError:
+        return []  # check_findings has said what is wrong with the configuration
+    measured, said = describe_plan(project_plan(project.root, checks))
+    if measured:
+        return [Finding("ok", "coverage", f"measured at the gate as the tests run: {said}")]
+    return [
+        Finding(
+            "warn",
+            "coverage",
+            f"not measured at the gate ({said}): a code change reaches LIGHT only on coverage data",
+        )
+    ]
 
 
 def _configured(project: Project, name: str, command: str, origin: str, path: str | None) -> Finding:

@@ -11,8 +11,11 @@ from tiergate.text import plural
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from tiergate.config import Config
     from tiergate.foreign import Exclusions
     from tiergate.tier.assess import Assessment
+    from tiergate.tier.coveragelines import GateCoverage
+    from tiergate.tier.policy import TierPolicy
     from tiergate.tier.riskpaths import PathMatch
 
 HELP = "show the verification tier of the current change (or classify a JSON Lines batch)"
@@ -53,18 +56,27 @@ def run(args: argparse.Namespace) -> int:
             root = Path.cwd()
         classify_stream(sys.stdin, sys.stdout, BatchRules.for_project(root))
         return 0
+    from tiergate.config import load_config
     from tiergate.tier.assess import assess_change
 
     root = repo_root(Path.cwd())
     loop_base, exclusions = _loop(root)
     base = args.base or loop_base or "HEAD"
+    config = load_config(root)
     assessment = assess_change(
-        root, base=base, prompt=args.prompt, coverage=args.coverage, exclusions=exclusions
+        root,
+        base=base,
+        prompt=args.prompt,
+        config=config,
+        coverage=args.coverage,
+        exclusions=exclusions,
+        gate_coverage=None if args.base else _kept_coverage(root, loop_base, config, exclusions),
     )
     if args.json:
         _print_json(assessment, sys.stdout)
     elif args.explain:
-        sys.stdout.write(explain(assessment, prompt_given=args.prompt is not None))
+        route = light_route(assessment, config.tier_policy, _gate_plan(root, config))
+        sys.stdout.write(explain(assessment, prompt_given=args.prompt is not None, route=route))
     else:
         sys.stdout.write(summary(assessment))
     return 0
@@ -137,7 +149,70 @@ _STATUS_LETTERS = {
 }
 
 
-def explain(assessment: Assessment, prompt_given: bool) -> str:
+def _kept_coverage(
+    root: Path, base: str | None, config: Config, exclusions: Exclusions | None
+) -> GateCoverage | None:
+    """What the last gate run on this very workspace measured of the change, if its results are kept."""
+    import os
+
+    from tiergate.gate.discovery import project_checks
+    from tiergate.gate.run import kept_coverage
+    from tiergate.project import locate
+
+    project = locate(root, os.environ)
+    if not project.state_dir.is_dir():
+        return None
+    checks = project_checks(root, config)
+    return kept_coverage(
+        project,
+        base,
+        checks,
+        timeout=config.gate.timeout_seconds,
+        exclusions=config.exclusions if exclusions is None else exclusions,
+    )
+
+
+def _gate_plan(root: Path, config: Config) -> str:
+    """Which of the project's checks would measure the change's coverage at a claim's gate, or why none."""
+    from tiergate.gate.discovery import project_checks
+    from tiergate.gate.measuring import describe_plan, project_plan
+
+    return describe_plan(project_plan(root, project_checks(root, config)))[1]
+
+
+def light_route(assessment: Assessment, policy: TierPolicy, gate_plan: str) -> list[str]:
+    """How the change could reach LIGHT: which of files, lines and coverage block it, and for
+    coverage, what would measure it (or why nothing can) and what is not covered."""
+    decision = assessment.decision
+    facts = decision.facts
+    if decision.tier == "LIGHT":
+        return ["  it is LIGHT"]
+    if facts.has_security_implications or facts.has_architectural_changes:
+        return [
+            "  never: a security or architecture floor holds it at THOROUGH (no size or coverage lowers it)"
+        ]
+    files, lines = facts.files_changed, facts.lines_changed
+    route = [
+        _blocks(
+            files < policy.light_files_below, f"files: {files}, LIGHT needs < {policy.light_files_below}"
+        ),
+        _blocks(
+            lines < policy.light_lines_below, f"lines: {lines}, LIGHT needs < {policy.light_lines_below}"
+        ),
+        _blocks(
+            assessment.coverage.level == "full", f"coverage: {assessment.coverage.level}, LIGHT needs full"
+        ),
+    ]
+    if assessment.coverage.level != "full":
+        route += [f"      {assessment.coverage.evidence}", f"      at a claim's gate: {gate_plan}"]
+    return route
+
+
+def _blocks(ok: bool, what: str) -> str:
+    return f"  {'ok    ' if ok else 'blocks'}  {what}"
+
+
+def explain(assessment: Assessment, prompt_given: bool, route: list[str] | None = None) -> str:
     decision, change, scan = assessment.decision, assessment.change, assessment.scan
     verifier = decision.verifier
     additions = sum(f.additions for f in change.files)
@@ -168,6 +243,8 @@ def explain(assessment: Assessment, prompt_given: bool) -> str:
     else:
         lines.append("Override keyword: none" + ("" if prompt_given else " (no --prompt given)"))
     lines += ["", "Why:"] + [f"  - {reason}" for reason in decision.reasons]
+    if route is not None:
+        lines += ["", "How it could reach LIGHT:", *route]
     lines += ["", "The verifier must bring:"] + [f"  - {item}" for item in verifier.evidence_required]
     return "\n".join(lines) + "\n"
 

@@ -2,11 +2,12 @@
 
 Evidence: `<state_dir>/evidence/<key>.json`, the key a digest of the workspace fingerprint (HEAD, and
 every path that differs from the loop's base with its content: `tiergate.workspace.fingerprint`), the
-base, the checks (names and commands) and the timeout. A claim on the same workspace finds the results of the
-checks that ran on it; any edit, commit, new untracked file or changed check makes another key, so
-stale results are never found. Results of a run that changed the workspace itself, or that the gate's
-time budget cut short, are not kept (see `tiergate.gate.run`). Only the newest `KEEP_EVIDENCE` files
-stay.
+base, the checks (names and commands) and the timeout; kept with the line coverage the gate measured
+on that run (`tiergate.gate.measuring`), so that reused results bring their coverage. A claim on the
+same workspace finds the results of the checks that ran on it; any edit, commit, new untracked file
+or changed check makes another key, so stale results are never found. Results of a run that changed
+the workspace itself, or that the gate's time budget cut short, are not kept (see
+`tiergate.gate.run`). Only the newest `KEEP_EVIDENCE` files stay.
 
 Baseline: `<state_dir>/baseline/<base commit>.json`, each check's result at the base commit, by check
 key (name and command), with where it ran. Entries are added as they are needed; a concurrent writer
@@ -36,6 +37,7 @@ from tiergate.gate.checks import Check, CheckResult, signature
 from tiergate.gate.ruling import BaselineEntry
 from tiergate.project import Project, ensure_state_dir, open_sealed, state_name, write_sealed
 from tiergate.redact import redact
+from tiergate.tier.coveragelines import GateCoverage
 
 EVIDENCE_DIR = "evidence"
 BASELINE_DIR = "baseline"
@@ -55,6 +57,14 @@ def evidence_path(project: Project, key: str) -> Path:
 
 
 def load_evidence(project: Project, key: str) -> tuple[CheckResult, ...] | None:
+    kept = load_evidence_and_coverage(project, key)
+    return None if kept is None else kept[0]
+
+
+def load_evidence_and_coverage(
+    project: Project, key: str
+) -> tuple[tuple[CheckResult, ...], GateCoverage | None] | None:
+    """The kept results, with the coverage the gate measured on that run (None: it measured none)."""
     path = evidence_path(project, key)
     data = _read_json(project, path)
     if data is None:
@@ -63,23 +73,36 @@ def load_evidence(project: Project, key: str) -> tuple[CheckResult, ...] | None:
         _rejected(project, path, "it is not this key's results")
         return None
     try:
-        return tuple(_result(item) for item in data["results"])
+        results = tuple(_result(item) for item in data["results"])
     except (KeyError, TypeError, ValueError):
         _rejected(project, path, "it holds something that is not a check result")
+        return None
+    try:
+        coverage = data.get("coverage")
+        return results, None if coverage is None else GateCoverage.from_record(coverage)
+    except (KeyError, TypeError, ValueError):
+        _rejected(project, path, "its coverage is not the gate's measurement")
         return None
 
 
 def store_evidence(
-    project: Project, key: str, results: Sequence[CheckResult], now: float | None = None
+    project: Project,
+    key: str,
+    results: Sequence[CheckResult],
+    now: float | None = None,
+    coverage: GateCoverage | None = None,
 ) -> None:
+    """Keep `results` (and the coverage measured with them) for the workspace state `key` names."""
     ensure_state_dir(project)
     path = evidence_path(project, key)
-    record = {
+    record: dict[str, Any] = {
         "schema": SCHEMA,
         "key": key,
         "recorded_at": time.time() if now is None else now,
         "results": [_kept(r) for r in results],
     }
+    if coverage is not None:
+        record["coverage"] = coverage.to_record()
     write_sealed(project, path, json.dumps(record, indent=1).encode())
     _prune(path.parent, KEEP_EVIDENCE)
 

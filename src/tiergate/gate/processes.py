@@ -35,7 +35,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -89,9 +89,11 @@ def run_checks(
     progress: Progress | None = None,
     heartbeat: float = DEFAULT_HEARTBEAT,
     label: str = "",
+    env: Mapping[str, Mapping[str, str]] | None = None,
 ) -> tuple[CheckResult, ...]:
-    """Run `checks` concurrently in `cwd`; their results in the order given."""
-    runner = _Runner(cwd, timeout, grace, tail_bytes, progress, heartbeat, label)
+    """Run `checks` concurrently in `cwd`; their results in the order given. `env`: variables added to
+    the environment of some checks, by check key (the gate's coverage measurement)."""
+    runner = _Runner(cwd, timeout, grace, tail_bytes, progress, heartbeat, label, env or {})
     reaping = _Reaping()
     try:
         return anyio.run(runner.run_all, tuple(checks), reaping)
@@ -118,6 +120,7 @@ class _Runner:
     progress: Progress | None
     heartbeat: float
     label: str
+    env: Mapping[str, Mapping[str, str]]
 
     async def run_all(self, checks: tuple[Check, ...], reaping: _Reaping) -> tuple[CheckResult, ...]:
         results: dict[int, CheckResult] = {}
@@ -146,7 +149,8 @@ class _Runner:
             return result
         started = time.monotonic()
         try:
-            process = await reaping.spawn([SHELL, "-c", check.command], self.cwd, mark)
+            added = self.env.get(check.key, {})
+            process = await reaping.spawn([SHELL, "-c", check.command], self.cwd, mark, added)
         except OSError as exc:
             result = _result(check, "error", None, 0.0, _Tail(0), f"could not run: could not start: {exc}")
             self._report(ProgressEvent("end", check, 0.0, result, self.label))
@@ -208,7 +212,9 @@ class _Reaping:
         self._watcher: reaper.Watcher | None = None
         self._groups: set[int] = set()
 
-    async def spawn(self, command: list[str], cwd: Path, mark: str) -> anyio.abc.Process:
+    async def spawn(
+        self, command: list[str], cwd: Path, mark: str, added: Mapping[str, str]
+    ) -> anyio.abc.Process:
         if self._watcher is None:
             self._watcher = reaper.Watcher(self.mark)
         # anyio.open_process takes no preexec_fn; its backend passes one on to subprocess.Popen.
@@ -221,7 +227,7 @@ class _Reaping:
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             cwd=cwd,
-            env=reaper.marked_env(os.environ, mark),
+            env=reaper.marked_env({**os.environ, **added}, mark),
             start_new_session=True,
             preexec_fn=preexec,
         )

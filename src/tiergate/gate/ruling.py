@@ -48,6 +48,7 @@ from typing import Any, Literal
 from tiergate.gate.checks import COMPILE_STAGE, CheckResult
 from tiergate.gate.output import Failure, OutputSummary, summarize
 from tiergate.text import BLOCK_MARKER, cut, plural, quote_inline
+from tiergate.tier.coveragelines import GateCoverage
 
 Standing = Literal["passed", "new", "pre-existing", "skipped"]
 Where = Literal["workspace", "worktree"]
@@ -111,6 +112,7 @@ class GateResult:
     fingerprint: str | None  # the workspace the results are for; None outside git
     reused: bool  # the results come from an earlier run on this same workspace
     workspace_changed: bool = False  # running the checks changed the workspace (so nothing was kept)
+    coverage: GateCoverage | None = None  # the change's line coverage, measured with the tests
 
     @property
     def refuted(self) -> bool:
@@ -145,6 +147,7 @@ class GateResult:
             "fingerprint": self.fingerprint,
             "workspace_changed": self.workspace_changed,
             "checks": [_verdict_dict(v) for v in self.verdicts],
+            **({} if self.coverage is None else {"coverage": self.coverage.summary()}),
         }
 
 

@@ -31,9 +31,11 @@ from tiergate.gate import baseline
 from tiergate.gate import cache as evidencecache
 from tiergate.gate.checks import BEHAVIOUR_STAGE, COMPILE_STAGE, Check, CheckResult
 from tiergate.gate.discovery import project_checks
+from tiergate.gate.measuring import Measurement
 from tiergate.gate.processes import DEFAULT_TIMEOUT, Progress, run_checks, skipped
 from tiergate.gate.ruling import BaselineEntry, GateResult, judge, new_compile_failures
 from tiergate.project import Project, git_top_level
+from tiergate.tier.coveragelines import GateCoverage
 from tiergate.workspace.fingerprint import fingerprint
 
 if TYPE_CHECKING:
@@ -41,6 +43,7 @@ if TYPE_CHECKING:
     from tiergate.foreign import Exclusions
 
 NOT_RUN = "not run: the compile stage has a new failure"
+CHANGED_WHILE_MEASURED = "the checks changed the workspace: what they measured is not evidence for it"
 MIN_STAGE_SECONDS = 1.0
 
 
@@ -72,13 +75,16 @@ def run_gate(
     reuse: bool = True,
     strict: Collection[str] = (),
     exclusions: Exclusions = foreign.DEFAULT,
+    measure: Sequence[str] | None = None,
 ) -> GateResult:
     """Run (or reuse) the checks for the workspace at `project.root` and judge them against the
     baseline at `base` (the loop's base; HEAD when None). `timeout` is per check, `budget` (seconds,
     None: unbounded) for the whole gate, baseline runs included. The checks whose keys are in `strict`
     are never excused by the baseline (nor run at the base for it). The workspace's fingerprint leaves
     out other tools' state (`exclusions`): a plugin writing its state while the checks run has not
-    changed the workspace they judged."""
+    changed the workspace they judged. `measure`: the change's code files, whose line coverage the test
+    checks that can take it measure as they run (`tiergate.gate.measuring`; None: no measurement);
+    it comes back as the result's `coverage`, and is kept with the results."""
     checks = tuple(checks)
     strict = frozenset(strict)
     if not checks:
@@ -88,20 +94,66 @@ def run_gate(
     commit = baseline.base_commit(project.root, base) if in_git else None
     before = fingerprint(project.root, base, exclusions)
     key = evidencecache.evidence_key(before, commit or "", checks, timeout) if before else None
-    kept = evidencecache.load_evidence(project, key) if key and reuse else None
+    measurement = None if measure is None else Measurement(project, checks, measure)
+    kept = _kept(project, key, measurement) if key and reuse else None
     deadline = None if budget is None else time.monotonic() + budget
-    run = _Run(project, commit, checks, timeout, deadline, progress, strict)
     if kept is not None:
-        return judge(kept, run.baseline_for(kept), fingerprint=before, reused=True, strict=strict)
-    results = run.staged()
+        run = _Run(project, commit, checks, timeout, deadline, progress, strict)
+        result = judge(kept[0], run.baseline_for(kept[0]), fingerprint=before, reused=True, strict=strict)
+        return replace(result, coverage=kept[1])
+    try:
+        env = measurement.env() if measurement else {}
+        run = _Run(project, commit, checks, timeout, deadline, progress, strict, env)
+        results = run.staged()
+        coverage = measurement.collect(results) if measurement else None
+    finally:
+        if measurement:
+            measurement.close()
     after = fingerprint(project.root, base, exclusions)
+    if coverage is not None and after != before:
+        coverage = replace(coverage, measured=(), off=(*coverage.off, CHANGED_WHILE_MEASURED))
     # A check that did not finish, or could not run, says nothing of this workspace (its program may
     # be installed next, the machine may be less loaded): such a run is not kept, the next claim runs it.
     finished = not any(r.status == "timed_out" or r.could_not_run for r in results)
     if key and after == before and not run.cut_short and finished:
-        evidencecache.store_evidence(project, key, results)
+        evidencecache.store_evidence(project, key, results, coverage=coverage)
     entries = run.baseline_for(results)
-    return judge(results, entries, fingerprint=before, workspace_changed=after != before, strict=strict)
+    result = judge(results, entries, fingerprint=before, workspace_changed=after != before, strict=strict)
+    return replace(result, coverage=coverage)
+
+
+def kept_coverage(
+    project: Project,
+    base: str | None,
+    checks: Sequence[Check],
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    exclusions: Exclusions = foreign.DEFAULT,
+) -> GateCoverage | None:
+    """The coverage a gate run of `checks` measured on this very workspace state, when its results
+    are kept (`tiergate tier` then judges as the claim did); None otherwise."""
+    if git_top_level(str(project.root)) is None:
+        return None
+    before = fingerprint(project.root, base, exclusions)
+    if not before:
+        return None
+    key = evidencecache.evidence_key(before, baseline.base_commit(project.root, base) or "", checks, timeout)
+    kept = evidencecache.load_evidence_and_coverage(project, key)
+    return None if kept is None else kept[1]
+
+
+def _kept(
+    project: Project, key: str, measurement: Measurement | None
+) -> tuple[tuple[CheckResult, ...], GateCoverage | None] | None:
+    """The results kept for `key`, with their coverage; a miss when this run would measure coverage
+    the kept run did not (kept by a run that measured nothing, or other files)."""
+    kept = evidencecache.load_evidence_and_coverage(project, key)
+    if kept is None or measurement is None:
+        return kept
+    results, coverage = kept
+    if coverage is None or coverage.files != measurement.files:
+        return None if measurement.taking else (results, measurement.nothing_taken())
+    return kept
 
 
 @dataclass
@@ -113,6 +165,7 @@ class _Run:
     deadline: float | None  # time.monotonic() by which the gate must be done
     progress: Progress | None
     strict: frozenset[str]
+    env: dict[str, dict[str, str]] = field(default_factory=dict)  # added to some checks', by key
     cut_short: bool = field(default=False, init=False)  # some check got less than the full timeout
 
     def __post_init__(self) -> None:
@@ -139,7 +192,7 @@ class _Run:
         if self.deadline is not None and allowed < min(MIN_STAGE_SECONDS, self.timeout):
             self.cut_short = True
             return tuple(_out_of_time(skipped(c, "")) for c in chosen)
-        results = run_checks(chosen, self.project.root, timeout=allowed, progress=self.progress)
+        results = run_checks(chosen, self.project.root, timeout=allowed, progress=self.progress, env=self.env)
         if allowed < self.timeout and any(r.status == "timed_out" for r in results):
             self.cut_short = True
             results = tuple(_out_of_time(r) if r.status == "timed_out" else r for r in results)

@@ -15,9 +15,12 @@ from tiergate.loop.refutation import after_rollback
 from tiergate.text import quote_inline
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from tiergate.config import Config
     from tiergate.gate.ruling import GateResult
     from tiergate.project import Project
+    from tiergate.tier.coveragelines import GateCoverage
 
 # The Stop hook gets 600 s (hooks/hooks.json); measuring the change, judging and answering need far
 # less than the rest, and a hook killed at its timeout decides nothing (the claim would pass).
@@ -52,9 +55,12 @@ def policies(config: Config) -> Policies:
     )
 
 
-def gate(project: Project, current: LoopState, config: Config) -> GateFacts:
+def gate(
+    project: Project, current: LoopState, config: Config, measure: Sequence[str] | None = None
+) -> tuple[GateFacts, GateCoverage | None]:
     """Run (or reuse) the project's checks for the workspace against the loop's base, within the
-    Stop hook's time, silently (stdout is the protocol's channel); the run goes to the decision log."""
+    Stop hook's time, silently (stdout is the protocol's channel); the run goes to the decision log.
+    The test checks measure the line coverage of `measure` (the change's code files) as they run."""
     from tiergate import foreign
     from tiergate.gate.checks import make_check
     from tiergate.gate.discovery import project_checks
@@ -75,13 +81,14 @@ def gate(project: Project, current: LoopState, config: Config) -> GateFacts:
         budget=GATE_BUDGET_SECONDS,
         strict={c.key for c in accepted},
         exclusions=foreign.of_loop(current),
+        measure=measure,
     )
     report = result.report_text(REPORT_IN_BLOCK)
     failing = tuple(
         (v.result.name, "\n".join((*v.new_tests, *v.summary.lines)) or v.result.reason)
         for v in result.new_failures
     )
-    return GateFacts(
+    facts = GateFacts(
         refuted=result.refuted,
         report=report,
         packet=result.packet_lines() if result.verdicts else (),
@@ -94,6 +101,7 @@ def gate(project: Project, current: LoopState, config: Config) -> GateFacts:
         binds=not result.workspace_changed and all(v.result.status == "failed" for v in result.new_failures),
         notice=could_not_run_notice(result),
     )
+    return facts, result.coverage
 
 
 def could_not_run_notice(result: GateResult) -> str:

@@ -174,16 +174,24 @@ def measure(project: Project, current: LoopState) -> Measured:
     try:
         from tiergate.handlers import effects
         from tiergate.tier.assess import assess_change
+        from tiergate.tier.change import measure_change
+        from tiergate.tier.coverage import measurable_files
 
         config = effects.loop_config(project, current)  # the rules it started with, not the file now
+        exclusions = foreign.of_loop(current)  # the rules every hook of this loop uses
+        base = current.base or "HEAD"
+        change = measure_change(project.root, base, exclusions)
+        # The gate first: its tests measure the change's coverage, and the tier is judged on that.
+        gate, coverage = effects.gate(project, current, config, measurable_files(change))
         assessment = assess_change(
             project.root,
-            base=current.base or "HEAD",
+            base=base,
             prompt=current.task,
             config=config,
-            exclusions=foreign.of_loop(current),  # the rules every hook of this loop uses
+            exclusions=exclusions,
+            change=change,
+            gate_coverage=coverage,
         )
-        gate = effects.gate(project, current, config)
         dirty = effects.dirty(project, current) if gate.refuted else None
     except Exception as exc:
         from tiergate.errors import UserError

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from tiergate.tier.change import ChangeMeasurement, measure_change
 from tiergate.tier.coverage import CoverageJudgement, judge_coverage
+from tiergate.tier.coveragelines import GateCoverage
 from tiergate.tier.keywords import find_override
 from tiergate.tier.policy import ChangeFacts, Coverage, TierDecision, select_tier
 from tiergate.tier.riskpaths import RiskPaths, RiskScan
@@ -68,22 +69,26 @@ def assess_change(
     config: Config | None = None,
     coverage: Coverage | None = None,
     exclusions: Exclusions | None = None,
+    change: ChangeMeasurement | None = None,
+    gate_coverage: GateCoverage | None = None,
 ) -> Assessment:
     """Measure the change since `base` in the repository at `root` and select its tier.
 
     `coverage` given by the caller (`--coverage`) replaces the judgement from coverage data. Other
     tools' state is left out: `exclusions`, else the configuration's (`Config.exclusions`); a loop
-    passes its own (`tiergate.foreign.of_loop`), the ones every hook of it uses.
+    passes its own (`tiergate.foreign.of_loop`), the ones every hook of it uses. A claim passes the
+    `change` it measured before its gate ran, and the coverage the gate measured of it (`gate_coverage`).
     """
     if config is None:
         from tiergate.config import load_config
 
         config = load_config(root)
-    change = measure_change(root, base, config.exclusions if exclusions is None else exclusions)
+    if change is None:
+        change = measure_change(root, base, config.exclusions if exclusions is None else exclusions)
     judgement = (
         CoverageJudgement(level=coverage, evidence="given on the command line")
         if coverage is not None
-        else judge_coverage(change)
+        else judge_coverage(change, gate_coverage)
     )
     facts, scan = facts_from_paths(
         change.paths, change.lines_changed, judgement.level, risk_paths(config), judgement.evidence

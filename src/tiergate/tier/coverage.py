@@ -20,6 +20,11 @@ than that of every changed file still on disk (coverage artefacts themselves asi
 data is not used, and the evidence says so. Several usable files are merged: a line counts as
 executable, or as run, if any of them says so.
 
+The gate measures coverage itself when it runs tests that can take it (`tiergate.gate.measuring`); what
+it measured (`GateCoverage`) is then the only data used: coverage files in the workspace are not read,
+and no staleness applies (it was measured on this very workspace state). When the gate measured
+nothing, the evidence says why for each test check, after the judgement from the files on disk.
+
 Without usable data the judgement is honest about knowing less, and is never `full`: `partial` when
 tests touch the change, `none` when they do not. Tests touch the change when a test file changed, when
 a test file (tracked, or untracked and not ignored) names a changed module's stem as a whole word
@@ -46,6 +51,7 @@ from tiergate import git, gitformat
 from tiergate.text import quote_inline
 from tiergate.tier import coveragedata
 from tiergate.tier.change import ChangeMeasurement, FileChange
+from tiergate.tier.coveragelines import GATE_FORMATS, CoverageData, GateCoverage, LineMap
 
 Level = Literal["none", "partial", "full"]
 
@@ -124,13 +130,20 @@ def pathspecs_of_tests() -> list[str]:
     return sorted(names | dirs)
 
 
-def judge_coverage(change: ChangeMeasurement) -> CoverageJudgement:
-    code = [f for f in change.files if classify(f.path) == "code"]
-    # A file has new-side lines exactly when it has additions; their numbers are needed only with data.
-    grown = [f for f in code if f.status != "deleted" and not f.binary and f.additions]
+def judge_coverage(change: ChangeMeasurement, gate: GateCoverage | None = None) -> CoverageJudgement:
+    """The judgement; from what the gate measured (`gate`) when it measured any, and then never from
+    coverage files in the workspace, which the agent can write."""
+    grown = _grown(change)
     if not grown:
-        return CoverageJudgement("full", _vacuous(change, code))
-    data, reason = _usable_data(change, {f.path for f in grown})
+        return CoverageJudgement(
+            "full", _vacuous(change, [f for f in change.files if classify(f.path) == "code"])
+        )
+    off = f"; not measured at the gate: {_some(gate.off)}" if gate is not None and gate.off else ""
+    if gate is not None and gate.measured:
+        data, reason = list(gate.measured), off
+    else:
+        data, reason = _usable_data(change, {f.path for f in grown})
+        reason += off
     if not data:
         return _fallback(change, grown, reason)
     try:
@@ -141,6 +154,17 @@ def judge_coverage(change: ChangeMeasurement) -> CoverageJudgement:
     if lost:  # never judge from the lines that happened to be found
         return _fallback(change, grown, f"changed line numbers unknown for {_some(lost)}")
     return _from_data(data, lines, reason)
+
+
+def measurable_files(change: ChangeMeasurement) -> tuple[str, ...]:
+    """The changed code files that have new lines: the ones whose coverage is judged."""
+    return tuple(f.path for f in _grown(change))
+
+
+def _grown(change: ChangeMeasurement) -> list[FileChange]:
+    # A file has new-side lines exactly when it has additions; their numbers are needed only with data.
+    code = [f for f in change.files if classify(f.path) == "code"]
+    return [f for f in code if f.status != "deleted" and not f.binary and f.additions]
 
 
 def changed_lines(change: ChangeMeasurement, files: Sequence[FileChange]) -> dict[str, frozenset[int]]:
@@ -190,15 +214,13 @@ def _vacuous(change: ChangeMeasurement, code: Sequence[FileChange]) -> str:
     return f"no code changed ({_count(change.files, 'file')}: docs, config, data or tests): {tail}"
 
 
-def _usable_data(
-    change: ChangeMeasurement, wanted: Collection[str]
-) -> tuple[list[coveragedata.CoverageData], str]:
+def _usable_data(change: ChangeMeasurement, wanted: Collection[str]) -> tuple[list[CoverageData], str]:
     """The coverage files newer than the change, read; and a note on those that are not usable."""
     found = coveragedata.present(change.root)
     if not found:
         return [], "no coverage data"
     newest, newest_path = _newest_change(change)
-    usable: list[coveragedata.CoverageData] = []
+    usable: list[CoverageData] = []
     notes: list[str] = []
     for name, fmt in found:
         if (change.root / name).stat().st_mtime_ns <= newest:
@@ -240,9 +262,9 @@ def _is_artefact(path: str) -> bool:
 
 
 def _from_data(
-    data: Sequence[coveragedata.CoverageData], lines: dict[str, frozenset[int]], note: str
+    data: Sequence[CoverageData], lines: dict[str, frozenset[int]], note: str
 ) -> CoverageJudgement:
-    merged = coveragedata.LineMap()
+    merged = LineMap()
     for d in data:
         merged.add(d)
     total = hit = 0
@@ -323,7 +345,9 @@ def _has_own_tests(root: Path, path: str) -> bool:
     return False
 
 
-def _sources(data: Sequence[coveragedata.CoverageData]) -> str:
+def _sources(data: Sequence[CoverageData]) -> str:
+    if all(d.format in GATE_FORMATS for d in data):
+        return f"{', '.join(d.source for d in data)}, measured at the gate,"
     if len(data) == 1:
         return f"{data[0].source} ({data[0].format}, newer than the change)"
     listed = ", ".join(f"{d.source} ({d.format})" for d in data)

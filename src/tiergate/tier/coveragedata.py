@@ -22,12 +22,11 @@ when exactly one such data path exists: data written on another machine, or pack
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Collection, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Collection, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
-Format = Literal["coverage.py JSON", "coverage.py data", "Cobertura XML", "LCOV"]
+from tiergate.tier.coveragelines import CoverageData, FileLines, Format
 
 LOCATIONS: tuple[tuple[str, Format], ...] = (
     ("coverage.json", "coverage.py JSON"),
@@ -56,46 +55,6 @@ LOCATIONS: tuple[tuple[str, Format], ...] = (
 
 class CoverageDataError(Exception):
     """A coverage file that cannot be used; the message says why, in a few words."""
-
-
-@dataclass(frozen=True)
-class FileLines:
-    executable: frozenset[int]
-    hit: frozenset[int]
-
-    def __or__(self, other: FileLines) -> FileLines:
-        return FileLines(self.executable | other.executable, self.hit | other.hit)
-
-
-@dataclass(frozen=True)
-class CoverageData:
-    source: str  # the data file, repository-relative
-    format: Format
-    files: Mapping[str, FileLines]  # repository-relative path (as written when outside) -> its lines
-
-
-@dataclass
-class LineMap:
-    """Line coverage merged over data files: a line is executable, or hit, if any of them says so."""
-
-    files: dict[str, FileLines] = field(default_factory=dict)
-    _by_name: dict[str, set[str]] = field(default_factory=dict)
-
-    def add(self, data: CoverageData) -> None:
-        for path, lines in data.files.items():
-            known = self.files.get(path)
-            self.files[path] = lines if known is None else known | lines
-            self._by_name.setdefault(posixpath.basename(path), set()).add(path)
-
-    def get(self, path: str) -> FileLines | None:
-        if path in self.files:
-            return self.files[path]
-        near = [
-            key
-            for key in self._by_name.get(posixpath.basename(path), ())
-            if key.endswith("/" + path) or path.endswith("/" + key)
-        ]
-        return self.files[near[0]] if len(near) == 1 else None
 
 
 def present(root: Path) -> list[tuple[str, Format]]:

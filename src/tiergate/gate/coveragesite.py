@@ -1,0 +1,177 @@
+# mypy: ignore-errors
+"""tiergate: line coverage of the gate's test run, for the change's files only (written for one run).
+
+Copied as `sitecustomize.py` into a folder the gate puts first on PYTHONPATH (`tiergate.gate.measuring`);
+never imported by tiergate itself. It runs in every Python process of a measured check, before the
+check's own code: stdlib only, silent (an error here must never change what the tests do), on any
+Python 3.8 or later the project may use.
+
+- Python 3.12+ with coverage.py 7.4+ importable: coverage.py on sys.monitoring, which stops reporting
+  a code object once it is known to be outside `include`, so only the change's files cost anything.
+  The project's coverage settings and exclusion pragmas are ignored: the agent can edit those.
+- Otherwise (no sys.monitoring, where a tracer would see every line of every file, about doubling a
+  suite's time; or no coverage.py): the change's modules are compiled with a probe before each
+  statement, never cached in __pycache__, and nothing else is touched.
+
+Each process writes, at exit, the statement lines of each measured file and the ones that ran.
+"""
+
+
+def _tiergate_measure():
+    import json
+    import os
+    import sys
+
+    plan_path = os.environ.get("TIERGATE_COVERAGE_PLAN")
+    if not plan_path:
+        return
+    with open(plan_path) as f:
+        plan = json.load(f)
+    tag = "%d-%s" % (os.getpid(), os.urandom(4).hex())
+
+    def write(files, tool):
+        with open(os.path.join(plan["out"], "report-" + tag), "w") as f:
+            f.write(json.dumps({"tool": tool, "files": files}))
+
+    if hasattr(sys, "monitoring"):
+        try:
+            import coverage
+        except ImportError:
+            coverage = None
+        if coverage is not None and coverage.version_info >= (7, 4):
+            _tiergate_coveragepy(coverage, plan, write)
+            return
+    _tiergate_probes(plan, write)
+
+
+def _tiergate_coveragepy(coverage, plan, write):
+    import atexit
+    import os
+
+    os.environ.setdefault("COVERAGE_CORE", "sysmon")
+    cov = coverage.Coverage(data_file=None, include=plan["include"], config_file=False, auto_data=False)
+    cov.clear_exclude()
+
+    def report():
+        cov.stop()
+        files = {}
+        for name in cov.get_data().measured_files():
+            try:
+                _, statements, _, missing, _ = cov.analysis2(name)
+            except Exception:
+                continue
+            files[name] = [sorted(statements), sorted(set(statements) - set(missing))]
+        write(files, "coverage.py %s on sys.monitoring" % coverage.__version__)
+
+    atexit.register(report)
+    cov.start()
+
+
+_TIERGATE_FUNCTIONS = ("FunctionDef", "AsyncFunctionDef", "ClassDef")
+
+
+def _tiergate_instrument(statements, lines, docstring):
+    """`statements` with a probe before each one (docstrings and __future__ imports aside), inner
+    bodies too; their lines added to `lines`."""
+    import ast
+
+    out = []
+    for index, node in enumerate(statements):
+        is_doc = docstring and index == 0 and isinstance(node, ast.Expr)
+        is_doc = is_doc and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+        future = isinstance(node, ast.ImportFrom) and node.module == "__future__"
+        if not (is_doc or future):
+            lines.add(node.lineno)
+            probe = ast.parse("__tiergate_lines__[%d] = 1" % node.lineno).body[0]
+            for part in ast.walk(probe):
+                ast.copy_location(part, node)
+            out.append(probe)
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(node, field, None)
+            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                defines = field == "body" and type(node).__name__ in _TIERGATE_FUNCTIONS
+                setattr(node, field, _tiergate_instrument(inner, lines, defines))
+        for holder in getattr(node, "handlers", []) + getattr(node, "cases", []):
+            holder.body = _tiergate_instrument(holder.body, lines, False)
+        out.append(node)
+    return out
+
+
+def _tiergate_probes(plan, write):
+    import ast
+    import atexit
+    import importlib.machinery
+    import os
+    import sys
+
+    wanted = set(plan["include"])
+    stems = set()
+    for path in wanted:
+        stem = os.path.splitext(os.path.basename(path))[0]
+        stems.add(os.path.basename(os.path.dirname(path)) if stem == "__init__" else stem)
+    probed = {}  # file -> (statement lines, {line run: 1})
+
+    class Loader(importlib.machinery.SourceFileLoader):
+        def get_code(self, fullname):
+            # Never from or to __pycache__: the probes are for this run only.
+            path = self.get_filename(fullname)
+            tree = ast.parse(self.get_data(path), path)
+            lines = set()
+            tree.body = _tiergate_instrument(tree.body, lines, True)
+            probed.setdefault(os.path.realpath(path), (lines, {}))
+            return compile(tree, path, "exec", dont_inherit=True)
+
+        def exec_module(self, module):
+            code = self.get_code(module.__name__)
+            module.__dict__["__tiergate_lines__"] = probed[os.path.realpath(self.path)][1]
+            exec(code, module.__dict__)
+
+    class Finder:
+        @classmethod
+        def find_spec(cls, name, path=None, target=None):
+            if name.rpartition(".")[2] not in stems:
+                return None
+            spec = None
+            for finder in sys.meta_path:  # as the import would find it (an editable install's finder, say)
+                if finder is not cls and hasattr(finder, "find_spec"):
+                    spec = finder.find_spec(name, path, target)
+                    if spec is not None:
+                        break
+            loader = getattr(spec, "loader", None)
+            if not isinstance(loader, importlib.machinery.SourceFileLoader):
+                return None
+            if os.path.realpath(spec.origin) not in wanted:
+                return None
+            spec.loader = Loader(loader.name, loader.path)
+            return spec
+
+    def report():
+        write(
+            {name: [sorted(lines), sorted(ran)] for name, (lines, ran) in probed.items()},
+            "tiergate line probes",
+        )
+
+    atexit.register(report)
+    sys.meta_path.insert(0, Finder)
+
+
+def _tiergate_chain():
+    # The sitecustomize this one shadows on sys.path runs too.
+    import importlib.machinery
+    import importlib.util
+    import os
+    import sys
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    path = [p for p in sys.path if os.path.abspath(p or ".") != here]
+    spec = importlib.machinery.PathFinder.find_spec("sitecustomize", path)
+    if spec is not None and spec.loader is not None:
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+
+
+try:
+    _tiergate_measure()
+except Exception:
+    pass
+_tiergate_chain()

@@ -1,0 +1,212 @@
+"""Line coverage measured by the gate itself, while it runs the project's tests (`tiergate.gate.run`).
+
+For each test check that can take it (`tiergate.gate.coverageplan`), the check's environment gets the
+measurement, and its command line stays as the user wrote it:
+
+- Python: a folder holding tiergate's `sitecustomize.py` (`tiergate.gate.coveragesite`) goes first on
+  PYTHONPATH, so every Python process of the check measures the change's Python files, and only them:
+  with coverage.py on sys.monitoring where the tests' interpreter has both (Python 3.12+, coverage.py
+  7.4+), else with line probes compiled into those modules alone (a tracer on older Pythons sees every
+  line of every file, and would about double a suite's time). The project's coverage settings and
+  exclusion pragmas are ignored: the agent under verification can edit those, and a
+  `# pragma: no cover` must not hide a changed line. At exit each process writes the statement lines
+  of each measured file and the ones that ran to a report in the run's folder. A sitecustomize it
+  shadows (a distribution's, the project's) still runs after it.
+- Node: NODE_V8_COVERAGE names a folder where every Node process of the check writes V8's block
+  coverage at exit; the ranges of the change's JavaScript files become lines
+  (`tiergate.tier.coveragelines.v8_file_lines`).
+
+Everything goes to a folder of its own under tiergate's state folder (never the workspace), removed
+once the reports are read. A process of the check can write there too: data from the tests'
+processes is only as honest as the tests (docs/ARCHITECTURE.md, "Coverage measured at the gate").
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from tiergate.gate.checks import Check, CheckResult
+from tiergate.gate.coverageplan import FORMATS, Capability, RunnerFacts, Tool, files_for, plan
+from tiergate.project import Project, ensure_state_dir
+from tiergate.tier.coveragelines import CoverageData, FileLines, GateCoverage, v8_file_lines
+
+FOLDER = "coverage"
+PLAN_VARIABLE = "TIERGATE_COVERAGE_PLAN"
+
+# Copied as the run's sitecustomize.py: it runs in the tests' own interpreter (its docstring says how).
+SITECUSTOMIZE = Path(__file__).with_name("coveragesite.py")
+
+
+def runner_facts(root: Path) -> RunnerFacts:
+    """The project's pytest options (as text: only whether they add `--cov` matters) and package.json
+    scripts; unreadable files count as absent."""
+    from tiergate.gate.discovery import read_facts
+
+    facts = read_facts(root)
+    options = [
+        str(facts.pyproject.get("tool", {}).get("pytest", {}).get("ini_options", {}).get("addopts", ""))
+    ]
+    for name in ("pytest.ini", ".pytest.ini", "setup.cfg", "tox.ini"):
+        with contextlib.suppress(OSError):
+            options.append((root / name).read_text(errors="replace"))
+    scripts = facts.package_json.get("scripts")
+    return RunnerFacts(
+        pytest_options="\n".join(options),
+        scripts={k: v for k, v in scripts.items() if isinstance(v, str)} if isinstance(scripts, dict) else {},
+    )
+
+
+def project_plan(root: Path, checks: Sequence[Check]) -> tuple[tuple[Check, Capability], ...]:
+    """Each test check of the project at `root` with whether it can take coverage at the gate."""
+    return plan(checks, runner_facts(root))
+
+
+def describe_plan(planned: Sequence[tuple[Check, Capability]]) -> tuple[bool, str]:
+    """Whether any check measures coverage at the gate; and which ("check `tests` (how)"), or why none can."""
+    taking = [f"check `{c.name}` ({found.reason})" for c, found in planned if found.tool]
+    if taking:
+        return True, "; ".join(taking)
+    if not planned:
+        return False, "no test check (none configured or detected) to measure it"
+    why = "; ".join(f"check `{c.name}` (`{c.command}`): {found.reason}" for c, found in planned)
+    return False, f"no test check can measure it: {why}"
+
+
+class Measurement:
+    """One gate run's coverage of the change's code `files` (repository-relative): the environment
+    each measured check runs with, then what it measured."""
+
+    def __init__(self, project: Project, checks: Sequence[Check], files: Sequence[str]) -> None:
+        self.project = project
+        self.files = tuple(files)
+        self.taking: dict[str, tuple[Check, Tool, tuple[str, ...]]] = {}
+        self.off: list[str] = []
+        for check, found in plan(checks, runner_facts(project.root)):
+            chosen = files_for(found.tool, self.files) if found.tool else ()
+            if found.tool and chosen:
+                self.taking[check.key] = (check, found.tool, chosen)
+            elif found.tool is None:
+                self.off.append(f"check `{check.name}` (`{check.command}`): {found.reason}")
+        self._folder: Path | None = None
+
+    def env(self) -> dict[str, dict[str, str]]:
+        """The variables to add to each measured check's environment, by check key."""
+        if not self.taking:
+            return {}
+        runs = ensure_state_dir(self.project) / FOLDER
+        runs.mkdir(mode=0o700, exist_ok=True)
+        folder = self._folder = Path(tempfile.mkdtemp(prefix="run-", dir=runs))
+        (folder / "site").mkdir()
+        shutil.copyfile(SITECUSTOMIZE, folder / "site" / "sitecustomize.py")
+        added: dict[str, dict[str, str]] = {}
+        for index, (key, (_, tool, chosen)) in enumerate(self.taking.items()):
+            out = folder / str(index)
+            out.mkdir()
+            if tool == "node":
+                added[key] = {"NODE_V8_COVERAGE": str(out)}
+                continue
+            include = [os.path.realpath(self.project.root / f) for f in chosen if not set(f) & set("*?[")]
+            (out / "plan.json").write_text(json.dumps({"out": str(out), "include": include}))
+            python_path = os.pathsep.join(
+                p for p in (str(folder / "site"), os.environ.get("PYTHONPATH")) if p
+            )
+            added[key] = {"PYTHONPATH": python_path, PLAN_VARIABLE: str(out / "plan.json")}
+        return added
+
+    def collect(self, results: Sequence[CheckResult]) -> GateCoverage:
+        """What the measured checks' processes wrote, read; the folder removed."""
+        measured: list[CoverageData] = []
+        off = list(self.off)
+        ran = {r.key: r for r in results}
+        try:
+            for index, (key, (check, tool, chosen)) in enumerate(self.taking.items()):
+                result = ran.get(key)
+                if self._folder is None or result is None or result.status not in ("passed", "failed"):
+                    off.append(f"check `{check.name}`: it did not run to its end, nothing was measured")
+                    continue
+                found = self._read(tool, self._folder / str(index), chosen)
+                if isinstance(found, str):
+                    off.append(f"check `{check.name}` (`{check.command}`): {found}")
+                else:
+                    source = f"check `{check.name}` ({found[0]})"
+                    measured.append(CoverageData(source, FORMATS[tool], found[1]))
+        finally:
+            self.close()
+        return GateCoverage(self.files, tuple(measured), tuple(off))
+
+    def nothing_taken(self) -> GateCoverage:
+        """The record of a run where no check could take coverage: only the reasons."""
+        return GateCoverage(self.files, (), tuple(self.off))
+
+    def close(self) -> None:
+        if self._folder is not None:
+            shutil.rmtree(self._folder, ignore_errors=True)
+            self._folder = None
+
+    def _read(self, tool: Tool, out: Path, chosen: Sequence[str]) -> tuple[str, dict[str, FileLines]] | str:
+        by_real = {os.path.realpath(self.project.root / f): f for f in chosen}
+        if tool == "node":
+            return _node_reports(out, self.project.root, by_real)
+        return _python_reports(out, by_real)
+
+
+def _python_reports(out: Path, by_real: Mapping[str, str]) -> tuple[str, dict[str, FileLines]] | str:
+    reports = sorted(out.glob("report-*"))
+    if not reports:
+        return "no Python process of its run started the measurement (PYTHONPATH or site dropped?)"
+    tools: set[str] = set()
+    files: dict[str, FileLines] = {}
+    for report in reports:
+        try:
+            data = json.loads(report.read_bytes())
+            tools.add(str(data["tool"]))
+            for name, (statements, ran) in data["files"].items():
+                path = by_real.get(os.path.realpath(name))
+                if path is not None:
+                    hit = frozenset(map(int, ran))
+                    _merge(files, path, FileLines(frozenset(map(int, statements)) | hit, hit))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            return f"a coverage report of its run cannot be read ({type(exc).__name__})"
+    return ", ".join(sorted(tools)), files
+
+
+def _node_reports(
+    out: Path, root: Path, by_real: Mapping[str, str]
+) -> tuple[str, dict[str, FileLines]] | str:
+    reports = sorted(out.glob("coverage-*.json"))
+    if not reports:
+        return "no Node process of its run wrote V8 coverage (NODE_V8_COVERAGE dropped?)"
+    files: dict[str, FileLines] = {}
+    sources: dict[str, str] = {}
+    for report in reports:
+        try:
+            scripts: list[dict[str, Any]] = json.loads(report.read_bytes())["result"]
+            for script in scripts:
+                path = _file_url_path(str(script.get("url", "")), by_real)
+                if path is None:
+                    continue
+                if path not in sources:
+                    sources[path] = (root / path).read_text()
+                _merge(files, path, v8_file_lines(sources[path], script["functions"]))
+        except (OSError, ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
+            return f"a V8 coverage file of its run cannot be read ({type(exc).__name__})"
+    return "Node V8 coverage", files
+
+
+def _file_url_path(url: str, by_real: Mapping[str, str]) -> str | None:
+    if not url.startswith("file://"):
+        return None
+    return by_real.get(os.path.realpath(unquote(urlparse(url).path)))
+
+
+def _merge(files: dict[str, FileLines], path: str, lines: FileLines) -> None:
+    known = files.get(path)
+    files[path] = lines if known is None else known | lines

@@ -1,0 +1,230 @@
+"""Coverage measured by the gate itself, on real git repositories running real pytest and real Node:
+the change's lines the tests ran, the ones they did not (named), a command that cannot take the
+measurement running as written with the reason, the gate's measurement trusted over a coverage file
+the agent leaves in the workspace, and the measurement kept with the evidence."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from testing.gitrepo import init_repo, write
+from testing.statefolder import state_dir
+
+from tiergate.gate.checks import make_check
+from tiergate.gate.ruling import GateResult
+from tiergate.gate.run import run_gate
+from tiergate.project import Project
+from tiergate.tier.change import measure_change
+from tiergate.tier.coverage import CoverageJudgement, judge_coverage, measurable_files
+
+PYTEST = f"PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 {shlex.quote(sys.executable)} -m pytest -q -p no:cacheprovider"
+CALC = "def add(a, b):\n    return a + b\n"
+TESTS = "from calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n"
+# Lines 5-6 are new, and the new test runs them.
+CALC_MUL = CALC + "\n\ndef mul(a, b):\n    return a * b\n"
+TESTS_MUL = TESTS + "\n\ndef test_mul():\n    from calc import mul\n\n    assert mul(2, 3) == 6\n"
+# Lines 9-12 are new too: the `def` runs as the module is imported, no test runs the body (10-12).
+CALC_DIV = (
+    CALC_MUL + "\n\ndef div(a, b):\n    if b == 0:\n        raise ZeroDivisionError\n    return a / b\n"
+)
+IGNORE = "__pycache__/\n"
+PLAN = "TIERGATE_COVERAGE_PLAN"
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return init_repo(tmp_path / "repo", {"calc.py": CALC, "tests/test_calc.py": TESTS, ".gitignore": IGNORE})
+
+
+def gate(repo: Path, command: str = PYTEST) -> tuple[GateResult, CoverageJudgement]:
+    """The gate with one test check, measuring the change; and the coverage judgement on it."""
+    change = measure_change(repo)
+    result = run_gate(
+        Project(repo, state_dir(repo)),
+        None,
+        [make_check("tests", command, "test")],
+        measure=measurable_files(change),
+    )
+    return result, judge_coverage(change, result.coverage)
+
+
+def test_a_change_its_tests_run_is_fully_covered_as_measured_at_the_gate(repo: Path) -> None:
+    write(repo, {"calc.py": CALC_MUL, "tests/test_calc.py": TESTS_MUL})
+
+    result, judged = gate(repo)
+
+    assert not result.refuted
+    assert result.coverage is not None
+    [measured] = result.coverage.measured
+    # Python 3.11 has no sys.monitoring: the probes measure (coverage.py would trace every line).
+    assert measured.source == "check `tests` (tiergate line probes)"
+    assert {5, 6} <= measured.files["calc.py"].hit
+    assert judged.level == "full"
+    assert "measured at the gate, covers 2/2 changed executable lines" in judged.evidence
+
+
+def test_a_line_no_test_runs_is_named(repo: Path) -> None:
+    write(repo, {"calc.py": CALC_DIV, "tests/test_calc.py": TESTS_MUL})
+
+    _, judged = gate(repo)
+
+    assert judged.level == "partial"
+    assert "covers 3/6 changed executable lines" in judged.evidence
+    assert "not run: calc.py:10-12" in judged.evidence
+
+
+def test_a_pragma_the_agent_adds_does_not_hide_a_changed_line(repo: Path) -> None:
+    hidden = CALC_MUL + "\n\ndef div(a, b):  # pragma: no cover\n    return a / b\n"
+    write(repo, {"calc.py": hidden, "tests/test_calc.py": TESTS_MUL})
+
+    _, judged = gate(repo)
+
+    assert judged.level == "partial" and "not run: calc.py:10" in judged.evidence
+
+
+def test_a_command_that_cannot_take_it_runs_as_written_and_says_why(repo: Path) -> None:
+    write(
+        repo,
+        {
+            "calc.py": CALC_MUL,
+            "tests/test_calc.py": TESTS_MUL.replace(
+                "def test_add():",
+                f"def test_add():\n    import os\n\n    print('plan:', os.environ.get({PLAN!r}))",
+            ),
+        },
+    )
+
+    result, judged = gate(repo, f"{PYTEST} -s | cat")
+
+    assert not result.refuted and "plan: None" in result.verdicts[0].result.output
+    assert result.coverage is not None and not result.coverage.measured
+    [off] = result.coverage.off
+    assert "a shell list, pipeline or redirection" in off
+    assert judged.level == "partial" and "not measured at the gate:" in judged.evidence
+
+
+SHAPES = '''"""Shapes of Python the probes must leave working."""
+
+from __future__ import annotations
+
+import functools
+
+
+class Box:
+    """A box."""
+
+    size: int = 1
+
+    @functools.lru_cache
+    def grow(self, by: int) -> int:
+        try:
+            return self.size + by
+        except TypeError:
+            return -1
+        finally:
+            pass
+
+
+def kind(value: object) -> str:
+    match value:
+        case int():
+            return "int"
+        case _:
+            return "other"
+'''
+SHAPES_TEST = (
+    "from shapes import Box, kind\n\n\n"
+    "def test_shapes():\n"
+    "    assert Box.__doc__ == 'A box.' and Box().grow(2) == 3 and kind(1) == 'int'\n"
+    "    assert __import__('shapes').__doc__.startswith('Shapes')\n"
+)
+
+
+def test_probes_keep_docstrings_future_imports_and_every_statement_kind_working(repo: Path) -> None:
+    write(repo, {"shapes.py": SHAPES, "tests/test_shapes.py": SHAPES_TEST})
+
+    result, judged = gate(repo)
+
+    assert not result.refuted, result.verdicts[0].result.output
+    assert result.coverage is not None
+    lines = result.coverage.measured[0].files["shapes.py"]
+    # Statements only: not the docstrings, the __future__ import, a decorator's line, `except:`, `case`.
+    assert lines.executable == {5, 8, 11, 14, 15, 16, 18, 20, 23, 24, 26, 28}
+    assert lines.executable - lines.hit == {18, 28}
+    assert "not run: shapes.py:18,28" in judged.evidence
+
+
+def test_the_probed_modules_leave_no_trace_in_the_workspace(repo: Path) -> None:
+    write(repo, {"calc.py": CALC_MUL, "tests/test_calc.py": TESTS_MUL})
+    gate(repo)
+
+    # Nothing probed was cached: the module imports as itself, outside the gate.
+    plain = subprocess.run(
+        [sys.executable, "-c", "import calc; print(calc.mul(2, 3), '__tiergate_lines__' in vars(calc))"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert plain.stdout.split() == ["6", "False"]
+    assert not [p for p in repo.rglob("*") if "tiergate" in p.name]
+
+
+def test_a_coverage_file_the_agent_leaves_is_not_trusted_over_the_gate(repo: Path) -> None:
+    write(repo, {"calc.py": CALC_DIV, "tests/test_calc.py": TESTS_MUL})
+    forged = {"files": {"calc.py": {"executed_lines": list(range(1, 13)), "missing_lines": []}}}
+    write(repo, {"coverage.json": json.dumps(forged)})
+    assert judge_coverage(measure_change(repo)).level == "full"  # what the file alone would say
+
+    _, judged = gate(repo)
+
+    assert judged.level == "partial" and "not run: calc.py:10-12" in judged.evidence
+    assert "coverage.json" not in judged.evidence
+
+
+def test_a_reused_result_brings_its_coverage(repo: Path) -> None:
+    write(repo, {"calc.py": CALC_MUL, "tests/test_calc.py": TESTS_MUL})
+    first, _ = gate(repo)
+
+    again, judged = gate(repo)
+
+    assert again.reused and again.coverage == first.coverage
+    assert judged.level == "full"
+    assert not list((state_dir(repo) / "coverage").iterdir())  # the run's folder is gone
+
+
+NODE = shutil.which("node")
+JS = "function add(a, b) {\n  return a + b;\n}\nmodule.exports = { add };\n"
+JS_MUL = (
+    "function add(a, b) {\n  return a + b;\n}\n\n"
+    "function mul(a, b) {\n  // the product\n  return a * b;\n}\n\n"
+    "function div(a, b) {\n  if (b === 0) {\n    throw new Error('zero');\n  }\n  return a / b;\n}\n"
+    "module.exports = { add, mul, div };\n"
+)
+JS_TEST = (
+    "const test = require('node:test');\nconst assert = require('node:assert');\n"
+    "const { add, mul, div } = require('../calc.js');\n"
+    "test('add', () => assert.strictEqual(add(1, 2), 3));\n"
+    "test('mul', () => assert.strictEqual(mul(2, 3), 6));\n"
+    "test('div', () => assert.strictEqual(div(6, 3), 2));\n"
+)
+
+
+def test_node_tests_measure_the_changed_lines_with_v8(tmp_path: Path) -> None:
+    assert NODE is not None, "node is on this machine (v20)"
+    repo = init_repo(tmp_path / "js", {"calc.js": JS, "test/calc.test.js": JS_TEST.replace("mul, div", "")})
+    write(repo, {"calc.js": JS_MUL, "test/calc.test.js": JS_TEST})
+
+    result, judged = gate(repo, "node --test test/")
+
+    assert not result.refuted, result.verdicts[0].result.output
+    assert judged.level == "partial"
+    # The function bodies ran; the zero branch did not: its line is named.
+    assert "not run: calc.js:12" in judged.evidence
+    assert "check `tests` (Node V8 coverage), measured at the gate" in judged.evidence
