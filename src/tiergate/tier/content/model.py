@@ -61,15 +61,31 @@ class Ecosystem:
     ignore_names: tuple[str, ...] = ()
 
     def holds(self, path: str) -> bool:
-        *dirs, name = path.split("/")
-        if self.ignore_dirs and any(d in self.ignore_dirs for d in dirs):
-            return False
-        if any(fnmatchcase(name, glob) for glob in self.ignore_names):
-            return False
+        slash = path.rfind("/")
+        name = path[slash + 1 :]
         dot = name.rfind(".")
-        if dot > 0 and name[dot:].lower() in self.suffixes:
+        if not (dot > 0 and name[dot:].lower() in self.suffixes) and not _any_glob(name, self.names):
+            return False
+        if _any_glob(name, self.ignore_names):
+            return False
+        return not (
+            self.ignore_dirs and slash > 0 and any(d in self.ignore_dirs for d in path[:slash].split("/"))
+        )
+
+
+def _any_glob(name: str, globs: tuple[str, ...]) -> bool:
+    # `*` and `*.suffix` without fnmatch: a claim asks this for every changed file and ecosystem.
+    for glob in globs:
+        tail = _GLOB_TAILS.get(glob)
+        if tail is None:
+            wild = glob[:1] == "*" and "*" not in glob[1:] and "?" not in glob and "[" not in glob
+            tail = _GLOB_TAILS[glob] = glob[1:] if wild else "\0"
+        if (tail != "\0" and name.endswith(tail)) or (tail == "\0" and fnmatchcase(name, glob)):
             return True
-        return any(fnmatchcase(name, glob) for glob in self.names)
+    return False
+
+
+_GLOB_TAILS: dict[str, str] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,33 +138,64 @@ BUILT_NAMES = ("*.min.js", "*.bundle.js", "*.min.mjs", "*.min.cjs")
 
 def needle(pattern: str) -> str:
     """The longest run of letters, digits and '_' in the literal text `pattern` starts with ('' if
-    none): every match holds it inside one of its words, so a text without it cannot match. Read with
-    the `re` parser (a private module of CPython's; any failure only means no needle, never a miss)."""
+    none, or if the pattern is an alternation at its top): every match holds it inside one of its
+    words, so a text without it cannot match. Read by hand, not by `re`'s parser: a hook pays for every
+    rule's needle on every claim."""
     found = _needles.get(pattern)
     if found is None:
-        found = _needles[pattern] = _needle(pattern)
+        found = _needles[pattern] = "" if _alternates(pattern) else _longest_run(_literal_prefix(pattern))
     return found
 
 
 _needles: dict[str, str] = {}
+_SPECIAL = frozenset(".^$*+?{}[]|()\\")
+_QUANTIFIERS = frozenset("*+?{")
 
 
-def _needle(pattern: str) -> str:
-    try:
-        from re import _constants, _parser  # type: ignore[attr-defined]
+def _literal_prefix(pattern: str) -> str:
+    prefix: list[str] = []
+    i = 0
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\" and i + 1 < len(pattern) and not pattern[i + 1].isalnum():
+            prefix.append(pattern[i + 1])
+            i += 2
+        elif char not in _SPECIAL:
+            prefix.append(char)
+            i += 1
+        else:
+            if char in _QUANTIFIERS and prefix:
+                prefix.pop()  # the last character is optional or repeated
+            break
+    return "".join(prefix)
 
-        parsed = _parser.parse(pattern)
-        if parsed.state.flags & _constants.SRE_FLAG_IGNORECASE:
-            return ""
-        prefix = []
-        for op, arg in parsed:
-            if op is not _constants.LITERAL:
-                break
-            prefix.append(chr(arg))
-    except Exception:
-        return ""
-    runs = re.findall(r"[A-Za-z0-9_]+", "".join(prefix))
-    return max(runs, key=len, default="")
+
+def _longest_run(text: str) -> str:
+    return max(re.findall(r"[A-Za-z0-9_]+", text), key=len, default="")
+
+
+def _alternates(pattern: str) -> bool:
+    """Whether `pattern` has a '|' outside every group and class (its prefix is then not required)."""
+    depth, i, in_class = 0, 0, False
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+            if pattern[i + 1 : i + 2] == "]":
+                i += 1  # a ']' first in a class is a literal
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "|" and depth == 0:
+            return True
+        i += 1
+    return False
 
 
 def literal(text: str) -> str:

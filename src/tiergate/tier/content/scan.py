@@ -53,13 +53,18 @@ def scan_files(files: Iterable[FileLines], ecosystems: Sequence[Ecosystem]) -> t
             if eco.holds(changed.path):
                 by_ecosystem.setdefault(i, []).append(changed)
     hits: set[ContentHit] = set()
+    words = _Words("\n".join(t for f in _distinct(by_ecosystem) for t in (*f.added, *f.removed)))
     for i, members in by_ecosystem.items():
         for side in _SIDES:
-            hits.update(_scan_side(members, ecosystems[i], side))
+            hits.update(_scan_side(members, ecosystems[i], side, words))
     return tuple(sorted(hits, key=lambda h: (h.path, h.side, h.line, h.construct)))
 
 
-def _scan_side(members: list[FileLines], eco: Ecosystem, side: Side) -> Iterable[ContentHit]:
+def _distinct(by_ecosystem: dict[int, list[FileLines]]) -> Iterable[FileLines]:
+    return {id(f): f for members in by_ecosystem.values() for f in members}.values()
+
+
+def _scan_side(members: list[FileLines], eco: Ecosystem, side: Side, words: _Words) -> Iterable[ContentHit]:
     rules = [r for r in eco.rules if r.reads(side)]
     texts: list[str] = []
     owners: list[int] = []  # per line: its file's index in `members`
@@ -72,11 +77,9 @@ def _scan_side(members: list[FileLines], eco: Ecosystem, side: Side) -> Iterable
     if not texts or not rules:
         return
     chunk = "\n".join(_code(texts, eco.comments))
-    words = _words(chunk)
     starts = list(accumulate((len(t) + 1 for t in texts), initial=0))
     for rule in rules:
-        key = needle(rule.pattern)
-        if key and key not in words:
+        if not words.may_hold(needle(rule.pattern)):
             continue
         near = _regex(rule.near) if rule.near else None
         for match in _regex(rule.pattern).finditer(chunk):
@@ -103,11 +106,22 @@ def _code(texts: list[str], comments: tuple[str, ...]) -> list[str]:
     return [" " * len(t) if t.lstrip().startswith(comments) else t for t in texts]
 
 
-def _words(chunk: str) -> str:
-    """The distinct words of `chunk`, joined by spaces: a needle is part of a word iff it is in here."""
-    return " ".join(
-        {w.decode() for w in chunk.encode("utf-8", "surrogatepass").translate(_WORD_BYTES).split()}
-    )
+class _Words:
+    """The distinct words of the changed text: whether a needle can be in it at all."""
+
+    def __init__(self, text: str) -> None:
+        raw = text.encode("utf-8", "surrogatepass").translate(_WORD_BYTES)
+        self._set = set(raw.split())
+        self._joined = b" ".join(self._set)
+        self._known: dict[str, bool] = {}
+
+    def may_hold(self, needle: str) -> bool:
+        """True when `needle` is part of some word (or empty: a rule without a needle always runs)."""
+        known = self._known.get(needle)
+        if known is None:
+            key = needle.encode()
+            known = self._known[needle] = not key or key in self._set or key in self._joined
+        return known
 
 
 def _regex(pattern: str) -> re.Pattern[str]:
