@@ -7,7 +7,17 @@ is too frequent in systems code to name a risk a reviewer would agree with.
 
 from __future__ import annotations
 
-from tiergate.tier.content.model import BUILT_DIRS, BUILT_NAMES, Ecosystem, call, literal, quoted, rules, word
+from tiergate.tier.content.model import (
+    BUILT_DIRS,
+    BUILT_NAMES,
+    Ecosystem,
+    call,
+    literal,
+    prefix,
+    quoted,
+    rules,
+    word,
+)
 
 _SECRET_WORDS = r"(?i:token|secret|passw|nonce|salt|otp|api_?key|csrf)"
 _SQL = r"""format!\([ \t]*"[ \t]*(?i:select|insert|update|delete)\b"""
@@ -24,7 +34,7 @@ RUST = Ecosystem(
             word("Command::new"),
             word("process::Command"),
             word("CommandExt"),
-            word("libc::exec") + r"\w*",
+            prefix("libc::exec"),
         ),
         *rules(
             "TLS verification switch",
