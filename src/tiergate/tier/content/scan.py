@@ -77,16 +77,15 @@ def _scan_side(members: list[FileLines], eco: Ecosystem, side: Side, words: _Wor
     if not texts or not rules:
         return
     chunk = "\n".join(texts)
-    # Line i starts at lengths[i] + i (the newlines before it): bisected only for the lines that matched.
-    lengths = list(accumulate(map(len, texts), initial=0))
-    indices = range(len(texts))
+    # Line i starts after the lengths of the lines before it and their newlines.
+    starts = [length + i for i, length in enumerate(accumulate(map(len, texts), initial=0))]
     for rule in rules:
         if not words.may_match(rule.pattern):
             continue
         near = _regex(rule.near) if rule.near else None
         for match in _regex(rule.pattern).finditer(chunk):
-            at = bisect_right(indices, match.start(), key=lambda i: lengths[i] + i) - 1
-            offset = lengths[at] + at
+            at = bisect_right(starts, match.start()) - 1
+            offset = starts[at]
             text = texts[at]
             if match.end() > offset + len(text) and match.end() > match.start():
                 continue  # a user's pattern that ran across a line end: lines are searched one by one
@@ -110,7 +109,7 @@ class _Words:
     def __init__(self, text: str) -> None:
         raw = text.encode("utf-8", "surrogatepass").translate(_WORD_BYTES)
         self._set = set(raw.split())
-        self._joined = b" ".join(self._set)
+        self._joined: bytes | None = None  # made when a needle that may sit inside a word asks
         self._known: dict[str, bool] = {}
 
     def may_match(self, pattern: str) -> bool:
@@ -121,6 +120,8 @@ class _Words:
             key = needle(pattern).encode()
             known = not key or key in self._set
             if not known and not whole_word_needle(pattern):
+                if self._joined is None:
+                    self._joined = b" ".join(self._set)
                 known = key in self._joined
             self._known[pattern] = known
         return known
