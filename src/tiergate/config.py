@@ -58,7 +58,7 @@ Example::
 
     [[risk.rules]]               # more constructs, ADDED to the built-in ones
     construct = "billing API call"
-    pattern = "charge_card\\("     # a regular expression searched in one changed line
+    pattern = 'charge_card\\('     # a regular expression searched in one changed line
     ecosystems = ["python"]      # optional: python, javascript, go, rust, common (default: every file)
     category = "security"        # optional: "security" (default) or "architecture"
 """
