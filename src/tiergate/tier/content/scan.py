@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from itertools import accumulate
 
 from tiergate.redact import redact
-from tiergate.tier.content.model import ContentHit, Ecosystem, Side, needle, whole_word_needle
+from tiergate.tier.content.model import ContentHit, ContentRule, Ecosystem, Side, needle, whole_word_needle
 from tiergate.tier.content.patch import FileLines, parse_patch
 
 # How much of a long line an excerpt keeps around the match.
@@ -54,9 +54,16 @@ def scan_files(files: Iterable[FileLines], ecosystems: Sequence[Ecosystem]) -> t
                 by_ecosystem.setdefault(i, []).append(changed)
     hits: set[ContentHit] = set()
     words = _Words("\n".join(t for f in _distinct(by_ecosystem) for t in (*f.added, *f.removed)))
+    texts: dict[tuple[tuple[int, ...], Side], _Text] = {}  # shared by ecosystems reading the same files
     for i, members in by_ecosystem.items():
+        eco = ecosystems[i]
         for side in _SIDES:
-            hits.update(_scan_side(members, ecosystems[i], side, words))
+            # Rules whose needle the change cannot hold get no pass, and a side with none no text.
+            rules = [r for r in eco.rules if r.reads(side) and words.may_match(r.pattern)]
+            if rules:
+                key = (tuple(id(m) for m in members), side)
+                text = texts.get(key) or texts.setdefault(key, _Text(members, side))
+                hits.update(_scan(text, eco, rules))
     return tuple(sorted(hits, key=lambda h: (h.path, h.side, h.line, h.construct)))
 
 
@@ -64,42 +71,44 @@ def _distinct(by_ecosystem: dict[int, list[FileLines]]) -> Iterable[FileLines]:
     return {id(f): f for members in by_ecosystem.values() for f in members}.values()
 
 
-def _scan_side(members: list[FileLines], eco: Ecosystem, side: Side, words: _Words) -> Iterable[ContentHit]:
-    rules = [r for r in eco.rules if r.reads(side)]
-    texts: list[str] = []
-    owners: list[int] = []  # per line: its file's index in `members`
-    numbers: list[int] = []
-    for index, changed in enumerate(members):
-        lines = changed.added if side == "added" else changed.removed
-        texts.extend(lines)
-        numbers.extend(changed.added_numbers if side == "added" else changed.removed_numbers)
-        owners.extend([index] * len(lines))
-    if not texts or not rules:
-        return
-    chunk = "\n".join(texts)
-    # Line i starts after the lengths of the lines before it and their newlines.
-    starts = [length + i for i, length in enumerate(accumulate(map(len, texts), initial=0))]
+class _Text:
+    """One side's changed lines of some files, joined into one text, and where each line starts."""
+
+    def __init__(self, members: list[FileLines], side: Side) -> None:
+        self.members, self.side = members, side
+        self.lines: list[str] = []
+        self.owners: list[int] = []  # per line: its file's index in `members`
+        self.numbers: list[int] = []
+        for index, changed in enumerate(members):
+            lines = changed.added if side == "added" else changed.removed
+            self.lines.extend(lines)
+            self.numbers.extend(changed.added_numbers if side == "added" else changed.removed_numbers)
+            self.owners.extend([index] * len(lines))
+        self.chunk = "\n".join(self.lines)
+        # Line i starts after the lengths of the lines before it and their newlines.
+        self.starts = [n + i for i, n in enumerate(accumulate(map(len, self.lines), initial=0))]
+
+
+def _scan(text: _Text, eco: Ecosystem, rules: list[ContentRule]) -> Iterable[ContentHit]:
+    starts, lines = text.starts, text.lines
     for rule in rules:
-        if not words.may_match(rule.pattern):
-            continue
         near = _regex(rule.near) if rule.near else None
-        for match in _regex(rule.pattern).finditer(chunk):
+        for match in _regex(rule.pattern).finditer(text.chunk):
             at = bisect_right(starts, match.start()) - 1
-            offset = starts[at]
-            text = texts[at]
-            if match.end() > offset + len(text) and match.end() > match.start():
+            offset, line = starts[at], lines[at]
+            if match.end() > offset + len(line) and match.end() > match.start():
                 continue  # a user's pattern that ran across a line end: lines are searched one by one
-            if eco.comments and text.lstrip().startswith(eco.comments):
+            if eco.comments and line.lstrip().startswith(eco.comments):
                 continue  # prose about the code (see Ecosystem.comments)
-            if near is not None and near.search(text) is None:
+            if near is not None and near.search(line) is None:
                 continue
             yield ContentHit(
-                path=members[owners[at]].path,
-                line=numbers[at],
-                side=side,
+                path=text.members[text.owners[at]].path,
+                line=text.numbers[at],
+                side=text.side,
                 construct=rule.construct,
                 category=rule.category,
-                excerpt=_shown(text, match.start() - offset, match.end() - offset),
+                excerpt=_shown(line, match.start() - offset, match.end() - offset),
             )
 
 
