@@ -123,6 +123,12 @@ CASES: list[tuple[str, str, str, str]] = [
         "redirect following switch",
         "redirects = 0",
     ),
+    (
+        "app/url.py",
+        'auth, _, host = authority.rpartition("@")',
+        "credentials in a URL (userinfo)",
+        'name, _, domain = addr.rpartition(".")',
+    ),
     # JavaScript, continued
     (
         "lib/send.js",
@@ -151,6 +157,12 @@ CASES: list[tuple[str, str, str, str]] = [
         "path.join(root, 'x')",
     ),
     ("lib/static.js", "if (p.includes('..')) return", "path traversal check", "const dots = '...'"),
+    (
+        "lib/url.js",
+        "const at = authority.lastIndexOf('@')",
+        "credentials in a URL (userinfo)",
+        "s.indexOf('/')",
+    ),
     # Go, continued
     (
         "ctx/ctx.go",

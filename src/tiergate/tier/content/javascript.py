@@ -14,6 +14,7 @@ from tiergate.tier.content.web import (
     CREDENTIAL_HEADERS,
     DISPOSITION_HEADERS,
     LOCATION_HEADERS,
+    userinfo_splits,
 )
 
 _SECRET_WORDS = r"(?i:token|secret|passw|nonce|salt|otp|api_?key|session_?key|csrf|xsrf)"
@@ -81,6 +82,7 @@ JAVASCRIPT = Ecosystem(
         *COOKIE_HEADERS,
         *LOCATION_HEADERS,
         *DISPOSITION_HEADERS,
+        *userinfo_splits("split", "indexOf", "lastIndexOf"),
         *rules(
             "prototype pollution", word("allowPrototypes"), word("__proto__"), word("constructor.prototype")
         ),

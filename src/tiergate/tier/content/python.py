@@ -15,6 +15,7 @@ from tiergate.tier.content.web import (
     CREDENTIAL_HEADERS,
     DISPOSITION_HEADERS,
     LOCATION_HEADERS,
+    userinfo_splits,
 )
 
 _SECRET_WORDS = r"(?i:token|secret|passw|nonce|salt|otp|api_?key|session_?key|csrf)"
@@ -121,6 +122,7 @@ PYTHON = Ecosystem(
         *COOKIE_HEADERS,
         *LOCATION_HEADERS,
         *DISPOSITION_HEADERS,
+        *userinfo_splits("partition", "rpartition", "split", "rsplit"),
         *rules(
             "credential header",
             word("remove_headers_on_redirect"),

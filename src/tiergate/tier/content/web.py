@@ -3,7 +3,18 @@ quotes, as requests and responses write them ('Authorization', "set-cookie"), in
 
 from __future__ import annotations
 
+import re
+
 from tiergate.tier.content.model import ContentRule, quoted, rules
+
+
+def userinfo_splits(*calls: str) -> tuple[ContentRule, ...]:
+    """`authority.rpartition("@")` and the like: credentials cut out of a URL (its userinfo), where a
+    wrong cut leaks them or lets a host hide behind them (urllib3's GHSA-q2q7-5pp4-w6pg)."""
+    return rules(
+        "credentials in a URL (userinfo)",
+        *(f"{re.escape(c)}\\([ \\t]*{q}@{q}" for c in calls for q in ('"', "'")),
+    )
 
 
 def spellings(*names: str) -> tuple[str, ...]:
