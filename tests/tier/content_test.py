@@ -379,3 +379,17 @@ def test_a_secret_is_not_repeated_in_its_reason() -> None:
     token = "ghp_" + "a1B2" * 9
     (hit,) = scan_patch(one_line_patch("ci.txt", f"TOKEN={token}"), content.DEFAULT)
     assert token not in hit.describe()
+
+
+def test_a_change_written_to_be_slow_to_scan_is_not() -> None:
+    # Each line opens a string no line closes, 20,000 times: every candidate must cost its line, not the
+    # rest of the change (the rules' classes stop at a newline).
+    import time
+
+    files = [
+        content.added_file(f"x{suffix}", "\n".join([f"{opener}" + "x" * 50] * 20_000) + "\n")
+        for suffix, opener in ((".js", "db.query(`"), (".py", "cur.execute('"), (".txt", 'password = "'))
+    ]
+    started = time.perf_counter()
+    content.scan_files(files, content.DEFAULT)
+    assert time.perf_counter() - started < 5

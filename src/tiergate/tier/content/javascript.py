@@ -117,8 +117,8 @@ JAVASCRIPT = Ecosystem(
         ),
         *rules(
             "SQL built from a string",
-            word("query") + r"\([ \t]*`[^`]*\$\{",
-            word("query") + r"""\([ \t]*["'][^"']*["'][ \t]*\+""",
+            word("query") + r"\([ \t]*`[^`\n]*\$\{",
+            word("query") + r"""\([ \t]*["'][^"'\n]*["'][ \t]*\+""",
         ),
         *rules("path built from input", call("path.join"), call("path.resolve"), near=_REQUEST_DATA),
         *rules("path traversal check", literal("'..'"), literal('".."'), word("isAbsolute")),

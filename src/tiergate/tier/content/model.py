@@ -26,7 +26,10 @@ class ContentRule:
     """One risky construct: `pattern` is searched (`re.search`, case-sensitive unless the pattern says
     `(?i:...)`) in the text of one changed line, without its leading '+' or '-'.
 
-    `construct` names the construct in a reason ("TLS verification switched off"). `sides` says which
+    `construct` names the construct in a reason ("TLS verification switched off"). The changed lines
+    are searched joined by newlines, so a built-in pattern never runs across one (its classes exclude
+    `\\n`): a pattern that could would cost the length of the change per candidate, a slow claim the
+    agent could write on purpose. `sides` says which
     changed lines count: a removed `verify=True` is as risky as an added `verify=False`, a removed
     `eval(` is not. Patterns match identifiers and calls with word boundaries, never substrings.
     """

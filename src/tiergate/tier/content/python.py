@@ -20,7 +20,7 @@ from tiergate.tier.content.web import (
 
 _SECRET_WORDS = r"(?i:token|secret|passw|nonce|salt|otp|api_?key|session_?key|csrf)"
 _REQUEST_DATA = r"\b(?:request|req|params|args|form|query|filename|user_input|path_info)\b"
-_BUILT_STRING = r"""[ \t]*\([ \t]*(?:f["']|["'][^"']*["'][ \t]*(?:%|\+|\.format\())"""
+_BUILT_STRING = r"""[ \t]*\([ \t]*(?:f["']|["'][^"'\n]*["'][ \t]*(?:%|\+|\.format\())"""
 
 PYTHON = Ecosystem(
     "python",
