@@ -393,3 +393,11 @@ def test_a_change_written_to_be_slow_to_scan_is_not() -> None:
     started = time.perf_counter()
     content.scan_files(files, content.DEFAULT)
     assert time.perf_counter() - started < 5
+
+
+def test_a_users_anchored_pattern_means_the_start_and_end_of_one_line() -> None:
+    eco = Ecosystem("x", rules=(ContentRule("debug route", r"^@app\.route\(.*debug.*\)$"),), names=("*",))
+    patch = one_line_patch("a.py", "x = 1") + one_line_patch("b.py", "@app.route('/debug')")
+    assert [h.path for h in scan_patch(patch + one_line_patch("c.py", " @app.route('/debug')"), (eco,))] == [
+        "b.py"
+    ]

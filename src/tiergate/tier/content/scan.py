@@ -139,7 +139,8 @@ class _Words:
 def _regex(pattern: str) -> re.Pattern[str]:
     compiled = _compiled.get(pattern)
     if compiled is None:
-        compiled = _compiled[pattern] = re.compile(pattern)
+        # MULTILINE: `^` and `$` mean the start and end of a line, as they would in one line searched alone.
+        compiled = _compiled[pattern] = re.compile(pattern, re.MULTILINE)
     return compiled
 
 
