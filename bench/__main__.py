@@ -17,6 +17,7 @@ BENCHMARKS = (
     "change_bench",  # measuring a 2,000-file, 100,000-line change (goal: < 0.5 s)
     "hook_bench",  # the pass-through Stop against oh-my-claudecode's (goal: <= 1/3 and < 80 ms)
     "subagent_stop_bench",  # SubagentStop on a 50 MB transcript, claim Stop on 2,000 files
+    "content_rules",  # the claim Stop on 2,000 files / 101,000 lines, content rules on vs off (goal: < 1 s)
     "checks_bench",  # checks of 1, 2 and 3 s run concurrently (goal: < 3.5 s)
     "refuted_again_bench",  # a claim on a refuted workspace (goal: <= 1.1 x an active no-claim Stop)
     "seed_experiment",  # the seed's experiment: shallow check against the gate

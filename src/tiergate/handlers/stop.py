@@ -173,14 +173,13 @@ def measure(project: Project, current: LoopState) -> Measured:
     `tiergate.loop.decision`), and the traceback goes to the log."""
     try:
         from tiergate.handlers import effects
-        from tiergate.tier.assess import assess_change
-        from tiergate.tier.change import measure_change
+        from tiergate.tier.assess import assess_change, measure_for
         from tiergate.tier.coverage import measurable_files
 
         config = effects.loop_config(project, current)  # the rules it started with, not the file now
         exclusions = foreign.of_loop(current)  # the rules every hook of this loop uses
         base = current.base or "HEAD"
-        change = measure_change(project.root, base, exclusions)
+        change = measure_for(project.root, base, config, exclusions)
         # The gate first: its tests measure the change's coverage, and the tier is judged on that.
         gate, coverage = effects.gate(project, current, config, measurable_files(change))
         assessment = assess_change(
