@@ -38,6 +38,7 @@ WEAKENING: list[tuple[str, list[str], list[str]]] = [
     ("pytest.ini", ["filterwarnings = error"], []),
     ("pytest.ini", ["addopts = --strict-markers"], ["addopts = -q"]),
     ("tests/conftest.py", [], ['collect_ignore = ["test_flaky.py"]']),
+    ("tests/unit/pytest.ini", [], ["addopts = --deselect tests/unit/test_x.py"]),
     ("tox.ini", [], ["ignore_outcome = true"]),
     ("tox.ini", [], ["commands = pytest {posargs} || true"]),
     ("noxfile.py", [], ['    session.run("pytest", "--no-cov")']),
@@ -119,6 +120,8 @@ ROUTINE: list[tuple[str, list[str], list[str]]] = [
     ("src/app.py", [], ["exclude = {'a'}", "ignore: bool = True"]),  # code, not configuration
     ("pyproject.toml", ["#strict = true", "# disallow_untyped_calls = true"], []),  # comments
     (".eslintrc.js", ["// eslint-disable-next-line strict"], []),
+    ("tests/fixtures/app/.eslintrc.json", [], ['    "no-eval": "off",']),  # a fixture's checks
+    ("examples/todo/pytest.ini", [], ["addopts = --deselect tests/test_x.py"]),
 ]
 
 

@@ -26,6 +26,8 @@ Judgement calls and limits:
 - `pyproject.toml`, `setup.cfg`, `package.json` and `tsconfig*.json` are read too: they hold tool
   sections (`[tool.ruff]`, `"jest"`, `"strict"`). They are architecture by path anyway; a hit there
   adds the reason that names the weakening.
+- A check configuration inside a fixture or example tree (`tests/fixtures/app/.eslintrc.json`) is
+  not read: it configures the fixture's checks, not the project's.
 - CI definitions (`.github/workflows/*.yml`, `.gitlab-ci.yml`) are security by path; their masked
   failures (`continue-on-error`, `allow_failure`, `|| true`) are also read here in every YAML file, and
   `--no-verify` in scripts and Makefiles, since these patterns mean the same wherever they are written.
@@ -38,12 +40,13 @@ from tiergate.tier.riskrules import CHECK_CONFIG_NAMES, CHECK_CONFIG_PREFIXES, C
 
 # A key as TOML and INI (`key =`), YAML and JavaScript (`key:`) or JSON (`"key":`) write it.
 _KEY = r"""["']?[ \t]*[=:]"""
-# A line that is not a whole-line comment: removing `#strict = true` weakens nothing.
-_NOT_A_COMMENT = r"^(?![ \t]*(?:#|//|;|/?\*|<!--))"
+# What starts a whole-line comment in INI, TOML, YAML, JavaScript and XML: removing `#strict = true`
+# weakens nothing.
+_COMMENTS = ("#", "//", ";", "/*", "<!--")
 
 
 def _rule(construct: str, pattern: str, sides: Sides) -> ContentRule:
-    return ContentRule(construct, pattern, category="architecture", sides=sides, near=_NOT_A_COMMENT)
+    return ContentRule(construct, pattern, category="architecture", sides=sides)
 
 
 def _keys(construct: str, *keys: str, sides: Sides = "added") -> tuple[ContentRule, ...]:
@@ -107,6 +110,9 @@ _RULES: tuple[ContentRule, ...] = (
 CHECK_CONFIG = Ecosystem(
     "checkconfig",
     rules=_RULES,
+    comments=_COMMENTS,
+    # a fixture project's or an example app's checks are not the project's (tests/conftest.py is)
+    ignore_dirs=("fixtures", "__fixtures__", "testdata", "examples", "example", "_examples", "samples"),
     names=(
         *sorted(CHECK_CONFIG_NAMES),
         *(f"{prefix}*" for prefix in CHECK_CONFIG_PREFIXES),
@@ -119,6 +125,7 @@ CHECK_CONFIG = Ecosystem(
 CHECK_RUNS = Ecosystem(
     "checkruns",
     rules=_MASKS,
+    comments=_COMMENTS,
     suffixes=(".yml", ".yaml", ".sh", ".mk"),
     names=("Makefile", "GNUmakefile", "justfile", "Justfile", "Jenkinsfile"),
 )
