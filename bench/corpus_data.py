@@ -175,4 +175,12 @@ def commits(clones: Path, repos: Sequence[Repo], fixes: Sequence[Fix]) -> Iterat
             yield Commit(repo.name, sha, commit_paths(where, sha), None)
         for fix in fixes:
             if fix.repo == repo.name:
-                yield Commit(repo.name, fix.commit, commit_paths(where, fix.commit), fix)
+                yield Commit(repo.name, fix.commit, _fix_paths(where, fix), fix)
+
+
+def _fix_paths(where: Path, fix: Fix) -> tuple[str, ...]:
+    paths = commit_paths(where, fix.commit)
+    # A fix's files name what carries the fix: a path its commit does not touch is a corpus error.
+    if stray := sorted(set(fix.files) - set(paths)):
+        raise UserError(f"{fix.repo} {fix.commit[:12]} ({fix.advisory}) does not touch {', '.join(stray)}")
+    return paths

@@ -92,6 +92,17 @@ def test_a_bad_label_is_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureF
     assert "labels.toml path 1: category must be security|architecture, judged right|wrong" in err
 
 
+def test_a_fix_naming_a_file_its_commit_does_not_touch_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    head, fix = _history(tmp_path / "clones")
+    corpus = _corpus(tmp_path / "corpus", head, fix, "")
+    text = (corpus / "security.toml").read_text().replace("lib/auth/session.js", "lib/session.js")
+    (corpus / "security.toml").write_text(text)
+    assert corpus_paths.main(["--clones", str(tmp_path / "clones"), "--corpus", str(corpus)]) == 2
+    assert f"acme/web {fix[:12]} (CVE-0000-0001) does not touch lib/session.js" in capsys.readouterr().err
+
+
 def test_a_missing_clone_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert corpus_paths.main(["--clones", str(tmp_path), "--corpus", str(CORPUS)]) == 2
     assert "no clone of psf/requests under" in capsys.readouterr().err
