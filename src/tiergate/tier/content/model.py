@@ -52,9 +52,20 @@ class Ecosystem:
     rules: tuple[ContentRule, ...]
     suffixes: tuple[str, ...] = ()
     names: tuple[str, ...] = ()
+    # What starts a comment line (after its indentation): such lines are prose about the code, and its
+    # rules do not read them ("# Add a Vary: Cookie header" names a topic, the code beside it acts).
+    comments: tuple[str, ...] = ()
+    # Files it does not read although their suffix says so: directories anywhere in the path (`dist`),
+    # globs on the name (`*.min.js`). Built and vendored code is someone else's change, rebuilt.
+    ignore_dirs: tuple[str, ...] = ()
+    ignore_names: tuple[str, ...] = ()
 
     def holds(self, path: str) -> bool:
-        name = path.rsplit("/", 1)[-1]
+        *dirs, name = path.split("/")
+        if self.ignore_dirs and any(d in self.ignore_dirs for d in dirs):
+            return False
+        if any(fnmatchcase(name, glob) for glob in self.ignore_names):
+            return False
         dot = name.rfind(".")
         if dot > 0 and name[dot:].lower() in self.suffixes:
             return True
@@ -103,9 +114,52 @@ def call(name: str, *, after_dot: bool = True) -> str:
     return word(name, after_dot=after_dot) + r"[ \t]*\("
 
 
+# What language ecosystems leave alone: bundles, builds and vendored copies (a release commit of a
+# JavaScript library rebuilds `dist/`; its risky lines were judged when their source changed).
+BUILT_DIRS = ("dist", "build", "vendor", "node_modules", "third_party", "_vendor")
+BUILT_NAMES = ("*.min.js", "*.bundle.js", "*.min.mjs", "*.min.cjs")
+
+
+def needle(pattern: str) -> str:
+    """The longest run of letters, digits and '_' in the literal text `pattern` starts with ('' if
+    none): every match holds it inside one of its words, so a text without it cannot match. Read with
+    the `re` parser (a private module of CPython's; any failure only means no needle, never a miss)."""
+    found = _needles.get(pattern)
+    if found is None:
+        found = _needles[pattern] = _needle(pattern)
+    return found
+
+
+_needles: dict[str, str] = {}
+
+
+def _needle(pattern: str) -> str:
+    try:
+        from re import _constants, _parser  # type: ignore[attr-defined]
+
+        parsed = _parser.parse(pattern)
+        if parsed.state.flags & _constants.SRE_FLAG_IGNORECASE:
+            return ""
+        prefix = []
+        for op, arg in parsed:
+            if op is not _constants.LITERAL:
+                break
+            prefix.append(chr(arg))
+    except Exception:
+        return ""
+    runs = re.findall(r"[A-Za-z0-9_]+", "".join(prefix))
+    return max(runs, key=len, default="")
+
+
+def literal(text: str) -> str:
+    """`text`, every character meaning itself."""
+    return re.escape(text)
+
+
 def quoted(name: str) -> str:
-    """`name` inside quotes, as a header name or a key is written: 'Authorization', "Set-Cookie"."""
-    return f"{re.escape(name)}(?<=[\"'`]{re.escape(name)})(?=[\"'`])"
+    """`name` inside quotes, as a header name or a key is written in code: 'Authorization', "Set-Cookie".
+    Not in backticks: prose (docstrings, Markdown in comments) writes ``Cookie`` so."""
+    return f"{re.escape(name)}(?<=[\"']{re.escape(name)})(?=[\"'])"
 
 
 def rules(construct: str, *patterns: str, sides: Sides = "both", near: str = "") -> tuple[ContentRule, ...]:
