@@ -401,7 +401,7 @@ def _env_file(lower: str) -> tuple[Category, str] | None:
 class _SegmentFacts(NamedTuple):
     lower: str
     inert: bool
-    tree: str | None  # "test", "example" or "docs": a tree that is not the project itself
+    tree: str | None  # "test", "example", "docs" or "tooling": a tree that is not the project itself
     security: tuple[tuple[int, str], ...]  # (rank, pattern)
     words: _Words
     architecture: tuple[_Hit, ...]  # "dir" rules

@@ -104,7 +104,7 @@ TEST_NAME_LAST_WORDS = frozenset({"test", "tests", "spec", "specs"})
 # The configuration of the project's own checks: linters, type checkers, test runners, coverage, hooks.
 # By path they are not architecture: every hook autoupdate and linter bump would go THOROUGH. A change
 # that weakens what they check is architecture, found in its changed lines by the content rules
-# (`tiergate.tier.content.checkconfig`), which read exactly these files.
+# (`tiergate.tier.content.checkconfig`), which read these files and the manifests with tool sections.
 CHECK_CONFIG_NAMES = frozenset(
     {
         *("tox.ini", "pytest.ini", "mypy.ini", ".mypy.ini", ".coveragerc", "ruff.toml", ".ruff.toml"),
