@@ -37,6 +37,7 @@ COMMANDS: dict[str, str] = {
     "backups": "backups",
     "restore": "restore",
     "checks": "checks",
+    "replay": "replay",
 }
 
 
