@@ -38,7 +38,7 @@ _FIELD = b"\x02"
 _FORMAT = "--format=%x01%H%x02%P%x02%s"
 # The claim's diff options, plus those that keep a history's patch in the one format read here whatever
 # the repository's config says (prefixes, submodule logs, merged hunks, a hidden root commit).
-_LOG_OPTIONS = (
+LOG_OPTIONS = (
     "-z",
     "--raw",
     "--numstat",
@@ -89,14 +89,27 @@ def select(
     walk = ["--first-parent"] if first_parent else ["--no-merges"]
     count = [f"--max-count={limit}"] if limit is not None else []
     target = rev_range or "HEAD"
-    proc = git.run(repo, "rev-list", "--parents", *walk, *count, "--end-of-options", target, ok=(0, 128))
-    if proc.returncode != 0:
-        raise _range_error(repo, target, proc.stderr)
-    commits = tuple(_parents(line) for line in proc.stdout.decode().splitlines() if line)
+    commits = _rev_list(repo, target, *walk, *count, "--end-of-options", target)
     if not commits:
         raise UserError(f"no commits to replay in {target!r}" + ("" if first_parent else " (merges skipped)"))
     _refuse_shallow(repo, commits)
     return Selection(commits, target, first_parent)
+
+
+def select_commits(repo: Path, ids: Sequence[str], label: str = "the given commits") -> Selection:
+    """The commits `ids` name, in that order, merges included (each against its first parent)."""
+    if any(not i or i.startswith("-") for i in ids):
+        raise UserError(f"bad commit id among {label}: give revisions, such as 1a2b3c4")
+    commits = _rev_list(repo, label, "--no-walk=unsorted", "--end-of-options", *ids)
+    _refuse_shallow(repo, commits)
+    return Selection(commits, label, first_parent=True)
+
+
+def _rev_list(repo: Path, target: str, *args: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    proc = git.run(repo, "rev-list", "--parents", *args, ok=(0, 128))
+    if proc.returncode != 0:
+        raise _range_error(repo, target, proc.stderr)
+    return tuple(_parents(line) for line in proc.stdout.decode().splitlines() if line)
 
 
 def _parents(line: str) -> tuple[str, tuple[str, ...]]:
@@ -135,7 +148,7 @@ def replay(
     wanted = b"".join(c.encode() + b"\n" for c, _ in selection.commits)
     empty = git.empty_tree(repo)
     parents = dict(selection.commits)
-    args = ("log", "--no-walk=unsorted", "--stdin", *_LOG_OPTIONS, *merges)
+    args = ("log", "--no-walk=unsorted", "--stdin", *LOG_OPTIONS, *merges)
     with git.stream(repo, *args, stdin=wanted) as chunks:
         for commit, subject, section, patch in _records(chunks):
             base = parents[commit][0] if parents.get(commit) else empty
