@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from testing.gitrepo import commit_all, git, init_repo, write
 
+from tiergate import gitformat
 from tiergate.config import load_config
 from tiergate.errors import UserError
 from tiergate.tier import history
@@ -218,23 +219,72 @@ def test_a_shallow_clones_boundary_is_refused(tmp_path: Path) -> None:
         history.select(clone)
 
 
-def test_records_survive_any_chunking() -> None:
-    stream = (
-        b"\x01" + b"a" * 40 + b"\x02" + b"b" * 40 + b"\x02subject\0"
-        b"\n:100644 100644 " + b"1" * 40 + b" " + b"2" * 40 + b" M\0\x01odd\0"
-        b"1\t1\t\x01odd\0\0diff --git a/\\001odd b/\\001odd\n@@ -1 +1 @@\n-x\n+y\n"
-        b"\x01" + b"c" * 40 + b"\x02\x02empty\0"
-        b"\x01" + b"d" * 40 + b"\x02\x02last\0\n:000000 100644 " + b"0" * 40 + b" " + b"3" * 40 + b" A\0f\0"
-        b"1\t0\tf\0\0diff --git a/f b/f\n+z\n"
-    )
-    whole = list(history._records(iter([stream])))
-    assert [(c[:2], s) for c, s, _, _ in whole] == [("aa", "subject"), ("cc", "empty"), ("dd", "last")]
-    assert whole[0][3] == b"diff --git a/\\001odd b/\\001odd\n@@ -1 +1 @@\n-x\n+y\n"
-    assert whole[1][2:] == (b"", b"")
-    assert whole[2][3] == b"diff --git a/f b/f\n+z\n"
+A, B, C = (ch * 40 for ch in "abc")
+MEASURED = (
+    f"\x01{A}\x02{B}\x02subject\0\n".encode()
+    + b":100644 100644 "
+    + b"1" * 40
+    + b" "
+    + b"2" * 40
+    + b" M\0\x01odd\tname\0"
+    + b":100644 100644 "
+    + b"1" * 40
+    + b" "
+    + b"1" * 40
+    + b" R100\0old\0\x01new\0"
+    + b"1\t1\t\x01odd\tname\0"
+    + b"0\t0\t\0old\0\x01new\0"
+    + f"\x01{B}\x02\x02empty\0".encode()
+    + f"\x01{C}\x02\x02last\0\n".encode()
+    + b":000000 100644 "
+    + b"0" * 40
+    + b" "
+    + b"3" * 40
+    + b" A\0f\t\0"
+    + b"1\t0\tf\t\0"
+)
+PATCHED = (
+    f"\x01{A}\x02{B}\x02subject\0\n".encode()
+    + b'diff --git "a/\\001odd\\tname" "b/\\001odd\\tname"\n@@ -1 +1 @@\n-x\n+y\n'
+    + f"\x01{B}\x02\x02empty\0".encode()
+    + f"\x01{C}\x02\x02last\0\n".encode()
+    + b"diff --git a/f b/f\n+z\n"
+)
+
+
+def chunked(stream: bytes, size: int) -> list[bytes]:
+    return [stream[i : i + size] for i in range(0, len(stream), size)]
+
+
+def test_records_are_read_whole_however_the_stream_is_cut() -> None:
+    measured = list(history._split(iter([MEASURED]), history._measure_record))
+    assert [(c, s) for c, s, _ in measured] == [(A, "subject"), (B, "empty"), (C, "last")]
+    entries = gitformat.parse_raw_numstat(measured[0][2])
+    assert [(e.path, e.old_path, e.additions) for e in entries] == [
+        ("\x01odd\tname", None, 1),
+        ("\x01new", "old", 0),
+    ]
+    assert [e.path for e in gitformat.parse_raw_numstat(measured[2][2])] == ["f\t"]
+    patched = list(history._split(iter([PATCHED]), history._patch_record))
+    assert [c for c, _ in patched] == [A, B, C]
+    assert patched[0][1].endswith(b"@@ -1 +1 @@\n-x\n+y\n")
+    assert patched[1][1] == b""
+    assert patched[2][1] == b"diff --git a/f b/f\n+z\n"
     for size in (1, 2, 3, 7, 40, 97):
-        chunks = [stream[i : i + size] for i in range(0, len(stream), size)]
-        assert list(history._records(iter(chunks))) == whole, size
+        assert list(history._split(iter(chunked(MEASURED, size)), history._measure_record)) == measured
+        assert list(history._split(iter(chunked(PATCHED, size)), history._patch_record)) == patched
+    for stream, parse, whole in (
+        (MEASURED, history._measure_record, measured),
+        (PATCHED, history._patch_record, patched),
+    ):
+        for cut in range(1, len(stream)):
+            assert list(history._split(iter([stream[:cut], stream[cut:]]), parse)) == whole, cut
+
+
+def test_a_stream_cut_short_is_an_error() -> None:
+    for stream, parse in ((MEASURED[:-3], history._measure_record), (b"garbage", history._patch_record)):
+        with pytest.raises(UserError, match="git log gave output tiergate cannot read"):
+            list(history._split(iter([stream]), parse))
 
 
 def test_nothing_runs_from_the_repositorys_config(tmp_path: Path) -> None:

@@ -6,25 +6,27 @@ default: a clean merge's own change is empty, and its branch's commits are in th
 against its first parent. A root commit's change is measured from the empty tree. A shallow clone's
 boundary commit has parents git does not have: its own change is unknown, and replaying it is an error.
 
-How a commit's change is measured: one `git log` for the whole range streams, per commit, its raw and
-numstat records (`-z`, rename detection as the claim's `-M`) and its `-U0` patch; each commit's records
-become the `ChangeMeasurement` the claim measures of a working tree (`change.measure_commit`: files,
-additions and deletions, renames, binary files, submodule pointers, other tools' paths set aside), and
-its patch is what the content rules read. The repository is untrusted, as everywhere: git runs through
-`tiergate.git` (no hooks, fsmonitor, external diff or text conversion).
+How a commit's change is measured: two `git log`s for the whole range, read in step, instead of git
+processes per commit. One streams each commit's raw and numstat records (`-z`, `-M`, git's default
+context, exactly the claim's `git diff --raw --numstat`), which become the `ChangeMeasurement` the claim
+measures of a working tree (`change.measure_commit`: files, additions and deletions, renames, binary
+files, submodule pointers, other tools' paths set aside). The other streams its `-U0` patch, what the
+content rules read. (One `git log` could give both, but numstat then counts with no context, and git
+can align such a diff differently: ripgrep's 241b87b33771 counts 61+27 lines at -U0, 62+28 as the claim
+counts it.) The repository is untrusted, as everywhere: git runs through `tiergate.git` (no hooks,
+fsmonitor, external diff or text conversion; fixed prefixes; the root commit shown).
 
-The output, per commit: `\\x01<id>\\x02<parents>\\x02<subject>\\0`; then, when the commit changed
-anything, `\\n`, its raw and numstat records (no empty field among them), one empty field, and its patch
-text. Every patch line starts with a character git chooses (`+ - @ \\ d i n o s r c B` ...; paths with
-control characters are quoted), so a line starting with `\\x01` is always the next commit.
+Each commit's record starts with a header, `\\x01<id>\\x02<parents>\\x02<subject>\\0`; when the commit
+changed anything, a newline and its NUL-terminated raw and numstat fields, or its patch text, follow.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from tiergate import foreign, git, gitformat
 from tiergate.errors import UserError
@@ -35,26 +37,31 @@ DEFAULT_COUNT = 200
 ROOT_LABEL = "the empty tree"
 _HEAD = b"\x01"
 _FIELD = b"\x02"
-_FORMAT = "--format=%x01%H%x02%P%x02%s"
-# The claim's diff options, plus those that keep a history's patch in the one format read here whatever
-# the repository's config says (prefixes, submodule logs, merged hunks, a hidden root commit).
-LOG_OPTIONS = (
+# Both streams list the commits given on stdin, in that order, each after a header line of this format.
+_COMMON = (
+    "--no-walk=unsorted",
+    "--stdin",
     "-z",
-    "--raw",
-    "--numstat",
-    "-p",
-    "-U0",
-    "--inter-hunk-context=0",
-    "-M",
-    "--no-abbrev",
+    "--format=%x01%H%x02%P%x02%s",
     "--root",
-    "--src-prefix=a/",
-    "--dst-prefix=b/",
-    "--submodule=short",
+    "-M",
     "--no-ext-diff",
     "--no-textconv",
     "--no-color",
-    _FORMAT,
+)
+# The claim's measurement: `git diff --raw --numstat -z -M --no-abbrev` (numstat with git's default
+# context: fewer lines of context can align a diff differently, and count a line more or less).
+MEASURE_OPTIONS = (*_COMMON, "--raw", "--numstat", "--no-abbrev")
+# The content rules' patch, `git diff -U0` as the claim reads it, with what keeps it in the one format
+# read here whatever the repository's config says (prefixes, submodule logs, merged hunks).
+PATCH_OPTIONS = (
+    *_COMMON,
+    "-p",
+    "-U0",
+    "--inter-hunk-context=0",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+    "--submodule=short",
 )
 
 
@@ -143,28 +150,40 @@ def _refuse_shallow(repo: Path, commits: Sequence[tuple[str, tuple[str, ...]]]) 
 def replay(
     repo: Path, selection: Selection, exclusions: Exclusions = foreign.DEFAULT
 ) -> Iterator[PastCommit]:
-    """Each selected commit's change, in the selection's order, from one streaming `git log`."""
+    """Each selected commit's change, in the selection's order, from two streaming `git log`s read in
+    step: one for the measurement, one for the patch."""
     merges = ("--diff-merges=first-parent",) if selection.first_parent else ()
     wanted = b"".join(c.encode() + b"\n" for c, _ in selection.commits)
     empty = git.empty_tree(repo)
     parents = dict(selection.commits)
-    args = ("log", "--no-walk=unsorted", "--stdin", *LOG_OPTIONS, *merges)
-    with git.stream(repo, *args, stdin=wanted) as chunks:
-        for commit, subject, section, patch in _records(chunks):
+    with (
+        git.stream(repo, "log", *MEASURE_OPTIONS, *merges, stdin=wanted) as measured,
+        git.stream(repo, "log", *PATCH_OPTIONS, *merges, stdin=wanted) as patched,
+    ):
+        patches = _split(patched, _patch_record)
+        for commit, subject, section in _split(measured, _measure_record):
+            patch_of, patch = next(patches, ("", b""))
+            if patch_of != commit:
+                raise UserError(f"git log listed commits out of step ({commit[:12]} against {patch_of[:12]})")
             base = parents[commit][0] if parents.get(commit) else empty
             label = base if parents.get(commit) else ROOT_LABEL
             entries = gitformat.parse_raw_numstat(section) if section else []
             change = measure_commit(repo, base, label, entries, exclusions)
             yield PastCommit(commit, parents.get(commit, ()), subject, change, patch)
+        for _ in patches:  # read to the end, so that git's own failure is heard
+            pass
 
 
-_Record = tuple[str, str, bytes, bytes]
+_T = TypeVar("_T")
+# A record at `start` of the buffer (complete, or None until more has arrived), and the offset where
+# the next record starts, or where the search for this one's end picks up when more has arrived.
+_Parse = Callable[[bytes, int, int, bool], tuple[_T | None, int]]
 
 
-def _records(chunks: Iterator[bytes]) -> Iterator[_Record]:
-    """(commit, subject, raw and numstat records, patch) for each commit of the stream."""
+def _split(chunks: Iterator[bytes], parse: _Parse[_T]) -> Iterator[_T]:
+    """The records of a stream of chunks, each read by `parse` once enough of it has arrived."""
     buffer = b""
-    resume = 0  # where the search for the end of a patch cut short by a chunk picks up
+    resume = 0
     ended = False
     while not ended:
         chunk = next(chunks, b"")
@@ -172,7 +191,7 @@ def _records(chunks: Iterator[bytes]) -> Iterator[_Record]:
         buffer += chunk
         start = 0
         while start < len(buffer):
-            record, end = _one(buffer, start, resume, ended)
+            record, end = parse(buffer, start, resume, ended)
             if record is None:
                 resume = end
                 break
@@ -180,38 +199,93 @@ def _records(chunks: Iterator[bytes]) -> Iterator[_Record]:
             start, resume = end, end
         buffer, resume = buffer[start:], max(resume - start, 0)
     if buffer:
-        raise UserError("git log gave output tiergate cannot read (a commit record cut short)")
+        raise _unreadable("a commit record cut short")
 
 
-def _one(buffer: bytes, start: int, resume: int, ended: bool) -> tuple[_Record | None, int]:
-    """The commit record at `start` and where the next one begins; or None, with where to resume the
-    search for its end, until more of it has arrived."""
+def _header(buffer: bytes, start: int, ended: bool) -> tuple[str, str, int] | None:
+    """The commit and subject of the header at `start`, and where the header ends; None if cut short."""
     if buffer[start : start + 1] != _HEAD:
-        raise UserError("git log gave output tiergate cannot read (no commit header where one belongs)")
-    header_end = buffer.find(b"\0", start)
-    after = header_end + 1
-    if header_end < 0 or (after >= len(buffer) and not ended):
+        raise _unreadable("no commit header where one belongs")
+    end = buffer.find(b"\0", start)
+    if end < 0 or (end + 1 >= len(buffer) and not ended):
+        return None
+    commit, _, subject = buffer[start + 1 : end].split(_FIELD, 2)
+    return commit.decode(), subject.decode("utf-8", "replace"), end + 1
+
+
+def _measure_record(
+    buffer: bytes, start: int, resume: int, ended: bool
+) -> tuple[tuple[str, str, bytes] | None, int]:
+    """A commit's header, then (when it changed anything) a newline and its raw and numstat fields."""
+    header = _header(buffer, start, ended)
+    if header is None:
         return None, start
-    commit, _, subject = buffer[start + 1 : header_end].split(_FIELD, 2)
-    if buffer[after : after + 1] != b"\n":  # nothing changed: the next header, or the end
-        return (commit.decode(), _text(subject), b"", b""), after
-    section_end = buffer.find(b"\0\0", after)
-    if section_end < 0:
+    commit, subject, at = header
+    if buffer[at : at + 1] != b"\n":
+        return (commit, subject, b""), at
+    end = _section_end(buffer, at + 1, ended)
+    if end < 0:
         return None, start
-    patch_start = section_end + 2
-    patch_end = buffer.find(b"\n" + _HEAD, max(patch_start, resume))
-    if patch_end < 0:
+    return (commit, subject, buffer[at + 1 : end]), end
+
+
+def _section_end(buffer: bytes, position: int, ended: bool) -> int:
+    """Where the NUL-terminated raw and numstat fields from `position` end: one raw record (2 fields, 3
+    for a rename or copy) and one numstat record (1 field, 3 for a rename or copy) per file. Paths may
+    hold any byte but NUL, so the fields are counted. -1 when they have not all arrived."""
+    files = 0
+    while position < len(buffer) and buffer[position : position + 1] == b":":
+        status = buffer[position : buffer.find(b"\0", position)].rsplit(b" ", 1)[-1][:1]
+        position = _fields(buffer, position, 3 if status in (b"R", b"C") else 2)
+        if position < 0:
+            return -1
+        files += 1
+    if position >= len(buffer) and not ended:  # more raw records may be on their way
+        return -1
+    if not files:
+        raise _unreadable("a commit's file list is missing")
+    for _ in range(files):
+        end = buffer.find(b"\0", position)
+        if end < 0:
+            return -1
+        # "added TAB deleted TAB path"; a rename's path field is empty, its two paths follow.
+        record = buffer[position:end]
+        renamed = record.count(b"\t") == 2 and record.endswith(b"\t")
+        position = _fields(buffer, position, 3 if renamed else 1)
+        if position < 0:
+            return -1
+    return position
+
+
+def _fields(buffer: bytes, position: int, count: int) -> int:
+    """Where `count` NUL-terminated fields from `position` end; -1 if they have not all arrived."""
+    for _ in range(count):
+        end = buffer.find(b"\0", position)
+        if end < 0:
+            return -1
+        position = end + 1
+    return position
+
+
+def _patch_record(
+    buffer: bytes, start: int, resume: int, ended: bool
+) -> tuple[tuple[str, bytes] | None, int]:
+    """A commit's header, then (when it changed anything) a newline and its patch text. Every patch
+    line starts with a character git chooses (paths with control characters are quoted), so the patch
+    ends where a line starts with the header's mark."""
+    header = _header(buffer, start, ended)
+    if header is None:
+        return None, start
+    commit, _, at = header
+    if buffer[at : at + 1] != b"\n":
+        return (commit, b""), at
+    end = buffer.find(b"\n" + _HEAD, max(at, resume))
+    if end < 0:
         if not ended:
-            return None, max(len(buffer) - 1, patch_start)
-        patch_end = len(buffer) - 1
-    record = (
-        commit.decode(),
-        _text(subject),
-        buffer[after + 1 : section_end + 1],
-        buffer[patch_start : patch_end + 1],
-    )
-    return record, patch_end + 1
+            return None, max(len(buffer) - 1, at)
+        end = len(buffer) - 1
+    return (commit, buffer[at + 1 : end + 1]), end + 1
 
 
-def _text(raw: bytes) -> str:
-    return raw.decode("utf-8", "replace")
+def _unreadable(what: str) -> UserError:
+    return UserError(f"git log gave output tiergate cannot read ({what})")
