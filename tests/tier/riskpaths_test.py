@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from tiergate.errors import UserError
 from tiergate.tier import riskpaths
-from tiergate.tier.riskpaths import DEFAULT, PathMatch, RiskPaths, RiskScan
+from tiergate.tier.riskpaths import DEFAULT, PathMatch, RiskPaths, RiskScan, is_check_config
 
 CORPUS = Path(__file__).parents[1] / "fixtures" / "risk_corpus.tsv"
 
@@ -324,6 +324,175 @@ def test_ambiguous_words_yield_to_their_context() -> None:
     assert categories("src/crypto/wallet.ts") == {"security"}
 
 
+# -- precision on paths (issue 12): trees, templates, pins, check configs, code modules ------------
+
+
+@pytest.mark.parametrize(
+    ("path", "in_the_project"),
+    [
+        ("tests/fixtures/app/package.json", "package.json"),
+        ("tests/fixtures/app/pyproject.toml", "pyproject.toml"),
+        ("test/module/ts/tsconfig.json", "tsconfig.json"),
+        ("test/module/typings/esm/index.ts", "typings/index.ts"),
+        ("src/test/resources/application.yml", "src/main/resources/application.yml"),
+        ("pkg/testdata/mod/go.mod", "go.mod"),
+        ("__fixtures__/project/package.json", "package.json"),
+        ("spec/fixtures/db/schema.sql", "db/schema.sql"),
+        ("tests/static/config.toml", "config.toml"),
+        ("fuzz/Cargo.toml", "Cargo.toml"),
+        ("examples/tutorial/pyproject.toml", "pyproject.toml"),
+        ("examples/celery/requirements.txt", "requirements.txt"),
+        ("example/app/config.ts", "app/config.ts"),
+        ("_examples/basic/go.mod", "go.mod"),
+        ("samples/web/Dockerfile", "web/Dockerfile"),
+        ("docs/requirements.txt", "requirements.txt"),
+        ("doc/package.json", "package.json"),
+        ("website/package.json", "package.json"),
+        ("documentation/schema.json", "schema.json"),
+    ],
+)
+def test_manifests_configs_and_schemas_in_test_example_and_docs_trees_are_not_architecture(
+    path: str, in_the_project: str
+) -> None:
+    assert "architecture" not in categories(path)
+    assert "architecture" in categories(in_the_project)
+
+
+def test_in_example_and_docs_trees_code_keeps_security_and_markup_loses_it() -> None:
+    # people copy an example's login code into their own app; its page templates are markup
+    assert categories("examples/auth/index.js") == {"security"}
+    assert categories("examples/tutorial/flaskr/auth.py") == {"security"}
+    assert categories("docs/examples/oauth_client.py") == {"security"}
+    for markup in ("examples/auth/views/login.ejs", "examples/auth/views/head.ejs", "docs/_static/csrf.css"):
+        assert DEFAULT.match(markup) == (), markup
+    # in the project itself, and in the tests of security code, a login template stays security
+    assert categories("app/templates/auth/login.html") == {"security"}
+    assert categories("tests/auth/login.html") == {"security"}
+    # test trees keep security: key material is what the TLS tests check against
+    assert categories("tests/certs/server.key") == {"security"}
+    assert categories("tests/fixtures/.env") == {"security"}
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        ".github/ISSUE_TEMPLATE/config.yml",
+        ".github/ISSUE_TEMPLATE/bug_report.yml",
+        ".github/DISCUSSION_TEMPLATE/ideas.yml",
+        ".github/PULL_REQUEST_TEMPLATE/security.md",
+        ".github/pull_request_template.md",
+        ".gitlab/issue_templates/bug.md",
+        ".gitlab/merge_request_templates/default.md",
+        ".github/FUNDING.yml",
+        ".github/dependabot.yml",
+        "renovate.json",
+        ".github/release.yml",
+    ],
+)
+def test_issue_and_pr_templates_and_repository_housekeeping_are_neither(path: str) -> None:
+    assert DEFAULT.match(path) == ()
+
+
+def test_requirements_runtime_files_are_architecture_tooling_pins_are_not() -> None:
+    for runtime in (
+        "requirements.txt",
+        "requirements.in",
+        "app/requirements.txt",
+        "requirements/base.txt",
+        "requirements/production.in",
+        "requirements-prod.txt",
+        "prod_requirements.in",
+    ):
+        assert categories(runtime) == {"architecture"}, runtime
+    assert pattern_of("requirements/base.txt", "architecture") == (
+        "**/requirements/{base,common,main,prod,production,runtime,install,default}.{txt,in}"
+    )
+    for tooling in (
+        "requirements/dev.txt",
+        "requirements/dev.in",
+        "requirements/tests-min.txt",
+        "requirements-dev.txt",
+        "dev-requirements.txt",
+        "mypy-requirements.txt",
+        "docs/requirements.txt",
+        "constraints.txt",
+    ):
+        assert DEFAULT.match(tooling) == (), tooling
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        *("pytest.ini", "tox.ini", "mypy.ini", ".coveragerc", "ruff.toml", ".flake8", "noxfile.py"),
+        *(".pre-commit-config.yaml", ".golangci.yml", "clippy.toml", "phpunit.xml.dist", ".rubocop.yml"),
+        *(".eslintrc", ".eslintrc.json", ".eslintrc.cjs", "eslint.config.mjs", "jest.config.js"),
+        *("vitest.config.ts", "playwright.config.ts", "tailwind.config.js", "lint-staged.config.js"),
+    ],
+)
+def test_check_tool_configs_are_not_architecture_by_path(name: str) -> None:
+    assert is_check_config(name)
+    assert DEFAULT.match(name) == ()
+    assert DEFAULT.match(f"packages/web/{name}") == ()
+
+
+def test_build_configs_are_not_check_configs() -> None:
+    for name in ("webpack.config.js", "rollup.config.mjs", "vite.config.ts", "next.config.mjs"):
+        assert not is_check_config(name), name
+        assert categories(name) == {"architecture"}, name
+    for name in ("pyproject.toml", "setup.cfg", "package.json", "tsconfig.json", ".eslint_helpers.js"):
+        assert not is_check_config(name), name
+
+
+def test_config_and_types_in_code_name_a_module_not_configuration() -> None:
+    for module in (
+        "src/flask/config.py",
+        "crates/regex/src/config.rs",
+        "internal/app/config.go",
+        "lib/config.rb",
+        "src/app_config.py",
+        "crates/ignore/src/types.rs",
+        "src/requests/types.py",
+        "pkg/api/types.go",
+        "src/user.types.js",
+    ):
+        assert DEFAULT.match(module) == (), module
+    # the seed's TypeScript/JSON patterns, data formats, C headers and Spring/.NET config classes count
+    for config in (
+        "src/config.ts",
+        "src/config.js",
+        "app/config.json",
+        "deploy/config.yaml",
+        "config.toml",
+        "src/config.h",
+        "include/types.h",
+        "src/types.ts",
+        "src/api/user.types.ts",
+        "src/main/java/com/acme/DatabaseConfig.java",
+        "src/Acme/AuthConfig.cs",
+        "src/app-config.ts",
+    ):
+        assert "architecture" in categories(config), config
+    # a directory named config still holds configuration (Rails, Elixir, Go's config package)
+    assert categories("internal/config/loader.go") == {"architecture"}
+
+
+def test_a_file_named_as_a_test_is_never_architecture() -> None:
+    for test in ("src/app/test_config.py", "TestConfig.java", "src/config_test.go", "src/types.spec.ts"):
+        assert DEFAULT.match(test) == (), test
+    # ... but a test of security code is security
+    assert categories("src/test_auth_config.py") == {"security"}
+
+
+def test_cancellation_tokens_and_token_buckets_are_not_security() -> None:
+    for path in (
+        "lib/cancel/CancelToken.js",
+        "test/specs/cancel/CancelToken.spec.js",
+        "util/TokenBucket.java",
+    ):
+        assert DEFAULT.match(path) == (), path
+    assert categories("src/auth/CancelToken.js") == {"security"}  # the auth directory decides
+
+
 # -- the user's globs -------------------------------------------------------------------------------
 
 
@@ -444,7 +613,11 @@ def test_every_corpus_label(record_property: Callable[[str, object], None]) -> N
 
 # -- properties ------------------------------------------------------------------------------------
 
-_PROBES = ("plain.txt", "x.yaml", "x.py", "token.ts", "crypto.ts", "secrets.py", "migrate/x.rb")
+_PROBES = (
+    *("plain.txt", "x.yaml", "x.py", "token.ts", "crypto.ts", "secrets.py", "migrate/x.rb"),
+    # test, example and docs trees change these: such a directory is not neutral
+    *("package.json", "login.html"),
+)
 
 
 def neutral(directory: str) -> bool:

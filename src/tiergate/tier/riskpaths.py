@@ -19,22 +19,55 @@ Judgement calls (the seed is silent on them):
 - Tests of security code are security-sensitive (`tests/auth/test_login.py`, `auth_test.go`): a loop
   that weakens a security test does as much harm as one that weakens the code.
 - Lock files (`package-lock.json`, `Cargo.lock`, `go.sum` ...) are not architecture: they change with
-  every dependency bump, and the manifest beside them already counts.
+  every dependency bump, and the manifest beside them already counts. Compiled pins are lock files by
+  another name (`constraints.txt`, pip-compile's `requirements/*.txt`).
+- pip's requirements: `requirements.txt` / `.in` and the runtime variants (`requirements/base.txt`,
+  `requirements-prod.in`: base, common, main, prod, production, runtime, install, default) are the
+  manifest of an application that installs from them: architecture. Every other variant
+  (`requirements/dev.txt`, `requirements/tests.in`, `mypy-requirements.txt`) pins the tools that build,
+  test, lint or document the project; its changes are mostly bot bumps: not architecture.
+- Test, example and docs trees are not the project. Inside a directory named `test(s)`, `__tests__`,
+  `testdata`, `fixtures`, `__fixtures__`, `__mocks__`, `fuzz`, `example(s)`, `_examples`, `sample(s)`,
+  `doc(s)`, `documentation` or `website`, no path is architecture: a manifest, configuration or schema
+  there belongs to a fixture project, an example app or the docs build (`tests/fixtures/app/package.json`,
+  `examples/tutorial/pyproject.toml`, `docs/requirements.txt`). Security is kept in test trees (tests of
+  security code, and their key material: `tests/certs/server.key` is what the TLS tests check against)
+  and for code in example and docs trees (people copy `examples/auth/index.js` into their own app), but
+  not for page templates and stylesheets there (`examples/auth/views/login.ejs` is markup).
+- A file named as a test (`test_config.py`, `TestConfig.java`, `types.spec.ts`) is never architecture.
+- Issue, discussion and pull-request templates (`.github/ISSUE_TEMPLATE/**`, its `config.yml`
+  included, `PULL_REQUEST_TEMPLATE*`, GitLab's `issue_templates`) are neither category: they are forms
+  shown to people. Neither are `FUNDING.yml`, `.github/release.yml`, `.github/dependabot.yml` and
+  `renovate.json`: the bots propose updates, and each update is a change verified on its own (a workflow
+  that merges them unreviewed is under `.github/workflows`, which is security).
 - `.env.example` and other `.env` templates are architecture (they declare the configuration a deploy
   needs), not security (they hold no secrets). Every other `.env*` file and `*.env` is security.
 - CI definitions (`.github/workflows/**`, `.gitlab-ci.yml`, `Jenkinsfile` ...) are security: they run
   with the repository's secrets and deploy rights. So is `CODEOWNERS` (who must review what).
 - Terraform, Helm, Kustomize and Kubernetes manifests, Dockerfiles and compose files are architecture;
   Terraform variable and state files are security (they carry credentials in plain text).
-- The configuration of the project's own checks (`pytest.ini`, `tox.ini`, `mypy.ini`, `.eslintrc*`,
-  `*.config.js` ...) is architecture: weakening what the checks measure is how a loop fakes green.
-- `config` ending a name counts after `_ - .` or in a PascalCase class file (`app_config.py`,
-  `webpack.config.js`, `DatabaseConfig.java`) but not in camelCase, where it names a function
-  (`useConfig.ts`, `getConfig.ts`); likewise `schema`.
+- The configuration of the project's own checks (`pytest.ini`, `tox.ini`, `.pre-commit-config.yaml`,
+  `.eslintrc*`, `jest.config.js`, `ruff.toml` ...: `riskrules.CHECK_CONFIG_*`, `is_check_config`) is
+  not architecture by its path, or every hook autoupdate would go THOROUGH. Weakening what the checks
+  measure is how a loop fakes green, so a change whose changed lines weaken them (an added ignore, skip
+  or exclude, a lowered `fail_under`, a removed hook) is architecture: the content rule
+  `tiergate.tier.content.checkconfig` reads those lines. Build configurations (`webpack.config.js`,
+  `vite.config.ts`) stay architecture; so do `pyproject.toml` and `setup.cfg`, which also declare the
+  package and its dependencies, whichever section changed.
+- `config` names configuration in data formats (json, yaml, toml, ini, xml, properties ...), in
+  JavaScript and TypeScript files (the seed's `config.{ts,js,json}`, `webpack.config.js`,
+  `app-config.ts`), in C headers (`config.h`), and ending a Spring or .NET class file
+  (`DatabaseConfig.java`, `AuthConfig.cs`), where a *Config class wires the application. In other code
+  (`flask/config.py`, `config.rs`, `app_config.py`) it names the module that reads and models
+  configuration: code like any other. It counts after `_ - .` or in a PascalCase class file, not in
+  camelCase, where it names a function (`useConfig.ts`, `getConfig.ts`); likewise `schema`, which counts
+  in every language (a schema module declares a data contract: `schema.rs`, `schemas.py`).
+- `types` is the contract in TypeScript (the seed's `types.ts`, `*.types.ts`, `*.d.ts`) and in C
+  headers (`types.h`); `types.py`, `types.go`, `types.rs` are modules like any other.
 - A security word with a common harmless sense yields to the path's context: `token` beside lexer,
   parser, design, theme, style or language-model words (`src/lexer/token.rs`, `src/styles/tokens.ts`,
-  `llm/token_counter.py`), `crypto` beside market words (`crypto_prices.py`). A bare `token.ts` stays
-  security, as in the seed.
+  `llm/token_counter.py`), cancellation or bucket words (`CancelToken.js`, `TokenBucket.java`),
+  `crypto` beside market words (`crypto_prices.py`). A bare `token.ts` stays security, as in the seed.
 - Barrel files (`index.ts`, `__init__.py`, `mod.rs`) and ORM model files are not architecture: a schema
   change shows up in the migration that must come with it.
 - `login` and `signin` are security words (a login page handles credentials; `LoginButton.tsx` is the
@@ -57,18 +90,26 @@ from typing import NamedTuple, TypeVar
 from tiergate.text import quote_inline, quote_path
 from tiergate.tier.riskrules import (
     AMBIGUOUS_WORDS,
+    CHECK_CONFIG_NAMES,
+    CHECK_CONFIG_PREFIXES,
+    CHECK_CONFIG_TOOLS,
     COMPOUND_WORDS,
+    DOCS_DIRS,
     ENV_TEMPLATE_WORDS,
+    EXAMPLE_DIRS,
     INERT_DIRS,
     INERT_EXTS,
     LOCK_NAMES,
+    MARKUP_EXTS,
     RULES,
     SECURITY_WORDS,
+    TEST_DIRS,
+    TEST_NAME_LAST_WORDS,
     Category,
     Rule,
 )
 
-__all__ = ["DEFAULT", "Category", "PathMatch", "RiskPaths", "RiskScan"]
+__all__ = ["DEFAULT", "Category", "PathMatch", "RiskPaths", "RiskScan", "is_check_config"]
 
 # Words inside one name: ALLCAPS runs before a capitalised word, capitalised or lowercase runs, digits.
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
@@ -100,7 +141,8 @@ class RiskScan:
 
 # -- compiled rule table --------------------------------------------------------------------------------
 
-# One hit of a rule: its place in the table (lower wins), category, pattern as shown, extension filter.
+# One hit of a rule: its place in the table (lower wins), category, pattern as shown, and its filter: the
+# extensions it applies to, or for a rule with stems, the lowercase file names.
 _Hit = tuple[int, Category, str, frozenset[str] | None]
 _Keyed = dict[str, tuple[_Hit, ...]]
 _NO_HITS: tuple[_Hit, ...] = ()
@@ -130,10 +172,14 @@ def _compile(rules: Sequence[Rule]) -> _Table:
     dirpaths: dict[tuple[str, str], list[_Hit]] = {}
     for index, rule in enumerate(rules):
         exts = None if rule.exts is None else frozenset(rule.exts)
+        if rule.stems is not None:
+            exts = frozenset(f"{stem}.{ext}" for stem in rule.stems for ext in rule.exts or ())
         shown_exts = "" if rule.exts is None else _brace(rule.exts)
+        shown_stems = "" if rule.stems is None else _brace(rule.stems)
         for key in rule.keys:
             lookup = key if rule.kind == "name-case" else key.lower()
-            hit: _Hit = (index, rule.category, rule.pattern.format(key=key, exts=shown_exts), exts)
+            shown = rule.pattern.format(key=key, exts=shown_exts, stems=shown_stems)
+            hit: _Hit = (index, rule.category, shown, exts)
             if rule.kind == "dirpath":
                 first, second = lookup.split("/")
                 dirpaths.setdefault((first, second), []).append(hit)
@@ -165,6 +211,17 @@ _BY_LAST_PART = _TABLE.kinds["last-part"]
 # The beginnings of compound words, so that only names holding one pay for joining word pairs.
 _COMPOUND_HEADS = frozenset(c[:i] for c in COMPOUND_WORDS for i in range(1, len(c)))
 _SENSE_WORDS = frozenset().union(*AMBIGUOUS_WORDS.values())
+_CHECK_CONFIG_PREFIX = re.compile("|".join(re.escape(p) for p in CHECK_CONFIG_PREFIXES) + r"(?:\.|$)")
+_CHECK_CONFIG_TOOL = re.compile(r"([a-z0-9-]+)\.config\.[a-z]+$")
+
+
+def is_check_config(name: str) -> bool:
+    """Whether a file name (no directory) is the configuration of one of the project's check tools."""
+    lower = name.lower()
+    if lower in CHECK_CONFIG_NAMES or _CHECK_CONFIG_PREFIX.match(lower):
+        return True
+    tool = _CHECK_CONFIG_TOOL.match(lower)
+    return tool is not None and tool.group(1) in CHECK_CONFIG_TOOLS
 
 
 # -- what one file name or one directory path contributes ---------------------------------------------
@@ -193,6 +250,8 @@ class _FileFacts(NamedTuple):
 
 class _DirFacts(NamedTuple):
     inert: bool = False
+    aside: bool = False  # inside a test, example or docs tree: no architecture
+    markup_aside: bool = False  # inside an example or docs tree: markup holds no security
     security: str | None = None  # a directory rule (**/auth/**, .github/workflows ...)
     security_word: str | None = None
     weak: tuple[tuple[str, str], ...] = ()
@@ -248,6 +307,8 @@ def _file_facts(name: str) -> _FileFacts:
     hits = _file_hits(name, lower, stem, ext, words)
     env = _env_file(lower) if "env" in lower else None
     found = _security_words(words)
+    if hits and _not_architecture(lower, words):
+        hits = [hit for hit in hits if hit[1] != "architecture"]
     if not hits and env is None and found is _NO_WORDS:
         return _plain(ext)
     return _FileFacts(
@@ -259,6 +320,13 @@ def _file_facts(name: str) -> _FileFacts:
         senses=found.senses,
         architecture=env[1] if env and env[0] == "architecture" else _best(hits, "architecture", ext),
     )
+
+
+def _not_architecture(lower: str, words: list[str]) -> bool:
+    """A test file (test_config.py, TestConfig.java) or a check tool's configuration (see riskrules)."""
+    if words and (words[0] == "test" or words[-1] in TEST_NAME_LAST_WORDS):
+        return True
+    return is_check_config(lower)
 
 
 def _plain(ext: str) -> _FileFacts:
@@ -326,6 +394,7 @@ def _env_file(lower: str) -> tuple[Category, str] | None:
 class _SegmentFacts(NamedTuple):
     lower: str
     inert: bool
+    tree: str | None  # "test", "example" or "docs": a tree that is not the project itself
     security: tuple[tuple[int, str], ...]  # (rank, pattern)
     words: _Words
     architecture: tuple[_Hit, ...]  # "dir" rules
@@ -344,11 +413,20 @@ def _segment_facts(segment: str) -> _SegmentFacts:
     return _SegmentFacts(
         lower=lower,
         inert=lower in INERT_DIRS,
+        tree=_tree(lower),
         security=tuple(security),
         words=words,
         architecture=tuple(h for h in dir_hits if h[1] == "architecture"),
         parent=tuple(h for h in _TABLE.hits("parent", lower) if h[1] == "architecture"),
     )
+
+
+def _tree(lower: str) -> str | None:
+    if lower in TEST_DIRS:
+        return "test"
+    if lower in EXAMPLE_DIRS:
+        return "example"
+    return "docs" if lower in DOCS_DIRS else None
 
 
 # -- the engine --------------------------------------------------------------------------------------
@@ -372,14 +450,22 @@ class RiskPaths:
         security: str | None = None
         architecture: str | None = None
         if not (file.inert or dirs.inert):
-            security = file.security or dirs.security or file.security_word or dirs.security_word
-            if security is None and (file.weak or dirs.weak):
-                security = _unambiguous(file, dirs)
-            architecture = file.architecture
-            if architecture is None and dirs.architecture:
-                architecture = next(
-                    (p for p, exts in dirs.architecture if exts is None or file.ext in exts), None
-                )
+            if not (dirs.markup_aside and file.ext in MARKUP_EXTS):
+                security = file.security or dirs.security or file.security_word or dirs.security_word
+                if security is None and (file.weak or dirs.weak):
+                    security = _unambiguous(file, dirs)
+            if not dirs.aside:
+                architecture = file.architecture
+                if architecture is None and dirs.architecture:
+                    lower = name.lower()
+                    architecture = next(
+                        (
+                            p
+                            for p, only in dirs.architecture
+                            if only is None or file.ext in only or lower in only
+                        ),
+                        None,
+                    )
         if self._has_extras and (security is None or architecture is None):
             relative = _relative(norm)
             if security is None and self._extra_security is not None:
@@ -434,8 +520,11 @@ def _dir_facts(where: str) -> _DirFacts:
             hits += [h for h in pair if h[1] == "architecture"]
         architecture += [(h[0], depth, h[2], h[3]) for h in hits]
     strong = next((s.words.strong for s in facts if s.words.strong), None)
+    trees = {s.tree for s in facts}
     return _DirFacts(
         inert=any(s.inert for s in facts),
+        aside=trees != {None},
+        markup_aside="example" in trees or "docs" in trees,
         security=min(security)[2] if security else None,
         security_word=None if strong is None else f"word '{strong}' in a directory name",
         weak=tuple(

@@ -24,7 +24,7 @@ RuleKind = Literal[
     "word",  # a word of the file name is a key
     "dir",  # a directory anywhere above the file is a key
     "dirpath",  # consecutive directories above the file are a key (".github/workflows")
-    "parent",  # the directory right above the file is a key
+    "parent",  # the directory right above the file is a key (and, with `stems`, the file's stem one of them)
 ]
 
 
@@ -37,6 +37,8 @@ class Rule:
     # Only files with one of these extensions ("" for none); None means any file the rules look at.
     # "{exts}" in the pattern shows them.
     exts: tuple[str, ...] | None = None
+    # A "parent" rule only: only files whose lowercase stem is one of these; "{stems}" shows them.
+    stems: tuple[str, ...] | None = None
 
 
 def _exts(*names: str) -> tuple[str, ...]:
@@ -52,8 +54,79 @@ INERT_EXTS = frozenset(
         *("mp3", "mp4", "m4a", "wav", "ogg", "oga", "webm", "mov", "avi", "pdf"),
     )
 )
-# Translation catalogues hold strings shown to people ("Sign in", "Wrong password"), not logic.
-INERT_DIRS = frozenset({"locales", "locale", "i18n", "l10n", "translations"})
+# Translation catalogues hold strings shown to people ("Sign in", "Wrong password"), not logic; issue,
+# discussion and pull-request templates are forms shown to people filing them (their config.yml included:
+# it lists contact links and whether blank issues are allowed).
+INERT_DIRS = frozenset(
+    {
+        *("locales", "locale", "i18n", "l10n", "translations"),
+        *("issue_template", "discussion_template", "pull_request_template"),
+        *("issue_templates", "merge_request_templates"),  # GitLab's .gitlab/ folders
+    }
+)
+
+# Trees that hold something other than the project itself. A manifest, configuration or schema in one
+# belongs to a test fixture, an example app or the documentation build, not to the project's architecture
+# (tests/fixtures/app/package.json, examples/tutorial/pyproject.toml, docs/requirements.txt). A directory
+# of these names counts wherever it stands, like every directory rule.
+TEST_DIRS = frozenset(
+    {
+        *("test", "tests", "__tests__", "testdata", "test-data", "test_data", "test-fixtures"),
+        *("fixtures", "__fixtures__", "__mocks__", "__snapshots__"),
+        # cargo-fuzz's crate of fuzz targets (fuzz/Cargo.toml) is a test harness, not the shipped crate
+        *("fuzz",),
+    }
+)
+EXAMPLE_DIRS = frozenset({"examples", "example", "_examples", "samples", "sample"})
+DOCS_DIRS = frozenset({"docs", "doc", "documentation", "website"})
+# Security in example and docs trees: their code stays security-sensitive (people copy an example's login
+# code into their own app), their page templates and stylesheets do not (examples/auth/views/login.ejs).
+MARKUP_EXTS = frozenset(
+    {
+        *("html", "htm", "xhtml", "ejs", "hbs", "handlebars", "mustache", "pug", "jade", "njk"),
+        *("jinja", "jinja2", "j2", "liquid", "twig", "erb", "haml", "slim", "css", "scss", "sass"),
+        *("less", "styl"),
+    }
+)
+# A file named as a test (test_config.py, TestConfig.java, config_test.go, types.spec.ts) is a test,
+# never architecture, wherever it stands: its first word is "test", or its last one of these.
+TEST_NAME_LAST_WORDS = frozenset({"test", "tests", "spec", "specs"})
+
+# The configuration of the project's own checks: linters, type checkers, test runners, coverage, hooks.
+# By path they are not architecture: every hook autoupdate and linter bump would go THOROUGH. A change
+# that weakens what they check is architecture, found in its changed lines by the content rules
+# (`tiergate.tier.content.checkconfig`), which read exactly these files.
+CHECK_CONFIG_NAMES = frozenset(
+    {
+        *("tox.ini", "pytest.ini", "mypy.ini", ".mypy.ini", ".coveragerc", "ruff.toml", ".ruff.toml"),
+        *(".flake8", ".pylintrc", "pylintrc", "noxfile.py", "conftest.py", ".pre-commit-config.yaml"),
+        *(".pre-commit-config.yml", ".golangci.yml", ".golangci.yaml", ".golangci.toml", ".golangci.json"),
+        *("clippy.toml", ".clippy.toml", "rustfmt.toml", ".rustfmt.toml", "deny.toml", ".yamllint"),
+        *(".yamllint.yml", ".yamllint.yaml", "biome.json", "biome.jsonc", "phpunit.xml", "phpunit.xml.dist"),
+        *("phpstan.neon", "phpstan.neon.dist", "psalm.xml", ".rubocop.yml", ".php-cs-fixer.php"),
+        *("codecov.yml", ".codecov.yml", "karma.conf.js", "detekt.yml", "checkstyle.xml"),
+    }
+)
+# The rc files of JavaScript's check tools, in any of their forms (.eslintrc, .eslintrc.json, .eslintrc.cjs).
+CHECK_CONFIG_PREFIXES = (
+    *(".eslintrc", ".stylelintrc", ".prettierrc", ".mocharc", ".nycrc", ".c8rc", ".jshintrc"),
+    *(".lintstagedrc", ".commitlintrc", ".markdownlint", ".remarkrc"),
+)
+# `<tool>.config.<ext>`: the check tools whose configuration is a script named after them
+# (jest.config.js, eslint.config.mjs, vitest.config.ts). Stylesheet tools count with them: a Tailwind
+# or PostCSS configuration decides how the pages look, not how the program works.
+CHECK_CONFIG_TOOLS = frozenset(
+    {
+        *("jest", "vitest", "eslint", "prettier", "stylelint", "commitlint", "lint-staged", "playwright"),
+        *("cypress", "karma", "ava", "mocha", "nyc", "c8", "knip", "wdio", "tailwind", "postcss"),
+    }
+)
+
+# The split requirements files a project installs to run (requirements/base.txt, requirements-prod.in).
+# Every other variant (requirements/dev.txt, test-requirements.txt, docs/requirements.txt,
+# mypy-requirements.txt) pins the tools that build, test, lint or document the project: most changes
+# to them are bot bumps, and the project's own dependencies are declared elsewhere.
+RUNTIME_REQUIREMENTS = ("base", "common", "main", "prod", "production", "runtime", "install", "default")
 
 # Lock files change with every dependency bump, and the manifest beside them already counts.
 LOCK_NAMES = frozenset(
@@ -105,6 +178,8 @@ _TOKEN_SENSES = frozenset(
         *("scss", "sass", "color", "colors", "typography", "count", "counts", "counter", "counting"),
         *("usage", "budget", "llm", "llms", "gpt", "prompt", "prompts", "embedding", "embeddings", "nlp"),
         *("vocab", "bpe"),
+        # cancellation tokens (axios's CancelToken) and rate limiters' token buckets
+        *("cancel", "cancellation", "cancelled", "canceled", "bucket", "buckets"),
     }
 )
 AMBIGUOUS_WORDS: dict[str, frozenset[str]] = {
@@ -122,6 +197,12 @@ ENV_TEMPLATE_WORDS = frozenset(
 )
 
 _MANIFEST_YAML = _exts("yml", "yaml")
+_CONFIG_EXTS = _exts(
+    *("js", "mjs", "cjs", "ts", "mts", "cts", "json", "json5", "jsonc", "yaml", "yml", "toml", "ini"),
+    *("cfg", "conf", "xml", "properties", "hcl", "plist", "h", "hpp"),
+)
+_CLASS_CONFIG_EXTS = _exts("java", "kt", "scala", "groovy", "cs", "vb", "fs")
+_TYPES_EXTS = _exts("ts", "mts", "cts", "h", "hpp")
 
 RULES: tuple[Rule, ...] = (
     # -- security: files that hold secrets or grant access --------------------------------------------
@@ -192,20 +273,29 @@ RULES: tuple[Rule, ...] = (
             # deployment
             *("Chart.yaml", "kustomization.yaml", "kustomization.yml", "Procfile", "serverless.yml"),
             *("serverless.yaml", "fly.toml", "vercel.json", "netlify.toml", "buf.yaml"),
-            # what the project's own checks check: weakening them is how a loop fakes green
-            *("tox.ini", "pytest.ini", "mypy.ini", ".coveragerc", "ruff.toml", ".ruff.toml"),
-            *(".golangci.yml", ".golangci.yaml", ".pre-commit-config.yaml", "noxfile.py", "clippy.toml"),
-            *("biome.json", "biome.jsonc", "phpunit.xml", "phpunit.xml.dist", "phpstan.neon", ".rubocop.yml"),
             # the web server in front of the application: routing, TLS, headers
             *("nginx.conf", "Caddyfile"),
         ),
         "**/{key}",
     ),
     Rule("architecture", "name-case", ("BUILD", "WORKSPACE"), "**/{key}"),
-    Rule("architecture", "prefix", ("Dockerfile", "Containerfile", ".eslintrc"), "**/{key}*"),
+    Rule("architecture", "prefix", ("Dockerfile", "Containerfile"), "**/{key}*"),
     Rule("architecture", "prefix", ("docker-compose", "compose"), "**/{key}*.{exts}", _MANIFEST_YAML),
     Rule("architecture", "prefix", ("tsconfig",), "**/{key}*.{exts}", _exts("json")),
-    Rule("architecture", "prefix", ("requirements",), "**/{key}*.{exts}", _exts("txt", "in")),
+    # pip's requirements: the plain file and the runtime variants (see RUNTIME_REQUIREMENTS)
+    Rule("architecture", "name", ("requirements.txt", "requirements.in"), "**/{key}"),
+    Rule(
+        "architecture",
+        "name",
+        tuple(
+            f"{a}{sep}{b}.{ext}"
+            for word in RUNTIME_REQUIREMENTS
+            for a, b in (("requirements", word), (word, "requirements"))
+            for sep in "-_"
+            for ext in ("txt", "in")
+        ),
+        "**/{key}",
+    ),
     Rule("architecture", "prefix", ("application",), "**/{key}*.{exts}", _exts("yml", "yaml", "properties")),
     Rule("architecture", "prefix", ("appsettings",), "**/{key}*.{exts}", _exts("json")),
     Rule(
@@ -222,21 +312,28 @@ RULES: tuple[Rule, ...] = (
         "**/*.{key}",
     ),
     Rule("architecture", "suffix", (".d.ts", ".d.mts", ".d.cts"), "**/*{key}"),
-    Rule("architecture", "stem", ("config", "configuration", "schema", "schemas", "types"), "**/{key}.*"),
+    # `config` names configuration in data formats, in JavaScript's and TypeScript's tool scripts (the
+    # seed's config.{ts,js,json}) and in C headers; in other code it names the module that reads and models
+    # configuration (flask/config.py, ripgrep's config.rs), reviewed and tested like any other code.
+    Rule("architecture", "stem", ("config", "configuration"), "**/{key}.*", _CONFIG_EXTS),
+    # `types` is the contract in TypeScript (the seed's types.ts) and in C headers; types.py, types.go and
+    # types.rs are modules like any other (ripgrep's ignore/types.rs matches file types).
+    Rule("architecture", "stem", ("types",), "**/{key}.{exts}", _TYPES_EXTS),
+    Rule("architecture", "stem", ("schema", "schemas"), "**/{key}.*"),
     Rule("architecture", "stem", ("definitions",), "**/{key}.*"),
     Rule("architecture", "stem", ("settings",), "**/{key}.py", _exts("py")),
-    Rule("architecture", "last-part", ("types",), "**/*.{key}.*"),
-    Rule(
-        "architecture", "last-word", ("config", "configuration", "schema"), "word '{key}' ending a file name"
-    ),
-    Rule("architecture", "last-word", ("settings",), "word '{key}' ending a .py file name", _exts("py")),
+    Rule("architecture", "last-part", ("types",), "**/*.{key}.{exts}", _exts("ts", "mts", "cts")),
+    # ... and in the class files of Spring and .NET, where a *Config class wires the application
+    # (DatabaseConfig.java, SecurityConfig.kt).
     Rule(
         "architecture",
         "last-word",
-        ("requirements",),
-        "word '{key}' ending a .{exts} file name",
-        _exts("txt", "in"),
+        ("config", "configuration"),
+        "word '{key}' ending a file name",
+        (*_CONFIG_EXTS, *_CLASS_CONFIG_EXTS),
     ),
+    Rule("architecture", "last-word", ("schema",), "word '{key}' ending a file name"),
+    Rule("architecture", "last-word", ("settings",), "word '{key}' ending a .py file name", _exts("py")),
     Rule(
         "architecture",
         "word",
@@ -257,7 +354,14 @@ RULES: tuple[Rule, ...] = (
         _exts("yaml", "yml", "tpl", "jsonnet", "libsonnet"),
     ),
     Rule("architecture", "parent", ("config", "configs", "conf"), "**/{key}/*"),
-    Rule("architecture", "parent", ("requirements",), "**/{key}/*.{exts}", _exts("txt", "in")),
+    Rule(
+        "architecture",
+        "parent",
+        ("requirements",),
+        "**/{key}/{stems}.{exts}",
+        _exts("txt", "in"),
+        stems=RUNTIME_REQUIREMENTS,
+    ),
     # Django's settings split per environment (settings/production.py)
     Rule("architecture", "parent", ("settings",), "**/{key}/*.py", _exts("py")),
 )

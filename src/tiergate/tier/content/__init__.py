@@ -1,0 +1,44 @@
+"""Content-aware risk: the changed lines of a change, searched for security-sensitive constructs.
+
+Pure (no I/O): a patch in, hits out. The interface:
+
+- `ContentRule(construct, pattern, category="security", sides="both", near="")`: one construct, a regular
+  expression searched in the text of one changed line.
+- `Ecosystem(name, rules, suffixes=(), names=())`: which files (suffix, or a glob on the name) read which
+  rules. One module per ecosystem: `python`, `javascript` (JS/TS), `go`, `rust`, and `common` (every
+  text file: secrets). `DEFAULT` is all of them; `BY_NAME` finds one by its name (configuration).
+- `scan_patch(patch, ecosystems) -> tuple[ContentHit, ...]`: git's unified diff (`diff -U0`) in; a hit per
+  added or removed line that matched (`ContentHit.describe()` is the reason, naming `file:line`).
+- `scan_files` and `added_file`: the same for changed lines already read, and a new file's lines.
+"""
+
+from __future__ import annotations
+
+from tiergate.tier.content.common import COMMON
+from tiergate.tier.content.go import GO
+from tiergate.tier.content.javascript import JAVASCRIPT
+from tiergate.tier.content.model import CATEGORIES, SIDES, Category, ContentHit, ContentRule, Ecosystem, Side
+from tiergate.tier.content.patch import FileLines, parse_patch
+from tiergate.tier.content.python import PYTHON
+from tiergate.tier.content.rust import RUST
+from tiergate.tier.content.scan import added_file, scan_files, scan_patch
+
+DEFAULT: tuple[Ecosystem, ...] = (COMMON, PYTHON, JAVASCRIPT, GO, RUST)
+BY_NAME: dict[str, Ecosystem] = {eco.name: eco for eco in DEFAULT}
+
+__all__ = [
+    "BY_NAME",
+    "CATEGORIES",
+    "DEFAULT",
+    "SIDES",
+    "Category",
+    "ContentHit",
+    "ContentRule",
+    "Ecosystem",
+    "FileLines",
+    "Side",
+    "added_file",
+    "parse_patch",
+    "scan_files",
+    "scan_patch",
+]

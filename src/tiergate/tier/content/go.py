@@ -1,0 +1,94 @@
+"""Rules for Go (`.go`).
+
+Judgement calls: `math/rand` counts where it is imported (a Go file names the package once), and
+`rand.` calls only beside a secret word; SQL counts when a query method takes `fmt.Sprintf` or a string
+joined with `+` on the same line.
+"""
+
+from __future__ import annotations
+
+from tiergate.tier.content.model import Ecosystem, call, quoted, rules, word
+
+_SECRET_WORDS = r"(?i:token|secret|passw|nonce|salt|otp|apikey|api_key|csrf)"
+_REQUEST_DATA = r"\b(?:c\.Param|c\.Query|Param|Query|FormValue|PostForm|URL\.Path|r\.URL|filename)\b"
+_BUILT = r"""(?:fmt\.Sprintf|"[ \t]*\+)"""
+
+GO = Ecosystem(
+    "go",
+    suffixes=(".go",),
+    rules=(
+        *rules(
+            "process execution",
+            call("exec.Command"),
+            call("exec.CommandContext"),
+            call("syscall.Exec"),
+            call("os.StartProcess"),
+        ),
+        *rules(
+            "TLS verification switch",
+            word("InsecureSkipVerify"),
+            word("VerifyPeerCertificate"),
+            word("tls.VersionTLS10"),
+            word("MinVersion"),
+        ),
+        *rules(
+            "weak hash or randomness",
+            '"crypto/md5"',
+            '"crypto/sha1"',
+            '"math/rand"',
+            '"crypto/rand"',
+            call("md5.New"),
+            call("sha1.New"),
+        ),
+        *rules("randomness for a secret", word("rand.") + r"(?:Int|Intn|Read|Float64)\b", near=_SECRET_WORDS),
+        *rules(
+            "crypto",
+            word("subtle.ConstantTimeCompare"),
+            word("hmac.New"),
+            word("hmac.Equal"),
+            word("jwt.Parse"),
+        ),
+        *rules(
+            "authentication or authorisation check",
+            word("BasicAuth"),
+            word("SetBasicAuth"),
+            quoted("WWW-Authenticate"),
+        ),
+        *rules(
+            "credential header",
+            quoted("Authorization"),
+            quoted("Proxy-Authorization"),
+            quoted("Cookie"),
+        ),
+        *rules(
+            "cookie or session security",
+            quoted("Set-Cookie"),
+            call("SetCookie"),
+            call("http.SetCookie"),
+            word("http.Cookie"),
+            word("HttpOnly"),
+            word("SameSite"),
+            "csrf",
+            "CSRF",
+            quoted("Vary"),
+        ),
+        *rules(
+            "redirect or Location header",
+            quoted("Location"),
+            call("http.Redirect"),
+            call("c.Redirect"),
+            word("RedirectTrailingSlash"),
+            word("RedirectFixedPath"),
+        ),
+        *rules(
+            "SQL built from a string",
+            word("Query") + r"(?:Row|Context|RowContext)?\(",
+            word("Exec") + r"(?:Context)?\(",
+            near=_BUILT,
+        ),
+        *rules("path built from input", call("filepath.Join"), call("path.Join"), near=_REQUEST_DATA),
+        *rules("path traversal check", '".."', call("filepath.Clean"), word("http.Dir")),
+        *rules("permission bits", call("os.Chmod"), call("syscall.Umask"), word("0777"), word("0o777")),
+        *rules("template escaping switched off", call("template.HTML"), call("template.JS")),
+    ),
+)

@@ -1,0 +1,64 @@
+"""Rules for Rust (`.rs`).
+
+Judgement calls: `Command::new` counts wherever it is (ripgrep's decompression helper ran programs it was
+told to); `unsafe` does not: it is memory safety, which the compiler's review and the tests cover, and it
+is too frequent in systems code to name a risk a reviewer would agree with.
+"""
+
+from __future__ import annotations
+
+from tiergate.tier.content.model import Ecosystem, call, quoted, rules, word
+
+_SECRET_WORDS = r"(?i:token|secret|passw|nonce|salt|otp|api_?key|csrf)"
+_SQL = r"""format!\([ \t]*"[ \t]*(?i:select|insert|update|delete)\b"""
+
+RUST = Ecosystem(
+    "rust",
+    suffixes=(".rs",),
+    rules=(
+        *rules(
+            "process execution",
+            word("Command::new"),
+            word("process::Command"),
+            word("CommandExt"),
+            word("libc::exec") + r"\w*",
+        ),
+        *rules(
+            "TLS verification switch",
+            word("danger_accept_invalid_certs"),
+            word("danger_accept_invalid_hostnames"),
+            word("dangerous") + r"[ \t]*\(",
+            word("SslVerifyMode::NONE"),
+            word("NoCertificateVerification"),
+        ),
+        *rules("weak hash", word("Md5"), word("md5::"), word("Sha1"), word("sha1::")),
+        *rules("randomness for a secret", word("thread_rng"), word("rand::random"), near=_SECRET_WORDS),
+        *rules("secret generation or comparison", word("OsRng"), word("constant_time_eq"), word("ct_eq")),
+        *rules(
+            "credential header",
+            quoted("Authorization"),
+            quoted("authorization"),
+            word("header::AUTHORIZATION"),
+            word("PROXY_AUTHORIZATION"),
+            word("header::COOKIE"),
+        ),
+        *rules(
+            "cookie or redirect header",
+            word("SET_COOKIE"),
+            quoted("Set-Cookie"),
+            word("header::LOCATION"),
+            quoted("Location"),
+        ),
+        *rules("SQL built from a string", word("sql_query") + r"\(", _SQL),
+        *rules("path traversal check", '".."', word("ParentDir")),
+        *rules(
+            "permission bits",
+            call("set_mode"),
+            call("from_mode"),
+            call("Permissions::from_mode"),
+            "0o777",
+            "0o666",
+            call("umask"),
+        ),
+    ),
+)

@@ -1,0 +1,251 @@
+"""The content rules: git's patch format read right, and every construct found where it is, never in its
+look-alike. Pure: synthetic diffs written here, no git."""
+
+from __future__ import annotations
+
+import pytest
+
+from tiergate.tier import content
+from tiergate.tier.content import ContentHit, ContentRule, Ecosystem, scan_patch
+from tiergate.tier.content.scan import excerpt
+
+
+def one_line_patch(path: str, line: str, side: str = "+") -> bytes:
+    old, new = ("0,0", "1") if side == "+" else ("1", "0,0")
+    return (
+        f"diff --git a/{path} b/{path}\nindex 1111111..2222222 100644\n--- a/{path}\n+++ b/{path}\n"
+        f"@@ -{old} +{new} @@\n{side}{line}\n"
+    ).encode()
+
+
+def constructs(path: str, line: str, side: str = "+") -> set[str]:
+    return {h.construct for h in scan_patch(one_line_patch(path, line, side), content.DEFAULT)}
+
+
+# (file, a changed line that must match, its construct, a look-alike that must not match anything)
+CASES: list[tuple[str, str, str, str]] = [
+    # Python
+    ("app/run.py", "subprocess.run(cmd)", "process execution", "subprocess_count = 3"),
+    ("app/run.py", "os.system('ls ' + name)", "process execution", "chaos.system_status()"),
+    ("app/run.py", "Popen(args, shell=True)", "process execution", "seashell = True"),
+    ("app/calc.py", "value = eval(expr)", "eval or unsafe deserialisation", "value = evaluate(expr)"),
+    ("app/calc.py", "exec(code, env)", "eval or unsafe deserialisation", "model.eval()"),
+    ("app/io.py", "data = pickle.loads(blob)", "eval or unsafe deserialisation", "pickled = True"),
+    ("app/io.py", "cfg = yaml.load(f)", "eval or unsafe deserialisation", "cfg = yaml.safe_load(f)"),
+    ("app/net.py", "r = get(url, verify=False)", "TLS verification switch", "verify_email(addr)"),
+    ("app/net.py", "ctx.verify_mode = ssl.CERT_NONE", "TLS verification switch", "CERT_NONEXISTENT = 1"),
+    ("app/hash.py", "h = hashlib.md5(password)", "weak hash", "h = hashlib.sha256(data)"),
+    (
+        "app/tok.py",
+        "token = ''.join(random.choice(ALPHA) for _ in range(9))",
+        "randomness for a secret",
+        "item = random.choice(items)",
+    ),
+    ("app/tok.py", "t = secrets.token_hex(16)", "secret generation or comparison", "secretariat.open()"),
+    ("app/jwt.py", "claims = jwt.decode(raw, key)", "crypto", "tokenizer.encode(text)"),
+    (
+        "app/views.py",
+        "@login_required",
+        "authentication or authorisation check",
+        "permissionless = True",
+    ),
+    ("app/auth.py", "auth = get_netrc_auth(url)", "authentication or authorisation check", "netrc_docs = 1"),
+    ("app/sessions.py", "del headers['Authorization']", "credential header", "authorization_docs = 1"),
+    ("app/sessions.py", "headers.pop('Cookie', None)", "credential header", "cookie_cutter = 2"),
+    ("app/cookies.py", "resp.set_cookie('sid', v)", "cookie or session security", "cookie_cutter(x)"),
+    ("app/sessions.py", "response.vary.add('Cookie')", "credential header", "cookies = jar"),
+    ("app/sessions.py", "h['Vary'] = 'Cookie'", "cookie or session security", "variance = 1"),
+    ("app/forms.py", "csrf_token = form.csrf", "cookie or session security", "circus = 1"),
+    ("app/views.py", "resp.headers['Location'] = url", "redirect or Location header", "location = here"),
+    ("app/views.py", "return redirect(next_url)", "redirect or Location header", "redirect_uri_docs = ''"),
+    (
+        "app/db.py",
+        'cur.execute(f"SELECT * FROM t WHERE id = {i}")',
+        "SQL built from a string",
+        "cur.execute('SELECT * FROM t WHERE id = ?', (i,))",
+    ),
+    (
+        "app/files.py",
+        "p = os.path.join(root, request.args['f'])",
+        "path built from input",
+        "p = os.path.join(root, 'static')",
+    ),
+    ("app/files.py", "return safe_join(root, name)", "path traversal check", "unsafe_joiner = 1"),
+    ("app/files.py", "if '..' in parts:", "path traversal check", "x = '...'"),
+    ("app/perm.py", "os.chmod(p, 0o777)", "permission bits", "os.chmodx = 1"),
+    # JavaScript / TypeScript
+    ("lib/run.js", "const cp = require('child_process')", "process execution", "const re = /a/.exec(s)"),
+    ("lib/run.ts", "spawn(cmd, args)", "process execution", "spawner(cmd)"),
+    ("lib/calc.js", "const f = new Function('a', body)", "eval or dynamic code", "obj.Function(x)"),
+    ("lib/calc.js", "eval(src)", "eval or dynamic code", "evaluate(src)"),
+    ("lib/utils.js", "if (key === '__proto__') return", "eval or dynamic code", "const proto = 1"),
+    ("lib/http.js", "rejectUnauthorized: false", "TLS verification switch", "unauthorized = true"),
+    ("lib/http.js", "delete headers['authorization']", "credential header", "authorizationDocs()"),
+    ("lib/xhr.js", "withXSRFToken: true", "cookie or session security", "withXSRF = 1"),
+    ("lib/response.js", "this.set('Location', encodeurl(url))", "redirect or Location header", "loc = 1"),
+    ("lib/tok.js", "const token = Math.random().toString(36)", "randomness for a secret", "Math.random()"),
+    (
+        "lib/db.ts",
+        "db.query(`SELECT * FROM u WHERE id=${id}`)",
+        "SQL built from a string",
+        "db.query(sql, [id])",
+    ),
+    ("lib/fs.js", "fs.chmodSync(p, 0o777)", "permission bits", "chmodder(p)"),
+    # Go
+    ("cmd/run.go", "out, err := exec.Command(name).Output()", "process execution", "execCommandName := 1"),
+    ("net/tls.go", "InsecureSkipVerify: true,", "TLS verification switch", "insecureSkip := 1"),
+    ("ctx/ctx.go", 'c.Header("Location", url)', "redirect or Location header", "location := 1"),
+    ("ctx/ctx.go", "http.SetCookie(w, cookie)", "cookie or session security", "setCookieName := 1"),
+    ("db/db.go", 'db.Query(fmt.Sprintf("SELECT %s", c))', "SQL built from a string", 'db.Query("SELECT 1")'),
+    ("fs/fs.go", "os.Chmod(p, 0777)", "permission bits", "chmodCount := 1"),
+    # Rust
+    ("src/decompress.rs", "let mut cmd = Command::new(&bin);", "process execution", "MyCommand::new();"),
+    ("src/tls.rs", ".danger_accept_invalid_certs(true)", "TLS verification switch", ".accept_certs(true)"),
+    ("src/fs.rs", "perms.set_mode(0o777);", "permission bits", "let mode = 1;"),
+    # Secrets, any text file
+    ("deploy/key.pem", "-----BEGIN RSA PRIVATE KEY-----", "private key block", "-----BEGIN CERTIFICATE-----"),
+    ("ci/env.txt", "AWS_KEY=AKIAABCDEFGHIJKLMNOP", "cloud or service token", "AKIA_DOCS"),
+    ("conf/app.yml", 'db_password: "hunter2x"', "hard-coded password", 'db_password: ""'),
+]
+
+
+@pytest.mark.parametrize(("path", "line", "construct", "lookalike"), CASES)
+def test_a_construct_matches_and_its_look_alike_does_not(
+    path: str, line: str, construct: str, lookalike: str
+) -> None:
+    assert construct in constructs(path, line)
+    assert constructs(path, lookalike) == set()
+
+
+@pytest.mark.parametrize("name", ["tokenizer.py", "secretariat.py", "permissionless.py"])
+def test_the_seeds_false_positive_words_never_match_in_code(name: str) -> None:
+    stem = name.removesuffix(".py")
+    for line in (f"import {stem}", f"{stem} = {stem}.{stem}()", f"from x import {stem}"):
+        assert constructs(name, line) == set()
+
+
+def test_language_rules_read_only_their_files() -> None:
+    assert constructs("notes.md", "subprocess.run(cmd)") == set()
+    assert constructs("app.py", "InsecureSkipVerify: true,") == set()
+    assert constructs("main.go", "InsecureSkipVerify: true,") == {"TLS verification switch"}
+
+
+# Patch parsing ------------------------------------------------------------------------------------------
+
+MULTI = b"""diff --git a/a.py b/a.py
+index 1111111..2222222 100644
+--- a/a.py
++++ b/a.py
+@@ -3 +3 @@ def f():
+-    r = get(u, verify=True)
++    r = get(u)
+@@ -10,0 +11,2 @@
++x = 1
++os.system(cmd)
+\\ No newline at end of file
+diff --git a/old name.py b/new name.py
+similarity 90%
+rename from old name.py
+rename to new name.py
+index 1111111..2222222 100644
+--- a/old name.py\t
++++ b/new name.py\t
+@@ -1,2 +1 @@
+--- a/x.py
+-eval(s)
++eval(s)
+diff --git a/img.png b/img.png
+index 1111111..2222222 100644
+Binary files a/img.png and b/img.png differ
+diff --git "a/q\\"uote\\tx.py" "b/q\\"uote\\tx.py"
+new file mode 100644
+index 0000000..2222222
+--- /dev/null
++++ "b/q\\"uote\\tx.py"
+@@ -0,0 +1 @@
++pickle.loads(b)
+diff --git a/gone.py b/gone.py
+deleted file mode 100644
+index 2222222..0000000
+--- a/gone.py
++++ /dev/null
+@@ -1 +0,0 @@
+-subprocess.call(x)
+"""
+
+
+def hits_of(patch: bytes) -> list[tuple[str, int, str, str]]:
+    return [(h.path, h.line, h.side, h.construct) for h in scan_patch(patch, content.DEFAULT)]
+
+
+def test_a_patch_of_several_files_gives_each_hit_its_file_line_and_side() -> None:
+    assert hits_of(MULTI) == [
+        ("a.py", 12, "added", "process execution"),
+        ("a.py", 3, "removed", "TLS verification switch"),
+        ("gone.py", 1, "removed", "process execution"),
+        ("new name.py", 1, "added", "eval or unsafe deserialisation"),
+        ("new name.py", 2, "removed", "eval or unsafe deserialisation"),
+        ('q"uote\tx.py', 1, "added", "eval or unsafe deserialisation"),
+    ]
+
+
+def test_a_removed_line_that_looks_like_a_header_is_a_line() -> None:
+    files = content.parse_patch(MULTI)
+    renamed = next(f for f in files if f.path == "new name.py")
+    assert renamed.removed == ["-- a/x.py", "eval(s)"]
+    assert renamed.removed_numbers == [1, 2]
+
+
+def test_crlf_and_invalid_utf8_lines_are_read() -> None:
+    patch = one_line_patch("w.py", "os.system(x)\r").replace(b"x)", b"\xff)")
+    (hit,) = scan_patch(patch, content.DEFAULT)
+    assert hit.excerpt == "os.system(\ufffd)"
+
+
+def test_an_untracked_file_is_all_added_lines() -> None:
+    lines = content.added_file("new.py", "a = 1\r\nos.system(x)\n")
+    assert lines.added == ["a = 1", "os.system(x)"]
+    (hit,) = content.scan_files([lines], content.DEFAULT)
+    assert (hit.line, hit.side) == (2, "added")
+
+
+def test_sides_and_near_restrict_a_rule() -> None:
+    eco = Ecosystem(
+        "x",
+        rules=(
+            ContentRule("only added", "alpha", sides="added"),
+            ContentRule("beside beta", "gamma", near="beta"),
+        ),
+        names=("*",),
+    )
+    patch = one_line_patch("f.txt", "alpha gamma", "-") + one_line_patch("g.txt", "alpha gamma beta")
+    assert {(h.path, h.construct) for h in scan_patch(patch, (eco,))} == {
+        ("g.txt", "only added"),
+        ("g.txt", "beside beta"),
+    }
+
+
+# Reasons -------------------------------------------------------------------------------------------------
+
+
+def test_a_reason_names_file_line_and_construct_and_quotes_the_untrusted_excerpt() -> None:
+    hit = ContentHit("a\nb.py", 7, "added", "process execution", "security", "os.system(x)```")
+    reason = hit.describe()
+    assert "\n" not in reason and "```" not in reason
+    assert reason.startswith('"a\\nb.py":7 (added line) process execution: "os.system(x)')
+
+
+def test_an_excerpt_is_clipped_at_word_edges() -> None:
+    line = "    " + " ".join(f"word{i}" for i in range(30)) + " os.system(cmd) " + "tail " * 30
+    start = line.index("os.system")
+    cut = excerpt(line, start, start + len("os.system("))
+    assert cut.startswith("…word") and cut.endswith("…")
+    assert "os.system(cmd)" in cut and len(cut) <= 84
+    words = line.split()
+    assert all(w in words for w in cut.strip("…").split())
+
+
+def test_a_secret_is_not_repeated_in_its_reason() -> None:
+    token = "ghp_" + "a1B2" * 9
+    (hit,) = scan_patch(one_line_patch("ci.txt", f"TOKEN={token}"), content.DEFAULT)
+    assert token not in hit.describe()
