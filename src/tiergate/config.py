@@ -52,6 +52,15 @@ Example::
 
     [workspace]                  # gitignore-style paths that are never the loop's change, nor a
     ignore = ["build/", "*.log"] # verifier's (besides the built-in ones: tiergate.foreign)
+
+    [risk]
+    content = true               # search the changed lines for risky constructs (docs/risk.md)
+
+    [[risk.rules]]               # more constructs, ADDED to the built-in ones
+    construct = "billing API call"
+    pattern = "charge_card\\("     # a regular expression searched in one changed line
+    ecosystems = ["python"]      # optional: python, javascript, go, rust, common (default: every file)
+    category = "security"        # optional: "security" (default) or "architecture"
 """
 
 from __future__ import annotations
@@ -178,6 +187,58 @@ class WorkspaceConfig(_Section):
         return tuple(value)
 
 
+class RiskRuleConfig(_Section):
+    # `construct` in the file; `name` here, since pydantic's BaseModel has a `construct` of its own.
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, populate_by_name=True)
+    name: str = Field(alias="construct")
+    pattern: str
+    ecosystems: tuple[str, ...] = ()
+    category: Literal["security", "architecture"] = "security"
+    sides: Literal["added", "removed", "both"] = "both"
+
+    @field_validator("name")
+    @classmethod
+    def _named(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must name the construct")
+        return value.strip()
+
+    @field_validator("pattern")
+    @classmethod
+    def _a_regex(cls, value: str) -> str:
+        import re
+
+        try:
+            re.compile(value)
+        except re.error as e:
+            raise ValueError(f"not a regular expression: {e}") from None
+        if re.search(value, "") is not None:
+            raise ValueError("matches an empty line, so every line")
+        return value
+
+    @field_validator("ecosystems", mode="before")
+    @classmethod
+    def _known_ecosystems(cls, value: Any) -> Any:
+        from tiergate.tier.content import BY_NAME
+
+        if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+            raise ValueError("must be a list of ecosystem names")
+        unknown = [v for v in value if v not in BY_NAME]
+        if unknown:
+            raise ValueError(f"unknown ecosystem {unknown[0]!r} (known: {', '.join(BY_NAME)})")
+        return tuple(value)
+
+
+class RiskConfig(_Section):
+    content: bool = True
+    rules: tuple[RiskRuleConfig, ...] = ()
+
+    @field_validator("rules", mode="before")
+    @classmethod
+    def _list_of_rules(cls, value: Any) -> Any:
+        return tuple(value) if isinstance(value, list) else value
+
+
 def _a_command(command: str) -> str:
     # An empty command would "pass" having checked nothing: a check must run something.
     if not command.strip():
@@ -199,6 +260,7 @@ class Config(_Section):
     alerts: AlertsConfig = AlertsConfig()
     interop: InteropConfig = InteropConfig()
     workspace: WorkspaceConfig = WorkspaceConfig()
+    risk: RiskConfig = RiskConfig()
 
     def kept(self) -> dict[str, Any]:
         """The configuration in its JSON form, as a loop keeps it (`source` apart: `kept_config`)."""

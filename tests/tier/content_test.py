@@ -78,7 +78,7 @@ CASES: list[tuple[str, str, str, str]] = [
     ("lib/run.ts", "spawn(cmd, args)", "process execution", "spawner(cmd)"),
     ("lib/calc.js", "const f = new Function('a', body)", "eval or dynamic code", "obj.Function(x)"),
     ("lib/calc.js", "eval(src)", "eval or dynamic code", "evaluate(src)"),
-    ("lib/utils.js", "if (key === '__proto__') return", "eval or dynamic code", "const proto = 1"),
+    ("lib/utils.js", "if (key === '__proto__') return", "prototype pollution", "const proto = 1"),
     ("lib/http.js", "rejectUnauthorized: false", "TLS verification switch", "unauthorized = true"),
     ("lib/http.js", "delete headers['authorization']", "credential header", "authorizationDocs()"),
     ("lib/xhr.js", "withXSRFToken: true", "cookie or session security", "withXSRF = 1"),

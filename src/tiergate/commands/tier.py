@@ -110,6 +110,13 @@ def _print_json(assessment: Assessment, out: TextIO) -> None:
         "kept_as_code": [
             {"path": v.path, "reason": v.reason} for v in change.foreign_paths if not v.excluded
         ],
+        # The changed lines' risky constructs (null when `[risk] content = false`).
+        "content_hits": [
+            {"path": h.path, "line": h.line, "side": h.side, "construct": h.construct, "category": h.category}
+            for h in assessment.content
+        ]
+        if assessment.content_searched
+        else None,
     }
     out.write(json.dumps(record, indent=2) + "\n")
 
@@ -162,6 +169,7 @@ def explain(assessment: Assessment, prompt_given: bool) -> str:
         f"Test coverage: {assessment.coverage.level} ({assessment.coverage.evidence})",
         f"Security-sensitive paths: {_matches(scan.security)}",
         f"Architecture paths: {_matches(scan.architecture)}",
+        *_content(assessment),
     ]
     if decision.override is not None:
         lines.append(f"Override keyword: '{decision.override.keyword}' asks for {decision.override.tier}")
@@ -190,6 +198,20 @@ def _foreign(assessment: Assessment) -> list[str]:
     if kept:
         lines.append(f"Counted though under another tool's folder: {plural(len(kept), 'path')} of code:")
         lines += [f"    {quote_path(v.path)}  {v.reason}" for v in kept]
+    return lines
+
+
+def _content(assessment: Assessment) -> list[str]:
+    """The changed lines' risky constructs, one per line (the first LISTED_FILES of them)."""
+    if not assessment.content_searched:
+        return ["Risky constructs in the changed lines: not searched ([risk] content = false)"]
+    hits = assessment.content
+    if not hits:
+        return ["Risky constructs in the changed lines: none"]
+    lines = [f"Risky constructs in the changed lines: {plural(len(hits), 'hit')}:"]
+    lines += [f"    {h.category}: {h.describe()}" for h in hits[:LISTED_FILES]]
+    if len(hits) > LISTED_FILES:
+        lines.append(f"    ... and {len(hits) - LISTED_FILES} more")
     return lines
 
 

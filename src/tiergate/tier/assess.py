@@ -2,6 +2,10 @@
 
 Both the command line (`tiergate tier`) and the loop (a completion claim) come through here, so that the
 tier a user is shown is the tier a loop uses.
+
+The floors have two sources: the changed paths (`tiergate.tier.riskpaths`) and the changed lines
+(`tiergate.tier.content`, unless `[risk] content = false`): a security hit sets the security floor, an
+architecture hit the architecture floor, each with a reason naming `file:line` and the construct.
 """
 
 from __future__ import annotations
@@ -12,6 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tiergate.tier.change import ChangeMeasurement, measure_change
+from tiergate.tier.content import ContentHit, ContentRule, Ecosystem
+from tiergate.tier.contentscan import patch_of, scan_change
 from tiergate.tier.coverage import CoverageJudgement, judge_coverage
 from tiergate.tier.keywords import find_override
 from tiergate.tier.policy import ChangeFacts, Coverage, TierDecision, select_tier
@@ -29,10 +35,30 @@ class Assessment:
     coverage: CoverageJudgement
     scan: RiskScan
     decision: TierDecision
+    content: tuple[ContentHit, ...] = ()  # the changed lines' risky constructs
+    content_searched: bool = False  # False when `[risk] content = false`
 
 
 def risk_paths(config: Config) -> RiskPaths:
     return RiskPaths(extra_security=config.patterns.security, extra_architecture=config.patterns.architecture)
+
+
+def content_rules(config: Config) -> tuple[Ecosystem, ...]:
+    """The ecosystems whose rules read the changed lines: the built-in ones with the configuration's
+    `[[risk.rules]]` added (a rule naming no ecosystem goes to `common`, which reads every file); none
+    when `[risk] content = false`."""
+    from dataclasses import replace
+
+    from tiergate.tier.content import DEFAULT
+
+    if not config.risk.content:
+        return ()
+    extra: dict[str, list[ContentRule]] = {}
+    for rule in config.risk.rules:
+        made = ContentRule(rule.name, rule.pattern, category=rule.category, sides=rule.sides)
+        for name in rule.ecosystems or ("common",):
+            extra.setdefault(name, []).append(made)
+    return tuple(replace(eco, rules=eco.rules + tuple(extra.get(eco.name, ()))) for eco in DEFAULT)
 
 
 def facts_from_paths(
@@ -41,16 +67,20 @@ def facts_from_paths(
     test_coverage: Coverage,
     rules: RiskPaths,
     coverage_evidence: str = "",
+    content: Sequence[ContentHit] = (),
 ) -> tuple[ChangeFacts, RiskScan]:
+    """The facts the tier rules read; `content` adds the changed lines' hits to the paths' matches."""
     scan = rules.scan(paths)
+    security = [h.describe() for h in content if h.category == "security"]
+    architecture = [h.describe() for h in content if h.category == "architecture"]
     facts = ChangeFacts(
         files_changed=len(paths),
         lines_changed=lines_changed,
         test_coverage=test_coverage,
-        has_security_implications=bool(scan.security),
-        has_architectural_changes=bool(scan.architecture),
-        security_evidence=tuple(m.describe() for m in scan.security),
-        architecture_evidence=tuple(m.describe() for m in scan.architecture),
+        has_security_implications=bool(scan.security) or bool(security),
+        has_architectural_changes=bool(scan.architecture) or bool(architecture),
+        security_evidence=(*(m.describe() for m in scan.security), *security),
+        architecture_evidence=(*(m.describe() for m in scan.architecture), *architecture),
         coverage_evidence=coverage_evidence,
     )
     return facts, scan
@@ -80,12 +110,29 @@ def assess_change(
 
         config = load_config(root)
     change = measure_change(root, base, config.exclusions if exclusions is None else exclusions)
+    ecosystems = content_rules(config)
+    # One diff for both readers of the changed lines: the content rules, and coverage's line numbers.
+    patch = patch_of(change) if ecosystems else None
     judgement = (
         CoverageJudgement(level=coverage, evidence="given on the command line")
         if coverage is not None
-        else judge_coverage(change)
+        else judge_coverage(change, patch)
     )
+    hits = scan_change(change, ecosystems, patch) if ecosystems else ()
     facts, scan = facts_from_paths(
-        change.paths, change.lines_changed, judgement.level, risk_paths(config), judgement.evidence
+        change.paths,
+        change.lines_changed,
+        judgement.level,
+        risk_paths(config),
+        judgement.evidence,
+        hits,
     )
-    return Assessment(change=change, coverage=judgement, scan=scan, decision=decide(facts, config, prompt))
+    decision = decide(facts, config, prompt)
+    return Assessment(
+        change=change,
+        coverage=judgement,
+        scan=scan,
+        decision=decision,
+        content=hits,
+        content_searched=bool(ecosystems),
+    )

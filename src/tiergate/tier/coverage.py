@@ -124,7 +124,9 @@ def pathspecs_of_tests() -> list[str]:
     return sorted(names | dirs)
 
 
-def judge_coverage(change: ChangeMeasurement) -> CoverageJudgement:
+def judge_coverage(change: ChangeMeasurement, patch: bytes | None = None) -> CoverageJudgement:
+    """`patch`: the change's `git diff -U0 -M` when the caller already has it (the content rules read
+    the same one), else it is run here when the line numbers are needed."""
     code = [f for f in change.files if classify(f.path) == "code"]
     # A file has new-side lines exactly when it has additions; their numbers are needed only with data.
     grown = [f for f in code if f.status != "deleted" and not f.binary and f.additions]
@@ -134,7 +136,7 @@ def judge_coverage(change: ChangeMeasurement) -> CoverageJudgement:
     if not data:
         return _fallback(change, grown, reason)
     try:
-        lines = changed_lines(change, grown)
+        lines = changed_lines(change, grown, patch)
     except ValueError as e:  # a diff unidiff cannot read: the line numbers are unknown, not absent
         return _fallback(change, grown, f"changed line numbers unknown ({e})")
     lost = [f.path for f in grown if f.path not in lines]
@@ -143,13 +145,17 @@ def judge_coverage(change: ChangeMeasurement) -> CoverageJudgement:
     return _from_data(data, lines, reason)
 
 
-def changed_lines(change: ChangeMeasurement, files: Sequence[FileChange]) -> dict[str, frozenset[int]]:
-    """New-side line numbers per file, for the given files that have any."""
+def changed_lines(
+    change: ChangeMeasurement, files: Sequence[FileChange], patch: bytes | None = None
+) -> dict[str, frozenset[int]]:
+    """New-side line numbers per file, for the given files that have any (from `patch`, a diff of at
+    least those files, when given)."""
     lines = {f.path: frozenset(range(1, f.additions + 1)) for f in files if f.status == "untracked"}
     diffed = [f for f in files if f.status != "untracked" and f.additions]
     if diffed:
-        paths = [p for f in diffed for p in (f.path, f.old_path) if p]
-        patch = git.diff_patch(change.root, change.base, paths if len(paths) <= _MAX_PATHSPECS else ())
+        if patch is None:
+            paths = [p for f in diffed for p in (f.path, f.old_path) if p]
+            patch = git.diff_patch(change.root, change.base, paths if len(paths) <= _MAX_PATHSPECS else ())
         wanted = {f.path for f in diffed}
         lines.update((p, n) for p, n in _added_lines(patch).items() if p in wanted)
     return {path: numbers for path, numbers in lines.items() if numbers}

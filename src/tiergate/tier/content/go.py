@@ -7,7 +7,13 @@ joined with `+` on the same line.
 
 from __future__ import annotations
 
-from tiergate.tier.content.model import Ecosystem, call, quoted, rules, word
+from tiergate.tier.content.model import BUILT_DIRS, BUILT_NAMES, Ecosystem, call, literal, quoted, rules, word
+from tiergate.tier.content.web import (
+    COOKIE_HEADERS,
+    CREDENTIAL_HEADERS,
+    DISPOSITION_HEADERS,
+    LOCATION_HEADERS,
+)
 
 _SECRET_WORDS = r"(?i:token|secret|passw|nonce|salt|otp|apikey|api_key|csrf)"
 _REQUEST_DATA = r"\b(?:c\.Param|c\.Query|Param|Query|FormValue|PostForm|URL\.Path|r\.URL|filename)\b"
@@ -16,6 +22,9 @@ _BUILT = r"""(?:fmt\.Sprintf|"[ \t]*\+)"""
 GO = Ecosystem(
     "go",
     suffixes=(".go",),
+    ignore_dirs=BUILT_DIRS,
+    ignore_names=BUILT_NAMES,
+    comments=("//", "/*", "* "),
     rules=(
         *rules(
             "process execution",
@@ -54,15 +63,13 @@ GO = Ecosystem(
             word("SetBasicAuth"),
             quoted("WWW-Authenticate"),
         ),
-        *rules(
-            "credential header",
-            quoted("Authorization"),
-            quoted("Proxy-Authorization"),
-            quoted("Cookie"),
-        ),
+        *CREDENTIAL_HEADERS,
+        *COOKIE_HEADERS,
+        *LOCATION_HEADERS,
+        *DISPOSITION_HEADERS,
+        *rules("program lookup on PATH", call("exec.LookPath")),
         *rules(
             "cookie or session security",
-            quoted("Set-Cookie"),
             call("SetCookie"),
             call("http.SetCookie"),
             word("http.Cookie"),
@@ -74,7 +81,6 @@ GO = Ecosystem(
         ),
         *rules(
             "redirect or Location header",
-            quoted("Location"),
             call("http.Redirect"),
             call("c.Redirect"),
             word("RedirectTrailingSlash"),
@@ -87,7 +93,7 @@ GO = Ecosystem(
             near=_BUILT,
         ),
         *rules("path built from input", call("filepath.Join"), call("path.Join"), near=_REQUEST_DATA),
-        *rules("path traversal check", '".."', call("filepath.Clean"), word("http.Dir")),
+        *rules("path traversal check", literal('".."'), call("filepath.Clean"), word("http.Dir")),
         *rules("permission bits", call("os.Chmod"), call("syscall.Umask"), word("0777"), word("0o777")),
         *rules("template escaping switched off", call("template.HTML"), call("template.JS")),
     ),

@@ -8,8 +8,13 @@ count in quotes, as they are written in requests and responses, in either case.
 
 from __future__ import annotations
 
-from tiergate.tier.content.model import Ecosystem, call, quoted, rules, word
-from tiergate.tier.content.web import COOKIE_HEADERS, CREDENTIAL_HEADERS, LOCATION_HEADERS
+from tiergate.tier.content.model import BUILT_DIRS, BUILT_NAMES, Ecosystem, call, literal, quoted, rules, word
+from tiergate.tier.content.web import (
+    COOKIE_HEADERS,
+    CREDENTIAL_HEADERS,
+    DISPOSITION_HEADERS,
+    LOCATION_HEADERS,
+)
 
 _SECRET_WORDS = r"(?i:token|secret|passw|nonce|salt|otp|api_?key|session_?key|csrf|xsrf)"
 _REQUEST_DATA = r"\b(?:req|request|params|query|body|filename|originalUrl|userInput)\b"
@@ -17,6 +22,9 @@ _REQUEST_DATA = r"\b(?:req|request|params|query|body|filename|originalUrl|userIn
 JAVASCRIPT = Ecosystem(
     "javascript",
     suffixes=(".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts"),
+    ignore_dirs=BUILT_DIRS,
+    ignore_names=BUILT_NAMES,
+    comments=("//", "/*", "* "),
     rules=(
         *rules(
             "process execution",
@@ -35,8 +43,6 @@ JAVASCRIPT = Ecosystem(
             call("Function", after_dot=False),
             word("vm") + r"\.(?:runIn\w+|Script|compileFunction)\b",
             word("setTimeout") + r"""\([ \t]*["'`]""",
-            word("__proto__"),
-            word("constructor.prototype"),
         ),
         *rules(
             "TLS verification switch",
@@ -74,6 +80,10 @@ JAVASCRIPT = Ecosystem(
         *CREDENTIAL_HEADERS,
         *COOKIE_HEADERS,
         *LOCATION_HEADERS,
+        *DISPOSITION_HEADERS,
+        *rules(
+            "prototype pollution", word("allowPrototypes"), word("__proto__"), word("constructor.prototype")
+        ),
         *rules(
             "credential header",
             word("withCredentials"),
@@ -109,7 +119,7 @@ JAVASCRIPT = Ecosystem(
             word("query") + r"""\([ \t]*["'][^"']*["'][ \t]*\+""",
         ),
         *rules("path built from input", call("path.join"), call("path.resolve"), near=_REQUEST_DATA),
-        *rules("path traversal check", "'..'", '".."', word("isAbsolute")),
+        *rules("path traversal check", literal("'..'"), literal('".."'), word("isAbsolute")),
         *rules("permission bits", call("chmod"), call("chmodSync"), "0o777", "0o666", call("umask")),
     ),
 )

@@ -52,13 +52,40 @@ class Ecosystem:
     rules: tuple[ContentRule, ...]
     suffixes: tuple[str, ...] = ()
     names: tuple[str, ...] = ()
+    # What starts a comment line (after its indentation): such lines are prose about the code, and its
+    # rules do not read them ("# Add a Vary: Cookie header" names a topic, the code beside it acts).
+    comments: tuple[str, ...] = ()
+    # Files it does not read although their suffix says so: directories anywhere in the path (`dist`),
+    # globs on the name (`*.min.js`). Built and vendored code is someone else's change, rebuilt.
+    ignore_dirs: tuple[str, ...] = ()
+    ignore_names: tuple[str, ...] = ()
 
     def holds(self, path: str) -> bool:
-        name = path.rsplit("/", 1)[-1]
+        slash = path.rfind("/")
+        name = path[slash + 1 :]
         dot = name.rfind(".")
-        if dot > 0 and name[dot:].lower() in self.suffixes:
+        if not (dot > 0 and name[dot:].lower() in self.suffixes) and not _any_glob(name, self.names):
+            return False
+        if _any_glob(name, self.ignore_names):
+            return False
+        return not (
+            self.ignore_dirs and slash > 0 and any(d in self.ignore_dirs for d in path[:slash].split("/"))
+        )
+
+
+def _any_glob(name: str, globs: tuple[str, ...]) -> bool:
+    # `*` and `*.suffix` without fnmatch: a claim asks this for every changed file and ecosystem.
+    for glob in globs:
+        tail = _GLOB_TAILS.get(glob)
+        if tail is None:
+            wild = glob[:1] == "*" and "*" not in glob[1:] and "?" not in glob and "[" not in glob
+            tail = _GLOB_TAILS[glob] = glob[1:] if wild else "\0"
+        if (tail != "\0" and name.endswith(tail)) or (tail == "\0" and fnmatchcase(name, glob)):
             return True
-        return any(fnmatchcase(name, glob) for glob in self.names)
+    return False
+
+
+_GLOB_TAILS: dict[str, str] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,9 +130,83 @@ def call(name: str, *, after_dot: bool = True) -> str:
     return word(name, after_dot=after_dot) + r"[ \t]*\("
 
 
+# What language ecosystems leave alone: bundles, builds and vendored copies (a release commit of a
+# JavaScript library rebuilds `dist/`; its risky lines were judged when their source changed).
+BUILT_DIRS = ("dist", "build", "vendor", "node_modules", "third_party", "_vendor")
+BUILT_NAMES = ("*.min.js", "*.bundle.js", "*.min.mjs", "*.min.cjs")
+
+
+def needle(pattern: str) -> str:
+    """The longest run of letters, digits and '_' in the literal text `pattern` starts with ('' if
+    none, or if the pattern is an alternation at its top): every match holds it inside one of its
+    words, so a text without it cannot match. Read by hand, not by `re`'s parser: a hook pays for every
+    rule's needle on every claim."""
+    found = _needles.get(pattern)
+    if found is None:
+        found = _needles[pattern] = "" if _alternates(pattern) else _longest_run(_literal_prefix(pattern))
+    return found
+
+
+_needles: dict[str, str] = {}
+_SPECIAL = frozenset(".^$*+?{}[]|()\\")
+_QUANTIFIERS = frozenset("*+?{")
+
+
+def _literal_prefix(pattern: str) -> str:
+    prefix: list[str] = []
+    i = 0
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\" and i + 1 < len(pattern) and not pattern[i + 1].isalnum():
+            prefix.append(pattern[i + 1])
+            i += 2
+        elif char not in _SPECIAL:
+            prefix.append(char)
+            i += 1
+        else:
+            if char in _QUANTIFIERS and prefix:
+                prefix.pop()  # the last character is optional or repeated
+            break
+    return "".join(prefix)
+
+
+def _longest_run(text: str) -> str:
+    return max(re.findall(r"[A-Za-z0-9_]+", text), key=len, default="")
+
+
+def _alternates(pattern: str) -> bool:
+    """Whether `pattern` has a '|' outside every group and class (its prefix is then not required)."""
+    depth, i, in_class = 0, 0, False
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+            if pattern[i + 1 : i + 2] == "]":
+                i += 1  # a ']' first in a class is a literal
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "|" and depth == 0:
+            return True
+        i += 1
+    return False
+
+
+def literal(text: str) -> str:
+    """`text`, every character meaning itself."""
+    return re.escape(text)
+
+
 def quoted(name: str) -> str:
-    """`name` inside quotes, as a header name or a key is written: 'Authorization', "Set-Cookie"."""
-    return f"{re.escape(name)}(?<=[\"'`]{re.escape(name)})(?=[\"'`])"
+    """`name` inside quotes, as a header name or a key is written in code: 'Authorization', "Set-Cookie".
+    Not in backticks: prose (docstrings, Markdown in comments) writes ``Cookie`` so."""
+    return f"{re.escape(name)}(?<=[\"']{re.escape(name)})(?=[\"'])"
 
 
 def rules(construct: str, *patterns: str, sides: Sides = "both", near: str = "") -> tuple[ContentRule, ...]:

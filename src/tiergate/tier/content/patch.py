@@ -1,14 +1,19 @@
-"""Reading git's unified diff (`git diff -U0 -M --src-prefix=a/ --dst-prefix=b/`, any context size works)
+"""Reading git's unified diff (`git diff -U0 -M --src-prefix=a/ --dst-prefix=b/`; any context size works)
 into the changed lines of each file. Pure.
 
 - A file starts at a `diff --git` line; its path is the `+++ b/...` side, or the `--- a/...` side when
   the new side is `/dev/null` (a deletion). Quoted paths (`"b/tab\\there"`) are unquoted as git quotes
-  them. Renames without edits, mode changes and binary files have no hunk and so no lines.
+  them; other bytes that are not UTF-8 are kept as `os.fsdecode` keeps them, so that a path compares
+  equal to the one `tiergate.git` reports. Renames without edits, mode changes and binary files have
+  no hunk and so no lines.
 - A hunk's lines are counted from its `@@ -a,b +c,d @@` header, never guessed from their first
   character: a removed line reading `-- a/x` shows as `--- a/x` and is a line, not a header.
 - `\\ No newline at end of file` belongs to the line before it and is skipped.
-- Lines are split on `\\n` only (content may hold `\\r` or form feeds); a trailing `\\r` is dropped;
-  bytes that are not UTF-8 are replaced.
+- Lines are split on `\\n` only (content may hold `\\r` or form feeds); a trailing `\\r` is dropped.
+  Line text keeps bytes that are not UTF-8 as surrogates; `scan` shows them as U+FFFD.
+
+Speed: with `-U0` a hunk is its removed lines, then its added lines; such a hunk is cut out of the line
+list by slicing (checked at its ends), and only other hunks are read line by line.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from dataclasses import dataclass, field
 
 from tiergate.gitformat import unquote_path
 
-_HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+_HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _DEV_NULL = "/dev/null"
 
 
@@ -36,73 +41,82 @@ class FileLines:
 def parse_patch(patch: bytes) -> list[FileLines]:
     """Every file of `patch` with at least one added or removed line."""
     files: list[FileLines] = []
-    lines = patch.split(b"\n")
-    old_path = new_path = ""
+    lines = patch.decode("utf-8", "surrogateescape").split("\n")
+    old_path = ""
     current: FileLines | None = None
     i, end = 0, len(lines)
     while i < end:
         line = lines[i]
         i += 1
-        if line.startswith(b"diff --git "):
-            old_path = new_path = ""
-            current = None
-        elif line.startswith(b"--- "):
+        if line.startswith("diff --git "):
+            old_path, current = "", None
+        elif line.startswith("--- "):
             # Outside a hunk (hunks are read to their counts), this is always a file's header.
             old_path, current = _side_path(line[4:], "a/"), None
-        elif line.startswith(b"+++ ") and current is None:
+        elif line.startswith("+++ ") and current is None:
             new_path = _side_path(line[4:], "b/")
             current = FileLines(new_path if new_path != _DEV_NULL else old_path)
             files.append(current)
-        elif current is not None and (hunk := _HUNK.match(line)) is not None:
+        elif current is not None and line.startswith("@@ ") and (hunk := _HUNK.match(line)) is not None:
             i = _read_hunk(lines, i, hunk, current)
     return [f for f in files if f.added or f.removed]
 
 
-def _read_hunk(lines: list[bytes], i: int, hunk: re.Match[bytes], into: FileLines) -> int:
-    old_at, old_count, new_at, new_count = (
-        int(hunk[1]),
-        _count(hunk[2]),
-        int(hunk[3]),
-        _count(hunk[4]),
-    )
+def _read_hunk(lines: list[str], i: int, hunk: re.Match[str], into: FileLines) -> int:
+    old_at, old_count = int(hunk[1]), _count(hunk[2])
+    new_at, new_count = int(hunk[3]), _count(hunk[4])
+    removed, added = lines[i : i + old_count], lines[i + old_count : i + old_count + new_count]
+    if _all_marked(removed, "-", old_count) and _all_marked(added, "+", new_count):
+        into.removed_numbers.extend(range(old_at, old_at + old_count))
+        into.removed.extend([_text(line) for line in removed])
+        into.added_numbers.extend(range(new_at, new_at + new_count))
+        into.added.extend([_text(line) for line in added])
+        i += old_count + new_count
+    else:
+        i = _read_hunk_lines(lines, i, (old_at, old_count, new_at, new_count), into)
+    # The marker for the hunk's last line comes after its count has run out.
+    while i < len(lines) and lines[i].startswith("\\"):
+        i += 1
+    return i
+
+
+def _all_marked(run: list[str], mark: str, count: int) -> bool:
+    # A -U0 hunk holds no context; a "\ No newline" marker inside it would show at one end of a run.
+    return len(run) == count and (not run or (run[0][:1] == mark and run[-1][:1] == mark))
+
+
+def _read_hunk_lines(lines: list[str], i: int, counts: tuple[int, int, int, int], into: FileLines) -> int:
+    old_at, old_count, new_at, new_count = counts
     end = len(lines)
     while (old_count > 0 or new_count > 0) and i < end:
         line = lines[i]
         i += 1
         mark = line[:1]
-        if mark == b"+":
+        if mark == "+":
             into.added_numbers.append(new_at)
             into.added.append(_text(line))
-            new_at += 1
-            new_count -= 1
-        elif mark == b"-":
+            new_at, new_count = new_at + 1, new_count - 1
+        elif mark == "-":
             into.removed_numbers.append(old_at)
             into.removed.append(_text(line))
-            old_at += 1
-            old_count -= 1
-        elif mark == b" ":
+            old_at, old_count = old_at + 1, old_count - 1
+        elif mark == " ":
             old_at, new_at, old_count, new_count = old_at + 1, new_at + 1, old_count - 1, new_count - 1
-        elif mark != b"\\":
-            break  # a malformed hunk: stop reading it rather than take a header for a line
-    # The marker for the hunk's last line comes after its count has run out.
-    while i < end and lines[i].startswith(b"\\"):
-        i += 1
+        elif mark != "\\":
+            i -= 1  # a malformed hunk: stop reading it rather than take a header for a line
+            break
     return i
 
 
-def _count(field: bytes | None) -> int:
+def _count(field: str | None) -> int:
     return 1 if field is None else int(field)
 
 
-def _text(line: bytes) -> str:
-    body = line[1:]
-    if body.endswith(b"\r"):
-        body = body[:-1]
-    return body.decode("utf-8", "replace")
+def _text(line: str) -> str:
+    return line[1:-1] if line.endswith("\r") else line[1:]
 
 
-def _side_path(raw: bytes, prefix: str) -> str:
-    name = raw.decode("utf-8", "surrogateescape")
+def _side_path(name: str, prefix: str) -> str:
     # git ends a name holding a space with a tab in ---/+++ lines.
     if name.endswith("\t"):
         name = name[:-1]

@@ -9,16 +9,24 @@ beside request data; SQL counts when `execute` takes a string built in the call 
 
 from __future__ import annotations
 
-from tiergate.tier.content.model import Ecosystem, call, rules, word
-from tiergate.tier.content.web import COOKIE_HEADERS, CREDENTIAL_HEADERS, LOCATION_HEADERS
+from tiergate.tier.content.model import BUILT_DIRS, BUILT_NAMES, Ecosystem, call, literal, rules, word
+from tiergate.tier.content.web import (
+    COOKIE_HEADERS,
+    CREDENTIAL_HEADERS,
+    DISPOSITION_HEADERS,
+    LOCATION_HEADERS,
+)
 
 _SECRET_WORDS = r"(?i:token|secret|passw|nonce|salt|otp|api_?key|session_?key|csrf)"
 _REQUEST_DATA = r"\b(?:request|req|params|args|form|query|filename|user_input|path_info)\b"
-_BUILT_STRING = r"""\(\s*(?:f["']|["'][^"']*["'][ \t]*(?:%|\+|\.format\())|\.format\("""
+_BUILT_STRING = r"""[ \t]*\([ \t]*(?:f["']|["'][^"']*["'][ \t]*(?:%|\+|\.format\())"""
 
 PYTHON = Ecosystem(
     "python",
     suffixes=(".py", ".pyw", ".pyx"),
+    ignore_dirs=BUILT_DIRS,
+    ignore_names=BUILT_NAMES,
+    comments=("#",),
     rules=(
         # Process execution and shells.
         *rules(
@@ -50,11 +58,12 @@ PYTHON = Ecosystem(
             word("verify") + r"[ \t]*=[ \t]*(?:False|True)\b",
             word("CERT_NONE"),
             word("CERT_REQUIRED"),
-            word("check_hostname") + r"[ \t]*=",
-            word("assert_hostname"),
-            word("assert_fingerprint"),
+            word("check_hostname") + r"[ \t]*=(?!=)",
+            word("assert_hostname") + r"[ \t]*=[ \t]*False\b",
             word("_create_unverified_context"),
-            word("cert_reqs"),
+            call("set_verify"),
+            word("verify_mode") + r"[ \t]*=(?!=)",
+            word("cert_reqs") + r"[ \t]*=(?!=)",
         ),
         # Hashing and randomness for secrets.
         *rules(
@@ -110,6 +119,7 @@ PYTHON = Ecosystem(
         *CREDENTIAL_HEADERS,
         *COOKIE_HEADERS,
         *LOCATION_HEADERS,
+        *DISPOSITION_HEADERS,
         *rules(
             "credential header",
             word("remove_headers_on_redirect"),
@@ -138,9 +148,22 @@ PYTHON = Ecosystem(
             word("is_safe_url"),
             word("url_has_allowed_host_and_scheme"),
             call("iri_to_uri"),
-            word("trusted_hosts"),
-            word("TRUSTED_HOSTS"),
         ),
+        *rules("host allow-list", word("trusted_hosts"), word("TRUSTED_HOSTS"), word("ALLOWED_HOSTS")),
+        *rules(
+            "redirect following switch",
+            word("redirect") + r"[ \t]*=[ \t]*(?:False|True)\b",
+            word("raise_on_redirect"),
+            word("allow_redirects"),
+            word("follow_redirects"),
+        ),
+        *rules(
+            "decompression limit",
+            word("decompressobj"),
+            word("unconsumed_tail"),
+            word("max_decode_links"),
+        ),
+        *rules("program lookup on PATH", call("shutil.which")),
         # SQL built from strings.
         *rules(
             "SQL built from a string",
@@ -159,8 +182,8 @@ PYTHON = Ecosystem(
             word("safe_join"),
             word("send_from_directory"),
             word("secure_filename"),
-            "'..'",
-            '".."',
+            literal("'..'"),
+            literal('".."'),
             word("_os_alt_seps"),
         ),
         # Permission bits.

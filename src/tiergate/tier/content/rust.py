@@ -7,7 +7,7 @@ is too frequent in systems code to name a risk a reviewer would agree with.
 
 from __future__ import annotations
 
-from tiergate.tier.content.model import Ecosystem, call, quoted, rules, word
+from tiergate.tier.content.model import BUILT_DIRS, BUILT_NAMES, Ecosystem, call, literal, quoted, rules, word
 
 _SECRET_WORDS = r"(?i:token|secret|passw|nonce|salt|otp|api_?key|csrf)"
 _SQL = r"""format!\([ \t]*"[ \t]*(?i:select|insert|update|delete)\b"""
@@ -15,6 +15,9 @@ _SQL = r"""format!\([ \t]*"[ \t]*(?i:select|insert|update|delete)\b"""
 RUST = Ecosystem(
     "rust",
     suffixes=(".rs",),
+    ignore_dirs=BUILT_DIRS,
+    ignore_names=BUILT_NAMES,
+    comments=("//", "/*", "* "),
     rules=(
         *rules(
             "process execution",
@@ -30,6 +33,12 @@ RUST = Ecosystem(
             word("dangerous") + r"[ \t]*\(",
             word("SslVerifyMode::NONE"),
             word("NoCertificateVerification"),
+        ),
+        *rules(
+            "program lookup on PATH",
+            word("split_paths"),
+            word("var_os") + r"""\([ \t]*"PATH"\)""",
+            word("which::which"),
         ),
         *rules("weak hash", word("Md5"), word("md5::"), word("Sha1"), word("sha1::")),
         *rules("randomness for a secret", word("thread_rng"), word("rand::random"), near=_SECRET_WORDS),
@@ -50,7 +59,7 @@ RUST = Ecosystem(
             quoted("Location"),
         ),
         *rules("SQL built from a string", word("sql_query") + r"\(", _SQL),
-        *rules("path traversal check", '".."', word("ParentDir")),
+        *rules("path traversal check", literal('".."'), word("ParentDir")),
         *rules(
             "permission bits",
             call("set_mode"),

@@ -16,3 +16,7 @@ CREDENTIAL_HEADERS: tuple[ContentRule, ...] = rules(
 )
 COOKIE_HEADERS: tuple[ContentRule, ...] = rules("cookie or session security", *spellings("Set-Cookie"))
 LOCATION_HEADERS: tuple[ContentRule, ...] = rules("redirect or Location header", *spellings("Location"))
+# A file name written into this header unescaped lets a request inject parameters (gin, CVE-2023-29401).
+DISPOSITION_HEADERS: tuple[ContentRule, ...] = rules(
+    "Content-Disposition header", *spellings("Content-Disposition")
+)

@@ -1,0 +1,60 @@
+"""The changed lines of a working-tree change, searched by the content rules (`tiergate.tier.content`).
+
+Tracked files: one `git diff -U0 -M <base>` of the change's files with changed lines (the same patch
+the coverage judgement reads its line numbers from: `patch_of` is run once per assessment). Untracked
+files: every line added, read from the disk. Only the change's own files are read: other tools' state,
+set aside by the measurement, is not the change. Binary files, symlinks (their content is a target
+name) and nested repositories are not read.
+"""
+
+from __future__ import annotations
+
+import stat
+from collections.abc import Sequence
+
+from tiergate import git
+from tiergate.tier.change import ChangeMeasurement, FileChange
+from tiergate.tier.content import ContentHit, Ecosystem, FileLines, added_file, parse_patch, scan_files
+
+# Beyond this many paths the diff runs unrestricted and is filtered here, keeping the command line short.
+_MAX_PATHSPECS = 1000
+
+
+def patch_of(change: ChangeMeasurement) -> bytes:
+    """`git diff -U0 -M` from the change's base to the working tree, for its tracked files that have
+    changed lines (b"" when none has)."""
+    tracked = [f for f in change.files if _diffed(f)]
+    if not tracked:
+        return b""
+    paths = [p for f in tracked for p in (f.path, f.old_path) if p]
+    return git.diff_patch(change.root, change.base, paths if len(paths) <= _MAX_PATHSPECS else ())
+
+
+def scan_change(
+    change: ChangeMeasurement, ecosystems: Sequence[Ecosystem], patch: bytes | None = None
+) -> tuple[ContentHit, ...]:
+    """The content rules' hits in the change's added and removed lines (`patch`: `patch_of(change)`,
+    when the caller already has it)."""
+    if not ecosystems:
+        return ()
+    wanted = {f.path for f in change.files if _diffed(f)}
+    files = [f for f in parse_patch(patch_of(change) if patch is None else patch) if f.path in wanted]
+    files += [lines for f in change.files if (lines := _untracked_lines(change, f)) is not None]
+    return scan_files(files, ecosystems)
+
+
+def _diffed(f: FileChange) -> bool:
+    return f.status != "untracked" and not f.binary and f.lines_changed > 0
+
+
+def _untracked_lines(change: ChangeMeasurement, f: FileChange) -> FileLines | None:
+    if f.status != "untracked" or f.binary or not f.additions or f.path.endswith("/"):
+        return None
+    path = change.root / f.path
+    try:
+        if not stat.S_ISREG(path.lstat().st_mode):
+            return None
+        data = path.read_bytes()
+    except OSError:  # gone since it was measured: nothing to read
+        return None
+    return added_file(f.path, data.decode("utf-8", "surrogateescape"))
