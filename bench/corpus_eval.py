@@ -65,7 +65,10 @@ def replay_repo(clones: Path, repo: Repo, fixes: Sequence[Fix], engine: Engine) 
     own = [f for f in fixes if f.repo == repo.name]
     ordinary = ordinary_shas(where, repo, fixes)
     selection = history.select_commits(where, [*ordinary, *(f.commit for f in own)], f"{repo.name}'s corpus")
-    replayed = {r.commit.id: r for r in map(engine.replay, history.replay(where, selection))}
+    replayed = {
+        r.commit.id: r
+        for r in map(engine.replay, history.replay(where, selection, patches=engine.reads_patches))
+    }
     result = RepoResult(repo, [replayed[sha] for sha in ordinary])
     result.fixes = [(f, replayed[_full(replayed, f.commit)]) for f in own]
     return result

@@ -5,7 +5,8 @@ Run from the repository root: `.venv/bin/python -m bench.replay_bench [--repo PA
 PATH is a clone or a bare mirror (default: this repository's own history). The figure is the whole
 engine, as the command runs it: selecting the last N non-merge commits of HEAD, streaming their changes
 from one `git log`, and tiering each through the claim's engine with the default configuration (and the
-repository's own, for a clone). The baseline is the same two `git log`s alone, read and thrown away.
+repository's own, for a clone). Beside it: the same with the content rules off (`[risk] content =
+false`: no patch is read), and the baseline, the same two `git log`s alone, read and thrown away.
 """
 
 from __future__ import annotations
@@ -25,7 +26,10 @@ GOAL_PER_SECOND = 20.0
 def replay(repo: Path, count: int, config: Config) -> int:
     selection = history.select(repo, "HEAD", limit=count)
     engine = Engine(config)
-    replayed = [engine.replay(c) for c in history.replay(repo, selection, config.exclusions)]
+    replayed = [
+        engine.replay(c)
+        for c in history.replay(repo, selection, config.exclusions, patches=engine.reads_patches)
+    ]
     summarise(replayed, config)
     return len(replayed)
 
@@ -50,11 +54,14 @@ def main() -> int:
     config = load_config(repo) if (repo / ".git").exists() else Config()
     commits = replay(repo, args.count, config)
     seconds = median_seconds(lambda: replay(repo, args.count, config), args.runs)
+    plain = config.model_copy(update={"risk": config.risk.model_copy(update={"content": False})})
+    paths_only = median_seconds(lambda: replay(repo, args.count, plain), args.runs)
     baseline = median_seconds(lambda: git_alone(repo, args.count), args.runs)
     rate = commits / seconds
     name = repo.parent.name if repo.name == "repo" else repo.name  # a mirror: <owner>+<name>/repo
     print(f"history: {name}, the last {commits} non-merge commits of HEAD; median of {args.runs} runs")
-    print(f"replay:        {seconds:.3f} s, {rate:.0f} commits/s (goal >= {GOAL_PER_SECOND:.0f})")
+    print(f"replay:         {seconds:.3f} s, {rate:.0f} commits/s (goal >= {GOAL_PER_SECOND:.0f})")
+    print(f"content rules off: {paths_only:.3f} s, {commits / paths_only:.0f} commits/s (no patch read)")
     print(f"git logs alone: {baseline:.3f} s, {commits / baseline:.0f} commits/s (baseline)")
     return 0 if rate >= GOAL_PER_SECOND else 1
 

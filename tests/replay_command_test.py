@@ -143,3 +143,31 @@ def test_a_progress_bar_on_a_terminal_only(repo: Path) -> None:
     assert "tiergate replay [" in shown and "3/3" in shown
     assert shown.endswith("\r\x1b[K")
     assert json.loads(proc.stdout)["summary"]["commits"] == 3
+
+
+def test_commits_the_content_rules_raised(repo: Path) -> None:
+    write(
+        repo,
+        {"src/fetch.py": "import requests\n\ndef get(url):\n    return requests.get(url, verify=False)\n"},
+    )
+    raised = commit_all(repo, "fetch without TLS checks")
+    record = json.loads(tiergate(repo, "replay", "--json").stdout)
+    top = record["commits"][0]
+    assert (top["commit"], top["tier"], top["tier_without_content"]) == (raised, "THOROUGH", "STANDARD")
+    assert top["raised_by_content"] is True
+    assert top["content_hits"] == [
+        'src/fetch.py:4 (added line) TLS verification switch: "return requests.get(url, verify=False)"'
+    ]
+    assert top["thorough_rules"] == ["security construct: TLS verification switch"]
+    assert record["summary"]["raised_by_content"] == [raised]
+    text = tiergate(repo, "replay").stdout
+    assert "Raised by the content rules: 1 commit\n" in text
+    assert (
+        f"    {raised[:12]}  STANDARD -> THOROUGH  fetch without TLS checks: src/fetch.py:4 (added line)"
+        in text
+    )
+    # Turned off in the work tree's configuration: the same history, tiered by its paths alone.
+    write(repo, {".tiergate.toml": "[risk]\ncontent = false\n"})
+    off = json.loads(tiergate(repo, "replay", "--json").stdout)
+    assert (off["commits"][0]["tier"], off["commits"][0]["content_hits"]) == ("STANDARD", [])
+    assert off["summary"]["raised_by_content"] == []

@@ -60,6 +60,13 @@ def build_shapes(repo: Path) -> dict[str, str]:
     ids["large"] = commit_all(repo, "22 files")
     write(repo, {".omc/state/loop.json": "{}\n", "src/app.py": lines(31, "app")})
     ids["foreign"] = commit_all(repo, "another tool's state beside an edit")
+    write(
+        repo,
+        {"src/fetch.py": "import requests\n\ndef get(url):\n    return requests.get(url, verify=False)\n"},
+    )
+    ids["content"] = commit_all(repo, "TLS verification off in the changed lines")
+    write(repo, {"src/fetch.py": "import requests\n\ndef get(url):\n    return requests.get(url)\n"})
+    ids["content-removed"] = commit_all(repo, "and back on: a removed line")
     git(repo, "commit", "-q", "--allow-empty", "-m", "empty")
     ids["empty"] = head(repo)
     git(repo, "checkout", "-q", "-b", "side", ids["names"])
@@ -108,6 +115,8 @@ def claimed(repo: Path, commit: str, base: str, tmp_path: Path) -> Assessment:
         "names",
         "large",
         "foreign",
+        "content",
+        "content-removed",
         "empty",
     ],
 )
@@ -126,6 +135,7 @@ def test_each_commit_is_tiered_as_the_claim_tiers_a_checkout_of_it(
     for flag in ("has_security_implications", "has_architectural_changes", "security_evidence"):
         assert getattr(past.decision.facts, flag) == getattr(claim.decision.facts, flag)
     assert past.decision.facts.architecture_evidence == claim.decision.facts.architecture_evidence
+    assert past.content == claim.content
 
 
 def test_shapes_measure_what_they_are(shapes: tuple[Path, dict[str, str]]) -> None:
@@ -143,6 +153,13 @@ def test_shapes_measure_what_they_are(shapes: tuple[Path, dict[str, str]]) -> No
     assert [f.path for f in by["foreign"].files] == ["src/app.py"]
     assert [v.path for v in by["foreign"].excluded] == [".omc/state/loop.json"]
     assert by["empty"].files == ()
+    content = past[ids["content"]]
+    assert [(h.path, h.line, h.side, h.construct) for h in content.content] == [
+        ("src/fetch.py", 4, "added", "TLS verification switch")
+    ]
+    assert (content.without_content.tier, content.decision.tier) == (Tier.STANDARD, Tier.THOROUGH)
+    assert content.raised_by_content
+    assert content.rules == ("security construct: TLS verification switch",)
     assert ids["merge"] not in past, "merges are skipped by default"
     assert ids["side"] in past, "the merged branch's own commits are replayed"
 

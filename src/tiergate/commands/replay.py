@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     progress = Progress(sys.stderr, len(selection.commits)) if sys.stderr.isatty() else None
     replayed = []
     try:
-        for commit in history.replay(root, selection, config.exclusions):
+        for commit in history.replay(root, selection, config.exclusions, patches=engine.reads_patches):
             replayed.append(engine.replay(commit))
             if progress:
                 progress.step()
@@ -124,9 +124,7 @@ def report(
     ]
     for r in replayed:
         change = r.commit.change
-        subject = quote_inline(r.commit.subject)
-        if len(subject) > SUBJECT_WIDTH:
-            subject = subject[: SUBJECT_WIDTH - 3] + "..."
+        subject = _subject(r)
         why = f"  [{'; '.join(r.rules)}]" if r.rules else ""
         raised = f" (content rules raised it from {r.without_content.tier})" if r.raised_by_content else ""
         lines.append(
@@ -160,10 +158,22 @@ def summary_lines(summary: Summary) -> list[str]:
             lines.append(f"           and {plural(more, 'other rule')}")
     raised = summary.raised_by_content
     lines.append(f"  Raised by the content rules: {plural(len(raised), 'commit')}")
-    lines += [
-        f"    {r.commit.id[:12]}  {r.without_content.tier.value} -> {r.decision.tier.value}" for r in raised
-    ]
+    for r in raised[:TOP_REASONS]:
+        lines.append(
+            f"    {r.commit.id[:12]}  {r.without_content.tier.value} -> {r.decision.tier.value}  "
+            f"{_subject(r)}: {r.content[0].describe()}"
+            + (f" (and {plural(len(r.content) - 1, 'more hit')})" if len(r.content) > 1 else "")
+        )
+    if len(raised) > TOP_REASONS:
+        lines.append(f"    and {plural(len(raised) - TOP_REASONS, 'more commit')} (--json lists them all)")
     return lines
+
+
+def _subject(r: Replayed) -> str:
+    from tiergate.text import quote_inline
+
+    subject = quote_inline(r.commit.subject)
+    return subject if len(subject) <= SUBJECT_WIDTH else subject[: SUBJECT_WIDTH - 3] + "..."
 
 
 def _percent(part: float, whole: float) -> str:
@@ -210,6 +220,7 @@ def _commit_json(r: Replayed) -> dict[str, object]:
         "has_architectural_changes": r.decision.facts.has_architectural_changes,
         "reasons": list(r.decision.reasons),
         "thorough_rules": list(r.rules),
+        "content_hits": [h.describe() for h in r.content],
         "tier_without_content": r.without_content.tier.value,
         "raised_by_content": r.raised_by_content,
         "tier_if_full_coverage": r.if_full_coverage.tier.value,

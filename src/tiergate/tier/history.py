@@ -22,6 +22,7 @@ changed anything, a newline and its NUL-terminated raw and numstat fields, or it
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -148,21 +149,27 @@ def _refuse_shallow(repo: Path, commits: Sequence[tuple[str, tuple[str, ...]]]) 
 
 
 def replay(
-    repo: Path, selection: Selection, exclusions: Exclusions = foreign.DEFAULT
+    repo: Path, selection: Selection, exclusions: Exclusions = foreign.DEFAULT, patches: bool = True
 ) -> Iterator[PastCommit]:
     """Each selected commit's change, in the selection's order, from two streaming `git log`s read in
-    step: one for the measurement, one for the patch."""
+    step: one for the measurement, one for the patch (not run when `patches` is False: the content
+    rules are off, and every patch is empty)."""
     merges = ("--diff-merges=first-parent",) if selection.first_parent else ()
     wanted = b"".join(c.encode() + b"\n" for c, _ in selection.commits)
     empty = git.empty_tree(repo)
     parents = dict(selection.commits)
-    with (
-        git.stream(repo, "log", *MEASURE_OPTIONS, *merges, stdin=wanted) as measured,
-        git.stream(repo, "log", *PATCH_OPTIONS, *merges, stdin=wanted) as patched,
-    ):
-        patches = _split(patched, _patch_record)
+    with contextlib.ExitStack() as streams:
+        measured = streams.enter_context(git.stream(repo, "log", *MEASURE_OPTIONS, *merges, stdin=wanted))
+        patches_of = (
+            _split(
+                streams.enter_context(git.stream(repo, "log", *PATCH_OPTIONS, *merges, stdin=wanted)),
+                _patch_record,
+            )
+            if patches
+            else _no_patches(selection)
+        )
         for commit, subject, section in _split(measured, _measure_record):
-            patch_of, patch = next(patches, ("", b""))
+            patch_of, patch = next(patches_of, ("", b""))
             if patch_of != commit:
                 raise UserError(f"git log listed commits out of step ({commit[:12]} against {patch_of[:12]})")
             base = parents[commit][0] if parents.get(commit) else empty
@@ -170,8 +177,12 @@ def replay(
             entries = gitformat.parse_raw_numstat(section) if section else []
             change = measure_commit(repo, base, label, entries, exclusions)
             yield PastCommit(commit, parents.get(commit, ()), subject, change, patch)
-        for _ in patches:  # read to the end, so that git's own failure is heard
+        for _ in patches_of:  # read to the end, so that git's own failure is heard
             pass
+
+
+def _no_patches(selection: Selection) -> Iterator[tuple[str, bytes]]:
+    return ((commit, b"") for commit, _ in selection.commits)
 
 
 _T = TypeVar("_T")

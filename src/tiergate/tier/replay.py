@@ -21,7 +21,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tiergate.text import quote_inline
-from tiergate.tier.assess import decide, facts_from_paths, risk_paths
+from tiergate.tier.assess import content_rules, decide, facts_from_paths, risk_paths
+from tiergate.tier.content import ContentHit
+from tiergate.tier.contentscan import scan_change
 from tiergate.tier.coverage import CoverageJudgement, classify
 from tiergate.tier.policy import ChangeFacts, Tier, TierDecision
 from tiergate.tier.riskpaths import PathMatch, RiskPaths, RiskScan
@@ -45,6 +47,7 @@ class Replayed:
     commit: PastCommit
     coverage: CoverageJudgement
     scan: RiskScan
+    content: tuple[ContentHit, ...]  # the content rules' hits in the commit's changed lines
     decision: TierDecision
     without_content: TierDecision  # the same change with the content rules' hits left out
     if_full_coverage: TierDecision  # the same change, had the gate measured full coverage
@@ -76,22 +79,37 @@ class Engine:
     def __init__(self, config: Config) -> None:
         self.config = config
         self.paths: RiskPaths = risk_paths(config)
+        self.ecosystems = content_rules(config)  # none when `[risk] content = false`
+
+    @property
+    def reads_patches(self) -> bool:
+        return bool(self.ecosystems)
 
     def replay(self, commit: PastCommit) -> Replayed:
         change = commit.change
         coverage = judge_past_coverage(commit)
+        # The claim's reader of the changed lines, given the commit's own -U0 patch.
+        hits = scan_change(change, self.ecosystems, commit.patch) if self.ecosystems else ()
         facts, scan = facts_from_paths(
-            change.paths, change.lines_changed, coverage.level, self.paths, coverage.evidence
+            change.paths, change.lines_changed, coverage.level, self.paths, coverage.evidence, hits
         )
         decision = decide(facts, self.config, None)
+        without = decision
+        if hits:
+            plain, _ = facts_from_paths(
+                change.paths, change.lines_changed, coverage.level, self.paths, coverage.evidence
+            )
+            without = decide(plain, self.config, None)
+        files_above = self.config.tier_policy.thorough_files_above
         return Replayed(
             commit=commit,
             coverage=coverage,
             scan=scan,
+            content=hits,
             decision=decision,
-            without_content=decision,
+            without_content=without,
             if_full_coverage=self._with_full_coverage(facts),
-            rules=thorough_rules(decision, scan, self.config.tier_policy.thorough_files_above),
+            rules=thorough_rules(decision, scan, hits, files_above),
         )
 
     def _with_full_coverage(self, facts: ChangeFacts) -> TierDecision:
@@ -113,14 +131,15 @@ def judge_past_coverage(commit: PastCommit) -> CoverageJudgement:
     return CoverageJudgement("none", "no coverage data for a past commit; it changed no test with the code")
 
 
-def thorough_rules(decision: TierDecision, scan: RiskScan, files_above: int) -> tuple[str, ...]:
-    """The rules that made a decision THOROUGH, each named once however many files it matched."""
+def thorough_rules(
+    decision: TierDecision, scan: RiskScan, hits: Sequence[ContentHit], files_above: int
+) -> tuple[str, ...]:
+    """The rules that made a decision THOROUGH, each named once however many files or lines it matched."""
     if decision.tier is not Tier.THOROUGH:
         return ()
     facts = decision.facts
     names = [rule_name(m) for m in (*scan.security, *scan.architecture)]
-    if not names and (facts.has_security_implications or facts.has_architectural_changes):
-        names = ["security or architecture flag"]
+    names += [f"{h.category} construct: {h.construct}" for h in hits]
     if not names and facts.files_changed > files_above:
         names = [f"large-scope: more than {files_above} files"]
     return tuple(dict.fromkeys(names))
