@@ -171,3 +171,25 @@ def test_commits_the_content_rules_raised(repo: Path) -> None:
     off = json.loads(tiergate(repo, "replay", "--json").stdout)
     assert (off["commits"][0]["tier"], off["commits"][0]["content_hits"]) == ("STANDARD", [])
     assert off["summary"]["raised_by_content"] == []
+
+
+def test_each_tier_is_what_tiergate_tier_says_on_a_checkout(repo: Path, tmp_path: Path) -> None:
+    write(
+        repo,
+        {"src/fetch.py": "import requests\n\ndef get(url):\n    return requests.get(url, verify=False)\n"},
+    )
+    commit_all(repo, "content")
+    git(repo, "mv", "src/app.py", "src/main.py")
+    commit_all(repo, "rename")
+    record = json.loads(tiergate(repo, "replay", "--json").stdout)
+    for commit in record["commits"]:
+        checkout = tmp_path / commit["commit"][:12]
+        git(repo, "worktree", "add", "-q", "--detach", str(checkout), commit["commit"])
+        claim = json.loads(tiergate(checkout, "tier", "--json", "--base", commit["base"]).stdout)
+        assert (commit["tier"], commit["files_changed"], commit["lines_changed"]) == (
+            claim["tier"],
+            claim["files_changed"],
+            claim["lines_changed"],
+        ), commit["subject"]
+        assert commit["has_security_implications"] == claim["has_security_implications"]
+        assert commit["has_architectural_changes"] == claim["has_architectural_changes"]
