@@ -1,7 +1,9 @@
 """`tiergate replay`'s engine: the tier of each past commit's own change, and what the tiers add up to.
 
-Each commit goes through the claim's own path from a change to a decision (`tier.assess`: the path rules,
-then `decide` with the project's configuration); nothing here decides a tier.
+Each commit goes through the claim's own path from a change to a decision, with the project's
+configuration: the path rules, the content rules on the commit's own `-U0` patch (`contentscan`, unless
+`[risk] content = false`), `assess.facts_from_paths` and `assess.decide`; nothing here decides a tier.
+The same facts without the content hits, decided again, tell which commits the content rules raised.
 
 Coverage of a past commit is unknown: no coverage data describes it. It is judged as the claim judges a
 change without data, and so is never `full` except vacuously: `full` when the commit changed no
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -169,7 +171,3 @@ def summarise(replayed: Sequence[Replayed], config: Config) -> Summary:
 
 def _rank(tier: Tier) -> int:
     return list(Tier).index(tier)
-
-
-def replay_all(engine: Engine, commits: Iterable[PastCommit]) -> list[Replayed]:
-    return [engine.replay(c) for c in commits]
