@@ -317,8 +317,8 @@ def test_nothing_runs_from_the_repositorys_config(tmp_path: Path) -> None:
         git(repo, "config", key, str(tool))
     git(repo, "config", "log.showRoot", "false")
     git(repo, "config", "diff.noprefix", "true")
-    past = list(replayed(repo).values())
+    past = list(history.replay(repo, history.select(repo)))
     assert not marker.exists()
-    assert [f.path for r in past for f in r.commit.change.files] == [".gitattributes", "a.py", "a.py"]
-    assert b"+x = 2" in past[0].commit.patch
-    assert b"+++ b/a.py" in past[0].commit.patch
+    assert [f.path for c in past for f in c.change.files] == [".gitattributes", "a.py", "a.py"]
+    assert b"+x = 2" in past[0].patch
+    assert b"+++ b/a.py" in past[0].patch

@@ -46,7 +46,7 @@ TOP_REASONS = 10
 class Replayed:
     """One past commit, tiered."""
 
-    commit: PastCommit
+    commit: PastCommit  # its patch dropped once read
     coverage: CoverageJudgement
     scan: RiskScan
     content: tuple[ContentHit, ...]  # the content rules' hits in the commit's changed lines
@@ -104,7 +104,8 @@ class Engine:
             without = decide(plain, self.config, None)
         files_above = self.config.tier_policy.thorough_files_above
         return Replayed(
-            commit=commit,
+            # The patch is read: a history's patches are not all held at once (axios's last 200: 68 MB).
+            commit=dataclasses.replace(commit, patch=b""),
             coverage=coverage,
             scan=scan,
             content=hits,
