@@ -149,3 +149,19 @@ def test_tier_shows_the_hits_in_the_summary_explain_and_json(tmp_path: Path) -> 
     assert explained.startswith("Tier: STANDARD") and "+1 -1" in explained
     assert "Risky constructs in the changed lines: not searched ([risk] content = false)" in explained
     assert json.loads(tiergate(root, "tier", "--json").stdout)["content_hits"] is None
+
+
+def test_the_change_and_its_patch_come_from_one_git_run_that_agrees_with_two(tmp_path: Path) -> None:
+    from tiergate import git as tgit
+    from tiergate.tier.change import measure_change
+
+    root = init_repo(tmp_path / "repo", {"a b.py": "x = 1\n" * 30, "gone.py": "y\n", "keep.py": "z = 1\n"})
+    git(root, "mv", "a b.py", "c d.py")
+    write(root, {"keep.py": "z = 2\n", "c d.py": "x = 1\n" * 29 + "eval(s)\n"})
+    (root / "gone.py").unlink()
+
+    measured = measure_change(root, with_patch=True)
+
+    assert measured.files == measure_change(root).files
+    assert measured.patch == tgit.diff_patch(root, measured.base)
+    assert b"diff --git a/a b.py b/c d.py" in (measured.patch or b"")

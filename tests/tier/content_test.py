@@ -102,6 +102,116 @@ CASES: list[tuple[str, str, str, str]] = [
     ("src/decompress.rs", "let mut cmd = Command::new(&bin);", "process execution", "MyCommand::new();"),
     ("src/tls.rs", ".danger_accept_invalid_certs(true)", "TLS verification switch", ".accept_certs(true)"),
     ("src/fs.rs", "perms.set_mode(0o777);", "permission bits", "let mode = 1;"),
+    # Python, continued
+    (
+        "app/files.py",
+        "resp.headers['Content-Disposition'] = f'attachment; filename={name}'",
+        "Content-Disposition header",
+        "disposition = 'attachment'",
+    ),
+    (
+        "app/zip.py",
+        "d = zlib.decompressobj(16 + zlib.MAX_WBITS)",
+        "decompression limit",
+        "decompress_docs = 1",
+    ),
+    ("app/hosts.py", "app.trusted_hosts = ['example.com']", "host allow-list", "trusted_hostsx = 1"),
+    ("app/tools.py", "exe = shutil.which(name)", "program lookup on PATH", "shutil.whichever = 1"),
+    (
+        "app/http.py",
+        "pool.urlopen(method, url, redirect=False)",
+        "redirect following switch",
+        "redirects = 0",
+    ),
+    # JavaScript, continued
+    (
+        "lib/send.js",
+        "res.setHeader('Content-Disposition', contentDisposition(file))",
+        "Content-Disposition header",
+        "contentDispositionDocs()",
+    ),
+    (
+        "lib/auth.js",
+        "if (!req.isAuthenticated()) return next()",
+        "authentication or authorisation check",
+        "authenticatedCount++",
+    ),
+    ("lib/sign.js", "const mac = crypto.createHmac('sha256', key)", "crypto", "createHmacDocs()"),
+    ("lib/hash.js", "crypto.createHash('md5').update(password)", "weak hash", "crypto.createHash('sha256')"),
+    (
+        "lib/id.js",
+        "const id = crypto.randomBytes(16)",
+        "secret generation or comparison",
+        "randomByteCount = 1",
+    ),
+    (
+        "lib/static.js",
+        "const file = path.join(root, req.params.name)",
+        "path built from input",
+        "path.join(root, 'x')",
+    ),
+    ("lib/static.js", "if (p.includes('..')) return", "path traversal check", "const dots = '...'"),
+    # Go, continued
+    (
+        "ctx/ctx.go",
+        'c.Header("Content-Disposition", "attachment; filename="+name)',
+        "Content-Disposition header",
+        'dispositionName := "x"',
+    ),
+    (
+        "auth/auth.go",
+        "user, pass, ok := r.BasicAuth()",
+        "authentication or authorisation check",
+        "basicAuthor := 1",
+    ),
+    (
+        "net/req.go",
+        'req.Header.Set("Authorization", "Bearer "+tok)',
+        "credential header",
+        "authorization := 1",
+    ),
+    ("auth/mac.go", "mac := hmac.New(sha256.New, key)", "crypto", "hmacNew := 1"),
+    (
+        "fs/serve.go",
+        'p := filepath.Join(dir, c.Param("file"))',
+        "path built from input",
+        'filepath.Join(dir, "x")',
+    ),
+    ("fs/serve.go", 'if strings.Contains(p, "..") {', "path traversal check", 'dots := "..."'),
+    ("run/run.go", "bin, err := exec.LookPath(name)", "program lookup on PATH", "lookPathCount := 1"),
+    ("auth/tok.go", "token := rand.Intn(1000000)", "randomness for a secret", "n := rand.Intn(10)"),
+    ("tpl/tpl.go", "return template.HTML(userBio)", "template escaping switched off", "templateHTML := 1"),
+    ("hash/h.go", 'import "crypto/md5"', "weak hash or randomness", 'import "crypto/sha256"'),
+    # Rust, continued
+    (
+        "src/db.rs",
+        'let q = format!("SELECT * FROM t WHERE id = {}", id);',
+        "SQL built from a string",
+        'let q = format!("selected {}", n);',
+    ),
+    (
+        "src/http.rs",
+        "resp.headers_mut().insert(SET_COOKIE, v);",
+        "cookie or session security",
+        "let set_cookies = 1;",
+    ),
+    ("src/http.rs", "headers.remove(header::AUTHORIZATION);", "credential header", "let authorization = 1;"),
+    (
+        "src/http.rs",
+        'let loc = resp.headers().get("Location");',
+        "redirect or Location header",
+        "let location = 1;",
+    ),
+    ("src/path.rs", "Component::ParentDir => return None,", "path traversal check", "let parent_dir = 1;"),
+    ("src/which.rs", 'let paths = env::var_os("PATH");', "program lookup on PATH", 'env::var_os("HOME");'),
+    (
+        "src/tok.rs",
+        "let token: u64 = thread_rng().gen();",
+        "randomness for a secret",
+        "let n: u8 = thread_rng().gen();",
+    ),
+    ("src/key.rs", "let key = OsRng.next_u64();", "secret generation or comparison", "let os_rng_docs = 1;"),
+    ("src/hash.rs", "let digest = Md5::digest(data);", "weak hash", "let md5sum_docs = 1;"),
     # Secrets, any text file
     ("deploy/key.pem", "-----BEGIN RSA PRIVATE KEY-----", "private key block", "-----BEGIN CERTIFICATE-----"),
     ("ci/env.txt", "AWS_KEY=AKIAABCDEFGHIJKLMNOP", "cloud or service token", "AKIA_DOCS"),
@@ -115,6 +225,14 @@ def test_a_construct_matches_and_its_look_alike_does_not(
 ) -> None:
     assert construct in constructs(path, line)
     assert constructs(path, lookalike) == set()
+
+
+def test_every_construct_of_every_ecosystem_has_a_case() -> None:
+    cased = {
+        (eco.name, construct) for path, _, construct, _ in CASES for eco in content.DEFAULT if eco.holds(path)
+    }
+    wanted = {(eco.name, rule.construct) for eco in content.DEFAULT for rule in eco.rules}
+    assert wanted - cased == set()
 
 
 @pytest.mark.parametrize("name", ["tokenizer.py", "secretariat.py", "permissionless.py"])

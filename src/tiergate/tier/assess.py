@@ -109,8 +109,9 @@ def assess_change(
         from tiergate.config import load_config
 
         config = load_config(root)
-    change = measure_change(root, base, config.exclusions if exclusions is None else exclusions)
     ecosystems = content_rules(config)
+    chosen = config.exclusions if exclusions is None else exclusions
+    change = measure_change(root, base, chosen, with_patch=bool(ecosystems))
     # One diff for both readers of the changed lines: the content rules, and coverage's line numbers.
     patch = patch_of(change) if ecosystems else None
     judgement = (

@@ -69,6 +69,8 @@ class ChangeMeasurement:
     # Paths other tools' rules matched: set aside (never counted), or kept as code; with the reasons.
     foreign_paths: tuple[Verdict, ...] = ()
     exclusions: Exclusions = foreign.DEFAULT  # the rules it was measured with
+    # `git diff -U0 -M` of the tracked paths (other tools' included), when asked for (`with_patch`).
+    patch: bytes | None = None
 
     @property
     def excluded(self) -> tuple[Verdict, ...]:
@@ -107,13 +109,16 @@ class _Untracked:
 
 
 def measure_change(
-    repo: Path, base: str = "HEAD", exclusions: Exclusions = foreign.DEFAULT
+    repo: Path, base: str = "HEAD", exclusions: Exclusions = foreign.DEFAULT, with_patch: bool = False
 ) -> ChangeMeasurement:
     """The change from `base` (a revision) to the working tree of the repository holding `repo`, other
-    tools' state (`exclusions`: the built-in rules, and the loop's `[workspace] ignore`) left out."""
+    tools' state (`exclusions`: the built-in rules, and the loop's `[workspace] ignore`) left out;
+    with `with_patch`, the tracked files' `-U0` patch too, from the same git run."""
     root = git.repo_root(repo)
     base_id = git.resolve_rev(root, base)
-    entries = git.diff_entries(root, base_id)
+    entries, patch = (
+        git.diff_entries_and_patch(root, base_id) if with_patch else (git.diff_entries(root, base_id), None)
+    )
     listed = git.untracked_files(root, base_id)
     verdicts = classify(root, [p for e in entries for p in (e.path, e.old_path) if p] + listed, exclusions)
     tracked = [_tracked(e) for e in entries if not _set_aside(verdicts, e.path, e.old_path)]
@@ -159,7 +164,7 @@ def _measurement(
     counted = {p for f in files for p in (f.path, f.old_path) if p}
     # A tool's path that is one side of a rename still counted is not reported as set aside.
     aside = tuple(verdicts[p] for p in sorted(verdicts) if not (verdicts[p].excluded and p in counted))
-    return ChangeMeasurement(root, base_id, base, tuple(sorted(files, key=_key)), aside, exclusions)
+    return ChangeMeasurement(root, base_id, base, tuple(sorted(files, key=_key)), aside, exclusions, patch)
 
 
 def classify(

@@ -22,7 +22,9 @@ _MAX_PATHSPECS = 1000
 
 def patch_of(change: ChangeMeasurement) -> bytes:
     """`git diff -U0 -M` from the change's base to the working tree, for its tracked files that have
-    changed lines (b"" when none has)."""
+    changed lines (b"" when none has): the one measured with the change, else run now."""
+    if change.patch is not None:
+        return change.patch
     tracked = [f for f in change.files if _diffed(f)]
     if not tracked:
         return b""

@@ -7,7 +7,17 @@ joined with `+` on the same line.
 
 from __future__ import annotations
 
-from tiergate.tier.content.model import BUILT_DIRS, BUILT_NAMES, Ecosystem, call, literal, quoted, rules, word
+from tiergate.tier.content.model import (
+    BUILT_DIRS,
+    BUILT_NAMES,
+    Ecosystem,
+    call,
+    literal,
+    prefix,
+    quoted,
+    rules,
+    word,
+)
 from tiergate.tier.content.web import (
     COOKIE_HEADERS,
     CREDENTIAL_HEADERS,
@@ -88,8 +98,8 @@ GO = Ecosystem(
         ),
         *rules(
             "SQL built from a string",
-            word("Query") + r"(?:Row|Context|RowContext)?\(",
-            word("Exec") + r"(?:Context)?\(",
+            prefix("Query") + r"(?:Row|Context|RowContext)?\(",
+            prefix("Exec") + r"(?:Context)?\(",
             near=_BUILT,
         ),
         *rules("path built from input", call("filepath.Join"), call("path.Join"), near=_REQUEST_DATA),

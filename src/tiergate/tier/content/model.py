@@ -68,9 +68,12 @@ class Ecosystem:
             return False
         if _any_glob(name, self.ignore_names):
             return False
-        return not (
-            self.ignore_dirs and slash > 0 and any(d in self.ignore_dirs for d in path[:slash].split("/"))
-        )
+        if self.ignore_dirs and slash > 0:
+            folders = f"/{path[:slash]}/"
+            for folder in self.ignore_dirs:
+                if f"/{folder}/" in folders:
+                    return False
+        return True
 
 
 def _any_glob(name: str, globs: tuple[str, ...]) -> bool:
@@ -115,14 +118,35 @@ class ContentHit:
 _IDENT = "A-Za-z0-9_"
 
 
+# Patterns whose needle is a whole word wherever they match (made by `word`, `call`, `quoted`, and any
+# pattern that starts with one of those), by needle: the scanner asks for such a needle in the change's
+# set of words, and need not look for it inside longer words.
+_WHOLE: dict[str, list[str]] = {}
+
+
+def _whole(made: str) -> str:
+    _WHOLE.setdefault(needle(made), []).append(made)
+    return made
+
+
+def whole_word_needle(pattern: str) -> bool:
+    """Whether every match of `pattern` holds its needle as a whole word."""
+    return any(pattern.startswith(p) for p in _WHOLE.get(needle(pattern), ()))
+
+
 def word(name: str, *, after_dot: bool = True) -> str:
     """`name` as a whole identifier (or a dotted name, `os.system`): not inside a longer one. With
     `after_dot=False`, not an attribute either (`eval(` but not `model.eval(`)."""
+    tail = f"(?![{_IDENT}])" if name[-1].isalnum() or name[-1] == "_" else ""
+    made = prefix(name, after_dot=after_dot) + tail
+    return _whole(made) if name[0].isalnum() or name[0] == "_" else made
+
+
+def prefix(name: str, *, after_dot: bool = True) -> str:
+    """`name` at the start of an identifier, which may go on (`SESSION_COOKIE_` + anything)."""
     literal = re.escape(name)
     before = _IDENT if after_dot else _IDENT + "."
-    head = f"{literal}(?<![{before}]{literal})" if name[0].isalnum() or name[0] == "_" else literal
-    tail = f"(?![{_IDENT}])" if name[-1].isalnum() or name[-1] == "_" else ""
-    return head + tail
+    return f"{literal}(?<![{before}]{literal})" if name[0].isalnum() or name[0] == "_" else literal
 
 
 def call(name: str, *, after_dot: bool = True) -> str:
@@ -206,7 +230,7 @@ def literal(text: str) -> str:
 def quoted(name: str) -> str:
     """`name` inside quotes, as a header name or a key is written in code: 'Authorization', "Set-Cookie".
     Not in backticks: prose (docstrings, Markdown in comments) writes ``Cookie`` so."""
-    return f"{re.escape(name)}(?<=[\"']{re.escape(name)})(?=[\"'])"
+    return _whole(f"{re.escape(name)}(?<=[\"']{re.escape(name)})(?=[\"'])")
 
 
 def rules(construct: str, *patterns: str, sides: Sides = "both", near: str = "") -> tuple[ContentRule, ...]:

@@ -9,8 +9,8 @@ into the changed lines of each file. Pure.
 - A hunk's lines are counted from its `@@ -a,b +c,d @@` header, never guessed from their first
   character: a removed line reading `-- a/x` shows as `--- a/x` and is a line, not a header.
 - `\\ No newline at end of file` belongs to the line before it and is skipped.
-- Lines are split on `\\n` only (content may hold `\\r` or form feeds); a trailing `\\r` is dropped.
-  Line text keeps bytes that are not UTF-8 as surrogates; `scan` shows them as U+FFFD.
+- Lines are split on `\\n` only (content may hold `\\r` or form feeds); a CRLF line keeps its `\\r`
+  (an excerpt strips it). Line text keeps bytes that are not UTF-8 as surrogates; `scan` shows them as U+FFFD.
 
 Speed: with `-U0` a hunk is its removed lines, then its added lines; such a hunk is cut out of the line
 list by slicing (checked at its ends), and only other hunks are read line by line.
@@ -68,9 +68,9 @@ def _read_hunk(lines: list[str], i: int, hunk: re.Match[str], into: FileLines) -
     removed, added = lines[i : i + old_count], lines[i + old_count : i + old_count + new_count]
     if _all_marked(removed, "-", old_count) and _all_marked(added, "+", new_count):
         into.removed_numbers.extend(range(old_at, old_at + old_count))
-        into.removed.extend([_text(line) for line in removed])
+        into.removed.extend([line[1:] for line in removed])
         into.added_numbers.extend(range(new_at, new_at + new_count))
-        into.added.extend([_text(line) for line in added])
+        into.added.extend([line[1:] for line in added])
         i += old_count + new_count
     else:
         i = _read_hunk_lines(lines, i, (old_at, old_count, new_at, new_count), into)
@@ -94,11 +94,11 @@ def _read_hunk_lines(lines: list[str], i: int, counts: tuple[int, int, int, int]
         mark = line[:1]
         if mark == "+":
             into.added_numbers.append(new_at)
-            into.added.append(_text(line))
+            into.added.append(line[1:])
             new_at, new_count = new_at + 1, new_count - 1
         elif mark == "-":
             into.removed_numbers.append(old_at)
-            into.removed.append(_text(line))
+            into.removed.append(line[1:])
             old_at, old_count = old_at + 1, old_count - 1
         elif mark == " ":
             old_at, new_at, old_count, new_count = old_at + 1, new_at + 1, old_count - 1, new_count - 1
@@ -110,10 +110,6 @@ def _read_hunk_lines(lines: list[str], i: int, counts: tuple[int, int, int, int]
 
 def _count(field: str | None) -> int:
     return 1 if field is None else int(field)
-
-
-def _text(line: str) -> str:
-    return line[1:-1] if line.endswith("\r") else line[1:]
 
 
 def _side_path(name: str, prefix: str) -> str:

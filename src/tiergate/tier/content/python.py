@@ -9,7 +9,7 @@ beside request data; SQL counts when `execute` takes a string built in the call 
 
 from __future__ import annotations
 
-from tiergate.tier.content.model import BUILT_DIRS, BUILT_NAMES, Ecosystem, call, literal, rules, word
+from tiergate.tier.content.model import BUILT_DIRS, BUILT_NAMES, Ecosystem, call, literal, prefix, rules, word
 from tiergate.tier.content.web import (
     COOKIE_HEADERS,
     CREDENTIAL_HEADERS,
@@ -33,7 +33,8 @@ PYTHON = Ecosystem(
             "process execution",
             word("subprocess") + r"\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)\b",
             word("os.") + r"(?:system|popen|exec[lv]p?e?|spawn[lv]p?e?|posix_spawnp?)[ \t]*\(",
-            word("create_subprocess_") + r"(?:exec|shell)\b",
+            word("asyncio.create_subprocess_exec"),
+            word("asyncio.create_subprocess_shell"),
             word("shell") + r"[ \t]*=[ \t]*True\b",
             word("pty.spawn"),
         ),
@@ -135,7 +136,7 @@ PYTHON = Ecosystem(
             word("HttpOnly"),
             word("samesite"),
             word("SameSite"),
-            word("SESSION_COOKIE_") + r"\w*",
+            prefix("SESSION_COOKIE_"),
             word("Vary"),
             "csrf",
             "CSRF",

@@ -7,7 +7,17 @@ is too frequent in systems code to name a risk a reviewer would agree with.
 
 from __future__ import annotations
 
-from tiergate.tier.content.model import BUILT_DIRS, BUILT_NAMES, Ecosystem, call, literal, quoted, rules, word
+from tiergate.tier.content.model import (
+    BUILT_DIRS,
+    BUILT_NAMES,
+    Ecosystem,
+    call,
+    literal,
+    prefix,
+    rules,
+    word,
+)
+from tiergate.tier.content.web import COOKIE_HEADERS, CREDENTIAL_HEADERS, LOCATION_HEADERS
 
 _SECRET_WORDS = r"(?i:token|secret|passw|nonce|salt|otp|api_?key|csrf)"
 _SQL = r"""format!\([ \t]*"[ \t]*(?i:select|insert|update|delete)\b"""
@@ -24,7 +34,7 @@ RUST = Ecosystem(
             word("Command::new"),
             word("process::Command"),
             word("CommandExt"),
-            word("libc::exec") + r"\w*",
+            prefix("libc::exec"),
         ),
         *rules(
             "TLS verification switch",
@@ -43,21 +53,17 @@ RUST = Ecosystem(
         *rules("weak hash", word("Md5"), word("md5::"), word("Sha1"), word("sha1::")),
         *rules("randomness for a secret", word("thread_rng"), word("rand::random"), near=_SECRET_WORDS),
         *rules("secret generation or comparison", word("OsRng"), word("constant_time_eq"), word("ct_eq")),
+        *CREDENTIAL_HEADERS,
         *rules(
             "credential header",
-            quoted("Authorization"),
-            quoted("authorization"),
             word("header::AUTHORIZATION"),
             word("PROXY_AUTHORIZATION"),
             word("header::COOKIE"),
         ),
-        *rules(
-            "cookie or redirect header",
-            word("SET_COOKIE"),
-            quoted("Set-Cookie"),
-            word("header::LOCATION"),
-            quoted("Location"),
-        ),
+        *COOKIE_HEADERS,
+        *LOCATION_HEADERS,
+        *rules("cookie or session security", word("SET_COOKIE")),
+        *rules("redirect or Location header", word("header::LOCATION")),
         *rules("SQL built from a string", word("sql_query") + r"\(", _SQL),
         *rules("path traversal check", literal('".."'), word("ParentDir")),
         *rules(

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from itertools import accumulate
 
 from tiergate.redact import redact
-from tiergate.tier.content.model import ContentHit, Ecosystem, Side, needle
+from tiergate.tier.content.model import ContentHit, Ecosystem, Side, needle, whole_word_needle
 from tiergate.tier.content.patch import FileLines, parse_patch
 
 # How much of a long line an excerpt keeps around the match.
@@ -76,34 +76,31 @@ def _scan_side(members: list[FileLines], eco: Ecosystem, side: Side, words: _Wor
         owners.extend([index] * len(lines))
     if not texts or not rules:
         return
-    chunk = "\n".join(_code(texts, eco.comments))
-    starts = list(accumulate((len(t) + 1 for t in texts), initial=0))
+    chunk = "\n".join(texts)
+    # Line i starts after the lengths of the lines before it and their newlines.
+    starts = [length + i for i, length in enumerate(accumulate(map(len, texts), initial=0))]
     for rule in rules:
-        if not words.may_hold(needle(rule.pattern)):
+        if not words.may_match(rule.pattern):
             continue
         near = _regex(rule.near) if rule.near else None
         for match in _regex(rule.pattern).finditer(chunk):
             at = bisect_right(starts, match.start()) - 1
-            if match.end() > starts[at] + len(texts[at]) and match.end() > match.start():
-                continue  # a user's pattern that ran across a line end: lines are searched one by one
-            if near is not None and near.search(texts[at]) is None:
-                continue
             offset = starts[at]
+            text = texts[at]
+            if match.end() > offset + len(text) and match.end() > match.start():
+                continue  # a user's pattern that ran across a line end: lines are searched one by one
+            if eco.comments and text.lstrip().startswith(eco.comments):
+                continue  # prose about the code (see Ecosystem.comments)
+            if near is not None and near.search(text) is None:
+                continue
             yield ContentHit(
                 path=members[owners[at]].path,
                 line=numbers[at],
                 side=side,
                 construct=rule.construct,
                 category=rule.category,
-                excerpt=_shown(texts[at], match.start() - offset, match.end() - offset),
+                excerpt=_shown(text, match.start() - offset, match.end() - offset),
             )
-
-
-def _code(texts: list[str], comments: tuple[str, ...]) -> list[str]:
-    """The lines with comment lines blanked (kept as empty lines, so that offsets still map)."""
-    if not comments:
-        return texts
-    return [" " * len(t) if t.lstrip().startswith(comments) else t for t in texts]
 
 
 class _Words:
@@ -112,15 +109,21 @@ class _Words:
     def __init__(self, text: str) -> None:
         raw = text.encode("utf-8", "surrogatepass").translate(_WORD_BYTES)
         self._set = set(raw.split())
-        self._joined = b" ".join(self._set)
+        self._joined: bytes | None = None  # made when a needle that may sit inside a word asks
         self._known: dict[str, bool] = {}
 
-    def may_hold(self, needle: str) -> bool:
-        """True when `needle` is part of some word (or empty: a rule without a needle always runs)."""
-        known = self._known.get(needle)
+    def may_match(self, pattern: str) -> bool:
+        """False when `pattern` cannot match: its needle is not a word of the text, nor (unless the
+        needle is always a whole word in a match) part of one. True for a pattern without a needle."""
+        known = self._known.get(pattern)
         if known is None:
-            key = needle.encode()
-            known = self._known[needle] = not key or key in self._set or key in self._joined
+            key = needle(pattern).encode()
+            known = not key or key in self._set
+            if not known and not whole_word_needle(pattern):
+                if self._joined is None:
+                    self._joined = b" ".join(self._set)
+                known = key in self._joined
+            self._known[pattern] = known
         return known
 
 

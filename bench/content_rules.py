@@ -1,0 +1,169 @@
+"""What the content rules cost a claim: the claim Stop on a 2,000-file, 100,000-line change of realistic
+code, with content rules on and off, in the same run.
+
+    .venv/bin/python -m bench.content_rules [--runs N] [--check]
+
+Two identical projects, each brought to its claim through the real hooks, as hooks/hooks.json runs them
+(the POSIX launcher, this checkout's .venv); one kept `[risk] content = false` at its loop's start. The
+change: 1,500 modified files (25 lines replaced in each), 100 deleted (60 lines each), 400 untracked
+(50 lines each): 2,000 files, about 101,000 lines. The code is Python written here from templates (calls,
+conditions, `os.path.join`, headers, sessions, URLs: the words the rules' needles are made of, so that
+most rules get their pass), with a few risky lines among them (a `subprocess.run` per 200 files), so that
+the claim goes THOROUGH with capped reasons. No project checks are configured. Runs are interleaved;
+wall time from spawn to exit.
+
+The goal (issue 12): the claim Stop under 1 s with content rules on. Printed: both medians, the ratio
+on/off and the difference.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+from testing.gitrepo import commit_all, init_repo
+
+from bench.hook_bench import state_dir
+from bench.subagent_stop_bench import (
+    CLAIM,
+    SESSION_ID,
+    Case,
+    Run,
+    hook,
+    hook_env,
+    launcher,
+    measure,
+    run_once,
+    write,
+)
+
+GOAL_SECONDS = 1.0
+FILES, MODIFIED, DELETED = 2_000, 1_500, 100
+UNTRACKED = FILES - MODIFIED - DELETED
+# Code lines, in the shape of a web project's: they name requests, headers, paths, sessions and URLs
+# the way ordinary code does, which the rules must pass over.
+TEMPLATES = (
+    "    result = compute_{a}(value, {n})",
+    "    if request.method == 'POST' and form.is_valid():",
+    "    headers = dict(response.headers)",
+    "    url = urljoin(base_url, '/api/v{n}/items')",
+    "    logger.debug('loaded %s in %d ms', name, elapsed_{a})",
+    "    session = make_session(config, timeout={n})",
+    "    path = os.path.join(root, 'static', name_{a})",
+    "    return render_template('page_{a}.html', items=items)",
+    "    for item in items_{a}:",
+    "        total += item.size * {n}",
+    "    cookie_jar = load_jar(path_{a})",
+    "    data = json.loads(body_{a})",
+    "    token_count = len(tokens) + {n}",
+    '    raise ValueError(f"bad value: {{value!r}} ({n})")',
+    "    location = resolve_location(query, limit={n})",
+    "    self.redirect_count_{a} = {n}",
+    "    params = {{'page': page, 'size': {n}}}",
+    "    user = get_user(user_id_{a})",
+    "    cache.set(key_{a}, value, ttl={n})",
+    "    stream = open_stream(path, mode='rb')",
+)
+RISKY = "    subprocess.run(['convert', name_{a}], check=True)"
+
+
+def code(i: int, lines: int, salt: int) -> str:
+    out = [f"def handler_{i}_{salt}(request, value):"]
+    for n in range(lines - 1):
+        template = TEMPLATES[(i * 7 + n * 3 + salt) % len(TEMPLATES)]
+        out.append(template.format(a=f"{i}_{n}_{salt}", n=n))
+    if salt and i % 200 == 0:
+        out[1] = RISKY.format(a=i)
+    return "\n".join(out) + "\n"
+
+
+def project(root: Path, home: Path, name: str, config: str) -> Path:
+    repo = init_repo(root / name, {".tiergate.toml": config})
+    for i in range(MODIFIED + DELETED):
+        write(repo / f"src/pkg{i % 40}/mod{i:04}.py", code(i, 60, 0))
+    commit_all(repo, "base")
+    env = hook_env(repo, home)
+    state_dir(repo, env).mkdir(parents=True)
+    hook(env, repo, "UserPromptSubmit", prompt="/tiergate:ralph rework every module --max-iterations 5")
+    for i in range(MODIFIED):
+        path = repo / f"src/pkg{i % 40}/mod{i:04}.py"
+        lines = path.read_text().splitlines(keepends=True)
+        lines[10:35] = code(i, 25, 1).splitlines(keepends=True)
+        path.write_text("".join(lines))
+    for i in range(MODIFIED, MODIFIED + DELETED):
+        (repo / f"src/pkg{i % 40}/mod{i:04}.py").unlink()
+    for i in range(UNTRACKED):
+        write(repo / f"new/n{i:04}.py", code(i, 50, 2))
+    return repo
+
+
+def claim_case(root: Path, home: Path, name: str, config: str) -> Case:
+    repo = project(root, home, name, config)
+    env = hook_env(repo, home)
+    loop_file = state_dir(repo, env) / "loops" / f"{SESSION_ID}.json"
+    snapshot = loop_file.read_bytes()
+    payload = {
+        "session_id": SESSION_ID,
+        "transcript_path": str(home / f"{SESSION_ID}.jsonl"),
+        "cwd": str(repo),
+        "hook_event_name": "Stop",
+        "stop_hook_active": False,
+        "last_assistant_message": CLAIM,
+    }
+
+    def expect_spawn(run: Run) -> str | None:
+        if run.returncode != 0 or b"tiergate-spawn" not in run.stdout or b"2000 files" not in run.stdout:
+            answer = (run.stdout + run.stderr).decode(errors="replace")[:600]
+            return f"no spawn directive on 2000 files: {answer}"
+        return None
+
+    return Case(
+        name,
+        launcher("Stop"),
+        json.dumps(payload).encode(),
+        env,
+        repo,
+        before=lambda: loop_file.write_bytes(snapshot),
+        check=expect_spawn,
+        goal=(GOAL_SECONDS, float("inf")),
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--runs", type=int, default=10, help="measured runs per case (default 10)")
+    parser.add_argument("--check", action="store_true", help="exit 1 if the goal is missed")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="tiergate-bench-") as scratch:
+        root, home = Path(scratch), Path(scratch) / "home"
+        home.mkdir()
+        print("building two 2,000-file projects and their claims...", flush=True)
+        on = claim_case(root, home, "content on", "[risk]\ncontent = true\n")
+        off = claim_case(root, home, "content off", "[risk]\ncontent = false\n")
+        first = run_once(on)
+        for case, run in ((on, first), (off, run_once(off))):
+            problem = case.check(run)
+            if problem is not None:
+                sys.exit(f"content_rules: {case.name}: {problem}")
+        if b"process execution" not in first.stdout:
+            sys.exit("content_rules: content on found no risky line: the bench measures nothing")
+        results = measure([on, off], args.runs)
+    median_on = statistics.median(results[on.name].seconds)
+    median_off = statistics.median(results[off.name].seconds)
+    print(f"\n{args.runs} interleaved runs each; claim Stop on 2,000 files, ~101,000 lines:")
+    print(f"  content rules on   median {median_on * 1000:7.0f} ms")
+    print(f"  content rules off  median {median_off * 1000:7.0f} ms")
+    print(f"  on / off           {median_on / median_off:.2f}x  (+{(median_on - median_off) * 1000:.0f} ms)")
+    met = median_on < GOAL_SECONDS
+    print(f"  goal: on < {GOAL_SECONDS:g} s: {'met' if met else 'MISSED'}")
+    return 1 if args.check and not met else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
