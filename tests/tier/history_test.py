@@ -262,10 +262,11 @@ MEASURED = (
 )
 PATCHED = (
     f"\x01{A}\x02{B}\x02subject\0\n".encode()
-    + b'diff --git "a/\\001odd\\tname" "b/\\001odd\\tname"\n@@ -1 +1 @@\n-x\n+y\n'
-    + f"\x01{B}\x02\x02empty\0".encode()
-    + f"\x01{C}\x02\x02last\0\n".encode()
-    + b"diff --git a/f b/f\n+z\n"
+    + MEASURED[MEASURED.index(b"\n") + 1 : MEASURED.index(f"\x01{B}".encode())]
+    + b'\0diff --git "a/\\001odd\\tname" "b/\\001odd\\tname"\n@@ -1 +1 @@\n-x\n+y\n'
+    + b"diff --git a/old b/\\001new\nsimilarity index 100%\n"
+    + MEASURED[MEASURED.index(f"\x01{B}".encode()) :]
+    + b"\0diff --git a/f b/f\n+z\n"
 )
 
 
@@ -274,34 +275,35 @@ def chunked(stream: bytes, size: int) -> list[bytes]:
 
 
 def test_records_are_read_whole_however_the_stream_is_cut() -> None:
-    measured = list(history._split(iter([MEASURED]), history._measure_record))
-    assert [(c, s) for c, s, _ in measured] == [(A, "subject"), (B, "empty"), (C, "last")]
+    fields_only, with_patch = history._reader(patches=False), history._reader(patches=True)
+    measured = list(history._split(iter([MEASURED]), fields_only))
+    assert [(c, s, p) for c, s, _, p in measured] == [
+        (A, "subject", b""),
+        (B, "empty", b""),
+        (C, "last", b""),
+    ]
     entries = gitformat.parse_raw_numstat(measured[0][2])
     assert [(e.path, e.old_path, e.additions) for e in entries] == [
         ("\x01odd\tname", None, 1),
         ("\x01new", "old", 0),
     ]
     assert [e.path for e in gitformat.parse_raw_numstat(measured[2][2])] == ["f\t"]
-    patched = list(history._split(iter([PATCHED]), history._patch_record))
-    assert [c for c, _ in patched] == [A, B, C]
-    assert patched[0][1].endswith(b"@@ -1 +1 @@\n-x\n+y\n")
-    assert patched[1][1] == b""
-    assert patched[2][1] == b"diff --git a/f b/f\n+z\n"
-    for size in (1, 2, 3, 7, 40, 97):
-        assert list(history._split(iter(chunked(MEASURED, size)), history._measure_record)) == measured
-        assert list(history._split(iter(chunked(PATCHED, size)), history._patch_record)) == patched
-    for stream, parse, whole in (
-        (MEASURED, history._measure_record, measured),
-        (PATCHED, history._patch_record, patched),
-    ):
+    patched = list(history._split(iter([PATCHED]), with_patch))
+    assert [(c, s, f) for c, s, f, _ in patched] == [(c, s, f) for c, s, f, _ in measured]
+    assert patched[0][3].startswith(b'diff --git "a/') and patched[0][3].endswith(b"similarity index 100%\n")
+    assert patched[1][3] == b""
+    assert patched[2][3] == b"diff --git a/f b/f\n+z\n"
+    for stream, parse, whole in ((MEASURED, fields_only, measured), (PATCHED, with_patch, patched)):
+        for size in (1, 2, 3, 7, 40, 97):
+            assert list(history._split(iter(chunked(stream, size)), parse)) == whole, size
         for cut in range(1, len(stream)):
             assert list(history._split(iter([stream[:cut], stream[cut:]]), parse)) == whole, cut
 
 
 def test_a_stream_cut_short_is_an_error() -> None:
-    for stream, parse in ((MEASURED[:-3], history._measure_record), (b"garbage", history._patch_record)):
+    for stream, patches in ((MEASURED[:-3], False), (b"garbage", True), (MEASURED, True)):
         with pytest.raises(UserError, match="git log gave output tiergate cannot read"):
-            list(history._split(iter([stream]), parse))
+            list(history._split(iter([stream]), history._reader(patches)))
 
 
 def test_nothing_runs_from_the_repositorys_config(tmp_path: Path) -> None:
@@ -320,5 +322,5 @@ def test_nothing_runs_from_the_repositorys_config(tmp_path: Path) -> None:
     past = list(history.replay(repo, history.select(repo)))
     assert not marker.exists()
     assert [f.path for c in past for f in c.change.files] == [".gitattributes", "a.py", "a.py"]
-    assert b"+x = 2" in past[0].patch
-    assert b"+++ b/a.py" in past[0].patch
+    assert b"+x = 2" in (past[0].change.patch or b"")
+    assert b"+++ b/a.py" in (past[0].change.patch or b"")

@@ -126,7 +126,7 @@ def measure_change(
     id_length = len(next(iter(movable))) if movable else 0
     untracked = [_untracked(root, path, id_length) for path in listed if not _set_aside(verdicts, path)]
     files = _pair_moves([t.change for t in tracked], untracked, movable)
-    return _measurement(root, base_id, base, files, verdicts, exclusions)
+    return _measurement(root, base_id, base, files, verdicts, exclusions, patch)
 
 
 def measure_commit(
@@ -135,15 +135,17 @@ def measure_commit(
     base_label: str,
     entries: Iterable[gitformat.DiffEntry],
     exclusions: Exclusions = foreign.DEFAULT,
+    patch: bytes | None = None,
 ) -> ChangeMeasurement:
     """The change a commit made: `entries` are git's diff from its parent (`base_id`) to it, read from
-    `git log --raw --numstat -z`. Measured as `measure_change` measures a working tree, with the
-    executable bits from the entries' modes: no file on disk is read."""
+    `git log --raw --numstat -z` (and `patch` its `-U0` patch from the same run, if asked for). Measured
+    as `measure_change` measures a working tree, with the executable bits from the entries' modes: no
+    file on disk is read."""
     entries = list(entries)
     modes = {p: m for e in entries for p, m in _modes(e)}
     verdicts = classify(repo, modes, exclusions, executable=lambda path: modes[path] == "100755")
     files = [_tracked(e).change for e in entries if not _set_aside(verdicts, e.path, e.old_path)]
-    return _measurement(repo, base_id, base_label, files, verdicts, exclusions)
+    return _measurement(repo, base_id, base_label, files, verdicts, exclusions, patch)
 
 
 def _modes(entry: gitformat.DiffEntry) -> list[tuple[str, str]]:
@@ -160,6 +162,7 @@ def _measurement(
     files: list[FileChange],
     verdicts: dict[str, Verdict],
     exclusions: Exclusions,
+    patch: bytes | None,
 ) -> ChangeMeasurement:
     counted = {p for f in files for p in (f.path, f.old_path) if p}
     # A tool's path that is one side of a rename still counted is not reported as set aside.

@@ -6,23 +6,23 @@ default: a clean merge's own change is empty, and its branch's commits are in th
 against its first parent. A root commit's change is measured from the empty tree. A shallow clone's
 boundary commit has parents git does not have: its own change is unknown, and replaying it is an error.
 
-How a commit's change is measured: two `git log`s for the whole range, read in step, instead of git
-processes per commit. One streams each commit's raw and numstat records (`-z`, `-M`, git's default
-context, exactly the claim's `git diff --raw --numstat`), which become the `ChangeMeasurement` the claim
-measures of a working tree (`change.measure_commit`: files, additions and deletions, renames, binary
-files, submodule pointers, other tools' paths set aside). The other streams its `-U0` patch, what the
-content rules read. (One `git log` could give both, but numstat then counts with no context, and git
-can align such a diff differently: ripgrep's 241b87b33771 counts 61+27 lines at -U0, 62+28 as the claim
-counts it.) The repository is untrusted, as everywhere: git runs through `tiergate.git` (no hooks,
-fsmonitor, external diff or text conversion; fixed prefixes; the root commit shown).
+How a commit's change is measured: one `git log` for the whole range streams, per commit, its raw and
+numstat records (`-z`, `-M`: the claim's `git diff --raw --numstat`) and, with the content rules on, its
+`-U0` patch from the same run, as the claim's `git.diff_entries_and_patch` gives them for a working tree
+(so the counts are git's at -U0 then, as the claim's are: git can align a diff with no context
+differently, ripgrep's 241b87b33771 counts 61+27 lines at -U0 and 62+28 at the default). The records
+become the `ChangeMeasurement` the claim measures (`change.measure_commit`: files, additions and
+deletions, renames, binary files, submodule pointers, other tools' paths set aside), the patch what the
+content rules read. The repository is untrusted, as everywhere: git runs through `tiergate.git` (no
+hooks, fsmonitor, external diff or text conversion; fixed prefixes; the root commit shown).
 
 Each commit's record starts with a header, `\\x01<id>\\x02<parents>\\x02<subject>\\0`; when the commit
-changed anything, a newline and its NUL-terminated raw and numstat fields, or its patch text, follow.
+changed anything, a newline and its NUL-terminated raw and numstat fields follow, then (with the patch)
+one empty field and the patch text.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -38,25 +38,26 @@ DEFAULT_COUNT = 200
 ROOT_LABEL = "the empty tree"
 _HEAD = b"\x01"
 _FIELD = b"\x02"
-# Both streams list the commits given on stdin, in that order, each after a header line of this format.
-_COMMON = (
+# The claim's measurement, `git diff --raw --numstat -z -M --no-abbrev`, for the commits given on stdin in
+# that order, each after a header of this format.
+MEASURE_OPTIONS = (
     "--no-walk=unsorted",
     "--stdin",
     "-z",
     "--format=%x01%H%x02%P%x02%s",
     "--root",
     "-M",
+    "--raw",
+    "--numstat",
+    "--no-abbrev",
     "--no-ext-diff",
     "--no-textconv",
     "--no-color",
 )
-# The claim's measurement: `git diff --raw --numstat -z -M --no-abbrev` (numstat with git's default
-# context: fewer lines of context can align a diff differently, and count a line more or less).
-MEASURE_OPTIONS = (*_COMMON, "--raw", "--numstat", "--no-abbrev")
-# The content rules' patch, `git diff -U0` as the claim reads it, with what keeps it in the one format
-# read here whatever the repository's config says (prefixes, submodule logs, merged hunks).
+# With the content rules on, the claim's `-U0` patch from the same run (`git.diff_entries_and_patch`),
+# with what keeps it in the one format read here whatever the repository's config says (prefixes,
+# submodule logs, merged hunks).
 PATCH_OPTIONS = (
-    *_COMMON,
     "-p",
     "-U0",
     "--inter-hunk-context=0",
@@ -80,8 +81,7 @@ class PastCommit:
     id: str
     parents: tuple[str, ...]
     subject: str
-    change: ChangeMeasurement
-    patch: bytes  # `git diff -U0` text of the change, as the content rules read it
+    change: ChangeMeasurement  # with its `-U0` patch when asked for (`change.patch`)
 
 
 def select(
@@ -151,38 +151,20 @@ def _refuse_shallow(repo: Path, commits: Sequence[tuple[str, tuple[str, ...]]]) 
 def replay(
     repo: Path, selection: Selection, exclusions: Exclusions = foreign.DEFAULT, patches: bool = True
 ) -> Iterator[PastCommit]:
-    """Each selected commit's change, in the selection's order, from two streaming `git log`s read in
-    step: one for the measurement, one for the patch (not run when `patches` is False: the content
-    rules are off, and every patch is empty)."""
+    """Each selected commit's change, in the selection's order, from one streaming `git log`; with
+    `patches`, each change holds its `-U0` patch, as the claim's measurement does with content rules on."""
     merges = ("--diff-merges=first-parent",) if selection.first_parent else ()
     wanted = b"".join(c.encode() + b"\n" for c, _ in selection.commits)
     empty = git.empty_tree(repo)
     parents = dict(selection.commits)
-    with contextlib.ExitStack() as streams:
-        measured = streams.enter_context(git.stream(repo, "log", *MEASURE_OPTIONS, *merges, stdin=wanted))
-        patches_of = (
-            _split(
-                streams.enter_context(git.stream(repo, "log", *PATCH_OPTIONS, *merges, stdin=wanted)),
-                _patch_record,
-            )
-            if patches
-            else _no_patches(selection)
-        )
-        for commit, subject, section in _split(measured, _measure_record):
-            patch_of, patch = next(patches_of, ("", b""))
-            if patch_of != commit:
-                raise UserError(f"git log listed commits out of step ({commit[:12]} against {patch_of[:12]})")
+    options = (*MEASURE_OPTIONS, *(PATCH_OPTIONS if patches else ()), *merges)
+    with git.stream(repo, "log", *options, stdin=wanted) as chunks:
+        for commit, subject, section, patch in _split(chunks, _reader(patches)):
             base = parents[commit][0] if parents.get(commit) else empty
             label = base if parents.get(commit) else ROOT_LABEL
             entries = gitformat.parse_raw_numstat(section) if section else []
-            change = measure_commit(repo, base, label, entries, exclusions)
-            yield PastCommit(commit, parents.get(commit, ()), subject, change, patch)
-        for _ in patches_of:  # read to the end, so that git's own failure is heard
-            pass
-
-
-def _no_patches(selection: Selection) -> Iterator[tuple[str, bytes]]:
-    return ((commit, b"") for commit, _ in selection.commits)
+            change = measure_commit(repo, base, label, entries, exclusions, patch if patches else None)
+            yield PastCommit(commit, parents.get(commit, ()), subject, change)
 
 
 _T = TypeVar("_T")
@@ -224,20 +206,52 @@ def _header(buffer: bytes, start: int, ended: bool) -> tuple[str, str, int] | No
     return commit.decode(), subject.decode("utf-8", "replace"), end + 1
 
 
-def _measure_record(
-    buffer: bytes, start: int, resume: int, ended: bool
-) -> tuple[tuple[str, str, bytes] | None, int]:
-    """A commit's header, then (when it changed anything) a newline and its raw and numstat fields."""
+_Record = tuple[str, str, bytes, bytes]  # commit, subject, raw and numstat fields, patch
+
+
+def _reader(patches: bool) -> _Parse[_Record]:
+    def read(buffer: bytes, start: int, resume: int, ended: bool) -> tuple[_Record | None, int]:
+        return _record(buffer, start, resume, ended, patches)
+
+    return read
+
+
+def _record(buffer: bytes, start: int, resume: int, ended: bool, patches: bool) -> tuple[_Record | None, int]:
+    """A commit's header; then, when it changed anything, a newline and its raw and numstat fields; then,
+    with `patches`, one empty field and the patch text. Every patch line starts with a character git
+    chooses (paths with control characters are quoted), so the patch ends where a line starts with the
+    header's mark."""
     header = _header(buffer, start, ended)
     if header is None:
         return None, start
     commit, subject, at = header
-    if buffer[at : at + 1] != b"\n":
-        return (commit, subject, b""), at
-    end = _section_end(buffer, at + 1, ended)
-    if end < 0:
+    if buffer[at : at + 1] != b"\n":  # nothing changed: the next header, or the end
+        return (commit, subject, b"", b""), at
+    fields_end = _section_end(buffer, at + 1, ended)
+    if fields_end < 0:
         return None, start
-    return (commit, subject, buffer[at + 1 : end]), end
+    section = buffer[at + 1 : fields_end]
+    if not patches:
+        return (commit, subject, section, b""), fields_end
+    end, resume = _patch_end(buffer, fields_end, resume, ended)
+    if end < 0:
+        return None, resume
+    return (commit, subject, section, buffer[fields_end + 1 : end]), end
+
+
+def _patch_end(buffer: bytes, at: int, resume: int, ended: bool) -> tuple[int, int]:
+    """Where the patch after the empty field at `at` ends (the next header, or the end); -1 until it
+    has all arrived, with where the search picks up then."""
+    if at >= len(buffer) and not ended:
+        return -1, 0
+    if buffer[at : at + 1] != b"\0":
+        raise _unreadable("no patch after a commit's file list")
+    found = buffer.find(b"\n" + _HEAD, max(at + 1, resume))
+    if found >= 0:
+        return found + 1, 0
+    if ended:
+        return len(buffer), 0
+    return -1, max(len(buffer) - 1, at + 1)
 
 
 def _section_end(buffer: bytes, position: int, ended: bool) -> int:
@@ -276,26 +290,6 @@ def _fields(buffer: bytes, position: int, count: int) -> int:
             return -1
         position = end + 1
     return position
-
-
-def _patch_record(
-    buffer: bytes, start: int, resume: int, ended: bool
-) -> tuple[tuple[str, bytes] | None, int]:
-    """A commit's header, then (when it changed anything) a newline and its patch text. Every patch
-    line starts with a character git chooses (paths with control characters are quoted), so the patch
-    ends where a line starts with the header's mark."""
-    header = _header(buffer, start, ended)
-    if header is None:
-        return None, start
-    commit, _, at = header
-    if buffer[at : at + 1] != b"\n":
-        return (commit, b""), at
-    end = buffer.find(b"\n" + _HEAD, max(at, resume))
-    if end < 0:
-        if not ended:
-            return None, max(len(buffer) - 1, at)
-        end = len(buffer) - 1
-    return (commit, buffer[at + 1 : end + 1]), end + 1
 
 
 def _unreadable(what: str) -> UserError:

@@ -90,8 +90,10 @@ class Engine:
     def replay(self, commit: PastCommit) -> Replayed:
         change = commit.change
         coverage = judge_past_coverage(commit)
-        # The claim's reader of the changed lines, given the commit's own -U0 patch.
-        hits = scan_change(change, self.ecosystems, commit.patch) if self.ecosystems else ()
+        # The claim's reader of the changed lines, on the commit's own -U0 patch (measured with it).
+        if self.ecosystems and change.patch is None:
+            raise ValueError("content rules on, but the commit was read without its patch")
+        hits = scan_change(change, self.ecosystems, change.patch) if self.ecosystems else ()
         facts, scan = facts_from_paths(
             change.paths, change.lines_changed, coverage.level, self.paths, coverage.evidence, hits
         )
@@ -105,7 +107,7 @@ class Engine:
         files_above = self.config.tier_policy.thorough_files_above
         return Replayed(
             # The patch is read: a history's patches are not all held at once (axios's last 200: 68 MB).
-            commit=dataclasses.replace(commit, patch=b""),
+            commit=dataclasses.replace(commit, change=dataclasses.replace(change, patch=None)),
             coverage=coverage,
             scan=scan,
             content=hits,
