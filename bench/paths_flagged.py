@@ -5,9 +5,10 @@ non-merge commits touch (`--commits`, default 400) and that the rules flag, one 
 `repository<TAB>category<TAB>path<TAB>rule`. A summary per repository and in total ends the output
 (on stderr with `--tsv`, so that stdout stays one table a person can label).
 
-`--labels FILE` reads hand-judged labels (`repository<TAB>category<TAB>path<TAB>verdict`, verdict
-`right`, `wrong` or `debatable`; other columns ignored, `#` starts a comment) and prints how many of the
-flagged paths are judged right, and which flagged paths have no label yet.
+`--labels FILE` reads hand-judged labels and prints how many of the flagged paths are judged right,
+and which flagged paths have no label yet: the corpus's `bench/corpus/labels.toml` (`[[path]]` repo,
+path, category, judged), or a table (`repository<TAB>category<TAB>path<TAB>verdict`, verdict `right`,
+`wrong` or `debatable`; other columns ignored, `#` starts a comment).
 
 Nothing of the mirrors is copied: only their paths are read, through `git log --name-only`.
 """
@@ -48,6 +49,11 @@ def flagged(repository: str, paths: list[str]) -> list[Flag]:
 
 
 def read_labels(path: Path) -> dict[tuple[str, str, str], str]:
+    if path.suffix == ".toml":
+        import tomllib
+
+        table = tomllib.loads(path.read_text(encoding="utf-8"))
+        return {(p["repo"], p["category"], p["path"]): p["judged"] for p in table.get("path", [])}
     labels: dict[tuple[str, str, str], str] = {}
     for line in path.read_text(encoding="utf-8").splitlines():
         if not line.strip() or line.startswith("#"):

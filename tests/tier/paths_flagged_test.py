@@ -57,3 +57,15 @@ def test_every_commit_when_asked_and_the_share_judged_right(
     # the fixture project's manifest is not flagged
     assert "tests/fixtures" not in out
     assert "# judged: 3 flags, 2 right (66.7%); debatable 1" in out
+
+
+def test_reads_the_corpus_labels_in_toml(
+    mirror: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    labels = tmp_path / "labels.toml"
+    labels.write_text(
+        '[[path]]\nrepo = "acme/shop"\npath = "Dockerfile"\ncategory = "architecture"\n'
+        'judged = "wrong"\nwhy = "a test"\n'
+    )
+    assert paths_flagged.main([str(mirror), "--commits", "2", "--labels", str(labels)]) == 0
+    assert "# judged: 1 flags, 0 right (0.0%); wrong 1" in capsys.readouterr().out

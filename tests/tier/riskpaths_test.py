@@ -358,19 +358,47 @@ def test_manifests_configs_and_schemas_in_test_example_and_docs_trees_are_not_ar
     assert "architecture" in categories(in_the_project)
 
 
-def test_in_example_and_docs_trees_code_keeps_security_and_markup_loses_it() -> None:
-    # people copy an example's login code into their own app; its page templates are markup
+def test_in_test_example_and_docs_trees_code_and_key_material_keep_security_other_files_do_not() -> None:
+    # people copy an example's login code into their own app; tests of security code are security
     assert categories("examples/auth/index.js") == {"security"}
     assert categories("examples/tutorial/flaskr/auth.py") == {"security"}
     assert categories("docs/examples/oauth_client.py") == {"security"}
-    for markup in ("examples/auth/views/login.ejs", "examples/auth/views/head.ejs", "docs/_static/csrf.css"):
-        assert DEFAULT.match(markup) == (), markup
-    # in the project itself, and in the tests of security code, a login template stays security
-    assert categories("app/templates/auth/login.html") == {"security"}
-    assert categories("tests/auth/login.html") == {"security"}
-    # test trees keep security: key material is what the TLS tests check against
-    assert categories("tests/certs/server.key") == {"security"}
+    assert categories("tests/test_ssl.py") == {"security"}
+    assert categories("tests/auth/test_login.py") == {"security"}
+    # key material is what the TLS tests check against, and a .env is a .env
+    for material in ("tests/certs/server.key", "tests/certs/expired/ca.crt", "tests/certs/client.pem"):
+        assert categories(material) == {"security"}, material
     assert categories("tests/fixtures/.env") == {"security"}
+    # page templates, stylesheets, certificate recipes and bookkeeping take nothing from a word
+    for other in (
+        "examples/auth/views/login.ejs",
+        "examples/auth/views/head.ejs",
+        "docs/_static/csrf.css",
+        "tests/auth/login.html",
+        "tests/certs/expired/Makefile",
+        "tests/certs/expired/ca/ca.cnf",
+        "tests/certs/expired/ca/ca.srl",
+        "tests/certs/mtls/client/client.csr",
+        "tests/certs/valid/ca",
+    ):
+        assert DEFAULT.match(other) == (), other
+    # in the project itself they do
+    assert categories("app/templates/auth/login.html") == {"security"}
+    assert categories("certs/Makefile") == {"security"}
+
+
+def test_type_stubs_are_not_security() -> None:
+    assert DEFAULT.match("src/werkzeug/datastructures/auth.pyi") == ()
+    assert DEFAULT.match("src/werkzeug/datastructures/csp.pyi") == ()
+    assert categories("src/werkzeug/datastructures/auth.py") == {"security"}
+
+
+def test_ci_tooling_is_not_architecture_but_keeps_security() -> None:
+    assert DEFAULT.match("ci/docker/aarch64-unknown-linux-gnu/Dockerfile") == ()
+    assert DEFAULT.match(".devcontainer/Dockerfile") == ()
+    assert DEFAULT.match("ci/requirements.txt") == ()
+    assert categories("ci/deploy.key") == {"security"}
+    assert categories("docker/Dockerfile") == {"architecture"}
 
 
 @pytest.mark.parametrize(

@@ -30,10 +30,15 @@ Judgement calls (the seed is silent on them):
   `testdata`, `fixtures`, `__fixtures__`, `__mocks__`, `fuzz`, `example(s)`, `_examples`, `sample(s)`,
   `doc(s)`, `documentation` or `website`, no path is architecture: a manifest, configuration or schema
   there belongs to a fixture project, an example app or the docs build (`tests/fixtures/app/package.json`,
-  `examples/tutorial/pyproject.toml`, `docs/requirements.txt`). Security is kept in test trees (tests of
-  security code, and their key material: `tests/certs/server.key` is what the TLS tests check against)
-  and for code in example and docs trees (people copy `examples/auth/index.js` into their own app), but
-  not for page templates and stylesheets there (`examples/auth/views/login.ejs` is markup).
+  `examples/tutorial/pyproject.toml`, `docs/requirements.txt`). Security there comes from the file
+  rules (key material: `tests/certs/server.key` is what the TLS tests check against; `.env` files) and,
+  for code only, from security words: tests of security code are security (`tests/test_ssl.py`), and
+  people copy an example's login code into their own app (`examples/auth/index.js`). Other files there
+  take nothing from a word: page templates (`examples/auth/views/login.ejs`), certificate recipes and
+  bookkeeping (`tests/certs/Makefile`, `ca.cnf`, `ca.srl`), which change nothing a test trusts until
+  the certificates are made again. CI's tooling (`ci/`, `.ci/`, `.devcontainer/`: cross-compilation
+  images, a dev container) is not architecture either, and keeps its security.
+- Type stubs (`.pyi`) run nothing: no word in their name makes them security.
 - A file named as a test (`test_config.py`, `TestConfig.java`, `types.spec.ts`) is never architecture.
 - Issue, discussion and pull-request templates (`.github/ISSUE_TEMPLATE/**`, its `config.yml`
   included, `PULL_REQUEST_TEMPLATE*`, GitLab's `issue_templates`) are neither category: they are forms
@@ -93,6 +98,7 @@ from tiergate.tier.riskrules import (
     CHECK_CONFIG_NAMES,
     CHECK_CONFIG_PREFIXES,
     CHECK_CONFIG_TOOLS,
+    CODE_EXTS,
     COMPOUND_WORDS,
     DOCS_DIRS,
     ENV_TEMPLATE_WORDS,
@@ -100,11 +106,12 @@ from tiergate.tier.riskrules import (
     INERT_DIRS,
     INERT_EXTS,
     LOCK_NAMES,
-    MARKUP_EXTS,
     RULES,
     SECURITY_WORDS,
+    STUB_EXTS,
     TEST_DIRS,
     TEST_NAME_LAST_WORDS,
+    TOOLING_DIRS,
     Category,
     Rule,
 )
@@ -250,8 +257,8 @@ class _FileFacts(NamedTuple):
 
 class _DirFacts(NamedTuple):
     inert: bool = False
-    aside: bool = False  # inside a test, example or docs tree: no architecture
-    markup_aside: bool = False  # inside an example or docs tree: markup holds no security
+    aside: bool = False  # inside a test, example, docs or CI tooling tree: no architecture
+    code_only: bool = False  # inside a test, example or docs tree: security words count for code only
     security: str | None = None  # a directory rule (**/auth/**, .github/workflows ...)
     security_word: str | None = None
     weak: tuple[tuple[str, str], ...] = ()
@@ -306,7 +313,7 @@ def _file_facts(name: str) -> _FileFacts:
     words = _split_words(stem)
     hits = _file_hits(name, lower, stem, ext, words)
     env = _env_file(lower) if "env" in lower else None
-    found = _security_words(words)
+    found = _NO_WORDS if ext in STUB_EXTS else _security_words(words)
     if hits and _not_architecture(lower, words):
         hits = [hit for hit in hits if hit[1] != "architecture"]
     if not hits and env is None and found is _NO_WORDS:
@@ -394,7 +401,7 @@ def _env_file(lower: str) -> tuple[Category, str] | None:
 class _SegmentFacts(NamedTuple):
     lower: str
     inert: bool
-    tree: str | None  # "test", "example" or "docs": a tree that is not the project itself
+    tree: str | None  # "test", "example", "docs" or "tooling": a tree that is not the project itself
     security: tuple[tuple[int, str], ...]  # (rank, pattern)
     words: _Words
     architecture: tuple[_Hit, ...]  # "dir" rules
@@ -426,7 +433,9 @@ def _tree(lower: str) -> str | None:
         return "test"
     if lower in EXAMPLE_DIRS:
         return "example"
-    return "docs" if lower in DOCS_DIRS else None
+    if lower in DOCS_DIRS:
+        return "docs"
+    return "tooling" if lower in TOOLING_DIRS else None
 
 
 # -- the engine --------------------------------------------------------------------------------------
@@ -450,8 +459,9 @@ class RiskPaths:
         security: str | None = None
         architecture: str | None = None
         if not (file.inert or dirs.inert):
-            if not (dirs.markup_aside and file.ext in MARKUP_EXTS):
-                security = file.security or dirs.security or file.security_word or dirs.security_word
+            security = file.security
+            if security is None and not (dirs.code_only and file.ext not in CODE_EXTS):
+                security = dirs.security or file.security_word or dirs.security_word
                 if security is None and (file.weak or dirs.weak):
                     security = _unambiguous(file, dirs)
             if not dirs.aside:
@@ -524,7 +534,7 @@ def _dir_facts(where: str) -> _DirFacts:
     return _DirFacts(
         inert=any(s.inert for s in facts),
         aside=trees != {None},
-        markup_aside="example" in trees or "docs" in trees,
+        code_only=bool(trees & {"test", "example", "docs"}),
         security=min(security)[2] if security else None,
         security_word=None if strong is None else f"word '{strong}' in a directory name",
         weak=tuple(

@@ -79,15 +79,24 @@ TEST_DIRS = frozenset(
 )
 EXAMPLE_DIRS = frozenset({"examples", "example", "_examples", "samples", "sample"})
 DOCS_DIRS = frozenset({"docs", "doc", "documentation", "website"})
-# Security in example and docs trees: their code stays security-sensitive (people copy an example's login
-# code into their own app), their page templates and stylesheets do not (examples/auth/views/login.ejs).
-MARKUP_EXTS = frozenset(
+# CI's own tooling: the images and scripts that build and test (ci/docker/*/Dockerfile, a dev container).
+# Not architecture either; CI definitions themselves are security (below).
+TOOLING_DIRS = frozenset({"ci", ".ci", ".devcontainer"})
+# Security in test, example and docs trees comes from the files themselves (key material, .env files,
+# CODEOWNERS ...: the file rules) and, for code, from security words: a test of security code is
+# security (tests/test_ssl.py), and people copy an example's login code into their own app
+# (examples/auth/index.js). Other files there take no security from a word in their name or directory:
+# a page template (examples/auth/views/login.ejs), a certificate recipe (tests/certs/Makefile, cert.cnf).
+CODE_EXTS = frozenset(
     {
-        *("html", "htm", "xhtml", "ejs", "hbs", "handlebars", "mustache", "pug", "jade", "njk"),
-        *("jinja", "jinja2", "j2", "liquid", "twig", "erb", "haml", "slim", "css", "scss", "sass"),
-        *("less", "styl"),
+        *("py", "pyw", "pyx", "js", "mjs", "cjs", "jsx", "ts", "mts", "cts", "tsx", "vue", "svelte"),
+        *("go", "rs", "java", "kt", "kts", "scala", "groovy", "clj", "rb", "php", "cs", "fs", "vb"),
+        *("c", "h", "cc", "cpp", "cxx", "hh", "hpp", "m", "mm", "swift", "dart", "ex", "exs", "erl"),
+        *("hs", "ml", "lua", "pl", "pm", "r", "jl", "sh", "bash", "zsh", "ps1", "zig", "nim", "sol"),
     }
 )
+# Type stubs declare types and run nothing: no word in their name makes them security (auth.pyi).
+STUB_EXTS = frozenset({"pyi"})
 # A file named as a test (test_config.py, TestConfig.java, config_test.go, types.spec.ts) is a test,
 # never architecture, wherever it stands: its first word is "test", or its last one of these.
 TEST_NAME_LAST_WORDS = frozenset({"test", "tests", "spec", "specs"})
@@ -95,7 +104,7 @@ TEST_NAME_LAST_WORDS = frozenset({"test", "tests", "spec", "specs"})
 # The configuration of the project's own checks: linters, type checkers, test runners, coverage, hooks.
 # By path they are not architecture: every hook autoupdate and linter bump would go THOROUGH. A change
 # that weakens what they check is architecture, found in its changed lines by the content rules
-# (`tiergate.tier.content.checkconfig`), which read exactly these files.
+# (`tiergate.tier.content.checkconfig`), which read these files and the manifests with tool sections.
 CHECK_CONFIG_NAMES = frozenset(
     {
         *("tox.ini", "pytest.ini", "mypy.ini", ".mypy.ini", ".coveragerc", "ruff.toml", ".ruff.toml"),

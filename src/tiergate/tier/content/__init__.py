@@ -6,7 +6,8 @@ Pure (no I/O): a patch in, hits out. The interface:
   expression searched in the text of one changed line.
 - `Ecosystem(name, rules, suffixes=(), names=())`: which files (suffix, or a glob on the name) read which
   rules. One module per ecosystem: `python`, `javascript` (JS/TS), `go`, `rust`, and `common` (every
-  text file: secrets). `DEFAULT` is all of them; `BY_NAME` finds one by its name (configuration).
+  text file: secrets); `checkconfig` (architecture: changed lines that weaken the project's checks).
+  `DEFAULT` is all of them; `BY_NAME` finds one by its name (configuration).
 - `scan_patch(patch, ecosystems) -> tuple[ContentHit, ...]`: git's unified diff (`diff -U0`) in; a hit per
   added or removed line that matched (`ContentHit.describe()` is the reason, naming `file:line`).
 - `scan_files` and `added_file`: the same for changed lines already read, and a new file's lines.
@@ -14,6 +15,7 @@ Pure (no I/O): a patch in, hits out. The interface:
 
 from __future__ import annotations
 
+from tiergate.tier.content.checkconfig import CHECK_CONFIG, CHECK_RUNS
 from tiergate.tier.content.common import COMMON
 from tiergate.tier.content.go import GO
 from tiergate.tier.content.javascript import JAVASCRIPT
@@ -23,7 +25,7 @@ from tiergate.tier.content.python import PYTHON
 from tiergate.tier.content.rust import RUST
 from tiergate.tier.content.scan import added_file, scan_files, scan_patch
 
-DEFAULT: tuple[Ecosystem, ...] = (COMMON, PYTHON, JAVASCRIPT, GO, RUST)
+DEFAULT: tuple[Ecosystem, ...] = (COMMON, PYTHON, JAVASCRIPT, GO, RUST, CHECK_CONFIG, CHECK_RUNS)
 BY_NAME: dict[str, Ecosystem] = {eco.name: eco for eco in DEFAULT}
 
 __all__ = [
