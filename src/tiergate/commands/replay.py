@@ -128,8 +128,9 @@ def report(
         why = f"  [{'; '.join(r.rules)}]" if r.rules else ""
         raised = f" (content rules raised it from {r.without_content.tier})" if r.raised_by_content else ""
         lines.append(
-            f"  {r.decision.tier.value:<8} {r.commit.id[:12]}  {change.files_changed:>4} files "
-            f"{change.lines_changed:>6} lines  {subject}{raised}{why}"
+            f"  {r.decision.tier.value:<8} {r.commit.id[:12]}  "
+            f"{change.files_changed:>4} {_s('file', change.files_changed)} "
+            f"{change.lines_changed:>6} {_s('line', change.lines_changed)}  {subject}{raised}{why}"
         )
     return "\n".join([*lines, "", *summary_lines(summary)]) + "\n"
 
@@ -174,6 +175,11 @@ def _subject(r: Replayed) -> str:
 
     subject = quote_inline(r.commit.subject)
     return subject if len(subject) <= SUBJECT_WIDTH else subject[: SUBJECT_WIDTH - 3] + "..."
+
+
+def _s(noun: str, n: int) -> str:
+    """The noun for `n`, padded so that the columns stay aligned: "file " or "files"."""
+    return noun + ("s" if n != 1 else " ")
 
 
 def _percent(part: float, whole: float) -> str:
