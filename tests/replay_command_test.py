@@ -193,3 +193,12 @@ def test_each_tier_is_what_tiergate_tier_says_on_a_checkout(repo: Path, tmp_path
         ), commit["subject"]
         assert commit["has_security_implications"] == claim["has_security_implications"]
         assert commit["has_architectural_changes"] == claim["has_architectural_changes"]
+
+
+def test_a_clone_missing_objects_is_one_line_too(repo: Path) -> None:
+    blob = git(repo, "rev-parse", "HEAD:src/app.py").strip()
+    (repo / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    result = tiergate(repo, "replay")
+    assert (result.returncode, result.stdout) == (2, "")
+    assert "the clone lacks objects these commits need" in result.stderr
+    assert result.stderr.count("\n") == 1

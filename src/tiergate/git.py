@@ -281,14 +281,29 @@ def stream(cwd: Path, *args: str, stdin: bytes = b"") -> Iterator[Iterator[bytes
 
         try:
             yield chunks()
-        finally:
-            if not ended:  # the caller stopped early: git's failure is not news, its output no use
-                proc.kill()
-            out.close()
-            code = proc.wait()
+        except Exception as e:
+            # Output read to its end but unreadable: git's own failure, when it failed, is the news.
+            code = _finish(proc, killed=not ended)
+            if ended and code != 0:
+                errors.seek(0)
+                raise _error(cwd, args, errors.read()) from e
+            raise
+        except BaseException:  # the caller closed, or an interrupt: git is ended
+            _finish(proc, killed=True)
+            raise
+        # A caller that stopped early does not want the rest: git is ended, its failure no news.
+        code = _finish(proc, killed=not ended)
         if ended and code != 0:
             errors.seek(0)
             raise _error(cwd, args, errors.read())
+
+
+def _finish(proc: subprocess.Popen[bytes], killed: bool) -> int:
+    if killed:
+        proc.kill()
+    assert proc.stdout is not None
+    proc.stdout.close()
+    return proc.wait()
 
 
 def _error(cwd: Path, args: Sequence[str], stderr: bytes) -> UserError:

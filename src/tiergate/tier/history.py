@@ -158,13 +158,21 @@ def replay(
     empty = git.empty_tree(repo)
     parents = dict(selection.commits)
     options = (*MEASURE_OPTIONS, *(PATCH_OPTIONS if patches else ()), *merges)
-    with git.stream(repo, "log", *options, stdin=wanted) as chunks:
-        for commit, subject, section, patch in _split(chunks, _reader(patches)):
-            base = parents[commit][0] if parents.get(commit) else empty
-            label = base if parents.get(commit) else ROOT_LABEL
-            entries = gitformat.parse_raw_numstat(section) if section else []
-            change = measure_commit(repo, base, label, entries, exclusions, patch if patches else None)
-            yield PastCommit(commit, parents.get(commit, ()), subject, change)
+    try:
+        with git.stream(repo, "log", *options, stdin=wanted) as chunks:
+            for commit, subject, section, patch in _split(chunks, _reader(patches)):
+                base = parents[commit][0] if parents.get(commit) else empty
+                label = base if parents.get(commit) else ROOT_LABEL
+                entries = gitformat.parse_raw_numstat(section) if section else []
+                change = measure_commit(repo, base, label, entries, exclusions, patch if patches else None)
+                yield PastCommit(commit, parents.get(commit, ()), subject, change)
+    except UserError as e:
+        if "unable to read" not in str(e):
+            raise
+        # No network is used (protocol.allow=never), so a partial clone's missing objects stay missing.
+        raise UserError(
+            f"{e} (the clone lacks objects these commits need: fetch them, or replay fewer)"
+        ) from e
 
 
 _T = TypeVar("_T")
