@@ -21,6 +21,7 @@ BENCHMARKS = (
     "checks_bench",  # checks of 1, 2 and 3 s run concurrently (goal: < 3.5 s)
     "refuted_again_bench",  # a claim on a refuted workspace (goal: <= 1.1 x an active no-claim Stop)
     "seed_experiment",  # the seed's experiment: shallow check against the gate
+    "replay_bench",  # tiergate replay on a real history (goal: >= 20 commits/s)
 )
 
 

@@ -250,6 +250,62 @@ def run(
     return proc
 
 
+@contextlib.contextmanager
+def stream(cwd: Path, *args: str, stdin: bytes = b"") -> Iterator[Iterator[bytes]]:
+    """`run` for output too long to hold at once (a history's patches): git's stdout in chunks, read
+    while git writes them, with the same settings. git's failure raises UserError once its output is
+    read to the end; a caller that stops early ends git."""
+    environment = _env()
+    blanks = () if _subcommand(args) in _FILTERLESS else _filter_blanks(cwd, environment)
+    command = ("git", *_SAFE_CONFIG, *blanks, "-c", "core.quotepath=off", *args)
+    # stderr goes to a file: a pipe nobody reads while stdout is read would stall a chatty git.
+    with tempfile.TemporaryFile() as errors, tempfile.TemporaryFile() as given:
+        given.write(stdin)
+        given.seek(0)
+        try:
+            proc = subprocess.Popen(
+                command, cwd=cwd, env=environment, stdin=given, stdout=subprocess.PIPE, stderr=errors
+            )
+        except FileNotFoundError as e:
+            if not cwd.is_dir():
+                raise UserError(f"no such directory: {cwd}") from e
+            raise UserError("git not found: install git and put it on PATH") from e
+        assert proc.stdout is not None
+        out, ended = proc.stdout, []
+
+        def chunks() -> Iterator[bytes]:
+            # What git has written so far, up to 1 MiB, without waiting for the rest.
+            while chunk := os.read(out.fileno(), 1 << 20):
+                yield chunk
+            ended.append(True)
+
+        try:
+            yield chunks()
+        except Exception as e:
+            # Output read to its end but unreadable: git's own failure, when it failed, is the news.
+            code = _finish(proc, killed=not ended)
+            if ended and code != 0:
+                errors.seek(0)
+                raise _error(cwd, args, errors.read()) from e
+            raise
+        except BaseException:  # the caller closed, or an interrupt: git is ended
+            _finish(proc, killed=True)
+            raise
+        # A caller that stopped early does not want the rest: git is ended, its failure no news.
+        code = _finish(proc, killed=not ended)
+        if ended and code != 0:
+            errors.seek(0)
+            raise _error(cwd, args, errors.read())
+
+
+def _finish(proc: subprocess.Popen[bytes], killed: bool) -> int:
+    if killed:
+        proc.kill()
+    assert proc.stdout is not None
+    proc.stdout.close()
+    return proc.wait()
+
+
 def _error(cwd: Path, args: Sequence[str], stderr: bytes) -> UserError:
     text = stderr.decode(errors="replace")
     if "not a git repository" in text or "must be run in a work tree" in text:

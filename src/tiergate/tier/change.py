@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -126,20 +126,64 @@ def measure_change(
     id_length = len(next(iter(movable))) if movable else 0
     untracked = [_untracked(root, path, id_length) for path in listed if not _set_aside(verdicts, path)]
     files = _pair_moves([t.change for t in tracked], untracked, movable)
+    return _measurement(root, base_id, base, files, verdicts, exclusions, patch)
+
+
+def measure_commit(
+    repo: Path,
+    base_id: str,
+    base_label: str,
+    entries: Iterable[gitformat.DiffEntry],
+    exclusions: Exclusions = foreign.DEFAULT,
+    patch: bytes | None = None,
+) -> ChangeMeasurement:
+    """The change a commit made: `entries` are git's diff from its parent (`base_id`) to it, read from
+    `git log --raw --numstat -z` (and `patch` its `-U0` patch from the same run, if asked for). Measured
+    as `measure_change` measures a working tree, with the executable bits from the entries' modes: no
+    file on disk is read."""
+    entries = list(entries)
+    modes = {p: m for e in entries for p, m in _modes(e)}
+    verdicts = classify(repo, modes, exclusions, executable=lambda path: modes[path] == "100755")
+    files = [_tracked(e).change for e in entries if not _set_aside(verdicts, e.path, e.old_path)]
+    return _measurement(repo, base_id, base_label, files, verdicts, exclusions, patch)
+
+
+def _modes(entry: gitformat.DiffEntry) -> list[tuple[str, str]]:
+    """Each path of a diff entry with its mode on the side where the path exists."""
+    if entry.old_path:
+        return [(entry.old_path, entry.old_mode), (entry.path, entry.new_mode)]
+    return [(entry.path, entry.old_mode if entry.status == "D" else entry.new_mode)]
+
+
+def _measurement(
+    root: Path,
+    base_id: str,
+    base: str,
+    files: list[FileChange],
+    verdicts: dict[str, Verdict],
+    exclusions: Exclusions,
+    patch: bytes | None,
+) -> ChangeMeasurement:
     counted = {p for f in files for p in (f.path, f.old_path) if p}
     # A tool's path that is one side of a rename still counted is not reported as set aside.
     aside = tuple(verdicts[p] for p in sorted(verdicts) if not (verdicts[p].excluded and p in counted))
     return ChangeMeasurement(root, base_id, base, tuple(sorted(files, key=_key)), aside, exclusions, patch)
 
 
-def classify(root: Path, paths: Iterable[str], exclusions: Exclusions) -> dict[str, Verdict]:
+def classify(
+    root: Path,
+    paths: Iterable[str],
+    exclusions: Exclusions,
+    executable: Callable[[str], bool] | None = None,
+) -> dict[str, Verdict]:
     """The paths of `paths` another tool's rule matches, with the verdict: excluded, or code kept as
-    work. Only those paths have their executable bit read (from the disk, for the fingerprint and the
-    measurement to agree whatever git's core.fileMode says)."""
+    work. Only those paths have their executable bit read (`executable`, else from the disk, for the
+    fingerprint and the measurement to agree whatever git's core.fileMode says)."""
     found: dict[str, Verdict] = {}
     for path in paths:
         if path not in found and exclusions.may_exclude(path):
-            verdict = exclusions.verdict(path, executable=_executable(root / path))
+            runs = executable(path) if executable else _executable(root / path)
+            verdict = exclusions.verdict(path, executable=runs)
             if verdict is not None:
                 found[path] = verdict
     return found
