@@ -89,6 +89,12 @@ def test_a_change_that_weakens_a_check_is_architecture_with_its_file_and_line(
     assert re.match(rf"{re.escape(path)}:\d+ \((added|removed) line\) check weakened: ", reason), reason
 
 
+def test_every_check_config_construct_has_a_weakening_case() -> None:
+    found = {hit.construct for path, old, new in WEAKENING for hit in architecture(path, old, new)}
+    wanted = {rule.construct for eco in (CHECK_CONFIG, CHECK_RUNS) for rule in eco.rules}
+    assert wanted - found == set()
+
+
 # (file, removed lines, added lines): routine maintenance, or a check made stronger
 ROUTINE: list[tuple[str, list[str], list[str]]] = [
     (".pre-commit-config.yaml", ["    rev: v0.4.1"], ["    rev: v0.5.0"]),

@@ -243,7 +243,9 @@ def test_every_construct_of_every_ecosystem_has_a_case() -> None:
     cased = {
         (eco.name, construct) for path, _, construct, _ in CASES for eco in content.DEFAULT if eco.holds(path)
     }
-    wanted = {(eco.name, rule.construct) for eco in content.DEFAULT for rule in eco.rules}
+    # The check-config rules have their cases in checkconfig_test.py, which holds them to the same test.
+    languages = [eco for eco in content.DEFAULT if eco not in (content.CHECK_CONFIG, content.CHECK_RUNS)]
+    wanted = {(eco.name, rule.construct) for eco in languages for rule in eco.rules}
     assert wanted - cased == set()
 
 
