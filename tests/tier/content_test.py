@@ -7,6 +7,7 @@ import pytest
 
 from tiergate.tier import content
 from tiergate.tier.content import ContentHit, ContentRule, Ecosystem, scan_patch
+from tiergate.tier.content.checkconfig import CHECK_CONFIG, CHECK_RUNS
 from tiergate.tier.content.scan import excerpt
 
 
@@ -244,7 +245,7 @@ def test_every_construct_of_every_ecosystem_has_a_case() -> None:
         (eco.name, construct) for path, _, construct, _ in CASES for eco in content.DEFAULT if eco.holds(path)
     }
     # The check-config rules have their cases in checkconfig_test.py, which holds them to the same test.
-    languages = [eco for eco in content.DEFAULT if eco not in (content.CHECK_CONFIG, content.CHECK_RUNS)]
+    languages = [eco for eco in content.DEFAULT if eco not in (CHECK_CONFIG, CHECK_RUNS)]
     wanted = {(eco.name, rule.construct) for eco in languages for rule in eco.rules}
     assert wanted - cased == set()
 
