@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tiergate.commands.demo import wants_color
+from tiergate.commands.demo import next_step, wants_color
 from tiergate.demo import example, story
 
 DEMO_SECONDS = 60
@@ -197,11 +197,42 @@ def test_colour_only_on_a_terminal_without_no_color(tmp_path: Path) -> None:
 def test_printed_colour_is_plain_ansi_styling(temp_root: Path) -> None:
     out = io.StringIO()
 
-    assert story.run(out, color=True) == 0
+    assert story.run(out, color=True, next_step="Next: what this machine allows.") == 0
 
     lines = out.getvalue().splitlines()
+    assert lines[-1] == "Next: what this machine allows."
     assert lines[0].startswith("\033[1mtiergate demo:")
     assert any(
         line.startswith("    \033[36mtiergate (Stop, exit 0):\033[0m blocks the stop") for line in lines
     )
     assert re.sub(r"\033\[\d+m", "", out.getvalue()).count("\033") == 0
+
+
+def fake_claude(folder: Path) -> Path:
+    folder.mkdir(parents=True)
+    (folder / "claude").write_text("#!/bin/sh\nexit 0\n")
+    (folder / "claude").chmod(0o755)
+    return folder
+
+
+def test_without_claude_code_the_demo_ends_with_how_to_get_it_not_a_slash_command(tmp_path: Path) -> None:
+    line = next_step({"HOME": str(tmp_path), "PATH": str(tmp_path / "empty")})
+    assert "`claude` is not on PATH" in line
+    assert "npm install -g @anthropic-ai/claude-code" in line
+    assert line.index("install.sh") < line.index("/tiergate:ralph")
+
+
+def test_without_the_plugin_registered_the_demo_ends_with_registering_it(tmp_path: Path) -> None:
+    tools = fake_claude(tmp_path / "tools")
+    line = next_step({"HOME": str(tmp_path / "home"), "PATH": str(tools)})
+    assert line.startswith("Next: the tiergate plugin is not registered in Claude Code: run install.sh again")
+
+
+def test_with_the_plugin_installed_the_demo_ends_with_the_slash_command(tmp_path: Path) -> None:
+    tools = fake_claude(tmp_path / "tools")
+    plugins = tmp_path / "config" / "plugins"
+    plugins.mkdir(parents=True)
+    record = {"version": 2, "plugins": {"tiergate@tiergate-local": [{"version": "0.1.0"}]}}
+    (plugins / "installed_plugins.json").write_text(json.dumps(record))
+    line = next_step({"CLAUDE_CONFIG_DIR": str(tmp_path / "config"), "PATH": str(tools)})
+    assert line == story.NEXT_STEP

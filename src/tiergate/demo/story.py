@@ -43,8 +43,19 @@ class Script:
 SCRIPT = Script()
 
 
-def run(out: TextIO, *, script: Script = SCRIPT, keep: bool = False, color: bool = False) -> int:
-    """Tell the story in a new temporary directory; 0 if it went as scripted, 1 if not."""
+NEXT_STEP = "Next: in your own project, start a loop in Claude Code with /tiergate:ralph <task>."
+
+
+def run(
+    out: TextIO,
+    *,
+    script: Script = SCRIPT,
+    keep: bool = False,
+    color: bool = False,
+    next_step: str = NEXT_STEP,
+) -> int:
+    """Tell the story in a new temporary directory; 0 if it went as scripted, 1 if not. `next_step` is the
+    closing line: what the user can do next on this machine (`tiergate.commands.demo.next_step`)."""
     printer = Printer(out, color=color)
     began = time.monotonic()
     workdir = Path(tempfile.mkdtemp(prefix="tiergate-demo-"))
@@ -59,7 +70,7 @@ def run(out: TextIO, *, script: Script = SCRIPT, keep: bool = False, color: bool
             f"Done in {time.monotonic() - began:.1f} s, as scripted. Every answer above came from `tiergate "
             "hook <Event>`, the command Claude Code runs for tiergate's hooks."
         )
-        printer.plain("Next: in your own project, start a loop in Claude Code with /tiergate:ralph <task>.")
+        printer.plain(next_step)
         return 0
     finally:
         state = example_state_dir(workdir)
