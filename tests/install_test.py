@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -444,3 +445,20 @@ def test_on_a_home_without_claude_settings_uninstall_leaves_only_claude_codes_ow
     assert {p for p in left if not p.startswith(CLAUDES_OWN_RECORDS)} == {".claude"}
     assert_no_trace(machine.home)
     assert lines(machine.install("--uninstall")) == ["tiergate: nothing to remove: tiergate is not installed"]
+
+
+def test_the_readmes_claude_code_plugin_commands_install_the_plugin_from_a_checkout(tmp_path: Path) -> None:
+    """What the README tells a user to type, run as typed, with the checkout's path for /path/to/tiergate."""
+    readme = (CHECKOUT / "README.md").read_text()
+    typed = re.findall(r"`claude (plugin [^`]+)`", readme)
+    assert typed[:2] == ["plugin marketplace add /path/to/tiergate", "plugin install tiergate@tiergate-local"]
+    assert "/plugin marketplace add /path/to/tiergate\n/plugin install tiergate@tiergate-local" in readme
+    machine = new_machine(tmp_path, with_claude=True)
+    for command in typed[:2]:
+        argv = [str(machine.checkout) if a == "/path/to/tiergate" else a for a in command.split()]
+        subprocess.run(
+            [str(claude_bin()), *argv], env=machine.env(), capture_output=True, timeout=60, check=True
+        )
+    plugins = {p["id"]: p for p in machine.claude("plugin", "list", "--json")}
+    assert plugins["tiergate@tiergate-local"]["enabled"] is True
+    assert plugins["tiergate@tiergate-local"]["readFromFolder"] == str(machine.checkout)
