@@ -71,6 +71,8 @@ def test_the_demo_tells_the_loop_step_by_step_and_exits_0(tmp_path: Path) -> Non
     assert "subagent_type tiergate:architect-medium, model sonnet" in told[4]
     assert "tiergate (SubagentStart, exit 0): hands it the evidence packet for verification v1" in told[5]
     assert "tests: exit 1, pre-existing: failed at the baseline too" in told[5]
+    # Wrapped, not cut: the line's words are all there (it used to end in "b…").
+    assert "baseline run in a worktree of the base); failing tests:" in " ".join(told[5].split())
     assert '"lsp_diagnostics clean", "build pass", "test showing the fix passes now"' in told[5]
     # The verifier's FAIL comes from really running the example's tests on the wrong fix.
     assert "$ python -m unittest -v -> Ran 5 tests: FAILED (failures=1)" in told[6]
@@ -99,7 +101,10 @@ def test_the_demo_tells_the_loop_step_by_step_and_exits_0(tmp_path: Path) -> Non
     )
     assert re.search(r"v1 +STANDARD +tiergate:architect-medium \(sonnet\) +FAIL +1 file, 5 lines", told[12])
     assert re.search(r"v2 +STANDARD +tiergate:architect-medium \(sonnet\) +PASS +1 file, 5 lines", told[12])
-    assert "total: 2 verifiers ran, cost 10x; always THOROUGH: 40x (75% less)" in told[12]
+    assert (
+        "total: 2 verifiers ran, cost 10x; always THOROUGH: 40x (75% less), in [costs] weights, not money"
+        in told[12]
+    )
     assert list((tmp_path / "tmp").iterdir()) == []
     # The example's state folder in the user's state home goes with it.
     assert list((Path(os.environ["XDG_STATE_HOME"]) / "tiergate" / "projects").iterdir()) == []

@@ -203,7 +203,7 @@ def _verifier_starts(p: Printer, session: Session, directive: dict[str, Any]) ->
     )
     p.line("The gate's results are in it: its one failure already failed when the loop began, so it does")
     p.line("not refute the claim by itself; the verifier must judge it.")
-    p.quote("tests: " + checks[0].split("): ", 1)[-1])
+    p.quote("tests: " + checks[0].split("): ", 1)[-1], prose=True)
     p.quote("EVIDENCE YOU MUST PRODUCE: " + ", ".join(f'"{label}"' for label in packet.labels))
     return agent, packet
 
@@ -299,7 +299,10 @@ def _loop_finalized(p: Printer, session: Session) -> None:
 
 
 def _history(p: Printer, session: Session) -> None:
-    p.step("What each verification cost, against always sending the THOROUGH verifier")
+    p.step(
+        "What each verification cost, in the [costs] weights per tier (relative, not money), against "
+        "always sending the THOROUGH verifier"
+    )
     p.line("$ tiergate history")
     lines = session.tiergate("history").splitlines()
     verdicts = [line for line in lines if line.startswith(session.id[:12])]

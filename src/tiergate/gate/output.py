@@ -34,6 +34,8 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from tiergate.text import clip
+
 MAX_LINES = 40
 MAX_LINE_CHARS = 300
 GENERIC_TAIL_LINES = 15
@@ -216,7 +218,7 @@ def _bounded(lines: list[str], max_lines: int) -> list[str]:
 
 
 def _clip(line: str) -> str:
-    return line if len(line) <= MAX_LINE_CHARS else line[: MAX_LINE_CHARS - 3] + "..."
+    return clip(line, MAX_LINE_CHARS, TRUNCATION)
 
 
 def _matching(lines: Iterable[str], pattern: re.Pattern[str]) -> list[int]:

@@ -47,7 +47,7 @@ from typing import Any, Literal
 
 from tiergate.gate.checks import COMPILE_STAGE, CheckResult
 from tiergate.gate.output import Failure, OutputSummary, summarize
-from tiergate.text import BLOCK_MARKER, cut, plural, quote_inline
+from tiergate.text import BLOCK_MARKER, clip, cut, plural, quote_inline
 
 Standing = Literal["passed", "new", "pre-existing", "skipped"]
 Where = Literal["workspace", "worktree"]
@@ -327,14 +327,10 @@ def _failure_block(v: CheckVerdict) -> list[str]:
 
 def _reshaped_lines(reshaped: Sequence[Reshaped]) -> list[str]:
     """Each new failure with its failure now and what it was at the baseline (bounded)."""
-    lines = [f"  - {_clipped(r.text(), RESHAPED_CHARS)}" for r in reshaped[:RESHAPED_SHOWN]]
+    lines = [f"  - {clip(r.text(), RESHAPED_CHARS, '...')}" for r in reshaped[:RESHAPED_SHOWN]]
     if len(reshaped) > RESHAPED_SHOWN:
         lines.append(f"  - (+{len(reshaped) - RESHAPED_SHOWN} more)")
     return lines
-
-
-def _clipped(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _report(result: GateResult, limit: int, against: Against | None = None) -> str:

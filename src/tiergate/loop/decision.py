@@ -83,6 +83,7 @@ from tiergate.loop.transitions import (
     send_back,
 )
 from tiergate.loop.verifiers import on_subagent_start, on_subagent_stop
+from tiergate.text import plural
 
 
 def decide(state: LoopState | None, event: Event, now: float, limits: Limits = LIMITS) -> Outcome:
@@ -257,9 +258,8 @@ def _stop_verifying(state: LoopState, ev: Stop, now: float, limits: Limits) -> O
         )
         return block_stop(announced, ev, now, limits, outcome)
     if verification.reminders >= limits.reminders:
-        why = (
-            f"no verifier started for verification {verification.id} after {verification.reminders} reminders"
-        )
+        reminders = plural(verification.reminders, "reminder")
+        why = f"no verifier started for verification {verification.id} after {reminders}"
         return halt(state, now, why)
     reminded = replace(state, verification=replace(verification, reminders=verification.reminders + 1))
     reasons = (

@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from tiergate.text import clip
+
 Format = Literal["coverage.py JSON", "coverage.py data", "Cobertura XML", "LCOV"]
 
 LOCATIONS: tuple[tuple[str, Format], ...] = (
@@ -125,8 +127,7 @@ def load(root: Path, name: str, fmt: Format, wanted: Collection[str]) -> Coverag
 
 def _one_line(text: str, limit: int = 160) -> str:
     """Evidence is one line: a parser's message may span several, or quote a whole file."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+    return clip(" ".join(text.split()), limit, "...")
 
 
 _Record = tuple[list[str], FileLines]  # candidate repository paths, lines
