@@ -96,9 +96,7 @@ def test_when_every_check_fails_as_at_head_it_says_so_plainly(repo: Path) -> Non
 
 
 def test_a_repository_without_commits_has_nothing_to_compare_with_and_says_so(tmp_path: Path) -> None:
-    repo = tmp_path / "fresh"
-    repo.mkdir()
-    git(repo, "init", "-q")
+    repo = init_repo(tmp_path / "fresh")  # no files: no commit
     write(repo, {".tiergate.toml": '[checks]\nlint = "false"\n'})
     run = tiergate(repo)
     assert run.returncode == 1
