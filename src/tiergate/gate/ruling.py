@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from tiergate.gate.checks import COMPILE_STAGE, CheckResult
-from tiergate.gate.output import Failure, OutputSummary, summarize
+from tiergate.gate.output import Failure, OutputSummary, focus, summarize
 from tiergate.text import BLOCK_MARKER, clip, cut, plural, quote_inline
 
 Standing = Literal["passed", "new", "pre-existing", "skipped"]
@@ -314,14 +314,21 @@ def _failure_block(v: CheckVerdict) -> list[str]:
     if v.new_tests:
         lines.append(f"  new failing tests: {_names(v.new_tests)}")
     lines += _reshaped_lines(v.reshaped)
-    if v.new_tests:
-        older = [name for name in v.summary.failed_tests if name not in v.new_tests]
-        if older:
-            lines.append(f"  failing at the baseline too: {_names(older)}")
+    older = [name for name in v.summary.failed_tests if name not in v.new_tests] if v.new_tests else []
+    if older:
+        lines.append(f"  failing at the baseline too: {_names(older)}")
     if v.reason not in (NO_BASELINE, UNFINISHED):
         lines.append(f"  ({v.reason})")
     # The output is the agent's to shape: each line after the marker, escaped, no fence.
-    lines += [BLOCK_MARKER + quote_inline(line) for line in v.summary.lines]
+    if not older:
+        return lines + [BLOCK_MARKER + quote_inline(line) for line in v.summary.lines]
+    # Old failures too: the new ones' output first, then the rest, so that none is buried or cut.
+    focused = focus(v.result.output, v.new_tests)
+    lines.append(f"  output of the new {'failure' if len(v.new_tests) == 1 else 'failures'}:")
+    lines += [BLOCK_MARKER + quote_inline(line) for line in focused.first]
+    if focused.rest:
+        lines.append("  the rest of the output (failures the baseline had too, totals):")
+        lines += [BLOCK_MARKER + quote_inline(line) for line in focused.rest]
     return lines
 
 
