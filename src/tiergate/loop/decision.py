@@ -83,7 +83,7 @@ from tiergate.loop.transitions import (
     send_back,
 )
 from tiergate.loop.verifiers import on_subagent_start, on_subagent_stop
-from tiergate.text import plural
+from tiergate.text import clip, plural
 
 
 def decide(state: LoopState | None, event: Event, now: float, limits: Limits = LIMITS) -> Outcome:
@@ -162,8 +162,9 @@ def _never_blocked(state: LoopState, ev: Stop, now: float) -> Outcome | None:
     if now - state.started_at > state.budget:
         return halt(state, now, looptext.budget_reason(state, now))
     if ev.background:
-        work = "; ".join(ev.background)[:300]
-        reason = f"background-work: {len(ev.background)} task(s) in flight ({work}); the session is not done"
+        work = clip("; ".join(ev.background), 300)
+        tasks = plural(len(ev.background), "task")
+        reason = f"background-work: {tasks} in flight ({work}); the session is not done"
         return Outcome(state, "pass", (reason,))
     return None
 
