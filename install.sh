@@ -63,7 +63,7 @@ main() {
     case "${1:-}" in
         "") install ;;
         --uninstall) uninstall ;;
-        -h | --help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown option $1 (use --uninstall, or no option to install)" ;;
     esac
 }
@@ -377,7 +377,10 @@ if now != json.loads(text):
 print("same" if now == expected else "changed")
 PY
 )"
-    if [ "$outcome" = "same" ]; then
+    if [ "$outcome" = "unreadable" ]; then
+        cp -p "$1" "$SETTINGS_BACKUP"
+        did "kept the settings as they were before uninstalling in $SETTINGS_BACKUP: they could not be compared (not a JSON object)"
+    elif [ "$outcome" = "same" ]; then
         if [ -f "$SETTINGS_BACKUP" ]; then
             rm -f "$SETTINGS_BACKUP"
             did "removed $SETTINGS_BACKUP: the settings are as they were before tiergate"

@@ -462,3 +462,13 @@ def test_the_readmes_claude_code_plugin_commands_install_the_plugin_from_a_check
     plugins = {p["id"]: p for p in machine.claude("plugin", "list", "--json")}
     assert plugins["tiergate@tiergate-local"]["enabled"] is True
     assert plugins["tiergate@tiergate-local"]["readFromFolder"] == str(machine.checkout)
+
+
+def test_help_prints_the_whole_header_and_nothing_of_the_script(tmp_path: Path) -> None:
+    machine = new_machine(tmp_path, with_claude=False)
+    shown = lines(machine.install("--help"))
+    assert shown[0] == "Installs tiergate for this user, from this checkout:"
+    assert shown[-1].startswith("CLAUDE_BIN (default: claude on PATH)")
+    assert any("settings.json.tiergate-backup" in line for line in shown)
+    assert not any(line.startswith(("set -", "#")) for line in shown)
+    assert list(machine.home.iterdir()) == []
