@@ -353,9 +353,8 @@ def test_a_second_run_without_claude_code_does_not_call_itself_up_to_date(tmp_pa
         check=False,
     )
     assert demo.returncode == 0, demo.stdout + demo.stderr
-    assert demo.stdout.splitlines()[-1].startswith(
-        "Next: tiergate runs inside Claude Code, and `claude` is not"
-    )
+    closing = " ".join(demo.stdout[demo.stdout.rindex("Next: ") :].split())
+    assert closing.startswith("Next: tiergate runs inside Claude Code, and `claude` is not on PATH")
     # Uninstalling takes away what install.sh and the demo made: the HOME is empty again.
     lines(machine.install("--uninstall"))
     assert list(machine.home.iterdir()) == []
