@@ -140,6 +140,15 @@ def test_autopilot_start_from_a_shell_waits_with_its_features_and_a_bad_file_is_
     assert "cannot start a loop" in refused["systemMessage"] and "missing.json" in refused["systemMessage"]
 
 
+def test_one_feature_and_one_iteration_are_counted_in_the_singular(tmp_path: Path) -> None:
+    pilot = Autopilot(tmp_path)
+    write(pilot.project, {"one.json": json.dumps({"features": FEATURES["features"][:1]})})
+    started = pilot.run("autopilot", "start", "one.json", "--max-iterations", "1")
+    assert started.returncode == 0, started.stderr
+    assert "with 1 feature (F01)" in started.stdout and "(at most 1 iteration)" in started.stdout
+    assert "features" not in started.stdout and "iterations" not in started.stdout
+
+
 @pytest.mark.parametrize(
     ("prompt", "expected"),
     [

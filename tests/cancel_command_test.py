@@ -68,3 +68,15 @@ def test_nothing_to_cancel_is_said_and_changes_nothing(project: Project) -> None
 def test_a_bad_session_id_is_refused(project: Project) -> None:
     result = tiergate(project.root, "cancel", "--session", "../x")
     assert result.returncode == 2 and "not a session id" in result.stderr
+
+
+def test_a_dropped_task_over_several_lines_is_shown_on_one_line_cut_at_a_word(project: Project) -> None:
+    task = "Fix the bug\nand add a test\n" + "then tidy the surrounding module thoroughly " * 3
+    assert tiergate(project.root, "ralph", "start", task).returncode == 0
+    listed = tiergate(project.root, "status").stdout.splitlines()
+    assert listed[0].endswith("task: Fix the bug and add a test then tidy the surrounding module…")
+    dropped = tiergate(project.root, "cancel")
+    assert dropped.stdout.splitlines() == [
+        "tiergate: dropped the pending loop ('Fix the bug and add a test then tidy the surrounding module…')"
+    ]
+    assert "\\n" not in dropped.stdout

@@ -35,6 +35,11 @@ def tiergate(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command, cwd=cwd, capture_output=True, text=True, check=False, env=env())
 
 
+def short_head(repo: Path) -> str:
+    """HEAD as the report names what it compared with."""
+    return git(repo, "rev-parse", "HEAD").strip()[:12]
+
+
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     return init_repo(tmp_path / "repo", {".tiergate.toml": CONFIG, "app.py": APP, "test_app.py": TESTS})
@@ -63,6 +68,53 @@ def test_a_new_failure_exits_1_with_the_failing_test_and_its_assertion(repo: Pat
     assert "new failing tests: test_app.py::test_double" in text.stdout
 
 
+def test_a_new_failure_without_a_loop_says_it_was_compared_with_head_not_a_claim(repo: Path) -> None:
+    write(repo, {"app.py": "def double(x):\n    return x + x + 1\n"})
+    run = tiergate(repo)
+    head = short_head(repo)
+    first = run.stdout.splitlines()[0]
+    assert first == f"tiergate's checks: 1 of 2 fails: new failures in 1 check, compared with HEAD ({head})."
+    assert "claim again" not in run.stdout
+    assert "loop began" not in run.stdout
+    assert run.stdout.splitlines()[-1] == (
+        "A completion claim on this workspace would be refuted: fix the new failures first."
+    )
+
+
+def test_when_every_check_fails_as_at_head_it_says_so_plainly(repo: Path) -> None:
+    write(repo, {".tiergate.toml": '[checks]\nlint = "false"\ntests = "exit 3"\n'})
+    commit_all(repo, "checks that fail at HEAD already")
+    run = tiergate(repo)
+    assert run.returncode == 0
+    head = short_head(repo)
+    assert run.stdout.splitlines()[0] == (
+        f"Every check fails (2 of 2), as at HEAD ({head}): nothing new, so a claim would not be refuted, "
+        "but no check passes."
+    )
+    assert all(line.startswith("Pre-existing: ") for line in run.stdout.splitlines()[1:]), run.stdout
+    assert "claim:" not in run.stdout and "this claim" not in run.stdout
+
+
+def test_a_repository_without_commits_has_nothing_to_compare_with_and_says_so(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "fresh")  # no files: no commit
+    write(repo, {".tiergate.toml": '[checks]\nlint = "false"\n'})
+    run = tiergate(repo)
+    assert run.returncode == 1
+    assert run.stdout.splitlines()[0] == (
+        "Every check fails (1 of 1): new failures in all of them, compared with nothing "
+        "(the repository has no commits yet)."
+    )
+
+
+def test_a_given_base_is_named_in_the_report(repo: Path) -> None:
+    base = git(repo, "rev-parse", "HEAD").strip()
+    write(repo, {"app.py": "def double(x):\n    return x\n"})
+    commit_all(repo, "broken, committed")
+    run = tiergate(repo, "--base", "HEAD~1")
+    assert run.returncode == 1
+    assert run.stdout.splitlines()[0].endswith(f"compared with HEAD~1 ({base[:12]}).")
+
+
 def test_the_base_decides_what_is_pre_existing(repo: Path) -> None:
     base = git(repo, "rev-parse", "HEAD").strip()
     write(repo, {"app.py": "def double(x):\n    return x\n"})
@@ -83,8 +135,10 @@ def test_a_check_whose_program_is_missing_could_not_run_and_exits_1_even_when_mi
     commit_all(repo, "a lint check whose program is not installed, at the base too")
     text = tiergate(repo)
     assert text.returncode == 1
+    head = short_head(repo)
     assert text.stdout.splitlines()[0] == (
-        "tiergate's checks refute the claim: 1 check of 3 could not run, so no evidence."
+        "tiergate's checks: 1 of 3 fails: 1 check could not run, so no evidence, "
+        f"compared with HEAD ({head})."
     )
     assert (
         "COULD NOT RUN: lint `no-such-program-xyz .`: could not run: `no-such-program-xyz` is not on PATH"

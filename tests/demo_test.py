@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tiergate.commands.demo import wants_color
+from tiergate.commands.demo import next_step, wants_color
 from tiergate.demo import example, story
 
 DEMO_SECONDS = 60
@@ -71,6 +71,8 @@ def test_the_demo_tells_the_loop_step_by_step_and_exits_0(tmp_path: Path) -> Non
     assert "subagent_type tiergate:architect-medium, model sonnet" in told[4]
     assert "tiergate (SubagentStart, exit 0): hands it the evidence packet for verification v1" in told[5]
     assert "tests: exit 1, pre-existing: failed at the baseline too" in told[5]
+    # Wrapped, not cut: the line's words are all there (it used to end in "b…").
+    assert "baseline run in a worktree of the base); failing tests:" in " ".join(told[5].split())
     assert '"lsp_diagnostics clean", "build pass", "test showing the fix passes now"' in told[5]
     # The verifier's FAIL comes from really running the example's tests on the wrong fix.
     assert "$ python -m unittest -v -> Ran 5 tests: FAILED (failures=1)" in told[6]
@@ -99,7 +101,10 @@ def test_the_demo_tells_the_loop_step_by_step_and_exits_0(tmp_path: Path) -> Non
     )
     assert re.search(r"v1 +STANDARD +tiergate:architect-medium \(sonnet\) +FAIL +1 file, 5 lines", told[12])
     assert re.search(r"v2 +STANDARD +tiergate:architect-medium \(sonnet\) +PASS +1 file, 5 lines", told[12])
-    assert "total: 2 verifiers ran, cost 10x; always THOROUGH: 40x (75% less)" in told[12]
+    assert (
+        "total: 2 verifiers ran, cost 10x; always THOROUGH: 40x (75% less), in [costs] weights, not money"
+        in told[12]
+    )
     assert "To look at the loop as a page, run `tiergate demo --keep`: it keeps the example and writes" in out
     assert list((tmp_path / "tmp").iterdir()) == []
     # The example's state folder in the user's state home goes with it.
@@ -198,11 +203,42 @@ def test_colour_only_on_a_terminal_without_no_color(tmp_path: Path) -> None:
 def test_printed_colour_is_plain_ansi_styling(temp_root: Path) -> None:
     out = io.StringIO()
 
-    assert story.run(out, color=True) == 0
+    assert story.run(out, color=True, next_step="Next: what this machine allows.") == 0
 
     lines = out.getvalue().splitlines()
+    assert lines[-1] == "Next: what this machine allows."
     assert lines[0].startswith("\033[1mtiergate demo:")
     assert any(
         line.startswith("    \033[36mtiergate (Stop, exit 0):\033[0m blocks the stop") for line in lines
     )
     assert re.sub(r"\033\[\d+m", "", out.getvalue()).count("\033") == 0
+
+
+def fake_claude(folder: Path) -> Path:
+    folder.mkdir(parents=True)
+    (folder / "claude").write_text("#!/bin/sh\nexit 0\n")
+    (folder / "claude").chmod(0o755)
+    return folder
+
+
+def test_without_claude_code_the_demo_ends_with_how_to_get_it_not_a_slash_command(tmp_path: Path) -> None:
+    line = next_step({"HOME": str(tmp_path), "PATH": str(tmp_path / "empty")})
+    assert "`claude` is not on PATH" in line
+    assert "npm install -g @anthropic-ai/claude-code" in line
+    assert line.index("install.sh") < line.index("/tiergate:ralph")
+
+
+def test_without_the_plugin_registered_the_demo_ends_with_registering_it(tmp_path: Path) -> None:
+    tools = fake_claude(tmp_path / "tools")
+    line = next_step({"HOME": str(tmp_path / "home"), "PATH": str(tools)})
+    assert line.startswith("Next: the tiergate plugin is not registered in Claude Code: run install.sh again")
+
+
+def test_with_the_plugin_installed_the_demo_ends_with_the_slash_command(tmp_path: Path) -> None:
+    tools = fake_claude(tmp_path / "tools")
+    plugins = tmp_path / "config" / "plugins"
+    plugins.mkdir(parents=True)
+    record = {"version": 2, "plugins": {"tiergate@tiergate-local": [{"version": "0.1.0"}]}}
+    (plugins / "installed_plugins.json").write_text(json.dumps(record))
+    line = next_step({"CLAUDE_CONFIG_DIR": str(tmp_path / "config"), "PATH": str(tools)})
+    assert line == story.NEXT_STEP

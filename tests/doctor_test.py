@@ -101,7 +101,10 @@ def test_a_machine_without_claude_code_or_the_plugin_gets_warnings_and_exit_0(
         "warn",
         "not installed in Claude Code: run install.sh (or start claude with --plugin-dir <checkout>)",
     )
-    assert found["claude"] == ("warn", "claude not found: tiergate's hooks need Claude Code")
+    assert found["claude"] == (
+        "warn",
+        "claude not found: tiergate's hooks need Claude Code (npm install -g @anthropic-ai/claude-code)",
+    )
     assert found["project"] == ("ok", f"{project} (git)")
     assert result.stderr == ""
 

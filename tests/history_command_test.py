@@ -112,7 +112,9 @@ def test_the_human_form(repo: Path) -> None:
     assert len(lines) == 6
     assert "LIGHT" in lines[0] and "tiergate:architect-low (m)" in lines[0] and "PASS" in lines[0]
     assert "12s" in lines[0] and "2 files, 30 lines" in lines[0] and "cost 1x" in lines[0]
-    assert lines[-1] == "total: 3 verifiers ran, cost 11x; always THOROUGH: 60x (82% less)"
+    assert lines[-1] == (
+        "total: 3 verifiers ran, cost 11x; always THOROUGH: 60x (82% less), in [costs] weights, not money"
+    )
 
 
 def test_no_log_no_history(tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -172,8 +173,8 @@ def test_the_venv_holds_a_regular_install_that_survives_the_checkout(machine: Ma
 
 def test_existing_user_settings_are_backed_up_before_claude_code_edits_them(installed: Installed) -> None:
     machine = installed.machine
-    backups = sorted(machine.settings.parent.glob("settings.json.tiergate-backup-*"))
-    assert len(backups) == 1
+    backups = sorted(machine.settings.parent.glob("settings.json.tiergate-backup*"))
+    assert backups == [machine.settings.parent / "settings.json.tiergate-backup"]
     assert json.loads(backups[0].read_text()) == USER_SETTINGS
     assert f"tiergate: backed up {machine.settings} to {backups[0]}" in installed.output
     settings = json.loads(machine.settings.read_text())
@@ -308,6 +309,14 @@ def test_a_session_in_the_installed_home_runs_a_loop_through_the_installed_plugi
     assert (loop["phase"], loop["verdict"], loop["session_id"]) == ("passed", "PASS", run.session_id)
 
 
+NOT_REGISTERED = [
+    "tiergate: Claude Code (claude) not found: the plugin is not registered, "
+    "so no session runs tiergate's hooks",
+    "tiergate: get Claude Code with: npm install -g @anthropic-ai/claude-code; "
+    "then run install.sh again to register the plugin",
+]
+
+
 def test_without_claude_code_install_still_works_and_says_the_plugin_was_not_registered(
     tmp_path: Path,
 ) -> None:
@@ -315,10 +324,7 @@ def test_without_claude_code_install_still_works_and_says_the_plugin_was_not_reg
     home_dir, bin_dir = tmp_path / "tiergate home", tmp_path / "bin dir"
     result = machine.install(TIERGATE_HOME=str(home_dir), TIERGATE_BIN_DIR=str(bin_dir))
     output = lines(result)
-    assert output[-1] == (
-        "tiergate: Claude Code (claude) not found: the plugin was not registered; install Claude Code, "
-        "then run install.sh again"
-    )
+    assert output[-2:] == NOT_REGISTERED
     # The link's folder is not on PATH: say so; a folder that is on PATH needs no note.
     assert any(line.startswith(f"tiergate: note: {bin_dir} is not on your PATH") for line in output)
     version = subprocess.run(
@@ -328,6 +334,30 @@ def test_without_claude_code_install_still_works_and_says_the_plugin_was_not_reg
     assert (home_dir / "plugin" / "hooks" / "tiergate-hook").is_file()
     assert not (machine.home / ".claude").exists()
     assert not (machine.home / ".local").exists()
+
+
+def test_a_second_run_without_claude_code_does_not_call_itself_up_to_date(tmp_path: Path) -> None:
+    machine = new_machine(tmp_path, with_claude=False)
+    lines(machine.install())
+    output = lines(machine.install())
+    assert not any("nothing changed" in line or "up to date" in line for line in output), output
+    assert output[-2:] == NOT_REGISTERED
+    # The demo, then, does not end with a slash command this machine cannot run.
+    tiergate = machine.home / ".local" / "bin" / "tiergate"
+    demo = subprocess.run(
+        [str(tiergate), "demo"],
+        cwd=machine.home,
+        env=machine.env(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert demo.returncode == 0, demo.stdout + demo.stderr
+    closing = " ".join(demo.stdout[demo.stdout.rindex("Next: ") :].split())
+    assert closing.startswith("Next: tiergate runs inside Claude Code, and `claude` is not on PATH")
+    # Uninstalling takes away what install.sh and the demo made: the HOME is empty again.
+    lines(machine.install("--uninstall"))
+    assert list(machine.home.iterdir()) == []
 
 
 def test_an_old_python_is_refused_before_anything_is_written(tmp_path: Path) -> None:
@@ -362,27 +392,82 @@ def test_updates_redo_only_what_changed_and_uninstall_leaves_no_trace(tmp_path: 
     assert "tiergate: unchanged: plugin tiergate@tiergate-local is installed and enabled" in output
 
     output = lines(machine.install("--uninstall"))
-    assert [line for line in output if "backed up" not in line] == [
+    local, claude_dir = machine.home / ".local", machine.home / ".claude"
+    assert output == [
         "tiergate: uninstalled the plugin tiergate@tiergate-local from Claude Code",
         "tiergate: removed the marketplace tiergate-local from Claude Code",
+        f"tiergate: removed {machine.settings}.tiergate-backup: "
+        "the settings are as they were before tiergate",
         "tiergate: removed Claude Code's cached copy of the plugin "
-        f"({machine.home / '.claude' / 'plugins' / 'cache' / 'tiergate-local'})",
-        f"tiergate: removed the link {machine.home / '.local' / 'bin' / 'tiergate'}",
+        f"({claude_dir / 'plugins' / 'cache' / 'tiergate-local'})",
+        f"tiergate: removed the link {local / 'bin' / 'tiergate'}",
         f"tiergate: removed the virtualenv ({venv})",
         f"tiergate: removed the plugin files ({machine.tiergate_home / 'plugin'})",
         f"tiergate: removed {machine.tiergate_home}",
+        f"tiergate: removed {claude_dir / 'plugins'} "
+        "(Claude Code made it for tiergate, and it lists no plugin now)",
+        f"tiergate: removed the empty folder {local / 'share'} (it was not there before install.sh)",
+        f"tiergate: removed the empty folder {local / 'bin'} (it was not there before install.sh)",
+        f"tiergate: removed the empty folder {local} (it was not there before install.sh)",
     ]
     assert machine.claude("plugin", "marketplace", "list", "--json") == []
     assert "tiergate@tiergate-local" not in {p["id"] for p in machine.claude("plugin", "list", "--json")}
-    settings = json.loads(machine.settings.read_text())
-    assert {k: settings[k] for k in USER_SETTINGS} == USER_SETTINGS
-    # No trace: nothing in HOME is named after tiergate or mentions it, apart from the settings backups
-    # (kept on purpose) and what Claude Code records for itself (its state file, backups, telemetry).
-    for path in machine.home.rglob("*"):
-        relative = str(path.relative_to(machine.home))
-        if ".tiergate-backup-" in relative or relative.startswith(CLAUDES_OWN_RECORDS):
+    # HOME as it was: the user's settings, exactly (Claude Code's emptied entries gone, no backup left),
+    # and beside them only what Claude Code records for itself (its state file, backups, telemetry).
+    assert json.loads(machine.settings.read_text()) == USER_SETTINGS
+    left = {str(p.relative_to(machine.home)) for p in machine.home.rglob("*")}
+    assert {p for p in left if not p.startswith(CLAUDES_OWN_RECORDS)} == {".claude", ".claude/settings.json"}
+    assert_no_trace(machine.home)
+    assert lines(machine.install("--uninstall")) == ["tiergate: nothing to remove: tiergate is not installed"]
+
+
+def assert_no_trace(home: Path) -> None:
+    """Nothing in `home` is named after tiergate or mentions it, but what Claude Code records for itself."""
+    for path in home.rglob("*"):
+        relative = str(path.relative_to(home))
+        if relative.startswith(CLAUDES_OWN_RECORDS):
             continue
         assert "tiergate" not in relative
         if path.is_file():
             assert "tiergate" not in path.read_text(errors="replace"), relative
+
+
+def test_on_a_home_without_claude_settings_uninstall_leaves_only_claude_codes_own_records(
+    tmp_path: Path,
+) -> None:
+    machine = new_machine(tmp_path, with_claude=True)
+    output = lines(machine.install())
+    assert not any("backed up" in line for line in output)  # no settings of the user's to back up
+    assert machine.settings.is_file()  # Claude Code made them, for the plugin
+    lines(machine.install("--uninstall"))
+    left = {str(p.relative_to(machine.home)) for p in machine.home.rglob("*")}
+    assert {p for p in left if not p.startswith(CLAUDES_OWN_RECORDS)} == {".claude"}
+    assert_no_trace(machine.home)
     assert lines(machine.install("--uninstall")) == ["tiergate: nothing to remove: tiergate is not installed"]
+
+
+def test_the_readmes_claude_code_plugin_commands_install_the_plugin_from_a_checkout(tmp_path: Path) -> None:
+    """What the README tells a user to type, run as typed, with the checkout's path for /path/to/tiergate."""
+    readme = (CHECKOUT / "README.md").read_text()
+    typed = re.findall(r"`claude (plugin [^`]+)`", readme)
+    assert typed[:2] == ["plugin marketplace add /path/to/tiergate", "plugin install tiergate@tiergate-local"]
+    assert "/plugin marketplace add /path/to/tiergate\n/plugin install tiergate@tiergate-local" in readme
+    machine = new_machine(tmp_path, with_claude=True)
+    for command in typed[:2]:
+        argv = [str(machine.checkout) if a == "/path/to/tiergate" else a for a in command.split()]
+        subprocess.run(
+            [str(claude_bin()), *argv], env=machine.env(), capture_output=True, timeout=60, check=True
+        )
+    plugins = {p["id"]: p for p in machine.claude("plugin", "list", "--json")}
+    assert plugins["tiergate@tiergate-local"]["enabled"] is True
+    assert plugins["tiergate@tiergate-local"]["readFromFolder"] == str(machine.checkout)
+
+
+def test_help_prints_the_whole_header_and_nothing_of_the_script(tmp_path: Path) -> None:
+    machine = new_machine(tmp_path, with_claude=False)
+    shown = lines(machine.install("--help"))
+    assert shown[0] == "Installs tiergate for this user, from this checkout:"
+    assert shown[-1].startswith("CLAUDE_BIN (default: claude on PATH)")
+    assert any("settings.json.tiergate-backup" in line for line in shown)
+    assert not any(line.startswith(("set -", "#")) for line in shown)
+    assert list(machine.home.iterdir()) == []

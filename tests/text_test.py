@@ -5,7 +5,17 @@ from __future__ import annotations
 
 import pytest
 
-from tiergate.text import BLOCK_MARKER, cut, one_line, plural, quote_block, quote_inline, quote_path
+from tiergate.text import (
+    BLOCK_MARKER,
+    clip,
+    clip_start,
+    cut,
+    one_line,
+    plural,
+    quote_block,
+    quote_inline,
+    quote_path,
+)
 
 
 def test_plural_counts_with_the_noun() -> None:
@@ -17,15 +27,38 @@ def test_cut_keeps_a_text_that_fits_and_says_how_much_it_left_out() -> None:
     text = "word " * 100  # 500 characters
     shown = cut(text, 100)
     assert len(shown) <= 100
-    # Cut where the room ends, even mid-word; the trailing space goes, and the count is of what is gone.
+    # Cut at the last word's end within the room; the trailing space goes, the count is of what is gone.
     kept = text[:60].rstrip()
     assert shown == f"{kept} [... {500 - len(kept)} more characters]"
     assert cut("abcdefghij" * 10, 50) == "abcdefghij [... 90 more characters]"
+    assert cut("the baseline run in a worktree of the base " * 3, 65) == (
+        "the baseline run in a [... 108 more characters]"
+    )
 
 
 def test_one_line_flattens_and_cuts_with_an_ellipsis() -> None:
     assert one_line("a\n  b\tc") == "a b c"
     assert one_line("x" * 20, 10) == "x" * 9 + "…"
+    assert one_line("failing the same way;\nbaseline run in a worktree", 40) == (
+        "failing the same way; baseline run in a…"
+    )
+
+
+def test_clip_cuts_at_a_word_boundary_never_inside_a_word() -> None:
+    text = "failed at the baseline too (baseline run in a worktree of the base)"
+    assert clip(text, 200) == text
+    assert clip(text, 50) == "failed at the baseline too (baseline run in a…"
+    assert clip(text, 50, "...") == "failed at the baseline too (baseline run in a..."
+    # Cut just before a space: the whole word stays.
+    assert clip("one two three", 8) == "one two…"
+    assert all(len(clip(text, n)) <= n for n in range(1, 70))
+    # One long word (a path) is cut where the room ends, not dropped.
+    assert clip("see /a/very/long/path/to/a/file.py now", 20) == "see /a/very/long/pa…"
+
+
+def test_clip_start_keeps_the_last_whole_words() -> None:
+    assert clip_start("Traceback: something went wrong here", 20) == "…went wrong here"
+    assert clip_start("short", 20) == "short"
 
 
 # What the agent under verification writes (file names, check output, task text) must stay data.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -181,3 +182,38 @@ def test_default_base_is_the_loops_start(repo: Path) -> None:
     assert record["files_changed"] == 2
     explicit = json.loads(tiergate(repo, "tier", "--json", "--base", "HEAD").stdout)
     assert explicit["files_changed"] == 1
+
+
+def since_line(repo: Path, *args: str) -> str:
+    result = tiergate(repo, "tier", "--explain", *args)
+    assert result.returncode == 0, result.stderr
+    return next(line for line in result.stdout.splitlines() if line.startswith("The change since "))
+
+
+def test_explain_names_a_given_sha_once_and_head_with_its_short_id(repo: Path) -> None:
+    write(repo, {"src/app.py": "def f():\n    return 5\n"})
+    sha = git(repo, "rev-parse", "HEAD").strip()
+    assert since_line(repo, "--base", sha) == (
+        f"The change since {sha[:12]}, working tree and untracked files included:"
+    )
+    assert (
+        since_line(repo) == f"The change since HEAD ({sha[:12]}), working tree and untracked files included:"
+    )
+
+
+def test_explain_in_a_repository_without_commits_says_empty_tree_not_head(tmp_path: Path) -> None:
+    fresh = init_repo(tmp_path / "fresh")  # no files: no commit
+    write(fresh, {"app.py": "print(1)\n"})
+    line = since_line(fresh)
+    assert line.startswith("The change since the empty tree (no commit yet, so every file is new)")
+    assert "HEAD" not in line and "4b825dc642cb" not in line
+
+
+def test_explain_names_the_loops_base_when_a_loop_decides_it(repo: Path) -> None:
+    assert tiergate(repo, "ralph", "start", "a task").returncode == 0
+    write(repo, {"src/app.py": "def f():\n    return 6\n"})
+    # (What the loop's base is, a commit or a snapshot of a dirty workspace, is the loop's business.)
+    assert re.fullmatch(
+        r"The change since the loop's base \([0-9a-f]{12}\), working tree and untracked files included:",
+        since_line(repo),
+    )

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import IO
 
 from tiergate import reaper
+from tiergate.text import clip_start
 
 ENV_VAR = "TIERGATE_ALERT"
 DEFAULT_TIMEOUT = 10.0
@@ -93,4 +94,4 @@ def _tail(output: IO[bytes]) -> str:
     output.seek(max(0, size - 4 * _TAIL))
     text = output.read().decode(errors="replace")
     flat = " ".join(text.split())
-    return flat if len(flat) <= _TAIL else "…" + flat[-_TAIL:]
+    return clip_start(flat, _TAIL + 1)

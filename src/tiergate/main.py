@@ -81,12 +81,35 @@ def build_parser() -> argparse.ArgumentParser:
         prog="tiergate",
         description="Verify an autonomous coding loop's completion claims, scaled to the risk of the change.",
     )
-    parser.add_argument("--version", action="version", version=f"tiergate {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    parser.add_argument("-V", "--version", action="version", version=f"tiergate {__version__}")
+    sub = parser.add_subparsers(
+        dest="command", metavar="COMMAND", required=True, parser_class=_command_parser_class()
+    )
     for name in COMMANDS:
         module = _command(name)
         module.add_arguments(sub.add_parser(name, help=module.HELP, description=module.HELP))
     return parser
+
+
+def _command_parser_class() -> type[argparse.ArgumentParser]:
+    """A command's parser that refuses what it does not know itself, with its own usage.
+
+    argparse hands a subcommand's unknown arguments back to the top-level parser, which then shows
+    `usage: tiergate [-h] [--version] COMMAND ...`: no help to someone who mistyped `tiergate demo --bogus`.
+    Nested commands (`ralph start`) get the same class, so each error names the parser that failed.
+    """
+    import argparse
+
+    class CommandParser(argparse.ArgumentParser):
+        def parse_known_args(  # type: ignore[override]
+            self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+        ) -> tuple[argparse.Namespace, list[str]]:
+            parsed, unknown = super().parse_known_args(args, namespace)
+            if unknown:
+                self.error(f"unrecognized arguments: {' '.join(unknown)}")
+            return parsed, unknown
+
+    return CommandParser
 
 
 def _command(name: str) -> CommandModule:

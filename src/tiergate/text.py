@@ -12,17 +12,48 @@ def plural(n: int, noun: str) -> str:
 
 
 def cut(text: str, limit: int) -> str:
-    """`text` cut to `limit` characters, saying how much was left out."""
+    """`text` cut to `limit` characters (at a word boundary), saying how much was left out."""
     if len(text) <= limit:
         return text
-    kept = text[: max(0, limit - 40)].rstrip()
+    kept = _words_within(text, max(0, limit - 40))
     return f"{kept} [... {len(text) - len(kept)} more characters]"
 
 
+def minutes(seconds: float) -> str:
+    """'1 minute', '30 minutes': a duration in whole minutes, with its noun."""
+    return plural(round(seconds / 60), "minute")
+
+
+def clip(text: str, limit: int, ellipsis: str = "…") -> str:
+    """`text` in at most `limit` characters: whole, or its first words and `ellipsis`. A word is cut only
+    when it alone fills more than half the room (a long path, a hash): else a reader sees half a word
+    (`a workt…`) and guesses."""
+    if len(text) <= limit:
+        return text
+    return _words_within(text, max(0, limit - len(ellipsis))) + ellipsis
+
+
+def clip_start(text: str, limit: int, ellipsis: str = "…") -> str:
+    """`text`'s last words in at most `limit` characters, `ellipsis` first (an output's tail)."""
+    if len(text) <= limit:
+        return text
+    room = max(0, limit - len(ellipsis))
+    return ellipsis + _words_within(text[::-1], room)[::-1]
+
+
+def _words_within(text: str, room: int) -> str:
+    """The longest start of `text` within `room` characters that ends at a word's end, stripped."""
+    kept = text[:room]
+    if room < len(text) and not text[room].isspace():
+        space = max(kept.rfind(" "), kept.rfind("\t"), kept.rfind("\n"))
+        if space >= room // 2:
+            kept = kept[:space]
+    return kept.rstrip()
+
+
 def one_line(text: str, limit: int = 600) -> str:
-    """`text` on a single line, cut to `limit` characters: a message, not a dump."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    """`text` on a single line, cut to `limit` characters at a word boundary: a message, not a dump."""
+    return clip(" ".join(text.split()), limit)
 
 
 # Untrusted text --------------------------------------------------------------------------------------------
@@ -66,6 +97,12 @@ def quote_inline(text: str) -> str:
     backticks that could make a fence broken up, so that the line stays one line of tiergate's."""
     out = "".join(_escape(c) if _unsafe(c) and c != "\t" else c for c in text)
     return _unfence(out)
+
+
+def brief(text: str, limit: int = 60) -> str:
+    """A task (or any untrusted text) as one short line of a listing: its whitespace, newlines
+    included, flattened to single spaces, clipped at a word, control characters escaped."""
+    return quote_inline(one_line(text, limit))
 
 
 def quote_block(text: str, marker: str = BLOCK_MARKER) -> str:

@@ -9,6 +9,7 @@ claim that leaves the failures exactly as at the base is still excused."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import Any
 
@@ -91,3 +92,26 @@ def test_failures_left_exactly_as_at_the_base_are_still_excused(tmp_path: Path) 
     assert check["why"].startswith(
         "failed at the baseline too (the same failing tests or fewer, failing the same way"
     )
+
+
+def test_a_new_assertion_comes_before_the_old_setup_errors_which_are_trimmed(tmp_path: Path) -> None:
+    loop = TodoLoop(tmp_path)
+    # reset() still unimplemented (every test still errors at setup, as at the base), and one new test
+    # in a file of its own, without the fixture, failing with an assertion.
+    write(loop.project, {"tests/test_new.py": "def test_sum():\n    assert sum([1, 2]) == 4\n"})
+
+    reason = loop.claim(todoapp.BASE_APP)["reason"]
+
+    block = reason[reason.index("FAILED: tests") :].splitlines()
+    assert "  new failing tests: tests/test_new.py::test_sum" in block
+    start = block.index("  output of the new failure:")
+    rest = block.index("  the rest of the output (failures the baseline had too, totals):")
+    new_output = block[start + 1 : rest]
+    assert new_output[0].startswith("  | ") and "test_sum" in new_output[0]
+    assert "  | E       assert 3 == 4" in new_output
+    assert not any("NotImplementedError" in line or "ERROR" in line for line in new_output)
+    # The old setup errors follow, trimmed, and the totals are kept.
+    old_output = list(itertools.takewhile(lambda line: line.startswith("  | "), block[rest + 1 :]))
+    assert any("ERROR at setup of test_create_returns_the_item" in line for line in old_output)
+    assert len(old_output) <= 12 and any("more lines]" in line for line in old_output)
+    assert any(line.startswith("  | 1 failed, 6 errors") for line in old_output)

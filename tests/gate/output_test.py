@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tiergate.gate.output import MAX_LINE_CHARS, Failure, clean_lines, normalise, summarize
+from tiergate.gate.output import MAX_LINE_CHARS, Failure, clean_lines, focus, normalise, summarize
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "checkoutput"
 
@@ -391,3 +391,28 @@ def test_go_verbose_messages_come_before_their_fail_line() -> None:
         "=== RUN   TestB\n--- PASS: TestB (0.00s)\nFAIL\n"
     )
     assert summarize(output).failure_of("TestA") == failure("TestA", "failed", "a_test.go:9: got 0, want 3")
+
+
+def test_focus_puts_the_new_tests_lines_first_and_attributes_by_whole_names() -> None:
+    output = "\n".join(
+        [
+            "______ ERROR at setup of test_a ______",
+            "E       NotImplementedError: not yet",
+            "app.py:2: NotImplementedError",
+            "______ test_a_b ______",
+            "E       assert 1 == 2",
+            "test_app.py:9: AssertionError",
+            "FAILED test_app.py::test_a_b - assert 1 == 2",
+            "ERROR test_app.py::test_a - NotImplementedError: not yet",
+            "1 failed, 1 error in 0.01s",
+        ]
+    )
+    focused = focus(output, ["test_app.py::test_a_b"])
+    assert focused.first == (
+        "______ test_a_b ______",
+        "E       assert 1 == 2",
+        "test_app.py:9: AssertionError",
+        "FAILED test_app.py::test_a_b - assert 1 == 2",
+    )
+    assert focused.rest[0] == "______ ERROR at setup of test_a ______"
+    assert focused.rest[-1] == "1 failed, 1 error in 0.01s"

@@ -208,7 +208,7 @@ def test_a_ralph_loop_at_its_limit_lets_go_at_that_stop(tmp_path: Path) -> None:
     assert s.stop("Working.") == {}
 
     assert s.loop().end_reason == (
-        "ralph-loop let go without a completion claim (ralph-loop reached its limit of 1 iterations)"
+        "ralph-loop let go without a completion claim (ralph-loop reached its limit of 1 iteration)"
     )
 
 

@@ -89,7 +89,7 @@ def test_the_skip_limit_halts_the_loop_and_tells_the_user_everywhere(tmp_path: P
     answer = loop.stop(CLAIM)
 
     assert "decision" not in answer  # a halted loop lets the stop through
-    assert "loop halted: skip-limit: 1 items given up" in answer["systemMessage"]
+    assert "loop halted: skip-limit: 1 item given up" in answer["systemMessage"]
     assert loop.loop().phase == "halted"
     assert "skip-limit" in alert.read_text()
     status = json.loads(loop.run("status", "--json").stdout)

@@ -158,7 +158,7 @@ def test_the_policies_and_the_alert_command_are_the_loops_not_the_edited_files(t
 
     answer = loop.stop(CLAIM)
 
-    assert "loop halted: skip-limit: 1 items given up" in answer["systemMessage"]
+    assert "loop halted: skip-limit: 1 item given up" in answer["systemMessage"]
     assert loop.loop().phase == "halted"
     assert "skip-limit" in kept.read_text() and not edited.exists()
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 
+from tiergate.text import brief, plural
+
 HELP = "start an autopilot on a features file; the next Claude Code session in this project takes it up"
 
 
@@ -37,15 +39,17 @@ def run(args: argparse.Namespace) -> int:
     pending = pending_loop(project, "", args.max_iterations, None, listed)
     replaced = state.write_pending(project, pending)
     reasons = (
-        f"start: tiergate autopilot start, {len(listed)} features, base {pending.base}; waits for a session",
+        f"start: tiergate autopilot start, {plural(len(listed), 'feature')}, base {pending.base}; "
+        "waits for a session",
     )
     decision_log(project).info("autopilot start", **log_fields("", Outcome(pending, "pending", reasons)))
     if replaced is not None:
-        print(f"tiergate: replaced the loop that was pending ({replaced.task[:60]!r})")
+        print(f"tiergate: replaced the loop that was pending ('{brief(replaced.task)}')")
     ids = ", ".join(f.id for f in listed)
     print(
-        f"tiergate: autopilot pending in {project.root} with {len(listed)} features ({ids}): the next "
-        f"Claude Code session there takes it up (at most {pending.max_iterations} iterations). "
+        f"tiergate: autopilot pending in {project.root} with {plural(len(listed), 'feature')} ({ids}): "
+        "the next Claude Code session there takes it up "
+        f"(at most {plural(pending.max_iterations, 'iteration')}). "
         "`tiergate cancel` drops it."
     )
     return 0

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 
+from tiergate.text import brief
+
 HELP = "cancel the active loops of this project (or of one session) and any pending loop"
 
 
@@ -55,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     if dropped is not None:
         dropped_outcome = Outcome(None, "cancel", ("dropped the pending loop",))
         log.info("cancel", **log_fields("", dropped_outcome))
-        print(f"tiergate: dropped the pending loop ({dropped.task[:60]!r})")
+        print(f"tiergate: dropped the pending loop ('{brief(dropped.task)}')")
     if not cancelled and dropped is None:
         where = f"session {args.session}" if args.session else str(project.root)
         print(f"tiergate: no active loop in {where}; nothing to cancel")

@@ -14,10 +14,14 @@ import sys
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from tiergate.gate.processes import ProgressEvent
+    from tiergate.gate.ruling import Against
 
 HELP = "run the project's checks now, as tiergate's gate does at a completion claim"
 TEXT_LIMIT = 20_000
+SHORT_SHA = 12
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -71,8 +75,24 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))
     else:
-        print(result.report_text(TEXT_LIMIT))
+        print(result.report_text(TEXT_LIMIT, against(project.root, args.base, base)))
     return 1 if result.refuted else 0
+
+
+def against(root: Path, given: str | None, base: str | None) -> Against:
+    """What the checks were compared with, as the person reads it: the revision they gave, the active
+    loop's base, or HEAD; nothing outside git or before the first commit."""
+    from tiergate.gate.baseline import base_commit
+    from tiergate.gate.ruling import Against
+    from tiergate.project import git_top_level
+
+    if git_top_level(str(root)) is None:
+        return Against("", "not a git repository")
+    commit = base_commit(root, base)
+    if commit is None:
+        return Against("", "the repository has no commits yet")
+    name = given or ("the loop's base" if base else "HEAD")
+    return Against(f"{name} ({commit[:SHORT_SHA]})")
 
 
 class TerminalProgress:

@@ -10,6 +10,10 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
 
+# How a user without Claude Code gets it (install.sh says the same).
+GET_CLAUDE = "npm install -g @anthropic-ai/claude-code"
+
+
 def claude_config_dir(env: Mapping[str, str]) -> Path:
     configured = env.get("CLAUDE_CONFIG_DIR")
     return Path(configured) if configured else Path(env.get("HOME") or Path.home()) / ".claude"

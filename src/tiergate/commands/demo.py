@@ -29,7 +29,35 @@ def run(args: argparse.Namespace) -> int:
 
     from tiergate.demo import story
 
-    return story.run(sys.stdout, keep=args.keep, color=wants_color(sys.stdout, os.environ))
+    return story.run(
+        sys.stdout,
+        keep=args.keep,
+        color=wants_color(sys.stdout, os.environ),
+        next_step=next_step(os.environ),
+    )
+
+
+def next_step(env: Mapping[str, str]) -> str:
+    """The demo's closing line: a slash command only for someone who has Claude Code and the plugin."""
+    import shutil
+
+    from tiergate.commands.claudesettings import GET_CLAUDE, claude_config_dir, installed_plugins
+    from tiergate.demo.story import NEXT_STEP
+
+    claude = env.get("CLAUDE_BIN") or "claude"
+    if shutil.which(claude, path=env.get("PATH")) is None:
+        return (
+            f"Next: tiergate runs inside Claude Code, and `{claude}` is not on PATH: get Claude Code with "
+            f"`{GET_CLAUDE}`, then run install.sh again to register the plugin; then, in your own project, "
+            "start a loop in Claude Code with /tiergate:ralph <task>."
+        )
+    if not any(p.partition("@")[0] == "tiergate" for p in installed_plugins(claude_config_dir(env))):
+        return (
+            "Next: the tiergate plugin is not registered in Claude Code: run install.sh again (or see the "
+            "README's Install section); then, in your own project, start a loop in Claude Code with "
+            "/tiergate:ralph <task>."
+        )
+    return NEXT_STEP
 
 
 def wants_color(stream: TextIO, env: Mapping[str, str]) -> bool:

@@ -11,7 +11,7 @@ import argparse
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from tiergate.commands.claudesettings import claude_config_dir, installed_plugins
+from tiergate.commands.claudesettings import GET_CLAUDE, claude_config_dir, installed_plugins
 from tiergate.commands.claudesettings import enabled as _enabled
 from tiergate.commands.claudesettings import read_json as _read_json
 
@@ -236,7 +236,9 @@ def claude_finding(env: Mapping[str, str]) -> Finding:
     wanted = env.get("CLAUDE_BIN") or "claude"
     found = shutil.which(wanted, path=env.get("PATH"))
     if found is None:
-        return Finding("warn", "claude", f"{wanted} not found: tiergate's hooks need Claude Code")
+        return Finding(
+            "warn", "claude", f"{wanted} not found: tiergate's hooks need Claude Code ({GET_CLAUDE})"
+        )
     try:
         result = subprocess.run(
             [found, "--version"], capture_output=True, text=True, timeout=CLAUDE_TIMEOUT, check=False

@@ -104,9 +104,9 @@ def line(row: dict[str, Any]) -> str:
 
 def total_line(summary: dict[str, Any]) -> str:
     if not summary["ran"]:
-        return f"total: {summary['verifications']} verifications, none ran a verifier yet"
+        return f"total: {plural(summary['verifications'], 'verification')}, none ran a verifier yet"
     saving = f"{summary['saving'] * 100:.0f}% less" if summary["saving"] is not None else "n/a"
     return (
-        f"total: {summary['ran']} verifiers ran, cost {summary['relative_cost']:g}x; always THOROUGH: "
-        f"{summary['always_thorough']:g}x ({saving})"
+        f"total: {plural(summary['ran'], 'verifier')} ran, cost {summary['relative_cost']:g}x; "
+        f"always THOROUGH: {summary['always_thorough']:g}x ({saving}), in [costs] weights, not money"
     )

@@ -16,6 +16,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from tiergate.text import brief, plural
+
 if TYPE_CHECKING:
     from tiergate.loop.features import Feature
     from tiergate.loop.records import LoopState
@@ -57,11 +59,11 @@ def run(args: argparse.Namespace) -> int:
     replaced = state.write_pending(project, pending)
     _log(project, pending, replaced)
     if replaced is not None:
-        print(f"tiergate: replaced the loop that was pending ({replaced.task[:60]!r})")
+        print(f"tiergate: replaced the loop that was pending ('{brief(replaced.task)}')")
     print(
         f"tiergate: loop pending in {project.root}: the next Claude Code session there takes it up "
-        f"(at most {pending.max_iterations} iterations; it ends when a verifier passes a claim ending with "
-        f"{promise_tag(pending.promise)}). `tiergate cancel` drops it."
+        f"(at most {plural(pending.max_iterations, 'iteration')}; it ends when a verifier passes a claim "
+        f"ending with {promise_tag(pending.promise)}). `tiergate cancel` drops it."
     )
     return 0
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
+from tiergate.text import brief
+
 if TYPE_CHECKING:
     from tiergate.loop.records import LoopState
 
@@ -115,5 +117,4 @@ def line(entry: dict[str, Any]) -> str:
     if entry["features"]:
         listed = ", ".join(f"{f['id']} {f['status']}" for f in entry["features"])
         return "  ".join(parts) + f"  features: {listed}"
-    task = entry["task"] if len(entry["task"]) <= 60 else entry["task"][:59] + "…"
-    return "  ".join(parts) + f"  task: {task}"
+    return "  ".join(parts) + f"  task: {brief(entry['task'])}"

@@ -75,8 +75,16 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(assessment, sys.stdout)
     elif args.explain:
+        from tiergate.git import empty_tree
+
+        since = base_text(
+            assessment.change.base_label,
+            assessment.change.base,
+            empty=assessment.change.base == empty_tree(root),
+            loop=not args.base and loop_base is not None,
+        )
         route = light_route(assessment, config.tier_policy, _gate_plan(root, config))
-        sys.stdout.write(explain(assessment, prompt_given=args.prompt is not None, route=route))
+        sys.stdout.write(explain(assessment, prompt_given=args.prompt is not None, route=route, since=since))
     else:
         sys.stdout.write(summary(assessment))
     return 0
@@ -219,7 +227,25 @@ def _blocks(ok: bool, what: str) -> str:
     return f"  {'ok    ' if ok else 'blocks'}  {what}"
 
 
-def explain(assessment: Assessment, prompt_given: bool, route: list[str] | None = None) -> str:
+def base_text(label: str, base: str, *, empty: bool, loop: bool) -> str:
+    """What the change is measured from, for a person: a name with its short id, a given id once, and
+    git's empty tree (a repository with no commits yet) called so rather than "HEAD"."""
+    if empty:
+        return "the empty tree (no commit yet, so every file is new)"
+    short = base[:12]
+    if loop:
+        return f"the loop's base ({short})"
+    if len(label) >= 4 and base.lower().startswith(label.lower()):
+        return short  # the id the user gave: once, not twice
+    return f"{label} ({short})"
+
+
+def explain(
+    assessment: Assessment,
+    prompt_given: bool,
+    route: list[str] | None = None,
+    since: str | None = None,
+) -> str:
     decision, change, scan = assessment.decision, assessment.change, assessment.scan
     verifier = decision.verifier
     additions = sum(f.additions for f in change.files)
@@ -228,7 +254,7 @@ def explain(assessment: Assessment, prompt_given: bool, route: list[str] | None 
         f"Tier: {decision.tier}: {verifier.subagent_type} on {verifier.model} "
         f"(relative cost {decision.relative_cost:g}x)",
         "",
-        f"The change since {change.base_label} ({change.base[:12]}), "
+        f"The change since {since or f'{change.base_label} ({change.base[:12]})'}, "
         "working tree and untracked files included:",
         f"  {plural(change.files_changed, 'file')}, {plural(change.lines_changed, 'line')} "
         f"(+{additions} -{deletions})",

@@ -10,6 +10,7 @@ import textwrap
 from typing import TextIO
 
 from tiergate.demo.session import Answer
+from tiergate.text import clip
 
 WIDTH = 110
 QUOTE_WIDTH = 120  # a row of `tiergate history` is this wide
@@ -22,12 +23,13 @@ def wrap(text: str, width: int, max_lines: int = MAX_WRAPPED_LINES) -> list[str]
     """`text` on at most `max_lines` lines of `width`, continuation lines indented by two."""
     lines = textwrap.wrap(" ".join(text.split()), width=width, subsequent_indent="  ", break_on_hyphens=False)
     if len(lines) > max_lines:
-        lines = [*lines[: max_lines - 1], cut(lines[max_lines - 1], width - 1) + "…"]
+        # The last line kept ends at a word's end (textwrap's lines do) or is cut at one, then the ellipsis.
+        lines = [*lines[: max_lines - 1], clip(lines[max_lines - 1], width - 1, "") + "…"]
     return lines or [""]
 
 
 def cut(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
+    return clip(text, width)
 
 
 class Printer:
@@ -78,7 +80,8 @@ class Printer:
             self._write(self._style("red", line))
 
     def plain(self, text: str) -> None:
-        self._write(text)
+        for line in wrap(text, WIDTH, max_lines=8):
+            self._write(line)
 
     def _style(self, style: str, text: str) -> str:
         return f"\033[{_STYLES[style]}m{text}\033[0m" if self._color else text

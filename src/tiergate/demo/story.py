@@ -43,8 +43,19 @@ class Script:
 SCRIPT = Script()
 
 
-def run(out: TextIO, *, script: Script = SCRIPT, keep: bool = False, color: bool = False) -> int:
-    """Tell the story in a new temporary directory; 0 if it went as scripted, 1 if not."""
+NEXT_STEP = "Next: in your own project, start a loop in Claude Code with /tiergate:ralph <task>."
+
+
+def run(
+    out: TextIO,
+    *,
+    script: Script = SCRIPT,
+    keep: bool = False,
+    color: bool = False,
+    next_step: str = NEXT_STEP,
+) -> int:
+    """Tell the story in a new temporary directory; 0 if it went as scripted, 1 if not. `next_step` is the
+    closing line: what the user can do next on this machine (`tiergate.commands.demo.next_step`)."""
     printer = Printer(out, color=color)
     began = time.monotonic()
     workdir = Path(tempfile.mkdtemp(prefix="tiergate-demo-"))
@@ -60,7 +71,7 @@ def run(out: TextIO, *, script: Script = SCRIPT, keep: bool = False, color: bool
             f"Done in {time.monotonic() - began:.1f} s, as scripted. Every answer above came from `tiergate "
             "hook <Event>`, the command Claude Code runs for tiergate's hooks."
         )
-        printer.plain("Next: in your own project, start a loop in Claude Code with /tiergate:ralph <task>.")
+        printer.plain(next_step)
         if page is None:
             printer.plain(
                 "To look at the loop as a page, run `tiergate demo --keep`: it keeps the example and writes "
@@ -214,7 +225,7 @@ def _verifier_starts(p: Printer, session: Session, directive: dict[str, Any]) ->
     )
     p.line("The gate's results are in it: its one failure already failed when the loop began, so it does")
     p.line("not refute the claim by itself; the verifier must judge it.")
-    p.quote("tests: " + checks[0].split("): ", 1)[-1])
+    p.quote("tests: " + checks[0].split("): ", 1)[-1], prose=True)
     p.quote("EVIDENCE YOU MUST PRODUCE: " + ", ".join(f'"{label}"' for label in packet.labels))
     return agent, packet
 
@@ -310,7 +321,10 @@ def _loop_finalized(p: Printer, session: Session) -> None:
 
 
 def _history(p: Printer, session: Session) -> None:
-    p.step("What each verification cost, against always sending the THOROUGH verifier")
+    p.step(
+        "What each verification cost, in the [costs] weights per tier (relative, not money), against "
+        "always sending the THOROUGH verifier"
+    )
     p.line("$ tiergate history")
     lines = session.tiergate("history").splitlines()
     verdicts = [line for line in lines if line.startswith(session.id[:12])]

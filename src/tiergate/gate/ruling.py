@@ -46,8 +46,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from tiergate.gate.checks import COMPILE_STAGE, CheckResult
-from tiergate.gate.output import Failure, OutputSummary, summarize
-from tiergate.text import BLOCK_MARKER, cut, plural, quote_inline
+from tiergate.gate.output import Failure, OutputSummary, focus, summarize
+from tiergate.text import BLOCK_MARKER, clip, cut, plural, quote_inline
 from tiergate.tier.coveragelines import GateCoverage
 
 Standing = Literal["passed", "new", "pre-existing", "skipped"]
@@ -61,6 +61,15 @@ NAMES_SHOWN = 10
 RESHAPED_SHOWN = 10
 RESHAPED_CHARS = 400
 _MIN_BLOCK = 200
+
+
+@dataclass(frozen=True)
+class Against:
+    """What `tiergate checks` compared the checks with, named for the person who ran it: the report the
+    Stop gives Claude speaks of the claim and of when the loop began instead."""
+
+    name: str  # "HEAD (1a2b3c4d5e6f)", "the loop's base (...)"; "" when there was nothing to compare with
+    why_nothing: str = ""  # when `name` is empty: "the repository has no commits yet", ...
 
 
 @dataclass(frozen=True)
@@ -132,9 +141,10 @@ class GateResult:
             return ("no checks: none configured and none detected",)
         return tuple(f"{_label(v.result)}: {v.standing}: {v.reason}" for v in self.verdicts)
 
-    def report_text(self, limit: int = REPORT_LIMIT) -> str:
-        """The failing checks and what helps in their output, for the Stop's block reason."""
-        return _report(self, limit)
+    def report_text(self, limit: int = REPORT_LIMIT, against: Against | None = None) -> str:
+        """The failing checks and what helps in their output: for the Stop's block reason, or, with
+        `against`, for a person running `tiergate checks` (no claim, maybe no loop)."""
+        return _report(self, limit, against)
 
     def packet_lines(self) -> tuple[str, ...]:
         """The CHECKS section of a verifier's evidence packet."""
@@ -307,37 +317,40 @@ def _failure_block(v: CheckVerdict) -> list[str]:
     if v.new_tests:
         lines.append(f"  new failing tests: {_names(v.new_tests)}")
     lines += _reshaped_lines(v.reshaped)
-    if v.new_tests:
-        older = [name for name in v.summary.failed_tests if name not in v.new_tests]
-        if older:
-            lines.append(f"  failing at the baseline too: {_names(older)}")
+    older = [name for name in v.summary.failed_tests if name not in v.new_tests] if v.new_tests else []
+    if older:
+        lines.append(f"  failing at the baseline too: {_names(older)}")
     if v.reason not in (NO_BASELINE, UNFINISHED):
         lines.append(f"  ({v.reason})")
     # The output is the agent's to shape: each line after the marker, escaped, no fence.
-    lines += [BLOCK_MARKER + quote_inline(line) for line in v.summary.lines]
+    if not older:
+        return lines + [BLOCK_MARKER + quote_inline(line) for line in v.summary.lines]
+    # Old failures too: the new ones' output first, then the rest, so that none is buried or cut.
+    focused = focus(v.result.output, v.new_tests)
+    lines.append(f"  output of the new {'failure' if len(v.new_tests) == 1 else 'failures'}:")
+    lines += [BLOCK_MARKER + quote_inline(line) for line in focused.first]
+    if focused.rest:
+        lines.append("  the rest of the output (failures the baseline had too, totals):")
+        lines += [BLOCK_MARKER + quote_inline(line) for line in focused.rest]
     return lines
 
 
 def _reshaped_lines(reshaped: Sequence[Reshaped]) -> list[str]:
     """Each new failure with its failure now and what it was at the baseline (bounded)."""
-    lines = [f"  - {_clipped(r.text(), RESHAPED_CHARS)}" for r in reshaped[:RESHAPED_SHOWN]]
+    lines = [f"  - {clip(r.text(), RESHAPED_CHARS, '...')}" for r in reshaped[:RESHAPED_SHOWN]]
     if len(reshaped) > RESHAPED_SHOWN:
         lines.append(f"  - (+{len(reshaped) - RESHAPED_SHOWN} more)")
     return lines
 
 
-def _clipped(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _report(result: GateResult, limit: int) -> str:
+def _report(result: GateResult, limit: int, against: Against | None = None) -> str:
     new = sorted(result.new_failures, key=lambda v: not v.compile_stage)
-    head = [_headline(result)]
+    head = [_headline(result) if against is None else _person_headline(result, against)]
     if result.reused:
         head.append("(These results were produced earlier for this very workspace and reused.)")
+    old_label = "Pre-existing, not held against this claim" if against is None else "Pre-existing"
     tail = [
-        f"Pre-existing, not held against this claim: {_label(v.result)} "
-        f"({quote_inline(v.result.reason)}; {v.reason})"
+        f"{old_label}: {_label(v.result)} ({quote_inline(v.result.reason)}; {v.reason})"
         for v in result.pre_existing
     ]
     skipped = [_label(v.result) for v in result.verdicts if v.standing == "skipped"]
@@ -353,8 +366,10 @@ def _report(result: GateResult, limit: int) -> str:
             "A check that cannot run must be made to run (install its program, or fix its command in the "
             "[checks] table); `tiergate doctor` names what is missing."
         )
-    if result.refuted:
+    if result.refuted and against is None:
         tail.append("Fix the new failures, then claim again. `tiergate checks` runs the same checks.")
+    elif result.refuted:
+        tail.append("A completion claim on this workspace would be refuted: fix the new failures first.")
     fixed = "\n".join(head + tail)
     room = max(_MIN_BLOCK, (limit - len(fixed) - 2 * (len(new) + 1)) // max(1, len(new)))
     blocks = [_fit_lines(_failure_block(v), room) for v in new]
@@ -392,6 +407,32 @@ def _headline(result: GateResult) -> str:
             "as when the loop began."
         )
     return f"tiergate's checks pass ({plural(total, 'check')})."
+
+
+def _person_headline(result: GateResult, against: Against) -> str:
+    """`_headline` for a person at `tiergate checks`: what the checks were compared with, and plainly
+    when not one of them passes."""
+    total = len(result.verdicts)
+    new, old = len(result.new_failures), len(result.pre_existing)
+    if total == 0 or (new == 0 and old == 0):
+        return _headline(result)
+    where = against.name or "nothing"
+    compared = f"compared with {where}" + (f" ({against.why_nothing})" if not against.name else "")
+    failing = new + old
+    verb = "fails" if failing == 1 else "fail"
+    fails = f"tiergate's checks: {failing} of {total} {verb}"
+    if failing == total:
+        fails = f"Every check fails ({total} of {total})"
+    if not new:
+        closing = ", but no check passes" if failing == total else ""
+        return f"{fails}, as at {where}: nothing new, so a claim would not be refuted{closing}."
+    checks = "all of them" if new == total else plural(new, "check")
+    if all(v.result.could_not_run for v in result.new_failures):
+        what = f"{checks} could not run, so no evidence"
+    else:
+        what = f"new failures in {checks}"
+    also = f"; {plural(old, 'other check')} failed there too" if old else ""
+    return f"{fails}: {what}, {compared}{also}."
 
 
 def _fit_lines(lines: list[str], room: int) -> str:

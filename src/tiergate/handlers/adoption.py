@@ -18,6 +18,7 @@ from tiergate.loop import adoption
 from tiergate.loop.adoption import Foreign, NotAdopted
 from tiergate.loop.claims import ClaimCheck
 from tiergate.loop.events import Outcome
+from tiergate.text import plural
 
 if TYPE_CHECKING:
     from tiergate.loop.records import LoopState
@@ -115,7 +116,9 @@ def _adopted(project: Project, event_name: str, new: LoopState, found: Foreign) 
     from tiergate.loop.launch import rules_reason
 
     effects.mark_start(project, new.session_id, new.base)
-    cap = f"at most {new.max_iterations} iterations" + (" (its own cap)" if found.max_iterations else "")
+    cap = f"at most {plural(new.max_iterations, 'iteration')}" + (
+        " (its own cap)" if found.max_iterations else ""
+    )
     promise = f"promise {new.promise!r}" if found.promise else "its completion is OMC clearing its state"
     reasons = (
         f"adopt: {found.kind} on {found.task[:200]!r}, {promise}, {cap}, base {new.base}",

@@ -15,6 +15,7 @@ from tiergate.loop import store as state
 from tiergate.loop import text as looptext
 from tiergate.loop.events import Cancel, Outcome, TaskNotification, UserPrompt
 from tiergate.loop.records import LoopState
+from tiergate.text import plural
 
 if TYPE_CHECKING:
     from tiergate.loop.features import Feature
@@ -112,7 +113,7 @@ def start(
     _mark_start(project, session_id, new.base)
     name = "/tiergate:autopilot" if new.features else "/tiergate:ralph"
     reasons: tuple[str, ...] = (
-        f"start: {name}, at most {new.max_iterations} iterations, base {new.base}",
+        f"start: {name}, at most {plural(new.max_iterations, 'iteration')}, base {new.base}",
         rules_reason(new),
     )
     if previous is not None and previous.active:

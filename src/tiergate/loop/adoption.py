@@ -29,6 +29,7 @@ from tiergate.loop.claims import ClaimCheck
 from tiergate.loop.events import Outcome, Stop
 from tiergate.loop.records import LoopState
 from tiergate.loop.transitions import halt
+from tiergate.text import minutes, plural
 
 Kind = Literal["ralph-loop", "omc-ralph", "omc-autopilot"]
 KINDS: tuple[Kind, ...] = ("ralph-loop", "omc-ralph", "omc-autopilot")
@@ -149,7 +150,7 @@ def ralph_loop_lets_go(text: str) -> str | None:
         return "ralph-loop cannot read its state file's iteration: it deletes it"
     iteration, cap = numbers
     if cap > 0 and iteration >= cap:
-        return f"ralph-loop reached its limit of {cap} iterations"
+        return f"ralph-loop reached its limit of {plural(cap, 'iteration')}"
     return None
 
 
@@ -388,7 +389,7 @@ def adopted_message(loop: LoopState) -> str:
     """The user's notice when tiergate adopts their loop."""
     name = _NAMES.get(loop.adopted or "", loop.adopted or "")
     return (
-        f"tiergate: verifying {name}'s completion claim (at most {loop.max_iterations} iterations, "
-        f"{loop.budget / 60:.0f} minutes). [interop] in .tiergate.toml turns this off; /tiergate:cancel "
+        f"tiergate: verifying {name}'s completion claim (at most {plural(loop.max_iterations, 'iteration')}, "
+        f"{minutes(loop.budget)}). [interop] in .tiergate.toml turns this off; /tiergate:cancel "
         "stops it."
     )

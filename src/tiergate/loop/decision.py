@@ -83,6 +83,7 @@ from tiergate.loop.transitions import (
     send_back,
 )
 from tiergate.loop.verifiers import on_subagent_start, on_subagent_stop
+from tiergate.text import clip, plural
 
 
 def decide(state: LoopState | None, event: Event, now: float, limits: Limits = LIMITS) -> Outcome:
@@ -161,8 +162,9 @@ def _never_blocked(state: LoopState, ev: Stop, now: float) -> Outcome | None:
     if now - state.started_at > state.budget:
         return halt(state, now, looptext.budget_reason(state, now))
     if ev.background:
-        work = "; ".join(ev.background)[:300]
-        reason = f"background-work: {len(ev.background)} task(s) in flight ({work}); the session is not done"
+        work = clip("; ".join(ev.background), 300)
+        tasks = plural(len(ev.background), "task")
+        reason = f"background-work: {tasks} in flight ({work}); the session is not done"
         return Outcome(state, "pass", (reason,))
     return None
 
@@ -257,9 +259,8 @@ def _stop_verifying(state: LoopState, ev: Stop, now: float, limits: Limits) -> O
         )
         return block_stop(announced, ev, now, limits, outcome)
     if verification.reminders >= limits.reminders:
-        why = (
-            f"no verifier started for verification {verification.id} after {verification.reminders} reminders"
-        )
+        reminders = plural(verification.reminders, "reminder")
+        why = f"no verifier started for verification {verification.id} after {reminders}"
         return halt(state, now, why)
     reminded = replace(state, verification=replace(verification, reminders=verification.reminders + 1))
     reasons = (

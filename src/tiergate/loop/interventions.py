@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tiergate.loop.stalls import PROGRESS_STALLS, Stall
+from tiergate.text import plural
 
 
 @dataclass(frozen=True)
@@ -121,7 +122,8 @@ def decide(
     given_up = (*skipped_items(record), item)
     if at_limit and len(given_up) >= policy.skip_limit:
         why = (
-            f"skip-limit: {len(given_up)} items given up ({', '.join(given_up)}; limit {policy.skip_limit}): "
+            f"skip-limit: {plural(len(given_up), 'item')} given up ({', '.join(given_up)}; "
+            f"limit {policy.skip_limit}): "
             "the premise is wrong, and going on only burns budget"
         )
         return _halt(why, record, (*why_limit, why), dirty, given_up)

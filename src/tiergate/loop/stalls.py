@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from tiergate.text import one_line
+from tiergate.text import one_line, plural
 
 StallKind = Literal["repeated-failure", "unchanged-claim", "empty-turns", "budget"]
 # Stalls that say "another try of the same will not differ", as opposed to the budget, which ends the loop.
@@ -158,7 +158,8 @@ def empty_turn_stall(count: int, policy: StallPolicy = STALL_POLICY) -> Stall | 
         return None
     return Stall(
         "empty-turns",
-        f"empty-turns: {count} turns in a row ended without a claim and without any change to the workspace",
+        f"empty-turns: {plural(count, 'turn')} in a row ended without a claim and without any change to "
+        "the workspace",
     )
 
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from tiergate.loop.claims import promise_tag
 from tiergate.text import cut as cut  # noqa: PLC0414 (re-exported: refutation, verifiers call looptext.cut)
-from tiergate.text import plural, quote_block, quote_inline, quote_path
+from tiergate.text import minutes, plural, quote_block, quote_inline, quote_path
 
 if TYPE_CHECKING:
     from tiergate.loop.records import LoopState, RefutedWorkspace, Verification, VerifierRun
@@ -296,14 +296,14 @@ def idle_reason(blocks: int) -> str:
 
 def budget_reason(state: LoopState, now: float) -> str:
     used = (now - state.started_at) / 60
-    return f"the wall-clock budget is spent ({used:.0f} of {state.budget / 60:.0f} minutes)"
+    return f"the wall-clock budget is spent ({used:.0f} of {minutes(state.budget)})"
 
 
 def halted_message(state: LoopState, why: str) -> str:
     return (
         f"tiergate: loop halted: {why}. The work so far is in the workspace as it is now. "
         "See `tiergate status` and `tiergate history`; to go on, start a new loop with "
-        f"/tiergate:ralph <task> --max-iterations N (this one ran {state.iteration} iterations)."
+        f"/tiergate:ralph <task> --max-iterations N (this one ran {plural(state.iteration, 'iteration')})."
     )
 
 
@@ -386,8 +386,8 @@ def started_message(state: LoopState, replaced: LoopState | None) -> str:
         else ""
     )
     return (
-        f"tiergate: loop started (at most {state.max_iterations} iterations and {state.budget / 60:.0f} "
-        f"minutes; it ends when a verifier passes a claim ending with {tag(state)}){also}. "
+        f"tiergate: loop started (at most {plural(state.max_iterations, 'iteration')} and "
+        f"{minutes(state.budget)}; it ends when a verifier passes a claim ending with {tag(state)}){also}. "
         "/tiergate:cancel stops it."
     )
 
@@ -396,7 +396,7 @@ def bound_message(state: LoopState) -> str:
     return (
         "tiergate: the loop started from the shell now runs in this session: "
         f"{quote_inline(cut(state.task, 120))} "
-        f"(at most {state.max_iterations} iterations). /tiergate:cancel stops it."
+        f"(at most {plural(state.max_iterations, 'iteration')}). /tiergate:cancel stops it."
     )
 
 

@@ -25,6 +25,7 @@ from tiergate.loop.records import (
 from tiergate.loop.refutation import bind, verifier_refuted
 from tiergate.loop.transitions import request_again
 from tiergate.loop.verdict import Judgement
+from tiergate.text import plural
 
 
 def is_verifier(agent_type: str) -> bool:
@@ -58,7 +59,8 @@ def on_subagent_start(state: LoopState | None, ev: SubagentStart, now: float, li
         reasons = (f"verifier-started: {ev.agent_id} again",)
         return Outcome(state, "verifier-started", reasons, context=evidence.packet(state, verification))
     if len(verification.runs) >= limits.runs:
-        reasons = (f"unrequested: {len(verification.runs)} verifiers already started for {verification.id}",)
+        started = plural(len(verification.runs), "verifier")
+        reasons = (f"unrequested: {started} already started for {verification.id}",)
         return Outcome(state, "unrequested", reasons, context=looptext.UNREQUESTED)
     run = VerifierRun(ev.agent_id, ev.agent_type, now, ev.fingerprint)
     runs = (*verification.runs, run)

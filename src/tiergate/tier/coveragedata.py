@@ -26,6 +26,7 @@ from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from tiergate.text import clip
 from tiergate.tier.coveragelines import CoverageData, FileLines, Format
 
 LOCATIONS: tuple[tuple[str, Format], ...] = (
@@ -84,8 +85,7 @@ def load(root: Path, name: str, fmt: Format, wanted: Collection[str]) -> Coverag
 
 def _one_line(text: str, limit: int = 160) -> str:
     """Evidence is one line: a parser's message may span several, or quote a whole file."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+    return clip(" ".join(text.split()), limit, "...")
 
 
 _Record = tuple[list[str], FileLines]  # candidate repository paths, lines

@@ -1,0 +1,57 @@
+"""The command line's own surface, as a new user meets it: `-V`, and a mistyped option answered by the
+command that was given, with that command's usage."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tiergate import __version__
+from tiergate.main import COMMANDS
+
+
+def tiergate(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "tiergate", *args]
+    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, check=False, timeout=60)
+
+
+@pytest.mark.parametrize("flag", ["-V", "--version"])
+def test_the_short_and_long_version_flags_print_the_version(tmp_path: Path, flag: str) -> None:
+    run = tiergate(tmp_path, flag)
+    assert (run.returncode, run.stdout, run.stderr) == (0, f"tiergate {__version__}\n", "")
+
+
+# What a command is typed with so that only the option is wrong: its action, or a positional argument.
+TYPED = {
+    "ralph": ("ralph start", ("a task",)),
+    "autopilot": ("autopilot start", ("features.json",)),
+    "restore": ("restore", ("some-backup",)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_an_unknown_option_is_refused_by_the_command_with_its_own_usage(tmp_path: Path, name: str) -> None:
+    prog, positional = TYPED.get(name, (name, ()))
+    run = tiergate(tmp_path, *prog.split(), *positional, "--bogus")
+    assert run.returncode == 2
+    lines = run.stderr.splitlines()
+    assert lines[0].startswith(f"usage: tiergate {prog} [-h]"), run.stderr
+    assert lines[-1] == f"tiergate {prog}: error: unrecognized arguments: --bogus"
+    assert run.stdout == ""
+
+
+def test_an_unknown_action_is_refused_by_its_command(tmp_path: Path) -> None:
+    run = tiergate(tmp_path, "ralph", "bogus")
+    assert run.returncode == 2
+    assert run.stderr.startswith("usage: tiergate ralph [-h] ACTION ...")
+    assert "tiergate ralph: error: argument ACTION: invalid choice: 'bogus'" in run.stderr
+
+
+def test_an_unknown_option_before_any_command_gets_the_top_level_usage(tmp_path: Path) -> None:
+    run = tiergate(tmp_path, "--bogus", "status")
+    assert run.returncode == 2
+    assert run.stderr.startswith("usage: tiergate [-h] [-V] COMMAND ...")
+    assert run.stderr.splitlines()[-1] == "tiergate: error: unrecognized arguments: --bogus"
