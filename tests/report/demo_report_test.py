@@ -16,7 +16,7 @@ def test_the_kept_demo_writes_its_loops_report_and_the_browser_shows_the_loop(tm
     result, _ = demo(tmp_path / "tmp", "--keep")
 
     assert result.returncode == 0, result.stdout + result.stderr
-    said = re.search(r"^The loop as a page: (?P<page>/\S+\.html) \(open it in a browser", result.stdout, re.M)
+    said = re.search(r"^The loop as a page:\s+(?P<page>/\S+\.html)\s+\(open\s+it in", result.stdout, re.M)
     assert said is not None, result.stdout
     page = Path(said["page"])
     assert page.name == "report.html" and page.parent.name.startswith("statkit-demo-")
@@ -25,9 +25,9 @@ def test_the_kept_demo_writes_its_loops_report_and_the_browser_shows_the_loop(tm
     assert "claim refuted by the checks" in text
     assert "new failing tests: tests.test_median.MedianTest.test_input_is_left_unchanged" in text
     assert "Intervention: retry" in text
-    assert "claim sent to a verifier: tier STANDARD by tiergate:architect-medium (sonnet)" in text
-    assert "Why STANDARD: default: not LIGHT (test coverage partial" in text
-    assert "verdict ✗ FAIL for v1 by tiergate:architect-medium (sonnet)" in text
-    assert "verdict ✓ PASS for v2 by tiergate:architect-medium (sonnet)" in text
+    assert "claim sent to a verifier: tier LIGHT by tiergate:architect-low (haiku)" in text
+    assert "Why LIGHT: small-and-tested: 1 file < 5, 5 lines < 100, test coverage full" in text
+    assert "verdict ✗ FAIL for v1 by tiergate:architect-low (haiku)" in text
+    assert "verdict ✓ PASS for v2 by tiergate:architect-low (haiku)" in text
     assert "verifier sent back (redo)" in text and "1 redo (sent back for a better verdict)" in text
-    assert "weights, not money): 10x of 40x, 75% less" in text
+    assert "weights, not money): 2x of 40x, 95% less" in text

@@ -71,12 +71,12 @@ def run(
             f"Done in {time.monotonic() - began:.1f} s, as scripted. Every answer above came from `tiergate "
             "hook <Event>`, the command Claude Code runs for tiergate's hooks."
         )
-        printer.plain(next_step)
         if page is None:
             printer.plain(
                 "To look at the loop as a page, run `tiergate demo --keep`: it keeps the example and writes "
                 "its report (`tiergate report`)."
             )
+        printer.plain(next_step)
         return 0
     finally:
         state = example_state_dir(workdir)
