@@ -28,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
     from tiergate.log import decision_log
     from tiergate.loop import store as state
     from tiergate.loop.events import Outcome
-    from tiergate.loop.launch import read_features
+    from tiergate.loop.launch import read_features, start_line
     from tiergate.loop.logrecord import log_fields
     from tiergate.project import locate
 
@@ -40,6 +40,9 @@ def run(args: argparse.Namespace) -> int:
         f"start: tiergate autopilot start, {len(listed)} features, base {pending.base}; waits for a session",
     )
     decision_log(project).info("autopilot start", **log_fields("", Outcome(pending, "pending", reasons)))
+    dirty = start_line(pending)
+    if dirty is not None:
+        print(dirty)
     if replaced is not None:
         print(f"tiergate: replaced the loop that was pending ({replaced.task[:60]!r})")
     ids = ", ".join(f.id for f in listed)

@@ -59,6 +59,8 @@ def run(args: argparse.Namespace) -> int:
     config = load_config(project.root)
     checks = project_checks(project.root, config)
     base = args.base or state.active_base(project)
+    if base is not None and not args.base and not args.json:
+        print(f"tiergate: compared with the workspace as it was when the loop began ({base[:12]})")
     progress = TerminalProgress(sys.stderr) if sys.stderr.isatty() else None
     result = run_gate(
         project,

@@ -50,12 +50,16 @@ def run(args: argparse.Namespace) -> int:
 
     from tiergate.loop import store as state
     from tiergate.loop.claims import promise_tag
+    from tiergate.loop.launch import start_line
     from tiergate.project import locate
 
     project = locate(Path.cwd(), os.environ)
     pending = pending_loop(project, args.task, args.max_iterations, args.promise)
     replaced = state.write_pending(project, pending)
     _log(project, pending, replaced)
+    dirty = start_line(pending)
+    if dirty is not None:
+        print(dirty)
     if replaced is not None:
         print(f"tiergate: replaced the loop that was pending ({replaced.task[:60]!r})")
     print(

@@ -165,9 +165,10 @@ def all_loops(project: Project) -> list[LoopState]:
 
 
 def active_base(project: Project) -> str | None:
-    """The base of the most recently started active loop in this project (for `tiergate tier`)."""
+    """What the most recently started active loop in this project measures its change from (for
+    `tiergate checks`): the workspace it began on, else its base commit."""
     active = [s for s in all_loops(project) if s.active]
-    return active[-1].base if active else None
+    return active[-1].change_base if active else None
 
 
 # Files --------------------------------------------------------------------------------------------------
