@@ -557,18 +557,20 @@ def _measuring_index(repo: Path, base: str, copy: bool = False) -> Iterator[Path
         index.unlink(missing_ok=True)
 
 
-def workspace_tree(repo: Path, base: str) -> str:
+def workspace_tree(repo: Path, base: str) -> str | None:
     """The working tree of `repo` (its top) as a tree in its objects, as a measurement from `base` sees
     it: the files that differ from `base` and the untracked files `untracked_files` lists, hashed as
     `git diff` hashes a file to compare it (git's own eol and ident conversion, no filter driver), on a
     copy of the index. What a loop that begins on a dirty workspace measures its change from: measured
-    from this tree, every file is as it was. UserError when the index has unresolved conflicts."""
+    from this tree, every file is as it was. None when no file differs from `base` (nothing to write);
+    UserError when the index has unresolved conflicts."""
     changed = changed_paths(repo, base)
     untracked = [p for p in untracked_files(repo, base) if not p.endswith("/")]  # not a nested repository
+    if not changed and not untracked:
+        return None
     with _measuring_index(repo, base, copy=True) as index:
         listed = b"".join(os.fsencode(p) + b"\0" for p in sorted({*changed, *untracked}))
-        if listed:
-            run(repo, "update-index", "--add", "--remove", "-z", "--stdin", stdin=listed, index=index)
+        run(repo, "update-index", "--add", "--remove", "-z", "--stdin", stdin=listed, index=index)
         return _lines(run(repo, "write-tree", index=index).stdout)
 
 

@@ -5,6 +5,7 @@ a rollback, a loop started from a shell and an adopted ralph-loop, and a clean s
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -148,6 +149,8 @@ def test_a_loop_started_from_a_shell_on_a_dirty_tree_says_so_and_keeps_that_base
     assert loop.hook("SessionStart", source="startup") is not None
     start = loop.loop().start
     assert start is not None and start[:12] in line
+    [entry] = json.loads(loop.run("status", "--json").stdout)
+    assert (entry["base"], entry["start"]) == (git(loop.project, "rev-parse", "HEAD").strip(), start)
     # Something prunes the start's objects from the repository: they come back from the backup store.
     git(loop.project, "reflog", "expire", "--expire=now", "--all")
     git(loop.project, "gc", "-q", "--prune=now")

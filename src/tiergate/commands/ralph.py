@@ -2,7 +2,9 @@
 
 No session exists yet, so the loop waits in `<state_dir>/pending.json` and is bound to the next Claude
 Code session that reaches a tiergate hook in this project (one that has no active loop of its own). Its
-base, the commit its changes are measured from, is HEAD now; its clock starts when it is bound.
+base, what its changes are measured from, is HEAD now, or the workspace as it is now when that holds
+uncommitted or untracked changes (said in one line: they are the user's, not the loop's); its clock starts
+when it is bound.
 
 A loop keeps the configuration it started with (checks, thresholds, keywords, patterns, policies): an
 edit of `.tiergate.toml` during the loop is a change to verify, not a change of its rules. The user

@@ -78,6 +78,9 @@ def describe(loop: LoopState, *, pending: bool = False) -> dict[str, Any]:
         # The user's own loop this one adopted ("ralph-loop", "omc-ralph", "omc-autopilot"), else None.
         "adopted": loop.adopted,
         "base": loop.base,
+        # The workspace the loop began on when it had uncommitted or untracked changes (its change is
+        # measured from it), else None.
+        "start": loop.start,
         "started_at": loop.started_at,
         "ended_at": loop.ended_at,
         "end_reason": loop.end_reason,

@@ -39,8 +39,8 @@ def take(project: Project, name: str, base: str | None, now: float | None = None
     root = git.repo_root(project.root)
     since = base or git.empty_tree(root)
     tree = git.workspace_tree(root, since)
-    if tree == backups.tree_of(root, base):
-        return None
+    if tree is None or tree == backups.tree_of(root, base):
+        return None  # (the same tree: only a file's timestamps differed)
     message = (
         f"tiergate: the workspace loop {name} began on\n\nThe files as they were when the loop started "
         f"on {base or 'no commit'}, uncommitted and untracked ones included: the loop's change is "
