@@ -532,10 +532,10 @@ def _measuring_index(repo: Path, base: str, copy: bool = False) -> Iterator[Path
     - every path `base` holds that the index does not is entered with `base`'s content: such a file is
       compared with what is on disk, not taken for a deletion plus an untracked file. That is how the
       user's untracked files in a loop's start workspace (`workspace_tree`) stay out of the loop's
-      change while they are as they were, and how a file the agent only untracked (`git rm --cached`)
-      is no change at all."""
+      change while they are as they were (and a file only untracked since, `git rm --cached`, is no
+      change). Only for a base `measure_from_workspace` named: a commit of the history pays nothing."""
     flagged = flagged_paths(repo)
-    absent = _only_in_base(repo, base)
+    absent = _only_in_base(repo, base) if base in _workspace_bases else b""
     if not any(flagged.values()) and not absent and not copy:
         yield None
         return
@@ -572,6 +572,17 @@ def workspace_tree(repo: Path, base: str) -> str | None:
         listed = b"".join(os.fsencode(p) + b"\0" for p in sorted({*changed, *untracked}))
         run(repo, "update-index", "--add", "--remove", "-z", "--stdin", stdin=listed, index=index)
         return _lines(run(repo, "write-tree", index=index).stdout)
+
+
+# The bases that are a workspace a loop began on (`workspace_tree`), named for this process by
+# `tiergate.workspace.startpoint` before anything is measured from them.
+_workspace_bases: set[str] = set()
+
+
+def measure_from_workspace(base: str) -> None:
+    """Measure from `base` as from a workspace: its paths the index lacks are compared with the disk
+    (`_measuring_index`), at the price of one more git call per measurement."""
+    _workspace_bases.add(base)
 
 
 def _only_in_base(repo: Path, base: str) -> bytes:

@@ -211,11 +211,17 @@ def set_aside(path: Path, now: float | None = None) -> Path:
     return aside
 
 
-def active_base(project: Project) -> str | None:
-    """What the most recently started active loop in this project measures its change from (for
-    `tiergate checks`): the workspace it began on, else its base commit."""
+def latest_active(project: Project) -> LoopState | None:
+    """The most recently started active loop in this project (for `tiergate checks`), or None."""
     active = [s for s in all_loops(project) if s.active]
-    return active[-1].change_base if active else None
+    return active[-1] if active else None
+
+
+def active_base(project: Project) -> str | None:
+    """What the most recently started active loop in this project measures its change from: the
+    workspace it began on, else its base commit."""
+    loop = latest_active(project)
+    return loop.change_base if loop else None
 
 
 # Files --------------------------------------------------------------------------------------------------

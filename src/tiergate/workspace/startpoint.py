@@ -59,6 +59,7 @@ def change_base(project: Project, start: str | None, base: str | None) -> str | 
     (copied again from the store when something removed them), else its base commit `base`."""
     if start is None:
         return base
+    git.measure_from_workspace(start)
     root = git.repo_root(project.root)
     if git.run(root, "cat-file", "-e", f"{start}^{{commit}}", ok=(0, 1, 128)).returncode != 0:
         restore(project, root, start)
