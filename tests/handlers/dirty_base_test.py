@@ -64,7 +64,8 @@ def test_the_users_edits_from_before_the_loop_are_not_its_change_and_a_security_
 ) -> None:
     loop = Loop(tmp_path)
     write(loop.project, USERS)  # the user's edit of a security file, and an untracked file
-    loop.start()
+    started = loop.start()
+    assert "uncommitted and untracked changes included, as its base" in started["systemMessage"]
     assert loop.loop().start is not None
     assert "0 files, 0 lines since the loop began" in loop.tier()
     write(loop.project, {"value.txt": "good\n"})  # the loop's own work
@@ -186,8 +187,8 @@ def test_a_clean_start_measures_from_its_commit_as_before(tmp_path: Path) -> Non
     loop = Loop(tmp_path)
     started = loop.run("ralph", "start", "make value.txt good")
     assert "uncommitted" not in started.stdout
-    loop.hook("SessionStart", source="startup")
-    assert loop.loop().start is None
+    bound = loop.hook("SessionStart", source="startup")
+    assert loop.loop().start is None and "uncommitted" not in str(bound)
     write(loop.project, {"value.txt": "good\n", "auth/session.py": "def open_session():\n    return 1\n"})
 
     loop.stop(CLAIM)
