@@ -67,6 +67,8 @@ def test_the_users_edits_from_before_the_loop_are_not_its_change_and_a_security_
     started = loop.start()
     assert "uncommitted and untracked changes included, as its base" in started["systemMessage"]
     assert loop.loop().start is not None
+    [begun] = [r for r in loop.decisions() if r["decision"] == "start"]
+    assert f"(start {loop.loop().start})" in begun["reasons"][0]
     assert "0 files, 0 lines since the loop began" in loop.tier()
     write(loop.project, {"value.txt": "good\n"})  # the loop's own work
 

@@ -28,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
     from tiergate.log import decision_log
     from tiergate.loop import store as state
     from tiergate.loop.events import Outcome
-    from tiergate.loop.launch import read_features, start_line
+    from tiergate.loop.launch import base_text, read_features, start_line
     from tiergate.loop.logrecord import log_fields
     from tiergate.project import locate
 
@@ -37,7 +37,8 @@ def run(args: argparse.Namespace) -> int:
     pending = pending_loop(project, "", args.max_iterations, None, listed)
     replaced = state.write_pending(project, pending)
     reasons = (
-        f"start: tiergate autopilot start, {len(listed)} features, base {pending.base}; waits for a session",
+        f"start: tiergate autopilot start, {len(listed)} features, base {base_text(pending)}; "
+        "waits for a session",
     )
     decision_log(project).info("autopilot start", **log_fields("", Outcome(pending, "pending", reasons)))
     dirty = start_line(pending)

@@ -147,11 +147,11 @@ def pending_loop(
 def _log(project: Project, pending: LoopState, replaced: LoopState | None) -> None:
     from tiergate.log import decision_log
     from tiergate.loop.events import Outcome
-    from tiergate.loop.launch import rules_reason
+    from tiergate.loop.launch import base_text, rules_reason
     from tiergate.loop.logrecord import log_fields
 
     reasons: tuple[str, ...] = (
-        f"start: tiergate ralph start, base {pending.base}; waits for a session",
+        f"start: tiergate ralph start, base {base_text(pending)}; waits for a session",
         rules_reason(pending),
     )
     if replaced is not None:

@@ -112,13 +112,13 @@ def adopt(
 def _adopted(project: Project, event_name: str, new: LoopState, found: Foreign) -> None:
     """The adopted loop's first green point (the workspace it finds) and its log line."""
     from tiergate.handlers import common, effects
-    from tiergate.loop.launch import rules_reason
+    from tiergate.loop.launch import base_text, rules_reason
 
     effects.mark_start(project, new.session_id, new.base)
     cap = f"at most {new.max_iterations} iterations" + (" (its own cap)" if found.max_iterations else "")
     promise = f"promise {new.promise!r}" if found.promise else "its completion is OMC clearing its state"
     reasons = (
-        f"adopt: {found.kind} on {found.task[:200]!r}, {promise}, {cap}, base {new.base}",
+        f"adopt: {found.kind} on {found.task[:200]!r}, {promise}, {cap}, base {base_text(new)}",
         rules_reason(new),
     )
     common.log_outcome(project, event_name, new.session_id, Outcome(new, "adopt", reasons))

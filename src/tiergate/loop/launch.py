@@ -67,6 +67,14 @@ def start_line(loop: LoopState) -> str | None:
     )
 
 
+def base_text(loop: LoopState) -> str:
+    """The loop's base for its start's log reason: the commit, and the start commit of the workspace it
+    began on when that held uncommitted or untracked changes."""
+    if loop.start is None:
+        return str(loop.base)
+    return f"{loop.base} with the uncommitted and untracked changes there (start {loop.start})"
+
+
 def rules_reason(loop: LoopState) -> str:
     """The start's reason that names the rules the loop keeps, for the decision log."""
     return f"rules: the configuration from {loop.config_source or 'the defaults'}, kept for the loop's life"
