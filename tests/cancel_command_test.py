@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from testing.gitrepo import init_repo
+from testing.hooksession import HookSession
 from testing.statefolder import state_dir
 from testing.tiergatecli import tiergate
 
@@ -80,3 +83,57 @@ def test_a_dropped_task_over_several_lines_is_shown_on_one_line_cut_at_a_word(pr
         "tiergate: dropped the pending loop ('Fix the bug and add a test then tidy the surrounding module…')"
     ]
     assert "\\n" not in dropped.stdout
+
+
+DAMAGES = {
+    "not JSON": lambda data: b"{not json",
+    "a broken seal": lambda data: data.replace(b'"phase": "working"', b'"phase": "passed"'),
+}
+
+
+@pytest.mark.parametrize("damage", DAMAGES.values(), ids=DAMAGES.keys())
+def test_a_damaged_loop_file_is_kept_aside_and_its_loop_ended(
+    project: Project, tmp_path: Path, damage: Callable[[bytes], bytes]
+) -> None:
+    put(project, "s1")  # an active loop bound to its session: the ledger names it
+    put(project, "s2")
+    path = project.state_dir / "loops" / "s1.json"
+    path.write_bytes(damaged := damage(path.read_bytes()))
+    status = tiergate(project.root, "status")
+    assert status.returncode == 0, status.stderr
+    [line] = [s for s in status.stdout.splitlines() if "damaged" in s]
+    assert line.startswith("session s1  damaged: ") and "run `tiergate cancel`" in line
+
+    result = tiergate(project.root, "cancel")
+
+    assert result.returncode == 0, result.stderr
+    [aside] = path.parent.glob("s1.json.damaged-*")
+    assert aside.read_bytes() == damaged and not path.exists()
+    assert f"ended the loop of session s1: its state file could not be read; kept it aside as {aside}" in (
+        result.stdout
+    )
+    assert "cancelled the loop of session s2" in result.stdout
+    [record] = [r for r in read_log(project) if r.get("decision") == "cancel" and r["session_id"] == "s1"]
+    assert record["kept"] == str(aside)
+    # The session's next Stop goes through: its loop ended on purpose, its file is not taken as deleted.
+    session = HookSession(tmp_path, project.root, "s1")
+    assert session.hook("Stop", last_assistant_message="<promise>DONE</promise>") == {}
+    assert "damaged" not in tiergate(project.root, "status").stdout
+
+
+def test_a_damaged_pending_loop_is_kept_aside_and_dropped(project: Project) -> None:
+    state.write_pending(project, new_loop("", "later", now=T0, base=None, promise="DONE"))
+    path = project.state_dir / "pending.json"
+    path.write_bytes(b"\x00garbage")
+    listed = json.loads(tiergate(project.root, "status", "--json").stdout)
+    assert [(e["pending"], e["phase"], e["file"]) for e in listed] == [(True, "damaged", str(path))]
+    assert "run `tiergate cancel`" in listed[0]["problem"]
+
+    result = tiergate(project.root, "cancel")
+
+    assert result.returncode == 0, result.stderr
+    [aside] = project.state_dir.glob("pending.json.damaged-*")
+    said = f"ended the pending loop: its state file could not be read; kept it aside as {aside}"
+    assert said in result.stdout
+    assert state.read_pending(project) is None
+    assert "nothing to cancel" in tiergate(project.root, "cancel").stdout

@@ -67,3 +67,25 @@ def test_each_loop_with_the_contract_fields(project: Project) -> None:
     )
     assert "halted" in lines[1] and "the cap" in lines[1]
     assert lines[2].startswith("pending (next session)") and lines[2].endswith("task: Later")
+
+
+def test_a_damaged_loop_file_is_reported_with_what_to_do_beside_the_others(project: Project) -> None:
+    working = new_loop("s1", "Add CSV export", now=T0, base="b" * 40, promise="DONE")
+    state.update(project, "s1", lambda _: (working, None))
+    state.update(project, "s2", lambda _: (replace(working, session_id="s2"), None))
+    path = project.state_dir / "loops" / "s2.json"
+    path.write_bytes(path.read_bytes().replace(b"Add CSV export", b"Add XML export"))  # the seal fails
+
+    text = tiergate(project.root, "status")
+    listed = tiergate(project.root, "status", "--json")
+
+    assert text.returncode == 0 and listed.returncode == 0, text.stderr
+    lines = text.stdout.splitlines()
+    assert lines[0].startswith("session s1  working  iteration 1/")
+    assert lines[1].startswith(f"session s2  damaged: loop state {path} is not as tiergate wrote it: ")
+    assert "seal does not match" in lines[1]
+    assert lines[1].endswith("; run `tiergate cancel`: it keeps the file aside and ends that loop")
+    entries = json.loads(listed.stdout)
+    assert [(e["session_id"], e["phase"]) for e in entries] == [("s1", "working"), ("s2", "damaged")]
+    assert entries[1]["file"] == str(path) and "tiergate cancel" in entries[1]["problem"]
+    assert path.exists()  # status only reports: cancel is what sets it aside

@@ -122,6 +122,7 @@ _FILTERLESS = frozenset(
         "cat-file",
         "commit-tree",
         "config",
+        "diff-index",  # only ever --cached here: the index against a tree, no file read
         "diff-tree",
         "for-each-ref",
         "ls-files",
@@ -413,7 +414,7 @@ def resolve_rev(repo: Path, rev: str) -> str:
 
 def diff_entries(repo: Path, base: str) -> list[DiffEntry]:
     """Every tracked path that differs between `base` and the working tree, renames detected."""
-    out = _disk_diff(repo, "--raw", "--numstat", "-z", "-M", "--no-abbrev", base)
+    out = _disk_diff(repo, "--raw", "--numstat", "-z", "-M", "--no-abbrev", base=base)
     return parse_raw_numstat(out)
 
 
@@ -421,7 +422,7 @@ def diff_entries_and_patch(repo: Path, base: str) -> tuple[list[DiffEntry], byte
     """`diff_entries` and the `diff_patch` of the same paths (`-U0`), from one git run: git computes
     the line diffs for the counts anyway, and a 2,000-file change pays for them once."""
     prefixes = ("--src-prefix=a/", "--dst-prefix=b/")
-    out = _disk_diff(repo, "--raw", "--numstat", "-z", "-M", "--no-abbrev", "-p", "-U0", *prefixes, base)
+    out = _disk_diff(repo, "--raw", "--numstat", "-z", "-M", "--no-abbrev", "-p", "-U0", *prefixes, base=base)
     # The NUL-separated records end with an empty field; the patch follows. Records hold no empty
     # field before that (a path is never empty), so the first two NULs in a row are the boundary.
     end = out.find(b"\0\0")
@@ -434,13 +435,13 @@ def changed_paths(repo: Path, base: str) -> list[str]:
     """Every tracked path that differs between `base` and the working tree of `repo` (its top): a
     rename is its old and its new path. Cheaper than `diff_entries` (no line counts, no rename
     detection) for callers that only need the names."""
-    out = _disk_diff(repo, "--name-only", "-z", "--no-renames", base)
+    out = _disk_diff(repo, "--name-only", "-z", "--no-renames", base=base)
     return [os.fsdecode(p) for p in out.split(b"\0") if p]
 
 
 def changed_statuses(repo: Path, base: str) -> list[tuple[str, str]]:
     """`changed_paths` with git's status letter of each (A: not in `base`; D, M, T, U: in it)."""
-    out = _disk_diff(repo, "--name-status", "-z", "--no-renames", base)
+    out = _disk_diff(repo, "--name-status", "-z", "--no-renames", base=base)
     fields = out.split(b"\0")
     return [(fields[i].decode()[:1], os.fsdecode(fields[i + 1])) for i in range(0, len(fields) - 1, 2)]
 
@@ -459,7 +460,9 @@ def untracked_files(repo: Path, base: str) -> list[str]:
         rules.flush()
         in_use, legacy = state_dirs_in_tree(os.fspath(repo), os.environ)
         states = [f"--exclude=/{_literal(in_use)}/"] if in_use is not None else []
-        out = run(repo, "ls-files", "-z", "--others", f"--exclude-from={rules.name}", *states).stdout
+        with _measuring_index(repo, base) as index:
+            listing = ("ls-files", "-z", "--others", f"--exclude-from={rules.name}", *states)
+            out = run(repo, *listing, index=index).stdout
     found = [os.fsdecode(p) for p in out.split(b"\0") if p]
     return found if legacy is None else [p for p in found if not _legacy_state(repo, legacy, p)]
 
@@ -539,16 +542,14 @@ def _is_id(rev: str) -> bool:
 def diff_patch(repo: Path, base: str, paths: Iterable[str] = (), context: int = 0) -> bytes:
     """The unified diff between `base` and the working tree, limited to `paths` (taken literally) if any."""
     options = ("--src-prefix=a/", "--dst-prefix=b/")
-    return _disk_diff(repo, f"-U{context}", "-M", *options, base, paths=paths, literal=True)
+    return _disk_diff(repo, f"-U{context}", "-M", *options, base=base, paths=paths, literal=True)
 
 
-def _disk_diff(repo: Path, *args: str, paths: Iterable[str] = (), literal: bool = False) -> bytes:
-    """`git diff ARGS -- PATHS` against the working tree as it is on disk: on a copy of the index with
-    the assume-unchanged and skip-worktree flags cleared when any path has one (git trusts a flagged
-    entry instead of looking at the file)."""
+def _disk_diff(repo: Path, *args: str, base: str, paths: Iterable[str] = (), literal: bool = False) -> bytes:
+    """`git diff ARGS BASE -- PATHS` against the working tree as it is on disk, on `_measuring_index`."""
     command = ("--literal-pathspecs",) if literal else ()
-    with _flagless_index(repo) as index:
-        return run(repo, *command, "diff", *_PLAIN_DIFF, *args, "--", *paths, index=index).stdout
+    with _measuring_index(repo, base) as index:
+        return run(repo, *command, "diff", *_PLAIN_DIFF, *args, base, "--", *paths, index=index).stdout
 
 
 def flagged_paths(repo: Path) -> dict[str, list[bytes]]:
@@ -591,24 +592,79 @@ def clear_flags(repo: Path, index: Path, flagged: Mapping[str, Sequence[bytes]] 
 
 
 @contextlib.contextmanager
-def _flagless_index(repo: Path) -> Iterator[Path | None]:
-    """None (the index as it is) when no path is flagged; else a copy of the index, next to it (where a
-    split index finds its shared part), with the flags cleared; removed afterwards."""
+def _measuring_index(repo: Path, base: str, copy: bool = False) -> Iterator[Path | None]:
+    """The index a measurement from `base` reads: None (the index as it is) when that is the truth and
+    no `copy` is asked for; else a copy, next to it (where a split index finds its shared part),
+    removed afterwards, in which
+    - the assume-unchanged and skip-worktree flags are cleared (git trusts a flagged entry instead of
+      looking at the file);
+    - every path `base` holds that the index does not is entered with `base`'s content: such a file is
+      compared with what is on disk, not taken for a deletion plus an untracked file. That is how the
+      user's untracked files in a loop's start workspace (`workspace_tree`) stay out of the loop's
+      change while they are as they were (and a file only untracked since, `git rm --cached`, is no
+      change). Only for a base `measure_from_workspace` named: a commit of the history pays nothing."""
     flagged = flagged_paths(repo)
-    if not any(flagged.values()):
+    absent = _only_in_base(repo, base) if base in _workspace_bases else b""
+    if not any(flagged.values()) and not absent and not copy:
         yield None
         return
     real = Path(_lines(run(repo, "rev-parse", "--path-format=absolute", "--git-path", "index").stdout))
     fd, name = tempfile.mkstemp(prefix="tiergate-index-", dir=real.parent)
     os.close(fd)
-    copy = Path(name)
+    index = Path(name)
     try:
-        # copy2 keeps the index's mtime, which git's racy-file check compares file mtimes with.
-        shutil.copy2(real, copy)
-        clear_flags(repo, copy, flagged)
-        yield copy
+        if real.exists():
+            # copy2 keeps the index's mtime, which git's racy-file check compares file mtimes with.
+            shutil.copy2(real, index)
+        else:
+            index.unlink()  # no index yet: git reads a missing index file as an empty one
+        clear_flags(repo, index, flagged)
+        if absent:
+            run(repo, "update-index", "-z", "--index-info", stdin=absent, index=index)
+        yield index
     finally:
-        copy.unlink(missing_ok=True)
+        index.unlink(missing_ok=True)
+
+
+def workspace_tree(repo: Path, base: str) -> str | None:
+    """The working tree of `repo` (its top) as a tree in its objects, as a measurement from `base` sees
+    it: the files that differ from `base` and the untracked files `untracked_files` lists, hashed as
+    `git diff` hashes a file to compare it (git's own eol and ident conversion, no filter driver), on a
+    copy of the index. What a loop that begins on a dirty workspace measures its change from: measured
+    from this tree, every file is as it was. None when no file differs from `base` (nothing to write);
+    UserError when the index has unresolved conflicts."""
+    changed = changed_paths(repo, base)
+    untracked = [p for p in untracked_files(repo, base) if not p.endswith("/")]  # not a nested repository
+    if not changed and not untracked:
+        return None
+    with _measuring_index(repo, base, copy=True) as index:
+        listed = b"".join(os.fsencode(p) + b"\0" for p in sorted({*changed, *untracked}))
+        run(repo, "update-index", "--add", "--remove", "-z", "--stdin", stdin=listed, index=index)
+        return _lines(run(repo, "write-tree", index=index).stdout)
+
+
+# The bases that are a workspace a loop began on (`workspace_tree`), named for this process by
+# `tiergate.workspace.startpoint` before anything is measured from them.
+_workspace_bases: set[str] = set()
+
+
+def measure_from_workspace(base: str) -> None:
+    """Measure from `base` as from a workspace: its paths the index lacks are compared with the disk
+    (`_measuring_index`), at the price of one more git call per measurement."""
+    _workspace_bases.add(base)
+
+
+def _only_in_base(repo: Path, base: str) -> bytes:
+    """`update-index --index-info` lines for the paths `base` holds and the index does not: `base`'s
+    mode and blob (zero stat information, so git compares the file's content)."""
+    out = run(repo, "diff-index", "--cached", "--raw", "-z", "--no-renames", "--diff-filter=D", base).stdout
+    fields = out.split(b"\0")
+    entries = []
+    for meta, path in zip(fields[0:-1:2], fields[1::2], strict=False):
+        old_mode, _new_mode, old_id, *_ = meta.lstrip(b":").split(b" ")
+        if old_mode != b"160000":  # a submodule pointer the index dropped stays a deletion
+            entries.append(old_mode + b" " + old_id + b"\t" + path + b"\0")
+    return b"".join(entries)
 
 
 def grep_files(repo: Path, words: Iterable[str], pathspecs: Iterable[str]) -> list[str]:

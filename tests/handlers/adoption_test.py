@@ -36,7 +36,10 @@ class Session(HookSession):
             root, CHECK, config='[checks]\ntests = "sh check.sh"\n' + config, gitignore=False
         )
         super().__init__(root, project, SESSION)
-        write(project, BROKEN)
+
+    def first_try(self) -> None:
+        """The model's first try, after the loop began (a workspace dirty before the loop is its base)."""
+        write(self.project, BROKEN)
 
     def ralph_loop(self, *args: str, session_id: str = SESSION) -> None:
         """ralph-loop's setup, as its command runs it after UserPromptSubmit: the state file appears."""
@@ -75,6 +78,7 @@ def test_a_false_promise_under_a_users_ralph_loop_is_refuted_then_the_fix_is_ver
     assert s.loop().iteration == 2
     # The false promise: ralph-loop deletes its file and lets go; tiergate's gate refutes the claim.
     s.ralph_loop_keeps_promise()
+    s.first_try()
     refuted = s.stop("All fixed.\n<promise>DONE</promise>")
     assert refuted["decision"] == "block"
     assert "FAIL: test_value" in refuted["reason"]
@@ -99,6 +103,7 @@ def test_ralph_loops_bare_promise_is_a_claim_too(tmp_path: Path) -> None:
     s.ralph_loop(TASK, "--completion-promise", "DONE")
     s.ralph_loop_keeps_promise()
 
+    s.first_try()
     refuted = s.stop("  DONE \n")
 
     assert "FAIL: test_value" in refuted["reason"]
@@ -121,6 +126,7 @@ def test_a_promise_ralph_loop_reads_in_the_last_text_block_alone_is_a_claim(tmp_
     transcript.write_text("".join(json.dumps(r) + "\n" for r in records))
     s.ralph_loop_keeps_promise()
 
+    s.first_try()
     refuted = s.stop("\n".join(blocks), transcript_path=str(transcript))
 
     assert "FAIL: test_value" in refuted["reason"]
@@ -147,6 +153,7 @@ def test_a_ralph_loop_is_adopted_from_its_state_file_at_a_stop(tmp_path: Path) -
     loop = s.loop()
     assert (loop.adopted, loop.task, loop.max_iterations, loop.iteration) == ("ralph-loop", TASK, 3, 2)
     s.ralph_loop_keeps_promise()
+    s.first_try()
     assert "FAIL: test_value" in s.stop("<promise>DONE</promise>")["reason"]
 
 
@@ -254,6 +261,7 @@ def test_an_omc_ralph_whose_model_clears_its_state_is_refuted_then_verified(tmp_
     # unless a claim was judged. So the model clears its state at its first stop here.
     cleared = omc_transcript(tmp_path / "t1.jsonl", [clear], "Ralph is complete.")
 
+    s.first_try()
     refuted = s.stop("Ralph is complete.", transcript_path=str(cleared))
     assert "FAIL: test_value" in refuted["reason"]
     assert s.stop("Thinking.", transcript_path=str(nothing))["decision"] == "block"
@@ -287,6 +295,7 @@ def test_an_omc_mode_is_adopted_from_its_confirmed_state_and_counted_while_it_ru
     # A Bash fallback cancel: the state gone with a fresh cancel signal is the claim.
     state.unlink()
     (state.parent / "cancel-signal-state.json").write_text("{}")
+    s.first_try()
     assert "FAIL: test_value" in s.stop("Done.")["reason"]
 
 

@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     from tiergate.log import decision_log
     from tiergate.loop import store as state
     from tiergate.loop.events import Outcome
-    from tiergate.loop.launch import read_features
+    from tiergate.loop.launch import base_text, read_features, start_line
     from tiergate.loop.logrecord import log_fields
     from tiergate.project import locate
 
@@ -39,10 +39,13 @@ def run(args: argparse.Namespace) -> int:
     pending = pending_loop(project, "", args.max_iterations, None, listed)
     replaced = state.write_pending(project, pending)
     reasons = (
-        f"start: tiergate autopilot start, {plural(len(listed), 'feature')}, base {pending.base}; "
+        f"start: tiergate autopilot start, {plural(len(listed), 'feature')}, base {base_text(pending)}; "
         "waits for a session",
     )
     decision_log(project).info("autopilot start", **log_fields("", Outcome(pending, "pending", reasons)))
+    dirty = start_line(pending)
+    if dirty is not None:
+        print(dirty)
     if replaced is not None:
         print(f"tiergate: replaced the loop that was pending ('{brief(replaced.task)}')")
     ids = ", ".join(f.id for f in listed)

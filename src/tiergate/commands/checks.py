@@ -58,11 +58,15 @@ def run(args: argparse.Namespace) -> int:
     from tiergate.gate.run import run_gate
     from tiergate.loop import store as state
     from tiergate.project import locate
+    from tiergate.workspace.startpoint import change_base
 
     project = locate(Path.cwd(), os.environ)
     config = load_config(project.root)
     checks = project_checks(project.root, config)
-    base = args.base or state.active_base(project)
+    loop = None if args.base else state.latest_active(project)
+    base = args.base or (change_base(project, loop.start, loop.base) if loop else None)
+    if base is not None and not args.base and not args.json:
+        print(f"tiergate: compared with the workspace as it was when the loop began ({base[:12]})")
     progress = TerminalProgress(sys.stderr) if sys.stderr.isatty() else None
     result = run_gate(
         project,

@@ -2,7 +2,9 @@
 
 No session exists yet, so the loop waits in `<state_dir>/pending.json` and is bound to the next Claude
 Code session that reaches a tiergate hook in this project (one that has no active loop of its own). Its
-base, the commit its changes are measured from, is HEAD now; its clock starts when it is bound.
+base, what its changes are measured from, is HEAD now, or the workspace as it is now when that holds
+uncommitted or untracked changes (said in one line: they are the user's, not the loop's); its clock starts
+when it is bound.
 
 A loop keeps the configuration it started with (checks, thresholds, keywords, patterns, policies): an
 edit of `.tiergate.toml` during the loop is a change to verify, not a change of its rules. The user
@@ -52,12 +54,16 @@ def run(args: argparse.Namespace) -> int:
 
     from tiergate.loop import store as state
     from tiergate.loop.claims import promise_tag
+    from tiergate.loop.launch import start_line
     from tiergate.project import locate
 
     project = locate(Path.cwd(), os.environ)
     pending = pending_loop(project, args.task, args.max_iterations, args.promise)
     replaced = state.write_pending(project, pending)
     _log(project, pending, replaced)
+    dirty = start_line(pending)
+    if dirty is not None:
+        print(dirty)
     if replaced is not None:
         print(f"tiergate: replaced the loop that was pending ('{brief(replaced.task)}')")
     print(
@@ -143,11 +149,11 @@ def pending_loop(
 def _log(project: Project, pending: LoopState, replaced: LoopState | None) -> None:
     from tiergate.log import decision_log
     from tiergate.loop.events import Outcome
-    from tiergate.loop.launch import rules_reason
+    from tiergate.loop.launch import base_text, rules_reason
     from tiergate.loop.logrecord import log_fields
 
     reasons: tuple[str, ...] = (
-        f"start: tiergate ralph start, base {pending.base}; waits for a session",
+        f"start: tiergate ralph start, base {base_text(pending)}; waits for a session",
         rules_reason(pending),
     )
     if replaced is not None:

@@ -3,7 +3,9 @@
 `--json` prints a list, one object per loop (a loop waiting for a session has `"pending": true` and no
 session_id), with at least `session_id`, `phase`, `iteration`, `max_iterations`, `tier` and `verdict`,
 the rules the loop runs with (`config`, the configuration it kept at its start; `config_source`, its
-file), and `adopted`: the user's own loop it adopted (ralph-loop, an OMC mode), or null. The text form
+file), and `adopted`: the user's own loop it adopted (ralph-loop, an OMC mode), or null. A loop file that
+does not read as tiergate wrote it is reported, not fatal: `"phase": "damaged"` with its `file` and the
+`problem`, which says to run `tiergate cancel`. The text form
 also lists the other loop plugins installed and the loops of theirs running in the project (`other
 loops:` lines), with whether tiergate adopts each and why not.
 """
@@ -17,6 +19,7 @@ from tiergate.text import brief
 
 if TYPE_CHECKING:
     from tiergate.loop.records import LoopState
+    from tiergate.loop.store import Damaged
 
 HELP = "show where each loop of this project stands"
 
@@ -34,17 +37,25 @@ def run(args: argparse.Namespace) -> int:
     from tiergate.project import locate
 
     project = locate(Path.cwd(), os.environ)
-    loops = [describe(s) for s in state.all_loops(project)]
-    pending = state.read_pending(project)
+    found, damaged = state.survey(project)
+    loops = [describe(s) for s in found]
+    try:
+        pending = state.read_pending(project)
+    except state.StateError:  # damaged since the survey: reported with the others
+        pending = None
     if pending is not None:
         loops.append(describe(pending, pending=True))
     if args.json:
-        print(json.dumps(loops, indent=2))
+        print(json.dumps([*loops, *(damage(d) for d in damaged)], indent=2))
         return 0
-    if not loops:
+    if not loops and not damaged:
         print(f"tiergate: no loops in {project.root}")
     for entry in loops:
         print(line(entry))
+    for problem in damaged:
+        # The file's own problem already says to run `tiergate cancel`.
+        who = "pending (next session)" if problem.session_id is None else f"session {problem.session_id}"
+        print(f"{who}  damaged: {problem.problem}")
     from tiergate.commands import neighbours
 
     for neighbour in neighbours.lines(project, os.environ):
@@ -69,6 +80,9 @@ def describe(loop: LoopState, *, pending: bool = False) -> dict[str, Any]:
         # The user's own loop this one adopted ("ralph-loop", "omc-ralph", "omc-autopilot"), else None.
         "adopted": loop.adopted,
         "base": loop.base,
+        # The workspace the loop began on when it had uncommitted or untracked changes (its change is
+        # measured from it), else None.
+        "start": loop.start,
         "started_at": loop.started_at,
         "ended_at": loop.ended_at,
         "end_reason": loop.end_reason,
@@ -85,6 +99,22 @@ def describe(loop: LoopState, *, pending: bool = False) -> dict[str, Any]:
             "model": verification.model,
             "verifiers_started": len(verification.runs),
         },
+    }
+
+
+def damage(found: Damaged) -> dict[str, Any]:
+    """A loop file that does not read, in the JSON list: `phase` "damaged", `file` and `problem`."""
+    return {
+        "session_id": found.session_id,
+        "pending": found.session_id is None,
+        "active": None,
+        "phase": "damaged",
+        "iteration": None,
+        "max_iterations": None,
+        "tier": None,
+        "verdict": None,
+        "file": str(found.path),
+        "problem": found.problem,
     }
 
 

@@ -72,6 +72,8 @@ def run(args: argparse.Namespace) -> int:
         exclusions=exclusions,
         gate_coverage=None if args.base else _kept_coverage(root, loop_base, config, exclusions),
     )
+    if loop_base is not None and not args.base:
+        assessment = since_loop(assessment)
     if args.json:
         _print_json(assessment, sys.stdout)
     elif args.explain:
@@ -90,24 +92,33 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def since_loop(assessment: Assessment) -> Assessment:
+    """The assessment of a loop's change, labelled as what it is: the change since the loop began."""
+    from dataclasses import replace
+
+    return replace(assessment, change=replace(assessment.change, base_label="the loop began"))
+
+
 def _loop(root: Path) -> tuple[str | None, Exclusions | None]:
-    """The start commit of this project's active loop (or of the loop waiting for a session), and the
-    active loop's exclusions: what its hooks leave out, from the configuration it kept at its start,
-    not from the file the agent can edit since."""
+    """What this project's active loop (or the loop waiting for a session) measures its change from
+    (the workspace it began on, else its start commit), and the active loop's exclusions: what its
+    hooks leave out, from the configuration it kept at its start, not from the file the agent can edit
+    since."""
     import os
 
     from tiergate import foreign
     from tiergate.loop import store as state
     from tiergate.project import locate
+    from tiergate.workspace.startpoint import change_base
 
     project = locate(root, os.environ)
     if not project.state_dir.is_dir():
         return None, None
     active = [s for s in state.all_loops(project) if s.active]
     if active:
-        return active[-1].base, foreign.of_loop(active[-1])
+        return change_base(project, active[-1].start, active[-1].base), foreign.of_loop(active[-1])
     pending = state.read_pending(project)
-    return (pending.base if pending else None), None
+    return (change_base(project, pending.start, pending.base) if pending else None), None
 
 
 def _print_json(assessment: Assessment, out: TextIO) -> None:
@@ -143,9 +154,10 @@ def _print_json(assessment: Assessment, out: TextIO) -> None:
 
 def summary(assessment: Assessment) -> str:
     decision, change = assessment.decision, assessment.change
+    since = " since the loop began" if change.base_label == "the loop began" else ""
     head = (
         f"{decision.tier}  {decision.verifier.subagent_type} on {decision.verifier.model}  "
-        f"({plural(change.files_changed, 'file')}, {plural(change.lines_changed, 'line')}, "
+        f"({plural(change.files_changed, 'file')}, {plural(change.lines_changed, 'line')}{since}, "
         f"test coverage {assessment.coverage.level})\n"
     )
     return head + "".join(f"  {reason}\n" for reason in decision.reasons)

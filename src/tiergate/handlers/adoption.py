@@ -113,7 +113,7 @@ def adopt(
 def _adopted(project: Project, event_name: str, new: LoopState, found: Foreign) -> None:
     """The adopted loop's first green point (the workspace it finds) and its log line."""
     from tiergate.handlers import common, effects
-    from tiergate.loop.launch import rules_reason
+    from tiergate.loop.launch import base_text, rules_reason
 
     effects.mark_start(project, new.session_id, new.base)
     cap = f"at most {plural(new.max_iterations, 'iteration')}" + (
@@ -121,7 +121,7 @@ def _adopted(project: Project, event_name: str, new: LoopState, found: Foreign) 
     )
     promise = f"promise {new.promise!r}" if found.promise else "its completion is OMC clearing its state"
     reasons = (
-        f"adopt: {found.kind} on {found.task[:200]!r}, {promise}, {cap}, base {new.base}",
+        f"adopt: {found.kind} on {found.task[:200]!r}, {promise}, {cap}, base {base_text(new)}",
         rules_reason(new),
     )
     common.log_outcome(

@@ -75,7 +75,7 @@ def gate(
     )
     result = run_gate(
         project,
-        current.base,
+        current.change_base,  # the workspace the loop began on: the baseline's, and the fingerprint's
         (*accepted, *project_checks(project.root, config)),
         timeout=config.gate.timeout_seconds,
         budget=GATE_BUDGET_SECONDS,

@@ -90,13 +90,10 @@ def sound(project: Project, session_id: str) -> None:
 
 def _set_aside(project: Project, session_id: str) -> str | None:
     """Move the damaged loop file out of the way (kept for a post-mortem); where it went, or None."""
-    path = state.loop_path(project, session_id)
-    aside = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%dT%H%M%S')}")
     try:
-        path.replace(aside)
+        return os.fspath(state.set_aside(state.loop_path(project, session_id)))
     except OSError:
         return None
-    return os.fspath(aside)
 
 
 def _halt_state(project: Project, session_id: str, current: LoopState, problem: str) -> None:

@@ -13,7 +13,7 @@ from tiergate.loop.decision import empty_turn, wants_claim_facts
 from tiergate.loop.events import ClaimFacts, GateFacts, Stop
 from tiergate.loop.records import POLICIES, LoopState, Policies
 from tiergate.loop.refutation import may_stand_refuted, refutation_for
-from tiergate.workspace import fingerprint
+from tiergate.workspace import fingerprint, startpoint
 
 if TYPE_CHECKING:
     from tiergate.config import Config
@@ -77,15 +77,17 @@ def decide_stop(
     error = api_error(payload)
     measured = Measured()
     workspace: str | None = None
+    # The workspace the loop began on (the user's own edits are not the loop's), or its base commit.
+    base = startpoint.change_base(project, current.start, current.base)
     if wants_claim_facts(current, claim) and not background and error is None:
         # A claim on a workspace already refuted is answered from the state alone: fingerprint first.
         if may_stand_refuted(current):
-            workspace = fingerprint.fingerprint(project.root, current.base, foreign.of_loop(current))
+            workspace = fingerprint.fingerprint(project.root, base, foreign.of_loop(current))
         if refutation_for(current, workspace) is None:
             measured = measure(project, current)
             workspace = measured.workspace
     if workspace is None:
-        workspace = fingerprint.fingerprint(project.root, current.base, foreign.of_loop(current))
+        workspace = fingerprint.fingerprint(project.root, base, foreign.of_loop(current))
     empty = empty_turn(current, claim, workspace) if measured.facts is None else 0
     if empty > 0:
         measured = stalled_approach(project, current, empty)
@@ -178,7 +180,7 @@ def measure(project: Project, current: LoopState) -> Measured:
 
         config = effects.loop_config(project, current)  # the rules it started with, not the file now
         exclusions = foreign.of_loop(current)  # the rules every hook of this loop uses
-        base = current.base or "HEAD"
+        base = current.change_base or "HEAD"  # the workspace as the loop began, when it was dirty
         change = measure_for(project.root, base, config, exclusions)
         # The gate first: its tests measure the change's coverage, and the tier is judged on that.
         gate, coverage = effects.gate(project, current, config, measurable_files(change))

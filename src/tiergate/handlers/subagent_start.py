@@ -11,7 +11,7 @@ from tiergate.handlers import common
 from tiergate.loop import store as state
 from tiergate.loop.events import SubagentStart
 from tiergate.loop.verifiers import run_for, would_record
-from tiergate.workspace import manifeststore
+from tiergate.workspace import manifeststore, startpoint
 from tiergate.workspace.fingerprint import manifest
 
 if TYPE_CHECKING:
@@ -27,7 +27,8 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
     if current is None or not current.active:
         return None
     recorded = would_record(current, start.agent_type)
-    taken = manifest(project.root, current.base, foreign.of_loop(current)) if recorded else None
+    base = startpoint.fingerprint_base(project, current.start, current.base) if recorded else None
+    taken = manifest(project.root, base, foreign.of_loop(current)) if recorded else None
     event = SubagentStart(
         agent_id=start.agent_id,
         agent_type=start.agent_type,

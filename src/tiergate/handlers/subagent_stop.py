@@ -23,7 +23,7 @@ from tiergate.loop.events import Outcome, SubagentStop
 from tiergate.loop.records import POLICIES, LoopState, VerifierRun
 from tiergate.loop.verdict import judge
 from tiergate.loop.verifiers import run_for
-from tiergate.workspace import manifeststore
+from tiergate.workspace import manifeststore, startpoint
 from tiergate.workspace.fingerprint import manifest
 from tiergate.workspace.manifest import changes
 
@@ -58,7 +58,8 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
             commands_run=1 if transcript.ran_a_command(stop.agent_transcript_path, since) else 0,
             verification_id=current.verification.id,
         )
-        workspace = manifest(project.root, current.base, foreign.of_loop(current))
+        base = startpoint.fingerprint_base(project, current.start, current.base)
+        workspace = manifest(project.root, base, foreign.of_loop(current))
         digest = None if workspace is None else workspace.digest
         model = transcript.agent_model(stop.agent_transcript_path)
         event = SubagentStop(stop.agent_id, stop.agent_type, judgement, digest, model)

@@ -90,7 +90,7 @@ def start(
     project: Project, session_id: str, command: loopcommands.StartLoop | loopcommands.StartAutopilot
 ) -> HookReply:
     """Start a loop (or an autopilot) in this session, replacing whatever loop it had."""
-    from tiergate.loop.launch import at_head, rules_reason
+    from tiergate.loop.launch import at_head, base_text, rules_reason
     from tiergate.loop.start import Start
 
     try:
@@ -113,7 +113,7 @@ def start(
     _mark_start(project, session_id, new.base)
     name = "/tiergate:autopilot" if new.features else "/tiergate:ralph"
     reasons: tuple[str, ...] = (
-        f"start: {name}, at most {plural(new.max_iterations, 'iteration')}, base {new.base}",
+        f"start: {name}, at most {plural(new.max_iterations, 'iteration')}, base {base_text(new)}",
         rules_reason(new),
     )
     if previous is not None and previous.active:

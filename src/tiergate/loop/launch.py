@@ -17,8 +17,10 @@ if TYPE_CHECKING:
 
 def at_head(project: Project, session_id: str, start: Start) -> LoopState:
     """The loop `start` asks for, its base HEAD now, keeping the configuration as it is now (the loop's
-    rules for its whole life); UserError outside a git work tree (or a bad configuration)."""
+    rules for its whole life), and the workspace it begins on when that is not HEAD (`start`); UserError
+    outside a git work tree (or a bad configuration)."""
     import time
+    from dataclasses import replace
 
     from tiergate import git
     from tiergate.config import load_config
@@ -26,16 +28,51 @@ def at_head(project: Project, session_id: str, start: Start) -> LoopState:
 
     root = git.repo_root(project.root)
     config = load_config(project.root)
-    return begin(
+    base = git.resolve_rev(root, "HEAD")
+    loop = begin(
         start,
         session_id,
-        base=git.resolve_rev(root, "HEAD"),
+        base=base,
         now=time.time(),
         max_iterations=config.loop.max_iterations,
         max_minutes=config.loop.max_minutes,
         config=config.kept(),
         config_source=config.source,
     )
+    return replace(loop, start=_start(project, session_id, base))
+
+
+def _start(project: Project, session_id: str, base: str | None) -> str | None:
+    """The start commit of a loop beginning on a dirty workspace at `base` (a commit, or the empty tree
+    before the first commit; None: a clean one). One that cannot be
+    taken (the index has conflicts) leaves the loop measuring from its base commit: the user's edits
+    then count as the loop's, which verifies more, never less."""
+    from tiergate.errors import UserError
+    from tiergate.workspace import startpoint
+
+    try:
+        return startpoint.take(project, session_id or startpoint.PENDING, base)
+    except UserError:
+        return None
+
+
+def start_line(loop: LoopState) -> str | None:
+    """What a start from a shell says of a dirty workspace, in one line (None: a clean one)."""
+    if loop.start is None:
+        return None
+    return (
+        f"tiergate: took the workspace, its uncommitted and untracked changes included, as the loop's "
+        f"base (start {loop.start[:12]}, on {(loop.base or 'no commit')[:12]}): they are not counted as "
+        "the loop's work, and a rollback goes back to them"
+    )
+
+
+def base_text(loop: LoopState) -> str:
+    """The loop's base for its start's log reason: the commit, and the start commit of the workspace it
+    began on when that held uncommitted or untracked changes."""
+    if loop.start is None:
+        return str(loop.base)
+    return f"{loop.base} with the uncommitted and untracked changes there (start {loop.start})"
 
 
 def rules_reason(loop: LoopState) -> str:

@@ -71,17 +71,30 @@ _SAFE_GIT = "git --no-replace-objects -c core.fsmonitor=false -c core.hooksPath=
 
 
 def _change(state: LoopState, verification: Verification) -> str:
-    base = state.base or "the empty tree"
+    base = state.change_base or "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's empty tree
+    since = f"base {state.base or 'the empty tree'}"
+    if state.start:
+        # The user's own uncommitted work when the loop began is not the implementer's.
+        since = (
+            f"the workspace it began on, {state.start}: the user's uncommitted and untracked files on "
+            f"{state.base or 'no commit'}, kept by tiergate"
+        )
     shown = verification.paths[:PATHS_SHOWN]
     lines = [
-        f"CHANGE since the loop began (base {base}): {plural(verification.files_changed, 'file')}, "
+        f"CHANGE since the loop began ({since}): {plural(verification.files_changed, 'file')}, "
         f"{plural(verification.lines_changed, 'line')} changed "
         "(additions plus deletions, untracked files included). "
         f"See it whole as tiergate measured it with `{_SAFE_GIT} diff --no-ext-diff --no-textconv "
-        f"{state.base or '4b825dc642cb6eb9a060e54bf8d69288fbee4904'}` and `{_SAFE_GIT} status "
+        f"{base}` and `{_SAFE_GIT} status "
         "--untracked-files=all --ignored` (an ignored file is part of the change unless the base's "
         ".gitignore ignores it); a file `git ls-files -v | grep '^[a-zS]'` lists is flagged in the index "
         "to look unchanged: read it from disk."
+        + (
+            " A file the user had untracked at the start and still has untracked reads as deleted in that "
+            "diff: it is not part of the change unless its content on disk differs."
+            if state.start
+            else ""
+        )
     ]
     lines += [f"- {quote_path(path)}" for path in shown]
     hidden = verification.files_changed - len(shown)

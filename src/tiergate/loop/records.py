@@ -151,6 +151,14 @@ class LoopState:
     # The user's own loop this one adopted ("ralph-loop", "omc-ralph", "omc-autopilot"; None: tiergate's
     # own): its claims are verified, its non-claim stops left to it while it runs (`tiergate.loop.adoption`).
     adopted: str | None = None
+    # The workspace the loop began on, as tiergate's own commit (`tiergate.workspace.startpoint`), when it
+    # was not `base` (the user's uncommitted or untracked work): the loop's change is measured from it.
+    start: str | None = None
+
+    @property
+    def change_base(self) -> str | None:
+        """What the loop's change is measured from: the workspace it began on, else its base commit."""
+        return self.start or self.base
 
     @property
     def active(self) -> bool:

@@ -26,7 +26,7 @@ import contextlib
 import json
 import os
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, fields, replace
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -61,6 +61,18 @@ T = TypeVar("T")
 
 class StateError(UserError):
     """A state file that cannot be read as a loop (hand-edited, from another version, damaged)."""
+
+
+CANCEL_IT = "run `tiergate cancel`: it keeps the file aside and ends that loop"
+
+
+@dataclass(frozen=True)
+class Damaged:
+    """A loop state file that does not read as tiergate wrote it, and why."""
+
+    path: Path
+    problem: str  # the StateError's one line
+    session_id: str | None  # None: the pending loop
 
 
 def loops_dir(project: Project) -> Path:
@@ -164,10 +176,52 @@ def all_loops(project: Project) -> list[LoopState]:
     return sorted(loops, key=lambda s: (s.started_at, s.session_id))
 
 
-def active_base(project: Project) -> str | None:
-    """The base of the most recently started active loop in this project (for `tiergate tier`)."""
+def survey(project: Project) -> tuple[list[LoopState], list[Damaged]]:
+    """`all_loops`, and the loop files (the pending one's included) that do not read, instead of
+    failing at the first of them: what `tiergate status` and `tiergate cancel` need."""
+    loops: list[LoopState] = []
+    damaged: list[Damaged] = []
+    folder = loops_dir(project)
+    paths = sorted(folder.glob("*.json")) if folder.is_dir() else []
+    for path in [*paths, pending_path(project)]:
+        pending = path == pending_path(project)
+        try:
+            found = _read(project, path)
+        except StateError as exc:
+            damaged.append(Damaged(path, str(exc), None if pending else path.stem))
+            continue
+        if found is not None and not pending:
+            loops.append(found)
+    return sorted(loops, key=lambda s: (s.started_at, s.session_id)), damaged
+
+
+def set_aside(path: Path, now: float | None = None) -> Path:
+    """Move a damaged state file out of the way, kept beside it for a post-mortem as
+    `<name>.damaged-<UTC time>`; returns where it went (OSError when it cannot be moved)."""
+    import time
+
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(now))
+    aside = path.with_name(f"{path.name}.damaged-{stamp}")
+    n = 1
+    while aside.exists():  # two in the same second: neither is overwritten
+        n += 1
+        aside = path.with_name(f"{path.name}.damaged-{stamp}-{n}")
+    with _locked(path):
+        path.replace(aside)
+    return aside
+
+
+def latest_active(project: Project) -> LoopState | None:
+    """The most recently started active loop in this project (for `tiergate checks`), or None."""
     active = [s for s in all_loops(project) if s.active]
-    return active[-1].base if active else None
+    return active[-1] if active else None
+
+
+def active_base(project: Project) -> str | None:
+    """What the most recently started active loop in this project measures its change from: the
+    workspace it began on, else its base commit."""
+    loop = latest_active(project)
+    return loop.change_base if loop else None
 
 
 # Files --------------------------------------------------------------------------------------------------
@@ -182,13 +236,9 @@ def _read(project: Project, path: Path) -> LoopState | None:
         data = json.loads(open_sealed(project, path, raw))
         return from_dict(data)
     except seal.SealError as exc:
-        raise StateError(
-            f"loop state {path} is not as tiergate wrote it: {exc}; delete it to start afresh"
-        ) from None
+        raise StateError(f"loop state {path} is not as tiergate wrote it: {exc}; {CANCEL_IT}") from None
     except (ValueError, TypeError, KeyError, AttributeError) as exc:
-        raise StateError(
-            f"unreadable loop state {path} ({exc}); delete it or run `tiergate cancel`"
-        ) from None
+        raise StateError(f"unreadable loop state {path} ({exc}); {CANCEL_IT}") from None
 
 
 def _write(project: Project, path: Path, state: LoopState) -> None:

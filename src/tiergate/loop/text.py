@@ -388,8 +388,15 @@ def started_message(state: LoopState, replaced: LoopState | None) -> str:
     return (
         f"tiergate: loop started (at most {plural(state.max_iterations, 'iteration')} and "
         f"{minutes(state.budget)}; it ends when a verifier passes a claim ending with {tag(state)}){also}. "
-        "/tiergate:cancel stops it."
+        f"{DIRTY_BASE if state.start else ''}/tiergate:cancel stops it."
     )
+
+
+# A loop that began on the user's uncommitted work (`LoopState.start`) says so when it starts.
+DIRTY_BASE = (
+    "It takes the workspace as it is, uncommitted and untracked changes included, as its base: they are "
+    "not counted as the loop's work, and a rollback goes back to them. "
+)
 
 
 def bound_message(state: LoopState) -> str:

@@ -142,6 +142,16 @@ def _store(project: Project, root: Path) -> Path:
     return store
 
 
+def store_of(project: Project, root: Path) -> Path:
+    """The backup store of the repository at `root`, created when there is none yet."""
+    return _store(project, root)
+
+
+def tiergate_commit(cwd: Path, tree: str, message: str, when: float) -> str:
+    """A parentless commit of `tree` in the repository at `cwd`, by tiergate (whoever the user is)."""
+    return _commit(cwd, tree, (), message, when)
+
+
 def capture(root: Path) -> Workspace:
     """The workspace `root` is in as git objects in its own repository, written without touching it."""
     top = git.repo_root(root)

@@ -1,0 +1,90 @@
+"""The workspace a loop began on, when it was not its base commit: what the loop's change is measured from.
+
+A loop started on a dirty tree (the user's uncommitted edits, untracked files) must not count that work as
+its own: the tier, `tiergate tier` and `tiergate checks`, the verifier's evidence and the gate's baseline
+all measure from the workspace as it was when the loop began. At the start, when the workspace differs
+from the base commit, tiergate writes it as a commit of its own (`git.workspace_tree`: the files as git
+compares them, so that an untouched file is no change; no parent, so that it joins no history) and
+records its id in the loop's state (`LoopState.start`, sealed: a content address the agent cannot forge).
+Its objects go into the repository, where every git command of the measurement (and the verifier's own
+`git diff <start>`) finds them, and into the backup store (`<state dir>/backups.git`, `refs/start/<loop
+id>`), from which they are copied back when something pruned them from the repository.
+
+The rollback target is not this commit but the loop's first green point (`greenpoint`, marked at the same
+start), which holds the bytes on disk, the index and HEAD: a rollback restores exactly the workspace the
+user had.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from tiergate import git
+from tiergate.errors import UserError
+from tiergate.workspace import backups, ondisk
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tiergate.project import Project
+
+START = "refs/start/"  # in the store
+PENDING = "pending"  # the name of a loop started from a shell, before a session takes it
+
+
+def take(project: Project, name: str, base: str | None, now: float | None = None) -> str | None:
+    """The workspace as it is now, as the start commit of the loop `name`, when its files differ from
+    `base` (a commit; None: no commit yet); None when they do not (a clean start measures from `base`)."""
+    root = git.repo_root(project.root)
+    since = base or git.empty_tree(root)
+    tree = git.workspace_tree(root, since)
+    if tree is None or tree == backups.tree_of(root, base):
+        return None  # (the same tree: only a file's timestamps differed)
+    message = (
+        f"tiergate: the workspace loop {name} began on\n\nThe files as they were when the loop started "
+        f"on {base or 'no commit'}, uncommitted and untracked ones included: the loop's change is "
+        "measured from them.\n"
+    )
+    commit = backups.tiergate_commit(root, tree, message, time.time() if now is None else now)
+    store = backups.store_of(project, root)
+    ondisk.copy_objects(ondisk.git_dir(root), store, [tree])
+    ondisk.copy_ids(ondisk.git_dir(root), store, [commit])
+    ondisk.run_in(store, "update-ref", "-m", "loop start", START + name, commit)
+    return commit
+
+
+def change_base(project: Project, start: str | None, base: str | None) -> str | None:
+    """What a loop's change is measured from: its start commit `start`, its objects in the repository
+    (copied again from the store when something removed them), else its base commit `base`."""
+    if start is None:
+        return base
+    git.measure_from_workspace(start)
+    root = git.repo_root(project.root)
+    if git.run(root, "cat-file", "-e", f"{start}^{{commit}}", ok=(0, 1, 128)).returncode != 0:
+        restore(project, root, start)
+    return start
+
+
+def fingerprint_base(project: Project, start: str | None, base: str | None) -> str | None:
+    """`change_base` for a fingerprint, which must always be taken: when the start cannot be copied
+    back, the base commit. A fingerprint from another base differs from those taken before, so the
+    workspace reads as changed, never as untouched."""
+    try:
+        return change_base(project, start, base)
+    except UserError:
+        return base
+
+
+def restore(project: Project, top: Path, commit: str) -> None:
+    """Copy the start commit `commit` and its files back from the store into the repository at `top`."""
+    store = backups.store_path(project)
+    try:
+        tree = ondisk.text(ondisk.run_in(store, "rev-parse", "--verify", f"{commit}^{{tree}}"))
+        ondisk.copy_objects(store, ondisk.git_dir(top), [tree])
+        ondisk.copy_ids(store, ondisk.git_dir(top), [commit])
+    except UserError as exc:
+        raise UserError(
+            f"the workspace the loop began on ({commit[:12]}) is gone from the repository and from "
+            f"{store}: {exc}"
+        ) from None
