@@ -22,6 +22,7 @@ from tiergate.tier.content.web import (
     COOKIE_HEADERS,
     CREDENTIAL_HEADERS,
     DISPOSITION_HEADERS,
+    FORWARDED_HEADERS,
     LOCATION_HEADERS,
 )
 
@@ -104,6 +105,27 @@ GO = Ecosystem(
         ),
         *rules("path built from input", call("filepath.Join"), call("path.Join"), near=_REQUEST_DATA),
         *rules("path traversal check", literal('".."'), call("filepath.Clean"), word("http.Dir")),
+        *FORWARDED_HEADERS,
+        # Which peers may speak for the client: a proxy trusted unchecked lets anyone set the client's IP.
+        *rules(
+            "client address from proxy headers",
+            word("trustedCIDRs"),
+            word("TrustedProxies"),
+            word("SetTrustedProxies"),
+            word("isTrustedProxy"),
+            word("IsProxyTrusted"),
+            word("RemoteIPHeaders"),
+            word("ForwardedByClientIP"),
+            word("TrustedPlatform"),
+            call("RemoteIP"),
+        ),
+        *rules(
+            "request size limit",
+            call("http.MaxBytesReader"),
+            word("MaxMultipartMemory"),
+            word("MaxHeaderBytes"),
+            word("BodyLimit"),
+        ),
         *rules("permission bits", call("os.Chmod"), call("syscall.Umask"), word("0777"), word("0o777")),
         *rules("template escaping switched off", call("template.HTML"), call("template.JS")),
     ),
