@@ -351,6 +351,12 @@ CASES: list[tuple[str, str, str, str]] = [
         "overflow-checked size arithmetic",
         "let n = a.checked_mul(b)?;",
     ),
+    (
+        "go.mod",
+        "\tgolang.org/x/crypto v0.31.0 // indirect",
+        "crypto library version",
+        "\tgolang.org/x/net v0.33.0",
+    ),
     # Secrets, any text file
     ("deploy/key.pem", "-----BEGIN RSA PRIVATE KEY-----", "private key block", "-----BEGIN CERTIFICATE-----"),
     ("ci/env.txt", "AWS_KEY=AKIAABCDEFGHIJKLMNOP", "cloud or service token", "AKIA_DOCS"),
