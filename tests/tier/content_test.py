@@ -225,6 +225,138 @@ CASES: list[tuple[str, str, str, str]] = [
     ),
     ("src/key.rs", "let key = OsRng.next_u64();", "secret generation or comparison", "let os_rng_docs = 1;"),
     ("src/hash.rs", "let digest = Md5::digest(data);", "weak hash", "let md5sum_docs = 1;"),
+    # Denial of service, parsers and proxies (issue 12's missed fixes, as constructs)
+    (
+        "app/forms.py",
+        "if size > self.max_form_memory_size:",
+        "request size limit",
+        "max_form_memory_size = 500_000",
+    ),
+    (
+        "app/forms.py",
+        "raise RequestEntityTooLarge()",
+        "request size limit",
+        "from .exceptions import RequestEntityTooLarge",
+    ),
+    (
+        "app/multipart.py",
+        "at = self.buffer.find(self.boundary)",
+        "multipart body parsing",
+        "self.boundary = boundary",
+    ),
+    (
+        "app/response.py",
+        "if self._decoder.has_unconsumed_tail:",
+        "decompression limit",
+        "has_tail = True",
+    ),
+    (
+        "app/response.py",
+        "out = inflater.decompress(chunk, max_length=limit)",
+        "decompression limit",
+        "name = field(max_length=40)",
+    ),
+    (
+        "app/proxy.py",
+        "ip = environ['X-Forwarded-For'].split(',')[0]",
+        "client address from proxy headers",
+        "forwarded_for = None",
+    ),
+    (
+        "app/wsgi.py",
+        "app.wsgi_app = ProxyFix(app.wsgi_app, x_for=1)",
+        "client address from proxy headers",
+        "proxy_fixture = 1",
+    ),
+    (
+        "app/rx.py",
+        "NUM = re.compile(r'^(\\d+)+$')",
+        "regular expression open to backtracking (ReDoS)",
+        "NUM = re.compile(r'^(\\d+)$')",
+    ),
+    (
+        "app/json.py",
+        "codec = req.mimetype_params.get('charset')",
+        "charset chosen by the request",
+        "codec = 'utf-8'",
+    ),
+    (
+        "app/jar.py",
+        "extract_cookies_to_jar(jar, request, response)",
+        "cookie jar (cookies and their domains)",
+        "extract_cookies_docs = 1",
+    ),
+    ("app/jar.py", "m = _cookie_re.match(header, pos)", "cookie parsing", "cookie_recipe = 1"),
+    (
+        "app/auth.py",
+        "host = parsed.netloc.split(':')[0]",
+        "URL host parsed by hand",
+        "host = parsed.hostname",
+    ),
+    (
+        "app/zipped.py",
+        "where = tempfile.gettempdir()",
+        "temporary file in a shared directory",
+        "fd, name = tempfile.mkstemp()",
+    ),
+    (
+        "lib/trim.js",
+        "return s.replace(/\\s+$/, '')",
+        "regular expression open to backtracking (ReDoS)",
+        "return s.replace(/^\\s+/, '')",
+    ),
+    (
+        "lib/rx.ts",
+        "const re = /^(a+)+$/",
+        "regular expression open to backtracking (ReDoS)",
+        "const re = /^(a+)$/",
+    ),
+    (
+        "lib/ip.js",
+        "const ip = req.headers['x-forwarded-for']",
+        "client address from proxy headers",
+        "const forwardedFor = ip",
+    ),
+    ("lib/app.js", "app.set('trust proxy', 1)", "client address from proxy headers", "app.set('trust', 1)"),
+    (
+        "lib/http.js",
+        "if (total > config.maxContentLength) reject(tooBig)",
+        "response size limit",
+        "maxContentLength: -1,",
+    ),
+    ("ctx/ip.go", "if e.isTrustedProxy(ip) {", "client address from proxy headers", "trustedProxyCount := 1"),
+    ("ctx/ip.go", 'ip := r.Header.Get("X-Real-IP")', "client address from proxy headers", "realIP := 1"),
+    ("ctx/ip.go", "return isLocal(c.RemoteIP())", "client address from proxy headers", "remoteIPs := 1"),
+    (
+        "ctx/body.go",
+        "r.Body = http.MaxBytesReader(w, r.Body, limit)",
+        "request size limit",
+        "maxBytesRead := 10",
+    ),
+    (
+        "src/proto/role.rs",
+        "let len = headers::content_length_parse(&value)?;",
+        "HTTP message framing (Content-Length, Transfer-Encoding)",
+        "let content_length = 3;",
+    ),
+    (
+        "src/proto/role.rs",
+        "is_te_chunked = true;",
+        "HTTP message framing (Content-Length, Transfer-Encoding)",
+        "let chunk = 1;",
+    ),
+    (
+        "src/proto/decode.rs",
+        "*size = size.checked_mul(radix)?;",
+        "overflow-checked size arithmetic",
+        "let n = a.checked_mul(b)?;",
+    ),
+    (
+        "go.mod",
+        "\tgolang.org/x/crypto v0.31.0 // indirect",
+        "crypto library version",
+        "\tgolang.org/x/net v0.33.0",
+    ),
     # Secrets, any text file
     ("deploy/key.pem", "-----BEGIN RSA PRIVATE KEY-----", "private key block", "-----BEGIN CERTIFICATE-----"),
     ("ci/env.txt", "AWS_KEY=AKIAABCDEFGHIJKLMNOP", "cloud or service token", "AKIA_DOCS"),
@@ -391,7 +523,12 @@ def test_a_change_written_to_be_slow_to_scan_is_not() -> None:
 
     files = [
         content.added_file(f"x{suffix}", "\n".join([f"{opener}" + "x" * 50] * 20_000) + "\n")
-        for suffix, opener in ((".js", "db.query(`"), (".py", "cur.execute('"), (".txt", 'password = "'))
+        for suffix, opener in (
+            (".js", "db.query(`"),
+            (".js", "s.replace(/"),
+            (".py", "cur.execute('"),
+            (".txt", 'password = "'),
+        )
     ]
     started = time.perf_counter()
     content.scan_files(files, content.DEFAULT)

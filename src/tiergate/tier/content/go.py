@@ -1,8 +1,8 @@
-"""Rules for Go (`.go`).
+"""Rules for Go (`.go`; `go.mod` for the crypto module's version only).
 
 Judgement calls: `math/rand` counts where it is imported (a Go file names the package once), and
 `rand.` calls only beside a secret word; SQL counts when a query method takes `fmt.Sprintf` or a string
-joined with `+` on the same line.
+joined with `+` on the same line. No ReDoS rule: Go's `regexp` (RE2) does not backtrack.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from tiergate.tier.content.web import (
     COOKIE_HEADERS,
     CREDENTIAL_HEADERS,
     DISPOSITION_HEADERS,
+    FORWARDED_HEADERS,
     LOCATION_HEADERS,
 )
 
@@ -32,6 +33,8 @@ _BUILT = r"""(?:fmt\.Sprintf|"[ \t]*\+)"""
 GO = Ecosystem(
     "go",
     suffixes=(".go",),
+    # The module file, for one rule: the crypto module's version (every other rule names Go code).
+    names=("go.mod",),
     ignore_dirs=BUILT_DIRS,
     ignore_names=BUILT_NAMES,
     comments=("//", "/*", "* "),
@@ -104,6 +107,30 @@ GO = Ecosystem(
         ),
         *rules("path built from input", call("filepath.Join"), call("path.Join"), near=_REQUEST_DATA),
         *rules("path traversal check", literal('".."'), call("filepath.Clean"), word("http.Dir")),
+        *FORWARDED_HEADERS,
+        # Which peers may speak for the client: a proxy trusted unchecked lets anyone set the client's IP.
+        *rules(
+            "client address from proxy headers",
+            word("trustedCIDRs"),
+            word("TrustedProxies"),
+            word("SetTrustedProxies"),
+            word("isTrustedProxy"),
+            word("IsProxyTrusted"),
+            word("RemoteIPHeaders"),
+            word("ForwardedByClientIP"),
+            word("TrustedPlatform"),
+            call("RemoteIP"),
+        ),
+        *rules(
+            "request size limit",
+            call("http.MaxBytesReader"),
+            word("MaxMultipartMemory"),
+            word("MaxHeaderBytes"),
+            word("BodyLimit"),
+        ),
+        # The module that implements the project's ssh, bcrypt, argon2, ... moved to another version: the
+        # change is in crypto code, though not the project's own (gin's CVE-2024-45337 fix was this bump).
+        *rules("crypto library version", literal("golang.org/x/crypto") + r"[ \t]+v[0-9]"),
         *rules("permission bits", call("os.Chmod"), call("syscall.Umask"), word("0777"), word("0o777")),
         *rules("template escaping switched off", call("template.HTML"), call("template.JS")),
     ),

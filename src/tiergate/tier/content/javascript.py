@@ -13,11 +13,19 @@ from tiergate.tier.content.web import (
     COOKIE_HEADERS,
     CREDENTIAL_HEADERS,
     DISPOSITION_HEADERS,
+    FORWARDED_HEADERS,
     LOCATION_HEADERS,
+    NESTED_QUANTIFIERS,
     userinfo_splits,
 )
 
 _SECRET_WORDS = r"(?i:token|secret|passw|nonce|salt|otp|api_?key|session_?key|csrf|xsrf)"
+# A regular expression literal whose last item before `$` repeats (`/\s+$/`, `/\/+$/`): searched in a long
+# run of that item not at the end, the engine retries the run from each of its characters (quadratic
+# time: axios's trim, CVE-2021-3749, and its combineURLs). The literal's text: escapes, or no '/'.
+_TRAILING_RUN = r"\(/(?:[^/\\\n]|\\.)*[*+]\$/"
+# A spaced comparison (`bytes > limit`).
+_COMPARED = r"\s[<>]=?\s"
 _REQUEST_DATA = r"\b(?:req|request|params|query|body|filename|originalUrl|userInput)\b"
 
 JAVASCRIPT = Ecosystem(
@@ -122,6 +130,14 @@ JAVASCRIPT = Ecosystem(
         ),
         *rules("path built from input", call("path.join"), call("path.resolve"), near=_REQUEST_DATA),
         *rules("path traversal check", literal("'..'"), literal('".."'), word("isAbsolute")),
+        *NESTED_QUANTIFIERS,
+        *rules(
+            "regular expression open to backtracking (ReDoS)",
+            *(word(method) + _TRAILING_RUN for method in ("replace", "match", "search", "split")),
+        ),
+        *FORWARDED_HEADERS,
+        *rules("client address from proxy headers", quoted("trust proxy")),
+        *rules("response size limit", word("maxContentLength"), word("maxBodyLength"), near=_COMPARED),
         *rules("permission bits", call("chmod"), call("chmodSync"), "0o777", "0o666", call("umask")),
     ),
 )

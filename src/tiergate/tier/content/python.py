@@ -9,17 +9,31 @@ beside request data; SQL counts when `execute` takes a string built in the call 
 
 from __future__ import annotations
 
-from tiergate.tier.content.model import BUILT_DIRS, BUILT_NAMES, Ecosystem, call, literal, prefix, rules, word
+from tiergate.tier.content.model import (
+    BUILT_DIRS,
+    BUILT_NAMES,
+    Ecosystem,
+    call,
+    literal,
+    prefix,
+    quoted,
+    rules,
+    word,
+)
 from tiergate.tier.content.web import (
     COOKIE_HEADERS,
     CREDENTIAL_HEADERS,
     DISPOSITION_HEADERS,
+    FORWARDED_HEADERS,
     LOCATION_HEADERS,
+    NESTED_QUANTIFIERS,
     userinfo_splits,
 )
 
 _SECRET_WORDS = r"(?i:token|secret|passw|nonce|salt|otp|api_?key|session_?key|csrf)"
 _REQUEST_DATA = r"\b(?:request|req|params|args|form|query|filename|user_input|path_info)\b"
+# A spaced comparison (`size > limit`), not a return annotation (`-> int`).
+_COMPARED = r"\s[<>]=?\s"
 _BUILT_STRING = r"""[ \t]*\([ \t]*(?:f["']|["'][^"'\n]*["'][ \t]*(?:%|\+|\.format\())"""
 
 PYTHON = Ecosystem(
@@ -164,7 +178,61 @@ PYTHON = Ecosystem(
             "decompression limit",
             word("decompressobj"),
             word("unconsumed_tail"),
+            word("has_unconsumed_tail"),
             word("max_decode_links"),
+        ),
+        *rules("decompression limit", word("max_length"), near=r"(?i:decompress|zlib|brotli|decoder)"),
+        # Limits on what a request may make the server hold, enforced: without them one request exhausts
+        # memory. A limit compared, or its error raised; a default or a docstring naming one is not a check.
+        *rules(
+            "request size limit",
+            word("max_content_length"),
+            word("max_form_memory_size"),
+            word("max_form_parts"),
+            word("max_header_size"),
+            near=_COMPARED,
+        ),
+        *rules(
+            "request size limit",
+            word("RequestEntityTooLarge"),
+            word("RequestHeaderFieldsTooLarge"),
+            near=r"\braise\b",
+        ),
+        # Where a multipart parser looks for the boundary in what it has buffered (werkzeug's CVE-2023-46136).
+        *rules("multipart body parsing", word("boundary"), near=r"\.(?:find|rfind|index|split|startswith)\("),
+        *FORWARDED_HEADERS,
+        *rules("client address from proxy headers", word("ProxyFix"), word("access_route")),
+        *NESTED_QUANTIFIERS,
+        # A body decoded in the charset the request declares: the client picks the codec (flask's
+        # CVE-2018-1000656, JSON in a charset the parser mis-read).
+        *rules(
+            "charset chosen by the request", quoted("charset"), near=r"\b(?:mimetype_params|content_type)\b"
+        ),
+        # Which cookies a response may set for which domain, and which a request sends back.
+        *rules(
+            "cookie jar (cookies and their domains)",
+            word("extract_cookies_to_jar"),
+            call("extract_cookies"),
+            word("add_cookie_header"),
+            word("domain_match"),
+        ),
+        # A cookie header read into names and values: a lax parser lets one cookie shadow another.
+        *rules(
+            "cookie parsing",
+            word("parse_cookie"),
+            word("SimpleCookie"),
+            "cookie_re(?<![A-Za-z0-9]cookie_re)(?![A-Za-z0-9_])",
+        ),
+        # The host cut out of a URL by hand, not by the parser (requests' netrc lookup, CVE-2024-47081).
+        *rules(
+            "URL host parsed by hand",
+            word("netloc") + r"\.(?:split|rsplit|partition|rpartition)\(",
+        ),
+        # A file at a name another local user can guess, or create first.
+        *rules(
+            "temporary file in a shared directory",
+            word("tempfile.gettempdir"),
+            word("tempfile.mktemp"),
         ),
         *rules("program lookup on PATH", call("shutil.which")),
         # SQL built from strings.

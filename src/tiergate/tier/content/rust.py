@@ -20,6 +20,7 @@ from tiergate.tier.content.model import (
 from tiergate.tier.content.web import COOKIE_HEADERS, CREDENTIAL_HEADERS, LOCATION_HEADERS
 
 _SECRET_WORDS = r"(?i:token|secret|passw|nonce|salt|otp|api_?key|csrf)"
+_SIZE_WORDS = r"(?i:size|len)"
 _SQL = r"""format!\([ \t]*"[ \t]*(?i:select|insert|update|delete)\b"""
 
 RUST = Ecosystem(
@@ -64,6 +65,24 @@ RUST = Ecosystem(
         *LOCATION_HEADERS,
         *rules("cookie or session security", word("SET_COOKIE")),
         *rules("redirect or Location header", word("header::LOCATION")),
+        # Framing as a parser reads it (its identifiers), not the header names quoted in tests that set them.
+        *rules(
+            "HTTP message framing (Content-Length, Transfer-Encoding)",
+            word("header::CONTENT_LENGTH"),
+            word("header::TRANSFER_ENCODING"),
+            prefix("content_length_"),
+            # whether the message's transfer coding is chunked (hyper's `is_te_chunked`)
+            "te_chunked(?<![A-Za-z0-9]te_chunked)(?![A-Za-z0-9_])",
+            word("is_chunked"),
+        ),
+        # A length read from the input, multiplied or summed without wrapping: in a release build a wrapped
+        # chunk size is another message's framing (hyper's CVE-2021-32714).
+        *rules(
+            "overflow-checked size arithmetic",
+            word("checked_mul"),
+            word("checked_add"),
+            near=_SIZE_WORDS,
+        ),
         *rules("SQL built from a string", word("sql_query") + r"\(", _SQL),
         *rules("path traversal check", literal('".."'), word("ParentDir")),
         *rules(
