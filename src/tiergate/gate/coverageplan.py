@@ -105,7 +105,7 @@ def _not_measurable(program: str, args: Sequence[str]) -> str:
 
 
 _OFFSETS = "V8's offsets would not match the files"
-_PYTHON_HOW = "measured through PYTHONPATH (coverage.py on Python 3.12+ where importable, else line probes)"
+_PYTHON_HOW = "measured through PYTHONPATH (tiergate's line probes in the changed modules)"
 _OWN = "two tracers in one process spoil each other, and its files are in the workspace"
 
 

@@ -4,10 +4,9 @@ For each test check that can take it (`tiergate.gate.coverageplan`), the check's
 measurement, and its command line stays as the user wrote it:
 
 - Python: a folder holding tiergate's `sitecustomize.py` (`tiergate.gate.coveragesite`) goes first on
-  PYTHONPATH, so every Python process of the check measures the change's Python files, and only them:
-  with coverage.py on sys.monitoring where the tests' interpreter has both (Python 3.12+, coverage.py
-  7.4+), else with line probes compiled into those modules alone (a tracer on older Pythons sees every
-  line of every file, and would about double a suite's time). The project's coverage settings and
+  PYTHONPATH, so every Python process of the check measures the change's Python files, and only them,
+  with line probes compiled into those modules alone (coverage.py's tracer would cost more than the
+  gate's 25% budget: see the module's docstring). The project's coverage settings and
   exclusion pragmas are ignored: the agent under verification can edit those, and a
   `# pragma: no cover` must not hide a changed line. At exit each process writes the statement lines
   of each measured file and the ones that ran to a report in the run's folder. A sitecustomize it
