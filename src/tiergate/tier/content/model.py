@@ -8,11 +8,15 @@ ecosystem says which files its rules read. The rules themselves are data, one mo
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from tiergate.text import quote_inline, quote_path
+
+if TYPE_CHECKING:
+    from tiergate.tier.content.patch import FileLines
 
 Category = Literal["security", "architecture"]
 Side = Literal["added", "removed"]
@@ -62,6 +66,12 @@ class Ecosystem:
     # globs on the name (`*.min.js`). Built and vendored code is someone else's change, rebuilt.
     ignore_dirs: tuple[str, ...] = ()
     ignore_names: tuple[str, ...] = ()
+    # Only files under one of these directory paths (`.github/workflows`), when given.
+    within: tuple[str, ...] = ()
+    # A reader of a whole file's changed lines, for what one line alone cannot say (`ci`: whether an
+    # action's new ref is a bump of the action the removed line named). It reads every file the
+    # ecosystem holds, beside the rules; its files' path floor is then its to decide (`judges`).
+    judge: Callable[[FileLines], Iterable[ContentHit]] | None = None
 
     def holds(self, path: str) -> bool:
         slash = path.rfind("/")
@@ -70,6 +80,8 @@ class Ecosystem:
         if not (dot > 0 and name[dot:].lower() in self.suffixes) and not _any_glob(name, self.names):
             return False
         if _any_glob(name, self.ignore_names):
+            return False
+        if self.within and not any(f"/{d}/" in f"/{path[:slash]}/" for d in self.within):
             return False
         if self.ignore_dirs and slash > 0:
             folders = f"/{path[:slash]}/"
