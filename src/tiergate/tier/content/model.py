@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Literal
 
 from tiergate.text import quote_inline, quote_path
@@ -92,18 +91,32 @@ class Ecosystem:
 
 
 def _any_glob(name: str, globs: tuple[str, ...]) -> bool:
-    # `*` and `*.suffix` without fnmatch: a claim asks this for every changed file and ecosystem.
-    for glob in globs:
-        tail = _GLOB_TAILS.get(glob)
-        if tail is None:
-            wild = glob[:1] == "*" and "*" not in glob[1:] and "?" not in glob and "[" not in glob
-            tail = _GLOB_TAILS[glob] = glob[1:] if wild else "\0"
-        if (tail != "\0" and name.endswith(tail)) or (tail == "\0" and fnmatchcase(name, glob)):
-            return True
-    return False
+    # A claim asks this for every changed file and ecosystem (18,000 times on a 2,000-file change):
+    # each tuple of globs is compiled once into exact names, `*suffix` tails and one regex for the rest.
+    if not globs:
+        return False
+    matcher = _MATCHERS.get(globs)
+    if matcher is None:
+        matcher = _MATCHERS[globs] = _matcher(globs)
+    exact, tails, rest = matcher
+    return (
+        name in exact
+        or (bool(tails) and name.endswith(tails))
+        or (rest is not None and bool(rest.match(name)))
+    )
 
 
-_GLOB_TAILS: dict[str, str] = {}
+def _matcher(globs: tuple[str, ...]) -> tuple[frozenset[str], tuple[str, ...], re.Pattern[str] | None]:
+    from fnmatch import translate
+
+    wild = [g for g in globs if any(c in g for c in "*?[")]
+    tails = tuple(g[1:] for g in wild if g[:1] == "*" and not any(c in g[1:] for c in "*?["))
+    rest = [g for g in wild if g[1:] not in tails or g[:1] != "*"]
+    exact = frozenset(g for g in globs if g not in wild)
+    return exact, tails, re.compile("|".join(translate(g) for g in rest)) if rest else None
+
+
+_MATCHERS: dict[tuple[str, ...], tuple[frozenset[str], tuple[str, ...], re.Pattern[str] | None]] = {}
 
 
 @dataclass(frozen=True, slots=True)
