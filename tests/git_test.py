@@ -214,7 +214,7 @@ def test_the_patch_runs_counts_are_the_ones_numstat_gives(tmp_path: Path) -> Non
         "old name.txt": "same\n" * 10,
         "mode.sh": "echo\n",
         "link": "target\n",
-        **{name: "x\n" for name in ODD_NAMES},
+        **dict.fromkeys(ODD_NAMES, "x\n"),
     }
     repo = init_repo(tmp_path / "r", files)
     write(
@@ -224,7 +224,7 @@ def test_the_patch_runs_counts_are_the_ones_numstat_gives(tmp_path: Path) -> Non
             "noeol.txt": "last line\n",
             "bin.dat": "\0\3",
             "new.txt": "",
-            **{name: "y\n" for name in ODD_NAMES},
+            **dict.fromkeys(ODD_NAMES, "y\n"),
         },
     )
     (repo / "gone.txt").unlink()

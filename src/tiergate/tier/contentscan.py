@@ -24,6 +24,7 @@ from tiergate.tier.content import (
     parse_patch,
     scan_files,
 )
+from tiergate.tier.content.patch import generated
 
 # Beyond this many paths the diff runs unrestricted and is filtered here, keeping the command line short.
 _MAX_PATHSPECS = 1000
@@ -73,7 +74,7 @@ def _diffed(f: FileChange) -> bool:
 
 
 def _untracked_lines(change: ChangeMeasurement, f: FileChange) -> FileLines | None:
-    if f.status != "untracked" or f.binary or not f.additions or f.path.endswith("/"):
+    if f.status != "untracked" or f.binary or not f.additions or f.path.endswith("/") or generated(f.path):
         return None
     path = change.root / f.path
     try:
