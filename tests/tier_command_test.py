@@ -181,3 +181,13 @@ def test_default_base_is_the_loops_start(repo: Path) -> None:
     assert record["files_changed"] == 2
     explicit = json.loads(tiergate(repo, "tier", "--json", "--base", "HEAD").stdout)
     assert explicit["files_changed"] == 1
+
+
+def test_explain_names_the_workflows_judged_by_their_lines(repo: Path) -> None:
+    workflow = "name: CI\non: [push]\njobs:\n  t:\n    runs-on: ubuntu-latest\n    steps:\n"
+    write(repo, {".github/workflows/ci.yml": workflow + "      - uses: actions/checkout@v3\n"})
+    commit_all(repo, "ci")
+    write(repo, {".github/workflows/ci.yml": workflow + "      - uses: actions/checkout@v4\n"})
+    out = tiergate(repo, "tier", "--explain").stdout
+    assert "Judged by their changed lines, not their path: 1 CI workflow: .github/workflows/ci.yml" in out
+    assert "Tier: THOROUGH" not in out

@@ -38,6 +38,8 @@ class Assessment:
     decision: TierDecision
     content: tuple[ContentHit, ...] = ()  # the changed lines' risky constructs
     content_searched: bool = False  # False when `[risk] content = false`
+    # Files a content judge read whole (CI workflows): their changed lines, not their path, decide.
+    judged: frozenset[str] = frozenset()
 
 
 def risk_paths(config: Config) -> RiskPaths:
@@ -153,4 +155,5 @@ def assess_change(
         decision=decision,
         content=hits,
         content_searched=bool(ecosystems),
+        judged=content.judged,
     )
