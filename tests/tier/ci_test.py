@@ -55,6 +55,16 @@ RISKY: list[tuple[list[str], list[str], str]] = [
     ([], ["          name: $(curl https://example.com/x)"], "not known to be routine"),
     ([], ["          - 3.12; curl https://example.com/x"], "not known to be routine"),
     ([], ["          script: github.rest.issues.createComment({})"], "an input or setting"),
+    # a matrix value that is not a version may be spliced into a run: command
+    ([], ["          - evil-package"], "not known to be routine"),
+    ([], ["          - {python: '3.12', pkg: evil-package}"], "not known to be routine"),
+    (
+        ["        python-version: '3.12'"],
+        ["        python-version: '3.12 --pre evil'"],
+        "an input or setting",
+    ),
+    ([], ["    if: github.repository_owner == 'someone'"], "an input or setting"),
+    ([], ["  schedule:"], "its triggers"),
 ]
 
 
@@ -102,6 +112,9 @@ ROUTINE: list[tuple[list[str], list[str]]] = [
     ([], ["        with:", "          persist-credentials: false", "          fetch-depth: 0"]),
     (["        go: [1.15, 1.16, 1.17]"], ["        go: [1.16, 1.17, 1.18]"]),
     (["    timeout-minutes: 10"], ["    timeout-minutes: 30"]),
+    (["    branches: [main]"], ["    branches: [main, stable]", "    paths-ignore: ['docs/**']"]),
+    (["    - cron: '0 0 * * *'"], ["    - cron: '30 4 * * 1'"]),
+    (["          nox-session: test-3.8"], ["          nox-session: test-3.13", "          - 3.14t"]),
 ]
 
 

@@ -3,7 +3,7 @@ to them are security, read from their changed lines.
 
 A workflow runs with the repository's secrets and its token, so by its path alone it is security
 (`tiergate.tier.riskrules`, `**/.github/workflows/**`). Most changes to workflows are a bot moving an
-action to its next release (`uses: actions/checkout@v4` -> `@v5`, or a new commit id): routine (461 of
+action to its next release (`uses: actions/checkout@v4` -> `@v5`, or a new commit id): routine (487 of
 the 734 corpus commits that touch `.github/`; docs/risk-paths.md, "Workflows"). So when the content
 rules read a workflow's changed lines, they, not its path, decide: the change is security unless every
 changed line (added and removed) is one of these routine forms:
@@ -15,12 +15,14 @@ changed line (added and removed) is one of these routine forms:
 - a name (`name: Run tests`, `- name: ...`);
 - a version, runner image or matrix list of them: `python-version: "3.13"`, `node-version: [18, 20]`,
   `- "3.12"`, `os: ubuntu-24.04`, `runs-on: macos-latest`, `- {python: '3.13', os: windows-latest}`,
-  `version: v1.2.3`;
+  `version: v1.2.3`, a tox or nox session of the matrix (`nox-session: test-3.12`);
+- a trigger's filters: `branches: [main]`, `paths-ignore: ['docs/**']`, `- cron: '0 0 * * *'` (when a
+  run starts, not what it does; `pull_request_target` and `workflow_run` are not filters);
 - a few inputs that change no trust: `fetch-depth: 0`, `timeout-minutes: 30`, `fail-fast: false`,
   `cache: pip`, an added `persist-credentials: false` (removing it hands the job's token to every
   later step: not routine), a bare `with:`, `steps:`, `strategy:`, `matrix:` or `include:` key.
 
-A routine line holds none of `$ \\` ; | & < >` or a backtick: `-U0` shows a changed line without the
+A routine line holds none of `$ \\ ; | & < >` or a backtick: `-U0` shows a changed line without the
 lines around it, so a line in a `run: |` block may look like a name or a list item, and these are
 what a shell line needs to do anything (`name: $(curl ...)`). Everything else is security, named by
 what it is: a `run:` command, `permissions:`, `secrets.*` or `GITHUB_TOKEN`, a trigger (`on:`,
@@ -55,18 +57,31 @@ _USES = re.compile(
 )
 # A version tag (v4, v4.1.2, 1.2.3-rc.1) or a commit id.
 _PINNED_REF = re.compile(r"v?[0-9]+(?:\.[0-9A-Za-z]+)*(?:[-+][0-9A-Za-z.]+)?|[0-9a-f]{40}")
-# A scalar worth nothing to a shell: a version, an image label, a short word, quoted or not.
-_VALUE = r"""(?:[A-Za-z0-9_.+-]*|"[A-Za-z0-9_.+ -]*"|'[A-Za-z0-9_.+ -]*')"""
+# A scalar worth nothing to a shell: a version, an image label, a session name; one word, quoted or not
+# (a matrix value is often spliced into a `run:` command, where a space would start another argument).
+_VALUE = r"""(?:[A-Za-z0-9_.+/()*-]*|"[A-Za-z0-9_.+,/()*-]*"|'[A-Za-z0-9_.+,/()*-]*')"""
+# A list item on its own line: a version (`3.13`, `v1.2`, `18.x`, `pypy-3.10`, `3.14t`) or a runner image,
+# never any other word (`- evil-package` may be a matrix value that a `run:` installs).
+_VERSIONISH = (
+    r"""["']?(?:v?[0-9][A-Za-z0-9_.+*-]*|pypy[-.]?[0-9][A-Za-z0-9_.-]*|"""
+    r"""(?:ubuntu|windows|macos)-[A-Za-z0-9_.-]+|stable|beta|nightly|latest|lts/\*)["']?"""
+)
 _FLOW_LIST = rf"""\[[ \t]*(?:{_VALUE}[ \t]*,[ \t]*)*{_VALUE}?[ \t]*,?[ \t]*\]"""
-_PAIR = rf"""[A-Za-z0-9_-]+:[ \t]*{_VALUE}"""
+# Keys whose value is a version, a runner image, a matrix session or a list of them.
+_VERSION_KEYS = (
+    r"[A-Za-z0-9_-]*-version|version|versions|toolchain|rust|python|node|go|java|ruby|os|runs-on|"
+    r"platform|target|arch|architecture|experimental|tox|tox-env|toxenv|nox-session|build|"
+    r"allow-prereleases|check-latest|cache-dependency-path|merge-multiple|include-hidden-files|"
+    # which pushes and pull requests start a run: not what it does
+    r"branches|branches-ignore|tags|tags-ignore|paths|paths-ignore"
+)
+# A matrix entry written as one map: those keys, and a name that may hold spaces.
+_PAIR = rf"""(?:(?:{_VERSION_KEYS}):[ \t]*{_VALUE}|name:[ \t]*(?:"[A-Za-z0-9_. -]*"|'[A-Za-z0-9_. -]*'))"""
 _FLOW_MAP = rf"""\{{[ \t]*(?:{_PAIR}[ \t]*,[ \t]*)*{_PAIR}[ \t]*,?[ \t]*\}}"""
 _ITEM = rf"""(?:{_VALUE}|{_FLOW_LIST}|{_FLOW_MAP})"""
 _COMMENT = r"""(?:[ \t]+#.*)?"""
-# Keys whose value is a version, a runner image or a matrix list of them.
-_VERSION_KEYS = (
-    r"[A-Za-z0-9_-]*-version|version|versions|toolchain|rust|python|node|go|java|ruby|os|runs-on|"
-    r"platform|target|arch|experimental|tox|tox-env|toxenv"
-)
+# When a scheduled run starts.
+_CRON = r"""-?[ \t]*cron:[ \t]*["'][0-9*/, -]+["']"""
 _HARMLESS_KEYS = r"fetch-depth|timeout-minutes|fail-fast|max-parallel|cache"
 _ROUTINE_BOTH = re.compile(
     "|".join(
@@ -75,9 +90,10 @@ _ROUTINE_BOTH = re.compile(
             r"^#.*$",
             r"^-?[ \t]*name:[ \t]*.*$",
             rf"^-?[ \t]*(?:{_VERSION_KEYS}):[ \t]*{_ITEM}{_COMMENT}$",
-            rf"^-[ \t]*{_ITEM}{_COMMENT}$",
+            rf"^-[ \t]*(?:{_VERSIONISH}|{_FLOW_MAP}){_COMMENT}$",
+            rf"^{_CRON}{_COMMENT}$",
             rf"^-?[ \t]*(?:{_HARMLESS_KEYS}):[ \t]*{_VALUE}{_COMMENT}$",
-            rf"^-?[ \t]*(?:with|steps|strategy|matrix|include):[ \t]*{_COMMENT}$",
+            rf"^-?[ \t]*(?:with|steps|strategy|matrix|include|exclude|{_VERSION_KEYS}):[ \t]*{_COMMENT}$",
         )
     )
 )
