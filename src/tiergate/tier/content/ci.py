@@ -15,7 +15,9 @@ changed line (added and removed) is one of these routine forms:
 - a name (`name: Run tests`, `- name: ...`);
 - a version, runner image or matrix list of them: `python-version: "3.13"`, `node-version: [18, 20]`,
   `- "3.12"`, `os: ubuntu-24.04`, `runs-on: macos-latest`, `- {python: '3.13', os: windows-latest}`,
-  `version: v1.2.3`, a tox or nox session of the matrix (`nox-session: test-3.12`);
+  `version: v1.2.3`, a tox or nox session of the matrix (`nox-session: test-3.12`); one word each,
+  and a list item alone on its line only a version or an image: a matrix value is often spliced into a
+  `run:` command (`pip install ${{ matrix.pkg }}`), so `- evil-package` is not routine;
 - a trigger's filters: `branches: [main]`, `paths-ignore: ['docs/**']`, `- cron: '0 0 * * *'` (when a
   run starts, not what it does; `pull_request_target` and `workflow_run` are not filters);
 - a few inputs that change no trust: `fetch-depth: 0`, `timeout-minutes: 30`, `fail-fast: false`,
