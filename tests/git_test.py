@@ -201,3 +201,50 @@ def test_grep_files_finds_whole_words_in_tracked_and_untracked_files(tmp_path: P
     assert sorted(tgit.grep_files(repo, ["parser"], ["tests"])) == ["tests/t1.py", "tests/t3.py"]
     assert tgit.grep_files(repo, ["nothing_like_it"], ["tests"]) == []
     assert tgit.grep_files(repo, [], ["tests"]) == []
+
+
+def test_the_patch_runs_counts_are_the_ones_numstat_gives(tmp_path: Path) -> None:
+    # `diff_entries_and_patch` reads the line counts from the patch's hunks instead of asking git for
+    # --numstat (a second diff of every file); every kind of entry must count as numstat counts it.
+    files = {
+        "sql.txt": "-- a comment\n--- three\nkeep\n",
+        "noeol.txt": "last line",
+        "bin.dat": "\0\1\2",
+        "gone.txt": "one\ntwo\n",
+        "old name.txt": "same\n" * 10,
+        "mode.sh": "echo\n",
+        "link": "target\n",
+        **dict.fromkeys(ODD_NAMES, "x\n"),
+    }
+    repo = init_repo(tmp_path / "r", files)
+    write(
+        repo,
+        {
+            "sql.txt": "--- three\n+++ four\n@@ -1 +1 @@\nkeep\n",
+            "noeol.txt": "last line\n",
+            "bin.dat": "\0\3",
+            "new.txt": "",
+            **dict.fromkeys(ODD_NAMES, "y\n"),
+        },
+    )
+    (repo / "gone.txt").unlink()
+    git(repo, "mv", "old name.txt", "new name.txt")
+    (repo / "mode.sh").chmod(0o755)
+    git(repo, "add", "-N", "new.txt")
+    base = git(repo, "rev-parse", "HEAD").strip()
+
+    fast, patch = tgit._entries_and_patch(repo, base, numstat=False)
+    counted = gitformat.with_patch_counts(fast, patch)
+
+    with_numstat, same_patch = tgit._entries_and_patch(repo, base, numstat=True)
+    assert counted is not None and counted == with_numstat and patch == same_patch
+    assert tgit.diff_entries_and_patch(repo, base) == (with_numstat, patch)
+    by_path = {e.path: (e.additions, e.deletions) for e in counted}
+    assert by_path["bin.dat"] == (None, None) and by_path["noeol.txt"] == (1, 1)
+    assert by_path["new name.txt"] == (0, 0) and by_path["mode.sh"] == (0, 0) and by_path["new.txt"] == (0, 0)
+    # A type change shows as two patches of one record: no line-up, so the counts come from numstat.
+    (repo / "link").unlink()
+    (repo / "link").symlink_to("target")
+    fast, patch = tgit._entries_and_patch(repo, base, numstat=False)
+    assert gitformat.with_patch_counts(fast, patch) is None
+    assert tgit.diff_entries_and_patch(repo, base) == tgit._entries_and_patch(repo, base, numstat=True)

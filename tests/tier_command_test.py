@@ -217,3 +217,13 @@ def test_explain_names_the_loops_base_when_a_loop_decides_it(repo: Path) -> None
         r"The change since the loop's base \([0-9a-f]{12}\), working tree and untracked files included:",
         since_line(repo),
     )
+
+
+def test_explain_names_the_workflows_judged_by_their_lines(repo: Path) -> None:
+    workflow = "name: CI\non: [push]\njobs:\n  t:\n    runs-on: ubuntu-latest\n    steps:\n"
+    write(repo, {".github/workflows/ci.yml": workflow + "      - uses: actions/checkout@v3\n"})
+    commit_all(repo, "ci")
+    write(repo, {".github/workflows/ci.yml": workflow + "      - uses: actions/checkout@v4\n"})
+    out = tiergate(repo, "tier", "--explain").stdout
+    assert "Judged by their changed lines, not their path: 1 CI workflow: .github/workflows/ci.yml" in out
+    assert "Tier: THOROUGH" not in out

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tiergate.errors import UserError
-from tiergate.gitformat import DiffEntry, parse_raw_numstat, rebase_ignore_rules
+from tiergate.gitformat import DiffEntry, parse_raw_numstat, rebase_ignore_rules, with_patch_counts
 from tiergate.project import state_dirs_in_tree
 
 if TYPE_CHECKING:
@@ -419,10 +419,20 @@ def diff_entries(repo: Path, base: str) -> list[DiffEntry]:
 
 
 def diff_entries_and_patch(repo: Path, base: str) -> tuple[list[DiffEntry], bytes]:
-    """`diff_entries` and the `diff_patch` of the same paths (`-U0`), from one git run: git computes
-    the line diffs for the counts anyway, and a 2,000-file change pays for them once."""
+    """`diff_entries` and the `diff_patch` of the same paths (`-U0`), from one git run.
+
+    Without `--numstat`, which would make git diff every file a second time: the hunks' counts are the
+    same numbers (`gitformat.with_patch_counts`). When the patch does not line up with the records (an
+    unmerged path, a type change), one run with `--numstat` gives both."""
+    entries, patch = _entries_and_patch(repo, base, numstat=False)
+    counted = with_patch_counts(entries, patch)
+    return (counted, patch) if counted is not None else _entries_and_patch(repo, base, numstat=True)
+
+
+def _entries_and_patch(repo: Path, base: str, numstat: bool) -> tuple[list[DiffEntry], bytes]:
     prefixes = ("--src-prefix=a/", "--dst-prefix=b/")
-    out = _disk_diff(repo, "--raw", "--numstat", "-z", "-M", "--no-abbrev", "-p", "-U0", *prefixes, base=base)
+    counts = ("--numstat",) if numstat else ()
+    out = _disk_diff(repo, "--raw", *counts, "-z", "-M", "--no-abbrev", "-p", "-U0", *prefixes, base=base)
     # The NUL-separated records end with an empty field; the patch follows. Records hold no empty
     # field before that (a path is never empty), so the first two NULs in a row are the boundary.
     end = out.find(b"\0\0")

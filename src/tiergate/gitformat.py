@@ -6,8 +6,9 @@ and hands its output here.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -65,6 +66,53 @@ def parse_raw_numstat(out: bytes) -> list[DiffEntry]:
         )
         for meta, path, old_path in raws
     ]
+
+
+# In a patch, every line of a hunk starts with '+', '-', ' ' or '\\': a line that starts otherwise is a
+# file's header (`diff --git`, `Binary files ... differ`) or a hunk's (`@@ -a,b +c,d @@`).
+_PATCH_MARKS = re.compile(rb"^(?:(diff --git )|@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@|(Binary files ))", re.M)
+
+
+def with_patch_counts(entries: list[DiffEntry], patch: bytes) -> list[DiffEntry] | None:
+    """`entries` (`git diff --raw -z`, no numstat) with their line counts read from the same run's
+    patch (`-p`): a file's additions and deletions are its hunks' new and old counts, a binary file has
+    none. git lists the patch's files in the raw records' order, one `diff --git` each; when the patch
+    does not line up with the records (an unmerged path, a type change shown as two patches, a header
+    naming another path), None.
+
+    This spares git the second line diff of every file that `--numstat` beside `-p` costs: on a
+    2,000-file change, a third of the claim's git time."""
+    added: list[int] = []
+    deleted: list[int] = []
+    binary: list[bool] = []
+    for match in _PATCH_MARKS.finditer(patch):
+        if match[1] is not None:
+            if len(added) == len(entries) or not _names(patch, match.end(), entries[len(added)].path):
+                return None
+            added.append(0)
+            deleted.append(0)
+            binary.append(False)
+        elif not added:
+            return None
+        elif match[4] is not None:
+            binary[-1] = True
+        else:
+            added[-1] += 1 if match[3] is None else int(match[3])
+            deleted[-1] += 1 if match[2] is None else int(match[2])
+    if len(added) != len(entries):
+        return None
+    return [
+        replace(e, additions=None if b else a, deletions=None if b else d)
+        for e, a, d, b in zip(entries, added, deleted, binary, strict=True)
+    ]
+
+
+def _names(patch: bytes, at: int, path: str) -> bool:
+    """Whether the `diff --git` header at `at` can name `path` as its new side (a quoted header, of a
+    name git C-quotes, is taken on trust)."""
+    line = patch[at : patch.find(b"\n", at)]
+    name = os.fsencode(path)
+    return line.endswith(b" b/" + name) or line.endswith(b'"')
 
 
 def _count(field: bytes) -> int | None:

@@ -321,13 +321,25 @@ def _content(assessment: Assessment) -> list[str]:
     if not assessment.content_searched:
         return ["Risky constructs in the changed lines: not searched ([risk] content = false)"]
     hits = assessment.content
-    if not hits:
-        return ["Risky constructs in the changed lines: none"]
-    lines = [f"Risky constructs in the changed lines: {plural(len(hits), 'hit')}:"]
+    head = f"{plural(len(hits), 'hit')}:" if hits else "none"
+    lines = [f"Risky constructs in the changed lines: {head}"]
     lines += [f"    {h.category}: {h.describe()}" for h in hits[:LISTED_FILES]]
     if len(hits) > LISTED_FILES:
         lines.append(f"    ... and {len(hits) - LISTED_FILES} more")
+    if assessment.judged:
+        judged = sorted(assessment.judged)
+        lines.append(
+            f"Judged by their changed lines, not their path: {plural(len(judged), 'CI workflow')}: "
+            + ", ".join(_quoted(p) for p in judged[:LISTED_FILES])
+            + (" ..." if len(judged) > LISTED_FILES else "")
+        )
     return lines
+
+
+def _quoted(path: str) -> str:
+    from tiergate.text import quote_path
+
+    return quote_path(path)
 
 
 def _matches(matches: tuple[PathMatch, ...]) -> str:

@@ -10,14 +10,14 @@ architecture hit the architecture floor, each with a reason naming `file:line` a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tiergate.tier.change import ChangeMeasurement, measure_change
 from tiergate.tier.content import ContentHit, ContentRule, Ecosystem
-from tiergate.tier.contentscan import patch_of, scan_change
+from tiergate.tier.contentscan import judge_change, patch_of
 from tiergate.tier.coverage import CoverageJudgement, judge_coverage
 from tiergate.tier.coveragelines import GateCoverage
 from tiergate.tier.keywords import find_override
@@ -38,6 +38,8 @@ class Assessment:
     decision: TierDecision
     content: tuple[ContentHit, ...] = ()  # the changed lines' risky constructs
     content_searched: bool = False  # False when `[risk] content = false`
+    # Files a content judge read whole (CI workflows): their changed lines, not their path, decide.
+    judged: frozenset[str] = frozenset()
 
 
 def risk_paths(config: Config) -> RiskPaths:
@@ -69,9 +71,12 @@ def facts_from_paths(
     rules: RiskPaths,
     coverage_evidence: str = "",
     content: Sequence[ContentHit] = (),
+    judged: Collection[str] = (),
 ) -> tuple[ChangeFacts, RiskScan]:
-    """The facts the tier rules read; `content` adds the changed lines' hits to the paths' matches."""
-    scan = rules.scan(paths)
+    """The facts the tier rules read; `content` adds the changed lines' hits to the paths' matches, and
+    the files in `judged` (read whole by a content judge: CI workflows) take no floor from their path
+    rules that the content rules replace (`RiskPaths.scan`)."""
+    scan = rules.scan(paths, judged)
     security = [h.describe() for h in content if h.category == "security"]
     architecture = [h.describe() for h in content if h.category == "architecture"]
     facts = ChangeFacts(
@@ -131,7 +136,8 @@ def assess_change(
         if coverage is not None
         else judge_coverage(change, gate_coverage, patch)
     )
-    hits = scan_change(change, ecosystems, patch) if ecosystems else ()
+    content = judge_change(change, ecosystems, patch)
+    hits = content.hits
     facts, scan = facts_from_paths(
         change.paths,
         change.lines_changed,
@@ -139,6 +145,7 @@ def assess_change(
         risk_paths(config),
         judgement.evidence,
         hits,
+        content.judged,
     )
     decision = decide(facts, config, prompt)
     return Assessment(
@@ -148,4 +155,5 @@ def assess_change(
         decision=decision,
         content=hits,
         content_searched=bool(ecosystems),
+        judged=content.judged,
     )

@@ -11,10 +11,20 @@ from __future__ import annotations
 
 import stat
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from tiergate import git
 from tiergate.tier.change import ChangeMeasurement, FileChange
-from tiergate.tier.content import ContentHit, Ecosystem, FileLines, added_file, parse_patch, scan_files
+from tiergate.tier.content import (
+    ContentHit,
+    Ecosystem,
+    FileLines,
+    added_file,
+    judged_paths,
+    parse_patch,
+    scan_files,
+)
+from tiergate.tier.content.patch import generated
 
 # Beyond this many paths the diff runs unrestricted and is filtered here, keeping the command line short.
 _MAX_PATHSPECS = 1000
@@ -32,17 +42,31 @@ def patch_of(change: ChangeMeasurement) -> bytes:
     return git.diff_patch(change.root, change.base, paths if len(paths) <= _MAX_PATHSPECS else ())
 
 
+class ContentScan(NamedTuple):
+    hits: tuple[ContentHit, ...]
+    # The files a judge read whole (CI workflows): the content rules, not their path, decide them.
+    judged: frozenset[str] = frozenset()
+
+
 def scan_change(
     change: ChangeMeasurement, ecosystems: Sequence[Ecosystem], patch: bytes | None = None
 ) -> tuple[ContentHit, ...]:
     """The content rules' hits in the change's added and removed lines (`patch`: `patch_of(change)`,
     when the caller already has it)."""
+    return judge_change(change, ecosystems, patch).hits
+
+
+def judge_change(
+    change: ChangeMeasurement, ecosystems: Sequence[Ecosystem], patch: bytes | None = None
+) -> ContentScan:
+    """As `scan_change`, with the files whose path floor the content rules replace: those a judge read.
+    A file not read (binary, a symlink, not in the patch) is never among them."""
     if not ecosystems:
-        return ()
+        return ContentScan(())
     wanted = {f.path for f in change.files if _diffed(f)}
     files = [f for f in parse_patch(patch_of(change) if patch is None else patch) if f.path in wanted]
     files += [lines for f in change.files if (lines := _untracked_lines(change, f)) is not None]
-    return scan_files(files, ecosystems)
+    return ContentScan(scan_files(files, ecosystems), judged_paths(files, ecosystems))
 
 
 def _diffed(f: FileChange) -> bool:
@@ -50,7 +74,7 @@ def _diffed(f: FileChange) -> bool:
 
 
 def _untracked_lines(change: ChangeMeasurement, f: FileChange) -> FileLines | None:
-    if f.status != "untracked" or f.binary or not f.additions or f.path.endswith("/"):
+    if f.status != "untracked" or f.binary or not f.additions or f.path.endswith("/") or generated(f.path):
         return None
     path = change.root / f.path
     try:

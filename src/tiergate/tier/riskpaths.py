@@ -48,7 +48,9 @@ Judgement calls (the seed is silent on them):
 - `.env.example` and other `.env` templates are architecture (they declare the configuration a deploy
   needs), not security (they hold no secrets). Every other `.env*` file and `*.env` is security.
 - CI definitions (`.github/workflows/**`, `.gitlab-ci.yml`, `Jenkinsfile` ...) are security: they run
-  with the repository's secrets and deploy rights. So is `CODEOWNERS` (who must review what).
+  with the repository's secrets and deploy rights. So is `CODEOWNERS` (who must review what). A
+  workflow whose changed lines the content rules read (`judged`; `tiergate.tier.content.ci`) is theirs
+  to decide: an action's version bump is routine, a new `run:` command is not.
 - Terraform, Helm, Kustomize and Kubernetes manifests, Dockerfiles and compose files are architecture;
   Terraform variable and state files are security (they carry credentials in plain text).
 - The configuration of the project's own checks (`pytest.ini`, `tox.ini`, `.pre-commit-config.yaml`,
@@ -87,7 +89,7 @@ regard to case, like the rest) only when no built-in rule matched that category.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import NamedTuple, TypeVar
@@ -100,6 +102,7 @@ from tiergate.tier.riskrules import (
     CHECK_CONFIG_TOOLS,
     CODE_EXTS,
     COMPOUND_WORDS,
+    CONTENT_JUDGED_DIRPATHS,
     DOCS_DIRS,
     ENV_TEMPLATE_WORDS,
     EXAMPLE_DIRS,
@@ -209,6 +212,8 @@ def _brace(exts: tuple[str, ...]) -> str:
 
 
 _TABLE = _compile(RULES)
+# The patterns of the rules a content judge replaces, as they show in a match.
+_JUDGED = frozenset(f"**/{key}/**" for key in CONTENT_JUDGED_DIRPATHS)
 # The kinds every file name is looked up in, bound once: most names are found in none of them.
 _BY_NAME = _TABLE.kinds["name"]
 _BY_NAME_CASE = _TABLE.kinds["name-case"]
@@ -260,6 +265,8 @@ class _DirFacts(NamedTuple):
     aside: bool = False  # inside a test, example, docs or CI tooling tree: no architecture
     code_only: bool = False  # inside a test, example or docs tree: security words count for code only
     security: str | None = None  # a directory rule (**/auth/**, .github/workflows ...)
+    # the same without the rules a content judge replaces (CONTENT_JUDGED_DIRPATHS), for a file it read
+    security_unjudged: str | None = None
     security_word: str | None = None
     weak: tuple[tuple[str, str], ...] = ()
     senses: frozenset[str] = _NO_SENSES
@@ -449,7 +456,9 @@ class RiskPaths:
         self._extra_architecture = _compile_globs(extra_architecture, "architecture")
         self._has_extras = self._extra_security is not None or self._extra_architecture is not None
 
-    def match(self, path: str) -> tuple[PathMatch, ...]:
+    def match(self, path: str, judged: bool = False) -> tuple[PathMatch, ...]:
+        """The path's matches, at most one per category. `judged`: a content judge read the file's
+        changed lines (a CI workflow), so the path rules it replaces do not count."""
         norm = path.replace("\\", "/")
         cut = norm.rfind("/")
         name = norm[cut + 1 :]
@@ -461,7 +470,8 @@ class RiskPaths:
         if not (file.inert or dirs.inert):
             security = file.security
             if security is None and not (dirs.code_only and file.ext not in CODE_EXTS):
-                security = dirs.security or file.security_word or dirs.security_word
+                security = (dirs.security_unjudged if judged else dirs.security) or file.security_word
+                security = security or dirs.security_word
                 if security is None and (file.weak or dirs.weak):
                     security = _unambiguous(file, dirs)
             if not dirs.aside:
@@ -488,12 +498,13 @@ class RiskPaths:
             return (PathMatch(path, "security", security),)
         return (PathMatch(path, "security", security), PathMatch(path, "architecture", architecture))
 
-    def scan(self, paths: Iterable[str]) -> RiskScan:
+    def scan(self, paths: Iterable[str], judged: Collection[str] = ()) -> RiskScan:
+        """Every path's matches; those in `judged` as `match(path, judged=True)`."""
         security: list[PathMatch] = []
         architecture: list[PathMatch] = []
         match = self.match
         for path in paths:
-            for found in match(path):
+            for found in match(path, path in judged) if judged else match(path):
                 (security if found.category == "security" else architecture).append(found)
         return RiskScan(security=tuple(security), architecture=tuple(architecture))
 
@@ -536,6 +547,9 @@ def _dir_facts(where: str) -> _DirFacts:
         aside=trees != {None},
         code_only=bool(trees & {"test", "example", "docs"}),
         security=min(security)[2] if security else None,
+        security_unjudged=min(unjudged)[2]
+        if (unjudged := [s for s in security if s[2] not in _JUDGED])
+        else None,
         security_word=None if strong is None else f"word '{strong}' in a directory name",
         weak=tuple(
             (w, f"**/{s.lower}/**" if s.lower == w else f"word '{w}' in a directory name")

@@ -45,6 +45,11 @@ def _exts(*names: str) -> tuple[str, ...]:
     return names
 
 
+# The security rules a content judge replaces for the files it read (their YAML workflows): the
+# workflow directories of GitHub, Gitea and Forgejo, which share one format.
+CONTENT_JUDGED_DIRPATHS = (".github/workflows", ".gitea/workflows", ".forgejo/workflows")
+
+
 # Prose, pictures, fonts and media change no behaviour; the built-in rules never flag them.
 INERT_EXTS = frozenset(
     (
@@ -246,12 +251,12 @@ RULES: tuple[Rule, ...] = (
         "**/{key}",
     ),
     Rule("security", "prefix", ("Jenkinsfile", "azure-pipelines", "cloudbuild"), "**/{key}*"),
+    # Workflows: when the content rules read a workflow's changed lines, they decide instead of this rule
+    # (CONTENT_JUDGED_DIRPATHS; `tiergate.tier.content.ci`: an action's version bump is routine).
     Rule(
-        "security",
-        "dirpath",
-        (".github/workflows", ".github/actions", ".gitea/workflows", ".forgejo/workflows", ".gitlab/ci"),
-        "**/{key}/**",
+        "security", "dirpath", (".github/workflows", ".gitea/workflows", ".forgejo/workflows"), "**/{key}/**"
     ),
+    Rule("security", "dirpath", (".github/actions", ".gitlab/ci"), "**/{key}/**"),
     Rule(
         "security", "dir", (".circleci", ".buildkite", ".woodpecker", ".ssh", ".gnupg", ".aws"), "**/{key}/**"
     ),

@@ -6,16 +6,20 @@ Pure (no I/O): a patch in, hits out. The interface:
   expression searched in the text of one changed line.
 - `Ecosystem(name, rules, suffixes=(), names=())`: which files (suffix, or a glob on the name) read which
   rules. One module per ecosystem: `python`, `javascript` (JS/TS), `go`, `rust`, and `common` (every
-  text file: secrets); `checkconfig` (architecture: changed lines that weaken the project's checks).
+  text file: secrets); `checkconfig` (architecture: changed lines that weaken the project's checks);
+  `ci` (security: a CI workflow's changed lines that are not routine, read whole by its `judge`).
   `DEFAULT` is all of them; `BY_NAME` finds one by its name (configuration).
 - `scan_patch(patch, ecosystems) -> tuple[ContentHit, ...]`: git's unified diff (`diff -U0`) in; a hit per
   added or removed line that matched (`ContentHit.describe()` is the reason, naming `file:line`).
 - `scan_files` and `added_file`: the same for changed lines already read, and a new file's lines.
+- `judged_paths(files, ecosystems)`: the files an ecosystem's judge read, whose path floor it replaces
+  (`RiskPaths.scan(paths, judged=...)`).
 """
 
 from __future__ import annotations
 
 from tiergate.tier.content.checkconfig import CHECK_CONFIG, CHECK_RUNS
+from tiergate.tier.content.ci import CI
 from tiergate.tier.content.common import COMMON
 from tiergate.tier.content.go import GO
 from tiergate.tier.content.javascript import JAVASCRIPT
@@ -23,9 +27,9 @@ from tiergate.tier.content.model import CATEGORIES, SIDES, Category, ContentHit,
 from tiergate.tier.content.patch import FileLines, parse_patch
 from tiergate.tier.content.python import PYTHON
 from tiergate.tier.content.rust import RUST
-from tiergate.tier.content.scan import added_file, scan_files, scan_patch
+from tiergate.tier.content.scan import added_file, judged_paths, scan_files, scan_patch
 
-DEFAULT: tuple[Ecosystem, ...] = (COMMON, PYTHON, JAVASCRIPT, GO, RUST, CHECK_CONFIG, CHECK_RUNS)
+DEFAULT: tuple[Ecosystem, ...] = (COMMON, PYTHON, JAVASCRIPT, GO, RUST, CHECK_CONFIG, CHECK_RUNS, CI)
 BY_NAME: dict[str, Ecosystem] = {eco.name: eco for eco in DEFAULT}
 
 __all__ = [
@@ -40,6 +44,7 @@ __all__ = [
     "FileLines",
     "Side",
     "added_file",
+    "judged_paths",
     "parse_patch",
     "scan_files",
     "scan_patch",

@@ -28,7 +28,7 @@ Judgement calls and limits:
   adds the reason that names the weakening.
 - A check configuration inside a fixture or example tree (`tests/fixtures/app/.eslintrc.json`) is
   not read: it configures the fixture's checks, not the project's.
-- CI definitions (`.github/workflows/*.yml`, `.gitlab-ci.yml`) are security by path; their masked
+- CI definitions (`.gitlab-ci.yml`; workflows by `tiergate.tier.content.ci`) are security; their masked
   failures (`continue-on-error`, `allow_failure`, `|| true`) are also read here in every YAML file, and
   `--no-verify` in scripts and Makefiles, since these patterns mean the same wherever they are written.
 """

@@ -53,6 +53,11 @@ def scan_files(files: Iterable[FileLines], ecosystems: Sequence[Ecosystem]) -> t
             if eco.holds(changed.path):
                 by_ecosystem.setdefault(i, []).append(changed)
     hits: set[ContentHit] = set()
+    for i, members in by_ecosystem.items():
+        judge = ecosystems[i].judge
+        if judge is not None:
+            for changed in members:
+                hits.update(judge(changed))
     words = _Words("\n".join(t for f in _distinct(by_ecosystem) for t in (*f.added, *f.removed)))
     texts: dict[tuple[tuple[int, ...], Side], _Text] = {}  # shared by ecosystems reading the same files
     for i, members in by_ecosystem.items():
@@ -65,6 +70,12 @@ def scan_files(files: Iterable[FileLines], ecosystems: Sequence[Ecosystem]) -> t
                 text = texts.get(key) or texts.setdefault(key, _Text(members, side))
                 hits.update(_scan(text, eco, rules))
     return tuple(sorted(hits, key=lambda h: (h.path, h.side, h.line, h.construct)))
+
+
+def judged_paths(files: Iterable[FileLines], ecosystems: Sequence[Ecosystem]) -> frozenset[str]:
+    """The files whose changed lines an ecosystem's judge read: their path floor is the judge's."""
+    judges = [eco for eco in ecosystems if eco.judge is not None]
+    return frozenset(f.path for f in files if any(eco.holds(f.path) for eco in judges))
 
 
 def _distinct(by_ecosystem: dict[int, list[FileLines]]) -> Iterable[FileLines]:
