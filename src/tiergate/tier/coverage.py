@@ -39,11 +39,12 @@ evidence always says that it is the reason.
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import posixpath
+import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Literal
 
@@ -101,6 +102,11 @@ ECOSYSTEMS: tuple[Ecosystem, ...] = (
     Ecosystem("Shell", (".sh", ".bash", ".bats"), ("*.bats", "test_*.sh", "*_test.sh"), ("tests", "test")),
 )
 _BY_SUFFIX = {suffix: eco for eco in ECOSYSTEMS for suffix in eco.code}
+# Each ecosystem's test-name patterns as one compiled match: `classify` runs on every changed path of a
+# claim, and fnmatch pattern by pattern cost a 2,000-file change some 30 ms.
+_TEST_NAME = {
+    eco.name: re.compile("|".join(fnmatch.translate(p) for p in eco.test_names)) for eco in ECOSYSTEMS
+}
 # Stems that name a role, not a module: a test names the package (the directory) instead.
 _GENERIC_STEMS = frozenset({"__init__", "__main__", "index", "main", "mod", "lib"})
 _MIN_STEM = 3
@@ -118,7 +124,9 @@ def classify(path: str) -> Kind | None:
     if eco is None:
         return None
     name, directory = posixpath.basename(path), "/" + posixpath.dirname(path) + "/"
-    if any(fnmatchcase(name, p) for p in eco.test_names) or any(f"/{d}/" in directory for d in eco.test_dirs):
+    if (eco.test_names and _TEST_NAME[eco.name].match(name)) or any(
+        f"/{d}/" in directory for d in eco.test_dirs
+    ):
         return "test"
     return "code"
 
