@@ -23,6 +23,11 @@ def constructs(path: str, line: str, side: str = "+") -> set[str]:
     return {h.construct for h in scan_patch(one_line_patch(path, line, side), content.DEFAULT)}
 
 
+_CRYPTO_LIB = "dependency on a crypto or TLS library"
+_AUTH_LIB = "dependency on a token or authentication library"
+_COOKIE_LIB = "dependency on a cookie, session or CSRF library"
+_REDIRECT_LIB = "dependency on a redirect-following library"
+
 # (file, a changed line that must match, its construct, a look-alike that must not match anything)
 CASES: list[tuple[str, str, str, str]] = [
     # Python
@@ -351,12 +356,29 @@ CASES: list[tuple[str, str, str, str]] = [
         "overflow-checked size arithmetic",
         "let n = a.checked_mul(b)?;",
     ),
+    # Manifests: a dependency whose package implements a construct, by whole words of its name
+    ("package.json", '"tough-cookie": "^4.1.3",', _COOKIE_LIB, '"cookiecutter": "^2.0.0",'),
+    ("package.json", '"follow-redirects": "^1.15.6",', _REDIRECT_LIB, '"redirect": "node redirect.js",'),
+    ("package.json", '"@types/jsonwebtoken": "^9.0.0",', _AUTH_LIB, '"author": "TJ <tj@example.com>",'),
+    ("package.json", '"crypto-js": "4.2.0",', _CRYPTO_LIB, '"keywords": ["tls", "crypto"],'),
+    ("go.mod", "\tgolang.org/x/crypto v0.31.0 // indirect", _CRYPTO_LIB, "\tgolang.org/x/net v0.33.0"),
+    ("go.mod", "require github.com/golang-jwt/jwt/v5 v5.2.1", _AUTH_LIB, "\tgithub.com/x/authority v1.0.0"),
+    ("go.mod", "\tgithub.com/gorilla/sessions v1.2.2", _COOKIE_LIB, "module github.com/gorilla/sessions"),
+    ("go.mod", "\tgithub.com/x/follow-redirects v0.1.0", _REDIRECT_LIB, "\tgithub.com/x/redirector v0.1.0"),
+    ("requirements.txt", "cryptography==42.0.4", _CRYPTO_LIB, "tokenizers==0.15.0"),
+    ("requirements-dev.txt", "PyJWT[crypto]>=2.4", _AUTH_LIB, "sslyze-docs==1.0  # ssl, jwt"),
+    ("pyproject.toml", '    "requests-oauthlib>=1.3",', _AUTH_LIB, '    "authority>=1.3",'),
+    ("pyproject.toml", 'flask-session = "^0.8"', _COOKIE_LIB, '    "cookie: tests that set cookies",'),
+    ("requirements.txt", "django-redirects==0.6", _REDIRECT_LIB, "-r redirects.txt"),
     (
-        "go.mod",
-        "\tgolang.org/x/crypto v0.31.0 // indirect",
-        "crypto library version",
-        "\tgolang.org/x/net v0.33.0",
+        "Cargo.toml",
+        'rustls = { version = "0.23", default-features = false }',
+        _CRYPTO_LIB,
+        'tls = ["dep:rustls"]',
     ),
+    ("Cargo.toml", "[dev-dependencies.cookie]", _COOKIE_LIB, "[package.metadata.cookie]"),
+    ("Cargo.toml", "jsonwebtoken.workspace = true", _AUTH_LIB, 'authority = "0.1"'),
+    ("Cargo.toml", 'follow-redirects = "0.1"', _REDIRECT_LIB, "redirect_policy = true"),
     # Secrets, any text file
     ("deploy/key.pem", "-----BEGIN RSA PRIVATE KEY-----", "private key block", "-----BEGIN CERTIFICATE-----"),
     ("ci/env.txt", "AWS_KEY=AKIAABCDEFGHIJKLMNOP", "cloud or service token", "AKIA_DOCS"),
@@ -391,6 +413,10 @@ def test_the_seeds_false_positive_words_never_match_in_code(name: str) -> None:
 
 def test_language_rules_read_only_their_files() -> None:
     assert constructs("notes.md", "subprocess.run(cmd)") == set()
+    # a manifest is read for its dependencies only, and one of a fixture or an example app not at all
+    assert constructs("package.json", '"build": "node -e \'eval(src)\'",') == set()
+    assert constructs("test/fixtures/app/package.json", '"cookie": "0.7.1",') == set()
+    assert constructs("examples/auth/go.mod", "\tgolang.org/x/crypto v0.31.0") == set()
     assert constructs("app.py", "InsecureSkipVerify: true,") == set()
     assert constructs("main.go", "InsecureSkipVerify: true,") == {"TLS verification switch"}
 
@@ -528,6 +554,27 @@ def test_a_change_written_to_be_slow_to_scan_is_not() -> None:
             (".js", "s.replace(/"),
             (".py", "cur.execute('"),
             (".txt", 'password = "'),
+        )
+    ]
+    started = time.perf_counter()
+    content.scan_files(files, content.DEFAULT)
+    assert time.perf_counter() - started < 5
+
+
+def test_a_long_line_of_matches_is_searched_once_not_once_per_match() -> None:
+    # A package name of 3,000 whole words that never closes, and a Go line of 3,000 `rand.` calls without
+    # a secret word: each rule's `near` and name check cost the line once (minutes when they cost it per
+    # match), and a name's words are found once.
+    import time
+
+    files = [
+        content.added_file(name, "\n".join([line] * 20) + "\n")
+        for name, line in (
+            ("package.json", '"' + "cookie-" * 3000),
+            ("requirements.txt", "cookie-" * 3000),
+            ("go.mod", "cookie/" * 3000),
+            ("Cargo.toml", "cookie-" * 3000),
+            ("x.go", "rand.Intn " * 3000),
         )
     ]
     started = time.perf_counter()

@@ -8,6 +8,8 @@ Pure (no I/O): a patch in, hits out. The interface:
   rules. One module per ecosystem: `python`, `javascript` (JS/TS), `go`, `rust`, and `common` (every
   text file: secrets); `checkconfig` (architecture: changed lines that weaken the project's checks);
   `ci` (security: a CI workflow's changed lines that are not routine, read whole by its `judge`).
+  Each language module also has its manifests' ecosystem (`dependencies`: a changed dependency on a
+  package that implements a security construct).
   `DEFAULT` is all of them; `BY_NAME` finds one by its name (configuration).
 - `scan_patch(patch, ecosystems) -> tuple[ContentHit, ...]`: git's unified diff (`diff -U0`) in; a hit per
   added or removed line that matched (`ContentHit.describe()` is the reason, naming `file:line`).
@@ -21,15 +23,28 @@ from __future__ import annotations
 from tiergate.tier.content.checkconfig import CHECK_CONFIG, CHECK_RUNS
 from tiergate.tier.content.ci import CI
 from tiergate.tier.content.common import COMMON
-from tiergate.tier.content.go import GO
-from tiergate.tier.content.javascript import JAVASCRIPT
+from tiergate.tier.content.go import GO, GO_MODULES
+from tiergate.tier.content.javascript import JAVASCRIPT, NPM_MANIFEST
 from tiergate.tier.content.model import CATEGORIES, SIDES, Category, ContentHit, ContentRule, Ecosystem, Side
 from tiergate.tier.content.patch import FileLines, parse_patch
-from tiergate.tier.content.python import PYTHON
-from tiergate.tier.content.rust import RUST
+from tiergate.tier.content.python import PYTHON, PYTHON_REQUIREMENTS
+from tiergate.tier.content.rust import CARGO_MANIFEST, RUST
 from tiergate.tier.content.scan import added_file, judged_paths, scan_files, scan_patch
 
-DEFAULT: tuple[Ecosystem, ...] = (COMMON, PYTHON, JAVASCRIPT, GO, RUST, CHECK_CONFIG, CHECK_RUNS, CI)
+DEFAULT: tuple[Ecosystem, ...] = (
+    COMMON,
+    PYTHON,
+    JAVASCRIPT,
+    GO,
+    RUST,
+    PYTHON_REQUIREMENTS,
+    NPM_MANIFEST,
+    GO_MODULES,
+    CARGO_MANIFEST,
+    CHECK_CONFIG,
+    CHECK_RUNS,
+    CI,
+)
 BY_NAME: dict[str, Ecosystem] = {eco.name: eco for eco in DEFAULT}
 
 __all__ = [

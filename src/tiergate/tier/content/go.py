@@ -1,4 +1,4 @@
-"""Rules for Go (`.go`; `go.mod` for the crypto module's version only).
+"""Rules for Go (`.go`); `GO_MODULES` reads `go.mod` (required modules that implement a security construct).
 
 Judgement calls: `math/rand` counts where it is imported (a Go file names the package once), and
 `rand.` calls only beside a secret word; SQL counts when a query method takes `fmt.Sprintf` or a string
@@ -7,6 +7,7 @@ joined with `+` on the same line. No ReDoS rule: Go's `regexp` (RE2) does not ba
 
 from __future__ import annotations
 
+from tiergate.tier.content.dependencies import manifest
 from tiergate.tier.content.model import (
     BUILT_DIRS,
     BUILT_NAMES,
@@ -33,8 +34,6 @@ _BUILT = r"""(?:fmt\.Sprintf|"[ \t]*\+)"""
 GO = Ecosystem(
     "go",
     suffixes=(".go",),
-    # The module file, for one rule: the crypto module's version (every other rule names Go code).
-    names=("go.mod",),
     ignore_dirs=BUILT_DIRS,
     ignore_names=BUILT_NAMES,
     comments=("//", "/*", "* "),
@@ -128,10 +127,15 @@ GO = Ecosystem(
             word("MaxHeaderBytes"),
             word("BodyLimit"),
         ),
-        # The module that implements the project's ssh, bcrypt, argon2, ... moved to another version: the
-        # change is in crypto code, though not the project's own (gin's CVE-2024-45337 fix was this bump).
-        *rules("crypto library version", literal("golang.org/x/crypto") + r"[ \t]+v[0-9]"),
         *rules("permission bits", call("os.Chmod"), call("syscall.Umask"), word("0777"), word("0o777")),
         *rules("template escaping switched off", call("template.HTML"), call("template.JS")),
     ),
+)
+
+# A require line (`require m v1`, or `m v1` inside a block; `// indirect` after it) or a replacement's
+# target (`=> m v1`): `golang.org/x/crypto v0.31.0` holds the word `crypto`.
+GO_MODULES = manifest(
+    "go-modules",
+    ("go.mod",),
+    (r"A-Za-z0-9._~/-", r"(?:^[ \t]*(?:require[ \t]+|replace[ \t]+)?|=>[ \t]*)", r"[ \t]+v[0-9]"),
 )

@@ -8,6 +8,7 @@ count in quotes, as they are written in requests and responses, in either case.
 
 from __future__ import annotations
 
+from tiergate.tier.content.dependencies import manifest
 from tiergate.tier.content.model import BUILT_DIRS, BUILT_NAMES, Ecosystem, call, literal, quoted, rules, word
 from tiergate.tier.content.web import (
     COOKIE_HEADERS,
@@ -140,4 +141,12 @@ JAVASCRIPT = Ecosystem(
         *rules("response size limit", word("maxContentLength"), word("maxBodyLength"), near=_COMPARED),
         *rules("permission bits", call("chmod"), call("chmodSync"), "0o777", "0o666", call("umask")),
     ),
+)
+
+# A dependency (or override, resolution) entry: a quoted package name, then a version range, tag or
+# protocol (`"tough-cookie": "^4.1.3"`), never a script (`"auth": "node auth.js"`) or a keyword list item.
+NPM_MANIFEST = manifest(
+    "npm-manifest",
+    ("package.json",),
+    (r"A-Za-z0-9@/._-", r'^[ \t]*"', r'"[ \t]*:[ \t]*"(?:[~^<>=*0-9]|[vx][0-9.]|npm:|workspace:|latest\b)'),
 )

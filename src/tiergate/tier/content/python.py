@@ -9,6 +9,7 @@ beside request data; SQL counts when `execute` takes a string built in the call 
 
 from __future__ import annotations
 
+from tiergate.tier.content.dependencies import manifest
 from tiergate.tier.content.model import (
     BUILT_DIRS,
     BUILT_NAMES,
@@ -269,4 +270,19 @@ PYTHON = Ecosystem(
             word("S_IRWXO"),
         ),
     ),
+)
+
+_DIST_NAME = r"A-Za-z0-9._-"
+# After a requirement's name: its extras, then a version operator, a URL (`@`), markers, a line
+# continuation, a comment or the end (`cryptography==42.0.4`, `requests-oauthlib`, `pyjwt[crypto]>=2`).
+_REQUIREMENT_TAIL = r"[ \t]*(?:\[[^\]\n]*\])?[ \t]*(?:[=<>!~]=|[<>]|@|;|\\|#|$)"
+# requirements*.txt lines; pyproject's PEP 508 strings, one a line (`    "cryptography>=41",`; a quoted
+# bare name counts only followed by a version, extras or markers, so a keyword list item does not); and
+# Poetry's or PDM's `name = "^1.2"` tables.
+PYTHON_REQUIREMENTS = manifest(
+    "python-requirements",
+    ("requirements*.txt", "pyproject.toml"),
+    (_DIST_NAME, r"^[ \t]*", _REQUIREMENT_TAIL),
+    (_DIST_NAME, r"""^[ \t]*["']""", r"[ \t]*(?:\[[^\]\n]*\])?[ \t]*(?:[=<>!~]=|[<>]|@|;)"),
+    (_DIST_NAME, r"^[ \t]*", r"""[ \t]*=[ \t]*(?:["'][~^<>=!*0-9]|\{)"""),
 )

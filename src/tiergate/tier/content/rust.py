@@ -7,6 +7,7 @@ is too frequent in systems code to name a risk a reviewer would agree with.
 
 from __future__ import annotations
 
+from tiergate.tier.content.dependencies import manifest
 from tiergate.tier.content.model import (
     BUILT_DIRS,
     BUILT_NAMES,
@@ -95,4 +96,18 @@ RUST = Ecosystem(
             call("umask"),
         ),
     ),
+)
+
+_CARGO_NAME = r"A-Za-z0-9_-"
+# `rustls = "0.23"`, `rustls = { version = ... }`, `rustls.workspace = true`, or a table of its own,
+# `[dependencies.rustls]` (dev-, build-, target- and workspace dependencies alike).
+CARGO_MANIFEST = manifest(
+    "cargo-manifest",
+    ("Cargo.toml",),
+    (
+        _CARGO_NAME,
+        r"^[ \t]*",
+        r"""(?:\.workspace[ \t]*=[ \t]*true|[ \t]*=[ \t]*(?:["'][~^<>=*0-9]|\{))""",
+    ),
+    (_CARGO_NAME, r"^[ \t]*\[(?:workspace\.|target\.[^\]\n]*\.)?(?:dev-|build-)?dependencies\.", r"\]"),
 )

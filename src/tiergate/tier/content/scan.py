@@ -104,6 +104,9 @@ def _scan(text: _Text, eco: Ecosystem, rules: list[ContentRule]) -> Iterable[Con
     starts, lines = text.starts, text.lines
     for rule in rules:
         near = _regex(rule.near) if rule.near else None
+        # Whether the last line asked held `near`: a line with many matches is searched once, not once
+        # per match (a long line of them would cost its length squared).
+        near_at, near_held = -1, False
         for match in _regex(rule.pattern).finditer(text.chunk):
             at = bisect_right(starts, match.start()) - 1
             offset, line = starts[at], lines[at]
@@ -111,8 +114,11 @@ def _scan(text: _Text, eco: Ecosystem, rules: list[ContentRule]) -> Iterable[Con
                 continue  # a user's pattern that ran across a line end: lines are searched one by one
             if eco.comments and line.lstrip().startswith(eco.comments):
                 continue  # prose about the code (see Ecosystem.comments)
-            if near is not None and near.search(line) is None:
-                continue
+            if near is not None:
+                if at != near_at:
+                    near_at, near_held = at, near.search(line) is not None
+                if not near_held:
+                    continue
             yield ContentHit(
                 path=text.members[text.owners[at]].path,
                 line=text.numbers[at],
