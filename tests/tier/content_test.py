@@ -27,6 +27,7 @@ _CRYPTO_LIB = "dependency on a crypto or TLS library"
 _AUTH_LIB = "dependency on a token or authentication library"
 _COOKIE_LIB = "dependency on a cookie, session or CSRF library"
 _REDIRECT_LIB = "dependency on a redirect-following library"
+_PROTOCOL_LIB = "dependency on a network or HTTP protocol library"
 
 # (file, a changed line that must match, its construct, a look-alike that must not match anything)
 CASES: list[tuple[str, str, str, str]] = [
@@ -361,7 +362,12 @@ CASES: list[tuple[str, str, str, str]] = [
     ("package.json", '"follow-redirects": "^1.15.6",', _REDIRECT_LIB, '"redirect": "node redirect.js",'),
     ("package.json", '"@types/jsonwebtoken": "^9.0.0",', _AUTH_LIB, '"author": "TJ <tj@example.com>",'),
     ("package.json", '"crypto-js": "4.2.0",', _CRYPTO_LIB, '"keywords": ["tls", "crypto"],'),
-    ("go.mod", "\tgolang.org/x/crypto v0.31.0 // indirect", _CRYPTO_LIB, "\tgolang.org/x/net v0.33.0"),
+    ("go.mod", "\tgolang.org/x/crypto v0.31.0 // indirect", _CRYPTO_LIB, "\tgolang.org/x/text v0.14.0"),
+    ("go.mod", "\tgolang.org/x/net v0.33.0", _PROTOCOL_LIB, "\tgithub.com/x/netlify v1.0.0"),
+    ("go.mod", "\tgithub.com/quic-go/quic-go v0.48.2", _PROTOCOL_LIB, "\tgithub.com/x/quickstart v0.1.0"),
+    ("package.json", '"http2-wrapper": "^2.2.1",', _PROTOCOL_LIB, '"network": "^0.4.0",'),
+    ("requirements.txt", "h2==4.1.0", _PROTOCOL_LIB, "h2o==3.44.0.3"),
+    ("Cargo.toml", 'httparse = "1.9"', _PROTOCOL_LIB, 'h2o = "0.1"'),
     ("go.mod", "require github.com/golang-jwt/jwt/v5 v5.2.1", _AUTH_LIB, "\tgithub.com/x/authority v1.0.0"),
     ("go.mod", "\tgithub.com/gorilla/sessions v1.2.2", _COOKIE_LIB, "module github.com/gorilla/sessions"),
     ("go.mod", "\tgithub.com/x/follow-redirects v0.1.0", _REDIRECT_LIB, "\tgithub.com/x/redirector v0.1.0"),

@@ -1,5 +1,6 @@
 """Rules for dependency manifests: a changed dependency line whose package implements a security construct
-the language rules name (crypto and TLS, tokens and authentication, cookies and sessions, redirects).
+the language rules name (crypto and TLS, tokens and authentication, cookies and sessions, redirects, HTTP
+framing and network protocols).
 
 A bump of such a package changes that construct's code under the project, though not in its own files
 (gin's CVE-2024-45337 fix was a `golang.org/x/crypto` bump, express's CVE-2024-47764 one of `cookie`,
@@ -63,6 +64,21 @@ FAMILIES: dict[str, tuple[str, ...]] = {
         "sessions",
     ),
     "redirect-following library": ("redirect", "redirects"),
+    # HTTP framing is a security construct in code (Content-Length, Transfer-Encoding, chunked: request
+    # smuggling); these packages are that framing for HTTP/2 and HTTP/3, or Go's network stack (`x/net`:
+    # http2, hpack, proxy, idna), parsing what arrives from the network before any of the project's code.
+    "network or HTTP protocol library": (
+        "net",
+        "http2",
+        "h2",
+        "hpack",
+        "http3",
+        "quic",
+        "qpack",
+        "h11",
+        "httparse",
+        "llhttp",
+    ),
 }
 
 # Directories whose manifests the project does not install: test fixtures and example apps (the path
