@@ -224,9 +224,9 @@ def test_a_second_run_changes_nothing_and_says_so(machine: Machine) -> None:
 
 
 def test_installed_doctor_finds_everything_in_order(machine: Machine, tmp_path: Path) -> None:
-    # A configured check whose program is a shell builtin: a detected pytest would be skipped (and
-    # warned about) on this machine's PATH, which has no pytest.
-    project = init_repo(tmp_path / "project", {".tiergate.toml": '[checks]\ntests = "true"\n'})
+    # A configured check that the machine has (a detected pytest would be skipped, and warned about, on
+    # this machine's PATH, which has no pytest) and whose coverage the gate can measure.
+    project = init_repo(tmp_path / "project", {".tiergate.toml": '[checks]\ntests = "python3 -m unittest"\n'})
     result = subprocess.run(
         [str(machine.home / ".local" / "bin" / "tiergate"), "doctor"],
         cwd=project,
@@ -242,6 +242,7 @@ def test_installed_doctor_finds_everything_in_order(machine: Machine, tmp_path: 
         f"ok    plugin: tiergate@tiergate-local 0.1.0, read from {machine.tiergate_home / 'plugin'}, enabled"
         in result.stdout.splitlines()
     )
+    assert any(line.startswith("ok    coverage: ") for line in result.stdout.splitlines()), result.stdout
     assert all(line.startswith("ok ") for line in result.stdout.splitlines()), result.stdout
 
 
