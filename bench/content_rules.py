@@ -23,10 +23,8 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from testing.gitrepo import commit_all, init_repo
@@ -41,6 +39,7 @@ from bench.subagent_stop_bench import (
     hook,
     hook_env,
     launcher,
+    run_once,
     write,
 )
 
@@ -136,39 +135,18 @@ def claim_case(root: Path, home: Path, name: str, config: str) -> Case:
     )
 
 
-def run_once(case: Case) -> tuple[Run, float]:
-    """One run of `case`: its answer, and the CPU seconds it and its children (git) used. CPU time is
-    what the content rules add; wall time on a shared machine also holds the other sessions' load."""
-    case.before()
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        started = time.perf_counter()
-        process = subprocess.Popen(
-            case.argv, stdin=subprocess.PIPE, stdout=out, stderr=err, env=case.env, cwd=case.cwd
-        )
-        assert process.stdin is not None
-        process.stdin.write(case.stdin)
-        process.stdin.close()
-        # Linux reports the child's usage with its reaped children's (its git runs) included.
-        _, status, usage = os.wait4(process.pid, 0)
-        seconds = time.perf_counter() - started
-        out.seek(0)
-        err.seek(0)
-        run = Run(seconds, usage.ru_maxrss, os.waitstatus_to_exitcode(status), out.read(), err.read())
-        return run, usage.ru_utime + usage.ru_stime
-
-
 def measure(cases: list[Case], runs: int) -> dict[str, tuple[list[float], list[float]]]:
     """Wall and CPU seconds per case, interleaved, after warm-up rounds; every answer checked."""
     results: dict[str, tuple[list[float], list[float]]] = {case.name: ([], []) for case in cases}
     for round_ in range(WARMUP_ROUNDS + runs):
         for case in cases:
-            run, cpu = run_once(case)
+            run = run_once(case)
             problem = case.check(run)
             if problem is not None:
                 sys.exit(f"content_rules: {case.name}, round {round_}: {problem}")
             if round_ >= WARMUP_ROUNDS:
                 results[case.name][0].append(run.seconds)
-                results[case.name][1].append(cpu)
+                results[case.name][1].append(run.cpu_seconds)
     return results
 
 
@@ -185,8 +163,8 @@ def main() -> int:
         print("building two 2,000-file projects and their claims...", flush=True)
         on = claim_case(root, home, "content on", "[risk]\ncontent = true\n")
         off = claim_case(root, home, "content off", "[risk]\ncontent = false\n")
-        first, _ = run_once(on)
-        for case, run in ((on, first), (off, run_once(off)[0])):
+        first = run_once(on)
+        for case, run in ((on, first), (off, run_once(off))):
             problem = case.check(run)
             if problem is not None:
                 sys.exit(f"content_rules: {case.name}: {problem}")

@@ -76,6 +76,8 @@ class Run:
     returncode: int
     stdout: bytes
     stderr: bytes
+    # CPU seconds of the process and its reaped children (its git runs): what load does not inflate.
+    cpu_seconds: float = 0.0
 
 
 @dataclass
@@ -380,7 +382,9 @@ def run_once(case: Case) -> Run:
         seconds = time.perf_counter() - started
         out.seek(0)
         err.seek(0)
-        return Run(seconds, usage.ru_maxrss, os.waitstatus_to_exitcode(status), out.read(), err.read())
+        code = os.waitstatus_to_exitcode(status)
+        cpu = usage.ru_utime + usage.ru_stime
+        return Run(seconds, usage.ru_maxrss, code, out.read(), err.read(), cpu)
 
 
 def measure(cases: list[Case], runs: int) -> dict[str, Samples]:
