@@ -231,11 +231,8 @@ def run(
     if index is not None:
         environment["GIT_INDEX_FILE"] = str(index)
     try:
-        # `cat-file --filters` converts a blob as a checkout would: through filters, were they not blank.
-        filterless = _subcommand(args) in _FILTERLESS and "--filters" not in args
-        blanks = () if filterless else _filter_blanks(cwd, environment)
         proc = subprocess.run(
-            ("git", *_SAFE_CONFIG, *blanks, "-c", "core.quotepath=off", *args),
+            _command(cwd, args, environment),
             cwd=cwd,
             env=environment,
             input=stdin,
@@ -243,9 +240,7 @@ def run(
             check=False,
         )
     except FileNotFoundError as e:
-        if not cwd.is_dir():
-            raise UserError(f"no such directory: {cwd}") from e
-        raise UserError("git not found: install git and put it on PATH") from e
+        raise _not_found(cwd) from e
     if proc.returncode not in ok:
         raise _error(cwd, args, proc.stderr)
     return proc
@@ -257,8 +252,7 @@ def stream(cwd: Path, *args: str, stdin: bytes = b"") -> Iterator[Iterator[bytes
     while git writes them, with the same settings. git's failure raises UserError once its output is
     read to the end; a caller that stops early ends git."""
     environment = _env()
-    blanks = () if _subcommand(args) in _FILTERLESS else _filter_blanks(cwd, environment)
-    command = ("git", *_SAFE_CONFIG, *blanks, "-c", "core.quotepath=off", *args)
+    command = _command(cwd, args, environment)
     # stderr goes to a file: a pipe nobody reads while stdout is read would stall a chatty git.
     with tempfile.TemporaryFile() as errors, tempfile.TemporaryFile() as given:
         given.write(stdin)
@@ -268,9 +262,7 @@ def stream(cwd: Path, *args: str, stdin: bytes = b"") -> Iterator[Iterator[bytes
                 command, cwd=cwd, env=environment, stdin=given, stdout=subprocess.PIPE, stderr=errors
             )
         except FileNotFoundError as e:
-            if not cwd.is_dir():
-                raise UserError(f"no such directory: {cwd}") from e
-            raise UserError("git not found: install git and put it on PATH") from e
+            raise _not_found(cwd) from e
         assert proc.stdout is not None
         out, ended = proc.stdout, []
 
@@ -297,6 +289,21 @@ def stream(cwd: Path, *args: str, stdin: bytes = b"") -> Iterator[Iterator[bytes
         if ended and code != 0:
             errors.seek(0)
             raise _error(cwd, args, errors.read())
+
+
+def _command(cwd: Path, args: Sequence[str], environment: Mapping[str, str]) -> tuple[str, ...]:
+    """The git command line `run` and `stream` start: the safe config, every filter driver blanked."""
+    # `cat-file --filters` converts a blob as a checkout would: through filters, were they not blank.
+    filterless = _subcommand(args) in _FILTERLESS and "--filters" not in args
+    blanks = () if filterless else _filter_blanks(cwd, environment)
+    return ("git", *_SAFE_CONFIG, *blanks, "-c", "core.quotepath=off", *args)
+
+
+def _not_found(cwd: Path) -> UserError:
+    """Why git could not be started: the directory is gone, or git is not installed."""
+    if not cwd.is_dir():
+        return UserError(f"no such directory: {cwd}")
+    return UserError("git not found: install git and put it on PATH")
 
 
 def _finish(proc: subprocess.Popen[bytes], killed: bool) -> int:
