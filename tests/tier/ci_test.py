@@ -133,7 +133,7 @@ def test_only_workflow_yaml_is_judged_and_other_ci_definitions_keep_their_path_r
     # Outside the workflow directories, a `uses:` bump is not read by this judge at all.
     assert security(["- uses: a/b@v1"], ["- uses: a/b@v2"], path="deploy/app.yml") == []
     others = [".github/actions/setup/action.yml", ".gitlab-ci.yml", ".github/workflows/helper.sh"]
-    read = [FileLines(p, added_numbers=[1], added=["- uses: a/b@v2"]) for p in [*others, WORKFLOW]]
+    read = [FileLines.of(p, added_numbers=[1], added=["- uses: a/b@v2"]) for p in [*others, WORKFLOW]]
     judged = judged_paths(read, content.DEFAULT)
     assert judged == {WORKFLOW}
     assert [m.path for m in PATHS.scan(others, judged).security] == others

@@ -73,12 +73,18 @@ class Ecosystem:
     judge: Callable[[FileLines], Iterable[ContentHit]] | None = None
 
     def holds(self, path: str) -> bool:
+        name = path[path.rfind("/") + 1 :]
+        return self.names_file(name, suffix_of(name)) and self.places(path)
+
+    def names_file(self, name: str, suffix: str) -> bool:
+        """Whether a file of this name (and its lower-cased `suffix`, '' for none) is of this ecosystem."""
+        return suffix in self.suffixes or _any_glob(name, self.names)
+
+    def places(self, path: str) -> bool:
+        """Whether a file of this ecosystem's names is read where it is (`ignore_names`, `within`,
+        `ignore_dirs`)."""
         slash = path.rfind("/")
-        name = path[slash + 1 :]
-        dot = name.rfind(".")
-        if not (dot > 0 and name[dot:].lower() in self.suffixes) and not _any_glob(name, self.names):
-            return False
-        if _any_glob(name, self.ignore_names):
+        if _any_glob(path[slash + 1 :], self.ignore_names):
             return False
         if self.within and not any(f"/{d}/" in f"/{path[:slash]}/" for d in self.within):
             return False
@@ -88,6 +94,11 @@ class Ecosystem:
                 if f"/{folder}/" in folders:
                     return False
         return True
+
+
+def suffix_of(name: str) -> str:
+    dot = name.rfind(".")
+    return name[dot:].lower() if dot > 0 else ""
 
 
 def _any_glob(name: str, globs: tuple[str, ...]) -> bool:

@@ -19,29 +19,99 @@ last 200 commits: 62 of 68 MB of patch). A secret a build inlines into its outpu
 bundle (`dist/axios.js`), which the secret rules still read; in the map it is a copy of that.
 
 Speed: with `-U0` a hunk is its removed lines, then its added lines; such a hunk is cut out of the line
-list by slicing (checked at its ends), and only other hunks are read line by line.
+list by slicing (checked at its ends), and only other hunks are read line by line. The lines are kept
+as the diff has them, mark and all (`Run`): no line is copied to strip its mark; the scan strips every
+mark of a side at once, when it joins the side's lines (`tiergate.tier.content.scan`).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from tiergate.gitformat import unquote_path
+
+if TYPE_CHECKING:
+    from tiergate.tier.content.model import Side
 
 _HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _DEV_NULL = "/dev/null"
 
 
+MARKS = {"added": "+", "removed": "-"}
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """Consecutive changed lines of one side of a file: the first one's number on that side (the new
+    file's for added lines, the old file's for removed ones), and the lines as a diff shows them, each
+    starting with its side's mark ('+' or '-')."""
+
+    number: int
+    lines: list[str]
+
+
 @dataclass
 class FileLines:
-    """The changed lines of one file: numbers and texts, in the order of the diff, per side."""
+    """The changed lines of one file, per side, in the order of the diff, as runs of consecutive lines."""
 
     path: str
-    added_numbers: list[int] = field(default_factory=list)
-    added: list[str] = field(default_factory=list)
-    removed_numbers: list[int] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
+    added_runs: list[Run] = field(default_factory=list)
+    removed_runs: list[Run] = field(default_factory=list)
+
+    @classmethod
+    def of(
+        cls,
+        path: str,
+        added: Sequence[str] = (),
+        added_numbers: Sequence[int] = (),
+        removed: Sequence[str] = (),
+        removed_numbers: Sequence[int] = (),
+    ) -> FileLines:
+        """A file's changed lines from their texts (without marks) and their numbers."""
+        made = cls(path)
+        for number, line in zip(added_numbers, added, strict=True):
+            _extend(made.added_runs, number, f"+{line}")
+        for number, line in zip(removed_numbers, removed, strict=True):
+            _extend(made.removed_runs, number, f"-{line}")
+        return made
+
+    def runs(self, side: Side) -> list[Run]:
+        return self.added_runs if side == "added" else self.removed_runs
+
+    @property
+    def added(self) -> list[str]:
+        return _texts(self.added_runs)
+
+    @property
+    def added_numbers(self) -> list[int]:
+        return _numbers(self.added_runs)
+
+    @property
+    def removed(self) -> list[str]:
+        return _texts(self.removed_runs)
+
+    @property
+    def removed_numbers(self) -> list[int]:
+        return _numbers(self.removed_runs)
+
+
+def _texts(runs: list[Run]) -> list[str]:
+    return [line[1:] for run in runs for line in run.lines]
+
+
+def _numbers(runs: list[Run]) -> list[int]:
+    return [n for run in runs for n in range(run.number, run.number + len(run.lines))]
+
+
+def _extend(runs: list[Run], number: int, marked: str) -> None:
+    """Add a line to the side's runs: to the last run if it is that run's next line, else as a new run."""
+    if runs and runs[-1].number + len(runs[-1].lines) == number:
+        runs[-1].lines.append(marked)
+    else:
+        runs.append(Run(number, [marked]))
 
 
 # A file's header: every line of a hunk starts with '+', '-', ' ' or '\\', so this is never one of them.
@@ -75,7 +145,7 @@ def parse_patch(patch: bytes) -> list[FileLines]:
             files.append(current)
         elif current is not None and line.startswith("@@ ") and (hunk := _HUNK.match(line)) is not None:
             i = _read_hunk(lines, i, hunk, current)
-    return [f for f in files if f.added or f.removed]
+    return [f for f in files if f.added_runs or f.removed_runs]
 
 
 def _without_generated(patch: bytes) -> bytes:
@@ -107,10 +177,10 @@ def _read_hunk(lines: list[str], i: int, hunk: re.Match[str], into: FileLines) -
     new_at, new_count = int(hunk[3]), _count(hunk[4])
     removed, added = lines[i : i + old_count], lines[i + old_count : i + old_count + new_count]
     if _all_marked(removed, "-", old_count) and _all_marked(added, "+", new_count):
-        into.removed_numbers.extend(range(old_at, old_at + old_count))
-        into.removed.extend([line[1:] for line in removed])
-        into.added_numbers.extend(range(new_at, new_at + new_count))
-        into.added.extend([line[1:] for line in added])
+        if removed:
+            into.removed_runs.append(Run(old_at, removed))
+        if added:
+            into.added_runs.append(Run(new_at, added))
         i += old_count + new_count
     else:
         i = _read_hunk_lines(lines, i, (old_at, old_count, new_at, new_count), into)
@@ -133,12 +203,10 @@ def _read_hunk_lines(lines: list[str], i: int, counts: tuple[int, int, int, int]
         i += 1
         mark = line[:1]
         if mark == "+":
-            into.added_numbers.append(new_at)
-            into.added.append(line[1:])
+            _extend(into.added_runs, new_at, line)
             new_at, new_count = new_at + 1, new_count - 1
         elif mark == "-":
-            into.removed_numbers.append(old_at)
-            into.removed.append(line[1:])
+            _extend(into.removed_runs, old_at, line)
             old_at, old_count = old_at + 1, old_count - 1
         elif mark == " ":
             old_at, new_at, old_count, new_count = old_at + 1, new_at + 1, old_count - 1, new_count - 1

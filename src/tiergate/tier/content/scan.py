@@ -16,11 +16,19 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
-from itertools import accumulate
+from itertools import accumulate, chain
 
 from tiergate.redact import redact
-from tiergate.tier.content.model import ContentHit, ContentRule, Ecosystem, Side, needle, whole_word_needle
-from tiergate.tier.content.patch import FileLines, parse_patch
+from tiergate.tier.content.model import (
+    ContentHit,
+    ContentRule,
+    Ecosystem,
+    Side,
+    needle,
+    suffix_of,
+    whole_word_needle,
+)
+from tiergate.tier.content.patch import MARKS, FileLines, Run, parse_patch
 
 # How much of a long line an excerpt keeps around the match.
 EXCERPT_CHARS = 80
@@ -38,38 +46,56 @@ def scan_patch(patch: bytes, ecosystems: Sequence[Ecosystem]) -> tuple[ContentHi
 
 def added_file(path: str, text: str) -> FileLines:
     """A new file (untracked, say) as changed lines: every line of it added."""
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
+    if not text:
+        return FileLines(path)
+    body = text[:-1] if text.endswith("\n") else text
+    # Marked as a diff marks them, in one pass: '+' before every line.
+    lines = f"+{body}".replace("\n", "\n+").split("\n")
     lines = [line[:-1] if line.endswith("\r") else line for line in lines]
-    return FileLines(path, added_numbers=list(range(1, len(lines) + 1)), added=lines)
+    return FileLines(path, added_runs=[Run(1, lines)])
 
 
 def scan_files(files: Iterable[FileLines], ecosystems: Sequence[Ecosystem]) -> tuple[ContentHit, ...]:
     """As `scan_patch`, for changed lines already read."""
-    by_ecosystem: dict[int, list[FileLines]] = {}
-    for changed in files:
-        for i, eco in enumerate(ecosystems):
-            if eco.holds(changed.path):
-                by_ecosystem.setdefault(i, []).append(changed)
+    by_ecosystem = _members(files, ecosystems)
     hits: set[ContentHit] = set()
     for i, members in by_ecosystem.items():
         judge = ecosystems[i].judge
         if judge is not None:
             for changed in members:
                 hits.update(judge(changed))
-    words = _Words("\n".join(t for f in _distinct(by_ecosystem) for t in (*f.added, *f.removed)))
     texts: dict[tuple[tuple[int, ...], Side], _Text] = {}  # shared by ecosystems reading the same files
+    # The words come from the texts of all the files read (most often `common`'s own: every text file).
+    every = list(_distinct(by_ecosystem))
+    words = _Words([_text(texts, every, side).chunk for side in _SIDES])
     for i, members in by_ecosystem.items():
         eco = ecosystems[i]
         for side in _SIDES:
             # Rules whose needle the change cannot hold get no pass, and a side with none no text.
             rules = [r for r in eco.rules if r.reads(side) and words.may_match(r.pattern)]
             if rules:
-                key = (tuple(id(m) for m in members), side)
-                text = texts.get(key) or texts.setdefault(key, _Text(members, side))
-                hits.update(_scan(text, eco, rules))
+                hits.update(_scan(_text(texts, members, side), eco, rules))
     return tuple(sorted(hits, key=lambda h: (h.path, h.side, h.line, h.construct)))
+
+
+def _members(files: Iterable[FileLines], ecosystems: Sequence[Ecosystem]) -> dict[int, list[FileLines]]:
+    """The files each ecosystem reads (by its index), in order."""
+    by_ecosystem: dict[int, list[FileLines]] = {}
+    # Most ecosystems go by suffix alone: a file's suffix says which of them to ask, with those that
+    # go by name.
+    by_suffix: dict[str, list[Ecosystem]] = {}
+    named = [eco for eco in ecosystems if eco.names]
+    index = {id(eco): i for i, eco in enumerate(ecosystems)}
+    for changed in files:
+        name = changed.path.rpartition("/")[2]
+        suffix = suffix_of(name)
+        candidates = by_suffix.get(suffix)
+        if candidates is None:
+            candidates = by_suffix[suffix] = [e for e in ecosystems if e in named or suffix in e.suffixes]
+        for eco in candidates:
+            if eco.names_file(name, suffix) and eco.places(changed.path):
+                by_ecosystem.setdefault(index[id(eco)], []).append(changed)
+    return by_ecosystem
 
 
 def judged_paths(files: Iterable[FileLines], ecosystems: Sequence[Ecosystem]) -> frozenset[str]:
@@ -82,34 +108,54 @@ def _distinct(by_ecosystem: dict[int, list[FileLines]]) -> Iterable[FileLines]:
     return {id(f): f for members in by_ecosystem.values() for f in members}.values()
 
 
+def _text(texts: dict[tuple[tuple[int, ...], Side], _Text], members: list[FileLines], side: Side) -> _Text:
+    key = (tuple(id(m) for m in members), side)
+    text = texts.get(key)
+    if text is None:
+        text = texts[key] = _Text(members, side)
+    return text
+
+
 class _Text:
-    """One side's changed lines of some files, joined into one text, and where each line starts."""
+    """One side's changed lines of some files, joined into one text without their marks; where each
+    line starts is worked out only when a rule matched (most passes find nothing)."""
 
     def __init__(self, members: list[FileLines], side: Side) -> None:
         self.members, self.side = members, side
-        self.lines: list[str] = []
-        self.owners: list[int] = []  # per line: its file's index in `members`
-        self.numbers: list[int] = []
-        for index, changed in enumerate(members):
-            lines = changed.added if side == "added" else changed.removed
-            self.lines.extend(lines)
-            self.numbers.extend(changed.added_numbers if side == "added" else changed.removed_numbers)
-            self.owners.extend([index] * len(lines))
-        self.chunk = "\n".join(self.lines)
-        # Line i starts after the lengths of the lines before it and their newlines.
-        self.starts = [n + i for i, n in enumerate(accumulate(map(len, self.lines), initial=0))]
+        self.runs = [(index, run) for index, changed in enumerate(members) for run in changed.runs(side)]
+        self.lines = list(chain.from_iterable(run.lines for _, run in self.runs))  # marked
+        # The line index of each run's first line.
+        self.run_starts = list(accumulate((len(run.lines) for _, run in self.runs), initial=0))
+        # Every line starts with its side's mark: dropping the first character and the one after each
+        # newline drops exactly the marks (`str.replace` goes left to right, never over its own output).
+        self.chunk = "\n".join(self.lines)[1:].replace(f"\n{MARKS[side]}", "\n")
+        self._starts: list[int] | None = None
+
+    @property
+    def starts(self) -> list[int]:
+        """Where each line starts in `chunk`: a marked line's length is its text's plus one newline."""
+        if self._starts is None:
+            self._starts = list(accumulate(map(len, self.lines), initial=0))
+        return self._starts
+
+    def owner(self, at: int) -> tuple[str, int]:
+        """The path and the line number of line `at`."""
+        r = bisect_right(self.run_starts, at) - 1
+        index, run = self.runs[r]
+        return self.members[index].path, run.number + at - self.run_starts[r]
 
 
 def _scan(text: _Text, eco: Ecosystem, rules: list[ContentRule]) -> Iterable[ContentHit]:
-    starts, lines = text.starts, text.lines
+    lines = text.lines
     for rule in rules:
         near = _regex(rule.near) if rule.near else None
         # Whether the last line asked held `near`: a line with many matches is searched once, not once
         # per match (a long line of them would cost its length squared).
         near_at, near_held = -1, False
         for match in _regex(rule.pattern).finditer(text.chunk):
+            starts = text.starts
             at = bisect_right(starts, match.start()) - 1
-            offset, line = starts[at], lines[at]
+            offset, line = starts[at], lines[at][1:]
             if match.end() > offset + len(line) and match.end() > match.start():
                 continue  # a user's pattern that ran across a line end: lines are searched one by one
             if eco.comments and line.lstrip().startswith(eco.comments):
@@ -119,9 +165,10 @@ def _scan(text: _Text, eco: Ecosystem, rules: list[ContentRule]) -> Iterable[Con
                     near_at, near_held = at, near.search(line) is not None
                 if not near_held:
                     continue
+            path, number = text.owner(at)
             yield ContentHit(
-                path=text.members[text.owners[at]].path,
-                line=text.numbers[at],
+                path=path,
+                line=number,
                 side=text.side,
                 construct=rule.construct,
                 category=rule.category,
@@ -132,8 +179,8 @@ def _scan(text: _Text, eco: Ecosystem, rules: list[ContentRule]) -> Iterable[Con
 class _Words:
     """The distinct words of the changed text: whether a needle can be in it at all."""
 
-    def __init__(self, text: str) -> None:
-        raw = text.encode("utf-8", "surrogatepass").translate(_WORD_BYTES)
+    def __init__(self, texts: Iterable[str]) -> None:
+        raw = "\n".join(texts).encode("utf-8", "surrogatepass").translate(_WORD_BYTES)
         self._set = set(raw.split())
         self._joined: bytes | None = None  # made when a needle that may sit inside a word asks
         self._known: dict[str, bool] = {}
