@@ -174,16 +174,20 @@ def measure(project: Project, current: LoopState) -> Measured:
     Any error is caught here on purpose: the loop decides what an unchecked claim means (see
     `tiergate.loop.decision`), and the traceback goes to the log."""
     try:
+        from tiergate import offload
         from tiergate.handlers import effects
-        from tiergate.tier.assess import assess_change, measure_for
+        from tiergate.tier.assess import assess_change, judge_content, measure_for
         from tiergate.tier.coverage import measurable_files
 
         config = effects.loop_config(project, current)  # the rules it started with, not the file now
         exclusions = foreign.of_loop(current)  # the rules every hook of this loop uses
         base = current.change_base or "HEAD"  # the workspace as the loop began, when it was dirty
         change = measure_for(project.root, base, config, exclusions)
+        # The changed lines are read by a child meanwhile (pure work: `tiergate.offload`).
+        content = offload.start(judge_content, change, config)
         # The gate first: its tests measure the change's coverage, and the tier is judged on that.
         gate, coverage = effects.gate(project, current, config, measurable_files(change))
+        workspace = fingerprint.of_change(change)
         assessment = assess_change(
             project.root,
             base=base,
@@ -192,6 +196,7 @@ def measure(project: Project, current: LoopState) -> Measured:
             exclusions=exclusions,
             change=change,
             gate_coverage=coverage,
+            content=content.result,
         )
         dirty = effects.dirty(project, current) if gate.refuted else None
     except Exception as exc:
@@ -201,7 +206,6 @@ def measure(project: Project, current: LoopState) -> Measured:
         # A configuration error (an empty check command) is one line that says it all; others name their type.
         return Measured(problem=str(exc) if isinstance(exc, UserError) else f"{type(exc).__name__}: {exc}")
     facts = claim_facts(assessment, config)
-    workspace = fingerprint.of_change(assessment.change)
     return Measured(facts, None, workspace, gate, dirty, effects.policies(config))
 
 

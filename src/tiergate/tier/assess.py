@@ -10,14 +10,14 @@ architecture hit the architecture floor, each with a reason naming `file:line` a
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tiergate.tier.change import ChangeMeasurement, measure_change
 from tiergate.tier.content import ContentHit, ContentRule, Ecosystem
-from tiergate.tier.contentscan import judge_change, patch_of
+from tiergate.tier.contentscan import ContentScan, judge_change, patch_of
 from tiergate.tier.coverage import CoverageJudgement, judge_coverage
 from tiergate.tier.coveragelines import GateCoverage
 from tiergate.tier.keywords import find_override
@@ -105,6 +105,12 @@ def measure_for(
     return measure_change(root, base, chosen, with_patch=bool(content_rules(config)))
 
 
+def judge_content(change: ChangeMeasurement, config: Config) -> ContentScan:
+    """The content rules' judgement of the change's changed lines (none when they are off)."""
+    ecosystems = content_rules(config)
+    return judge_change(change, ecosystems, patch_of(change)) if ecosystems else ContentScan(())
+
+
 def assess_change(
     root: Path,
     base: str = "HEAD",
@@ -114,13 +120,16 @@ def assess_change(
     exclusions: Exclusions | None = None,
     change: ChangeMeasurement | None = None,
     gate_coverage: GateCoverage | None = None,
+    content: Callable[[], ContentScan] | None = None,
 ) -> Assessment:
     """Measure the change since `base` in the repository at `root` and select its tier.
 
     `coverage` given by the caller (`--coverage`) replaces the judgement from coverage data. Other
     tools' state is left out: `exclusions`, else the configuration's (`Config.exclusions`); a loop
     passes its own (`tiergate.foreign.of_loop`), the ones every hook of it uses. A claim passes the
-    `change` it measured before its gate ran, and the coverage the gate measured of it (`gate_coverage`).
+    `change` it measured before its gate ran, the coverage the gate measured of it (`gate_coverage`),
+    and the content judgement of that change as it comes (`content`: `judge_content`'s, worked out
+    meanwhile in a child process), asked for once the coverage is judged.
     """
     if config is None:
         from tiergate.config import load_config
@@ -136,8 +145,8 @@ def assess_change(
         if coverage is not None
         else judge_coverage(change, gate_coverage, patch)
     )
-    content = judge_change(change, ecosystems, patch)
-    hits = content.hits
+    judged = judge_change(change, ecosystems, patch) if content is None else content()
+    hits = judged.hits
     facts, scan = facts_from_paths(
         change.paths,
         change.lines_changed,
@@ -145,7 +154,7 @@ def assess_change(
         risk_paths(config),
         judgement.evidence,
         hits,
-        content.judged,
+        judged.judged,
     )
     decision = decide(facts, config, prompt)
     return Assessment(
@@ -155,5 +164,5 @@ def assess_change(
         decision=decision,
         content=hits,
         content_searched=bool(ecosystems),
-        judged=content.judged,
+        judged=judged.judged,
     )

@@ -10,15 +10,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from tiergate.text import quote_inline, quote_path
-
-if TYPE_CHECKING:
-    from tiergate.tier.content.patch import FileLines
+from tiergate.tier.content.patch import FileLines, Side
 
 Category = Literal["security", "architecture"]
-Side = Literal["added", "removed"]
 Sides = Literal["added", "removed", "both"]
 CATEGORIES: tuple[Category, ...] = ("security", "architecture")
 SIDES: tuple[Sides, ...] = ("added", "removed", "both")

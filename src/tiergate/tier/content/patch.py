@@ -29,18 +29,16 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Literal
 
 from tiergate.gitformat import unquote_path
-
-if TYPE_CHECKING:
-    from tiergate.tier.content.model import Side
 
 _HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _DEV_NULL = "/dev/null"
 
 
-MARKS = {"added": "+", "removed": "-"}
+Side = Literal["added", "removed"]
+MARKS: dict[Side, str] = {"added": "+", "removed": "-"}
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,12 +23,11 @@ from tiergate.tier.content.model import (
     ContentHit,
     ContentRule,
     Ecosystem,
-    Side,
     needle,
     suffix_of,
     whole_word_needle,
 )
-from tiergate.tier.content.patch import MARKS, FileLines, Run, parse_patch
+from tiergate.tier.content.patch import MARKS, FileLines, Run, Side, parse_patch
 
 # How much of a long line an excerpt keeps around the match.
 EXCERPT_CHARS = 80

@@ -1,0 +1,94 @@
+"""Work done in a forked child (`tiergate.offload`): the answer is always the work's own, whether the
+child sent it, failed, died, or was never started."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from collections.abc import Callable
+
+import pytest
+
+from tiergate import offload
+
+PARENT = os.getpid()
+
+
+def where(tag: str) -> tuple[str, int]:
+    return tag, os.getpid()
+
+
+def fails_in_child() -> str:
+    if os.getpid() != PARENT:
+        raise RuntimeError("only in the child")
+    return "computed by the parent"
+
+
+def killed_in_child() -> str:
+    if os.getpid() != PARENT:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return "computed by the parent"
+
+
+def unpicklable() -> object:
+    return (lambda: None) if os.getpid() != PARENT else "computed by the parent"
+
+
+def always_fails() -> None:
+    raise ValueError("bad change")
+
+
+@pytest.fixture
+def two_cpus(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A second CPU, whatever the machine running the tests has: the fork is what is tested."""
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+
+
+@pytest.mark.usefixtures("two_cpus")
+def test_the_child_computes_the_result_and_is_reaped() -> None:
+    pending = offload.start(where, "x")
+    assert pending.forked
+    pid = pending._pid
+    tag, worker = pending.result()
+    assert tag == "x" and worker != PARENT and worker == pid
+    assert pending.result() == (tag, worker)  # asked twice: the same answer, no second child
+    with pytest.raises(ChildProcessError):
+        os.waitpid(worker, os.WNOHANG)
+
+
+@pytest.mark.usefixtures("two_cpus")
+@pytest.mark.parametrize("work", [fails_in_child, killed_in_child, unpicklable])
+def test_a_child_that_fails_dies_or_sends_garbage_is_replaced_by_the_parents_own_work(
+    work: Callable[[], object],
+) -> None:
+    pending = offload.start(work)
+    assert pending.forked
+    assert pending.result() == "computed by the parent"
+
+
+def test_an_error_of_the_work_itself_is_raised_in_the_parent() -> None:
+    pending = offload.start(always_fails)
+    with pytest.raises(ValueError, match="bad change"):
+        pending.result()
+
+
+def test_one_cpu_does_not_fork_and_the_work_runs_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(os, "cpu_count", lambda: 1)
+    pending = offload.start(where, "z")
+    assert not pending.forked
+    assert pending.result() == ("z", PARENT)
+
+
+@pytest.mark.usefixtures("two_cpus")
+def test_a_process_with_another_thread_does_not_fork() -> None:
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)
+    thread.start()
+    try:
+        pending = offload.start(where, "y")
+        assert not pending.forked
+        assert pending.result() == ("y", PARENT)
+    finally:
+        stop.set()
+        thread.join()
