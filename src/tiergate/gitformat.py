@@ -69,8 +69,10 @@ def parse_raw_numstat(out: bytes) -> list[DiffEntry]:
 
 
 # In a patch, every line of a hunk starts with '+', '-', ' ' or '\\': a line that starts otherwise is a
-# file's header (`diff --git`, `Binary files ... differ`) or a hunk's (`@@ -a,b +c,d @@`).
-_PATCH_MARKS = re.compile(rb"^(?:(diff --git )|@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@|(Binary files ))", re.M)
+# file's header (`diff --git`, `Binary files ... differ`) or a hunk's (`@@ -a,b +c,d @@`). The newline
+# before the line is part of the pattern: a literal first character lets `re` skip from one newline to
+# the next, where `^` with re.M would be tried at every position (3x slower on a 3.6 MB patch).
+_PATCH_MARKS = re.compile(rb"\n(?:(diff --git )|@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@|(Binary files ))")
 
 
 def with_patch_counts(entries: list[DiffEntry], patch: bytes) -> list[DiffEntry] | None:
@@ -85,9 +87,10 @@ def with_patch_counts(entries: list[DiffEntry], patch: bytes) -> list[DiffEntry]
     added: list[int] = []
     deleted: list[int] = []
     binary: list[bool] = []
-    for match in _PATCH_MARKS.finditer(patch):
+    text = b"\n" + patch  # the first line has a newline before it too
+    for match in _PATCH_MARKS.finditer(text):
         if match[1] is not None:
-            if len(added) == len(entries) or not _names(patch, match.end(), entries[len(added)].path):
+            if len(added) == len(entries) or not _names(text, match.end(), entries[len(added)].path):
                 return None
             added.append(0)
             deleted.append(0)
