@@ -233,10 +233,13 @@ def test_the_patch_runs_counts_are_the_ones_numstat_gives(tmp_path: Path) -> Non
     git(repo, "add", "-N", "new.txt")
     base = git(repo, "rev-parse", "HEAD").strip()
 
-    fast, patch = tgit._entries_and_patch(repo, base, numstat=False)
+    def diffed(numstat: bool) -> tuple[list[gitformat.DiffEntry], bytes]:
+        return tgit._entries_and_patch(tgit._disk_diff(repo, *tgit._diff_options(True, numstat), base=base))
+
+    fast, patch = diffed(numstat=False)
     counted = gitformat.with_patch_counts(fast, patch)
 
-    with_numstat, same_patch = tgit._entries_and_patch(repo, base, numstat=True)
+    with_numstat, same_patch = diffed(numstat=True)
     assert counted is not None and counted == with_numstat and patch == same_patch
     assert tgit.diff_entries_and_patch(repo, base) == (with_numstat, patch)
     by_path = {e.path: (e.additions, e.deletions) for e in counted}
@@ -245,6 +248,6 @@ def test_the_patch_runs_counts_are_the_ones_numstat_gives(tmp_path: Path) -> Non
     # A type change shows as two patches of one record: no line-up, so the counts come from numstat.
     (repo / "link").unlink()
     (repo / "link").symlink_to("target")
-    fast, patch = tgit._entries_and_patch(repo, base, numstat=False)
+    fast, patch = diffed(numstat=False)
     assert gitformat.with_patch_counts(fast, patch) is None
-    assert tgit.diff_entries_and_patch(repo, base) == tgit._entries_and_patch(repo, base, numstat=True)
+    assert tgit.diff_entries_and_patch(repo, base) == diffed(numstat=True)

@@ -25,7 +25,7 @@ import subprocess
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 from tiergate.errors import UserError
 from tiergate.gitformat import DiffEntry, parse_raw_numstat, rebase_ignore_rules, with_patch_counts
@@ -246,6 +246,75 @@ def run(
     return proc
 
 
+class Started:
+    """A git run going on in the background (`start`): its output goes to files, read by `result`."""
+
+    def __init__(
+        self,
+        cwd: Path,
+        args: Sequence[str],
+        proc: subprocess.Popen[bytes],
+        files: tuple[IO[bytes], IO[bytes]],
+        resources: contextlib.ExitStack,
+    ) -> None:
+        self._cwd, self._args, self._proc = cwd, args, proc
+        self._out, self._err = files
+        self._resources = resources
+
+    def result(self, ok: Sequence[int] = (0,)) -> bytes:
+        """git's output once it has ended; a return code not in `ok` raises UserError, as `run` does."""
+        try:
+            code = self._proc.wait()
+            self._out.seek(0)
+            if code not in ok:
+                self._err.seek(0)
+                raise _error(self._cwd, self._args, self._err.read())
+            return self._out.read()
+        finally:
+            self._close()
+
+    def cancel(self) -> None:
+        """End git now, its answer unread."""
+        if self._proc.poll() is None:
+            self._proc.kill()
+        self._proc.wait()
+        self._close()
+
+    def _close(self) -> None:
+        self._resources.close()  # the output files with the rest
+
+
+def start(
+    cwd: Path, *args: str, index: Path | None = None, resources: contextlib.ExitStack | None = None
+) -> Started:
+    """`run`, in the background: git starts now, with the same settings, and `Started.result` waits for
+    it. Its output goes to a file rather than a pipe, so that git never waits for the caller to read.
+    `resources` (the index file it reads, say) are released when it has been read or cancelled."""
+    environment = _env()
+    if index is not None:
+        environment["GIT_INDEX_FILE"] = str(index)
+    held = resources or contextlib.ExitStack()
+    try:
+        # Closed with `held`, when the answer has been read.
+        out = held.enter_context(tempfile.TemporaryFile())  # noqa: SIM115
+        err = held.enter_context(tempfile.TemporaryFile())  # noqa: SIM115
+        try:
+            proc = subprocess.Popen(
+                _command(cwd, args, environment),
+                cwd=cwd,
+                env=environment,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+            )
+        except FileNotFoundError as e:
+            raise _not_found(cwd) from e
+    except BaseException:
+        held.close()
+        raise
+    return Started(cwd, args, proc, (out, err), held)
+
+
 @contextlib.contextmanager
 def stream(cwd: Path, *args: str, stdin: bytes = b"") -> Iterator[Iterator[bytes]]:
     """`run` for output too long to hold at once (a history's patches): git's stdout in chunks, read
@@ -421,8 +490,7 @@ def resolve_rev(repo: Path, rev: str) -> str:
 
 def diff_entries(repo: Path, base: str) -> list[DiffEntry]:
     """Every tracked path that differs between `base` and the working tree, renames detected."""
-    out = _disk_diff(repo, "--raw", "--numstat", "-z", "-M", "--no-abbrev", base=base)
-    return parse_raw_numstat(out)
+    return ChangeDiff(repo, base, with_patch=False).result()[0]
 
 
 def diff_entries_and_patch(repo: Path, base: str) -> tuple[list[DiffEntry], bytes]:
@@ -431,15 +499,56 @@ def diff_entries_and_patch(repo: Path, base: str) -> tuple[list[DiffEntry], byte
     Without `--numstat`, which would make git diff every file a second time: the hunks' counts are the
     same numbers (`gitformat.with_patch_counts`). When the patch does not line up with the records (an
     unmerged path, a type change), one run with `--numstat` gives both."""
-    entries, patch = _entries_and_patch(repo, base, numstat=False)
-    counted = with_patch_counts(entries, patch)
-    return (counted, patch) if counted is not None else _entries_and_patch(repo, base, numstat=True)
+    entries, patch = ChangeDiff(repo, base, with_patch=True).result()
+    assert patch is not None
+    return entries, patch
 
 
-def _entries_and_patch(repo: Path, base: str, numstat: bool) -> tuple[list[DiffEntry], bytes]:
-    prefixes = ("--src-prefix=a/", "--dst-prefix=b/")
-    counts = ("--numstat",) if numstat else ()
-    out = _disk_diff(repo, "--raw", *counts, "-z", "-M", "--no-abbrev", "-p", "-U0", *prefixes, base=base)
+class ChangeDiff:
+    """`diff_entries`, or `diff_entries_and_patch` (`with_patch`), begun: git diffs in the background
+    (`start`) while the caller does something else, and `result` reads its answer. A caller that
+    finds it does not need it after all calls `cancel`. On `_measuring_index`, kept until then."""
+
+    def __init__(self, repo: Path, base: str, with_patch: bool) -> None:
+        self.repo, self.base, self.with_patch = repo, base, with_patch
+        resources = contextlib.ExitStack()
+        try:
+            index = resources.enter_context(_measuring_index(repo, base))
+            self._run = start(
+                repo,
+                "diff",
+                *_PLAIN_DIFF,
+                *_diff_options(with_patch, False),
+                base,
+                "--",
+                index=index,
+                resources=resources,
+            )
+        except BaseException:
+            resources.close()
+            raise
+
+    def result(self) -> tuple[list[DiffEntry], bytes | None]:
+        out = self._run.result()
+        if not self.with_patch:
+            return parse_raw_numstat(out), None
+        entries, patch = _entries_and_patch(out)
+        counted = with_patch_counts(entries, patch)
+        if counted is not None:
+            return counted, patch
+        return _entries_and_patch(_disk_diff(self.repo, *_diff_options(True, True), base=self.base))
+
+    def cancel(self) -> None:
+        self._run.cancel()
+
+
+def _diff_options(with_patch: bool, numstat: bool) -> tuple[str, ...]:
+    counts = ("--numstat",) if numstat or not with_patch else ()
+    patch = ("-p", "-U0", "--src-prefix=a/", "--dst-prefix=b/") if with_patch else ()
+    return ("--raw", *counts, "-z", "-M", "--no-abbrev", *patch)
+
+
+def _entries_and_patch(out: bytes) -> tuple[list[DiffEntry], bytes]:
     # The NUL-separated records end with an empty field; the patch follows. Records hold no empty
     # field before that (a path is never empty), so the first two NULs in a row are the boundary.
     end = out.find(b"\0\0")

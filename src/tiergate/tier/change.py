@@ -116,10 +116,13 @@ def measure_change(
     with `with_patch`, the tracked files' `-U0` patch too, from the same git run."""
     root = git.repo_root(repo)
     base_id = git.resolve_rev(root, base)
-    entries, patch = (
-        git.diff_entries_and_patch(root, base_id) if with_patch else (git.diff_entries(root, base_id), None)
-    )
-    listed = git.untracked_files(root, base_id)
+    diff = git.ChangeDiff(root, base_id, with_patch)  # diffs while the untracked files are listed
+    try:
+        listed = git.untracked_files(root, base_id)
+    except BaseException:
+        diff.cancel()
+        raise
+    entries, patch = diff.result()
     verdicts = classify(root, [p for e in entries for p in (e.path, e.old_path) if p] + listed, exclusions)
     tracked = [_tracked(e) for e in entries if not _set_aside(verdicts, e.path, e.old_path)]
     movable = _movable(tracked)
