@@ -6,7 +6,9 @@ from __future__ import annotations
 import os
 import signal
 import threading
+import time
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -49,12 +51,11 @@ def two_cpus(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_the_child_computes_the_result_and_is_reaped() -> None:
     pending = offload.start(where, "x")
     assert pending.forked
-    pid = pending._pid
     tag, worker = pending.result()
-    assert tag == "x" and worker != PARENT and worker == pid
+    assert tag == "x" and worker != PARENT
     assert pending.result() == (tag, worker)  # asked twice: the same answer, no second child
     with pytest.raises(ChildProcessError):
-        os.waitpid(worker, os.WNOHANG)
+        os.waitpid(worker, os.WNOHANG)  # reaped
 
 
 @pytest.mark.usefixtures("two_cpus")
@@ -92,3 +93,57 @@ def test_a_process_with_another_thread_does_not_fork() -> None:
     finally:
         stop.set()
         thread.join()
+
+
+def second_step(first: tuple[str, int]) -> tuple[str, int, int]:
+    return (*first, os.getpid())
+
+
+def second_fails_in_child(first: tuple[str, int]) -> str:
+    if os.getpid() != PARENT:
+        raise RuntimeError("only in the child")
+    return f"the parent's, from {first[0]} of {'the child' if first[1] != PARENT else 'the parent'}"
+
+
+@pytest.mark.usefixtures("two_cpus")
+def test_two_steps_in_a_child_each_answer_as_soon_as_it_is_known() -> None:
+    staged = offload.start_staged(lambda: where("a"), second_step)
+    assert staged.forked
+    tag, worker = staged.first()
+    assert tag == "a" and worker != PARENT
+    assert staged.second() == ("a", worker, worker)  # the second step ran on the child's first answer
+    with pytest.raises(ChildProcessError):
+        os.waitpid(worker, os.WNOHANG)
+
+
+@pytest.mark.usefixtures("two_cpus")
+def test_a_second_step_that_fails_in_the_child_runs_here_on_the_childs_first_answer() -> None:
+    staged = offload.start_staged(lambda: where("a"), second_fails_in_child)
+    assert staged.first()[1] != PARENT
+    assert staged.second() == "the parent's, from a of the child"
+
+
+@pytest.mark.usefixtures("two_cpus")
+def test_a_first_step_that_fails_in_the_child_runs_both_here() -> None:
+    staged = offload.start_staged(fails_in_child, lambda first: f"then {first}")
+    assert staged.first() == "computed by the parent"
+    assert staged.second() == "then computed by the parent"
+
+
+@pytest.mark.usefixtures("two_cpus")
+def test_cancelled_work_is_left_to_finish_and_its_answers_are_not_read(tmp_path: Path) -> None:
+    done = tmp_path / "done"
+
+    def slow() -> str:
+        time.sleep(0.3)
+        done.write_text(str(os.getpid()))
+        return "late"
+
+    staged = offload.start_staged(slow, lambda first: first)
+    started = time.monotonic()
+    staged.cancel()
+    assert time.monotonic() - started < 0.2  # not waited for
+    deadline = time.monotonic() + 5
+    while not done.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert done.exists() and int(done.read_text()) != PARENT  # the child finished on its own

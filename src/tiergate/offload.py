@@ -1,22 +1,24 @@
-"""Pure work done in a forked child while the hook goes on with its own: `start(work, *args)` now,
-`.result()` when the answer is needed.
+"""Work done in a forked child while the hook goes on with its own: `start(work, *args)` now,
+`.result()` when the answer is needed; `start_staged(first, then)` for work in two steps whose first
+answer is needed before the second.
 
-A claim's Stop has two costly parts that need nothing of each other once the change is measured: the
-content rules' reading of the changed lines (pure computing, a few hundred milliseconds on a large
-change) and the rest (the gate, which runs the project's checks, the coverage judgement, the
-fingerprint). On a machine with two CPUs or more, the child computes the first while the hook does the
-second.
+A claim's Stop has costly parts that need nothing of each other: measuring the change (git's diff, a
+few hundred milliseconds on a large change) and the content rules' reading of its changed lines (pure
+computing, as long again) need neither the hook's input validated nor its configuration loaded
+(pydantic's import, most of a Stop's start-up), and the gate, the coverage judgement and the fingerprint
+need the change but not the content judgement. On a machine with two CPUs or more, a child does the
+first while the hook does the rest.
 
 The child is a fork, not a new interpreter: it has every module and every argument already, and
-sends back only the pickled result, through a pipe, then leaves with `os._exit` (no atexit handler,
-no buffered output of the parent's written twice). It is only ever asked for pure work, so that a
-child cut short changes nothing.
+sends back each step's pickled answer through a pipe as soon as it has it, then leaves with `os._exit`
+(no atexit handler, no buffered output of the parent's written twice). It is only ever asked for work
+that changes nothing, so that a child cut short, or left to finish unread (`cancel`), is harmless.
 
 The answer is always the work's own: when there is no `fork`, one CPU, or another thread in the
 process (a fork copies only the calling thread, and a lock another one held stays held in the child),
-the work runs in the hook's own process, at `.result()`; when the child fails in any way (it raised,
-died, or sent something unreadable), the work runs again in the hook's process, so that its error, if
-it has one, is raised where the caller catches it.
+the work runs in the hook's own process when its answer is asked for; when the child fails in any way
+(it raised, died, or sent something unreadable), the steps it did not answer run in the hook's
+process, from the answers it did send, so that an error is raised where the caller catches it.
 """
 
 from __future__ import annotations
@@ -26,46 +28,109 @@ import os
 import pickle
 import sys
 import threading
-from collections.abc import Callable
-from typing import Generic, ParamSpec, TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any, Generic, ParamSpec, TypeVar
 
 T = TypeVar("T")
+A = TypeVar("A")
+B = TypeVar("B")
 P = ParamSpec("P")
-_OK = b"ok"
+_LENGTH_BYTES = 8
+
+
+class _Child:
+    """The parent's end of a child's pipe: its answers, one frame (length, pickle) per step."""
+
+    def __init__(self, pid: int, fd: int) -> None:
+        self.pid: int | None = pid
+        self._pipe = os.fdopen(fd, "rb")
+
+    def next(self) -> tuple[Any] | None:
+        """The child's next answer, or None when it sent no more (it failed, or has no more steps)."""
+        if self.pid is None:
+            return None
+        head = self._pipe.read(_LENGTH_BYTES)
+        data = self._pipe.read(int.from_bytes(head, "big")) if len(head) == _LENGTH_BYTES else b""
+        if not data:
+            self.end()
+            return None
+        try:
+            return (pickle.loads(data),)  # our own fork's answer
+        except Exception:
+            self.end()
+            return None
+
+    def end(self) -> None:
+        """Read no more; reap the child (it has sent all it will, or failed)."""
+        if self.pid is not None:
+            self._pipe.close()
+            os.waitpid(self.pid, 0)
+            self.pid = None
+
+    def leave(self) -> None:
+        """Read no more and do not wait: the child finishes on its own (its writes fail) and exits."""
+        if self.pid is not None:
+            self._pipe.close()
+            self.pid = None
+
+
+def _received(child: _Child | None, last: bool) -> tuple[Any] | None:
+    """The child's next answer, if it sent one (a tuple, so that an answer of None is one); the child
+    reaped after its `last` one."""
+    if child is None:
+        return None
+    sent = child.next()
+    if last:
+        child.end()
+    return sent
 
 
 class Pending(Generic[T]):
-    """Work started in a child (`pid`, read end `fd`), or not started at all (`pid` None)."""
+    """One step begun in a child, or deferred to `result` (no child)."""
 
-    def __init__(self, work: Callable[[], T], pid: int | None = None, fd: int | None = None) -> None:
-        self._work, self._pid, self._fd = work, pid, fd
+    def __init__(self, work: Callable[[], T], child: _Child | None) -> None:
+        self._work, self._child = work, child
         self._done: tuple[T] | None = None
 
     @property
     def forked(self) -> bool:
-        return self._pid is not None
+        return self._child is not None
 
     def result(self) -> T:
-        """The work's result: the child's when it sent one, else computed here (its error raised here)."""
+        """The work's answer: the child's when it sent one, else computed here (its error raised here)."""
         if self._done is None:
-            sent = self._collect()
-            self._done = (self._work(),) if sent is None else sent
+            self._done = _received(self._child, last=True) or (self._work(),)
         return self._done[0]
 
-    def _collect(self) -> tuple[T] | None:
-        if self._pid is None or self._fd is None:
-            return None
-        with os.fdopen(self._fd, "rb") as pipe:
-            self._fd = None
-            data = pipe.read()
-        _, status = os.waitpid(self._pid, 0)
-        self._pid = None
-        if not data.startswith(_OK) or os.waitstatus_to_exitcode(status) != 0:
-            return None
-        try:
-            return (pickle.loads(data[len(_OK) :]),)  # our own fork's result
-        except Exception:
-            return None
+
+class Staged(Generic[A, B]):
+    """Two steps begun in a child: `first()`, then `second()` (`then` of the first's answer)."""
+
+    def __init__(self, first: Callable[[], A], then: Callable[[A], B], child: _Child | None) -> None:
+        self._first, self._then, self._child = first, then, child
+        self._a: tuple[A] | None = None
+        self._b: tuple[B] | None = None
+
+    @property
+    def forked(self) -> bool:
+        return self._child is not None
+
+    def first(self) -> A:
+        if self._a is None:
+            self._a = _received(self._child, last=False) or (self._first(),)
+        return self._a[0]
+
+    def second(self) -> B:
+        """The second answer, for the first answer `first()` gave (the child's, or the one computed here)."""
+        if self._b is None:
+            a = self.first()
+            self._b = _received(self._child, last=True) or (self._then(a),)
+        return self._b[0]
+
+    def cancel(self) -> None:
+        """The answers are not wanted after all: the child is left to finish unread."""
+        if self._child is not None:
+            self._child.leave()
 
 
 def start(work: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> Pending[T]:
@@ -74,17 +139,13 @@ def start(work: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> Pending[T]
     def call() -> T:
         return work(*args, **kwargs)
 
-    if not can_fork():
-        return Pending(call)
-    read, write = os.pipe()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:  # the child: never returns
-        os.close(read)
-        _child(call, write)
-    os.close(write)
-    return Pending(call, pid, read)
+    return Pending(call, _fork([lambda _: call()]))
+
+
+def start_staged(first: Callable[[], A], then: Callable[[A], B]) -> Staged[A, B]:
+    """`first()` and then `then(first())` begun in a forked child when that can help; each answer is
+    sent as soon as it is known, so that `Staged.first` need not wait for the second step."""
+    return Staged(first, then, _fork([lambda _: first(), then]))
 
 
 def can_fork() -> bool:
@@ -93,17 +154,39 @@ def can_fork() -> bool:
     return hasattr(os, "fork") and (os.cpu_count() or 1) > 1 and threading.active_count() == 1
 
 
-def _child(call: Callable[[], object], write: int) -> None:
+def _fork(steps: Sequence[Callable[[Any], object]]) -> _Child | None:
+    if not can_fork():
+        return None
+    read, write = os.pipe()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        os.close(read)
+        _run(steps, write)
+    os.close(write)
+    return _Child(pid, read)
+
+
+def _run(steps: Sequence[Callable[[Any], object]], write: int) -> None:
     code = 1
     # A collection would walk (and so copy) the parent's every object; the child lives a moment.
     gc.disable()
     try:
-        data = _OK + pickle.dumps(call(), protocol=pickle.HIGHEST_PROTOCOL)
-        view = memoryview(data)
-        while view:
-            view = view[os.write(write, view) :]
+        answer: object = None
+        for step in steps:
+            answer = step(answer)
+            data = pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL)
+            _write_all(write, len(data).to_bytes(_LENGTH_BYTES, "big"))
+            _write_all(write, data)
         code = 0
-    except BaseException:  # the parent computes it again and raises what it raises
+    except BaseException:  # the parent computes what is missing and raises what it raises
         pass
     finally:
         os._exit(code)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]

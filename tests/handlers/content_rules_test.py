@@ -19,6 +19,10 @@ CLIENT = "def fetch(session, url):\n    return session.get(url)\n"
 # The one risky line: nothing in the path says so (`app/client.py`).
 INSECURE = "def fetch(session, url):\n    return session.get(url, verify=False)\n"
 CONTENT_OFF = CONFIG + "\n[risk]\ncontent = false\n"
+# A rule of the project's own: the claim's early measurement reads the built-in rules only, so a loop
+# that keeps one must have its changed lines read again with it.
+OWN_RULE = CONFIG + "\n[[risk.rules]]\nconstruct = \"billing API call\"\npattern = 'charge_card\\('\n"
+BILLING = "def fetch(session, url):\n    charge_card(session)\n    return session.get(url, verify=False)\n"
 
 
 class Loop(HookSession):
@@ -74,3 +78,15 @@ def test_the_agent_cannot_turn_content_rules_off_during_the_loop(tmp_path: Path)
 
     assert loop.loop().tier == "THOROUGH"
     assert "app/client.py:2 (added line) TLS verification switch" in loop.reasons()
+
+
+def test_a_rule_the_loop_kept_reads_the_changed_lines_beside_the_built_in_ones(tmp_path: Path) -> None:
+    loop = Loop(tmp_path, OWN_RULE)
+    loop.start()
+    write(loop.project, {"app/client.py": BILLING})
+
+    loop.claim()
+
+    assert loop.loop().tier == "THOROUGH"
+    assert 'app/client.py:2 (added line) billing API call: "charge_card(session)"' in loop.reasons()
+    assert "app/client.py:3 (added line) TLS verification switch" in loop.reasons()

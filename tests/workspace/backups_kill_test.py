@@ -3,7 +3,8 @@ between the files either writes: the loop's state and the backups still read, an
 restorable byte for byte (issue 10).
 
 A `git` wrapper first on PATH (tiergate runs git by PATH) counts the calls in a file and, at the k-th,
-lets that git call finish and then kills its parent, the process running tiergate, with SIGKILL."""
+lets that git call finish and then kills its parent, the process running tiergate, with SIGKILL (and the
+hook above it, when the parent is the hook's forked child)."""
 
 from __future__ import annotations
 
@@ -30,13 +31,20 @@ ROLLBACK = (
     "from tiergate.workspace import backups; root = Path(sys.argv[1]); "
     "backups.rollback(Project(root, Path(sys.argv[2])), backups.workspace_at(root, 'HEAD'), 'the test')"
 )
+# The count is taken under a lock: the hook's forked child runs git beside the hook.
 WRAPPER = """#!/bin/sh
-n=$(( $(cat "$KILL_COUNT" 2>/dev/null || echo 0) + 1 ))
-echo "$n" > "$KILL_COUNT"
+n=$( (flock 9; n=$(( $(cat "$KILL_COUNT" 2>/dev/null || echo 0) + 1 ))
+    echo "$n" > "$KILL_COUNT"; echo "$n") 9>>"$KILL_COUNT.lock")
 if [ -n "$KILL_LOG" ]; then echo "$*" >> "$KILL_LOG"; fi
 "{git}" "$@"
 status=$?
-if [ "$n" = "$KILL_AT" ]; then kill -9 "$PPID"; fi
+if [ "$n" = "$KILL_AT" ]; then
+    # The Stop hook measures a claim in a forked child (tiergate.offload): a git call of the child's
+    # kills the hook above it too, as the hook's death would end both.
+    parent=$(awk '{{print $4}}' "/proc/$PPID/stat")
+    if tr '\\0' ' ' < "/proc/$parent/cmdline" | grep -q "tiergate hook"; then kill -9 "$parent"; fi
+    kill -9 "$PPID"
+fi
 exit "$status"
 """
 

@@ -16,11 +16,17 @@ from tiergate.loop.refutation import may_stand_refuted, refutation_for
 from tiergate.workspace import fingerprint, startpoint
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from tiergate.config import Config
+    from tiergate.foreign import Exclusions
     from tiergate.hook.models import StopInput
     from tiergate.hook.protocol import HookReply
+    from tiergate.offload import Staged
     from tiergate.project import Project
     from tiergate.tier.assess import Assessment
+    from tiergate.tier.change import ChangeMeasurement
+    from tiergate.tier.contentscan import ContentScan
 
 # stop_reason values of a turn that ended normally; any other one (an API error, a context or output
 # limit, a refusal) is a stop tiergate never blocks.
@@ -32,6 +38,16 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
     """The Stop's answer. An active loop whose state cannot be trusted (not tiergate's writing, gone,
     unwritable) or whose decision fails unexpectedly fails closed (`tiergate.handlers.failclosed`):
     the one exception to the hook's fail-open rule, so that no claim ever goes through unchecked."""
+    # Begun before the rest of the start-up, which then costs the claim no time (see `_begin`).
+    early = _begin(payload, project)
+    try:
+        return _handle(payload, project, early)
+    finally:
+        if early is not None:
+            early.cancel()  # nothing once its answers were read
+
+
+def _handle(payload: dict[str, Any], project: Project, early: Early | None) -> HookReply | None:
     from tiergate.handlers import failclosed
     from tiergate.hook.inputs import parse_input
 
@@ -46,12 +62,90 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
     if not current.active or failclosed.halted_before(project, stop.session_id, current):
         return None
     try:
-        reply = decide_stop(payload, project, stop, current)
+        reply = decide_stop(payload, project, stop, current, early)
     except Exception as exc:
         problem = _unexpected(project, current, exc)
         return failclosed.stop(project, stop.session_id, problem, current)
     failclosed.sound(project, stop.session_id)
     return reply
+
+
+@dataclass(frozen=True)
+class Early:
+    """A claim's measurement begun at the Stop's start (`_begin`), in a child (`tiergate.offload`): the
+    change, then the built-in content rules' judgement of it (None when the patch was not asked for)."""
+
+    base: str
+    with_patch: bool
+    work: Staged[ChangeMeasurement, ContentScan | None]
+
+    def cancel(self) -> None:
+        self.work.cancel()
+
+
+def _begin(payload: dict[str, Any], project: Project) -> Early | None:
+    """The claim's measurement, begun in a child before the input is validated in full and the
+    configuration loaded (pydantic's import, most of the Stop's start-up, runs meanwhile): only when the
+    raw input already shows a claim that `decide_stop` will measure, by the same rules, and with what the
+    loop's state says of the measurement (its base, its exclusions, whether its kept configuration asks
+    for the patch). `measure` uses it only where the validated configuration agrees. Measuring changes
+    nothing, and any doubt means none: it is only ever time saved."""
+    from tiergate import offload
+
+    try:
+        current = state.read(project, payload["session_id"])
+        message = payload.get("last_assistant_message")
+        if (
+            current is None
+            or not current.active
+            or current.adopted is not None
+            or not isinstance(message, str)
+        ):
+            return None
+        if not wants_claim_facts(current, check_claim(message, current.promise)) or may_stand_refuted(
+            current
+        ):
+            return None
+        if background_work(payload) or api_error(payload) is not None:
+            return None
+        # A loop begun on a dirty workspace measures from it; when its objects must be copied back
+        # first (`startpoint.change_base`), that waits for the input to be known good.
+        if current.start is not None and not startpoint.measurable(project, current.start):
+            return None
+    except Exception:
+        return None
+    base, exclusions, with_patch = (
+        current.change_base or "HEAD",
+        foreign.of_loop(current),
+        _patch_kept(current),
+    )
+    root = project.root
+
+    def change() -> ChangeMeasurement:
+        from tiergate.tier.change import measure_change
+
+        return measure_change(root, base, exclusions, with_patch)
+
+    content = _built_in_content if with_patch else _no_content
+    return Early(base, with_patch, offload.start_staged(change, content))
+
+
+def _patch_kept(current: LoopState) -> bool:
+    """Whether the loop's kept configuration has content rules on, as far as its raw data says (the
+    default is on); `measure` checks it against the validated configuration."""
+    risk = current.config.get("risk") if current.config is not None else None
+    return not (isinstance(risk, dict) and risk.get("content") is False)
+
+
+def _built_in_content(change: ChangeMeasurement) -> ContentScan | None:
+    from tiergate.tier.content import DEFAULT
+    from tiergate.tier.contentscan import judge_change, patch_of
+
+    return judge_change(change, DEFAULT, patch_of(change))
+
+
+def _no_content(change: ChangeMeasurement) -> ContentScan | None:
+    return None
 
 
 def _unexpected(project: Project, current: LoopState, exc: Exception) -> str:
@@ -66,7 +160,11 @@ def _unexpected(project: Project, current: LoopState, exc: Exception) -> str:
 
 
 def decide_stop(
-    payload: dict[str, Any], project: Project, stop: StopInput, current: LoopState
+    payload: dict[str, Any],
+    project: Project,
+    stop: StopInput,
+    current: LoopState,
+    early: Early | None = None,
 ) -> HookReply | None:
     """An active loop's Stop, its state sound: measure the claim if there is one, decide, store, log."""
     message = stop.last_assistant_message
@@ -84,7 +182,7 @@ def decide_stop(
         if may_stand_refuted(current):
             workspace = fingerprint.fingerprint(project.root, base, foreign.of_loop(current))
         if refutation_for(current, workspace) is None:
-            measured = measure(project, current)
+            measured = measure(project, current, early)
             workspace = measured.workspace
     if workspace is None:
         workspace = fingerprint.fingerprint(project.root, base, foreign.of_loop(current))
@@ -167,24 +265,21 @@ class Measured:
     policies: Policies = POLICIES
 
 
-def measure(project: Project, current: LoopState) -> Measured:
+def measure(project: Project, current: LoopState, early: Early | None = None) -> Measured:
     """The claim's tier and change, and the gate's verdict on the workspace, or why they could not
     be had.
 
     Any error is caught here on purpose: the loop decides what an unchecked claim means (see
     `tiergate.loop.decision`), and the traceback goes to the log."""
     try:
-        from tiergate import offload
         from tiergate.handlers import effects
-        from tiergate.tier.assess import assess_change, judge_content, measure_for
+        from tiergate.tier.assess import assess_change
         from tiergate.tier.coverage import measurable_files
 
         config = effects.loop_config(project, current)  # the rules it started with, not the file now
         exclusions = foreign.of_loop(current)  # the rules every hook of this loop uses
         base = current.change_base or "HEAD"  # the workspace as the loop began, when it was dirty
-        change = measure_for(project.root, base, config, exclusions)
-        # The changed lines are read by a child meanwhile (pure work: `tiergate.offload`).
-        content = offload.start(judge_content, change, config)
+        change, content = _change_and_content(project, config, exclusions, base, early)
         # The gate first: its tests measure the change's coverage, and the tier is judged on that.
         gate, coverage = effects.gate(project, current, config, measurable_files(change))
         workspace = fingerprint.of_change(change)
@@ -196,7 +291,7 @@ def measure(project: Project, current: LoopState) -> Measured:
             exclusions=exclusions,
             change=change,
             gate_coverage=coverage,
-            content=content.result,
+            content=content,
         )
         dirty = effects.dirty(project, current) if gate.refuted else None
     except Exception as exc:
@@ -207,6 +302,29 @@ def measure(project: Project, current: LoopState) -> Measured:
         return Measured(problem=str(exc) if isinstance(exc, UserError) else f"{type(exc).__name__}: {exc}")
     facts = claim_facts(assessment, config)
     return Measured(facts, None, workspace, gate, dirty, effects.policies(config))
+
+
+def _change_and_content(
+    project: Project, config: Config, exclusions: Exclusions, base: str, early: Early | None
+) -> tuple[ChangeMeasurement, Callable[[], ContentScan]]:
+    """The claim's change, and its content judgement as it comes: from the measurement begun early where
+    the configuration agrees with what it was begun with (the patch; the built-in rules only), else
+    measured now, its changed lines read by a child meanwhile (`tiergate.offload`)."""
+    from tiergate import offload
+    from tiergate.tier.assess import content_rules, judge_content, measure_for
+    from tiergate.tier.content import DEFAULT
+    from tiergate.tier.contentscan import ContentScan
+
+    ecosystems = content_rules(config)
+    if early is not None and (early.base, early.with_patch) == (base, bool(ecosystems)):
+        change = early.work.first()
+        if ecosystems in ((), DEFAULT):
+            work = early.work
+            return change, lambda: work.second() or ContentScan(())
+        early.cancel()
+    else:
+        change = measure_for(project.root, base, config, exclusions)
+    return change, offload.start(judge_content, change, config).result
 
 
 def stalled_approach(project: Project, current: LoopState, empty_turns: int) -> Measured:

@@ -59,11 +59,18 @@ def change_base(project: Project, start: str | None, base: str | None) -> str | 
     (copied again from the store when something removed them), else its base commit `base`."""
     if start is None:
         return base
+    if not measurable(project, start):
+        restore(project, git.repo_root(project.root), start)
+    return start
+
+
+def measurable(project: Project, start: str) -> bool:
+    """Whether a change can be measured from the start commit `start` as it is, without copying
+    anything back (`change_base` would): its objects are in the repository. It is then measured as a
+    workspace (`git.measure_from_workspace`)."""
     git.measure_from_workspace(start)
     root = git.repo_root(project.root)
-    if git.run(root, "cat-file", "-e", f"{start}^{{commit}}", ok=(0, 1, 128)).returncode != 0:
-        restore(project, root, start)
-    return start
+    return git.run(root, "cat-file", "-e", f"{start}^{{commit}}", ok=(0, 1, 128)).returncode == 0
 
 
 def fingerprint_base(project: Project, start: str | None, base: str | None) -> str | None:

@@ -1,0 +1,74 @@
+"""A claim's measurement begun at the Stop's start, in a child (`tiergate.handlers.stop._begin`): on a real
+loop and a real git repository, the child's change is the change the Stop would have measured itself,
+its content judgement is the built-in rules' own, and it is used only where the loop's validated
+configuration agrees with what it was begun with."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from testing.gitrepo import write
+from testing.statefolder import state_dir
+
+from tests.handlers.content_rules_test import CLAIM, CONTENT_OFF, INSECURE, OWN_RULE, Loop
+from tiergate import foreign
+from tiergate.handlers import effects, stop
+from tiergate.project import Project
+from tiergate.tier.assess import judge_content, measure_for
+
+
+@pytest.fixture(autouse=True)
+def two_cpus(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A second CPU, whatever the machine running the tests has: the child is what is tested."""
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+
+
+def claimed(tmp_path: Path, config: str | None = None) -> tuple[Loop, Project]:
+    loop = Loop(tmp_path) if config is None else Loop(tmp_path, config)
+    loop.start()
+    new = "import os\nos.system(cmd)\ncharge_card(order)\n"
+    write(loop.project, {"app/client.py": INSECURE, "app/new.py": new})
+    return loop, Project(loop.project, state_dir(loop.project, loop.env))
+
+
+def test_the_early_change_and_content_are_the_ones_the_stop_would_measure(tmp_path: Path) -> None:
+    loop, project = claimed(tmp_path)
+    early = stop._begin(loop.payload("Stop", last_assistant_message=CLAIM), project)
+    assert early is not None and early.work.forked and early.with_patch
+
+    current = loop.loop()
+    config, base = effects.loop_config(project, current), current.change_base or "HEAD"
+    change, content = stop._change_and_content(project, config, foreign.of_loop(current), base, early)
+
+    assert change is early.work.first()  # the child's
+    measured = measure_for(project.root, base, config, foreign.of_loop(current))
+    assert change == measured
+    assert content() == judge_content(measured, config)
+    assert {h.construct for h in content().hits} >= {"TLS verification switch", "process execution"}
+
+
+def test_no_early_measurement_without_a_claim_or_while_work_is_in_flight(tmp_path: Path) -> None:
+    loop, project = claimed(tmp_path)
+    assert stop._begin(loop.payload("Stop", last_assistant_message="still working"), project) is None
+    busy = loop.payload("Stop", last_assistant_message=CLAIM, background_tasks=[{"description": "npm test"}])
+    assert stop._begin(busy, project) is None
+
+
+@pytest.mark.parametrize(("config", "with_patch"), [(CONTENT_OFF, False), (OWN_RULE, True)])
+def test_the_early_measurement_follows_the_kept_configuration(
+    tmp_path: Path, config: str, with_patch: bool
+) -> None:
+    loop, project = claimed(tmp_path, config)
+    early = stop._begin(loop.payload("Stop", last_assistant_message=CLAIM), project)
+    assert early is not None and early.with_patch is with_patch
+
+    current = loop.loop()
+    kept, base = effects.loop_config(project, current), current.change_base or "HEAD"
+    change, content = stop._change_and_content(project, kept, foreign.of_loop(current), base, early)
+
+    assert change is early.work.first()  # the child's: the configuration agrees on the patch
+    assert change == measure_for(project.root, base, kept, foreign.of_loop(current))
+    assert content() == judge_content(change, kept)  # the kept rule too, not the built-in ones alone
+    assert ("billing API call" in {h.construct for h in content().hits}) is with_patch
