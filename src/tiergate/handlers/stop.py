@@ -90,8 +90,6 @@ def _begin(payload: dict[str, Any], project: Project) -> Early | None:
     loop's state says of the measurement (its base, its exclusions, whether its kept configuration asks
     for the patch). `measure` uses it only where the validated configuration agrees. Measuring changes
     nothing, and any doubt means none: it is only ever time saved."""
-    from tiergate import offload
-
     try:
         current = state.read(project, payload["session_id"])
         message = payload.get("last_assistant_message")
@@ -114,6 +112,8 @@ def _begin(payload: dict[str, Any], project: Project) -> Early | None:
             return None
     except Exception:
         return None
+    from tiergate import offload
+
     base, exclusions, with_patch = (
         current.change_base or "HEAD",
         foreign.of_loop(current),
