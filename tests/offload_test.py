@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -147,3 +149,21 @@ def test_cancelled_work_is_left_to_finish_and_its_answers_are_not_read(tmp_path:
     while not done.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert done.exists() and int(done.read_text()) != PARENT  # the child finished on its own
+
+
+def test_a_child_left_to_finish_does_not_hold_the_hooks_output_open() -> None:
+    """Claude Code reads a hook's stdout until it closes: a cancelled child that still held it would
+    keep Claude Code waiting for the child, after the hook had answered."""
+    script = (
+        "import os, sys, time; os.cpu_count = lambda: 2\n"
+        "from tiergate import offload\n"
+        "staged = offload.start_staged(lambda: time.sleep(3) or 1, lambda first: first)\n"
+        "assert staged.forked\n"
+        "staged.cancel()\n"
+        "print('answered', flush=True)\n"
+    )
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=30, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == b"answered\n"
+    assert time.monotonic() - started < 2.5  # stdout and stderr closed when the hook ended, not the child

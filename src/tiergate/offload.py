@@ -163,9 +163,19 @@ def _fork(steps: Sequence[Callable[[Any], object]]) -> _Child | None:
     pid = os.fork()
     if pid == 0:  # the child: never returns
         os.close(read)
+        _detach_stdio()
         _run(steps, write)
     os.close(write)
     return _Child(pid, read)
+
+
+def _detach_stdio() -> None:
+    """The hook's stdin, stdout and stderr are Claude Code's pipes, which it reads until they close: a
+    child left to finish (`cancel`) must not hold them open after the hook has answered, nor write to them."""
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.close(null)
 
 
 def _run(steps: Sequence[Callable[[Any], object]], write: int) -> None:
