@@ -36,7 +36,7 @@ def claimed(tmp_path: Path, config: str | None = None) -> tuple[Loop, Project]:
 def test_the_early_change_and_content_are_the_ones_the_stop_would_measure(tmp_path: Path) -> None:
     loop, project = claimed(tmp_path)
     early = stop._begin(loop.payload("Stop", last_assistant_message=CLAIM), project)
-    assert early is not None and early.work.forked and early.with_patch
+    assert early is not None and early.work.forked and early.with_patch and early.built_in
 
     current = loop.loop()
     config, base = effects.loop_config(project, current), current.change_base or "HEAD"
@@ -62,7 +62,8 @@ def test_the_early_measurement_follows_the_kept_configuration(
 ) -> None:
     loop, project = claimed(tmp_path, config)
     early = stop._begin(loop.payload("Stop", last_assistant_message=CLAIM), project)
-    assert early is not None and early.with_patch is with_patch
+    # With rules of its own kept, the child does not read the lines with the built-in ones alone.
+    assert early is not None and (early.with_patch, early.built_in) == (with_patch, False)
 
     current = loop.loop()
     kept, base = effects.loop_config(project, current), current.change_base or "HEAD"

@@ -73,10 +73,12 @@ def _handle(payload: dict[str, Any], project: Project, early: Early | None) -> H
 @dataclass(frozen=True)
 class Early:
     """A claim's measurement begun at the Stop's start (`_begin`), in a child (`tiergate.offload`): the
-    change, then the built-in content rules' judgement of it (None when the patch was not asked for)."""
+    change, then the built-in content rules' judgement of it (None when the patch was not asked for, or
+    the kept configuration adds rules of its own: `built_in` False)."""
 
     base: str
     with_patch: bool
+    built_in: bool
     work: Staged[ChangeMeasurement, ContentScan | None]
 
     def cancel(self) -> None:
@@ -114,11 +116,8 @@ def _begin(payload: dict[str, Any], project: Project) -> Early | None:
         return None
     from tiergate import offload
 
-    base, exclusions, with_patch = (
-        current.change_base or "HEAD",
-        foreign.of_loop(current),
-        _patch_kept(current),
-    )
+    base, exclusions = current.change_base or "HEAD", foreign.of_loop(current)
+    with_patch, built_in = _content_kept(current)
     root = project.root
 
     def change() -> ChangeMeasurement:
@@ -126,15 +125,18 @@ def _begin(payload: dict[str, Any], project: Project) -> Early | None:
 
         return measure_change(root, base, exclusions, with_patch)
 
-    content = _built_in_content if with_patch else _no_content
-    return Early(base, with_patch, offload.start_staged(change, content))
+    content = _built_in_content if built_in else _no_content
+    return Early(base, with_patch, built_in, offload.start_staged(change, content))
 
 
-def _patch_kept(current: LoopState) -> bool:
-    """Whether the loop's kept configuration has content rules on, as far as its raw data says (the
-    default is on); `measure` checks it against the validated configuration."""
+def _content_kept(current: LoopState) -> tuple[bool, bool]:
+    """Whether the loop's kept configuration has content rules on, and whether they are the built-in
+    ones alone (no `[[risk.rules]]`), as far as its raw data says (the default is on, with none);
+    `measure` checks both against the validated configuration."""
     risk = current.config.get("risk") if current.config is not None else None
-    return not (isinstance(risk, dict) and risk.get("content") is False)
+    risk = risk if isinstance(risk, dict) else {}
+    on = risk.get("content") is not False
+    return on, on and not risk.get("rules")
 
 
 def _built_in_content(change: ChangeMeasurement) -> ContentScan | None:
@@ -318,7 +320,7 @@ def _change_and_content(
     ecosystems = content_rules(config)
     if early is not None and (early.base, early.with_patch) == (base, bool(ecosystems)):
         change = early.work.first()
-        if ecosystems in ((), DEFAULT):
+        if ecosystems == () or (early.built_in and ecosystems == DEFAULT):
             work = early.work
             return change, lambda: work.second() or ContentScan(())
         early.cancel()
