@@ -167,3 +167,43 @@ def test_a_child_left_to_finish_does_not_hold_the_hooks_output_open() -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout == b"answered\n"
     assert time.monotonic() - started < 2.5  # stdout and stderr closed when the hook ended, not the child
+
+
+def test_a_system_that_refuses_a_process_gets_the_work_done_in_the_hook(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """EAGAIN (too many processes) or ENOMEM at fork: a claim's Stop must still measure, in the hook."""
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    made: list[int] = []
+    real_pipe = os.pipe
+
+    def pipe() -> tuple[int, int]:
+        ends = real_pipe()
+        made.extend(ends)
+        return ends
+
+    def refused() -> int:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "pipe", pipe)
+    monkeypatch.setattr(os, "fork", refused)
+    staged = offload.start_staged(lambda: where("a"), second_step)
+    assert not staged.forked
+    assert staged.second() == ("a", PARENT, PARENT)
+    assert len(made) == 2
+    for fd in made:  # the pipe was closed
+        with pytest.raises(OSError, match="Bad file descriptor"):
+            os.fstat(fd)
+
+
+@pytest.mark.usefixtures("two_cpus")
+def test_a_child_whose_set_up_fails_ends_there_and_the_hook_does_the_work(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def broken() -> None:
+        raise OSError("no /dev/null")
+
+    monkeypatch.setattr(offload, "_detach_stdio", broken)
+    pending = offload.start(where, "b")
+    assert pending.forked
+    assert pending.result() == ("b", PARENT)  # the child sent nothing: it ended at its failure

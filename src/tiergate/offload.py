@@ -155,16 +155,29 @@ def can_fork() -> bool:
 
 
 def _fork(steps: Sequence[Callable[[Any], object]]) -> _Child | None:
+    """A child running `steps`, or None when there is none to be had (the work then runs in the hook):
+    no second CPU, another thread, or the system refused a pipe or a process (EAGAIN, ENOMEM)."""
     if not can_fork():
         return None
-    read, write = os.pipe()
     sys.stdout.flush()
     sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:  # the child: never returns
+    try:
+        read, write = os.pipe()
+    except OSError:
+        return None
+    try:
+        pid = os.fork()
+    except OSError:
         os.close(read)
-        _detach_stdio()
-        _run(steps, write)
+        os.close(write)
+        return None
+    if pid == 0:  # the child: whatever happens, it ends here and never returns into the hook's code
+        try:
+            os.close(read)
+            _detach_stdio()
+            _run(steps, write)
+        finally:
+            os._exit(1)
     os.close(write)
     return _Child(pid, read)
 
