@@ -135,6 +135,15 @@ def claim_case(root: Path, home: Path, name: str, config: str) -> Case:
     )
 
 
+def claim_cases(scratch: Path) -> tuple[Case, Case]:
+    """The two projects under `scratch`, brought to their claims: content rules on, and off."""
+    home = scratch / "home"
+    home.mkdir()
+    print("building two 2,000-file projects and their claims...", flush=True)
+    on = claim_case(scratch, home, "content on", "[risk]\ncontent = true\n")
+    return on, claim_case(scratch, home, "content off", "[risk]\ncontent = false\n")
+
+
 def measure(cases: list[Case], runs: int) -> dict[str, tuple[list[float], list[float]]]:
     """Wall and CPU seconds per case, interleaved, after warm-up rounds; every answer checked."""
     results: dict[str, tuple[list[float], list[float]]] = {case.name: ([], []) for case in cases}
@@ -158,11 +167,7 @@ def main() -> int:
     parser.add_argument("--check", action="store_true", help="exit 1 if the goal is missed")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="tiergate-bench-") as scratch:
-        root, home = Path(scratch), Path(scratch) / "home"
-        home.mkdir()
-        print("building two 2,000-file projects and their claims...", flush=True)
-        on = claim_case(root, home, "content on", "[risk]\ncontent = true\n")
-        off = claim_case(root, home, "content off", "[risk]\ncontent = false\n")
+        on, off = claim_cases(Path(scratch))
         first = run_once(on)
         for case, run in ((on, first), (off, run_once(off))):
             problem = case.check(run)
