@@ -107,8 +107,7 @@ def measure_for(
 
 def judge_content(change: ChangeMeasurement, config: Config) -> ContentScan:
     """The content rules' judgement of the change's changed lines (none when they are off)."""
-    ecosystems = content_rules(config)
-    return judge_change(change, ecosystems, patch_of(change)) if ecosystems else ContentScan(())
+    return judge_change(change, content_rules(config))
 
 
 def assess_change(

@@ -48,19 +48,13 @@ class ContentScan(NamedTuple):
     judged: frozenset[str] = frozenset()
 
 
-def scan_change(
-    change: ChangeMeasurement, ecosystems: Sequence[Ecosystem], patch: bytes | None = None
-) -> tuple[ContentHit, ...]:
-    """The content rules' hits in the change's added and removed lines (`patch`: `patch_of(change)`,
-    when the caller already has it)."""
-    return judge_change(change, ecosystems, patch).hits
-
-
 def judge_change(
     change: ChangeMeasurement, ecosystems: Sequence[Ecosystem], patch: bytes | None = None
 ) -> ContentScan:
-    """As `scan_change`, with the files whose path floor the content rules replace: those a judge read.
-    A file not read (binary, a symlink, not in the patch) is never among them."""
+    """The content rules' hits in the change's added and removed lines (`patch`: `patch_of(change)`,
+    when the caller already has it; nothing is read without ecosystems), and the files whose path floor
+    the content rules replace: those a judge read. A file not read (binary, a symlink, not in the
+    patch) is never among them."""
     if not ecosystems:
         return ContentScan(())
     wanted = {f.path for f in change.files if _diffed(f)}

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from tiergate.text import quote_inline
 from tiergate.tier.assess import content_rules, decide, facts_from_paths, risk_paths
 from tiergate.tier.content import ContentHit
-from tiergate.tier.contentscan import ContentScan, judge_change
+from tiergate.tier.contentscan import judge_change
 from tiergate.tier.coverage import CoverageJudgement, classify
 from tiergate.tier.policy import ChangeFacts, Tier, TierDecision
 from tiergate.tier.riskpaths import PathMatch, RiskPaths, RiskScan
@@ -93,7 +93,7 @@ class Engine:
         # The claim's reader of the changed lines, on the commit's own -U0 patch (measured with it).
         if self.ecosystems and change.patch is None:
             raise ValueError("content rules on, but the commit was read without its patch")
-        content = judge_change(change, self.ecosystems, change.patch) if self.ecosystems else ContentScan(())
+        content = judge_change(change, self.ecosystems, change.patch)
         hits = content.hits
         facts, scan = facts_from_paths(
             change.paths,

@@ -82,18 +82,18 @@ def _members(files: Iterable[FileLines], ecosystems: Sequence[Ecosystem]) -> dic
     by_ecosystem: dict[int, list[FileLines]] = {}
     # Most ecosystems go by suffix alone: a file's suffix says which of them to ask, with those that
     # go by name.
-    by_suffix: dict[str, list[Ecosystem]] = {}
-    named = [eco for eco in ecosystems if eco.names]
-    index = {id(eco): i for i, eco in enumerate(ecosystems)}
+    by_suffix: dict[str, list[int]] = {}
     for changed in files:
         name = changed.path.rpartition("/")[2]
         suffix = suffix_of(name)
         candidates = by_suffix.get(suffix)
         if candidates is None:
-            candidates = by_suffix[suffix] = [e for e in ecosystems if e in named or suffix in e.suffixes]
-        for eco in candidates:
-            if eco.names_file(name, suffix) and eco.places(changed.path):
-                by_ecosystem.setdefault(index[id(eco)], []).append(changed)
+            candidates = by_suffix[suffix] = [
+                i for i, eco in enumerate(ecosystems) if eco.names or suffix in eco.suffixes
+            ]
+        for i in candidates:
+            if ecosystems[i].names_file(name, suffix) and ecosystems[i].places(changed.path):
+                by_ecosystem.setdefault(i, []).append(changed)
     return by_ecosystem
 
 
