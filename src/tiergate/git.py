@@ -148,6 +148,14 @@ def _env() -> dict[str, str]:
     return env
 
 
+def _environment(index: Path | None, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """git.py's environment with `extra`, on the index file `index` if given."""
+    environment = {**_env(), **(extra or {})}
+    if index is not None:
+        environment["GIT_INDEX_FILE"] = str(index)
+    return environment
+
+
 def _subcommand(args: Sequence[str]) -> str:
     i = 0
     while i < len(args) and args[i].startswith("-"):
@@ -227,9 +235,7 @@ def run(
     optional locks, no replace refs) plus `env`, on the index file `index` if given, with nothing from
     the config run (`_SAFE_CONFIG`, `_filter_blanks`). The one git runner: every module asks git through
     it. A return code not in `ok` raises UserError with git's own one-line reason."""
-    environment = {**_env(), **(env or {})}
-    if index is not None:
-        environment["GIT_INDEX_FILE"] = str(index)
+    environment = _environment(index, env)
     try:
         proc = subprocess.run(
             _command(cwd, args, environment),
@@ -261,12 +267,12 @@ class Started:
         self._out, self._err = files
         self._resources = resources
 
-    def result(self, ok: Sequence[int] = (0,)) -> bytes:
-        """git's output once it has ended; a return code not in `ok` raises UserError, as `run` does."""
+    def result(self) -> bytes:
+        """git's output once it has ended; a failure raises UserError, as `run` does."""
         try:
             code = self._proc.wait()
             self._out.seek(0)
-            if code not in ok:
+            if code != 0:
                 self._err.seek(0)
                 raise _error(self._cwd, self._args, self._err.read())
             return self._out.read()
@@ -290,9 +296,7 @@ def start(
     """`run`, in the background: git starts now, with the same settings, and `Started.result` waits for
     it. Its output goes to a file rather than a pipe, so that git never waits for the caller to read.
     `resources` (the index file it reads, say) are released when it has been read or cancelled."""
-    environment = _env()
-    if index is not None:
-        environment["GIT_INDEX_FILE"] = str(index)
+    environment = _environment(index)
     held = resources or contextlib.ExitStack()
     try:
         # Closed with `held`, when the answer has been read.

@@ -73,13 +73,13 @@ def _handle(payload: dict[str, Any], project: Project, early: Early | None) -> H
 @dataclass(frozen=True)
 class Early:
     """A claim's measurement begun at the Stop's start (`_begin`), in a child (`tiergate.offload`): the
-    change, then the built-in content rules' judgement of it (None when the patch was not asked for, or
+    change, then the built-in content rules' judgement of it (none when the patch was not asked for, or
     the kept configuration adds rules of its own: `built_in` False)."""
 
     base: str
     with_patch: bool
     built_in: bool
-    work: Staged[ChangeMeasurement, ContentScan | None]
+    work: Staged[ChangeMeasurement, ContentScan]
 
     def cancel(self) -> None:
         self.work.cancel()
@@ -102,11 +102,10 @@ def _begin(payload: dict[str, Any], project: Project) -> Early | None:
             or not isinstance(message, str)
         ):
             return None
-        if not wants_claim_facts(current, check_claim(message, current.promise)) or may_stand_refuted(
-            current
-        ):
+        claim = check_claim(message, current.promise)
+        if not _measures(current, claim, background_work(payload), api_error(payload)):
             return None
-        if background_work(payload) or api_error(payload) is not None:
+        if may_stand_refuted(current):
             return None
         # A loop begun on a dirty workspace measures from it; when its objects must be copied back
         # first (`startpoint.change_base`), that waits for the input to be known good.
@@ -139,15 +138,17 @@ def _content_kept(current: LoopState) -> tuple[bool, bool]:
     return on, on and not risk.get("rules")
 
 
-def _built_in_content(change: ChangeMeasurement) -> ContentScan | None:
+def _built_in_content(change: ChangeMeasurement) -> ContentScan:
     from tiergate.tier.content import DEFAULT
-    from tiergate.tier.contentscan import judge_change, patch_of
+    from tiergate.tier.contentscan import judge_change
 
-    return judge_change(change, DEFAULT, patch_of(change))
+    return judge_change(change, DEFAULT)
 
 
-def _no_content(change: ChangeMeasurement) -> ContentScan | None:
-    return None
+def _no_content(change: ChangeMeasurement) -> ContentScan:
+    from tiergate.tier.contentscan import ContentScan
+
+    return ContentScan(())
 
 
 def _unexpected(project: Project, current: LoopState, exc: Exception) -> str:
@@ -179,7 +180,7 @@ def decide_stop(
     workspace: str | None = None
     # The workspace the loop began on (the user's own edits are not the loop's), or its base commit.
     base = startpoint.change_base(project, current.start, current.base)
-    if wants_claim_facts(current, claim) and not background and error is None:
+    if _measures(current, claim, background, error):
         # A claim on a workspace already refuted is answered from the state alone: fingerprint first.
         if may_stand_refuted(current):
             workspace = fingerprint.fingerprint(project.root, base, foreign.of_loop(current))
@@ -211,6 +212,15 @@ def decide_stop(
         log=str(log_path(project)),
     )
     return common.reply(common.apply(project, "Stop", stop.session_id, event))
+
+
+def _measures(
+    current: LoopState, claim: ClaimCheck, background: tuple[str, ...] | None, error: str | None
+) -> bool:
+    """Whether a Stop measures its claim (unless a refutation of the same workspace stands): the loop
+    wants its facts, nothing is in flight (`background`), and no API error ended the turn. `_begin`
+    asks it too, of the raw input."""
+    return wants_claim_facts(current, claim) and not background and error is None
 
 
 def _claim(
@@ -315,14 +325,12 @@ def _change_and_content(
     from tiergate import offload
     from tiergate.tier.assess import content_rules, judge_content, measure_for
     from tiergate.tier.content import DEFAULT
-    from tiergate.tier.contentscan import ContentScan
 
     ecosystems = content_rules(config)
     if early is not None and (early.base, early.with_patch) == (base, bool(ecosystems)):
         change = early.work.first()
         if ecosystems == () or (early.built_in and ecosystems == DEFAULT):
-            work = early.work
-            return change, lambda: work.second() or ContentScan(())
+            return change, early.work.second
         early.cancel()
     else:
         change = measure_for(project.root, base, config, exclusions)
