@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -251,3 +252,29 @@ def test_the_patch_runs_counts_are_the_ones_numstat_gives(tmp_path: Path) -> Non
     fast, patch = diffed(numstat=False)
     assert gitformat.with_patch_counts(fast, patch) is None
     assert tgit.diff_entries_and_patch(repo, base) == diffed(numstat=True)
+
+
+def test_measuring_the_working_tree_never_writes_the_users_index(tmp_path: Path) -> None:
+    """`git diff` rewrites the index it reads when it finds stale stat data on files whose content did
+    not change, taking its lock, whatever GIT_OPTIONAL_LOCKS says. A measurement must leave the user's
+    index as it was: no lock in the way of the user's own git, no file replaced under tiergate's caches."""
+    repo = init_repo(tmp_path / "repo", {"a.txt": "a\n", "b.txt": "b\n"})
+    write(repo, {"b.txt": "changed\n"})
+    index = repo / ".git" / "index"
+    os.utime(repo / "a.txt", ns=(index.stat().st_mtime_ns + 10**9,) * 2)  # stale stat data, same content
+    before = index.stat()
+
+    entries, patch = tgit.diff_entries_and_patch(repo, "HEAD")
+    assert [e.path for e in entries] == ["b.txt"] and b"+changed" in patch
+    assert tgit.changed_paths(repo, "HEAD") == ["b.txt"]
+    assert tgit.diff_patch(repo, "HEAD").count(b"diff --git") == 1
+
+    after = index.stat()
+    assert (after.st_ino, after.st_mtime_ns, after.st_size) == (
+        before.st_ino,
+        before.st_mtime_ns,
+        before.st_size,
+    )
+    assert sorted(p.name for p in index.parent.iterdir() if p.name.startswith(("index", "tiergate-"))) == [
+        "index"
+    ]

@@ -517,7 +517,7 @@ class ChangeDiff:
         self.repo, self.base, self.with_patch = repo, base, with_patch
         resources = contextlib.ExitStack()
         try:
-            index = resources.enter_context(_measuring_index(repo, base))
+            index = resources.enter_context(_measuring_index(repo, base, private=True))
             self._run = start(
                 repo,
                 "diff",
@@ -676,9 +676,10 @@ def diff_patch(repo: Path, base: str, paths: Iterable[str] = (), context: int = 
 
 
 def _disk_diff(repo: Path, *args: str, base: str, paths: Iterable[str] = (), literal: bool = False) -> bytes:
-    """`git diff ARGS BASE -- PATHS` against the working tree as it is on disk, on `_measuring_index`."""
+    """`git diff ARGS BASE -- PATHS` against the working tree as it is on disk, on a private
+    `_measuring_index`."""
     command = ("--literal-pathspecs",) if literal else ()
-    with _measuring_index(repo, base) as index:
+    with _measuring_index(repo, base, private=True) as index:
         return run(repo, *command, "diff", *_PLAIN_DIFF, *args, base, "--", *paths, index=index).stdout
 
 
@@ -722,9 +723,9 @@ def clear_flags(repo: Path, index: Path, flagged: Mapping[str, Sequence[bytes]] 
 
 
 @contextlib.contextmanager
-def _measuring_index(repo: Path, base: str, copy: bool = False) -> Iterator[Path | None]:
+def _measuring_index(repo: Path, base: str, private: bool = False) -> Iterator[Path | None]:
     """The index a measurement from `base` reads: None (the index as it is) when that is the truth and
-    no `copy` is asked for; else a copy, next to it (where a split index finds its shared part),
+    no `private` copy is asked for; else a copy, next to it (where a split index finds its shared part),
     removed afterwards, in which
     - the assume-unchanged and skip-worktree flags are cleared (git trusts a flagged entry instead of
       looking at the file);
@@ -732,13 +733,20 @@ def _measuring_index(repo: Path, base: str, copy: bool = False) -> Iterator[Path
       compared with what is on disk, not taken for a deletion plus an untracked file. That is how the
       user's untracked files in a loop's start workspace (`workspace_tree`) stay out of the loop's
       change while they are as they were (and a file only untracked since, `git rm --cached`, is no
-      change). Only for a base `measure_from_workspace` named: a commit of the history pays nothing."""
+      change). Only for a base `measure_from_workspace` named: a commit of the history pays nothing.
+
+    A command that may write the index it reads asks for a `private` one. `git diff` against the
+    working tree does, whatever GIT_OPTIONAL_LOCKS says: when it finds files whose stat data is stale
+    but whose content is not, it takes the index's lock and rewrites it. On the user's index that would
+    be a measurement changing the repository: a lock in the way of the user's own git (or left behind,
+    when the hook is killed), and an index replaced under the feet of the caches here (`flagged_paths`)
+    and of a measurement running beside it in a child, which then differ by timing."""
     flagged = flagged_paths(repo)
     absent = _only_in_base(repo, base) if base in _workspace_bases else b""
-    if not any(flagged.values()) and not absent and not copy:
+    if not any(flagged.values()) and not absent and not private:
         yield None
         return
-    real = Path(_lines(run(repo, "rev-parse", "--path-format=absolute", "--git-path", "index").stdout))
+    real = _index_file(repo)
     fd, name = tempfile.mkstemp(prefix="tiergate-index-", dir=real.parent)
     os.close(fd)
     index = Path(name)
@@ -756,6 +764,14 @@ def _measuring_index(repo: Path, base: str, copy: bool = False) -> Iterator[Path
         index.unlink(missing_ok=True)
 
 
+def _index_file(repo: Path) -> Path:
+    """The index file of `repo` (its top): `.git/index` in a plain repository, git's answer otherwise
+    (a linked worktree's is in its own git folder)."""
+    if (repo / ".git").is_dir():
+        return repo / ".git" / "index"
+    return Path(_lines(run(repo, "rev-parse", "--path-format=absolute", "--git-path", "index").stdout))
+
+
 def workspace_tree(repo: Path, base: str) -> str | None:
     """The working tree of `repo` (its top) as a tree in its objects, as a measurement from `base` sees
     it: the files that differ from `base` and the untracked files `untracked_files` lists, hashed as
@@ -767,7 +783,7 @@ def workspace_tree(repo: Path, base: str) -> str | None:
     untracked = [p for p in untracked_files(repo, base) if not p.endswith("/")]  # not a nested repository
     if not changed and not untracked:
         return None
-    with _measuring_index(repo, base, copy=True) as index:
+    with _measuring_index(repo, base, private=True) as index:
         listed = b"".join(os.fsencode(p) + b"\0" for p in sorted({*changed, *untracked}))
         run(repo, "update-index", "--add", "--remove", "-z", "--stdin", stdin=listed, index=index)
         return _lines(run(repo, "write-tree", index=index).stdout)
