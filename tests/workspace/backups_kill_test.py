@@ -3,8 +3,12 @@ between the files either writes: the loop's state and the backups still read, an
 restorable byte for byte (issue 10).
 
 A `git` wrapper first on PATH (tiergate runs git by PATH) counts the calls in a file and, at the k-th,
-lets that git call finish and then kills its parent, the process running tiergate, with SIGKILL (and the
-hook above it, when the parent is the hook's forked child)."""
+lets that git call finish and then kills its parent, the process running tiergate, with SIGKILL.
+
+Only the calls of the process under test count: the Stop hook measures a claim in a forked child
+(`tiergate.offload`) whose git calls interleave with the hook's by timing, so that counting them would
+number the hook's own calls differently from run to run. A fork is told by its command line, the same
+as its parent's. The child is done before the rollback begins (the hook has read its answers)."""
 
 from __future__ import annotations
 
@@ -31,22 +35,29 @@ ROLLBACK = (
     "from tiergate.workspace import backups; root = Path(sys.argv[1]); "
     "backups.rollback(Project(root, Path(sys.argv[2])), backups.workspace_at(root, 'HEAD'), 'the test')"
 )
-# The count is taken under a lock: the hook's forked child runs git beside the hook.
 WRAPPER = """#!/bin/sh
+parent=$(awk '{{print $4}}' "/proc/$PPID/stat")
+if cmp -s "/proc/$PPID/cmdline" "/proc/$parent/cmdline"; then exec "{git}" "$@"; fi  # a fork's call
+# Under a lock: a process may run git calls side by side (git diff in the background, say).
 n=$( (flock 9; n=$(( $(cat "$KILL_COUNT" 2>/dev/null || echo 0) + 1 ))
     echo "$n" > "$KILL_COUNT"; echo "$n") 9>>"$KILL_COUNT.lock")
 if [ -n "$KILL_LOG" ]; then echo "$*" >> "$KILL_LOG"; fi
 "{git}" "$@"
 status=$?
-if [ "$n" = "$KILL_AT" ]; then
-    # The Stop hook measures a claim in a forked child (tiergate.offload): a git call of the child's
-    # kills the hook above it too, as the hook's death would end both.
-    parent=$(awk '{{print $4}}' "/proc/$PPID/stat")
-    if tr '\\0' ' ' < "/proc/$parent/cmdline" | grep -q "tiergate hook"; then kill -9 "$parent"; fi
-    kill -9 "$PPID"
-fi
+if [ "$n" = "$KILL_AT" ]; then kill -9 "$PPID"; fi
 exit "$status"
 """
+
+
+# Each test kills a process at every one of some 60 git calls, one run a call: its calls are dealt out to
+# this many cases, which parallel workers run side by side.
+SHARDS = 4
+
+
+def shard_of(calls: range, shard: int) -> list[int]:
+    """The calls of `calls` that case `shard` kills at: every SHARDS-th, so that each case's calls span the
+    whole run (its start, its middle and its end)."""
+    return [k for k in calls if k % SHARDS == shard]
 
 
 @pytest.fixture(autouse=True)
@@ -141,19 +152,26 @@ def restore_args(project: Project, backup: backups.Backup) -> list[str]:
     return [sys.executable, "-m", "tiergate", "restore", backup.name]
 
 
+@pytest.mark.parametrize("shard", range(SHARDS))
 def test_a_restore_killed_at_every_git_call_loses_nothing(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shard: int
 ) -> None:
-    monkeypatch.setenv("TIERGATE_STATE_DIR", str(tmp_path / "unused"))
-
     bin_dir = wrapper(tmp_path)
-    project, works, backup = rolled_back(tmp_path / "full")
-    monkeypatch.setenv("TIERGATE_STATE_DIR", str(project.state_dir))
+    template = tmp_path / "template"
+    _, works, backup = rolled_back(template)
+
+    def make(where: Path) -> Project:
+        # A copy of one rolled-back workspace: rolling back for every kill would cost more than the kill.
+        shutil.copytree(template, where, symlinks=True)
+        project = Project(where / "repo", where / "state")
+        monkeypatch.setenv("TIERGATE_STATE_DIR", str(project.state_dir))
+        return project
+
+    project = make(tmp_path / "full")
     calls = run_killed(restore_args(project, backup), project.root, bin_dir, at=0)
     assert calls > 10
-    for k in range(1, calls + 1):
-        project, works, backup = rolled_back(tmp_path / f"k{k}")
-        monkeypatch.setenv("TIERGATE_STATE_DIR", str(project.state_dir))
+    for k in shard_of(range(1, calls + 1), shard):
+        project = make(tmp_path / f"k{k}")
         run_killed(restore_args(project, backup), project.root, bin_dir, at=k)
         assert_restorable(project, f"killed after git call {k} of {calls}", *works)
 
@@ -183,7 +201,8 @@ def test_killed_between_its_own_file_writes_loses_nothing(
     assert writes >= 4
 
 
-def test_the_stop_hooks_rollback_killed_at_every_git_call_loses_nothing(tmp_path: Path) -> None:
+@pytest.mark.parametrize("shard", range(SHARDS))
+def test_the_stop_hooks_rollback_killed_at_every_git_call_loses_nothing(tmp_path: Path, shard: int) -> None:
     """Through the real hook entry point: a refuted claim at the attempt limit on a dirty workspace, the
     hook killed at each git call from its first look at the working tree (the dirty check) on; the
     loop's state file still parses after each kill."""
@@ -234,7 +253,7 @@ def test_the_stop_hooks_rollback_killed_at_every_git_call_loses_nothing(tmp_path
     assert (loop.project / "value.txt").read_text() == "good\n"  # it did roll back
     calls = log.read_text().splitlines()
     first = next(n for n, call in enumerate(calls, 1) if "ls-files -z -s -v" in call)
-    for k in range(first, len(calls) + 1):
+    for k in shard_of(range(first, len(calls) + 1), shard):
         loop, work = make(tmp_path / f"k{k}")
         stop(loop, k)
         project = Project(loop.project, state_dir(loop.project, loop.env))
