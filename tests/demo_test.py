@@ -9,7 +9,6 @@ import re
 import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -17,24 +16,24 @@ import pytest
 
 from tiergate.commands.demo import next_step, wants_color
 from tiergate.demo import example, story
+from tiergate.demo.output import wrap
 
-DEMO_SECONDS = 60
+# A guard against a hang, not a measure: how long the demo takes is for a benchmark to say.
+HANG_GUARD_SECONDS = 120
 
 
-def demo(tmp: Path, *args: str, **env: str) -> tuple[subprocess.CompletedProcess[str], float]:
-    """`python -m tiergate demo` with its temporary directories made under `tmp`; the run and its time."""
+def demo(tmp: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """`python -m tiergate demo` with its temporary directories made under `tmp`."""
     tmp.mkdir(exist_ok=True)
     environ = {key: value for key, value in os.environ.items() if key != "NO_COLOR"}
-    began = time.monotonic()
-    result = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-m", "tiergate", "demo", *args],
         env={**environ, "TMPDIR": str(tmp), **env},
         capture_output=True,
         text=True,
-        timeout=DEMO_SECONDS * 2,
+        timeout=HANG_GUARD_SECONDS,
         check=False,
     )
-    return result, time.monotonic() - began
 
 
 def steps(output: str) -> dict[int, str]:
@@ -44,10 +43,9 @@ def steps(output: str) -> dict[int, str]:
 
 
 def test_the_demo_tells_the_loop_step_by_step_and_exits_0(tmp_path: Path) -> None:
-    result, seconds = demo(tmp_path / "tmp")
+    result = demo(tmp_path / "tmp")
 
     assert result.returncode == 0, result.stdout + result.stderr
-    assert seconds < DEMO_SECONDS
     assert result.stderr == ""
     out = result.stdout
     assert "\033[" not in out  # not a terminal: no colour
@@ -107,7 +105,7 @@ def test_the_demo_tells_the_loop_step_by_step_and_exits_0(tmp_path: Path) -> Non
 
 
 def test_keep_leaves_the_example_with_its_finished_loop_and_transcripts(tmp_path: Path) -> None:
-    result, _ = demo(tmp_path / "tmp", "--keep")
+    result = demo(tmp_path / "tmp", "--keep")
 
     assert result.returncode == 0, result.stdout + result.stderr
     [kept] = (tmp_path / "tmp").iterdir()
@@ -237,3 +235,15 @@ def test_with_the_plugin_installed_the_demo_ends_with_the_slash_command(tmp_path
     (plugins / "installed_plugins.json").write_text(json.dumps(record))
     line = next_step({"CLAUDE_CONFIG_DIR": str(tmp_path / "config"), "PATH": str(tools)})
     assert line == story.NEXT_STEP
+
+
+def test_a_path_longer_than_the_line_is_printed_whole_on_a_line_of_its_own() -> None:
+    """A long temporary folder (a parallel test worker's, a user's deep checkout) must not break the page's
+    path where a reader copies or clicks it."""
+    path = "/tmp/" + "/".join(f"folder-{n:02}" for n in range(15)) + "/report.html"
+    lines = wrap(f"The loop as a page: {path} (open it in a browser)", 60)
+    assert any(line.strip() == path for line in lines), lines
+    assert [line.strip() for line in lines if line.strip() != path] == [
+        "The loop as a page:",
+        "(open it in a browser)",
+    ]

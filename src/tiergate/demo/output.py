@@ -20,8 +20,16 @@ _STYLES = {"bold": "1", "dim": "2", "red": "31", "green": "32", "cyan": "36"}
 
 
 def wrap(text: str, width: int, max_lines: int = MAX_WRAPPED_LINES) -> list[str]:
-    """`text` on at most `max_lines` lines of `width`, continuation lines indented by two."""
-    lines = textwrap.wrap(" ".join(text.split()), width=width, subsequent_indent="  ", break_on_hyphens=False)
+    """`text` on at most `max_lines` lines of `width`, continuation lines indented by two. A word longer
+    than the width (a path) stands whole on a line of its own, wider than the rest: broken, it could be
+    neither copied nor clicked."""
+    lines = textwrap.wrap(
+        " ".join(text.split()),
+        width=width,
+        subsequent_indent="  ",
+        break_on_hyphens=False,
+        break_long_words=False,
+    )
     if len(lines) > max_lines:
         # The last line kept ends at a word's end (textwrap's lines do) or is cut at one, then the ellipsis.
         lines = [*lines[: max_lines - 1], clip(lines[max_lines - 1], width - 1, "") + "…"]
