@@ -1,19 +1,16 @@
 """tiergate in the real CLI beside the loop plugins users already run (issue 11): Anthropic's ralph-loop (as
 the stand-in in testing/ralphloop/, written from its documented behaviour) and oh-my-claudecode (OMC, the
-npm package oh-my-claude-sisyphus, pinned, installed under .cache/omc on first use).
+npm package oh-my-claude-sisyphus, pinned, which scripts/test.sh installs under .cache/omc).
 
 What these neighbours do, and how that was established, is in docs/neighbours.md.
 """
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import json
 import shlex
-import subprocess
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,20 +37,20 @@ RALPH_LOOP_HOOK = "/hooks/ralph_loop_stop.py"
 
 
 class NeighbourInstallError(RuntimeError):
-    """The pinned OMC package could not be installed: the tests fail rather than skip."""
+    """The pinned OMC package is not installed: the tests fail rather than skip."""
 
 
 def omc_plugin_dir(prefix: Path = OMC_PREFIX) -> Path:
-    """The OMC plugin folder (the npm package itself is the plugin), installed on first use.
-
-    scripts/test.sh installs it ahead of the tests; this covers a developer running one test file.
-    """
+    """The OMC plugin folder (the npm package itself is the plugin), which scripts/test.sh installs before
+    the tests start: a test never installs anything, so that tests running side by side share one
+    install and time no download."""
     package = prefix / "node_modules" / OMC_PACKAGE
-    with _install_lock(prefix):
-        if _installed_version(package) != OMC_VERSION:
-            _npm_install(prefix, f"{OMC_PACKAGE}@{OMC_VERSION}")
-    if _installed_version(package) != OMC_VERSION:
-        raise NeighbourInstallError(f"{package} is not {OMC_PACKAGE} {OMC_VERSION} after npm install")
+    found = _installed_version(package)
+    if found != OMC_VERSION:
+        raise NeighbourInstallError(
+            f"{package} is {'missing' if found is None else f'version {found}'}, not {OMC_PACKAGE} "
+            f"{OMC_VERSION}: run the tests through scripts/test.sh, which installs it"
+        )
     return package
 
 
@@ -62,25 +59,6 @@ def _installed_version(package: Path) -> str | None:
         return str(json.loads((package / "package.json").read_text())["version"])
     except (OSError, ValueError, KeyError):
         return None
-
-
-@contextlib.contextmanager
-def _install_lock(prefix: Path) -> Iterator[None]:
-    # Two test processes (or a test and scripts/test.sh) must not run npm into one prefix at once.
-    prefix.mkdir(parents=True, exist_ok=True)
-    with (prefix / ".install.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        yield
-
-
-def _npm_install(prefix: Path, spec: str) -> None:
-    command = ["npm", "install", "--silent", "--no-audit", "--no-fund", "--prefix", str(prefix), spec]
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=600)
-    except (OSError, subprocess.TimeoutExpired) as error:
-        raise NeighbourInstallError(f"`{' '.join(command)}` failed: {error}") from None
-    if done.returncode != 0:
-        raise NeighbourInstallError(f"`{' '.join(command)}` exited {done.returncode}:\n{done.stderr[-2000:]}")
 
 
 def run_beside(
