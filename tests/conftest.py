@@ -19,13 +19,21 @@ def state_home(
 ) -> Path:
     """A state home of the test's own (XDG_STATE_HOME), so that no test touches ~/.local/state, and with
     it the test's own sealing key (`tiergate.seal`): set in the environment, so that the hooks, commands and
-    CLI a test starts inherit it and the test reads back what they sealed. HOME is the test's `home` too.
-    Settings of an enclosing Claude Code session that would point tiergate at another project are dropped."""
+    CLI a test starts inherit it and the test reads back what they sealed. HOME is the test's `home` too,
+    and so are the other XDG folders (git reads its config from XDG_CONFIG_HOME): tests running side by
+    side share no file outside their own folders. Settings of an enclosing Claude Code session that would
+    point tiergate at another project are dropped."""
     from tiergate import seal
 
     home = tmp_path_factory.mktemp("xdg-state")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.setenv("XDG_STATE_HOME", str(home))
+    for name, folder in (
+        ("XDG_CONFIG_HOME", ".config"),
+        ("XDG_CACHE_HOME", ".cache"),
+        ("XDG_DATA_HOME", ".local/share"),
+    ):
+        monkeypatch.setenv(name, str(tmp_path / "home" / folder))
     monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
     monkeypatch.delenv("TIERGATE_STATE_DIR", raising=False)
     monkeypatch.setattr(seal, "_key_cache", {})
