@@ -5,6 +5,11 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+# How long a test waits for something that must happen before it gives up: a guard against a hang, never
+# a measure of speed. What a test watches for must take far longer than this on its own (a `sleep 600`,
+# an endless loop), so that seeing it happen within the guard says why it happened, on any machine load.
+HANG_GUARD = 60.0
+
 
 def running(pid: int) -> bool:
     """Whether `pid` runs: a zombie (an orphan this container's init may never reap) does not."""
@@ -15,9 +20,10 @@ def running(pid: int) -> bool:
     return stat[stat.rfind(")") + 2] not in "ZX"
 
 
-def gone_within(pids: list[int], seconds: float = 2.0) -> list[int]:
-    """Those of `pids` still running after `seconds` (a signalled process on a loaded machine may take a
-    moment to be scheduled and die); [] as soon as none is."""
+def gone_within(pids: list[int], seconds: float = HANG_GUARD) -> list[int]:
+    """Those of `pids` still running after `seconds`; [] as soon as none is. A process killed on a loaded
+    machine may wait to be scheduled before it dies: give processes that would not end on their own
+    within `seconds` (`sleep 600`), so that gone means killed, however long the kernel took."""
     deadline = time.monotonic() + seconds
     while any(running(pid) for pid in pids) and time.monotonic() < deadline:
         time.sleep(0.02)
@@ -25,7 +31,7 @@ def gone_within(pids: list[int], seconds: float = 2.0) -> list[int]:
 
 
 def still_written(path: Path, seconds: float = 1.0) -> bool:
-    """Whether `path` grows within the next `seconds`."""
+    """Whether `path` grows within the next `seconds` (once its writers are known to be gone, it cannot)."""
     before = path.stat().st_size if path.exists() else 0
     time.sleep(seconds)
     return (path.stat().st_size if path.exists() else 0) != before

@@ -9,7 +9,6 @@ import pty
 import shlex
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -191,11 +190,10 @@ def test_the_timeout_applies_to_every_check(repo: Path) -> None:
     write(repo, {".tiergate.toml": '[checks]\ntests = "if [ -f slow ]; then sleep 30; fi"\n'})
     commit_all(repo, "a check that hangs once the workspace has a file named slow")
     write(repo, {"slow": "\n"})
-    started = time.monotonic()
     run = tiergate(repo, "--json", "--timeout", "0.5")
-    assert time.monotonic() - started < 10
     assert run.returncode == 1
     (check,) = json.loads(run.stdout)["checks"]
+    # Only the timeout asked for says this (the configured one, the default, lets the sleep end and pass).
     assert (check["status"], check["standing"]) == ("timed_out", "new")
     assert check["reason"] == "timed out after 0.5 s; its process group was ended"
 

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from testing.procwatch import HANG_GUARD
 
 from tiergate import offload
 
@@ -132,41 +133,72 @@ def test_a_first_step_that_fails_in_the_child_runs_both_here() -> None:
     assert staged.second() == "then computed by the parent"
 
 
+def appears(path: Path) -> bool:
+    """Whether `path` exists within HANG_GUARD seconds (a guard against a hang, not a measure)."""
+    deadline = time.monotonic() + HANG_GUARD
+    while not path.exists():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
 @pytest.mark.usefixtures("two_cpus")
 def test_cancelled_work_is_left_to_finish_and_its_answers_are_not_read(tmp_path: Path) -> None:
-    done = tmp_path / "done"
+    go, done = tmp_path / "go", tmp_path / "done"
 
-    def slow() -> str:
-        time.sleep(0.3)
+    def held() -> str:
+        appears(go)  # the test says when the work may finish
         done.write_text(str(os.getpid()))
         return "late"
 
-    staged = offload.start_staged(slow, lambda first: first)
-    started = time.monotonic()
-    staged.cancel()
-    assert time.monotonic() - started < 0.2  # not waited for
-    deadline = time.monotonic() + 5
-    while not done.exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert done.exists() and int(done.read_text()) != PARENT  # the child finished on its own
+    staged = offload.start_staged(held, lambda first: first)
+    assert staged.forked
+    try:
+        staged.cancel()
+        assert not done.exists()  # not waited for: the work cannot have finished, the test has not said go
+    finally:
+        go.touch()
+    assert appears(done)
+    worker = int(done.read_text())
+    assert worker != PARENT  # the child finished on its own
+    os.waitpid(worker, 0)  # and was left to be reaped
 
 
-def test_a_child_left_to_finish_does_not_hold_the_hooks_output_open() -> None:
+def test_a_child_left_to_finish_does_not_hold_the_hooks_output_open(tmp_path: Path) -> None:
     """Claude Code reads a hook's stdout until it closes: a cancelled child that still held it would
     keep Claude Code waiting for the child, after the hook had answered."""
+    go, done = tmp_path / "go", tmp_path / "done"
+    # The child's work ends only once the test says go, and that is after the hook's output has closed:
+    # were the output still held, this run would wait for the child until the hang guard ended it.
     script = (
         "import os, sys, time; os.cpu_count = lambda: 2\n"
+        "from pathlib import Path\n"
         "from tiergate import offload\n"
-        "staged = offload.start_staged(lambda: time.sleep(3) or 1, lambda first: first)\n"
+        "go, done = Path(sys.argv[1]), Path(sys.argv[2])\n"
+        "def held():\n"
+        "    deadline = time.monotonic() + 600\n"
+        "    while not go.exists() and time.monotonic() < deadline:\n"
+        "        time.sleep(0.01)\n"
+        "    done.write_text(str(os.getpid()))\n"
+        "staged = offload.start_staged(held, lambda first: first)\n"
         "assert staged.forked\n"
         "staged.cancel()\n"
         "print('answered', flush=True)\n"
     )
-    started = time.monotonic()
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=30, check=False)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout == b"answered\n"
-    assert time.monotonic() - started < 2.5  # stdout and stderr closed when the hook ended, not the child
+    try:
+        ran = subprocess.run(
+            [sys.executable, "-c", script, str(go), str(done)],
+            capture_output=True,
+            timeout=HANG_GUARD,
+            check=False,
+        )
+        assert ran.returncode == 0, ran.stderr
+        assert ran.stdout == b"answered\n"
+        assert not done.exists()  # stdout and stderr closed when the hook ended, not the child
+    finally:
+        go.touch()  # the child may finish
+    assert appears(done)
 
 
 def test_a_system_that_refuses_a_process_gets_the_work_done_in_the_hook(

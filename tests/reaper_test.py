@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from testing.procwatch import gone_within, running
+from testing.procwatch import HANG_GUARD, gone_within, running
 
 from tiergate import reaper
 
@@ -28,10 +28,10 @@ PARENT = """
 import subprocess, sys
 from tiergate import reaper
 if sys.argv[1] == "setpriv":
-    argv, preexec = reaper.with_death_signal(["sleep", "60"])
+    argv, preexec = reaper.with_death_signal(["sleep", "600"])
     assert preexec is None and argv[0].endswith("setpriv"), argv
 else:
-    argv, preexec = ["sleep", "60"], reaper.parent_death_signal()
+    argv, preexec = ["sleep", "600"], reaper.parent_death_signal()
     assert preexec is not None
 child = subprocess.Popen(argv, preexec_fn=preexec)
 print(child.pid, flush=True)
@@ -63,12 +63,14 @@ def test_the_parent_death_signal_kills_the_child_when_its_parent_is_killed(how: 
 def test_a_sweep_kills_what_carries_the_mark_wherever_it_went_and_nothing_else(tmp_path: Path) -> None:
     mark, other = reaper.new_mark(), reaper.new_mark()
     pids = tmp_path / "pids"
-    escape = f"setsid sh -c 'echo $$ >> {pids}; exec sleep 60' & (sh -c 'echo $$ >> {pids}; exec sleep 60' &)"
+    escape = (
+        f"setsid sh -c 'echo $$ >> {pids}; exec sleep 600' & (sh -c 'echo $$ >> {pids}; exec sleep 600' &)"
+    )
     marked = subprocess.Popen(["sh", "-c", escape], env=reaper.marked_env(os.environ, f"{mark}.0"))
     nested = subprocess.Popen(  # a run inside a run: the outer mark stays beside the inner one
-        ["sleep", "60"], env=reaper.marked_env(reaper.marked_env(os.environ, f"{mark}.1"), other)
+        ["sleep", "600"], env=reaper.marked_env(reaper.marked_env(os.environ, f"{mark}.1"), other)
     )
-    unmarked = subprocess.Popen(["sleep", "60"], env=reaper.marked_env(os.environ, f"{mark}0.0"))
+    unmarked = subprocess.Popen(["sleep", "600"], env=reaper.marked_env(os.environ, f"{mark}0.0"))
     escaped = wait_for_pids(pids, 2)
     marked.wait()
 
@@ -83,15 +85,15 @@ def test_a_sweep_kills_what_carries_the_mark_wherever_it_went_and_nothing_else(t
 
 def test_a_sweep_of_one_check_leaves_the_other_checks_of_the_run() -> None:
     mark = reaper.new_mark()
-    first = subprocess.Popen(["sleep", "60"], env=reaper.marked_env(os.environ, f"{mark}.1"))
-    tenth = subprocess.Popen(["sleep", "60"], env=reaper.marked_env(os.environ, f"{mark}.10"))
+    first = subprocess.Popen(["sleep", "600"], env=reaper.marked_env(os.environ, f"{mark}.1"))
+    tenth = subprocess.Popen(["sleep", "600"], env=reaper.marked_env(os.environ, f"{mark}.10"))
 
     reaper.sweep(f"{mark}.1")
 
-    assert first.wait(timeout=5) == -signal.SIGKILL
+    assert first.wait(timeout=HANG_GUARD) == -signal.SIGKILL
     assert running(tenth.pid)
     reaper.sweep(mark)
-    assert tenth.wait(timeout=5) == -signal.SIGKILL
+    assert tenth.wait(timeout=HANG_GUARD) == -signal.SIGKILL
 
 
 HOOK = """
@@ -100,27 +102,44 @@ from tiergate import reaper
 mark = sys.argv[1]
 watcher = reaper.Watcher(mark)
 env = reaper.marked_env({}, mark + ".0")
-ended = subprocess.Popen(["sleep", "60"], start_new_session=True)  # no mark: only its group says it
+ended = subprocess.Popen(["sleep", "600"], start_new_session=True)  # no mark: only its group says it
 watcher.started(ended.pid)
 watcher.ended(ended.pid)  # told ended: the watcher must not kill this group
-groups = [subprocess.Popen(["sleep", "60"], start_new_session=True) for _ in range(2)]
+groups = [subprocess.Popen(["sleep", "600"], start_new_session=True) for _ in range(2)]
 for group in groups:
     watcher.started(group.pid)
-daemon = subprocess.Popen(["sleep", "60"], env=env, start_new_session=True)  # never told: only its mark
+daemon = subprocess.Popen(["sleep", "600"], env=env, start_new_session=True)  # never told: only its mark
 print(ended.pid, *(g.pid for g in groups), daemon.pid, flush=True)
-time.sleep(60)
+time.sleep(600)
 """
 
 
+def watchers(mark: str) -> list[int]:
+    """The watcher processes of the run `mark` (its shell, or the Python it became once the hook died)."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            argv = cmdline.read_bytes().split(b"\0")
+        except OSError:  # gone
+            continue
+        if mark.encode() in argv and any(arg.endswith((b"tiergate-watcher", b"reaper.py")) for arg in argv):
+            found.append(int(cmdline.parent.name))
+    return found
+
+
 def test_the_watcher_kills_the_open_groups_and_the_mark_once_the_hook_is_gone() -> None:
-    command = [sys.executable, "-c", HOOK, reaper.new_mark()]
-    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as hook:
+    mark = reaper.new_mark()
+    with subprocess.Popen([sys.executable, "-c", HOOK, mark], stdout=subprocess.PIPE, text=True) as hook:
         assert hook.stdout is not None
         ended, *killed = (int(pid) for pid in hook.stdout.readline().split())
+        watcher = watchers(mark)
+        assert len(watcher) == 1
 
         hook.kill()
 
     assert gone_within(killed) == []
+    # Once the watcher is gone it has killed all it would: the group it was told had ended runs on.
+    assert gone_within(watcher) == []
     assert running(ended)
     os.kill(ended, signal.SIGKILL)
 
@@ -128,12 +147,17 @@ def test_the_watcher_kills_the_open_groups_and_the_mark_once_the_hook_is_gone() 
 def test_a_watcher_told_the_run_ended_leaves_everything_as_it_is() -> None:
     mark = reaper.new_mark()
     watcher = reaper.Watcher(mark)
-    child = subprocess.Popen(["sleep", "60"], env=reaper.marked_env(os.environ, mark), start_new_session=True)
+    child = subprocess.Popen(
+        ["sleep", "600"], env=reaper.marked_env(os.environ, mark), start_new_session=True
+    )
     watcher.started(child.pid)
+    process = watchers(mark)
+    assert len(process) == 1
 
     watcher.close()
-    time.sleep(0.5)
 
+    # Once the watcher is gone it has done all it would: the child runs on.
+    assert gone_within(process) == []
     assert running(child.pid)
     child.kill()
     child.wait()

@@ -11,31 +11,99 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
-from testing.procwatch import gone_within, running, still_written, wait_for_text
+from testing.procwatch import HANG_GUARD, gone_within, running, still_written, wait_for_text
 
+from tiergate.gate import processes
 from tiergate.gate.checks import Check, make_check
-from tiergate.gate.processes import ProgressEvent, run_checks
+from tiergate.gate.processes import Progress, ProgressEvent, run_checks
 
 
 def check(name: str, command: str) -> Check:
     return make_check(name, command, "test")
 
 
-def gone_soon(pid: int, seconds: float = 3.0) -> bool:
-    return gone_within([pid], seconds) == []
+def gone_soon(pid: int) -> bool:
+    return gone_within([pid]) == []
+
+
+def until_exists(path: Path) -> str:
+    """Shell: wait until `path` exists (the test, or another check, says when)."""
+    return f"until test -e {path}; do sleep 0.01; done"
+
+
+def held_until_written(path: Path) -> Progress:
+    """Progress that holds the run's event loop at the check's first heartbeat until the check has written
+    `path`: a short timeout cannot end the check before it has set up what the test is about, however
+    slowly a loaded machine runs it. (Give a heartbeat far shorter than the timeout.)"""
+
+    def hold(event: ProgressEvent) -> None:
+        if event.event == "running":
+            wait_for_text(path)
+
+    return hold
+
+
+@pytest.fixture
+def group_signals(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, float]]:
+    """The signals the runner sends to process groups, with when (time.monotonic), not its probes."""
+    sent: list[tuple[int, float]] = []
+    real = os.killpg
+
+    def killpg(pgid: int, signum: int) -> None:
+        if signum:
+            sent.append((signum, time.monotonic()))
+        real(pgid, signum)
+
+    monkeypatch.setattr(os, "killpg", killpg)
+    return sent
+
+
+@pytest.fixture
+def drains(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """How each check's output was drained: "end" when its pipe reached its end, "cut" when the run gave
+    up waiting for it (a process still held it once the check's group was gone)."""
+    ended: list[str] = []
+    real = processes._drain
+
+    async def drain(*args: Any) -> None:
+        try:
+            await real(*args)
+        except BaseException:
+            ended.append("cut")
+            raise
+        ended.append("end")
+
+    monkeypatch.setattr(processes, "_drain", drain)
+    return ended
 
 
 def test_checks_run_concurrently(tmp_path: Path) -> None:
-    checks = [check("one", "sleep 1"), check("two", "sleep 2"), check("three", "sleep 3")]
+    # Each check waits until all three have started, so that one at a time none would get past the
+    # first's wait (its timeout would end it); then they end one after another in the reverse of the
+    # order given, each at least 0.2 s after the one before.
+    names = ("one", "two", "three")
+    everyone = " && ".join(f"test -e {tmp_path}/started.{name}" for name in names)
+
+    def command(name: str, after: str | None) -> str:
+        wait = f"{until_exists(tmp_path / f'ended.{after}')}; " if after else ""
+        return (
+            f"touch {tmp_path}/started.{name}; until {everyone}; do sleep 0.01; done; "
+            f"{wait}sleep 0.2; touch {tmp_path}/ended.{name}"
+        )
+
+    checks = [check("one", command("one", "two")), check("two", command("two", "three"))]
+    checks.append(check("three", command("three", None)))
     started = time.monotonic()
-    results = run_checks(checks, tmp_path)
+    results = run_checks(checks, tmp_path, timeout=60)
     elapsed = time.monotonic() - started
-    assert [r.status for r in results] == ["passed"] * 3
+    assert [r.status for r in results] == ["passed"] * 3, [r.reason for r in results]
     assert [r.name for r in results] == ["one", "two", "three"]  # the order given, not finishing order
-    assert [round(r.duration) for r in results] == [1, 2, 3]
-    assert elapsed < 5.0, f"three checks of 1, 2 and 3 s took {elapsed:.2f} s (sequentially: 6 s)"
+    # Each duration is the check's own: at least the waits it did, at most the whole run.
+    assert [r.duration >= least for r, least in zip(results, (0.6, 0.4, 0.2), strict=True)] == [True] * 3
+    assert all(r.duration <= elapsed for r in results)
 
 
 def test_a_check_runs_in_the_given_directory_with_stdin_closed(tmp_path: Path) -> None:
@@ -92,41 +160,57 @@ def test_a_directory_that_does_not_exist_is_an_error_not_a_crash(tmp_path: Path)
     assert result.reason.startswith("could not run: could not start:")
 
 
-def test_a_timeout_ends_the_whole_process_group(tmp_path: Path) -> None:
+def test_a_timeout_ends_the_whole_process_group(
+    tmp_path: Path, group_signals: list[tuple[int, float]], drains: list[str]
+) -> None:
     pid_file = tmp_path / "grandchild.pid"
-    command = f"sleep 60 & echo $! > {pid_file}; echo started; wait"
-    started = time.monotonic()
-    (result,) = run_checks([check("hangs", command)], tmp_path, timeout=1.0, grace=2.0)
-    elapsed = time.monotonic() - started
+    command = f"sleep 600 & echo started; echo $! > {pid_file}; wait"
+    hold = held_until_written(pid_file)
+    (result,) = run_checks(
+        [check("hangs", command)], tmp_path, timeout=1.0, grace=60.0, progress=hold, heartbeat=0.01
+    )
     grandchild = int(pid_file.read_text())
     assert result.status == "timed_out"
     assert result.failing
     assert result.reason == "timed out after 1 s; its process group was ended"
     assert result.output == "started\n"
+    assert drains == ["end"]  # the grandchild held the output pipe until it was ended
     assert gone_soon(grandchild)
-    assert elapsed < 3.0  # SIGTERM was enough: no need to wait out the grace period
+    # SIGTERM was enough: the SIGKILL comes only once the grace period (a minute) is over, so the run
+    # did not wait it out.
+    assert [signum for signum, _ in group_signals] == [signal.SIGTERM]
 
 
-def test_a_grandchild_that_ignores_sigterm_gets_sigkill_after_the_grace_period(tmp_path: Path) -> None:
+def test_a_grandchild_that_ignores_sigterm_gets_sigkill_after_the_grace_period(
+    tmp_path: Path, group_signals: list[tuple[int, float]]
+) -> None:
     pid_file = tmp_path / "grandchild.pid"
-    command = f"(trap '' TERM; exec sleep 60) & echo $! > {pid_file}; wait"
-    started = time.monotonic()
-    (result,) = run_checks([check("stubborn", command)], tmp_path, timeout=0.5, grace=1.0)
-    elapsed = time.monotonic() - started
+    # The grandchild says its pid once it ignores SIGTERM.
+    command = f"sh -c 'trap \"\" TERM; echo $$ > {pid_file}; exec sleep 600' & wait"
+    hold = held_until_written(pid_file)
+    (result,) = run_checks(
+        [check("stubborn", command)], tmp_path, timeout=0.5, grace=1.0, progress=hold, heartbeat=0.01
+    )
     assert result.status == "timed_out"
     assert gone_soon(int(pid_file.read_text()))
-    assert 1.4 < elapsed < 5.0
+    (term, term_at), (kill, kill_at) = group_signals
+    assert (term, kill) == (signal.SIGTERM, signal.SIGKILL)
+    assert kill_at - term_at >= 1.0  # the grace period, waited out
 
 
-def test_what_a_check_leaves_running_is_ended_and_does_not_hold_the_run(tmp_path: Path) -> None:
+def test_what_a_check_leaves_running_is_ended_and_does_not_hold_the_run(
+    tmp_path: Path, drains: list[str]
+) -> None:
     pid_file = tmp_path / "server.pid"
-    command = f"sleep 60 & echo $! > {pid_file}; echo served"
-    started = time.monotonic()
-    (result,) = run_checks([check("server", command)], tmp_path, timeout=30.0)
-    assert time.monotonic() - started < 5.0  # the leftover held the output pipe open
+    command = f"sleep 600 & echo $! > {pid_file}; echo served"
+    # A minute's grace: the leftover is gone by the time the run returns (SIGTERM ends it).
+    (result,) = run_checks([check("server", command)], tmp_path, timeout=30.0, grace=60.0)
+    assert not running(int(pid_file.read_text()))
+    # It held the output pipe open: the run ended it and read the pipe to its end, rather than giving up
+    # on it after a grace of its own.
+    assert drains == ["end"]
     assert result.status == "passed"
     assert result.output == "served\n"
-    assert gone_soon(int(pid_file.read_text()))
 
 
 def test_only_the_tail_of_a_large_output_is_kept(tmp_path: Path) -> None:
@@ -150,8 +234,15 @@ def test_output_that_is_not_utf8_is_kept_readable(tmp_path: Path) -> None:
 def test_progress_reports_start_heartbeats_and_end(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    release = tmp_path / "release"
     events: list[ProgressEvent] = []
-    run_checks([check("slow", "sleep 0.7")], tmp_path, progress=events.append, heartbeat=0.2, label="demo")
+
+    def record(event: ProgressEvent) -> None:
+        events.append(event)
+        if [e.event for e in events].count("running") == 2:
+            release.touch()  # the check ends once two heartbeats were reported
+
+    run_checks([check("slow", until_exists(release))], tmp_path, progress=record, heartbeat=0.2, label="demo")
     kinds = [e.event for e in events]
     assert kinds[0] == "start"
     assert kinds[-1] == "end"
@@ -160,7 +251,12 @@ def test_progress_reports_start_heartbeats_and_end(
     end = events[-1]
     assert end.result is not None
     assert end.result.status == "passed"
-    assert end.elapsed == pytest.approx(0.7, abs=0.3)
+    # The time since the check started: a heartbeat more at each beat at least, and at the end the
+    # check's duration.
+    beats = [e.elapsed for e in events if e.event == "running"]
+    assert [elapsed >= 0.2 * (n + 1) for n, elapsed in enumerate(beats)] == [True] * len(beats)
+    assert end.elapsed >= beats[-1]
+    assert end.elapsed == end.result.duration
     assert capsys.readouterr() == ("", "")  # the runner itself never prints: stdout is the hook's channel
 
 
@@ -173,26 +269,27 @@ def test_an_interrupted_run_kills_every_check_group_before_it_ends(tmp_path: Pat
     pid_file = tmp_path / "grandchild.pid"
     program = textwrap.dedent(
         f"""
+        import signal
         from pathlib import Path
         from tiergate.gate.processes import run_checks
         from tiergate.gate.checks import make_check
-        command = "sleep 60 & echo $! > {pid_file}; wait"
-        run_checks([make_check("hangs", command, "test")], Path({str(tmp_path)!r}), timeout=60)
+        # As a terminal would have it: a test run started in the background (`&` in a script) ignores
+        # SIGINT, and so would this child.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        command = "sleep 600 & echo $! > {pid_file}; wait"
+        run_checks([make_check("hangs", command, "test")], Path({str(tmp_path)!r}), timeout=600)
         """
     )
     child = subprocess.Popen([sys.executable, "-c", program], stderr=subprocess.PIPE, text=True)
     grandchild = int(wait_for_text(pid_file))
     assert running(grandchild)
     os.kill(child.pid, signum)
-    _, stderr = child.communicate(timeout=20)
+    _, stderr = child.communicate(timeout=HANG_GUARD)
     assert child.returncode != 0
     expected = (
         "ChecksInterruptedError: interrupted by SIGTERM" if signum == signal.SIGTERM else "KeyboardInterrupt"
     )
     assert expected in stderr
-    deadline = time.monotonic() + 5
-    while running(grandchild) and time.monotonic() < deadline:
-        time.sleep(0.05)
     assert gone_soon(grandchild)
 
 
@@ -205,25 +302,30 @@ def daemon(pid_file: Path, ticks: Path) -> str:
 
 
 @pytest.mark.parametrize(
-    ("command", "status"),
+    ("command", "status", "timeout"),
     [
-        ("echo started", "passed"),  # the check ends at once, its daemon does not
-        ("exit 1", "failed"),
-        ("sleep 60", "timed_out"),
-        ("(setsid sh -c 'sleep 60' &) ; echo started", "passed"),  # and a double fork besides
+        ("echo started", "passed", 60.0),  # the check ends at once, its daemon does not
+        ("exit 1", "failed", 60.0),
+        ("sleep 600", "timed_out", 1.0),
+        ("(setsid sh -c 'sleep 600' &) ; echo started", "passed", 60.0),  # and a double fork besides
     ],
 )
 def test_a_daemon_a_check_started_with_setsid_is_gone_when_the_run_returns(
-    tmp_path: Path, command: str, status: str
+    tmp_path: Path, command: str, status: str, timeout: float, drains: list[str]
 ) -> None:
     pid_file, ticks = tmp_path / "daemon.pid", tmp_path / "ticks"
-    started = time.monotonic()
     (result,) = run_checks(
-        [check("daemon", f"{daemon(pid_file, ticks)} {command}")], tmp_path, timeout=1.0, grace=0.5
+        [check("daemon", f"{daemon(pid_file, ticks)} {command}")],
+        tmp_path,
+        timeout=timeout,
+        grace=0.5,
+        progress=held_until_written(pid_file),
+        heartbeat=0.01,
     )
     assert result.status == status
-    assert time.monotonic() - started < 4.0  # nothing held the run for the drain's grace
-    assert gone_within([int(wait_for_text(pid_file))], 1.0) == []  # SIGKILLed: dead once scheduled
+    # Nothing held the run for the drain's grace: what held the pipe (the double fork's) was ended first.
+    assert drains == ["end"]
+    assert gone_within([int(wait_for_text(pid_file))]) == []  # it loops forever unless killed
     assert not still_written(ticks)
 
 
@@ -235,10 +337,19 @@ def test_every_check_carries_its_own_mark_of_the_run(tmp_path: Path) -> None:
 
 
 def test_a_check_ending_does_not_touch_what_the_other_checks_run(tmp_path: Path) -> None:
-    pid_file, ticks = tmp_path / "daemon.pid", tmp_path / "ticks"
-    # The quick one ends first; the slow one's daemon must live until the slow one ends.
-    slow = f"{daemon(pid_file, ticks)} sleep 1.5; test -s {ticks} && kill -0 $(cat {pid_file})"
-    quick, slow_result = run_checks([check("quick", "true"), check("slow", slow)], tmp_path)
+    pid_file, ticks, quick_ended = tmp_path / "daemon.pid", tmp_path / "ticks", tmp_path / "quick-ended"
+
+    def note_the_quick_end(event: ProgressEvent) -> None:
+        if event.event == "end" and event.check.name == "quick":
+            quick_ended.touch()  # reported once the quick one's processes were swept
+
+    # The quick one ends once the slow one's daemon runs, the slow one once the quick one has ended; the
+    # daemon must then still be writing (else the slow check waits for a tick until its timeout).
+    size = f"$(cat {ticks} 2>/dev/null | wc -c)"
+    grows = f'n={size}; until [ "{size}" -gt "$n" ]; do sleep 0.05; done'
+    slow = f"{daemon(pid_file, ticks)} {until_exists(quick_ended)}; {grows}"
+    checks = [check("quick", f"until test -s {pid_file}; do sleep 0.01; done"), check("slow", slow)]
+    quick, slow_result = run_checks(checks, tmp_path, timeout=60, progress=note_the_quick_end)
     assert (quick.status, slow_result.status) == ("passed", "passed"), slow_result.output
 
 
@@ -265,5 +376,5 @@ def test_checks_die_with_a_runner_killed_by_sigkill(tmp_path: Path) -> None:
     runner.kill()
     runner.wait()
 
-    assert gone_within(started, 2.0) == []
+    assert gone_within(started) == []
     assert not still_written(ticks) and not still_written(tmp_path / "daemon-ticks")

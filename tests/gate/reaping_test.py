@@ -1,8 +1,8 @@
 """Nothing a check starts outlives the Stop hook that ran it, through the real hook entry point in a real
 git repository: a `setsid` daemon a check starts, in the workspace and in the baseline's worktree, is gone
 when the hook answers; and when the hook is killed by SIGKILL while a check runs, the check's shell, what it
-runs in its group and the daemon that left it are gone within two seconds, and the workspace is written no
-more."""
+runs in its group and the daemon that left it are gone (each would run ten minutes or forever on its own),
+and the workspace is written no more."""
 
 from __future__ import annotations
 
@@ -25,12 +25,12 @@ until test -s "$mine"; do sleep 0.05; done
 exit 1
 """
 
-# A check that runs for 30 s, writing into the workspace from its group and from a daemon outside it.
+# A check that runs for ten minutes, writing into the workspace from its group and from a daemon outside it.
 SLOW_CHECK = """\
 echo $$ > {root}/pids/shell
 setsid sh -c "echo \\$\\$ > {root}/pids/daemon; while :; do echo tick >> ticks.daemon; sleep 0.2; done" \\
     >/dev/null 2>&1 </dev/null &
-(i=0; while [ $i -lt 150 ]; do echo tick >> ticks; sleep 0.2; i=$((i+1)); done) &
+(i=0; while [ $i -lt 3000 ]; do echo tick >> ticks; sleep 0.2; i=$((i+1)); done) &
 echo $! > {root}/pids/loop
 wait
 """
@@ -63,7 +63,7 @@ def test_a_daemon_a_check_starts_is_gone_when_the_stop_hook_answers_in_the_works
     assert len(daemons) == 2, "one daemon in the workspace, one in the baseline's worktree"
     assert str(session.project) in places
     assert any("tiergate-baseline-" in place for place in places), places
-    assert gone_within(daemons, 1.0) == []
+    assert gone_within(daemons) == []  # they loop forever unless killed
     assert not still_written(tmp_path / "ticks")
 
 
@@ -77,6 +77,6 @@ def test_a_check_dies_with_a_stop_hook_killed_by_sigkill(tmp_path: Path) -> None
     hook.kill()
     hook.wait()
 
-    assert gone_within(pids, 2.0) == []
+    assert gone_within(pids) == []
     assert not still_written(session.project / "ticks")
     assert not still_written(session.project / "ticks.daemon")
