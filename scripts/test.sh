@@ -4,8 +4,16 @@
 #   the pinned oh-my-claudecode plugin that the neighbour tests load beside tiergate (npm, under .cache/omc),
 #   Debian's chromium for the report's browser tests (apt-get, once: skipped when it is there),
 #   then ruff, mypy --strict, the import contracts (lint-imports) and pytest (end-to-end tests in the real
-#   CLI included).
-# Extra arguments go to pytest.
+#   CLI included), in parallel workers (pytest-xdist), printing the 20 slowest tests.
+#
+#   ./scripts/test.sh [--quick] [pytest arguments]
+#
+# --quick: the inner loop. Everything but the tests marked e2e (the real Claude Code CLI), browser
+# (Chromium) and install (install.sh on a throw-away HOME); the CLI, OMC and Chromium are neither installed
+# nor reachable, so that a test that needs one and is not marked fails instead of running.
+# TIERGATE_TEST_WORKERS: how many workers (0: none, the suite in this one process); the default is chosen
+# for the machine: the tests spend most of their time waiting on subprocesses (the CLI, git, pytest runs
+# of generated projects), so two per CPU keep the CPUs busy.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,41 +22,84 @@ CLAUDE_CODE_VERSION="2.1.332"
 OMC_VERSION="5.5.0"
 PYTHON="${PYTHON:-python3}"
 
-if [ ! -x .venv/bin/python ]; then
-    "$PYTHON" -m venv .venv
+quick=""
+if [ "${1:-}" = "--quick" ]; then
+    quick=1
+    shift
 fi
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 
-claude_dir=".cache/claude-code"
-claude_bin="$claude_dir/node_modules/.bin/claude"
-if [ ! -x "$claude_bin" ] || ! "$claude_bin" --version 2>/dev/null | grep -q "^$CLAUDE_CODE_VERSION "; then
-    mkdir -p "$claude_dir"
-    npm install --silent --no-audit --no-fund --prefix "$claude_dir" "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION"
-fi
-TIERGATE_CLAUDE_BIN="$(pwd)/$claude_bin"
-export TIERGATE_CLAUDE_BIN
-echo "claude: $("$TIERGATE_CLAUDE_BIN" --version)"
+install_python() {
+    if [ ! -x .venv/bin/python ]; then
+        "$PYTHON" -m venv .venv
+    fi
+    .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+}
 
-omc_dir=".cache/omc"
-omc_package="$omc_dir/node_modules/oh-my-claude-sisyphus/package.json"
-if [ ! -f "$omc_package" ] || ! grep -q "\"version\": \"$OMC_VERSION\"" "$omc_package"; then
-    mkdir -p "$omc_dir"
-    npm install --silent --no-audit --no-fund --prefix "$omc_dir" "oh-my-claude-sisyphus@$OMC_VERSION"
-fi
-echo "oh-my-claudecode: $OMC_VERSION"
+install_claude() {
+    local claude_dir=".cache/claude-code"
+    local claude_bin="$claude_dir/node_modules/.bin/claude"
+    if [ ! -x "$claude_bin" ] || ! "$claude_bin" --version 2>/dev/null | grep -q "^$CLAUDE_CODE_VERSION "; then
+        mkdir -p "$claude_dir"
+        npm install --silent --no-audit --no-fund --prefix "$claude_dir" "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION"
+    fi
+    echo "claude: $("$claude_bin" --version)"
+}
+
+install_omc() {
+    local omc_dir=".cache/omc"
+    local omc_package="$omc_dir/node_modules/oh-my-claude-sisyphus/package.json"
+    if [ ! -f "$omc_package" ] || ! grep -q "\"version\": \"$OMC_VERSION\"" "$omc_package"; then
+        mkdir -p "$omc_dir"
+        npm install --silent --no-audit --no-fund --prefix "$omc_dir" "oh-my-claude-sisyphus@$OMC_VERSION"
+    fi
+    echo "oh-my-claudecode: $OMC_VERSION"
+}
 
 # The report's page is tested in a real browser: Debian's chromium, headless (testing/chromium.py).
-chromium="${TIERGATE_CHROMIUM:-/usr/bin/chromium}"
-if [ ! -x "$chromium" ]; then
-    sudo=""
-    if [ "$(id -u)" != 0 ]; then sudo="sudo -n"; fi
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends chromium >/dev/null
+install_chromium() {
+    local chromium="${TIERGATE_CHROMIUM:-/usr/bin/chromium}"
+    if [ ! -x "$chromium" ]; then
+        local sudo=""
+        if [ "$(id -u)" != 0 ]; then sudo="sudo -n"; fi
+        $sudo apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends chromium >/dev/null
+    fi
+    echo "chromium: $("$chromium" --version)"
+}
+
+if [ -n "$quick" ]; then
+    install_python
+    unset TIERGATE_CLAUDE_BIN
+    export TIERGATE_CHROMIUM=/nonexistent/chromium-is-not-for-quick-runs
+    selection=(-m "not e2e and not browser and not install")
+else
+    mkdir -p .cache
+    # The installs are independent and mostly wait on the registries: side by side.
+    install_claude > .cache/install-claude.log 2>&1 &
+    claude_job=$!
+    install_omc > .cache/install-omc.log 2>&1 &
+    omc_job=$!
+    install_python
+    install_chromium
+    wait "$claude_job" || { cat .cache/install-claude.log; exit 1; }
+    wait "$omc_job" || { cat .cache/install-omc.log; exit 1; }
+    cat .cache/install-claude.log .cache/install-omc.log
+    rm -f .cache/install-claude.log .cache/install-omc.log
+    TIERGATE_CLAUDE_BIN="$(pwd)/.cache/claude-code/node_modules/.bin/claude"
+    export TIERGATE_CLAUDE_BIN
+    selection=()
 fi
-echo "chromium: $("$chromium" --version)"
 
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/mypy
 .venv/bin/lint-imports
-.venv/bin/pytest "$@"
+
+workers="${TIERGATE_TEST_WORKERS:-$(($(nproc) * 2))}"
+parallel=()
+if [ "$workers" != 0 ]; then
+    # loadgroup: a module whose tests share one costly fixture (an install, a logged night) keeps them on
+    # one worker (pytest.mark.xdist_group); every other test goes to whichever worker is free.
+    parallel=(-n "$workers" --dist loadgroup)
+fi
+.venv/bin/pytest "${parallel[@]}" --durations=20 "${selection[@]}" "$@"

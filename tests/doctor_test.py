@@ -282,17 +282,20 @@ def test_a_state_folder_that_cannot_be_created_fails(project: Path, home: Path) 
     assert detail.startswith(f"{project / 'taken' / 'state'} is not writable")
 
 
+@pytest.mark.e2e
 def test_the_real_claude_code_version_is_reported(project: Path, home: Path, claude_on_path: str) -> None:
     status, detail = findings(doctor(project, home, path=claude_on_path))["claude"]
     assert status == "ok"
     assert detail.startswith("2.1.332 (Claude Code) (")
 
 
+@pytest.mark.e2e
 def test_claude_bin_names_a_cli_that_is_not_on_path(project: Path, home: Path) -> None:
     found = findings(doctor(project, home, CLAUDE_BIN=str(claude_bin())))
     assert found["claude"][0] == "ok"
 
 
+@pytest.mark.e2e
 def test_a_plugin_installed_through_the_cli_is_found_enabled_then_disabled_then_gone(
     project: Path, home: Path, tmp_path: Path
 ) -> None:
@@ -325,6 +328,7 @@ def test_a_plugin_installed_through_the_cli_is_found_enabled_then_disabled_then_
     assert gone.returncode == 1
 
 
+@pytest.mark.e2e
 def test_an_installed_plugin_without_a_python_for_its_hooks_fails(
     project: Path, home: Path, tmp_path: Path
 ) -> None:

@@ -60,6 +60,7 @@ def handlers(event: str) -> list[tuple[str | None, dict[str, Any]]]:
 # Manifests, through the real CLI -----------------------------------------------------------------------
 
 
+@pytest.mark.e2e
 def test_the_checkout_validates_strictly_as_a_marketplace_and_as_a_plugin(tmp_path: Path) -> None:
     for target in (".", ".claude-plugin/plugin.json", ".claude-plugin/marketplace.json"):
         result = claude(tmp_path, "plugin", "validate", "--strict", target, check=False)
@@ -67,6 +68,7 @@ def test_the_checkout_validates_strictly_as_a_marketplace_and_as_a_plugin(tmp_pa
         assert "✔ Validation passed" in result.stdout
 
 
+@pytest.mark.e2e
 def test_the_cli_sees_every_agent_command_and_hook_of_the_plugin(tmp_path: Path) -> None:
     result = claude(tmp_path, "plugin", "validate", "--strict", "--json", ".claude-plugin/plugin.json")
     report = json.loads(result.stdout)
@@ -87,6 +89,7 @@ def test_the_cli_sees_every_agent_command_and_hook_of_the_plugin(tmp_path: Path)
     assert all(h["command"] == HOOK_COMMAND and h["args"] == [h["event"]] for h in provides["hooks"])
 
 
+@pytest.mark.e2e
 def test_the_local_marketplace_offers_the_plugin_from_its_own_root(tmp_path: Path) -> None:
     claude(tmp_path, "plugin", "marketplace", "add", str(ROOT))
     listing = json.loads(claude(tmp_path, "plugin", "list", "--available", "--json").stdout)

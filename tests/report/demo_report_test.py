@@ -6,14 +6,17 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from testing import chromium
 
 from tests.demo_test import demo
 from tests.report.dom import parse
 
+pytestmark = pytest.mark.browser
+
 
 def test_the_kept_demo_writes_its_loops_report_and_the_browser_shows_the_loop(tmp_path: Path) -> None:
-    result, _ = demo(tmp_path / "tmp", "--keep")
+    result = demo(tmp_path / "tmp", "--keep")
 
     assert result.returncode == 0, result.stdout + result.stderr
     said = re.search(r"^The loop as a page:\s+(?P<page>/\S+\.html)\s+\(open\s+it in", result.stdout, re.M)

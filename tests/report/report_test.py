@@ -25,6 +25,9 @@ from tiergate import seal
 from tiergate.log import read_records
 from tiergate.report import model, render
 
+# The night is logged once for the module (`logged`): on one worker.
+pytestmark = pytest.mark.xdist_group("report")
+
 
 @dataclass(frozen=True)
 class Logged:
@@ -71,6 +74,7 @@ def test_the_report_says_where_it_wrote_the_page_and_defaults_to_the_state_folde
     assert where.read_text().startswith("<!DOCTYPE html>")
 
 
+@pytest.mark.browser
 def test_in_a_real_browser_the_page_shows_each_loops_facts(logged: Logged, dom: Dom) -> None:
     text = dom.text
     # The tiers and the reasons that chose them.
@@ -132,6 +136,7 @@ def test_in_a_real_browser_the_page_shows_each_loops_facts(logged: Logged, dom: 
     assert "Left out" not in text
 
 
+@pytest.mark.browser
 def test_what_the_agent_wrote_is_shown_as_text_and_never_run(logged: Logged, dom: Dom) -> None:
     assert tonight.TASK in dom.text  # the <script> of the task, as text
     assert tonight.HOSTILE_FILE in dom.text  # the file named like an <img>, as text
@@ -150,6 +155,7 @@ def test_what_the_agent_wrote_is_shown_as_text_and_never_run(logged: Logged, dom
     assert tags.count("footer") == 1 and tags.index("footer") > len(tags) - 1 - tags[::-1].index("section")
 
 
+@pytest.mark.browser
 def test_the_page_makes_no_request(logged: Logged, dom: Dom, tmp_path: Path) -> None:
     linked = [(tag, key, value) for tag, key, value in dom.attributes() if key in ("src", "href", "action")]
     assert linked == []
@@ -163,6 +169,7 @@ def test_the_page_makes_no_request(logged: Logged, dom: Dom, tmp_path: Path) -> 
     assert chromium.page_requests(other, tmp_path / "other.json") == ["http://example.invalid/pixel.png"]
 
 
+@pytest.mark.browser
 def test_the_page_renders_in_a_real_browser(logged: Logged, tmp_path: Path) -> None:
     shot = png.read(chromium.screenshot(logged.page, tmp_path / "page.png", 1200, 1400))
 
@@ -178,6 +185,7 @@ def test_the_page_renders_in_a_real_browser(logged: Logged, tmp_path: Path) -> N
     assert painted > pixels // 20, painted  # far from a blank page
 
 
+@pytest.mark.browser
 def test_records_failing_their_seal_are_left_out_and_the_page_counts_them(
     logged: Logged, tmp_path: Path
 ) -> None:
