@@ -1,18 +1,18 @@
-"""SIGKILL at every git call of a rollback (the Stop hook's) and of a restore (`tiergate restore`), and
-between the files either writes: the loop's state and the backups still read, and the work is still
-restorable byte for byte (issue 10).
+"""SIGKILL at every git call of a restore (`tiergate restore`; the Stop hook's rollback is
+`stop_kill_test`'s), and between the files a rollback or a restore writes: the loop's state and the
+backups still read, and the work is still restorable byte for byte (issue 10).
 
 A `git` wrapper first on PATH (tiergate runs git by PATH) counts the calls in a file and, at the k-th,
 lets that git call finish and then kills its parent, the process running tiergate, with SIGKILL.
 
-Only the calls of the process under test count: the Stop hook measures a claim in a forked child
-(`tiergate.offload`) whose git calls interleave with the hook's by timing, so that counting them would
-number the hook's own calls differently from run to run. A fork is told by its command line, the same
-as its parent's. The child is done before the rollback begins (the hook has read its answers)."""
+Only the calls of the process under test count, the one the test started (KILL_ROOT names the test's
+own process): the Stop hook measures a claim in a forked child (`tiergate.offload`) whose git calls
+interleave with the hook's by timing, so that counting them would number the hook's own calls
+differently from run to run. The child is done before the rollback begins (the hook has read its
+answers)."""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -20,13 +20,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from testing.gitrepo import GIT_ENV, commit_all, git, init_repo, write
-from testing.hooksession import HookSession
-from testing.statefolder import state_dir
+from testing.gitrepo import GIT_ENV, git, init_repo, write
 
-from tests.handlers.effects_test import CLAIM, Loop
 from tests.workspace.backups_attacks_test import tree
-from tiergate.loop import store
 from tiergate.project import Project
 from tiergate.workspace import backups, ondisk
 
@@ -35,11 +31,12 @@ ROLLBACK = (
     "from tiergate.workspace import backups; root = Path(sys.argv[1]); "
     "backups.rollback(Project(root, Path(sys.argv[2])), backups.workspace_at(root, 'HEAD'), 'the test')"
 )
+# Shell builtins where it can: the wrapper runs at every git call of some 120 runs.
 WRAPPER = """#!/bin/sh
-parent=$(awk '{{print $4}}' "/proc/$PPID/stat")
-if cmp -s "/proc/$PPID/cmdline" "/proc/$parent/cmdline"; then exec "{git}" "$@"; fi  # a fork's call
+read -r _ _ _ grandparent _ < "/proc/$PPID/stat"
+if [ "$grandparent" != "$KILL_ROOT" ]; then exec "{git}" "$@"; fi  # not the process under test's call
 # Under a lock: a process may run git calls side by side (git diff in the background, say).
-n=$( (flock 9; n=$(( $(cat "$KILL_COUNT" 2>/dev/null || echo 0) + 1 ))
+n=$( (flock 9; {{ read -r n < "$KILL_COUNT"; }} 2>/dev/null || n=0; n=$((n + 1))
     echo "$n" > "$KILL_COUNT"; echo "$n") 9>>"$KILL_COUNT.lock")
 if [ -n "$KILL_LOG" ]; then echo "$*" >> "$KILL_LOG"; fi
 "{git}" "$@"
@@ -49,15 +46,7 @@ exit "$status"
 """
 
 
-# Each test kills a process at every one of some 60 git calls, one run a call: its calls are dealt out to
-# this many cases, which parallel workers run side by side.
-SHARDS = 4
-
-
-def shard_of(calls: range, shard: int) -> list[int]:
-    """The calls of `calls` that case `shard` kills at: every SHARDS-th, so that each case's calls span the
-    whole run (its start, its middle and its end)."""
-    return [k for k in calls if k % SHARDS == shard]
+pytestmark = pytest.mark.long
 
 
 @pytest.fixture(autouse=True)
@@ -102,6 +91,7 @@ def run_killed(
         "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
         "KILL_COUNT": str(count),
         "KILL_AT": str(at),
+        "KILL_ROOT": str(os.getpid()),
         **(extra or {}),
     }
     proc = subprocess.run(args, cwd=cwd, env=env, capture_output=True, check=False)
@@ -152,9 +142,8 @@ def restore_args(project: Project, backup: backups.Backup) -> list[str]:
     return [sys.executable, "-m", "tiergate", "restore", backup.name]
 
 
-@pytest.mark.parametrize("shard", range(SHARDS))
 def test_a_restore_killed_at_every_git_call_loses_nothing(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shard: int
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     bin_dir = wrapper(tmp_path)
     template = tmp_path / "template"
@@ -170,7 +159,7 @@ def test_a_restore_killed_at_every_git_call_loses_nothing(
     project = make(tmp_path / "full")
     calls = run_killed(restore_args(project, backup), project.root, bin_dir, at=0)
     assert calls > 10
-    for k in shard_of(range(1, calls + 1), shard):
+    for k in range(1, calls + 1):
         project = make(tmp_path / f"k{k}")
         run_killed(restore_args(project, backup), project.root, bin_dir, at=k)
         assert_restorable(project, f"killed after git call {k} of {calls}", *works)
@@ -199,63 +188,3 @@ def test_killed_between_its_own_file_writes_loses_nothing(
         writes = n
         assert_restorable(project, f"{command} killed after file write {n}", *works)
     assert writes >= 4
-
-
-@pytest.mark.parametrize("shard", range(SHARDS))
-def test_the_stop_hooks_rollback_killed_at_every_git_call_loses_nothing(tmp_path: Path, shard: int) -> None:
-    """Through the real hook entry point: a refuted claim at the attempt limit on a dirty workspace, the
-    hook killed at each git call from its first look at the working tree (the dirty check) on; the
-    loop's state file still parses after each kill."""
-    bin_dir = wrapper(tmp_path)
-    log = tmp_path / "calls"
-
-    template = tmp_path / "template"
-    started = Loop(template, '[checks]\ntests = "sh check.sh"\n\n[interventions]\nattempt_limit = 1\n')
-    write(started.project, {"docs/notes.md": "notes\n"})
-    commit_all(started.project, "notes")
-    started.start()
-    # The agent's work: an edit, an untracked file, an empty directory, a symlink, a tracked file it
-    # untracked, ignored and edited, and an ignored file elsewhere.
-    write(started.project, {"value.txt": "bad\n", "scratch/new.txt": "untracked work\n"})
-    (started.project / "empty").mkdir()
-    (started.project / "link").symlink_to("value.txt")
-    git(started.project, "rm", "-q", "--cached", "docs/notes.md")
-    (started.project / ".git" / "info" / "exclude").write_text("docs/notes.md\n*.log\n")
-    write(started.project, {"docs/notes.md": "notes, edited by the agent\n", "run.log": "ignored\n"})
-
-    def make(where: Path) -> tuple[HookSession, dict[str, bytes]]:
-        # A copy of the started loop: starting one for every kill would cost more than the kills.
-        shutil.copytree(template, where, symlinks=True)
-        loop = HookSession(where, where / "project", started.session_id)
-        # The loop's state lives outside the project, keyed by its path: the copy gets its own.
-        shutil.copytree(
-            state_dir(started.project, started.env), state_dir(loop.project, loop.env), symlinks=True
-        )
-        loop.env.update(PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}", KILL_COUNT=str(where / "count"))
-        return loop, tree(loop.project)
-
-    def stop(loop: HookSession, at: int) -> None:
-        loop.env["KILL_AT"] = str(at)
-        payload = {
-            "session_id": loop.session_id,
-            "cwd": str(loop.project),
-            "hook_event_name": "Stop",
-            "transcript_path": str(loop.root / "session.jsonl"),
-            "stop_hook_active": False,
-            "last_assistant_message": CLAIM,
-        }
-        result = loop.run("hook", "Stop", stdin=json.dumps(payload))
-        assert result.returncode == (-9 if at else 0), (at, result.stderr)
-
-    loop, work = make(tmp_path / "full")
-    loop.env["KILL_LOG"] = str(log)
-    stop(loop, 0)
-    assert (loop.project / "value.txt").read_text() == "good\n"  # it did roll back
-    calls = log.read_text().splitlines()
-    first = next(n for n, call in enumerate(calls, 1) if "ls-files -z -s -v" in call)
-    for k in shard_of(range(first, len(calls) + 1), shard):
-        loop, work = make(tmp_path / f"k{k}")
-        stop(loop, k)
-        project = Project(loop.project, state_dir(loop.project, loop.env))
-        assert store.read(project, loop.session_id) is not None, k  # the loop's state still parses
-        assert_restorable(project, f"Stop killed after git call {k} of {len(calls)}", (work, ROLLED_BACK))

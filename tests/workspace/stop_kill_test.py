@@ -1,0 +1,93 @@
+"""SIGKILL at every git call of the Stop hook's rollback, through the real hook entry point: the loop's
+state and the backups still read, and the work is still restorable byte for byte (issue 10). The git
+wrapper and the checks are `backups_kill_test`'s; a file of its own, so that parallel workers run the
+two long kill tests side by side."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from testing.gitrepo import GIT_ENV, commit_all, git, write
+from testing.hooksession import HookSession
+from testing.statefolder import state_dir
+
+from tests.handlers.effects_test import CLAIM, Loop
+from tests.workspace.backups_attacks_test import tree
+from tests.workspace.backups_kill_test import ROLLED_BACK, assert_restorable, wrapper
+from tiergate.loop import store
+from tiergate.project import Project
+
+pytestmark = pytest.mark.long
+
+
+@pytest.fixture(autouse=True)
+def isolated_git(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, value in GIT_ENV.items():
+        monkeypatch.setenv(name, value)
+
+
+def test_the_stop_hooks_rollback_killed_at_every_git_call_loses_nothing(tmp_path: Path) -> None:
+    """Through the real hook entry point: a refuted claim at the attempt limit on a dirty workspace, the
+    hook killed at each git call from its first look at the working tree (the dirty check) on; the
+    loop's state file still parses after each kill."""
+    bin_dir = wrapper(tmp_path)
+    log = tmp_path / "calls"
+
+    template = tmp_path / "template"
+    started = Loop(template, '[checks]\ntests = "sh check.sh"\n\n[interventions]\nattempt_limit = 1\n')
+    write(started.project, {"docs/notes.md": "notes\n"})
+    commit_all(started.project, "notes")
+    started.start()
+    # The agent's work: an edit, an untracked file, an empty directory, a symlink, a tracked file it
+    # untracked, ignored and edited, and an ignored file elsewhere.
+    write(started.project, {"value.txt": "bad\n", "scratch/new.txt": "untracked work\n"})
+    (started.project / "empty").mkdir()
+    (started.project / "link").symlink_to("value.txt")
+    git(started.project, "rm", "-q", "--cached", "docs/notes.md")
+    (started.project / ".git" / "info" / "exclude").write_text("docs/notes.md\n*.log\n")
+    write(started.project, {"docs/notes.md": "notes, edited by the agent\n", "run.log": "ignored\n"})
+
+    def make(where: Path) -> tuple[HookSession, dict[str, bytes]]:
+        # A copy of the started loop: starting one for every kill would cost more than the kills.
+        shutil.copytree(template, where, symlinks=True)
+        loop = HookSession(where, where / "project", started.session_id)
+        # The loop's state lives outside the project, keyed by its path: the copy gets its own.
+        shutil.copytree(
+            state_dir(started.project, started.env), state_dir(loop.project, loop.env), symlinks=True
+        )
+        loop.env.update(
+            PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+            KILL_COUNT=str(where / "count"),
+            KILL_ROOT=str(os.getpid()),  # the hook's parent: a call of its forked child is not counted
+        )
+        return loop, tree(loop.project)
+
+    def stop(loop: HookSession, at: int) -> None:
+        loop.env["KILL_AT"] = str(at)
+        payload = {
+            "session_id": loop.session_id,
+            "cwd": str(loop.project),
+            "hook_event_name": "Stop",
+            "transcript_path": str(loop.root / "session.jsonl"),
+            "stop_hook_active": False,
+            "last_assistant_message": CLAIM,
+        }
+        result = loop.run("hook", "Stop", stdin=json.dumps(payload))
+        assert result.returncode == (-9 if at else 0), (at, result.stderr)
+
+    loop, work = make(tmp_path / "full")
+    loop.env["KILL_LOG"] = str(log)
+    stop(loop, 0)
+    assert (loop.project / "value.txt").read_text() == "good\n"  # it did roll back
+    calls = log.read_text().splitlines()
+    first = next(n for n, call in enumerate(calls, 1) if "ls-files -z -s -v" in call)
+    for k in range(first, len(calls) + 1):
+        loop, work = make(tmp_path / f"k{k}")
+        stop(loop, k)
+        project = Project(loop.project, state_dir(loop.project, loop.env))
+        assert store.read(project, loop.session_id) is not None, k  # the loop's state still parses
+        assert_restorable(project, f"Stop killed after git call {k} of {len(calls)}", (work, ROLLED_BACK))
