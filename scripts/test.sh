@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything the test suite needs and runs all of it, on a fresh machine:
-#   a virtualenv (.venv) with tiergate and its dev tools, the pinned Claude Code CLI (npm, under .cache/),
+#   a virtualenv (.venv) with tiergate and its dev tools, one with import-linter (.cache/lint-venv), the
+#   pinned Claude Code CLI (npm, under .cache/),
 #   the pinned oh-my-claudecode plugin that the neighbour tests load beside tiergate (npm, under .cache/omc),
 #   Debian's chromium for the report's browser tests (apt-get, once: skipped when it is there),
 #   then ruff, mypy --strict, the import contracts (lint-imports) and pytest (end-to-end tests in the real
@@ -11,9 +12,9 @@
 # --quick: the inner loop. Everything but the tests marked e2e (the real Claude Code CLI), browser
 # (Chromium) and install (install.sh on a throw-away HOME); the CLI, OMC and Chromium are neither installed
 # nor reachable, so that a test that needs one and is not marked fails instead of running.
-# TIERGATE_TEST_WORKERS: how many workers (0: none, the suite in this one process); the default is chosen
-# for the machine: the tests spend most of their time waiting on subprocesses (the CLI, git, pytest runs
-# of generated projects), so two per CPU keep the CPUs busy.
+# TIERGATE_TEST_WORKERS: how many workers (0: none, the suite in this one process); the default is one per
+# CPU: the tests spend their time in the processes they start (the CLI, hooks, git, the checks of the
+# projects they make), which keep a CPU busy, and more workers than CPUs were measured slower.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,6 +34,17 @@ install_python() {
         "$PYTHON" -m venv .venv
     fi
     .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+    # The tests start tiergate in a few thousand processes, and where PYTHONDONTWRITEBYTECODE is set
+    # (as on CI's machines) none of them writes the bytecode it compiled: each would compile tiergate
+    # anew, a third of its start.
+    .venv/bin/python -m compileall -q src > /dev/null
+}
+
+install_lint() {
+    if [ ! -x .cache/lint-venv/bin/lint-imports ]; then
+        "$PYTHON" -m venv .cache/lint-venv
+    fi
+    .cache/lint-venv/bin/python -m pip install --quiet --disable-pip-version-check 'import-linter>=2.1'
 }
 
 install_claude() {
@@ -67,13 +79,15 @@ install_chromium() {
     echo "chromium: $("$chromium" --version)"
 }
 
+mkdir -p .cache
+install_lint > .cache/install-lint.log 2>&1 &
+lint_job=$!
 if [ -n "$quick" ]; then
     install_python
     unset TIERGATE_CLAUDE_BIN
     export TIERGATE_CHROMIUM=/nonexistent/chromium-is-not-for-quick-runs
     selection=(-m "not e2e and not browser and not install")
 else
-    mkdir -p .cache
     # The installs are independent and mostly wait on the registries: side by side.
     install_claude > .cache/install-claude.log 2>&1 &
     claude_job=$!
@@ -90,16 +104,19 @@ else
     selection=()
 fi
 
+wait "$lint_job" || { cat .cache/install-lint.log; exit 1; }
+
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/mypy
-.venv/bin/lint-imports
+# The tiergate under contract is the checkout's, not an installed one.
+PYTHONPATH=src .cache/lint-venv/bin/lint-imports
 
-workers="${TIERGATE_TEST_WORKERS:-$(($(nproc) * 2))}"
+workers="${TIERGATE_TEST_WORKERS:-$(nproc)}"
 parallel=()
 if [ "$workers" != 0 ]; then
-    # loadgroup: a module whose tests share one costly fixture (an install, a logged night) keeps them on
-    # one worker (pytest.mark.xdist_group); every other test goes to whichever worker is free.
-    parallel=(-n "$workers" --dist loadgroup)
+    # loadfile: a file's tests run on one worker, so that a module's one costly fixture (an install, a
+    # logged night, the seed experiment) is made once; the longest files are dealt first (conftest.py).
+    parallel=(-n "$workers" --dist loadfile)
 fi
 .venv/bin/pytest "${parallel[@]}" --durations=20 "${selection[@]}" "$@"

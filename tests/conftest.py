@@ -12,6 +12,16 @@ from testing.claude.cli import ClaudeRun, RunClaude
 from testing.claude.scripted_api import ScriptedApi
 from testing.gitrepo import init_repo
 
+# Files with a test of these marks run for tens of seconds: scripts/test.sh deals whole files to its workers
+# (--dist loadfile) in the order collected, and one dealt last would keep its worker busy alone at the end.
+LONG_MARKS = ("e2e", "install", "browser", "long")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The files with a long test first, each file's tests in their own order."""
+    long_files = {item.path for item in items if any(item.get_closest_marker(m) for m in LONG_MARKS)}
+    items.sort(key=lambda item: item.path not in long_files)
+
 
 @pytest.fixture(autouse=True)
 def state_home(

@@ -20,8 +20,8 @@ from testing.claude.tiergate_model import follow_spawn_directive, passing_verdic
 from testing.gitrepo import git, init_repo
 from testing.statefolder import state_dir
 
-# install.sh on a throw-away HOME; the module shares one install (`installed`): on one worker.
-pytestmark = [pytest.mark.install, pytest.mark.xdist_group("install")]
+# install.sh on a throw-away HOME.
+pytestmark = pytest.mark.install
 
 CHECKOUT = Path(__file__).resolve().parents[1]
 # The interpreter behind the test venv: install.sh must build its venv from a plain Python, as a user's.

@@ -37,8 +37,8 @@ from testing.seed_experiment import (
 
 from tiergate.project import Project
 
-# The experiment runs once for the module (`experiment`): on one worker.
-pytestmark = pytest.mark.xdist_group("seed_experiment")
+# The experiment runs once for the module (`experiment`).
+pytestmark = pytest.mark.long
 
 COLLATERAL = ("F01", "F03", "F04", "F05", "F06", "F08")  # correct patches that F07's defect breaks
 

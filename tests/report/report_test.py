@@ -25,8 +25,8 @@ from tiergate import seal
 from tiergate.log import read_records
 from tiergate.report import model, render
 
-# The night is logged once for the module (`logged`): on one worker.
-pytestmark = pytest.mark.xdist_group("report")
+# The night is logged once for the module (`logged`).
+pytestmark = pytest.mark.long
 
 
 @dataclass(frozen=True)

@@ -17,9 +17,6 @@ from tiergate.tier.assess import Assessment, assess_change
 from tiergate.tier.policy import Tier
 from tiergate.tier.replay import Engine, Replayed, summarise
 
-# The shapes repository is built once for the module (`shapes`): on one worker.
-pytestmark = pytest.mark.xdist_group("history")
-
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
 
