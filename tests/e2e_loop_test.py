@@ -9,6 +9,7 @@ of the packet it was handed. So each assertion here is about what tiergate told 
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 import threading
 import time
@@ -407,7 +408,10 @@ def test_a_verifier_launched_in_the_background_still_decides_the_loop(
         text("Waiting for the verifier."), thread="main", last_user_contains="completion notification"
     )
     script_implementer(scripted_api, git_project, {"hello.py": "print('hello')\n"})
-    scripted_api.on(bash("sleep 2; python3 hello.py"), thread="subagent", after_tool_result=False)
+    # The verifier ends after the Stop that let the turn end, as a slow one would, whatever the load.
+    log = shlex.quote(str(state_dir(git_project) / "log.jsonl"))
+    after_pass = f'for i in $(seq 1200); do grep -q \'"decision": "pass"\' {log} && break; sleep 0.05; done'
+    scripted_api.on(bash(f"{after_pass}; python3 hello.py"), thread="subagent", after_tool_result=False)
     scripted_api.on(passing_verdict(EVIDENCE), thread="subagent", after_tool_result=True)
 
     run = run_tiergate(run_claude, "start working")

@@ -364,7 +364,10 @@ def test_an_agent_call_without_run_in_background_false_runs_in_the_background(
     # What a model may do with a spawn directive that does not insist on the foreground.
     launch = {"description": "verify", "prompt": "check", "subagent_type": "probe:checker"}
     scripted_api.sequence(tool_use("Agent", launch), text("launched"), text("saw the result"), thread="main")
-    scripted_api.sequence(bash("sleep 1; echo slow"), text("checker verdict"), thread="subagent")
+    # The checker ends after the main turn's Stop, as a slow one would, whatever the machine's load.
+    scripted_api.sequence(
+        bash(f"{probe.after('Stop')}; echo slow"), text("checker verdict"), thread="subagent"
+    )
 
     run = run_claude("hello", plugin_dir=probe.root)
 

@@ -48,7 +48,10 @@ def test_a_task_notification_is_a_prompt_with_a_turn_of_its_own(
 ) -> None:
     launch = {"description": "verify", "prompt": "check", "subagent_type": "probe:checker"}
     scripted_api.sequence(tool_use("Agent", launch), text("launched"), text("saw the result"), thread="main")
-    scripted_api.sequence(bash("sleep 1; echo slow"), text("checker verdict"), thread="subagent")
+    # The checker ends after the main turn's Stop, as a slow one would, whatever the machine's load.
+    scripted_api.sequence(
+        bash(f"{probe.after('Stop')}; echo slow"), text("checker verdict"), thread="subagent"
+    )
 
     run = run_claude("hello", plugin_dir=probe.root)
 

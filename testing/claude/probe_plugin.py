@@ -7,6 +7,7 @@ CLAUDE* environment) to `records/`, then answers with the n-th scripted answer f
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -88,6 +89,14 @@ class ProbePlugin:
     def records(self, event: str) -> list[dict[str, Any]]:
         """The payloads `event` received, in firing order."""
         return [record["payload"] for record in self._records(event)]
+
+    def after(self, event: str) -> str:
+        """A shell command that returns once `event` has fired (a minute at most: a hang guard), for a
+        scripted tool call that must come after it whatever the machine's load."""
+        records = shlex.quote(str(self.root / "records"))
+        return (
+            f"for i in $(seq 1200); do ls {records}/{event}-*.json >/dev/null 2>&1 && break; sleep 0.05; done"
+        )
 
     def environments(self, event: str) -> list[dict[str, str]]:
         return [record["env"] for record in self._records(event)]
