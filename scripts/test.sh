@@ -115,8 +115,11 @@ PYTHONPATH=src .cache/lint-venv/bin/lint-imports
 workers="${TIERGATE_TEST_WORKERS:-$(nproc)}"
 parallel=()
 if [ "$workers" != 0 ]; then
-    # loadfile: a file's tests run on one worker, so that a module's one costly fixture (an install, a
-    # logged night, the seed experiment) is made once; the longest files are dealt first (conftest.py).
-    parallel=(-n "$workers" --dist loadfile)
+    # worksteal: each worker starts on a contiguous share of the tests, so that a module's one costly
+    # fixture (an install, a logged night, the seed experiment) is made once, and a worker that is done
+    # takes tests from the end of another's; the files with long tests come first (conftest.py), so that
+    # none is left running alone at the end. (loadfile, measured: 34 s longer for --quick, its last
+    # files being the two long kill tests; loadgroup does nothing under pytest 9.2.)
+    parallel=(-n "$workers" --dist worksteal)
 fi
 .venv/bin/pytest "${parallel[@]}" --durations=20 "${selection[@]}" "$@"

@@ -12,8 +12,9 @@ from testing.claude.cli import ClaudeRun, RunClaude
 from testing.claude.scripted_api import ScriptedApi
 from testing.gitrepo import init_repo
 
-# Files with a test of these marks run for tens of seconds: scripts/test.sh deals whole files to its workers
-# (--dist loadfile) in the order collected, and one dealt last would keep its worker busy alone at the end.
+# Files with a test of these marks run for tens of seconds: scripts/test.sh gives each worker a contiguous
+# share of the tests in the order collected (--dist worksteal), and an idle worker takes tests from the end
+# of another's share; a long test collected last would keep its worker busy alone at the end.
 LONG_MARKS = ("e2e", "install", "browser", "long")
 
 
