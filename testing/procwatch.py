@@ -44,3 +44,10 @@ def wait_for_text(path: Path, seconds: float = 20.0) -> str:
         assert time.monotonic() < deadline, f"{path} never appeared"
         time.sleep(0.02)
     return path.read_text().strip()
+
+
+def shell_wait_for(condition: str) -> str:
+    """A shell command that returns once the shell command `condition` succeeds, polling, or after
+    HANG_GUARD seconds: for a scripted tool call that must come after an event whatever the machine's load."""
+    polls = int(HANG_GUARD / 0.05)
+    return f"for i in $(seq {polls}); do {condition} && break; sleep 0.05; done"

@@ -37,6 +37,7 @@ from testing.claude.tiergate_model import (
     spawn_directive,
     verdict_message,
 )
+from testing.procwatch import shell_wait_for
 from testing.statefolder import state_dir
 from testing.tiergatecli import tiergate
 
@@ -410,7 +411,7 @@ def test_a_verifier_launched_in_the_background_still_decides_the_loop(
     script_implementer(scripted_api, git_project, {"hello.py": "print('hello')\n"})
     # The verifier ends after the Stop that let the turn end, as a slow one would, whatever the load.
     log = shlex.quote(str(state_dir(git_project) / "log.jsonl"))
-    after_pass = f'for i in $(seq 1200); do grep -q \'"decision": "pass"\' {log} && break; sleep 0.05; done'
+    after_pass = shell_wait_for(f'grep -q \'"decision": "pass"\' {log}')
     scripted_api.on(bash(f"{after_pass}; python3 hello.py"), thread="subagent", after_tool_result=False)
     scripted_api.on(passing_verdict(EVIDENCE), thread="subagent", after_tool_result=True)
 

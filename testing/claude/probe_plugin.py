@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from testing.procwatch import shell_wait_for
+
 ALL_EVENTS = (
     "SessionStart",
     "UserPromptSubmit",
@@ -91,12 +93,9 @@ class ProbePlugin:
         return [record["payload"] for record in self._records(event)]
 
     def after(self, event: str) -> str:
-        """A shell command that returns once `event` has fired (a minute at most: a hang guard), for a
-        scripted tool call that must come after it whatever the machine's load."""
+        """A shell command that returns once `event` has fired (`procwatch.shell_wait_for`)."""
         records = shlex.quote(str(self.root / "records"))
-        return (
-            f"for i in $(seq 1200); do ls {records}/{event}-*.json >/dev/null 2>&1 && break; sleep 0.05; done"
-        )
+        return shell_wait_for(f"ls {records}/{event}-*.json >/dev/null 2>&1")
 
     def environments(self, event: str) -> list[dict[str, str]]:
         return [record["env"] for record in self._records(event)]
