@@ -22,6 +22,7 @@ CLAUDE_CODE_VERSION="2.1.332"
 # Keep in step with OMC_VERSION in testing/claude/neighbours.py.
 OMC_VERSION="5.5.0"
 PYTHON="${PYTHON:-python3}"
+CLAUDE_BIN=".cache/claude-code/node_modules/.bin/claude"
 
 quick=""
 if [ "${1:-}" = "--quick" ]; then
@@ -48,13 +49,11 @@ install_lint() {
 }
 
 install_claude() {
-    local claude_dir=".cache/claude-code"
-    local claude_bin="$claude_dir/node_modules/.bin/claude"
-    if [ ! -x "$claude_bin" ] || ! "$claude_bin" --version 2>/dev/null | grep -q "^$CLAUDE_CODE_VERSION "; then
-        mkdir -p "$claude_dir"
-        npm install --silent --no-audit --no-fund --prefix "$claude_dir" "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION"
+    if [ ! -x "$CLAUDE_BIN" ] || ! "$CLAUDE_BIN" --version 2>/dev/null | grep -q "^$CLAUDE_CODE_VERSION "; then
+        mkdir -p .cache/claude-code
+        npm install --silent --no-audit --no-fund --prefix .cache/claude-code "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION"
     fi
-    echo "claude: $("$claude_bin" --version)"
+    echo "claude: $("$CLAUDE_BIN" --version)"
 }
 
 install_omc() {
@@ -99,7 +98,7 @@ else
     wait "$omc_job" || { cat .cache/install-omc.log; exit 1; }
     cat .cache/install-claude.log .cache/install-omc.log
     rm -f .cache/install-claude.log .cache/install-omc.log
-    TIERGATE_CLAUDE_BIN="$(pwd)/.cache/claude-code/node_modules/.bin/claude"
+    TIERGATE_CLAUDE_BIN="$(pwd)/$CLAUDE_BIN"
     export TIERGATE_CLAUDE_BIN
     selection=()
 fi

@@ -11,23 +11,22 @@ import shutil
 from pathlib import Path
 
 import pytest
-from testing.gitrepo import GIT_ENV, commit_all, git, write
+from testing.gitrepo import commit_all, git, write
 from testing.hooksession import HookSession
 from testing.statefolder import state_dir
 
 from tests.handlers.effects_test import CLAIM, Loop
 from tests.workspace.backups_attacks_test import tree
-from tests.workspace.backups_kill_test import ROLLED_BACK, assert_restorable, wrapper
+from tests.workspace.backups_kill_test import (  # isolated_git: autouse, the same git identity and config
+    ROLLED_BACK,
+    assert_restorable,
+    isolated_git,  # noqa: F401
+    wrapper,
+)
 from tiergate.loop import store
 from tiergate.project import Project
 
 pytestmark = pytest.mark.long
-
-
-@pytest.fixture(autouse=True)
-def isolated_git(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name, value in GIT_ENV.items():
-        monkeypatch.setenv(name, value)
 
 
 def test_the_stop_hooks_rollback_killed_at_every_git_call_loses_nothing(tmp_path: Path) -> None:
