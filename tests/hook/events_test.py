@@ -27,9 +27,8 @@ def test_every_registry_event_has_a_handler_module_named_after_it() -> None:
         assert callable(importlib.import_module(f"tiergate.handlers.{module_name}").handle)
 
 
-def test_every_registry_event_has_exactly_one_input_reader() -> None:
-    assert set(models.MODELS) | set(inputs.READERS) == set(EVENTS)
-    assert set(models.MODELS) & set(inputs.READERS) == set()
+def test_every_registry_event_has_an_input_and_its_model() -> None:
+    assert set(inputs.INPUTS) == set(models.MODELS) == set(EVENTS)
 
 
 def test_every_event_says_what_failing_open_meant() -> None:

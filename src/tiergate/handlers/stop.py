@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     from tiergate.config import Config
     from tiergate.foreign import Exclusions
-    from tiergate.hook.models import StopInput
+    from tiergate.hook.inputs import StopInput
     from tiergate.hook.protocol import HookReply
     from tiergate.offload import Staged
     from tiergate.project import Project

@@ -112,7 +112,8 @@ def _read_stdin() -> bytes | None:
 
 
 def _parse(raw: bytes, event_name: str) -> tuple[dict[str, Any] | None, str]:
-    """The input object, or None and why it is unusable. Deeper checks are the handlers' (pydantic).
+    """The input object, or None and why it is unusable. Each field is checked as its handler reads it
+    (`tiergate.hook.inputs`).
 
     An input for another event than the one this hook was registered for is bad input: the Stop
     handler must never read a SubagentStop's verdict as a claim, nor the reverse."""

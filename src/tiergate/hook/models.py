@@ -1,17 +1,15 @@
-"""Pydantic models of the Claude Code hook inputs tiergate handles (except SubagentStop, PreCompact and
-SessionEnd, which are read without pydantic: `tiergate.hook.inputs`).
+"""Pydantic models of the Claude Code hook inputs tiergate handles: the definition of what it accepts.
 
-Tolerant of what the CLI adds or drops over time: unknown fields are kept, anything not sent on every
-version is optional, and the quirks of the reference are absorbed here once (`stop_hook_active` missing
-or null, "" for a missing transcript path).
-
-Importing pydantic costs a hook about 70 ms, so only `tiergate.hook.inputs.parse_input` (or a handler that
-has already decided there is work to do) should import this module.
+`tiergate.hook.inputs` reads an input by hand when its fields are in their plain JSON form and asks these
+models otherwise, so pydantic (about 70 ms to import) is on a hook's path only for an odd input. Each
+model holds the fields tiergate reads, with the types and defaults of its twin in `tiergate.hook.inputs`
+(tests/hook/inputs_test.py holds them to it); the quirks of the reference are absorbed here once
+(`stop_hook_active` missing or null, "" for a missing path).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
@@ -19,20 +17,15 @@ from tiergate.errors import InputError
 from tiergate.project import is_valid_session_id
 
 
-class HookInput(BaseModel):
-    """Fields every hook event carries (or may carry)."""
+class HookInputModel(BaseModel):
+    """Fields every hook event carries (or may carry). Fields tiergate does not read are ignored."""
 
-    model_config = ConfigDict(extra="allow", frozen=True)
+    model_config = ConfigDict(extra="ignore", frozen=True)
 
     session_id: str
     cwd: str
     transcript_path: str | None = None
-    hook_event_name: str | None = None
-    permission_mode: str | None = None
     prompt_id: str | None = None
-    effort: dict[str, Any] | None = None
-    agent_id: str | None = None
-    agent_type: str | None = None
 
     @field_validator("session_id")
     @classmethod
@@ -47,11 +40,9 @@ class HookInput(BaseModel):
         return None if value == "" else value
 
 
-class _StopLike(HookInput):
+class StopModel(HookInputModel):
     stop_hook_active: bool = False
     last_assistant_message: str | None = None
-    background_tasks: list[dict[str, Any]] = []
-    session_crons: list[dict[str, Any]] = []
 
     # Seen missing or null on the first SubagentStop of CLI 2.1.220 (issue #83365): it means "not yet".
     @field_validator("stop_hook_active", mode="before")
@@ -60,60 +51,63 @@ class _StopLike(HookInput):
         return False if value is None else value
 
 
-class StopInput(_StopLike):
-    pass
-
-
-class SubagentStartInput(HookInput):
+class SubagentStartModel(HookInputModel):
     agent_id: str
     agent_type: str = ""
 
 
-class SessionStartInput(HookInput):
-    source: str | None = None
-    model: str | None = None
-    session_title: str | None = None
-
-
-class UserPromptSubmitInput(HookInput):
-    prompt: str
-    source: str | None = None
-    session_title: str | None = None
-
-
-class StopFailureInput(HookInput):
-    """The turn ended on an API error instead of a Stop. `error` is also the hook's matcher value:
-    rate_limit, authentication_failed, billing_error, invalid_request, server_error,
-    max_output_tokens, unknown, ... (the list grows)."""
-
-    error: str = "unknown"
-    error_details: str | None = None
+class SubagentStopModel(HookInputModel):
+    agent_id: str
+    agent_type: str = ""
     last_assistant_message: str | None = None
+    agent_transcript_path: str | None = None
+
+    @field_validator("agent_transcript_path", mode="before")
+    @classmethod
+    def _empty_agent_path_is_none(cls, value: object) -> object:
+        return None if value == "" else value
 
 
-MODELS: dict[str, type[HookInput]] = {
-    "SessionStart": SessionStartInput,
-    "UserPromptSubmit": UserPromptSubmitInput,
-    "Stop": StopInput,
-    "SubagentStart": SubagentStartInput,
-    "StopFailure": StopFailureInput,
+class SessionStartModel(HookInputModel):
+    source: str | None = None
+
+
+class UserPromptSubmitModel(HookInputModel):
+    prompt: str
+
+
+class StopFailureModel(HookInputModel):
+    error: str = "unknown"
+
+
+class PreCompactModel(HookInputModel):
+    trigger: str | None = None
+
+
+class SessionEndModel(HookInputModel):
+    reason: str | None = None
+
+
+# By event: each event's model is named after it (tests/hook/inputs_test.py: one per registry event).
+MODELS: dict[str, type[HookInputModel]] = {
+    model.__name__.removesuffix("Model"): model for model in HookInputModel.__subclasses__()
 }
 
 
-def parse_input(event_name: str, payload: dict[str, Any]) -> HookInput:
+def validate(event_name: str, payload: Mapping[str, object]) -> HookInputModel:
     """The model of `payload` for `event_name`; InputError (one line) if it does not fit.
 
-    Call `tiergate.hook.inputs.parse_input`, which also knows the events read without pydantic."""
+    Call `tiergate.hook.inputs.parse_input`, which reads plain inputs without pydantic."""
     model = MODELS.get(event_name)
     if model is None:
         raise InputError(f"tiergate does not handle {event_name!r} hook events")
     try:
         return model.model_validate(payload)
     except ValidationError as exc:
-        raise InputError(_summary(event_name, exc)) from None
+        raise InputError(summary(event_name, exc)) from None
 
 
-def _summary(event_name: str, exc: ValidationError) -> str:
+def summary(event_name: str, exc: ValidationError) -> str:
     errors = exc.errors(include_url=False, include_input=False)
     first = errors[0]
     where = ".".join(str(part) for part in first["loc"]) or "input"
