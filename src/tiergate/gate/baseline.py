@@ -18,8 +18,8 @@ Where a baseline check runs:
   stricter, not laxer. (Messages that hold the worktree's absolute path differ from the workspace's
   for the same reason; temporary paths are normalised, but the workspace's own are not.)
 
-When: the gate asks `ensure_baseline` for the checks that fail, and only those, at the first claim that
-needs them. Results are kept under the state
+When: the gate asks `ensure_baseline` for the checks that fail, and for the test checks of a change that
+touches tests (`tiergate.gate.run`), at the first claim that needs them. Results are kept under the state
 folder by base commit (`tiergate.gate.cache`), so each check runs at the base at most once.
 
 A loop that began before the first commit (its base is the empty tree) has no baseline: every failure
@@ -38,8 +38,9 @@ from tiergate import git
 from tiergate.errors import UserError
 from tiergate.gate import cache as evidencecache
 from tiergate.gate.checks import Check, CheckResult
-from tiergate.gate.processes import DEFAULT_TIMEOUT, Progress, run_checks
+from tiergate.gate.processes import DEFAULT_TIMEOUT, Progress
 from tiergate.gate.ruling import BaselineEntry, Where
+from tiergate.gate.testreports import run_reported
 from tiergate.project import Project
 from tiergate.workspace.fingerprint import is_generated
 
@@ -63,6 +64,13 @@ def workspace_at(root: Path, commit: str) -> bool:
     if head != commit or git.changed_paths(top, commit):
         return False
     return all(is_generated(path) for path in git.untracked_files(top, commit))
+
+
+def changed_paths(root: Path, commit: str) -> list[str]:
+    """The repository-relative paths that differ from `commit` in the work tree holding `root`, untracked
+    ones included."""
+    top = git.repo_root(root)
+    return [*git.changed_paths(top, commit), *git.untracked_files(top, commit)]
 
 
 def ensure_baseline(
@@ -90,14 +98,14 @@ def _run_at(
     project: Project, commit: str, checks: Sequence[Check], timeout: float, progress: Progress | None
 ) -> dict[str, BaselineEntry]:
     if workspace_at(project.root, commit):
-        results = run_checks(checks, project.root, timeout=timeout, progress=progress, label=LABEL)
+        results = run_reported(checks, project.root, timeout=timeout, progress=progress, label=LABEL)
         return entries_from(results, "workspace")
     top = git.repo_root(project.root)
     inside = project.root.resolve().relative_to(top.resolve())
     with worktree(top, commit) as tree:
         cwd = tree / inside
         cwd.mkdir(parents=True, exist_ok=True)  # the project folder may not exist yet at the base
-        results = run_checks(checks, cwd, timeout=timeout, progress=progress, label=LABEL)
+        results = run_reported(checks, cwd, timeout=timeout, progress=progress, label=LABEL)
     return entries_from(results, "worktree")
 
 

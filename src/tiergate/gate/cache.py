@@ -35,6 +35,7 @@ from typing import Any
 from tiergate import seal
 from tiergate.gate.checks import Check, CheckResult, signature
 from tiergate.gate.ruling import BaselineEntry
+from tiergate.gate.testrun import TestRun
 from tiergate.project import Project, ensure_state_dir, open_sealed, state_name, write_sealed
 from tiergate.redact import redact
 from tiergate.tier.coveragelines import GateCoverage
@@ -42,7 +43,8 @@ from tiergate.tier.coveragelines import GateCoverage
 EVIDENCE_DIR = "evidence"
 BASELINE_DIR = "baseline"
 KEEP_EVIDENCE = 50
-SCHEMA = 1
+# 2: a check result carries its tests (`tiergate.gate.testrun`); files of 1 read as a miss.
+SCHEMA = 2
 _RESULT_FIELDS = tuple(f.name for f in fields(CheckResult))
 _WHERE = ("workspace", "worktree")
 
@@ -147,7 +149,9 @@ def store_baseline(
 
 def _kept(result: CheckResult) -> dict[str, Any]:
     """A result as it is kept: credentials in its output and reason redacted (`tiergate.redact`)."""
-    return {**asdict(result), "output": redact(result.output), "reason": redact(result.reason)}
+    tests = None if result.tests is None else result.tests.to_record()
+    kept = {**asdict(result), "output": redact(result.output), "reason": redact(result.reason)}
+    return {**kept, "tests": tests}
 
 
 def _read_json(project: Project, path: Path) -> Any:
@@ -181,7 +185,8 @@ def _rejected(project: Project, path: Path, why: str) -> None:
 def _result(item: Any) -> CheckResult:
     if not isinstance(item, dict) or set(item) != set(_RESULT_FIELDS):
         raise ValueError("not a check result")
-    result = CheckResult(**item)
+    tests = item["tests"]
+    result = CheckResult(**{**item, "tests": None if tests is None else TestRun.from_record(tests)})
     if not isinstance(result.output, str) or not isinstance(result.name, str):
         raise ValueError("not a check result")
     return result

@@ -20,6 +20,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from tiergate.gate.testrun import TestRun
+
 Kind = Literal["syntax", "build", "types", "lint", "tests", "other"]
 COMPILE_STAGE = 1
 BEHAVIOUR_STAGE = 2
@@ -84,11 +86,12 @@ def check_key(name: str, command: str) -> str:
     return hashlib.sha256(f"{name}\0{command}".encode()).hexdigest()[:24]
 
 
-Status = Literal["passed", "failed", "timed_out", "not_found", "error", "skipped"]
-FAILING: frozenset[str] = frozenset({"failed", "timed_out", "not_found", "error"})
-# A check that could not run at all (its program missing or not executable, the shell not starting):
-# it shows nothing about the workspace, so it is never passed and never excused.
-COULD_NOT_RUN: frozenset[str] = frozenset({"not_found", "error"})
+Status = Literal["passed", "failed", "timed_out", "not_found", "error", "skipped", "no_tests"]
+FAILING: frozenset[str] = frozenset({"failed", "timed_out", "not_found", "error", "no_tests"})
+# A check that could not run at all (its program missing or not executable, the shell not starting),
+# or a test check that ran not one test (`tiergate.gate.testevidence`): it shows nothing about the
+# workspace, so it is never passed and never excused.
+COULD_NOT_RUN: frozenset[str] = frozenset({"not_found", "error", "no_tests"})
 
 
 @dataclass(frozen=True)
@@ -106,6 +109,7 @@ class CheckResult:
     output: str
     output_bytes: int  # everything it printed, of which `output` is the end
     reason: str  # one line for a person: "exit 1", "timed out after 300 s", ...
+    tests: TestRun | None = None  # a test check's tests, test by test, when its runner is known
 
     @property
     def failing(self) -> bool:

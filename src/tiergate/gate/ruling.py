@@ -25,6 +25,14 @@ A failing check refutes the claim unless the same failure already existed when t
     failing as at the baseline      pre-existing: reported, does not refute (the same failing tests,
                                     each failing the same way, or an output that names no tests
                                     then and now, with no error line the baseline did not have)
+    exiting 0 while failing now,    new: the exit status was masked since the loop began
+    not at the baseline
+    a test that failed at the base  new, whether the check passes or fails now: the test the loop
+    is lost (`losttests`)           began failing is deleted, skipped or filtered out, not fixed
+    a test that passed at the base  not held against the claim here; the claim's tier is THOROUGH
+    is lost                         and the verifier is told (`GateResult.lost_passing`)
+    its runner's report at the base new: which tests ran cannot be told
+    and none now
 
 "The same way" is `tiergate.gate.output.Failure.same_as`: the same kind (a failure or an error, the
 exception's type) and the same message or assertion line once addresses, durations, temporary paths
@@ -46,7 +54,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from tiergate.gate.checks import COMPILE_STAGE, CheckResult
+from tiergate.gate.losttests import LostTest, lost_tests, unreported
 from tiergate.gate.output import Failure, OutputSummary, focus, summarize
+from tiergate.gate.testrun import TestRun
 from tiergate.text import BLOCK_MARKER, clip, cut, plural, quote_inline
 from tiergate.tier.coveragelines import GateCoverage
 
@@ -57,6 +67,8 @@ NO_BASELINE = "no baseline result to compare with"
 NEVER_EXCUSED = "an acceptance or regression check: the baseline never excuses it"
 UNFINISHED = "a check that did not finish shows nothing, so its timeout is never excused as pre-existing"
 CANNOT_RUN = "a check that could not run shows nothing: it is never passed, nor excused as pre-existing"
+NO_TESTS = "a test check that ran no test shows nothing: it is never passed, nor excused as pre-existing"
+LOST_SHOWN = 10
 NAMES_SHOWN = 10
 RESHAPED_SHOWN = 10
 RESHAPED_CHARS = 400
@@ -109,10 +121,15 @@ class CheckVerdict:
     new_tests: tuple[str, ...]  # failing now and not at the baseline, or not the same way
     reason: str  # why it stands so, naming the rule
     reshaped: tuple[Reshaped, ...] = ()  # the new failures against a failing baseline, with what they were
+    lost: tuple[LostTest, ...] = ()  # tests that ran at the baseline and do not now
 
     @property
     def compile_stage(self) -> bool:
         return self.result.stage == COMPILE_STAGE
+
+    @property
+    def lost_failing(self) -> tuple[LostTest, ...]:
+        return tuple(t for t in self.lost if t.failed_then)
 
 
 @dataclass(frozen=True)
@@ -134,6 +151,11 @@ class GateResult:
     @property
     def pre_existing(self) -> tuple[CheckVerdict, ...]:
         return tuple(v for v in self.verdicts if v.standing == "pre-existing")
+
+    @property
+    def lost_passing(self) -> tuple[tuple[str, LostTest], ...]:
+        """(check name, test) of each test that passed when the loop began and does not run now."""
+        return tuple((v.result.name, t) for v in self.verdicts for t in v.lost if not t.failed_then)
 
     @property
     def reasons(self) -> tuple[str, ...]:
@@ -194,34 +216,67 @@ def new_compile_failures(
 
 
 def compare(result: CheckResult, before: BaselineEntry | None, *, strict: bool = False) -> CheckVerdict:
+    then = None if before is None else before.result.tests
+    lost = lost_tests(then, result.tests)
+    broken = _contract_broken(result, then, lost)
+    if broken is not None:
+        return broken
     if not result.failing:
         passed = result.status == "passed"
-        return CheckVerdict(
-            result, "passed" if passed else "skipped", _EMPTY, (), "passed" if passed else result.reason
-        )
+        why = "passed" if passed else result.reason
+        return CheckVerdict(result, "passed" if passed else "skipped", _EMPTY, (), why, lost=lost)
+    return _failing(result, before, lost, strict=strict)
+
+
+def _failing(
+    result: CheckResult, before: BaselineEntry | None, lost: tuple[LostTest, ...], *, strict: bool
+) -> CheckVerdict:
+    """`compare` for a failing check: new, or pre-existing as at the baseline."""
     summary = _EMPTY if result.could_not_run else summarize(result.output)
     failing = summary.failed_tests
     shows_nothing = _shows_nothing(result)
     if shows_nothing:
-        return CheckVerdict(result, "new", summary, failing, shows_nothing)
+        return CheckVerdict(result, "new", summary, failing, shows_nothing, lost=lost)
     if strict:
-        return CheckVerdict(result, "new", summary, failing, NEVER_EXCUSED)
+        return CheckVerdict(result, "new", summary, failing, NEVER_EXCUSED, lost=lost)
     if before is None:
-        return CheckVerdict(result, "new", summary, failing, NO_BASELINE)
-    then = summarize(before.result.output) if before.result.failing else _EMPTY
-    earlier = then.failed_tests
-    reshaped = _reshaped(summary, then) if before.result.status == result.status else ()
+        return CheckVerdict(result, "new", summary, failing, NO_BASELINE, lost=lost)
+    earlier_summary = summarize(before.result.output) if before.result.failing else _EMPTY
+    earlier = earlier_summary.failed_tests
+    reshaped = _reshaped(summary, earlier_summary) if before.result.status == result.status else ()
     why_new = _why_new(result, before.result, earlier, failing, reshaped)
     if why_new is not None:
         new = tuple(r.test for r in reshaped if r.test)
-        return CheckVerdict(result, "new", summary, new or failing, why_new, reshaped)
+        return CheckVerdict(result, "new", summary, new or failing, why_new, reshaped, lost=lost)
     detail = "the same failing tests or fewer, failing the same way" if failing else _NO_NAMES
     reason = f"failed at the baseline too ({detail}; {_WHERE_TEXT[before.where]})"
-    return CheckVerdict(result, "pre-existing", summary, (), reason)
+    return CheckVerdict(result, "pre-existing", summary, (), reason, lost=lost)
+
+
+def _contract_broken(
+    result: CheckResult, then: TestRun | None, lost: Sequence[LostTest]
+) -> CheckVerdict | None:
+    """The verdict on a check whose tests broke the loop's test contract (a test the loop began failing
+    lost, or the runner's report gone since the base); None when they kept it."""
+    silent = unreported(then, result.tests) if result.status in ("passed", "failed") else ""
+    if not silent and not any(t.failed_then for t in lost):
+        return None
+    summary = summarize(result.output) if result.failing else _EMPTY
+    named = tuple(t.test for t in lost if t.failed_then)
+    return CheckVerdict(result, "new", summary, named, silent or _lost_reason(lost), lost=tuple(lost))
+
+
+def _lost_reason(lost: Sequence[LostTest]) -> str:
+    failed = [t for t in lost if t.failed_then]
+    shown = "; ".join(t.text() for t in failed[:LOST_SHOWN])
+    more = f" (+{len(failed) - LOST_SHOWN} more)" if len(failed) > LOST_SHOWN else ""
+    return f"{plural(len(failed), 'test')} the loop began failing lost, not fixed: {shown}{more}"
 
 
 def _shows_nothing(result: CheckResult) -> str:
     """Why a failing check is no evidence at all, whatever the baseline ("" when it is some)."""
+    if result.status == "no_tests":
+        return NO_TESTS
     if result.could_not_run:
         return CANNOT_RUN
     return UNFINISHED if result.status == "timed_out" else ""
@@ -239,6 +294,10 @@ def _why_new(
         return f"{then.status} at the baseline"
     if then.status != now.status:
         return f"fails differently: {then.reason} at the baseline"
+    if (now.exit_code == 0) != (then.exit_code == 0):
+        return (
+            f"fails differently: {now.reason}; exit {then.exit_code} at the baseline (its exit status masked)"
+        )
     if earlier and not failing:
         return "fails differently: it named failing tests at the baseline and names none now"
     if reshaped:
@@ -311,8 +370,12 @@ def _names(names: Sequence[str]) -> str:
 
 
 def _failure_block(v: CheckVerdict) -> list[str]:
+    if v.lost_failing or (v.result.status == "passed" and v.standing == "new"):
+        return _lost_block(v)
     if v.result.could_not_run:
-        return [f"COULD NOT RUN: {_label(v.result)} {_command(v.result)}: {quote_inline(v.result.reason)}"]
+        what = "NO EVIDENCE" if v.result.status == "no_tests" else "COULD NOT RUN"
+        lines = [f"{what}: {_label(v.result)} {_command(v.result)}: {quote_inline(v.result.reason)}"]
+        return lines + _lost_lines(v.lost)
     lines = [f"FAILED: {_title(v)}"]
     if v.new_tests:
         lines.append(f"  new failing tests: {_names(v.new_tests)}")
@@ -332,6 +395,20 @@ def _failure_block(v: CheckVerdict) -> list[str]:
     if focused.rest:
         lines.append("  the rest of the output (failures the baseline had too, totals):")
         lines += [BLOCK_MARKER + quote_inline(line) for line in focused.rest]
+    return lines
+
+
+def _lost_block(v: CheckVerdict) -> list[str]:
+    """A check refuted by its tests rather than its exit status: lost tests, or a report gone missing."""
+    lines = [f"TESTS LOST: {_label(v.result)} {_command(v.result)}: {quote_inline(v.reason)}"]
+    lines += _lost_lines(v.lost)
+    return lines + [BLOCK_MARKER + quote_inline(line) for line in v.summary.lines]
+
+
+def _lost_lines(lost: Sequence[LostTest]) -> list[str]:
+    lines = [f"  - {quote_inline(t.text())}" for t in lost[:LOST_SHOWN]]
+    if len(lost) > LOST_SHOWN:
+        lines.append(f"  (+{len(lost) - LOST_SHOWN} more lost tests)")
     return lines
 
 
@@ -380,26 +457,9 @@ def _headline(result: GateResult) -> str:
     total = len(result.verdicts)
     if total == 0:
         return "tiergate ran no checks: none are configured and none were detected."
-    new, old = len(result.new_failures), len(result.pre_existing)
+    old = len(result.pre_existing)
     if result.refuted:
-        compile_new = sum(v.compile_stage for v in result.new_failures)
-        kind = "syntax/compile failures" if compile_new == new else "failures"
-        also = f"; {plural(old, 'other check')} already failed then" if old else ""
-        strict = all(v.reason == NEVER_EXCUSED for v in result.new_failures)
-        otherwise = any(r.was is not None for v in result.new_failures for r in v.reshaped)
-        since = (
-            "not failing, or not this way, when the loop began"
-            if otherwise
-            else "not failing when the loop began"
-        )
-        if strict:
-            since = "acceptance or regression checks that must pass"
-        counted = f"{plural(new, 'check')} of {total}"
-        unrunnable = [_label(v.result) for v in result.new_failures if v.result.could_not_run]
-        if len(unrunnable) == new:
-            return f"tiergate's checks refute the claim: {counted} could not run, so no evidence{also}."
-        could_not = f" ({', '.join(unrunnable)} could not run)" if unrunnable else ""
-        return f"tiergate's checks refute the claim: new {kind} in {counted}, {since}{could_not}{also}."
+        return _refuted_headline(result, total, old)
     if old:
         verb = "fails" if old == 1 else "fail"
         return (
@@ -407,6 +467,45 @@ def _headline(result: GateResult) -> str:
             "as when the loop began."
         )
     return f"tiergate's checks pass ({plural(total, 'check')})."
+
+
+def _refuted_headline(result: GateResult, total: int, old: int) -> str:
+    new = len(result.new_failures)
+    compile_new = sum(v.compile_stage for v in result.new_failures)
+    kind = "syntax/compile failures" if compile_new == new else "failures"
+    also = f"; {plural(old, 'other check')} already failed then" if old else ""
+    strict = all(v.reason == NEVER_EXCUSED for v in result.new_failures)
+    otherwise = any(r.was is not None for v in result.new_failures for r in v.reshaped)
+    since = (
+        "not failing, or not this way, when the loop began"
+        if otherwise
+        else "not failing when the loop began"
+    )
+    if strict:
+        since = "acceptance or regression checks that must pass"
+    counted = f"{plural(new, 'check')} of {total}"
+    tests = _tests_headline(result.new_failures)
+    if tests:
+        return f"tiergate's checks refute the claim: in {counted}, {tests}{also}."
+    unrunnable = [_label(v.result) for v in result.new_failures if v.result.could_not_run]
+    if len(unrunnable) == new:
+        return f"tiergate's checks refute the claim: {counted} could not run, so no evidence{also}."
+    could_not = f" ({', '.join(unrunnable)} could not run)" if unrunnable else ""
+    return f"tiergate's checks refute the claim: new {kind} in {counted}, {since}{could_not}{also}."
+
+
+def _tests_headline(new: Sequence[CheckVerdict]) -> str:
+    """What the new failures are, when all are of one kind that their exit status does not tell: lost
+    tests, failing tests behind an exit 0, or no test run at all ("" otherwise)."""
+    if all(v.lost_failing or v.result.status == "passed" for v in new):
+        return (
+            "tests the loop began with are lost or not reported (deleted, skipped or filtered out, not fixed)"
+        )
+    if all(v.result.status == "failed" and v.result.exit_code == 0 for v in new):
+        return "tests fail while the check exits 0"
+    if all(v.result.status == "no_tests" for v in new):
+        return "not one test ran, so no evidence"
+    return ""
 
 
 def _person_headline(result: GateResult, against: Against) -> str:
@@ -469,11 +568,25 @@ def _packet(result: GateResult) -> tuple[str, ...]:
             lines.append(f"- {check}: not run: {quote_inline(r.reason)}")
         else:
             lines.append(f"- {check}: FAILING, new: {quote_inline(r.reason)}; {v.reason}")
+        lines += _tests_lines(v)
     lines.append(
         "These results are evidence about this workspace only. They do not show that the task is done: "
         "check the task's own criteria yourself."
     )
     return tuple(lines)
+
+
+def _tests_lines(v: CheckVerdict) -> list[str]:
+    """A test check's tests in the packet: how they ended now, and each test lost since the loop began."""
+    tests = v.result.tests
+    lines = [] if tests is None else [f"  tests now: {tests.describe_counts()} (from its {tests.source})"]
+    if v.lost:
+        lines.append(
+            "  LOST since the loop began (ran then, not now: the agent can edit tests, so a lost test is "
+            "never a pass on its word; check that the task asked for each):"
+        )
+        lines += _lost_lines(v.lost)
+    return lines
 
 
 def _verdict_dict(v: CheckVerdict) -> dict[str, Any]:
@@ -494,4 +607,6 @@ def _verdict_dict(v: CheckVerdict) -> dict[str, Any]:
         "new_failures": [r.text() for r in v.reshaped],
         "output_lines": list(v.summary.lines),
         "output_bytes": r.output_bytes,
+        **({} if r.tests is None else {"tests": r.tests.describe_counts(), "tests_from": r.tests.source}),
+        **({"lost_tests": [t.text() for t in v.lost]} if v.lost else {}),
     }

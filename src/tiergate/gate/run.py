@@ -12,6 +12,13 @@
 
 A workspace that is exactly the base commit records its results as the baseline as they come.
 
+Test checks run with a report of each test's outcome (`tiergate.gate.testreports`), and the tests the
+loop began with are part of the contract (`tiergate.gate.losttests`), so their base run is wanted not
+only when they fail: also when the change touches tests or test infrastructure (`tiergate.gate.testfiles`),
+the only way a test can be lost without failing. So a claim that touches no test file runs what it ran
+before (the base only for failing checks); one that touches tests runs each test check at the base once
+more, at most, and once per base commit: the results are kept with the baseline.
+
 A budget bounds the whole gate's wall-clock time (the Stop hook has its own timeout, and a hook that
 Claude Code kills decides nothing, so an unverified claim would go through): each stage's checks get
 what is left of it, at most the per-check timeout; a check cut short by the budget times out, which
@@ -32,8 +39,10 @@ from tiergate.gate import cache as evidencecache
 from tiergate.gate.checks import BEHAVIOUR_STAGE, COMPILE_STAGE, Check, CheckResult
 from tiergate.gate.discovery import project_checks
 from tiergate.gate.measuring import Measurement
-from tiergate.gate.processes import DEFAULT_TIMEOUT, Progress, run_checks, skipped
+from tiergate.gate.processes import DEFAULT_TIMEOUT, Progress, skipped
 from tiergate.gate.ruling import BaselineEntry, GateResult, judge, new_compile_failures
+from tiergate.gate.testfiles import tests_among
+from tiergate.gate.testreports import run_reported
 from tiergate.project import Project, git_top_level
 from tiergate.tier.coveragelines import GateCoverage
 from tiergate.workspace.fingerprint import fingerprint
@@ -76,6 +85,7 @@ def run_gate(
     strict: Collection[str] = (),
     exclusions: Exclusions = foreign.DEFAULT,
     measure: Sequence[str] | None = None,
+    changed: Sequence[str] | None = None,
 ) -> GateResult:
     """Run (or reuse) the checks for the workspace at `project.root` and judge them against the
     baseline at `base` (the loop's base; HEAD when None). `timeout` is per check, `budget` (seconds,
@@ -84,7 +94,8 @@ def run_gate(
     out other tools' state (`exclusions`): a plugin writing its state while the checks run has not
     changed the workspace they judged. `measure`: the change's code files, whose line coverage the test
     checks that can take it measure as they run (`tiergate.gate.measuring`; None: no measurement);
-    it comes back as the result's `coverage`, and is kept with the results."""
+    it comes back as the result's `coverage`, and is kept with the results. `changed`: the change's
+    paths (repository-relative), when the caller measured them (None: asked of git when needed)."""
     checks = tuple(checks)
     strict = frozenset(strict)
     if not checks:
@@ -98,12 +109,12 @@ def run_gate(
     kept = _kept(project, key, measurement) if key and reuse else None
     deadline = None if budget is None else time.monotonic() + budget
     if kept is not None:
-        run = _Run(project, commit, checks, timeout, deadline, progress, strict)
+        run = _Run(project, commit, checks, timeout, deadline, progress, strict, changed=changed)
         result = judge(kept[0], run.baseline_for(kept[0]), fingerprint=before, reused=True, strict=strict)
         return replace(result, coverage=kept[1])
     try:
         env = measurement.env() if measurement else {}
-        run = _Run(project, commit, checks, timeout, deadline, progress, strict, env)
+        run = _Run(project, commit, checks, timeout, deadline, progress, strict, env, changed)
         results = run.staged()
         coverage = measurement.collect(results) if measurement else None
     finally:
@@ -166,6 +177,7 @@ class _Run:
     progress: Progress | None
     strict: frozenset[str]
     env: dict[str, dict[str, str]] = field(default_factory=dict)  # added to some checks', by key
+    changed: Sequence[str] | None = None  # the change's paths; None: asked of git when needed
     cut_short: bool = field(default=False, init=False)  # some check got less than the full timeout
 
     def __post_init__(self) -> None:
@@ -192,7 +204,8 @@ class _Run:
         if self.deadline is not None and allowed < min(MIN_STAGE_SECONDS, self.timeout):
             self.cut_short = True
             return tuple(_out_of_time(skipped(c, "")) for c in chosen)
-        results = run_checks(chosen, self.project.root, timeout=allowed, progress=self.progress, env=self.env)
+        root = self.project.root
+        results = run_reported(chosen, root, timeout=allowed, progress=self.progress, env=self.env)
         if allowed < self.timeout and any(r.status == "timed_out" for r in results):
             self.cut_short = True
             results = tuple(_out_of_time(r) if r.status == "timed_out" else r for r in results)
@@ -211,9 +224,7 @@ class _Run:
         missing = [
             r
             for r in results
-            if r.failing
-            and r.status != "timed_out"
-            and not r.could_not_run
+            if (self._excusable(r) or self._contracted(r))
             and r.key not in self.entries
             and r.key not in self.strict
         ]
@@ -224,6 +235,20 @@ class _Run:
                 self.project, self.commit, checks, timeout=self.timeout, progress=self.progress
             )
         return self.entries
+
+    @staticmethod
+    def _excusable(result: CheckResult) -> bool:
+        return result.failing and result.status != "timed_out" and not result.could_not_run
+
+    def _contracted(self, result: CheckResult) -> bool:
+        """Whether the check's tests at the base are wanted, to tell the tests lost since then."""
+        if result.kind != "tests" or result.status not in ("passed", "failed", "no_tests"):
+            return False
+        if self.commit is None or self.at_base:
+            return False
+        if self.changed is None:
+            self.changed = baseline.changed_paths(self.project.root, self.commit)
+        return bool(tests_among(self.changed))
 
     def _time_left(self) -> float:
         if self.deadline is None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tiergate.loop.events import GateFacts, Outcome
+from tiergate.loop.events import ClaimFacts, GateFacts, Outcome
 from tiergate.loop.records import LoopState, Policies
 from tiergate.loop.refutation import after_rollback
 from tiergate.text import quote_inline
@@ -56,11 +56,17 @@ def policies(config: Config) -> Policies:
 
 
 def gate(
-    project: Project, current: LoopState, config: Config, measure: Sequence[str] | None = None
-) -> tuple[GateFacts, GateCoverage | None]:
+    project: Project,
+    current: LoopState,
+    config: Config,
+    measure: Sequence[str] | None = None,
+    changed: Sequence[str] | None = None,
+) -> tuple[GateFacts, GateCoverage | None, tuple[str, ...]]:
     """Run (or reuse) the project's checks for the workspace against the loop's base, within the
     Stop hook's time, silently (stdout is the protocol's channel); the run goes to the decision log.
-    The test checks measure the line coverage of `measure` (the change's code files) as they run."""
+    The test checks measure the line coverage of `measure` (the change's code files) as they run;
+    `changed` are the change's paths. Also returned: why the claim must be THOROUGH whatever the tier
+    rules say (tests that passed when the loop began and are lost), each naming its test."""
     from tiergate import foreign
     from tiergate.gate.checks import make_check
     from tiergate.gate.discovery import project_checks
@@ -82,6 +88,7 @@ def gate(
         strict={c.key for c in accepted},
         exclusions=foreign.of_loop(current),
         measure=measure,
+        changed=changed,
     )
     report = result.report_text(REPORT_IN_BLOCK)
     failing = tuple(
@@ -101,7 +108,36 @@ def gate(
         binds=not result.workspace_changed and all(v.result.status == "failed" for v in result.new_failures),
         notice=could_not_run_notice(result),
     )
-    return facts, result.coverage
+    return facts, result.coverage, lost_reasons(result)
+
+
+def lost_reasons(result: GateResult) -> tuple[str, ...]:
+    """A THOROUGH reason per test that passed when the loop began and does not run at the claim."""
+    return tuple(
+        f"tests-lost: check {quote_inline(name)}: {quote_inline(test.text())} -> THOROUGH"
+        for name, test in result.lost_passing
+    )
+
+
+def made_thorough(facts: ClaimFacts, config: Config, reasons: Sequence[str]) -> ClaimFacts:
+    """The claim's tier raised to THOROUGH by `reasons` (the gate's findings), named first: the tier
+    rules' own reasons follow, and a keyword asking for LIGHT cannot lower it."""
+    if not reasons:
+        return facts
+    from dataclasses import replace
+
+    from tiergate.tier.policy import VERIFIERS, Tier
+
+    verifier = VERIFIERS[Tier.THOROUGH]
+    return replace(
+        facts,
+        tier=Tier.THOROUGH.value,
+        agent=verifier.subagent_type,
+        model=verifier.model,
+        tier_evidence=verifier.evidence_required,
+        reasons=(*reasons, *facts.reasons),
+        relative_cost=config.tier_policy.relative_costs[Tier.THOROUGH],
+    )
 
 
 def could_not_run_notice(result: GateResult) -> str:

@@ -293,7 +293,8 @@ def measure(project: Project, current: LoopState, early: Early | None = None) ->
         base = current.change_base or "HEAD"  # the workspace as the loop began, when it was dirty
         change, content = _change_and_content(project, config, exclusions, base, early)
         # The gate first: its tests measure the change's coverage, and the tier is judged on that.
-        gate, coverage = effects.gate(project, current, config, measurable_files(change))
+        code = measurable_files(change)
+        gate, coverage, thorough = effects.gate(project, current, config, code, change.paths)
         workspace = fingerprint.of_change(change)
         assessment = assess_change(
             project.root,
@@ -312,7 +313,7 @@ def measure(project: Project, current: LoopState, early: Early | None = None) ->
         _log_error(project, current.session_id, exc)
         # A configuration error (an empty check command) is one line that says it all; others name their type.
         return Measured(problem=str(exc) if isinstance(exc, UserError) else f"{type(exc).__name__}: {exc}")
-    facts = claim_facts(assessment, config)
+    facts = effects.made_thorough(claim_facts(assessment, config), config, thorough)
     return Measured(facts, None, workspace, gate, dirty, effects.policies(config))
 
 

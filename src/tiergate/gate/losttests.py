@@ -1,0 +1,65 @@
+"""Tests the loop began with that do not run at the claim: the loop's test contract, kept or broken.
+
+A test that ran to a verdict at the base (passed, failed, errored, or passed against an expected
+failure) and is missing, skipped, xfailed or deselected at the claim is lost: deleted, renamed, marked,
+dropped from collection or filtered out. What it means is the ruling's (`tiergate.gate.ruling`): one
+that failed at the base refutes the claim, one that passed makes the change THOROUGH.
+
+Only records that name every test, spelled the same way, are compared (`TestRun.complete`,
+`TestRun.naming`). A base run that had its runner's report and a claim run without one cannot be
+compared: the report's disappearance is itself the finding (`unreported`).
+
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tiergate.gate.testrun import FAILING, RAN, Outcome, TestRun
+
+_HOW: dict[Outcome | None, str] = {
+    None: "not run now (deleted, renamed, deselected or dropped from collection)",
+    "skipped": "skipped now",
+    "xfailed": "marked as an expected failure now",
+    "deselected": "deselected now",
+}
+
+
+@dataclass(frozen=True)
+class LostTest:
+    test: str
+    was: Outcome  # at the base: a verdict (passed, failed, error, xpassed)
+    now: Outcome | None  # at the claim: skipped, xfailed, deselected; None when it is not there at all
+
+    @property
+    def failed_then(self) -> bool:
+        return self.was in FAILING
+
+    def text(self) -> str:
+        then = "failed" if self.failed_then else "passed"
+        return f"{self.test}: {then} when the loop began, {_HOW.get(self.now, 'not run now')}"
+
+
+def lost_tests(base: TestRun | None, now: TestRun | None) -> tuple[LostTest, ...]:
+    """The tests that ran at the base and do not at the claim, in the base's order (none when the two
+    records cannot be compared)."""
+    if base is None or now is None or not (base.complete and now.complete) or base.naming != now.naming:
+        return ()
+    current = now.by_test
+    return tuple(
+        LostTest(test, outcome, current.get(test))
+        for test, outcome in base.outcomes
+        if outcome in RAN and current.get(test) not in RAN
+    )
+
+
+def unreported(base: TestRun | None, now: TestRun | None) -> str:
+    """Why the claim's run is no evidence when its runner wrote a report at the base and none now
+    ("" when it did, or never did)."""
+    if base is None or not base.source.endswith(" report") or (now is not None and now.source == base.source):
+        return ""
+    return (
+        f"its runner wrote tiergate's {base.source} when the loop began and none now (a plugin or reporter "
+        "disabled, the run bypassed or ended early): which tests ran cannot be told, so it is no evidence"
+    )

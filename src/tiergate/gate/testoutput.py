@@ -1,0 +1,198 @@
+"""Which tests ran, read from a test runner's plain output: its totals line, and the tests it names.
+
+Used where the runner wrote no report for the gate (`tiergate.gate.testreports`), and to check a report
+against what the runner printed. What is read, per runner (the last totals line counts: the totals
+come at the end, and a test's own output could print another runner's):
+
+    pytest     `=== 1 failed, 2 passed, 1 skipped, 3 deselected in 0.1s ===` (also `-q`'s bare line,
+               `no tests ran`); per test: `-v` lines (`path::test PASSED`) and `FAILED`/`ERROR` lines
+    unittest   `Ran 3 tests`, then `OK (skipped=1)` or `FAILED (failures=1, errors=1)`, `NO TESTS RAN`;
+               per test: `-v` lines (`test_x (module.Class.test_x) ... ok`)
+    node       node --test's spec totals (`pass 2`, `fail 1`, each after a sign) or TAP's (`# pass 2`); per
+               test:
+               TAP's `ok 1 - name` / `not ok`, the spec's check marks (top-level names only)
+    cargo      every `test result: ok. 3 passed; 1 failed; 2 ignored; ...` line, summed; per test:
+               `test path::name ... ok|FAILED|ignored`
+    go         per test: `--- PASS|FAIL|SKIP: TestName` (`go test -v`); plain `go test` prints only
+               its failures, so its record is never complete; `[no tests to run]` and `no test files`
+    jest       `Tests: 1 failed, 2 skipped, 3 passed, 6 total` (no per-test names without --verbose)
+
+Not covered: mocha, vitest, tap's own reporters and the rest; their output reads as no record, and the
+check is judged by its exit status as before. A record read from output is complete (comparable test
+by test with the base) only when it names as many tests as its totals count.
+
+Pure text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from tiergate.gate.output import clean_lines
+from tiergate.gate.testrun import Outcome, TestRun, outcome_of
+
+# What each runner prints for an outcome, in its totals or beside a test; no two runners disagree.
+_SAID: dict[str, Outcome] = {
+    **dict.fromkeys(("PASSED", "PASS", "ok", "pass", "passed"), "passed"),
+    **dict.fromkeys(("FAILED", "FAIL", "fail", "failed", "failures"), "failed"),
+    **dict.fromkeys(("ERROR", "errors", "cancelled"), "error"),
+    **dict.fromkeys(("SKIPPED", "SKIP", "skipped", "ignored"), "skipped"),
+    **dict.fromkeys(("XFAIL", "expected failure", "expected failures", "todo", "TODO"), "xfailed"),
+    **dict.fromkeys(("XPASS", "unexpected success", "unexpected successes"), "xpassed"),
+}
+_PYTEST_TOTALS = re.compile(
+    r"^=*\s*((?:\d+ (?:failed|passed|skipped|deselected|xfailed|xpassed|errors?|warnings?|rerun|"
+    r"subtests? \w+)(?:, )?)+|no tests ran)(?: in [\d.]+s(?: \([^)]*\))?)?\s*=*$"
+)
+_PYTEST_COUNT = re.compile(r"(\d+) (failed|passed|skipped|deselected|xfailed|xpassed|errors?)\b")
+_PYTEST_VERBOSE = re.compile(r"^(\S+::\S+(?:\[.*?\])?) (PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\b")
+_PYTEST_SUMMARY = re.compile(r"^(FAILED|ERROR|XFAIL|XPASS) (\S+::\S+)")
+_UNITTEST_RAN = re.compile(r"^Ran (\d+) tests? in ")
+_UNITTEST_END = re.compile(r"^(OK|FAILED)(?: \((.*)\))?$")
+_UNITTEST_LINE = re.compile(
+    r"^(\w+) \(([\w.]+)\) \.\.\. (ok|FAIL|ERROR|skipped\b.*|expected failure|unexpected success)$"
+)
+_NODE_TOTAL = re.compile(r"^(?:\u2139|#) (tests|pass|fail|cancelled|skipped|todo) (\d+)$")
+_TAP_LINE = re.compile(r"^\s*(not )?ok \d+ - (.+?)(?:\s+#\s*(SKIP|TODO)\b.*)?$")
+_SPEC_LINE = re.compile(r"^\s*(\u2714|\u2716|\ufe63) (.+?) \(\d[\d.]*m?s\)(?: # (SKIP|TODO)\b.*)?$")
+_CARGO_RESULT = re.compile(r"^test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored;")
+_CARGO_LINE = re.compile(r"^test (\S+) \.\.\. (ok|FAILED|ignored)\b")
+_GO_LINE = re.compile(r"^\s*--- (PASS|FAIL|SKIP): (\S+)")
+_GO_NOTHING = re.compile(r"^(?:ok\s+\S+.*\[no tests to run\]|\?\s+\S+\s+\[no test files\])$")
+_GO_PACKAGE = re.compile(r"^(?:ok|FAIL)\s+\S+\s+[\d.]+s")
+_JEST_TOTALS = re.compile(r"^Tests:\s+(.*\d+ total)$")
+_JEST_COUNT = re.compile(r"(\d+) (failed|skipped|passed|todo)\b")
+
+
+def from_output(output: str) -> TestRun | None:
+    """The record of the first runner (in the order above) whose totals the output shows; None when
+    no runner's totals are there."""
+    lines = clean_lines(output)
+    for read in _READERS:
+        found = read(lines)
+        if found is not None:
+            return found
+    return None
+
+
+def pytest_totals(output: str) -> dict[Outcome, int] | None:
+    """pytest's own totals line, the last one printed (None: it printed none)."""
+    found = _pytest(clean_lines(output))
+    return None if found is None else dict(found.counts)
+
+
+def _record(naming: str, outcomes: dict[str, Outcome], counts: dict[Outcome, int]) -> TestRun:
+    listed = sum(1 for o in outcomes.values() if o != "deselected")
+    shown = sum(n for o, n in counts.items() if o != "deselected")
+    complete = bool(outcomes) and listed == shown
+    source = f"{naming.removesuffix(' output')} output"
+    return TestRun(source, naming, tuple(outcomes.items()), complete, tuple(counts.items()))
+
+
+def _pytest(lines: list[str]) -> TestRun | None:
+    totals = [line for line in lines if _PYTEST_TOTALS.match(line)]
+    if not totals:
+        return None
+    counts: dict[Outcome, int] = {}
+    for number, word in _PYTEST_COUNT.findall(totals[-1]):
+        counts[outcome_of("error" if word.startswith("error") else word)] = int(number)
+    outcomes: dict[str, Outcome] = {}
+    for line in lines:
+        if found := _PYTEST_VERBOSE.match(line) or _PYTEST_SUMMARY.match(line):
+            verbose = found.re is _PYTEST_VERBOSE
+            test, mark = found.group(1, 2) if verbose else found.group(2, 1)
+            outcomes.setdefault(test, _SAID[mark])
+    return _record("pytest", outcomes, counts)
+
+
+def _unittest(lines: list[str]) -> TestRun | None:
+    ran = [int(m.group(1)) for line in lines if (m := _UNITTEST_RAN.match(line))]
+    if not ran and "NO TESTS RAN" not in lines:
+        return None
+    counts: dict[Outcome, int] = {}
+    ends = [m for line in lines if (m := _UNITTEST_END.match(line))]
+    for part in (ends[-1].group(2) or "").split(", ") if ends else ():
+        word, _, number = part.partition("=")
+        if word in _SAID and number.isdigit():
+            counts[_SAID[word]] = int(number)
+    total = ran[-1] if ran else 0
+    counts["passed"] = max(0, total - sum(counts.values()))
+    outcomes: dict[str, Outcome] = {}
+    for line in lines:
+        if found := _UNITTEST_LINE.match(line):
+            method, where, said = found.groups()
+            name = where if where.endswith(f".{method}") else f"{where}.{method}"
+            outcomes[name] = _unittest_outcome(said)
+    return _record("unittest", outcomes, counts)
+
+
+def _unittest_outcome(said: str) -> Outcome:
+    if said.startswith("skipped"):
+        return "skipped"
+    return _SAID.get(said, "xpassed")
+
+
+def _node(lines: list[str]) -> TestRun | None:
+    totals = {m.group(1): int(m.group(2)) for line in lines if (m := _NODE_TOTAL.match(line))}
+    if "tests" not in totals or "pass" not in totals:
+        return None
+    counts = {_SAID[word]: n for word, n in totals.items() if word != "tests" and n}
+    outcomes: dict[str, Outcome] = {}
+    for line in lines:
+        if found := _TAP_LINE.match(line):
+            failed, name, directive = found.groups()
+            outcomes.setdefault(name, _node_outcome(not failed, directive))
+        elif found := _SPEC_LINE.match(line):
+            mark, name, directive = found.groups()
+            outcomes.setdefault(name, _node_outcome(mark != "\u2716", directive))
+    # Names without their file or suite: not the report's ids, so never compared with them.
+    return _record("node output", outcomes, counts)
+
+
+def _node_outcome(passed: bool, directive: str | None) -> Outcome:
+    if directive == "SKIP":
+        return "skipped"
+    if directive == "TODO":
+        return "xfailed"
+    return "passed" if passed else "failed"
+
+
+def _cargo(lines: list[str]) -> TestRun | None:
+    results = [m for line in lines if (m := _CARGO_RESULT.match(line))]
+    if not results:
+        return None
+    counts: dict[Outcome, int] = {
+        "passed": sum(int(m.group(1)) for m in results),
+        "failed": sum(int(m.group(2)) for m in results),
+        "skipped": sum(int(m.group(3)) for m in results),
+    }
+    outcomes = {m.group(1): _SAID[m.group(2)] for line in lines if (m := _CARGO_LINE.match(line))}
+    return _record("cargo", outcomes, {k: v for k, v in counts.items() if v})
+
+
+def _go(lines: list[str]) -> TestRun | None:
+    outcomes = {m.group(2): _SAID[m.group(1)] for line in lines if (m := _GO_LINE.match(line))}
+    if outcomes:
+        counts: dict[Outcome, int] = {}
+        for outcome in outcomes.values():
+            counts[outcome] = counts.get(outcome, 0) + 1
+        # Plain `go test` names only its failures, and a package that passed says `ok` with no count.
+        verbose = any(o != "failed" for o in outcomes.values())
+        record = _record("go", outcomes, counts)
+        return record if verbose else TestRun(record.source, "go", record.outcomes, False, record.counts)
+    packages = [line for line in lines if _GO_PACKAGE.match(line) or _GO_NOTHING.match(line)]
+    if packages and all(_GO_NOTHING.match(line) for line in packages):
+        return TestRun("go output", "go", (), True)  # not one package had a test to run
+    return None
+
+
+def _jest(lines: list[str]) -> TestRun | None:
+    totals = [m.group(1) for line in lines if (m := _JEST_TOTALS.match(line.strip()))]
+    if not totals:
+        return None
+    counts = {_SAID[w]: int(n) for n, w in _JEST_COUNT.findall(totals[-1])}
+    return TestRun("jest output", "jest", (), False, tuple(counts.items()))
+
+
+_READERS: tuple[Callable[[list[str]], TestRun | None], ...] = (_pytest, _unittest, _node, _cargo, _go, _jest)

@@ -1,0 +1,182 @@
+"""Test checks run with a report of each test's outcome, asked of the runner through the environment.
+
+The user's command is never changed; what each test check (kind `tests`) gets added to its environment:
+
+    pytest        PYTHONPATH gets a folder holding `tiergate_outcomes.py` (`tiergate.gate.pytestoutcomes`),
+                  named in PYTEST_PLUGINS: pytest loads it whatever the project's options are,
+                  `PYTEST_DISABLE_PLUGIN_AUTOLOAD` and `-p no:<other>` included
+    node --test   NODE_OPTIONS names a reporter (`nodeoutcomes.mjs`) to /dev/null and the spec reporter to
+                  stdout; only when the command, or a package.json script, runs `--test` and none sets
+                  `--test-reporter` (node wants one destination per reporter, and would stop)
+
+Each writes into a temporary folder the gate creates outside the workspace, removed after the run.
+Not reached: `go test`, cargo and jest take their structured output from flags, never from the
+environment (GOFLAGS=-json would change what the user sees; cargo's JSON is unstable; jest has no
+variable for `--json`); pytest run as `python -I/-E`, or in an environment that drops variables (tox,
+nox, a container); node before 18.11. These are read from their output (`tiergate.gate.testoutput`).
+
+How far a report is trusted: it is written inside the tests' own process, which a conftest, a plugin or
+a test controls. The plugin reads each outcome before other hooks can rewrite it and counts a phase that
+raised as failed, but code in that process can still write the file itself. So a report is evidence
+against a claim (a failure, a lost test) more than for one: a report that shows fewer failures than the
+runner's own totals line, or was never finished, makes the check fail (`tiergate.gate.testevidence`),
+and one the base run wrote that is missing at the claim is no evidence (`tiergate.gate.ruling`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from tiergate.gate.checks import Check, CheckResult
+from tiergate.gate.processes import run_checks
+from tiergate.gate.testevidence import with_tests
+from tiergate.gate.testoutput import from_output
+from tiergate.gate.testrun import Outcome, TestRun, outcome_of
+
+OUT_VARIABLE = "TIERGATE_TESTS_OUT"
+PLUGIN = "tiergate_outcomes"
+_HERE = Path(__file__).parent
+_PYTEST_PLUGIN = _HERE / "pytestoutcomes.py"
+_NODE_REPORTER = _HERE / "nodeoutcomes.mjs"
+
+
+def run_reported(
+    checks: Sequence[Check],
+    cwd: Path,
+    *,
+    env: Mapping[str, Mapping[str, str]] | None = None,
+    **options: Any,
+) -> tuple[CheckResult, ...]:
+    """`run_checks`, each test check with its tests read from the runner's report or its output."""
+    tests = [c for c in checks if c.kind == "tests"]
+    if not tests:
+        return run_checks(checks, cwd, env=env, **options)
+    folder = Path(tempfile.mkdtemp(prefix="tiergate-tests-"))
+    try:
+        added = _environments(tests, cwd, folder)
+        given = env or {}
+        merged = {key: merge_env(given.get(key, {}), added.get(key, {})) for key in {*added, *given}}
+        results = run_checks(checks, cwd, env=merged, **options)
+        outs = {c.key: folder / str(index) for index, c in enumerate(tests)}
+        return tuple(_judged(r, outs[r.key], cwd) if r.key in outs else r for r in results)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def merge_env(first: Mapping[str, str], second: Mapping[str, str]) -> dict[str, str]:
+    """Two sets of added variables as one: search paths both set are joined, the first's first."""
+    merged = {**first, **second}
+    for name, separator in (("PYTHONPATH", os.pathsep), ("PYTEST_PLUGINS", ","), ("NODE_OPTIONS", " ")):
+        if name in first and name in second:
+            parts = [*first[name].split(separator), *second[name].split(separator)]
+            merged[name] = separator.join(_unique(parts))
+    return merged
+
+
+def _unique(parts: list[str]) -> list[str]:
+    return [p for p in dict.fromkeys(parts) if p]
+
+
+def _environments(tests: Sequence[Check], cwd: Path, folder: Path) -> dict[str, dict[str, str]]:
+    site = folder / "site"
+    site.mkdir()
+    shutil.copyfile(_PYTEST_PLUGIN, site / f"{PLUGIN}.py")
+    shutil.copyfile(_NODE_REPORTER, site / "tiergate-outcomes.mjs")
+    scripts = _scripts(cwd)
+    added: dict[str, dict[str, str]] = {}
+    for index, check in enumerate(tests):
+        out = folder / str(index)
+        out.mkdir()
+        variables = {
+            OUT_VARIABLE: str(out),
+            "PYTHONPATH": os.pathsep.join(_unique([str(site), os.environ.get("PYTHONPATH", "")])),
+            "PYTEST_PLUGINS": ",".join(_unique([*os.environ.get("PYTEST_PLUGINS", "").split(","), PLUGIN])),
+        }
+        if _runs_node_test(check.command, scripts):
+            reporter = site / "tiergate-outcomes.mjs"
+            options = (
+                f'--test-reporter="{reporter}" --test-reporter-destination=/dev/null '
+                "--test-reporter=spec --test-reporter-destination=stdout"
+            )
+            variables["NODE_OPTIONS"] = " ".join(_unique([os.environ.get("NODE_OPTIONS", ""), options]))
+        added[check.key] = variables
+    return added
+
+
+def _scripts(cwd: Path) -> list[str]:
+    """The package.json scripts in `cwd` (none when there is no readable one)."""
+    try:
+        data = json.loads((cwd / "package.json").read_text())
+    except (OSError, ValueError):
+        return []
+    scripts = data.get("scripts") if isinstance(data, dict) else None
+    return [v for v in scripts.values() if isinstance(v, str)] if isinstance(scripts, dict) else []
+
+
+def _runs_node_test(command: str, scripts: Sequence[str]) -> bool:
+    texts = [command, *scripts] if command.split()[:1] in (["npm"], ["yarn"], ["pnpm"]) else [command]
+    if any("--test-reporter" in text for text in texts):
+        return False
+    return any("--test" in text.split() or "node --test" in text for text in texts)
+
+
+def _judged(result: CheckResult, out: Path, cwd: Path) -> CheckResult:
+    return with_tests(result, read_report(out, cwd), from_output(result.output))
+
+
+def read_report(out: Path, cwd: Path) -> TestRun | None:
+    """The report the check's runner wrote in `out` (None: none), test ids relative to `cwd`. A file that
+    cannot be read is an unfinished report: something in the tests' process spoiled it."""
+    pytest_files = sorted(out.glob("pytest-*.json"))
+    node_files = sorted(out.glob("node-*.jsonl"))
+    if pytest_files:
+        return _pytest_report(pytest_files)
+    if node_files:
+        return _node_report(node_files, cwd)
+    return None
+
+
+def _pytest_report(files: Sequence[Path]) -> TestRun:
+    outcomes: dict[str, Outcome] = {}
+    finished = True
+    for path in files:
+        try:
+            data = json.loads(path.read_text())
+            finished = finished and data["finished"] is True
+            for test, outcome in data["outcomes"]:
+                outcomes[str(test)] = outcome_of(outcome)
+        except (OSError, ValueError, KeyError, TypeError):
+            finished = False
+    return TestRun("pytest report", "pytest", tuple(outcomes.items()), True, finished=finished)
+
+
+def _node_report(files: Sequence[Path], cwd: Path) -> TestRun:
+    outcomes: dict[str, Outcome] = {}
+    finished = True
+    for path in files:
+        ended = False
+        try:
+            for line in path.read_text().splitlines():
+                record = json.loads(line)
+                if record.get("finished") is True:
+                    ended = True
+                    continue
+                name = " > ".join([_relative(str(record["file"]), cwd), *map(str, record["path"])])
+                outcomes[name] = outcome_of(record["outcome"])
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            ended = False
+        finished = finished and ended
+    return TestRun("node --test report", "node", tuple(outcomes.items()), True, finished=finished)
+
+
+def _relative(file: str, cwd: Path) -> str:
+    with contextlib.suppress(ValueError):
+        return str(Path(os.path.realpath(file)).relative_to(os.path.realpath(cwd)))
+    return file

@@ -1,0 +1,92 @@
+"""Which tests a test check ran, test by test, and how each ended: the record a check result carries.
+
+A record comes from the runner's own structured report where the gate could ask for one through the
+environment (`tiergate.gate.testreports`), else from its plain output (`tiergate.gate.testoutput`).
+`complete` says whether it names every test that ran (a report, a verbose listing) or only some (a
+plain run names its failures and prints totals); only complete records are compared test by test.
+`naming` says how its ids are spelled: ids of two records are comparable only when it is the same.
+
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, get_args
+
+Outcome = Literal["passed", "failed", "error", "skipped", "xfailed", "xpassed", "deselected"]
+OUTCOMES: tuple[Outcome, ...] = get_args(Outcome)
+# Outcomes that show the test's code ran to a verdict; skipped, xfailed and deselected show nothing.
+RAN: frozenset[str] = frozenset({"passed", "failed", "error", "xpassed"})
+FAILING: frozenset[str] = frozenset({"failed", "error"})
+
+
+@dataclass(frozen=True)
+class TestRun:
+    """One test check's tests. `counts` are the runner's own totals as it printed them (its summary
+    line), which a report is checked against; empty when it printed none that was recognised."""
+
+    __test__ = False  # not a pytest test class, whatever its name
+
+    source: str  # where it was read: "pytest report", "node --test report", "pytest output", ...
+    naming: str  # how ids are spelled: "pytest", "node", "unittest", "go", "cargo", ...
+    outcomes: tuple[tuple[str, Outcome], ...]  # (test id, outcome), in the order met
+    complete: bool  # names every test that ran, not only some
+    counts: tuple[tuple[Outcome, int], ...] = ()
+    finished: bool = True  # the runner reached its end (a report it began and never closed: False)
+
+    @property
+    def by_test(self) -> dict[str, Outcome]:
+        return dict(self.outcomes)
+
+    def total(self, outcome: Outcome) -> int:
+        """How many tests ended so: from the per-test outcomes when complete, else the runner's totals."""
+        if self.complete:
+            return sum(1 for _, o in self.outcomes if o == outcome)
+        printed = dict(self.counts)
+        return printed.get(outcome, sum(1 for _, o in self.outcomes if o == outcome))
+
+    @property
+    def ran(self) -> int:
+        return sum(self.total(o) for o in OUTCOMES if o in RAN)
+
+    @property
+    def failing(self) -> int:
+        return sum(self.total(o) for o in OUTCOMES if o in FAILING)
+
+    def named(self, outcomes: frozenset[str]) -> tuple[str, ...]:
+        return tuple(test for test, o in self.outcomes if o in outcomes)
+
+    def describe_counts(self) -> str:
+        """'3 passed, 1 failed, 2 skipped' (the outcomes that occur, in a fixed order)."""
+        parts = [f"{n} {o}" for o in OUTCOMES if (n := self.total(o))]
+        return ", ".join(parts) or "no test"
+
+    def to_record(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "naming": self.naming,
+            "outcomes": [list(pair) for pair in self.outcomes],
+            "complete": self.complete,
+            "counts": dict(self.counts),
+            "finished": self.finished,
+        }
+
+    @staticmethod
+    def from_record(record: Mapping[str, Any]) -> TestRun:
+        """The record `to_record` wrote; ValueError for anything else."""
+        outcomes = tuple((str(t), outcome_of(o)) for t, o in record["outcomes"])
+        counts = tuple((outcome_of(o), int(n)) for o, n in dict(record["counts"]).items())
+        flags = (record["complete"], record["finished"])
+        if not all(isinstance(flag, bool) for flag in flags):
+            raise ValueError("not a test run")
+        return TestRun(str(record["source"]), str(record["naming"]), outcomes, flags[0], counts, flags[1])
+
+
+def outcome_of(value: object) -> Outcome:
+    """`value` as an outcome; ValueError when it is none."""
+    for outcome in OUTCOMES:
+        if value == outcome:
+            return outcome
+    raise ValueError(f"not a test outcome: {value!r}")

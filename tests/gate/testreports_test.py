@@ -1,0 +1,147 @@
+"""Test checks run with their runner's own report, asked for through the environment, with real pytest and
+real `node --test`: every outcome recorded whatever the project's options, a conftest that rewrites
+reports or leaves early still seen, a nested pytest not mixed in, and the user's run never changed."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+from testing.gitrepo import write
+
+from tiergate.gate.checks import make_check
+from tiergate.gate.testreports import run_reported
+
+PYTEST = f"PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 {shlex.quote(sys.executable)} -m pytest -q -p no:cacheprovider"
+TESTS = """\
+import subprocess, sys
+import pytest
+
+
+def test_pass():
+    pass
+
+
+def test_fail():
+    assert 1 == 2
+
+
+@pytest.mark.skip(reason="later")
+def test_skip():
+    pass
+
+
+@pytest.mark.xfail(reason="known")
+def test_xfail():
+    assert False
+
+
+def test_other():
+    pass
+"""
+NESTED = """\
+import subprocess, sys
+
+
+def test_runs_pytest_inside(tmp_path):
+    (tmp_path / "test_inner.py").write_text("def test_inner():\\n    assert False\\n")
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)])
+    assert done.returncode == 1
+"""
+
+
+def run(root: Path, command: str) -> tuple[str, str, dict[str, str], str]:
+    (result,) = run_reported([make_check("tests", command, "test")], root, timeout=60)
+    tests = result.tests
+    assert tests is not None
+    return result.status, result.reason, dict(tests.by_test), tests.source
+
+
+def test_pytest_reports_every_outcome_whatever_its_options(tmp_path: Path) -> None:
+    write(tmp_path, {"test_a.py": TESTS})
+
+    status, reason, outcomes, source = run(tmp_path, f"{PYTEST} -k 'not other'")
+
+    assert status == "failed" and reason == "exit 1" and source == "pytest report"
+    assert outcomes == {
+        "test_a.py::test_other": "deselected",
+        "test_a.py::test_pass": "passed",
+        "test_a.py::test_fail": "failed",
+        "test_a.py::test_skip": "skipped",
+        "test_a.py::test_xfail": "xfailed",
+    }
+
+
+def test_a_conftest_that_rewrites_failures_as_passes_is_still_seen_failing(tmp_path: Path) -> None:
+    rewrite = (
+        "import pytest\n\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n"
+        "    made = yield\n    report = made.get_result()\n    report.outcome = 'passed'\n"
+    )
+    write(tmp_path, {"test_a.py": "def test_fail():\n    assert False\n", "conftest.py": rewrite})
+
+    status, reason, outcomes, _ = run(tmp_path, PYTEST)
+
+    assert (
+        status == "failed"
+        and reason == "exit 0, but 1 test failed: test_a.py::test_fail (from its pytest report)"
+    )
+    assert outcomes == {"test_a.py::test_fail": "failed"}
+
+
+def test_a_run_that_leaves_with_os_exit_is_not_a_pass(tmp_path: Path) -> None:
+    leave = "import os\n\n\ndef pytest_sessionfinish(session):\n    os._exit(0)\n"
+    write(tmp_path, {"test_a.py": "def test_pass():\n    pass\n", "conftest.py": leave})
+
+    status, reason, _, _ = run(tmp_path, PYTEST)
+
+    assert status == "failed" and "was begun and never finished" in reason
+
+
+def test_a_pytest_the_tests_start_does_not_report_into_the_checks_run(tmp_path: Path) -> None:
+    write(tmp_path, {"test_nested.py": NESTED})
+
+    status, _, outcomes, _ = run(tmp_path, PYTEST)
+
+    assert status == "passed" and outcomes == {"test_nested.py::test_runs_pytest_inside": "passed"}
+
+
+def test_a_run_of_no_test_is_no_evidence(tmp_path: Path) -> None:
+    write(tmp_path, {"test_a.py": TESTS})
+
+    status, reason, _, _ = run(tmp_path, f"{PYTEST} -k nothing")
+
+    assert status == "no_tests" and reason.startswith("ran no test (5 deselected")
+
+
+NODE_TESTS = """\
+const { describe, it } = require('node:test');
+const assert = require('node:assert');
+describe('calc', () => {
+  it('adds', () => assert.strictEqual(1 + 2, 3));
+  it('divides', () => assert.strictEqual(1, 2));
+  it.skip('later', () => {});
+});
+"""
+
+
+def test_node_test_reports_each_test_under_its_file_and_suites(tmp_path: Path) -> None:
+    write(tmp_path, {"test/calc.test.js": NODE_TESTS})
+
+    status, _, outcomes, source = run(tmp_path, "node --test")
+
+    assert status == "failed" and source == "node --test report"
+    assert outcomes == {
+        "test/calc.test.js > calc > adds": "passed",
+        "test/calc.test.js > calc > divides": "failed",
+        "test/calc.test.js > calc > later": "skipped",
+    }
+
+
+def test_a_node_run_with_its_own_reporter_is_left_alone_and_read_from_its_output(tmp_path: Path) -> None:
+    write(tmp_path, {"test/calc.test.js": NODE_TESTS})
+
+    status, reason, outcomes, source = run(tmp_path, "node --test --test-reporter=tap")
+
+    assert status == "failed" and reason == "exit 1" and source == "node output"
+    assert outcomes["divides"] == "failed" and outcomes["later"] == "skipped"
