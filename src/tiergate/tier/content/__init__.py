@@ -7,10 +7,14 @@ Pure (no I/O): a patch in, hits out. The interface:
 - `Ecosystem(name, rules, suffixes=(), names=())`: which files (suffix, or a glob on the name) read which
   rules. One module per ecosystem: `python`, `javascript` (JS/TS), `go`, `rust`, and `common` (every
   text file: secrets); `checkconfig` (architecture: changed lines that weaken the project's checks);
-  `ci` (security: a CI workflow's changed lines that are not routine, read whole by its `judge`).
+  `ci` (security: a CI workflow's changed lines that are not routine, read whole by its `judge`);
+  tests weakened (architecture): `python-tests` and `javascript-tests` (`testcode`, test files by
+  `testfiles.is_test`), `pytest-hooks`, `python-test-infra` and `javascript-test-infra`
+  (`testinfra`); and `outwitting` (`outwit`: an `__eq__` that ignores its argument).
   Each language module also has its manifests' ecosystem (`dependencies`: a changed dependency on a
   package that implements a security construct).
-  `DEFAULT` is all of them; `BY_NAME` finds one by its name (configuration).
+  `DEFAULT` is all of them (`TESTS_WEAKENED` the tests-weakened ones); `BY_NAME` finds one by its
+  name (configuration).
 - `scan_patch(patch, ecosystems) -> tuple[ContentHit, ...]`: git's unified diff (`diff -U0`) in; a hit per
   added or removed line that matched (`ContentHit.describe()` is the reason, naming `file:line`).
 - `scan_files` and `added_file`: the same for changed lines already read, and a new file's lines.
@@ -26,11 +30,23 @@ from tiergate.tier.content.common import COMMON
 from tiergate.tier.content.go import GO, GO_MODULES
 from tiergate.tier.content.javascript import JAVASCRIPT, NPM_MANIFEST
 from tiergate.tier.content.model import CATEGORIES, SIDES, Category, ContentHit, ContentRule, Ecosystem
+from tiergate.tier.content.outwit import OUTWITTING
 from tiergate.tier.content.patch import FileLines, Side, parse_patch
 from tiergate.tier.content.python import PYTHON, PYTHON_REQUIREMENTS
 from tiergate.tier.content.rust import CARGO_MANIFEST, RUST
 from tiergate.tier.content.scan import added_file, judged_paths, scan_files, scan_patch
+from tiergate.tier.content.testcode import JAVASCRIPT_TESTS, PYTHON_TESTS
+from tiergate.tier.content.testinfra import JAVASCRIPT_TEST_INFRA, PYTEST_HOOKS, PYTHON_TEST_INFRA
 
+# The tests-weakened and outwitting ecosystems: architecture hits where the agent made the tests say less.
+TESTS_WEAKENED: tuple[Ecosystem, ...] = (
+    PYTHON_TESTS,
+    JAVASCRIPT_TESTS,
+    PYTEST_HOOKS,
+    PYTHON_TEST_INFRA,
+    JAVASCRIPT_TEST_INFRA,
+    OUTWITTING,
+)
 DEFAULT: tuple[Ecosystem, ...] = (
     COMMON,
     PYTHON,
@@ -44,6 +60,7 @@ DEFAULT: tuple[Ecosystem, ...] = (
     CHECK_CONFIG,
     CHECK_RUNS,
     CI,
+    *TESTS_WEAKENED,
 )
 BY_NAME: dict[str, Ecosystem] = {eco.name: eco for eco in DEFAULT}
 
@@ -52,6 +69,7 @@ __all__ = [
     "CATEGORIES",
     "DEFAULT",
     "SIDES",
+    "TESTS_WEAKENED",
     "Category",
     "ContentHit",
     "ContentRule",

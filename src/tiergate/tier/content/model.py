@@ -64,10 +64,16 @@ class Ecosystem:
     ignore_names: tuple[str, ...] = ()
     # Only files under one of these directory paths (`.github/workflows`), when given.
     within: tuple[str, ...] = ()
+    # Only files this says yes to, when given: what no glob says alone (a test file is one by its name
+    # or by its folder, `testfiles.is_test`).
+    accepts: Callable[[str], bool] | None = None
     # A reader of a whole file's changed lines, for what one line alone cannot say (`ci`: whether an
     # action's new ref is a bump of the action the removed line named). It reads every file the
     # ecosystem holds, beside the rules; its files' path floor is then its to decide (`judges`).
     judge: Callable[[FileLines], Iterable[ContentHit]] | None = None
+    # Whether its judge's verdict replaces its files' path floor (CI: yes). A judge that only adds
+    # hits, as the tests-weakened ones do, leaves the path rules as they are.
+    judge_replaces_path_floor: bool = True
 
     def holds(self, path: str) -> bool:
         name = path[path.rfind("/") + 1 :]
@@ -79,11 +85,13 @@ class Ecosystem:
 
     def places(self, path: str) -> bool:
         """Whether a file of this ecosystem's names is read where it is (`ignore_names`, `within`,
-        `ignore_dirs`)."""
+        `accepts`, `ignore_dirs`)."""
         slash = path.rfind("/")
         if _any_glob(path[slash + 1 :], self.ignore_names):
             return False
         if self.within and not any(f"/{d}/" in f"/{path[:slash]}/" for d in self.within):
+            return False
+        if self.accepts is not None and not self.accepts(path):
             return False
         if self.ignore_dirs and slash > 0:
             folders = f"/{path[:slash]}/"

@@ -99,7 +99,7 @@ def _members(files: Iterable[FileLines], ecosystems: Sequence[Ecosystem]) -> dic
 
 def judged_paths(files: Iterable[FileLines], ecosystems: Sequence[Ecosystem]) -> frozenset[str]:
     """The files whose changed lines an ecosystem's judge read: their path floor is the judge's."""
-    judges = [eco for eco in ecosystems if eco.judge is not None]
+    judges = [eco for eco in ecosystems if eco.judge is not None and eco.judge_replaces_path_floor]
     return frozenset(f.path for f in files if any(eco.holds(f.path) for eco in judges))
 
 
