@@ -12,6 +12,7 @@ false`: no patch is read), and the baseline, the same `git log` alone, read and 
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from pathlib import Path
 
 from bench.change_bench import median_seconds
@@ -53,7 +54,7 @@ def main() -> int:
     config = load_config(repo) if (repo / ".git").exists() else Config()
     commits = replay(repo, args.count, config)
     seconds = median_seconds(lambda: replay(repo, args.count, config), args.runs)
-    plain = config.model_copy(update={"risk": config.risk.model_copy(update={"content": False})})
+    plain = replace(config, risk=replace(config.risk, content=False))
     paths_only = median_seconds(lambda: replay(repo, args.count, plain), args.runs)
     baseline = median_seconds(lambda: git_alone(repo, args.count), args.runs)
     rate = commits / seconds

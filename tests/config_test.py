@@ -1,10 +1,26 @@
 from __future__ import annotations
 
+import dataclasses
+import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from tiergate.config import Config, load_config
+from tiergate import configschema
+from tiergate.config import (
+    SECTIONS,
+    Config,
+    from_values,
+    kept_config,
+    load_config,
+    read_plain,
+    validate_table,
+)
 from tiergate.errors import UserError
 from tiergate.tier.policy import Tier
 
@@ -151,3 +167,104 @@ def test_workspace_ignore_is_kept_with_the_file_it_came_from(tmp_path: Path) -> 
     assert verdict.reason == "[workspace] ignore in pyproject.toml [tool.tiergate] (build/)"
     assert config.kept()["workspace"] == {"ignore": ["build/", "!build/keep"]}
     assert Config().exclusions.ignore == ()
+
+
+# The configuration read by hand and by its schema ------------------------------------------------------
+
+
+def test_every_section_mirrors_its_schema_model_field_for_field_with_the_same_defaults() -> None:
+    assert from_values(configschema.ConfigModel().model_dump(), None) == Config()
+    for name, model in configschema.ConfigModel.model_fields.items():
+        if name in SECTIONS:
+            section = SECTIONS[name]
+            assert model.annotation is not None
+            schema_fields = model.annotation.model_fields
+            assert {f.name for f in dataclasses.fields(section)} == set(schema_fields), name
+    assert {f.name for f in dataclasses.fields(Config)} == set(configschema.ConfigModel.model_fields)
+
+
+_ODD = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-2, 30),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from(["", " ", "pytest -q", "verify", "ignore", "tiny", "build/", "tmp\\", "# old"]),
+    st.lists(st.sampled_from(["", " x ", "billing/**", "quick", 3]), max_size=3),
+    st.dictionaries(st.sampled_from(["tests", "lint"]), st.sampled_from(["pytest", "", 1]), max_size=2),
+)
+
+
+def _plain_values(field: dataclasses.Field[Any]) -> st.SearchStrategy[Any]:
+    """Values near a field's plain form, besides the odd ones every field gets."""
+    kind = str(field.metadata.get("kind", ""))
+    numbers = st.one_of(st.integers(-1, 40), st.floats(-1, 400))
+    near = {
+        "int": numbers,
+        "float": numbers,
+        "bool": st.booleans(),
+        "text": st.sampled_from([None, "notify-send x"]),
+        "choice": st.sampled_from(["verify", "ignore", "Verify"]),
+        "words": st.lists(st.sampled_from(["tiny", " spaced ", ""]), max_size=3),
+        "globs": st.lists(st.sampled_from(["billing/**", " x ", ""]), max_size=3),
+        "schema": st.sampled_from([[], ["build/"], [{"construct": "c", "pattern": "x"}]]),
+    }
+    return st.one_of(near.get(kind, st.nothing()), _ODD)
+
+
+@st.composite
+def _tables(draw: st.DrawFn) -> dict[str, Any]:
+    table: dict[str, Any] = {}
+    for name in draw(st.lists(st.sampled_from([*SECTIONS, "checks", "surprise"]), unique=True, max_size=4)):
+        if name == "checks":
+            table[name] = draw(st.one_of(_ODD, st.just({"tests": "pytest -q"})))
+        elif name == "surprise":
+            table[name] = draw(_ODD)
+        else:
+            fields = dataclasses.fields(SECTIONS[name])
+            chosen = draw(st.lists(st.sampled_from(fields), unique=True, max_size=3))
+            table[name] = {f.name: draw(_plain_values(f)) for f in chosen}
+            if draw(st.integers(0, 9)) == 0:
+                table[name]["unknown_key"] = 1
+    return table
+
+
+def _outcome(read: Callable[[], Config]) -> object:
+    try:
+        return read()
+    except UserError as exc:
+        return str(exc)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_tables())
+def test_a_table_read_by_hand_is_what_the_schema_makes_of_it(table: dict[str, Any]) -> None:
+    source = ".tiergate.toml"
+    by_schema = _outcome(lambda: from_values(configschema.read_table(source, table), source))
+    by_hand = read_plain(table, ".tiergate.toml")
+
+    assert _outcome(lambda: validate_table(".tiergate.toml", table)) == by_schema
+    if by_hand is not None:
+        assert by_hand == by_schema
+    if isinstance(by_schema, Config):  # what a loop keeps reads back as it was, either way
+        kept = by_schema.kept()
+        assert kept_config(".tiergate.toml", kept) == by_schema
+        assert from_values(configschema.read_kept(source, kept), source) == by_schema
+
+
+def test_an_ordinary_configuration_is_read_without_importing_pydantic(tmp_path: Path) -> None:
+    (tmp_path / ".tiergate.toml").write_text(
+        '[checks]\ntests = "pytest -q"\n[loop]\nmax_iterations = 7\n[keywords]\nlight = ["tiny"]\n'
+    )
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from tiergate.config import kept_config, load_config\n"
+        f"config = load_config(Path({str(tmp_path)!r}))\n"
+        "assert config.loop.max_iterations == 7 and config.checks == {'tests': 'pytest -q'}\n"
+        "assert kept_config(config.source, config.kept()) == config\n"
+        "assert 'pydantic' not in sys.modules, 'imported for an ordinary configuration'\n"
+    )
+
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+
+    assert result.returncode == 0, result.stderr

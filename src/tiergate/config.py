@@ -61,199 +61,145 @@ Example::
     pattern = 'charge_card\\('     # a regular expression searched in one changed line
     ecosystems = ["python"]      # optional: python, javascript, go, rust, common (default: every file)
     category = "security"        # optional: "security" (default) or "architecture"
+
+The configuration is the frozen dataclasses below, and `tiergate.configschema`'s pydantic models are its
+definition. A table whose values all have their plain form (a number in its range, a string, a list of
+non-empty strings, one of the choices) is read here by hand; any other, and any `[workspace] ignore` or
+`[[risk.rules]]`, is read by the schema, which says in one line what is wrong. So a loop that starts or
+claims with an ordinary configuration never imports pydantic (about 0.1 s of every such hook).
+tests/config_test.py holds the two readings equal on generated tables.
 """
 
 from __future__ import annotations
 
+import json
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Annotated, Any, Literal
-
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
+from typing import Any, Literal
 
 from tiergate import foreign
 from tiergate.configfile import read_table
-from tiergate.errors import UserError
 from tiergate.tier import keywords
 from tiergate.tier.policy import Tier, TierPolicy
 
-
-class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
-
-
-class TiersConfig(_Section):
-    light_files_below: int = Field(5, ge=0)
-    light_lines_below: int = Field(100, ge=0)
-    thorough_files_above: int = Field(20, ge=0)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 
-class CostsConfig(_Section):
-    light: float = Field(1.0, gt=0)
-    standard: float = Field(5.0, gt=0)
-    thorough: float = Field(20.0, gt=0)
-
-    @field_validator("light", "standard", "thorough", mode="before")
-    @classmethod
-    def _int_is_a_number(cls, value: Any) -> Any:
-        # TOML distinguishes 5 from 5.0; a person writing a cost does not.
-        return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
+def _value(default: object, kind: str, **rules: object) -> Any:
+    """A field's default and how its plain form is recognised (`_plain`): its kind and bounds."""
+    return field(default=default, metadata={"kind": kind, **rules})
 
 
-class KeywordsConfig(_Section):
-    thorough: tuple[str, ...] = keywords.THOROUGH_KEYWORDS
-    light: tuple[str, ...] = keywords.LIGHT_KEYWORDS
-
-    @field_validator("thorough", "light", mode="before")
-    @classmethod
-    def _list_of_words(cls, value: Any) -> Any:
-        if isinstance(value, list):
-            if not all(isinstance(w, str) and w.strip() for w in value):
-                raise ValueError("must be a list of non-empty strings")
-            return tuple(w.strip() for w in value)
-        return value
+@dataclass(frozen=True)
+class TiersConfig:
+    light_files_below: int = _value(5, "int", ge=0)
+    light_lines_below: int = _value(100, "int", ge=0)
+    thorough_files_above: int = _value(20, "int", ge=0)
 
 
-class PatternsConfig(_Section):
-    security: tuple[str, ...] = ()
-    architecture: tuple[str, ...] = ()
-
-    @field_validator("security", "architecture", mode="before")
-    @classmethod
-    def _list_of_globs(cls, value: Any) -> Any:
-        if isinstance(value, list):
-            if not all(isinstance(g, str) and g.strip() for g in value):
-                raise ValueError("must be a list of non-empty glob strings")
-            return tuple(value)
-        return value
+@dataclass(frozen=True)
+class CostsConfig:
+    light: float = _value(1.0, "float", gt=0)
+    standard: float = _value(5.0, "float", gt=0)
+    thorough: float = _value(20.0, "float", gt=0)
 
 
-class LoopConfig(_Section):
-    max_iterations: int = Field(20, ge=1)
-    max_minutes: float = Field(240.0, gt=0)
-
-    @field_validator("max_minutes", mode="before")
-    @classmethod
-    def _int_is_a_number(cls, value: Any) -> Any:
-        return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
+@dataclass(frozen=True)
+class KeywordsConfig:
+    thorough: tuple[str, ...] = _value(keywords.THOROUGH_KEYWORDS, "words")
+    light: tuple[str, ...] = _value(keywords.LIGHT_KEYWORDS, "words")
 
 
-class GateConfig(_Section):
-    timeout_seconds: float = Field(300.0, gt=0)
-
-    @field_validator("timeout_seconds", mode="before")
-    @classmethod
-    def _int_is_a_number(cls, value: Any) -> Any:
-        return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
+@dataclass(frozen=True)
+class PatternsConfig:
+    security: tuple[str, ...] = _value((), "globs")
+    architecture: tuple[str, ...] = _value((), "globs")
 
 
-class InterventionsConfig(_Section):
-    attempt_limit: int = Field(3, ge=1)
-    skip_limit: int = Field(3, ge=1)
-    failure_limit: int | None = Field(None, ge=1)
-    rollback_on_retry: bool = False
+@dataclass(frozen=True)
+class LoopConfig:
+    max_iterations: int = _value(20, "int", ge=1)
+    max_minutes: float = _value(240.0, "float", gt=0)
 
 
-class StallsConfig(_Section):
-    same_failure: int = Field(2, ge=2)
-    empty_turns: int = Field(3, ge=1)
+@dataclass(frozen=True)
+class GateConfig:
+    timeout_seconds: float = _value(300.0, "float", gt=0)
 
 
-class AlertsConfig(_Section):
-    command: str | None = None
-    timeout_seconds: float = Field(10.0, gt=0)
-
-    @field_validator("timeout_seconds", mode="before")
-    @classmethod
-    def _int_is_a_number(cls, value: Any) -> Any:
-        return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
+@dataclass(frozen=True)
+class InterventionsConfig:
+    attempt_limit: int = _value(3, "int", ge=1)
+    skip_limit: int = _value(3, "int", ge=1)
+    failure_limit: int | None = _value(None, "int", ge=1, nullable=True)
+    rollback_on_retry: bool = _value(False, "bool")
 
 
-class InteropConfig(_Section):
-    ralph_loop: Literal["verify", "ignore"] = "verify"
-    omc: Literal["verify", "ignore"] = "verify"
+@dataclass(frozen=True)
+class StallsConfig:
+    same_failure: int = _value(2, "int", ge=2)
+    empty_turns: int = _value(3, "int", ge=1)
 
 
-class WorkspaceConfig(_Section):
-    ignore: tuple[str, ...] = ()
-
-    @field_validator("ignore", mode="before")
-    @classmethod
-    def _gitignore_patterns(cls, value: Any) -> Any:
-        if not isinstance(value, (list, tuple)):
-            raise ValueError("must be a list of gitignore-style patterns")
-        problem = next(filter(None, map(foreign.pattern_error, value)), None)
-        if problem is not None:
-            raise ValueError(problem)
-        return tuple(value)
+@dataclass(frozen=True)
+class AlertsConfig:
+    command: str | None = _value(None, "text")
+    timeout_seconds: float = _value(10.0, "float", gt=0)
 
 
-class RiskRuleConfig(_Section):
-    # `construct` in the file; `name` here, since pydantic's BaseModel has a `construct` of its own.
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, populate_by_name=True)
-    name: str = Field(alias="construct")
+@dataclass(frozen=True)
+class InteropConfig:
+    ralph_loop: Literal["verify", "ignore"] = _value("verify", "choice", choices=("verify", "ignore"))
+    omc: Literal["verify", "ignore"] = _value("verify", "choice", choices=("verify", "ignore"))
+
+
+@dataclass(frozen=True)
+class WorkspaceConfig:
+    ignore: tuple[str, ...] = _value((), "schema")  # gitignore-style: the schema checks each
+
+
+@dataclass(frozen=True)
+class RiskRuleConfig:
+    name: str  # `construct` in the file
     pattern: str
     ecosystems: tuple[str, ...] = ()
     category: Literal["security", "architecture"] = "security"
     sides: Literal["added", "removed", "both"] = "both"
 
-    @field_validator("name")
-    @classmethod
-    def _named(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("must name the construct")
-        return value.strip()
 
-    @field_validator("pattern")
-    @classmethod
-    def _a_regex(cls, value: str) -> str:
-        import re
-
-        try:
-            re.compile(value)
-        except re.error as e:
-            raise ValueError(f"not a regular expression: {e}") from None
-        if re.search(value, "") is not None:
-            raise ValueError("matches an empty line, so every line")
-        return value
-
-    @field_validator("ecosystems", mode="before")
-    @classmethod
-    def _known_ecosystems(cls, value: Any) -> Any:
-        from tiergate.tier.content import BY_NAME
-
-        if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-            raise ValueError("must be a list of ecosystem names")
-        unknown = [v for v in value if v not in BY_NAME]
-        if unknown:
-            raise ValueError(f"unknown ecosystem {unknown[0]!r} (known: {', '.join(BY_NAME)})")
-        return tuple(value)
+@dataclass(frozen=True)
+class RiskConfig:
+    content: bool = _value(True, "bool")
+    rules: tuple[RiskRuleConfig, ...] = _value((), "schema")  # regular expressions: the schema checks
 
 
-class RiskConfig(_Section):
-    content: bool = True
-    rules: tuple[RiskRuleConfig, ...] = ()
+SECTIONS: dict[str, type[Any]] = {
+    "tiers": TiersConfig,
+    "costs": CostsConfig,
+    "keywords": KeywordsConfig,
+    "patterns": PatternsConfig,
+    "loop": LoopConfig,
+    "gate": GateConfig,
+    "interventions": InterventionsConfig,
+    "stalls": StallsConfig,
+    "alerts": AlertsConfig,
+    "interop": InteropConfig,
+    "workspace": WorkspaceConfig,
+    "risk": RiskConfig,
+}
 
-    @field_validator("rules", mode="before")
-    @classmethod
-    def _list_of_rules(cls, value: Any) -> Any:
-        return tuple(value) if isinstance(value, list) else value
 
-
-def _a_command(command: str) -> str:
-    # An empty command would "pass" having checked nothing: a check must run something.
-    if not command.strip():
-        raise ValueError("the command is empty")
-    return command
-
-
-class Config(_Section):
-    source: str | None = Field(None, exclude=True)
+@dataclass(frozen=True)
+class Config:
+    source: str | None = None  # where it was read from; not part of what a loop keeps
     tiers: TiersConfig = TiersConfig()
     costs: CostsConfig = CostsConfig()
     keywords: KeywordsConfig = KeywordsConfig()
     patterns: PatternsConfig = PatternsConfig()
     loop: LoopConfig = LoopConfig()
-    checks: dict[str, Annotated[str, AfterValidator(_a_command)]] = Field(default_factory=dict)
+    checks: dict[str, str] = field(default_factory=dict)
     gate: GateConfig = GateConfig()
     interventions: InterventionsConfig = InterventionsConfig()
     stalls: StallsConfig = StallsConfig()
@@ -264,7 +210,9 @@ class Config(_Section):
 
     def kept(self) -> dict[str, Any]:
         """The configuration in its JSON form, as a loop keeps it (`source` apart: `kept_config`)."""
-        return self.model_dump(mode="json")
+        data: dict[str, Any] = json.loads(json.dumps(asdict(self)))
+        del data["source"]
+        return data
 
     @property
     def exclusions(self) -> foreign.Exclusions:
@@ -294,35 +242,121 @@ def load_config(root: Path) -> Config:
     return validate_table(source, table)
 
 
-def kept_config(source: str | None, kept: dict[str, Any]) -> Config:
-    """The configuration a loop kept (`Config.kept`), validated again: the state file is on disk."""
-    import json
-
-    try:
-        return Config.model_validate_json(json.dumps({**kept, "source": source}))
-    except ValidationError as exc:
-        raise UserError(
-            f"the loop's kept configuration (from {source or 'the defaults'}): {_first_error(exc)}"
-        ) from None
-
-
-def validate_table(source: str, table: dict[str, Any]) -> Config:
+def validate_table(source: str, table: Mapping[str, Any]) -> Config:
     """The configuration in `table`, read from `source`; UserError naming the file and the key."""
-    try:
-        return Config.model_validate({**table, "source": source})
-    except ValidationError as exc:
-        raise UserError(f"{source}: {_first_error(exc)}") from None
+    read = read_plain(table, source)
+    if read is not None:
+        return read
+    from tiergate import configschema
+
+    return from_values(configschema.read_table(source, table), source)
 
 
-def _first_error(exc: ValidationError) -> str:
-    error = exc.errors()[0]
-    loc = error["loc"]
-    key = ".".join(str(part) for part in loc) or "(top level)"
-    if len(loc) == 2 and loc[0] == "checks":  # a check's name is the user's, dots and all
-        key = f"[checks] {loc[1]}"
-    if error["type"] == "extra_forbidden":
-        return f"{key}: unknown key"
-    value = error.get("input")
-    shown = "" if isinstance(value, dict) or value == "" else f" (got {value!r})"
-    message = str(error["msg"]).removeprefix("Value error, ")
-    return f"{key}: {message}{shown}"
+def kept_config(source: str | None, kept: Mapping[str, Any]) -> Config:
+    """The configuration a loop kept (`Config.kept`), validated again: the state file is on disk."""
+    read = read_plain(kept, source)
+    if read is not None:
+        return read
+    from tiergate import configschema
+
+    return from_values(configschema.read_kept(source, kept), source)
+
+
+def from_values(values: Mapping[str, Any], source: str | None) -> Config:
+    """The configuration of values the schema validated (`tiergate.configschema`)."""
+    sections = {name: SECTIONS[name](**value) for name, value in values.items() if name in SECTIONS}
+    risk = values["risk"]
+    rules = tuple(RiskRuleConfig(**rule) for rule in risk["rules"])
+    sections["risk"] = RiskConfig(risk["content"], rules)
+    return Config(source=source, checks=dict(values["checks"]), **sections)
+
+
+_NOT_PLAIN = object()
+
+
+def read_plain(table: Mapping[str, Any], source: str | None) -> Config | None:
+    """The configuration in `table` when every value in it has its plain form, else None."""
+    sections: dict[str, Any] = {}
+    for key, value in table.items():
+        if key == "checks":
+            if not _plain_checks(value):
+                return None
+            sections[key] = dict(value)
+            continue
+        cls = SECTIONS.get(key)
+        read = _read_section(cls, value) if cls is not None and isinstance(value, dict) else None
+        if read is None:
+            return None
+        sections[key] = read
+    return Config(source=source, **sections)
+
+
+def _plain_checks(value: object) -> bool:
+    return isinstance(value, dict) and all(
+        isinstance(name, str) and isinstance(command, str) and command.strip()
+        for name, command in value.items()
+    )
+
+
+def _read_section(cls: type[Any], table: Mapping[str, object]) -> object | None:
+    known = {f.name: f.metadata for f in fields(cls)}
+    values: dict[str, object] = {}
+    for key, value in table.items():
+        rules = known.get(key)
+        read = _NOT_PLAIN if rules is None else _plain(value, rules)
+        if read is _NOT_PLAIN:
+            return None
+        values[key] = read
+    section: object = cls(**values)
+    return section
+
+
+def _plain(value: object, rules: Mapping[str, Any]) -> object:
+    """`value` as the field holds it when it is in its plain form, else _NOT_PLAIN."""
+    return _KINDS[rules["kind"]](value, rules)
+
+
+def _bool(value: object, rules: Mapping[str, Any]) -> object:
+    return value if isinstance(value, bool) else _NOT_PLAIN
+
+
+def _text(value: object, rules: Mapping[str, Any]) -> object:
+    return value if value is None or isinstance(value, str) else _NOT_PLAIN
+
+
+def _choice(value: object, rules: Mapping[str, Any]) -> object:
+    return value if isinstance(value, str) and value in rules["choices"] else _NOT_PLAIN
+
+
+def _strings(value: object, rules: Mapping[str, Any]) -> object:
+    if not isinstance(value, list) or not all(isinstance(w, str) and w.strip() for w in value):
+        return _NOT_PLAIN
+    return tuple(w.strip() for w in value) if rules["kind"] == "words" else tuple(value)
+
+
+def _schema(value: object, rules: Mapping[str, Any]) -> object:
+    return () if value == [] else _NOT_PLAIN  # only the empty list: anything else is for the schema
+
+
+def _number(value: object, rules: Mapping[str, Any]) -> object:
+    if value is None:
+        return None if rules.get("nullable") else _NOT_PLAIN
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return _NOT_PLAIN
+    if rules["kind"] == "int" and not isinstance(value, int):
+        return _NOT_PLAIN
+    if ("ge" in rules and not value >= rules["ge"]) or ("gt" in rules and not value > rules["gt"]):
+        return _NOT_PLAIN
+    return float(value) if rules["kind"] == "float" else value
+
+
+_KINDS = {
+    "int": _number,
+    "float": _number,
+    "bool": _bool,
+    "text": _text,
+    "choice": _choice,
+    "words": _strings,
+    "globs": _strings,
+    "schema": _schema,
+}

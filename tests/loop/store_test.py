@@ -15,7 +15,7 @@ import pytest
 from testing.statefolder import state_dir
 
 from tiergate import seal
-from tiergate.config import Config, kept_config
+from tiergate.config import kept_config, validate_table
 from tiergate.errors import UserError
 from tiergate.loop import store as state
 from tiergate.loop.claims import check_claim
@@ -81,8 +81,8 @@ def test_a_loop_round_trips_with_its_verification_and_runs(project: Project) -> 
 
 
 def test_a_loop_round_trips_with_the_configuration_it_kept(project: Project) -> None:
-    rules = Config.model_validate(
-        {"source": ".tiergate.toml", "checks": {"tests": "sh check.sh"}, "keywords": {"light": ["tiny"]}}
+    rules = validate_table(
+        ".tiergate.toml", {"checks": {"tests": "sh check.sh"}, "keywords": {"light": ["tiny"]}}
     )
     value = a_loop(config=rules.kept(), config_source=rules.source)
     put(project, value)

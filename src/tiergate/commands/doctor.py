@@ -26,11 +26,11 @@ HELP = "check tiergate's installation, its Claude Code plugin and this project's
 PLUGIN_NAME = "tiergate"
 CLAUDE_TIMEOUT = 10.0
 # What importing exercises every runtime dependency: the modules that import one at their top (pydantic
-# on the hook's path in hook.models and for the configuration, anyio for running checks), then the
+# in the definitions of the hook inputs and of the configuration, anyio for running checks), then the
 # libraries tiergate imports only where it uses them (structlog, pathspec, unidiff).
 RUNTIME_MODULES = (
     "tiergate.hook.models",
-    "tiergate.config",
+    "tiergate.configschema",
     "tiergate.gate.processes",
     "structlog",
     "pathspec",
