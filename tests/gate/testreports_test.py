@@ -145,3 +145,24 @@ def test_a_node_run_with_its_own_reporter_is_left_alone_and_read_from_its_output
 
     assert status == "failed" and reason == "exit 1" and source == "node output"
     assert outcomes["divides"] == "failed" and outcomes["later"] == "skipped"
+
+
+def test_a_command_that_sets_its_own_pythonpath_still_runs_and_is_read_from_its_output(
+    tmp_path: Path,
+) -> None:
+    # `PYTHONPATH=src pytest` hides the plugin's folder: pytest would stop at once on a plugin it cannot
+    # import, failing the user's check for tiergate's sake. It runs again without the plugin.
+    write(
+        tmp_path,
+        {
+            "src/calc.py": "def add(a, b):\n    return a + b\n",
+            "tests/test_calc.py": "from calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n",
+        },
+    )
+
+    (result,) = run_reported([make_check("tests", f"PYTHONPATH=src {PYTEST} tests", "test")], tmp_path)
+
+    assert (result.status, result.reason) == ("passed", "exit 0")
+    assert "Error importing plugin" not in result.output
+    assert result.tests is not None and result.tests.source == "pytest output"
+    assert result.tests.total("passed") == 1

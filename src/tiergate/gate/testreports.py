@@ -42,6 +42,7 @@ from tiergate.gate.testrun import Outcome, TestRun, outcome_of
 
 OUT_VARIABLE = "TIERGATE_TESTS_OUT"
 PLUGIN = "tiergate_outcomes"
+_PLUGIN_NOT_IMPORTED = f'Error importing plugin "{PLUGIN}"'
 _HERE = Path(__file__).parent
 _PYTEST_PLUGIN = _HERE / "pytestoutcomes.py"
 _NODE_REPORTER = _HERE / "nodeoutcomes.mjs"
@@ -65,9 +66,37 @@ def run_reported(
         merged = {key: merge_env(given.get(key, {}), added.get(key, {})) for key in {*added, *given}}
         results = run_checks(checks, cwd, env=merged, **options)
         outs = {c.key: folder / str(index) for index, c in enumerate(tests)}
+        results = _without_the_plugin_where_it_broke(results, tests, outs, cwd, given, options)
         return tuple(_judged(r, outs[r.key], cwd) if r.key in outs else r for r in results)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _without_the_plugin_where_it_broke(
+    results: tuple[CheckResult, ...],
+    tests: Sequence[Check],
+    outs: Mapping[str, Path],
+    cwd: Path,
+    given: Mapping[str, Mapping[str, str]],
+    options: Mapping[str, Any],
+) -> tuple[CheckResult, ...]:
+    """The results, the checks that pytest could not start with the plugin run again without it.
+
+    A command that sets PYTHONPATH itself (`PYTHONPATH=src pytest`) hides the plugin's folder, and
+    pytest then stops at once on the plugin it cannot import: tiergate must never fail a user's check.
+    Only a run that wrote no report at all and says so is run again (reading its output, as for a
+    runner without a report): printing the message in a test that ran cannot trigger it."""
+    broken = {
+        r.key
+        for r in results
+        if r.key in outs and not any(outs[r.key].iterdir()) and _PLUGIN_NOT_IMPORTED in r.output
+    }
+    if not broken:
+        return results
+    again_checks = [c for c in tests if c.key in broken]
+    again = run_checks(again_checks, cwd, env={k: v for k, v in given.items() if k in broken}, **options)
+    by_key = {r.key: r for r in again}
+    return tuple(by_key.get(r.key, r) for r in results)
 
 
 def merge_env(first: Mapping[str, str], second: Mapping[str, str]) -> dict[str, str]:
