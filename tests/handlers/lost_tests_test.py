@@ -181,9 +181,12 @@ def test_the_implementation_with_a_new_test_passes_at_its_usual_tier(tmp_path: P
 def test_a_test_check_that_runs_no_test_is_no_evidence(tmp_path: Path) -> None:
     loop = python_loop(tmp_path, f"{PYTEST} -k nothing_matches_this")
 
-    reason = refuted(loop.claim({"calc.py": DONE}))
+    answer = loop.claim({"calc.py": DONE})
 
+    reason = refuted(answer)
     assert "ran no test" in reason and "deselected" in reason
+    told = answer["systemMessage"]  # the user's line says why, not "install the program"
+    assert "A test check that runs no test is no evidence" in told and "Install" not in told
 
 
 # JavaScript (node --test) --------------------------------------------------------------------------------

@@ -147,6 +147,12 @@ def could_not_run_notice(result: GateResult) -> str:
     if not unrunnable:
         return ""
     what = "; ".join(quote_inline(f"{r.name} (`{r.command}`): {r.reason}") for r in unrunnable)
+    if all(r.status == "no_tests" for r in unrunnable):
+        return (
+            f"tiergate: {what}. A test check that runs no test is no evidence, so the claim was not "
+            "accepted. Its tests were deleted, skipped or deselected, or its command selects none; "
+            "`tiergate checks` runs it as the gate does."
+        )
     return (
         f"tiergate: {what}. A check that cannot run is no evidence, so the claim was not accepted. "
         "Install the program or fix the command in the [checks] table; `tiergate doctor` shows each "
