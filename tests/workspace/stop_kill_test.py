@@ -30,14 +30,14 @@ pytestmark = pytest.mark.long
 
 
 def test_the_stop_hooks_rollback_killed_at_every_git_call_loses_nothing(tmp_path: Path) -> None:
-    """Through the real hook entry point: a refuted claim at the attempt limit on a dirty workspace, the
-    hook killed at each git call from its first look at the working tree (the dirty check) on; the
-    loop's state file still parses after each kill."""
+    """Through the real hook entry point: the claim the gate refuted, made again on the same dirty
+    workspace at the attempt limit, rolls back; the hook is killed at each git call from the rollback's
+    first look at the working tree on; the loop's state file still parses after each kill."""
     bin_dir = wrapper(tmp_path)
     log = tmp_path / "calls"
 
     template = tmp_path / "template"
-    started = Loop(template, '[checks]\ntests = "sh check.sh"\n\n[interventions]\nattempt_limit = 1\n')
+    started = Loop(template, '[checks]\ntests = "sh check.sh"\n\n[interventions]\nattempt_limit = 2\n')
     write(started.project, {"docs/notes.md": "notes\n"})
     commit_all(started.project, "notes")
     started.start()
@@ -49,6 +49,10 @@ def test_the_stop_hooks_rollback_killed_at_every_git_call_loses_nothing(tmp_path
     git(started.project, "rm", "-q", "--cached", "docs/notes.md")
     (started.project / ".git" / "info" / "exclude").write_text("docs/notes.md\n*.log\n")
     write(started.project, {"docs/notes.md": "notes, edited by the agent\n", "run.log": "ignored\n"})
+    # Refuted once by the gate: the claim that is killed is the same claim again, which is answered from
+    # the loop's state, with no check run and nothing measured, before its rollback begins.
+    assert "tiergate-spawn" not in started.stop(CLAIM)["reason"]
+    assert (started.project / "value.txt").read_text() == "bad\n"
 
     def make(where: Path) -> tuple[HookSession, dict[str, bytes]]:
         # A copy of the started loop: starting one for every kill would cost more than the kills.
