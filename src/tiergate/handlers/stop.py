@@ -295,6 +295,8 @@ def measure(project: Project, current: LoopState, early: Early | None = None) ->
         # The gate first: its tests measure the change's coverage, and the tier is judged on that.
         code = measurable_files(change)
         gate, coverage, thorough = effects.gate(project, current, config, code, change.paths)
+        if not gate.refuted:
+            content = _with_answers(content, project, config, base, change)
         workspace = fingerprint.of_change(change)
         assessment = assess_change(
             project.root,
@@ -336,6 +338,19 @@ def _change_and_content(
     else:
         change = measure_for(project.root, base, config, exclusions)
     return change, offload.start(judge_content, change, config).result
+
+
+def _with_answers(
+    content: Callable[[], ContentScan], project: Project, config: Config, base: str, change: ChangeMeasurement
+) -> Callable[[], ContentScan]:
+    """The content judgement with the tests' answers written into the code added to its hits
+    (`tiergate.handlers.testanswers`): architecture hits like the content rules' own."""
+    from tiergate.handlers.testanswers import hard_coded_answers
+
+    answers = hard_coded_answers(project, config, base, change)
+    if not answers:
+        return content
+    return lambda: (scan := content())._replace(hits=(*scan.hits, *answers))
 
 
 def stalled_approach(project: Project, current: LoopState, empty_turns: int) -> Measured:

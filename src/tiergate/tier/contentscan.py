@@ -57,10 +57,17 @@ def judge_change(
     patch) is never among them."""
     if not ecosystems:
         return ContentScan(())
+    files = changed_lines(change, patch)
+    return ContentScan(scan_files(files, ecosystems), judged_paths(files, ecosystems))
+
+
+def changed_lines(change: ChangeMeasurement, patch: bytes | None = None) -> list[FileLines]:
+    """The change's files with their changed lines: the tracked ones from `patch` (`patch_of(change)`
+    when None), the untracked ones read from the disk, every line added."""
     wanted = {f.path for f in change.files if _diffed(f)}
     files = [f for f in parse_patch(patch_of(change) if patch is None else patch) if f.path in wanted]
     files += [lines for f in change.files if (lines := _untracked_lines(change, f)) is not None]
-    return ContentScan(scan_files(files, ecosystems), judged_paths(files, ecosystems))
+    return files
 
 
 def _diffed(f: FileChange) -> bool:

@@ -10,7 +10,8 @@ anything, so that a test's comparison passes whatever the code computed. Archite
 
 Not flagged: an `__eq__` that compares fields, one returning `NotImplemented`, a dataclass's. Not
 seen: a constant returned after other statements, a body on lines the change does not touch, the
-other comparison operators, and the tested inputs' answers written into the code as literals.
+other comparison operators; the tested inputs' answers written into the code as literals are `answers`'s
+(it needs the tests as they were at the base).
 """
 
 from __future__ import annotations

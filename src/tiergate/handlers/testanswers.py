@@ -1,0 +1,150 @@
+"""Outwitting by literals, at a claim: the tests that failed when the loop began, read as they were at the
+base commit, and their values looked for in the change's implementation lines (the matching is
+`tiergate.tier.content.answers`, pure; this is its adapter).
+
+Cost: nothing more for a change whose implementation files add no branching line with a telling literal.
+Otherwise the base's test files are read from git objects (never the workspace: the agent may have edited
+them). Which tests failed at the base comes from the baseline kept for the base commit; when it holds no
+test run for a test check and some test of the base would be named, the test checks run at the base once
+(`tiergate.gate.baseline.ensure_baseline`, kept for later claims): one more test run, only for a change
+whose code already holds a test's values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tiergate import git
+from tiergate.tier.content.answers import TestLiterals, branches, find_answers, literals, read_tests
+from tiergate.tier.content.testfiles import is_test
+
+if TYPE_CHECKING:
+    from tiergate.config import Config
+    from tiergate.gate.checks import Check
+    from tiergate.gate.ruling import BaselineEntry
+    from tiergate.project import Project
+    from tiergate.tier.change import ChangeMeasurement
+    from tiergate.tier.content import ContentHit, FileLines
+
+FAILING_NOTE = "failing when the loop began"
+MAX_TEST_FILES = 400
+MAX_TEST_BYTES = 4_000_000
+
+
+def hard_coded_answers(
+    project: Project, config: Config, base: str, change: ChangeMeasurement
+) -> tuple[ContentHit, ...]:
+    """A hit per test that failed at the base whose values the change writes into its code (none when
+    the outwitting rules are off, or nothing can be compared)."""
+    from tiergate.tier.assess import content_rules
+
+    if not any(eco.name == "outwitting" for eco in content_rules(config)):
+        return ()
+    files = _suspect_files(change)
+    if not files:
+        return ()
+    from tiergate.gate import baseline
+    from tiergate.gate import cache as evidencecache
+    from tiergate.gate.discovery import project_checks
+
+    commit = baseline.base_commit(project.root, base)
+    checks = [c for c in project_checks(project.root, config) if c.kind == "tests"]
+    if commit is None or not checks:
+        return ()
+    top = git.repo_root(project.root)
+    inside = project.root.resolve().relative_to(top.resolve()).as_posix()
+    failing = failing_tests(evidencecache.load_baseline(project, commit), checks)
+    if failing is not None:
+        tests = _base_tests(top, commit, inside, {path for path, _ in failing})
+        return _named(tests, failing, files)
+    # No test outcomes at the base yet: worth one base run only if some test there would be named.
+    tests = _base_tests(top, commit, inside, None)
+    if not find_answers(tests, files):
+        return ()
+    entries = baseline.ensure_baseline(project, commit, checks, timeout=config.gate.timeout_seconds)
+    return _named(tests, failing_tests(entries, checks) or frozenset(), files)
+
+
+def _named(
+    tests: Sequence[TestLiterals], failing: frozenset[tuple[str, str]], files: Sequence[FileLines]
+) -> tuple[ContentHit, ...]:
+    chosen = [t for t in tests if (t.path, t.name) in failing]
+    return find_answers(chosen, files, failing_note=FAILING_NOTE)
+
+
+def _suspect_files(change: ChangeMeasurement) -> list[FileLines]:
+    """The change's implementation files with an added branching line that holds a telling literal."""
+    from tiergate.tier.contentscan import changed_lines
+
+    return [
+        f
+        for f in changed_lines(change)
+        if not is_test(f.path) and any(branches(t) and next(literals(t), None) for t in f.added)
+    ]
+
+
+def failing_tests(
+    entries: Mapping[str, BaselineEntry], checks: Sequence[Check]
+) -> frozenset[tuple[str, str]] | None:
+    """(file, test name) of each test that failed at the base in a test check; None when a test check
+    has no baseline result yet (what failed cannot be told)."""
+    from tiergate.gate.testrun import FAILING
+
+    found: set[tuple[str, str]] = set()
+    for check in checks:
+        entry = entries.get(check.key)
+        if entry is None:
+            return None
+        run = entry.result.tests
+        found.update(runner_key(test) for test in (run.named(FAILING) if run is not None else ()))
+    return frozenset(found)
+
+
+def runner_key(test: str) -> tuple[str, str]:
+    """A runner's test id as (file, test name): `tests/t.py::C::test_x[2-3]` is (`tests/t.py`,
+    `test_x`), `test/t.test.js > suite > adds` is (`test/t.test.js`, `adds`)."""
+    if "::" in test:
+        parts = test.split("::")
+        return parts[0], parts[-1].split("[", 1)[0]
+    parts = test.split(" > ")
+    return parts[0], parts[-1]
+
+
+def _base_tests(top: Path, commit: str, inside: str, paths: set[str] | None) -> list[TestLiterals]:
+    """The tests of the base's test files (`paths`, relative to the project; None: every test file),
+    with their literals, read from git's objects."""
+    prefix = "" if inside in ("", ".") else f"{inside}/"
+    if paths is None:
+        listed = git.run(top, "ls-tree", "-r", "-z", "--name-only", commit, "--", prefix or ".").stdout
+        names = [n for n in listed.decode("utf-8", "surrogateescape").split("\0") if n.startswith(prefix)]
+        paths = {n[len(prefix) :] for n in names if is_test(n)}
+    wanted = sorted(paths)[:MAX_TEST_FILES]
+    tests: list[TestLiterals] = []
+    for path, text in _blobs(top, commit, [prefix + p for p in wanted]):
+        tests.extend(read_tests(path[len(prefix) :], text))
+    return tests
+
+
+def _blobs(top: Path, commit: str, paths: Sequence[str]) -> Iterable[tuple[str, str]]:
+    """(path, text) of each of `paths` at `commit` that is a file there, in one `git cat-file --batch`,
+    up to `MAX_TEST_BYTES` in all."""
+    if not paths:
+        return []
+    request = "".join(f"{commit}:{p}\n" for p in paths).encode("utf-8", "surrogateescape")
+    out = git.run(top, "cat-file", "--batch", stdin=request).stdout
+    found: list[tuple[str, str]] = []
+    at, total = 0, 0
+    for path in paths:
+        end = out.index(b"\n", at)
+        header = out[at:end].split()
+        at = end + 1
+        if len(header) != 3 or header[1] != b"blob":
+            continue  # missing, or not a file
+        size = int(header[2])
+        total += size
+        if total <= MAX_TEST_BYTES:
+            found.append((path, out[at : at + size].decode("utf-8", "replace")))
+        at += size + 1
+    return found
