@@ -22,6 +22,7 @@ BENCHMARKS = (
     "refuted_again_bench",  # a claim on a refuted workspace (goal: <= 1.1 x an active no-claim Stop)
     "seed_experiment",  # the seed's experiment: shallow check against the gate
     "replay_bench",  # tiergate replay on a real history (goal: >= 20 commits/s)
+    "test_contract_bench",  # a claim's test runs against f9b8652 (goal: +0 untouched tests, +1 edited)
 )
 
 
