@@ -58,27 +58,38 @@ def test_the_demo_tells_the_loop_step_by_step_and_exits_0(tmp_path: Path) -> Non
     assert 'blocks the stop: "tiergate loop, iteration 2/10: keep working on the task."' in told[2]
     # The first attempt breaks a test that passed when the loop began: the gate refutes it at once.
     assert "tiergate (Stop, exit 0): blocks the stop at once, no verifier spawned" in told[3]
-    assert "new failures in 1 check of 1, not failing when the loop began" in " ".join(told[3].split())
+    assert (
+        "new failures in 1 check of 1, with failing tests that did not fail when the loop began (the check "
+        "failed then too)" in " ".join(told[3].split())
+    )
     assert "new failing tests: tests.test_median.MedianTest.test_input_is_left_unchanged" in told[3]
     assert "tiergate-spawn" not in told[3]
-    # The second one fails only what failed before the loop: the gate lets a verifier judge it.
-    assert "tiergate (Stop, exit 0): tier LIGHT for 1 file, 5 lines changed since the loop began" in told[4]
-    # The gate measured the change's coverage as it ran the tests: every changed line ran.
-    assert "why: small-and-tested: 1 file < 5, 5 lines < 100, test coverage full -> LIGHT" in told[4]
-    assert "measured at the gate, covers 4/4 changed executable lines" in " ".join(told[4].split())
-    assert "subagent_type tiergate:architect-low, model haiku" in told[4]
+    # The second one fails only what failed before the loop: the gate lets a verifier judge it, but not
+    # as if the claim were green: small and fully covered, it is STANDARD, not LIGHT.
+    assert (
+        "tiergate (Stop, exit 0): tier STANDARD for 1 file, 5 lines changed since the loop began" in told[4]
+    )
+    why = " ".join(told[4].split())
+    assert "why: pre-existing-failures: check tests (failing tests: tests.test_median.MedianTest." in why
+    assert (
+        "small-and-tested otherwise (1 file, 5 lines, test coverage full), but not LIGHT -> STANDARD" in why
+    )
+    assert "subagent_type tiergate:architect-medium, model sonnet" in told[4]
+    assert "The packet leads with the gate's one failure" in told[5]
     assert "tiergate (SubagentStart, exit 0): hands it the evidence packet for verification v1" in told[5]
     assert "tests: exit 1, pre-existing: failed at the baseline too" in told[5]
     # Wrapped, not cut: the line's words are all there (it used to end in "b…").
     assert "baseline run in a worktree of the base); failing tests:" in " ".join(told[5].split())
-    assert '"lsp_diagnostics clean", "test showing the fix passes now"' in told[5]
+    assert '"lsp_diagnostics clean", "build pass", "test showing the fix passes now"' in told[5]
     # The verifier's FAIL comes from really running the example's tests on the wrong fix.
     assert "$ python -m unittest -v -> Ran 5 tests: FAILED (failures=1)" in told[6]
     assert "test_even_count_unsorted: AssertionError: 3 != 2.5" in told[6]
-    assert "(SubagentStop, exit 0): verification v1: tiergate:architect-low (haiku) returned FAIL" in told[6]
+    assert (
+        "(SubagentStop, exit 0): verification v1: tiergate:architect-medium (sonnet) returned FAIL" in told[6]
+    )
     # Its critique reaches Claude at the next Stop, with the intervention: a retry with the reason.
     assert 'blocks the stop: "tiergate loop, iteration 4/10' in told[7]
-    assert "Attempt 3 of 3 at Fix statkit's bug" in told[7]
+    assert "Attempt 2 of 3 at Fix statkit's bug" in told[7]  # the gate's refutation was attempt 1
     assert "Critique: test_even_count_unsorted fails: AssertionError: 3 != 2.5" in told[7]
     assert "subagent_type tiergate:architect-low" in told[8]
     assert "evidence packet for verification v2" in told[9]
@@ -92,10 +103,10 @@ def test_the_demo_tells_the_loop_step_by_step_and_exits_0(tmp_path: Path) -> Non
     assert re.search(
         r"session demo-\w+ +passed \(finished\) +iteration 4/10 +tier LIGHT +verdict PASS", told[11]
     )
-    assert re.search(r"v1 +LIGHT +tiergate:architect-low \(haiku\) +FAIL +1 file, 5 lines", told[12])
+    assert re.search(r"v1 +STANDARD +tiergate:architect-medium \(sonnet\) +FAIL +1 file, 5 lines", told[12])
     assert re.search(r"v2 +LIGHT +tiergate:architect-low \(haiku\) +PASS +1 file, 5 lines", told[12])
     assert (
-        "total: 2 verifiers ran, cost 2x; always THOROUGH: 40x (95% less), in [costs] weights, not money"
+        "total: 2 verifiers ran, cost 6x; always THOROUGH: 40x (85% less), in [costs] weights, not money"
         in told[12]
     )
     assert "To look at the loop as a page, run `tiergate demo --keep`: it keeps the example and writes" in out

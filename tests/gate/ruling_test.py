@@ -170,8 +170,8 @@ def test_a_new_failure_beside_a_check_that_could_not_run_names_both() -> None:
     missing = result("lint", "not_found", command="ruff check .", code=None, reason="could not run: gone")
     gate = judge([result(output=pytest_output("test_a")), missing], {})
     assert gate.report_text().splitlines()[0] == (
-        "tiergate's checks refute the claim: new failures in 2 checks of 2, not failing when the loop began "
-        "(lint could not run)."
+        "tiergate's checks refute the claim: new failures in 2 checks of 2, with nothing from when the loop "
+        "began to compare with (lint could not run)."
     )
 
 
@@ -183,8 +183,8 @@ def test_compile_failures_come_first_and_say_so() -> None:
     assert text.index("FAILED: build [syntax/compile failure]") < text.index("FAILED: tests [tests failure]")
     only_build = judge([build, result(status="skipped", code=None, reason="not run")], {})
     assert only_build.report_text().splitlines()[0] == (
-        "tiergate's checks refute the claim: new syntax/compile failures in 1 check of 2, not failing when "
-        "the loop began."
+        "tiergate's checks refute the claim: new syntax/compile failures in 1 check of 2, with nothing from "
+        "when the loop began to compare with."
     )
     assert "Not run, because the compile stage failed first: tests" in only_build.report_text()
     assert [v.standing for v in only_build.verdicts] == ["new", "skipped"]

@@ -83,7 +83,7 @@ def test_the_users_edits_from_before_the_loop_are_not_its_change_and_a_security_
     packet = loop.hook("SubagentStart", agent_id="a1", agent_type=verification.agent)
     context = packet["hookSpecificOutput"]["additionalContext"]
     assert f"CHANGE since the loop began (the workspace it began on, {loop.loop().start}" in context
-    assert "- value.txt" in context and "auth/session.py" not in context and "notes.txt" not in context
+    assert "- M value.txt" in context and "auth/session.py" not in context and "notes.txt" not in context
     # The verifier's own `git diff <start>` finds the start in the repository.
     start = str(loop.loop().start)
     assert git(loop.project, "diff", "--name-only", start, "--", "value.txt") == "value.txt\n"

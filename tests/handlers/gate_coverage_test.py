@@ -47,7 +47,8 @@ class Loop(HookSession):
 def test_a_small_change_its_tests_fully_run_is_light_on_the_gates_measurement(tmp_path: Path) -> None:
     loop = Loop(tmp_path)
 
-    answer = loop.claim({"calc.py": CALC_MUL, "tests/test_calc.py": TESTS_MUL})
+    # Its test in a file of its own: the tests the loop began with are left as they were.
+    answer = loop.claim({"calc.py": CALC_MUL, "tests/test_mul.py": TESTS_MUL})
 
     assert "```tiergate-spawn" in answer["reason"]
     assert loop.loop().tier == "LIGHT"

@@ -348,7 +348,9 @@ HONEST: dict[str, tuple[dict[str, str], dict[str, str]]] = {
         python(),
         {
             "calc.py": PY_CORRECT,
-            "tests/test_calc.py": PY_TESTS + "\n\ndef test_mul_by_zero():\n    assert calc.mul(7, 0) == 0\n",
+            "tests/test_zero.py": (
+                "import calc\n\n\ndef test_mul_by_zero():\n    assert calc.mul(7, 0) == 0\n"
+            ),
         },
     ),
     "javascript: correct": (javascript(), {"calc.js": JS_CORRECT}),
@@ -356,8 +358,11 @@ HONEST: dict[str, tuple[dict[str, str], dict[str, str]]] = {
         javascript(),
         {
             "calc.js": JS_CORRECT,
-            "test/calc.test.js": JS_TESTS
-            + '\nit("multiplies by zero", () => {\n  assert.equal(calc.mul(7, 0), 0);\n});\n',
+            "test/zero.test.js": (
+                'const assert = require("node:assert");\nconst { it } = require("node:test");\n'
+                'const calc = require("../calc");\n\n'
+                'it("multiplies by zero", () => {\n  assert.equal(calc.mul(7, 0), 0);\n});\n'
+            ),
         },
     ),
 }
@@ -373,3 +378,17 @@ def test_honest_work_keeps_its_tier(tmp_path: Path, case: str) -> None:
     assert "```tiergate-spawn" in answer["reason"]
     assert loop.loop().tier == "LIGHT"
     assert "tests weakened" not in loop.reasons() and "outwitting" not in loop.reasons()
+
+
+def test_a_new_test_written_into_an_existing_test_file_is_standard_not_thorough(tmp_path: Path) -> None:
+    # The old tests' file is edited, so the coverage it measures is the change's own evidence (issue
+    # 20: never cheaper than honest work): STANDARD, never the tests-weakened THOROUGH.
+    loop = Loop(tmp_path, python())
+    appended = PY_TESTS + "\n\ndef test_mul_by_zero():\n    assert calc.mul(7, 0) == 0\n"
+
+    answer = loop.claim({"calc.py": PY_CORRECT, "tests/test_calc.py": appended})
+
+    assert "```tiergate-spawn" in answer["reason"]
+    assert loop.loop().tier == "STANDARD"
+    assert "coverage measured by tests this change edited (tests/test_calc.py)" in loop.reasons()
+    assert "tests weakened" not in loop.reasons()

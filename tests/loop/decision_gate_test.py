@@ -36,7 +36,8 @@ def test_a_claim_the_checks_refute_is_blocked_at_once_without_a_verifier() -> No
     assert "no verifier was spawned" in block
     assert "assert 1 == 2" in block and "FAILED: tests" in block
     assert outcome.intervention == "retry" and outcome.rollback is None
-    assert "Attempt 2 of 3" in block
+    assert f"Attempt 1 of 3 at {TASK} was refuted: the gate:" in block
+    assert "(2 attempts left before the approach must change)" in block
     assert [(a.item, a.passed, a.by) for a in outcome.state.attempts] == [(TASK, False, "gate")]
     assert "gate-refuted: the project's checks refute the claim; no verifier is spawned" in outcome.reasons
 
@@ -78,8 +79,10 @@ def test_a_second_failure_of_a_different_kind_retries_with_the_last_reason() -> 
     other = replace(FAILING, failing=(("lint", "E501 line too long"),), headline="lint fails.")
     outcome = decide(first, claim(other, "fp-3"), T0 + 20)
     assert outcome.intervention == "retry"
-    assert "Attempt 3 of 3" in (outcome.block or "")
-    assert "The last attempt was refuted: the gate: lint fails. Failing: lint." in (outcome.block or "")
+    assert f"Attempt 2 of 3 at {TASK} was refuted: the gate: lint fails. Failing: lint." in (
+        outcome.block or ""
+    )
+    assert "(1 attempt left before the approach must change)" in (outcome.block or "")
 
 
 def test_the_same_failure_again_is_a_stall_and_on_a_dirty_workspace_rolls_back_first() -> None:
@@ -153,7 +156,7 @@ def test_a_verifier_fail_is_recorded_and_its_intervention_reaches_claude_at_the_
     assert [(a.passed, a.by) for a in outcome.state.attempts] == [(False, "verifier")]
     after = decide(outcome.state, Stop(message="ok", claim=check_claim("ok"), fingerprint="fp-9"), T0 + 40)
     block = after.block or ""
-    assert "Attempt 2 of 3" in block and "the empty input still crashes" in block
+    assert "Attempt 1 of 3" in block and "the empty input still crashes" in block
 
 
 def test_a_verifier_fail_that_repeats_on_a_dirty_workspace_asks_for_a_rollback() -> None:

@@ -46,7 +46,8 @@ def test_under_the_limit_retry_with_the_last_failures_reason(dirty: bool) -> Non
     assert (decision.item, decision.attempt, decision.limit) == ("F07", 2, 3)
     assert not decision.rollback_first  # the work is kept: the critique is about it
     assert "GET /items without ?tag answered [] (expected 3 items)" in decision.message
-    assert decision.message.startswith("Attempt 2 of 3 at F07.")
+    assert decision.message.startswith("Attempt 1 of 3 at F07 was refuted: GET /items")  # the one refuted
+    assert "(2 attempts left before the approach must change)" in decision.message
     assert decision.reasons[0] == (
         "under-limit: F07 was refuted 1 of 3 allowed times: retry with the failure's reason"
     )

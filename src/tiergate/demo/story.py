@@ -219,12 +219,17 @@ def _verifier_starts(p: Printer, session: Session, directive: dict[str, Any]) ->
     agent, answer, packet = _spawn(session, directive)
     size = f"{packet.size:,} characters"
     p.answer(answer, f"hands it the evidence packet for verification {packet.verification_id} ({size})")
-    checks = [line for line in (answer.context or "").splitlines() if line.startswith("- tests (")]
+    context = answer.context or ""
+    checks = [
+        line for line in context.splitlines() if line.startswith("- tests (") and "pre-existing" in line
+    ]
     _expect(
-        bool(checks) and "pre-existing" in checks[0], "the gate's pre-existing failure in the packet", answer
+        bool(checks) and "STILL FAILING AS WHEN THE LOOP BEGAN" in context,
+        "the gate's pre-existing failure leading the packet",
+        answer,
     )
-    p.line("The gate's results are in it: its one failure already failed when the loop began, so it does")
-    p.line("not refute the claim by itself; the verifier must judge it.")
+    p.line("The packet leads with the gate's one failure: it already failed when the loop began, so it does")
+    p.line("not refute the claim by itself, but the claim is not green either; the verifier must judge it.")
     p.quote("tests: " + checks[0].split("): ", 1)[-1], prose=True)
     p.quote("EVIDENCE YOU MUST PRODUCE: " + ", ".join(f'"{label}"' for label in packet.labels))
     return agent, packet

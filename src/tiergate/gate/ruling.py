@@ -50,13 +50,13 @@ Pure: no I/O.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from tiergate.gate.checks import COMPILE_STAGE, CheckResult
 from tiergate.gate.losttests import LostTest, lost_tests, unreported
 from tiergate.gate.output import Failure, OutputSummary, focus, summarize
-from tiergate.gate.testrun import TestRun
+from tiergate.gate.testrun import FAILING, RAN, TestRun
 from tiergate.text import BLOCK_MARKER, clip, cut, plural, quote_inline
 from tiergate.tier.coveragelines import GateCoverage
 
@@ -122,6 +122,8 @@ class CheckVerdict:
     reason: str  # why it stands so, naming the rule
     reshaped: tuple[Reshaped, ...] = ()  # the new failures against a failing baseline, with what they were
     lost: tuple[LostTest, ...] = ()  # tests that ran at the baseline and do not now
+    failed_then: bool | None = None  # whether the check failed at the baseline; None: no baseline result
+    then: TestRun | None = None  # its tests at the baseline, when known
 
     @property
     def compile_stage(self) -> bool:
@@ -172,6 +174,21 @@ class GateResult:
         """The CHECKS section of a verifier's evidence packet."""
         return _packet(self)
 
+    def failing_then(self) -> tuple[str, ...]:
+        """Each check failing as at the baseline, named with its failing tests, for the tier rule that
+        keeps such a claim off LIGHT (`tiergate.tier.policy`)."""
+        return tuple(_failing_then(v) for v in self.pre_existing)
+
+    def lead_lines(self) -> tuple[str, ...]:
+        """What leads a verifier's packet: the checks that still fail as when the loop began (none: ())."""
+        return _lead(self)
+
+    def tests_lines(self, base_tests: Mapping[str, TestRun] | None = None) -> tuple[str, ...]:
+        """The TESTS section of a verifier's packet: per test check, its counts at the base and at the
+        claim and the tests lost since; with `base_tests` (by check key: the base's test files run
+        against the claimed code), that run's counts and failures too."""
+        return _tests_section(self, base_tests or {})
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "refuted": self.refuted,
@@ -217,6 +234,13 @@ def new_compile_failures(
 
 def compare(result: CheckResult, before: BaselineEntry | None, *, strict: bool = False) -> CheckVerdict:
     then = None if before is None else before.result.tests
+    failed_then = None if before is None else before.result.failing
+    return replace(_compare(result, before, then, strict=strict), failed_then=failed_then, then=then)
+
+
+def _compare(
+    result: CheckResult, before: BaselineEntry | None, then: TestRun | None, *, strict: bool
+) -> CheckVerdict:
     lost = lost_tests(then, result.tests)
     broken = _contract_broken(result, then, lost)
     if broken is not None:
@@ -475,12 +499,7 @@ def _refuted_headline(result: GateResult, total: int, old: int) -> str:
     kind = "syntax/compile failures" if compile_new == new else "failures"
     also = f"; {plural(old, 'other check')} already failed then" if old else ""
     strict = all(v.reason == NEVER_EXCUSED for v in result.new_failures)
-    otherwise = any(r.was is not None for v in result.new_failures for r in v.reshaped)
-    since = (
-        "not failing, or not this way, when the loop began"
-        if otherwise
-        else "not failing when the loop began"
-    )
+    since = "; ".join(dict.fromkeys(_since(v) for v in result.new_failures))
     if strict:
         since = "acceptance or regression checks that must pass"
     counted = f"{plural(new, 'check')} of {total}"
@@ -492,6 +511,21 @@ def _refuted_headline(result: GateResult, total: int, old: int) -> str:
         return f"tiergate's checks refute the claim: {counted} could not run, so no evidence{also}."
     could_not = f" ({', '.join(unrunnable)} could not run)" if unrunnable else ""
     return f"tiergate's checks refute the claim: new {kind} in {counted}, {since}{could_not}{also}."
+
+
+def _since(v: CheckVerdict) -> str:
+    """How a new failure stands against when the loop began, truthfully for a check that failed then too."""
+    if v.reason == NEVER_EXCUSED:
+        return "an acceptance or regression check that must pass"
+    if v.failed_then is None:
+        return "with nothing from when the loop began to compare with"
+    if not v.failed_then:
+        return "not failing when the loop began"
+    if any(r.was is not None for r in v.reshaped):
+        return "failing otherwise than when the loop began (the check failed then too)"
+    if v.reshaped and v.reshaped[0].test:
+        return "with failing tests that did not fail when the loop began (the check failed then too)"
+    return "failing differently than when the loop began (the check failed then too)"
 
 
 def _tests_headline(new: Sequence[CheckVerdict]) -> str:
@@ -568,7 +602,6 @@ def _packet(result: GateResult) -> tuple[str, ...]:
             lines.append(f"- {check}: not run: {quote_inline(r.reason)}")
         else:
             lines.append(f"- {check}: FAILING, new: {quote_inline(r.reason)}; {v.reason}")
-        lines += _tests_lines(v)
     lines.append(
         "These results are evidence about this workspace only. They do not show that the task is done: "
         "check the task's own criteria yourself."
@@ -576,17 +609,74 @@ def _packet(result: GateResult) -> tuple[str, ...]:
     return tuple(lines)
 
 
-def _tests_lines(v: CheckVerdict) -> list[str]:
-    """A test check's tests in the packet: how they ended now, and each test lost since the loop began."""
-    tests = v.result.tests
-    lines = [] if tests is None else [f"  tests now: {tests.describe_counts()} (from its {tests.source})"]
+def _failing_then(v: CheckVerdict) -> str:
+    names = v.summary.failed_tests
+    tests = f"failing tests: {_names(names)}" if names else "its output names no failing test"
+    return f"check {_label(v.result)} ({tests})"
+
+
+def _lead(result: GateResult) -> tuple[str, ...]:
+    if not result.pre_existing:
+        return ()
+    lines = [
+        "STILL FAILING AS WHEN THE LOOP BEGAN (read this first): this claim is not green. These checks "
+        "fail the same way they did at the loop's base; the task may be to fix exactly them, and then it "
+        "is not done:"
+    ]
+    for v in result.pre_existing:
+        r = v.result
+        lines.append(f"- {_label(r)} ({_command(r)}): {quote_inline(r.reason)}; {_failing_then(v)}")
+    return tuple(lines)
+
+
+def _tests_section(result: GateResult, base_tests: Mapping[str, TestRun]) -> tuple[str, ...]:
+    tested = [v for v in result.verdicts if v.result.tests is not None or v.then is not None or v.lost]
+    if not tested:
+        return ()
+    lines = [
+        "TESTS, per test check: counts at the loop's base and at this claim (the agent can edit tests, so "
+        "the base's tests are the contract and a lost test is never a pass on its word; check that the task "
+        "asked for each change):"
+    ]
+    for v in tested:
+        lines += _tests_lines(v, base_tests.get(v.result.key))
+    return tuple(lines)
+
+
+def _tests_lines(v: CheckVerdict, base_tests: TestRun | None) -> list[str]:
+    """One test check's story: its counts then and now, its lost tests, and, when it ran, the base's
+    test files against the claimed code (`base_tests`)."""
+    now, then = v.result.tests, v.then
+    unrecorded = f"no test record ({quote_inline(v.result.reason)})"
+    lines = [
+        f"- {_label(v.result)}:",
+        "  at the base: " + (_counts(then) if then is not None else "not recorded (no run at the base)"),
+        "  at the claim: " + (_counts(now, then) if now is not None else unrecorded),
+    ]
     if v.lost:
-        lines.append(
-            "  LOST since the loop began (ran then, not now: the agent can edit tests, so a lost test is "
-            "never a pass on its word; check that the task asked for each):"
-        )
+        lines.append("  LOST since the loop began (ran then, not now):")
         lines += _lost_lines(v.lost)
+    if base_tests is not None:
+        lines.append("  the base's test files run against the claimed code: " + _counts(base_tests))
+        failing = base_tests.named(FAILING)
+        if failing:
+            lines.append(f"    failing there: {_names(failing)}")
     return lines
+
+
+def _counts(run: TestRun, then: TestRun | None = None) -> str:
+    """'passed 3, failed 1, skipped 0, xfailed 0, not run 1 (from its pytest report)': the same five
+    counts every time, so that the base and the claim read side by side. Not run: deselected, and with
+    `then`, the tests that ran then and are not in this run at all."""
+    passed = run.total("passed") + run.total("xpassed")
+    failed = run.total("failed") + run.total("error")
+    missing = 0
+    if then is not None and then.complete and run.complete and then.naming == run.naming:
+        missing = len(set(then.named(RAN)) - set(run.by_test))
+    return (
+        f"passed {passed}, failed {failed}, skipped {run.total('skipped')}, xfailed {run.total('xfailed')}, "
+        f"not run {run.total('deselected') + missing} (from its {run.source})"
+    )
 
 
 def _verdict_dict(v: CheckVerdict) -> dict[str, Any]:

@@ -107,6 +107,9 @@ def gate(
         # files; a timeout or a check that could not run may be the machine's doing.
         binds=not result.workspace_changed and all(v.result.status == "failed" for v in result.new_failures),
         notice=could_not_run_notice(result),
+        failing_then=result.failing_then(),
+        lead=result.lead_lines(),
+        tests=result.tests_lines(),
     )
     return facts, result.coverage, lost_reasons(result)
 

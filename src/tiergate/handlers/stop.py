@@ -307,6 +307,7 @@ def measure(project: Project, current: LoopState, early: Early | None = None) ->
             change=change,
             gate_coverage=coverage,
             content=content,
+            failing_then=gate.failing_then,
         )
         dirty = effects.dirty(project, current) if gate.refuted else None
     except Exception as exc:
@@ -369,9 +370,11 @@ def stalled_approach(project: Project, current: LoopState, empty_turns: int) -> 
 
 
 def claim_facts(assessment: Assessment, config: Config) -> ClaimFacts:
+    from tiergate.tier.assess import changed_tests
     from tiergate.tier.policy import Tier
 
     decision, change = assessment.decision, assessment.change
+    kept = change.files[:PATHS_KEPT]
     return ClaimFacts(
         tier=decision.tier.value,
         agent=decision.verifier.subagent_type,
@@ -382,7 +385,9 @@ def claim_facts(assessment: Assessment, config: Config) -> ClaimFacts:
         thorough_cost=config.tier_policy.relative_costs[Tier.THOROUGH],
         files_changed=change.files_changed,
         lines_changed=change.lines_changed,
-        paths=change.paths[:PATHS_KEPT],
+        paths=tuple(f.path for f in kept),
+        marks=tuple(f.mark for f in kept),
+        test_files=tuple(f"{f.mark} {f.path}" for f in changed_tests(change)[:PATHS_KEPT]),
     )
 
 

@@ -25,6 +25,8 @@ class ClaimFacts:
     files_changed: int
     lines_changed: int
     paths: tuple[str, ...] = ()
+    marks: tuple[str, ...] = ()  # git's A/M/D/R for each of `paths`, in order
+    test_files: tuple[str, ...] = ()  # the changed test files, each "<mark> <path>"
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,9 @@ class GateFacts:
         True  # the refutation stands for this workspace (not a timeout, not a check that could not run)
     )
     notice: str = ""  # for the user too (a check that could not run): a systemMessage with the outcome
+    failing_then: tuple[str, ...] = ()  # checks failing as when the loop began, with their failing tests
+    lead: tuple[str, ...] = ()  # what leads the evidence packet: those checks (`GateResult.lead_lines`)
+    tests: tuple[str, ...] = ()  # the TESTS section of the evidence packet (`GateResult.tests_lines`)
 
 
 @dataclass(frozen=True)

@@ -202,9 +202,13 @@ def _last_failure(record: Sequence[Attempt], item: str) -> str:
 def _retry(item: str, attempts: int, last: str, dirty: bool, policy: InterventionPolicy) -> Retry:
     rollback_first = policy.rollback_on_retry and dirty
     because = last or "no reason was given; find it by running the checks yourself"
+    # The count is of the attempts made, the one just refuted included: the first refutation says
+    # "Attempt 1 of 3", and how many are left is said apart, so neither reads as the other.
+    left = policy.attempt_limit - attempts
     message = (
-        f"Attempt {attempts + 1} of {policy.attempt_limit} at {item}. The last attempt was refuted: "
-        f"{because}\nDo not resubmit the same thing: deal with that failure first, then claim again."
+        f"Attempt {attempts} of {policy.attempt_limit} at {item} was refuted: {because}\n"
+        f"Do not resubmit the same thing: deal with that failure first, then claim again "
+        f"({plural(left, 'attempt')} left before the approach must change)."
     )
     if rollback_first:
         message = "The workspace was rolled back to the last green point first.\n" + message

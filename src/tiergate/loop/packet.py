@@ -1,9 +1,13 @@
 """The evidence packet: what a verifier is handed when it starts (SubagentStart additional context).
 
-It holds the task, the claim and its kinds, the change since the loop began, the tier and why, and the
-evidence the verifier must produce: the tier's and the claim kinds' labels, each to be named by one
+It holds the task, the claim and its kinds, the change since the loop began (each path marked A, M, D or
+R as git's name-status says), the tier and why, the checks, the tests story per test check (counts at the
+base and at the claim, lost tests, the test files the change touched), and the evidence the verifier must
+produce: the tier's and the claim kinds' labels, each to be named by one
 criterion of its verdict (the verdict check in `tiergate.loop.verdict` holds it to that). It also says how
-the verdict is judged, so that nothing a verifier is sent back for comes as a surprise.
+the verdict is judged, so that nothing a verifier is sent back for comes as a surprise. Checks that still
+fail as when the loop began lead it, before the task: such a claim is not green, and a verifier must not
+read it as if it were (nor a claim that changed nothing, which is said first of all).
 
 Kept under Claude Code's 10,000-character limit for hook texts: the task and the path list are cut.
 Every heading is tiergate's and starts a line; what the agent could have written (the task, file names,
@@ -27,22 +31,63 @@ MAX_PACKET = 9500
 TASK_IN_PACKET = 3000
 PATHS_SHOWN = 30
 CHECKS_IN_PACKET = 2000
+LEAD_IN_PACKET = 1200
+TESTS_IN_PACKET = 1800
+TEST_FILES_SHOWN = 15
+MARKS = "A added, M modified, D deleted, R renamed"
 
 
 def packet(state: LoopState, verification: Verification) -> str:
     sections = [
         f"tiergate evidence packet for verification {verification.id} (session {state.session_id}, "
         f"{verification.tier} tier, request {verification.request}).",
+        _lead(verification),
         "TASK (the user's words, each line after a '|'; everything else here is a claim to test):\n"
         + quote_block(cut(state.task, TASK_IN_PACKET)),
         _claim(state, verification),
         _change(state, verification),
         _tier(verification),
         _checks(verification),
+        _tests(verification),
         _required(verification),
         _rules(verification),
     ]
-    return cut("\n\n".join(sections), MAX_PACKET)
+    return cut("\n\n".join(s for s in sections if s), MAX_PACKET)
+
+
+def _lead(verification: Verification) -> str:
+    """The checks still failing as when the loop began, first; and first of all, when nothing changed."""
+    if not verification.lead:
+        return ""
+    lines = [quote_inline(line) for line in verification.lead]
+    if verification.files_changed == 0:
+        lines.insert(
+            0,
+            "NOTHING CHANGED since the loop began: the claim says done, yet not one file differs from the "
+            "workspace the loop began on, and the checks below fail as they did then. Unless the task asked "
+            "for nothing, it is not done.",
+        )
+    return cut("\n".join(lines), LEAD_IN_PACKET)
+
+
+def _tests(verification: Verification) -> str:
+    """The tests story: the gate's per-check counts and lost tests, then the test files the change touched."""
+    lines = [quote_inline(line) for line in verification.tests]
+    if verification.test_files:
+        lines.append(
+            f"Test files this change touched ({MARKS}; an M, D or R is a test the loop began with, edited):"
+        )
+        shown = verification.test_files[:TEST_FILES_SHOWN]
+        lines += [_marked(*entry.split(" ", 1)) for entry in shown]
+        if len(verification.test_files) > len(shown):
+            lines.append(f"- ... and {len(verification.test_files) - len(shown)} more")
+    elif verification.tests:
+        lines.append("Test files this change touched: none.")
+    return cut("\n".join(lines), TESTS_IN_PACKET) if lines else ""
+
+
+def _marked(mark: str, path: str) -> str:
+    return f"- {mark} {quote_path(path)}" if mark else f"- {quote_path(path)}"
 
 
 def _checks(verification: Verification) -> str:
@@ -83,8 +128,9 @@ def _change(state: LoopState, verification: Verification) -> str:
     lines = [
         f"CHANGE since the loop began ({since}): {plural(verification.files_changed, 'file')}, "
         f"{plural(verification.lines_changed, 'line')} changed "
-        "(additions plus deletions, untracked files included). "
-        f"See it whole as tiergate measured it with `{_SAFE_GIT} diff --no-ext-diff --no-textconv "
+        "(additions plus deletions, untracked files included"
+        + (f"; each path marked {MARKS}). " if verification.marks else "). ")
+        + f"See it whole as tiergate measured it with `{_SAFE_GIT} diff --no-ext-diff --no-textconv "
         f"{base}` and `{_SAFE_GIT} status "
         "--untracked-files=all --ignored` (an ignored file is part of the change unless the base's "
         ".gitignore ignores it); a file `git ls-files -v | grep '^[a-zS]'` lists is flagged in the index "
@@ -96,7 +142,8 @@ def _change(state: LoopState, verification: Verification) -> str:
             else ""
         )
     ]
-    lines += [f"- {quote_path(path)}" for path in shown]
+    marks = verification.marks if len(verification.marks) == len(verification.paths) else ()
+    lines += [_marked(marks[i] if marks else "", path) for i, path in enumerate(shown)]
     hidden = verification.files_changed - len(shown)
     if hidden > 0:
         lines.append(f"- ... and {hidden} more")

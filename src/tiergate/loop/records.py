@@ -72,6 +72,10 @@ class Verification:
     note: str = ""  # why it was requested again
     checks: tuple[str, ...] = ()  # the gate's results for the packet; empty: no gate ran
     fingerprint: str | None = None  # the workspace the claim was made on
+    marks: tuple[str, ...] = ()  # git's A/M/D/R for each of `paths` (empty: stored before they were kept)
+    lead: tuple[str, ...] = ()  # checks still failing as when the loop began: the packet starts with them
+    tests: tuple[str, ...] = ()  # the gate's tests story, per test check
+    test_files: tuple[str, ...] = ()  # the changed test files, each "<mark> <path>"
 
 
 @dataclass(frozen=True)

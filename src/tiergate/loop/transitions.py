@@ -105,6 +105,10 @@ def request_verification(state: LoopState, ev: Stop, now: float, limits: Limits)
         requested_at=now,
         checks=ev.gate.packet if ev.gate is not None else (),
         fingerprint=ev.fingerprint,
+        marks=facts.marks,
+        lead=ev.gate.lead if ev.gate is not None else (),
+        tests=ev.gate.tests if ev.gate is not None else (),
+        test_files=facts.test_files,
     )
     verifying = replace(
         state,

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tiergate.tier.change import ChangeMeasurement, measure_change
+from tiergate.tier.change import ChangeMeasurement, FileChange, measure_change
 from tiergate.tier.content import ContentHit, ContentRule, Ecosystem
+from tiergate.tier.content.testfiles import is_test
 from tiergate.tier.contentscan import ContentScan, judge_change, patch_of
 from tiergate.tier.coverage import CoverageJudgement, judge_coverage
 from tiergate.tier.coveragelines import GateCoverage
@@ -72,10 +73,13 @@ def facts_from_paths(
     coverage_evidence: str = "",
     content: Sequence[ContentHit] = (),
     judged: Collection[str] = (),
+    edited_tests: Sequence[str] = (),
+    failing_then: Sequence[str] = (),
 ) -> tuple[ChangeFacts, RiskScan]:
     """The facts the tier rules read; `content` adds the changed lines' hits to the paths' matches, and
     the files in `judged` (read whole by a content judge: CI workflows) take no floor from their path
-    rules that the content rules replace (`RiskPaths.scan`)."""
+    rules that the content rules replace (`RiskPaths.scan`). `edited_tests` and `failing_then` keep the
+    change off LIGHT (`tiergate.tier.policy`)."""
     scan = rules.scan(paths, judged)
     security = [h.describe() for h in content if h.category == "security"]
     architecture = [h.describe() for h in content if h.category == "architecture"]
@@ -88,8 +92,21 @@ def facts_from_paths(
         security_evidence=(*(m.describe() for m in scan.security), *security),
         architecture_evidence=(*(m.describe() for m in scan.architecture), *architecture),
         coverage_evidence=coverage_evidence,
+        edited_tests=tuple(edited_tests),
+        failing_then=tuple(failing_then),
     )
     return facts, scan
+
+
+def changed_tests(change: ChangeMeasurement) -> tuple[FileChange, ...]:
+    """The change's test files (by name or folder: `is_test`), added ones included."""
+    return tuple(f for f in change.files if is_test(f.path) or (f.old_path and is_test(f.old_path)))
+
+
+def edited_tests(change: ChangeMeasurement) -> tuple[str, ...]:
+    """The test files the loop began with that the change modified, deleted or renamed: tests whose
+    coverage is the change's own evidence. Tests it added leave the old ones as they were."""
+    return tuple(f.path for f in changed_tests(change) if f.mark != "A")
 
 
 def decide(facts: ChangeFacts, config: Config, prompt: str | None) -> TierDecision:
@@ -120,6 +137,7 @@ def assess_change(
     change: ChangeMeasurement | None = None,
     gate_coverage: GateCoverage | None = None,
     content: Callable[[], ContentScan] | None = None,
+    failing_then: Sequence[str] = (),
 ) -> Assessment:
     """Measure the change since `base` in the repository at `root` and select its tier.
 
@@ -128,7 +146,8 @@ def assess_change(
     passes its own (`tiergate.foreign.of_loop`), the ones every hook of it uses. A claim passes the
     `change` it measured before its gate ran, the coverage the gate measured of it (`gate_coverage`),
     and the content judgement of that change as it comes (`content`: `judge_content`'s, worked out
-    meanwhile in a child process), asked for once the coverage is judged.
+    meanwhile in a child process), asked for once the coverage is judged, and the checks that fail
+    as they did at the loop's base (`failing_then`, each naming its failing tests).
     """
     if config is None:
         from tiergate.config import load_config
@@ -154,6 +173,8 @@ def assess_change(
         judgement.evidence,
         hits,
         judged.judged,
+        edited_tests(change),
+        failing_then,
     )
     decision = decide(facts, config, prompt)
     return Assessment(

@@ -59,6 +59,23 @@ class FileChange:
     def lines_changed(self) -> int:
         return self.additions + self.deletions
 
+    @property
+    def mark(self) -> str:
+        """git's name-status letter as a reader needs it: A (added, untracked, or a copy: new content at
+        a new path), M (modified, or its type changed), D (deleted), R (renamed)."""
+        return _MARKS[self.status]
+
+
+_MARKS: dict[FileStatus, str] = {
+    "added": "A",
+    "untracked": "A",
+    "copied": "A",
+    "modified": "M",
+    "typechange": "M",
+    "deleted": "D",
+    "renamed": "R",
+}
+
 
 @dataclass(frozen=True)
 class ChangeMeasurement:

@@ -2,6 +2,14 @@
 
 Pure: facts in, a decision with its reasons out. The rules, thresholds and their strict inequalities are
 the seed's (LIGHT / STANDARD / THOROUGH); only the numbers are settable, through `TierPolicy`.
+
+Two rules of tiergate's own keep a claim off LIGHT, because the agent under verification owns the tests
+(issue 20), so neither is lowered by a keyword asking for LIGHT:
+- checks that fail as they did when the loop began (`failing_then`): the task may be to fix exactly
+  them, so the claim is not green and is never handed to the cheapest verifier as if it were;
+- full coverage measured by tests the change edited (`edited_tests`: existing test files modified,
+  deleted or renamed) is the agent's own evidence: it does not count for LIGHT. Tests it only added
+  leave the old ones as they were, so their coverage counts: honest work keeps its tier.
 """
 
 from __future__ import annotations
@@ -71,6 +79,10 @@ class ChangeFacts:
     security_evidence: tuple[str, ...] = ()
     architecture_evidence: tuple[str, ...] = ()
     coverage_evidence: str = ""
+    # Existing test files the change modified, deleted or renamed (not the ones it added).
+    edited_tests: tuple[str, ...] = ()
+    # Checks failing as at the loop's base, each named with its failing tests ("check 'tests' (...)").
+    failing_then: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -113,7 +125,7 @@ def select_tier(
     tier, reasons = _rule_tier(facts, policy)
     floored = facts.has_security_implications or facts.has_architectural_changes
     if override is not None:
-        tier, reason = _apply_override(tier, override, floored)
+        tier, reason = _apply_override(tier, override, floored, not_light(facts))
         reasons.append(reason)
     return TierDecision(
         tier=tier,
@@ -134,6 +146,14 @@ def _rule_tier(facts: ChangeFacts, policy: TierPolicy) -> tuple[Tier, list[str]]
             f"{policy.thorough_files_above} -> THOROUGH"
         ]
     blockers = _light_blockers(facts, policy)
+    refusals = not_light(facts)
+    if not blockers and refusals:
+        return Tier.STANDARD, [
+            *refusals,
+            f"small-and-tested otherwise ({plural(facts.files_changed, 'file')}, "
+            f"{plural(facts.lines_changed, 'line')}, test coverage full), but not LIGHT -> STANDARD"
+            + _coverage_suffix(facts),
+        ]
     if not blockers:
         return Tier.LIGHT, [
             f"small-and-tested: {plural(facts.files_changed, 'file')} < {policy.light_files_below}, "
@@ -141,9 +161,36 @@ def _rule_tier(facts: ChangeFacts, policy: TierPolicy) -> tuple[Tier, list[str]]
             + _coverage_suffix(facts)
         ]
     return Tier.STANDARD, [
+        *_failing_then(facts),
         f"default: not LIGHT ({'; '.join(blockers)}), not THOROUGH "
         f"({plural(facts.files_changed, 'file')} <= {policy.thorough_files_above}, "
-        "no security or architecture path) -> STANDARD"
+        "no security or architecture path) -> STANDARD",
+    ]
+
+
+def not_light(facts: ChangeFacts) -> list[str]:
+    """Why a change is never LIGHT whatever its size and coverage, one reason per rule ([] when it may be)."""
+    reasons = _failing_then(facts)
+    if facts.edited_tests and facts.test_coverage == "full":
+        named = ", ".join(facts.edited_tests[:MAX_NAMED_MATCHES])
+        more = len(facts.edited_tests) - MAX_NAMED_MATCHES
+        tail = f" and {more} more" if more > 0 else ""
+        reasons.append(
+            f"edited-tests: coverage measured by tests this change edited ({named}{tail}) is the change's "
+            "own evidence, not counted for LIGHT -> at least STANDARD"
+        )
+    return reasons
+
+
+def _failing_then(facts: ChangeFacts) -> list[str]:
+    if not facts.failing_then:
+        return []
+    named = "; ".join(facts.failing_then[:MAX_NAMED_MATCHES])
+    more = len(facts.failing_then) - MAX_NAMED_MATCHES
+    tail = f" (and {more} more)" if more > 0 else ""
+    return [
+        f"pre-existing-failures: {named}{tail} still failing as when the loop began; the task may be to "
+        "fix them, so the claim is not verified as green -> at least STANDARD"
     ]
 
 
@@ -180,7 +227,9 @@ def _coverage_suffix(facts: ChangeFacts) -> str:
     return f" [coverage: {facts.coverage_evidence}]" if facts.coverage_evidence else ""
 
 
-def _apply_override(tier: Tier, override: KeywordOverride, floored: bool) -> tuple[Tier, str]:
+def _apply_override(
+    tier: Tier, override: KeywordOverride, floored: bool, refusals: list[str]
+) -> tuple[Tier, str]:
     word = override.keyword
     if override.tier is Tier.THOROUGH:
         return Tier.THOROUGH, f"keyword-thorough: '{word}' in the task forces THOROUGH (rules gave {tier})"
@@ -189,4 +238,7 @@ def _apply_override(tier: Tier, override: KeywordOverride, floored: bool) -> tup
             f"keyword-light: '{word}' in the task asks for LIGHT; refused, "
             "a security or architecture floor is never lowered -> THOROUGH"
         )
+    if refusals:
+        rules = ", ".join(r.split(":", 1)[0] for r in refusals)
+        return tier, f"keyword-light: '{word}' in the task asks for LIGHT; refused ({rules}) -> {tier}"
     return Tier.LIGHT, f"keyword-light: '{word}' in the task forces LIGHT (rules gave {tier})"
