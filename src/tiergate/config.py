@@ -32,6 +32,9 @@ Example::
 
     [gate]
     timeout_seconds = 300        # per check; its whole process group is killed after that
+    base_tests = "thorough"      # a test that passed when the loop began and fails on the claimed
+                                 # code with the tests as they were then: "thorough" (the verifier
+                                 # decides from the task) or "refute" (the claim is refuted)
 
     [interventions]              # the seed's table: retry, change approach, roll back, halt
     attempt_limit = 3            # refuted attempts at one item before changing approach
@@ -127,6 +130,7 @@ class LoopConfig:
 @dataclass(frozen=True)
 class GateConfig:
     timeout_seconds: float = _value(300.0, "float", gt=0)
+    base_tests: Literal["thorough", "refute"] = _value("thorough", "choice", choices=("thorough", "refute"))
 
 
 @dataclass(frozen=True)

@@ -81,6 +81,7 @@ class LoopModel(_Section):
 
 class GateModel(_Section):
     timeout_seconds: float = Field(300.0, gt=0)
+    base_tests: Literal["thorough", "refute"] = "thorough"
 
     @field_validator("timeout_seconds", mode="before")
     @classmethod

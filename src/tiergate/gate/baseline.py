@@ -110,13 +110,15 @@ def _run_at(
 
 
 @contextlib.contextmanager
-def worktree(top: Path, commit: str) -> Iterator[Path]:
-    """A detached worktree of `commit` in a temporary folder, removed (and unregistered) on exit."""
+def worktree(top: Path, commit: str, *, checkout: bool = True) -> Iterator[Path]:
+    """A detached worktree of `commit` in a temporary folder, removed (and unregistered) on exit;
+    with `checkout` False its files are not written (the caller fills it)."""
     holder = Path(tempfile.mkdtemp(prefix="tiergate-baseline-"))
     tree = holder / "tree"
     try:
         # git.run runs no hook (a post-checkout that installs things, say) and no filter.
-        git.run(top, "worktree", "add", "--detach", "--quiet", str(tree), commit)
+        empty = () if checkout else ("--no-checkout",)
+        git.run(top, "worktree", "add", "--detach", "--quiet", *empty, str(tree), commit)
         yield tree
     finally:
         with contextlib.suppress(UserError):

@@ -33,6 +33,12 @@ A failing check refutes the claim unless the same failure already existed when t
     is lost                         and the verifier is told (`GateResult.lost_passing`)
     its runner's report at the base new: which tests ran cannot be told
     and none now
+    a test that failed at the base  new: the change made it pass by editing it (`basetests`: when
+    fails with the base's tests,    the change touches tests, the test checks run again on the
+    and not with the change's       claimed code with the tests as they were)
+    a test that passed at the base  not held against the claim here, unless `[gate] base_tests` is
+    fails with the base's tests     "refute"; the claim's tier is THOROUGH and the verifier is told
+                                    (`GateResult.base_test_failures`)
 
 "The same way" is `tiergate.gate.output.Failure.same_as`: the same kind (a failure or an error, the
 exception's type) and the same message or assertion line once addresses, durations, temporary paths
@@ -53,6 +59,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from tiergate.gate.basetests import BaseTestFailure, base_test_failures, comparable, whole_check_failure
 from tiergate.gate.checks import COMPILE_STAGE, CheckResult
 from tiergate.gate.losttests import LostTest, lost_tests, unreported
 from tiergate.gate.output import Failure, OutputSummary, focus, summarize
@@ -122,12 +129,19 @@ class CheckVerdict:
     reason: str  # why it stands so, naming the rule
     reshaped: tuple[Reshaped, ...] = ()  # the new failures against a failing baseline, with what they were
     lost: tuple[LostTest, ...] = ()  # tests that ran at the baseline and do not now
+    with_base: CheckResult | None = None  # its run on this code with the tests as at the base
+    base_tests: tuple[BaseTestFailure, ...] = ()  # tests of the base failing in that run
     failed_then: bool | None = None  # whether the check failed at the baseline; None: no baseline result
     then: TestRun | None = None  # its tests at the baseline, when known
 
     @property
     def compile_stage(self) -> bool:
         return self.result.stage == COMPILE_STAGE
+
+    @property
+    def edited_to_pass(self) -> tuple[BaseTestFailure, ...]:
+        """The base's tests whose run with their own tests refutes the claim."""
+        return tuple(f for f in self.base_tests if f.refutes)
 
     @property
     def lost_failing(self) -> tuple[LostTest, ...]:
@@ -158,6 +172,18 @@ class GateResult:
     def lost_passing(self) -> tuple[tuple[str, LostTest], ...]:
         """(check name, test) of each test that passed when the loop began and does not run now."""
         return tuple((v.result.name, t) for v in self.verdicts for t in v.lost if not t.failed_then)
+
+    @property
+    def base_test_failures(self) -> tuple[tuple[str, BaseTestFailure], ...]:
+        """(check name, test) of each test of the base failing on this code with its own tests that does
+        not refute: the claim's tier is THOROUGH, and the verifier decides from the task."""
+        return tuple((v.result.name, f) for v in self.verdicts for f in v.base_tests if not f.refutes)
+
+    @property
+    def base_test_runs(self) -> dict[str, TestRun]:
+        """Each test check's tests in its run with the base's tests, by check key."""
+        runs = {v.result.key: v.with_base.tests for v in self.verdicts if v.with_base is not None}
+        return {key: tests for key, tests in runs.items() if tests is not None}
 
     @property
     def reasons(self) -> tuple[str, ...]:
@@ -208,13 +234,24 @@ def judge(
     reused: bool = False,
     workspace_changed: bool = False,
     strict: Collection[str] = (),
+    with_base: Mapping[str, CheckResult] | None = None,
+    refute_regressions: bool = False,
 ) -> GateResult:
     """The gate's verdict on `results`, against the baseline's results by check key. The checks
     whose keys are in `strict` are never excused by the baseline (an autopilot's acceptance checks:
-    at the base their feature does not exist yet, so they fail there)."""
+    at the base their feature does not exist yet, so they fail there). `with_base`: test checks' runs
+    on this code with the base's tests, by key; `refute_regressions`: `[gate] base_tests = "refute"`."""
+    restored = with_base or {}
     verdicts = tuple(
-        compare(
-            result, None if result.key in strict else baseline.get(result.key), strict=result.key in strict
+        against_base(
+            compare(
+                result,
+                None if result.key in strict else baseline.get(result.key),
+                strict=result.key in strict,
+            ),
+            None if result.key in strict else baseline.get(result.key),
+            restored.get(result.key),
+            refute_regressions=refute_regressions,
         )
         for result in results
     )
@@ -229,6 +266,73 @@ def new_compile_failures(
         compare(r, baseline.get(r.key), strict=r.key in strict).standing == "new"
         for r in results
         if r.stage == COMPILE_STAGE
+    )
+
+
+def against_base(
+    verdict: CheckVerdict,
+    before: BaselineEntry | None,
+    with_base: CheckResult | None,
+    *,
+    refute_regressions: bool = False,
+) -> CheckVerdict:
+    """`verdict` with what the check's run with the base's tests shows (`tiergate.gate.basetests`): a
+    test the change made pass by editing it makes it new."""
+    if with_base is None:
+        return verdict
+    result = verdict.result
+    found = _base_findings(result, before, with_base, refute_regressions)
+    edited = tuple(f for f in found if f.refutes)
+    if edited and verdict.standing != "new":
+        summary = summarize(result.output) if result.failing else _EMPTY
+        named = tuple(f.test for f in edited if f.test)
+        reason = _edited_reason(edited)
+        verdict = replace(verdict, standing="new", summary=summary, new_tests=named, reason=reason)
+    return replace(verdict, with_base=with_base, base_tests=found)
+
+
+def _base_findings(
+    result: CheckResult, before: BaselineEntry | None, with_base: CheckResult, refute: bool
+) -> tuple[BaseTestFailure, ...]:
+    """What the check's run with the base's tests shows; nothing when that run shows nothing (it timed
+    out, could not run, ran no test)."""
+    if with_base.status not in ("passed", "failed"):
+        return ()
+    base = None if before is None else before.result.tests
+    summary = summarize(with_base.output)
+    if comparable(base, result.tests, with_base.tests):
+        messages = _messages(with_base.tests, summary)
+        return base_test_failures(base, result.tests, with_base.tests, messages, refute_regressions=refute)
+    lines = "; ".join(f.describe() for f in summary.failures[:3]) or with_base.reason
+    found = whole_check_failure(
+        before is not None and before.result.status == "passed",
+        result.status == "passed",
+        with_base.status == "failed",
+        clip(lines, RESHAPED_CHARS, "..."),
+        refute_regressions=refute,
+    )
+    return () if found is None else (found,)
+
+
+def _messages(tests: TestRun | None, summary: OutputSummary) -> dict[str, str]:
+    """Each failing test's message in `summary`, by the id its record gives it (an output may name a
+    node test by its own name only)."""
+    named = {f.test: f for f in summary.failures if f.test}
+    found = {}
+    for test in () if tests is None else tests.named(FAILING):
+        failure = named.get(test) or named.get(test.rpartition(" > ")[2])
+        if failure is not None and failure.line:
+            found[test] = clip(failure.describe(), RESHAPED_CHARS, "...")
+    return found
+
+
+def _edited_reason(edited: Sequence[BaseTestFailure]) -> str:
+    names = ", ".join(f.test for f in edited[:LOST_SHOWN] if f.test) or "the check as a whole"
+    more = f" (+{len(edited) - LOST_SHOWN} more)" if len(edited) > LOST_SHOWN else ""
+    verb = "fails" if len(edited) == 1 else "fail"
+    return (
+        f"{plural(len(edited), 'test')} the loop began with {verb} on this code as written then, and not "
+        f"with the tests as the change edited them: {names}{more}"
     )
 
 
@@ -394,6 +498,8 @@ def _names(names: Sequence[str]) -> str:
 
 
 def _failure_block(v: CheckVerdict) -> list[str]:
+    if v.edited_to_pass:
+        return _edited_block(v)
     if v.lost_failing or (v.result.status == "passed" and v.standing == "new"):
         return _lost_block(v)
     if v.result.could_not_run:
@@ -427,6 +533,35 @@ def _lost_block(v: CheckVerdict) -> list[str]:
     lines = [f"TESTS LOST: {_label(v.result)} {_command(v.result)}: {quote_inline(v.reason)}"]
     lines += _lost_lines(v.lost)
     return lines + [BLOCK_MARKER + quote_inline(line) for line in v.summary.lines]
+
+
+def _edited_block(v: CheckVerdict) -> list[str]:
+    """A check refuted by its run with the base's tests: each test the change made pass by editing it."""
+    lines = [f"TESTS EDITED TO PASS: {_label(v.result)} {_command(v.result)}: {quote_inline(v.reason)}"]
+    lines += _base_test_lines(v.edited_to_pass)
+    lines += _lost_lines(v.lost)
+    return lines + [BLOCK_MARKER + quote_inline(line) for line in v.summary.lines]
+
+
+def _base_test_lines(found: Sequence[BaseTestFailure]) -> list[str]:
+    lines = [f"  - {quote_inline(f.text())}" for f in found[:LOST_SHOWN]]
+    if len(found) > LOST_SHOWN:
+        lines.append(f"  (+{len(found) - LOST_SHOWN} more)")
+    return lines
+
+
+def _with_base_lines(v: CheckVerdict) -> list[str]:
+    """Each test of the base that fails on this code with its own tests and does not refute, with its
+    failure, in the packet (the run's counts are in its TESTS section)."""
+    passing = [f for f in v.base_tests if not f.refutes]
+    if not passing:
+        return []
+    lines = [
+        "  FAILS WITH THE TESTS AS THEY WERE when the loop began (test files and test infrastructure put "
+        "back, on this code, in a scratch copy; the change edited these tests: decide from the task whether "
+        "it asked for this behaviour change, or whether the edit hides a regression):"
+    ]
+    return lines + _base_test_lines(passing)
 
 
 def _lost_lines(lost: Sequence[LostTest]) -> list[str]:
@@ -531,6 +666,11 @@ def _since(v: CheckVerdict) -> str:
 def _tests_headline(new: Sequence[CheckVerdict]) -> str:
     """What the new failures are, when all are of one kind that their exit status does not tell: lost
     tests, failing tests behind an exit 0, or no test run at all ("" otherwise)."""
+    if all(v.edited_to_pass and not v.lost_failing for v in new):
+        return (
+            "tests the loop began with fail on this code as they were written then, and pass only as the "
+            "change edited them"
+        )
     if all(v.lost_failing or v.result.status == "passed" for v in new):
         return (
             "tests the loop began with are lost or not reported (deleted, skipped or filtered out, not fixed)"
@@ -602,6 +742,7 @@ def _packet(result: GateResult) -> tuple[str, ...]:
             lines.append(f"- {check}: not run: {quote_inline(r.reason)}")
         else:
             lines.append(f"- {check}: FAILING, new: {quote_inline(r.reason)}; {v.reason}")
+        lines += _with_base_lines(v)
     lines.append(
         "These results are evidence about this workspace only. They do not show that the task is done: "
         "check the task's own criteria yourself."
@@ -699,4 +840,6 @@ def _verdict_dict(v: CheckVerdict) -> dict[str, Any]:
         "output_bytes": r.output_bytes,
         **({} if r.tests is None else {"tests": r.tests.describe_counts(), "tests_from": r.tests.source}),
         **({"lost_tests": [t.text() for t in v.lost]} if v.lost else {}),
+        **({} if v.with_base is None else {"with_base_tests": v.with_base.status}),
+        **({"base_tests": [f.text() for f in v.base_tests]} if v.base_tests else {}),
     }

@@ -19,6 +19,11 @@ the only way a test can be lost without failing. So a claim that touches no test
 before (the base only for failing checks); one that touches tests runs each test check at the base once
 more, at most, and once per base commit: the results are kept with the baseline.
 
+Such a claim also runs its test checks once more on the claimed code with the tests as they were at the
+base, in a scratch copy (`tiergate.gate.scratch`, judged by `tiergate.gate.basetests`): a test the
+change made pass by editing it refutes. Not when the claim is refuted already (that needs no more
+evidence); kept beside the claim's results, so a claim on the same workspace runs it no more.
+
 A budget bounds the whole gate's wall-clock time (the Stop hook has its own timeout, and a hook that
 Claude Code kills decides nothing, so an unverified claim would go through): each stage's checks get
 what is left of it, at most the per-check timeout; a check cut short by the budget times out, which
@@ -28,13 +33,14 @@ per-check timeout, so a baseline result is never cut short; without one, a failu
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from tiergate import foreign
-from tiergate.gate import baseline
+from tiergate.gate import baseline, scratch
 from tiergate.gate import cache as evidencecache
 from tiergate.gate.checks import BEHAVIOUR_STAGE, COMPILE_STAGE, Check, CheckResult
 from tiergate.gate.discovery import project_checks
@@ -67,9 +73,15 @@ def run_project_gate(
     """`run_gate` on the project's own checks (its `[checks]` table, else the detected ones), each
     with the configured `[gate] timeout_seconds`."""
     checks = project_checks(project.root, config)
-    timeout = config.gate.timeout_seconds
     return run_gate(
-        project, base, checks, timeout=timeout, budget=budget, progress=progress, exclusions=config.exclusions
+        project,
+        base,
+        checks,
+        timeout=config.gate.timeout_seconds,
+        budget=budget,
+        progress=progress,
+        exclusions=config.exclusions,
+        refute_regressions=config.gate.base_tests == "refute",
     )
 
 
@@ -86,6 +98,7 @@ def run_gate(
     exclusions: Exclusions = foreign.DEFAULT,
     measure: Sequence[str] | None = None,
     changed: Sequence[str] | None = None,
+    refute_regressions: bool = False,
 ) -> GateResult:
     """Run (or reuse) the checks for the workspace at `project.root` and judge them against the
     baseline at `base` (the loop's base; HEAD when None). `timeout` is per check, `budget` (seconds,
@@ -95,7 +108,9 @@ def run_gate(
     changed the workspace they judged. `measure`: the change's code files, whose line coverage the test
     checks that can take it measure as they run (`tiergate.gate.measuring`; None: no measurement);
     it comes back as the result's `coverage`, and is kept with the results. `changed`: the change's
-    paths (repository-relative), when the caller measured them (None: asked of git when needed)."""
+    paths (repository-relative), when the caller measured them (None: asked of git when needed).
+    `refute_regressions`: a test that passed at the base and fails with the base's tests refutes
+    (`[gate] base_tests = "refute"`) rather than making the claim THOROUGH."""
     checks = tuple(checks)
     strict = frozenset(strict)
     if not checks:
@@ -110,7 +125,19 @@ def run_gate(
     deadline = None if budget is None else time.monotonic() + budget
     if kept is not None:
         run = _Run(project, commit, checks, timeout, deadline, progress, strict, changed=changed)
-        result = judge(kept[0], run.baseline_for(kept[0]), fingerprint=before, reused=True, strict=strict)
+        entries = run.baseline_for(kept[0])
+        result = judge(kept[0], entries, fingerprint=before, reused=True, strict=strict)
+        with_base = run.with_base_tests(kept[0], result, key)
+        if with_base:
+            result = judge(
+                kept[0],
+                entries,
+                fingerprint=before,
+                reused=True,
+                strict=strict,
+                with_base=with_base,
+                refute_regressions=refute_regressions,
+            )
         return replace(result, coverage=kept[1])
     try:
         env = measurement.env() if measurement else {}
@@ -129,7 +156,20 @@ def run_gate(
     if key and after == before and not run.cut_short and finished:
         evidencecache.store_evidence(project, key, results, coverage=coverage)
     entries = run.baseline_for(results)
-    result = judge(results, entries, fingerprint=before, workspace_changed=after != before, strict=strict)
+    changed_now = after != before
+    result = judge(results, entries, fingerprint=before, workspace_changed=changed_now, strict=strict)
+    kept_key = key if key and not changed_now and not run.cut_short and finished else None
+    with_base = run.with_base_tests(results, result, kept_key)
+    if with_base:
+        result = judge(
+            results,
+            entries,
+            fingerprint=before,
+            workspace_changed=changed_now,
+            strict=strict,
+            with_base=with_base,
+            refute_regressions=refute_regressions,
+        )
     return replace(result, coverage=coverage)
 
 
@@ -244,16 +284,53 @@ class _Run:
         """Whether the check's tests at the base are wanted, to tell the tests lost since then."""
         if result.kind != "tests" or result.status not in ("passed", "failed", "no_tests"):
             return False
+        return self._touches_tests()
+
+    def _touches_tests(self) -> bool:
+        """Whether the change (from the loop's base, not at it) touches tests or test infrastructure."""
         if self.commit is None or self.at_base:
             return False
         if self.changed is None:
             self.changed = baseline.changed_paths(self.project.root, self.commit)
         return bool(tests_among(self.changed))
 
+    def with_base_tests(
+        self, results: Sequence[CheckResult], judged: GateResult, key: str | None
+    ) -> dict[str, CheckResult]:
+        """The test checks' runs on this workspace with the base's tests, by key: kept ones under `key`
+        (the claim's evidence key; None: none kept nor to keep), else run now when the change touches
+        tests, nothing refutes the claim already and the budget holds a whole timeout."""
+        wanted = {
+            r.key
+            for r in results
+            if r.kind == "tests" and r.status in ("passed", "failed") and r.key not in self.strict
+        }
+        if judged.refuted or not wanted or self.commit is None or not self._touches_tests():
+            return {}
+        kept_key = None if key is None else _base_tests_key(key)
+        kept = evidencecache.load_evidence(self.project, kept_key) if kept_key else None
+        found = {r.key: r for r in kept or ()}
+        if wanted <= set(found):
+            return {k: found[k] for k in wanted}
+        if self._time_left() < self.timeout:
+            return {}
+        checks = [c for c in self.checks if c.key in wanted]
+        ran = scratch.run_base_tests(
+            self.project.root, self.commit, checks, timeout=self.timeout, progress=self.progress
+        )
+        if kept_key and not any(r.status == "timed_out" or r.could_not_run for r in ran):
+            evidencecache.store_evidence(self.project, kept_key, ran)
+        return {r.key: r for r in ran}
+
     def _time_left(self) -> float:
         if self.deadline is None:
             return self.timeout
         return min(self.timeout, self.deadline - time.monotonic())
+
+
+def _base_tests_key(key: str) -> str:
+    """Where the runs with the base's tests are kept, beside the claim's results under `key`."""
+    return hashlib.sha256(f"base tests\0{key}".encode()).hexdigest()
 
 
 def _out_of_time(result: CheckResult) -> CheckResult:

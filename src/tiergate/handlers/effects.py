@@ -66,7 +66,8 @@ def gate(
     Stop hook's time, silently (stdout is the protocol's channel); the run goes to the decision log.
     The test checks measure the line coverage of `measure` (the change's code files) as they run;
     `changed` are the change's paths. Also returned: why the claim must be THOROUGH whatever the tier
-    rules say (tests that passed when the loop began and are lost), each naming its test."""
+    rules say (tests that passed when the loop began and are lost, or fail with the tests as they were
+    then), each naming its test."""
     from tiergate import foreign
     from tiergate.gate.checks import make_check
     from tiergate.gate.discovery import project_checks
@@ -89,6 +90,7 @@ def gate(
         exclusions=foreign.of_loop(current),
         measure=measure,
         changed=changed,
+        refute_regressions=config.gate.base_tests == "refute",
     )
     report = result.report_text(REPORT_IN_BLOCK)
     failing = tuple(
@@ -109,16 +111,21 @@ def gate(
         notice=could_not_run_notice(result),
         failing_then=result.failing_then(),
         lead=result.lead_lines(),
-        tests=result.tests_lines(),
+        tests=result.tests_lines(result.base_test_runs),
     )
     return facts, result.coverage, lost_reasons(result)
 
 
 def lost_reasons(result: GateResult) -> tuple[str, ...]:
-    """A THOROUGH reason per test that passed when the loop began and does not run at the claim."""
-    return tuple(
+    """A THOROUGH reason per test that passed when the loop began and does not run at the claim, and
+    per test of the base that fails on the claimed code with its own tests (`tiergate.gate.basetests`)."""
+    lost = tuple(
         f"tests-lost: check {quote_inline(name)}: {quote_inline(test.text())} -> THOROUGH"
         for name, test in result.lost_passing
+    )
+    return lost + tuple(
+        f"base-tests: check {quote_inline(name)}: {quote_inline(test.text())} -> THOROUGH"
+        for name, test in result.base_test_failures
     )
 
 

@@ -1,0 +1,197 @@
+"""The base's tests against the claimed code, through the real Stop hook in real git with real pytest and
+real `node --test`: when the change touches tests, the gate runs the test checks again in a scratch copy
+of the claimed workspace with the tests as they were when the loop began. A test that failed then, still
+fails with its own tests and passes only with the agent's edit refutes the claim, naming it; a test that
+passed then and fails with its own tests makes the claim THOROUGH with that failure (or refutes, with
+`[gate] base_tests = "refute"`). Honest work is not refuted, and a claim that touches no test file runs
+no more checks than before. Every check run is counted in RUNS_LOG, outside the workspace."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from testing.gitrepo import init_repo
+from testing.hooksession import HookSession
+
+from tests.handlers import lost_tests_test as lost
+from tests.handlers.lost_tests_test import CALC, DIV, DONE, PARTIAL, PYTEST, TESTS, refuted
+
+EDITED = "failed when the loop began and still fails with the tests as they were then"
+PASSES_ONLY = "it passes only with the tests as the change edited them"
+ADD = "tests/test_calc.py::test_add"
+COUNTED = 'echo run >> "$RUNS_LOG" && '
+
+
+class Loop(lost.Loop):
+    """The lost-tests loop, its check counted and with more configuration when asked."""
+
+    def __init__(self, root: Path, files: dict[str, str], check: str, gate: str = "") -> None:
+        config = {
+            ".tiergate.toml": f"[checks]\ntests = {json.dumps(COUNTED + check)}\n{gate}",
+            ".gitignore": "__pycache__/\n",
+        }
+        HookSession.__init__(self, root, init_repo(root / "project", {**files, **config}), lost.SESSION)
+        self.runs = root / "runs.log"
+        self.env["RUNS_LOG"] = str(self.runs)
+        answer = self.hook("UserPromptSubmit", prompt="/tiergate:ralph implement mul and div in calc")
+        assert "loop started" in answer["systemMessage"]
+
+    def checks_run(self) -> int:
+        return len(self.runs.read_text().splitlines()) if self.runs.exists() else 0
+
+    def packet(self) -> str:
+        verification = self.loop().verification
+        assert verification is not None
+        started = self.hook("SubagentStart", agent_id="v1", agent_type=verification.agent)
+        return str(started["hookSpecificOutput"]["additionalContext"])
+
+
+def python_loop(root: Path, gate: str = "") -> Loop:
+    files = {"calc.py": CALC, "tests/test_calc.py": TESTS, "tests/test_other.py": lost.OTHER}
+    return Loop(root, files, PYTEST, gate)
+
+
+WRONG = PARTIAL.replace("def div(a, b):\n    raise NotImplementedError", "def div(a, b):\n    return a * b")
+EXPECTED_CHANGED = TESTS.replace("assert div(6, 3) == 2", "assert div(6, 3) == 18")
+ASSERT_TRUE = TESTS.replace("assert div(6, 3) == 2", "assert True")
+SWALLOWED = TESTS.replace(
+    "    assert div(6, 3) == 2\n",
+    "    try:\n        assert div(6, 3) == 2\n    except Exception:\n        pass\n",
+)
+PATCHING = "import calc\n\ncalc.div = lambda a, b: a / b\n"
+
+
+@pytest.mark.parametrize(
+    ("code", "files"),
+    [
+        (WRONG, {"tests/test_calc.py": EXPECTED_CHANGED}),
+        (PARTIAL, {"tests/test_calc.py": ASSERT_TRUE}),
+        (PARTIAL, {"tests/test_calc.py": SWALLOWED}),
+        (PARTIAL, {"conftest.py": PATCHING}),
+    ],
+    ids=["expected-value-changed", "assert-true", "assert-in-try-except-pass", "conftest-patches-code"],
+)
+def test_a_failing_test_made_to_pass_by_editing_it_is_refuted_naming_it(
+    tmp_path: Path, code: str, files: dict[str, str]
+) -> None:
+    loop = python_loop(tmp_path)
+
+    reason = refuted(loop.claim({"calc.py": code, **files}))
+
+    assert f"{DIV} {EDITED}; {PASSES_ONLY}" in reason
+    assert "TESTS EDITED TO PASS" in reason and "pass only as the change edited them" in reason
+    assert loop.checks_run() == 3  # the claim, the base, the base's tests on the claimed code
+
+
+@pytest.mark.parametrize(
+    ("files", "delete", "said"),
+    [
+        ({}, ("tests/test_calc.py",), "not run now"),
+        ({"tests/test_calc.py": lost.SKIP_MARK}, (), "skipped now"),
+        ({"conftest.py": lost.REWRITTEN}, (), "exit 0, but 1 test failed"),
+    ],
+    ids=["file-deleted", "skip-mark", "conftest-rewrites-reports"],
+)
+def test_a_failing_test_lost_or_hidden_is_refuted_before_the_base_tests_run(
+    tmp_path: Path, files: dict[str, str], delete: tuple[str, ...], said: str
+) -> None:
+    loop = python_loop(tmp_path)
+
+    reason = refuted(loop.claim({"calc.py": PARTIAL, **files}, delete))
+
+    assert DIV in reason and said in reason
+    assert loop.checks_run() == 2  # the claim and the base: a refuted claim needs no more evidence
+
+
+def test_the_same_refuted_workspace_claimed_again_runs_nothing_more(tmp_path: Path) -> None:
+    loop = python_loop(tmp_path)
+    refuted(loop.claim({"calc.py": PARTIAL, "tests/test_calc.py": ASSERT_TRUE}))
+    runs = loop.checks_run()
+
+    reason = refuted(loop.hook("Stop", last_assistant_message=lost.CLAIM))
+
+    assert f"{DIV} {EDITED}" in reason
+    assert loop.checks_run() == runs
+
+
+def test_the_correct_implementation_runs_no_more_checks_than_before(tmp_path: Path) -> None:
+    loop = python_loop(tmp_path)
+
+    answer = loop.claim({"calc.py": DONE})
+
+    assert "```tiergate-spawn" in answer["reason"] and "base-tests" not in loop.reasons()
+    assert loop.checks_run() == 1
+
+
+def test_the_correct_implementation_with_a_new_test_passes_with_the_base_tests_too(tmp_path: Path) -> None:
+    loop = python_loop(tmp_path)
+    more = TESTS + "\n\ndef test_div_by_one():\n    assert div(5, 1) == 5\n"
+
+    answer = loop.claim({"calc.py": DONE, "tests/test_calc.py": more})
+
+    assert "```tiergate-spawn" in answer["reason"]
+    assert loop.loop().tier in ("LIGHT", "STANDARD") and "base-tests" not in loop.reasons()
+    assert loop.checks_run() == 3  # the extra cost of a claim that edits tests: one more test run
+    packet = loop.packet()
+    assert "the base's test files run against the claimed code: passed 4, failed 0" in packet
+
+
+BEHAVIOUR = DONE.replace("return a + b", "return a + b + 1")
+BEHAVIOUR_TESTS = TESTS.replace("assert add(1, 2) == 3", "assert add(1, 2) == 4")
+
+
+def test_a_behaviour_change_made_in_code_and_test_goes_thorough_with_the_failure(tmp_path: Path) -> None:
+    loop = python_loop(tmp_path)
+
+    answer = loop.claim({"calc.py": BEHAVIOUR, "tests/test_calc.py": BEHAVIOUR_TESTS})
+
+    assert "```tiergate-spawn" in answer["reason"] and "tiergate:architect" in answer["reason"]
+    assert loop.loop().tier == "THOROUGH"
+    said = f"{ADD} passed when the loop began and fails with the tests as they were then (assert 4 == 3"
+    assert said in loop.reasons()
+    packet = loop.packet()
+    assert "FAILS WITH THE TESTS AS THEY WERE" in packet and said in packet
+
+
+def test_a_behaviour_change_is_refuted_when_the_setting_says_so(tmp_path: Path) -> None:
+    loop = python_loop(tmp_path, '[gate]\nbase_tests = "refute"\n')
+
+    reason = refuted(loop.claim({"calc.py": BEHAVIOUR, "tests/test_calc.py": BEHAVIOUR_TESTS}))
+
+    assert f"{ADD} passed when the loop began and fails with the tests as they were then" in reason
+
+
+# JavaScript (node --test) --------------------------------------------------------------------------------
+
+JS_WRONG = lost.JS_PARTIAL.replace(
+    "exports.div = () => { throw new Error('not implemented'); };", "exports.div = (a, b) => a * b;"
+)
+JS_DIVIDES = "test/calc.test.js > calc > divides"
+
+
+def node_loop(root: Path) -> Loop:
+    files = {"calc.js": lost.JS_CALC, "test/calc.test.js": lost.JS_TESTS, "package.json": lost.PACKAGE}
+    return Loop(root, files, "node --test")
+
+
+@pytest.mark.parametrize(
+    ("code", "tests"),
+    [
+        (JS_WRONG, lost.JS_TESTS.replace("calc.div(6, 3), 2)", "calc.div(6, 3), 18)")),
+        (
+            lost.JS_PARTIAL,
+            lost.JS_TESTS.replace("assert.strictEqual(calc.div(6, 3), 2)", "assert.ok(true)"),
+        ),
+    ],
+    ids=["expected-value-changed", "assert-ok-true"],
+)
+def test_a_node_test_made_to_pass_by_editing_it_is_refuted_naming_it(
+    tmp_path: Path, code: str, tests: str
+) -> None:
+    loop = node_loop(tmp_path)
+
+    reason = refuted(loop.claim({"calc.js": code, "test/calc.test.js": tests}))
+
+    assert f"{JS_DIVIDES} {EDITED}; {PASSES_ONLY}" in reason
