@@ -93,15 +93,20 @@ def test_a_claim_that_changed_nothing_while_checks_fail_says_so_first(tmp_path: 
 
 def test_coverage_from_an_edited_test_file_is_not_light_and_from_an_added_one_is(tmp_path: Path) -> None:
     edited = Loop(tmp_path / "edited", {"calc.py": CALC, "tests/test_calc.py": TESTS})
-    spawned(edited.claim({"calc.py": CALC_MUL, "tests/test_calc.py": TESTS + "\n\n" + MUL_TEST}))
+    rewritten = TESTS.replace("assert add(1, 2) == 3", "assert add(1, 2) >= 3")
+    spawned(edited.claim({"calc.py": CALC_MUL, "tests/test_calc.py": rewritten + "\n\n" + MUL_TEST}))
     assert edited.loop().tier == "STANDARD"
     [reason] = [r for r in edited.reasons() if r.startswith("edited-tests:")]
     assert "coverage measured by tests this change edited (tests/test_calc.py)" in reason
 
-    added = Loop(tmp_path / "added", {"calc.py": CALC, "tests/test_calc.py": TESTS})
-    spawned(added.claim({"calc.py": CALC_MUL, "tests/test_mul.py": MUL_TEST}))
-    assert added.loop().tier == "LIGHT"
-    assert not any(r.startswith(("edited-tests:", "pre-existing-failures:")) for r in added.reasons())
+    for where, tests in (
+        ("added", {"tests/test_mul.py": MUL_TEST}),
+        ("appended", {"tests/test_calc.py": TESTS + "\n\n" + MUL_TEST}),
+    ):
+        added = Loop(tmp_path / where, {"calc.py": CALC, "tests/test_calc.py": TESTS})
+        spawned(added.claim({"calc.py": CALC_MUL, **tests}))
+        assert added.loop().tier == "LIGHT", where
+        assert not any(r.startswith(("edited-tests:", "pre-existing-failures:")) for r in added.reasons())
 
 
 def test_the_packet_tells_the_tests_story_and_marks_each_changed_path(tmp_path: Path) -> None:

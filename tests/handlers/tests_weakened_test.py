@@ -380,15 +380,13 @@ def test_honest_work_keeps_its_tier(tmp_path: Path, case: str) -> None:
     assert "tests weakened" not in loop.reasons() and "outwitting" not in loop.reasons()
 
 
-def test_a_new_test_written_into_an_existing_test_file_is_standard_not_thorough(tmp_path: Path) -> None:
-    # The old tests' file is edited, so the coverage it measures is the change's own evidence (issue
-    # 20: never cheaper than honest work): STANDARD, never the tests-weakened THOROUGH.
+def test_a_new_test_written_into_an_existing_test_file_keeps_the_tier(tmp_path: Path) -> None:
+    # Added to the old tests' file, the old tests as they were: honest work keeps its tier (issue 20).
     loop = Loop(tmp_path, python())
     appended = PY_TESTS + "\n\ndef test_mul_by_zero():\n    assert calc.mul(7, 0) == 0\n"
 
     answer = loop.claim({"calc.py": PY_CORRECT, "tests/test_calc.py": appended})
 
     assert "```tiergate-spawn" in answer["reason"]
-    assert loop.loop().tier == "STANDARD"
-    assert "coverage measured by tests this change edited (tests/test_calc.py)" in loop.reasons()
-    assert "tests weakened" not in loop.reasons()
+    assert loop.loop().tier == "LIGHT"
+    assert "edited-tests" not in loop.reasons() and "tests weakened" not in loop.reasons()

@@ -89,21 +89,25 @@ def test_the_test_files_a_change_edited_are_the_ones_the_loop_began_with(tmp_pat
         "tests/test_a.py": "def test_a():\n    pass\n",
         "tests/test_b.py": "def test_b():\n    pass\n",
         "tests/test_c.py": "def test_c():\n    pass\n",
+        "tests/test_e.py": "def test_a():\n    pass\n",
     }
     root = init_repo(tmp_path / "repo", files)
     write(root, {"calc.py": "x = 2\n", "tests/test_a.py": "def test_a():\n    assert True\n"})
     write(root, {"tests/test_new.py": "def test_new():\n    pass\n"})
+    write(root, {"tests/test_e.py": files["tests/test_a.py"] + "\n\ndef test_e():\n    pass\n"})
     (root / "tests/test_b.py").unlink()
     git(root, "mv", "tests/test_c.py", "tests/test_d.py")
 
     change = measure_change(root)
 
+    # test_e.py only had a test added to it: its old tests are as they were.
     assert edited_tests(change) == ("tests/test_a.py", "tests/test_b.py", "tests/test_d.py")
     marks = {f.path: f.mark for f in changed_tests(change)}
     assert marks == {
         "tests/test_a.py": "M",
         "tests/test_b.py": "D",
         "tests/test_d.py": "R",
+        "tests/test_e.py": "M",
         "tests/test_new.py": "A",
     }
     assert {f.path: f.mark for f in change.files}["calc.py"] == "M"

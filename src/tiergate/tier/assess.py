@@ -104,9 +104,15 @@ def changed_tests(change: ChangeMeasurement) -> tuple[FileChange, ...]:
 
 
 def edited_tests(change: ChangeMeasurement) -> tuple[str, ...]:
-    """The test files the loop began with that the change modified, deleted or renamed: tests whose
-    coverage is the change's own evidence. Tests it added leave the old ones as they were."""
-    return tuple(f.path for f in changed_tests(change) if f.mark != "A")
+    """The test files the loop began with whose lines the change removed or rewrote (modified, deleted,
+    renamed): tests whose coverage is the change's own evidence. Tests it added leave the old ones as
+    they were, in a file of their own or appended to one (a test appended under an old test's name, to
+    shadow it, is the base-tests run's to catch: `tiergate.gate.basetests`)."""
+    return tuple(f.path for f in changed_tests(change) if f.mark != "A" and not _only_added_to(f))
+
+
+def _only_added_to(file: FileChange) -> bool:
+    return file.mark == "M" and file.deletions == 0 and not file.binary
 
 
 def decide(facts: ChangeFacts, config: Config, prompt: str | None) -> TierDecision:
