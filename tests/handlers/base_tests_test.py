@@ -94,7 +94,7 @@ def test_a_failing_test_made_to_pass_by_editing_it_is_refuted_naming_it(
     ],
     ids=["file-deleted", "skip-mark", "conftest-rewrites-reports"],
 )
-def test_a_failing_test_lost_or_hidden_is_refuted_before_the_base_tests_run(
+def test_a_failing_test_lost_or_hidden_is_refuted_for_its_loss(
     tmp_path: Path, files: dict[str, str], delete: tuple[str, ...], said: str
 ) -> None:
     loop = python_loop(tmp_path)
@@ -102,7 +102,10 @@ def test_a_failing_test_lost_or_hidden_is_refuted_before_the_base_tests_run(
     reason = refuted(loop.claim({"calc.py": PARTIAL, **files}, delete))
 
     assert DIV in reason and said in reason
-    assert loop.checks_run() == 2  # the claim and the base: a refuted claim needs no more evidence
+    assert "TESTS EDITED TO PASS" not in reason  # the loss refutes; the base's tests' run is not used
+    # The claim, the base, and the base's tests on the claimed code, begun beside the base's run so that
+    # an honest claim that edits tests waits for one run more, not two.
+    assert loop.checks_run() == 3
 
 
 def test_the_same_refuted_workspace_claimed_again_runs_nothing_more(tmp_path: Path) -> None:

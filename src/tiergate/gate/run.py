@@ -36,6 +36,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Collection, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -155,11 +156,15 @@ def run_gate(
     finished = not any(r.status == "timed_out" or r.could_not_run for r in results)
     if key and after == before and not run.cut_short and finished:
         evidencecache.store_evidence(project, key, results, coverage=coverage)
-    entries = run.baseline_for(results)
     changed_now = after != before
-    result = judge(results, entries, fingerprint=before, workspace_changed=changed_now, strict=strict)
     kept_key = key if key and not changed_now and not run.cut_short and finished else None
-    with_base = run.with_base_tests(results, result, kept_key)
+    # The base-tests run begins beside the baseline's: a claim that edits tests waits for about one more
+    # test run, not two. Should the baseline refute the claim, its result is not used.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        ahead = pool.submit(run.base_tests_run, results, kept_key) if run.wants_base_tests(results) else None
+        entries = run.baseline_for(results)
+        result = judge(results, entries, fingerprint=before, workspace_changed=changed_now, strict=strict)
+        with_base = ahead.result() if ahead is not None and not result.refuted else {}
     if with_base:
         result = judge(
             results,
@@ -297,22 +302,33 @@ class _Run:
     def with_base_tests(
         self, results: Sequence[CheckResult], judged: GateResult, key: str | None
     ) -> dict[str, CheckResult]:
-        """The test checks' runs on this workspace with the base's tests, by key: kept ones under `key`
-        (the claim's evidence key; None: none kept nor to keep), else run now when the change touches
-        tests, nothing refutes the claim already and the budget holds a whole timeout."""
-        wanted = {
+        """The test checks' runs on this workspace with the base's tests, by key, when nothing refutes
+        the claim already (`base_tests_run`)."""
+        if judged.refuted or not self.wants_base_tests(results):
+            return {}
+        return self.base_tests_run(results, key)
+
+    def wants_base_tests(self, results: Sequence[CheckResult]) -> bool:
+        """Whether the change touches tests and some test check ran to a verdict."""
+        return bool(self._base_tests_wanted(results)) and self.commit is not None and self._touches_tests()
+
+    def _base_tests_wanted(self, results: Sequence[CheckResult]) -> set[str]:
+        return {
             r.key
             for r in results
             if r.kind == "tests" and r.status in ("passed", "failed") and r.key not in self.strict
         }
-        if judged.refuted or not wanted or self.commit is None or not self._touches_tests():
-            return {}
+
+    def base_tests_run(self, results: Sequence[CheckResult], key: str | None) -> dict[str, CheckResult]:
+        """The test checks' runs with the base's tests: kept ones under `key` (the claim's evidence key;
+        None: none kept nor to keep), else run now when the budget holds a whole timeout."""
+        wanted = self._base_tests_wanted(results)
         kept_key = None if key is None else _base_tests_key(key)
         kept = evidencecache.load_evidence(self.project, kept_key) if kept_key else None
         found = {r.key: r for r in kept or ()}
         if wanted <= set(found):
             return {k: found[k] for k in wanted}
-        if self._time_left() < self.timeout:
+        if self.commit is None or self._time_left() < self.timeout:
             return {}
         checks = [c for c in self.checks if c.key in wanted]
         ran = scratch.run_base_tests(
