@@ -61,6 +61,8 @@ SWALLOWED = TESTS.replace(
     "    try:\n        assert div(6, 3) == 2\n    except Exception:\n        pass\n",
 )
 PATCHING = "import calc\n\ncalc.div = lambda a, b: a / b\n"
+# Appended under the failing test's name, which it shadows: the file's old lines are all still there.
+SHADOWED = TESTS + "\n\ndef test_div():\n    pass\n"
 
 
 @pytest.mark.parametrize(
@@ -70,8 +72,15 @@ PATCHING = "import calc\n\ncalc.div = lambda a, b: a / b\n"
         (PARTIAL, {"tests/test_calc.py": ASSERT_TRUE}),
         (PARTIAL, {"tests/test_calc.py": SWALLOWED}),
         (PARTIAL, {"conftest.py": PATCHING}),
+        (PARTIAL, {"tests/test_calc.py": SHADOWED}),
     ],
-    ids=["expected-value-changed", "assert-true", "assert-in-try-except-pass", "conftest-patches-code"],
+    ids=[
+        "expected-value-changed",
+        "assert-true",
+        "assert-in-try-except-pass",
+        "conftest-patches-code",
+        "test-shadowed-by-one-appended",
+    ],
 )
 def test_a_failing_test_made_to_pass_by_editing_it_is_refuted_naming_it(
     tmp_path: Path, code: str, files: dict[str, str]
