@@ -129,7 +129,7 @@ def test_the_packet_tells_the_tests_story_and_marks_each_changed_path(tmp_path: 
     assert "each path marked A added, M modified, D deleted, R renamed" in change
     for line in ("- M calc.py", "- D old.txt", "- R kept.txt", "- A tests/test_more.py"):
         assert line in change.splitlines(), change
-    tests = packet[packet.index("TESTS, per test check") : packet.index("EVIDENCE YOU MUST PRODUCE")]
+    tests = packet[packet.index("TESTS, per test check") : packet.index("TEST CHANGES")]
     assert "- tests:" in tests
     # The change touched tests, so they ran at the base too: one test then, three now.
     assert (
@@ -140,6 +140,10 @@ def test_the_packet_tells_the_tests_story_and_marks_each_changed_path(tmp_path: 
         in tests
     )
     assert "- M tests/test_calc.py" in tests and "- A tests/test_more.py" in tests
+    # And what was done to them, line by line, for every tier's verifier to read.
+    changes = packet[packet.index("TEST CHANGES") : packet.index("EVIDENCE YOU MUST PRODUCE")]
+    assert "tests/test_more.py" in changes and "assert True" in changes
+    assert "assert mul(2, 3) == 6" in changes
 
 
 def test_a_first_refutation_counts_itself_as_attempt_1(tmp_path: Path) -> None:

@@ -370,6 +370,7 @@ def stalled_approach(project: Project, current: LoopState, empty_turns: int) -> 
 
 
 def claim_facts(assessment: Assessment, config: Config) -> ClaimFacts:
+    from tiergate.tier import testchanges
     from tiergate.tier.assess import changed_tests
     from tiergate.tier.policy import Tier
 
@@ -388,6 +389,7 @@ def claim_facts(assessment: Assessment, config: Config) -> ClaimFacts:
         paths=tuple(f.path for f in kept),
         marks=tuple(f.mark for f in kept),
         test_files=tuple(f"{f.mark} {f.path}" for f in changed_tests(change)[:PATHS_KEPT]),
+        test_changes=testchanges.of_change(change),
     )
 
 

@@ -27,6 +27,7 @@ class ClaimFacts:
     paths: tuple[str, ...] = ()
     marks: tuple[str, ...] = ()  # git's A/M/D/R for each of `paths`, in order
     test_files: tuple[str, ...] = ()  # the changed test files, each "<mark> <path>"
+    test_changes: str = ""  # their changed lines, quoted, for the packet (`tiergate.tier.testchanges`)
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,7 @@ def packet(state: LoopState, verification: Verification) -> str:
         _tier(verification),
         _checks(verification),
         _tests(verification),
+        verification.test_changes,  # quoted and bounded where it was made (`tiergate.tier.testchanges`)
         _required(verification),
         _rules(verification),
     ]

@@ -76,6 +76,7 @@ class Verification:
     lead: tuple[str, ...] = ()  # checks still failing as when the loop began: the packet starts with them
     tests: tuple[str, ...] = ()  # the gate's tests story, per test check
     test_files: tuple[str, ...] = ()  # the changed test files, each "<mark> <path>"
+    test_changes: str = ""  # their changed lines, quoted (`tiergate.tier.testchanges`); "": none
 
 
 @dataclass(frozen=True)

@@ -109,6 +109,7 @@ def request_verification(state: LoopState, ev: Stop, now: float, limits: Limits)
         lead=ev.gate.lead if ev.gate is not None else (),
         tests=ev.gate.tests if ev.gate is not None else (),
         test_files=facts.test_files,
+        test_changes=facts.test_changes,
     )
     verifying = replace(
         state,
