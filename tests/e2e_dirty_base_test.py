@@ -46,6 +46,6 @@ def test_the_users_dirty_security_file_is_the_loops_base_and_lifts_no_tier(
     assert directive is not None and directive["subagent_type"] == "tiergate:architect-low", spawn
     assert "Tier LIGHT: 1 file" in spawn
     packet = packet_of(scripted_api.messages_calls("subagent")[0])
-    assert "- hello.py" in packet and "session.py" not in packet and "notes.txt" not in packet
+    assert "- A hello.py" in packet and "session.py" not in packet and "notes.txt" not in packet
     assert ("Stop", "finalize") in decisions(git_project)
     assert "WIP" in (git_project / "src/auth/session.py").read_text()  # the user's work is untouched

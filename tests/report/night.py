@@ -84,7 +84,7 @@ def _first_loop(s: HookSession) -> None:
     s.verifier_fails("v-thorough", CRITIQUE, "sh check.sh", "test_value ... ok")  # attempt limit: rollback
     s.hook("Stop", last_assistant_message="Looking at the critique.")
     write(s.project, {"value.txt": "good\n"})
-    assert "Tier LIGHT" in s.hook("Stop", last_assistant_message=CLAIM)["reason"]
+    assert "Tier STANDARD" in s.hook("Stop", last_assistant_message=CLAIM)["reason"]
 
     def hedged_pass() -> None:
         verification = s.loop().verification
