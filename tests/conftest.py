@@ -31,12 +31,15 @@ def state_home(
     """A state home of the test's own (XDG_STATE_HOME), so that no test touches ~/.local/state, and with
     it the test's own sealing key (`tiergate.seal`): set in the environment, so that the hooks, commands and
     CLI a test starts inherit it and the test reads back what they sealed. HOME is the test's `home` too,
-    and so are the other XDG folders (git reads its config from XDG_CONFIG_HOME): tests running side by
-    side share no file outside their own folders. Settings of an enclosing Claude Code session that would
-    point tiergate at another project are dropped."""
+    TMPDIR a folder of its own, and so are the other XDG folders (git reads its config from
+    XDG_CONFIG_HOME): tests running side by side share no file outside their own folders. Settings of an
+    enclosing Claude Code session that would point tiergate at another project are dropped."""
     from tiergate import seal
 
     home = tmp_path_factory.mktemp("xdg-state")
+    # The processes a test starts keep their temporary files in a folder of the test's own: a pytest
+    # that a test's project runs makes its numbered folders there, and prunes no other test's.
+    monkeypatch.setenv("TMPDIR", str(tmp_path_factory.mktemp("tmp")))
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.setenv("XDG_STATE_HOME", str(home))
     for name, folder in (
