@@ -235,7 +235,7 @@ def _outcome(read: Callable[[], Config]) -> object:
         return str(exc)
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=500, deadline=None)
 @given(_tables())
 def test_a_table_read_by_hand_is_what_the_schema_makes_of_it(table: dict[str, Any]) -> None:
     source = ".tiergate.toml"
