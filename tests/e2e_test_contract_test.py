@@ -17,9 +17,10 @@ from testing.claude.tiergate_model import follow_spawn_directive, passing_verdic
 from testing.gitrepo import commit_all, write
 from testing.tiergatecli import decisions, tiergate
 
+from tests.e2e_loop_test import run_tiergate, stop_feedback
+
 pytestmark = pytest.mark.e2e
 
-PLUGIN_ROOT = Path(__file__).resolve().parents[1]
 CLAIM = "mul works and every test passes.\n<promise>DONE</promise>"
 PYTEST = f"PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 {shlex.quote(sys.executable)} -m pytest -q -p no:cacheprovider"
 CALC = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    raise NotImplementedError\n"
@@ -59,17 +60,10 @@ def test_deleting_the_failing_test_is_refuted_naming_it_and_the_honest_fix_is_ve
     scripted_api.on(bash(PYTEST), thread="subagent", after_tool_result=False)
     scripted_api.on(passing_verdict("ran pytest: 2 passed, test_mul among them"), thread="subagent")
 
-    run = run_claude(
-        "start working",
-        plugin_dir=PLUGIN_ROOT,
-        env={"TIERGATE_PYTHON": sys.executable},
-        output_format="stream-json",
-    )
+    run = run_tiergate(run_claude, "start working")
 
     assert run.returncode == 0, run.describe()
-    main = [r.last_user_text() for r in scripted_api.messages_calls("main")]
-    feedback = [t[t.index("Stop hook feedback:") :] for t in main if "Stop hook feedback:" in t]
-    refuted, spawn = feedback[0], feedback[1]
+    refuted, spawn = stop_feedback(scripted_api)[:2]
     # The deleted test is named, with how it was lost, and no verifier is asked for.
     assert "tests/test_mul.py::test_mul: failed when the loop began, not run now" in refuted
     assert "```tiergate-spawn" not in refuted
