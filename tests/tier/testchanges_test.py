@@ -70,3 +70,20 @@ def test_a_deleted_test_file_of_a_real_change_is_shown_deleted(tmp_path: Path) -
 
     assert "- tests/test_calc.py (deleted: 2 removed, 0 added)\n  -1 | def test_x():" in text
     assert "- tests/test_new.py (added: 0 removed, 2 added)" in text
+
+
+def test_only_the_test_files_are_read_and_none_when_the_change_touched_none(tmp_path: Path) -> None:
+    files = {"calc.py": "x = 1\n", "tests/test_calc.py": "def test_x():\n    pass\n"}
+    root = init_repo(tmp_path / "repo", files)
+    write(root, {"calc.py": "x = 2\n"})
+    no_tests = measure_change(root, "HEAD")  # measured without its patch: reading lines would ask git
+    (root / ".git").rename(tmp_path / "away")
+    assert testchanges.of_change(no_tests) == ""  # git was not asked: it is not there to answer
+    (tmp_path / "away").rename(root / ".git")
+
+    write(root, {"tests/test_calc.py": "def test_x():\n    assert True\n", "new.txt": "untracked\n"})
+    with_tests = measure_change(root, "HEAD")
+    (root / "new.txt").chmod(0)  # an untracked file that is no test is not read
+
+    text = testchanges.of_change(with_tests)
+    assert "- tests/test_calc.py (edited: 1 removed, 1 added)" in text and "assert True" in text

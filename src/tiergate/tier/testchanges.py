@@ -11,6 +11,7 @@ of the packet's own.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from tiergate.text import plural, quote_inline, quote_path
@@ -80,7 +81,11 @@ def _file_lines(changed: FileLines) -> list[str]:
 
 
 def of_change(change: ChangeMeasurement, limit: int = LIMIT) -> str:
-    """The block for a measured change (its patch, untracked files read from the disk)."""
+    """The block for a measured change: only its test files' changed lines are read (from its patch, or
+    from the disk where untracked), so a claim that touched none reads nothing."""
+    tests = tuple(f for f in change.files if touches_tests(f.path))
+    if not tests:
+        return ""
     from tiergate.tier.contentscan import changed_lines
 
-    return block(changed_lines(change), limit)
+    return block(changed_lines(replace(change, files=tests)), limit)
