@@ -76,7 +76,7 @@ tests/config_test.py holds the two readings equal on generated tables.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -179,22 +179,6 @@ class RiskConfig:
     rules: tuple[RiskRuleConfig, ...] = _value((), "schema")  # regular expressions: the schema checks
 
 
-SECTIONS: dict[str, type[Any]] = {
-    "tiers": TiersConfig,
-    "costs": CostsConfig,
-    "keywords": KeywordsConfig,
-    "patterns": PatternsConfig,
-    "loop": LoopConfig,
-    "gate": GateConfig,
-    "interventions": InterventionsConfig,
-    "stalls": StallsConfig,
-    "alerts": AlertsConfig,
-    "interop": InteropConfig,
-    "workspace": WorkspaceConfig,
-    "risk": RiskConfig,
-}
-
-
 @dataclass(frozen=True)
 class Config:
     source: str | None = None  # where it was read from; not part of what a loop keeps
@@ -235,6 +219,11 @@ class Config:
                 Tier.THOROUGH: self.costs.thorough,
             },
         )
+
+
+# The configuration's tables by name, each field of Config whose default is a section (not `source`,
+# not `checks`, a table of names).
+SECTIONS: dict[str, type[Any]] = {f.name: type(f.default) for f in fields(Config) if is_dataclass(f.default)}
 
 
 def load_config(root: Path) -> Config:
