@@ -8,6 +8,7 @@ touches no test file runs no test at the base."""
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import sys
 from pathlib import Path
@@ -127,6 +128,7 @@ def test_a_python_cheat_that_loses_the_failing_test_is_refuted_naming_it(
 
     assert said in reason
     assert "tests the loop began with are lost" in reason
+    assert re.search(r"lost, not fixed, \d tests? that failed when the loop began: ", reason)
 
 
 @pytest.mark.parametrize("conftest", [REWRITTEN, FORCED], ids=["reports-rewritten", "exit-status-forced"])

@@ -28,7 +28,7 @@ A failing check refutes the claim unless the same failure already existed when t
     exiting 0 while failing now,    new: the exit status was masked since the loop began
     not at the baseline
     a test that failed at the base  new, whether the check passes or fails now: the test the loop
-    is lost (`losttests`)           began failing is deleted, skipped or filtered out, not fixed
+    is lost (`losttests`)           began with, failing, is deleted, skipped or filtered out, not fixed
     a test that passed at the base  not held against the claim here; the claim's tier is THOROUGH
     is lost                         and the verifier is told (`GateResult.lost_passing`)
     its runner's report at the base new: which tests ran cannot be told
@@ -384,8 +384,8 @@ def _failing(
 def _contract_broken(
     result: CheckResult, then: TestRun | None, lost: Sequence[LostTest]
 ) -> CheckVerdict | None:
-    """The verdict on a check whose tests broke the loop's test contract (a test the loop began failing
-    lost, or the runner's report gone since the base); None when they kept it."""
+    """The verdict on a check whose tests broke the loop's test contract (a test that failed when the
+    loop began lost, or the runner's report gone since the base); None when they kept it."""
     silent = unreported(then, result.tests) if result.status in ("passed", "failed") else ""
     if not silent and not any(t.failed_then for t in lost):
         return None
@@ -398,7 +398,7 @@ def _lost_reason(lost: Sequence[LostTest]) -> str:
     failed = [t for t in lost if t.failed_then]
     shown = "; ".join(t.text() for t in failed[:LOST_SHOWN])
     more = f" (+{len(failed) - LOST_SHOWN} more)" if len(failed) > LOST_SHOWN else ""
-    return f"{plural(len(failed), 'test')} the loop began failing lost, not fixed: {shown}{more}"
+    return f"lost, not fixed, {plural(len(failed), 'test')} that failed when the loop began: {shown}{more}"
 
 
 def _shows_nothing(result: CheckResult) -> str:
