@@ -149,7 +149,10 @@ def test_cancelled_work_is_left_to_finish_and_its_answers_are_not_read(tmp_path:
 
     def held() -> str:
         appears(go)  # the test says when the work may finish
-        done.write_text(str(os.getpid()))
+        # Whole or not at all: the test reads the file as soon as it appears.
+        part = done.with_suffix(".part")
+        part.write_text(str(os.getpid()))
+        part.rename(done)
         return "late"
 
     staged = offload.start_staged(held, lambda first: first)
