@@ -4,12 +4,15 @@ text so that it stays data)."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tiergate.text import (
     BLOCK_MARKER,
     clip,
     clip_start,
     cut,
+    fit,
     one_line,
     plural,
     quote_block,
@@ -147,3 +150,66 @@ def test_no_quoted_text_makes_a_line_that_starts_like_a_heading(heading: str, br
         for line in quoted.splitlines():
             assert not line.startswith(heading.split(maxsplit=1)[0]) or line.startswith("noise"), line
             assert "```" not in line
+
+
+OWN = ["The checks refute the claim.", "Fix the new failures, then claim again."]
+
+
+def _report(output_lines: int, width: int = 40) -> str:
+    output = [f"{BLOCK_MARKER}line {i} " + "x" * width for i in range(output_lines)]
+    return "\n".join([OWN[0], *output, OWN[1]])
+
+
+def test_fit_leaves_out_whole_quoted_lines_and_keeps_every_own_sentence() -> None:
+    text = _report(100)
+    fitted = fit(text, 600)
+    assert len(fitted) <= 600
+    lines = fitted.splitlines()
+    assert lines[0] == OWN[0]
+    assert lines[-1] == OWN[1]
+    assert lines[1] == f"{BLOCK_MARKER}line 0 " + "x" * 40  # the start of the output is what stays
+    kept = [line for line in lines if line.startswith(BLOCK_MARKER)]
+    assert lines[-2] == f"  [... {100 - len(kept)} more lines]"
+    assert all(line in text.splitlines() for line in kept)
+    assert fit(text, len(text)) == text
+
+
+def test_fit_counts_the_lines_an_earlier_cut_left_out() -> None:
+    once = fit(_report(100), 1200)
+    twice = fit(once, 600)
+    kept = [line for line in twice.splitlines() if line.startswith(BLOCK_MARKER)]
+    assert twice.splitlines()[-2] == f"  [... {100 - len(kept)} more lines]"
+
+
+def test_fit_takes_from_the_longest_run_first() -> None:
+    short = [f"{BLOCK_MARKER}short {i}" for i in range(3)]
+    long = [f"{BLOCK_MARKER}long {i} " + "y" * 60 for i in range(30)]
+    text = "\n".join(["Head.", *short, "Between.", *long, "Tail."])
+    fitted = fit(text, len(text) - 500)
+    assert all(line in fitted.splitlines() for line in short)
+    assert "Between." in fitted and fitted.endswith("Tail.")
+
+
+def test_fit_cuts_own_words_only_when_they_alone_are_over_the_limit() -> None:
+    text = "word " * 200
+    assert fit(text, 100) == cut(text, 100)
+
+
+_LINE = st.text(alphabet="abc xyz.", min_size=0, max_size=50)
+
+
+@given(
+    st.lists(st.tuples(st.booleans(), _LINE), max_size=40),
+    st.integers(min_value=60, max_value=2000),
+)
+def test_fit_is_within_the_limit_and_keeps_own_lines_whole_when_they_fit(
+    parts: list[tuple[bool, str]], limit: int
+) -> None:
+    lines = [f"{BLOCK_MARKER}{line}" if quoted else line.lstrip() for quoted, line in parts]
+    text = "\n".join(lines)
+    fitted = fit(text, limit)
+    assert len(fitted) <= limit
+    own = [line for line in text.split("\n") if not line.startswith("  ")]
+    markers = sum(1 for quoted, _ in parts if quoted)  # at most one note per run of quoted lines
+    if len("\n".join(own)) + markers * len("\n  [... 999 more lines]") <= limit:
+        assert [line for line in fitted.split("\n") if not line.startswith("  ")] == own

@@ -19,6 +19,69 @@ def cut(text: str, limit: int) -> str:
     return f"{kept} [... {len(text) - len(kept)} more characters]"
 
 
+DETAIL_INDENT = "  "
+
+
+def fit(text: str, limit: int) -> str:
+    """`text` in at most `limit` characters, cutting only its details: tiergate's own sentences start at
+    column 0, and the indented lines under them (quoted output, listed failures) are what is left out,
+    whole, the last lines of the longest run first, each run that lost lines ending in a line that says
+    how many. Only a text whose own lines alone are over `limit` (none that tiergate writes) is `cut`."""
+    if len(text) <= limit:
+        return text
+    lines = text.split("\n")
+    runs = _detail_runs(lines)
+    dropped = [0] * len(runs)
+    fitted = text
+    while len(fitted) > limit:
+        sizes = [_kept_size(lines, run, n) for run, n in zip(runs, dropped, strict=True)]
+        if not sizes or max(sizes) == 0:
+            return cut(fitted, limit)
+        dropped[sizes.index(max(sizes))] += 1
+        fitted = _rejoined(lines, runs, dropped)
+    return fitted
+
+
+def _detail_runs(lines: list[str]) -> list[tuple[int, int]]:
+    """The [start, end) ranges of consecutive indented lines."""
+    runs: list[tuple[int, int]] = []
+    for i, line in enumerate(lines):
+        if not line.startswith(DETAIL_INDENT):
+            continue
+        if runs and runs[-1][1] == i:
+            runs[-1] = (runs[-1][0], i + 1)
+        else:
+            runs.append((i, i + 1))
+    return runs
+
+
+def _kept_size(lines: list[str], run: tuple[int, int], dropped: int) -> int:
+    start, end = run
+    return sum(len(line) + 1 for line in lines[start : end - dropped])
+
+
+def _left_out(n: int) -> str:
+    return f"{DETAIL_INDENT}[... {plural(n, 'more line')}]"
+
+
+def _lines_in(line: str) -> int:
+    """How many lines `line` stands for: a note of lines left out by an earlier cut, its count."""
+    count, _, rest = line.removeprefix(f"{DETAIL_INDENT}[... ").partition(" ")
+    return int(count) if rest in {"more line]", "more lines]"} and count.isdigit() else 1
+
+
+def _rejoined(lines: list[str], runs: list[tuple[int, int]], dropped: list[int]) -> str:
+    out: list[str] = []
+    last = 0
+    for (_, end), n in zip(runs, dropped, strict=True):
+        out += lines[last : end - n]
+        if n:
+            out.append(_left_out(sum(_lines_in(line) for line in lines[end - n : end])))
+        last = end
+    out += lines[last:]
+    return "\n".join(out)
+
+
 def minutes(seconds: float) -> str:
     """'1 minute', '30 minutes': a duration in whole minutes, with its noun."""
     return plural(round(seconds / 60), "minute")

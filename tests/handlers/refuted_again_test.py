@@ -161,3 +161,33 @@ def test_a_check_that_timed_out_does_not_bind_the_workspace(tmp_path: Path) -> N
     assert "nothing has changed since" not in second["reason"]
     assert "timed out" in second["reason"]
     assert loop.checks_run() == 2
+
+
+# A check that prints more than a block reason holds: a hundred failures, each with a long message.
+LOUD_CHECK = """\
+if grep -qx good value.txt; then echo "test_value ... ok"; exit 0; fi
+for i in $(seq 1 100); do
+  echo "FAIL: test_value_$i (checks.ValueTest)"
+  echo "AssertionError: value.txt says $(cat value.txt) in case $i, expected good; long, as real ones are"
+done
+exit 1
+"""
+INSTRUCTION = "Fix the new failures, then claim again. `tiergate checks` runs the same checks."
+
+
+def test_a_refutation_too_long_for_the_reason_loses_quoted_output_never_tiergates_own_words(
+    tmp_path: Path,
+) -> None:
+    """The gate's report and the same refutation given again are cut to fit the block reason: whole
+    lines of the failures are left out (and counted), tiergate's instructions stay whole."""
+    loop = Loop(tmp_path)
+    write(loop.project, {"check.sh": LOUD_CHECK})
+    git(loop.project, "commit", "-qam", "a loud check")
+    loop.start()
+    write(loop.project, {"value.txt": "worse\n"})
+    for reason in (loop.stop(CLAIM)["reason"], loop.stop(CLAIM)["reason"]):
+        assert INSTRUCTION in reason.splitlines()
+        assert "more characters]" not in reason
+        left_out = [line for line in reason.splitlines() if line.startswith("  [... ")]
+        assert left_out and all(line.endswith("more lines]") for line in left_out)
+        assert reason.rstrip().endswith("only its verdict can end the loop.")

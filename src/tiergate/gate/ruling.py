@@ -64,7 +64,7 @@ from tiergate.gate.checks import COMPILE_STAGE, CheckResult
 from tiergate.gate.losttests import LostTest, lost_tests, unreported
 from tiergate.gate.output import Failure, OutputSummary, focus, summarize
 from tiergate.gate.testrun import FAILING, RAN, TestRun
-from tiergate.text import BLOCK_MARKER, clip, cut, plural, quote_inline
+from tiergate.text import BLOCK_MARKER, clip, fit, plural, quote_inline
 from tiergate.tier.coveragelines import GateCoverage
 
 Standing = Literal["passed", "new", "pre-existing", "skipped"]
@@ -609,7 +609,7 @@ def _report(result: GateResult, limit: int, against: Against | None = None) -> s
     fixed = "\n".join(head + tail)
     room = max(_MIN_BLOCK, (limit - len(fixed) - 2 * (len(new) + 1)) // max(1, len(new)))
     blocks = [_fit_lines(_failure_block(v), room) for v in new]
-    return cut("\n".join(head + blocks + tail), limit)
+    return fit("\n".join(head + blocks + tail), limit)
 
 
 def _headline(result: GateResult) -> str:

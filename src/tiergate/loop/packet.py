@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from tiergate.loop.claims import CLAIM_EVIDENCE, ClaimType
 from tiergate.loop.verdict import HEDGES
-from tiergate.text import cut, plural, quote_block, quote_inline, quote_path
+from tiergate.text import cut, fit, plural, quote_block, quote_inline, quote_path
 
 if TYPE_CHECKING:
     from tiergate.loop.records import LoopState, Verification
@@ -53,7 +53,7 @@ def packet(state: LoopState, verification: Verification) -> str:
         _required(verification),
         _rules(verification),
     ]
-    return cut("\n\n".join(s for s in sections if s), MAX_PACKET)
+    return fit("\n\n".join(s for s in sections if s), MAX_PACKET)
 
 
 def _lead(verification: Verification) -> str:

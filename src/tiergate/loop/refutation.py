@@ -70,7 +70,7 @@ def gate_refuted(state: LoopState, ev: Stop, now: float, limits: Limits) -> Outc
     regression = f"\nThis change breaks {', '.join(broke)}, already done: fix that first." if broke else ""
     bound = state
     if gate.binds and ev.fingerprint is not None:
-        text = looptext.cut(f"{regression.strip()}\n\n{gate.report}".strip(), REFUTATION_TEXT)
+        text = looptext.fit(f"{regression.strip()}\n\n{gate.report}".strip(), REFUTATION_TEXT)
         refuted = RefutedWorkspace(
             ev.fingerprint, state.task, "gate", "the gate", text, attempt.signature, attempt.reason, ev.dirty
         )

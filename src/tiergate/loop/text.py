@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from tiergate.loop.claims import promise_tag
 from tiergate.text import cut as cut  # noqa: PLC0414 (re-exported: refutation, verifiers call looptext.cut)
+from tiergate.text import fit as fit  # noqa: PLC0414 (re-exported: refutation, verifiers call looptext.fit)
 from tiergate.text import minutes, plural, quote_block, quote_inline, quote_path
 
 if TYPE_CHECKING:
@@ -47,14 +48,14 @@ def tag(state: LoopState) -> str:
 
 
 def _fit(text: str) -> str:
-    return cut(text, MAX_REASON)
+    return fit(text, MAX_REASON)
 
 
 def back_to_work(state: LoopState, feedback: str | None, notes: Sequence[str]) -> str:
     """Block reason: the task is not done; keep going (iteration n/max)."""
     parts = [f"tiergate loop, iteration {state.iteration}/{state.max_iterations}: keep working on the task."]
     if feedback:
-        parts.append(cut(feedback, FEEDBACK_IN_REASON))
+        parts.append(fit(feedback, FEEDBACK_IN_REASON))
     parts.append(_task(state))
     parts.append(
         f"When the task is completely done and your own checks pass, end your final message with "

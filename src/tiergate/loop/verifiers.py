@@ -217,7 +217,7 @@ def _record_verdict(
     judged = fingerprint or verification.fingerprint
     if not forced and judged is not None:
         label = f"verification {verification.id} ({verdict})"
-        text = looptext.cut(feedback, REFUTATION_TEXT)
+        text = looptext.fit(feedback, REFUTATION_TEXT)
         refuted = RefutedWorkspace(
             judged, state.task, "verifier", label, text, attempt.signature, attempt.reason, ev_dirty
         )
