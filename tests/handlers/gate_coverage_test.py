@@ -108,3 +108,29 @@ def test_a_coverage_file_the_agent_leaves_is_not_trusted_over_the_gate(tmp_path:
     assert loop.loop().tier == "STANDARD"
     reasons = loop.reasons()
     assert "not run: calc.py:10" in reasons and "coverage.json (coverage.py JSON" not in reasons
+
+
+# A function the tests never call, its result written over three lines.
+CALC_SPREAD = CALC + "\n\ndef scaled(a, b):\n    return (\n        a\n        * b\n    )\n"
+
+
+def test_a_changed_line_inside_a_statement_that_never_ran_is_not_covered(tmp_path: Path) -> None:
+    """The probes (and coverage.py) know a statement by its first line; a change to a later line of it
+    is placed with its statement, as Python's line table places it, and never judged fully covered."""
+    files = {
+        "calc.py": CALC_SPREAD,
+        "tests/test_calc.py": TESTS,
+        ".tiergate.toml": f"[checks]\ntests = {json.dumps(PYTEST)}\n",
+        ".gitignore": "__pycache__/\n",
+    }
+    loop = HookSession(tmp_path, init_repo(tmp_path / "project", files), SESSION)
+    answer = loop.hook("UserPromptSubmit", prompt="/tiergate:ralph scale by b")
+    assert "loop started" in answer["systemMessage"]
+    write(loop.project, {"calc.py": CALC_SPREAD.replace("        * b\n", "        * b * 2\n")})
+
+    loop.hook("Stop", last_assistant_message=CLAIM)
+
+    reasons = " ".join([r for r in loop.decisions() if r.get("event") == "Stop"][-1]["reasons"])
+    assert "covers 0/1 changed executable lines; not run: calc.py:8" in reasons
+    assert "no changed executable line" not in reasons
+    assert loop.loop().tier != "LIGHT"

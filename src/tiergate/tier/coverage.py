@@ -14,7 +14,10 @@ told apart from the code by path: such a file is code.
 With usable coverage data (see `tiergate.tier.coveragedata` for the formats and where they are looked for),
 the changed executable lines are the changed lines the data knows as executable (reported hit or
 missed; blank lines, comments and excluded lines do not count), and every changed line of a code file
-the data does not know at all counts as not covered. `full` if all of them ran, `partial` if some,
+the data does not know at all counts as not covered. The data knows a Python statement by one of its
+lines: a changed line of a statement that spans several (a continued expression, a decorator, an
+`except` or `case` clause) stands for its statement (`tiergate.tier.pystatements`), so that it is
+never taken for a line with nothing to run. `full` if all of them ran, `partial` if some,
 `none` if none. Data is usable only when it is newer than the change: the data file's mtime is later
 than that of every changed file still on disk (coverage artefacts themselves aside). Stale or unreadable
 data is not used, and the evidence says so. Several usable files are merged: a line counts as
@@ -39,6 +42,7 @@ evidence always says that it is the reason.
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import os
 import posixpath
@@ -165,7 +169,7 @@ def judge_coverage(
     lost = [f.path for f in grown if f.path not in lines]
     if lost:  # never judge from the lines that happened to be found
         return _fallback(change, grown, f"changed line numbers unknown for {_some(lost)}")
-    return _from_data(data, lines, reason)
+    return _from_data(data, _placed(change.root, lines), reason)
 
 
 def measurable_files(change: ChangeMeasurement) -> tuple[str, ...]:
@@ -277,8 +281,28 @@ def _is_artefact(path: str) -> bool:
     )
 
 
+def _placed(root: Path, lines: dict[str, frozenset[int]]) -> dict[str, dict[frozenset[int], frozenset[int]]]:
+    """Each file's changed lines grouped in the units coverage data knows, unit -> its changed lines: a
+    changed line of a Python statement that spans lines stands for its statement
+    (`tiergate.tier.pystatements`), each other line for itself."""
+    from tiergate.tier.pystatements import statement_lines
+
+    placed: dict[str, dict[frozenset[int], frozenset[int]]] = {}
+    for path, numbers in lines.items():
+        spans = None
+        if path.endswith(".py"):
+            with contextlib.suppress(OSError):
+                spans = statement_lines((root / path).read_bytes())
+        units: dict[frozenset[int], frozenset[int]] = {}
+        for n in numbers:
+            unit = spans.get(n, frozenset({n})) if spans else frozenset({n})
+            units[unit] = units.get(unit, frozenset()) | {n}
+        placed[path] = units
+    return placed
+
+
 def _from_data(
-    data: Sequence[CoverageData], lines: dict[str, frozenset[int]], note: str
+    data: Sequence[CoverageData], lines: dict[str, dict[frozenset[int], frozenset[int]]], note: str
 ) -> CoverageJudgement:
     merged = LineMap()
     for d in data:
@@ -286,17 +310,18 @@ def _from_data(
     total = hit = 0
     missed: list[str] = []
     unknown: list[str] = []
-    for path, numbers in sorted(lines.items()):
+    for path, units in sorted(lines.items()):
         known = merged.get(path)
         if known is None:
-            total += len(numbers)
-            unknown.append(f"{path} ({_count(numbers, 'line')})")
+            total += len(units)
+            unknown.append(f"{path} ({_count(len(units), 'line')})")
             continue
-        executable = numbers & known.executable
-        ran = executable & known.hit
+        executable = [unit for unit in units if unit & known.executable]
+        ran = [unit for unit in executable if unit & known.hit]
         total, hit = total + len(executable), hit + len(ran)
-        if executable - ran:
-            missed.append(f"{path}:{_ranges(executable - ran)}")
+        if len(ran) < len(executable):
+            not_run = [n for unit in executable if unit not in ran for n in units[unit]]
+            missed.append(f"{path}:{_ranges(not_run)}")
     source = _sources(data)
     if not total:
         level: Level = "full"
