@@ -120,14 +120,20 @@ _SAFE_ENV = {
 _FILTERLESS = frozenset(
     {
         "cat-file",
+        "check-ignore",  # reads the ignore files, never a file's content
         "commit-tree",
         "config",
         "diff-index",  # only ever --cached here: the index against a tree, no file read
         "diff-tree",
         "for-each-ref",
+        "index-pack",  # a pack from stdin into the object store
+        "init",  # a new repository (the backup store), from no template
         "ls-files",
         "ls-tree",
         "merge-base",
+        "mktree",
+        "pack-objects",  # objects of the object store only
+        "rev-list",
         "rev-parse",
         "show",
         "update-ref",
@@ -170,8 +176,11 @@ def _filter_blanks(cwd: Path, environment: Mapping[str, str]) -> tuple[str, ...]
 
     The answer is kept for the process while no config file git read changed (the checks, the project's
     own code, run between two calls and could add a driver); a config with includes is read every time,
-    since what it includes can change without any file git read changing (a branch, a new file)."""
-    key = str(cwd)
+    since what it includes can change without any file git read changing (a branch, a new file). It is
+    kept by git directory where `git_dir` knows it, so that the calls in a repository's top and in its
+    git directory (`--git-dir`) share it."""
+    home = _git_dirs.get(str(cwd), cwd)
+    key = str(home)
     kept = _blanks.get(key)
     if kept is not None and kept[0] == _stamps(kept[1]):
         return kept[2]
@@ -193,7 +202,7 @@ def _filter_blanks(cwd: Path, environment: Mapping[str, str]) -> tuple[str, ...]
         for arg in ("-c", f"{driver}.{item}={value}")
     )
     if not any(name.startswith(("include.", "includeif.")) for name in names):
-        files = tuple(sorted(origins | _standard_configs(cwd)))
+        files = tuple(sorted(origins | _standard_configs(cwd, home)))
         _blanks[key] = (_stamps(files), files, blanks)
     return blanks
 
@@ -201,11 +210,11 @@ def _filter_blanks(cwd: Path, environment: Mapping[str, str]) -> tuple[str, ...]
 _blanks: dict[str, tuple[tuple[tuple[int, ...] | None, ...], tuple[Path, ...], tuple[str, ...]]] = {}
 
 
-def _standard_configs(cwd: Path) -> set[Path]:
+def _standard_configs(cwd: Path, git_dir: Path) -> set[Path]:
     """Config files git would read that may not exist yet: the user's, and the repository's own."""
     home = Path(os.environ.get("HOME", "/nonexistent"))
     xdg = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
-    found = {home / ".gitconfig", xdg / "git" / "config", cwd / ".git" / "config"}
+    found = {home / ".gitconfig", xdg / "git" / "config", cwd / ".git" / "config", git_dir / "config"}
     if os.environ.get("GIT_CONFIG_GLOBAL"):
         found.add(Path(os.environ["GIT_CONFIG_GLOBAL"]))
     return found
@@ -366,8 +375,12 @@ def stream(cwd: Path, *args: str, stdin: bytes = b"") -> Iterator[Iterator[bytes
 
 def _command(cwd: Path, args: Sequence[str], environment: Mapping[str, str]) -> tuple[str, ...]:
     """The git command line `run` and `stream` start: the safe config, every filter driver blanked."""
-    # `cat-file --filters` converts a blob as a checkout would: through filters, were they not blank.
-    filterless = _subcommand(args) in _FILTERLESS and "--filters" not in args
+    # `cat-file --filters` converts a blob as a checkout would: through filters, were they not blank;
+    # `hash-object --no-filters` hashes the bytes as they are, whatever the attributes say.
+    subcommand = _subcommand(args)
+    filterless = (subcommand in _FILTERLESS and "--filters" not in args) or (
+        subcommand == "hash-object" and "--no-filters" in args
+    )
     blanks = () if filterless else _filter_blanks(cwd, environment)
     return ("git", *_SAFE_CONFIG, *blanks, "-c", "core.quotepath=off", *args)
 
@@ -405,10 +418,15 @@ def _lines(out: bytes) -> str:
 
 
 def repo_root(path: Path) -> Path:
-    """The top of the work tree holding `path` (a directory or a file in one)."""
+    """The top of the work tree holding `path` (a directory or a file in one). Kept for the process (as
+    `git_dir` is): a hook asks it of the same folder a dozen times, and no git command tiergate runs
+    moves a work tree."""
     start = path if path.is_dir() else path.parent
     if not start.is_dir():
         raise UserError(f"no such directory: {path}")
+    kept = _tops.get(str(start))
+    if kept is not None:
+        return kept
     try:
         out = run(start, "rev-parse", "--show-toplevel").stdout
     except UserError as e:
@@ -418,7 +436,25 @@ def repo_root(path: Path) -> Path:
     root = _lines(out)
     if not root:  # inside a .git directory, git answers with nothing
         raise UserError(f"not a git repository: {path} (run tiergate inside a git work tree)")
-    return _holding(Path(root), start)
+    return _keep_top(start, _holding(Path(root), start))
+
+
+_tops: dict[str, Path] = {}  # by the folder asked about, for the process: see repo_root
+_git_dirs: dict[str, Path] = {}  # the same for git_dir
+
+
+def _keep_top(start: Path, top: Path) -> Path:
+    _tops[str(start)] = top
+    return top
+
+
+def git_dir(repo: Path) -> Path:
+    """The git directory (absolute) of the repository at `repo` (its top, or a git directory itself);
+    kept for the process, as `repo_root` is."""
+    key = str(repo)
+    if key not in _git_dirs:
+        _git_dirs[key] = Path(_lines(run(repo, "rev-parse", "--absolute-git-dir").stdout))
+    return _git_dirs[key]
 
 
 def _holding(top: Path, start: Path) -> Path:
@@ -445,9 +481,9 @@ _OPERATIONS = (
 def operation_in_progress(repo: Path) -> str | None:
     """The git operation half done in `repo`'s work tree (merge, rebase, cherry-pick, revert, bisect),
     in words with how to end it, or None."""
-    git_dir = Path(os.fsdecode(run(repo, "rev-parse", "--absolute-git-dir").stdout.strip()))
+    folder = git_dir(repo)
     for marker, what, ending in _OPERATIONS:
-        if (git_dir / marker).exists():
+        if (folder / marker).exists():
             return f"{what} is in progress ({marker} in the git directory); finish it or end it ({ending})"
     return None
 
@@ -471,25 +507,54 @@ def top_and_head(path: Path) -> tuple[Path, str | None]:
         # Outside a work tree (or inside a .git directory, where git answers nothing).
         raise UserError(f"not a git repository: {path} (run tiergate inside a git work tree)")
     head = lines[1] if proc.returncode == 0 and len(lines) > 1 else None
-    return _holding(Path(lines[0]), start), head
+    return _keep_top(start, _holding(Path(lines[0]), start)), head
 
 
 def empty_tree(repo: Path) -> str:
     """The id of the empty tree in this repository's object format (SHA-1 or SHA-256)."""
-    return _lines(run(repo, "hash-object", "-t", "tree", "--stdin", stdin=b"").stdout)
+    key = str(repo)
+    if key not in _empty_trees:
+        _empty_trees[key] = _lines(run(repo, "hash-object", "-t", "tree", "--no-filters", "--stdin").stdout)
+    return _empty_trees[key]
+
+
+_empty_trees: dict[str, str] = {}  # by repository: its object format never changes
+# The empty tree's id in each object format (SHA-1, SHA-256): fixed by its content, "tree 0\0".
+_EMPTY_TREE_IDS = frozenset(
+    {
+        "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
+        "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321",
+    }
+)
+
+
+def is_empty_tree(oid: str) -> bool:
+    """Whether the full id `oid` is the empty tree's (`empty_tree`, in either object format), without
+    asking git."""
+    return oid in _EMPTY_TREE_IDS
 
 
 def resolve_rev(repo: Path, rev: str) -> str:
-    """The full id `rev` names: a commit, or a tree (the empty tree for HEAD before the first commit)."""
+    """The full id `rev` names: a commit, or a tree (the empty tree for HEAD before the first commit).
+    An object id, once found, is kept for the process: what it names never changes."""
+    key = (str(repo), rev)
+    if key in _resolved:
+        return _resolved[key]
     # A revision that starts with a dash would be read as an option.
     if rev and not rev.startswith("-"):
         for peel in ("^{commit}", "^{tree}"):
             proc = run(repo, "rev-parse", "--verify", "--quiet", rev + peel, ok=(0, 1, 128))
             if proc.returncode == 0:
-                return _lines(proc.stdout)
+                resolved = _lines(proc.stdout)
+                if is_object_id(rev):
+                    _resolved[key] = resolved
+                return resolved
         if rev == "HEAD" and head_sha(repo) is None:
             return empty_tree(repo)
     raise UserError(f"unknown revision {rev!r} in {repo}")
+
+
+_resolved: dict[tuple[str, str], str] = {}
 
 
 def diff_entries(repo: Path, base: str) -> list[DiffEntry]:
@@ -633,7 +698,7 @@ def _committed_ignores(repo: Path, base: str) -> list[str]:
     reads them all. A commit never changes (replace refs are off), so the answer is kept for the
     process."""
     key = (repo, base)
-    if key not in _ignores or not _is_id(base):
+    if key not in _ignores or not is_object_id(base):
         out = run(
             repo,
             "grep",
@@ -665,7 +730,9 @@ def _committed_ignores(repo: Path, base: str) -> list[str]:
     return _ignores[key]
 
 
-def _is_id(rev: str) -> bool:
+def is_object_id(rev: str) -> bool:
+    """Whether `rev` is a full object id (SHA-1 or SHA-256): what it names never changes (replace refs
+    are off), so an answer about it can be kept for the process."""
     return len(rev) in (40, 64) and all(c in "0123456789abcdef" for c in rev)
 
 
@@ -772,15 +839,18 @@ def _index_file(repo: Path) -> Path:
     return Path(_lines(run(repo, "rev-parse", "--path-format=absolute", "--git-path", "index").stdout))
 
 
-def workspace_tree(repo: Path, base: str) -> str | None:
+def workspace_tree(
+    repo: Path, base: str, differing: tuple[Sequence[str], Sequence[str]] | None = None
+) -> str | None:
     """The working tree of `repo` (its top) as a tree in its objects, as a measurement from `base` sees
     it: the files that differ from `base` and the untracked files `untracked_files` lists, hashed as
     `git diff` hashes a file to compare it (git's own eol and ident conversion, no filter driver), on a
     copy of the index. What a loop that begins on a dirty workspace measures its change from: measured
     from this tree, every file is as it was. None when no file differs from `base` (nothing to write);
-    UserError when the index has unresolved conflicts."""
-    changed = changed_paths(repo, base)
-    untracked = [p for p in untracked_files(repo, base) if not p.endswith("/")]  # not a nested repository
+    UserError when the index has unresolved conflicts. `differing`: `changed_paths` and `untracked_files`
+    from `base`, when the caller has just asked them."""
+    changed, found = differing or (changed_paths(repo, base), untracked_files(repo, base))
+    untracked = [p for p in found if not p.endswith("/")]  # not a nested repository
     if not changed and not untracked:
         return None
     with _measuring_index(repo, base, private=True) as index:

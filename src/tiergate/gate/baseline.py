@@ -55,7 +55,7 @@ def base_commit(root: Path, base: str | None) -> str | None:
     if rev is None:
         return None
     resolved = git.resolve_rev(top, rev)
-    return None if resolved == git.empty_tree(top) else resolved
+    return None if git.is_empty_tree(resolved) else resolved
 
 
 def workspace_at(root: Path, commit: str) -> bool:

@@ -28,7 +28,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from tiergate import git
-from tiergate.gate.baseline import changed_paths, worktree
+from tiergate.gate.baseline import worktree
 from tiergate.gate.checks import Check, CheckResult
 from tiergate.gate.processes import Progress
 from tiergate.gate.testfiles import tests_among
@@ -54,7 +54,9 @@ def base_tests_copy(root: Path, commit: str) -> Iterator[Path]:
     old path too, which a measured change names only as the new one)."""
     top = git.repo_root(root)
     inside = root.resolve().relative_to(top.resolve())
-    tree = _scratch_tree(top, commit, tests_among(changed_paths(root, commit)))
+    # Asked once, for the tests among them and for the workspace's tree.
+    differing = (git.changed_paths(top, commit), git.untracked_files(top, commit))
+    tree = _scratch_tree(top, commit, tests_among([*differing[0], *differing[1]]), differing)
     with worktree(top, git.head_sha(top) or commit, checkout=False) as scratch:
         git.run(scratch, "read-tree", "--reset", "-u", tree)
         cwd = scratch / inside
@@ -68,9 +70,12 @@ def base_tests_copy(root: Path, commit: str) -> Iterator[Path]:
                 link.unlink(missing_ok=True)
 
 
-def _scratch_tree(top: Path, commit: str, tests: Sequence[str]) -> str:
-    """The workspace's tree with `tests` as in `commit` (or without them where it has none)."""
-    tree = git.workspace_tree(top, commit) or f"{commit}^{{tree}}"
+def _scratch_tree(
+    top: Path, commit: str, tests: Sequence[str], differing: tuple[list[str], list[str]]
+) -> str:
+    """The workspace's tree with `tests` as in `commit` (or without them where it has none); `differing`:
+    the changed and the untracked paths (`git.workspace_tree`)."""
+    tree = git.workspace_tree(top, commit, differing) or f"{commit}^{{tree}}"
     at_base = _entries(top, commit, set(tests))
     fd, name = tempfile.mkstemp(prefix="tiergate-index-")
     os.close(fd)

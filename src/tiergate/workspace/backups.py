@@ -186,9 +186,19 @@ def workspace_at(root: Path, rev: str | None) -> Workspace:
 
 
 def tree_of(root: Path, commit: str | None) -> str:
+    """The tree of `commit` (the empty tree for None); kept for the process when `commit` is an id."""
     if commit is None:
         return git.empty_tree(root)
-    return ondisk.text(git.run(root, "rev-parse", "--verify", f"{commit}^{{tree}}").stdout)
+    key = (str(root), commit)
+    if key not in _trees:
+        tree = ondisk.text(git.run(root, "rev-parse", "--verify", f"{commit}^{{tree}}").stdout)
+        if not git.is_object_id(commit):
+            return tree
+        _trees[key] = tree
+    return _trees[key]
+
+
+_trees: dict[tuple[str, str], str] = {}
 
 
 def read_ref(root: Path, ref: str, prefix: tuple[str, ...] = ()) -> str | None:
@@ -477,8 +487,8 @@ def restore(project: Project, backup: Backup, now: float | None = None) -> Resto
     current = ondisk.scan(root, entries)
     plan = ondisk.plan(root, current, entries, target.exact)
     missing_dirs = [d for d in target.empty_dirs if not (root / d).is_dir()]
-    index_same = (
-        current.index is not None and ondisk.tree(ondisk.git_dir(root), current.index) == target.index
+    index_same = current.index is not None and current.index == ondisk.entries(
+        ondisk.git_dir(root), target.index
     )
     if not any(plan) and not missing_dirs and current.head == target.head and index_same:
         return Restored(backup, None, changed=False)

@@ -53,7 +53,7 @@ def run_in(git_dir: Path, *args: str, stdin: bytes = b"", env: Mapping[str, str]
 
 
 def git_dir(root: Path) -> Path:
-    return Path(text(git.run(root, "rev-parse", "--absolute-git-dir").stdout))
+    return git.git_dir(root)
 
 
 # -- reading the working tree ----------------------------------------------------------------------------
@@ -111,8 +111,10 @@ def keep(root: Path, disk: Disk, into: Path) -> None:
     missing = _missing(into, {oid for mode, oid in entries if mode != GITLINK})
     source = git_dir(root)
     if missing and source != into:
-        copy_ids(source, into, set(missing) - set(_missing(source, missing)))
-        missing = _missing(into, missing)
+        lacking = set(_missing(source, missing))
+        # All of them missing in `into`, as just asked: copied, they are there (index-pack checked them).
+        _copy_missing(source, into, [oid for oid in missing if oid not in lacking])
+        missing = [oid for oid in missing if oid in lacking]
     paths: dict[str, str | bytes] = {}
     for path, (mode, oid) in disk.files.items():
         if oid in missing and mode != GITLINK:
@@ -267,6 +269,11 @@ def tree(git_dir: Path, entries: Mapping[str, tuple[str, str]]) -> str:
 
 
 def entries(git_dir: Path, tree: str) -> Entries:
+    """The files of `tree`; for an object id, kept for the process (what it holds never changes)."""
+    key = (str(git_dir), tree)
+    kept = _entries.get(key)
+    if kept is not None:
+        return dict(kept)
     out = run_in(git_dir, "ls-tree", "-r", "-z", "--full-tree", tree)
     found: Entries = {}
     for record in out.split(b"\0"):
@@ -274,26 +281,32 @@ def entries(git_dir: Path, tree: str) -> Entries:
             meta, _, path = record.partition(b"\t")
             mode, _kind_name, oid = os.fsdecode(meta).split(" ")
             found[os.fsdecode(path)] = (mode, oid)
+    if git.is_object_id(tree):
+        _entries[key] = dict(found)
     return found
+
+
+_entries: dict[tuple[str, str], Entries] = {}
 
 
 def copy_objects(source: Path, dest: Path, roots: Iterable[str]) -> None:
     """Every object of the trees `roots` that `dest` lacks, from `source` (git dirs both)."""
-    wanted: list[str] = []
-    for tree in roots:
-        wanted.append(tree)
-        out = run_in(source, "ls-tree", "-r", "-t", "-z", "--full-tree", tree)
-        for record in out.split(b"\0"):
-            _mode, kind, oid = os.fsdecode(record).partition("\t")[0].split(" ") if record else ("", "", "")
-            # A gitlink names a commit of another repository: there is nothing to copy.
-            if kind in ("blob", "tree"):
-                wanted.append(oid)
-    copy_ids(source, dest, wanted)
+    trees = tuple(roots)
+    if not trees:
+        return
+    # The trees and all they hold, in one call; a gitlink names a commit of another repository, which
+    # rev-list does not follow: there is nothing to copy.
+    out = run_in(source, "rev-list", "--objects", "--no-object-names", *trees, "--")
+    copy_ids(source, dest, text(out).split())
 
 
 def copy_ids(source: Path, dest: Path, ids: Iterable[str]) -> None:
     """The objects `ids` that `dest` lacks, from `source`, through a pack that index-pack checks."""
-    missing = _missing(dest, ids)
+    _copy_missing(source, dest, _missing(dest, ids))
+
+
+def _copy_missing(source: Path, dest: Path, missing: Sequence[str]) -> None:
+    """The objects `missing` (all of them missing in `dest`), from `source`."""
     if missing:
         pack = run_in(source, "pack-objects", "-q", "--stdout", stdin=lines(missing))
         run_in(dest, "index-pack", "--stdin", stdin=pack)
