@@ -72,6 +72,7 @@ if __name__ == "__main__":
 """,
 }
 
+_BUILT = ("statkit", "tests")  # what the build compiles
 _ORIGINAL_RETURN = "    return ordered[len(ordered) // 2]\n"
 
 
@@ -147,7 +148,8 @@ def write(root: Path, files: dict[str, str]) -> None:
 def _git(root: Path, *args: str) -> None:
     try:
         result = subprocess.run(
-            ["git", *args],
+            # Without the maintenance a commit starts after itself: a process for nothing to tidy.
+            ["git", "-c", "maintenance.auto=false", "-c", "gc.auto=0", *args],
             cwd=root,
             env={**os.environ, **GIT_ENV},
             capture_output=True,
@@ -167,8 +169,22 @@ def run_tests(root: Path) -> CommandRun:
 
 
 def compile_all(root: Path) -> CommandRun:
-    """Byte-compile every module: the example's build, and the only static check it has."""
-    return _python(root, ("-m", "compileall", "-q", "statkit", "tests"))
+    """Byte-compile every module: the example's build, and the only static check it has.
+
+    `python -m compileall -q statkit tests` run in this process rather than in one of its own, which
+    would spend more on starting Python than on compiling: the same module with the same arguments, so
+    the same files written, the same lines printed (with the paths relative to the example, as run there)
+    and the same exit code."""
+    import compileall
+    import contextlib
+    import io
+
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        # Every folder, even after one fails, as the command does.
+        compiled = [compileall.compile_dir(root / folder, quiet=1) for folder in _BUILT]
+    output = printed.getvalue().replace(f"{root}{os.sep}", "")
+    return CommandRun(f"python -m compileall -q {' '.join(_BUILT)}", 0 if all(compiled) else 1, output)
 
 
 def _python(root: Path, args: tuple[str, ...]) -> CommandRun:
