@@ -18,8 +18,9 @@ import re
 import secrets
 import subprocess
 import sys
+import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -204,23 +205,43 @@ class Session:
         return _answer(event, result)
 
     def tiergate(self, *args: str) -> str:
-        """A tiergate command, run in the example project as a user would from a shell."""
-        env = {key: value for key, value in self.env.items() if key != "CLAUDE_PROJECT_DIR"}
-        result = self._run(list(args), "", env)
-        if result.returncode != 0:
-            detail = one_line(result.stderr or result.stdout, 300)
-            raise OffScriptError(f"`tiergate {' '.join(args)}` exited {result.returncode}: {detail}")
-        return result.stdout
+        """A tiergate command, run in the example project as a user would from a shell: what it printed."""
+        [printed] = self.tiergate_together(args)
+        return printed
 
-    def _run(
-        self, args: list[str], stdin: str, env: Mapping[str, str] | None = None
-    ) -> subprocess.CompletedProcess[str]:
+    def tiergate_together(self, *commands: Sequence[str]) -> list[str]:
+        """tiergate commands that only read the loop's state, run at the same time rather than one after
+        the other (each as `tiergate`): what each printed, in their order."""
+        env = {key: value for key, value in self.env.items() if key != "CLAUDE_PROJECT_DIR"}
+        deadline = time.monotonic() + HOOK_TIMEOUT_SECONDS
+        started: list[subprocess.Popen[str]] = []
+        try:
+            for args in commands:
+                started.append(
+                    subprocess.Popen(
+                        [sys.executable, "-m", "tiergate", *args],
+                        stdin=subprocess.DEVNULL,
+                        stdout=subprocess.PIPE,
+                        stderr=subprocess.PIPE,
+                        cwd=self.project,
+                        env=env,
+                        text=True,
+                    )
+                )
+            return [_printed(*pair, deadline) for pair in zip(commands, started, strict=True)]
+        finally:
+            for process in started:
+                if process.poll() is None:  # left behind by a command that failed or took too long
+                    process.kill()
+                    process.communicate()
+
+    def _run(self, args: list[str], stdin: str) -> subprocess.CompletedProcess[str]:
         try:
             return subprocess.run(
                 [sys.executable, "-m", "tiergate", *args],
                 input=stdin,
                 cwd=self.project,
-                env=dict(env if env is not None else self.env),
+                env=self.env,
                 capture_output=True,
                 text=True,
                 timeout=HOOK_TIMEOUT_SECONDS,
@@ -228,6 +249,18 @@ class Session:
             )
         except subprocess.TimeoutExpired:
             raise OffScriptError(f"`tiergate {' '.join(args)}` took over {HOOK_TIMEOUT_SECONDS} s") from None
+
+
+def _printed(args: Sequence[str], process: subprocess.Popen[str], deadline: float) -> str:
+    """What a tiergate command printed on stdout, once it exited 0; OffScriptError otherwise."""
+    command = f"`tiergate {' '.join(args)}`"
+    try:
+        stdout, stderr = process.communicate(timeout=max(0.0, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        raise OffScriptError(f"{command} took over {HOOK_TIMEOUT_SECONDS} s") from None
+    if process.returncode != 0:
+        raise OffScriptError(f"{command} exited {process.returncode}: {one_line(stderr or stdout, 300)}")
+    return stdout
 
 
 def _answer(event: str, result: subprocess.CompletedProcess[str]) -> Answer:

@@ -132,8 +132,8 @@ def tell(script: Script, workdir: Path, p: Printer, *, report: bool = False) -> 
     directive = _claim(p, session, script.fix, explain=False)
     agent, packet = _hedged_pass_sent_back(p, session, directive)
     _verifier_passes(p, session, agent, packet)
-    _loop_finalized(p, session)
-    _history(p, session)
+    history = _loop_finalized(p, session)
+    _history(p, session, history)
     ended = session.end()
     _expect(ended.exit_code == 0, "the session to end normally", ended)
     return _report(session) if report else None
@@ -305,7 +305,8 @@ def _verifier_passes(p: Printer, session: Session, agent: Subagent, packet: Pack
     p.answer(answer, _notice(answer))
 
 
-def _loop_finalized(p: Printer, session: Session) -> None:
+def _loop_finalized(p: Printer, session: Session) -> str:
+    """The stop let through and the loop's line in `tiergate status`; what `tiergate history` printed."""
     message = "The verifier confirmed the fix with its own test run. The task is done."
     p.step("Claude ends its turn: this time tiergate lets the stop through")
     answer = session.stop(message)
@@ -315,23 +316,25 @@ def _loop_finalized(p: Printer, session: Session) -> None:
         answer,
     )
     p.answer(answer, f"no block: {_notice(answer)}")
-    loops = json.loads(session.tiergate("status", "--json"))
-    ours = [entry for entry in loops if entry.get("session_id") == session.id]
-    if [entry.get("phase") for entry in ours] != ["passed"]:
-        raise OffScriptError(f"expected `tiergate status --json` to show the loop passed, got {ours}")
+    # Both only read what the loop left: run side by side, `tiergate history` is ready for the next step.
+    status, history = session.tiergate_together(("status",), ("history",))
+    # A loop's line: "session <id>  <phase>[ (finished)]  iteration n/max  ...".
+    ours = [line for line in status.splitlines() if line.startswith(f"session {session.id}  ")]
+    if [line.split("  ")[1].split(" (")[0] for line in ours] != ["passed"]:
+        raise OffScriptError(f"expected `tiergate status` to show the loop passed, got {ours}")
     p.line("$ tiergate status")
-    for line in session.tiergate("status").splitlines():
-        if session.id in line:
-            p.quote(line.split("  task:")[0])
+    for line in ours:
+        p.quote(line.split("  task:")[0])
+    return history
 
 
-def _history(p: Printer, session: Session) -> None:
+def _history(p: Printer, session: Session, history: str) -> None:
     p.step(
         "What each verification cost, in the [costs] weights per tier (relative, not money), against "
         "always sending the THOROUGH verifier"
     )
     p.line("$ tiergate history")
-    lines = session.tiergate("history").splitlines()
+    lines = history.splitlines()
     verdicts = [line for line in lines if line.startswith(session.id[:12])]
     if not (any(" FAIL " in v for v in verdicts) and any(" PASS " in v for v in verdicts)):
         raise OffScriptError(f"expected `tiergate history` to list the FAIL and the PASS, got {lines}")
