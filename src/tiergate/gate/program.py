@@ -94,6 +94,13 @@ class Program:
 
 def program_of(command: str) -> Program | None:
     """The program `command` starts (module docstring); None when the line alone cannot tell."""
+    found = invocation_of(command)
+    return found[0] if found is not None else None
+
+
+def invocation_of(command: str) -> tuple[Program, tuple[str, ...]] | None:
+    """The program `command` starts and the words given to it, up to the first shell operator (`&&`,
+    `;`, a pipe or a redirection); None when the line alone cannot tell which program it starts."""
     try:
         words = _split(command)
     except ValueError:  # unbalanced quotes: the shell will say what is wrong
@@ -116,7 +123,12 @@ def program_of(command: str) -> Program | None:
             continue
         if word in _COMPOUND or word[0] in f"-{_PUNCTUATION}" or _EXPANDS.search(word):
             return None
-        return Program(word, directory, word in BUILTINS)
+        given = []
+        for argument in words[index + 1 :]:
+            if argument[0] in _PUNCTUATION:
+                break
+            given.append(argument)
+        return Program(word, directory, word in BUILTINS), tuple(given)
     return None
 
 
