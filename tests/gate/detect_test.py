@@ -3,7 +3,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from tiergate.gate.detect import DetectedCheck, ProjectFacts, detect, detect_checks, programs_named
+from tiergate.gate.detect import DetectedCheck, Detection, ProjectFacts, detect, detect_checks, programs_named
 
 
 def facts(
@@ -139,3 +139,154 @@ def test_only_checks_whose_program_was_found_are_offered_and_the_others_say_why(
     assert everything.skipped == ()
     assert list(everything.offered) == detect_checks(found)  # not looked up: every check is offered
     assert [c.name for c in everything.offered if c.name.startswith("tests")] == ["tests-python", "tests-go"]
+
+
+# The project's own test command -----------------------------------------------------------------------------
+
+
+def project(files: dict[str, str], *names: str, programs: set[str] | None = None) -> ProjectFacts:
+    """A Python project (a pyproject.toml and a tests folder) with the declaring files `files`."""
+    found = frozenset({"pyproject.toml", "tests", *names, *(f.split("/")[0] for f in files)})
+    return ProjectFacts(found, {}, {}, None if programs is None else frozenset(programs), texts=files)
+
+
+def chosen_tests(detection: Detection) -> tuple[str, list[tuple[str, str]]]:
+    """The chosen tests command, and each passed over with why."""
+    chosen = [c.command for c in detection.offered if c.name.startswith("tests")]
+    return chosen[0] if chosen else "", [(c.command, why) for c, why in detection.passed_over]
+
+
+GUESS_LOSES = ("pytest -q", "the project declares its own test command, which wins over a guess")
+
+
+def test_a_declared_unittest_wins_over_the_guessed_pytest_and_says_where_it_is_declared() -> None:
+    tox = "[testenv]\ncommands = {envpython} -m unittest -v {posargs}\n"
+    detection = detect(project({"tox.ini": tox, "Makefile": "test:\n\tpython -m unittest -v ${tests}\n"}))
+    assert chosen_tests(detection) == ("python -m unittest -v", [GUESS_LOSES])
+    chosen = detection.offered[0]
+    assert chosen.reason == (
+        "declared in tox.ini line 2 ([testenv] commands) as `{envpython} -m unittest -v {posargs}` "
+        "({envpython} is python; {posargs} is nothing: tiergate passes no arguments); "
+        "also in Makefile line 2 (target test)"
+    )
+    assert [(d.file, d.line) for d in chosen.declared] == [("tox.ini", 2), ("Makefile", 2)]
+
+
+def test_each_shape_of_declaration_is_chosen_over_the_guess() -> None:
+    shapes = {
+        "noxfile.py": (
+            'import nox\n@nox.session\ndef tests(session):\n    session.run("pytest", "--doctest-modules")\n',
+            "pytest --doctest-modules",
+        ),
+        "Makefile": ("test:\n\t$(MAKE) lint\n\tpython -m pytest src tests\n", "python -m pytest src tests"),
+        "justfile": ("test:\n    pytest --doctest-glob='*.md'\n", "pytest --doctest-glob='*.md'"),
+        "hatch.toml": ('[envs.default.scripts]\ntest = "pytest {args:tests}"\n', "pytest tests"),
+        ".github/workflows/ci.yml": (
+            "    steps:\n      - run: pytest -p no:randomly\n",
+            "pytest -p no:randomly",
+        ),
+    }
+    for file, (text, command) in shapes.items():
+        assert chosen_tests(detect(project({file: text}))) == (command, [GUESS_LOSES]), file
+    pdm = {"tool": {"pdm": {"scripts": {"test": {"cmd": "python -m unittest discover -s tests"}}}}}
+    facts = replace(project({}), pyproject=pdm)
+    assert chosen_tests(detect(facts)) == ("python -m unittest discover -s tests", [GUESS_LOSES])
+
+
+def test_the_most_complete_declaration_wins_and_the_others_say_why() -> None:
+    files = {
+        "tox.ini": "[testenv]\ncommands = pytest {posargs}\n",
+        "noxfile.py": (
+            'import nox\n@nox.session\ndef tests(session):\n    session.run("pytest", "-m", "not slow")\n'
+        ),
+        "Makefile": "test:\n\tpytest --doctest-modules\n",
+        ".github/workflows/ci.yml": "      - run: tox -e py\n      - run: pytest --doctest-modules\n",
+    }
+    assert chosen_tests(detect(project(files))) == (
+        "pytest --doctest-modules",
+        [
+            ("pytest", "runs no doctests that it says; the chosen command does (--doctest-modules)"),
+            ("pytest -m 'not slow'", "it runs only some of the tests (-m)"),
+            GUESS_LOSES,
+            (
+                "tox -e py",
+                "it hands the tests to tox: the gate runs what tox would run, here; "
+                "tox's own environments are not this one",
+            ),
+        ],
+    )
+    chosen = detect(project(files)).offered[0]
+    assert [d.file for d in chosen.declared] == ["Makefile", ".github/workflows/ci.yml"]
+
+
+def test_agreeing_files_and_then_the_first_declared_break_ties() -> None:
+    files = {
+        "tox.ini": "[testenv]\ncommands = python -m unittest\n",
+        "Makefile": "test:\n\tpytest\n",
+        ".github/workflows/ci.yml": "      - run: pytest\n",
+    }
+    assert chosen_tests(detect(project(files)))[1][0] == (
+        "python -m unittest",
+        "declared in fewer files (1 against 2)",
+    )
+    files["justfile"] = "test:\n    python -m unittest\n"
+    assert chosen_tests(detect(project(files)))[1][0] == (
+        "pytest",
+        "ranks the same, and tox.ini line 2 ([testenv] commands) comes first",
+    )
+
+
+def test_a_command_that_cannot_run_here_gives_way_to_the_next() -> None:
+    files = {"tox.ini": "[testenv]\ncommands = {envpython} -m unittest\n", "Makefile": "test:\n\tpytest -x\n"}
+    only_pytest = detect(project(files, programs={"pytest"}))
+    assert chosen_tests(only_pytest) == (
+        "pytest -x",
+        [("python -m unittest", "`python` is not on PATH"), GUESS_LOSES],
+    )
+    python3 = detect(project(files, programs={"python3"}))
+    assert python3.offered[0].command == "python3 -m unittest"
+    assert python3.offered[0].reason.endswith("; run as python3: `python` is not on PATH")
+    nothing = detect(project(files, programs=set()))
+    assert nothing.offered == ()
+    assert [(c.command, why) for c, why in nothing.skipped] == [
+        ("python -m unittest", "`python` is not on PATH")
+    ]
+    assert programs_named(project(files)) == {"python", "python3", "pytest"}
+
+
+def test_a_declaration_only_its_tool_can_resolve_is_passed_over_with_why() -> None:
+    files = {"tox.ini": "[testenv]\ncommands = pytest {envsitepackagesdir}/pkg\n"}
+    assert chosen_tests(detect(project(files))) == (
+        "pytest -q",
+        [("pytest {envsitepackagesdir}/pkg", "only tox can resolve {envsitepackagesdir}")],
+    )
+
+
+def test_a_script_of_its_own_counts_only_as_its_slots_single_command() -> None:
+    alone = {"Makefile": "test:\n\t./run-tests.sh --all\n"}
+    assert chosen_tests(detect(project(alone))) == ("./run-tests.sh --all", [GUESS_LOSES])
+    among = {"Makefile": "test:\n\tpip install -e .\n\t./run-tests.sh --all\n"}
+    assert chosen_tests(detect(project(among))) == ("pytest -q", [])
+    ci = {".github/workflows/ci.yml": "      - run: ./run-tests.sh\n"}
+    assert chosen_tests(detect(project(ci))) == ("pytest -q", [])
+
+
+def test_a_project_declaring_only_through_tox_is_a_python_project() -> None:
+    facts = ProjectFacts(frozenset({"tox.ini"}), texts={"tox.ini": "[testenv]\ncommands = pytest tests\n"})
+    assert chosen_tests(detect(facts)) == ("pytest tests", [])
+
+
+def test_go_and_rust_declared_test_commands_compete_with_their_guesses() -> None:
+    make = "test:\n\tgo test -race ./...\n"
+    go = ProjectFacts(frozenset({"go.mod", "Makefile"}), texts={"Makefile": make})
+    assert chosen_tests(detect(go)) == (
+        "go test -race ./...",
+        [("go test ./...", "the project declares its own test command, which wins over a guess")],
+    )
+    python_in_go = ProjectFacts(frozenset({"go.mod", "Makefile"}), texts={"Makefile": "test:\n\tpytest\n"})
+    assert chosen_tests(detect(python_in_go)) == ("go test ./...", [])
+
+
+def test_without_declarations_the_guess_stands_alone() -> None:
+    assert chosen_tests(detect(project({}))) == ("pytest -q", [])
+    assert detect(project({"Makefile": "docs:\n\tsphinx-build docs out\n"})).passed_over == ()

@@ -4,21 +4,40 @@ A project's `[checks]` table always wins; these rules only name the obvious comm
 and Rust projects from what their root holds (marker files, `pyproject.toml` tool tables, `package.json`
 scripts). Each detected check carries the reason it was detected, so `tiergate doctor` can say why.
 
+The tests check runs what the project runs: the test commands it declares (tox, nox, make, just,
+hatch, pdm, poe, its CI workflow: `tiergate.gate.declared`) compete with tiergate's own guess
+(`pytest -q` beside a tests folder, `go test ./...`, `cargo test`), and the one that runs the tests
+most completely is chosen (`rank`):
+
+    1. declared by the project, over tiergate's guess
+    2. runs every test, over one that selects some or stops at the first failure (`-k`, `-m`, `-x`)
+    3. runs the doctests too (`--doctest-modules`), over one that does not say it does
+    4. a test runner tiergate knows (pytest, unittest, go test, cargo test), over a script of its own
+    5. declared in more files (tox.ini and the Makefile agreeing), then declared first (tox, nox,
+       hatch, pdm, poe, make, just, the CI workflow; within a file, the earlier line)
+
+A command that hands the tests to another tool (`tox -e py`, `make test`, `nox -s tests`) is passed
+over: the gate runs, in its own environment, the command that tool would run, read from that tool's
+file; tox and nox would build environments of their own. The others are passed over, each with why.
+
 A detected check is offered only when its program is there: a check that cannot run shows nothing, and
 a project that merely has a `[tool.mypy]` table has not promised that mypy is installed. The caller says
 which of the programs the rules name it found (`ProjectFacts.programs`, from `programs_named`); the
-others' checks are skipped, each with why.
+others' checks are skipped, each with why, or the next test command in rank is taken. A declared
+`python ...` runs as `python3 ...` where only `python3` is found.
 
 Pure: the caller reads the files and looks the programs up (`ProjectFacts`); this module only decides.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from tiergate.gate.declared import Declared, declared_commands, pytest_options
 from tiergate.gate.program import program_of
+from tiergate.gate.testcommand import Runs, what_runs, without_own_coverage
 
 # What `npm init` writes as the test script: a placeholder that always fails, not a test suite.
 NPM_PLACEHOLDER_TEST = "no test specified"
@@ -31,27 +50,60 @@ class ProjectFacts:
     `names`: entries directly in the root (files and folders alike), `pyproject`: the parsed
     `pyproject.toml` (empty without one), `package_json`: the parsed `package.json` (empty without one),
     `programs`: which of the programs the rules name (`programs_named`) were found (None: not looked
-    up, every check is offered).
+    up, every check is offered), `texts`: the text of the files that declare test commands
+    (`tiergate.gate.declared.FILES_READ` and the CI workflows), by path from the root.
     """
 
     names: frozenset[str] = frozenset()
     pyproject: Mapping[str, Any] = field(default_factory=dict)
     package_json: Mapping[str, Any] = field(default_factory=dict)
     programs: frozenset[str] | None = None
+    texts: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class DetectedCheck:
+    """A detected check; `declared`: where the project declares its command (empty: tiergate's guess)."""
+
     name: str
     command: str
     ecosystem: str
     reason: str
+    declared: tuple[Declared, ...] = ()
 
 
 @dataclass(frozen=True)
 class Detection:
     offered: tuple[DetectedCheck, ...]
     skipped: tuple[tuple[DetectedCheck, str], ...] = ()  # each with why it is not offered
+    # The other test commands the project declares (and tiergate's guess), each with why it was not chosen.
+    passed_over: tuple[tuple[DetectedCheck, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Standing:
+    """How completely a candidate test command runs the tests, as the ranking reads it (module
+    docstring). `order`: where its first declaration comes (files in preference order)."""
+
+    declared: bool = False
+    narrows: str = ""
+    doctests: str = ""
+    known: bool = True
+    places: int = 1
+    order: int = 0
+
+    def key(self) -> tuple[bool, bool, bool, bool, int, int]:
+        return (self.declared, not self.narrows, bool(self.doctests), self.known, self.places, -self.order)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    check: DetectedCheck
+    standing: Standing = Standing()
+    problem: str = ""  # why it cannot be the check whatever is on PATH ("" when it can)
+
+
+Slot = tuple[Candidate, ...]  # the candidates for one check, best first
 
 
 def detect_checks(facts: ProjectFacts) -> list[DetectedCheck]:
@@ -63,28 +115,63 @@ def detect(facts: ProjectFacts) -> Detection:
     """The checks for `facts`, in ecosystem order (Python, Node, Go, Rust), named `lint`, `types`, `build`
     or `tests`, and those skipped because their program was not found. When two offered checks of two
     ecosystems have one kind, every check of that kind is suffixed with its ecosystem (`tests-python`,
-    `tests-node`) so the names stay unique."""
-    found = _candidates(facts)
-    skipped = tuple((check, _missing(check, facts.programs)) for check in found)
-    offered = [check for check, why in skipped if not why]
+    `tests-node`) so the names stay unique. Of a slot's candidates (the test commands), the best one
+    whose program is found is offered, and the others are passed over, each with why."""
+    offered: list[DetectedCheck] = []
+    skipped: list[tuple[DetectedCheck, str]] = []
+    passed_over: list[tuple[DetectedCheck, str]] = []
+    for slot in _slots(facts):
+        runnable = [(c, *_runnable(c, facts.programs)) for c in slot]
+        chosen = next((entry for entry in runnable if not entry[2]), None)
+        if chosen is None:
+            first = next((entry for entry in runnable if not entry[0].problem), None)
+            if first is not None:
+                skipped.append((first[1], first[2]))
+            passed_over += [(entry[1], entry[2]) for entry in runnable if entry is not first]
+            continue
+        offered.append(chosen[1])
+        passed_over += [
+            (entry[1], entry[2] or _below(entry[0], chosen[0])) for entry in runnable if entry is not chosen
+        ]
     kinds = [check.name for check in offered]
+    names = {
+        (check.name, check.ecosystem): check.name
+        if kinds.count(check.name) == 1
+        else f"{check.name}-{check.ecosystem}"
+        for check in offered
+    }
+
+    def named(check: DetectedCheck) -> DetectedCheck:
+        return replace(check, name=names.get((check.name, check.ecosystem), check.name))
+
     return Detection(
-        tuple(
-            check if kinds.count(check.name) == 1 else _renamed(check, f"{check.name}-{check.ecosystem}")
-            for check in offered
-        ),
-        tuple((check, why) for check, why in skipped if why),
+        tuple(named(check) for check in offered),
+        tuple((check, why) for check, why in skipped),
+        tuple((named(check), why) for check, why in passed_over),
     )
 
 
 def programs_named(facts: ProjectFacts) -> frozenset[str]:
     """The programs the checks detected for `facts` start: the caller looks these up."""
-    programs = (program_of(check.command) for check in _candidates(facts))
-    return frozenset(program.word for program in programs if program is not None)
+    programs = (program_of(c.check.command) for slot in _slots(facts) for c in slot)
+    words = {program.word for program in programs if program is not None}
+    return frozenset(words | ({"python3"} if "python" in words else set()))
 
 
-def _candidates(facts: ProjectFacts) -> list[DetectedCheck]:
-    return [check for rules in _ECOSYSTEMS for check in rules(facts)]
+def _slots(facts: ProjectFacts) -> list[Slot]:
+    return [slot for rules in _ECOSYSTEMS for slot in rules(facts)]
+
+
+def _runnable(candidate: Candidate, programs: frozenset[str] | None) -> tuple[DetectedCheck, str]:
+    """The candidate's check as it would run here, and why it cannot ("" when it can)."""
+    check = candidate.check
+    if candidate.problem:
+        return check, candidate.problem
+    why = _missing(check, programs)
+    if why and programs is not None and "python3" in programs and check.command.startswith("python "):
+        moved = replace(check, command=f"python3 {check.command.removeprefix('python ')}")
+        return replace(moved, reason=f"{check.reason}; run as python3: `python` is not on PATH"), ""
+    return check, why
 
 
 def _missing(check: DetectedCheck, programs: frozenset[str] | None) -> str:
@@ -95,13 +182,26 @@ def _missing(check: DetectedCheck, programs: frozenset[str] | None) -> str:
     return f"`{program.word}` is not on PATH"
 
 
-def _renamed(check: DetectedCheck, name: str) -> DetectedCheck:
-    return DetectedCheck(name, check.command, check.ecosystem, check.reason)
+def _below(loser: Candidate, winner: Candidate) -> str:
+    """Why `loser` ranks below `winner` (module docstring), for a person."""
+    lost, won = loser.standing, winner.standing
+    if won.declared and not lost.declared:
+        return "the project declares its own test command, which wins over a guess"
+    if lost.narrows and not won.narrows:
+        return lost.narrows
+    if won.doctests and not lost.doctests:
+        return f"runs no doctests that it says; the chosen command does ({won.doctests})"
+    if won.known and not lost.known:
+        return "what it runs cannot be told from the line; the chosen command is a test runner"
+    if won.places > lost.places:
+        return f"declared in fewer files ({lost.places} against {won.places})"
+    first = winner.check.declared[0].origin if winner.check.declared else "the chosen command"
+    return f"ranks the same, and {first} comes first"
 
 
-def _python(facts: ProjectFacts) -> list[DetectedCheck]:
-    markers = {"pyproject.toml", "setup.py", "setup.cfg", "requirements.txt"} & facts.names
-    if not markers:
+def _python(facts: ProjectFacts) -> list[Slot]:
+    markers = {"pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "tox.ini", "noxfile.py"}
+    if not markers & facts.names:
         return []
     tools = _tool_tables(facts.pyproject)
     checks: list[DetectedCheck] = []
@@ -115,9 +215,68 @@ def _python(facts: ProjectFacts) -> list[DetectedCheck]:
     elif pyright:
         checks.append(DetectedCheck("types", "pyright", "python", pyright))
     pytest = _pytest_reason(facts.names, tools)
-    if pytest:
-        checks.append(DetectedCheck("tests", "pytest -q", "python", pytest))
-    return checks
+    guess = DetectedCheck("tests", "pytest -q", "python", pytest) if pytest else None
+    return [*_alone(checks), *_tests(facts, "python", guess)]
+
+
+def _alone(checks: Sequence[DetectedCheck]) -> list[Slot]:
+    return [(Candidate(check),) for check in checks]
+
+
+def _tests(facts: ProjectFacts, ecosystem: str, guess: DetectedCheck | None) -> list[Slot]:
+    """The tests slot of `ecosystem`: the commands the project declares for it and tiergate's guess,
+    best first (module docstring); none when there is neither."""
+    options = pytest_options(facts.texts, facts.pyproject)
+    found: dict[str, tuple[list[Declared], Runs, int]] = {}
+    handed: list[Candidate] = []
+    for order, written in enumerate(declared_commands(facts.texts, facts.pyproject)):
+        command, dropped = without_own_coverage(written.command)
+        runs = what_runs(command, options)
+        note = f"{dropped}: the gate measures coverage itself"
+        declared = replace(written, notes=(*written.notes, note)) if dropped else written
+        if runs.delegates:
+            if ecosystem == "python" and not declared.problem:
+                why = (
+                    f"it hands the tests to {runs.delegates}: the gate runs what {runs.delegates} would run, "
+                )
+                why += f"here; {runs.delegates}'s own environments are not this one"
+                handed.append(Candidate(_declared_check(command, ecosystem, [declared]), problem=why))
+            continue
+        own = runs.ecosystem == ecosystem or (
+            not runs.runner and ecosystem == "python" and declared.alone and not declared.ci
+        )
+        if not own:
+            continue
+        if command in found:
+            found[command][0].append(declared)
+        else:
+            found[command] = ([declared], runs, order)
+    candidates = [
+        Candidate(
+            _declared_check(command, ecosystem, places),
+            Standing(
+                True, runs.narrows, runs.doctests, bool(runs.runner), len({d.file for d in places}), order
+            ),
+            places[0].problem,
+        )
+        for command, (places, runs, order) in found.items()
+    ]
+    if guess is not None:
+        runs = what_runs(guess.command, options)
+        candidates.append(Candidate(guess, Standing(False, runs.narrows, runs.doctests)))
+    if not candidates:
+        return []
+    ranked = sorted(candidates, key=lambda c: (not c.problem, c.standing.key()), reverse=True)
+    return [(*ranked, *handed)]
+
+
+def _declared_check(command: str, ecosystem: str, places: Sequence[Declared]) -> DetectedCheck:
+    first, *others = places
+    said = f"{first.origin} as `{first.written}`" if first.written else first.origin
+    if first.notes:
+        said += f" ({'; '.join(first.notes)})"
+    also = f"; also in {', '.join(d.origin for d in others)}" if others else ""
+    return DetectedCheck("tests", command, ecosystem, f"declared in {said}{also}", tuple(places))
 
 
 def _tool_tables(pyproject: Mapping[str, Any]) -> frozenset[str]:
@@ -141,7 +300,11 @@ def _pytest_reason(names: frozenset[str], tools: frozenset[str]) -> str:
     return ""
 
 
-def _node(facts: ProjectFacts) -> list[DetectedCheck]:
+def _node(facts: ProjectFacts) -> list[Slot]:
+    return _alone(_node_checks(facts))
+
+
+def _node_checks(facts: ProjectFacts) -> list[DetectedCheck]:
     if "package.json" not in facts.names:
         return []
     runner = _node_runner(facts.names)
@@ -179,7 +342,7 @@ def _script_check(name: str, script: str, runner: str) -> DetectedCheck:
     return DetectedCheck(name, f"{runner} run {script}", "node", f'package.json has a "{script}" script')
 
 
-def _go(facts: ProjectFacts) -> list[DetectedCheck]:
+def _go(facts: ProjectFacts) -> list[Slot]:
     if "go.mod" not in facts.names:
         return []
     golangci = next(
@@ -191,20 +354,23 @@ def _go(facts: ProjectFacts) -> list[DetectedCheck]:
         else DetectedCheck("lint", "go vet ./...", "go", "go.mod exists")
     )
     return [
-        lint,
-        DetectedCheck("build", "go build ./...", "go", "go.mod exists"),
-        DetectedCheck("tests", "go test ./...", "go", "go.mod exists"),
+        *_alone([lint, DetectedCheck("build", "go build ./...", "go", "go.mod exists")]),
+        *_tests(facts, "go", DetectedCheck("tests", "go test ./...", "go", "go.mod exists")),
     ]
 
 
-def _rust(facts: ProjectFacts) -> list[DetectedCheck]:
+def _rust(facts: ProjectFacts) -> list[Slot]:
     if "Cargo.toml" not in facts.names:
         return []
     return [
-        DetectedCheck("lint", "cargo clippy --all-targets", "rust", "Cargo.toml exists"),
-        DetectedCheck("build", "cargo build", "rust", "Cargo.toml exists"),
-        DetectedCheck("tests", "cargo test", "rust", "Cargo.toml exists"),
+        *_alone(
+            [
+                DetectedCheck("lint", "cargo clippy --all-targets", "rust", "Cargo.toml exists"),
+                DetectedCheck("build", "cargo build", "rust", "Cargo.toml exists"),
+            ]
+        ),
+        *_tests(facts, "rust", DetectedCheck("tests", "cargo test", "rust", "Cargo.toml exists")),
     ]
 
 
-_ECOSYSTEMS: tuple[Callable[[ProjectFacts], list[DetectedCheck]], ...] = (_python, _node, _go, _rust)
+_ECOSYSTEMS: tuple[Callable[[ProjectFacts], list[Slot]], ...] = (_python, _node, _go, _rust)

@@ -7,6 +7,7 @@ check's program is looked up here too, as the shell would find it, before the ch
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -15,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from tiergate.gate.checks import Check, make_check
+from tiergate.gate.declared import FILES_READ, WORKFLOWS
 from tiergate.gate.detect import Detection, ProjectFacts, detect, programs_named
 from tiergate.gate.program import program_of
 
@@ -77,6 +79,10 @@ def locate_program(command: str, root: Path, path: str | None = None) -> Located
     return Located(program.word, str(target))
 
 
+# A file larger than this declares no test command tiergate reads (it would only slow every gate down).
+LARGEST_READ = 256 * 1024
+
+
 def read_facts(root: Path) -> ProjectFacts:
     """What check detection looks at in `root`; unreadable or malformed files count as absent."""
     try:
@@ -91,4 +97,22 @@ def read_facts(root: Path) -> ProjectFacts:
         package = json.loads((root / "package.json").read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError):
         package = {}
-    return ProjectFacts(names, pyproject, package if isinstance(package, dict) else {})
+    package = package if isinstance(package, dict) else {}
+    return ProjectFacts(names, pyproject, package, texts=_declaring_texts(root, names))
+
+
+def _declaring_texts(root: Path, names: frozenset[str]) -> dict[str, str]:
+    """The text of the files that may declare test commands (`tiergate.gate.declared`), by path from
+    `root`: those of FILES_READ in the root, pyproject.toml, and the CI workflows."""
+    paths = [name for name in (*FILES_READ, "pyproject.toml") if name in names]
+    if ".github" in names:
+        with contextlib.suppress(OSError):
+            workflows = sorted((root / WORKFLOWS).iterdir())
+            paths += [f"{WORKFLOWS}{p.name}" for p in workflows if p.suffix in (".yml", ".yaml")]
+    texts: dict[str, str] = {}
+    for path in paths:
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            file = root / path
+            if file.is_file() and file.stat().st_size <= LARGEST_READ:
+                texts[path] = file.read_text(encoding="utf-8")
+    return texts
