@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from pathlib import Path
 
+    from tiergate.gate.declared import Declared
+    from tiergate.gate.detect import DetectedCheck, Detection
     from tiergate.project import Project
 
 HELP = "check tiergate's installation, its Claude Code plugin and this project's setup"
@@ -280,29 +282,67 @@ def check_findings(project: Project, path: str | None = None) -> list[Finding]:
         origin = f"configured in {config.source}"
         return [_configured(project, name, command, origin, path) for name, command in config.checks.items()]
     detection = detected_checks(project.root, path)
-    found = [
-        Finding(
-            "ok",
-            f"check {c.name}",
-            f"{c.command} (detected, not configured: {c.reason})",
-            _check_facts(c.name, c.command, f"detected: {c.reason}", skipped=False),
-        )
-        for c in detection.offered
-    ]
-    skipped = [
-        Finding(
-            "warn",
-            f"check {c.name}",
-            f"{c.command} skipped: {why} (detected, not configured: {c.reason})",
-            _check_facts(c.name, c.command, f"detected: {c.reason}", skipped=True, problem=why),
-        )
-        for c, why in detection.skipped
-    ]
+    found: list[Finding] = []
+    for c in detection.offered:
+        passed = _passed_over(detection, c)
+        facts = _check_facts(c.name, c.command, f"detected: {c.reason}", skipped=False)
+        detail = f"{c.command} (detected, not configured: {c.reason})"
+        found += [Finding("ok", f"check {c.name}", detail, {**facts, **_detected_facts(c, passed)})]
+        found += _passed_findings(c, passed)
+    skipped: list[Finding] = []
+    for c, why in detection.skipped:
+        passed = _passed_over(detection, c)
+        facts = _check_facts(c.name, c.command, f"detected: {c.reason}", skipped=True, problem=why)
+        detail = f"{c.command} skipped: {why} (detected, not configured: {c.reason})"
+        skipped += [Finding("warn", f"check {c.name}", detail, {**facts, **_detected_facts(c, passed)})]
+        skipped += _passed_findings(c, passed)
     if not found:
         some = "and no detected check's program is on PATH" if skipped else "and none detected"
         hint = 'add a [checks] table to .tiergate.toml (for example tests = "pytest -q")'
         return [*skipped, Finding("warn", "checks", f"none configured {some}: {hint}")]
     return [*found, *skipped]
+
+
+def _passed_over(detection: Detection, check: DetectedCheck) -> list[tuple[DetectedCheck, str]]:
+    return [(other, why) for other, why in detection.passed_over if other.name == check.name]
+
+
+def _passed_findings(check: DetectedCheck, passed: list[tuple[DetectedCheck, str]]) -> list[Finding]:
+    """One line per candidate passed over for `check`: what it runs, where from, and why not."""
+    name = f"check {check.name} passed over"
+    return [Finding("ok", name, f"{other.command} ({_from(other)}): {why}") for other, why in passed]
+
+
+def _from(check: DetectedCheck) -> str:
+    """Where a passed-over candidate comes from, for a person."""
+    if not check.declared:
+        return f"tiergate's guess: {check.reason}"
+    first = check.declared[0]
+    return f"{first.origin}, as `{first.written}`" if first.written else first.origin
+
+
+def _detected_facts(check: DetectedCheck, passed: list[tuple[DetectedCheck, str]]) -> dict[str, Any]:
+    """A detected test check's facts for --json: where the project declares it, and the candidates
+    passed over with why."""
+    if not check.declared and not passed:
+        return {}
+    return {
+        "declared": [_declaration(d) for d in check.declared],
+        "passed_over": [
+            {"command": other.command, "declared": [_declaration(d) for d in other.declared], "why": why}
+            for other, why in passed
+        ],
+    }
+
+
+def _declaration(declared: Declared) -> dict[str, Any]:
+    return {
+        "file": declared.file,
+        "line": declared.line or None,
+        "where": declared.where,
+        "written": declared.written or None,
+        "notes": list(declared.notes),
+    }
 
 
 def coverage_finding(project: Project) -> list[Finding]:
