@@ -118,3 +118,36 @@ def test_the_stop_hooks_rollback_then_restore_give_back_the_workspace_exactly(tm
     assert loop.run("restore", backup["name"]).returncode == 0
     after = files_and_dirs(loop.project)
     assert after == before, sorted(set(after.items()) ^ set(before.items()))
+
+
+def test_a_loop_started_from_a_shell_rolls_back_to_the_workspace_at_its_start(tmp_path: Path) -> None:
+    """`tiergate ralph start` is where the user began the loop: what changes before the session takes it
+    up is not the green point, and a rollback takes it away (the user's edits from before the start stay)."""
+    loop = Loop(tmp_path, CONFIG)
+    write(loop.project, {"notes.txt": "the user's own notes, from before the loop\n"})
+    started = loop.run("ralph", "start", "make value.txt right")
+    assert started.returncode == 0, started.stderr
+    write(loop.project, {"value.txt": "bad\n"})  # after the start, before the session's first hook
+
+    assert loop.hook("UserPromptSubmit", prompt="go on with the loop")  # the session takes the loop up
+    answer = loop.stop(CLAIM)
+
+    assert answer["decision"] == "block"
+    assert "rolled the workspace back" in answer["reason"]
+    assert (loop.project / "value.txt").read_text() == "good\n"
+    assert (loop.project / "notes.txt").read_text() == "the user's own notes, from before the loop\n"
+
+
+def test_a_clean_shell_start_is_its_own_green_point_whatever_changes_before_the_first_hook(
+    tmp_path: Path,
+) -> None:
+    loop = Loop(tmp_path, CONFIG)
+    started = loop.run("ralph", "start", "make value.txt right")
+    assert started.returncode == 0, started.stderr
+    write(loop.project, {"value.txt": "bad\n", "scratch.txt": "made before the first hook\n"})
+
+    answer = loop.stop(CLAIM)  # the session's first hook: it takes the loop up, and the claim is refuted
+
+    assert answer["decision"] == "block"
+    assert (loop.project / "value.txt").read_text() == "good\n"
+    assert not (loop.project / "scratch.txt").exists()

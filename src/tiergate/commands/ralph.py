@@ -133,7 +133,7 @@ def pending_loop(
     UserError for bad arguments or no git."""
     from tiergate.errors import UserError
     from tiergate.loop import slash as loopcommands
-    from tiergate.loop.launch import at_head
+    from tiergate.loop.launch import at_head, keep_pending_green
     from tiergate.loop.start import Start
 
     if not feature_list and not task.strip():
@@ -143,7 +143,9 @@ def pending_loop(
         word = None if promise is None else loopcommands.check_promise(promise)
     except ValueError as exc:
         raise UserError(str(exc)) from None
-    return at_head(project, "", Start(task.strip(), feature_list, word, cap))
+    loop = at_head(project, "", Start(task.strip(), feature_list, word, cap))
+    keep_pending_green(project, loop)
+    return loop
 
 
 def _log(project: Project, pending: LoopState, replaced: LoopState | None) -> None:

@@ -86,9 +86,11 @@ def bind_pending(project: Project, session_id: str, event_name: str) -> LoopStat
         return None
     if bound is not None:
         from tiergate.handlers import effects
+        from tiergate.loop.launch import take_pending_green
 
-        # As at a start from Claude Code: the workspace the loop finds is its first green point.
-        effects.mark_start(project, session_id, bound.base)
+        # The green point was kept at `tiergate ralph start`: what changed since is not the user's start.
+        if not take_pending_green(project, session_id, bound):
+            effects.mark_start(project, session_id, bound.base)
         outcome = Outcome(
             bound,
             "bind",

@@ -56,6 +56,31 @@ def _start(project: Project, session_id: str, base: str | None) -> str | None:
         return None
 
 
+def keep_pending_green(project: Project, loop: LoopState) -> None:
+    """For a loop started from a shell: the workspace as it is now, when it is not the loop's base
+    commit, kept as the first green point of the session that takes the loop up (`take_pending_green`),
+    so that a rollback goes back to what the user had at `tiergate ralph start`, not at the first hook.
+    A green point an earlier start left is dropped first: it belongs to no loop now."""
+    from tiergate.workspace import greenpoint, startpoint
+
+    greenpoint.drop(project, startpoint.PENDING)
+    if loop.start is not None:
+        greenpoint.mark(project, startpoint.PENDING, "loop start")
+
+
+def take_pending_green(project: Project, session_id: str, loop: LoopState) -> bool:
+    """The session `session_id` took the loop started from a shell: its green point, kept at the start
+    (`keep_pending_green`), becomes the session's. False when there is none to take and the loop began
+    on a dirty workspace (a loop pending from before green points were kept at the start): the caller
+    marks one now. A clean start needs none: its base is its green point."""
+    from tiergate.workspace import greenpoint, startpoint
+
+    try:
+        return greenpoint.hand_over(project, startpoint.PENDING, session_id) or loop.start is None
+    except Exception:  # the caller marks one: a green point is never left out
+        return False
+
+
 def start_line(loop: LoopState) -> str | None:
     """What a start from a shell says of a dirty workspace, in one line (None: a clean one)."""
     if loop.start is None:

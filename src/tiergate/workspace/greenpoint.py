@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Literal
 from tiergate import git
 from tiergate.errors import UserError
 from tiergate.project import is_valid_session_id
-from tiergate.workspace import backups
+from tiergate.workspace import backups, ondisk
 from tiergate.workspace.backups import Workspace
 
 if TYPE_CHECKING:
@@ -62,6 +62,24 @@ def mark(project: Project, loop_id: str, why: str = "verification passed", now: 
     )
     backups.delete_ref(git.repo_root(project.root), ref_for(loop_id, OLD_GREEN))
     return commit
+
+
+def hand_over(project: Project, from_id: str, to_id: str) -> bool:
+    """Move the green point kept for `from_id` (a loop started from a shell, before a session took it)
+    to the loop `to_id`; False when there was none."""
+    snapshot = backups.read_snapshot(project, ref_for(from_id))
+    if snapshot is None:
+        return False
+    store = backups.store_path(project)
+    ondisk.run_in(store, "update-ref", "-m", f"taken by loop {to_id}", ref_for(to_id), snapshot)
+    ondisk.run_in(store, "update-ref", "-d", ref_for(from_id))
+    return True
+
+
+def drop(project: Project, loop_id: str) -> None:
+    """Forget the green point kept for `loop_id`, if any."""
+    if backups.read_snapshot(project, ref_for(loop_id)) is not None:
+        ondisk.run_in(backups.store_path(project), "update-ref", "-d", ref_for(loop_id))
 
 
 def last_green(project: Project, loop_id: str, start: str | None) -> GreenPoint:
