@@ -227,3 +227,13 @@ def test_pytest_options_are_gathered_wherever_pytest_reads_them() -> None:
     files = {"setup.cfg": "[tool:pytest]\naddopts = --doctest-glob=*.md\n"}
     assert "--doctest-glob" in pytest_options(files, {})
     assert pytest_options({"tox.ini": "[pytest]\naddopts = -q\n"}, {}) == "-q"
+
+
+def test_odd_files_never_raise() -> None:
+    # Read at every gate: what cannot be read is no declaration, never an error.
+    odd = "test:\n\t$() $(=x) ${ } $$ \\\n\t{{ }} ${{ x }}\n"
+    for name in ("tox.ini", "setup.cfg", "tox.toml", "hatch.toml", "noxfile.py", "Makefile", "justfile"):
+        read({name: odd})
+    assert [problem for _, problem in commands({"Makefile": odd})] == [
+        "its program, $(), is set outside Makefile"
+    ]

@@ -34,6 +34,7 @@ import contextlib
 import re
 import shlex
 import tomllib
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -266,7 +267,9 @@ def _nox(text: str) -> Iterator[Declared]:
     if not text:
         return
     try:
-        tree = ast.parse(text)
+        with warnings.catch_warnings():  # the project's warnings are not tiergate's to print
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return
     for node in tree.body:
@@ -482,7 +485,7 @@ def _make_command(
     def expand(value: str, depth: int) -> str:
         def one(match: re.Match[str]) -> str:
             nonlocal problem
-            name = match.group(1) or match.group(2) or match.group(3)
+            name = next((g for g in match.groups() if g is not None), "")
             if name == "$":
                 return "$"
             if name == "MAKE":
