@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from tiergate import foreign, transcript
+from tiergate import foreign
 from tiergate.handlers import common
 from tiergate.loop import store as state
 from tiergate.loop.claims import ClaimCheck, check_claim
@@ -171,7 +171,9 @@ def decide_stop(
 ) -> HookReply | None:
     """An active loop's Stop, its state sound: measure the claim if there is one, decide, store, log."""
     message = stop.last_assistant_message
-    if message is None:
+    if message is None:  # a CLI too old to send it: read from the transcript
+        from tiergate import transcript
+
         message = transcript.last_assistant_text(stop.transcript_path)
     claim, alive, gone = _claim(payload, project, current, message)
     background = background_work(payload)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from tiergate.errors import UserError
-from tiergate.handlers import common
+from tiergate.handlers import FOREIGN_COMMANDS, common
 from tiergate.hook.protocol import HookReply
 from tiergate.loop import slash as loopcommands
 from tiergate.loop import store as state
@@ -59,6 +59,8 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
 def adopt_command(project: Project, session_id: str, typed: str) -> HookReply | None:
     """The user's own loop started by its command (ralph-loop's, OMC's mode), adopted; or OMC's cancel,
     which ends an adopted OMC loop (never a claim). None: nothing of the kind, the prompt goes on as usual."""
+    if not typed.lstrip().startswith(FOREIGN_COMMANDS):
+        return None  # what the parsers below would say, without importing them for every prompt
     from tiergate.loop import adoption
 
     found = adoption.parse_ralph_loop_command(typed) or adoption.parse_omc_command(typed)

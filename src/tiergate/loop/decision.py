@@ -56,8 +56,6 @@ from dataclasses import replace
 
 from tiergate.loop import stalls
 from tiergate.loop import text as looptext
-from tiergate.loop.adoption import adopted_stop
-from tiergate.loop.claims import ClaimCheck
 from tiergate.loop.events import (
     Cancel,
     Compaction,
@@ -82,18 +80,26 @@ from tiergate.loop.transitions import (
     request_verification,
     send_back,
 )
-from tiergate.loop.verifiers import on_subagent_start, on_subagent_stop
 from tiergate.text import clip, plural
+
+# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tiergate.loop.claims import ClaimCheck
 
 
 def decide(state: LoopState | None, event: Event, now: float, limits: Limits = LIMITS) -> Outcome:
     """The loop's answer to `event` at time `now` (seconds since the epoch)."""
     if isinstance(event, Stop):
         return _on_stop(state, event, now, limits)
-    if isinstance(event, SubagentStart):
-        return on_subagent_start(state, event, now, limits)
-    if isinstance(event, SubagentStop):
-        return on_subagent_stop(state, event, now, limits)
+    if isinstance(event, SubagentStart | SubagentStop):
+        # Imported here: the verifiers' half of the loop (their verdicts, the evidence packet) is no
+        # part of a Stop's or a prompt's start-up.
+        from tiergate.loop import verifiers
+
+        if isinstance(event, SubagentStart):
+            return verifiers.on_subagent_start(state, event, now, limits)
+        return verifiers.on_subagent_stop(state, event, now, limits)
     if isinstance(event, Cancel):
         return _on_cancel(state, event, now)
     return _on_notice(state, event)
@@ -180,6 +186,8 @@ def _stop_working(state: LoopState, ev: Stop, now: float, limits: Limits) -> Out
         return _stop_claim(replace(state, empty_turns=0), ev, now, limits)
     if state.adopted is not None and not state.feedback:
         # The user's loop, adopted: its non-claim stops are its own while it runs (`adoption`).
+        from tiergate.loop.adoption import adopted_stop
+
         adopted = adopted_stop(state, ev, now)
         if adopted is not None:
             return adopted

@@ -5,10 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tiergate.loop.claims import ClaimCheck
 from tiergate.loop.records import POLICIES, LoopState, Policies
-from tiergate.loop.verdict import Judgement
-from tiergate.workspace.manifest import Changes
+
+# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tiergate.loop.claims import ClaimCheck
+    from tiergate.loop.verdict import Judgement
+    from tiergate.workspace.manifest import Changes
 
 
 @dataclass(frozen=True)

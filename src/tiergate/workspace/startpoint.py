@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING
 
 from tiergate import git
 from tiergate.errors import UserError
-from tiergate.workspace import backups, ondisk
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -36,6 +35,8 @@ PENDING = "pending"  # the name of a loop started from a shell, before a session
 def take(project: Project, name: str, base: str | None, now: float | None = None) -> str | None:
     """The workspace as it is now, as the start commit of the loop `name`, when its files differ from
     `base` (a commit; None: no commit yet); None when they do not (a clean start measures from `base`)."""
+    from tiergate.workspace import backups, ondisk  # not at every Stop's `change_base`: only here
+
     root = git.repo_root(project.root)
     since = base or git.empty_tree(root)
     tree = git.workspace_tree(root, since)
@@ -85,6 +86,8 @@ def fingerprint_base(project: Project, start: str | None, base: str | None) -> s
 
 def restore(project: Project, top: Path, commit: str) -> None:
     """Copy the start commit `commit` and its files back from the store into the repository at `top`."""
+    from tiergate.workspace import backups, ondisk
+
     store = backups.store_path(project)
     try:
         tree = ondisk.text(ondisk.run_in(store, "rev-parse", "--verify", f"{commit}^{{tree}}"))
