@@ -5,7 +5,8 @@ code: the commits are read from clones the caller points at, `DIR/<owner>+<name>
 clone) or `DIR/<owner>+<name>/repo` (a bare mirror). Every git call goes through `tiergate.git.run`, the
 one git runner with its safe settings, because a clone's own configuration is not ours to run.
 
-- `repos.toml`: `[[repo]]` name, ecosystem, head (the commit the corpus was cut at) and ordinary (N).
+- `repos.toml`: `[[repo]]` name, ecosystem, head (the commit the corpus was cut at), ordinary (N) and
+  split ("tuning": the rules were tuned on it; "held-out": kept out of that, to measure them on).
   The ordinary commits of a repository are the last N non-merge commits reachable from head (first
   parents and merged branches alike, as `git rev-list --no-merges` lists them), minus its security fixes.
 - `security.toml`: `[[fix]]` repo, commit, advisory, summary, files, and optionally kind ("code", the
@@ -27,6 +28,8 @@ from tiergate.errors import UserError
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 Judgement = Literal["right", "wrong"]
+Split = Literal["tuning", "held-out"]
+SPLITS: tuple[Split, ...] = ("tuning", "held-out")
 _CATEGORIES = ("security", "architecture")
 _LABEL_KEYS = ("repo", "path", "category", "judged", "why")
 
@@ -37,6 +40,7 @@ class Repo:
     ecosystem: str
     head: str
     ordinary: int
+    split: Split = "tuning"
 
     @property
     def slug(self) -> str:
@@ -98,8 +102,12 @@ def load_repos(corpus: Path = CORPUS) -> list[Repo]:
         ordinary = row.get("ordinary")
         if not isinstance(ordinary, int) or ordinary < 0:
             raise UserError(f"{where}: 'ordinary' must be a count")
+        split = row.get("split")
+        if split not in SPLITS:
+            raise UserError(f'{where}: \'split\' must be "tuning" or "held-out"')
         name = _field(row, "name", where)
-        repos.append(Repo(name, _field(row, "ecosystem", where), _field(row, "head", where), ordinary))
+        ecosystem, head = _field(row, "ecosystem", where), _field(row, "head", where)
+        repos.append(Repo(name, ecosystem, head, ordinary, "tuning" if split == "tuning" else "held-out"))
     return repos
 
 

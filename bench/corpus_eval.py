@@ -17,6 +17,10 @@ measured against its first parent. Printed:
 - per repository: the tier mix of its ordinary commits and their cost against always-THOROUGH, and how
   many of them the content rules raised.
 
+Each figure is given per split of `repos.toml` (the tuning repositories, the held-out ones), side by side
+first, then in full for each split; `--json` gives the whole corpus's figures at its top and each split's
+under `splits`.
+
 Goals (issue 12): fixes >= 85%, ordinary <= 35%, flagged paths right >= 90%.
 """
 
@@ -35,6 +39,7 @@ if __package__ in (None, ""):  # run as a script: the checkout's root holds the 
 
 from bench.corpus_data import (
     CORPUS,
+    SPLITS,
     Fix,
     Label,
     Repo,
@@ -142,6 +147,29 @@ def figures(
     )
 
 
+def by_split(
+    results: Sequence[RepoResult], labels: dict[tuple[str, str, str], Label], config: Config
+) -> dict[str, Figures]:
+    """The figures of each split that has repositories, in `SPLITS` order."""
+    chosen = {split: [r for r in results if r.repo.split == split] for split in SPLITS}
+    return {split: figures(rs, labels, config) for split, rs in chosen.items() if rs}
+
+
+def side_by_side(splits: dict[str, Figures]) -> str:
+    """One line per figure, one column per split: what the tuning repositories reach, and the held-out."""
+    rows = [
+        ("fixes THOROUGH, security reason", "fixes", "fixes_thorough_with_security", ">="),
+        ("  of them fixes in code", "code_fixes", "", ""),
+        ("ordinary commits THOROUGH", "ordinary_thorough", "ordinary_thorough", "<="),
+        ("flagged paths judged right", "paths_right", "paths_right", ">="),
+    ]
+    lines = [f"{'By split':34}" + "".join(f"{name:>22}" for name in splits) + "  goal"]
+    for title, figure, goal, sense in rows:
+        cells = "".join(f"{getattr(found, figure)!s:>22}" for found in splits.values())
+        lines.append(f"{title:34}{cells}  {f'{sense} {GOALS[goal]:g}%' if goal else ''}".rstrip())
+    return "\n".join(lines) + "\n"
+
+
 def report(found: Figures) -> str:
     lines = [
         f"Security fixes THOROUGH with a security reason: {found.fixes} "
@@ -229,8 +257,16 @@ def main(argv: Sequence[str]) -> int:
     except UserError as e:
         print(f"corpus_eval: {e}", file=sys.stderr)
         return 2
-    found = figures(results, labels, config)
-    sys.stdout.write(json.dumps(as_json(found), indent=2) + "\n" if args.json else report(found))
+    splits = by_split(results, labels, config)
+    if args.json:
+        whole = as_json(figures(results, labels, config))
+        whole["splits"] = {split: as_json(found) for split, found in splits.items()}
+        sys.stdout.write(json.dumps(whole, indent=2) + "\n")
+        return 0
+    sys.stdout.write(side_by_side(splits))
+    for split, found in splits.items():
+        names = ", ".join(result.repo.name for result, _ in found.repos)
+        sys.stdout.write(f"\n== {split}: {names}\n{report(found)}")
     return 0
 
 

@@ -7,7 +7,8 @@ For each repository of `bench/corpus/repos.toml` (clones under DIR as `<owner>+<
 of its own change read through the built-in path rules (`RiskPaths().scan`, the rules the checkout in use
 has). Printed: each distinct flagged path once per category, with the rule that matched, its label in
 `bench/corpus/labels.toml` (right, wrong, or `-` when unlabelled) and how many commits touched it; then
-the figures per category. `--unlabelled` prints instead a `[[path]]` skeleton for every flagged path with
+the figures per category, for the whole corpus and for each split of `repos.toml` (tuning, held-out).
+`--unlabelled` prints instead a `[[path]]` skeleton for every flagged path with
 no label, to judge and append. Exit status 1 when some flagged path has no label.
 """
 
@@ -20,7 +21,17 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench.corpus_data import CORPUS, Commit, Label, commits, load_fixes, load_labels, load_repos
+from bench.corpus_data import (
+    CORPUS,
+    SPLITS,
+    Commit,
+    Label,
+    Repo,
+    commits,
+    load_fixes,
+    load_labels,
+    load_repos,
+)
 from tiergate.errors import UserError
 from tiergate.tier.riskpaths import RiskPaths
 
@@ -83,7 +94,9 @@ def _judged(flag: Flag, labels: dict[tuple[str, str, str], Label]) -> str:
     return "-" if label is None else label.judged
 
 
-def report(flags: Sequence[Flag], labels: dict[tuple[str, str, str], Label]) -> list[str]:
+def report(
+    flags: Sequence[Flag], labels: dict[tuple[str, str, str], Label], repos: Sequence[Repo] = ()
+) -> list[str]:
     lines = []
     for flag in flags:
         fixes = f" fixes={','.join(sorted(set(flag.fixes)))}" if flag.fixes else ""
@@ -91,7 +104,13 @@ def report(flags: Sequence[Flag], labels: dict[tuple[str, str, str], Label]) -> 
             f"{_judged(flag, labels):5} {flag.category:12} {flag.repo:20} {flag.path}"
             f"  [{flag.rule}] commits={flag.commits}{fixes}"
         )
-    return [*lines, "", *summary(flags, labels)]
+    lines += ["", *summary(flags, labels)]
+    split_of = {repo.name: repo.split for repo in repos}
+    for split in SPLITS:
+        chosen = [f for f in flags if split_of.get(f.repo) == split]
+        if chosen and len(chosen) < len(flags):
+            lines += ["", f"{split}:", *(f"  {line}" for line in summary(chosen, labels))]
+    return lines
 
 
 def main(argv: Sequence[str]) -> int:
@@ -102,14 +121,15 @@ def main(argv: Sequence[str]) -> int:
     args = parser.parse_args(argv)
     try:
         labels = load_labels(args.corpus)
-        corpus_commits = commits(args.clones, load_repos(args.corpus), load_fixes(args.corpus))
+        repos = load_repos(args.corpus)
+        corpus_commits = commits(args.clones, repos, load_fixes(args.corpus))
         flags = list(flagged(corpus_commits, RiskPaths()).values())
     except UserError as e:
         print(f"corpus_paths: {e}", file=sys.stderr)
         return 2
     flags.sort(key=lambda f: (f.repo, f.category, f.path))
     missing = [f for f in flags if _judged(f, labels) == "-"]
-    lines = [skeleton(f) for f in missing] if args.unlabelled else report(flags, labels)
+    lines = [skeleton(f) for f in missing] if args.unlabelled else report(flags, labels, repos)
     print("\n".join(lines))
     return 1 if missing else 0
 

@@ -24,12 +24,19 @@ def corpus(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
     write(repo, {"lib/core.py": "x = 3\n"})
     ids["fix-missed"] = commit_all(repo, "fix in plain code")
     head = git(repo, "rev-parse", "HEAD").strip()
+    # A second repository, held out: a root commit and one plain edit, no fixes.
+    other = init_repo(clones / "octo+app", {"app.py": "y = 1\n"})
+    write(other, {"app.py": "y = 2\n"})
+    other_head = commit_all(other, "plain edit")
     data = tmp_path / "corpus"
     write(
         data,
         {
             "repos.toml": (
                 f'[[repo]]\nname = "octo/lib"\necosystem = "python"\nhead = "{head}"\nordinary = 10\n'
+                'split = "tuning"\n'
+                f'[[repo]]\nname = "octo/app"\necosystem = "python"\nhead = "{other_head}"\nordinary = 10\n'
+                'split = "held-out"\n'
             ),
             "security.toml": "".join(
                 f'[[fix]]\nrepo = "octo/lib"\ncommit = "{ids[name]}"\nadvisory = "CVE-{n}"\n'
@@ -56,14 +63,21 @@ def test_the_figures(corpus: tuple[Path, Path, dict[str, str]], capsys: pytest.C
     assert found["fixes"] == {"count": 1, "of": 2, "percent": 50.0}
     assert [m["commit"] for m in found["missed_fixes"]] == [ids["fix-missed"]]
     assert found["missed_fixes"][0]["tier"] == "STANDARD"
-    # Ordinary: the root, the manifest and the plain edit (the last 10 non-merge commits, minus fixes).
-    assert found["ordinary_thorough"] == {"count": 1, "of": 3, "percent": 33.3}
+    # Ordinary: the root, the manifest and the plain edit (the last 10 non-merge commits, minus fixes),
+    # and the held-out repository's two.
+    assert found["ordinary_thorough"] == {"count": 1, "of": 5, "percent": 20.0}
     assert found["paths_right"] == {"count": 1, "of": 1, "percent": 100.0}
     assert found["flagged_paths"] == 2
     assert found["unlabelled"] == [
         {"repo": "octo/lib", "path": "lib/auth/login.py", "category": "security", "rule": "**/auth/**"}
     ]
-    (repo,) = found["repos"]
+    tuning, held_out = found["splits"]["tuning"], found["splits"]["held-out"]
+    assert tuning["ordinary_thorough"] == {"count": 1, "of": 3, "percent": 33.3}
+    assert tuning["fixes"] == found["fixes"]
+    assert held_out["ordinary_thorough"] == {"count": 0, "of": 2, "percent": 0.0}
+    assert held_out["fixes"] == {"count": 0, "of": 0, "percent": 0.0}
+    assert [r["repo"] for r in held_out["repos"]] == ["octo/app"]
+    repo, _ = found["repos"]
     assert (repo["ordinary"], repo["tiers"]) == (3, {"LIGHT": 0, "STANDARD": 2, "THOROUGH": 1})
     assert repo["cost_ratio"] == round((5 + 5 + 20) / 60, 4)
     assert (repo["fixes_caught"], repo["fixes"]) == (1, 2)
@@ -76,6 +90,11 @@ def test_the_report_and_a_missing_clone(
     assert corpus_eval.main(["--clones", str(clones), "--corpus", str(data)]) == 0
     out = capsys.readouterr().out
     assert "Security fixes THOROUGH with a security reason: 1/2 (50.0%)" in out
+    header, fixes_row = out.splitlines()[:2]
+    assert header.split()[-3:] == ["tuning", "held-out", "goal"]
+    assert fixes_row.split()[-5:] == ["(50.0%)", "0/0", "(0.0%)", ">=", "85%"]
+    assert "== held-out: octo/app" in out
+    assert "Ordinary commits THOROUGH: 0/2 (0.0%)" in out
     assert f"  missed: octo/lib {ids['fix-missed'][:12]} CVE-1 (code) STANDARD" in out
     assert "Ordinary commits THOROUGH: 1/3 (33.3%)" in out
     assert "  octo/lib" in out

@@ -24,12 +24,33 @@ def test_the_committed_corpus_is_consistent() -> None:
     assert all(fix.repo in names and _SHA.fullmatch(fix.commit) and fix.files for fix in fixes)
     assert len({(fix.repo, fix.commit) for fix in fixes}) == len(fixes)
     assert all(label.repo in names for label in load_labels().values())
+    held_out = [repo for repo in repos if repo.split == "held-out"]
+    assert len(held_out) >= 4 and len(held_out) < len(repos)
+
+
+def _error_after_edit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, old: str, new: str
+) -> str:
+    """corpus_paths' error (exit status 2) on the test corpus with `old` replaced by `new` in file `name`."""
+    head, fix = _history(tmp_path / "clones")
+    corpus = _corpus(tmp_path / "corpus", head, fix, "")
+    (corpus / name).write_text((corpus / name).read_text().replace(old, new))
+    assert corpus_paths.main(["--clones", str(tmp_path / "clones"), "--corpus", str(corpus)]) == 2
+    return capsys.readouterr().err
+
+
+def test_a_repository_without_a_split_is_a_one_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    err = _error_after_edit(tmp_path, capsys, "repos.toml", 'split = "tuning"\n', 'split = "later"\n')
+    assert err == 'corpus_paths: repos.toml repo 1: \'split\' must be "tuning" or "held-out"\n'
 
 
 def _corpus(folder: Path, head: str, fix: str, labels: str) -> Path:
     folder.mkdir()
     (folder / "repos.toml").write_text(
         f'[[repo]]\nname = "acme/web"\necosystem = "javascript"\nhead = "{head}"\nordinary = 3\n'
+        'split = "tuning"\n'
     )
     (folder / "security.toml").write_text(
         f'[[fix]]\nrepo = "acme/web"\ncommit = "{fix}"\nadvisory = "CVE-0000-0001"\n'
@@ -95,12 +116,9 @@ def test_a_bad_label_is_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureF
 def test_a_fix_naming_a_file_its_commit_does_not_touch_is_an_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    head, fix = _history(tmp_path / "clones")
-    corpus = _corpus(tmp_path / "corpus", head, fix, "")
-    text = (corpus / "security.toml").read_text().replace("lib/auth/session.js", "lib/session.js")
-    (corpus / "security.toml").write_text(text)
-    assert corpus_paths.main(["--clones", str(tmp_path / "clones"), "--corpus", str(corpus)]) == 2
-    assert f"acme/web {fix[:12]} (CVE-0000-0001) does not touch lib/session.js" in capsys.readouterr().err
+    err = _error_after_edit(tmp_path, capsys, "security.toml", "lib/auth/session.js", "lib/session.js")
+    assert "(CVE-0000-0001) does not touch lib/session.js" in err
+    assert err.startswith("corpus_paths: acme/web ")
 
 
 def test_a_missing_clone_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
