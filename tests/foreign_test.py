@@ -163,3 +163,57 @@ def test_no_built_in_rule_is_a_broad_folder() -> None:
     broad = {".claude/", ".cursor/", ".serena/", ".crush/", ".swarm/", ".github/", ".vscode/"}
     assert not broad & {rule.pattern for rule in foreign.BUILT_IN}
     assert all(rule.tool and rule.what for rule in foreign.BUILT_IN)
+
+
+@pytest.mark.parametrize(
+    ("path", "tool"),
+    [
+        ("src/__pycache__/app.cpython-311.pyc", "Python"),
+        ("__pycache__/", "Python"),
+        (".pytest_cache/v/cache/lastfailed", "pytest"),
+        (".pytest_cache/.gitignore", "pytest"),  # its self-ignoring .gitignore is its own, too
+        ("pkg/.mypy_cache/3.11/pkg.data.json", "mypy"),
+        (".ruff_cache/0.5.0/123", "Ruff"),
+        (".hypothesis/examples/ab/cd", "Hypothesis"),
+        ("toolz.egg-info/PKG-INFO", "setuptools"),
+        (".coverage", "coverage.py"),
+        (".coverage.host.123.456", "coverage.py"),
+        ("htmlcov/index.html", "coverage.py"),
+        ("htmlcov/coverage_html_cb_6fb7b396.js", "coverage.py"),  # the report's own script
+        ("web/node_modules/left-pad/package.json", "npm"),
+        ("coverage/lcov.info", "Istanbul"),
+        ("tsconfig.tsbuildinfo", "TypeScript"),
+        (".DS_Store", "macOS Finder"),
+    ],
+)
+def test_what_running_tests_and_builds_leaves_behind_is_not_work(path: str, tool: str) -> None:
+    verdict = DEFAULT.verdict(path)
+    assert verdict is not None and verdict.excluded
+    assert verdict.reason.startswith(f"{tool}'s ")
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "src/__pycache__/evil.py",  # source in a bytecode folder: Python can import it from there
+        ".pytest_cache/conftest.py",
+        "x.pyc",  # bytecode with no source beside it is imported as a module: code
+        "web/node_modules/left-pad/index.js",  # installed code runs like the project's own
+        ".hypothesis/run.sh",
+    ],
+)
+def test_code_put_where_generated_output_goes_stays_work(path: str) -> None:
+    assert DEFAULT.verdict(path) is None or not DEFAULT.verdict(path).excluded  # type: ignore[union-attr]
+
+
+def test_an_executable_in_a_cache_folder_stays_work() -> None:
+    verdict = DEFAULT.verdict("src/__pycache__/tool", executable=True)
+    assert verdict is not None and not verdict.excluded
+    bytecode = DEFAULT.verdict("src/__pycache__/app.cpython-311.pyc", executable=True)
+    assert bytecode is not None and not bytecode.excluded
+
+
+@pytest.mark.parametrize("path", ["docs/coverage.md", "coverage/report.py", "src/coverage.py", "egg-info"])
+def test_names_like_generated_output_are_still_work(path: str) -> None:
+    verdict = DEFAULT.verdict(path)
+    assert verdict is None or not verdict.excluded

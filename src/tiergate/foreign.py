@@ -51,6 +51,7 @@ class Rule:
     tool: str
     what: str
     unless: str | None = None
+    holds: tuple[str, ...] = ()  # code suffixes the tool itself writes there (bytecode in __pycache__/)
 
     @property
     def folder(self) -> bool:
@@ -65,6 +66,37 @@ class Rule:
         return f"{self.tool}'s {self.what} ({self.pattern})"
 
 
+# What running tests, linters and builds leaves behind, that no one writes by hand (issue 21: a one-line
+# change read as 38 files once bytecode was written). Many of these folders ignore themselves with a
+# .gitignore of their own, which tiergate does not read (the agent could write one anywhere): they are
+# named here instead. Code in them is still work, except the code the tool itself writes there.
+GENERATED: tuple[Rule, ...] = (
+    Rule("__pycache__/", "Python", "bytecode cache", holds=(".pyc",)),
+    Rule(".pytest_cache/", "pytest", "cache"),
+    Rule(".mypy_cache/", "mypy", "cache"),
+    Rule(".ruff_cache/", "Ruff", "cache"),
+    Rule(".hypothesis/", "Hypothesis", "example database"),
+    Rule(".tox/", "tox", "environments"),
+    Rule(".nox/", "nox", "environments"),
+    Rule(".benchmarks/", "pytest-benchmark", "saved runs"),
+    Rule("*.egg-info/", "setuptools", "package metadata"),
+    Rule(".coverage", "coverage.py", "data file"),
+    Rule(".coverage.*", "coverage.py", "parallel data files"),
+    Rule("coverage.xml", "coverage.py", "XML report"),
+    Rule("htmlcov/", "coverage.py", "HTML report", holds=(".js",)),
+    Rule("node_modules/", "npm", "installed packages"),
+    Rule(".nyc_output/", "nyc", "coverage data"),
+    Rule("coverage/lcov-report/", "Istanbul", "HTML report", holds=(".js",)),
+    Rule("coverage/lcov.info", "Istanbul", "LCOV report"),
+    Rule("coverage/coverage-final.json", "Istanbul", "JSON report"),
+    Rule(".eslintcache", "ESLint", "cache"),
+    Rule("*.tsbuildinfo", "TypeScript", "incremental build state"),
+    Rule(".parcel-cache/", "Parcel", "cache"),
+    Rule(".turbo/", "Turborepo", "cache"),
+    Rule(".next/", "Next.js", "build output"),
+    Rule(".gradle/", "Gradle", "project cache"),
+    Rule(".DS_Store", "macOS Finder", "folder view settings"),
+)
 _CC = "Claude Code"
 _RUNTIME = "runtime state"
 # docs/exclusions.md says where each one comes from. Claude Code's runtime files are those it lists
@@ -93,6 +125,7 @@ BUILT_IN: tuple[Rule, ...] = (
     Rule(".swarm/memory.db*", "claude-flow", "memory database"),
     Rule("gemini-debug.log", "Gemini CLI", "debug log"),
     Rule(".gemini-clipboard/", "Gemini CLI", "pasted clipboard images"),
+    *GENERATED,
 )
 
 
@@ -118,7 +151,7 @@ class Exclusions:
         """Whether `path` (repository-relative, '/'-separated; a trailing '/' for a nested repository)
         is another tool's, and why; None when it is plain work. `executable`: its executable bit."""
         rule = built_in_rule(path)
-        if rule is not None and not is_code(path, executable):
+        if rule is not None and not _foreign_code(rule, path, executable):
             return Verdict(path, rule.reason)
         pattern = self._matcher()(path) if self.ignore else None
         if pattern is not None:
@@ -146,15 +179,18 @@ DEFAULT = Exclusions()  # the built-in rules alone
 # A rule's first segment names a dot-folder or dot-file, or is one of these plain names (no glob): a path
 # with neither among its segments matches no rule, which settles almost every path of a change at once
 # (a claim on 2,000 files asks 4,000 times).
-_PLAIN_FIRSTS = frozenset(r.segments[0] for r in BUILT_IN if not r.segments[0].startswith("."))
-assert not any(set(name) & set("*?[") for name in _PLAIN_FIRSTS), "a plain first segment must be literal"
+# a plain name ending in one of these (a rule's first segment `*<suffix>`, such as `*.egg-info`).
+_PLAIN = [r.segments[0] for r in BUILT_IN if not r.segments[0].startswith(".")]
+_PLAIN_FIRSTS = frozenset(name for name in _PLAIN if not name.startswith("*"))
+_PLAIN_SUFFIXES = tuple(name[1:] for name in _PLAIN if name.startswith("*"))
+assert not any(set(name) & set("*?[") for name in [*_PLAIN_FIRSTS, *_PLAIN_SUFFIXES]), "literal, or *literal"
 
 
 def built_in_rule(path: str) -> Rule | None:
     """The built-in rule that matches `path`, at any depth, or None."""
     directory = path.endswith("/")
     parts = path.rstrip("/").split("/")
-    if not any(part.startswith(".") or part in _PLAIN_FIRSTS for part in parts):
+    if not any(_may_match(part) for part in parts):
         return None
     for rule in BUILT_IN:
         segments = rule.segments
@@ -167,10 +203,25 @@ def built_in_rule(path: str) -> Rule | None:
     return None
 
 
+def _may_match(part: str) -> bool:
+    return part.startswith(".") or part in _PLAIN_FIRSTS or part.endswith(_PLAIN_SUFFIXES)
+
+
 def _matches(rule: Rule, parts: Sequence[str]) -> bool:
     if rule.unless is not None and fnmatchcase(parts[-1], rule.unless):
         return False
     return all(fnmatchcase(part, glob) for part, glob in zip(parts, rule.segments, strict=True))
+
+
+def is_tool_state(path: str, executable: bool = False) -> bool:
+    """Whether a built-in rule excludes `path`: a tool's state or output, and not code of anyone else's."""
+    rule = built_in_rule(path)
+    return rule is not None and not _foreign_code(rule, path, executable)
+
+
+def _foreign_code(rule: Rule, path: str, executable: bool) -> bool:
+    """Code under a tool's folder that the tool does not write itself: work, whatever the rule says."""
+    return is_code(path, executable) and (executable or not path.lower().endswith(rule.holds or ("\0",)))
 
 
 def is_code(path: str, executable: bool = False) -> bool:

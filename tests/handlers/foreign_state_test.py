@@ -175,7 +175,7 @@ def test_tier_explain_lists_every_path_set_aside_with_its_reason(tmp_path: Path)
 
     shown = loop.run("tier", "--explain").stdout
 
-    assert "Not counted: 6 paths of other tools' state" in shown
+    assert "Not counted: 6 paths of other tools' state or output" in shown
     assert "    .omc/state/subagent-tracking.json  oh-my-claudecode's state (.omc/)\n" in shown
     assert (
         "    .claude/ralph-loop.local.md  a Claude Code plugin's per-project state (.claude/*.local.md)\n"

@@ -8,7 +8,7 @@ import pytest
 from testing.gitrepo import commit_all, git, init_repo, write
 
 from tiergate.tier.change import measure_change
-from tiergate.workspace.fingerprint import fingerprint, is_generated, manifest, of_change
+from tiergate.workspace.fingerprint import fingerprint, manifest, of_change
 from tiergate.workspace.manifest import Changes, changes
 
 
@@ -87,7 +87,7 @@ def test_ignored_and_generated_output_does_not_count(repo: Path) -> None:
             "src/__pycache__/app.cpython-311.pyc": "x",
             ".pytest_cache/v/cache/lastfailed": "{}",
             ".coverage": "x",
-            "node_modules/left-pad/index.js": "x",
+            "node_modules/left-pad/package.json": "{}",
             # An older tiergate's state folder, which ignored itself: no change of the agent's.
             ".tiergate/.gitignore": "*\n",
             ".tiergate/log.jsonl": "{}",
@@ -95,6 +95,9 @@ def test_ignored_and_generated_output_does_not_count(repo: Path) -> None:
         },
     )
     assert fp(repo) == before
+    # Code is never generated output: installed code runs as the project's own does.
+    write(repo, {"node_modules/left-pad/index.js": "x"})
+    assert fp(repo) != before
 
 
 def test_a_tiergate_folder_of_the_agents_own_is_part_of_the_workspace(repo: Path) -> None:
@@ -115,20 +118,21 @@ def test_outside_git_there_is_none(tmp_path: Path) -> None:
     assert fingerprint(tmp_path, None) is None
 
 
-@pytest.mark.parametrize(
-    ("path", "generated"),
-    [
-        ("src/__pycache__/x.pyc", True),
-        ("x.pyc", True),
-        (".coverage.host.123", True),
-        ("web/node_modules/a/b.js", True),
-        ("src/app.py", False),
-        ("docs/coverage.md", False),
-        ("build.py", False),
-    ],
-)
-def test_what_counts_as_generated(path: str, generated: bool) -> None:
-    assert is_generated(path) is generated
+def test_what_running_tests_leaves_behind_is_not_in_it_and_code_put_there_is(repo: Path) -> None:
+    before = fp(repo)
+    write(
+        repo,
+        {
+            "src/__pycache__/app.cpython-311.pyc": "bytecode",
+            ".pytest_cache/.gitignore": "*\n",
+            ".pytest_cache/v/cache/lastfailed": "{}",
+            ".hypothesis/examples/ab/cd": "x",
+            ".coverage": "data",
+        },
+    )
+    assert fp(repo) == before
+    write(repo, {".pytest_cache/plugin.py": "print('hidden')\n"})
+    assert fp(repo) != before
 
 
 def test_the_manifest_of_a_workspace_gives_its_fingerprint_and_each_files_change(repo: Path) -> None:

@@ -304,10 +304,10 @@ def _foreign(assessment: Assessment) -> list[str]:
     excluded = change.excluded
     kept = [v for v in change.foreign_paths if not v.excluded]
     lines = [
-        f"Not counted: {plural(len(excluded), 'path')} of other tools' state "
+        f"Not counted: {plural(len(excluded), 'path')} of other tools' state or output "
         "(neither the change nor a verifier's doing):"
         if excluded
-        else "Not counted: nothing (no other tool's state, no [workspace] ignore match)"
+        else "Not counted: nothing (no other tool's state or output, no [workspace] ignore match)"
     ]
     lines += [f"    {quote_path(v.path)}  {v.reason}" for v in excluded]
     if kept:

@@ -34,7 +34,7 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from tiergate import git
+from tiergate import foreign, git
 from tiergate.errors import UserError
 from tiergate.gate import cache as evidencecache
 from tiergate.gate.checks import Check, CheckResult
@@ -42,7 +42,7 @@ from tiergate.gate.processes import DEFAULT_TIMEOUT, Progress
 from tiergate.gate.ruling import BaselineEntry, Where
 from tiergate.gate.testreports import run_reported
 from tiergate.project import Project
-from tiergate.workspace.fingerprint import is_generated
+from tiergate.tier.change import classify
 
 LABEL = "baseline"
 
@@ -63,7 +63,9 @@ def workspace_at(root: Path, commit: str) -> bool:
     top, head = git.top_and_head(root)
     if head != commit or git.changed_paths(top, commit):
         return False
-    return all(is_generated(path) for path in git.untracked_files(top, commit))
+    untracked = git.untracked_files(top, commit)
+    verdicts = classify(top, untracked, foreign.DEFAULT)
+    return all(path in verdicts and verdicts[path].excluded for path in untracked)
 
 
 def changed_paths(root: Path, commit: str) -> list[str]:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from tiergate.foreign import Exclusions
     from tiergate.loop.features import Feature
     from tiergate.loop.records import LoopState
     from tiergate.loop.start import Start
@@ -39,21 +40,35 @@ def at_head(project: Project, session_id: str, start: Start) -> LoopState:
         config=config.kept(),
         config_source=config.source,
     )
-    return replace(loop, start=_start(project, session_id, base))
+    return replace(loop, start=_start(project, session_id, base, config.exclusions))
 
 
-def _start(project: Project, session_id: str, base: str | None) -> str | None:
+def _start(project: Project, session_id: str, base: str | None, exclusions: Exclusions) -> str | None:
     """The start commit of a loop beginning on a dirty workspace at `base` (a commit, or the empty tree
-    before the first commit; None: a clean one). One that cannot be
+    before the first commit; None: a clean one). A workspace that differs from `base` only by what is not
+    work (`exclusions`: a test run's caches, another tool's state) is clean. One that cannot be
     taken (the index has conflicts) leaves the loop measuring from its base commit: the user's edits
     then count as the loop's, which verifies more, never less."""
     from tiergate.errors import UserError
     from tiergate.workspace import startpoint
 
     try:
+        if base is not None and not _work_differs(project, base, exclusions):
+            return None
         return startpoint.take(project, session_id or startpoint.PENDING, base)
     except UserError:
         return None
+
+
+def _work_differs(project: Project, base: str, exclusions: Exclusions) -> bool:
+    """Whether a file that is work differs from the commit `base`."""
+    from tiergate import git
+    from tiergate.tier.change import classify
+
+    root = git.repo_root(project.root)
+    paths = [*git.changed_paths(root, base), *git.untracked_files(root, base)]
+    verdicts = classify(root, paths, exclusions)
+    return any(path not in verdicts or not verdicts[path].excluded for path in paths)
 
 
 def keep_pending_green(project: Project, loop: LoopState) -> None:

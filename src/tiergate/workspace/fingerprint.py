@@ -13,14 +13,11 @@ fingerprint with what it is made of, path by path (`tiergate.workspace.manifest`
 told which files changed and how.
 
 Another tool's state (`tiergate.foreign`: OMC's `.omc/`, a plugin's `.claude/*.local.md`, Claude Code's
-`.claude/settings.local.json`, the loop's `[workspace] ignore`, ...) is left out, with the same verdicts as
-the change measurement (`tiergate.tier.change.classify`): such a tool writes while a verifier runs, and
-that is neither the verifier's doing nor Claude's progress.
-
-Generated output that running tests or a build leaves behind is left out (`is_generated`), or a
-verifier doing exactly what it was asked (run the tests, run the build) in a project whose .gitignore
-forgot `__pycache__/` would be disqualified. Content is hashed from the disk, not asked from git, so an
-edit that leaves size and timestamp alone still shows.
+`.claude/settings.local.json`, the loop's `[workspace] ignore`, ...) and what running tests or a build
+leaves behind (`__pycache__/`, `.pytest_cache/`, coverage data, ...) are left out, with the same verdicts
+as the change measurement (`tiergate.tier.change.classify`): such a tool writes while a verifier runs,
+and that is neither the verifier's doing nor Claude's progress. Content is hashed from the disk, not
+asked from git, so an edit that leaves size and timestamp alone still shows.
 
 None outside a git work tree: without git there is no cheap, reliable picture of the workspace.
 """
@@ -42,24 +39,6 @@ if TYPE_CHECKING:
     from tiergate.foreign import Exclusions
     from tiergate.tier.change import ChangeMeasurement
 
-# Directories, names and suffixes of generated output.
-GENERATED_DIRS = frozenset(
-    {
-        "__pycache__",
-        ".pytest_cache",
-        ".mypy_cache",
-        ".ruff_cache",
-        ".hypothesis",
-        ".tox",
-        ".nox",
-        "htmlcov",
-        "node_modules",
-        ".gradle",
-        ".next",
-    }
-)
-GENERATED_SUFFIXES = (".pyc", ".pyo", ".egg-info")
-GENERATED_NAMES = frozenset({".coverage", "coverage.xml", ".DS_Store"})
 _CHUNK = 1 << 20
 SHORT_DIGEST = 16  # hex digits of a file's content hash kept in a manifest: enough to tell edits apart
 
@@ -109,15 +88,14 @@ def _work(top: Path, paths: set[str], exclusions: Exclusions) -> set[str]:
 
 
 def _scan(top: Path, head: str | None, paths: Iterable[str]) -> tuple[str, dict[str, str]]:
-    """The fingerprint of `paths` (generated output left out) at HEAD `head`, and each path's short
+    """The fingerprint of `paths` at HEAD `head`, and each path's short
     digest. The fingerprint hashes the full content digests, the manifest keeps SHORT_DIGEST of them."""
     digest = hashlib.sha256(f"head {head}\n".encode())
     files: dict[str, str] = {}
     for path in sorted(paths):
-        if not is_generated(path):
-            content = _content_digest(top / path)
-            digest.update(f"{path}\0{content}\n".encode("utf-8", "surrogateescape"))
-            files[path] = _short(content)
+        content = _content_digest(top / path)
+        digest.update(f"{path}\0{content}\n".encode("utf-8", "surrogateescape"))
+        files[path] = _short(content)
     return digest.hexdigest(), files
 
 
@@ -125,18 +103,6 @@ def _short(content: str) -> str:
     if len(content) == 65 and content[0] in "x-":  # the executable bit and a SHA-256
         return content[: 1 + SHORT_DIGEST]
     return content[:200]  # a marker, a link's target, an unreadable file's errno
-
-
-def is_generated(path: str) -> bool:
-    parts = path.rstrip("/").split("/")
-    name = parts[-1]
-    return (
-        any(part in GENERATED_DIRS or part.endswith(".egg-info") for part in parts[:-1])
-        or name in GENERATED_DIRS
-        or name in GENERATED_NAMES
-        or name.endswith(GENERATED_SUFFIXES)
-        or name.startswith(".coverage.")
-    )
 
 
 def _content_digest(path: Path) -> str:

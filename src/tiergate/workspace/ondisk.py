@@ -429,7 +429,7 @@ def _another_tools(path: str, current: Disk) -> bool:
     from tiergate import foreign
 
     executable = current.files.get(path, ("", ""))[0] == "100755"
-    return foreign.built_in_rule(path) is not None and not foreign.is_code(path, executable)
+    return foreign.is_tool_state(path, executable)
 
 
 def _prefixes(path: str) -> list[str]:
