@@ -335,6 +335,11 @@ def test_ambiguous_words_yield_to_their_context() -> None:
         ("test/module/typings/esm/index.ts", "typings/index.ts"),
         ("src/test/resources/application.yml", "src/main/resources/application.yml"),
         ("pkg/testdata/mod/go.mod", "go.mod"),
+        ("testing/resources/node_hooks_repo/package.json", "package.json"),
+        ("testing/resources/python3_hooks_repo/setup.py", "setup.py"),
+        ("testing/resources/golang_hooks_repo/go.mod", "go.mod"),
+        ("testing/zipapp/Dockerfile", "Dockerfile"),
+        ("testing/plugins_integration/requirements.txt", "requirements.txt"),
         ("__fixtures__/project/package.json", "package.json"),
         ("spec/fixtures/db/schema.sql", "db/schema.sql"),
         ("tests/static/config.toml", "config.toml"),
@@ -733,3 +738,11 @@ def _noted(work: Callable[[str], object], calls: list[str]) -> Callable[[str], o
         return work(key)
 
     return noted
+
+
+def test_a_testing_tree_keeps_the_security_of_its_code_and_key_material() -> None:
+    # pytest's and pre-commit's testing/ trees (held-out corpus, issue 21): a test of security code stays
+    # security, so does a key; only the fixture projects' manifests stop being architecture.
+    assert categories("testing/test_ssl_verify.py") == {"security"}
+    assert categories("testing/certs/server.key") == {"security"}
+    assert categories("testing/resources/ruby_hooks_repo/ruby_hook.gemspec") == set()

@@ -26,18 +26,19 @@ Judgement calls (the seed is silent on them):
   manifest of an application that installs from them: architecture. Every other variant
   (`requirements/dev.txt`, `requirements/tests.in`, `mypy-requirements.txt`) pins the tools that build,
   test, lint or document the project; its changes are mostly bot bumps: not architecture.
-- Test, example and docs trees are not the project. Inside a directory named `test(s)`, `__tests__`,
-  `testdata`, `fixtures`, `__fixtures__`, `__mocks__`, `fuzz`, `example(s)`, `_examples`, `sample(s)`,
-  `doc(s)`, `documentation` or `website`, no path is architecture: a manifest, configuration or schema
-  there belongs to a fixture project, an example app or the docs build (`tests/fixtures/app/package.json`,
-  `examples/tutorial/pyproject.toml`, `docs/requirements.txt`). Security there comes from the file
-  rules (key material: `tests/certs/server.key` is what the TLS tests check against; `.env` files) and,
-  for code only, from security words: tests of security code are security (`tests/test_ssl.py`), and
-  people copy an example's login code into their own app (`examples/auth/index.js`). Other files there
-  take nothing from a word: page templates (`examples/auth/views/login.ejs`), certificate recipes and
-  bookkeeping (`tests/certs/Makefile`, `ca.cnf`, `ca.srl`), which change nothing a test trusts until
-  the certificates are made again. CI's tooling (`ci/`, `.ci/`, `.devcontainer/`: cross-compilation
-  images, a dev container) is not architecture either, and keeps its security.
+- Test, example and docs trees are not the project. Inside a directory named `test(s)`, `testing`,
+  `__tests__`, `testdata`, `fixtures`, `__fixtures__`, `__mocks__`, `fuzz`, `example(s)`, `_examples`,
+  `sample(s)`, `doc(s)`, `documentation` or `website`, no path is architecture: a manifest, configuration
+  or schema there belongs to a fixture project, an example app or the docs build
+  (`tests/fixtures/app/package.json`, `examples/tutorial/pyproject.toml`, `docs/requirements.txt`).
+  Security there comes from the file rules (key material: `tests/certs/server.key` is what the TLS tests
+  check against; `.env` files) and, for code only, from security words: tests of security code are
+  security (`tests/test_ssl.py`), and people copy an example's login code into their own app
+  (`examples/auth/index.js`). Other files there take nothing from a word: page templates
+  (`examples/auth/views/login.ejs`), certificate recipes and bookkeeping (`tests/certs/Makefile`,
+  `ca.cnf`, `ca.srl`), which change nothing a test trusts until the certificates are made again. CI's
+  tooling (`ci/`, `.ci/`, `.devcontainer/`: cross-compilation images, a dev container) is not architecture
+  either, and keeps its security.
 - Type stubs (`.pyi`) run nothing: no word in their name makes them security.
 - A file named as a test (`test_config.py`, `TestConfig.java`, `types.spec.ts`) is never architecture.
 - Issue, discussion and pull-request templates (`.github/ISSUE_TEMPLATE/**`, its `config.yml`

@@ -78,6 +78,9 @@ TEST_DIRS = frozenset(
     {
         *("test", "tests", "__tests__", "testdata", "test-data", "test_data", "test-fixtures"),
         *("fixtures", "__fixtures__", "__mocks__", "__snapshots__"),
+        # the test-support tree of pytest and pre-commit (held-out corpus, issue 21): its fixture projects'
+        # manifests (testing/resources/node_hooks_repo/package.json) are theirs, not the project's
+        *("testing",),
         # cargo-fuzz's crate of fuzz targets (fuzz/Cargo.toml) is a test harness, not the shipped crate
         *("fuzz",),
     }
