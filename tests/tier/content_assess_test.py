@@ -106,8 +106,8 @@ def test_content_rules_off_and_user_rules_from_the_configuration(tmp_path: Path)
             {"construct": "x", "pattern": "ab", "ecosystems": ["cobol"]},
             ".tiergate.toml: risk.rules.0.ecosystems: unknown ecosystem 'cobol' (known: common, python, "
             "javascript, go, rust, python-requirements, npm-manifest, go-modules, cargo-manifest, "
-            "checkconfig, checkruns, ci, python-tests, javascript-tests, pytest-hooks, python-test-infra, "
-            "javascript-test-infra, outwitting) (got ['cobol'])",
+            "html-templates, ruby, php, java, checkconfig, checkruns, ci, python-tests, javascript-tests, "
+            "pytest-hooks, python-test-infra, javascript-test-infra, outwitting) (got ['cobol'])",
         ),
         (
             {"construct": "x", "pattern": "x*"},

@@ -33,6 +33,8 @@ _AUTH_LIB = "dependency on a token or authentication library"
 _COOKIE_LIB = "dependency on a cookie, session or CSRF library"
 _REDIRECT_LIB = "dependency on a redirect-following library"
 _PROTOCOL_LIB = "dependency on a network or HTTP protocol library"
+_ESC = "HTML escaping"
+_RAW = "raw HTML output"
 
 # (file, a changed line that must match, its construct, a look-alike that must not match anything)
 CASES: list[tuple[str, str, str, str]] = [
@@ -393,6 +395,68 @@ CASES: list[tuple[str, str, str, str]] = [
     # Secrets, any text file
     ("deploy/key.pem", "-----BEGIN RSA PRIVATE KEY-----", "private key block", "-----BEGIN CERTIFICATE-----"),
     ("ci/env.txt", "AWS_KEY=AKIAABCDEFGHIJKLMNOP", "cloud or service token", "AKIA_DOCS"),
+    # Output escaping and raw-HTML sinks (escaping.py), per ecosystem: escaping added or removed, a sink
+    ("web/views.py", "text = markupsafe.escape(name)", _ESC, "from markupsafe import escape"),
+    ("web/views.py", "return escape(name)", _ESC, "pattern = re.escape(name)"),
+    ("web/views.py", "body = html.escape(text, quote=True)", _ESC, "body = html.escaped"),
+    ("web/json.py", 'out = out.replace("<", "\\u003c")', _ESC, 'out = out.replace("<", "\\u0030")'),
+    ("web/views.py", "return Markup(f'<b>{name}</b>')", _RAW, "return markup_text(name)"),
+    ("web/views.py", "html = mark_safe(user_bio)", _RAW, "html = make_safe(user_bio)"),
+    ("web/app.py", "env = Environment(autoescape=False)", _RAW, "env = Environment(auto_escape_ok=1)"),
+    ("ui/page.js", "el.innerHTML = message", _RAW, "if (el.innerHTML === message) {}"),
+    ("ui/Page.jsx", "<div dangerouslySetInnerHTML={{ __html: bio }} />", _RAW, "<div title={bio} />"),
+    ("ui/escape.ts", "return escape_html(str, true)", _ESC, "return escapes(str)"),
+    ("ui/render.js", "const safe = escapeHtml(name)", _ESC, "const safe = escapes(name)"),
+    (
+        "ui/page.js",
+        "node.insertAdjacentHTML('beforeend', row)",
+        _RAW,
+        "node.insertAdjacentText('beforeend', row)",
+    ),
+    ("tpl/tpl.go", 's := html.EscapeString(r.FormValue("q"))', _ESC, "s := strings.ToLower(q)"),
+    ("tpl/tpl.go", 'import "text/template"', _RAW, 'import "html/template"'),
+    ("src/page.rs", "html! { (PreEscaped(body)) }", _RAW, "html! { (body) }"),
+    ("src/page.rs", "let out = html_escape::encode_text(&s);", _ESC, "let out = encode(&s);"),
+    ("templates/list.html", "<td>{{ watch.error_text|safe }}</td>", _RAW, "<td>{{ watch.safe_text }}</td>"),
+    ("templates/list.html", "{% autoescape false %}", _RAW, "{% block content %}"),
+    ("templates/list.html", "<td>{{ comment|e }}</td>", _ESC, "<td>{{ comment|length }}</td>"),
+    ("templates/base.jinja", "{{ title | escape }}", _ESC, "{{ title | title }}"),
+    ("views/show.hbs", "<p>{{{ post.body }}}</p>", _RAW, "<p>{{ post.body }}</p>"),
+    ("views/show.ejs", "<p><%- post.body %></p>", _RAW, "<p><%= post.body %></p>"),
+    ("app/views/posts/show.html.erb", "<%== @post.body %>", _RAW, "<%= @post.body %>"),
+    ("src/Bio.vue", '<div v-html="bio"></div>', _RAW, '<div v-text="bio"></div>'),
+    ("src/routes/+page.svelte", "{@html data.bio}", _RAW, "{data.bio}"),
+    ("templates/show.twig", "{{ post.body|raw }}", _RAW, "{{ post.body|rawurlencode }}"),
+    (
+        "lib/app/base.rb",
+        'raise BadRequest, "bad: #{Rack::Utils.escape_html(e.message)}"',
+        _ESC,
+        "x = escaped",
+    ),
+    ("app/helpers/bio.rb", "content_tag(:p, bio.html_safe)", _RAW, "content_tag(:p, bio.html_safer)"),
+    ("app/helpers/bio.rb", "raw(bio)", _RAW, "draw(bio)"),
+    ("src/show.php", "echo htmlspecialchars($name, ENT_QUOTES);", _ESC, "echo $special_chars;"),
+    ("resources/views/show.blade.php", "<p>{!! $post->body !!}</p>", _RAW, "<p>{{ $post->body }}</p>"),
+    (
+        "src/main/java/app/View.java",
+        "String s = StringEscapeUtils.escapeHtml4(name);",
+        _ESC,
+        "String s = name.trim();",
+    ),
+    (
+        "src/main/java/app/View.java",
+        "out.print(Encode.forHtml(name));",
+        _ESC,
+        "out.print(Encoder.format(name));",
+    ),
+    ("src/main/java/app/Bio.java", "label.setEscapeModelStrings(false);", _RAW, "label.setVisible(false);"),
+    (
+        "src/main/webapp/show.jsp",
+        '<c:out value="${bio}" escapeXml="false"/>',
+        _RAW,
+        '<c:out value="${bio}"/>',
+    ),
+    ("templates/show.html", '<p th:utext="${bio}"></p>', _RAW, '<p th:text="${bio}"></p>'),
     ("conf/app.yml", 'db_password: "hunter2x"', "hard-coded password", 'db_password: ""'),
 ]
 
@@ -403,6 +467,25 @@ def test_a_construct_matches_and_its_look_alike_does_not(
 ) -> None:
     assert construct in constructs(path, line)
     assert constructs(path, lookalike) == set()
+
+
+@pytest.mark.parametrize(
+    ("path", "line"),
+    [
+        ("templates/page.html", "const message = fut.formatted_error || e.message;"),  # a script's ||
+        ("templates/page.html", "if (a || e) { done() }"),
+        ("sandbox/client.html", 'error.innerHTML = "Invalid JSON in Params";'),  # a constant
+        ("ui/page.js", "el.innerHTML = '';"),
+        ("tests/test_basic.py", 'assert type(s["m"]) is Markup'),  # a name, not a call
+        ("src/flask/__init__.py", "from markupsafe import escape"),  # a re-export
+        ("lib/util.py", "rx = re.compile(re.escape(sep))"),
+        ("notes.md", "{{ body|safe }} and {{{ raw }}}"),  # prose reads no template rule
+        ("lib/app.rb", "# raw(html) would skip escaping"),  # a comment
+        ("src/show.php", "// htmlspecialchars($x) is done by the caller"),
+    ],
+)
+def test_escaping_look_alikes_do_not_match(path: str, line: str) -> None:
+    assert constructs(path, line) == set()
 
 
 def test_every_construct_of_every_ecosystem_has_a_case() -> None:

@@ -10,7 +10,9 @@ Pure (no I/O): a patch in, hits out. The interface:
   `ci` (security: a CI workflow's changed lines that are not routine, read whole by its `judge`);
   tests weakened (architecture): `python-tests` and `javascript-tests` (`testcode`, test files by
   `testfiles.is_test`), `pytest-hooks`, `python-test-infra` and `javascript-test-infra`
-  (`testinfra`); and `outwitting` (`outwit`: an `__eq__` that ignores its argument).
+  (`testinfra`); and `outwitting` (`outwit`: an `__eq__` that ignores its argument). Output escaping
+  and raw-HTML sinks (`escaping`) are in each language's rules, and their own ecosystems for the
+  files no other rule reads: `html-templates`, `ruby`, `php`, `java`.
   Each language module also has its manifests' ecosystem (`dependencies`: a changed dependency on a
   package that implements a security construct).
   `DEFAULT` is all of them (`TESTS_WEAKENED` the tests-weakened ones); `BY_NAME` finds one by its
@@ -27,6 +29,7 @@ from __future__ import annotations
 from tiergate.tier.content.checkconfig import CHECK_CONFIG, CHECK_RUNS
 from tiergate.tier.content.ci import CI
 from tiergate.tier.content.common import COMMON
+from tiergate.tier.content.escaping import JAVA, PHP, RUBY, TEMPLATES
 from tiergate.tier.content.go import GO, GO_MODULES
 from tiergate.tier.content.javascript import JAVASCRIPT, NPM_MANIFEST
 from tiergate.tier.content.model import CATEGORIES, SIDES, Category, ContentHit, ContentRule, Ecosystem
@@ -57,6 +60,10 @@ DEFAULT: tuple[Ecosystem, ...] = (
     NPM_MANIFEST,
     GO_MODULES,
     CARGO_MANIFEST,
+    TEMPLATES,
+    RUBY,
+    PHP,
+    JAVA,
     CHECK_CONFIG,
     CHECK_RUNS,
     CI,

@@ -8,6 +8,7 @@ joined with `+` on the same line. No ReDoS rule: Go's `regexp` (RE2) does not ba
 from __future__ import annotations
 
 from tiergate.tier.content.dependencies import manifest
+from tiergate.tier.content.escaping import GO_ESCAPING
 from tiergate.tier.content.model import (
     BUILT_DIRS,
     BUILT_NAMES,
@@ -129,6 +130,7 @@ GO = Ecosystem(
         ),
         *rules("permission bits", call("os.Chmod"), call("syscall.Umask"), word("0777"), word("0o777")),
         *rules("template escaping switched off", call("template.HTML"), call("template.JS")),
+        *GO_ESCAPING,
     ),
 )
 

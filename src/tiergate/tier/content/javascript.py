@@ -9,6 +9,7 @@ count in quotes, as they are written in requests and responses, in either case.
 from __future__ import annotations
 
 from tiergate.tier.content.dependencies import manifest
+from tiergate.tier.content.escaping import JAVASCRIPT_ESCAPING
 from tiergate.tier.content.model import BUILT_DIRS, BUILT_NAMES, Ecosystem, call, literal, quoted, rules, word
 from tiergate.tier.content.web import (
     COOKIE_HEADERS,
@@ -140,6 +141,7 @@ JAVASCRIPT = Ecosystem(
         *rules("client address from proxy headers", quoted("trust proxy")),
         *rules("response size limit", word("maxContentLength"), word("maxBodyLength"), near=_COMPARED),
         *rules("permission bits", call("chmod"), call("chmodSync"), "0o777", "0o666", call("umask")),
+        *JAVASCRIPT_ESCAPING,
     ),
 )
 

@@ -10,6 +10,7 @@ beside request data; SQL counts when `execute` takes a string built in the call 
 from __future__ import annotations
 
 from tiergate.tier.content.dependencies import manifest
+from tiergate.tier.content.escaping import PYTHON_ESCAPING
 from tiergate.tier.content.model import (
     BUILT_DIRS,
     BUILT_NAMES,
@@ -269,6 +270,7 @@ PYTHON = Ecosystem(
             word("S_IWOTH"),
             word("S_IRWXO"),
         ),
+        *PYTHON_ESCAPING,
     ),
 )
 

@@ -8,6 +8,7 @@ is too frequent in systems code to name a risk a reviewer would agree with.
 from __future__ import annotations
 
 from tiergate.tier.content.dependencies import manifest
+from tiergate.tier.content.escaping import RUST_ESCAPING
 from tiergate.tier.content.model import (
     BUILT_DIRS,
     BUILT_NAMES,
@@ -95,6 +96,7 @@ RUST = Ecosystem(
             "0o666",
             call("umask"),
         ),
+        *RUST_ESCAPING,
     ),
 )
 
