@@ -36,7 +36,6 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Collection, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -160,6 +159,8 @@ def run_gate(
     kept_key = key if key and not changed_now and not run.cut_short and finished else None
     # The base-tests run begins beside the baseline's: a claim that edits tests waits for about one more
     # test run, not two. Should the baseline refute the claim, its result is not used.
+    from concurrent.futures import ThreadPoolExecutor  # with logging: not for a claim whose results are kept
+
     with ThreadPoolExecutor(max_workers=1) as pool:
         ahead = pool.submit(run.base_tests_run, results, kept_key) if run.wants_base_tests(results) else None
         entries = run.baseline_for(results)
