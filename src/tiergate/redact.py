@@ -24,7 +24,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from typing import Any
+
+# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 MARK = "[redacted: {}]"
 

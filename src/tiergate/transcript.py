@@ -21,7 +21,11 @@ import re
 import stat
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from typing import Any, BinaryIO
+
+# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, BinaryIO
 
 DEFAULT_MAX_BYTES = 16 * 1024 * 1024
 # How far back from the end of a verifier's transcript a command is looked for.

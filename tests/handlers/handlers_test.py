@@ -529,6 +529,20 @@ def test_a_task_notification_is_logged_as_such_not_as_the_user(sandbox: Sandbox)
     assert "not the user" in records[1]["reasons"][0]
 
 
+def test_a_prompt_in_a_loop_session_imports_only_what_a_prompt_needs(sandbox: Sandbox) -> None:
+    sandbox.start()
+    answer = sandbox.hook("UserPromptSubmit", prompt="and now from me", python_flags=("-X", "importtime"))
+    assert answer.silent
+    # Every prompt of a loop session pays for its imports: not typing, not git, not the verifiers' half of
+    # the loop, not the parsers of the foreign loops' commands (this prompt is none of them).
+    imported = {line.rsplit("|", 1)[1].strip() for line in answer.stderr.splitlines() if "|" in line}
+    assert "tiergate.loop.store" in imported, "the test must see the handler's imports"
+    assert imported & (HEAVY - {"dataclasses"}) == set()
+    assert imported & {"typing", "tiergate.git", "tiergate.loop.adoption", "tiergate.loop.verifiers"} == set()
+    records = [r for r in sandbox.log() if r["event"] == "UserPromptSubmit"]
+    assert [r["decision"] for r in records] == ["start", "user-prompt"]
+
+
 def test_compaction_and_the_session_end_leave_one_record_each_in_a_loop_session(sandbox: Sandbox) -> None:
     sandbox.start()
     assert sandbox.hook("PreCompact", trigger="manual", custom_instructions="keep it").silent
@@ -539,6 +553,7 @@ def test_compaction_and_the_session_end_leave_one_record_each_in_a_loop_session(
     imported = {line.rsplit("|", 1)[1].strip() for line in end.stderr.splitlines() if "|" in line}
     assert "tiergate.loop.store" in imported, "the test must see the handler's imports"
     assert imported & (HEAVY - {"dataclasses"}) == set()
+    assert "typing" not in imported
     assert {n for n in imported if n.startswith(("tiergate.git", "tiergate.gate", "tiergate.tier"))} == set()
     assert sandbox.hook("PreCompact", OTHER, trigger="auto").silent  # no loop there: nothing
     assert sandbox.hook("SessionEnd", OTHER, reason="other").silent

@@ -4,13 +4,15 @@ state read and one appended line."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from tiergate.handlers import common
 from tiergate.hook.inputs import parse_input
 from tiergate.loop.events import SessionEnd
 
+# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from tiergate.hook.protocol import HookReply
     from tiergate.project import Project
 

@@ -3,13 +3,15 @@ reminded of it (task, iteration, phase, promise), since compaction may have drop
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from tiergate.hook.protocol import HookReply
 from tiergate.loop import store as state
 from tiergate.loop import text as looptext
 
+# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from tiergate.project import Project
 
 

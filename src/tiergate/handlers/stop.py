@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
 from tiergate import foreign
 from tiergate.handlers import common
@@ -15,8 +14,11 @@ from tiergate.loop.records import POLICIES, LoopState, Policies
 from tiergate.loop.refutation import may_stand_refuted, refutation_for
 from tiergate.workspace import fingerprint, startpoint
 
+# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Any
 
     from tiergate.config import Config
     from tiergate.foreign import Exclusions

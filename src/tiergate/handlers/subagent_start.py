@@ -4,8 +4,6 @@ other is told its verdict will not count."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from tiergate import foreign
 from tiergate.handlers import common
 from tiergate.loop import store as state
@@ -14,7 +12,11 @@ from tiergate.loop.verifiers import run_for, would_record
 from tiergate.workspace import manifeststore, startpoint
 from tiergate.workspace.fingerprint import manifest
 
+# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from tiergate.hook.protocol import HookReply
     from tiergate.project import Project
 

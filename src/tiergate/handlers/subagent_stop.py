@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
 
 from tiergate import foreign, transcript
 from tiergate.handlers import common
@@ -27,7 +26,11 @@ from tiergate.workspace import manifeststore, startpoint
 from tiergate.workspace.fingerprint import manifest
 from tiergate.workspace.manifest import changes
 
+# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from tiergate.hook.protocol import HookReply
     from tiergate.project import Project
     from tiergate.workspace.manifest import Changes, Manifest

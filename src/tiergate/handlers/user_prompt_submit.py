@@ -5,8 +5,6 @@ not the user."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from tiergate.errors import UserError
 from tiergate.handlers import FOREIGN_COMMANDS, common
 from tiergate.hook.protocol import HookReply
@@ -17,7 +15,11 @@ from tiergate.loop.events import Cancel, Outcome, TaskNotification, UserPrompt
 from tiergate.loop.records import LoopState
 from tiergate.text import plural
 
+# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from tiergate.loop.features import Feature
     from tiergate.project import Project
 

@@ -16,11 +16,15 @@ This is the documented exception to the hook's fail-open rule (docs/ARCHITECTURE
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 from tiergate.text import quote_inline
 
-Action = Literal["block", "halt"]
+# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal
+
+    Action = Literal["block", "halt"]
 
 
 @dataclass(frozen=True)

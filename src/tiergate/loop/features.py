@@ -15,11 +15,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
 
 from tiergate.errors import UserError
 
-Standing = Literal["done", "current", "skipped", "pending"]
+# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal
+
+    Standing = Literal["done", "current", "skipped", "pending"]
+
 # Check names carry their feature's id so that a failure names the feature it breaks.
 _CHECK_NAME = "{feature} {check}"
 

@@ -18,12 +18,12 @@ Pure text.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from tiergate.loop.claims import CLAIM_EVIDENCE, ClaimType
 from tiergate.loop.verdict import HEDGES
 from tiergate.text import cut, fit, plural, quote_block, quote_inline, quote_path
 
+# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from tiergate.loop.records import LoopState, Verification
 

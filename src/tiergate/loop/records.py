@@ -7,14 +7,19 @@ Plain frozen dataclasses: `tiergate.loop.store` writes and rebuilds them by thei
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Literal
 
 from tiergate.loop import features, interventions
 from tiergate.loop.features import Feature
 from tiergate.loop.interventions import INTERVENTION_POLICY, InterventionPolicy
 from tiergate.loop.stalls import STALL_POLICY, StallPolicy
 
-Phase = Literal["working", "verifying", "passed", "halted", "cancelled"]
+# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    Phase = Literal["working", "verifying", "passed", "halted", "cancelled"]
+
 PHASES: tuple[Phase, ...] = ("working", "verifying", "passed", "halted", "cancelled")
 VERIFIER_PREFIX = "tiergate:architect"
 DEFAULT_MAX_ITERATIONS = 20

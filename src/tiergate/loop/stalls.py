@@ -21,11 +21,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Literal
 
 from tiergate.text import one_line, plural
 
-StallKind = Literal["repeated-failure", "unchanged-claim", "empty-turns", "budget"]
+# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal
+
+    StallKind = Literal["repeated-failure", "unchanged-claim", "empty-turns", "budget"]
+
 # Stalls that say "another try of the same will not differ", as opposed to the budget, which ends the loop.
 PROGRESS_STALLS: frozenset[StallKind] = frozenset({"repeated-failure", "unchanged-claim", "empty-turns"})
 

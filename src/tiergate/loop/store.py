@@ -28,7 +28,6 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
-from typing import Any, TypeVar
 
 from tiergate import seal
 from tiergate.errors import UserError
@@ -53,10 +52,16 @@ from tiergate.project import (
 )
 from tiergate.redact import redact
 
+# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
+
 LOOPS_DIR = "loops"
 PENDING_NAME = "pending.json"
 SCHEMA = 1
-T = TypeVar("T")
 
 
 class StateError(UserError):

@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from tiergate.loop.claims import promise_tag
 from tiergate.text import cut as cut  # noqa: PLC0414 (re-exported: refutation, verifiers call looptext.cut)
 from tiergate.text import fit as fit  # noqa: PLC0414 (re-exported: refutation, verifiers call looptext.fit)
 from tiergate.text import minutes, plural, quote_block, quote_inline, quote_path
 
+# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from tiergate.loop.records import LoopState, RefutedWorkspace, Verification, VerifierRun
     from tiergate.loop.verdict import Judgement

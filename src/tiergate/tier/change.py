@@ -26,12 +26,16 @@ import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from tiergate import foreign, git, gitformat
 from tiergate.foreign import Exclusions, Verdict
 
-FileStatus = Literal["added", "modified", "deleted", "renamed", "copied", "typechange", "untracked"]
+# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal
+
+    FileStatus = Literal["added", "modified", "deleted", "renamed", "copied", "typechange", "untracked"]
 
 _STATUS: dict[str, FileStatus] = {
     "A": "added",

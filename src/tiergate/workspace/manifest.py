@@ -18,7 +18,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+
+# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 ABSENT = "absent"
 SCHEMA = 1

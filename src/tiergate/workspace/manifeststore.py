@@ -15,12 +15,13 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-from typing import TYPE_CHECKING
 
 from tiergate import seal
 from tiergate.project import ensure_state_dir, is_valid_session_id, open_sealed, state_name, write_sealed
 from tiergate.workspace import manifest
 
+# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
