@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,11 @@ from testing.claude import cli
 from testing.claude.cli import ClaudeRun, RunClaude
 from testing.claude.scripted_api import ScriptedApi
 from testing.gitrepo import init_repo
+
+# Each test module is compiled once, its assertions rewritten, and kept in __pycache__: where
+# PYTHONDONTWRITEBYTECODE is set (as on CI's machines), every worker of every run would rewrite all the
+# test files again, 9 s of CPU each. Only this process: the ones the tests start still inherit it.
+sys.dont_write_bytecode = False
 
 # Files with a test of these marks run for tens of seconds: scripts/test.sh gives each worker a contiguous
 # share of the tests in the order collected (--dist worksteal), and an idle worker takes tests from the end
