@@ -49,24 +49,26 @@ def _start(project: Project, session_id: str, base: str | None, exclusions: Excl
     work (`exclusions`: a test run's caches, another tool's state) is clean. One that cannot be
     taken (the index has conflicts) leaves the loop measuring from its base commit: the user's edits
     then count as the loop's, which verifies more, never less."""
+    from tiergate import git
     from tiergate.errors import UserError
     from tiergate.workspace import startpoint
 
     try:
-        if base is not None and not _work_differs(project, base, exclusions):
+        if base is None:
+            return startpoint.take(project, session_id or startpoint.PENDING, base)
+        root = git.repo_root(project.root)
+        differing = git.changed_paths(root, base), git.untracked_files(root, base)
+        if not _work_among(root, [*differing[0], *differing[1]], exclusions):
             return None
-        return startpoint.take(project, session_id or startpoint.PENDING, base)
+        return startpoint.take(project, session_id or startpoint.PENDING, base, differing=differing)
     except UserError:
         return None
 
 
-def _work_differs(project: Project, base: str, exclusions: Exclusions) -> bool:
-    """Whether a file that is work differs from the commit `base`."""
-    from tiergate import git
+def _work_among(root: Path, paths: list[str], exclusions: Exclusions) -> bool:
+    """Whether a file of `paths` is work (not a tool's state or output, `exclusions`)."""
     from tiergate.tier.change import classify
 
-    root = git.repo_root(project.root)
-    paths = [*git.changed_paths(root, base), *git.untracked_files(root, base)]
     verdicts = classify(root, paths, exclusions)
     return any(path not in verdicts or not verdicts[path].excluded for path in paths)
 

@@ -25,6 +25,7 @@ from tiergate.errors import UserError
 # Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from pathlib import Path
 
     from tiergate.project import Project
@@ -33,14 +34,21 @@ START = "refs/start/"  # in the store
 PENDING = "pending"  # the name of a loop started from a shell, before a session takes it
 
 
-def take(project: Project, name: str, base: str | None, now: float | None = None) -> str | None:
+def take(
+    project: Project,
+    name: str,
+    base: str | None,
+    now: float | None = None,
+    differing: tuple[Sequence[str], Sequence[str]] | None = None,
+) -> str | None:
     """The workspace as it is now, as the start commit of the loop `name`, when its files differ from
-    `base` (a commit; None: no commit yet); None when they do not (a clean start measures from `base`)."""
+    `base` (a commit; None: no commit yet); None when they do not (a clean start measures from `base`).
+    `differing`: the changed and untracked paths from `base`, when the caller has just asked git."""
     from tiergate.workspace import backups, ondisk  # not at every Stop's `change_base`: only here
 
     root = git.repo_root(project.root)
     since = base or git.empty_tree(root)
-    tree = git.workspace_tree(root, since)
+    tree = git.workspace_tree(root, since, differing)
     if tree is None or tree == backups.tree_of(root, base):
         return None  # (the same tree: only a file's timestamps differed)
     message = (
