@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from testing.doctestproject import BUG, PATH, mini_project
-from testing.gitrepo import GIT_ENV, write
+from testing.gitrepo import GIT_ENV, init_repo, write
 
 UNITTEST_COMMAND = "python -m unittest -v"
 PYTEST_COMMAND = "python -m pytest -q -p no:cacheprovider --doctest-modules"
@@ -134,3 +134,25 @@ def test_doctor_says_which_test_command_it_chose_from_where_and_what_it_passed_o
         ("python -m unittest -f", "Makefile"),
         ("pytest -q", None),
     ]
+
+
+def test_a_packages_own_tests_folder_is_run_with_the_package_importable(tmp_path: Path) -> None:
+    # toolz's layout: setup.py, the tests inside the package (`calc/tests`, no __init__.py there), no
+    # declared command. `pytest` alone would not import `calc` from there; `python -m pytest` does.
+    files = {
+        "setup.py": "from setuptools import setup\n\nsetup(name='calc')\n",
+        "calc/__init__.py": "def double(x):\n    return 2 * x\n",
+        "calc/tests/test_double.py": "from calc import double\n\n\ndef test_double():\n"
+        "    assert double(2) == 4\n",
+    }
+    project = init_repo(tmp_path / "calc", files)
+    write(project, {"calc/__init__.py": "def double(x):\n    return x + 1\n"})
+
+    run = tiergate(project, "checks", "--json")
+
+    assert run.returncode == 1, run.stdout + run.stderr
+    [tests] = json.loads(run.stdout)["checks"]
+    assert (tests["command"], tests["status"]) == ("python -m pytest -q", "failed")
+    assert tests["failed_tests"] == ["calc/tests/test_double.py::test_double"]
+    doctor = tiergate(project, "doctor").stdout
+    assert "check tests: python -m pytest -q (detected, not configured: calc/tests exists" in doctor

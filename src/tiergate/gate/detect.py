@@ -51,7 +51,8 @@ class ProjectFacts:
     `pyproject.toml` (empty without one), `package_json`: the parsed `package.json` (empty without one),
     `programs`: which of the programs the rules name (`programs_named`) were found (None: not looked
     up, every check is offered), `texts`: the text of the files that declare test commands
-    (`tiergate.gate.declared.FILES_READ` and the CI workflows), by path from the root.
+    (`tiergate.gate.declared.FILES_READ` and the CI workflows), by path from the root,
+    `package_tests`: the `tests` or `test` folders of the root's packages (`pkg/tests`).
     """
 
     names: frozenset[str] = frozenset()
@@ -59,6 +60,8 @@ class ProjectFacts:
     package_json: Mapping[str, Any] = field(default_factory=dict)
     programs: frozenset[str] | None = None
     texts: Mapping[str, str] = field(default_factory=dict)
+    # Test folders inside the root's Python packages (`toolz/tests`): where many libraries keep them.
+    package_tests: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -214,8 +217,11 @@ def _python(facts: ProjectFacts) -> list[Slot]:
         checks.append(DetectedCheck("types", "mypy", "python", mypy))
     elif pyright:
         checks.append(DetectedCheck("types", "pyright", "python", pyright))
-    pytest = _pytest_reason(facts.names, tools)
-    guess = DetectedCheck("tests", "pytest -q", "python", pytest) if pytest else None
+    pytest, command = _pytest_reason(facts.names, tools), "pytest -q"
+    if not pytest and facts.package_tests:
+        # Run as a module, so that the root is on sys.path: the tests import the package they sit in.
+        pytest, command = f"{min(facts.package_tests)} exists (a package's own tests)", "python -m pytest -q"
+    guess = DetectedCheck("tests", command, "python", pytest) if pytest else None
     return [*_alone(checks), *_tests(facts, "python", guess)]
 
 

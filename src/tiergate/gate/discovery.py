@@ -98,7 +98,18 @@ def read_facts(root: Path) -> ProjectFacts:
     except (OSError, UnicodeDecodeError, ValueError):
         package = {}
     package = package if isinstance(package, dict) else {}
-    return ProjectFacts(names, pyproject, package, texts=_declaring_texts(root, names))
+    texts = _declaring_texts(root, names)
+    return ProjectFacts(names, pyproject, package, texts=texts, package_tests=_package_tests(root, names))
+
+
+def _package_tests(root: Path, names: frozenset[str]) -> frozenset[str]:
+    """The `tests`/`test` folders of the Python packages in `root` (a folder with an `__init__.py`)."""
+    found = set()
+    for name in names:
+        if name.startswith(".") or not (root / name / "__init__.py").is_file():
+            continue
+        found |= {f"{name}/{sub}" for sub in ("tests", "test") if (root / name / sub).is_dir()}
+    return frozenset(found)
 
 
 def _declaring_texts(root: Path, names: frozenset[str]) -> dict[str, str]:
