@@ -35,7 +35,7 @@ PLUGIN_COPY="$TIERGATE_HOME/plugin"
 MARKETPLACE="tiergate-local"
 PLUGIN_ID="tiergate@$MARKETPLACE"
 # Everything Claude Code loads from the plugin; the Python package goes into the venv instead.
-PLUGIN_PARTS=(.claude-plugin hooks agents commands README.md LICENSE)
+PLUGIN_PARTS=(.claude-plugin hooks bin agents commands README.md LICENSE)
 # Records which source the venv was built from, so an unchanged checkout is not reinstalled.
 SOURCE_STAMP="$VENV/tiergate-source"
 # What install.sh made that was not there before (folders, Claude Code's files made for it), one
