@@ -289,7 +289,8 @@ def test_a_session_in_the_installed_home_runs_a_loop_through_the_installed_plugi
     assert all(r.command == f"{launcher} {r.event}" for r in runs)
     assert {r.event for r in runs} >= {"UserPromptSubmit", "Stop", "SubagentStart", "SubagentStop"}
     # The installed /tiergate:ralph expanded into its body, with the task.
-    assert "A tiergate loop is now active" in main_calls[0].last_user_text()
+    assert "The user asked tiergate to start a loop" in main_calls[0].last_user_text()
+    assert "tiergate loop active" in main_calls[0].conversation_text()
     assert task in main_calls[0].last_user_text()
     # The verifier is the installed agent: its instructions are the agent file's body.
     assert "You verify a completion claim for tiergate" in verifier_calls[0].system

@@ -183,11 +183,19 @@ def hook_python_finding(
     """The Python the hook launcher (hooks/tiergate-hook) would pick, searched in the launcher's order."""
     python = launcher_python(env, plugin_root)
     if python is None:
+        # The route the user took: a plugin that carries tiergate's source prepares its own environment.
+        if plugin_root is not None and (plugin_root / "pyproject.toml").is_file():
+            advice = (
+                "start a Claude Code session: the plugin prepares it (its log: prepare.log in "
+                "~/.claude/plugins/data/tiergate-<marketplace>)"
+            )
+        else:
+            advice = "run install.sh"
         return Finding(
             "fail" if plugin_installed else "warn",
             "hooks",
-            "no Python with tiergate for the hook launcher (TIERGATE_PYTHON, the plugin's .venv, "
-            "TIERGATE_HOME/venv): hooks do nothing; run install.sh",
+            "no Python with tiergate for the hook launcher (TIERGATE_PYTHON, the plugin's .venv, the "
+            f"environment the plugin prepared, TIERGATE_HOME/venv): hooks do nothing; {advice}",
         )
     return _hook_version(python)
 
@@ -201,6 +209,9 @@ def launcher_python(env: Mapping[str, str], plugin_root: Path | None) -> Path | 
         return Path(explicit)
     home = env.get("TIERGATE_HOME") or f"{env.get('HOME', '')}/.local/share/tiergate"
     venvs = [plugin_root / ".venv"] if plugin_root else []
+    # What the plugin prepared for itself (hooks/prepare.py), once its build is complete.
+    data = claude_config_dir(env) / "plugins" / "data"
+    venvs += sorted(ready.parent / "venv" for ready in data.glob("tiergate-*/env-*/ready"))
     for venv in [*venvs, Path(home) / "venv"]:
         python = venv / "bin" / "python"
         if os.access(python, os.X_OK) and (venv / "bin" / "tiergate").exists():
