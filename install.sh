@@ -393,15 +393,30 @@ PY
 
 # tiergate's state folder goes when it holds no project's state (only the sealing key and empty folders);
 # else it holds the loops' logs and the backups of the user's workspaces, which are the user's to drop.
+# tiergate's state folder is kept only when it holds what a user may want back: a loop's decision log or
+# a backup store of a workspace. Anything else there (the sealing key, a report page, an empty project
+# folder) goes with it, and so does the state home when tiergate's folder was all it held.
 remove_state() {
     local state="$STATE_HOME/tiergate"
     [ -d "$state" ] || return 0
-    if [ -z "$(find "$state" -mindepth 1 ! -type d ! -path "$state/key" -print -quit)" ]; then
+    local logs backups
+    logs="$(find "$state" -name 'log.jsonl*' -type f | wc -l | tr -d ' ')"
+    backups="$(find "$state" -name backups.git -type d -prune | wc -l | tr -d ' ')"
+    if [ "$logs" -eq 0 ] && [ "$backups" -eq 0 ]; then
         rm -rf "$state"
-        did "removed tiergate's state folder $state (no project's state in it)"
-    else
-        say "kept tiergate's state in $state: the loops' logs and the backups of your workspaces (remove it when you no longer need them)"
+        did "removed tiergate's state folder $state (no loop's log and no backup in it)"
+        if [ -z "${XDG_STATE_HOME:-}" ] && rmdir "$STATE_HOME" 2>/dev/null; then
+            did "removed the empty folder $STATE_HOME (tiergate's state was all it held)"
+        fi
+        return 0
     fi
+    local what="the backups of $backups workspace(s)"
+    if [ "$backups" -eq 0 ]; then
+        what="$logs loop log file(s)"
+    elif [ "$logs" -gt 0 ]; then
+        what="$logs loop log file(s) and $what"
+    fi
+    say "kept tiergate's state in $state: it holds $what (remove it when you no longer need them)"
 }
 
 # What the record says install.sh made, the deepest first: a folder only if empty by now (rmdir), the

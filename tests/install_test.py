@@ -476,3 +476,58 @@ def test_help_prints_the_whole_header_and_nothing_of_the_script(tmp_path: Path) 
     assert any("settings.json.tiergate-backup" in line for line in shown)
     assert not any(line.startswith(("set -", "#")) for line in shown)
     assert list(machine.home.iterdir()) == []
+
+
+def default_state_home(machine: Machine) -> dict[str, str]:
+    """The machine's environment with no XDG folder set: tiergate's state under ~/.local/state."""
+    return {k: v for k, v in machine.env().items() if not k.startswith("XDG_")}
+
+
+def run(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=300, check=False)
+
+
+def test_the_demo_and_uninstall_leave_home_as_they_found_it(tmp_path: Path) -> None:
+    """The state home is the default one here (~/.local/state): the demo keeps its state in its temporary
+    folder, and uninstall removes tiergate's state folder when it holds no loop's log and no backup (a
+    report page of no loop is not worth keeping), the state home with it when that was all it held."""
+    machine = new_machine(tmp_path, with_claude=False)
+    env = default_state_home(machine)
+    before = tree(machine.home)
+    lines(machine.install())
+    tiergate = str(machine.home / ".local" / "bin" / "tiergate")
+    installed = tree(machine.home)
+
+    demo = run([tiergate, "demo"], machine.home, env)
+    assert demo.returncode == 0, demo.stdout + demo.stderr
+    assert tree(machine.home) == installed
+
+    project = init_repo(tmp_path / "project", {"a.txt": "a\n"})
+    assert "report of 0 loops written to" in run([tiergate, "report"], project, env).stdout
+    removed = lines(run([str(machine.checkout / "install.sh"), "--uninstall"], machine.home, env))
+    state = machine.home / ".local" / "state" / "tiergate"
+    assert f"tiergate: removed tiergate's state folder {state} (no loop's log and no backup in it)" in removed
+    # The same files and folders, each as it was (HOME's own mtime aside: entries came and went in it).
+    assert {k: v for k, v in tree(machine.home).items() if k != str(machine.home)} == {
+        k: v for k, v in before.items() if k != str(machine.home)
+    }
+
+
+def test_uninstall_keeps_a_loops_log_and_says_what_it_kept(tmp_path: Path) -> None:
+    machine = new_machine(tmp_path, with_claude=False)
+    env = default_state_home(machine)
+    lines(machine.install())
+    project = init_repo(tmp_path / "project", {"a.txt": "a\n"})
+    started = run(
+        [str(machine.home / ".local" / "bin" / "tiergate"), "ralph", "start", "a task"], project, env
+    )
+    assert started.returncode == 0, started.stderr
+
+    output = lines(run([str(machine.checkout / "install.sh"), "--uninstall"], machine.home, env))
+
+    state = machine.home / ".local" / "state" / "tiergate"
+    assert (
+        f"tiergate: kept tiergate's state in {state}: it holds 1 loop log file(s) "
+        "(remove it when you no longer need them)"
+    ) in output
+    assert any(state.rglob("log.jsonl"))

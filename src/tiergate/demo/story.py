@@ -12,6 +12,7 @@ test can tell it with a script that cannot go as expected.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -59,6 +60,10 @@ def run(
     printer = Printer(out, color=color)
     began = time.monotonic()
     workdir = Path(tempfile.mkdtemp(prefix="tiergate-demo-"))
+    if not keep:
+        # The seal key, the example's state and log in the temporary directory too: a demo leaves nothing
+        # in the user's state home. (This process and the hooks it starts; it ends with the demo.)
+        os.environ["XDG_STATE_HOME"] = str(workdir / "state")
     page: str | None = None
     try:
         try:
