@@ -405,3 +405,20 @@ def test_the_runtime_modules_doctor_imports_exercise_every_declared_dependency()
     ).stdout.split()
     assert names == {"pydantic", "anyio", "structlog", "pathspec", "unidiff"}
     assert names <= set(loaded)
+
+
+def test_the_advice_for_a_missing_plugin_follows_the_route_tiergate_was_installed_by(tmp_path: Path) -> None:
+    from tiergate.commands.doctor import plugin_finding
+
+    def hint(route: Any, has_claude: bool) -> str:
+        finding, _ = plugin_finding(tmp_path / "no-claude-config", tmp_path, route, has_claude)
+        assert finding.status == "warn"
+        return finding.detail
+
+    assert hint("install.sh", False) == (
+        "not installed in Claude Code: Claude Code is not on PATH; get it, then run install.sh again to "
+        "register the plugin"
+    )
+    assert hint("install.sh", True) == "not installed in Claude Code: run install.sh again to register it"
+    assert "/plugin install tiergate@" in hint("plugin", True)
+    assert "run install.sh (or start claude with --plugin-dir <checkout>)" in hint("checkout", False)

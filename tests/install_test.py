@@ -518,10 +518,17 @@ def test_uninstall_keeps_a_loops_log_and_says_what_it_kept(tmp_path: Path) -> No
     env = default_state_home(machine)
     lines(machine.install())
     project = init_repo(tmp_path / "project", {"a.txt": "a\n"})
-    started = run(
-        [str(machine.home / ".local" / "bin" / "tiergate"), "ralph", "start", "a task"], project, env
-    )
+    tiergate = str(machine.home / ".local" / "bin" / "tiergate")
+    started = run([tiergate, "ralph", "start", "a task"], project, env)
     assert started.returncode == 0, started.stderr
+    # doctor right after install.sh with no Claude Code: advice for this route, not "run install.sh".
+    doctor = run([tiergate, "doctor"], project, env).stdout.splitlines()
+    assert any(line.startswith("ok    tiergate: 0.1.0 on Python") for line in doctor)
+    assert any(line.endswith(", installed by install.sh") for line in doctor)
+    assert (
+        "warn  plugin: not installed in Claude Code: Claude Code is not on PATH; get it, then run install.sh "
+        "again to register the plugin"
+    ) in doctor
 
     output = lines(run([str(machine.checkout / "install.sh"), "--uninstall"], machine.home, env))
 

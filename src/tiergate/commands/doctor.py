@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from tiergate.commands.claudesettings import GET_CLAUDE, claude_config_dir, installed_plugins
 from tiergate.commands.claudesettings import enabled as _enabled
@@ -83,11 +83,12 @@ def diagnose(cwd: Path, env: Mapping[str, str]) -> list[Finding]:
     from tiergate.project import locate
 
     project = locate(cwd, env)
-    plugin, plugin_root = plugin_finding(claude_config_dir(env), project.root)
+    route = install_route(env)
+    plugin, plugin_root = plugin_finding(claude_config_dir(env), project.root, route, _has_claude(env))
     # Without an installed plugin, the likeliest setup is this checkout used with --plugin-dir.
     launcher_root = plugin_root or this_checkout()
     return [
-        package_finding(),
+        package_finding(route),
         plugin,
         hook_python_finding(env, launcher_root, plugin_installed=plugin.status != "warn"),
         claude_finding(env),
@@ -103,7 +104,36 @@ def diagnose(cwd: Path, env: Mapping[str, str]) -> list[Finding]:
 # tiergate itself -------------------------------------------------------------------------------------------
 
 
-def package_finding() -> Finding:
+Route = Literal["install.sh", "plugin", "checkout", "other"]
+ROUTES: dict[Route, str] = {
+    "install.sh": "installed by install.sh",
+    "plugin": "the environment the Claude Code plugin prepared for itself",
+    "checkout": "a checkout's own environment",
+    "other": "installed by hand",
+}
+
+
+def install_route(env: Mapping[str, str]) -> Route:
+    """How the tiergate running now was installed, from where its Python environment is."""
+    import sys
+    from pathlib import Path
+
+    prefix = Path(sys.prefix).resolve()
+    home = Path(env.get("TIERGATE_HOME") or f"{env.get('HOME', '')}/.local/share/tiergate")
+    if prefix == (home / "venv").resolve():
+        return "install.sh"
+    if prefix.parent.name.startswith("env-") and prefix.parents[2].name == "data":
+        return "plugin"  # <config>/plugins/data/tiergate-<marketplace>/env-<version>/venv
+    return "checkout" if this_checkout() is not None else "other"
+
+
+def _has_claude(env: Mapping[str, str]) -> bool:
+    import shutil
+
+    return shutil.which(env.get("CLAUDE_BIN") or "claude", path=env.get("PATH")) is not None
+
+
+def package_finding(route: Route = "other") -> Finding:
     import importlib
     import platform
     import sys
@@ -116,18 +146,22 @@ def package_finding() -> Finding:
         except ImportError as exc:
             return Finding("fail", "tiergate", f"{__version__} cannot import {module}: {exc}")
     python = f"Python {platform.python_version()} ({sys.executable})"
-    return Finding("ok", "tiergate", f"{__version__} on {python}")
+    return Finding("ok", "tiergate", f"{__version__} on {python}, {ROUTES[route]}")
 
 
 # The Claude Code plugin ------------------------------------------------------------------------------------
 
 
-def plugin_finding(config_dir: Path, project_root: Path) -> tuple[Finding, Path | None]:
-    """Whether Claude Code has the plugin installed and enabled, and the folder it reads it from."""
+def plugin_finding(
+    config_dir: Path, project_root: Path, route: Route = "checkout", has_claude: bool = True
+) -> tuple[Finding, Path | None]:
+    """Whether Claude Code has the plugin installed and enabled, and the folder it reads it from; the
+    advice for a plugin that is not there fits the route tiergate was installed by (`install_route`)."""
     installed = _installed(config_dir)
     if installed is None:
-        hint = "run install.sh (or start claude with --plugin-dir <checkout>)"
-        return Finding("warn", "plugin", f"not installed in Claude Code: {hint}"), None
+        return Finding(
+            "warn", "plugin", f"not installed in Claude Code: {_install_hint(route, has_claude)}"
+        ), None
     plugin_id, version = installed
     root = _plugin_folder(config_dir, plugin_id)
     described = f"{plugin_id} {version}" + (f", read from {root}" if root else "")
@@ -136,6 +170,16 @@ def plugin_finding(config_dir: Path, project_root: Path) -> tuple[Finding, Path 
     if not _enabled(config_dir, project_root, plugin_id):
         return Finding("warn", "plugin", f"{described} is disabled: claude plugin enable {plugin_id}"), root
     return Finding("ok", "plugin", f"{described}, enabled"), root
+
+
+def _install_hint(route: Route, has_claude: bool) -> str:
+    if route == "install.sh":
+        if not has_claude:
+            return "Claude Code is not on PATH; get it, then run install.sh again to register the plugin"
+        return "run install.sh again to register it"
+    if route == "plugin":
+        return "install it again with /plugin install tiergate@<marketplace> in Claude Code"
+    return "run install.sh (or start claude with --plugin-dir <checkout>)"
 
 
 def _installed(config_dir: Path) -> tuple[str, str] | None:
