@@ -221,7 +221,8 @@ def is_tool_state(path: str, executable: bool = False) -> bool:
 
 def _foreign_code(rule: Rule, path: str, executable: bool) -> bool:
     """Code under a tool's folder that the tool does not write itself: work, whatever the rule says."""
-    return is_code(path, executable) and (executable or not path.lower().endswith(rule.holds or ("\0",)))
+    holds = bool(rule.holds) and path.lower().endswith(rule.holds)
+    return is_code(path, executable) and (executable or not holds)
 
 
 def is_code(path: str, executable: bool = False) -> bool:

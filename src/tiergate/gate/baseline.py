@@ -42,7 +42,7 @@ from tiergate.gate.processes import DEFAULT_TIMEOUT, Progress
 from tiergate.gate.ruling import BaselineEntry, Where
 from tiergate.gate.testreports import run_reported
 from tiergate.project import Project
-from tiergate.tier.change import classify
+from tiergate.tier.change import work_paths
 
 LABEL = "baseline"
 
@@ -63,9 +63,7 @@ def workspace_at(root: Path, commit: str) -> bool:
     top, head = git.top_and_head(root)
     if head != commit or git.changed_paths(top, commit):
         return False
-    untracked = git.untracked_files(top, commit)
-    verdicts = classify(top, untracked, foreign.DEFAULT)
-    return all(path in verdicts and verdicts[path].excluded for path in untracked)
+    return not work_paths(top, git.untracked_files(top, commit), foreign.DEFAULT)
 
 
 def changed_paths(root: Path, commit: str) -> list[str]:

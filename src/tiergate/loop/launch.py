@@ -51,6 +51,7 @@ def _start(project: Project, session_id: str, base: str | None, exclusions: Excl
     then count as the loop's, which verifies more, never less."""
     from tiergate import git
     from tiergate.errors import UserError
+    from tiergate.tier.change import work_paths
     from tiergate.workspace import startpoint
 
     try:
@@ -58,19 +59,11 @@ def _start(project: Project, session_id: str, base: str | None, exclusions: Excl
             return startpoint.take(project, session_id or startpoint.PENDING, base)
         root = git.repo_root(project.root)
         differing = git.changed_paths(root, base), git.untracked_files(root, base)
-        if not _work_among(root, [*differing[0], *differing[1]], exclusions):
+        if not work_paths(root, [*differing[0], *differing[1]], exclusions):
             return None
         return startpoint.take(project, session_id or startpoint.PENDING, base, differing=differing)
     except UserError:
         return None
-
-
-def _work_among(root: Path, paths: list[str], exclusions: Exclusions) -> bool:
-    """Whether a file of `paths` is work (not a tool's state or output, `exclusions`)."""
-    from tiergate.tier.change import classify
-
-    verdicts = classify(root, paths, exclusions)
-    return any(path not in verdicts or not verdicts[path].excluded for path in paths)
 
 
 def keep_pending_green(project: Project, loop: LoopState) -> None:

@@ -213,6 +213,13 @@ def classify(
     return found
 
 
+def work_paths(root: Path, paths: Iterable[str], exclusions: Exclusions) -> set[str]:
+    """`paths` without those another tool's rule (or `[workspace] ignore`) excludes: the work among them."""
+    wanted = set(paths)
+    verdicts = classify(root, wanted, exclusions)
+    return {path for path in wanted if path not in verdicts or not verdicts[path].excluded}
+
+
 def _executable(path: Path) -> bool:
     try:
         info = path.lstat()

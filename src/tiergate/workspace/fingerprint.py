@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 
 from tiergate import foreign, git
 from tiergate.errors import UserError
-from tiergate.tier.change import classify
+from tiergate.tier.change import work_paths
 from tiergate.workspace.manifest import ABSENT, Manifest
 
 if TYPE_CHECKING:
@@ -63,7 +63,7 @@ def manifest(root: Path, base: str | None, exclusions: Exclusions = foreign.DEFA
         untracked = git.untracked_files(top, since)
     except UserError:
         return None
-    paths = _work(top, {path for _, path in statuses} | set(untracked), exclusions)
+    paths = work_paths(top, {path for _, path in statuses} | set(untracked), exclusions)
     at_base = frozenset(path for status, path in statuses if status != "A")
     digest, files = _scan(top, head, paths)
     return Manifest(digest, head, files, at_base & files.keys())
@@ -78,13 +78,7 @@ def of_change(change: ChangeMeasurement) -> str | None:
         return None
     paths = {f.path for f in change.files} | {f.old_path for f in change.files if f.old_path}
     # A rename still counted may have one side in a tool's folder: that side is left out here too.
-    return _scan(change.root, head, _work(change.root, paths, change.exclusions))[0]
-
-
-def _work(top: Path, paths: set[str], exclusions: Exclusions) -> set[str]:
-    """`paths` without those another tool's rule excludes."""
-    verdicts = classify(top, paths, exclusions)
-    return {path for path in paths if path not in verdicts or not verdicts[path].excluded}
+    return _scan(change.root, head, work_paths(change.root, paths, change.exclusions))[0]
 
 
 def _scan(top: Path, head: str | None, paths: Iterable[str]) -> tuple[str, dict[str, str]]:
