@@ -19,11 +19,11 @@ import os
 import subprocess
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
 from tiergate import reaper
+from tiergate.frozen import frozen
 from tiergate.text import clip_start
 
 ENV_VAR = "TIERGATE_ALERT"
@@ -32,7 +32,7 @@ _ENV_LIMIT = 4096  # far below the kernel's limit on one environment string
 _TAIL = 300
 
 
-@dataclass(frozen=True)
+@frozen
 class AlertResult:
     command: str
     ok: bool

@@ -76,12 +76,13 @@ tests/config_test.py holds the two readings equal on generated tables.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field, fields, is_dataclass
+from dataclasses import asdict, field, fields, is_dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from tiergate import foreign
 from tiergate.configfile import read_table
+from tiergate.frozen import frozen
 from tiergate.tier import keywords
 from tiergate.tier.policy import Tier, TierPolicy
 
@@ -95,45 +96,45 @@ def _value(default: object, kind: str, **rules: object) -> Any:
     return field(default=default, metadata={"kind": kind, **rules})
 
 
-@dataclass(frozen=True)
+@frozen
 class TiersConfig:
     light_files_below: int = _value(5, "int", ge=0)
     light_lines_below: int = _value(100, "int", ge=0)
     thorough_files_above: int = _value(20, "int", ge=0)
 
 
-@dataclass(frozen=True)
+@frozen
 class CostsConfig:
     light: float = _value(1.0, "float", gt=0)
     standard: float = _value(5.0, "float", gt=0)
     thorough: float = _value(20.0, "float", gt=0)
 
 
-@dataclass(frozen=True)
+@frozen
 class KeywordsConfig:
     thorough: tuple[str, ...] = _value(keywords.THOROUGH_KEYWORDS, "words")
     light: tuple[str, ...] = _value(keywords.LIGHT_KEYWORDS, "words")
 
 
-@dataclass(frozen=True)
+@frozen
 class PatternsConfig:
     security: tuple[str, ...] = _value((), "globs")
     architecture: tuple[str, ...] = _value((), "globs")
 
 
-@dataclass(frozen=True)
+@frozen
 class LoopConfig:
     max_iterations: int = _value(20, "int", ge=1)
     max_minutes: float = _value(240.0, "float", gt=0)
 
 
-@dataclass(frozen=True)
+@frozen
 class GateConfig:
     timeout_seconds: float = _value(300.0, "float", gt=0)
     base_tests: Literal["thorough", "refute"] = _value("thorough", "choice", choices=("thorough", "refute"))
 
 
-@dataclass(frozen=True)
+@frozen
 class InterventionsConfig:
     attempt_limit: int = _value(3, "int", ge=1)
     skip_limit: int = _value(3, "int", ge=1)
@@ -141,30 +142,30 @@ class InterventionsConfig:
     rollback_on_retry: bool = _value(False, "bool")
 
 
-@dataclass(frozen=True)
+@frozen
 class StallsConfig:
     same_failure: int = _value(2, "int", ge=2)
     empty_turns: int = _value(3, "int", ge=1)
 
 
-@dataclass(frozen=True)
+@frozen
 class AlertsConfig:
     command: str | None = _value(None, "text")
     timeout_seconds: float = _value(10.0, "float", gt=0)
 
 
-@dataclass(frozen=True)
+@frozen
 class InteropConfig:
     ralph_loop: Literal["verify", "ignore"] = _value("verify", "choice", choices=("verify", "ignore"))
     omc: Literal["verify", "ignore"] = _value("verify", "choice", choices=("verify", "ignore"))
 
 
-@dataclass(frozen=True)
+@frozen
 class WorkspaceConfig:
     ignore: tuple[str, ...] = _value((), "schema")  # gitignore-style: the schema checks each
 
 
-@dataclass(frozen=True)
+@frozen
 class RiskRuleConfig:
     name: str  # `construct` in the file
     pattern: str
@@ -173,13 +174,13 @@ class RiskRuleConfig:
     sides: Literal["added", "removed", "both"] = "both"
 
 
-@dataclass(frozen=True)
+@frozen
 class RiskConfig:
     content: bool = _value(True, "bool")
     rules: tuple[RiskRuleConfig, ...] = _value((), "schema")  # regular expressions: the schema checks
 
 
-@dataclass(frozen=True)
+@frozen
 class Config:
     source: str | None = None  # where it was read from; not part of what a loop keeps
     tiers: TiersConfig = TiersConfig()

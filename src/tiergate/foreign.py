@@ -24,9 +24,11 @@ imported when the user lists patterns; the built-in rules are matched here, segm
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from fnmatch import fnmatchcase
 from typing import Any, Protocol
+
+from tiergate.frozen import frozen
 
 # Suffixes of source code and programs: under a tool's state folder, such a file is not state.
 CODE_SUFFIXES = frozenset(
@@ -41,7 +43,7 @@ CODE_SUFFIXES = frozenset(
 )  # fmt: skip
 
 
-@dataclass(frozen=True)
+@frozen
 class Rule:
     """A built-in exclusion: `pattern` (segments separated by '/', each an fnmatch glob, matched at
     any depth: a tool launched in a subfolder writes there), a folder when it ends with '/'; a name
@@ -129,7 +131,7 @@ BUILT_IN: tuple[Rule, ...] = (
 )
 
 
-@dataclass(frozen=True)
+@frozen
 class Verdict:
     """A path another tool's rule matched: `excluded` (not work), or kept as work because it is code
     under a tool's state folder; `reason` says which tool or which setting, in words."""
@@ -139,7 +141,7 @@ class Verdict:
     excluded: bool = True
 
 
-@dataclass(frozen=True)
+@frozen
 class Exclusions:
     """The built-in rules and the user's `[workspace] ignore` patterns, read from `source`."""
 

@@ -8,7 +8,9 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import replace
+
+from tiergate.frozen import frozen
 
 # Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
 TYPE_CHECKING = False
@@ -18,7 +20,7 @@ if TYPE_CHECKING:
 SUBMODULE_MODE = "160000"
 
 
-@dataclass(frozen=True)
+@frozen
 class DiffEntry:
     """One path of `git diff --raw --numstat` between a base and the working tree."""
 

@@ -8,12 +8,12 @@ write test removes what it created.
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from tiergate.commands.claudesettings import GET_CLAUDE, claude_config_dir, installed_plugins
 from tiergate.commands.claudesettings import enabled as _enabled
 from tiergate.commands.claudesettings import read_json as _read_json
+from tiergate.frozen import frozen
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -40,7 +40,7 @@ RUNTIME_MODULES = (
 )
 
 
-@dataclass(frozen=True)
+@frozen
 class Finding:
     status: str  # ok, warn or fail
     name: str

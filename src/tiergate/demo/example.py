@@ -14,10 +14,10 @@ import os
 import shlex
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 from tiergate.demo import OffScriptError
+from tiergate.frozen import frozen
 
 NAME = "statkit-demo"
 MODULE = "statkit/median.py"
@@ -109,7 +109,7 @@ GIT_ENV = {
 }
 
 
-@dataclass(frozen=True)
+@frozen
 class CommandRun:
     """A command the verifier ran, as it would quote it: the command line, exit code and output."""
 

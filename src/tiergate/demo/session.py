@@ -28,6 +28,7 @@ from typing import Any
 
 from tiergate.demo import OffScriptError
 from tiergate.demo.example import GIT_ENV
+from tiergate.frozen import frozen
 from tiergate.text import one_line
 
 HOOK_TIMEOUT_SECONDS = 60
@@ -38,7 +39,7 @@ _DROPPED_ENV = ("TIERGATE_STATE_DIR", "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "CLAUDE
 _FAILED_OPEN = ("internal error", "ignored the ")
 
 
-@dataclass(frozen=True)
+@frozen
 class Answer:
     """What one hook process answered: its exit code, the JSON on its stdout ({} if none), its stderr."""
 

@@ -18,7 +18,6 @@ import shutil
 import subprocess
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -26,13 +25,14 @@ from tiergate.demo import OffScriptError, example, verifier
 from tiergate.demo.output import Printer
 from tiergate.demo.session import Answer, Session, Subagent
 from tiergate.demo.verifier import Packet
+from tiergate.frozen import frozen
 
 _SPAWN = re.compile(r"^```tiergate-spawn[ \t]*\n(?P<body>.*?)\n```[ \t]*$", re.MULTILINE | re.DOTALL)
 _TIER = re.compile(r"^Tier (?P<tier>\w+): (?P<size>[^\n]*?)\. Why: (?P<why>[^\n]*)$", re.MULTILINE)
 PROMISE = "<promise>DONE</promise>"
 
 
-@dataclass(frozen=True)
+@frozen
 class Script:
     task: str = example.TASK
     max_iterations: int = 10

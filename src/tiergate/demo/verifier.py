@@ -11,12 +11,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from tiergate.demo import OffScriptError, example
 from tiergate.demo.example import CommandRun
 from tiergate.demo.session import Subagent
+from tiergate.frozen import frozen
 
 _PACKET_ID = re.compile(r"^tiergate evidence packet for verification (?P<id>[^\s(),]+)")
 _LABEL = re.compile(r'^- "(?P<label>[^"]+)" \(asked by', re.MULTILINE)
@@ -24,7 +24,7 @@ _EVIDENCE_HEADING = "EVIDENCE YOU MUST PRODUCE"
 _TEST_WORDS = ("test", "regression")
 
 
-@dataclass(frozen=True)
+@frozen
 class Packet:
     """What the verifier takes from tiergate's evidence packet."""
 
@@ -33,7 +33,7 @@ class Packet:
     size: int
 
 
-@dataclass(frozen=True)
+@frozen
 class Findings:
     tests: CommandRun
     build: CommandRun

@@ -23,8 +23,8 @@ Pure: no I/O.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
+from tiergate.frozen import frozen
 from tiergate.gate.testrun import FAILING, RAN, Outcome, TestRun
 
 _NOW: dict[Outcome | None, str] = {
@@ -37,7 +37,7 @@ EDITED_TO_PASS = "it passes only with the tests as the change edited them"
 WHAT_IT_MEANS = "a behaviour change the task asked for, or a regression an edited test hides"
 
 
-@dataclass(frozen=True)
+@frozen
 class BaseTestFailure:
     """A test of the base that fails against the claimed code with the tests as they were then."""
 

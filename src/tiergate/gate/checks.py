@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
 from typing import Literal
 
+from tiergate.frozen import frozen
 from tiergate.gate.testrun import TestRun
 
 Kind = Literal["syntax", "build", "types", "lint", "tests", "other"]
@@ -63,7 +63,7 @@ _KIND_WORDS: tuple[tuple[Kind, frozenset[str]], ...] = (
 _WORD = re.compile(r"[A-Za-z0-9_]+")
 
 
-@dataclass(frozen=True)
+@frozen
 class Check:
     """One check: a shell command run in the project's directory."""
 
@@ -94,7 +94,7 @@ FAILING: frozenset[str] = frozenset({"failed", "timed_out", "not_found", "error"
 COULD_NOT_RUN: frozenset[str] = frozenset({"not_found", "error", "no_tests"})
 
 
-@dataclass(frozen=True)
+@frozen
 class CheckResult:
     """What one check did when it ran (or why it did not). `output` is the tail of its combined
     stdout and stderr."""

@@ -26,9 +26,10 @@ import posixpath
 import re
 import shlex
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Literal
 
+from tiergate.frozen import frozen
 from tiergate.gate.checks import Check
 from tiergate.tier.coveragelines import Format
 
@@ -51,7 +52,7 @@ _HOOK_FLAGS = ("-r", "--require", "--loader", "--experimental-loader", "--import
 _PACKAGE_MANAGERS = frozenset({"npm", "yarn", "pnpm"})
 
 
-@dataclass(frozen=True)
+@frozen
 class RunnerFacts:
     """What the plan reads from the project: its pytest options (`addopts` wherever pytest reads them,
     as text) and its package.json scripts."""
@@ -60,7 +61,7 @@ class RunnerFacts:
     scripts: Mapping[str, str] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
+@frozen
 class Capability:
     """A check's answer: the tool that can measure its run, or None with the reason it cannot."""
 

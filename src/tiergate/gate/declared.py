@@ -36,9 +36,9 @@ import shlex
 import tomllib
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from tiergate.frozen import frozen
 from tiergate.gate.testcommand import names_tests
 
 # The files read, in the order their declarations are preferred when everything else is equal.
@@ -49,7 +49,7 @@ WORKFLOWS = ".github/workflows/"
 FILES_READ = (*TOX_FILES, "noxfile.py", "hatch.toml", *MAKEFILES, *JUSTFILES, "pytest.ini", ".pytest.ini")
 
 
-@dataclass(frozen=True)
+@frozen
 class Declared:
     """One command a project declares for its tests. `command`: as tiergate would run it; `file`,
     `line` (0: not known) and `where` (`[testenv] commands`, `target test`, ...): where it is declared;

@@ -32,9 +32,10 @@ Pure: the caller reads the files and looks the programs up (`ProjectFacts`); thi
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any
 
+from tiergate.frozen import frozen
 from tiergate.gate.declared import Declared, declared_commands, pytest_options
 from tiergate.gate.program import program_of
 from tiergate.gate.testcommand import Runs, what_runs, without_own_coverage
@@ -43,7 +44,7 @@ from tiergate.gate.testcommand import Runs, what_runs, without_own_coverage
 NPM_PLACEHOLDER_TEST = "no test specified"
 
 
-@dataclass(frozen=True)
+@frozen
 class ProjectFacts:
     """What the detection rules look at, all from the project root.
 
@@ -64,7 +65,7 @@ class ProjectFacts:
     package_tests: frozenset[str] = frozenset()
 
 
-@dataclass(frozen=True)
+@frozen
 class DetectedCheck:
     """A detected check; `declared`: where the project declares its command (empty: tiergate's guess)."""
 
@@ -75,7 +76,7 @@ class DetectedCheck:
     declared: tuple[Declared, ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class Detection:
     offered: tuple[DetectedCheck, ...]
     skipped: tuple[tuple[DetectedCheck, str], ...] = ()  # each with why it is not offered
@@ -83,7 +84,7 @@ class Detection:
     passed_over: tuple[tuple[DetectedCheck, str], ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class Standing:
     """How completely a candidate test command runs the tests, as the ranking reads it (module
     docstring). `order`: where its first declaration comes (files in preference order)."""
@@ -99,7 +100,7 @@ class Standing:
         return (self.declared, not self.narrows, bool(self.doctests), self.known, self.places, -self.order)
 
 
-@dataclass(frozen=True)
+@frozen
 class Candidate:
     check: DetectedCheck
     standing: Standing = Standing()

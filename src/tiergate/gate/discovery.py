@@ -12,9 +12,10 @@ import json
 import os
 import shutil
 import tomllib
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from tiergate.frozen import frozen
 from tiergate.gate.checks import Check, make_check
 from tiergate.gate.declared import FILES_READ, WORKFLOWS
 from tiergate.gate.detect import Detection, ProjectFacts, detect, programs_named
@@ -47,7 +48,7 @@ def detected_checks(root: Path, path: str | None = None) -> Detection:
     return detect(replace(facts, programs=found))
 
 
-@dataclass(frozen=True)
+@frozen
 class Located:
     """Where a check's program is. `program`: as the command names it (None: the command line alone
     cannot tell, see `tiergate.gate.program`); `location`: its path, or "shell builtin"; `problem`:

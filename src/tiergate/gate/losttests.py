@@ -14,8 +14,7 @@ Pure: no I/O.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from tiergate.frozen import frozen
 from tiergate.gate.testrun import FAILING, RAN, Outcome, TestRun
 
 _HOW: dict[Outcome | None, str] = {
@@ -26,7 +25,7 @@ _HOW: dict[Outcome | None, str] = {
 }
 
 
-@dataclass(frozen=True)
+@frozen
 class LostTest:
     test: str
     was: Outcome  # at the base: a verdict (passed, failed, error, xpassed)

@@ -32,8 +32,8 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Callable, Collection, Iterable
-from dataclasses import dataclass
 
+from tiergate.frozen import frozen
 from tiergate.text import clip
 
 MAX_LINES = 40
@@ -94,7 +94,7 @@ _ERROR_LINE = re.compile(
 )
 
 
-@dataclass(frozen=True)
+@frozen
 class Failure:
     """How one test failed, or (`test` empty) one failure line of an output that names no tests."""
 
@@ -127,7 +127,7 @@ class Failure:
         return f"{self.line or '(no message)'}{kind}"
 
 
-@dataclass(frozen=True)
+@frozen
 class OutputSummary:
     runners: tuple[str, ...]  # the parsers that recognised the output; empty: generic
     failed_tests: tuple[str, ...]  # in the order met, without repeats
@@ -139,7 +139,7 @@ class OutputSummary:
         return next((f for f in self.failures if f.test == test), None)
 
 
-@dataclass(frozen=True)
+@frozen
 class _Found:
     names: list[str]
     picked: list[int]  # indexes of the lines worth showing
@@ -214,7 +214,7 @@ def _pick(lines: list[str]) -> tuple[list[str], list[str], set[int], dict[str, F
     return runners, names, picked, failures
 
 
-@dataclass(frozen=True)
+@frozen
 class Focused:
     """A failing output's lines split in two: those about the given tests (the new failures), and the
     rest (failures the baseline had too, totals), each bounded."""

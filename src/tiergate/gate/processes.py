@@ -36,7 +36,6 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -44,6 +43,7 @@ import anyio
 import anyio.abc
 
 from tiergate import reaper
+from tiergate.frozen import frozen
 from tiergate.gate.checks import Check, CheckResult, Status
 from tiergate.gate.discovery import locate_program
 from tiergate.redact import redact
@@ -60,7 +60,7 @@ _COMPLAINT_KEPT = 200
 _DRAIN_AFTER_EXIT = 2.0  # seconds to wait for the output pipe once the whole group is gone
 
 
-@dataclass(frozen=True)
+@frozen
 class ProgressEvent:
     """`start` and `end` once per check, `running` every heartbeat while it runs. `label` names the
     run the check belongs to ("" for the gate itself, "baseline" for a baseline run)."""
@@ -111,7 +111,7 @@ def skipped(check: Check, reason: str) -> CheckResult:
     )
 
 
-@dataclass(frozen=True)
+@frozen
 class _Runner:
     cwd: Path
     timeout: float

@@ -22,7 +22,8 @@ from __future__ import annotations
 import posixpath
 import re
 import shlex
-from dataclasses import dataclass
+
+from tiergate.frozen import frozen
 
 # The builtins of a POSIX shell (dash, bash as sh): they run whatever PATH holds.
 BUILTINS: frozenset[str] = frozenset(
@@ -76,7 +77,7 @@ _EXPANDS = re.compile(r"[$`*?~]|^\[.+")  # expanded by the shell before it runs:
 _PUNCTUATION = "();<>|&"
 
 
-@dataclass(frozen=True)
+@frozen
 class Program:
     """The program a command starts. `word` is as written (`ruff`, `./run.sh`, `/usr/bin/make`);
     `directory` is where a relative path is found, relative to the project root (after `cd DIR &&`);

@@ -56,9 +56,10 @@ Pure: no I/O.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, Literal
 
+from tiergate.frozen import frozen
 from tiergate.gate.basetests import BaseTestFailure, base_test_failures, comparable, whole_check_failure
 from tiergate.gate.checks import COMPILE_STAGE, CheckResult
 from tiergate.gate.losttests import LostTest, lost_tests, unreported
@@ -82,7 +83,7 @@ RESHAPED_CHARS = 400
 _MIN_BLOCK = 200
 
 
-@dataclass(frozen=True)
+@frozen
 class Against:
     """What `tiergate checks` compared the checks with, named for the person who ran it: the report the
     Stop gives Claude speaks of the claim and of when the loop began instead."""
@@ -91,7 +92,7 @@ class Against:
     why_nothing: str = ""  # when `name` is empty: "the repository has no commits yet", ...
 
 
-@dataclass(frozen=True)
+@frozen
 class BaselineEntry:
     """A check's result when the loop began, and where it ran: in the workspace itself (it was at the
     base then), or in a temporary worktree of the base commit."""
@@ -100,7 +101,7 @@ class BaselineEntry:
     where: Where
 
 
-@dataclass(frozen=True)
+@frozen
 class Reshaped:
     """A failure the baseline does not excuse: a test failing now that did not fail at the baseline
     (`was` None) or failed there another way, or (`test` empty) an error line new in an output that
@@ -120,7 +121,7 @@ class Reshaped:
         return quote_inline(f"{name}{self.now.describe()} now; {then}")
 
 
-@dataclass(frozen=True)
+@frozen
 class CheckVerdict:
     result: CheckResult
     standing: Standing
@@ -148,7 +149,7 @@ class CheckVerdict:
         return tuple(t for t in self.lost if t.failed_then)
 
 
-@dataclass(frozen=True)
+@frozen
 class GateResult:
     verdicts: tuple[CheckVerdict, ...]
     fingerprint: str | None  # the workspace the results are for; None outside git

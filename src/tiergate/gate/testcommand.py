@@ -27,8 +27,8 @@ from __future__ import annotations
 import posixpath
 import re
 import shlex
-from dataclasses import dataclass
 
+from tiergate.frozen import frozen
 from tiergate.gate.program import invocation_of
 
 _PYTHON = re.compile(r"python(\d+(\.\d+)?)?")
@@ -51,7 +51,7 @@ _NAME_WORDS = TEST_WORDS | {"all", "run", "py", "python", "suite"}
 _PY_ENV = re.compile(r"(py|pypy)\d*")
 
 
-@dataclass(frozen=True)
+@frozen
 class Runs:
     """What a command runs. `runner`: `pytest`, `unittest`, `doctest`, `go test`, `cargo test`, or ""
     (not a runner tiergate knows); `ecosystem`: python, go, rust or ""; `delegates`: the tool it hands

@@ -12,8 +12,9 @@ Pure: no I/O.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Literal, get_args
+
+from tiergate.frozen import frozen
 
 Outcome = Literal["passed", "failed", "error", "skipped", "xfailed", "xpassed", "deselected"]
 OUTCOMES: tuple[Outcome, ...] = get_args(Outcome)
@@ -22,7 +23,7 @@ RAN: frozenset[str] = frozenset({"passed", "failed", "error", "xpassed"})
 FAILING: frozenset[str] = frozenset({"failed", "error"})
 
 
-@dataclass(frozen=True)
+@frozen
 class TestRun:
     """One test check's tests. `counts` are the runner's own totals as it printed them (its summary
     line), which a report is checked against; empty when it printed none that was recognised."""

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from tiergate import foreign
+from tiergate.frozen import frozen
 from tiergate.handlers import common
 from tiergate.loop import store as state
 from tiergate.loop.claims import ClaimCheck, check_claim
@@ -72,7 +71,7 @@ def _handle(payload: dict[str, Any], project: Project, early: Early | None) -> H
     return reply
 
 
-@dataclass(frozen=True)
+@frozen
 class Early:
     """A claim's measurement begun at the Stop's start (`_begin`), in a child (`tiergate.offload`): the
     change, then the built-in content rules' judgement of it (none when the patch was not asked for, or
@@ -268,7 +267,7 @@ def api_error(payload: dict[str, Any]) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
+@frozen
 class Measured:
     """What a claim's Stop measured: the tier and change, the gate, dirtiness (only when the gate
     refutes: it decides the intervention), or why the claim could not be checked."""

@@ -12,9 +12,10 @@ Each input holds only the fields tiergate reads; the others are neither checked 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import fields
 
 from tiergate.errors import InputError
+from tiergate.frozen import frozen
 from tiergate.project import is_valid_session_id
 
 # Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
@@ -37,7 +38,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@frozen
 class HookInput:
     """Fields every hook event carries (or may carry)."""
 
@@ -47,19 +48,19 @@ class HookInput:
     prompt_id: str | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class StopInput(HookInput):
     stop_hook_active: bool = False  # missing or null on some CLI versions (#83365): "not yet"
     last_assistant_message: str | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class SubagentStartInput(HookInput):
     agent_id: str = ""  # required: the reader refuses an input without it
     agent_type: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class SubagentStopInput(HookInput):
     agent_id: str = ""  # required, as above
     agent_type: str = ""
@@ -73,17 +74,17 @@ class SubagentStopInput(HookInput):
         return not self.agent_type.strip()
 
 
-@dataclass(frozen=True)
+@frozen
 class SessionStartInput(HookInput):
     source: str | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class UserPromptSubmitInput(HookInput):
     prompt: str = ""  # required, as above
 
 
-@dataclass(frozen=True)
+@frozen
 class StopFailureInput(HookInput):
     """The turn ended on an API error instead of a Stop. `error` is also the hook's matcher value:
     rate_limit, authentication_failed, billing_error, invalid_request, server_error, ..."""
@@ -91,12 +92,12 @@ class StopFailureInput(HookInput):
     error: str = "unknown"
 
 
-@dataclass(frozen=True)
+@frozen
 class PreCompactInput(HookInput):
     trigger: str | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class SessionEndInput(HookInput):
     reason: str | None = None
 

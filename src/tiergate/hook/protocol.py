@@ -11,7 +11,7 @@ verifier back to work, so it is kept to SubagentStop.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from tiergate.frozen import frozen
 
 __all__ = [
     "BLOCKING_EVENTS",
@@ -31,7 +31,7 @@ CONTEXT_EVENTS = frozenset({"SessionStart", "UserPromptSubmit", "SubagentStart",
 REDO_EXIT_CODE = 2
 
 
-@dataclass(frozen=True)
+@frozen
 class HookReply:
     """A handler's answer to one hook event. All None means: nothing to say, let it proceed."""
 
@@ -47,7 +47,7 @@ class HookReply:
     redo_feedback: str | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class HookAnswer:
     """Exactly what the hook process writes and returns."""
 

@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from typing import Any, Literal
 
+from tiergate.frozen import frozen
 from tiergate.loop.claims import ClaimCheck
 from tiergate.loop.events import Outcome, Stop
 from tiergate.loop.records import LoopState
@@ -45,7 +46,7 @@ OMC_CONFIRMATION_SECONDS = 120.0
 OMC_SIGNAL_SECONDS = 60.0
 
 
-@dataclass(frozen=True)
+@frozen
 class Foreign:
     """A foreign loop as tiergate adopts it: the task, the promise (OMC: none), its own iteration cap
     (0: none), the session it belongs to ("": every session, as ralph-loop reads an empty id) and when it
@@ -59,7 +60,7 @@ class Foreign:
     started_at: float | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class NotAdopted:
     """Why a foreign loop is not adopted, for the log and `tiergate status`."""
 
@@ -67,7 +68,7 @@ class NotAdopted:
     reason: str
 
 
-@dataclass(frozen=True)
+@frozen
 class OmcCancel:
     """The user's `/oh-my-claudecode:cancel`."""
 
@@ -291,7 +292,7 @@ def omc_claim(kind: str, calls: tuple[tuple[str, Any], ...], gone_with_signal: b
 # Adopting and stopping ------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@frozen
 class Refusal:
     """Why a foreign loop may not be adopted now; `logged`: worth a line in the decision log (a refusal
     that would repeat at every hook of the session, of a loop already dealt with, is not)."""

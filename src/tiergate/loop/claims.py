@@ -19,8 +19,9 @@ Pure: text in, facts out.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from enum import StrEnum
+
+from tiergate.frozen import frozen
 
 DEFAULT_PROMISE = "DONE"
 VERDICT_INFO = "tiergate-verdict"
@@ -64,7 +65,7 @@ _QUOTE_MARKS = "\"'`\u201c\u201d\u2018\u2019\u00ab\u00bb\u201e"
 _FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})", re.MULTILINE)
 
 
-@dataclass(frozen=True)
+@frozen
 class ClaimCheck:
     """What the final message says: a claim or not, and notes on near misses worth telling the agent."""
 

@@ -3,8 +3,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from tiergate.frozen import frozen
 from tiergate.loop.records import POLICIES, LoopState, Policies
 
 # Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
@@ -15,7 +14,7 @@ if TYPE_CHECKING:
     from tiergate.workspace.manifest import Changes
 
 
-@dataclass(frozen=True)
+@frozen
 class ClaimFacts:
     """What the Stop adapter measured for a claim: the tier decision and the change behind it."""
 
@@ -34,7 +33,7 @@ class ClaimFacts:
     test_changes: str = ""  # their changed lines, quoted, for the packet (`tiergate.tier.testchanges`)
 
 
-@dataclass(frozen=True)
+@frozen
 class GateFacts:
     """What the deterministic gate found for a claim (`gate.ruling.GateResult`, as the loop needs it)."""
 
@@ -54,7 +53,7 @@ class GateFacts:
     tests: tuple[str, ...] = ()  # the TESTS section of the evidence packet (`GateResult.tests_lines`)
 
 
-@dataclass(frozen=True)
+@frozen
 class Stop:
     message: str | None
     claim: ClaimCheck
@@ -76,20 +75,20 @@ class Stop:
     log: str | None = None  # where the decision log is, for a message that sends the user there
 
 
-@dataclass(frozen=True)
+@frozen
 class StopFailure:
     error: str
     prompt_id: str | None = None  # the turn the error ended, when the CLI says
 
 
-@dataclass(frozen=True)
+@frozen
 class SubagentStart:
     agent_id: str
     agent_type: str
     fingerprint: str | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class SubagentStop:
     agent_id: str
     agent_type: str
@@ -102,28 +101,28 @@ class SubagentStop:
     ran_nothing: bool = False  # its own transcript shows no command: it cannot have changed a file
 
 
-@dataclass(frozen=True)
+@frozen
 class UserPrompt:
     """A prompt from the user (not a tiergate command): the user is back, so nothing is idle."""
 
 
-@dataclass(frozen=True)
+@frozen
 class TaskNotification:
     """A background task (a verifier launched in the background) reporting back through a prompt that
     starts `<task-notification>`: a new turn, but not the user speaking."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Compaction:
     trigger: str  # "manual" (/compact) or "auto"
 
 
-@dataclass(frozen=True)
+@frozen
 class SessionEnd:
     reason: str
 
 
-@dataclass(frozen=True)
+@frozen
 class Cancel:
     by: str
 
@@ -141,7 +140,7 @@ Event = (
 )
 
 
-@dataclass(frozen=True)
+@frozen
 class Outcome:
     """The answer to one event: the new state (None: no loop), a decision name and its reasons, and
     what to tell whom. `verifications` are snapshots of the verifications this decision requested or

@@ -15,8 +15,7 @@ This is the documented exception to the hook's fail-open rule (docs/ARCHITECTURE
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from tiergate.frozen import frozen
 from tiergate.text import quote_inline
 
 # Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
@@ -27,7 +26,7 @@ if TYPE_CHECKING:
     Action = Literal["block", "halt"]
 
 
-@dataclass(frozen=True)
+@frozen
 class Choice:
     action: Action
     why: str

@@ -14,9 +14,9 @@ for it); reading the file is `tiergate.loop.launch.read_features`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from tiergate.errors import UserError
+from tiergate.frozen import frozen
 
 # Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
 TYPE_CHECKING = False
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 _CHECK_NAME = "{feature} {check}"
 
 
-@dataclass(frozen=True)
+@frozen
 class Feature:
     id: str
     title: str

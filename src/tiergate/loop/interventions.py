@@ -30,13 +30,13 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from tiergate.frozen import frozen
 from tiergate.loop.stalls import PROGRESS_STALLS, Stall
 from tiergate.text import plural
 
 
-@dataclass(frozen=True)
+@frozen
 class InterventionPolicy:
     attempt_limit: int = 3  # refuted attempts at one item before changing approach
     skip_limit: int = 3  # items given up: the one that would reach this many halts instead
@@ -55,7 +55,7 @@ class InterventionPolicy:
 INTERVENTION_POLICY = InterventionPolicy()
 
 
-@dataclass(frozen=True)
+@frozen
 class Attempt:
     """One verdict on an item: passed, or refuted with its reason."""
 
@@ -64,7 +64,7 @@ class Attempt:
     reason: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class Retry:
     item: str
     attempt: int  # the number of the attempt to make now
@@ -74,7 +74,7 @@ class Retry:
     reasons: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@frozen
 class ChangeApproach:
     item: str  # the item given up
     attempts: int
@@ -82,7 +82,7 @@ class ChangeApproach:
     reasons: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@frozen
 class RollbackThenChangeApproach:
     item: str
     attempts: int
@@ -90,7 +90,7 @@ class RollbackThenChangeApproach:
     reasons: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@frozen
 class Halt:
     reason: str
     skipped: tuple[str, ...]  # the items given up so far, in order

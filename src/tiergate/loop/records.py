@@ -6,8 +6,9 @@ Plain frozen dataclasses: `tiergate.loop.store` writes and rebuilds them by thei
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
+from tiergate.frozen import frozen
 from tiergate.loop import features, interventions
 from tiergate.loop.features import Feature
 from tiergate.loop.interventions import INTERVENTION_POLICY, InterventionPolicy
@@ -26,7 +27,7 @@ DEFAULT_MAX_ITERATIONS = 20
 DEFAULT_BUDGET_SECONDS = 4 * 3600.0
 
 
-@dataclass(frozen=True)
+@frozen
 class Limits:
     """The bounds that make every loop end."""
 
@@ -42,7 +43,7 @@ class Limits:
 LIMITS = Limits()
 
 
-@dataclass(frozen=True)
+@frozen
 class VerifierRun:
     """A verifier that started (SubagentStart) while its verification was pending."""
 
@@ -53,7 +54,7 @@ class VerifierRun:
     redos: int = 0
 
 
-@dataclass(frozen=True)
+@frozen
 class Verification:
     """One request for a verifier: what it must check, and the runs that answered it so far."""
 
@@ -84,7 +85,7 @@ class Verification:
     test_changes: str = ""  # their changed lines, quoted (`tiergate.tier.testchanges`); "": none
 
 
-@dataclass(frozen=True)
+@frozen
 class AttemptRecord:
     """One judged claim: refuted (by the gate or a verifier) or passed, on which approach, and what
     stall detection needs of it (the failure's signature and the workspace it was made on)."""
@@ -97,7 +98,7 @@ class AttemptRecord:
     by: str = "verifier"  # "gate", "verifier", or "stall" (empty turns)
 
 
-@dataclass(frozen=True)
+@frozen
 class RefutedWorkspace:
     """A refutation bound to the workspace it judged. A claim on that same workspace, for the same task,
     gets it again at once: no gate run, no verifier (which outcomes bind: the note above `REFUTED_KEPT`)."""
@@ -123,7 +124,7 @@ REFUTED_KEPT = 8  # refuted workspaces remembered per loop, newest last
 REFUTATION_TEXT = 4000
 
 
-@dataclass(frozen=True)
+@frozen
 class LoopState:
     session_id: str
     task: str
@@ -189,7 +190,7 @@ class LoopState:
         return interventions.done_items(plain)
 
 
-@dataclass(frozen=True)
+@frozen
 class Policies:
     """The configured intervention and stall rules (`[interventions]`, `[stalls]`)."""
 

@@ -17,7 +17,8 @@ Options may come before or after the task; `--promise` takes one word or a quote
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from tiergate.frozen import frozen
 
 RALPH = "/tiergate:ralph"
 AUTOPILOT = "/tiergate:autopilot"
@@ -37,25 +38,25 @@ _OPTION = re.compile(
 _ALIASES = {"completion-promise": "promise"}
 
 
-@dataclass(frozen=True)
+@frozen
 class StartLoop:
     task: str
     max_iterations: int | None
     promise: str | None
 
 
-@dataclass(frozen=True)
+@frozen
 class StartAutopilot:
     features_file: str  # as typed: relative to the project's directory
     max_iterations: int | None
 
 
-@dataclass(frozen=True)
+@frozen
 class CancelLoop:
     pass
 
 
-@dataclass(frozen=True)
+@frozen
 class CommandError:
     message: str
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 
+from tiergate.frozen import frozen
 from tiergate.text import one_line, plural
 
 # Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 PROGRESS_STALLS: frozenset[StallKind] = frozenset({"repeated-failure", "unchanged-claim", "empty-turns"})
 
 
-@dataclass(frozen=True)
+@frozen
 class StallPolicy:
     same_failure: int = 2  # refuted claims in a row with one signature (2: the same failure seen again)
     empty_turns: int = 3  # turns in a row with no claim and no change to the workspace
@@ -44,7 +44,7 @@ class StallPolicy:
 STALL_POLICY = StallPolicy()
 
 
-@dataclass(frozen=True)
+@frozen
 class Refutation:
     """A refuted claim: why it failed, as a signature and as prose, and the workspace it was made on."""
 
@@ -53,7 +53,7 @@ class Refutation:
     reason: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class Turn:
     """One turn's end (a Stop): the workspace as it was then, and whether the turn claimed completion."""
 
@@ -61,7 +61,7 @@ class Turn:
     claimed: bool = False
 
 
-@dataclass(frozen=True)
+@frozen
 class Signals:
     """Everything stall detection looks at, oldest first."""
 
@@ -75,7 +75,7 @@ class Signals:
     budget: float | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class Stall:
     kind: StallKind
     reason: str

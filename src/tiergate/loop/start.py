@@ -6,9 +6,9 @@ Pure: the base commit, the time and the configured defaults come in (`tiergate.l
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from tiergate.frozen import frozen
 from tiergate.loop.claims import DEFAULT_PROMISE
 from tiergate.loop.records import LoopState, new_loop
 
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from tiergate.loop.features import Feature
 
 
-@dataclass(frozen=True)
+@frozen
 class Start:
     """What a start asks for: a task (ralph) or features (autopilot: the task is the first one's), the
     completion promise and the iteration cap (None: the defaults)."""

@@ -26,11 +26,12 @@ import contextlib
 import json
 import os
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, fields, replace
 from pathlib import Path
 
 from tiergate import seal
 from tiergate.errors import UserError
+from tiergate.frozen import frozen
 from tiergate.loop import ledger
 from tiergate.loop.features import Feature
 from tiergate.loop.records import (
@@ -71,7 +72,7 @@ class StateError(UserError):
 CANCEL_IT = "run `tiergate cancel`: it keeps the file aside and ends that loop"
 
 
-@dataclass(frozen=True)
+@frozen
 class Damaged:
     """A loop state file that does not read as tiergate wrote it, and why."""
 

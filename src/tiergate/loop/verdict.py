@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+
+from tiergate.frozen import frozen
 
 VERDICT_INFO = "tiergate-verdict"
 VERDICTS = ("PASS", "FAIL", "INCOMPLETE")
@@ -59,14 +60,14 @@ _INLINE_CODE = re.compile(r"`[^`\n]*`")
 _QUOTATION = re.compile(r"\"[^\"\n]*\"|“[^”\n]*”")
 
 
-@dataclass(frozen=True)
+@frozen
 class Criterion:
     criterion: str
     status: str
     evidence: str
 
 
-@dataclass(frozen=True)
+@frozen
 class Verdict:
     verdict: str
     criteria: tuple[Criterion, ...]
@@ -77,7 +78,7 @@ class Verdict:
         return tuple(c for c in self.criteria if c.status != "VERIFIED")
 
 
-@dataclass(frozen=True)
+@frozen
 class Judgement:
     """The parsed verdict (None if there is none to parse) and what keeps it from being accepted."""
 

@@ -12,8 +12,10 @@ reasons, failure lines): the model keeps it as it is, and `render` escapes all o
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
+
+from tiergate.frozen import frozen
 
 # The verdicts of a verifier that ran (the ones its cost counts for), as in `tiergate history`.
 RAN = frozenset({"PASS", "FAIL", "INCOMPLETE", "DISQUALIFIED"})
@@ -42,7 +44,7 @@ _KINDS: dict[str, tuple[str, str]] = {
 }
 
 
-@dataclass(frozen=True)
+@frozen
 class Check:
     """One check of one gate run."""
 
@@ -62,7 +64,7 @@ class Check:
         return self.status != "passed" and self.standing == "new"
 
 
-@dataclass(frozen=True)
+@frozen
 class Gate:
     refuted: bool
     reused: bool
@@ -73,14 +75,14 @@ class Gate:
         return sum(c.duration or 0.0 for c in self.checks)
 
 
-@dataclass(frozen=True)
+@frozen
 class Rollback:
     to: str
     backup: str
     backup_ref: str
 
 
-@dataclass(frozen=True)
+@frozen
 class Verifier:
     """One verification of a loop, as its last snapshot left it."""
 
@@ -102,7 +104,7 @@ class Verifier:
         return self.verdict in RAN
 
 
-@dataclass(frozen=True)
+@frozen
 class Step:
     """One decision of a loop: what happened, when, at which iteration, and why."""
 
@@ -137,7 +139,7 @@ class Step:
         return tuple(r for r in self.reasons if not r.startswith(_NOT_TIER_REASONS))
 
 
-@dataclass(frozen=True)
+@frozen
 class Loop:
     session_id: str
     task: str | None
@@ -191,7 +193,7 @@ class Loop:
         return sum(v.thorough_cost for v in self.verifiers if v.ran)
 
 
-@dataclass(frozen=True)
+@frozen
 class Report:
     """The page: the loops shown (newest last), how many older ones were left off, what the log held."""
 

@@ -11,10 +11,10 @@ architecture hit the architecture floor, each with a reason naming `file:line` a
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tiergate.frozen import frozen
 from tiergate.tier.change import ChangeMeasurement, FileChange, measure_change
 from tiergate.tier.content import ContentHit, ContentRule, Ecosystem
 from tiergate.tier.content.testfiles import is_test
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from tiergate.foreign import Exclusions
 
 
-@dataclass(frozen=True)
+@frozen
 class Assessment:
     change: ChangeMeasurement
     coverage: CoverageJudgement

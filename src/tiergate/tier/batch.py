@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from tiergate.frozen import frozen
 from tiergate.tier.assess import facts_from_paths
 from tiergate.tier.keywords import LIGHT_KEYWORDS, THOROUGH_KEYWORDS, find_override
 from tiergate.tier.policy import COVERAGE_LEVELS, ChangeFacts, Coverage, TierPolicy, select_tier
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     from tiergate.config import Config
 
 
-@dataclass(frozen=True)
+@frozen
 class BatchRules:
     """What a batch decides with: the project's thresholds, keywords and path rules, or the seed's."""
 

@@ -24,11 +24,11 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 from tiergate import foreign, git, gitformat
 from tiergate.foreign import Exclusions, Verdict
+from tiergate.frozen import frozen
 
 # Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
 TYPE_CHECKING = False
@@ -50,7 +50,7 @@ BINARY_PROBE = 8000
 _CHUNK = 1 << 20
 
 
-@dataclass(frozen=True)
+@frozen
 class FileChange:
     path: str  # repo-relative, '/' separated, the new path for renames
     status: FileStatus
@@ -81,7 +81,7 @@ _MARKS: dict[FileStatus, str] = {
 }
 
 
-@dataclass(frozen=True)
+@frozen
 class ChangeMeasurement:
     root: Path
     base: str  # the resolved id (a commit, or the empty tree) the change is measured from
@@ -110,20 +110,20 @@ class ChangeMeasurement:
         return tuple(f.path for f in self.files)
 
 
-@dataclass(frozen=True)
+@frozen
 class _Content:
     lines: int
     binary: bool
     blob_id: str | None
 
 
-@dataclass(frozen=True)
+@frozen
 class _Tracked:
     change: FileChange
     old_id: str
 
 
-@dataclass(frozen=True)
+@frozen
 class _Untracked:
     change: FileChange
     blob_id: str | None

@@ -48,11 +48,11 @@ import os
 import posixpath
 import re
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from tiergate import git, gitformat
+from tiergate.frozen import frozen
 from tiergate.text import quote_inline
 from tiergate.tier import coveragedata
 from tiergate.tier.change import ChangeMeasurement, FileChange
@@ -61,13 +61,13 @@ from tiergate.tier.coveragelines import GATE_FORMATS, CoverageData, GateCoverage
 Level = Literal["none", "partial", "full"]
 
 
-@dataclass(frozen=True)
+@frozen
 class CoverageJudgement:
     level: Level
     evidence: str  # one line: where the judgement came from
 
 
-@dataclass(frozen=True)
+@frozen
 class Ecosystem:
     """What is code and what is a test, for one family of languages."""
 

@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Collection, Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
+from tiergate.frozen import frozen
 from tiergate.text import clip
 from tiergate.tier.coveragelines import CoverageData, FileLines, Format
 
@@ -100,7 +100,7 @@ def _collect(records: Iterable[_Record]) -> dict[str, FileLines]:
     return files
 
 
-@dataclass(frozen=True)
+@frozen
 class _PathMap:
     """Turns a path as coverage data writes it into where it may be in the repository."""
 

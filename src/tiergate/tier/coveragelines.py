@@ -11,6 +11,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from tiergate.frozen import frozen
+
 Format = Literal[
     "coverage.py JSON",
     "coverage.py data",
@@ -25,7 +27,7 @@ GATE_FORMATS: frozenset[str] = frozenset(
 )
 
 
-@dataclass(frozen=True)
+@frozen
 class FileLines:
     executable: frozenset[int]
     hit: frozenset[int]
@@ -34,7 +36,7 @@ class FileLines:
         return FileLines(self.executable | other.executable, self.hit | other.hit)
 
 
-@dataclass(frozen=True)
+@frozen
 class CoverageData:
     source: str  # the data file, repository-relative; or the gate's check that measured it
     format: Format
@@ -113,7 +115,7 @@ def _count_at(ranges: list[tuple[int, int, int]], offset: int) -> int:
     return 0 if best is None else best[1]
 
 
-@dataclass(frozen=True)
+@frozen
 class GateCoverage:
     """What the gate measured of the change's code `files`: one record per check that measured, and
     for each test check that did not, why (one line each, naming the check)."""

@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
 from tiergate import foreign, git, gitformat
 from tiergate.errors import UserError
 from tiergate.foreign import Exclusions
+from tiergate.frozen import frozen
 from tiergate.tier.change import ChangeMeasurement, measure_commit
 
 DEFAULT_COUNT = 200
@@ -67,7 +67,7 @@ PATCH_OPTIONS = (
 )
 
 
-@dataclass(frozen=True)
+@frozen
 class Selection:
     """The commits to replay, newest first, each with its parents."""
 
@@ -76,7 +76,7 @@ class Selection:
     first_parent: bool
 
 
-@dataclass(frozen=True)
+@frozen
 class PastCommit:
     id: str
     parents: tuple[str, ...]

@@ -14,10 +14,11 @@ Two rules of tiergate's own keep a claim off LIGHT, because the agent under veri
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import StrEnum
 from typing import Literal
 
+from tiergate.frozen import frozen
 from tiergate.text import plural
 
 Coverage = Literal["none", "partial", "full"]
@@ -35,7 +36,7 @@ class Tier(StrEnum):
     THOROUGH = "THOROUGH"
 
 
-@dataclass(frozen=True)
+@frozen
 class Verifier:
     agent: str
     model: str
@@ -55,7 +56,7 @@ VERIFIERS: dict[Tier, Verifier] = {
 }
 
 
-@dataclass(frozen=True)
+@frozen
 class TierPolicy:
     """The numbers behind the rules. Every comparison is strict, as in the seed."""
 
@@ -67,7 +68,7 @@ class TierPolicy:
     )
 
 
-@dataclass(frozen=True)
+@frozen
 class ChangeFacts:
     """What the rules look at. The evidence tuples say why a flag is set ("file matched pattern")."""
 
@@ -85,7 +86,7 @@ class ChangeFacts:
     failing_then: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class KeywordOverride:
     """A tier asked for by a word of the task prompt."""
 
@@ -93,7 +94,7 @@ class KeywordOverride:
     keyword: str
 
 
-@dataclass(frozen=True)
+@frozen
 class TierDecision:
     tier: Tier
     verifier: Verifier

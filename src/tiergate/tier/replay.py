@@ -19,9 +19,9 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from tiergate.frozen import frozen
 from tiergate.text import quote_inline
 from tiergate.tier.assess import content_rules, decide, facts_from_paths, risk_paths
 from tiergate.tier.content import ContentHit
@@ -42,7 +42,7 @@ COVERAGE_RULE = (
 TOP_REASONS = 10
 
 
-@dataclass(frozen=True)
+@frozen
 class Replayed:
     """One past commit, tiered."""
 
@@ -60,7 +60,7 @@ class Replayed:
         return _rank(self.decision.tier) > _rank(self.without_content.tier)
 
 
-@dataclass(frozen=True)
+@frozen
 class Summary:
     commits: int
     tiers: dict[Tier, int]

@@ -95,6 +95,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import NamedTuple, TypeVar
 
+from tiergate.frozen import frozen
 from tiergate.text import quote_inline, quote_path
 from tiergate.tier.riskrules import (
     AMBIGUOUS_WORDS,
@@ -160,7 +161,7 @@ _NO_HITS: tuple[_Hit, ...] = ()
 _NO_SENSES: frozenset[str] = frozenset()
 
 
-@dataclass(frozen=True)
+@frozen
 class _Table:
     kinds: dict[str, _Keyed]
     dirpaths: dict[tuple[str, str], tuple[_Hit, ...]]

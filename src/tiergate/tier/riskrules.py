@@ -7,8 +7,9 @@ reason; `{key}` in it stands for the key that matched.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
+
+from tiergate.frozen import frozen
 
 Category = Literal["security", "architecture"]
 
@@ -28,7 +29,7 @@ RuleKind = Literal[
 ]
 
 
-@dataclass(frozen=True)
+@frozen
 class Rule:
     category: Category
     kind: RuleKind

@@ -63,12 +63,12 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tiergate import git
 from tiergate.errors import UserError
+from tiergate.frozen import frozen
 from tiergate.workspace import ondisk
 
 if TYPE_CHECKING:
@@ -87,7 +87,7 @@ _IDENTITY = {
 }
 
 
-@dataclass(frozen=True)
+@frozen
 class Workspace:
     """A workspace as git objects: where HEAD points, the index's tree, the working tree's tree."""
 
@@ -98,7 +98,7 @@ class Workspace:
     exact: bool = True  # files holds the bytes on disk; False: git's normalized content (a commit's tree)
 
 
-@dataclass(frozen=True)
+@frozen
 class Backup:
     name: str  # what `tiergate restore` takes
     commit: str
@@ -112,13 +112,13 @@ class Backup:
         return (BACKUPS if self.legacy else STORE_REFS) + self.name
 
 
-@dataclass(frozen=True)
+@frozen
 class Inventory:
     backups: list[Backup]
     problems: list[str]  # backups (or a store) that could not be read, one line each
 
 
-@dataclass(frozen=True)
+@frozen
 class Restored:
     backup: Backup
     saved: Backup | None  # the workspace as it was before the restore, when it held anything new

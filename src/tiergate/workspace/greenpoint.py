@@ -14,12 +14,12 @@ is what decides a rollback.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from tiergate import git
 from tiergate.errors import UserError
+from tiergate.frozen import frozen
 from tiergate.project import is_valid_session_id
 from tiergate.workspace import backups, ondisk
 from tiergate.workspace.backups import Workspace
@@ -32,7 +32,7 @@ OLD_GREEN = "refs/tiergate/green/"  # in the repository: the old layout
 Source = Literal["verified", "loop start", "HEAD"]
 
 
-@dataclass(frozen=True)
+@frozen
 class GreenPoint:
     workspace: Workspace
     source: Source

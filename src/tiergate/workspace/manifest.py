@@ -17,7 +17,9 @@ Pure: no I/O. Reading and keeping manifests is `tiergate.workspace.fingerprint` 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from tiergate.frozen import frozen
 
 # Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
 TYPE_CHECKING = False
@@ -28,7 +30,7 @@ ABSENT = "absent"
 SCHEMA = 1
 
 
-@dataclass(frozen=True)
+@frozen
 class Manifest:
     digest: str  # the workspace fingerprint
     head: str | None
@@ -36,7 +38,7 @@ class Manifest:
     at_base: frozenset[str] = frozenset()  # those of `files` that exist in the base
 
 
-@dataclass(frozen=True)
+@frozen
 class Changes:
     """How the workspace moved from one manifest to the next."""
 

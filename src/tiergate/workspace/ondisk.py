@@ -17,11 +17,11 @@ import os
 import stat
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from tiergate import git
 from tiergate.errors import UserError
+from tiergate.frozen import frozen
 
 GITLINK = "160000"
 # A temporary index never splits nor goes sparse, whatever the repository's config says.
@@ -32,7 +32,7 @@ KILL_AFTER_WRITES = "TIERGATE_TEST_KILL_AFTER_WRITES"
 Entries = dict[str, tuple[str, str]]  # path -> (mode, blob id)
 
 
-@dataclass(frozen=True)
+@frozen
 class Disk:
     """The working tree as scanned: what a backup of it holds, and what a rollback must know."""
 

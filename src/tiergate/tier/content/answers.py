@@ -26,8 +26,8 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 
+from tiergate.frozen import frozen
 from tiergate.tier.content.model import ContentHit
 from tiergate.tier.content.patch import FileLines
 from tiergate.tier.content.testcode import hit
@@ -43,7 +43,7 @@ _UNITTEST_ASSERTS = frozenset(
 )
 
 
-@dataclass(frozen=True)
+@frozen
 class TestLiterals:
     """One test's telling literals: `path` (its file, as the tests' ids spell it), `name` (the test
     function's, or the `it`/`test` title), `inputs` (in its calls), `expected` (compared with a result)."""
