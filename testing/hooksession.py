@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from testing import warmstart
 from testing.statefolder import state_dir, state_env
 from tiergate.log import read_log
 from tiergate.loop import store as state
@@ -40,6 +41,9 @@ class HookSession:
         }
         # Run in the hook's process before it starts (a resource limit, to simulate a full disk).
         self.preexec: Callable[[], None] | None = None
+        # Start `python -m tiergate` cold, as Claude Code does, not forked warm (`testing.warmstart`):
+        # for a test of the process itself (its parent, its imports).
+        self.cold = False
 
     def hook(self, event: str, **fields: Any) -> dict[str, Any]:
         """The hook's JSON answer to `event` (empty when it printed nothing); it must exit 0 or 2."""
@@ -74,6 +78,8 @@ class HookSession:
         return hook
 
     def run(self, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+        if self.preexec is None and not self.cold and not warmstart.cold():
+            return warmstart.run(list(args), env=self.env, cwd=self.project, stdin=stdin, timeout=120)
         return subprocess.run(
             [sys.executable, "-m", "tiergate", *args],
             input=stdin,

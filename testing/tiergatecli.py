@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from testing import warmstart
 from testing.gitrepo import GIT_ENV
 from testing.statefolder import state_dir
 
@@ -18,6 +19,8 @@ _OUTSIDE = ("CLAUDE_PROJECT_DIR", "TIERGATE_STATE_DIR")
 def tiergate(cwd: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     """`python -m tiergate ARGS` in `cwd`, with git isolated from the developer's configuration."""
     env = {k: v for k, v in os.environ.items() if k not in _OUTSIDE}
+    if not warmstart.cold():
+        return warmstart.run(list(args), env={**env, **GIT_ENV}, cwd=cwd, stdin=stdin, timeout=60)
     return subprocess.run(
         [sys.executable, "-m", "tiergate", *args],
         cwd=cwd,

@@ -58,6 +58,7 @@ def test_the_stop_hooks_rollback_killed_at_every_git_call_loses_nothing(tmp_path
         # A copy of the started loop: starting one for every kill would cost more than the kills.
         shutil.copytree(template, where, symlinks=True)
         loop = HookSession(where, where / "project", started.session_id)
+        loop.cold = True  # the wrapper kills the hook by its parent, the test
         # The loop's state lives outside the project, keyed by its path: the copy gets its own.
         shutil.copytree(
             state_dir(started.project, started.env), state_dir(loop.project, loop.env), symlinks=True
