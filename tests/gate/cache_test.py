@@ -28,7 +28,7 @@ def test_evidence_and_baseline_are_kept_redacted_and_0600(tmp_path: Path) -> Non
     cache.store_evidence(project, "k" * 64, [printed])
     cache.store_baseline(project, BASE, {"tests": BaselineEntry(printed, "worktree")})
 
-    (kept,) = cache.load_evidence(project, "k" * 64) or ()
+    (kept,), _ = cache.load_evidence_and_coverage(project, "k" * 64) or ((), None)
     assert kept.output == "E   env AWS_ACCESS_KEY_ID=AKIA[redacted: aws access key id]\nFAILED test_x"
     assert kept.reason == "exit 1 AKIA[redacted: aws access key id]"
     assert cache.load_baseline(project, BASE)["tests"].result == kept
@@ -53,7 +53,7 @@ def test_a_cache_file_edited_or_copied_is_a_miss_and_is_logged(tmp_path: Path) -
     other = cache.baseline_path(project, "b" * 40)
     other.write_bytes(baseline.read_bytes())  # a genuine file under another base's name
 
-    assert cache.load_evidence(project, "k" * 64) is None
+    assert cache.load_evidence_and_coverage(project, "k" * 64) is None
     assert cache.load_baseline(project, "b" * 40) == {}
     assert cache.load_baseline(project, BASE)["tests"].result.status == "failed"  # the genuine one reads
     assert [(r["file"], r["reason"]) for r in rejected(project)] == [

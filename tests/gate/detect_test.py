@@ -3,13 +3,18 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from tiergate.gate.detect import DetectedCheck, Detection, ProjectFacts, detect, detect_checks, programs_named
+from tiergate.gate.detect import DetectedCheck, Detection, ProjectFacts, detect, programs_named
 
 
 def facts(
     *names: str, pyproject: dict[str, Any] | None = None, package: dict[str, Any] | None = None
 ) -> ProjectFacts:
     return ProjectFacts(frozenset(names), pyproject or {}, package or {})
+
+
+def detect_checks(facts: ProjectFacts) -> list[DetectedCheck]:
+    """The checks offered for `facts`, every program taken as found."""
+    return list(detect(facts).offered)
 
 
 def commands(found: list[DetectedCheck]) -> dict[str, str]:

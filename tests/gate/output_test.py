@@ -14,7 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from tiergate.gate.output import MAX_LINE_CHARS, Failure, clean_lines, focus, normalise, summarize
+from tiergate.gate.output import (
+    MAX_LINE_CHARS,
+    Failure,
+    OutputSummary,
+    clean_lines,
+    focus,
+    normalise,
+    summarize,
+)
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "checkoutput"
 
@@ -295,6 +303,11 @@ def failure(test: str, kind: str, line: str, where: str = "") -> Failure:
     return Failure(test, kind, line, normalise(line), where)
 
 
+def failure_of(summary: OutputSummary, test: str) -> Failure | None:
+    """How `test` failed, as the ruling looks it up (by name among the summary's failures)."""
+    return {f.test: f for f in summary.failures if f.test}.get(test)
+
+
 def test_a_failure_is_the_same_only_with_the_same_kind_exception_and_message() -> None:
     error = failure("t", "error", "NotImplementedError: reset is not implemented yet", "setup")
     assert error.exception == "NotImplementedError"
@@ -331,8 +344,8 @@ def test_pytest_failures_and_errors_with_their_messages(tmp_path: Path) -> None:
     )
     command = (sys.executable, "-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider")
     summary = summarize(run(tmp_path, *command))
-    setup = summary.failure_of("test_p.py::test_setup")
-    address = summary.failure_of("test_p.py::test_address")
+    setup = failure_of(summary, "test_p.py::test_setup")
+    address = failure_of(summary, "test_p.py::test_address")
     assert setup is not None and address is not None
     assert (setup.kind, setup.where, setup.exception) == ("error", "setup", "NotImplementedError")
     assert setup.describe() == "NotImplementedError: reset is not implemented yet (error at setup)"
@@ -360,13 +373,13 @@ def test_unittest_failures_keep_their_kind_and_exception_line() -> None:
 
 def test_other_runners_failure_messages() -> None:
     go = summarize((FIXTURES / "go_test.txt").read_text())
-    assert go.failure_of("TestFilterByTag") == failure(
+    assert failure_of(go, "TestFilterByTag") == failure(
         "TestFilterByTag", "failed", 'filter_test.go:21: FilterByTag(items, "") returned 0 items, want 3'
     )
-    create = go.failure_of("TestRoutes/create")
+    create = failure_of(go, "TestRoutes/create")
     assert create is not None and "the item was not stored" in create.line
     cargo = summarize((FIXTURES / "cargo_test.txt").read_text())
-    wrong = cargo.failure_of("tests::adds_wrong")
+    wrong = failure_of(cargo, "tests::adds_wrong")
     assert (
         wrong is not None
         and wrong.line == "src/lib.rs:9:23: assertion `left == right` failed left: 4 right: 5"
@@ -390,7 +403,7 @@ def test_go_verbose_messages_come_before_their_fail_line() -> None:
         "=== RUN   TestA\n    a_test.go:9: got 0, want 3\n--- FAIL: TestA (0.00s)\n"
         "=== RUN   TestB\n--- PASS: TestB (0.00s)\nFAIL\n"
     )
-    assert summarize(output).failure_of("TestA") == failure("TestA", "failed", "a_test.go:9: got 0, want 3")
+    assert failure_of(summarize(output), "TestA") == failure("TestA", "failed", "a_test.go:9: got 0, want 3")
 
 
 def test_focus_puts_the_new_tests_lines_first_and_attributes_by_whole_names() -> None:

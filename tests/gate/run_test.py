@@ -16,9 +16,10 @@ from tiergate.gate import cache as evidencecache
 from tiergate.gate import run as gate_run
 from tiergate.gate.baseline import base_commit, ensure_baseline
 from tiergate.gate.checks import Check, make_check
+from tiergate.gate.discovery import project_checks
 from tiergate.gate.processes import Progress, ProgressEvent
 from tiergate.gate.ruling import GateResult
-from tiergate.gate.run import NOT_RUN, run_gate, run_project_gate
+from tiergate.gate.run import NOT_RUN, run_gate
 from tiergate.project import Project
 
 # Third-party plugins of the dev environment (hypothesis, asyncio) only slow every run down.
@@ -371,7 +372,7 @@ def test_the_project_gate_runs_the_configured_checks(repo: Path) -> None:
     commit_all(repo, "configure the checks")
     base = head(repo)
     write(repo, {"app.py": "def total(items):\n    return 0\n"})
-    result = run_project_gate(project(repo), base, load_config(repo))
+    result = run_gate(project(repo), base, project_checks(repo, load_config(repo)))
     assert [(v.result.name, v.result.kind, v.standing) for v in result.verdicts] == [
         ("tests", "tests", "new"),
         ("syntax", "syntax", "passed"),
@@ -450,10 +451,3 @@ def test_no_baseline_run_starts_without_a_whole_timeout_left(repo: Path, tmp_pat
     assert again.reused
     assert again.verdicts[0].reason == "passed at the baseline"
     assert len(runs(counter)) == 2
-
-
-def test_the_project_gate_takes_its_timeout_from_the_configuration(repo: Path) -> None:
-    write(repo, {".tiergate.toml": '[checks]\ntests = "sleep 20"\n\n[gate]\ntimeout_seconds = 0.5\n'})
-    result = run_project_gate(project(repo), None, load_config(repo))
-    # Only the configured timeout says this (the default one would have let the sleep end and pass).
-    assert result.verdicts[0].result.reason == "timed out after 0.5 s; its process group was ended"

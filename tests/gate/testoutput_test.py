@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tiergate.gate.testoutput import from_output, pytest_totals
+from tiergate.gate.testoutput import from_output
 
 PYTEST_Q = """\
 ..F.s                                                                    [100%]
@@ -55,7 +55,7 @@ def test_pytest_quiet_output_gives_its_totals_and_names_its_failures_but_is_not_
     assert found is not None and found.naming == "pytest" and not found.complete
     assert found.describe_counts() == "3 passed, 1 failed, 1 skipped, 2 deselected"
     assert found.named(frozenset({"failed"})) == ("tests/test_calc.py::test_div",)
-    assert pytest_totals(PYTEST_Q) == {"failed": 1, "passed": 3, "skipped": 1, "deselected": 2}
+    assert dict(found.counts) == {"failed": 1, "passed": 3, "skipped": 1, "deselected": 2}
 
 
 def test_pytest_verbose_output_names_every_test() -> None:

@@ -58,11 +58,6 @@ def evidence_path(project: Project, key: str) -> Path:
     return project.state_dir / EVIDENCE_DIR / f"{key}.json"
 
 
-def load_evidence(project: Project, key: str) -> tuple[CheckResult, ...] | None:
-    kept = load_evidence_and_coverage(project, key)
-    return None if kept is None else kept[0]
-
-
 def load_evidence_and_coverage(
     project: Project, key: str
 ) -> tuple[tuple[CheckResult, ...], GateCoverage | None] | None:

@@ -110,11 +110,6 @@ class Candidate:
 Slot = tuple[Candidate, ...]  # the candidates for one check, best first
 
 
-def detect_checks(facts: ProjectFacts) -> list[DetectedCheck]:
-    """The checks offered for `facts` (`detect`)."""
-    return list(detect(facts).offered)
-
-
 def detect(facts: ProjectFacts) -> Detection:
     """The checks for `facts`, in ecosystem order (Python, Node, Go, Rust), named `lint`, `types`, `build`
     or `tests`, and those skipped because their program was not found. When two offered checks of two

@@ -135,9 +135,6 @@ class OutputSummary:
     # How each failing test failed (the first seen per name); for generic output, its failure lines.
     failures: tuple[Failure, ...] = ()
 
-    def failure_of(self, test: str) -> Failure | None:
-        return next((f for f in self.failures if f.test == test), None)
-
 
 @frozen
 class _Found:

@@ -43,7 +43,6 @@ from tiergate import foreign
 from tiergate.gate import baseline, scratch
 from tiergate.gate import cache as evidencecache
 from tiergate.gate.checks import BEHAVIOUR_STAGE, COMPILE_STAGE, Check, CheckResult
-from tiergate.gate.discovery import project_checks
 from tiergate.gate.measuring import Measurement
 from tiergate.gate.processes import DEFAULT_TIMEOUT, Progress, skipped
 from tiergate.gate.ruling import BaselineEntry, GateResult, judge, new_compile_failures
@@ -54,35 +53,11 @@ from tiergate.tier.coveragelines import GateCoverage
 from tiergate.workspace.fingerprint import fingerprint
 
 if TYPE_CHECKING:
-    from tiergate.config import Config
     from tiergate.foreign import Exclusions
 
 NOT_RUN = "not run: the compile stage has a new failure"
 CHANGED_WHILE_MEASURED = "the checks changed the workspace: what they measured is not evidence for it"
 MIN_STAGE_SECONDS = 1.0
-
-
-def run_project_gate(
-    project: Project,
-    base: str | None,
-    config: Config,
-    *,
-    budget: float | None = None,
-    progress: Progress | None = None,
-) -> GateResult:
-    """`run_gate` on the project's own checks (its `[checks]` table, else the detected ones), each
-    with the configured `[gate] timeout_seconds`."""
-    checks = project_checks(project.root, config)
-    return run_gate(
-        project,
-        base,
-        checks,
-        timeout=config.gate.timeout_seconds,
-        budget=budget,
-        progress=progress,
-        exclusions=config.exclusions,
-        refute_regressions=config.gate.base_tests == "refute",
-    )
 
 
 def run_gate(
@@ -325,8 +300,8 @@ class _Run:
         None: none kept nor to keep), else run now when the budget holds a whole timeout."""
         wanted = self._base_tests_wanted(results)
         kept_key = None if key is None else _base_tests_key(key)
-        kept = evidencecache.load_evidence(self.project, kept_key) if kept_key else None
-        found = {r.key: r for r in kept or ()}
+        kept = evidencecache.load_evidence_and_coverage(self.project, kept_key) if kept_key else None
+        found = {r.key: r for r in (kept[0] if kept else ())}
         if wanted <= set(found):
             return {k: found[k] for k in wanted}
         if self.commit is None or self._time_left() < self.timeout:

@@ -76,12 +76,6 @@ def from_output(output: str) -> TestRun | None:
     return None
 
 
-def pytest_totals(output: str) -> dict[Outcome, int] | None:
-    """pytest's own totals line, the last one printed (None: it printed none)."""
-    found = _pytest(clean_lines(output))
-    return None if found is None else dict(found.counts)
-
-
 def _record(naming: str, outcomes: dict[str, Outcome], counts: dict[Outcome, int]) -> TestRun:
     listed = sum(1 for o in outcomes.values() if o != "deselected")
     shown = sum(n for o, n in counts.items() if o != "deselected")
