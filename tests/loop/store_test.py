@@ -213,11 +213,13 @@ def test_only_whole_loop_files_are_listed(project: Project) -> None:
     assert [s.session_id for s in state.all_loops(project)] == ["s1"]
 
 
-def test_the_active_base_is_the_latest_active_loops(project: Project) -> None:
+def test_the_latest_active_loop_is_the_last_started_still_active(project: Project) -> None:
     put(project, a_loop("s1", base="a" * 40, started_at=T0))
     put(project, a_loop("s2", base="c" * 40, started_at=T0 + 5))
     put(project, a_loop("s3", base="d" * 40, started_at=T0 + 9, phase="cancelled", ended_at=T0 + 10))
-    assert state.active_base(project) == "c" * 40
+    latest = state.latest_active(project)
+    assert latest is not None
+    assert latest.session_id == "s2"
 
 
 # Concurrency with real processes ---------------------------------------------------------------------------

@@ -33,7 +33,6 @@ from tiergate.loop.transitions import halt
 from tiergate.text import minutes, plural
 
 Kind = Literal["ralph-loop", "omc-ralph", "omc-autopilot"]
-KINDS: tuple[Kind, ...] = ("ralph-loop", "omc-ralph", "omc-autopilot")
 RALPH_LOOP_COMMAND = "/ralph-loop:ralph-loop"
 RALPH_LOOP_STATE = ".claude/ralph-loop.local.md"
 OMC_COMMAND = "/oh-my-claudecode:"

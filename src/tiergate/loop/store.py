@@ -223,13 +223,6 @@ def latest_active(project: Project) -> LoopState | None:
     return active[-1] if active else None
 
 
-def active_base(project: Project) -> str | None:
-    """What the most recently started active loop in this project measures its change from: the
-    workspace it began on, else its base commit."""
-    loop = latest_active(project)
-    return loop.change_base if loop else None
-
-
 # Files --------------------------------------------------------------------------------------------------
 
 
