@@ -13,7 +13,7 @@ from testing.gitrepo import GIT_ENV, commit_all, git, init_repo, write
 from testing.statefolder import state_dir
 
 from tiergate.project import locate
-from tiergate.workspace import backups
+from tiergate.workspace import backups, ondisk
 
 
 @pytest.fixture(autouse=True)
@@ -148,9 +148,9 @@ def test_restore_works_from_a_subdirectory(repo: Path) -> None:
 )
 def test_an_unknown_or_ambiguous_name_is_one_line(repo: Path, name: str, message: str) -> None:
     write(repo, {"app.py": "one\n"})
-    first = backups.save_workspace(locate(repo, os.environ), "a test", now=1_700_000_000)
+    first = backups.save(locate(repo, os.environ), repo, ondisk.scan(repo), "a test", now=1_700_000_000)
     write(repo, {"app.py": "two\n"})
-    second = backups.save_workspace(locate(repo, os.environ), "a test", now=1_700_000_001)
+    second = backups.save(locate(repo, os.environ), repo, ondisk.scan(repo), "a test", now=1_700_000_001)
     result = tiergate(repo, "restore", name)
     assert result.returncode == 2
     assert result.stdout == ""

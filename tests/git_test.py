@@ -123,20 +123,20 @@ def test_unquote_path_reverses_gits_quoting(tmp_path: Path) -> None:
     assert sorted(gitformat.unquote_path(name) for name in listed) == sorted([*ODD_NAMES, "back\\slash.txt"])
 
 
-def test_diff_entries_and_untracked_files_survive_odd_names(tmp_path: Path) -> None:
+def test_the_change_and_untracked_files_survive_odd_names(tmp_path: Path) -> None:
     repo = init_repo(tmp_path / "r", dict.fromkeys(ODD_NAMES, "x\n"))
     write(repo, dict.fromkeys(ODD_NAMES, "x\ny\n"))
     write(repo, {f"new {name}": "z\n" for name in ODD_NAMES})
-    entries = tgit.diff_entries(repo, "HEAD")
+    entries = tgit.ChangeDiff(repo, "HEAD", with_patch=False).result()[0]
     assert sorted(e.path for e in entries) == sorted(ODD_NAMES)
     assert {(e.status, e.additions, e.deletions) for e in entries} == {("M", 1, 0)}
     assert sorted(tgit.untracked_files(repo, "HEAD")) == sorted(f"new {name}" for name in ODD_NAMES)
 
 
-def test_diff_entries_report_renames_with_their_old_path(tmp_path: Path) -> None:
+def test_the_change_reports_renames_with_their_old_path(tmp_path: Path) -> None:
     repo = init_repo(tmp_path / "r", {"old name.txt": "".join(f"line {i}\n" for i in range(20))})
     git(repo, "mv", "old name.txt", "new name.txt")
-    [entry] = tgit.diff_entries(repo, "HEAD")
+    [entry] = tgit.ChangeDiff(repo, "HEAD", with_patch=False).result()[0]
     assert (entry.status, entry.path, entry.old_path, entry.additions, entry.deletions) == (
         "R",
         "new name.txt",
@@ -205,7 +205,7 @@ def test_grep_files_finds_whole_words_in_tracked_and_untracked_files(tmp_path: P
 
 
 def test_the_patch_runs_counts_are_the_ones_numstat_gives(tmp_path: Path) -> None:
-    # `diff_entries_and_patch` reads the line counts from the patch's hunks instead of asking git for
+    # `ChangeDiff` with its patch reads the line counts from the patch's hunks instead of asking git for
     # --numstat (a second diff of every file); every kind of entry must count as numstat counts it.
     files = {
         "sql.txt": "-- a comment\n--- three\nkeep\n",
@@ -242,7 +242,7 @@ def test_the_patch_runs_counts_are_the_ones_numstat_gives(tmp_path: Path) -> Non
 
     with_numstat, same_patch = diffed(numstat=True)
     assert counted is not None and counted == with_numstat and patch == same_patch
-    assert tgit.diff_entries_and_patch(repo, base) == (with_numstat, patch)
+    assert tgit.ChangeDiff(repo, base, with_patch=True).result() == (with_numstat, patch)
     by_path = {e.path: (e.additions, e.deletions) for e in counted}
     assert by_path["bin.dat"] == (None, None) and by_path["noeol.txt"] == (1, 1)
     assert by_path["new name.txt"] == (0, 0) and by_path["mode.sh"] == (0, 0) and by_path["new.txt"] == (0, 0)
@@ -251,7 +251,7 @@ def test_the_patch_runs_counts_are_the_ones_numstat_gives(tmp_path: Path) -> Non
     (repo / "link").symlink_to("target")
     fast, patch = diffed(numstat=False)
     assert gitformat.with_patch_counts(fast, patch) is None
-    assert tgit.diff_entries_and_patch(repo, base) == diffed(numstat=True)
+    assert tgit.ChangeDiff(repo, base, with_patch=True).result() == diffed(numstat=True)
 
 
 def test_measuring_the_working_tree_never_writes_the_users_index(tmp_path: Path) -> None:
@@ -264,8 +264,8 @@ def test_measuring_the_working_tree_never_writes_the_users_index(tmp_path: Path)
     os.utime(repo / "a.txt", ns=(index.stat().st_mtime_ns + 10**9,) * 2)  # stale stat data, same content
     before = index.stat()
 
-    entries, patch = tgit.diff_entries_and_patch(repo, "HEAD")
-    assert [e.path for e in entries] == ["b.txt"] and b"+changed" in patch
+    entries, patch = tgit.ChangeDiff(repo, "HEAD", with_patch=True).result()
+    assert [e.path for e in entries] == ["b.txt"] and patch is not None and b"+changed" in patch
     assert tgit.changed_paths(repo, "HEAD") == ["b.txt"]
     assert tgit.diff_patch(repo, "HEAD").count(b"diff --git") == 1
 

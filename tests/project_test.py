@@ -24,7 +24,7 @@ from tiergate.project import (
     legacy_state_dir,
     locate,
     state_dir_from_env,
-    state_dirs_inside,
+    state_dirs_in_tree,
     write_atomic,
 )
 
@@ -190,16 +190,16 @@ def test_the_state_home_falls_back_to_the_users_home(tmp_path: Path, monkeypatch
 
 def test_a_state_folder_inside_the_work_tree_is_left_out_and_nothing_else(tmp_path: Path) -> None:
     repo = init_repo(tmp_path / "repo", {"a.txt": "a\n"})
-    assert state_dirs_inside(str(repo), state_env()) == []
-    assert state_dirs_inside(str(repo), {"TIERGATE_STATE_DIR": "var/st", **state_env()}) == ["var/st"]
+    assert state_dirs_in_tree(str(repo), state_env()) == (None, None)
+    assert state_dirs_in_tree(str(repo), {"TIERGATE_STATE_DIR": "var/st", **state_env()}) == ("var/st", None)
     outside = {"TIERGATE_STATE_DIR": str(tmp_path / "elsewhere"), **state_env()}
-    assert state_dirs_inside(str(repo), outside) == []
+    assert state_dirs_in_tree(str(repo), outside) == (None, None)
     (repo / ".tiergate").mkdir()
     (repo / ".tiergate" / "notes.txt").write_text("the agent's own folder\n")
-    assert state_dirs_inside(str(repo), state_env()) == []
+    assert state_dirs_in_tree(str(repo), state_env()) == (None, None)
     # An older tiergate's folder ignored itself with `*`: it stays out of every measurement.
     (repo / ".tiergate" / ".gitignore").write_text("*\n")
-    assert state_dirs_inside(str(repo), state_env()) == [".tiergate"]
+    assert state_dirs_in_tree(str(repo), state_env()) == (None, ".tiergate")
 
 
 def test_a_legacy_state_folder_is_found_but_not_the_one_in_use(tmp_path: Path) -> None:

@@ -557,26 +557,15 @@ def resolve_rev(repo: Path, rev: str) -> str:
 _resolved: dict[tuple[str, str], str] = {}
 
 
-def diff_entries(repo: Path, base: str) -> list[DiffEntry]:
-    """Every tracked path that differs between `base` and the working tree, renames detected."""
-    return ChangeDiff(repo, base, with_patch=False).result()[0]
-
-
-def diff_entries_and_patch(repo: Path, base: str) -> tuple[list[DiffEntry], bytes]:
-    """`diff_entries` and the `diff_patch` of the same paths (`-U0`), from one git run.
-
-    Without `--numstat`, which would make git diff every file a second time: the hunks' counts are the
-    same numbers (`gitformat.with_patch_counts`). When the patch does not line up with the records (an
-    unmerged path, a type change), one run with `--numstat` gives both."""
-    entries, patch = ChangeDiff(repo, base, with_patch=True).result()
-    assert patch is not None
-    return entries, patch
-
-
 class ChangeDiff:
-    """`diff_entries`, or `diff_entries_and_patch` (`with_patch`), begun: git diffs in the background
-    (`start`) while the caller does something else, and `result` reads its answer. A caller that
-    finds it does not need it after all calls `cancel`. On `_measuring_index`, kept until then."""
+    """Every tracked path that differs between `base` and the working tree, renames detected, and with
+    `with_patch` the `-U0` patch of the same paths, from one git run. git diffs in the background
+    (`start`) while the caller does something else, and `result` reads its answer; a caller that finds
+    it does not need it after all calls `cancel`. On `_measuring_index`, kept until then.
+
+    Without `--numstat` beside `-p`, which would make git diff every file a second time: the hunks'
+    counts are the same numbers (`gitformat.with_patch_counts`). When the patch does not line up with
+    the records (an unmerged path, a type change), one run with `--numstat` gives both."""
 
     def __init__(self, repo: Path, base: str, with_patch: bool) -> None:
         self.repo, self.base, self.with_patch = repo, base, with_patch
@@ -628,7 +617,7 @@ def _entries_and_patch(out: bytes) -> tuple[list[DiffEntry], bytes]:
 
 def changed_paths(repo: Path, base: str) -> list[str]:
     """Every tracked path that differs between `base` and the working tree of `repo` (its top): a
-    rename is its old and its new path. Cheaper than `diff_entries` (no line counts, no rename
+    rename is its old and its new path. Cheaper than `ChangeDiff` (no line counts, no rename
     detection) for callers that only need the names."""
     out = _disk_diff(repo, "--name-only", "-z", "--no-renames", base=base)
     return [os.fsdecode(p) for p in out.split(b"\0") if p]

@@ -130,18 +130,11 @@ def legacy_state_dir(project: Project) -> Path | None:
     return legacy
 
 
-def state_dirs_inside(top: str, env: Mapping[str, str]) -> list[str]:
-    """The state folders inside the work tree `top` that measuring the workspace leaves out, as paths
-    relative to it: the one in use when TIERGATE_STATE_DIR puts it there, and an older tiergate's
-    `.tiergate/` that still carries the `*` .gitignore tiergate writes (its files are no change of the
-    agent's). Any other `.tiergate/` is the workspace's like any folder: the state is not there.
-    """
-    return sorted(folder for folder in state_dirs_in_tree(top, env) if folder is not None)
-
-
 def state_dirs_in_tree(top: str, env: Mapping[str, str]) -> tuple[str | None, str | None]:
-    """`state_dirs_inside` told apart: (the folder in use, an older tiergate's `.tiergate/`), each None
-    when it is not inside the work tree.
+    """The state folders inside the work tree `top` that measuring the workspace leaves out, as paths
+    relative to it: (the folder in use, when TIERGATE_STATE_DIR puts it there; an older tiergate's
+    `.tiergate/` that still carries the `*` .gitignore tiergate wrote), each None when it is not inside.
+    Any other `.tiergate/` is the workspace's like any folder: the state is not there.
 
     The older folder's files are left out of the change as another tool's state is, code excepted:
     nothing reads that folder any more, and an agent can make one (a `*` .gitignore is easy to write),

@@ -15,7 +15,7 @@ from testing.valueproject import value_project
 
 from tiergate.errors import UserError
 from tiergate.project import Project
-from tiergate.workspace import backups
+from tiergate.workspace import backups, ondisk
 
 SESSION = "77777777-2222-3333-4444-555555555555"
 CLAIM = "value.txt is right now.\n\n<promise>DONE</promise>"
@@ -71,7 +71,7 @@ def test_restoring_a_backup_mid_operation_is_refused_in_one_line(tmp_path: Path,
     repo = init_repo(tmp_path / "repo", {"a.txt": "a\n"})
     write(repo, {"a.txt": "b\n"})
     project = Project(repo, tmp_path / "state")
-    saved = backups.save_workspace(project, "a test")
+    saved = backups.save(project, repo, ondisk.scan(repo), "a test")
     target = repo / ".git" / marker
     if marker.startswith("rebase"):
         target.mkdir()

@@ -13,11 +13,12 @@ from testing.gitrepo import commit_all, git, init_repo, write
 
 from tiergate.errors import UserError
 from tiergate.project import Project
-from tiergate.workspace import backups
+from tiergate.workspace import backups, ondisk
 from tiergate.workspace.backups import Workspace
 
 BINARY = bytes(range(256)) * 8 + b"\0\r\n\xff"
 IGNORE = "*.log\nbuild/\n"
+SNAPSHOT = "refs/green/test"
 
 
 @pytest.fixture(autouse=True)
@@ -75,7 +76,13 @@ def backup_refs(root: Path) -> list[str]:
 
 
 def save(root: Path, why: str = "a test", now: float | None = None) -> backups.Backup:
-    return backups.save_workspace(project(root), why, now)
+    return backups.save(project(root), root, ondisk.scan(root), why, now)
+
+
+def snapshot(root: Path) -> Workspace:
+    """The workspace as it is now, kept in the store as a green point is, and read back from there."""
+    commit = backups.keep_snapshot(project(root), SNAPSHOT, "a snapshot", "For a test.")
+    return backups.stored_workspace(project(root), root, commit, "the snapshot")
 
 
 def rollback(root: Path, to: Workspace, why: str = "a test") -> backups.Backup | None:
@@ -235,16 +242,16 @@ def test_a_rollback_of_a_clean_workspace_does_nothing(repo: Path) -> None:
 
 def test_dirtiness_is_measured_against_the_target_not_against_head(repo: Path) -> None:
     write(repo, {"a.txt": "verified but not committed\n", "extra.txt": "untracked, verified\n"})
-    verified = backups.capture(repo)
+    verified = snapshot(repo)
     before = files(repo)
     assert rollback(repo, verified, "same files as the target") is None
     assert files(repo) == before
-    assert backup_refs(repo) == []
+    assert backup_refs(repo) == [SNAPSHOT]
 
 
 def test_a_rollback_to_a_dirty_target_puts_its_uncommitted_files_back(repo: Path) -> None:
     write(repo, {"a.txt": "verified\n", "extra.txt": "verified, untracked\n"})
-    verified_files, verified = files(repo), backups.capture(repo)
+    verified_files, verified = files(repo), snapshot(repo)
     make_dirty(repo)
     backup = rollback(repo, verified, "back to the verified state")
     assert backup is not None
@@ -402,7 +409,7 @@ def test_backups_are_listed_newest_first_and_found_by_prefix(repo: Path) -> None
 
 def test_changes_lists_paths_with_their_status(repo: Path) -> None:
     make_dirty(repo)
-    workspace = backups.capture(repo)
+    workspace = snapshot(repo)
     found = backups.changes(repo, backups.tree_of(repo, workspace.head), workspace.files)
     assert found["gone.txt"] == "D"
     assert found["new file.txt"] == "A"

@@ -8,7 +8,7 @@ boundary commit has parents git does not have: its own change is unknown, and re
 
 How a commit's change is measured: one `git log` for the whole range streams, per commit, its raw and
 numstat records (`-z`, `-M`: the claim's `git diff --raw --numstat`) and, with the content rules on, its
-`-U0` patch from the same run, as the claim's `git.diff_entries_and_patch` gives them for a working tree
+`-U0` patch from the same run, as the claim's `git.ChangeDiff` gives them for a working tree
 (so the counts are git's at -U0 then, as the claim's are: git can align a diff with no context
 differently, ripgrep's 241b87b33771 counts 61+27 lines at -U0 and 62+28 at the default). The records
 become the `ChangeMeasurement` the claim measures (`change.measure_commit`: files, additions and
@@ -54,7 +54,7 @@ MEASURE_OPTIONS = (
     "--no-textconv",
     "--no-color",
 )
-# With the content rules on, the claim's `-U0` patch from the same run (`git.diff_entries_and_patch`),
+# With the content rules on, the claim's `-U0` patch from the same run (`git.ChangeDiff`),
 # with what keeps it in the one format read here whatever the repository's config says (prefixes,
 # submodule logs, merged hunks).
 PATCH_OPTIONS = (
@@ -102,15 +102,6 @@ def select(
         raise UserError(f"no commits to replay in {target!r}" + ("" if first_parent else " (merges skipped)"))
     _refuse_shallow(repo, commits)
     return Selection(commits, target, first_parent)
-
-
-def select_commits(repo: Path, ids: Sequence[str], label: str = "the given commits") -> Selection:
-    """The commits `ids` name, in that order, merges included (each against its first parent)."""
-    if any(not i or i.startswith("-") for i in ids):
-        raise UserError(f"bad commit id among {label}: give revisions, such as 1a2b3c4")
-    commits = _rev_list(repo, label, "--no-walk=unsorted", "--end-of-options", *ids)
-    _refuse_shallow(repo, commits)
-    return Selection(commits, label, first_parent=True)
 
 
 def _rev_list(repo: Path, target: str, *args: str) -> tuple[tuple[str, tuple[str, ...]], ...]:

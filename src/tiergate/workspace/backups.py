@@ -129,8 +129,9 @@ def store_path(project: Project) -> Path:
     return project.state_dir / STORE_NAME
 
 
-def _store(project: Project, root: Path) -> Path:
-    """The backup store, created (bare, in the repository's object format) when there is none yet."""
+def store_of(project: Project, root: Path) -> Path:
+    """The backup store of the repository at `root`, created (bare, in its object format) when there is
+    none yet."""
     from tiergate.project import ensure_state_dir
 
     store = store_path(project)
@@ -142,28 +143,9 @@ def _store(project: Project, root: Path) -> Path:
     return store
 
 
-def store_of(project: Project, root: Path) -> Path:
-    """The backup store of the repository at `root`, created when there is none yet."""
-    return _store(project, root)
-
-
 def tiergate_commit(cwd: Path, tree: str, message: str, when: float) -> str:
     """A parentless commit of `tree` in the repository at `cwd`, by tiergate (whoever the user is)."""
     return _commit(cwd, tree, (), message, when)
-
-
-def capture(root: Path) -> Workspace:
-    """The workspace `root` is in as git objects in its own repository, written without touching it."""
-    top = git.repo_root(root)
-    disk = ondisk.scan(top)
-    ondisk.keep(top, disk, ondisk.git_dir(top))
-    return _as_workspace(top, ondisk.git_dir(top), disk)
-
-
-def _as_workspace(root: Path, into: Path, disk: ondisk.Disk) -> Workspace:
-    files = ondisk.tree(into, disk.files)
-    index = ondisk.tree(into, disk.index) if disk.index is not None else tree_of(root, disk.head)
-    return Workspace(disk.head, index, files, disk.empty_dirs)
 
 
 def workspace_of(root: Path, snapshot_commit: str) -> Workspace:
@@ -229,16 +211,10 @@ def _changes(cwd: Path, prefix: tuple[str, ...], old_tree: str, new_tree: str) -
 # -- saving a backup -------------------------------------------------------------------------------------
 
 
-def save_workspace(project: Project, why: str, now: float | None = None) -> Backup:
-    """Save the workspace as it is now as a backup (what a rollback saves first)."""
-    root = git.repo_root(project.root)
-    return save(project, root, ondisk.scan(root), why, now)
-
-
 def save(project: Project, root: Path, disk: ondisk.Disk, why: str, now: float | None = None) -> Backup:
     """Save the scanned workspace `disk` as a backup in the store, every object it needs copied there
     first; its ref is written last (and never over another)."""
-    store = _store(project, root)
+    store = store_of(project, root)
     when = time.time() if now is None else now
     subject = f"tiergate backup before {why}"
     body = f"Saved by tiergate before {why}.\nList: tiergate backups. Bring back: tiergate restore <name>."
@@ -253,7 +229,7 @@ def keep_snapshot(project: Project, ref: str, subject: str, body: str, now: floa
     """The workspace as it is now, kept in the store under `ref` (replacing what it held): a green
     point. Returns the snapshot's commit."""
     root = git.repo_root(project.root)
-    store = _store(project, root)
+    store = store_of(project, root)
     commit = _store_commit(root, store, ondisk.scan(root), subject, body, time.time() if now is None else now)
     ondisk.run_in(store, "update-ref", "-m", subject, ref, commit)
     return commit
@@ -414,7 +390,7 @@ def migrate(project: Project, root: Path) -> list[tuple[Backup, Backup | str]]:
     moved: list[tuple[Backup, Backup | str]] = []
     for old in [b for b in list_backups(project, root) if b.legacy]:
         try:
-            store = _store(project, root)
+            store = store_of(project, root)
             held = workspace_of(root, old.commit)
             head_tree = tree_of(root, held.head)
             ondisk.copy_objects(ondisk.git_dir(root), store, (held.files, held.index, head_tree))
