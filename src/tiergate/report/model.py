@@ -218,9 +218,7 @@ class Report:
         return sum(loop.thorough_cost for loop in self.loops)
 
 
-def build(
-    records: Iterable[Mapping[str, Any]], *, max_loops: int = 20, damaged: int = 0, foreign: int = 0
-) -> Report:
+def build(records: Iterable[Mapping[str, Any]], *, max_loops: int = 20) -> Report:
     """The report of the last `max_loops` loops of `records` (the log, oldest first)."""
     loops: list[_Building] = []
     current: dict[str, _Building] = {}
@@ -242,8 +240,6 @@ def build(
         tuple(shown),
         total_loops=len(loops),
         records=count,
-        damaged=damaged,
-        foreign=foreign,
         unattached=unattached,
         limits={"loops": max_loops},
     )
