@@ -49,6 +49,7 @@ from bench.corpus_data import (
     load_repos,
     ordinary_shas,
 )
+from tiergate import git
 from tiergate.config import Config
 from tiergate.errors import UserError
 from tiergate.tier import history
@@ -69,7 +70,7 @@ def replay_repo(clones: Path, repo: Repo, fixes: Sequence[Fix], engine: Engine) 
     where = git_dir(clones, repo)
     own = [f for f in fixes if f.repo == repo.name]
     ordinary = ordinary_shas(where, repo, fixes)
-    selection = history.select_commits(where, [*ordinary, *(f.commit for f in own)], f"{repo.name}'s corpus")
+    selection = _selection(where, [*ordinary, *(f.commit for f in own)], f"{repo.name}'s corpus")
     replayed = {
         r.commit.id: r
         for r in map(engine.replay, history.replay(where, selection, patches=engine.reads_patches))
@@ -77,6 +78,13 @@ def replay_repo(clones: Path, repo: Repo, fixes: Sequence[Fix], engine: Engine) 
     result = RepoResult(repo, [replayed[sha] for sha in ordinary])
     result.fixes = [(f, replayed[_full(replayed, f.commit)]) for f in own]
     return result
+
+
+def _selection(where: Path, ids: Sequence[str], label: str) -> history.Selection:
+    """The corpus's commits in this order, merges included: each against its first parent."""
+    out = git.run(where, "rev-list", "--parents", "--no-walk=unsorted", "--end-of-options", *ids).stdout
+    commits = tuple((c, tuple(p)) for c, *p in map(str.split, out.decode().splitlines()))
+    return history.Selection(commits, label, first_parent=True)
 
 
 def _full(replayed: dict[str, Replayed], commit: str) -> str:

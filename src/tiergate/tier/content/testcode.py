@@ -105,7 +105,6 @@ _JS_LITERAL = r"""true|false|null|undefined|-?[0-9]+(?:\.[0-9]+)?|"[^"\n]*"|'[^'
 # The same literal as both arguments: `(1, 1)`.
 _JS_SAME_TWICE = rf"\([ \t]*({_JS_LITERAL})[ \t]*,[ \t]*\1[ \t]*[,)]"
 _HEADS = ("it", "test", "describe", "suite", "context", "specify")
-_TITLE = r"""[ \t]*\([ \t]*["'`]"""
 
 _JS_RULES = (
     *added(
