@@ -1,7 +1,7 @@
 """The loop plugins users already run, beside tiergate in the real Claude Code CLI (issue 11's groundwork).
 
 - ralph-loop: testing/ralphloop/ is a stand-in written from the plugin's documented behaviour
-  (docs/neighbours.md). The first tests here run its two scripts directly and pin that behaviour; the e2e
+  (docs/interop.md). The first tests here run its two scripts directly and pin that behaviour; the e2e
   tests then show it in the CLI beside tiergate: the `/ralph-loop` command writes the state file, its Stop
   blocks with the prompt, and the promise ends the loop and deletes the file.
 - oh-my-claudecode (OMC) 5.5.0, the npm package loaded as it ships: its hooks fire beside tiergate's, write

@@ -2,7 +2,7 @@
 the stand-in in testing/ralphloop/, written from its documented behaviour) and oh-my-claudecode (OMC, the
 npm package oh-my-claude-sisyphus, pinned, which scripts/test.sh installs under .cache/omc).
 
-What these neighbours do, and how that was established, is in docs/neighbours.md.
+What these neighbours do, and how that was established, is in docs/interop.md.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Adopting the user's own loop: Anthropic's ralph-loop, or an oh-my-claudecode (OMC) ralph / autopilot
-mode, verified as a tiergate loop of the session (issue 11; the neighbours' behaviour: docs/neighbours.md).
+mode, verified as a tiergate loop of the session (issue 11; the neighbours' behaviour: docs/interop.md).
 
 - ralph-loop is learnt of from its command as typed (`/ralph-loop:ralph-loop ...` at UserPromptSubmit,
   parsed as its setup script does) or from its state file `.claude/ralph-loop.local.md` (SessionStart, any

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""ralph-loop's Stop hook, as its documented behaviour has it (docs/neighbours.md).
+"""ralph-loop's Stop hook, as its documented behaviour has it (docs/interop.md).
 
 While `.claude/ralph-loop.local.md` exists for this session, every Stop is blocked with the loop's prompt as
 the reason, and the iteration counted, until the last assistant text in the transcript keeps the promise

@@ -3,7 +3,7 @@
 
 The command file hands this script `$ARGUMENTS` through the shell, so quoting is the shell's: words outside
 the two options are joined with spaces into the prompt. The state file is what ralph-loop writes
-(docs/neighbours.md): YAML-like frontmatter, a blank line, then the prompt.
+(docs/interop.md): YAML-like frontmatter, a blank line, then the prompt.
 """
 
 from __future__ import annotations
