@@ -134,7 +134,7 @@ def pending_loop(
     from tiergate.errors import UserError
     from tiergate.loop import slash as loopcommands
     from tiergate.loop.launch import at_head, keep_pending_green
-    from tiergate.loop.start import Start
+    from tiergate.loop.startrequest import Start
 
     if not feature_list and not task.strip():
         raise UserError("the task is empty; say what the loop must get done")

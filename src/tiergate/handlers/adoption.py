@@ -147,7 +147,7 @@ def _new_loop(project: Project, session_id: str, found: Foreign) -> LoopState | 
     """The adopted loop at HEAD with the configuration as it is now; None when `[interop]` says ignore."""
     from tiergate.config import load_config
     from tiergate.loop.launch import at_head
-    from tiergate.loop.start import Start
+    from tiergate.loop.startrequest import Start
 
     if getattr(load_config(project.root).interop, SETTING[found.kind]) == "ignore":
         return None

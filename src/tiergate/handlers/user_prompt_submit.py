@@ -95,7 +95,7 @@ def start(
 ) -> HookReply:
     """Start a loop (or an autopilot) in this session, replacing whatever loop it had."""
     from tiergate.loop.launch import at_head, base_text, rules_reason
-    from tiergate.loop.start import Start
+    from tiergate.loop.startrequest import Start
 
     try:
         if isinstance(command, loopcommands.StartAutopilot):

@@ -1,6 +1,6 @@
 """A new loop beginning now at the repository's HEAD, with the project's configured defaults: the
 outside world (git, the configuration, the clock, an autopilot's features file) around the pure
-`tiergate.loop.start` and `tiergate.loop.features.parse`."""
+`tiergate.loop.startrequest` and `tiergate.loop.features.parse`."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from tiergate.foreign import Exclusions
     from tiergate.loop.features import Feature
     from tiergate.loop.records import LoopState
-    from tiergate.loop.start import Start
+    from tiergate.loop.startrequest import Start
     from tiergate.project import Project
 
 
@@ -25,7 +25,7 @@ def at_head(project: Project, session_id: str, start: Start) -> LoopState:
 
     from tiergate import git
     from tiergate.config import load_config
-    from tiergate.loop.start import begin
+    from tiergate.loop.startrequest import begin
 
     root = git.repo_root(project.root)
     config = load_config(project.root)
