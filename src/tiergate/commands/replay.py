@@ -42,7 +42,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="walk first parents only, each merge counted as its change against its first parent",
     )
-    parser.add_argument("--json", action="store_true", help="print one JSON object (shape in the README)")
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON object (its shape: docs/judging.md)"
+    )
 
 
 def _count(text: str) -> int:
