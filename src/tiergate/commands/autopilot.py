@@ -30,8 +30,8 @@ def run(args: argparse.Namespace) -> int:
     from tiergate.log import decision_log
     from tiergate.loop import store as state
     from tiergate.loop.events import Outcome
-    from tiergate.loop.launch import base_text, read_features, start_line
     from tiergate.loop.logrecord import log_fields
+    from tiergate.loop.start import base_text, read_features, start_line
     from tiergate.project import locate
 
     project = locate(Path.cwd(), os.environ)

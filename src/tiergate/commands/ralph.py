@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
 
     from tiergate.loop import store as state
     from tiergate.loop.claims import promise_tag
-    from tiergate.loop.launch import start_line
+    from tiergate.loop.start import start_line
     from tiergate.project import locate
 
     project = locate(Path.cwd(), os.environ)
@@ -133,7 +133,7 @@ def pending_loop(
     UserError for bad arguments or no git."""
     from tiergate.errors import UserError
     from tiergate.loop import slash as loopcommands
-    from tiergate.loop.launch import at_head, keep_pending_green
+    from tiergate.loop.start import at_head, keep_pending_green
     from tiergate.loop.startrequest import Start
 
     if not feature_list and not task.strip():
@@ -151,8 +151,8 @@ def pending_loop(
 def _log(project: Project, pending: LoopState, replaced: LoopState | None) -> None:
     from tiergate.log import decision_log
     from tiergate.loop.events import Outcome
-    from tiergate.loop.launch import base_text, rules_reason
     from tiergate.loop.logrecord import log_fields
+    from tiergate.loop.start import base_text, rules_reason
 
     reasons: tuple[str, ...] = (
         f"start: tiergate ralph start, base {base_text(pending)}; waits for a session",

@@ -113,7 +113,7 @@ def adopt(
 def _adopted(project: Project, event_name: str, new: LoopState, found: Foreign) -> None:
     """The adopted loop's first green point (the workspace it finds) and its log line."""
     from tiergate.handlers import common, effects
-    from tiergate.loop.launch import base_text, rules_reason
+    from tiergate.loop.start import base_text, rules_reason
 
     effects.mark_start(project, new.session_id, new.base)
     cap = f"at most {plural(new.max_iterations, 'iteration')}" + (
@@ -146,7 +146,7 @@ def _take(
 def _new_loop(project: Project, session_id: str, found: Foreign) -> LoopState | None:
     """The adopted loop at HEAD with the configuration as it is now; None when `[interop]` says ignore."""
     from tiergate.config import load_config
-    from tiergate.loop.launch import at_head
+    from tiergate.loop.start import at_head
     from tiergate.loop.startrequest import Start
 
     if getattr(load_config(project.root).interop, SETTING[found.kind]) == "ignore":

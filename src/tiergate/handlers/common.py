@@ -87,7 +87,7 @@ def bind_pending(project: Project, session_id: str, event_name: str) -> LoopStat
         return None
     if bound is not None:
         from tiergate.handlers import effects
-        from tiergate.loop.launch import take_pending_green
+        from tiergate.loop.start import take_pending_green
 
         # The green point was kept at `tiergate ralph start`: what changed since is not the user's start.
         if not take_pending_green(project, session_id, bound):

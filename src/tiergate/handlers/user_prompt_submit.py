@@ -94,7 +94,7 @@ def start(
     project: Project, session_id: str, command: loopcommands.StartLoop | loopcommands.StartAutopilot
 ) -> HookReply:
     """Start a loop (or an autopilot) in this session, replacing whatever loop it had."""
-    from tiergate.loop.launch import at_head, base_text, rules_reason
+    from tiergate.loop.start import at_head, base_text, rules_reason
     from tiergate.loop.startrequest import Start
 
     try:
@@ -135,7 +135,7 @@ def load_features(project: Project, name: str) -> tuple[Feature, ...]:
     """The features file named relative to the project's directory; UserError when it is unusable."""
     from pathlib import Path
 
-    from tiergate.loop.launch import read_features
+    from tiergate.loop.start import read_features
 
     return read_features(project.root / Path(name).expanduser())
 

@@ -8,7 +8,7 @@ approach number (a change of approach is a skip to the next feature). Done and s
 loop's attempts record (`tiergate.loop.interventions`), never from a second field.
 
 Pure: `parse` validates the file's text with pydantic (imported there: the hook's lean path never pays
-for it); reading the file is `tiergate.loop.launch.read_features`.
+for it); reading the file is `tiergate.loop.start.read_features`.
 """
 
 from __future__ import annotations

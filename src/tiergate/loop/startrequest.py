@@ -1,7 +1,7 @@
 """A new loop from what its start asks for: the one constructor behind `/tiergate:ralph`,
 `/tiergate:autopilot`, `tiergate ralph start` and `tiergate autopilot start`.
 
-Pure: the base commit, the time and the configured defaults come in (`tiergate.loop.launch` reads them).
+Pure: the base commit, the time and the configured defaults come in (`tiergate.loop.start` reads them).
 """
 
 from __future__ import annotations

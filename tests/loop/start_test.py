@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tiergate.errors import UserError
-from tiergate.loop.launch import read_features
+from tiergate.loop.start import read_features
 
 
 def test_the_features_file_is_read_and_parsed(tmp_path: Path) -> None:

@@ -23,13 +23,13 @@ def at_head(project: Project, session_id: str, start: Start) -> LoopState:
     import time
     from dataclasses import replace
 
-    from tiergate import git
     from tiergate.config import load_config
+    from tiergate.git import objects, repository
     from tiergate.loop.startrequest import begin
 
-    root = git.repo_root(project.root)
+    root = repository.repo_root(project.root)
     config = load_config(project.root)
-    base = git.resolve_rev(root, "HEAD")
+    base = objects.resolve_rev(root, "HEAD")
     loop = begin(
         start,
         session_id,
@@ -49,16 +49,16 @@ def _start(project: Project, session_id: str, base: str | None, exclusions: Excl
     work (`exclusions`: a test run's caches, another tool's state) is clean. One that cannot be
     taken (the index has conflicts) leaves the loop measuring from its base commit: the user's edits
     then count as the loop's, which verifies more, never less."""
-    from tiergate import git
     from tiergate.errors import UserError
+    from tiergate.git import changes, repository, untracked
     from tiergate.tier.change import work_paths
     from tiergate.workspace import startpoint
 
     try:
         if base is None:
             return startpoint.take(project, session_id or startpoint.PENDING, base)
-        root = git.repo_root(project.root)
-        differing = git.changed_paths(root, base), git.untracked_files(root, base)
+        root = repository.repo_root(project.root)
+        differing = changes.changed_paths(root, base), untracked.untracked_files(root, base)
         if not work_paths(root, [*differing[0], *differing[1]], exclusions):
             return None
         return startpoint.take(project, session_id or startpoint.PENDING, base, differing=differing)
