@@ -36,7 +36,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -84,6 +84,7 @@ class Run:
 class Samples:
     seconds: list[float] = field(default_factory=list)
     rss_kib: list[int] = field(default_factory=list)
+    cpu_seconds: list[float] = field(default_factory=list)
 
 
 def main() -> int:
@@ -92,6 +93,9 @@ def main() -> int:
     )
     parser.add_argument("--runs", type=int, default=20, help="measured runs per case (default 20)")
     parser.add_argument("--check", action="store_true", help="exit 1 if a goal is missed")
+    parser.add_argument(
+        "--before", metavar="REV", help="also run the SubagentStop cases with tiergate's source at REV"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="tiergate-bench-") as scratch:
         root = Path(scratch)
@@ -100,6 +104,8 @@ def main() -> int:
         print("building the projects and the 50 MB transcripts...", flush=True)
         claim = claim_case(root, home)
         cases = [*subagent_cases(root, home), claim, session_end_case(claim), baseline_case(home)]
+        if args.before:
+            cases[2:2] = [at_revision(case, args.before, root) for case in cases[:2]]
         for case in cases:
             problem = case.check(run_once(case))
             if problem is not None:
@@ -326,6 +332,22 @@ def baseline_case(home: Path) -> Case:
     )
 
 
+def at_revision(case: Case, rev: str, root: Path) -> Case:
+    """`case` with tiergate's source as it was at `rev`, in the same venv: the launcher's TIERGATE_PYTHON
+    is a wrapper that puts that source first on the path (the hook runs isolated, -I: no PYTHONPATH)."""
+    source = root / f"source-{rev}"
+    source.mkdir(exist_ok=True)
+    archive = subprocess.run(["git", "archive", rev, "src"], cwd=REPO, capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", str(source)], input=archive.stdout, check=True)
+    wrapper = root / f"python-{rev}"
+    first = f"import sys; sys.path.insert(0, {str(source / 'src')!r}); "
+    python = REPO / ".venv" / "bin" / "python"
+    wrapper.write_text(f'#!/bin/sh\nexec {python} -I -c "{first}$3" "$4"\n')
+    wrapper.chmod(0o755)
+    env = case.env | {"TIERGATE_PYTHON": str(wrapper)}
+    return replace(case, name=f"{case.name} at {rev}", env=env)
+
+
 def hook_env(project: Path, home: Path) -> dict[str, str]:
     """What Claude Code gives a hook, minus anything of the developer's that could change tiergate's."""
     keep = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "TIERGATE_", "XDG_"))}
@@ -398,6 +420,7 @@ def measure(cases: list[Case], runs: int) -> dict[str, Samples]:
             if round_ >= WARMUP_ROUNDS:
                 results[case.name].seconds.append(run.seconds)
                 results[case.name].rss_kib.append(run.rss_kib)
+                results[case.name].cpu_seconds.append(run.cpu_seconds)
     return results
 
 
@@ -413,7 +436,8 @@ def report(cases: list[Case], results: dict[str, Samples], runs: int) -> bool:
         f"{platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} CPUs, "
         f"{platform.platform()}; load average {os.getloadavg()[0]:.1f}\n"
     )
-    print(f"{'case':<38} {'median ms':>10} {'p90 ms':>8} {'peak RSS MiB':>13}  goal")
+    # CPU time beside wall time: on a busy machine the wall time is the scheduler's, the CPU time the hook's.
+    print(f"{'case':<46} {'median ms':>10} {'p90 ms':>8} {'CPU ms':>7} {'peak RSS MiB':>13}  goal")
     missed = False
     for case in cases:
         samples = results[case.name]
@@ -426,7 +450,9 @@ def report(cases: list[Case], results: dict[str, Samples], runs: int) -> bool:
             missed = missed or not met
             limit = f"< {seconds * 1000:.0f} ms" + ("" if mib == math.inf else f", < {mib:.0f} MiB")
             verdict = f"{limit}: {'met' if met else 'MISSED'}"
-        print(f"{case.name:<38} {statistics.median(ms):>10.1f} {p90(ms):>8.1f} {rss:>13.1f}  {verdict}")
+        cpu = statistics.median(samples.cpu_seconds) * 1000
+        wall = f"{statistics.median(ms):>10.1f} {p90(ms):>8.1f}"
+        print(f"{case.name:<46} {wall} {cpu:>7.1f} {rss:>13.1f}  {verdict}")
     return missed
 
 
