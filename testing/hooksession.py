@@ -19,7 +19,7 @@ from testing import warmstart
 from testing.statefolder import state_dir, state_env
 from tiergate.log import read_log
 from tiergate.loop import store as state
-from tiergate.loop.records import LoopState
+from tiergate.loop.state import LoopState
 from tiergate.project import Project
 
 if TYPE_CHECKING:

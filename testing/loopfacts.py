@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from tiergate.loop.claims import check_claim
 from tiergate.loop.events import ClaimFacts, GateFacts, Stop
-from tiergate.loop.records import LoopState, new_loop
+from tiergate.loop.state import LoopState, new_loop
 
 T0 = 1_800_000_000.0
 TASK = "Fix the parser bug in src/parser.py"

@@ -15,7 +15,7 @@ from testing.tiergatecli import tiergate
 
 from tiergate.log import read_log
 from tiergate.loop import store as state
-from tiergate.loop.records import new_loop
+from tiergate.loop.state import new_loop
 from tiergate.project import Project
 
 T0 = 1_800_000_000.0

@@ -31,7 +31,7 @@ from tiergate.log import (
 )
 from tiergate.loop.events import Outcome
 from tiergate.loop.logrecord import log_fields
-from tiergate.loop.records import new_loop
+from tiergate.loop.state import new_loop
 from tiergate.project import Project, ensure_state_dir
 
 

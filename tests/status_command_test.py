@@ -15,7 +15,7 @@ from tiergate.loop import store as state
 from tiergate.loop.claims import check_claim
 from tiergate.loop.decision import decide
 from tiergate.loop.events import ClaimFacts, Stop
-from tiergate.loop.records import new_loop
+from tiergate.loop.state import new_loop
 from tiergate.project import Project
 
 T0 = 1_800_000_000.0

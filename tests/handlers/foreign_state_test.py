@@ -14,7 +14,7 @@ from typing import Any
 from testing.gitrepo import init_repo, write
 from testing.hooksession import HookSession
 
-from tiergate.loop.records import Verification
+from tiergate.loop.state import Verification
 
 SESSION = "88888888-2222-3333-4444-555555555555"
 CLAIM = "value.txt is right now.\n\n<promise>DONE</promise>"

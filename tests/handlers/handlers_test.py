@@ -21,7 +21,7 @@ from testing.statefolder import state_dir, state_env
 
 from tiergate.log import LogRecords, read_log
 from tiergate.loop import store as state
-from tiergate.loop.records import LoopState, new_loop
+from tiergate.loop.state import LoopState, new_loop
 from tiergate.project import Project
 
 SESSION = "11111111-2222-3333-4444-555555555555"

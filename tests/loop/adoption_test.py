@@ -15,7 +15,7 @@ from tiergate.loop.adoption import Foreign, NotAdopted, OmcCancel
 from tiergate.loop.claims import ClaimCheck
 from tiergate.loop.decision import decide
 from tiergate.loop.events import Stop
-from tiergate.loop.records import AttemptRecord, LoopState, new_loop
+from tiergate.loop.state import AttemptRecord, LoopState, new_loop
 
 STATE = """\
 ---

@@ -13,8 +13,8 @@ from tiergate.loop.decision import decide
 from tiergate.loop.events import Outcome, Stop, SubagentStart, SubagentStop
 from tiergate.loop.interventions import InterventionPolicy
 from tiergate.loop.logrecord import log_fields
-from tiergate.loop.records import AttemptRecord, LoopState, Policies
 from tiergate.loop.refutation import after_rollback
+from tiergate.loop.state import AttemptRecord, LoopState, Policies
 from tiergate.loop.verdict import Criterion, Judgement, Verdict
 
 

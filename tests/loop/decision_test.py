@@ -27,7 +27,7 @@ from tiergate.loop.events import (
     UserPrompt,
 )
 from tiergate.loop.logrecord import log_fields
-from tiergate.loop.records import LIMITS, LoopState, new_loop
+from tiergate.loop.state import LIMITS, LoopState, new_loop
 from tiergate.loop.verdict import Criterion, Judgement, Verdict
 from tiergate.workspace.manifest import Changes
 

@@ -18,7 +18,7 @@ from tiergate.loop.decision import decide
 from tiergate.loop.events import ClaimFacts, GateFacts, Stop, SubagentStart, SubagentStop
 from tiergate.loop.features import Feature
 from tiergate.loop.interventions import InterventionPolicy
-from tiergate.loop.records import AttemptRecord, LoopState, Policies, new_loop
+from tiergate.loop.state import AttemptRecord, LoopState, Policies, new_loop
 from tiergate.loop.verdict import Criterion, Judgement, Verdict
 from tiergate.project import Project
 

@@ -10,7 +10,7 @@ from testing.loopfacts import working
 
 from tests.loop.text_test import _verification
 from tiergate.loop.packet import packet
-from tiergate.loop.records import Verification
+from tiergate.loop.state import Verification
 
 LEAD = (
     "STILL FAILING AS WHEN THE LOOP BEGAN (read this first): this claim is not green.",

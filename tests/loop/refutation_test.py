@@ -14,9 +14,9 @@ from tiergate.loop.claims import check_claim
 from tiergate.loop.decision import decide, empty_turn
 from tiergate.loop.events import Outcome, Stop, SubagentStart, SubagentStop, UserPrompt
 from tiergate.loop.interventions import InterventionPolicy
-from tiergate.loop.records import REFUTED_KEPT, LoopState, Policies
 from tiergate.loop.refutation import may_stand_refuted, refutation_for
 from tiergate.loop.stalls import StallPolicy
+from tiergate.loop.state import REFUTED_KEPT, LoopState, Policies
 from tiergate.loop.verdict import Criterion, Judgement, Verdict
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from tiergate.loop.claims import DEFAULT_PROMISE
 from tiergate.loop.features import Feature
-from tiergate.loop.records import LoopState
 from tiergate.loop.startrequest import Start, begin
+from tiergate.loop.state import LoopState
 
 F1 = Feature("F01", "List items", "GET /items lists every item.", (("list", "sh probe.sh list"),))
 F2 = Feature("F02", "Filter by tag", "GET /items?tag=x filters.", (("filter", "sh probe.sh filter"),))

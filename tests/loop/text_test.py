@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from tiergate.loop import packet as evidence
 from tiergate.loop import text as looptext
-from tiergate.loop.records import LoopState, Verification, new_loop
+from tiergate.loop.state import LoopState, Verification, new_loop
 from tiergate.workspace.manifest import Changes
 
 FENCE = re.compile(r"^```", re.MULTILINE)

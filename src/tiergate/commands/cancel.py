@@ -12,7 +12,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tiergate.loop.records import LoopState
+    from tiergate.loop.state import LoopState
     from tiergate.loop.store import Damaged
     from tiergate.project import Project
 

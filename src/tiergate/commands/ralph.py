@@ -22,7 +22,7 @@ from tiergate.text import brief, plural
 
 if TYPE_CHECKING:
     from tiergate.loop.features import Feature
-    from tiergate.loop.records import LoopState
+    from tiergate.loop.state import LoopState
     from tiergate.project import Project
 
 HELP = "start a ralph loop from a shell; the next Claude Code session in this project takes it up"

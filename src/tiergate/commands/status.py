@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from tiergate.text import brief
 
 if TYPE_CHECKING:
-    from tiergate.loop.records import LoopState
+    from tiergate.loop.state import LoopState
     from tiergate.loop.store import Damaged
 
 HELP = "show where each loop of this project stands"

@@ -21,7 +21,7 @@ from tiergate.loop.events import Outcome
 from tiergate.text import plural
 
 if TYPE_CHECKING:
-    from tiergate.loop.records import LoopState
+    from tiergate.loop.state import LoopState
     from tiergate.project import Project
 
 # The interop setting that governs each kind.

@@ -12,7 +12,7 @@ from tiergate.loop import text as looptext
 from tiergate.loop.decision import decide
 from tiergate.loop.events import Event, Outcome
 from tiergate.loop.logrecord import log_fields
-from tiergate.loop.records import LIMITS, Limits, LoopState
+from tiergate.loop.state import LIMITS, Limits, LoopState
 
 # Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
 TYPE_CHECKING = False

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tiergate.loop.events import ClaimFacts, GateFacts, Outcome
-from tiergate.loop.records import LoopState, Policies
 from tiergate.loop.refutation import after_rollback
+from tiergate.loop.state import LoopState, Policies
 from tiergate.text import quote_inline
 
 if TYPE_CHECKING:

@@ -20,7 +20,7 @@ from tiergate.loop import store as state
 # Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from tiergate.loop.records import LoopState
+    from tiergate.loop.state import LoopState
     from tiergate.project import Project
 
 

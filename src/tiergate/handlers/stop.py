@@ -9,8 +9,8 @@ from tiergate.loop import store as state
 from tiergate.loop.claims import ClaimCheck, check_claim
 from tiergate.loop.decision import empty_turn, wants_claim_facts
 from tiergate.loop.events import ClaimFacts, GateFacts, Stop
-from tiergate.loop.records import POLICIES, LoopState, Policies
 from tiergate.loop.refutation import may_stand_refuted, refutation_for
+from tiergate.loop.state import POLICIES, LoopState, Policies
 from tiergate.workspace import fingerprint, startpoint
 
 # Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.

@@ -19,7 +19,7 @@ from tiergate.handlers import common
 from tiergate.hook.inputs import parse_input
 from tiergate.loop import store as state
 from tiergate.loop.events import Outcome, SubagentStop
-from tiergate.loop.records import POLICIES, LoopState, VerifierRun
+from tiergate.loop.state import POLICIES, LoopState, VerifierRun
 from tiergate.loop.verdict import judge
 from tiergate.loop.verifiers import run_for
 from tiergate.workspace import manifeststore, startpoint

@@ -12,7 +12,7 @@ from tiergate.loop import slash as loopcommands
 from tiergate.loop import store as state
 from tiergate.loop import text as looptext
 from tiergate.loop.events import Cancel, Outcome, TaskNotification, UserPrompt
-from tiergate.loop.records import LoopState
+from tiergate.loop.state import LoopState
 from tiergate.text import plural
 
 # Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.

@@ -28,7 +28,7 @@ from typing import Any, Literal
 from tiergate.frozen import frozen
 from tiergate.loop.claims import ClaimCheck
 from tiergate.loop.events import Outcome, Stop
-from tiergate.loop.records import LoopState
+from tiergate.loop.state import LoopState
 from tiergate.loop.transitions import halt
 from tiergate.text import minutes, plural
 

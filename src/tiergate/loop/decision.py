@@ -70,8 +70,8 @@ from tiergate.loop.events import (
     UserPrompt,
 )
 from tiergate.loop.logrecord import snapshot
-from tiergate.loop.records import LIMITS, AttemptRecord, Limits, LoopState, next_approach
 from tiergate.loop.refutation import gate_refuted, refutation_for, refute_at_stop, refuted_again
+from tiergate.loop.state import LIMITS, AttemptRecord, Limits, LoopState, next_approach
 from tiergate.loop.transitions import (
     block_stop,
     claim_error,

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from tiergate.frozen import frozen
-from tiergate.loop.records import POLICIES, LoopState, Policies
+from tiergate.loop.state import POLICIES, LoopState, Policies
 
 # Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
 TYPE_CHECKING = False

@@ -4,7 +4,7 @@ verifier run and of a gate run (`tiergate history` is derived from them)."""
 from __future__ import annotations
 
 from tiergate.loop.events import GateFacts, Outcome
-from tiergate.loop.records import Verification, VerifierRun
+from tiergate.loop.state import Verification, VerifierRun
 
 
 def snapshot(verification: Verification, status: str, **extra: object) -> dict[str, object]:

@@ -25,7 +25,7 @@ from tiergate.text import cut, fit, plural, quote_block, quote_inline, quote_pat
 # Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from tiergate.loop.records import LoopState, Verification
+    from tiergate.loop.state import LoopState, Verification
 
 MAX_PACKET = 9500
 TASK_IN_PACKET = 3000

@@ -2,7 +2,7 @@
 refutation at a Stop, a verifier's at its SubagentStop, and the intervention each one gets (retry, change
 of approach, rollback, halt); then the outcome once the adapter rolled the workspace back.
 
-Which outcomes bind to their workspace: the note above `tiergate.loop.records.REFUTED_KEPT`.
+Which outcomes bind to their workspace: the note above `tiergate.loop.state.REFUTED_KEPT`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from tiergate.loop import features, interventions, stalls
 from tiergate.loop import text as looptext
 from tiergate.loop.events import Outcome, Stop
 from tiergate.loop.logrecord import gate_logged
-from tiergate.loop.records import (
+from tiergate.loop.state import (
     REFUTATION_TEXT,
     REFUTED_KEPT,
     AttemptRecord,

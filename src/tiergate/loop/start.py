@@ -11,8 +11,8 @@ if TYPE_CHECKING:
 
     from tiergate.foreign import Exclusions
     from tiergate.loop.features import Feature
-    from tiergate.loop.records import LoopState
     from tiergate.loop.startrequest import Start
+    from tiergate.loop.state import LoopState
     from tiergate.project import Project
 
 

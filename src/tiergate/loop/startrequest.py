@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from tiergate.frozen import frozen
 from tiergate.loop.claims import DEFAULT_PROMISE
-from tiergate.loop.records import LoopState, new_loop
+from tiergate.loop.state import LoopState, new_loop
 
 if TYPE_CHECKING:
     from tiergate.loop.features import Feature

@@ -34,7 +34,7 @@ from tiergate.errors import UserError
 from tiergate.frozen import frozen
 from tiergate.loop import ledger
 from tiergate.loop.features import Feature
-from tiergate.loop.records import (
+from tiergate.loop.state import (
     PHASES,
     AttemptRecord,
     LoopState,

@@ -24,7 +24,7 @@ from tiergate.text import minutes, plural, quote_block, quote_inline, quote_path
 # Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from tiergate.loop.records import LoopState, RefutedWorkspace, Verification, VerifierRun
+    from tiergate.loop.state import LoopState, RefutedWorkspace, Verification, VerifierRun
     from tiergate.loop.verdict import Judgement
     from tiergate.workspace.manifest import Changes
 

@@ -10,7 +10,7 @@ from tiergate.loop import text as looptext
 from tiergate.loop.claims import claim_evidence, claim_types
 from tiergate.loop.events import Outcome, Stop
 from tiergate.loop.logrecord import gate_logged, snapshot
-from tiergate.loop.records import Limits, LoopState, Verification
+from tiergate.loop.state import Limits, LoopState, Verification
 
 
 def send_back(

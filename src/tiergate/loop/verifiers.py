@@ -10,7 +10,8 @@ from tiergate.loop import stalls
 from tiergate.loop import text as looptext
 from tiergate.loop.events import Outcome, SubagentStart, SubagentStop
 from tiergate.loop.logrecord import run_facts, snapshot
-from tiergate.loop.records import (
+from tiergate.loop.refutation import bind, verifier_refuted
+from tiergate.loop.state import (
     POLICIES,
     REFUTATION_TEXT,
     VERIFIER_PREFIX,
@@ -22,7 +23,6 @@ from tiergate.loop.records import (
     Verification,
     VerifierRun,
 )
-from tiergate.loop.refutation import bind, verifier_refuted
 from tiergate.loop.transitions import request_again
 from tiergate.loop.verdict import Judgement
 from tiergate.text import plural
