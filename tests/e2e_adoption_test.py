@@ -22,7 +22,17 @@ from testing.claude.neighbours import (
     ralph_loop_state,
     run_beside,
 )
-from testing.claude.scripted_api import ApiRequest, Reply, Rule, ScriptedApi, bash, text, tool_use, write_file
+from testing.claude.scripted_api import (
+    ApiRequest,
+    Reply,
+    Rule,
+    ScriptedApi,
+    bash,
+    stop_feedback,
+    text,
+    tool_use,
+    write_file,
+)
 from testing.claude.tiergate_model import follow_spawn_directive, passing_verdict
 from testing.gitrepo import commit_all, write
 from testing.tiergatecli import decisions, tiergate
@@ -50,11 +60,6 @@ def project_with_a_check(project: Path, config: str = "") -> None:
         {"value.txt": "good\n", "check.sh": CHECK, ".tiergate.toml": toml},
     )
     commit_all(project, "value.txt and its check")
-
-
-def feedback_of(api: ScriptedApi) -> list[str]:
-    texts = [r.last_user_text() for r in api.messages_calls("main")]
-    return [t[t.index("Stop hook feedback:") :] for t in texts if "Stop hook feedback:" in t]
 
 
 def verifier_script(api: ScriptedApi) -> None:
@@ -85,7 +90,7 @@ def test_a_users_ralph_loop_with_a_false_promise_is_refuted_then_its_fix_verifie
     run = run_beside(run_claude, command, [RALPH_LOOP_PLUGIN], timeout=240)
 
     assert run.returncode == 0, run.describe()
-    feedback = feedback_of(scripted_api)
+    feedback = stop_feedback(scripted_api)
     # ralph-loop ran: its Stop hook at every stop, and at the first it sent the model back with its prompt,
     # alone: tiergate counted that stop without a second prompt.
     assert [h.status for h in hook_runs_of(run, RALPH_HOOK, "Stop")] == [0, 0, 0, 0], run.describe()
@@ -123,7 +128,7 @@ def test_with_interop_ignore_a_users_false_promise_ends_the_session_at_once(
 
     assert run.returncode == 0, run.describe()
     assert run.result["result"] == CLAIM
-    assert feedback_of(scripted_api) == []
+    assert stop_feedback(scripted_api) == []
     # ralph-loop ran its stop and took the promise (deleting its file); tiergate stood aside.
     assert [h.status for h in hook_runs_of(run, RALPH_HOOK, "Stop")] == [0], run.describe()
     assert ralph_loop_state(git_project) is None
@@ -157,7 +162,7 @@ def test_a_tiergate_loop_beside_a_ralph_loop_with_another_promise_keeps_its_pass
     assert len(scripted_api.messages_calls("subagent")) >= 1
     # ralph-loop went on with its own promise until its own limit.
     assert ralph_loop_state(git_project) is None
-    assert any("Stop hook feedback:\n\nralph-loop's own task" in f for f in feedback_of(scripted_api))
+    assert any("Stop hook feedback:\n\nralph-loop's own task" in f for f in stop_feedback(scripted_api))
 
 
 # oh-my-claudecode ------------------------------------------------------------------------------------------
@@ -214,7 +219,7 @@ def test_an_omc_mode_whose_model_clears_its_state_on_a_failing_test_is_refuted_t
     )
 
     assert run.returncode == 0, run.describe()
-    feedback = [f for f in feedback_of(scripted_api) if "tiergate" in f]
+    feedback = [f for f in stop_feedback(scripted_api) if "tiergate" in f]
     refuted = feedback[0]
     assert "FAIL: test_value (checks.ValueTest)" in refuted
     assert "```tiergate-spawn" not in refuted

@@ -5,19 +5,17 @@ the second feature after the first and finalizes after the second."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
-from testing.claude.cli import RunClaude
-from testing.claude.scripted_api import Rule, ScriptedApi, bash, text, write_file
+from testing.claude.cli import RunClaude, run_tiergate
+from testing.claude.scripted_api import Rule, ScriptedApi, bash, stop_feedback, text, write_file
 from testing.claude.tiergate_model import follow_spawn_directive, packet_of, passing_verdict
 from testing.gitrepo import commit_all, write
 from testing.tiergatecli import decisions, tiergate
 
 pytestmark = pytest.mark.e2e
 
-PLUGIN_ROOT = Path(__file__).resolve().parents[1]
 CLAIM = "The feature works and its checks pass.\n<promise>DONE</promise>"
 FEATURES = {
     "features": [
@@ -67,16 +65,10 @@ def test_an_autopilot_of_two_features_is_gated_verified_and_finalized_after_the_
     scripted_api.on(bash("sh app.sh list"), thread="subagent", after_tool_result=False)
     scripted_api.on(passing_verdict("ran `sh app.sh list`: the items"), thread="subagent")
 
-    run = run_claude(
-        "start working",
-        plugin_dir=PLUGIN_ROOT,
-        env={"TIERGATE_PYTHON": sys.executable},
-        output_format="stream-json",
-    )
+    run = run_tiergate(run_claude, "start working")
 
     assert run.returncode == 0, run.describe()
-    main = [r.last_user_text() for r in scripted_api.messages_calls("main")]
-    feedback = [t[t.index("Stop hook feedback:") :] for t in main if "Stop hook feedback:" in t]
+    feedback = stop_feedback(scripted_api)
     assert [f.count("```tiergate-spawn") for f in feedback] == [1, 0, 1]
     assert "F01 is done" in feedback[1] and "Feature F02: Filter by tag" in feedback[1]
     packets = [packet_of(r) for r in scripted_api.messages_calls("subagent")]

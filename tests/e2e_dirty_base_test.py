@@ -7,19 +7,17 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from testing.claude.cli import RunClaude
-from testing.claude.scripted_api import ScriptedApi
+from testing.claude.cli import RunClaude, run_tiergate
+from testing.claude.scripted_api import ScriptedApi, stop_feedback
 from testing.claude.tiergate_model import packet_of, spawn_directive
 from testing.gitrepo import commit_all, write
 from testing.tiergatecli import tiergate
 
 from tests.e2e_loop_test import (
     decisions,
-    run_tiergate,
     script_implementer,
     script_verifier,
     start_loop_from_shell,
-    stop_feedback,
 )
 
 pytestmark = pytest.mark.e2e

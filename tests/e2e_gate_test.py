@@ -5,19 +5,17 @@ then is the verifier spawned, with the check results in its evidence packet."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
-from testing.claude.cli import RunClaude
-from testing.claude.scripted_api import Rule, ScriptedApi, bash, text, write_file
+from testing.claude.cli import RunClaude, run_tiergate
+from testing.claude.scripted_api import Rule, ScriptedApi, bash, stop_feedback, text, write_file
 from testing.claude.tiergate_model import follow_spawn_directive, packet_of, passing_verdict
 from testing.gitrepo import commit_all, write
 from testing.tiergatecli import decisions, tiergate
 
 pytestmark = pytest.mark.e2e
 
-PLUGIN_ROOT = Path(__file__).resolve().parents[1]
 CLAIM = "value.txt is fixed.\n<promise>DONE</promise>"
 CHECK = """\
 if grep -qx good value.txt; then echo "test_value ... ok"; exit 0; fi
@@ -51,16 +49,10 @@ def test_a_claim_the_configured_check_refutes_never_reaches_a_verifier_and_the_f
     scripted_api.on(bash("sh check.sh"), thread="subagent", after_tool_result=False)
     scripted_api.on(passing_verdict("ran `sh check.sh`: test_value ... ok"), thread="subagent")
 
-    run = run_claude(
-        "start working",
-        plugin_dir=PLUGIN_ROOT,
-        env={"TIERGATE_PYTHON": sys.executable},
-        output_format="stream-json",
-    )
+    run = run_tiergate(run_claude, "start working")
 
     assert run.returncode == 0, run.describe()
-    main = [r.last_user_text() for r in scripted_api.messages_calls("main")]
-    feedback = [t[t.index("Stop hook feedback:") :] for t in main if "Stop hook feedback:" in t]
+    feedback = stop_feedback(scripted_api)
     refuted, spawn = feedback[0], feedback[1]
     # The first claim: blocked with the check's own output, and no verifier asked for.
     assert "no verifier was spawned" in refuted

@@ -8,30 +8,21 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 import uuid
 from pathlib import Path
-from typing import Any
 
 import pytest
-from testing.claude.cli import ClaudeRun, RunClaude
+from testing.claude.cli import TIERGATE_PLUGIN, ClaudeRun, RunClaude, run_tiergate
 from testing.claude.scripted_api import Failure, ScriptedApi, agent, text
 from testing.statefolder import state_dir
 
 pytestmark = pytest.mark.e2e
 
-PLUGIN_ROOT = Path(__file__).resolve().parents[1]
 VERIFIERS = {
     "tiergate:architect-low": "claude-haiku-5-5",
     "tiergate:architect-medium": "claude-sonnet-5-5",
     "tiergate:architect": "claude-opus-5-5",
 }
-
-
-def run_tiergate(run_claude: RunClaude, prompt: str | list[str], **options: Any) -> ClaudeRun:
-    env = {"TIERGATE_PYTHON": sys.executable, **options.pop("env", {})}
-    options.setdefault("output_format", "stream-json")
-    return run_claude(prompt, plugin_dir=options.pop("plugin_dir", PLUGIN_ROOT), env=env, **options)
 
 
 def tiergate_hooks(run: ClaudeRun) -> list[tuple[str, int]]:
@@ -86,7 +77,7 @@ def test_verifiers_are_spawned_as_plugin_agents_on_their_tier_model_and_read_onl
 def test_every_hook_in_hooks_json_runs_tiergate_in_a_session_that_spawns_compacts_and_fails(
     scripted_api: ScriptedApi, run_claude: RunClaude
 ) -> None:
-    registered = set(json.loads((PLUGIN_ROOT / "hooks" / "hooks.json").read_text())["hooks"])
+    registered = set(json.loads((TIERGATE_PLUGIN / "hooks" / "hooks.json").read_text())["hooks"])
     session_id = str(uuid.uuid4())
     scripted_api.sequence(agent("tiergate:architect-low", "check"), text("first reply"), thread="main")
     scripted_api.on(text("verdict"), thread="subagent")
@@ -113,8 +104,8 @@ def test_the_launcher_fails_open_when_tiergate_is_not_installed(
     # A copy of the plugin without the checkout's .venv, and no TIERGATE_PYTHON or installed venv.
     plugin = tmp_path / "plugin"
     for part in (".claude-plugin", "hooks", "agents", "commands"):
-        if (PLUGIN_ROOT / part).exists():
-            shutil.copytree(PLUGIN_ROOT / part, plugin / part)
+        if (TIERGATE_PLUGIN / part).exists():
+            shutil.copytree(TIERGATE_PLUGIN / part, plugin / part)
     scripted_api.on(text("finished anyway"), thread="main")
 
     run = run_claude("work", plugin_dir=plugin, output_format="stream-json")

@@ -4,12 +4,10 @@ claim was NOT verified; there is no PASS and no new green point."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
-from testing.claude.cli import ClaudeRun, RunClaude
+from testing.claude.cli import RunClaude, run_tiergate
 from testing.claude.scripted_api import ScriptedApi, bash, text
 from testing.gitrepo import git
 from testing.statefolder import state_dir
@@ -17,13 +15,7 @@ from testing.tiergatecli import decisions, tiergate
 
 pytestmark = pytest.mark.e2e
 
-PLUGIN_ROOT = Path(__file__).resolve().parents[1]
 CLAIM = "The work is done.\n<promise>DONE</promise>"
-
-
-def run_tiergate(run_claude: RunClaude, prompt: str, **options: Any) -> ClaudeRun:
-    options.setdefault("output_format", "stream-json")
-    return run_claude(prompt, plugin_dir=PLUGIN_ROOT, env={"TIERGATE_PYTHON": sys.executable}, **options)
 
 
 def test_a_loop_file_rewritten_by_the_agent_ends_the_session_halted_without_a_pass(

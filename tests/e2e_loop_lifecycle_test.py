@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from testing.claude.cli import ClaudeRun, RunClaude
+from testing.claude.cli import RunClaude, run_tiergate
 from testing.claude.scripted_api import (
     ApiRequest,
     Failure,
@@ -23,6 +23,7 @@ from testing.claude.scripted_api import (
     ScriptedApi,
     agent,
     bash,
+    stop_feedback,
     text,
     tool_use,
 )
@@ -37,7 +38,6 @@ from testing.tiergatecli import tiergate
 
 pytestmark = pytest.mark.e2e
 
-PLUGIN_ROOT = Path(__file__).resolve().parents[1]
 CLAIM = "hello.py is written and prints hello.\n<promise>DONE</promise>"
 TASK = "add hello.py printing hello"
 
@@ -45,11 +45,6 @@ TASK = "add hello.py printing hello"
 def start_loop_from_shell(project: Path, max_iterations: int = 5) -> None:
     started = tiergate(project, "ralph", "start", TASK, "--max-iterations", str(max_iterations))
     assert started.returncode == 0, started.stderr
-
-
-def run_tiergate(run_claude: RunClaude, prompt: str | list[str], **options: Any) -> ClaudeRun:
-    options.setdefault("output_format", "stream-json")
-    return run_claude(prompt, plugin_dir=PLUGIN_ROOT, env={"TIERGATE_PYTHON": sys.executable}, **options)
 
 
 def log(project: Path) -> list[dict[str, Any]]:
@@ -69,11 +64,6 @@ def status(project: Path) -> list[dict[str, Any]]:
     assert result.returncode == 0, result.stderr
     loops: list[dict[str, Any]] = json.loads(result.stdout)
     return loops
-
-
-def stop_feedback(api: ScriptedApi) -> list[str]:
-    texts = [r.last_user_text() for r in api.messages_calls("main")]
-    return [t[t.index("Stop hook feedback:") :] for t in texts if "Stop hook feedback:" in t]
 
 
 def write(project: Path, name: str, content: str) -> Any:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import shlex
-import sys
 import threading
 import time
 import uuid
@@ -18,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from testing.claude.cli import ClaudeRun, RunClaude
+from testing.claude.cli import RunClaude, run_tiergate
 from testing.claude.scripted_api import (
     ApiRequest,
     Failure,
@@ -27,6 +26,7 @@ from testing.claude.scripted_api import (
     ScriptedApi,
     agent,
     bash,
+    stop_feedback,
     text,
     tool_use,
 )
@@ -45,7 +45,6 @@ from tiergate import seal
 
 pytestmark = pytest.mark.e2e
 
-PLUGIN_ROOT = Path(__file__).resolve().parents[1]
 CLAIM = "The work is done.\n<promise>DONE</promise>"
 EVIDENCE = "ran `python3 hello.py`: it printed hello, exit code 0"
 
@@ -53,11 +52,6 @@ EVIDENCE = "ran `python3 hello.py`: it printed hello, exit code 0"
 def start_loop_from_shell(project: Path, task: str, max_iterations: int = 5) -> None:
     started = tiergate(project, "ralph", "start", task, "--max-iterations", str(max_iterations))
     assert started.returncode == 0, started.stderr
-
-
-def run_tiergate(run_claude: RunClaude, prompt: str, **options: Any) -> ClaudeRun:
-    options.setdefault("output_format", "stream-json")
-    return run_claude(prompt, plugin_dir=PLUGIN_ROOT, env={"TIERGATE_PYTHON": sys.executable}, **options)
 
 
 def decision_log(project: Path) -> list[dict[str, Any]]:
@@ -93,12 +87,6 @@ def script_verifier(api: ScriptedApi) -> None:
     """Run a command, then PASS with every label the packet requires."""
     api.on(bash("python3 hello.py"), thread="subagent", after_tool_result=False)
     api.on(passing_verdict(EVIDENCE), thread="subagent", after_tool_result=True)
-
-
-def stop_feedback(api: ScriptedApi) -> list[str]:
-    """The Stop hook feedback each main request carried, in order."""
-    texts = [r.last_user_text() for r in api.messages_calls("main")]
-    return [t[t.index("Stop hook feedback:") :] for t in texts if "Stop hook feedback:" in t]
 
 
 @pytest.mark.parametrize(

@@ -39,7 +39,16 @@ from testing.claude.neighbours import (
     run_beside,
 )
 from testing.claude.probe_plugin import ProbePlugin, make_probe_plugin
-from testing.claude.scripted_api import ApiRequest, Reply, Rule, ScriptedApi, bash, text, tool_use
+from testing.claude.scripted_api import (
+    ApiRequest,
+    Reply,
+    Rule,
+    ScriptedApi,
+    bash,
+    stop_feedback,
+    text,
+    tool_use,
+)
 from testing.claude.tiergate_model import follow_spawn_directive, passing_verdict
 from testing.gitrepo import commit_all, write
 from testing.tiergatecli import decisions, tiergate
@@ -180,11 +189,6 @@ def ignore(project: Path, neighbour: str) -> None:
     """`[interop] <neighbour> = "ignore"` in the project's committed configuration."""
     write(project, {".tiergate.toml": f'[interop]\n{neighbour} = "ignore"\n'})
     commit_all(project, "tiergate leaves the neighbour alone")
-
-
-def stop_feedback(api: ScriptedApi) -> list[str]:
-    texts = [r.last_user_text() for r in api.messages_calls("main")]
-    return [t[t.index("Stop hook feedback:") :] for t in texts if "Stop hook feedback:" in t]
 
 
 @pytest.mark.e2e

@@ -12,13 +12,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from testing.claude.cli import RunClaude
-from testing.claude.scripted_api import Rule, ScriptedApi, bash, text, write_file
+from testing.claude.cli import RunClaude, run_tiergate
+from testing.claude.scripted_api import Rule, ScriptedApi, bash, stop_feedback, text, write_file
 from testing.claude.tiergate_model import follow_spawn_directive, passing_verdict
 from testing.gitrepo import commit_all, write
 from testing.tiergatecli import decisions, tiergate
-
-from tests.e2e_loop_test import run_tiergate, stop_feedback
 
 pytestmark = pytest.mark.e2e
 

@@ -10,6 +10,7 @@ import queue
 import re
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -20,6 +21,8 @@ from typing import IO, Any, Protocol
 from testing.statefolder import state_env
 
 CLAUDE_BIN_ENV = "TIERGATE_CLAUDE_BIN"
+# tiergate's plugin is the repository itself (.claude-plugin/, hooks/, agents/, commands/).
+TIERGATE_PLUGIN = Path(__file__).resolve().parents[2]
 PINNED_VERSION = "2.1.332"
 # What the scripted agents use. Root may not pass --dangerously-skip-permissions: tools are allowed by name.
 DEFAULT_TOOLS = ("Bash", "Read", "Write", "Edit", "Agent")
@@ -137,6 +140,14 @@ class RunClaude(Protocol):
     def __call__(
         self, prompt: str | Sequence[str], *, plugin_dir: Path | None = ..., **options: Any
     ) -> ClaudeRun: ...
+
+
+def run_tiergate(run_claude: RunClaude, prompt: str | Sequence[str], **options: Any) -> ClaudeRun:
+    """`run_claude` with tiergate's plugin (or `plugin_dir`), its hooks on this interpreter, and streamed
+    JSON output; `env` adds to the hooks' environment, other options go to `run_claude` as they are."""
+    env = {"TIERGATE_PYTHON": sys.executable, **options.pop("env", {})}
+    options.setdefault("output_format", "stream-json")
+    return run_claude(prompt, plugin_dir=options.pop("plugin_dir", TIERGATE_PLUGIN), env=env, **options)
 
 
 def claude_env(home: Path, api_url: str, env: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -15,10 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from testing.claude.cli import ClaudeRun, HookRun, RunClaude
+from testing.claude.cli import TIERGATE_PLUGIN, ClaudeRun, HookRun, RunClaude
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-TIERGATE_PLUGIN = REPO_ROOT
 RALPH_LOOP_PLUGIN = REPO_ROOT / "testing" / "ralphloop"
 # ralph-loop's state file, relative to the project (the hook's working directory).
 RALPH_LOOP_STATE = Path(".claude") / "ralph-loop.local.md"

@@ -333,6 +333,12 @@ class ScriptedApi:
             return next(self._ids)
 
 
+def stop_feedback(api: ScriptedApi) -> list[str]:
+    """The Stop hook feedback each main request carried, in order (from "Stop hook feedback:" on)."""
+    texts = [r.last_user_text() for r in api.messages_calls("main")]
+    return [t[t.index("Stop hook feedback:") :] for t in texts if "Stop hook feedback:" in t]
+
+
 def _log_record(exchange: Exchange) -> dict[str, Any]:
     request = exchange.request
     return {
