@@ -30,7 +30,7 @@ from tiergate.log import (
     write_decision,
 )
 from tiergate.loop.events import Outcome
-from tiergate.loop.logrecord import log_fields
+from tiergate.loop.logfields import log_fields
 from tiergate.loop.state import new_loop
 from tiergate.project import Project, ensure_state_dir
 

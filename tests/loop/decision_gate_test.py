@@ -12,7 +12,7 @@ from tiergate.loop.claims import check_claim
 from tiergate.loop.decision import decide
 from tiergate.loop.events import Outcome, Stop, SubagentStart, SubagentStop
 from tiergate.loop.interventions import InterventionPolicy
-from tiergate.loop.logrecord import log_fields
+from tiergate.loop.logfields import log_fields
 from tiergate.loop.refutation import after_rollback
 from tiergate.loop.state import AttemptRecord, LoopState, Policies
 from tiergate.loop.verdict import Criterion, Judgement, Verdict

@@ -26,7 +26,7 @@ from tiergate.loop.events import (
     TaskNotification,
     UserPrompt,
 )
-from tiergate.loop.logrecord import log_fields
+from tiergate.loop.logfields import log_fields
 from tiergate.loop.state import LIMITS, LoopState, new_loop
 from tiergate.loop.verdict import Criterion, Judgement, Verdict
 from tiergate.workspace.manifest import Changes

@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     from tiergate.log import decision_log
     from tiergate.loop import store as state
     from tiergate.loop.events import Outcome
-    from tiergate.loop.logrecord import log_fields
+    from tiergate.loop.logfields import log_fields
     from tiergate.loop.start import base_text, read_features, start_line
     from tiergate.project import locate
 

@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     from tiergate.loop import store as state
     from tiergate.loop.decision import decide
     from tiergate.loop.events import Cancel, Outcome
-    from tiergate.loop.logrecord import log_fields
+    from tiergate.loop.logfields import log_fields
     from tiergate.project import is_valid_session_id, locate
 
     project = locate(Path.cwd(), os.environ)

@@ -108,7 +108,7 @@ def reload() -> int:
 def _log_reload(project: Project, new: LoopState, old: LoopState) -> None:
     from tiergate.log import decision_log
     from tiergate.loop.events import Outcome
-    from tiergate.loop.logrecord import log_fields
+    from tiergate.loop.logfields import log_fields
 
     reasons: tuple[str, ...] = (
         f"reload: tiergate ralph reload, the rules from {new.config_source or 'the defaults'}",
@@ -151,7 +151,7 @@ def pending_loop(
 def _log(project: Project, pending: LoopState, replaced: LoopState | None) -> None:
     from tiergate.log import decision_log
     from tiergate.loop.events import Outcome
-    from tiergate.loop.logrecord import log_fields
+    from tiergate.loop.logfields import log_fields
     from tiergate.loop.start import base_text, rules_reason
 
     reasons: tuple[str, ...] = (

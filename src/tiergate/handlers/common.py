@@ -11,7 +11,7 @@ from tiergate.loop import store as state
 from tiergate.loop import text as looptext
 from tiergate.loop.decision import decide
 from tiergate.loop.events import Event, Outcome
-from tiergate.loop.logrecord import log_fields
+from tiergate.loop.logfields import log_fields
 from tiergate.loop.state import LIMITS, Limits, LoopState
 
 # Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.

@@ -69,7 +69,7 @@ from tiergate.loop.events import (
     TaskNotification,
     UserPrompt,
 )
-from tiergate.loop.logrecord import snapshot
+from tiergate.loop.logfields import snapshot
 from tiergate.loop.refutation import gate_refuted, refutation_for, refute_at_stop, refuted_again
 from tiergate.loop.state import LIMITS, AttemptRecord, Limits, LoopState, next_approach
 from tiergate.loop.transitions import (

@@ -12,7 +12,7 @@ from dataclasses import replace
 from tiergate.loop import features, interventions, stalls
 from tiergate.loop import text as looptext
 from tiergate.loop.events import Outcome, Stop
-from tiergate.loop.logrecord import gate_logged
+from tiergate.loop.logfields import gate_logged
 from tiergate.loop.state import (
     REFUTATION_TEXT,
     REFUTED_KEPT,

@@ -9,7 +9,7 @@ from dataclasses import replace
 from tiergate.loop import text as looptext
 from tiergate.loop.claims import claim_evidence, claim_types
 from tiergate.loop.events import Outcome, Stop
-from tiergate.loop.logrecord import gate_logged, snapshot
+from tiergate.loop.logfields import gate_logged, snapshot
 from tiergate.loop.state import Limits, LoopState, Verification
 
 

@@ -9,7 +9,7 @@ from tiergate.loop import packet as evidence
 from tiergate.loop import stalls
 from tiergate.loop import text as looptext
 from tiergate.loop.events import Outcome, SubagentStart, SubagentStop
-from tiergate.loop.logrecord import run_facts, snapshot
+from tiergate.loop.logfields import run_facts, snapshot
 from tiergate.loop.refutation import bind, verifier_refuted
 from tiergate.loop.state import (
     POLICIES,
