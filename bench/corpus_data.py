@@ -2,8 +2,9 @@
 
 The corpus holds repository names, commit ids, paths and one-line judgements, never the repositories'
 code: the commits are read from clones the caller points at, `DIR/<owner>+<name>` (a work tree or a bare
-clone) or `DIR/<owner>+<name>/repo` (a bare mirror). Every git call goes through `tiergate.git.run`, the
-one git runner with its safe settings, because a clone's own configuration is not ours to run.
+clone) or `DIR/<owner>+<name>/repo` (a bare mirror). Every git call goes through
+`tiergate.git.runner.run`, the one git runner with its safe settings, because a clone's own
+configuration is not ours to run.
 
 - `repos.toml`: `[[repo]]` name, ecosystem, head (the commit the corpus was cut at), ordinary (N) and
   split ("tuning": the rules were tuned on it; "held-out": kept out of that, to measure them on).
@@ -23,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from tiergate import git
 from tiergate.errors import UserError
+from tiergate.git import runner
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 Judgement = Literal["right", "wrong"]
@@ -160,7 +161,7 @@ def git_dir(clones: Path, repo: Repo) -> Path:
 
 
 def _git(where: Path, *args: str) -> str:
-    return git.run(where, *args).stdout.decode("utf-8", "surrogateescape")
+    return runner.run(where, *args).stdout.decode("utf-8", "surrogateescape")
 
 
 def commit_paths(where: Path, sha: str) -> tuple[str, ...]:

@@ -49,9 +49,10 @@ from bench.corpus_data import (
     load_repos,
     ordinary_shas,
 )
-from tiergate import git
+
 from tiergate.config import Config
 from tiergate.errors import UserError
+from tiergate.git import runner
 from tiergate.tier import history
 from tiergate.tier.policy import Tier
 from tiergate.tier.replay import Engine, Replayed, Summary, summarise
@@ -82,7 +83,7 @@ def replay_repo(clones: Path, repo: Repo, fixes: Sequence[Fix], engine: Engine) 
 
 def _selection(where: Path, ids: Sequence[str], label: str) -> history.Selection:
     """The corpus's commits in this order, merges included: each against its first parent."""
-    out = git.run(where, "rev-list", "--parents", "--no-walk=unsorted", "--end-of-options", *ids).stdout
+    out = runner.run(where, "rev-list", "--parents", "--no-walk=unsorted", "--end-of-options", *ids).stdout
     commits = tuple((c, tuple(p)) for c, *p in map(str.split, out.decode().splitlines()))
     return history.Selection(commits, label, first_parent=True)
 

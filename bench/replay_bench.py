@@ -16,8 +16,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from bench.change_bench import median_seconds
-from tiergate import git
+
 from tiergate.config import Config, load_config
+from tiergate.git import runner
 from tiergate.tier import history
 from tiergate.tier.replay import Engine, summarise
 
@@ -38,7 +39,7 @@ def replay(repo: Path, count: int, config: Config) -> int:
 def git_alone(repo: Path, count: int) -> int:
     selection = history.select(repo, "HEAD", limit=count)
     wanted = b"".join(c.encode() + b"\n" for c, _ in selection.commits)
-    with git.stream(repo, "log", *history.MEASURE_OPTIONS, *history.PATCH_OPTIONS, stdin=wanted) as chunks:
+    with runner.stream(repo, "log", *history.MEASURE_OPTIONS, *history.PATCH_OPTIONS, stdin=wanted) as chunks:
         for _ in chunks:
             pass
     return len(selection.commits)

@@ -44,10 +44,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 from testing.gitrepo import commit_all, init_repo
-from tiergate import git
+
 from tiergate.gate.checks import Check, make_check
 from tiergate.gate.ruling import GateResult
 from tiergate.gate.run import run_gate
+from tiergate.git import objects
 from tiergate.project import Project
 
 FIXTURE = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "seed_service"
@@ -198,7 +199,7 @@ def gate(
     project: Project, done: Sequence[str], feature: str, probes_file: Path, timeout: float = GATE_TIMEOUT
 ) -> GateResult:
     """tiergate's gate on a claim that `feature` is done, `done` being done already."""
-    base = git.empty_tree(project.root)  # no baseline excuse (module docstring)
+    base = objects.empty_tree(project.root)  # no baseline excuse (module docstring)
     return run_gate(project, base, gate_checks(done, feature, probes_file), timeout=timeout)
 
 

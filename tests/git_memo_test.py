@@ -8,33 +8,33 @@ from pathlib import Path
 import pytest
 from testing.gitrepo import commit_all, git, init_repo, write
 
-from tiergate import git as tgit
 from tiergate.errors import UserError
+from tiergate.git import isolation, objects, repository, runner
 from tiergate.workspace import ondisk
 
 
 @pytest.fixture
 def calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, ...]]:
-    """The git calls made through `tiergate.git.run`."""
+    """The git calls made through `tiergate.git.runner.run`."""
     made: list[tuple[str, ...]] = []
-    real = tgit.run
+    real = runner.run
 
     def counted(cwd: Path, *args: str, **kwargs: object) -> object:
         made.append(args)
         return real(cwd, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(tgit, "run", counted)
+    monkeypatch.setattr(runner, "run", counted)
     return made
 
 
 def test_the_top_and_the_git_dir_are_asked_once(tmp_path: Path, calls: list[tuple[str, ...]]) -> None:
     repo = init_repo(tmp_path / "repo", {"a.txt": "a\n", "sub/b.txt": "b\n"})
 
-    assert tgit.repo_root(repo / "sub") == repo
-    assert tgit.repo_root(repo / "sub" / "b.txt") == repo
-    assert tgit.git_dir(repo) == repo / ".git"
-    assert tgit.git_dir(repo) == repo / ".git"
-    assert tgit.operation_in_progress(repo) is None
+    assert repository.repo_root(repo / "sub") == repo
+    assert repository.repo_root(repo / "sub" / "b.txt") == repo
+    assert repository.git_dir(repo) == repo / ".git"
+    assert repository.git_dir(repo) == repo / ".git"
+    assert repository.operation_in_progress(repo) is None
 
     assert [c[0] for c in calls] == ["rev-parse", "rev-parse"]
 
@@ -43,13 +43,13 @@ def test_a_top_found_with_head_is_kept_but_head_never_is(
     tmp_path: Path, calls: list[tuple[str, ...]]
 ) -> None:
     repo = init_repo(tmp_path / "repo", {"a.txt": "a\n"})
-    top, first = tgit.top_and_head(repo)
+    top, first = repository.top_and_head(repo)
     write(repo, {"a.txt": "b\n"})
     commit_all(repo, "second")
 
-    assert tgit.repo_root(repo) == top == repo
-    assert tgit.top_and_head(repo) == (repo, git(repo, "rev-parse", "HEAD").strip()) != (repo, first)
-    assert tgit.resolve_rev(repo, "HEAD") == git(repo, "rev-parse", "HEAD").strip()
+    assert repository.repo_root(repo) == top == repo
+    assert repository.top_and_head(repo) == (repo, git(repo, "rev-parse", "HEAD").strip()) != (repo, first)
+    assert objects.resolve_rev(repo, "HEAD") == git(repo, "rev-parse", "HEAD").strip()
     assert len(calls) == 3  # the two top_and_head and the HEAD resolved: repo_root asked nothing
 
 
@@ -59,11 +59,11 @@ def test_an_object_id_is_resolved_once_and_a_name_every_time(
     repo = init_repo(tmp_path / "repo", {"a.txt": "a\n"})
     head = git(repo, "rev-parse", "HEAD").strip()
 
-    assert tgit.resolve_rev(repo, head) == tgit.resolve_rev(repo, head) == head
-    assert tgit.resolve_rev(repo, "HEAD") == tgit.resolve_rev(repo, "HEAD") == head
+    assert objects.resolve_rev(repo, head) == objects.resolve_rev(repo, head) == head
+    assert objects.resolve_rev(repo, "HEAD") == objects.resolve_rev(repo, "HEAD") == head
     assert len(calls) == 3
     with pytest.raises(UserError, match="unknown revision"):
-        tgit.resolve_rev(repo, "0" * 40)
+        objects.resolve_rev(repo, "0" * 40)
 
 
 @pytest.mark.parametrize("object_format", ["sha1", "sha256"])
@@ -71,22 +71,22 @@ def test_the_empty_tree_is_known_in_both_object_formats(tmp_path: Path, object_f
     repo = tmp_path / "repo"
     git(tmp_path, "init", "-q", f"--object-format={object_format}", str(repo))
 
-    empty = tgit.empty_tree(repo)
+    empty = objects.empty_tree(repo)
 
     assert empty == git(repo, "hash-object", "-t", "tree", "--stdin").strip()
-    assert tgit.is_empty_tree(empty)
-    assert tgit.empty_tree(repo) == empty
-    assert not tgit.is_empty_tree(git(tmp_path, "hash-object", "--stdin").strip())
+    assert objects.is_empty_tree(empty)
+    assert objects.empty_tree(repo) == empty
+    assert not objects.is_empty_tree(git(tmp_path, "hash-object", "--stdin").strip())
 
 
 def test_a_hash_object_without_filters_reads_no_config_and_one_with_them_does(tmp_path: Path) -> None:
     repo = init_repo(tmp_path / "repo", {"a.txt": "a\n"})
-    environment = tgit._environment(None)
+    environment = isolation.environment(None)
 
     git(repo, "config", "filter.x.clean", "false")
 
-    assert "filter.x.clean=" in tgit._command(repo, ("hash-object", "--stdin-paths"), environment)
-    assert "filter.x.clean=" not in tgit._command(repo, ("hash-object", "--no-filters"), environment)
+    assert "filter.x.clean=" in isolation.command(repo, ("hash-object", "--stdin-paths"), environment)
+    assert "filter.x.clean=" not in isolation.command(repo, ("hash-object", "--no-filters"), environment)
 
 
 def test_a_trees_files_are_read_once_and_handed_out_as_copies(

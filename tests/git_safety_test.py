@@ -14,7 +14,7 @@ from testing.gitrepo import commit_all, git, init_repo, write
 from testing.hooksession import HookSession, verifier_transcript
 
 from tests.handlers.effects_test import CHECK, CLAIM
-from tiergate import git as tgit
+from tiergate.git import untracked
 
 SESSION = "77777777-2222-3333-4444-555555555555"
 
@@ -167,7 +167,7 @@ def test_the_ignore_rules_committed_at_the_base_still_hold_in_every_folder(tmp_p
         },
     )
     base = git(repo, "rev-parse", "HEAD").strip()
-    assert sorted(tgit.untracked_files(repo, base)) == [
+    assert sorted(untracked.untracked_files(repo, base)) == [
         "other/build/out.o",
         "pkg/deep/local.txt",
         "pkg/keep.log",

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from testing.gitrepo import git, init_repo, write
 
-from tiergate import git as tgit
+from tiergate.git import changes, indexcopy
 from tiergate.tier.change import FileChange, measure_change
 from tiergate.workspace import fingerprint
 
@@ -24,9 +24,9 @@ def started(tmp_path: Path) -> tuple[Path, str]:
     git(repo, "add", "b.txt")
     (repo / "gone.txt").unlink()
     head = git(repo, "rev-parse", "HEAD").strip()
-    tree = tgit.workspace_tree(repo, head)
+    tree = changes.workspace_tree(repo, head)
     assert tree is not None
-    tgit.measure_from_workspace(tree)  # as tiergate.workspace.startpoint does for a loop's start
+    indexcopy.measure_from_workspace(tree)  # as tiergate.workspace.startpoint does for a loop's start
     return repo, tree
 
 
@@ -60,4 +60,4 @@ def test_untracking_or_staging_a_file_is_no_change(started: tuple[Path, str]) ->
 def test_a_clean_workspace_has_no_start_tree(tmp_path: Path) -> None:
     repo = init_repo(tmp_path / "repo", {"a.txt": "a\n"})
     os.utime(repo / "a.txt", (0, 0))  # a timestamp is no change
-    assert tgit.workspace_tree(repo, git(repo, "rev-parse", "HEAD").strip()) is None
+    assert changes.workspace_tree(repo, git(repo, "rev-parse", "HEAD").strip()) is None

@@ -154,7 +154,7 @@ def test_tier_shows_the_hits_in_the_summary_explain_and_json(tmp_path: Path) -> 
 
 
 def test_the_change_and_its_patch_come_from_one_git_run_that_agrees_with_two(tmp_path: Path) -> None:
-    from tiergate import git as tgit
+    from tiergate.git import changes
     from tiergate.tier.change import measure_change
 
     root = init_repo(tmp_path / "repo", {"a b.py": "x = 1\n" * 30, "gone.py": "y\n", "keep.py": "z = 1\n"})
@@ -165,5 +165,5 @@ def test_the_change_and_its_patch_come_from_one_git_run_that_agrees_with_two(tmp
     measured = measure_change(root, with_patch=True)
 
     assert measured.files == measure_change(root).files
-    assert measured.patch == tgit.diff_patch(root, measured.base)
+    assert measured.patch == changes.diff_patch(root, measured.base)
     assert b"diff --git a/a b.py b/c d.py" in (measured.patch or b"")

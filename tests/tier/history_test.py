@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from testing.gitrepo import commit_all, git, init_repo, write
 
-from tiergate import gitformat
 from tiergate.config import load_config
 from tiergate.errors import UserError
+from tiergate.git import formats
 from tiergate.tier import history
 from tiergate.tier.assess import Assessment, assess_change
 from tiergate.tier.policy import Tier
@@ -282,12 +282,12 @@ def test_records_are_read_whole_however_the_stream_is_cut() -> None:
         (B, "empty", b""),
         (C, "last", b""),
     ]
-    entries = gitformat.parse_raw_numstat(measured[0][2])
+    entries = formats.parse_raw_numstat(measured[0][2])
     assert [(e.path, e.old_path, e.additions) for e in entries] == [
         ("\x01odd\tname", None, 1),
         ("\x01new", "old", 0),
     ]
-    assert [e.path for e in gitformat.parse_raw_numstat(measured[2][2])] == ["f\t"]
+    assert [e.path for e in formats.parse_raw_numstat(measured[2][2])] == ["f\t"]
     patched = list(history._split(iter([PATCHED]), with_patch))
     assert [(c, s, f) for c, s, f, _ in patched] == [(c, s, f) for c, s, f, _ in measured]
     assert patched[0][3].startswith(b'diff --git "a/') and patched[0][3].endswith(b"similarity index 100%\n")

@@ -36,12 +36,12 @@ def run(args: argparse.Namespace) -> int:
     import os
     import sys
 
-    from tiergate import git
+    from tiergate.git import repository
     from tiergate.project import locate
     from tiergate.workspace import backups
 
     project = locate(Path.cwd(), os.environ)
-    root = git.repo_root(project.root)
+    root = repository.repo_root(project.root)
     if args.migrate:
         for old, new in backups.migrate(project, root):
             if isinstance(new, str):

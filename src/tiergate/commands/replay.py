@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from tiergate.config import load_config
-    from tiergate.git import repo_root
+    from tiergate.git.repository import repo_root
     from tiergate.tier import history
     from tiergate.tier.replay import Engine, summarise
 

@@ -24,12 +24,12 @@ def run(args: argparse.Namespace) -> int:
     import os
     from pathlib import Path
 
-    from tiergate import git
+    from tiergate.git import repository
     from tiergate.project import locate
     from tiergate.workspace import backups
 
     project = locate(Path.cwd(), os.environ)
-    root = git.repo_root(project.root)
+    root = repository.repo_root(project.root)
     backup = backups.find(project, root, args.backup)
     result = backups.restore(project, backup)
     if not result.changed:

@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from tiergate.errors import UserError
-    from tiergate.git import repo_root
+    from tiergate.git.repository import repo_root
 
     if args.batch:
         from tiergate.tier.batch import BatchRules, classify_stream
@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(assessment, sys.stdout)
     elif args.explain:
-        from tiergate.git import empty_tree
+        from tiergate.git.objects import empty_tree
 
         since = base_text(
             assessment.change.base_label,
@@ -183,6 +183,7 @@ def _kept_coverage(
     import os
 
     from tiergate.gate.discovery import project_checks
+
     from tiergate.gate.run import kept_coverage
     from tiergate.project import locate
 
@@ -202,6 +203,7 @@ def _kept_coverage(
 def _gate_plan(root: Path, config: Config) -> str:
     """Which of the project's checks would measure the change's coverage at a claim's gate, or why none."""
     from tiergate.gate.discovery import project_checks
+
     from tiergate.gate.measuring import describe_plan, project_plan
 
     return describe_plan(project_plan(root, project_checks(root, config)))[1]

@@ -34,13 +34,14 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from tiergate import foreign, git
+from tiergate import foreign
 from tiergate.errors import UserError
 from tiergate.gate import cache as evidencecache
 from tiergate.gate.checks import Check, CheckResult
 from tiergate.gate.processes import DEFAULT_TIMEOUT, Progress
 from tiergate.gate.ruling import BaselineEntry, Where
 from tiergate.gate.testreports import run_reported
+from tiergate.git import changes, objects, repository, runner, untracked
 from tiergate.project import Project
 from tiergate.tier.change import work_paths
 
@@ -50,27 +51,27 @@ LABEL = "baseline"
 def base_commit(root: Path, base: str | None) -> str | None:
     """The commit `base` names (HEAD when None); None when it names no commit (the empty tree, or a
     repository without commits)."""
-    top = git.repo_root(root)
-    rev = base or git.head_sha(top)
+    top = repository.repo_root(root)
+    rev = base or repository.head_sha(top)
     if rev is None:
         return None
-    resolved = git.resolve_rev(top, rev)
-    return None if git.is_empty_tree(resolved) else resolved
+    resolved = objects.resolve_rev(top, rev)
+    return None if objects.is_empty_tree(resolved) else resolved
 
 
 def workspace_at(root: Path, commit: str) -> bool:
     """Whether the work tree holding `root` is exactly `commit`: HEAD is it, and nothing differs."""
-    top, head = git.top_and_head(root)
-    if head != commit or git.changed_paths(top, commit):
+    top, head = repository.top_and_head(root)
+    if head != commit or changes.changed_paths(top, commit):
         return False
-    return not work_paths(top, git.untracked_files(top, commit), foreign.DEFAULT)
+    return not work_paths(top, untracked.untracked_files(top, commit), foreign.DEFAULT)
 
 
 def changed_paths(root: Path, commit: str) -> list[str]:
     """The repository-relative paths that differ from `commit` in the work tree holding `root`, untracked
     ones included."""
-    top = git.repo_root(root)
-    return [*git.changed_paths(top, commit), *git.untracked_files(top, commit)]
+    top = repository.repo_root(root)
+    return [*changes.changed_paths(top, commit), *untracked.untracked_files(top, commit)]
 
 
 def ensure_baseline(
@@ -100,7 +101,7 @@ def _run_at(
     if workspace_at(project.root, commit):
         results = run_reported(checks, project.root, timeout=timeout, progress=progress, label=LABEL)
         return entries_from(results, "workspace")
-    top = git.repo_root(project.root)
+    top = repository.repo_root(project.root)
     inside = project.root.resolve().relative_to(top.resolve())
     with worktree(top, commit) as tree:
         cwd = tree / inside
@@ -116,13 +117,13 @@ def worktree(top: Path, commit: str, *, checkout: bool = True) -> Iterator[Path]
     holder = Path(tempfile.mkdtemp(prefix="tiergate-baseline-"))
     tree = holder / "tree"
     try:
-        # git.run runs no hook (a post-checkout that installs things, say) and no filter.
+        # runner.run runs no hook (a post-checkout that installs things, say) and no filter.
         empty = () if checkout else ("--no-checkout",)
-        git.run(top, "worktree", "add", "--detach", "--quiet", *empty, str(tree), commit)
+        runner.run(top, "worktree", "add", "--detach", "--quiet", *empty, str(tree), commit)
         yield tree
     finally:
         with contextlib.suppress(UserError):
-            git.run(top, "worktree", "remove", "--force", "--force", str(tree))
+            runner.run(top, "worktree", "remove", "--force", "--force", str(tree))
         shutil.rmtree(holder, ignore_errors=True)
         with contextlib.suppress(UserError):
-            git.run(top, "worktree", "prune")
+            runner.run(top, "worktree", "prune")

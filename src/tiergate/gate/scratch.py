@@ -3,7 +3,7 @@ against the claimed code with the test files and test infrastructure as they wer
 (`tiergate.gate.basetests` says what that run shows). Never in the workspace.
 
 What the scratch copy holds:
-- the workspace as a claim measures it (`git.workspace_tree`: tracked files as they are on disk, and the
+- the workspace as a claim measures it (`changes.workspace_tree`: tracked files as they are on disk, and the
   untracked files the base's .gitignore files do not ignore), written as a git tree, so it costs what
   measuring the change costs and no file of the workspace is read twice;
 - every path of the change that is a test or test infrastructure (`tiergate.gate.testfiles`) put back
@@ -27,12 +27,13 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from tiergate import git
+from tiergate.gate.testfiles import tests_among
+
 from tiergate.gate.baseline import worktree
 from tiergate.gate.checks import Check, CheckResult
 from tiergate.gate.processes import Progress
-from tiergate.gate.testfiles import tests_among
 from tiergate.gate.testreports import run_reported
+from tiergate.git import changes, repository, runner, untracked
 
 LABEL = "base tests"
 # Folders that hold a project's environment rather than its code, linked into the scratch copy.
@@ -52,13 +53,13 @@ def base_tests_copy(root: Path, commit: str) -> Iterator[Path]:
     """The project folder of a scratch worktree holding the workspace with its test paths as at
     `commit`; removed on exit. Every path that differs from `commit` is asked of git here (a rename's
     old path too, which a measured change names only as the new one)."""
-    top = git.repo_root(root)
+    top = repository.repo_root(root)
     inside = root.resolve().relative_to(top.resolve())
     # Asked once, for the tests among them and for the workspace's tree.
-    differing = (git.changed_paths(top, commit), git.untracked_files(top, commit))
+    differing = (changes.changed_paths(top, commit), untracked.untracked_files(top, commit))
     tree = _scratch_tree(top, commit, tests_among([*differing[0], *differing[1]]), differing)
-    with worktree(top, git.head_sha(top) or commit, checkout=False) as scratch:
-        git.run(scratch, "read-tree", "--reset", "-u", tree)
+    with worktree(top, repository.head_sha(top) or commit, checkout=False) as scratch:
+        runner.run(scratch, "read-tree", "--reset", "-u", tree)
         cwd = scratch / inside
         cwd.mkdir(parents=True, exist_ok=True)
         links = _link_environments(((top, scratch), (root, cwd)))
@@ -74,28 +75,30 @@ def _scratch_tree(
     top: Path, commit: str, tests: Sequence[str], differing: tuple[list[str], list[str]]
 ) -> str:
     """The workspace's tree with `tests` as in `commit` (or without them where it has none); `differing`:
-    the changed and the untracked paths (`git.workspace_tree`)."""
-    tree = git.workspace_tree(top, commit, differing) or f"{commit}^{{tree}}"
+    the changed and the untracked paths (`changes.workspace_tree`)."""
+    tree = changes.workspace_tree(top, commit, differing) or f"{commit}^{{tree}}"
     at_base = _entries(top, commit, set(tests))
     fd, name = tempfile.mkstemp(prefix="tiergate-index-")
     os.close(fd)
     index = Path(name)
     index.unlink()  # git reads a missing index file as an empty one
     try:
-        git.run(top, "read-tree", tree, index=index)
+        runner.run(top, "read-tree", tree, index=index)
         if at_base:
-            git.run(top, "update-index", "-z", "--index-info", stdin=b"".join(at_base.values()), index=index)
+            runner.run(
+                top, "update-index", "-z", "--index-info", stdin=b"".join(at_base.values()), index=index
+            )
         gone = b"".join(os.fsencode(p) + b"\0" for p in tests if p not in at_base)
         if gone:
-            git.run(top, "update-index", "-z", "--force-remove", "--stdin", stdin=gone, index=index)
-        return git.run(top, "write-tree", index=index).stdout.decode().strip()
+            runner.run(top, "update-index", "-z", "--force-remove", "--stdin", stdin=gone, index=index)
+        return runner.run(top, "write-tree", index=index).stdout.decode().strip()
     finally:
         index.unlink(missing_ok=True)
 
 
 def _entries(top: Path, commit: str, paths: set[str]) -> dict[str, bytes]:
     """`update-index --index-info` lines for those of `paths` that `commit` holds, by path."""
-    out = git.run(top, "ls-tree", "-r", "-z", "--full-tree", commit).stdout
+    out = runner.run(top, "ls-tree", "-r", "-z", "--full-tree", commit).stdout
     entries = {}
     for record in out.split(b"\0"):
         meta, tab, raw = record.partition(b"\t")

@@ -68,9 +68,10 @@ def gate(
     `changed` are the change's paths. Also returned: why the claim must be THOROUGH whatever the tier
     rules say (tests that passed when the loop began and are lost, or fail with the tests as they were
     then), each naming its test."""
+    from tiergate.gate.discovery import project_checks
+
     from tiergate import foreign
     from tiergate.gate.checks import make_check
-    from tiergate.gate.discovery import project_checks
     from tiergate.gate.run import run_gate
     from tiergate.loop.features import gate_checks
 
@@ -245,11 +246,13 @@ def mark_start(project: Project, session_id: str, base: str | None) -> None:
     """A loop's first green point, when the workspace it starts on is not its base commit (the user's
     uncommitted or untracked work): a rollback then never goes behind it. A clean start writes nothing:
     its base already is the green point (`greenpoint.last_green` falls back to it)."""
-    from tiergate import git
+    from tiergate.git import changes, repository, untracked
 
     try:
-        root = git.repo_root(project.root)
-        if base is not None and not (git.changed_paths(root, base) or git.untracked_files(root, base)):
+        root = repository.repo_root(project.root)
+        if base is not None and not (
+            changes.changed_paths(root, base) or untracked.untracked_files(root, base)
+        ):
             return
     except Exception as exc:
         _error(project, session_id, "green_mark_error", exc)

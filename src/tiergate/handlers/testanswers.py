@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tiergate import git
+from tiergate.git import repository, runner
 from tiergate.tier.content.answers import TestLiterals, branches, find_answers, literals, read_tests
 from tiergate.tier.content.testfiles import is_test
 
@@ -45,15 +45,16 @@ def hard_coded_answers(
     files = _suspect_files(change)
     if not files:
         return ()
+    from tiergate.gate.discovery import project_checks
+
     from tiergate.gate import baseline
     from tiergate.gate import cache as evidencecache
-    from tiergate.gate.discovery import project_checks
 
     commit = baseline.base_commit(project.root, base)
     checks = [c for c in project_checks(project.root, config) if c.kind == "tests"]
     if commit is None or not checks:
         return ()
-    top = git.repo_root(project.root)
+    top = repository.repo_root(project.root)
     inside = project.root.resolve().relative_to(top.resolve()).as_posix()
     failing = failing_tests(evidencecache.load_baseline(project, commit), checks)
     if failing is not None:
@@ -117,7 +118,7 @@ def _base_tests(top: Path, commit: str, inside: str, paths: set[str] | None) -> 
     with their literals, read from git's objects."""
     prefix = "" if inside in ("", ".") else f"{inside}/"
     if paths is None:
-        listed = git.run(top, "ls-tree", "-r", "-z", "--name-only", commit, "--", prefix or ".").stdout
+        listed = runner.run(top, "ls-tree", "-r", "-z", "--name-only", commit, "--", prefix or ".").stdout
         names = [n for n in listed.decode("utf-8", "surrogateescape").split("\0") if n.startswith(prefix)]
         paths = {n[len(prefix) :] for n in names if is_test(n)}
     wanted = sorted(paths)[:MAX_TEST_FILES]
@@ -133,7 +134,7 @@ def _blobs(top: Path, commit: str, paths: Sequence[str]) -> Iterable[tuple[str, 
     if not paths:
         return []
     request = "".join(f"{commit}:{p}\n" for p in paths).encode("utf-8", "surrogateescape")
-    out = git.run(top, "cat-file", "--batch", stdin=request).stdout
+    out = runner.run(top, "cat-file", "--batch", stdin=request).stdout
     found: list[tuple[str, str]] = []
     at, total = 0, 0
     for path in paths:

@@ -26,9 +26,11 @@ import stat
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from tiergate import foreign, git, gitformat
+from tiergate import foreign
 from tiergate.foreign import Exclusions, Verdict
 from tiergate.frozen import frozen
+from tiergate.git import changes, formats, objects, repository
+from tiergate.git.untracked import untracked_files
 
 # Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
 TYPE_CHECKING = False
@@ -135,11 +137,11 @@ def measure_change(
     """The change from `base` (a revision) to the working tree of the repository holding `repo`, other
     tools' state (`exclusions`: the built-in rules, and the loop's `[workspace] ignore`) left out;
     with `with_patch`, the tracked files' `-U0` patch too, from the same git run."""
-    root = git.repo_root(repo)
-    base_id = git.resolve_rev(root, base)
-    diff = git.ChangeDiff(root, base_id, with_patch)  # diffs while the untracked files are listed
+    root = repository.repo_root(repo)
+    base_id = objects.resolve_rev(root, base)
+    diff = changes.ChangeDiff(root, base_id, with_patch)  # diffs while the untracked files are listed
     try:
-        listed = git.untracked_files(root, base_id)
+        listed = untracked_files(root, base_id)
     except BaseException:
         diff.cancel()
         raise
@@ -157,7 +159,7 @@ def measure_commit(
     repo: Path,
     base_id: str,
     base_label: str,
-    entries: Iterable[gitformat.DiffEntry],
+    entries: Iterable[formats.DiffEntry],
     exclusions: Exclusions = foreign.DEFAULT,
     patch: bytes | None = None,
 ) -> ChangeMeasurement:
@@ -172,7 +174,7 @@ def measure_commit(
     return _measurement(repo, base_id, base_label, files, verdicts, exclusions, patch)
 
 
-def _modes(entry: gitformat.DiffEntry) -> list[tuple[str, str]]:
+def _modes(entry: formats.DiffEntry) -> list[tuple[str, str]]:
     """Each path of a diff entry with its mode on the side where the path exists."""
     if entry.old_path:
         return [(entry.old_path, entry.old_mode), (entry.path, entry.new_mode)]
@@ -240,7 +242,7 @@ def _movable(tracked: list[_Tracked]) -> dict[str, _Tracked]:
     Empty files are left out: one empty file is as good a source as any other (git agrees).
     """
     deleted = [t for t in tracked if t.change.status == "deleted" and t.old_id.strip("0")]
-    empty = {gitformat.blob_id(b"", len(t.old_id)) for t in deleted}
+    empty = {formats.blob_id(b"", len(t.old_id)) for t in deleted}
     return {t.old_id: t for t in deleted if t.old_id not in empty}
 
 
@@ -248,10 +250,10 @@ def _key(change: FileChange) -> str:
     return change.path
 
 
-def _tracked(entry: gitformat.DiffEntry) -> _Tracked:
+def _tracked(entry: formats.DiffEntry) -> _Tracked:
     status = _STATUS.get(entry.status, "modified")  # U (unmerged) and X (unknown) are edits in progress
     binary = entry.additions is None
-    pointer = gitformat.SUBMODULE_MODE in (entry.old_mode, entry.new_mode)
+    pointer = formats.SUBMODULE_MODE in (entry.old_mode, entry.new_mode)
     counted = not (binary or pointer)
     change = FileChange(
         path=entry.path,
@@ -289,7 +291,7 @@ def _read(path: Path, id_length: int) -> _Content:
 
 
 def _measure(chunks: Iterable[bytes], id_length: int, size: int) -> _Content:
-    digest = gitformat.blob_hasher(size, id_length) if id_length else None
+    digest = formats.blob_hasher(size, id_length) if id_length else None
     newlines, last, first = 0, b"", b""
     for chunk in chunks:
         if not first:

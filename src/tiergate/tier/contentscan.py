@@ -13,7 +13,7 @@ import stat
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from tiergate import git
+from tiergate.git import changes
 from tiergate.tier.change import ChangeMeasurement, FileChange
 from tiergate.tier.content import (
     ContentHit,
@@ -39,7 +39,7 @@ def patch_of(change: ChangeMeasurement) -> bytes:
     if not tracked:
         return b""
     paths = [p for f in tracked for p in (f.path, f.old_path) if p]
-    return git.diff_patch(change.root, change.base, paths if len(paths) <= _MAX_PATHSPECS else ())
+    return changes.diff_patch(change.root, change.base, paths if len(paths) <= _MAX_PATHSPECS else ())
 
 
 class ContentScan(NamedTuple):

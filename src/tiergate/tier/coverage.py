@@ -51,8 +51,8 @@ from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Literal
 
-from tiergate import git, gitformat
 from tiergate.frozen import frozen
+from tiergate.git import changes, formats, search
 from tiergate.text import quote_inline
 from tiergate.tier import coveragedata
 from tiergate.tier.change import ChangeMeasurement, FileChange
@@ -193,7 +193,9 @@ def changed_lines(
     if diffed:
         if patch is None:
             paths = [p for f in diffed for p in (f.path, f.old_path) if p]
-            patch = git.diff_patch(change.root, change.base, paths if len(paths) <= _MAX_PATHSPECS else ())
+            patch = changes.diff_patch(
+                change.root, change.base, paths if len(paths) <= _MAX_PATHSPECS else ()
+            )
         wanted = {f.path for f in diffed}
         lines.update((p, n) for p, n in _added_lines(patch).items() if p in wanted)
     return {path: numbers for path, numbers in lines.items() if numbers}
@@ -215,7 +217,7 @@ def _added_lines(patch: bytes) -> dict[str, frozenset[int]]:
         raise ValueError(str(e)) from e
     added: dict[str, frozenset[int]] = {}
     for patched_file in patched:
-        target = gitformat.unquote_path(patched_file.target_file)
+        target = formats.unquote_path(patched_file.target_file)
         if target.startswith("b/"):
             added[target[2:]] = frozenset(
                 n
@@ -353,7 +355,7 @@ def _fallback(change: ChangeMeasurement, code: Sequence[FileChange], reason: str
 def _test_touches(change: ChangeMeasurement, code: Sequence[FileChange]) -> list[str]:
     changed_tests = [f.path for f in change.files if f.status != "deleted" and classify(f.path) == "test"]
     stems = sorted({s for f in code if (s := _stem(f.path))})
-    found = git.grep_files(change.root, stems, pathspecs_of_tests())
+    found = search.grep_files(change.root, stems, pathspecs_of_tests())
     naming = [p for p in found if classify(p) == "test" and p not in changed_tests]
     twins = [f.path for f in code if _has_own_tests(change.root, f.path)]
     touches = []

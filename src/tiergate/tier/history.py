@@ -8,7 +8,7 @@ boundary commit has parents git does not have: its own change is unknown, and re
 
 How a commit's change is measured: one `git log` for the whole range streams, per commit, its raw and
 numstat records (`-z`, `-M`: the claim's `git diff --raw --numstat`) and, with the content rules on, its
-`-U0` patch from the same run, as the claim's `git.ChangeDiff` gives them for a working tree
+`-U0` patch from the same run, as the claim's `git.changes.ChangeDiff` gives them for a working tree
 (so the counts are git's at -U0 then, as the claim's are: git can align a diff with no context
 differently, ripgrep's 241b87b33771 counts 61+27 lines at -U0 and 62+28 at the default). The records
 become the `ChangeMeasurement` the claim measures (`change.measure_commit`: files, additions and
@@ -28,10 +28,11 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TypeVar
 
-from tiergate import foreign, git, gitformat
+from tiergate import foreign
 from tiergate.errors import UserError
 from tiergate.foreign import Exclusions
 from tiergate.frozen import frozen
+from tiergate.git import formats, objects, repository, runner
 from tiergate.tier.change import ChangeMeasurement, measure_commit
 
 DEFAULT_COUNT = 200
@@ -54,7 +55,7 @@ MEASURE_OPTIONS = (
     "--no-textconv",
     "--no-color",
 )
-# With the content rules on, the claim's `-U0` patch from the same run (`git.ChangeDiff`),
+# With the content rules on, the claim's `-U0` patch from the same run (`git.changes.ChangeDiff`),
 # with what keeps it in the one format read here whatever the repository's config says (prefixes,
 # submodule logs, merged hunks).
 PATCH_OPTIONS = (
@@ -105,7 +106,7 @@ def select(
 
 
 def _rev_list(repo: Path, target: str, *args: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    proc = git.run(repo, "rev-list", "--parents", *args, ok=(0, 128))
+    proc = runner.run(repo, "rev-list", "--parents", *args, ok=(0, 128))
     if proc.returncode != 0:
         raise _range_error(repo, target, proc.stderr)
     return tuple(_parents(line) for line in proc.stdout.decode().splitlines() if line)
@@ -120,13 +121,13 @@ def _range_error(repo: Path, target: str, stderr: bytes) -> UserError:
     text = stderr.decode(errors="replace")
     if "not a git repository" in text:
         return UserError(f"not a git repository: {repo} (run tiergate inside a git work tree)")
-    if target == "HEAD" and git.head_sha(repo) is None:
+    if target == "HEAD" and repository.head_sha(repo) is None:
         return UserError(f"no commits to replay in {repo}: the branch has none yet")
     return UserError(f"bad revision range {target!r}: git knows no such revisions in {repo}")
 
 
 def _refuse_shallow(repo: Path, commits: Sequence[tuple[str, tuple[str, ...]]]) -> None:
-    path = git.run(repo, "rev-parse", "--path-format=absolute", "--git-path", "shallow").stdout
+    path = runner.run(repo, "rev-parse", "--path-format=absolute", "--git-path", "shallow").stdout
     try:
         boundary = set(Path(os.fsdecode(path.strip())).read_text().split())
     except OSError:  # not shallow
@@ -146,15 +147,15 @@ def replay(
     `patches`, each change holds its `-U0` patch, as the claim's measurement does with content rules on."""
     merges = ("--diff-merges=first-parent",) if selection.first_parent else ()
     wanted = b"".join(c.encode() + b"\n" for c, _ in selection.commits)
-    empty = git.empty_tree(repo)
+    empty = objects.empty_tree(repo)
     parents = dict(selection.commits)
     options = (*MEASURE_OPTIONS, *(PATCH_OPTIONS if patches else ()), *merges)
     try:
-        with git.stream(repo, "log", *options, stdin=wanted) as chunks:
+        with runner.stream(repo, "log", *options, stdin=wanted) as chunks:
             for commit, subject, section, patch in _split(chunks, _reader(patches)):
                 base = parents[commit][0] if parents.get(commit) else empty
                 label = base if parents.get(commit) else ROOT_LABEL
-                entries = gitformat.parse_raw_numstat(section) if section else []
+                entries = formats.parse_raw_numstat(section) if section else []
                 change = measure_commit(repo, base, label, entries, exclusions, patch if patches else None)
                 yield PastCommit(commit, parents.get(commit, ()), subject, change)
     except UserError as e:

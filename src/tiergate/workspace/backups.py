@@ -66,9 +66,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tiergate import git
 from tiergate.errors import UserError
 from tiergate.frozen import frozen
+from tiergate.git import objects, repository, runner
 from tiergate.workspace import ondisk
 
 if TYPE_CHECKING:
@@ -138,8 +138,8 @@ def store_of(project: Project, root: Path) -> Path:
     if (store / "HEAD").is_file():
         return store
     ensure_state_dir(project)
-    fmt = ondisk.text(git.run(root, "rev-parse", "--show-object-format").stdout) or "sha1"
-    git.run(project.state_dir, "init", "-q", "--bare", "--template=", f"--object-format={fmt}", str(store))
+    fmt = ondisk.text(runner.run(root, "rev-parse", "--show-object-format").stdout) or "sha1"
+    runner.run(project.state_dir, "init", "-q", "--bare", "--template=", f"--object-format={fmt}", str(store))
     return store
 
 
@@ -150,18 +150,18 @@ def tiergate_commit(cwd: Path, tree: str, message: str, when: float) -> str:
 
 def workspace_of(root: Path, snapshot_commit: str) -> Workspace:
     """The workspace a snapshot commit in the repository holds."""
-    out = ondisk.text(git.run(root, "show", "-s", "--format=%T %P%n%B", snapshot_commit, "--").stdout)
+    out = ondisk.text(runner.run(root, "show", "-s", "--format=%T %P%n%B", snapshot_commit, "--").stdout)
     first, _, message = out.partition("\n")
     tree, *parents = first.split()
     head = parents[0] if len(parents) == 2 else None  # (HEAD, index)
-    index = ondisk.text(git.run(root, "rev-parse", "--verify", f"{parents[-1]}^{{tree}}").stdout)
+    index = ondisk.text(runner.run(root, "rev-parse", "--verify", f"{parents[-1]}^{{tree}}").stdout)
     return Workspace(head, index, tree, exact="\nTiergate-Bytes: exact" in f"\n{message}")
 
 
 def workspace_at(root: Path, rev: str | None) -> Workspace:
     """A commit as a workspace (HEAD there, index and files its tree); a tree or None: no commit yet."""
-    resolved = git.resolve_rev(root, rev) if rev else git.empty_tree(root)
-    kind = ondisk.text(git.run(root, "cat-file", "-t", resolved).stdout)
+    resolved = objects.resolve_rev(root, rev) if rev else objects.empty_tree(root)
+    kind = ondisk.text(runner.run(root, "cat-file", "-t", resolved).stdout)
     head = resolved if kind == "commit" else None
     tree = tree_of(root, head) if head else resolved
     return Workspace(head, tree, tree, exact=False)
@@ -170,11 +170,11 @@ def workspace_at(root: Path, rev: str | None) -> Workspace:
 def tree_of(root: Path, commit: str | None) -> str:
     """The tree of `commit` (the empty tree for None); kept for the process when `commit` is an id."""
     if commit is None:
-        return git.empty_tree(root)
+        return objects.empty_tree(root)
     key = (str(root), commit)
     if key not in _trees:
-        tree = ondisk.text(git.run(root, "rev-parse", "--verify", f"{commit}^{{tree}}").stdout)
-        if not git.is_object_id(commit):
+        tree = ondisk.text(runner.run(root, "rev-parse", "--verify", f"{commit}^{{tree}}").stdout)
+        if not objects.is_object_id(commit):
             return tree
         _trees[key] = tree
     return _trees[key]
@@ -185,7 +185,7 @@ _trees: dict[tuple[str, str], str] = {}
 
 def read_ref(root: Path, ref: str, prefix: tuple[str, ...] = ()) -> str | None:
     """The commit `ref` points to, or None."""
-    found = git.run(root, *prefix, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", ok=(0, 1))
+    found = runner.run(root, *prefix, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", ok=(0, 1))
     return ondisk.text(found.stdout) or None if found.returncode == 0 else None
 
 
@@ -193,7 +193,7 @@ def delete_ref(root: Path, ref: str) -> bool:
     """Remove `ref`; False when there was none."""
     if read_ref(root, ref) is None:
         return False
-    git.run(root, "update-ref", "-d", ref)
+    runner.run(root, "update-ref", "-d", ref)
     return True
 
 
@@ -203,7 +203,9 @@ def changes(root: Path, old_tree: str, new_tree: str) -> dict[str, str]:
 
 
 def _changes(cwd: Path, prefix: tuple[str, ...], old_tree: str, new_tree: str) -> dict[str, str]:
-    out = git.run(cwd, *prefix, "diff-tree", "-r", "-z", "--no-renames", "--name-status", old_tree, new_tree)
+    out = runner.run(
+        cwd, *prefix, "diff-tree", "-r", "-z", "--no-renames", "--name-status", old_tree, new_tree
+    )
     fields = [os.fsdecode(f) for f in out.stdout.split(b"\0") if f]
     return dict(zip(fields[1::2], fields[0::2], strict=True))
 
@@ -228,7 +230,7 @@ def save(project: Project, root: Path, disk: ondisk.Disk, why: str, now: float |
 def keep_snapshot(project: Project, ref: str, subject: str, body: str, now: float | None = None) -> str:
     """The workspace as it is now, kept in the store under `ref` (replacing what it held): a green
     point. Returns the snapshot's commit."""
-    root = git.repo_root(project.root)
+    root = repository.repo_root(project.root)
     store = store_of(project, root)
     commit = _store_commit(root, store, ondisk.scan(root), subject, body, time.time() if now is None else now)
     ondisk.run_in(store, "update-ref", "-m", subject, ref, commit)
@@ -312,7 +314,7 @@ def list_backups(project: Project, root: Path) -> list[Backup]:
 
 
 def _refs(cwd: Path, prefix: tuple[str, ...], refs: str, problems: list[str]) -> list[tuple[str, str]]:
-    proc = git.run(cwd, *prefix, "for-each-ref", "--format=%(refname) %(objectname)", refs)
+    proc = runner.run(cwd, *prefix, "for-each-ref", "--format=%(refname) %(objectname)", refs)
     for line in proc.stderr.decode(errors="replace").splitlines():
         if "broken ref" in line or "ignoring" in line:
             problems.append(f"unreadable backup: {line.strip().removeprefix('warning: ')}")
@@ -350,7 +352,7 @@ def _legacy_backups(root: Path, problems: list[str]) -> list[Backup]:
     found = []
     for ref, commit in _refs(root, (), BACKUPS, problems):
         name = ref.removeprefix(BACKUPS)
-        proc = git.run(root, "show", "-s", "--format=%P%x00%ct%x00%s", commit, "--", ok=(0, 128))
+        proc = runner.run(root, "show", "-s", "--format=%P%x00%ct%x00%s", commit, "--", ok=(0, 128))
         if proc.returncode != 0:
             problems.append(f"unreadable backup: {name} ({commit[:12]}), in the repository's refs")
             continue
@@ -407,7 +409,7 @@ def migrate(project: Project, root: Path) -> list[tuple[Backup, Backup | str]]:
         )
         ondisk.run_in(store, "update-ref", "-m", old.reason, STORE_REFS + old.name, commit, "")
         new = Backup(old.name, commit, old.head, old.created, old.reason)
-        git.run(root, "update-ref", "-d", old.ref, old.commit)
+        runner.run(root, "update-ref", "-d", old.ref, old.commit)
         moved.append((old, new))
     return moved
 
@@ -418,7 +420,7 @@ def migrate(project: Project, root: Path) -> list[tuple[Backup, Backup | str]]:
 def rollback(project: Project, to: Workspace, why: str, now: float | None = None) -> Backup | None:
     """Make the workspace `to` (HEAD, index and files, its objects in the repository), after saving it
     as a backup. Returns the backup, or None when the files already are `to`'s: then nothing is done."""
-    root = git.repo_root(project.root)
+    root = repository.repo_root(project.root)
     _refuse_mid_operation(root, "roll back")
     target = ondisk.entries(ondisk.git_dir(root), to.files)
     current = ondisk.scan(root, target)
@@ -437,13 +439,13 @@ def rollback(project: Project, to: Workspace, why: str, now: float | None = None
 
 def differs(root: Path, to: Workspace) -> bool:
     """Whether a rollback to `to` would change any file."""
-    top = git.repo_root(root)
+    top = repository.repo_root(root)
     target = ondisk.entries(ondisk.git_dir(top), to.files)
     return any(ondisk.plan(top, ondisk.scan(top, target), target, to.exact))
 
 
 def _refuse_mid_operation(root: Path, doing: str) -> None:
-    underway = git.operation_in_progress(root)
+    underway = repository.operation_in_progress(root)
     if underway is not None:
         raise UserError(f"tiergate does not {doing} while {underway}")
 
@@ -451,7 +453,7 @@ def _refuse_mid_operation(root: Path, doing: str) -> None:
 def restore(project: Project, backup: Backup, now: float | None = None) -> Restored:
     """Put back the workspace `backup` saved: its files (tracked and untracked, byte for byte), its
     empty directories, its index and HEAD."""
-    root = git.repo_root(project.root)
+    root = repository.repo_root(project.root)
     _refuse_mid_operation(root, "restore a backup")
     target = _target_of(project, root, backup)
     if target.head is not None and not _has_commit(root, target.head):
@@ -515,7 +517,7 @@ def stored_workspace(project: Project, root: Path, commit: str, what: str) -> Wo
 
 
 def _has_commit(root: Path, commit: str) -> bool:
-    proc = git.run(root, "cat-file", "-e", f"{commit}^{{commit}}", ok=(0, 1, 128))
+    proc = runner.run(root, "cat-file", "-e", f"{commit}^{{commit}}", ok=(0, 1, 128))
     return proc.returncode == 0
 
 
@@ -531,16 +533,16 @@ def _apply(
     """Make the files, then HEAD, then the index of `to` (its objects in the repository)."""
     target = ondisk.entries(ondisk.git_dir(root), to.files)
     ondisk.materialize(root, target, plan, to.exact, to.empty_dirs, current)
-    head = git.head_sha(root)
+    head = repository.head_sha(root)
     if to.head is not None and to.head != head:
-        git.run(root, "update-ref", "-m", why, "HEAD", to.head)
+        runner.run(root, "update-ref", "-m", why, "HEAD", to.head)
     elif to.head is None and head is not None:
-        git.run(root, "update-ref", "-m", why, "-d", "HEAD")
-    git.run(root, "read-tree", "--reset", "--no-recurse-submodules", to.index)
+        runner.run(root, "update-ref", "-m", why, "-d", "HEAD")
+    runner.run(root, "read-tree", "--reset", "--no-recurse-submodules", to.index)
     # In a sparse checkout the files left absent stay outside it.
     kept = sorted(p for p in current.sparse if p in target and not ondisk.on_disk(root, p))
     if kept:
-        git.run(
+        runner.run(
             root,
             "update-index",
             "--skip-worktree",
@@ -549,11 +551,11 @@ def _apply(
             stdin=b"".join(os.fsencode(p) + b"\0" for p in kept),
         )
     # Stat information for the index, so that git status does not rehash every file; 1: some differ.
-    git.run(root, "update-index", "-q", "--refresh", ok=(0, 1))
+    runner.run(root, "update-index", "-q", "--refresh", ok=(0, 1))
 
 
 def _is_ancestor(root: Path, ancestor: str, descendant: str) -> bool:
-    return git.run(root, "merge-base", "--is-ancestor", ancestor, descendant, ok=(0, 1)).returncode == 0
+    return runner.run(root, "merge-base", "--is-ancestor", ancestor, descendant, ok=(0, 1)).returncode == 0
 
 
 def _commit(
@@ -564,7 +566,7 @@ def _commit(
     args = [*prefix, "commit-tree", "--no-gpg-sign", tree]
     for parent in parents:
         args += ["-p", parent]
-    return ondisk.text(git.run(cwd, *args, stdin=message.encode(), env=env).stdout)
+    return ondisk.text(runner.run(cwd, *args, stdin=message.encode(), env=env).stdout)
 
 
 def _summary(changed: Mapping[str, str]) -> str:

@@ -30,8 +30,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tiergate import foreign, git
+from tiergate import foreign
 from tiergate.errors import UserError
+from tiergate.git import changes, objects, repository, untracked
 from tiergate.tier.change import work_paths
 from tiergate.workspace.manifest import ABSENT, Manifest
 
@@ -57,13 +58,13 @@ def manifest(root: Path, base: str | None, exclusions: Exclusions = foreign.DEFA
     """The fingerprint with what it is made of: each path's short digest, and which are in the base;
     what a verifier is blamed for when it differs. Other tools' state (`exclusions`) is not in it."""
     try:
-        top, head = git.top_and_head(root)
-        since = base or head or git.empty_tree(top)
-        statuses = git.changed_statuses(top, since)
-        untracked = git.untracked_files(top, since)
+        top, head = repository.top_and_head(root)
+        since = base or head or objects.empty_tree(top)
+        statuses = changes.changed_statuses(top, since)
+        new = untracked.untracked_files(top, since)
     except UserError:
         return None
-    paths = work_paths(top, {path for _, path in statuses} | set(untracked), exclusions)
+    paths = work_paths(top, {path for _, path in statuses} | set(new), exclusions)
     at_base = frozenset(path for status, path in statuses if status != "A")
     digest, files = _scan(top, head, paths)
     return Manifest(digest, head, files, at_base & files.keys())
@@ -73,7 +74,7 @@ def of_change(change: ChangeMeasurement) -> str | None:
     """The same fingerprint, from a change measured from the base with `tiergate.tier.change` (with the
     exclusions it was measured with)."""
     try:
-        head = git.head_sha(change.root)
+        head = repository.head_sha(change.root)
     except UserError:
         return None
     paths = {f.path for f in change.files} | {f.old_path for f in change.files if f.old_path}

@@ -17,9 +17,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from tiergate import git
 from tiergate.errors import UserError
 from tiergate.frozen import frozen
+from tiergate.git import repository
 from tiergate.project import is_valid_session_id
 from tiergate.workspace import backups, ondisk
 from tiergate.workspace.backups import Workspace
@@ -60,7 +60,7 @@ def mark(project: Project, loop_id: str, why: str = "verification passed", now: 
         "The working tree, tracked and untracked files (not ignored), when a verification passed on it.",
         now,
     )
-    backups.delete_ref(git.repo_root(project.root), ref_for(loop_id, OLD_GREEN))
+    backups.delete_ref(repository.repo_root(project.root), ref_for(loop_id, OLD_GREEN))
     return commit
 
 
@@ -84,7 +84,7 @@ def drop(project: Project, loop_id: str) -> None:
 
 def last_green(project: Project, loop_id: str, start: str | None) -> GreenPoint:
     """The loop's last green point: its snapshot, else `start` (a commit, or the empty tree), else HEAD."""
-    top = git.repo_root(project.root)
+    top = repository.repo_root(project.root)
     snapshot = backups.read_snapshot(project, ref_for(loop_id))
     if snapshot is not None:
         held = backups.stored_workspace(project, top, snapshot, f"the green point of loop {loop_id}")

@@ -7,7 +7,7 @@ never opens the workspace's attributes. `keep` then puts the objects into a git 
 already has (most tracked files, what was staged) in one pack (`pack-objects | index-pack`, which checks
 each object as it arrives), only the new and changed files hashed again with `-w`, and checked to be what
 the scan saw. A single pack rather than thousands of loose objects keeps a rollback of a 2,000-file
-workspace about as fast as it was. git.run's safe settings apply to every call.
+workspace about as fast as it was. runner.run's safe settings apply to every call.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
-from tiergate import git
 from tiergate.errors import UserError
 from tiergate.frozen import frozen
+from tiergate.git import objects, repository, runner, untracked
 
 GITLINK = "160000"
 # A temporary index never splits nor goes sparse, whatever the repository's config says.
@@ -49,11 +49,11 @@ class Disk:
 
 def run_in(git_dir: Path, *args: str, stdin: bytes = b"", env: Mapping[str, str] | None = None) -> bytes:
     """git ARGS in the repository at `git_dir` (the store, or a repository's git dir), no work tree."""
-    return git.run(git_dir, f"--git-dir={git_dir}", *args, stdin=stdin, env=env).stdout
+    return runner.run(git_dir, f"--git-dir={git_dir}", *args, stdin=stdin, env=env).stdout
 
 
 def git_dir(root: Path) -> Path:
-    return git.git_dir(root)
+    return repository.git_dir(root)
 
 
 # -- reading the working tree ----------------------------------------------------------------------------
@@ -62,11 +62,11 @@ def git_dir(root: Path) -> Path:
 def scan(root: Path, target: Mapping[str, tuple[str, str]] | None = None) -> Disk:
     """Hash the working tree, writing nothing (`keep` writes the objects): tracked files as they are on
     disk, untracked files git does not ignore, and, with a `target`, the ignored files in its way."""
-    head = git.head_sha(root)
+    head = repository.head_sha(root)
     index: Entries = {}
     unmerged, skip, paths = False, set(), set()
     files: Entries = {}
-    for record in git.run(root, "ls-files", "-z", "-s", "-v").stdout.split(b"\0"):
+    for record in runner.run(root, "ls-files", "-z", "-s", "-v").stdout.split(b"\0"):
         if not record:
             continue
         meta, _, raw_path = record.partition(b"\t")
@@ -83,7 +83,7 @@ def scan(root: Path, target: Mapping[str, tuple[str, str]] | None = None) -> Dis
         else:
             paths.add(path)
     # Untracked files git does not ignore; a nested repository is one entry ending in '/': left alone.
-    paths.update(p for p in git.untracked_by_git_rules(root) if not p.endswith("/"))
+    paths.update(p for p in untracked.untracked_by_git_rules(root) if not p.endswith("/"))
     found: dict[str, str | bytes] = {}  # path -> a file's mode, or a symlink's target
     sparse: set[str] = set()
     for path in sorted(paths):
@@ -281,7 +281,7 @@ def entries(git_dir: Path, tree: str) -> Entries:
             meta, _, path = record.partition(b"\t")
             mode, _kind_name, oid = os.fsdecode(meta).split(" ")
             found[os.fsdecode(path)] = (mode, oid)
-    if git.is_object_id(tree):
+    if objects.is_object_id(tree):
         _entries[key] = dict(found)
     return found
 
@@ -352,7 +352,7 @@ def plan(root: Path, current: Disk, target: Entries, exact: bool) -> tuple[list[
         ]
         if same_mode:
             stdin = b"".join(_c_quote(os.fsencode(p)) + b"\n" for p in same_mode)
-            cleaned = text(git.run(root, "hash-object", "--stdin-paths", stdin=stdin).stdout).split()
+            cleaned = text(runner.run(root, "hash-object", "--stdin-paths", stdin=stdin).stdout).split()
             alike = {p for p, oid in zip(same_mode, cleaned, strict=True) if oid == target[p][1]}
             write = [p for p in write if p not in alike]
     return remove, write
@@ -386,7 +386,7 @@ def materialize(
     untracked = [p for p in later if current.index is None or p not in current.index]
     if untracked:
         stdin = b"".join(os.fsencode(p) + b"\0" for p in untracked)
-        out = git.run(root, "check-ignore", "--no-index", "-z", "--stdin", stdin=stdin, ok=(0, 1)).stdout
+        out = runner.run(root, "check-ignore", "--no-index", "-z", "--stdin", stdin=stdin, ok=(0, 1)).stdout
         ignored = {os.fsdecode(p) for p in out.split(b"\0") if p}
         later = [p for p in later if p not in ignored]
     for path in later:
@@ -457,11 +457,11 @@ def _prune_empty(root: Path, path: str) -> None:
 
 def _contents(root: Path, wanted: Sequence[tuple[str, str]], converted: bool) -> dict[str, bytes]:
     """The bytes to write for each path: the blob as it is, or (`converted`) as git's checkout
-    conversion makes it for that path (eol, ident, encoding; filter drivers are blanked by git.run)."""
+    conversion makes it for that path (eol, ident, encoding; filter drivers are blanked by runner.run)."""
     found: dict[str, bytes] = {}
     plain = [(p, oid) for p, oid in wanted if not converted]
     if plain:
-        out = git.run(
+        out = runner.run(
             root, "cat-file", "--batch", stdin="".join(f"{oid}\n" for _, oid in plain).encode()
         ).stdout
         at = 0
@@ -472,7 +472,7 @@ def _contents(root: Path, wanted: Sequence[tuple[str, str]], converted: bool) ->
             at = header_end + 1 + size + 1
     # One call a file: `cat-file --batch --filters` gives the blob's size, not the converted one's.
     for path, oid in wanted if converted else ():
-        found[path] = git.run(root, "cat-file", "--filters", f"--path={path}", oid).stdout
+        found[path] = runner.run(root, "cat-file", "--filters", f"--path={path}", oid).stdout
     return found
 
 

@@ -3,7 +3,7 @@
 A loop started on a dirty tree (the user's uncommitted edits, untracked files) must not count that work as
 its own: the tier, `tiergate tier` and `tiergate checks`, the verifier's evidence and the gate's baseline
 all measure from the workspace as it was when the loop began. At the start, when the workspace differs
-from the base commit, tiergate writes it as a commit of its own (`git.workspace_tree`: the files as git
+from the base commit, tiergate writes it as a commit of its own (`changes.workspace_tree`: the files as git
 compares them, so that an untouched file is no change; no parent, so that it joins no history) and
 records its id in the loop's state (`LoopState.start`, sealed: a content address the agent cannot forge).
 Its objects go into the repository, where every git command of the measurement (and the verifier's own
@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import time
 
-from tiergate import git
 from tiergate.errors import UserError
+from tiergate.git import changes, indexcopy, objects, repository, runner
 
 # Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
 TYPE_CHECKING = False
@@ -46,9 +46,9 @@ def take(
     `differing`: the changed and untracked paths from `base`, when the caller has just asked git."""
     from tiergate.workspace import backups, ondisk  # not at every Stop's `change_base`: only here
 
-    root = git.repo_root(project.root)
-    since = base or git.empty_tree(root)
-    tree = git.workspace_tree(root, since, differing)
+    root = repository.repo_root(project.root)
+    since = base or objects.empty_tree(root)
+    tree = changes.workspace_tree(root, since, differing)
     if tree is None or tree == backups.tree_of(root, base):
         return None  # (the same tree: only a file's timestamps differed)
     message = (
@@ -70,17 +70,17 @@ def change_base(project: Project, start: str | None, base: str | None) -> str | 
     if start is None:
         return base
     if not measurable(project, start):
-        restore(project, git.repo_root(project.root), start)
+        restore(project, repository.repo_root(project.root), start)
     return start
 
 
 def measurable(project: Project, start: str) -> bool:
     """Whether a change can be measured from the start commit `start` as it is, without copying
     anything back (`change_base` would): its objects are in the repository. It is then measured as a
-    workspace (`git.measure_from_workspace`)."""
-    git.measure_from_workspace(start)
-    root = git.repo_root(project.root)
-    return git.run(root, "cat-file", "-e", f"{start}^{{commit}}", ok=(0, 1, 128)).returncode == 0
+    workspace (`indexcopy.measure_from_workspace`)."""
+    indexcopy.measure_from_workspace(start)
+    root = repository.repo_root(project.root)
+    return runner.run(root, "cat-file", "-e", f"{start}^{{commit}}", ok=(0, 1, 128)).returncode == 0
 
 
 def fingerprint_base(project: Project, start: str | None, base: str | None) -> str | None:

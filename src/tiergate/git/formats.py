@@ -1,6 +1,6 @@
 """Git's formats, read and made without running git: `diff --raw --numstat -z` records, C-quoted paths,
-blob ids, and .gitignore rules moved to the top of the work tree. Pure: no I/O; `tiergate.git` asks git
-and hands its output here.
+blob ids, and .gitignore rules moved to the top of the work tree. Pure: no I/O; the other modules of
+`tiergate.git` ask git and hand its output here.
 """
 
 from __future__ import annotations

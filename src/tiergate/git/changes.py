@@ -1,0 +1,126 @@
+"""The change between a base and the working tree: the paths, their line counts, the patch, as a tree.
+
+Measured as it is on disk, on `indexcopy`'s copy of the index, with git's own diff format whatever the
+user configured (no external diff, no text conversion, no colour).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from tiergate.git import indexcopy, runner, untracked
+from tiergate.git.formats import DiffEntry, parse_raw_numstat, with_patch_counts
+
+# Options that keep a diff in git's own plain format whatever the user configured (external diff tools,
+# text conversion filters, colours, custom prefixes).
+_PLAIN_DIFF = ("--no-ext-diff", "--no-textconv", "--no-color")
+
+
+class ChangeDiff:
+    """Every tracked path that differs between `base` and the working tree, renames detected, and with
+    `with_patch` the `-U0` patch of the same paths, from one git run. git diffs in the background
+    (`start`) while the caller does something else, and `result` reads its answer; a caller that finds
+    it does not need it after all calls `cancel`. On `indexcopy.measuring_index`, kept until then.
+
+    Without `--numstat` beside `-p`, which would make git diff every file a second time: the hunks'
+    counts are the same numbers (`formats.with_patch_counts`). When the patch does not line up with
+    the records (an unmerged path, a type change), one run with `--numstat` gives both."""
+
+    def __init__(self, repo: Path, base: str, with_patch: bool) -> None:
+        self.repo, self.base, self.with_patch = repo, base, with_patch
+        resources = contextlib.ExitStack()
+        try:
+            index = resources.enter_context(indexcopy.measuring_index(repo, base, private=True))
+            self._run = runner.start(
+                repo,
+                "diff",
+                *_PLAIN_DIFF,
+                *_diff_options(with_patch, False),
+                base,
+                "--",
+                index=index,
+                resources=resources,
+            )
+        except BaseException:
+            resources.close()
+            raise
+
+    def result(self) -> tuple[list[DiffEntry], bytes | None]:
+        out = self._run.result()
+        if not self.with_patch:
+            return parse_raw_numstat(out), None
+        entries, patch = _entries_and_patch(out)
+        counted = with_patch_counts(entries, patch)
+        if counted is not None:
+            return counted, patch
+        return _entries_and_patch(_disk_diff(self.repo, *_diff_options(True, True), base=self.base))
+
+    def cancel(self) -> None:
+        self._run.cancel()
+
+
+def _diff_options(with_patch: bool, numstat: bool) -> tuple[str, ...]:
+    counts = ("--numstat",) if numstat or not with_patch else ()
+    patch = ("-p", "-U0", "--src-prefix=a/", "--dst-prefix=b/") if with_patch else ()
+    return ("--raw", *counts, "-z", "-M", "--no-abbrev", *patch)
+
+
+def _entries_and_patch(out: bytes) -> tuple[list[DiffEntry], bytes]:
+    # The NUL-separated records end with an empty field; the patch follows. Records hold no empty
+    # field before that (a path is never empty), so the first two NULs in a row are the boundary.
+    end = out.find(b"\0\0")
+    if end == -1:
+        return parse_raw_numstat(out), b""
+    return parse_raw_numstat(out[: end + 1]), out[end + 2 :]
+
+
+def changed_paths(repo: Path, base: str) -> list[str]:
+    """Every tracked path that differs between `base` and the working tree of `repo` (its top): a
+    rename is its old and its new path. Cheaper than `ChangeDiff` (no line counts, no rename
+    detection) for callers that only need the names."""
+    out = _disk_diff(repo, "--name-only", "-z", "--no-renames", base=base)
+    return [os.fsdecode(p) for p in out.split(b"\0") if p]
+
+
+def changed_statuses(repo: Path, base: str) -> list[tuple[str, str]]:
+    """`changed_paths` with git's status letter of each (A: not in `base`; D, M, T, U: in it)."""
+    out = _disk_diff(repo, "--name-status", "-z", "--no-renames", base=base)
+    fields = out.split(b"\0")
+    return [(fields[i].decode()[:1], os.fsdecode(fields[i + 1])) for i in range(0, len(fields) - 1, 2)]
+
+
+def diff_patch(repo: Path, base: str, paths: Iterable[str] = (), context: int = 0) -> bytes:
+    """The unified diff between `base` and the working tree, limited to `paths` (taken literally) if any."""
+    options = ("--src-prefix=a/", "--dst-prefix=b/")
+    return _disk_diff(repo, f"-U{context}", "-M", *options, base=base, paths=paths, literal=True)
+
+
+def _disk_diff(repo: Path, *args: str, base: str, paths: Iterable[str] = (), literal: bool = False) -> bytes:
+    """`git diff ARGS BASE -- PATHS` against the working tree as it is on disk, on a private
+    `indexcopy.measuring_index`."""
+    command = ("--literal-pathspecs",) if literal else ()
+    with indexcopy.measuring_index(repo, base, private=True) as index:
+        return runner.run(repo, *command, "diff", *_PLAIN_DIFF, *args, base, "--", *paths, index=index).stdout
+
+
+def workspace_tree(
+    repo: Path, base: str, differing: tuple[Sequence[str], Sequence[str]] | None = None
+) -> str | None:
+    """The working tree of `repo` (its top) as a tree in its objects, as a measurement from `base` sees
+    it: the files that differ from `base` and the untracked files `untracked.untracked_files` lists,
+    hashed as `git diff` hashes a file to compare it (git's own eol and ident conversion, no filter
+    driver), on a copy of the index. What a loop that begins on a dirty workspace measures its change
+    from: measured from this tree, every file is as it was. None when no file differs from `base`
+    (nothing to write); UserError when the index has unresolved conflicts. `differing`: `changed_paths`
+    and `untracked_files` from `base`, when the caller has just asked them."""
+    changed, found = differing or (changed_paths(repo, base), untracked.untracked_files(repo, base))
+    new = [p for p in found if not p.endswith("/")]  # not a nested repository
+    if not changed and not new:
+        return None
+    with indexcopy.measuring_index(repo, base, private=True) as index:
+        listed = b"".join(os.fsencode(p) + b"\0" for p in sorted({*changed, *new}))
+        runner.run(repo, "update-index", "--add", "--remove", "-z", "--stdin", stdin=listed, index=index)
+        return runner.text(runner.run(repo, "write-tree", index=index).stdout)
