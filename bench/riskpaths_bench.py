@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from tiergate.tier import riskpaths
+from tiergate.tier import riskfacts
 from tiergate.tier.riskpaths import RiskPaths
 
 _WORDS = (
@@ -139,7 +139,7 @@ def realistic_paths(count: int, seed: int = 7, unique_names: bool = False) -> li
 
 
 def _forget() -> None:
-    for cache in (riskpaths._FILES, riskpaths._DIRS, riskpaths._SEGMENTS):
+    for cache in (riskfacts._FILES, riskfacts._DIRS, riskfacts._SEGMENTS):
         cache.clear()
 
 

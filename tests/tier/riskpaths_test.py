@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -9,21 +7,11 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from testing.riskmatch import categories, pattern_of
 
-from tiergate.errors import UserError
-from tiergate.tier import riskpaths
-from tiergate.tier.riskpaths import DEFAULT, PathMatch, RiskPaths, RiskScan, is_check_config
+from tiergate.tier.riskpaths import DEFAULT, PathMatch, RiskPaths, RiskScan
 
 CORPUS = Path(__file__).parents[1] / "fixtures" / "risk_corpus.tsv"
-
-
-def categories(path: str, rules: RiskPaths = DEFAULT) -> set[str]:
-    return {m.category for m in rules.match(path)}
-
-
-def pattern_of(path: str, category: str, rules: RiskPaths = DEFAULT) -> str:
-    (found,) = [m for m in rules.match(path) if m.category == category]
-    return found.pattern
 
 
 # -- the seed's cases --------------------------------------------------------------------------------
@@ -452,29 +440,6 @@ def test_requirements_runtime_files_are_architecture_tooling_pins_are_not() -> N
         assert DEFAULT.match(tooling) == (), tooling
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        *("pytest.ini", "tox.ini", "mypy.ini", ".coveragerc", "ruff.toml", ".flake8", "noxfile.py"),
-        *(".pre-commit-config.yaml", ".golangci.yml", "clippy.toml", "phpunit.xml.dist", ".rubocop.yml"),
-        *(".eslintrc", ".eslintrc.json", ".eslintrc.cjs", "eslint.config.mjs", "jest.config.js"),
-        *("vitest.config.ts", "playwright.config.ts", "tailwind.config.js", "lint-staged.config.js"),
-    ],
-)
-def test_check_tool_configs_are_not_architecture_by_path(name: str) -> None:
-    assert is_check_config(name)
-    assert DEFAULT.match(name) == ()
-    assert DEFAULT.match(f"packages/web/{name}") == ()
-
-
-def test_build_configs_are_not_check_configs() -> None:
-    for name in ("webpack.config.js", "rollup.config.mjs", "vite.config.ts", "next.config.mjs"):
-        assert not is_check_config(name), name
-        assert categories(name) == {"architecture"}, name
-    for name in ("pyproject.toml", "setup.cfg", "package.json", "tsconfig.json", ".eslint_helpers.js"):
-        assert not is_check_config(name), name
-
-
 def test_config_and_types_in_code_name_a_module_not_configuration() -> None:
     for module in (
         "src/flask/config.py",
@@ -523,62 +488,6 @@ def test_cancellation_tokens_and_token_buckets_are_not_security() -> None:
     ):
         assert DEFAULT.match(path) == (), path
     assert categories("src/auth/CancelToken.js") == {"security"}  # the auth directory decides
-
-
-# -- the user's globs -------------------------------------------------------------------------------
-
-
-def test_extra_globs_add_to_the_built_in_rules() -> None:
-    rules = RiskPaths(extra_security=["billing/**"], extra_architecture=["**/*.sql"])
-    assert rules.match("billing/invoice.py") == (PathMatch("billing/invoice.py", "security", "billing/**"),)
-    assert rules.match("src/db/queries/get_user.sql") == (
-        PathMatch("src/db/queries/get_user.sql", "architecture", "**/*.sql"),
-    )
-    # anchored like gitignore: a glob with a slash starts at the repository root
-    assert rules.match("src/billing/invoice.py") == ()
-    # the built-in rules still apply, and win where both match
-    assert pattern_of("src/auth/x.py", "security", rules) == "**/auth/**"
-    assert pattern_of("db/schema.sql", "architecture", rules) == "**/schema.*"
-    assert DEFAULT.match("billing/invoice.py") == ()
-
-
-def test_extra_globs_read_paths_like_the_built_in_rules() -> None:
-    rules = RiskPaths(extra_security=["billing/**"], extra_architecture=["**/*.sql"])
-    assert categories("billing\\invoice.py", rules) == {"security"}
-    assert categories("Billing/Invoice.py", rules) == {"security"}
-    assert categories("./billing/invoice.py", rules) == {"security"}
-    assert categories("reports\\Q1.SQL", rules) == {"architecture"}
-
-
-def test_a_negated_extra_glob_removes_only_what_an_earlier_extra_glob_added() -> None:
-    rules = RiskPaths(extra_architecture=["**/*.sql", "!**/fixtures/**"], extra_security=["!**/auth/**"])
-    assert categories("db/report.sql", rules) == {"architecture"}
-    assert categories("tests/fixtures/seed.sql", rules) == set()
-    # a floor cannot be configured away
-    assert pattern_of("src/auth/x.py", "security", rules) == "**/auth/**"
-
-
-def test_blank_and_comment_globs_are_ignored() -> None:
-    rules = RiskPaths(extra_security=["", "# billing", "payments/"])
-    assert categories("payments/charge.py", rules) == {"security"}
-    assert categories("billing/charge.py", rules) == set()
-
-
-def test_a_glob_that_is_not_text_is_a_user_error() -> None:
-    with pytest.raises(UserError, match="extra security pattern 42"):
-        RiskPaths(extra_security=[42])  # type: ignore[list-item]
-
-
-def test_pathspec_is_imported_only_when_extras_are_given() -> None:
-    script = (
-        "import sys\n"
-        "from tiergate.tier.riskpaths import RiskPaths, DEFAULT\n"
-        "DEFAULT.match('src/auth/x.py'); RiskPaths()\n"
-        "assert 'pathspec' not in sys.modules, 'imported without extras'\n"
-        "RiskPaths(extra_security=['billing/**'])\n"
-        "assert 'pathspec' in sys.modules\n"
-    )
-    subprocess.run([sys.executable, "-c", script], check=True)
 
 
 # -- the labelled corpus ----------------------------------------------------------------------------
@@ -703,41 +612,6 @@ def test_any_text_is_a_path_without_error(path: str) -> None:
     found = DEFAULT.match(path)
     assert len(found) <= 2
     assert all(m.path == path for m in found)
-
-
-# -- cost ------------------------------------------------------------------------------------------
-
-
-def test_the_memo_stays_bounded() -> None:
-    for i in range(riskpaths._CACHE_LIMIT + 10):
-        DEFAULT.match(f"src/unique_{i}/file_{i}.py")
-    assert len(riskpaths._FILES) <= riskpaths._CACHE_LIMIT
-    assert len(riskpaths._DIRS) <= riskpaths._CACHE_LIMIT
-    assert categories("src/auth/x.py") == {"security"}
-
-
-def test_a_path_seen_before_is_matched_from_the_memo_alone(monkeypatch: pytest.MonkeyPatch) -> None:
-    # What keeps matching at about a microsecond a path (bench/riskpaths_bench.py measures it): a file name
-    # or a folder seen before is not worked out again.
-    paths = [r.path for r in load_corpus()]
-    for memo in (riskpaths._FILES, riskpaths._DIRS, riskpaths._SEGMENTS):
-        memo.clear()  # no other test's entries, and room for all of these
-    first = DEFAULT.scan(paths)
-    worked_out: list[str] = []
-    for name in ("_file_facts", "_dir_facts", "_segment_facts"):
-        monkeypatch.setattr(riskpaths, name, _noted(getattr(riskpaths, name), worked_out))
-    assert DEFAULT.scan(paths * 100) == RiskScan(first.security * 100, first.architecture * 100)
-    assert worked_out == []
-
-
-def _noted(work: Callable[[str], object], calls: list[str]) -> Callable[[str], object]:
-    """`work`, noting each key it is asked about in `calls`."""
-
-    def noted(key: str) -> object:
-        calls.append(key)
-        return work(key)
-
-    return noted
 
 
 def test_a_testing_tree_keeps_the_security_of_its_code_and_key_material() -> None:

@@ -1,6 +1,7 @@
 """The built-in path rules: which files make a change security- or architecture-sensitive.
 
-Data only; `tiergate.tier.riskpaths` compiles it into set and dict lookups and documents the judgement calls.
+Data only; `tiergate.tier.risktable` compiles it into set and dict lookups. The judgement calls behind
+the rules: docs/risk-paths.md.
 Every key is lowercase unless its kind says otherwise. A rule's `pattern` is what a person reads in a
 reason; `{key}` in it stands for the key that matched.
 """
