@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 # Isolate tests from the developer's git configuration (hooks, signing, templates, default branch).
 GIT_ENV = {
@@ -38,6 +40,21 @@ def init_repo(path: Path, files: dict[str, str] | None = None) -> Path:
         write(path, files)
         commit_all(path, "initial")
     return path
+
+
+def repo_fixture(files: dict[str, str], then: Callable[[Path], object] | None = None) -> Any:
+    """The `repo` fixture of a test module (`repo = repo_fixture({...})`): a repository at the test's
+    tmp_path/repo with `files` as its first commit, and `then(root)` done to it if given."""
+    import pytest  # here, not above: the benchmarks import this module without pytest
+
+    @pytest.fixture(name="repo")
+    def repo(tmp_path: Path) -> Path:
+        root = init_repo(tmp_path / "repo", files)
+        if then is not None:
+            then(root)
+        return root
+
+    return repo
 
 
 def write(repo: Path, files: dict[str, str]) -> None:

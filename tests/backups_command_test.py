@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from testing.gitrepo import GIT_ENV, commit_all, git, init_repo, write
+from testing.gitrepo import GIT_ENV, commit_all, git, repo_fixture, write
 from testing.statefolder import state_dir
 
 from tiergate.project import locate
@@ -37,9 +37,7 @@ def files(root: Path) -> dict[str, bytes]:
     }
 
 
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return init_repo(tmp_path / "repo", {".gitignore": "*.log\n", "app.py": "v = 1\n", "lib/util.py": "u\n"})
+repo = repo_fixture({".gitignore": "*.log\n", "app.py": "v = 1\n", "lib/util.py": "u\n"})
 
 
 def dirty(repo: Path) -> None:

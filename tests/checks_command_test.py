@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from testing.gitrepo import GIT_ENV, commit_all, git, init_repo, write
+from testing.gitrepo import GIT_ENV, commit_all, git, init_repo, repo_fixture, write
 
 PYTHON = shlex.quote(sys.executable)
 CONFIG = (
@@ -39,9 +39,7 @@ def short_head(repo: Path) -> str:
     return git(repo, "rev-parse", "HEAD").strip()[:12]
 
 
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return init_repo(tmp_path / "repo", {".tiergate.toml": CONFIG, "app.py": APP, "test_app.py": TESTS})
+repo = repo_fixture({".tiergate.toml": CONFIG, "app.py": APP, "test_app.py": TESTS})
 
 
 def test_passing_checks_exit_0_and_print_the_report(repo: Path) -> None:

@@ -7,8 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
-from testing.gitrepo import init_repo
+from testing.gitrepo import init_repo, repo_fixture
 from testing.statefolder import state_dir
 from testing.tiergatecli import tiergate
 
@@ -49,9 +48,8 @@ def record(session: str, decision: str, *snaps: dict[str, Any]) -> dict[str, Any
     }
 
 
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    root = init_repo(tmp_path / "repo", {"README.md": "hi\n"})
+def write_log(root: Path) -> None:
+    """Three sessions' verifications, and a line cut short by a crash."""
     log = state_dir(root) / "log.jsonl"
     log.parent.mkdir(parents=True)
     for entry in [
@@ -73,7 +71,9 @@ def repo(tmp_path: Path) -> Path:
         append_record(log, entry)
     with log.open("a") as f:
         f.write('{"cut short by a crash\n')
-    return root
+
+
+repo = repo_fixture({"README.md": "hi\n"}, then=write_log)
 
 
 def test_one_row_per_verification_completed_by_later_records(repo: Path) -> None:

@@ -6,16 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
-from testing.gitrepo import git, init_repo
+from testing.gitrepo import git, init_repo, repo_fixture
 from testing.statefolder import state_dir
 from testing.tiergatecli import tiergate
 
 from tiergate import seal
 
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return init_repo(tmp_path / "repo", {"README.md": "hi\n"})
+repo = repo_fixture({"README.md": "hi\n"})
 
 
 def pending(repo: Path) -> dict[str, object]:

@@ -10,18 +10,18 @@ import sys
 from pathlib import Path
 
 import pytest
-from testing.gitrepo import GIT_ENV, commit_all, git, init_repo, write
+from testing.gitrepo import GIT_ENV, commit_all, git, init_repo, repo_fixture, write
 from testing.tiergatecli import tiergate
 
 
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    repo = init_repo(tmp_path / "repo", {"README.md": "hi\n"})
+def two_more_commits(repo: Path) -> None:
     write(repo, {"package.json": '{"name": "x"}\n'})
     commit_all(repo, "a manifest")
     write(repo, {"src/app.py": "x = 1\n"})
     commit_all(repo, "some code")
-    return repo
+
+
+repo = repo_fixture({"README.md": "hi\n"}, then=two_more_commits)
 
 
 def test_json_shape(repo: Path) -> None:

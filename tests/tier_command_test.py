@@ -6,14 +6,10 @@ import json
 import re
 from pathlib import Path
 
-import pytest
-from testing.gitrepo import commit_all, git, init_repo, write
+from testing.gitrepo import commit_all, git, init_repo, repo_fixture, write
 from testing.tiergatecli import tiergate
 
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return init_repo(tmp_path / "repo", {"src/app.py": "def f():\n    return 1\n", "README.md": "hi\n"})
+repo = repo_fixture({"src/app.py": "def f():\n    return 1\n", "README.md": "hi\n"})
 
 
 def test_json_of_a_small_change(repo: Path) -> None:
