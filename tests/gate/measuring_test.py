@@ -12,8 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-from testing.gitrepo import init_repo, write
+from testing.gitrepo import init_repo, repo_fixture, write
 from testing.statefolder import state_dir
 
 from tiergate.gate.checks import make_check
@@ -37,9 +36,7 @@ IGNORE = "__pycache__/\n"
 PLAN = "TIERGATE_COVERAGE_PLAN"
 
 
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return init_repo(tmp_path / "repo", {"calc.py": CALC, "tests/test_calc.py": TESTS, ".gitignore": IGNORE})
+repo = repo_fixture({"calc.py": CALC, "tests/test_calc.py": TESTS, ".gitignore": IGNORE})
 
 
 def gate(repo: Path, command: str = PYTEST) -> tuple[GateResult, CoverageJudgement]:
