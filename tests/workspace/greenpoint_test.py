@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from testing.gitrepo import commit_all, git, init_repo, write
+from testing.gitrepo import commit_all, git, init_repo, repo_fixture, write
 
 from tiergate.errors import UserError
 from tiergate.project import Project
@@ -21,9 +21,7 @@ def no_git_identity(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GIT_CONFIG_SYSTEM", os.devnull)
 
 
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return init_repo(tmp_path / "repo", {".gitignore": "*.log\n", "app.py": "v = 1\n"})
+repo = repo_fixture({".gitignore": "*.log\n", "app.py": "v = 1\n"})
 
 
 def at(repo: Path) -> Project:
