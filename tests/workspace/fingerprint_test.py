@@ -5,16 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from testing.gitrepo import commit_all, git, init_repo, write
+from testing.gitrepo import commit_all, git, init_repo, repo_fixture, write
 
 from tiergate.tier.change import measure_change
 from tiergate.workspace.fingerprint import fingerprint, manifest, of_change
 from tiergate.workspace.manifest import Changes, changes
 
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return init_repo(tmp_path / "repo", {"src/app.py": "print('a')\n", "README.md": "hello\n"})
+repo = repo_fixture({"src/app.py": "print('a')\n", "README.md": "hello\n"})
 
 
 def fp(repo: Path, base: str | None = None) -> str:
