@@ -3,7 +3,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from testing.gitrepo import commit_all, git, init_repo, write
+from testing.gitrepo import commit_all, git, init_repo, repo_fixture, write
 
 from tiergate.errors import UserError
 from tiergate.tier.change import ChangeMeasurement, FileChange, measure_change
@@ -20,9 +20,7 @@ def only(change: ChangeMeasurement) -> FileChange:
     return change.files[0]
 
 
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return init_repo(tmp_path / "repo", {"a.txt": numbered(10), "src/b.py": numbered(5, "b")})
+repo = repo_fixture({"a.txt": numbered(10), "src/b.py": numbered(5, "b")})
 
 
 def test_a_clean_work_tree_has_no_change(repo: Path) -> None:
