@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from testing.gitrepo import commit_all, git, init_repo, write
+from testing.gitrepo import commit_all, git, init_repo, repo_fixture, write
 
 from tiergate.errors import UserError
 from tiergate.project import Project
@@ -97,25 +97,26 @@ def find(root: Path, name: str) -> backups.Backup:
     return backups.find(project(root), root, name)
 
 
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    root = init_repo(
-        tmp_path / "repo",
-        {
-            ".gitignore": IGNORE,
-            "a.txt": "alpha\n",
-            "staged.txt": "staged, committed\n",
-            "gone.txt": "to be deleted\n",
-            "src/pkg/deep/module.py": "x = 1\n",
-            "with space/file name.txt": "spaced\n",
-        },
-    )
+def commit_other_kinds(root: Path) -> None:
+    """A binary file, an executable and a symbolic link, committed."""
     (root / "image.bin").write_bytes(BINARY)
     (root / "run.sh").write_text("#!/bin/sh\necho hi\n")
     (root / "run.sh").chmod(0o755)
     (root / "link").symlink_to("a.txt")
     commit_all(root, "more")
-    return root
+
+
+repo = repo_fixture(
+    {
+        ".gitignore": IGNORE,
+        "a.txt": "alpha\n",
+        "staged.txt": "staged, committed\n",
+        "gone.txt": "to be deleted\n",
+        "src/pkg/deep/module.py": "x = 1\n",
+        "with space/file name.txt": "spaced\n",
+    },
+    then=commit_other_kinds,
+)
 
 
 def make_dirty(root: Path) -> None:
