@@ -52,10 +52,11 @@ from pathlib import Path
 from typing import Literal
 
 from tiergate.frozen import frozen
-from tiergate.git import changes, formats, search
+from tiergate.git import changes, search
 from tiergate.text import quote_inline
 from tiergate.tier import coveragedata
 from tiergate.tier.change import ChangeMeasurement, FileChange
+from tiergate.tier.content.patch import parse_patch
 from tiergate.tier.coveragelines import GATE_FORMATS, CoverageData, GateCoverage, LineMap
 
 Level = Literal["none", "partial", "full"]
@@ -117,7 +118,6 @@ _MIN_STEM = 3
 # Beyond this many paths the diff runs unrestricted and is filtered here, keeping the command line short.
 _MAX_PATHSPECS = 1000
 _NAMED = 3
-_HUNK_LINE = ("+", "-", " ", "@", "\\")
 
 Kind = Literal["code", "test"]
 
@@ -162,10 +162,7 @@ def judge_coverage(
         reason += off
     if not data:
         return _fallback(change, grown, reason)
-    try:
-        lines = changed_lines(change, grown, patch)
-    except ValueError as e:  # a diff unidiff cannot read: the line numbers are unknown, not absent
-        return _fallback(change, grown, f"changed line numbers unknown ({e})")
+    lines = changed_lines(change, grown, patch)
     lost = [f.path for f in grown if f.path not in lines]
     if lost:  # never judge from the lines that happened to be found
         return _fallback(change, grown, f"changed line numbers unknown for {_some(lost)}")
@@ -202,29 +199,7 @@ def changed_lines(
 
 
 def _added_lines(patch: bytes) -> dict[str, frozenset[int]]:
-    from unidiff.errors import UnidiffParseError
-    from unidiff.patch import PatchSet
-
-    text = patch.decode("utf-8", "surrogateescape")
-    # Only file headers and hunks go to the parser: git's extended headers ("diff --git", "rename
-    # from", ...) never start with these characters, and unidiff splits "diff --git" lines at the
-    # wrong space when a path holds " b/". Split on "\n" only: content may hold "\r" or "\x0c".
-    kept = [line + "\n" for line in text.split("\n") if line.startswith(_HUNK_LINE)]
-    try:
-        # Headers only: with no context lines, a hunk's new side is exactly its added lines.
-        patched = PatchSet(kept, metadata_only=True)
-    except UnidiffParseError as e:
-        raise ValueError(str(e)) from e
-    added: dict[str, frozenset[int]] = {}
-    for patched_file in patched:
-        target = formats.unquote_path(patched_file.target_file)
-        if target.startswith("b/"):
-            added[target[2:]] = frozenset(
-                n
-                for hunk in patched_file
-                for n in range(hunk.target_start, hunk.target_start + hunk.target_length)
-            )
-    return added
+    return {f.path: frozenset(f.added_numbers) for f in parse_patch(patch) if f.added_runs}
 
 
 def _vacuous(change: ChangeMeasurement, code: Sequence[FileChange]) -> str:
