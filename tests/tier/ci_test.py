@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from testing.gitrepo import init_repo, write
+from testing.gitrepo import repo_fixture, write
 
 from tests.tier.checkconfig_test import patch
 from tiergate.config import validate_table
@@ -152,12 +152,11 @@ CI_YML = "name: CI\non: [push]\njobs:\n  test:\n    runs-on: ubuntu-latest\n    
 STEPS = "      - uses: actions/checkout@v3\n      - run: pytest\n"
 
 
-def repo(tmp_path: Path) -> Path:
-    return init_repo(tmp_path / "repo", {WORKFLOW: CI_YML + STEPS, "app.py": "x = 1\n"})
+repo = repo_fixture({WORKFLOW: CI_YML + STEPS, "app.py": "x = 1\n"})
 
 
-def test_an_action_bump_alone_is_not_thorough_and_a_new_command_is(tmp_path: Path) -> None:
-    root = repo(tmp_path)
+def test_an_action_bump_alone_is_not_thorough_and_a_new_command_is(repo: Path) -> None:
+    root = repo
     write(root, {WORKFLOW: CI_YML + STEPS.replace("@v3", "@v4")})
 
     bump = assess_change(root)
@@ -172,15 +171,15 @@ def test_an_action_bump_alone_is_not_thorough_and_a_new_command_is(tmp_path: Pat
     )
 
 
-def test_a_new_untracked_workflow_is_read_whole(tmp_path: Path) -> None:
-    root = repo(tmp_path)
+def test_a_new_untracked_workflow_is_read_whole(repo: Path) -> None:
+    root = repo
     write(root, {".github/workflows/release.yml": CI_YML + "      - run: twine upload dist/*\n"})
 
     assert assess_change(root).decision.facts.has_security_implications
 
 
-def test_a_workflow_the_rules_cannot_read_keeps_its_path_floor(tmp_path: Path) -> None:
-    root = repo(tmp_path)
+def test_a_workflow_the_rules_cannot_read_keeps_its_path_floor(repo: Path) -> None:
+    root = repo
     bumped = CI_YML + STEPS.replace("@v3", "@v4")
     write(root, {WORKFLOW: bumped})
     off = validate_table(".tiergate.toml", {"risk": {"content": False}})
