@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from testing.gitrepo import commit_all, git, init_repo, write
+from testing.gitrepo import commit_all, git, init_repo, repo_fixture, write
 
 from tiergate.config import validate_table
 from tiergate.errors import UserError
@@ -18,12 +18,11 @@ CHECKED = "ctx.verify_mode = ssl.CERT_REQUIRED\n"
 BASE = {"app/client.py": "def fetch(s, url):\n    return s.get(url)\n", "README.md": "hi\n"}
 
 
-def repo(tmp_path: Path) -> Path:
-    return init_repo(tmp_path / "repo", BASE)
+repo = repo_fixture(BASE)
 
 
-def test_a_tracked_edit_with_a_risky_line_is_thorough_naming_the_line(tmp_path: Path) -> None:
-    root = repo(tmp_path)
+def test_a_tracked_edit_with_a_risky_line_is_thorough_naming_the_line(repo: Path) -> None:
+    root = repo
     write(
         root,
         {"app/client.py": "def fetch(s, url):\n    s.headers.pop('Authorization')\n    return s.get(url)\n"},
@@ -60,8 +59,8 @@ def test_an_untracked_file_is_read_whole_and_a_renamed_file_only_for_its_edits(t
     assert [(h.path, h.line) for h in result.content] == [("tool.py", 3)]
 
 
-def test_other_tools_state_is_not_read(tmp_path: Path) -> None:
-    root = repo(tmp_path)
+def test_other_tools_state_is_not_read(repo: Path) -> None:
+    root = repo
     # A tool's state file holding what the common rules would flag in any file of the change.
     write(root, {".omc/state/ralph.json": '{"password": "hunter22x"}\n', "app/extra.py": "y = 1\n"})
 
@@ -70,8 +69,8 @@ def test_other_tools_state_is_not_read(tmp_path: Path) -> None:
     assert result.content == () and result.decision.tier == "STANDARD"
 
 
-def test_content_rules_off_and_user_rules_from_the_configuration(tmp_path: Path) -> None:
-    root = repo(tmp_path)
+def test_content_rules_off_and_user_rules_from_the_configuration(repo: Path) -> None:
+    root = repo
     write(root, {"app/client.py": "def fetch(s, url):\n    return s.get(url, verify=False)\n"})
     commit_all(root, "insecure")
     write(root, {"app/client.py": "def fetch(s, url):\n    return charge_card(s.get(url, verify=False))\n"})
@@ -122,10 +121,10 @@ def test_a_bad_rule_is_a_one_line_error_naming_the_file_and_key(rule: dict[str, 
     assert str(caught.value) == error
 
 
-def test_tier_shows_the_hits_in_the_summary_explain_and_json(tmp_path: Path) -> None:
+def test_tier_shows_the_hits_in_the_summary_explain_and_json(repo: Path) -> None:
     from testing.tiergatecli import tiergate
 
-    root = repo(tmp_path)
+    root = repo
     write(root, {"app/client.py": "def fetch(s, url):\n    return s.get(url, verify=False)\n"})
 
     summary = tiergate(root, "tier").stdout
