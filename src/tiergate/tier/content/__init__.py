@@ -32,10 +32,10 @@ from tiergate.tier.content.common import COMMON
 from tiergate.tier.content.escaping import JAVA, PHP, RUBY, TEMPLATES
 from tiergate.tier.content.go import GO, GO_MODULES
 from tiergate.tier.content.javascript import JAVASCRIPT, NPM_MANIFEST
-from tiergate.tier.content.model import CATEGORIES, SIDES, Category, ContentHit, ContentRule, Ecosystem
 from tiergate.tier.content.outwit import OUTWITTING
 from tiergate.tier.content.patch import FileLines, Side, parse_patch
 from tiergate.tier.content.python import PYTHON, PYTHON_REQUIREMENTS
+from tiergate.tier.content.rule import CATEGORIES, SIDES, Category, ContentHit, ContentRule, Ecosystem
 from tiergate.tier.content.rust import CARGO_MANIFEST, RUST
 from tiergate.tier.content.scan import added_file, judged_paths, scan_files, scan_patch
 from tiergate.tier.content.testcode import JAVASCRIPT_TESTS, PYTHON_TESTS

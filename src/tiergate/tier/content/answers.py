@@ -28,8 +28,8 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 
 from tiergate.frozen import frozen
-from tiergate.tier.content.model import ContentHit
 from tiergate.tier.content.patch import FileLines
+from tiergate.tier.content.rule import ContentHit
 from tiergate.tier.content.testcode import hit
 from tiergate.tier.content.testfiles import JS_SUFFIXES, PYTHON_SUFFIXES, is_test
 

@@ -35,7 +35,7 @@ Judgement calls and limits:
 
 from __future__ import annotations
 
-from tiergate.tier.content.model import ContentRule, Ecosystem, Sides, word
+from tiergate.tier.content.rule import ContentRule, Ecosystem, Sides, word
 from tiergate.tier.riskrules import CHECK_CONFIG_NAMES, CHECK_CONFIG_PREFIXES, CHECK_CONFIG_TOOLS
 
 # A key as TOML and INI (`key =`), YAML and JavaScript (`key:`) or JSON (`"key":`) write it.

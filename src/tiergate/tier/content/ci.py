@@ -43,8 +43,8 @@ import re
 from collections.abc import Iterable
 
 from tiergate.redact import redact
-from tiergate.tier.content.model import ContentHit, Ecosystem
 from tiergate.tier.content.patch import FileLines, Side
+from tiergate.tier.content.rule import ContentHit, Ecosystem
 from tiergate.tier.content.scan import excerpt
 
 # The directories whose YAML files are workflows (each also a `dirpath` security rule in riskrules).

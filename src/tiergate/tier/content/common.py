@@ -8,7 +8,7 @@ but that is the reviewer's next question, not a reason to re-verify the removal)
 
 from __future__ import annotations
 
-from tiergate.tier.content.model import Ecosystem, rules
+from tiergate.tier.content.rule import Ecosystem, rules
 
 # A value in quotes, four or more characters, not a placeholder made of dots, stars or x's.
 _VALUE = r"""["']?[ \t]*(?:=|:)(?!=)[ \t]*["'](?![.*xX<{$%]*["'])[^"'\s]{4,}["']"""

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from tiergate.tier.content.model import BUILT_DIRS, ContentRule, Ecosystem
+from tiergate.tier.content.rule import BUILT_DIRS, ContentRule, Ecosystem
 
 # Construct -> the words of a package name that implement it. Whole words only; the glued names are the
 # ecosystems' canonical packages for the construct whose names hold no separator (`pyjwt`, `securecookie`).

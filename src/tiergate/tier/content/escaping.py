@@ -17,7 +17,7 @@ Every pattern starts with a literal (see `scan`): a `|safe` filter is `safe` loo
 
 from __future__ import annotations
 
-from tiergate.tier.content.model import (
+from tiergate.tier.content.rule import (
     BUILT_DIRS,
     BUILT_NAMES,
     ContentRule,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from tiergate.tier.content.dependencies import manifest
 from tiergate.tier.content.escaping import GO_ESCAPING
-from tiergate.tier.content.model import (
+from tiergate.tier.content.rule import (
     BUILT_DIRS,
     BUILT_NAMES,
     Ecosystem,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from tiergate.tier.content.dependencies import manifest
 from tiergate.tier.content.escaping import JAVASCRIPT_ESCAPING
-from tiergate.tier.content.model import BUILT_DIRS, BUILT_NAMES, Ecosystem, call, literal, quoted, rules, word
+from tiergate.tier.content.rule import BUILT_DIRS, BUILT_NAMES, Ecosystem, call, literal, quoted, rules, word
 from tiergate.tier.content.web import (
     COOKIE_HEADERS,
     CREDENTIAL_HEADERS,

@@ -19,8 +19,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from tiergate.tier.content.model import BUILT_DIRS, BUILT_NAMES, ContentHit, Ecosystem, literal, word
 from tiergate.tier.content.patch import FileLines
+from tiergate.tier.content.rule import BUILT_DIRS, BUILT_NAMES, ContentHit, Ecosystem, literal, word
 from tiergate.tier.content.testcode import added, hit
 from tiergate.tier.content.testfiles import JS_SUFFIXES, PYTHON_SUFFIXES, is_test
 

@@ -7,7 +7,7 @@ on 3.7 MB; with a leading `\\b`, 7.5 s; a trie of them by first character was sl
 passes). So each rule is its own pass over one text per side: the changed lines of all the files its
 ecosystems read, joined. The cost is then rules x megabytes, never rules x lines; offsets map back to
 lines by bisection. Most rules never get a pass: a rule's needle (the identifier its pattern starts
-with, `model.needle`) must be part of some word of the change, and the change's distinct words, joined,
+with, `rule.needle`) must be part of some word of the change, and the change's distinct words, joined,
 are a small text to ask (a 3.7 MB change has ~10,000 of them).
 """
 
@@ -19,7 +19,8 @@ from collections.abc import Iterable, Sequence
 from itertools import accumulate, chain
 
 from tiergate.redact import redact
-from tiergate.tier.content.model import (
+from tiergate.tier.content.patch import MARKS, FileLines, Run, Side, parse_patch
+from tiergate.tier.content.rule import (
     ContentHit,
     ContentRule,
     Ecosystem,
@@ -27,7 +28,6 @@ from tiergate.tier.content.model import (
     suffix_of,
     whole_word_needle,
 )
-from tiergate.tier.content.patch import MARKS, FileLines, Run, Side, parse_patch
 
 # How much of a long line an excerpt keeps around the match.
 EXCERPT_CHARS = 80

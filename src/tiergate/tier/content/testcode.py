@@ -31,7 +31,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from tiergate.tier.content.model import (
+from tiergate.tier.content.patch import FileLines, Run, Side
+from tiergate.tier.content.rule import (
     BUILT_DIRS,
     BUILT_NAMES,
     ContentHit,
@@ -41,7 +42,6 @@ from tiergate.tier.content.model import (
     prefix,
     word,
 )
-from tiergate.tier.content.patch import FileLines, Run, Side
 from tiergate.tier.content.scan import excerpt
 from tiergate.tier.content.testfiles import JS_SUFFIXES, PYTHON_SUFFIXES, is_test
 

@@ -8,7 +8,7 @@ fixtures, snapshots or test-data folder, and built or vendored copies, are not r
 
 from __future__ import annotations
 
-from tiergate.tier.content.model import BUILT_DIRS
+from tiergate.tier.content.rule import BUILT_DIRS
 
 PYTHON_SUFFIXES = (".py",)
 JS_SUFFIXES = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts")

@@ -31,8 +31,8 @@ import re
 import sys
 from collections.abc import Iterable, Iterator
 
-from tiergate.tier.content.model import BUILT_DIRS, ContentHit, Ecosystem, call, prefix, word
 from tiergate.tier.content.patch import FileLines
+from tiergate.tier.content.rule import BUILT_DIRS, ContentHit, Ecosystem, call, prefix, word
 from tiergate.tier.content.testcode import EXITED, added, hit
 from tiergate.tier.content.testfiles import DATA_DIRS
 

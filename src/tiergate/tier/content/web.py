@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from tiergate.tier.content.model import ContentRule, literal, quoted, rules
+from tiergate.tier.content.rule import ContentRule, literal, quoted, rules
 
 
 def userinfo_splits(*calls: str) -> tuple[ContentRule, ...]:

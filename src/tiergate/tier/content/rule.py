@@ -1,8 +1,9 @@
-"""The content rules' data: a rule, an ecosystem (which files, which rules), a hit.
+"""The content rules' vocabulary: a rule, an ecosystem (which files, which rules), a hit, and the helpers
+that write a rule's pattern (`word`, `call`, `rules`, ...). Pure.
 
-Pure. A rule is a regular expression searched in the text of one changed line (added or removed); an
-ecosystem says which files its rules read. The rules themselves are data, one module per ecosystem
-(`python`, `javascript`, `go`, `rust`, and `common` for every text file).
+A rule is a regular expression searched in the text of one changed line (added or removed); an ecosystem
+says which files its rules read. The rules themselves are data, one module per ecosystem (`python`,
+`javascript`, `go`, `rust`, and `common` for every text file).
 """
 
 from __future__ import annotations
