@@ -9,7 +9,7 @@
   and keep their state afterwards, and ralph ends only when the model clears its state with OMC's tool.
 
 These pin what the neighbours do themselves: where tiergate would adopt their loop (issue 11,
-tests/e2e_adoption_test.py), the project says `[interop] ... = "ignore"`, and tiergate leaves it alone.
+tests/e2e/adoption_test.py), the project says `[interop] ... = "ignore"`, and tiergate leaves it alone.
 """
 
 from __future__ import annotations

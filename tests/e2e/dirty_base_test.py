@@ -13,7 +13,7 @@ from testing.claude.tiergate_model import packet_of, spawn_directive
 from testing.gitrepo import commit_all, write
 from testing.tiergatecli import tiergate
 
-from tests.e2e_loop_test import (
+from tests.e2e.loop_test import (
     decisions,
     script_implementer,
     script_verifier,
