@@ -1,27 +1,11 @@
-"""Content-aware risk: the changed lines of a change, searched for security-sensitive constructs.
+"""Content-aware risk: the changed lines of a change, searched for security-sensitive constructs. Pure: a
+patch in, hits out.
 
-Pure (no I/O): a patch in, hits out. The interface:
-
-- `ContentRule(construct, pattern, category="security", sides="both", near="")`: one construct, a regular
-  expression searched in the text of one changed line.
-- `Ecosystem(name, rules, suffixes=(), names=())`: which files (suffix, or a glob on the name) read which
-  rules. One module per ecosystem: `python`, `javascript` (JS/TS), `go`, `rust`, and `common` (every
-  text file: secrets); `checkconfig` (architecture: changed lines that weaken the project's checks);
-  `ci` (security: a CI workflow's changed lines that are not routine, read whole by its `judge`);
-  tests weakened (architecture): `python-tests` and `javascript-tests` (`testcode`, test files by
-  `testfiles.is_test`), `pytest-hooks`, `python-test-infra` and `javascript-test-infra`
-  (`testinfra`); and `outwitting` (`outwit`: an `__eq__` that ignores its argument). Output escaping
-  and raw-HTML sinks (`escaping`) are in each language's rules, and their own ecosystems for the
-  files no other rule reads: `html-templates`, `ruby`, `php`, `java`.
-  Each language module also has its manifests' ecosystem (`dependencies`: a changed dependency on a
-  package that implements a security construct).
-  `DEFAULT` is all of them (`TESTS_WEAKENED` the tests-weakened ones); `BY_NAME` finds one by its
-  name (configuration).
-- `scan_patch(patch, ecosystems) -> tuple[ContentHit, ...]`: git's unified diff (`diff -U0`) in; a hit per
-  added or removed line that matched (`ContentHit.describe()` is the reason, naming `file:line`).
-- `scan_files` and `added_file`: the same for changed lines already read, and a new file's lines.
-- `judged_paths(files, ecosystems)`: the files an ecosystem's judge read, whose path floor it replaces
-  (`RiskPaths.scan(paths, judged=...)`).
+A `ContentRule` (`rule.py`) is a regular expression searched in one changed line; an `Ecosystem` says
+which files read which rules, one module per ecosystem (`python`, `javascript`, `go`, `rust`, `common`,
+`checkconfig`, `ci`, `testcode`, `testinfra`, `outwit`, `escaping`, `dependencies`). `DEFAULT` is all of
+them, `BY_NAME` finds one by name; `scan_patch`, `scan_files` and `added_file` search (`scan.py`), and
+`judged_paths` names the files whose path floor a judge replaced. See docs/risk.md.
 """
 
 from __future__ import annotations

@@ -1,24 +1,8 @@
 """Outwitting by literals: the inputs and expected values of tests written into the implementation's new
 branches, returns and lookup tables (`if a == 2 and b == 3: return 5`), so that those tests pass whatever
-the code computes for any other input. Architecture (THOROUGH). Pure: sources and changed lines in, hits out.
-
-- A test's literals (`read_tests`): Python read with `ast` (the literal arguments of the calls in the
-  test function are inputs; the literal side of an `assert ... ==` or of an `assertEqual` is expected);
-  JavaScript by a simple regular expression on the lines of an `it`/`test` block (the literals inside a
-  call nested in an `assert`/`expect` line are inputs, the others on that line expected). Only telling
-  literals count: numbers other than 0, 1 and -1, strings of 3 characters or more.
-- Where they are looked for (`find_answers`): added lines of implementation files (not tests) that
-  branch, return or map: `if`/`elif`/`else if`/`case`/`when`/`switch`/`return`, a comparison, or a
-  literal key of a lookup table (`(2, 3): 5`, `"abc": 7`).
-
-The judgement call: an honest fix can write one of a test's values into the code (a parser that returns
-a constant for a genuinely special input; a threshold the test probes). So a hit needs two distinct
-literals of the same test on one such line or on adjacent added ones (an expected value in a return
-guarded by a comparison with an input is such a pair), and a literal the file's removed lines held
-already does not count. What stays a false positive is a lookup table the task asks for whose entries are
-the tests' own pairs (HTTP status names, say): the THOROUGH verifier judges it from the task. Not seen:
-literals built at run time (`[2] * 3`), parametrized cases' values in decorators, answers moved into data
-files, and the other special-casing that keeps no literal (state between calls).
+the code computes for any other input. Architecture (THOROUGH). Pure: sources and changed lines in, hits
+out. A hit needs two literals of one test on one line or on adjacent ones, since an honest fix can write
+one: see docs/risk.md, "Outwitting by literals".
 """
 
 from __future__ import annotations

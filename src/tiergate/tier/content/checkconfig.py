@@ -1,36 +1,7 @@
-"""Rules for the configuration of the project's own checks: a change that weakens what they measure.
-
-By path, a linter's, type checker's, test runner's or hook manager's configuration is not architecture
-(`tiergate.tier.riskrules.CHECK_CONFIG_*`): every `pre-commit autoupdate` would go THOROUGH. What
-matters is how a loop fakes green, and that shows in the changed lines. Every hit here is architecture:
-
-- added: an ignore, skip, deselect, exclude, disable or omit rule (`ignore = ...`, `--deselect`,
-  `collect_ignore`, `testPathIgnorePatterns`, an ESLint rule set to "off", `skip:` in pre-commit.ci),
-  a failure masked (`continue-on-error: true`, `allow_failure: true`, `|| true`), hooks bypassed
-  (`--no-verify`), a test run that passes with no tests (`--passWithNoTests`);
-- removed: a hook (`- id: ...` in `.pre-commit-config.yaml`), a selection of rules (`select`), a
-  strictness switch (`strict`, mypy's `disallow_*` and `warn_*`), an error level (ESLint's "error",
-  pytest's `filterwarnings = error`, `-D warnings`, `-Werror`), a coverage floor (`fail_under`,
-  `--cov-fail-under`, `coverageThreshold`): changing such a line removes its old value, so lowering
-  `fail_under` counts, while adding one for the first time does not.
-
-Not weakening, so not matched: a hook's version bump (`rev: v0.4.1` -> `rev: v0.5.0`), a tool's
-version pin, an added `select`, a raised floor first written, a whole-line comment.
-
-Judgement calls and limits:
-- The rules read each changed line alone (`git diff -U0`). An item added to a list that spans lines
-  (`"E501",` inside a multi-line `ignore = [...]`, a linter removed from `enable:`) has no key on its
-  line and is not seen; a one-line list, a new list and a removed key are. A one-line list changed
-  either way counts (the line alone cannot say which way), and so does a renamed hook (`- id: ruff`
-  -> `- id: ruff-check` removes the old id).
-- `pyproject.toml`, `setup.cfg`, `package.json` and `tsconfig*.json` are read too: they hold tool
-  sections (`[tool.ruff]`, `"jest"`, `"strict"`). They are architecture by path anyway; a hit there
-  adds the reason that names the weakening.
-- A check configuration inside a fixture or example tree (`tests/fixtures/app/.eslintrc.json`) is
-  not read: it configures the fixture's checks, not the project's.
-- CI definitions (`.gitlab-ci.yml`; workflows by `tiergate.tier.content.ci`) are security; their masked
-  failures (`continue-on-error`, `allow_failure`, `|| true`) are also read here in every YAML file, and
-  `--no-verify` in scripts and Makefiles, since these patterns mean the same wherever they are written.
+"""Rules for the configuration of the project's own checks: a change that weakens what they measure (an
+ignore or skip added, a failure masked, a hook, a strictness switch or a coverage floor removed). By path
+such files are not architecture, or every `pre-commit autoupdate` would go THOROUGH; these lines are,
+each hit named. See docs/risk.md, "Check configurations".
 """
 
 from __future__ import annotations

@@ -1,40 +1,11 @@
-"""CI workflows (GitHub Actions, and Gitea's and Forgejo's, which read the same format): which changes
-to them are security, read from their changed lines.
+"""CI workflows (GitHub Actions, and Gitea's and Forgejo's, the same format): which changes to them are
+security, read from their changed lines.
 
-A workflow runs with the repository's secrets and its token, so by its path alone it is security
-(`tiergate.tier.riskrules`, `**/.github/workflows/**`). Most changes to workflows are a bot moving an
-action to its next release (`uses: actions/checkout@v4` -> `@v5`, or a new commit id): routine (487 of
-the 734 corpus commits that touch `.github/`; docs/risk-paths.md, "Workflows"). So when the content
-rules read a workflow's changed lines, they, not its path, decide: the change is security unless every
-changed line (added and removed) is one of these routine forms:
-
-- blank, or a whole-line comment;
-- `uses: owner/repo[/path]@ref` where the same action is on the other side of the change in the same
-  file (a version or commit bump of an action already trusted), and the new ref is a version tag or a
-  commit id (`@main` follows whatever the action's owner pushes next: not routine);
-- a name (`name: Run tests`, `- name: ...`);
-- a version, runner image or matrix list of them: `python-version: "3.13"`, `node-version: [18, 20]`,
-  `- "3.12"`, `os: ubuntu-24.04`, `runs-on: macos-latest`, `- {python: '3.13', os: windows-latest}`,
-  `version: v1.2.3`, a tox or nox session of the matrix (`nox-session: test-3.12`); one word each,
-  and a list item alone on its line only a version or an image: a matrix value is often spliced into a
-  `run:` command (`pip install ${{ matrix.pkg }}`), so `- evil-package` is not routine;
-- a trigger's filters: `branches: [main]`, `paths-ignore: ['docs/**']`, `- cron: '0 0 * * *'` (when a
-  run starts, not what it does; `pull_request_target` and `workflow_run` are not filters);
-- a few inputs that change no trust: `fetch-depth: 0`, `timeout-minutes: 30`, `fail-fast: false`,
-  `cache: pip`, an added `persist-credentials: false` (removing it hands the job's token to every
-  later step: not routine), a bare `with:`, `steps:`, `strategy:`, `matrix:` or `include:` key.
-
-A routine line holds none of `$ \\ ; | & < >` or a backtick: `-U0` shows a changed line without the
-lines around it, so a line in a `run: |` block may look like a name or a list item, and these are
-what a shell line needs to do anything (`name: $(curl ...)`). Everything else is security, named by
-what it is: a `run:` command, `permissions:`, `secrets.*` or `GITHUB_TOKEN`, a trigger (`on:`,
-`pull_request_target`, `workflow_run`), an expression reading the event payload (`github.event.*`,
-`github.head_ref`), `env:`, a new or removed action, an action's ref off a version, or any other line
-("a workflow line not known to be routine"): an allow-list, since a line inside a `run:` block can be
-any shell at all.
-
-Only files the rules read lose the path floor (`judged_paths`): a workflow whose lines were not read
-(binary by `.gitattributes`, a symlink, content rules off) stays security by its path.
+A workflow is security by its path, yet most changes to one are a bot bumping an action. So when these
+rules read a workflow's changed lines, they decide: security unless every changed line is a routine form
+(an action's version bump, a name, a version or matrix list, a trigger filter, a comment), and no line
+holding a shell character is routine. A workflow whose lines were not read keeps its path floor
+(`judged_paths`). The routine forms and why: docs/risk-paths.md, "Workflows".
 """
 
 from __future__ import annotations

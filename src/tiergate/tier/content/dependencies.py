@@ -1,14 +1,10 @@
 """Rules for dependency manifests: a changed dependency line whose package implements a security construct
 the language rules name (crypto and TLS, tokens and authentication, cookies and sessions, redirects, HTTP
-framing and network protocols).
+framing and network protocols). Pure data and pattern builders.
 
-A bump of such a package changes that construct's code under the project, though not in its own files
-(gin's CVE-2024-45337 fix was a `golang.org/x/crypto` bump, express's CVE-2024-47764 one of `cookie`,
-axios's CVE-2024-28849 one of `follow-redirects`). Which version is vulnerable is an advisory database's
-knowledge; what the package is for is in its name, which a reviewer reads as this rule does: the family's
-words as whole words of the name, split at `- _ / . @`, digits and camelCase as the path rules split
-names (`cookie` in `cookie`, `tough-cookie`, `cookieParser`; not `cookiecutter`; `auth` not `author`).
-docs/risk.md gives each family's reason and the packages left out. Pure data and pattern builders.
+A bump of such a package changes that construct's code under the project (gin's CVE-2024-45337 was a
+`golang.org/x/crypto` bump). What the package is for is in its name, read as whole words as the path
+rules split names; which version is vulnerable is an advisory database's. See docs/risk.md.
 """
 
 from __future__ import annotations

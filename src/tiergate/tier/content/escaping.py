@@ -1,18 +1,10 @@
-"""Output escaping and template safety (issue 21): HTML and JavaScript escaping added or removed, autoescape
-switches, and raw-HTML sinks, per ecosystem.
+"""Output escaping and template safety (issue 21): HTML and JavaScript escaping added or removed,
+autoescape switches and raw-HTML sinks, per ecosystem. Text a user sent, written into a page unescaped,
+runs in the next reader's browser (XSS); either side of a change counts, since removing escaping is the
+hole and adding it is how a fix reads.
 
-Text a user sent, written into a page unescaped, runs in the next reader's browser (XSS). Two constructs:
-
-- "HTML escaping": a call or table that escapes output (`html.escape(`, `escapeHtml(`, `htmlspecialchars(`,
-  `Rack::Utils.escape_html`, `&lt;` in code, a JSON-in-HTML `\\u003c`). Either side counts: removing one
-  is the hole, adding one is how an XSS fix reads.
-- "raw HTML output": what turns escaping off or writes HTML as is (`Markup(`, `mark_safe(`, `|safe`,
-  `autoescape`, `dangerouslySetInnerHTML`, `innerHTML =`, `v-html`, `{@html`, `{{{`, `<%-`, `<%==`,
-  `html_safe`, `raw(`, `{!!`). Either side counts: adding one is the hole, removing one is the fix.
-
-Each language module takes its ecosystem's rules from here; the template files (Jinja, Django, ERB, EJS,
-Handlebars, Twig, Vue, Svelte ...), Ruby, PHP and Java, which no other rule reads, are their own ecosystems.
-Every pattern starts with a literal (see `scan`): a `|safe` filter is `safe` looked behind for its bar.
+Each language module takes its ecosystem's rules from here; template files, Ruby, PHP and Java, which no
+other rule reads, are their own ecosystems. Every pattern starts with a literal (see `scan`).
 """
 
 from __future__ import annotations

@@ -1,17 +1,7 @@
-"""Outwitting in code: implementation files (not tests) whose added lines make a value equal to
-anything, so that a test's comparison passes whatever the code computed. Architecture (THOROUGH).
-
-- Python, read by the judge: an added `__eq__` or `__ne__` whose first statement (after a docstring)
-  returns a constant (`return True`), whether on its def line, in a lambda (`__eq__ = lambda s, o:
-  True`) or on the added lines right below the def.
-- JavaScript: an added `valueOf()` or `[Symbol.toPrimitive]()` that returns a literal (a loose `==`
-  or `assert.equal` then matches it), read by the judge; an object made into jest's asymmetric
-  matcher (`toEqual` asks it whether it matches), by the rules.
-
-Not flagged: an `__eq__` that compares fields, one returning `NotImplemented`, a dataclass's. Not
-seen: a constant returned after other statements, a body on lines the change does not touch, the
-other comparison operators; the tested inputs' answers written into the code as literals are `answers`'s
-(it needs the tests as they were at the base).
+"""Outwitting in code: implementation files (not tests) whose added lines make a value equal to anything
+(an `__eq__` returning a constant, a `valueOf()` returning a literal, a jest asymmetric matcher), so that
+a test's comparison passes whatever the code computed. Architecture (THOROUGH). See docs/risk.md,
+"Outwitting in code".
 """
 
 from __future__ import annotations

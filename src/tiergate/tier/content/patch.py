@@ -1,27 +1,9 @@
-"""Reading git's unified diff (`git diff -U0 -M --src-prefix=a/ --dst-prefix=b/`; any context size works)
-into the changed lines of each file. Pure.
+"""Reading git's unified diff (`git diff -U0 -M`) into the changed lines of each file, per side. Pure.
 
-- A file starts at a `diff --git` line; its path is the `+++ b/...` side, or the `--- a/...` side when
-  the new side is `/dev/null` (a deletion). Quoted paths (`"b/tab\\there"`) are unquoted as git quotes
-  them; other bytes that are not UTF-8 are kept as `os.fsdecode` keeps them, so that a path compares
-  equal to the one `tiergate.git` reports. Renames without edits, mode changes and binary files have
-  no hunk and so no lines.
-- A hunk's lines are counted from its `@@ -a,b +c,d @@` header, never guessed from their first
-  character: a removed line reading `-- a/x` shows as `--- a/x` and is a line, not a header.
-- `\\ No newline at end of file` belongs to the line before it and is skipped.
-- Lines are split on `\\n` only (content may hold `\\r` or form feeds); a CRLF line keeps its `\\r`
-  (an excerpt strips it). Line text keeps bytes that are not UTF-8 as surrogates; `scan` shows them as U+FFFD.
-
-Generated files are not read at all (`generated`): source maps (`*.map`). A map is derived data, a
-JSON of the sources it maps (`sourcesContent`, copies of files the rules read where they live) and
-base64 offsets (`mappings`); it is also the bulk of a JavaScript library's release commits (axios's
-last 200 commits: 62 of 68 MB of patch). A secret a build inlines into its output shows in the
-bundle (`dist/axios.js`), which the secret rules still read; in the map it is a copy of that.
-
-Speed: with `-U0` a hunk is its removed lines, then its added lines; such a hunk is cut out of the line
-list by slicing (checked at its ends), and only other hunks are read line by line. The lines are kept
-as the diff has them, mark and all (`Run`): no line is copied to strip its mark; the scan strips every
-mark of a side at once, when it joins the side's lines (`tiergate.tier.content.scan`).
+The one diff reader: the content rules read its lines, the coverage judgement its new-side line numbers.
+Hunks are counted from their `@@` headers, paths unquoted as git quotes them, source maps (`generated`)
+left unread; a `-U0` hunk is sliced out of the line list whole, so no line is copied. See docs/risk.md,
+"Reading the patch".
 """
 
 from __future__ import annotations

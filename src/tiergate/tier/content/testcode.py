@@ -1,29 +1,7 @@
-"""Rules for test files (`testfiles.is_test`): changed lines that weaken the tests. Each hit is named
-"tests weakened: ..." and is architecture (THOROUGH), as a weakened check configuration is.
-
-One line at a time (added lines; removing a skip marker un-skips, which weakens nothing):
-- a skip, xfail or todo marker or call (`@pytest.mark.skip`, `pytest.xfail(`, `self.skipTest(`,
-  `it.skip`, `xit('...`, `test('...', { skip: true }`);
-- `.only`, `fit(`, `fdescribe(`: the other tests silently do not run;
-- an assertion that cannot fail (`assert True`, `assert 1 == 1`, `self.assertTrue(True)`,
-  `expect(true).toBe(true)`, `assert.ok(true)`), `suppress(AssertionError)`;
-- an early exit (`os._exit(`, `sys.exit(0)`, `pytest.exit(`, `process.exit(`, `process.exitCode =`).
-
-The file's judge reads what one line cannot say:
-- an assertion removed while its test stays: no test header (`def test_`, `it(`) was removed above it
-  in its hunk, the hunk adds fewer assertions than it removes (an assertion edited, split or
-  re-indented keeps its count), and the file does not add the same line elsewhere (moved);
-- an assertion inside a broad `except` (bare, `Exception`, `BaseException`, `AssertionError`) whose
-  handler does nothing (`pass`, `...`, `continue`, `return`), or for `AssertionError` does not
-  raise; in JavaScript an empty `catch`. The assertion must be among the added lines just above the
-  handler (a Python `try:` re-indents its body, so it is); in JavaScript a `try {` added up to 30
-  lines above an empty catch, around lines not changed, counts too.
-
-Not seen: a test deleted whole (its header goes with it; the gate's per-test outcomes name a lost
-test), a changed expected value (`== 4` -> `== 5`: running the base's tests judges it), a weaker
-assertion of another name, an assertion moved to another file, a parametrized case removed.
-Judgement calls: a conditional skip (`skipif`, `it.skipIf`) added is a skip added, whatever its
-condition says; `importorskip` is not read (a new test's optional dependency is honest).
+"""Rules for test files (`testfiles.is_test`): changed lines that weaken the tests, one at a time (a skip
+or `.only` added, an assertion that cannot fail, an early exit) and, by the file's judge, what one line
+cannot say (an assertion removed while its test stays, one inside a handler that swallows it). Each hit
+is "tests weakened: ..." and architecture (THOROUGH). See docs/risk.md, "In test files".
 """
 
 from __future__ import annotations

@@ -1,28 +1,7 @@
-"""Rules for test infrastructure: code that decides which tests run and what their outcome is, changed
-so that the tests say less. Each hit is "tests weakened: ..." and architecture (THOROUGH).
-
-- `pytest-hooks`, every Python file (a plugin may live anywhere): an added pytest hook that changes
-  collection (`pytest_collection_modifyitems`, `pytest_ignore_collect`), how tests run
-  (`pytest_runtest_call`, `_protocol`, `_setup`, `pytest_pyfunc_call`) or their reports
-  (`pytest_runtest_makereport`, `pytest_report_teststatus`, `report.outcome =`, `force_result(`),
-  and a session's exit status set (`session.exitstatus =`).
-- `python-test-infra`, `conftest.py`, `sitecustomize.py`, `usercustomize.py`, `*.pth`: collected
-  items dropped (`items[:] =`, `items.clear()`, `deselect`), a skip marker added to items, an early
-  exit (`os._exit(`, `sys.exit(0)`); read whole by its judge: code patched from there (the first
-  argument of `monkeypatch.setattr(`, `mock.patch(`, `patch.object(`, `setattr(`, or an assignment
-  to an attribute of a name the added lines import) unless it is the standard library's (a clock or
-  the environment is patched for determinism, the code under test is patched to pass), and any code
-  in `sitecustomize.py`/`usercustomize.py` or an `import` line of a `.pth` (run in every Python
-  process, the tests' too).
-- `javascript-test-infra`, `package.json` and jest's, vitest's and mocha's configuration and setup
-  files: a test script that runs no test (`"test": "echo ..."`, `true`, `exit 0`; npm's own
-  placeholder, which exits 1, is not one) or masks failure (`; exit 0`, `|| true`), a run limited to
-  some tests (`--test-only`, name patterns, `--onlyChanged`), the test functions replaced
-  (`global.it =`), the code under test mocked from a setup file (`jest.mock(`, `vi.mock(`), an exit.
-
-Judgement calls: a fixture-only conftest matches nothing; any patch of a project or third-party name
-from a conftest does (a line cannot tell the code under test from a network client).
-`--passWithNoTests` and `|| true` are the check-configuration rules' (`checkconfig`).
+"""Rules for test infrastructure: pytest hooks, `conftest.py` and `sitecustomize.py`, JavaScript test
+scripts and setup files, changed so that the tests say less (tests dropped, outcomes rewritten, the code
+under test patched or mocked, a script that runs no test). Each hit is "tests weakened: ..." and
+architecture (THOROUGH). See docs/risk.md, "In test infrastructure".
 """
 
 from __future__ import annotations
