@@ -16,13 +16,13 @@ import pytest
 from testing.claude.cli import claude_bin
 from testing.statefolder import state_dir, state_env
 
-from tiergate.hook import events
+from tiergate.hook import registry
 from tiergate.tier.policy import PLUGIN, VERIFIERS, Tier
 
 ROOT = Path(__file__).resolve().parents[1]
 LAUNCHER = ROOT / "hooks" / "tiergate-hook"
 HOOK_COMMAND = "${CLAUDE_PLUGIN_ROOT}/hooks/tiergate-hook"
-EVENTS = set(events.EVENTS)
+EVENTS = set(registry.EVENTS)
 HEDGES = ("should", "probably", "seems to", "likely", "might")
 
 

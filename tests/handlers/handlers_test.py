@@ -234,7 +234,7 @@ def test_a_session_without_a_loop_is_answered_with_nothing_and_imports_nothing_h
         "tiergate.main",
         "tiergate.hook",
         "tiergate.hook.entry",
-        "tiergate.hook.events",
+        "tiergate.hook.registry",
         "tiergate.project",
         "tiergate.seal",  # the user's state home, where the state folder is (os only)
         "tiergate.handlers",

@@ -23,9 +23,9 @@ import tiergate
 from tiergate import handlers, project
 from tiergate.errors import UserError
 from tiergate.hook import entry as hook
-from tiergate.hook.events import EVENTS
 from tiergate.hook.inputs import parse_input
 from tiergate.hook.protocol import HookReply, render
+from tiergate.hook.registry import EVENTS
 from tiergate.log import read_records
 
 SESSION_ID = "3f2b8c1e-9d7a-4c1b-8e2f-5a6b7c8d9e0f"
@@ -184,7 +184,7 @@ def test_the_fast_path_imports_almost_nothing(sandbox: Sandbox) -> None:
         "tiergate.main",
         "tiergate.hook",
         "tiergate.hook.entry",
-        "tiergate.hook.events",
+        "tiergate.hook.registry",
         "tiergate.project",
         "tiergate.seal",  # the user's state home, where the state folder is (os only)
     }

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from tiergate.errors import InputError
 from tiergate.hook import inputs, models
-from tiergate.hook.events import EVENTS
 from tiergate.hook.inputs import parse_input
+from tiergate.hook.registry import EVENTS
 
 COMMON = {
     "session_id": "3f2b8c1e-9d7a-4c1b-8e2f-5a6b7c8d9e0f",

@@ -6,8 +6,8 @@ from typing import Any
 import pytest
 
 from tiergate.hook import protocol
-from tiergate.hook.events import EVENTS
 from tiergate.hook.protocol import HookAnswer, HookReply, render
+from tiergate.hook.registry import EVENTS
 
 ALL_EVENTS = EVENTS
 NO_CONTEXT_EVENTS = ("PreCompact", "SessionEnd", "StopFailure")

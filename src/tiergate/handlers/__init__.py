@@ -1,6 +1,6 @@
 """The hook events' adapters: `handle(event_name, payload, project)` is what `tiergate hook` calls.
 
-Each event of the registry (`tiergate.hook.events`) has one module here, named after it, that turns the
+Each event of the registry (`tiergate.hook.registry`) has one module here, named after it, that turns the
 hook input into a `tiergate.loop.decision` event (measuring, fingerprinting and reading transcripts as that
 event needs), applies the loop's decision to the session's state, logs it, and renders the `HookReply`.
 
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 
-from tiergate.hook.events import EVENTS
+from tiergate.hook.registry import EVENTS
 
 # Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
 TYPE_CHECKING = False

@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import sys
 
-from tiergate.hook.events import EVENTS
+from tiergate.hook.registry import EVENTS
 
 # Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
 TYPE_CHECKING = False

@@ -1,4 +1,4 @@
-"""The one registry of hook events (`tiergate.hook.events`) is what every other list of them agrees with."""
+"""The one registry of hook events (`tiergate.hook.registry`) is what every other list of them agrees with."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tiergate import handlers
 from tiergate.hook import inputs, models
-from tiergate.hook.events import EVENTS
+from tiergate.hook.registry import EVENTS
 
 ROOT = Path(__file__).resolve().parents[2]
 

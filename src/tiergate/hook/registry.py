@@ -1,7 +1,7 @@
 """The hook events tiergate handles: the one registry.
 
 hooks/hooks.json registers exactly these, `tiergate.handlers` has one module for each, and each has its
-input reader (`tiergate.hook.inputs`); tests/hook/events_test.py holds all of them to this list. Each
+input reader (`tiergate.hook.inputs`); tests/hook/registry_test.py holds all of them to this list. Each
 event maps to what "fail open" means for it, for the one line that reports an internal error.
 
 Imported on the hook's fast path: nothing but this dict.
