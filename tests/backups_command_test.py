@@ -13,7 +13,7 @@ from testing.gitrepo import GIT_ENV, commit_all, git, repo_fixture, write
 from testing.statefolder import state_dir
 
 from tiergate.project import locate
-from tiergate.workspace import backups, ondisk
+from tiergate.workspace import backups, ondisk, putback, snapshots
 
 
 @pytest.fixture(autouse=True)
@@ -49,7 +49,7 @@ def dirty(repo: Path) -> None:
 
 
 def roll_back(repo: Path, why: str = "rolling back to the loop's start") -> backups.Backup:
-    backup = backups.rollback(locate(repo, os.environ), backups.workspace_at(repo, "HEAD"), why)
+    backup = putback.rollback(locate(repo, os.environ), snapshots.workspace_at(repo, "HEAD"), why)
     assert backup is not None
     return backup
 

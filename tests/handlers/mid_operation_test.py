@@ -15,7 +15,7 @@ from testing.valueproject import value_project
 
 from tiergate.errors import UserError
 from tiergate.project import Project
-from tiergate.workspace import backups, ondisk
+from tiergate.workspace import backups, ondisk, putback
 
 SESSION = "77777777-2222-3333-4444-555555555555"
 CLAIM = "value.txt is right now.\n\n<promise>DONE</promise>"
@@ -79,5 +79,5 @@ def test_restoring_a_backup_mid_operation_is_refused_in_one_line(tmp_path: Path,
         target.write_text("x\n")
 
     with pytest.raises(UserError, match=r"tiergate does not restore a backup while a .* is in progress"):
-        backups.restore(project, saved)
+        putback.restore(project, saved)
     assert (repo / "a.txt").read_text() == "b\n"

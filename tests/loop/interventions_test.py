@@ -22,7 +22,7 @@ from tiergate.loop.interventions import (
 )
 from tiergate.loop.stalls import Stall
 from tiergate.project import Project
-from tiergate.workspace import backups, greenpoint
+from tiergate.workspace import backups, greenpoint, putback, snapshots
 
 SEED = InterventionPolicy(attempt_limit=3, skip_limit=3)
 
@@ -258,7 +258,7 @@ def test_interventions_on_a_real_repository_never_lose_work(
     limit with its work left for the user."""
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
     root = init_repo(tmp_path / "svc", {".gitignore": "*.log\n", "server.py": "ROUTES = []\n"})
-    start = backups.workspace_at(root, "HEAD").head
+    start = snapshots.workspace_at(root, "HEAD").head
     project = Project(root, tmp_path / "state")
     policy = InterventionPolicy(attempt_limit=3, skip_limit=3)
     record: list[Attempt] = []
@@ -280,7 +280,7 @@ def test_interventions_on_a_real_repository_never_lose_work(
     third = refute("F2", "filter on the wrong field")
     assert isinstance(third, RollbackThenChangeApproach)
     point = greenpoint.last_green(project, "loop1", start)
-    backup = backups.rollback(project, point.workspace, f"rolling back to {point.describe()}")
+    backup = putback.rollback(project, point.workspace, f"rolling back to {point.describe()}")
     assert backup is not None
     assert {p: (root / p).read_text() for p in f1} == f1  # F1's verified, uncommitted work is kept
     assert not (root / "routes" / "filter.py").exists()
@@ -298,5 +298,5 @@ def test_interventions_on_a_real_repository_never_lose_work(
     halt = refute("F4", "the validator accepts everything")
     assert isinstance(halt, Halt) and halt.skipped == ("F2", "F3", "F4")
     assert (root / "routes" / "validate.py").exists()  # a halt leaves the workspace to the user
-    backups.restore(project, backup)
+    putback.restore(project, backup)
     assert (root / "routes" / "filter.py").read_text().startswith("def by_tag")

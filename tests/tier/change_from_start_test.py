@@ -26,7 +26,7 @@ def started(tmp_path: Path) -> tuple[Path, str]:
     head = git(repo, "rev-parse", "HEAD").strip()
     tree = changes.workspace_tree(repo, head)
     assert tree is not None
-    indexcopy.measure_from_workspace(tree)  # as tiergate.workspace.startpoint does for a loop's start
+    indexcopy.measure_from_workspace(tree)  # as tiergate.workspace.loopbase does for a loop's start
     return repo, tree
 
 

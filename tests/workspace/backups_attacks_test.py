@@ -12,8 +12,8 @@ from testing.gitrepo import commit_all, git, init_repo, write
 
 from tiergate.errors import UserError
 from tiergate.project import Project
-from tiergate.workspace import backups, ondisk
-from tiergate.workspace.backups import Workspace
+from tiergate.workspace import backups, ondisk, putback, snapshots
+from tiergate.workspace.snapshots import Workspace
 
 SECRET = '{"aws_secret_access_key": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}\n'
 
@@ -29,17 +29,17 @@ def project(root: Path) -> Project:
 
 
 def at_head(root: Path) -> Workspace:
-    return backups.workspace_at(root, "HEAD")
+    return snapshots.workspace_at(root, "HEAD")
 
 
 def roll_back(root: Path, to: Workspace | None = None) -> backups.Backup:
-    backup = backups.rollback(project(root), to or at_head(root), "a test")
+    backup = putback.rollback(project(root), to or at_head(root), "a test")
     assert backup is not None
     return backup
 
 
 def restore(root: Path, backup: backups.Backup) -> None:
-    backups.restore(project(root), backup)
+    putback.restore(project(root), backup)
 
 
 def tree(root: Path) -> dict[str, bytes]:
@@ -85,7 +85,7 @@ def test_the_store_holds_the_backup_whole_without_the_repositorys_history(tmp_pa
     write(repo, {"app.py": "v = 2\n", "new.txt": "new\n"})
     git(repo, "add", "new.txt")
     backup = roll_back(repo)
-    store = backups.store_path(project(repo))
+    store = snapshots.store_path(project(repo))
     git(store, f"--git-dir={store}", "fsck", "--strict", "--no-dangling", "--connectivity-only")
     assert git(store, f"--git-dir={store}", "rev-list", "--all").split() == [backup.commit]
     assert git(store, f"--git-dir={store}", "show", f"{backup.commit}:index/new.txt") == "new\n"
@@ -108,7 +108,7 @@ def test_ignored_files_where_the_target_puts_something_are_saved_first(tmp_path:
     commit_all(repo, "the agent's commit")
     before = tree(repo)
 
-    backup = roll_back(repo, backups.workspace_at(repo, "HEAD~1"))
+    backup = roll_back(repo, snapshots.workspace_at(repo, "HEAD~1"))
 
     assert (repo / "data").read_text() == "tracked\n"
     assert (repo / "pkg" / "mod.py").read_text() == "m\n"
@@ -252,7 +252,7 @@ def test_old_layout_backups_are_listed_restorable_and_migrated(tmp_path: Path) -
     [(moved, new)] = backups.migrate(project(repo), repo)
     assert moved == old and isinstance(new, backups.Backup) and not new.legacy
     assert git(repo, "for-each-ref", "refs/tiergate/") == ""
-    store = backups.store_path(project(repo))
+    store = snapshots.store_path(project(repo))
     assert git(store, f"--git-dir={store}", "rev-parse", f"{new.commit}:files").strip() == tree_id
 
 
@@ -275,7 +275,7 @@ def test_an_unreadable_backup_is_reported_not_dropped(tmp_path: Path) -> None:
     repo = init_repo(tmp_path / "repo", {"app.py": "v = 1\n"})
     write(repo, {"app.py": "v = 2\n"})
     good = roll_back(repo)
-    store = backups.store_path(project(repo))
+    store = snapshots.store_path(project(repo))
     (store / "refs" / "backups" / "20990101T000000.000Z-deadbeef").write_text("f" * 40 + "\n")
     found = backups.inventory(project(repo), repo)
     assert [b.name for b in found.backups] == [good.name]
@@ -300,11 +300,11 @@ def test_another_tools_state_is_neither_dirt_nor_rolled_back(tmp_path: Path) -> 
     omc = {".omc/state/sessions/s1/subagent-tracking-state.json": "{}\n", ".omc/project-memory.json": "{}\n"}
     write(repo, omc)
     # OMC's files alone: nothing to roll back, so no backup either.
-    assert not backups.differs(repo, at_head(repo))
-    assert backups.rollback(project(repo), at_head(repo), "the test") is None
+    assert not putback.differs(repo, at_head(repo))
+    assert putback.rollback(project(repo), at_head(repo), "the test") is None
     # With the loop's own work beside them, the work goes and OMC's state stays (and is in the backup).
     write(repo, {"app.py": "v = 2\n", "scratch.py": "x\n"})
-    assert backups.differs(repo, at_head(repo))
+    assert putback.differs(repo, at_head(repo))
     backup = roll_back(repo)
     assert (repo / "app.py").read_text() == "v = 1\n" and not (repo / "scratch.py").exists()
     assert {p: (repo / p).read_text() for p in omc} == omc

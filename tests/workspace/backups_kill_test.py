@@ -24,12 +24,12 @@ from testing.gitrepo import GIT_ENV, git, init_repo, write
 
 from tests.workspace.backups_attacks_test import tree
 from tiergate.project import Project
-from tiergate.workspace import backups, ondisk
+from tiergate.workspace import backups, ondisk, putback, snapshots
 
 ROLLBACK = (
     "import sys; from pathlib import Path; from tiergate.project import Project; "
-    "from tiergate.workspace import backups; root = Path(sys.argv[1]); "
-    "backups.rollback(Project(root, Path(sys.argv[2])), backups.workspace_at(root, 'HEAD'), 'the test')"
+    "from tiergate.workspace import putback, snapshots; root = Path(sys.argv[1]); "
+    "putback.rollback(Project(root, Path(sys.argv[2])), snapshots.workspace_at(root, 'HEAD'), 'the test')"
 )
 # Shell builtins where it can: the wrapper runs at every git call of some 120 runs.
 WRAPPER = """#!/bin/sh
@@ -120,7 +120,7 @@ def assert_restorable(project: Project, step: str, *works: Expected) -> None:
             and (reason == BEFORE_RESTORE) == b.reason.startswith(BEFORE_RESTORE)
         ]
         assert saved, f"{step}: the work is neither in the workspace nor in a backup ({reason})"
-        backups.restore(project, saved[0])
+        putback.restore(project, saved[0])
         assert tree(project.root) == work, step
 
 
@@ -132,7 +132,7 @@ BEFORE_RESTORE = "tiergate backup before restoring"
 def rolled_back(where: Path) -> tuple[Project, list[Expected], backups.Backup]:
     """A rolled-back workspace with more work done since: what a restore must save first."""
     repo, project, work = setup(where)
-    backup = backups.rollback(project, backups.workspace_at(repo, "HEAD"), "the test")
+    backup = putback.rollback(project, snapshots.workspace_at(repo, "HEAD"), "the test")
     assert backup is not None
     write(repo, {"app.py": "v = 3  # after the rollback\n", "meanwhile.txt": "new since\n"})
     return project, [(tree(repo), BEFORE_RESTORE), (work, BEFORE_TEST)], backup

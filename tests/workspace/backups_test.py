@@ -13,8 +13,8 @@ from testing.gitrepo import commit_all, git, init_repo, repo_fixture, write
 
 from tiergate.errors import UserError
 from tiergate.project import Project
-from tiergate.workspace import backups, ondisk
-from tiergate.workspace.backups import Workspace
+from tiergate.workspace import backups, ondisk, putback, snapshots
+from tiergate.workspace.snapshots import Workspace
 
 BINARY = bytes(range(256)) * 8 + b"\0\r\n\xff"
 IGNORE = "*.log\nbuild/\n"
@@ -62,7 +62,7 @@ def project(root: Path) -> Project:
 
 
 def store(root: Path) -> Path:
-    return backups.store_path(project(root))
+    return snapshots.store_path(project(root))
 
 
 def in_store(root: Path, *args: str) -> str:
@@ -81,16 +81,16 @@ def save(root: Path, why: str = "a test", now: float | None = None) -> backups.B
 
 def snapshot(root: Path) -> Workspace:
     """The workspace as it is now, kept in the store as a green point is, and read back from there."""
-    commit = backups.keep_snapshot(project(root), SNAPSHOT, "a snapshot", "For a test.")
-    return backups.stored_workspace(project(root), root, commit, "the snapshot")
+    commit = snapshots.keep_snapshot(project(root), SNAPSHOT, "a snapshot", "For a test.")
+    return snapshots.stored_workspace(project(root), root, commit, "the snapshot")
 
 
 def rollback(root: Path, to: Workspace, why: str = "a test") -> backups.Backup | None:
-    return backups.rollback(project(root), to, why)
+    return putback.rollback(project(root), to, why)
 
 
-def restore(root: Path, backup: backups.Backup) -> backups.Restored:
-    return backups.restore(project(root), backup)
+def restore(root: Path, backup: backups.Backup) -> putback.Restored:
+    return putback.restore(project(root), backup)
 
 
 def find(root: Path, name: str) -> backups.Backup:
@@ -142,7 +142,7 @@ def make_dirty(root: Path) -> None:
 
 
 def at_head(root: Path) -> Workspace:
-    return backups.workspace_at(root, "HEAD")
+    return snapshots.workspace_at(root, "HEAD")
 
 
 def test_saving_touches_neither_the_index_nor_the_working_tree(repo: Path) -> None:
@@ -284,7 +284,7 @@ def test_a_rollback_moves_head_back_over_commits_made_since_and_keeps_them(repo:
 def test_a_rollback_across_histories_is_refused_and_changes_nothing(repo: Path) -> None:
     git(repo, "switch", "-q", "-c", "other")
     write(repo, {"a.txt": "on another branch\n"})
-    elsewhere = backups.workspace_at(repo, commit_all(repo, "other"))
+    elsewhere = snapshots.workspace_at(repo, commit_all(repo, "other"))
     git(repo, "switch", "-q", "main")
     make_dirty(repo)
     before = files(repo)
@@ -350,7 +350,7 @@ def test_an_empty_repository(tmp_path: Path) -> None:
     git(root, "add", "staged.txt")
     before, before_status = files(root), status(root)
 
-    backup = rollback(root, backups.workspace_at(root, None), "a test")
+    backup = rollback(root, snapshots.workspace_at(root, None), "a test")
 
     assert backup is not None and backup.head is None
     assert files(root) == {"x.log": b"i\n"}
@@ -362,7 +362,7 @@ def test_an_empty_repository(tmp_path: Path) -> None:
 
 def test_a_rollback_to_before_the_first_commit(tmp_path: Path) -> None:
     root = init_repo(tmp_path / "empty")
-    start = backups.workspace_at(root, git(root, "hash-object", "-t", "tree", "--stdin").strip())
+    start = snapshots.workspace_at(root, git(root, "hash-object", "-t", "tree", "--stdin").strip())
     assert start.head is None
     write(root, {"made.txt": "by the loop\n"})
     made = commit_all(root, "the loop's first commit")
@@ -411,7 +411,7 @@ def test_backups_are_listed_newest_first_and_found_by_prefix(repo: Path) -> None
 def test_changes_lists_paths_with_their_status(repo: Path) -> None:
     make_dirty(repo)
     workspace = snapshot(repo)
-    found = backups.changes(repo, backups.tree_of(repo, workspace.head), workspace.files)
+    found = snapshots.changes(repo, snapshots.tree_of(repo, workspace.head), workspace.files)
     assert found["gone.txt"] == "D"
     assert found["new file.txt"] == "A"
     assert found["image.bin"] == "M"

@@ -12,7 +12,7 @@ from testing.gitrepo import commit_all, git, init_repo, repo_fixture, write
 
 from tiergate.errors import UserError
 from tiergate.project import Project
-from tiergate.workspace import backups, greenpoint
+from tiergate.workspace import greenpoint, putback, snapshots
 
 
 @pytest.fixture(autouse=True)
@@ -67,7 +67,7 @@ def test_a_passed_verification_is_the_green_point_with_its_uncommitted_files(rep
     point = greenpoint.last_green(at(repo), "s1", start)
 
     assert point.source == "verified" and point.commit == snapshot
-    store = backups.store_path(at(repo))
+    store = snapshots.store_path(at(repo))
     assert git(store, f"--git-dir={store}", "rev-parse", "refs/green/s1").strip() == snapshot
     assert git(repo, "for-each-ref", "refs/tiergate/") == ""  # nothing a push could carry
     assert point.workspace.head == start  # the verified state was not committed: HEAD stays where it was
@@ -98,13 +98,13 @@ def test_a_rollback_returns_to_the_last_verified_state_and_keeps_the_rest(repo: 
 
     point = greenpoint.last_green(at(repo), "s1", start)
     project = at(repo)
-    backup = backups.rollback(project, point.workspace, f"rolling back to {point.describe()}")
+    backup = putback.rollback(project, point.workspace, f"rolling back to {point.describe()}")
 
     assert backup is not None
     assert {p: (repo / p).read_text() for p in ("app.py", "feature.py")} == verified
     assert not (repo / "junk.py").exists()
     assert not greenpoint.is_dirty(repo, point)
-    store = backups.store_path(project)
+    store = snapshots.store_path(project)
     assert git(store, f"--git-dir={store}", "show", f"{backup.commit}:files/junk.py") == "refuted work\n"
 
 

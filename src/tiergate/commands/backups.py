@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
 def describe(project: Project, root: Path, backup: Backup) -> dict[str, Any]:
     import time
 
-    from tiergate.workspace import backups
+    from tiergate.workspace import backups, snapshots
 
     changed = backups.describe_changes(project, root, backup)
     counts = dict.fromkeys(("added", "modified", "deleted"), 0)
@@ -82,7 +82,7 @@ def describe(project: Project, root: Path, backup: Backup) -> dict[str, Any]:
     return {
         "name": backup.name,
         "ref": backup.ref,
-        "store": "repository" if backup.legacy else str(backups.store_path(project)),
+        "store": "repository" if backup.legacy else str(snapshots.store_path(project)),
         "commit": backup.commit,
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(backup.created)),
         "head": backup.head,

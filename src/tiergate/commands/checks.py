@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     from tiergate.gate.run import run_gate
     from tiergate.loop import store as state
     from tiergate.project import locate
-    from tiergate.workspace.startpoint import change_base
+    from tiergate.workspace.loopbase import change_base
 
     project = locate(Path.cwd(), os.environ)
     config = load_config(project.root)

@@ -26,12 +26,12 @@ def run(args: argparse.Namespace) -> int:
 
     from tiergate.git import repository
     from tiergate.project import locate
-    from tiergate.workspace import backups
+    from tiergate.workspace import backups, putback
 
     project = locate(Path.cwd(), os.environ)
     root = repository.repo_root(project.root)
     backup = backups.find(project, root, args.backup)
-    result = backups.restore(project, backup)
+    result = putback.restore(project, backup)
     if not result.changed:
         print(f"tiergate: the workspace already is backup {backup.name}; nothing to do")
         return 0

@@ -109,7 +109,7 @@ def _loop(root: Path) -> tuple[str | None, Exclusions | None]:
     from tiergate import foreign
     from tiergate.loop import store as state
     from tiergate.project import locate
-    from tiergate.workspace.startpoint import change_base
+    from tiergate.workspace.loopbase import change_base
 
     project = locate(root, os.environ)
     if not project.state_dir.is_dir():
@@ -183,7 +183,6 @@ def _kept_coverage(
     import os
 
     from tiergate.gate.discovery import project_checks
-
     from tiergate.gate.run import kept_coverage
     from tiergate.project import locate
 
@@ -203,7 +202,6 @@ def _kept_coverage(
 def _gate_plan(root: Path, config: Config) -> str:
     """Which of the project's checks would measure the change's coverage at a claim's gate, or why none."""
     from tiergate.gate.discovery import project_checks
-
     from tiergate.gate.measuring import describe_plan, project_plan
 
     return describe_plan(project_plan(root, project_checks(root, config)))[1]

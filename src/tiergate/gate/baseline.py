@@ -1,7 +1,7 @@
 """The checks' state when the loop began: each check's result at the loop's base commit.
 
 A loop that began on the user's uncommitted or untracked work has as its base the start commit of that
-workspace (`tiergate.workspace.startpoint`), so a check the user's own edit already broke is a
+workspace (`tiergate.workspace.loopbase`), so a check the user's own edit already broke is a
 pre-existing failure, not the loop's; it always runs in a worktree of that commit (HEAD never is it).
 
 Where a baseline check runs:

@@ -109,8 +109,8 @@ def _index_file(repo: Path) -> Path:
     )
 
 
-# The bases that are a workspace a loop began on (`workspace_tree`), named for this process by
-# `tiergate.workspace.loopstart` before anything is measured from them.
+# The bases that are a workspace a loop began on (`changes.workspace_tree`), named for this process by
+# `tiergate.workspace.loopbase` before anything is measured from them.
 _workspace_bases: set[str] = set()
 
 

@@ -68,10 +68,9 @@ def gate(
     `changed` are the change's paths. Also returned: why the claim must be THOROUGH whatever the tier
     rules say (tests that passed when the loop began and are lost, or fail with the tests as they were
     then), each naming its test."""
-    from tiergate.gate.discovery import project_checks
-
     from tiergate import foreign
     from tiergate.gate.checks import make_check
+    from tiergate.gate.discovery import project_checks
     from tiergate.gate.run import run_gate
     from tiergate.loop.features import gate_checks
 
@@ -187,7 +186,7 @@ def dirty(project: Project, current: LoopState) -> bool | None:
 def roll_back(project: Project, outcome: Outcome, now: float) -> Outcome:
     """Roll the workspace back to the last green point, the dirty state saved first as a backup."""
     from tiergate.errors import UserError
-    from tiergate.workspace import backups, greenpoint
+    from tiergate.workspace import greenpoint, putback
 
     current = outcome.state
     assert current is not None and outcome.rollback is not None
@@ -195,7 +194,7 @@ def roll_back(project: Project, outcome: Outcome, now: float) -> Outcome:
     try:
         point = greenpoint.last_green(project, current.session_id, start=current.base)
         point_text = point.describe()
-        saved = backups.rollback(project, point.workspace, outcome.rollback)
+        saved = putback.rollback(project, point.workspace, outcome.rollback)
     except UserError as exc:
         return after_rollback(outcome, now, backup=None, point=point_text, error=str(exc))
     except Exception as exc:

@@ -11,7 +11,7 @@ from tiergate.loop.decision import empty_turn, wants_claim_facts
 from tiergate.loop.events import ClaimFacts, GateFacts, Stop
 from tiergate.loop.refutation import may_stand_refuted, refutation_for
 from tiergate.loop.state import POLICIES, LoopState, Policies
-from tiergate.workspace import fingerprint, startpoint
+from tiergate.workspace import fingerprint, loopbase
 
 # Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
 TYPE_CHECKING = False
@@ -109,8 +109,8 @@ def _begin(payload: dict[str, Any], project: Project) -> Early | None:
         if may_stand_refuted(current):
             return None
         # A loop begun on a dirty workspace measures from it; when its objects must be copied back
-        # first (`startpoint.change_base`), that waits for the input to be known good.
-        if current.start is not None and not startpoint.measurable(project, current.start):
+        # first (`loopbase.change_base`), that waits for the input to be known good.
+        if current.start is not None and not loopbase.measurable(project, current.start):
             return None
     except Exception:
         return None
@@ -182,7 +182,7 @@ def decide_stop(
     measured = Measured()
     workspace: str | None = None
     # The workspace the loop began on (the user's own edits are not the loop's), or its base commit.
-    base = startpoint.change_base(project, current.start, current.base)
+    base = loopbase.change_base(project, current.start, current.base)
     if _measures(current, claim, background, error):
         # A claim on a workspace already refuted is answered from the state alone: fingerprint first.
         if may_stand_refuted(current):

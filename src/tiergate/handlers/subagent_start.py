@@ -9,7 +9,7 @@ from tiergate.handlers import common
 from tiergate.loop import store as state
 from tiergate.loop.events import SubagentStart
 from tiergate.loop.verifiers import run_for, would_record
-from tiergate.workspace import manifeststore, startpoint
+from tiergate.workspace import loopbase, manifeststore
 from tiergate.workspace.fingerprint import manifest
 
 # Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
@@ -29,7 +29,7 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
     if current is None or not current.active:
         return None
     recorded = would_record(current, start.agent_type)
-    base = startpoint.fingerprint_base(project, current.start, current.base) if recorded else None
+    base = loopbase.fingerprint_base(project, current.start, current.base) if recorded else None
     taken = manifest(project.root, base, foreign.of_loop(current)) if recorded else None
     event = SubagentStart(
         agent_id=start.agent_id,

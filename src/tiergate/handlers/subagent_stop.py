@@ -22,7 +22,7 @@ from tiergate.loop.events import Outcome, SubagentStop
 from tiergate.loop.state import POLICIES, LoopState, VerifierRun
 from tiergate.loop.verdict import judge
 from tiergate.loop.verifiers import run_for
-from tiergate.workspace import manifeststore, startpoint
+from tiergate.workspace import loopbase, manifeststore
 from tiergate.workspace.fingerprint import manifest
 from tiergate.workspace.manifest import changes
 
@@ -61,7 +61,7 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
             commands_run=1 if transcript.ran_a_command(stop.agent_transcript_path, since) else 0,
             verification_id=current.verification.id,
         )
-        base = startpoint.fingerprint_base(project, current.start, current.base)
+        base = loopbase.fingerprint_base(project, current.start, current.base)
         workspace = manifest(project.root, base, foreign.of_loop(current))
         digest = None if workspace is None else workspace.digest
         model = transcript.agent_model(stop.agent_transcript_path)

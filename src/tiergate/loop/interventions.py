@@ -23,7 +23,7 @@ A single-task loop (ralph) has no next item to skip to: it records each approach
 the halt like a skipped feature.
 
 Pure: no I/O. The caller measures dirtiness (`greenpoint.is_dirty`) and performs the rollback
-(`backups.rollback`).
+(`putback.rollback`).
 """
 
 from __future__ import annotations

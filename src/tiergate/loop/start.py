@@ -52,16 +52,16 @@ def _start(project: Project, session_id: str, base: str | None, exclusions: Excl
     from tiergate.errors import UserError
     from tiergate.git import changes, repository, untracked
     from tiergate.tier.change import work_paths
-    from tiergate.workspace import startpoint
+    from tiergate.workspace import loopbase
 
     try:
         if base is None:
-            return startpoint.take(project, session_id or startpoint.PENDING, base)
+            return loopbase.take(project, session_id or loopbase.PENDING, base)
         root = repository.repo_root(project.root)
         differing = changes.changed_paths(root, base), untracked.untracked_files(root, base)
         if not work_paths(root, [*differing[0], *differing[1]], exclusions):
             return None
-        return startpoint.take(project, session_id or startpoint.PENDING, base, differing=differing)
+        return loopbase.take(project, session_id or loopbase.PENDING, base, differing=differing)
     except UserError:
         return None
 
@@ -71,11 +71,11 @@ def keep_pending_green(project: Project, loop: LoopState) -> None:
     commit, kept as the first green point of the session that takes the loop up (`take_pending_green`),
     so that a rollback goes back to what the user had at `tiergate ralph start`, not at the first hook.
     A green point an earlier start left is dropped first: it belongs to no loop now."""
-    from tiergate.workspace import greenpoint, startpoint
+    from tiergate.workspace import greenpoint, loopbase
 
-    greenpoint.drop(project, startpoint.PENDING)
+    greenpoint.drop(project, loopbase.PENDING)
     if loop.start is not None:
-        greenpoint.mark(project, startpoint.PENDING, "loop start")
+        greenpoint.mark(project, loopbase.PENDING, "loop start")
 
 
 def take_pending_green(project: Project, session_id: str, loop: LoopState) -> bool:
@@ -83,10 +83,10 @@ def take_pending_green(project: Project, session_id: str, loop: LoopState) -> bo
     (`keep_pending_green`), becomes the session's. False when there is none to take and the loop began
     on a dirty workspace (a loop pending from before green points were kept at the start): the caller
     marks one now. A clean start needs none: its base is its green point."""
-    from tiergate.workspace import greenpoint, startpoint
+    from tiergate.workspace import greenpoint, loopbase
 
     try:
-        return greenpoint.hand_over(project, startpoint.PENDING, session_id) or loop.start is None
+        return greenpoint.hand_over(project, loopbase.PENDING, session_id) or loop.start is None
     except Exception:  # the caller marks one: a green point is never left out
         return False
 

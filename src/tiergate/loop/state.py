@@ -162,7 +162,7 @@ class LoopState:
     # The user's own loop this one adopted ("ralph-loop", "omc-ralph", "omc-autopilot"; None: tiergate's
     # own): its claims are verified, its non-claim stops left to it while it runs (`tiergate.loop.adoption`).
     adopted: str | None = None
-    # The workspace the loop began on, as tiergate's own commit (`tiergate.workspace.startpoint`), when it
+    # The workspace the loop began on, as tiergate's own commit (`tiergate.workspace.loopbase`), when it
     # was not `base` (the user's uncommitted or untracked work): the loop's change is measured from it.
     start: str | None = None
 

@@ -1,7 +1,7 @@
 """The last green point: the latest workspace a verification passed on, derived from git.
 
 When a verification passes, tiergate saves the workspace it passed on as a snapshot in its backup store
-(`<state dir>/backups.git`, see `backups`), under `refs/green/<loop id>`: the files, uncommitted and
+(`<state dir>/backups.git`, see `snapshots`), under `refs/green/<loop id>`: the files, uncommitted and
 untracked ones included, byte for byte, that a verifier found good. The store, not the repository's refs,
 so that no push of the repository publishes them. With no such snapshot yet, the green point is the
 loop's start commit (`LoopState.base`), and with no start either, HEAD. git is the only record: nothing is
@@ -21,8 +21,8 @@ from tiergate.errors import UserError
 from tiergate.frozen import frozen
 from tiergate.git import repository
 from tiergate.project import is_valid_session_id
-from tiergate.workspace import backups, ondisk
-from tiergate.workspace.backups import Workspace
+from tiergate.workspace import ondisk, putback, snapshots
+from tiergate.workspace.snapshots import Workspace
 
 if TYPE_CHECKING:
     from tiergate.project import Project
@@ -53,24 +53,24 @@ def ref_for(loop_id: str, prefix: str = GREEN) -> str:
 def mark(project: Project, loop_id: str, why: str = "verification passed", now: float | None = None) -> str:
     """Record the workspace as it is now as the loop's green point; returns the snapshot's id."""
     ref = ref_for(loop_id)
-    commit = backups.keep_snapshot(
+    commit = snapshots.keep_snapshot(
         project,
         ref,
         f"tiergate green point of loop {loop_id}: {why}",
         "The working tree, tracked and untracked files (not ignored), when a verification passed on it.",
         now,
     )
-    backups.delete_ref(repository.repo_root(project.root), ref_for(loop_id, OLD_GREEN))
+    snapshots.delete_ref(repository.repo_root(project.root), ref_for(loop_id, OLD_GREEN))
     return commit
 
 
 def hand_over(project: Project, from_id: str, to_id: str) -> bool:
     """Move the green point kept for `from_id` (a loop started from a shell, before a session took it)
     to the loop `to_id`; False when there was none."""
-    snapshot = backups.read_snapshot(project, ref_for(from_id))
+    snapshot = snapshots.read_snapshot(project, ref_for(from_id))
     if snapshot is None:
         return False
-    store = backups.store_path(project)
+    store = snapshots.store_path(project)
     ondisk.run_in(store, "update-ref", "-m", f"taken by loop {to_id}", ref_for(to_id), snapshot)
     ondisk.run_in(store, "update-ref", "-d", ref_for(from_id))
     return True
@@ -78,24 +78,24 @@ def hand_over(project: Project, from_id: str, to_id: str) -> bool:
 
 def drop(project: Project, loop_id: str) -> None:
     """Forget the green point kept for `loop_id`, if any."""
-    if backups.read_snapshot(project, ref_for(loop_id)) is not None:
-        ondisk.run_in(backups.store_path(project), "update-ref", "-d", ref_for(loop_id))
+    if snapshots.read_snapshot(project, ref_for(loop_id)) is not None:
+        ondisk.run_in(snapshots.store_path(project), "update-ref", "-d", ref_for(loop_id))
 
 
 def last_green(project: Project, loop_id: str, start: str | None) -> GreenPoint:
     """The loop's last green point: its snapshot, else `start` (a commit, or the empty tree), else HEAD."""
     top = repository.repo_root(project.root)
-    snapshot = backups.read_snapshot(project, ref_for(loop_id))
+    snapshot = snapshots.read_snapshot(project, ref_for(loop_id))
     if snapshot is not None:
-        held = backups.stored_workspace(project, top, snapshot, f"the green point of loop {loop_id}")
+        held = snapshots.stored_workspace(project, top, snapshot, f"the green point of loop {loop_id}")
         return GreenPoint(held, "verified", snapshot)
-    old = backups.read_ref(top, ref_for(loop_id, OLD_GREEN))
+    old = snapshots.read_ref(top, ref_for(loop_id, OLD_GREEN))
     if old is not None:
-        return GreenPoint(backups.workspace_of(top, old), "verified", old)
-    workspace = backups.workspace_at(top, start or "HEAD")
+        return GreenPoint(snapshots.workspace_of(top, old), "verified", old)
+    workspace = snapshots.workspace_at(top, start or "HEAD")
     return GreenPoint(workspace, "loop start" if start else "HEAD", workspace.head)
 
 
 def is_dirty(root: Path, point: GreenPoint) -> bool:
     """Whether the workspace's files (tracked and untracked, not ignored) differ from the green point's."""
-    return backups.differs(root, point.workspace)
+    return putback.differs(root, point.workspace)

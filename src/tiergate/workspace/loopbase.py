@@ -44,20 +44,20 @@ def take(
     """The workspace as it is now, as the start commit of the loop `name`, when its files differ from
     `base` (a commit; None: no commit yet); None when they do not (a clean start measures from `base`).
     `differing`: the changed and untracked paths from `base`, when the caller has just asked git."""
-    from tiergate.workspace import backups, ondisk  # not at every Stop's `change_base`: only here
+    from tiergate.workspace import ondisk, snapshots  # not at every Stop's `change_base`: only here
 
     root = repository.repo_root(project.root)
     since = base or objects.empty_tree(root)
     tree = changes.workspace_tree(root, since, differing)
-    if tree is None or tree == backups.tree_of(root, base):
+    if tree is None or tree == snapshots.tree_of(root, base):
         return None  # (the same tree: only a file's timestamps differed)
     message = (
         f"tiergate: the workspace loop {name} began on\n\nThe files as they were when the loop started "
         f"on {base or 'no commit'}, uncommitted and untracked ones included: the loop's change is "
         "measured from them.\n"
     )
-    commit = backups.tiergate_commit(root, tree, message, time.time() if now is None else now)
-    store = backups.store_of(project, root)
+    commit = snapshots.tiergate_commit(root, tree, message, time.time() if now is None else now)
+    store = snapshots.store_of(project, root)
     ondisk.copy_objects(ondisk.git_dir(root), store, [tree])
     ondisk.copy_ids(ondisk.git_dir(root), store, [commit])
     ondisk.run_in(store, "update-ref", "-m", "loop start", START + name, commit)
@@ -95,9 +95,9 @@ def fingerprint_base(project: Project, start: str | None, base: str | None) -> s
 
 def restore(project: Project, top: Path, commit: str) -> None:
     """Copy the start commit `commit` and its files back from the store into the repository at `top`."""
-    from tiergate.workspace import backups, ondisk
+    from tiergate.workspace import ondisk, snapshots
 
-    store = backups.store_path(project)
+    store = snapshots.store_path(project)
     try:
         tree = ondisk.text(ondisk.run_in(store, "rev-parse", "--verify", f"{commit}^{{tree}}"))
         ondisk.copy_objects(store, ondisk.git_dir(top), [tree])
