@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from testing.loopfacts import working
 
-from tests.loop.text_test import _verification
+from tests.loop.messages_test import _verification
 from tiergate.loop.packet import packet
 from tiergate.loop.state import Verification
 

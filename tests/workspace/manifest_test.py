@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tiergate.loop.text import changed_files
+from tiergate.loop.messages import changed_files
 from tiergate.workspace.manifest import ABSENT, Changes, Manifest, changes, from_dict, to_dict
 
 

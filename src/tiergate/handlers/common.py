@@ -7,8 +7,8 @@ import time
 from dataclasses import replace
 
 from tiergate.hook.protocol import HookReply
+from tiergate.loop import messages
 from tiergate.loop import store as state
-from tiergate.loop import text as looptext
 from tiergate.loop.decision import decide
 from tiergate.loop.events import Event, Outcome
 from tiergate.loop.logfields import log_fields
@@ -123,8 +123,8 @@ def with_binding(event_name: str, answer: HookReply | None, bound: LoopState) ->
     if event_name not in ("SessionStart", "UserPromptSubmit"):
         return answer
     answer = answer or HookReply()
-    context = answer.additional_context or looptext.started_context(bound)
-    message = answer.system_message or looptext.bound_message(bound)
+    context = answer.additional_context or messages.started_context(bound)
+    message = answer.system_message or messages.bound_message(bound)
     return HookReply(
         block_reason=answer.block_reason,
         additional_context=context,

@@ -4,8 +4,8 @@ reminded of it (task, iteration, phase, promise), since compaction may have drop
 from __future__ import annotations
 
 from tiergate.hook.protocol import HookReply
+from tiergate.loop import messages
 from tiergate.loop import store as state
-from tiergate.loop import text as looptext
 
 # Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
 TYPE_CHECKING = False
@@ -26,4 +26,4 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
         from tiergate.loop.adoption import adopted_context
 
         return HookReply(additional_context=adopted_context(current))
-    return HookReply(additional_context=looptext.restated_context(current, start.source))
+    return HookReply(additional_context=messages.restated_context(current, start.source))

@@ -8,9 +8,9 @@ from __future__ import annotations
 from tiergate.errors import UserError
 from tiergate.handlers import FOREIGN_COMMANDS, common
 from tiergate.hook.protocol import HookReply
+from tiergate.loop import messages
 from tiergate.loop import slash as loopcommands
 from tiergate.loop import store as state
-from tiergate.loop import text as looptext
 from tiergate.loop.events import Cancel, Outcome, TaskNotification, UserPrompt
 from tiergate.loop.state import LoopState
 from tiergate.text import plural
@@ -38,12 +38,12 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
         outcome = common.apply(project, "UserPromptSubmit", session_id, Cancel("/tiergate:cancel"))
         cancelled = outcome.state if outcome.decision == "cancel" else None
         return HookReply(
-            additional_context=looptext.CANCELLED_CONTEXT if cancelled else None,
-            system_message=looptext.cancelled_message(cancelled),
+            additional_context=messages.CANCELLED_CONTEXT if cancelled else None,
+            system_message=messages.cancelled_message(cancelled),
         )
     if isinstance(command, loopcommands.CommandError):
         return HookReply(
-            additional_context=looptext.not_started_context(command.message),
+            additional_context=messages.not_started_context(command.message),
             system_message=f"tiergate: {command.message}",
         )
     if command is None:
@@ -106,7 +106,7 @@ def start(
         new = at_head(project, session_id, asked)
     except UserError as exc:
         return HookReply(
-            additional_context=looptext.not_started_context(str(exc)),
+            additional_context=messages.not_started_context(str(exc)),
             system_message=f"tiergate: cannot start a loop: {exc}",
         )
 
@@ -126,8 +126,8 @@ def start(
     logged = (("task", new.task),)
     common.log_outcome(project, "UserPromptSubmit", session_id, Outcome(new, "start", reasons, logged=logged))
     return HookReply(
-        additional_context=looptext.started_context(new),
-        system_message=looptext.started_message(new, previous),
+        additional_context=messages.started_context(new),
+        system_message=messages.started_message(new, previous),
     )
 
 

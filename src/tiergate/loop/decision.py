@@ -54,8 +54,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from tiergate.loop import stalls
-from tiergate.loop import text as looptext
+from tiergate.loop import messages, stalls
 from tiergate.loop.events import (
     Cancel,
     Compaction,
@@ -118,7 +117,7 @@ def _on_stop(state: LoopState | None, ev: Stop, now: float, limits: Limits) -> O
     state = replace(state, interrupted=None, interrupted_turn=None)
     exempt, why = _exempt_after_failure(error, turn, ev)
     if exempt:
-        return Outcome(state, "pass", (why,), message=looptext.interrupted_message(state, error))
+        return Outcome(state, "pass", (why,), message=messages.interrupted_message(state, error))
     outcome = _stop_active(state, ev, now, limits)
     return replace(outcome, reasons=(why, *outcome.reasons))
 
@@ -163,10 +162,10 @@ def _never_blocked(state: LoopState, ev: Stop, now: float) -> Outcome | None:
             state,
             "pass",
             (f"api-error: the turn ended on an API error ({ev.api_error}); such a stop is never blocked",),
-            message=looptext.interrupted_message(state, ev.api_error),
+            message=messages.interrupted_message(state, ev.api_error),
         )
     if now - state.started_at > state.budget:
-        return halt(state, now, looptext.budget_reason(state, now))
+        return halt(state, now, messages.budget_reason(state, now))
     if ev.background:
         work = clip("; ".join(ev.background), 300)
         tasks = plural(len(ev.background), "task")
@@ -231,7 +230,7 @@ def _empty_turns(
     """Empty turns are a stall of the approach: answered like a refuted attempt (change of approach,
     rolled back first when the workspace is dirty, or halt), so that a loop going nowhere moves on."""
     attempt = AttemptRecord(state.item, False, stall.reason, "empty-turns", ev.fingerprint, "stall")
-    head = looptext.empty_turns(stall.reason)
+    head = messages.empty_turns(stall.reason)
     return refute_at_stop(
         replace(state, empty_turns=0),
         ev,
@@ -255,7 +254,7 @@ def _stop_verifying(state: LoopState, ev: Stop, now: float, limits: Limits) -> O
         if ev.background is None and now - youngest < limits.verifier_timeout:
             return Outcome(state, "pass", ("verifier-running: a verifier started and may still be running",))
         ids = ", ".join(run.agent_id for run in verification.runs)
-        note = looptext.lost_note(verification, ids)
+        note = messages.lost_note(verification, ids)
         return request_again(state, ev, now, limits, note, snapshot(verification, "VOID", why=note))
     if not verification.announced:
         announced = replace(state, verification=replace(verification, announced=True))
@@ -263,7 +262,7 @@ def _stop_verifying(state: LoopState, ev: Stop, now: float, limits: Limits) -> O
             announced,
             "spawn",
             (f"spawn: verification {verification.id} requested again: {verification.note}",),
-            block=looptext.spawn_directive(announced, verification, ()),
+            block=messages.spawn_directive(announced, verification, ()),
         )
         return block_stop(announced, ev, now, limits, outcome)
     if verification.reminders >= limits.reminders:
@@ -275,14 +274,14 @@ def _stop_verifying(state: LoopState, ev: Stop, now: float, limits: Limits) -> O
         f"remind: verification {verification.id} is pending and no verifier started "
         f"(reminder {verification.reminders + 1}/{limits.reminders})",
     )
-    outcome = Outcome(reminded, "remind", reasons, block=looptext.reminder(reminded, limits.reminders))
+    outcome = Outcome(reminded, "remind", reasons, block=messages.reminder(reminded, limits.reminders))
     return block_stop(reminded, ev, now, limits, outcome)
 
 
 def _stop_passed(state: LoopState, ev: Stop, now: float, limits: Limits) -> Outcome:
     known = ev.fingerprint is not None and state.verified_fingerprint is not None
     if known and ev.fingerprint != state.verified_fingerprint:
-        reopened = replace(state, phase="working", feedback=looptext.changed_after_pass(state))
+        reopened = replace(state, phase="working", feedback=messages.changed_after_pass(state))
         reasons = ("changed-after-pass: the workspace is not the one the verifier passed",)
         return send_back(reopened, ev, now, limits, "feedback", reasons)
     if state.features and state.approach < len(state.features):
@@ -290,7 +289,7 @@ def _stop_passed(state: LoopState, ev: Stop, now: float, limits: Limits) -> Outc
     done = replace(state, ended_at=now, end_reason="verified: PASS")
     reasons = ("passed: the verifier's PASS stands for this workspace",)
     # The workspace is the one the verifier passed: it becomes the last green point.
-    return Outcome(done, "finalize", reasons, message=looptext.finished_message(state), green=True)
+    return Outcome(done, "finalize", reasons, message=messages.finished_message(state), green=True)
 
 
 def _next_feature(state: LoopState, ev: Stop, now: float, limits: Limits) -> Outcome:

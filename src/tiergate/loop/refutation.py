@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from tiergate.loop import features, interventions, stalls
-from tiergate.loop import text as looptext
+from tiergate.loop import features, interventions, messages, stalls
 from tiergate.loop.events import Outcome, Stop
 from tiergate.loop.logfields import gate_logged
 from tiergate.loop.state import (
@@ -59,10 +58,10 @@ def gate_refuted(state: LoopState, ev: Stop, now: float, limits: Limits) -> Outc
         done = "features already done" if len(broke) > 1 else "a feature already done"
         why = f"{why} It breaks {done}: {', '.join(broke)}."
     attempt = AttemptRecord(
-        state.item, False, looptext.cut(why, 500), stalls.signature(checks=failing), ev.fingerprint, "gate"
+        state.item, False, messages.cut(why, 500), stalls.signature(checks=failing), ev.fingerprint, "gate"
     )
     reasons = (
-        f"claim: the final message ends with {looptext.tag(state)}",
+        f"claim: the final message ends with {messages.tag(state)}",
         "gate-refuted: the project's checks refute the claim; no verifier is spawned",
         *(("regression: breaks " + ", ".join(broke),) if broke else ()),
         *gate.reasons,
@@ -70,12 +69,12 @@ def gate_refuted(state: LoopState, ev: Stop, now: float, limits: Limits) -> Outc
     regression = f"\nThis change breaks {', '.join(broke)}, already done: fix that first." if broke else ""
     bound = state
     if gate.binds and ev.fingerprint is not None:
-        text = looptext.fit(f"{regression.strip()}\n\n{gate.report}".strip(), REFUTATION_TEXT)
+        text = messages.fit(f"{regression.strip()}\n\n{gate.report}".strip(), REFUTATION_TEXT)
         refuted = RefutedWorkspace(
             ev.fingerprint, state.task, "gate", "the gate", text, attempt.signature, attempt.reason, ev.dirty
         )
         bound = bind(state, refuted)
-    head = f"{looptext.GATE_REFUTED}{regression}"
+    head = f"{messages.GATE_REFUTED}{regression}"
     outcome = refute_at_stop(
         bound, ev, now, limits, attempt, "gate-refuted", reasons, head, gate.report, ev.dirty
     )
@@ -99,11 +98,11 @@ def refuted_again(
         state.item, False, standing.reason, standing.signature, standing.fingerprint, standing.by
     )
     reasons = (
-        f"claim: the final message ends with {looptext.tag(state)}",
+        f"claim: the final message ends with {messages.tag(state)}",
         f"refuted-again: the workspace is unchanged since {standing.label} refuted it; no checks run, "
         "no verifier spawned",
     )
-    head = looptext.refuted_again(standing)
+    head = messages.refuted_again(standing)
     return refute_at_stop(
         state, ev, now, limits, attempt, "refuted-again", reasons, head, standing.text, standing.dirty
     )

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from tiergate.loop import text as looptext
+from tiergate.loop import messages
 from tiergate.loop.claims import claim_evidence, claim_types
 from tiergate.loop.events import Outcome, Stop
 from tiergate.loop.logfields import gate_logged, snapshot
@@ -20,7 +20,7 @@ def send_back(
     if state.iteration >= state.max_iterations:
         return halt(state, now, f"the iteration cap is reached ({state.iteration}/{state.max_iterations})")
     advanced = replace(state, iteration=state.iteration + 1, feedback=None)
-    text = looptext.back_to_work(advanced, state.feedback, ev.claim.notes)
+    text = messages.back_to_work(advanced, state.feedback, ev.claim.notes)
     counted = (*reasons, f"iteration {advanced.iteration}/{state.max_iterations}")
     return block_stop(advanced, ev, now, limits, Outcome(advanced, decision, counted, block=text))
 
@@ -31,7 +31,7 @@ def block_stop(state: LoopState, ev: Stop, now: float, limits: Limits, outcome: 
     unchanged = ev.fingerprint is not None and ev.fingerprint == state.last_block_fingerprint
     idle = state.idle_blocks + 1 if unchanged else 0
     if idle >= limits.idle_blocks:
-        return halt(state, now, looptext.idle_reason(idle + 1))
+        return halt(state, now, messages.idle_reason(idle + 1))
     return replace(outcome, state=replace(state, idle_blocks=idle, last_block_fingerprint=ev.fingerprint))
 
 
@@ -40,7 +40,7 @@ def halt(state: LoopState, now: float, why: str, detail: str | None = None) -> O
     in Claude Code and through the alert command."""
     halted = replace(state, phase="halted", ended_at=now, end_reason=why, verification=None)
     open_ = () if state.verification is None else (snapshot(state.verification, "VOID", why=why),)
-    message = looptext.halted_message(halted, why)
+    message = messages.halted_message(halted, why)
     if detail:
         message = f"{message}\n{detail}"
     return Outcome(halted, "halt", (f"halt: {why}",), message=message, verifications=open_, alert=message)
@@ -77,7 +77,7 @@ def request_again(
     snapshots = (closed, snapshot(renewed, "requested"))
     if ev is None:
         return Outcome(requeued, "request-again", reasons, verifications=snapshots)
-    block = looptext.spawn_directive(requeued, renewed, ())
+    block = messages.spawn_directive(requeued, renewed, ())
     return block_stop(
         requeued, ev, now, limits, Outcome(requeued, "spawn", reasons, block=block, verifications=snapshots)
     )
@@ -122,7 +122,7 @@ def request_verification(state: LoopState, ev: Stop, now: float, limits: Limits)
         claim_errors=0,
     )
     reasons = (
-        f"claim: the final message ends with {looptext.tag(state)}",
+        f"claim: the final message ends with {messages.tag(state)}",
         f"claim-type: {', '.join(verification.claim_types)}",
         *facts.reasons,
         *(ev.gate.reasons if ev.gate is not None else ()),
@@ -132,7 +132,7 @@ def request_verification(state: LoopState, ev: Stop, now: float, limits: Limits)
         verifying,
         "spawn",
         reasons,
-        block=looptext.spawn_directive(verifying, verification, ev.claim.notes),
+        block=messages.spawn_directive(verifying, verification, ev.claim.notes),
         verifications=(snapshot(verification, "requested"),),
         logged=gate_logged(ev.gate),
     )
@@ -149,7 +149,7 @@ def claim_error(state: LoopState, ev: Stop, now: float, limits: Limits, error: s
         failed,
         "claim-error",
         reasons,
-        block=looptext.claim_error(failed, error),
-        message=looptext.claim_error_message(error, ev.log),
+        block=messages.claim_error(failed, error),
+        message=messages.claim_error_message(error, ev.log),
     )
     return block_stop(failed, ev, now, limits, outcome)

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from tiergate.loop import messages, stalls
 from tiergate.loop import packet as evidence
-from tiergate.loop import stalls
-from tiergate.loop import text as looptext
 from tiergate.loop.events import Outcome, SubagentStart, SubagentStop
 from tiergate.loop.logfields import run_facts, snapshot
 from tiergate.loop.refutation import bind, verifier_refuted
@@ -50,10 +49,10 @@ def on_subagent_start(state: LoopState | None, ev: SubagentStart, now: float, li
     verification = _pending(state)
     if state is None or verification is None:
         reasons = ("unrequested: no verification pending in this session",)
-        return Outcome(state, "unrequested", reasons, context=looptext.UNREQUESTED)
+        return Outcome(state, "unrequested", reasons, context=messages.UNREQUESTED)
     if ev.agent_type != verification.agent:
         reasons = (f"wrong-verifier: {ev.agent_type} started, {verification.agent} was requested",)
-        context = looptext.wrong_verifier(verification, ev.agent_type)
+        context = messages.wrong_verifier(verification, ev.agent_type)
         return Outcome(state, "wrong-verifier", reasons, context=context)
     if any(run.agent_id == ev.agent_id for run in verification.runs):
         reasons = (f"verifier-started: {ev.agent_id} again",)
@@ -61,7 +60,7 @@ def on_subagent_start(state: LoopState | None, ev: SubagentStart, now: float, li
     if len(verification.runs) >= limits.runs:
         started = plural(len(verification.runs), "verifier")
         reasons = (f"unrequested: {started} already started for {verification.id}",)
-        return Outcome(state, "unrequested", reasons, context=looptext.UNREQUESTED)
+        return Outcome(state, "unrequested", reasons, context=messages.UNREQUESTED)
     run = VerifierRun(ev.agent_id, ev.agent_type, now, ev.fingerprint)
     runs = (*verification.runs, run)
     recorded = replace(state, verification=replace(verification, runs=runs, announced=True))
@@ -92,7 +91,7 @@ def on_subagent_stop(state: LoopState | None, ev: SubagentStop, now: float, limi
     if disqualified is not None:
         closed = snapshot(verification, "DISQUALIFIED", **run_facts(run, now, ev.model))
         outcome = request_again(state, None, now, limits, disqualified, closed)
-        return replace(outcome, message=looptext.disqualified_message(run, disqualified))
+        return replace(outcome, message=messages.disqualified_message(run, disqualified))
     judgement = ev.judgement or Judgement(None, ("tiergate could not read your final message",))
     moved = _moved_by_others(run, ev)
     if not judgement.accepted:
@@ -127,7 +126,7 @@ def _workspace_moved(run: VerifierRun, ev: SubagentStop) -> bool:
 
 def _moved_by_others(run: VerifierRun, ev: SubagentStop) -> str | None:
     """Why the workspace changed under a verifier that cannot have changed it, or None."""
-    return looptext.moved_note(run, ev.changes) if _workspace_moved(run, ev) and ev.ran_nothing else None
+    return messages.moved_note(run, ev.changes) if _workspace_moved(run, ev) and ev.ran_nothing else None
 
 
 def _noted(outcome: Outcome, note: str | None) -> Outcome:
@@ -141,9 +140,9 @@ def _disqualification(verification: Verification, run: VerifierRun, ev: Subagent
     against the verifier only when it could have changed it: when its transcript shows no command, the
     change was someone else's (the main agent while a background verifier runs, the user, a watcher)."""
     if _workspace_moved(run, ev) and not ev.ran_nothing:
-        return looptext.disqualified_note(run, ev.changes)
+        return messages.disqualified_note(run, ev.changes)
     if ev.model is not None and weaker_model(ev.model, verification.model):
-        return looptext.weaker_model_note(run, ev.model, verification.model)
+        return messages.weaker_model_note(run, ev.model, verification.model)
     return None
 
 
@@ -166,7 +165,7 @@ def _redo(
     runs = tuple(again if r.agent_id == run.agent_id else r for r in verification.runs)
     updated = replace(state, verification=replace(verification, runs=runs))
     reasons = tuple(f"redo: {problem}" for problem in judgement.problems)
-    text = looptext.redo(verification, judgement.problems, again.redos, limits.redos)
+    text = messages.redo(verification, judgement.problems, again.redos, limits.redos)
     return Outcome(updated, "redo", reasons, redo=text)
 
 
@@ -187,7 +186,7 @@ def _record_verdict(
     assert verification is not None
     verdict = "INCOMPLETE" if forced or judgement.verdict is None else judgement.verdict.verdict
     closed = (snapshot(verification, verdict, **run_facts(run, now, model)),)
-    message = looptext.verdict_message(verification, verdict, forced)
+    message = messages.verdict_message(verification, verdict, forced)
     reasons: tuple[str, ...] = (f"verdict: {verdict} from {run.agent_type} ({run.agent_id})",)
     if forced:
         reasons += tuple(f"unaccepted: {problem}" for problem in judgement.problems)
@@ -202,13 +201,13 @@ def _record_verdict(
             attempts=(*state.attempts, attempt),
         )
         return Outcome(passed, "verdict", reasons, message=message, verifications=closed)
-    feedback = looptext.verdict_feedback(verification, judgement, forced)
+    feedback = messages.verdict_feedback(verification, judgement, forced)
     critique = judgement.verdict.critique if judgement.verdict is not None else ""
     why = f"{verification.id} {verdict}: {critique or '; '.join(judgement.problems) or 'no critique'}"
     attempt = AttemptRecord(
         state.item,
         False,
-        looptext.cut(why, 500),
+        messages.cut(why, 500),
         stalls.signature(critique=f"{verdict} {critique}"),
         fingerprint,
         "verifier",
@@ -217,7 +216,7 @@ def _record_verdict(
     judged = fingerprint or verification.fingerprint
     if not forced and judged is not None:
         label = f"verification {verification.id} ({verdict})"
-        text = looptext.fit(feedback, REFUTATION_TEXT)
+        text = messages.fit(feedback, REFUTATION_TEXT)
         refuted = RefutedWorkspace(
             judged, state.task, "verifier", label, text, attempt.signature, attempt.reason, ev_dirty
         )

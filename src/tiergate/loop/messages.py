@@ -17,8 +17,8 @@ import json
 from collections.abc import Sequence
 
 from tiergate.loop.claims import promise_tag
-from tiergate.text import cut as cut  # noqa: PLC0414 (re-exported: refutation, verifiers call looptext.cut)
-from tiergate.text import fit as fit  # noqa: PLC0414 (re-exported: refutation, verifiers call looptext.fit)
+from tiergate.text import cut as cut  # noqa: PLC0414 (re-exported: refutation, verifiers call messages.cut)
+from tiergate.text import fit as fit  # noqa: PLC0414 (re-exported: refutation, verifiers call messages.fit)
 from tiergate.text import minutes, plural, quote_block, quote_inline, quote_path
 
 # Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
