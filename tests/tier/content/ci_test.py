@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 from testing.gitrepo import repo_fixture, write
+from testing.unifieddiff import patch
 
-from tests.tier.checkconfig_test import patch
 from tiergate.config import validate_table
 from tiergate.tier import content
 from tiergate.tier.assess import assess_change

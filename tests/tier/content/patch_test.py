@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from testing.gitrepo import init_repo, write
+from testing.unifieddiff import patch
 
-from tests.tier.checkconfig_test import patch
 from tiergate.tier import content
 from tiergate.tier.assess import assess_change
 from tiergate.tier.content import parse_patch, scan_patch

@@ -6,21 +6,12 @@ from __future__ import annotations
 import re
 
 import pytest
+from testing.unifieddiff import patch
 
 from tiergate.tier import content
 from tiergate.tier.content import ContentHit, scan_patch
 from tiergate.tier.content.checkconfig import CHECK_CONFIG, CHECK_RUNS
 from tiergate.tier.riskpaths import DEFAULT as PATHS
-
-
-def patch(path: str, removed: list[str], added: list[str]) -> bytes:
-    old = f"1,{len(removed)}" if removed else "0,0"
-    new = f"1,{len(added)}" if added else "0,0"
-    body = "".join(f"-{line}\n" for line in removed) + "".join(f"+{line}\n" for line in added)
-    return (
-        f"diff --git a/{path} b/{path}\nindex 1111111..2222222 100644\n--- a/{path}\n+++ b/{path}\n"
-        f"@@ -{old} +{new} @@\n{body}"
-    ).encode()
 
 
 def architecture(path: str, removed: list[str], added: list[str]) -> list[ContentHit]:
