@@ -1,16 +1,10 @@
-"""`tiergate tier --batch`: JSON Lines in, one decision per line out, in the same order.
+"""`tiergate tier --batch`: JSON Lines in, one decision per line out, in the same order; a line that is
+not valid answers `{"error": "..."}` on its own, so output line k always answers input line k.
 
-A line is either a list of files
-(`{"files": [...], "lines_changed": N, "test_coverage": "...", "prompt": "..."}`; `test_coverage` defaults to
-"partial", as in the seed) or the seed's change metadata (`{"files_changed": N, "lines_changed": N,
-"has_architectural_changes": bool, "has_security_implications": bool, "test_coverage": "..."}`).
-A line that is not valid answers `{"error": "..."}` on its own line and the rest go on, so that output line k
-always answers input line k.
-
-The schema is `tiergate.tier.batchschema` (pydantic). Throughput is a goal here (200,000 paths/s), and
-importing pydantic alone costs a batch about 0.15 s, so exactly-typed lines, the common case, are taken
-by a hand check that accepts a subset of what the schema accepts; anything else goes to the schema,
-which decides and words the error.
+The schema is `tiergate.tier.batchschema` (pydantic). Throughput is a goal (200,000 paths/s) and
+importing pydantic alone costs 0.15 s, so exactly-typed lines, the common case, are taken by a hand check
+that accepts a subset of what the schema accepts; anything else goes to the schema. The line formats:
+docs/judging.md, "Trying the rules".
 """
 
 from __future__ import annotations

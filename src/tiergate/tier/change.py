@@ -1,22 +1,9 @@
 """How much changed between a base and the working tree: files, and lines added plus deleted.
 
-Everything the working tree holds counts, committed or not: staged and unstaged edits, deletions, renames
-(`-M`), and untracked files git does not ignore. Two git commands answer it: one `git diff --raw
---numstat -z -M <base>` and one `git ls-files -z --others --exclude-standard`.
-
-- Lines are additions plus deletions as git counts them. Binary files, pure renames and submodule pointers
-  count as files but add no lines (a submodule's "Subproject commit" lines are not lines of anyone's work).
-- An untracked file adds its line count: its newlines, plus one if its last line has none. It is binary,
-  and adds no lines, when its first 8000 bytes hold a NUL (git's own rule; `.gitattributes` is not read).
-- An untracked symlink is not followed: its content is its target, as git would store it. A nested
-  repository is one untracked entry ending in '/' that adds no lines.
-- A tracked file moved with a plain `mv` looks to git like a deletion plus an untracked file. When the
-  untracked file's content is exactly the deleted blob, it is reported as the rename it is (no lines);
-  a moved and edited file stays a deletion plus an addition, since git's similarity scoring only runs
-  on paths it tracks.
-- Another tool's state is not the change (`tiergate.foreign`: `.omc/`, `.claude/settings.local.json`, a
-  plugin's `.claude/*.local.md`, `[workspace] ignore`, ...): such paths are set aside, each with its
-  reason, in `ChangeMeasurement.foreign_paths`. A rename counts while either of its paths is work.
+Everything the working tree holds counts, committed or not (staged and unstaged edits, deletions,
+renames, untracked files git does not ignore), asked of git in two commands; another tool's state is set
+aside with its reason (`tiergate.foreign`). How binary files, symlinks, nested repositories and a plain
+`mv` count: docs/judging.md, "The change".
 """
 
 from __future__ import annotations

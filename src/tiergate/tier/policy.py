@@ -1,15 +1,10 @@
 """The tier rules: how risky a change is, and so which verifier must look at it with what evidence.
 
-Pure: facts in, a decision with its reasons out. The rules, thresholds and their strict inequalities are
-the seed's (LIGHT / STANDARD / THOROUGH); only the numbers are settable, through `TierPolicy`.
-
-Two rules of tiergate's own keep a claim off LIGHT, because the agent under verification owns the tests
-(issue 20), so neither is lowered by a keyword asking for LIGHT:
-- checks that fail as they did when the loop began (`failing_then`): the task may be to fix exactly
-  them, so the claim is not green and is never handed to the cheapest verifier as if it were;
-- full coverage measured by tests the change edited (`edited_tests`: existing test files modified,
-  deleted or renamed) is the agent's own evidence: it does not count for LIGHT. Tests it only added
-  leave the old ones as they were, so their coverage counts: honest work keeps its tier.
+Pure: facts in, a decision with its reasons out. The rules, thresholds and strict inequalities are the
+seed's (LIGHT / STANDARD / THOROUGH); only the numbers are settable (`TierPolicy`). Two rules of
+tiergate's own keep a claim off LIGHT, since the agent owns the tests: checks failing as at the loop's
+start (`failing_then`) and coverage measured by tests the change edited (`edited_tests`). See
+docs/judging.md, "Tiers".
 """
 
 from __future__ import annotations

@@ -1,17 +1,9 @@
 """`tiergate replay`'s engine: the tier of each past commit's own change, and what the tiers add up to.
 
-Each commit goes through the claim's own path from a change to a decision, with the project's
-configuration: the path rules, the content rules on the commit's own `-U0` patch (`contentscan`, unless
-`[risk] content = false`), `assess.facts_from_paths` and `assess.decide`; nothing here decides a tier.
-The same facts without the content hits, decided again, tell which commits the content rules raised.
-
-Coverage of a past commit is unknown: no coverage data describes it. It is judged as the claim judges a
-change without data, and so is never `full` except vacuously: `full` when the commit changed no
-executable line of code (docs, config, tests, deletions and moves only: nothing to cover), `partial` when
-it changed tests along with the code, `none` otherwise. (The claim also counts tests elsewhere in the tree
-that name a changed module; searching each past tree for them would cost a `git grep` per commit, and
-`partial` and `none` give the same tier.) How many commits would be LIGHT if the gate had measured full
-coverage is counted apart: the same decision with `full` coverage.
+Each commit goes through the claim's own path from a change to a decision (`assess.facts_from_paths`,
+`assess.decide`, the content rules on its `-U0` patch), with the project's configuration: nothing here
+decides a tier. Decided again without the content hits, and with `full` coverage, it tells which commits
+the content rules raised and which would be LIGHT. See docs/judging.md, "Trying the rules".
 """
 
 from __future__ import annotations
