@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from testing import chromium
 
-from tests.demo_test import demo
+from tests.commands.demo_test import demo
 from tests.report.dom import parse
 
 pytestmark = pytest.mark.browser

@@ -171,7 +171,7 @@ def test_the_autopilot_command_is_parsed_only_at_the_start_of_a_prompt(
 
 
 def test_the_autopilot_command_file_hands_claude_the_arguments_and_the_promise() -> None:
-    text = (Path(__file__).resolve().parents[1] / "commands" / "autopilot.md").read_text()
+    text = (Path(__file__).resolve().parents[2] / "commands" / "autopilot.md").read_text()
     head, body = text.split("---\n", 2)[1:]
     assert "argument-hint: <features.json> [--max-iterations N]" in head
     assert body.count("$ARGUMENTS") == 1 and "<promise>DONE</promise>" in body

@@ -15,7 +15,7 @@ from testing.claude.cli import claude_bin
 from testing.gitrepo import init_repo
 from testing.statefolder import state_dir
 
-CHECKOUT = Path(__file__).resolve().parents[1]
+CHECKOUT = Path(__file__).resolve().parents[2]
 PLUGIN_PARTS = (".claude-plugin", "hooks", "agents", "commands")
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
 
