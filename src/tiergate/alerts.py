@@ -1,16 +1,9 @@
-"""The alert a halted loop sends through the user's notification command (`[alerts] command` in the config).
+"""The alert a halted loop sends through the user's notification command (`[alerts] command`).
 
-The command runs through the shell, in the project's directory, with the message on its stdin and in the
-environment variable TIERGATE_ALERT (clipped there; stdin has all of it). It gets `timeout` seconds, then
-its whole process group is killed, with whatever it started that left the group (`tiergate.reaper`: by the
-TIERGATE_RUN mark in its environment). Its output goes to a temporary file, never to the hook's stdout (the
-protocol's channel), and the tail of it is kept for the log. A child it leaves running in the background
-once it has exited is not waited for, nor killed: a notifier may mean to stay. If the hook dies while the
-command runs (SIGKILL included), the command dies with it: its shell by a parent-death signal, its group
-and what carries its mark by the run's watcher.
-
-`notify` never raises and never blocks past its timeout: an alert that fails must not break the hook that
-sends it. What happened comes back as one line for the decision log.
+The command runs through the shell in the project's directory, the message on its stdin and in
+TIERGATE_ALERT; after `timeout` seconds its process group and what carries its mark are killed
+(`tiergate.reaper`), and so they are when the hook dies. `notify` never raises and never blocks past its
+timeout: an alert that fails must not break the hook. See docs/configuration.md, section `[alerts]`.
 """
 
 from __future__ import annotations

@@ -1,23 +1,10 @@
 """Is this path another tool's state, and why: the one answer to "which files are not work".
 
-Agent tools write their own state in the project while a loop runs: oh-my-claudecode tracks every
-subagent under `.omc/state/`, a Claude Code plugin keeps its per-project state in `.claude/<name>.local.md`
-(ralph-loop rewrites its own on every stop), Claude Code writes `.claude/settings.local.json` when a
-permission is approved and its runtime files (scheduled tasks, worktrees, ...). None of it is the loop's
-change, nor a verifier's: change measurement, the workspace fingerprint and the verifier manifests leave
-out every path `Exclusions.verdict` excludes. docs/exclusions.md lists the built-in rules with their
-sources.
+Change measurement, the workspace fingerprint and the verifier manifests leave out every path
+`Exclusions.verdict` excludes. The rules are narrow and named, never exclude code, and add the user's
+`[workspace] ignore`: docs/exclusions.md lists them with their sources and reasons.
 
-The agent under verification could put its real change where an exclusion would hide it. So:
-- Every built-in rule is narrow and named: a file, or a folder that only its tool writes, never a broad
-  glob such as `.claude/`: `.claude/settings.json`, hooks, agents and commands stay work (and security).
-- A built-in rule never excludes code: a file with a source or program suffix, or with its executable
-  bit, under a tool's state folder stays work (no tool listed here writes code there), and `tiergate
-  tier --explain` says so.
-- The user's own `[workspace] ignore` patterns (gitignore-style) exclude what they match, code included:
-  the user's configuration, frozen at the loop's start, is trusted; an edit during the loop is not read.
-
-Pure: no I/O. The callers say whether a path is executable. pathspec (about 40 ms to import) is only
+Pure: no I/O; the callers say whether a path is executable. pathspec (about 40 ms to import) is only
 imported when the user lists patterns; the built-in rules are matched here, segment by segment.
 """
 

@@ -1,13 +1,10 @@
 """`@frozen`: the frozen dataclass every record of tiergate is, made without compiling code at import.
 
-The standard `@dataclass(frozen=True)` writes each class its own `__init__`, `__eq__`, `__hash__`,
-`__repr__`, `__setattr__` and `__delattr__` as source text and compiles it: about half a millisecond a
-class on CPython 3.11, and a hook imports over a hundred of them, so that was 40% of every hook's start
-(`bench/hook_import_bench.py` measures both). `@frozen` gives the same class the same behaviour from
-generic methods that read the fields, and the same `__dataclass_fields__`, so that `dataclasses.fields`,
-`replace`, `asdict` and `is_dataclass` work on it unchanged. `tests/frozen_test.py` holds the two side by
-side. Only what tiergate uses is supported: fields with defaults or `field(default_factory=...,
-init=..., repr=..., compare=...)`, inheritance from another `@frozen` class, `__post_init__`.
+`@dataclass(frozen=True)` compiles six methods per class, about half a millisecond each class on CPython
+3.11: 40% of every hook's start (`bench/hook_import_bench.py`). `@frozen` gives the same behaviour from
+generic methods and the same `__dataclass_fields__`, so `dataclasses.fields`, `replace`, `asdict` work
+unchanged (`tests/frozen_test.py`). Only what tiergate uses is supported: defaults, `field(default_factory,
+init, repr, compare)`, inheritance from another `@frozen` class, `__post_init__`.
 """
 
 from __future__ import annotations

@@ -1,24 +1,8 @@
 """Work done in a forked child while the hook goes on with its own: `start(work, *args)` now,
 `.result()` when the answer is needed; `start_staged(first, then)` for work in two steps whose first
-answer is needed before the second.
-
-A claim's Stop has costly parts that need nothing of each other: measuring the change (git's diff, a
-few hundred milliseconds on a large change) and the content rules' reading of its changed lines (pure
-computing, as long again) need neither the hook's input validated nor its configuration loaded
-(pydantic's import, most of a Stop's start-up), and the gate, the coverage judgement and the fingerprint
-need the change but not the content judgement. On a machine with two CPUs or more, a child does the
-first while the hook does the rest.
-
-The child is a fork, not a new interpreter: it has every module and every argument already, and
-sends back each step's pickled answer through a pipe as soon as it has it, then leaves with `os._exit`
-(no atexit handler, no buffered output of the parent's written twice). It is only ever asked for work
-that changes nothing, so that a child cut short, or left to finish unread (`cancel`), is harmless.
-
-The answer is always the work's own: when there is no `fork`, one CPU, or another thread in the
-process (a fork copies only the calling thread, and a lock another one held stays held in the child),
-the work runs in the hook's own process when its answer is asked for; when the child fails in any way
-(it raised, died, or sent something unreadable), the steps it did not answer run in the hook's
-process, from the answers it did send, so that an error is raised where the caller catches it.
+answer is needed before the second. Only for work that changes nothing, and the answer is always the
+work's own: computed in the hook when the child cannot be used or fails. Why and how: docs/ARCHITECTURE.md,
+section "A claim's Stop: what runs beside what".
 """
 
 from __future__ import annotations

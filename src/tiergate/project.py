@@ -2,13 +2,11 @@
 
 root = $CLAUDE_PROJECT_DIR if set, else the git top level of the working directory, else the working
 directory; state dir = $TIERGATE_STATE_DIR if set (relative to the root), else
-`<user state home>/projects/<name>-<key>`: outside the workspace, where the agent a loop verifies works
-with a shell, so that it cannot edit the loop's state as easily as its code. `<key>` is a digest of the
-root's real path (the same repository through a symlink is the same project; each git worktree is a
-root of its own), `<name>` the root's name, for humans.
+`<user state home>/projects/<name>-<key>`, outside the workspace the agent works in. See docs/state.md,
+section "Where the state folder is".
 
-Every hook of every session imports this module before it knows whether tiergate has anything to do,
-so its top level imports nothing but `os`: no pathlib, no dataclasses, and no git subprocess.
+Every hook imports this module before it knows whether tiergate has anything to do, so its top level
+imports nothing but `os`: no pathlib, no dataclasses, and no git subprocess.
 """
 
 # os.path rather than pathlib on purpose: importing pathlib would cost every hook about 10 ms.

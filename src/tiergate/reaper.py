@@ -1,28 +1,10 @@
 """Ending what tiergate starts (checks, the alert command) when it ends, or when the hook that started
-it dies.
+it dies: a parent-death signal (`with_death_signal`), a watcher per run (`Watcher`) and a `TIERGATE_RUN`
+mark every descendant inherits (`sweep`), each for what the one before cannot reach. Best effort; what
+is out of reach: docs/ARCHITECTURE.md, section "Nothing tiergate starts outlives it".
 
-Three means, each for what the one before cannot reach:
-
-- A parent-death signal (Linux's `prctl(PR_SET_PDEATHSIG, SIGKILL)`, set in the child before it execs,
-  by `setpriv` or by ctypes: `with_death_signal`): the shell that runs a check is killed by the kernel the
-  moment the hook dies, by SIGKILL too. It reaches that one process only, not what the shell started.
-- A watcher (`Watcher`): one small shell per run, in a session of its own, reading a pipe whose other end
-  only the hook holds. The hook tells it each process group it starts and ends; when the pipe reaches its
-  end before the hook said "end" (the hook is gone, however it went), the watcher kills those groups and
-  sweeps the run's mark.
-- A mark: every process tiergate starts carries `TIERGATE_RUN=<random id>` in its environment, and
-  every descendant inherits it, those that left the process group (`setsid`, a double fork) too. `sweep`
-  kills every process whose /proc/<pid>/environ carries the mark: after each check ends or times out,
-  after an interrupted run, and in the watcher when the hook died.
-
-Best effort, and said plainly: a process that clears its environment as it starts another
-(`env -i`, a daemon that execs itself without it) carries no mark and is out of reach once it also left
-the process group; so is one that runs as another user. Where there is no /proc, no sweep happens;
-where there is no prctl (not Linux), no parent-death signal is asked for.
-
-This module's top level imports only what the watcher's last act needs (`os`, `signal`, `sys`): once the
-hook is gone the watcher runs this file as a script (`python -I -S reaper.py <mark> <groups>`), which needs
-nothing of tiergate installed. `ctypes` is imported only to start a child where setpriv cannot be used.
+The top level imports only `os`, `signal` and `sys`: once the hook is gone the watcher runs this file as
+a script (`python -I -S reaper.py <mark> <groups>`), which needs nothing of tiergate installed.
 """
 
 # os.path and os.open on purpose: the watcher runs this file with no site packages, and a sweep reads

@@ -1,21 +1,9 @@
 """Credentials taken out of text before tiergate keeps it or hands it on: `redact(text) -> str`.
 
-A check's output is what carries them in (a test printing its environment, a failing request dumping
-its headers): tiergate would otherwise keep them verbatim in its decision log, its evidence and
-baseline caches and the loop's state, and hand them to the model in a block reason. Each secret found
-becomes `[redacted: <kind>]`; a prefix that only names the kind of credential (`ghp_`, `AKIA`, the
-name in `password=`, the user in a URL) stays, so a reader can still tell what was there.
-
-Why not `detect-secrets` (the maintained detector issue 10 suggests): measured with detect-secrets
-1.5.0 on CPython 3.11, its import costs 127 ms (181 ms with the scanner and its default settings),
-and scanning 1 MB of pytest-like output line by line takes 16 s and reports about 99,600 "secrets":
-its entropy plugins flag every git sha and hex id. A claim's Stop runs within a time budget of a few
-milliseconds for this, and tiergate must not mangle the shas its reports name. The patterns here are
-the providers' documented token formats, kept as data below (`PATTERNS`), each searched only in a text
-holding its literal needle. Measured the same way: importing this module after what a claim's Stop
-imports anyway costs 0.2-0.4 ms; the 64 KB tail a check keeps, with several needles in it, takes
-about 4.7 ms on the first call (the expressions it needs compiled included) and 3.5 ms after; 1 MB
-takes about 50 ms (tests/redact_test.py holds it to a bound). The pass-through hooks never import it.
+A check's output carries them in (a test printing its environment); each secret found becomes
+`[redacted: <kind>]`, its prefix naming the kind kept. The patterns are the providers' documented token
+formats (`PATTERNS`), each searched only in a text holding its literal needle. Why not detect-secrets,
+and what it costs: docs/ARCHITECTURE.md, section "Credentials out of what tiergate keeps".
 
 Pure: no I/O; `re` is imported here, so the hook's common path must import this module lazily.
 """

@@ -1,21 +1,10 @@
 """Seals on what tiergate writes to its state folder, so that an edit it did not make is seen.
 
-A seal is a keyed BLAKE2b tag over a record's name (its path under the state folder, so that one
-session's file copied over another's does not pass) and its exact bytes. The key is 32 random bytes in
-`<user state home>/key` (0600), made on first use and kept outside every project: a loop's agent works
-in the project, and nothing tiergate tells it names the key.
-
-What a seal does not do: stop a process of the same user that reads the key and forges a tag on
-purpose, or one that puts back an earlier genuine copy of the same file. It stops the ordinary moves:
-an edit of a loop file or a cache entry, garbage written over one, a line appended to a notices file.
-
-Two forms:
-- a whole file: `seal_file` appends one line `#tiergate-seal <tag>`; `open_file` checks and strips it;
-- one line of a line file (the log, the notices): `line_tag` / `line_is_sealed`, the caller keeps the
-  tag in the line.
-
-No `hmac` module: BLAKE2's keyed mode is a MAC by itself, and `_blake2` imports in well under a
-millisecond where `hmac` pulls in `hashlib` and several milliseconds more.
+A seal is a keyed BLAKE2b tag over a record's name (its path under the state folder) and its exact
+bytes; the key is 32 random bytes in `<user state home>/key` (0600), outside every project. A whole file
+ends in one line `#tiergate-seal <tag>` (`seal_file`, `open_file`); a line of the log or the notices
+carries its own tag (`line_tag`, `line_is_sealed`). What a seal stops and what it does not:
+docs/ARCHITECTURE.md, section "State the agent can reach is not trusted".
 """
 
 # os.path rather than pathlib: the hooks import this module, and pathlib would cost each about 10 ms.
@@ -97,6 +86,8 @@ def _make_key(home: str, path: str) -> bytes:
 
 def tag(name: str, body: bytes, env: Mapping[str, str] | None = None) -> str:
     """The seal of `body` under `name` (hex), with the key of `env`'s user (None: this process's)."""
+    # Not `hmac`: BLAKE2's keyed mode is a MAC by itself, and `_blake2` imports in well under a
+    # millisecond where `hmac` pulls in `hashlib` and several milliseconds more.
     from _blake2 import blake2b
 
     return blake2b(

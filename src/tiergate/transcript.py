@@ -2,15 +2,9 @@
 
 A session's transcript grows to tens of megabytes, and what a hook needs is near its end: the last
 assistant message (`last_assistant_text`), whether a verifier ran a command since it started
-(`ran_a_command`). So the file is read backwards in blocks, only as far as needed and never past a
-window from the end. Only whole lines are parsed; a line still being written, a record of another kind
-or one that is not JSON is skipped, and an unreadable file reads as nothing. The model a subagent ran
-on is in the meta file the CLI keeps beside its transcript (`agent_model`).
-
-Record shapes (CLI 2.1.332): `{"type": "assistant", "message": {"id", "content": [{"type": "text",
-"text"}, {"type": "tool_use", "id", "name", "input"}, ...]}, "timestamp"}`, one content block per line,
-lines of one API response sharing `message.id`; tool results come back in `{"type": "user", "message":
-{"content": [{"type": "tool_result", "tool_use_id", "is_error"}]}}`.
+(`ran_a_command`). So the file is read backwards in blocks, only as far as needed and never past a window
+from the end; only whole lines are parsed, and an unreadable file reads as nothing. The model a subagent
+ran on is in the meta file beside its transcript (`agent_model`).
 """
 
 from __future__ import annotations
@@ -174,6 +168,11 @@ def _command_time(record: object) -> datetime | None:
     return _timestamp(record) or datetime.max.replace(tzinfo=UTC)
 
 
+# Record shapes (CLI 2.1.332): `{"type": "assistant", "message": {"id", "content": [{"type": "text",
+# "text"}, {"type": "tool_use", "id", "name", "input"}, ...]}, "timestamp"}`, one content block per line,
+# lines of one API response sharing `message.id`; tool results come back in `{"type": "user", "message":
+# {"content": [{"type": "tool_result", "tool_use_id", "is_error"}]}}`. A line still being written, a record
+# of another kind or one that is not JSON is skipped.
 def _blocks(message: dict[str, Any], kind: str) -> list[dict[str, Any]]:
     content = message.get("content")
     if not isinstance(content, list):

@@ -1,25 +1,9 @@
 """A fingerprint of the workspace: equal fingerprints mean nobody changed a file in between.
 
-It digests HEAD and every path that differs from the loop's base (committed since, staged or not,
-deleted, renamed, and untracked files git does not ignore), each with the content now on disk and its
-executable bit. Comparing the fingerprint taken when a verifier starts with the one taken when it stops
-tells whether the verifier touched the workspace; comparing it across Stops tells whether Claude made
-any progress. An edit to a file that has not changed since the base brings it into the set; an edit to
-one that has changes its digest; a commit moves HEAD.
-
-The same digest comes from git (`fingerprint`) or from a change already measured for a claim
-(`of_change`), so that the Stop that measures a claim does not ask git twice. `manifest` gives the
-fingerprint with what it is made of, path by path (`tiergate.workspace.manifest`): a disqualified verifier is
-told which files changed and how.
-
-Another tool's state (`tiergate.foreign`: OMC's `.omc/`, a plugin's `.claude/*.local.md`, Claude Code's
-`.claude/settings.local.json`, the loop's `[workspace] ignore`, ...) and what running tests or a build
-leaves behind (`__pycache__/`, `.pytest_cache/`, coverage data, ...) are left out, with the same verdicts
-as the change measurement (`tiergate.tier.change.classify`): such a tool writes while a verifier runs,
-and that is neither the verifier's doing nor Claude's progress. Content is hashed from the disk, not
-asked from git, so an edit that leaves size and timestamp alone still shows.
-
-None outside a git work tree: without git there is no cheap, reliable picture of the workspace.
+It digests HEAD and every path that differs from the loop's base, with the content now on disk and its
+executable bit, other tools' state left out. The same digest comes from git (`fingerprint`) or from a
+change already measured for a claim (`of_change`); `manifest` gives it path by path. None outside a git
+work tree. See docs/ARCHITECTURE.md, section "Who changed the workspace while a verifier ran".
 """
 
 from __future__ import annotations

@@ -1,15 +1,8 @@
 """The last green point: the latest workspace a verification passed on, derived from git.
 
-When a verification passes, tiergate saves the workspace it passed on as a snapshot in its backup store
-(`<state dir>/backups.git`, see `snapshots`), under `refs/green/<loop id>`: the files, uncommitted and
-untracked ones included, byte for byte, that a verifier found good. The store, not the repository's refs,
-so that no push of the repository publishes them. With no such snapshot yet, the green point is the
-loop's start commit (`LoopState.base`), and with no start either, HEAD. git is the only record: nothing is
-copied into the loop's state. (A green point of the old layout, `refs/tiergate/green/<loop id>` in the
-repository, is still read, and removed when the next one is marked.)
-
-The workspace is dirty when its files differ from the green point's. That, not the number of failures,
-is what decides a rollback.
+A snapshot in tiergate's store (`snapshots`, `refs/green/<loop id>`), else the loop's base, else HEAD;
+git is the only record. The workspace is dirty when its files differ from the green point's: that, not
+the number of failures, decides a rollback. See docs/state.md, section "Green points".
 """
 
 from __future__ import annotations

@@ -1,18 +1,10 @@
-"""The workspace a loop began on, when it was not its base commit: what the loop's change is measured from.
+"""The loop's base: the workspace a loop began on, kept as a commit when it was not its base commit.
 
-A loop started on a dirty tree (the user's uncommitted edits, untracked files) must not count that work as
-its own: the tier, `tiergate tier` and `tiergate checks`, the verifier's evidence and the gate's baseline
-all measure from the workspace as it was when the loop began. At the start, when the workspace differs
-from the base commit, tiergate writes it as a commit of its own (`changes.workspace_tree`: the files as git
-compares them, so that an untouched file is no change; no parent, so that it joins no history) and
-records its id in the loop's state (`LoopState.start`, sealed: a content address the agent cannot forge).
-Its objects go into the repository, where every git command of the measurement (and the verifier's own
-`git diff <start>`) finds them, and into the backup store (`<state dir>/backups.git`, `refs/start/<loop
-id>`), from which they are copied back when something pruned them from the repository.
-
-The rollback target is not this commit but the loop's first green point (`greenpoint`, marked at the same
-start), which holds the bytes on disk, the index and HEAD: a rollback restores exactly the workspace the
-user had.
+A loop started on a dirty tree must not count the user's uncommitted work as its own: the tier, the
+checks, the verifier's evidence and the gate's baseline measure from this commit (`change_base`). It is
+tiergate's own parentless commit, its id sealed in the loop's state, its objects in the repository and
+in the store (`refs/start/<loop>`), copied back when pruned. See docs/ARCHITECTURE.md, section "The
+loop's base".
 """
 
 from __future__ import annotations

@@ -1,17 +1,10 @@
 """What the workspace fingerprint is made of, path by path, and what changed between two of them.
 
-A manifest is HEAD and, for every path that differs from the loop's base (`tiergate.workspace.fingerprint`
-says which), a short digest of what is on disk there ("absent" for a path deleted since the base), plus which
-of those paths exist in the base. Its `digest` is the fingerprint itself. The one taken when a verifier
-starts is kept for its run; when the fingerprint at its stop differs, `changes` says which files were
-added, modified or deleted in between, so that a disqualification can name them.
+A manifest is HEAD and a short digest of each path that differs from the loop's base ("absent" when
+deleted since), with which of them exist in the base; its `digest` is the fingerprint. `changes` says
+which files were added, modified or deleted between two, so that a disqualification can name them.
 
-A path missing from one of the two manifests was, at that moment, exactly as it is in the base (unchanged
-or not there at all); whether it exists in the base tells the kind of change: a new file that appears
-was added, a base file that appears with new content was modified, and so on.
-
-Pure: no I/O. Reading and keeping manifests is `tiergate.workspace.fingerprint` and
-`tiergate.workspace.manifeststore`.
+Pure: no I/O. Reading and keeping manifests is `fingerprint`'s and `manifeststore`'s.
 """
 
 from __future__ import annotations

@@ -1,13 +1,10 @@
 """The manifest taken when a verifier started, kept until its run is over:
-`<state_dir>/manifests/<session_id>.<agent_id>.json`, written atomically.
+`<state_dir>/manifests/<session_id>.<agent_id>.json`, written atomically and sealed.
 
-Its SubagentStop compares the workspace with it to name what changed. A verifier sent back to redo its
-verdict stops again, so the file stays until a stop that ends the run. Only the newest `KEEP` files stay
-(a run that never stopped leaves one behind). Each file is sealed (`tiergate.seal`, under its path
-relative to the state folder). An unreadable, foreign or unsealed file (an agent could write one that
-names no change) is treated as absent, and logged. It can never credit a verifier: whether a verifier
-counts is decided from the fingerprints kept in the (sealed) loop state; the manifest only names the
-files that changed, so without it the disqualification or the note says that it cannot name them.
+Its SubagentStop compares the workspace with it to name what changed; only the newest `KEEP` files stay.
+An unreadable, foreign or unsealed file is treated as absent, and logged: it never credits a verifier
+(the sealed loop state's fingerprints decide), it only names the files. See docs/ARCHITECTURE.md,
+section "State the agent can reach is not trusted".
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
-"""The working tree as bytes, for backups and rollbacks: scanning it into git objects exactly as it is
-on disk, and making a tree's files on disk, written by tiergate itself (see `backups` for the rules).
+"""The working tree as bytes, for backups and rollbacks: scanned into git objects exactly as it is on
+disk, and a tree's files written back by tiergate itself.
 
-A scan hashes every file with `git --git-dir=<repository> hash-object --no-filters --stdin-paths`, which
-reads each file by its absolute path, with no eol conversion, filter, ident or working-tree-encoding, and
-never opens the workspace's attributes. `keep` then puts the objects into a git dir: those the repository
-already has (most tracked files, what was staged) in one pack (`pack-objects | index-pack`, which checks
-each object as it arrives), only the new and changed files hashed again with `-w`, and checked to be what
-the scan saw. A single pack rather than thousands of loose objects keeps a rollback of a 2,000-file
-workspace about as fast as it was. runner.run's safe settings apply to every call.
+Files are hashed by absolute path with `hash-object --no-filters` (no conversion, no attributes read);
+objects the repository has travel in one pack (`pack-objects | index-pack`). See docs/state.md, section
+"How a workspace is kept".
 """
 
 from __future__ import annotations
