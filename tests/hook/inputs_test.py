@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tiergate.errors import InputError
-from tiergate.hook import inputs, models
+from tiergate.hook import inputs, inputschema
 from tiergate.hook.inputs import parse_input
 from tiergate.hook.registry import EVENTS
 
@@ -79,9 +79,9 @@ OBSERVED: dict[str, dict[str, Any]] = {
 
 
 def test_every_event_has_an_input_and_a_model_with_the_same_fields_and_defaults() -> None:
-    assert set(inputs.INPUTS) == set(models.MODELS) == set(EVENTS) == set(OBSERVED)
+    assert set(inputs.INPUTS) == set(inputschema.MODELS) == set(EVENTS) == set(OBSERVED)
     for event, cls in inputs.INPUTS.items():
-        model = models.MODELS[event]
+        model = inputschema.MODELS[event]
         by_hand = {f.name: (f.name in inputs.REQUIRED, f.default) for f in dataclasses.fields(cls)}
         by_model = {
             name: (info.is_required(), None if info.is_required() else info.default)
@@ -199,7 +199,7 @@ def _payloads(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
 def _by_model(event: str, payload: dict[str, Any]) -> object:
     """What the pydantic model makes of `payload`: its fields as the input has them, or its error."""
     try:
-        model = models.validate(event, payload)
+        model = inputschema.validate(event, payload)
     except InputError as exc:
         return str(exc)
     return inputs.INPUTS[event](**{name: getattr(model, name) for name in _fields_read(event)})

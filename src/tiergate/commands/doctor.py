@@ -31,7 +31,7 @@ CLAUDE_TIMEOUT = 10.0
 # in the definitions of the hook inputs and of the configuration, anyio for running checks), then the
 # libraries tiergate imports only where it uses them (structlog, pathspec, unidiff).
 RUNTIME_MODULES = (
-    "tiergate.hook.models",
+    "tiergate.hook.inputschema",
     "tiergate.configschema",
     "tiergate.gate.processes",
     "structlog",

@@ -1,6 +1,6 @@
 """Reading a hook input: `parse_input(event_name, payload)` is the event's input, or InputError (one line).
 
-The pydantic models of `tiergate.hook.models` are the definition; this module is their fast path. An
+The pydantic models of `tiergate.hook.inputschema` are the definition; this module is their fast path. An
 input whose fields tiergate reads all have their plain JSON form (a string, null or missing where the
 model allows it, a boolean) is read here by hand; any other input is handed to the model, which says
 exactly what is wrong with it, or coerces it as pydantic does. So a hook whose input is as the CLI sends
@@ -147,9 +147,9 @@ def _read(event_name: str, payload: Mapping[str, object]) -> HookInput | None:
 
 
 def _read_by_model(event_name: str, payload: Mapping[str, object]) -> HookInput:
-    from tiergate.hook import models
+    from tiergate.hook import inputschema
 
-    model = models.validate(event_name, payload)
+    model = inputschema.validate(event_name, payload)
     cls = INPUTS[event_name]
     return cls(**{field.name: getattr(model, field.name) for field in fields(cls)})
 
