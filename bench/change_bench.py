@@ -21,7 +21,7 @@ from pathlib import Path
 from testing.gitrepo import GIT_ENV, commit_all, git, init_repo
 
 from tiergate.tier.change import ChangeMeasurement, measure_change
-from tiergate.tier.coverage import judge_coverage
+from tiergate.tier.coverage.judgement import judge_coverage
 
 GOAL_SECONDS = 0.5
 EXPECTED_FILES = 2_000

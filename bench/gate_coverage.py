@@ -32,7 +32,7 @@ from tiergate.gate.checks import make_check
 from tiergate.gate.run import run_gate
 from tiergate.project import Project
 from tiergate.tier.change import measure_change
-from tiergate.tier.coverage import judge_coverage, measurable_files
+from tiergate.tier.coverage.judgement import judge_coverage, measurable_files
 
 GOAL = 1.25
 MODULES = 40

@@ -20,7 +20,7 @@ from tiergate.gate.ruling import GateResult
 from tiergate.gate.run import run_gate
 from tiergate.project import Project
 from tiergate.tier.change import measure_change
-from tiergate.tier.coverage import CoverageJudgement, judge_coverage, measurable_files
+from tiergate.tier.coverage.judgement import CoverageJudgement, judge_coverage, measurable_files
 
 PYTEST = f"PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 {shlex.quote(sys.executable)} -m pytest -q -p no:cacheprovider"
 CALC = "def add(a, b):\n    return a + b\n"

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from tiergate.config import Config
     from tiergate.foreign import Exclusions
     from tiergate.tier.assess import Assessment
-    from tiergate.tier.coveragelines import GateCoverage
+    from tiergate.tier.coverage.lines import GateCoverage
     from tiergate.tier.policy import TierPolicy
     from tiergate.tier.riskpaths import PathMatch
 

@@ -38,7 +38,7 @@ from tiergate.gate.ruling import BaselineEntry
 from tiergate.gate.testrun import TestRun
 from tiergate.project import Project, ensure_state_dir, open_sealed, state_name, write_sealed
 from tiergate.redact import redact
-from tiergate.tier.coveragelines import GateCoverage
+from tiergate.tier.coverage.lines import GateCoverage
 
 EVIDENCE_DIR = "evidence"
 BASELINE_DIR = "baseline"

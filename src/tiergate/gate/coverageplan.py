@@ -31,7 +31,7 @@ from typing import Literal
 
 from tiergate.frozen import frozen
 from tiergate.gate.checks import Check
-from tiergate.tier.coveragelines import Format
+from tiergate.tier.coverage.lines import Format
 
 Tool = Literal["python", "node"]
 SUFFIXES: dict[Tool, tuple[str, ...]] = {"python": (".py",), "node": (".js", ".cjs", ".mjs")}

@@ -13,7 +13,7 @@ measurement, and its command line stays as the user wrote it:
   shadows (a distribution's, the project's) still runs after it.
 - Node: NODE_V8_COVERAGE names a folder where every Node process of the check writes V8's block
   coverage at exit; the ranges of the change's JavaScript files become lines
-  (`tiergate.tier.coveragelines.v8_file_lines`).
+  (`tiergate.tier.coverage.lines.v8_file_lines`).
 
 Everything goes to a folder of its own under tiergate's state folder (never the workspace), removed
 once the reports are read. A process of the check can write there too: data from the tests'
@@ -35,7 +35,7 @@ from urllib.parse import unquote, urlparse
 from tiergate.gate.checks import Check, CheckResult
 from tiergate.gate.coverageplan import FORMATS, Capability, RunnerFacts, Tool, files_for, plan
 from tiergate.project import Project, ensure_state_dir
-from tiergate.tier.coveragelines import CoverageData, FileLines, GateCoverage, v8_file_lines
+from tiergate.tier.coverage.lines import CoverageData, FileLines, GateCoverage, v8_file_lines
 
 FOLDER = "coverage"
 PLAN_VARIABLE = "TIERGATE_COVERAGE_PLAN"

@@ -66,7 +66,7 @@ from tiergate.gate.losttests import LostTest, lost_tests, unreported
 from tiergate.gate.output import Failure, OutputSummary, focus, summarize
 from tiergate.gate.testrun import FAILING, RAN, TestRun
 from tiergate.text import BLOCK_MARKER, clip, fit, plural, quote_inline
-from tiergate.tier.coveragelines import GateCoverage
+from tiergate.tier.coverage.lines import GateCoverage
 
 Standing = Literal["passed", "new", "pre-existing", "skipped"]
 Where = Literal["workspace", "worktree"]

@@ -49,7 +49,7 @@ from tiergate.gate.ruling import BaselineEntry, GateResult, judge, new_compile_f
 from tiergate.gate.testfiles import tests_among
 from tiergate.gate.testreports import run_reported
 from tiergate.project import Project, git_top_level
-from tiergate.tier.coveragelines import GateCoverage
+from tiergate.tier.coverage.lines import GateCoverage
 from tiergate.workspace.fingerprint import fingerprint
 
 if TYPE_CHECKING:

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from tiergate.config import Config
     from tiergate.gate.ruling import GateResult
     from tiergate.project import Project
-    from tiergate.tier.coveragelines import GateCoverage
+    from tiergate.tier.coverage.lines import GateCoverage
 
 # The Stop hook gets 600 s (hooks/hooks.json); measuring the change, judging and answering need far
 # less than the rest, and a hook killed at its timeout decides nothing (the claim would pass).

@@ -289,7 +289,7 @@ def measure(project: Project, current: LoopState, early: Early | None = None) ->
     try:
         from tiergate.handlers import effects
         from tiergate.tier.assess import assess_change
-        from tiergate.tier.coverage import measurable_files
+        from tiergate.tier.coverage.judgement import measurable_files
 
         config = effects.loop_config(project, current)  # the rules it started with, not the file now
         exclusions = foreign.of_loop(current)  # the rules every hook of this loop uses

@@ -19,8 +19,8 @@ from tiergate.tier.change import ChangeMeasurement, FileChange, measure_change
 from tiergate.tier.content import ContentHit, ContentRule, Ecosystem
 from tiergate.tier.content.testfiles import is_test
 from tiergate.tier.contentscan import ContentScan, judge_change, patch_of
-from tiergate.tier.coverage import CoverageJudgement, judge_coverage
-from tiergate.tier.coveragelines import GateCoverage
+from tiergate.tier.coverage.judgement import CoverageJudgement, judge_coverage
+from tiergate.tier.coverage.lines import GateCoverage
 from tiergate.tier.keywords import find_override
 from tiergate.tier.policy import ChangeFacts, Coverage, TierDecision, select_tier
 from tiergate.tier.riskpaths import RiskPaths, RiskScan

@@ -18,7 +18,7 @@ from tiergate.text import quote_inline
 from tiergate.tier.assess import content_rules, decide, facts_from_paths, risk_paths
 from tiergate.tier.content import ContentHit
 from tiergate.tier.contentscan import judge_change
-from tiergate.tier.coverage import CoverageJudgement, classify
+from tiergate.tier.coverage.judgement import CoverageJudgement, classify
 from tiergate.tier.policy import ChangeFacts, Tier, TierDecision
 from tiergate.tier.riskpaths import PathMatch, RiskPaths, RiskScan
 

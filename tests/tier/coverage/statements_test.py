@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tiergate.tier.pystatements import statement_lines
+from tiergate.tier.coverage.statements import statement_lines
 
 SOURCE = """\
 import functools

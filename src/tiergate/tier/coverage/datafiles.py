@@ -27,7 +27,7 @@ from pathlib import Path
 
 from tiergate.frozen import frozen
 from tiergate.text import clip
-from tiergate.tier.coveragelines import CoverageData, FileLines, Format
+from tiergate.tier.coverage.lines import CoverageData, FileLines, Format
 
 LOCATIONS: tuple[tuple[str, Format], ...] = (
     ("coverage.json", "coverage.py JSON"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tiergate.tier.coveragelines import CoverageData, FileLines, GateCoverage, v8_file_lines
+from tiergate.tier.coverage.lines import CoverageData, FileLines, GateCoverage, v8_file_lines
 
 SOURCE = (
     "function add(a, b) {\n"  # 1

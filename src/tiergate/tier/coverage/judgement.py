@@ -11,12 +11,13 @@ docs, config and data files are neither. A code file is a test by its name (`tes
 of their own, so their lines are never changed executable lines. Rust unit tests inside `src/` cannot be
 told apart from the code by path: such a file is code.
 
-With usable coverage data (see `tiergate.tier.coveragedata` for the formats and where they are looked for),
+With usable coverage data (see `tiergate.tier.coverage.datafiles` for the formats and where they are
+looked for),
 the changed executable lines are the changed lines the data knows as executable (reported hit or
 missed; blank lines, comments and excluded lines do not count), and every changed line of a code file
 the data does not know at all counts as not covered. The data knows a Python statement by one of its
 lines: a changed line of a statement that spans several (a continued expression, a decorator, an
-`except` or `case` clause) stands for its statement (`tiergate.tier.pystatements`), so that it is
+`except` or `case` clause) stands for its statement (`tiergate.tier.coverage.statements`), so that it is
 never taken for a line with nothing to run. `full` if all of them ran, `partial` if some,
 `none` if none. Data is usable only when it is newer than the change: the data file's mtime is later
 than that of every changed file still on disk (coverage artefacts themselves aside). Stale or unreadable
@@ -54,10 +55,10 @@ from typing import Literal
 from tiergate.frozen import frozen
 from tiergate.git import changes, search
 from tiergate.text import quote_inline
-from tiergate.tier import coveragedata
 from tiergate.tier.change import ChangeMeasurement, FileChange
 from tiergate.tier.content.patch import parse_patch
-from tiergate.tier.coveragelines import GATE_FORMATS, CoverageData, GateCoverage, LineMap
+from tiergate.tier.coverage import datafiles
+from tiergate.tier.coverage.lines import GATE_FORMATS, CoverageData, GateCoverage, LineMap
 
 Level = Literal["none", "partial", "full"]
 
@@ -213,7 +214,7 @@ def _vacuous(change: ChangeMeasurement, code: Sequence[FileChange]) -> str:
 
 def _usable_data(change: ChangeMeasurement, wanted: Collection[str]) -> tuple[list[CoverageData], str]:
     """The coverage files newer than the change, read; and a note on those that are not usable."""
-    found = coveragedata.present(change.root)
+    found = datafiles.present(change.root)
     if not found:
         return [], "no coverage data"
     newest, newest_path = _newest_change(change)
@@ -224,8 +225,8 @@ def _usable_data(change: ChangeMeasurement, wanted: Collection[str]) -> tuple[li
             notes.append(f"{name} is stale, older than {newest_path}")
             continue
         try:
-            usable.append(coveragedata.load(change.root, name, fmt, wanted))
-        except coveragedata.CoverageDataError as e:
+            usable.append(datafiles.load(change.root, name, fmt, wanted))
+        except datafiles.CoverageDataError as e:
             notes.append(f"{name} is unreadable: {e}")
     if usable:
         return usable, f"; not used: {'; '.join(notes)}" if notes else ""
@@ -246,7 +247,7 @@ def _newest_change(change: ChangeMeasurement) -> tuple[int, str]:
     return newest, newest_path
 
 
-_ARTEFACTS = frozenset(name for name, _ in coveragedata.LOCATIONS)
+_ARTEFACTS = frozenset(name for name, _ in datafiles.LOCATIONS)
 
 
 def _is_artefact(path: str) -> bool:
@@ -261,8 +262,8 @@ def _is_artefact(path: str) -> bool:
 def _placed(root: Path, lines: dict[str, frozenset[int]]) -> dict[str, dict[frozenset[int], frozenset[int]]]:
     """Each file's changed lines grouped in the units coverage data knows, unit -> its changed lines: a
     changed line of a Python statement that spans lines stands for its statement
-    (`tiergate.tier.pystatements`), each other line for itself."""
-    from tiergate.tier.pystatements import statement_lines
+    (`tiergate.tier.coverage.statements`), each other line for itself."""
+    from tiergate.tier.coverage.statements import statement_lines
 
     placed: dict[str, dict[frozenset[int], frozenset[int]]] = {}
     for path, numbers in lines.items():

@@ -9,7 +9,7 @@ import pytest
 from testing.gitrepo import git, init_repo, write
 
 from tiergate.tier.change import measure_change
-from tiergate.tier.coverage import CoverageJudgement, Level, changed_lines, classify, judge_coverage
+from tiergate.tier.coverage.judgement import CoverageJudgement, Level, changed_lines, classify, judge_coverage
 
 BASE_CALC = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"
 # Lines 2-3 and 7-8 are new; all four are statements.
