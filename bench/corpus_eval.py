@@ -5,7 +5,7 @@ Run from the checkout: `.venv/bin/python -m bench.corpus_eval --clones DIR [--js
 
 Every corpus commit (`bench/corpus/`, read by `bench.corpus_data`: each repository's ordinary commits and
 its security fixes) is read from its clone under DIR (`<owner>+<name>`, or a bare mirror's
-`<owner>+<name>/repo`) and tiered as `tiergate replay` tiers a past commit (`tiergate.tier.history`
+`<owner>+<name>/repo`) and tiered as `tiergate replay` tiers a past commit (`tiergate.tier.pastcommits`
 and `tiergate.tier.replay`: the claim's engine, the built-in rules and default configuration). A fix is
 measured against its first parent. Printed:
 
@@ -49,11 +49,10 @@ from bench.corpus_data import (
     load_repos,
     ordinary_shas,
 )
-
 from tiergate.config import Config
 from tiergate.errors import UserError
 from tiergate.git import runner
-from tiergate.tier import history
+from tiergate.tier import pastcommits
 from tiergate.tier.policy import Tier
 from tiergate.tier.replay import Engine, Replayed, Summary, summarise
 
@@ -74,18 +73,18 @@ def replay_repo(clones: Path, repo: Repo, fixes: Sequence[Fix], engine: Engine) 
     selection = _selection(where, [*ordinary, *(f.commit for f in own)], f"{repo.name}'s corpus")
     replayed = {
         r.commit.id: r
-        for r in map(engine.replay, history.replay(where, selection, patches=engine.reads_patches))
+        for r in map(engine.replay, pastcommits.replay(where, selection, patches=engine.reads_patches))
     }
     result = RepoResult(repo, [replayed[sha] for sha in ordinary])
     result.fixes = [(f, replayed[_full(replayed, f.commit)]) for f in own]
     return result
 
 
-def _selection(where: Path, ids: Sequence[str], label: str) -> history.Selection:
+def _selection(where: Path, ids: Sequence[str], label: str) -> pastcommits.Selection:
     """The corpus's commits in this order, merges included: each against its first parent."""
     out = runner.run(where, "rev-list", "--parents", "--no-walk=unsorted", "--end-of-options", *ids).stdout
     commits = tuple((c, tuple(p)) for c, *p in map(str.split, out.decode().splitlines()))
-    return history.Selection(commits, label, first_parent=True)
+    return pastcommits.Selection(commits, label, first_parent=True)
 
 
 def _full(replayed: dict[str, Replayed], commit: str) -> str:

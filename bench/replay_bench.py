@@ -16,30 +16,31 @@ from dataclasses import replace
 from pathlib import Path
 
 from bench.change_bench import median_seconds
-
 from tiergate.config import Config, load_config
 from tiergate.git import runner
-from tiergate.tier import history
+from tiergate.tier import pastcommits
 from tiergate.tier.replay import Engine, summarise
 
 GOAL_PER_SECOND = 20.0
 
 
 def replay(repo: Path, count: int, config: Config) -> int:
-    selection = history.select(repo, "HEAD", limit=count)
+    selection = pastcommits.select(repo, "HEAD", limit=count)
     engine = Engine(config)
     replayed = [
         engine.replay(c)
-        for c in history.replay(repo, selection, config.exclusions, patches=engine.reads_patches)
+        for c in pastcommits.replay(repo, selection, config.exclusions, patches=engine.reads_patches)
     ]
     summarise(replayed, config)
     return len(replayed)
 
 
 def git_alone(repo: Path, count: int) -> int:
-    selection = history.select(repo, "HEAD", limit=count)
+    selection = pastcommits.select(repo, "HEAD", limit=count)
     wanted = b"".join(c.encode() + b"\n" for c, _ in selection.commits)
-    with runner.stream(repo, "log", *history.MEASURE_OPTIONS, *history.PATCH_OPTIONS, stdin=wanted) as chunks:
+    with runner.stream(
+        repo, "log", *pastcommits.MEASURE_OPTIONS, *pastcommits.PATCH_OPTIONS, stdin=wanted
+    ) as chunks:
         for _ in chunks:
             pass
     return len(selection.commits)
@@ -48,7 +49,7 @@ def git_alone(repo: Path, count: int) -> int:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repo", type=Path, default=Path(__file__).resolve().parent.parent)
-    parser.add_argument("--count", type=int, default=history.DEFAULT_COUNT)
+    parser.add_argument("--count", type=int, default=pastcommits.DEFAULT_COUNT)
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
     repo = args.repo.resolve()

@@ -64,18 +64,18 @@ def run(args: argparse.Namespace) -> int:
 
     from tiergate.config import load_config
     from tiergate.git.repository import repo_root
-    from tiergate.tier import history
+    from tiergate.tier import pastcommits
     from tiergate.tier.replay import Engine, summarise
 
     started = time.monotonic()
     root = repo_root(Path.cwd())
     config = load_config(root)
-    selection = history.select(root, args.rev_range, args.max_count, args.first_parent)
+    selection = pastcommits.select(root, args.rev_range, args.max_count, args.first_parent)
     engine = Engine(config)
     progress = Progress(sys.stderr, len(selection.commits)) if sys.stderr.isatty() else None
     replayed = []
     try:
-        for commit in history.replay(root, selection, config.exclusions, patches=engine.reads_patches):
+        for commit in pastcommits.replay(root, selection, config.exclusions, patches=engine.reads_patches):
             replayed.append(engine.replay(commit))
             if progress:
                 progress.step()

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from tiergate.project import Project
     from tiergate.tier.assess import Assessment
     from tiergate.tier.change import ChangeMeasurement
-    from tiergate.tier.contentscan import ContentScan
+    from tiergate.tier.changedlines import ContentScan
 
 # stop_reason values of a turn that ended normally; any other one (an API error, a context or output
 # limit, a refusal) is a stop tiergate never blocks.
@@ -140,14 +140,14 @@ def _content_kept(current: LoopState) -> tuple[bool, bool]:
 
 
 def _built_in_content(change: ChangeMeasurement) -> ContentScan:
+    from tiergate.tier.changedlines import judge_change
     from tiergate.tier.content import DEFAULT
-    from tiergate.tier.contentscan import judge_change
 
     return judge_change(change, DEFAULT)
 
 
 def _no_content(change: ChangeMeasurement) -> ContentScan:
-    from tiergate.tier.contentscan import ContentScan
+    from tiergate.tier.changedlines import ContentScan
 
     return ContentScan(())
 

@@ -45,10 +45,9 @@ def hard_coded_answers(
     files = _suspect_files(change)
     if not files:
         return ()
-    from tiergate.gate.discovery import project_checks
-
     from tiergate.gate import baseline
     from tiergate.gate import cache as evidencecache
+    from tiergate.gate.discovery import project_checks
 
     commit = baseline.base_commit(project.root, base)
     checks = [c for c in project_checks(project.root, config) if c.kind == "tests"]
@@ -77,7 +76,7 @@ def _named(
 
 def _suspect_files(change: ChangeMeasurement) -> list[FileLines]:
     """The change's implementation files with an added branching line that holds a telling literal."""
-    from tiergate.tier.contentscan import changed_lines
+    from tiergate.tier.changedlines import changed_lines
 
     return [
         f

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING
 
 from tiergate.frozen import frozen
 from tiergate.tier.change import ChangeMeasurement, FileChange, measure_change
+from tiergate.tier.changedlines import ContentScan, judge_change, patch_of
 from tiergate.tier.content import ContentHit, ContentRule, Ecosystem
 from tiergate.tier.content.testfiles import is_test
-from tiergate.tier.contentscan import ContentScan, judge_change, patch_of
 from tiergate.tier.coverage.judgement import CoverageJudgement, judge_coverage
 from tiergate.tier.coverage.lines import GateCoverage
 from tiergate.tier.keywords import find_override

@@ -16,15 +16,15 @@ from typing import TYPE_CHECKING
 from tiergate.frozen import frozen
 from tiergate.text import quote_inline
 from tiergate.tier.assess import content_rules, decide, facts_from_paths, risk_paths
+from tiergate.tier.changedlines import judge_change
 from tiergate.tier.content import ContentHit
-from tiergate.tier.contentscan import judge_change
 from tiergate.tier.coverage.judgement import CoverageJudgement, classify
 from tiergate.tier.policy import ChangeFacts, Tier, TierDecision
 from tiergate.tier.riskpaths import PathMatch, RiskPaths, RiskScan
 
 if TYPE_CHECKING:
     from tiergate.config import Config
-    from tiergate.tier.history import PastCommit
+    from tiergate.tier.pastcommits import PastCommit
 
 COVERAGE_RULE = (
     "past commits have no coverage data: full only when a commit changed no executable line "

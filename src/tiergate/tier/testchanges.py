@@ -86,6 +86,6 @@ def of_change(change: ChangeMeasurement, limit: int = LIMIT) -> str:
     tests = tuple(f for f in change.files if touches_tests(f.path))
     if not tests:
         return ""
-    from tiergate.tier.contentscan import changed_lines
+    from tiergate.tier.changedlines import changed_lines
 
     return block(changed_lines(replace(change, files=tests)), limit)

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from testing.gitrepo import commit_all, git, init_repo, write
 
-from tiergate.config import load_config
+from tiergate.config.settings import load_config
 from tiergate.errors import UserError
 from tiergate.git import formats
-from tiergate.tier import history
+from tiergate.tier import pastcommits
 from tiergate.tier.assess import Assessment, assess_change
 from tiergate.tier.policy import Tier
 from tiergate.tier.replay import Engine, Replayed, summarise
@@ -87,8 +87,8 @@ def shapes(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, st
 def replayed(repo: Path, rev_range: str | None = None, first_parent: bool = False) -> dict[str, Replayed]:
     config = load_config(repo)
     engine = Engine(config)
-    selection = history.select(repo, rev_range, first_parent=first_parent)
-    return {c.id: engine.replay(c) for c in history.replay(repo, selection, config.exclusions)}
+    selection = pastcommits.select(repo, rev_range, first_parent=first_parent)
+    return {c.id: engine.replay(c) for c in pastcommits.replay(repo, selection, config.exclusions)}
 
 
 def claimed(repo: Path, commit: str, base: str, tmp_path: Path) -> Assessment:
@@ -142,7 +142,7 @@ def test_shapes_measure_what_they_are(shapes: tuple[Path, dict[str, str]]) -> No
     repo, ids = shapes
     past = replayed(repo)
     by = {name: past[ids[name]].commit.change for name in ids if ids[name] in past}
-    assert by["root"].base == EMPTY_TREE and by["root"].base_label == history.ROOT_LABEL
+    assert by["root"].base == EMPTY_TREE and by["root"].base_label == pastcommits.ROOT_LABEL
     assert [(f.status, f.old_path, f.lines_changed) for f in by["rename"].files] == [
         ("renamed", "moving.txt", 0)
     ]
@@ -203,11 +203,11 @@ def test_the_default_range_is_the_last_200_of_head(tmp_path: Path) -> None:
     repo = init_repo(tmp_path / "repo", {"a.txt": "0\n"})
     for i in range(205):
         git(repo, "commit", "-q", "--allow-empty", "-m", f"c{i}")
-    selection = history.select(repo)
-    assert len(selection.commits) == history.DEFAULT_COUNT
+    selection = pastcommits.select(repo)
+    assert len(selection.commits) == pastcommits.DEFAULT_COUNT
     assert selection.commits[0][0] == head(repo)
-    assert len(history.select(repo, "HEAD~10..HEAD").commits) == 10
-    assert len(history.select(repo, "HEAD", limit=7).commits) == 7
+    assert len(pastcommits.select(repo, "HEAD~10..HEAD").commits) == 10
+    assert len(pastcommits.select(repo, "HEAD", limit=7).commits) == 7
 
 
 @pytest.mark.parametrize(
@@ -221,7 +221,7 @@ def test_the_default_range_is_the_last_200_of_head(tmp_path: Path) -> None:
 def test_bad_and_empty_ranges_are_one_line_errors(tmp_path: Path, rev_range: str, message: str) -> None:
     repo = init_repo(tmp_path / "repo", {"a.txt": "0\n"})
     with pytest.raises(UserError, match=message):
-        history.select(repo, rev_range)
+        pastcommits.select(repo, rev_range)
 
 
 def test_a_shallow_clones_boundary_is_refused(tmp_path: Path) -> None:
@@ -231,9 +231,9 @@ def test_a_shallow_clones_boundary_is_refused(tmp_path: Path) -> None:
         commit_all(origin, f"c{i}")
     clone = tmp_path / "clone"
     git(tmp_path, "clone", "-q", "--depth=2", f"file://{origin}", str(clone))
-    assert len(history.select(clone, "HEAD~1..HEAD").commits) == 1  # above the boundary: fine
+    assert len(pastcommits.select(clone, "HEAD~1..HEAD").commits) == 1  # above the boundary: fine
     with pytest.raises(UserError, match="edge of a shallow clone"):
-        history.select(clone)
+        pastcommits.select(clone)
 
 
 A, B, C = (ch * 40 for ch in "abc")
@@ -275,8 +275,8 @@ def chunked(stream: bytes, size: int) -> list[bytes]:
 
 
 def test_records_are_read_whole_however_the_stream_is_cut() -> None:
-    fields_only, with_patch = history._reader(patches=False), history._reader(patches=True)
-    measured = list(history._split(iter([MEASURED]), fields_only))
+    fields_only, with_patch = pastcommits._reader(patches=False), pastcommits._reader(patches=True)
+    measured = list(pastcommits._split(iter([MEASURED]), fields_only))
     assert [(c, s, p) for c, s, _, p in measured] == [
         (A, "subject", b""),
         (B, "empty", b""),
@@ -288,22 +288,22 @@ def test_records_are_read_whole_however_the_stream_is_cut() -> None:
         ("\x01new", "old", 0),
     ]
     assert [e.path for e in formats.parse_raw_numstat(measured[2][2])] == ["f\t"]
-    patched = list(history._split(iter([PATCHED]), with_patch))
+    patched = list(pastcommits._split(iter([PATCHED]), with_patch))
     assert [(c, s, f) for c, s, f, _ in patched] == [(c, s, f) for c, s, f, _ in measured]
     assert patched[0][3].startswith(b'diff --git "a/') and patched[0][3].endswith(b"similarity index 100%\n")
     assert patched[1][3] == b""
     assert patched[2][3] == b"diff --git a/f b/f\n+z\n"
     for stream, parse, whole in ((MEASURED, fields_only, measured), (PATCHED, with_patch, patched)):
         for size in (1, 2, 3, 7, 40, 97):
-            assert list(history._split(iter(chunked(stream, size)), parse)) == whole, size
+            assert list(pastcommits._split(iter(chunked(stream, size)), parse)) == whole, size
         for cut in range(1, len(stream)):
-            assert list(history._split(iter([stream[:cut], stream[cut:]]), parse)) == whole, cut
+            assert list(pastcommits._split(iter([stream[:cut], stream[cut:]]), parse)) == whole, cut
 
 
 def test_a_stream_cut_short_is_an_error() -> None:
     for stream, patches in ((MEASURED[:-3], False), (b"garbage", True), (MEASURED, True)):
         with pytest.raises(UserError, match="git log gave output tiergate cannot read"):
-            list(history._split(iter([stream]), history._reader(patches)))
+            list(pastcommits._split(iter([stream]), pastcommits._reader(patches)))
 
 
 def test_nothing_runs_from_the_repositorys_config(tmp_path: Path) -> None:
@@ -319,7 +319,7 @@ def test_nothing_runs_from_the_repositorys_config(tmp_path: Path) -> None:
         git(repo, "config", key, str(tool))
     git(repo, "config", "log.showRoot", "false")
     git(repo, "config", "diff.noprefix", "true")
-    past = list(history.replay(repo, history.select(repo)))
+    past = list(pastcommits.replay(repo, pastcommits.select(repo)))
     assert not marker.exists()
     assert [f.path for c in past for f in c.change.files] == [".gitattributes", "a.py", "a.py"]
     assert b"+x = 2" in (past[0].change.patch or b"")
