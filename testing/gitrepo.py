@@ -18,6 +18,16 @@ GIT_ENV = {
     "GIT_COMMITTER_EMAIL": "test@example.invalid",
 }
 
+# File names git quotes or a shell splits: every path a git helper returns must survive them.
+ODD_NAMES = [
+    "with space.txt",
+    "ünïcødé-文件.txt",
+    "new\nline.txt",
+    "-leading-dash.txt",
+    'quo"te.txt',
+    "tab\there.txt",
+]
+
 
 def git(repo: Path, *args: str) -> str:
     """Run git in `repo` and return its stdout; raise on failure."""
