@@ -49,7 +49,7 @@ from bench.corpus_data import (
     load_repos,
     ordinary_shas,
 )
-from tiergate.config import Config
+from tiergate.config.settings import Config
 from tiergate.errors import UserError
 from tiergate.git import runner
 from tiergate.tier import pastcommits

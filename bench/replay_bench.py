@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from bench.change_bench import median_seconds
-from tiergate.config import Config, load_config
+from tiergate.config.settings import Config, load_config
 from tiergate.git import runner
 from tiergate.tier import pastcommits
 from tiergate.tier.replay import Engine, summarise

@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
-
-from tiergate.config import load_config
-from tiergate.gate.checks import BEHAVIOUR_STAGE, COMPILE_STAGE
 from tiergate.gate.discovery import Located, detected_checks, locate_program, project_checks, read_facts
+
+from tiergate.config.settings import load_config
+from tiergate.gate.checks import BEHAVIOUR_STAGE, COMPILE_STAGE
 
 
 def programs(folder: Path, *names: str) -> str:

@@ -15,7 +15,7 @@ import pytest
 from testing.statefolder import state_dir
 
 from tiergate import seal
-from tiergate.config import kept_config, validate_table
+from tiergate.config.settings import kept_config, validate_table
 from tiergate.errors import UserError
 from tiergate.loop import store as state
 from tiergate.loop.claims import check_claim

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from testing.gitrepo import commit_all, git, init_repo, repo_fixture, write
 
-from tiergate.config import validate_table
+from tiergate.config.settings import validate_table
 from tiergate.errors import UserError
 from tiergate.tier.assess import assess_change
 

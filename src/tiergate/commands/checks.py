@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     import os
     from pathlib import Path
 
-    from tiergate.config import load_config
+    from tiergate.config.settings import load_config
     from tiergate.gate.discovery import project_checks
     from tiergate.gate.run import run_gate
     from tiergate.loop import store as state

@@ -32,7 +32,7 @@ CLAUDE_TIMEOUT = 10.0
 # libraries tiergate imports only where it uses them (structlog, pathspec, unidiff).
 RUNTIME_MODULES = (
     "tiergate.hook.inputschema",
-    "tiergate.configschema",
+    "tiergate.config.schema",
     "tiergate.gate.processes",
     "structlog",
     "pathspec",
@@ -325,7 +325,7 @@ def check_findings(project: Project, path: str | None = None) -> list[Finding]:
     """The configured checks, else those the simple per-ecosystem rules detect, each with its program
     looked up on `path` (None: this process's PATH): a check that cannot run fails, a detected one
     whose program is missing is skipped, saying why."""
-    from tiergate.config import load_config
+    from tiergate.config.settings import load_config
     from tiergate.errors import UserError
     from tiergate.gate.discovery import detected_checks
 
@@ -403,7 +403,7 @@ def _declaration(declared: Declared) -> dict[str, Any]:
 def coverage_finding(project: Project) -> list[Finding]:
     """Whether the gate measures the change's line coverage as it runs the tests, with which check
     and tool, or why none can (then a code change never reaches LIGHT on measured coverage)."""
-    from tiergate.config import load_config
+    from tiergate.config.settings import load_config
     from tiergate.errors import UserError
     from tiergate.gate.discovery import project_checks
     from tiergate.gate.measuring import describe_plan, project_plan

@@ -91,7 +91,7 @@ def _entry(kind: str, session_id: str, found: object) -> dict[str, Any]:
 
 def interop(project: Project) -> dict[str, str] | None:
     """The `[interop]` settings, or None when the configuration does not load (reported elsewhere)."""
-    from tiergate.config import load_config
+    from tiergate.config.settings import load_config
     from tiergate.errors import UserError
 
     try:

@@ -81,7 +81,7 @@ def reload() -> int:
     from dataclasses import replace
     from pathlib import Path
 
-    from tiergate.config import load_config
+    from tiergate.config.settings import load_config
     from tiergate.loop import store as state
     from tiergate.project import locate
 

@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     import time
     from pathlib import Path
 
-    from tiergate.config import load_config
+    from tiergate.config.settings import load_config
     from tiergate.git.repository import repo_root
     from tiergate.tier import pastcommits
     from tiergate.tier.replay import Engine, summarise

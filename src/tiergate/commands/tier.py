@@ -11,7 +11,7 @@ from tiergate.text import plural
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from tiergate.config import Config
+    from tiergate.config.settings import Config
     from tiergate.foreign import Exclusions
     from tiergate.tier.assess import Assessment
     from tiergate.tier.coverage.lines import GateCoverage
@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
             root = Path.cwd()
         classify_stream(sys.stdin, sys.stdout, BatchRules.for_project(root))
         return 0
-    from tiergate.config import load_config
+    from tiergate.config.settings import load_config
     from tiergate.tier.assess import assess_change
 
     root = repo_root(Path.cwd())

@@ -24,7 +24,7 @@ from tiergate.gate.program import program_of
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from tiergate.config import Config
+    from tiergate.config.settings import Config
 
 
 def project_checks(root: Path, config: Config) -> tuple[Check, ...]:

@@ -145,7 +145,7 @@ def _take(
 
 def _new_loop(project: Project, session_id: str, found: Foreign) -> LoopState | None:
     """The adopted loop at HEAD with the configuration as it is now; None when `[interop]` says ignore."""
-    from tiergate.config import load_config
+    from tiergate.config.settings import load_config
     from tiergate.loop.start import at_head
     from tiergate.loop.startrequest import Start
 

@@ -17,7 +17,7 @@ from tiergate.text import quote_inline
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from tiergate.config import Config
+    from tiergate.config.settings import Config
     from tiergate.gate.ruling import GateResult
     from tiergate.project import Project
     from tiergate.tier.coverage.lines import GateCoverage
@@ -32,7 +32,7 @@ def loop_config(project: Project, current: LoopState) -> Config:
     """The rules of `current`: the configuration it kept at its start, whatever the workspace's
     `.tiergate.toml` says now (the agent can edit that; an edit is a change to verify, not a change
     of the gate). A loop stored before configurations were kept reads the project's, as it did."""
-    from tiergate.config import kept_config, load_config
+    from tiergate.config.settings import kept_config, load_config
 
     if current.config is None:
         return load_config(project.root)
@@ -230,7 +230,7 @@ def alert(project: Project, session_id: str, message: str, current: LoopState | 
     """Run the `[alerts] command` of the loop's rules (`current`'s; the project's without a loop) with
     the halt's message; what happened, in one line (None: no command configured)."""
     from tiergate.alerts import notify
-    from tiergate.config import load_config
+    from tiergate.config.settings import load_config
 
     try:
         settings = (load_config(project.root) if current is None else loop_config(project, current)).alerts

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from tiergate.config import Config
+    from tiergate.config.settings import Config
     from tiergate.foreign import Exclusions
     from tiergate.hook.inputs import StopInput
     from tiergate.hook.protocol import HookReply

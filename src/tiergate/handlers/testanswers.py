@@ -21,7 +21,7 @@ from tiergate.tier.content.answers import TestLiterals, branches, find_answers, 
 from tiergate.tier.content.testfiles import is_test
 
 if TYPE_CHECKING:
-    from tiergate.config import Config
+    from tiergate.config.settings import Config
     from tiergate.gate.checks import Check
     from tiergate.gate.ruling import BaselineEntry
     from tiergate.project import Project

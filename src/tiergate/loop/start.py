@@ -23,7 +23,7 @@ def at_head(project: Project, session_id: str, start: Start) -> LoopState:
     import time
     from dataclasses import replace
 
-    from tiergate.config import load_config
+    from tiergate.config.settings import load_config
     from tiergate.git import objects, repository
     from tiergate.loop.startrequest import begin
 

@@ -27,7 +27,7 @@ from tiergate.tier.riskpaths import RiskPaths, RiskScan
 
 if TYPE_CHECKING:
     # pydantic, behind the config models, is imported only where a configuration is actually loaded.
-    from tiergate.config import Config
+    from tiergate.config.settings import Config
     from tiergate.foreign import Exclusions
 
 
@@ -156,7 +156,7 @@ def assess_change(
     as they did at the loop's base (`failing_then`, each naming its failing tests).
     """
     if config is None:
-        from tiergate.config import load_config
+        from tiergate.config.settings import load_config
 
         config = load_config(root)
     ecosystems = content_rules(config)

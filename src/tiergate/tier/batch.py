@@ -22,7 +22,7 @@ from tiergate.tier.policy import COVERAGE_LEVELS, ChangeFacts, Coverage, TierPol
 from tiergate.tier.riskpaths import RiskPaths
 
 if TYPE_CHECKING:
-    from tiergate.config import Config
+    from tiergate.config.settings import Config
 
 
 @frozen
@@ -43,12 +43,12 @@ class BatchRules:
     @classmethod
     def for_project(cls, root: Path) -> BatchRules:
         """The rules of the project at `root`; pydantic is imported only if it has a configuration."""
-        from tiergate.configfile import read_table
+        from tiergate.config.file import read_table
 
         found = read_table(root)
         if found is None:
             return cls()
-        from tiergate.config import validate_table
+        from tiergate.config.settings import validate_table
 
         return cls.from_config(validate_table(*found))
 

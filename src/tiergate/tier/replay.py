@@ -23,7 +23,7 @@ from tiergate.tier.policy import ChangeFacts, Tier, TierDecision
 from tiergate.tier.riskpaths import PathMatch, RiskPaths, RiskScan
 
 if TYPE_CHECKING:
-    from tiergate.config import Config
+    from tiergate.config.settings import Config
     from tiergate.tier.pastcommits import PastCommit
 
 COVERAGE_RULE = (

@@ -11,7 +11,7 @@ import pytest
 from testing.gitrepo import repo_fixture, write
 from testing.unifieddiff import patch
 
-from tiergate.config import validate_table
+from tiergate.config.settings import validate_table
 from tiergate.tier import content
 from tiergate.tier.assess import assess_change
 from tiergate.tier.content import ContentHit, FileLines, judged_paths, scan_patch

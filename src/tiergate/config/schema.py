@@ -1,9 +1,9 @@
 """The configuration's definition: pydantic models of every key, its type, range and checks.
 
-`tiergate.config` reads a table by hand when all of its values have their plain form, and asks these
+`tiergate.config.settings` reads a table by hand when all of its values have their plain form, and asks these
 models otherwise: they say in one line which key of which file is wrong, and why, or give the values
-that `tiergate.config` builds its dataclasses from. Each model mirrors a
-dataclass of `tiergate.config`, field for field (tests/config_test.py holds them equal).
+that `tiergate.config.settings` builds its dataclasses from. Each model mirrors a
+dataclass of `tiergate.config.settings`, field for field (tests/config/settings_test.py holds them equal).
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
-"""Finding and reading the configuration file, without pydantic.
+"""Finding and reading the configuration file, without pydantic or the settings.
 
-Kept apart from `tiergate.config` so that a command can tell whether a project has configuration at all
-before it pays for importing pydantic (about 0.15 s): `tiergate tier --batch` on a project without one
-never does.
+Apart from `tiergate.config.settings` so that a command can tell whether a project has configuration
+at all before it pays for more: `tiergate tier --batch` on a project without one never does.
 """
 
 from __future__ import annotations

@@ -65,12 +65,12 @@ Example::
     ecosystems = ["python"]      # optional: python, javascript, go, rust, common (default: every file)
     category = "security"        # optional: "security" (default) or "architecture"
 
-The configuration is the frozen dataclasses below, and `tiergate.configschema`'s pydantic models are its
+The configuration is the frozen dataclasses below, and `tiergate.config.schema`'s pydantic models are its
 definition. A table whose values all have their plain form (a number in its range, a string, a list of
 non-empty strings, one of the choices) is read here by hand; any other, and any `[workspace] ignore` or
 `[[risk.rules]]`, is read by the schema, which says in one line what is wrong. So a loop that starts or
 claims with an ordinary configuration never imports pydantic (about 0.1 s of every such hook).
-tests/config_test.py holds the two readings equal on generated tables.
+tests/config/settings_test.py holds the two readings equal on generated tables.
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tiergate import foreign
-from tiergate.configfile import read_table
+from tiergate.config.file import read_table
 from tiergate.frozen import frozen
 from tiergate.tier import keywords
 from tiergate.tier.policy import Tier, TierPolicy
@@ -241,9 +241,9 @@ def validate_table(source: str, table: Mapping[str, Any]) -> Config:
     read = read_plain(table, source)
     if read is not None:
         return read
-    from tiergate import configschema
+    from tiergate.config import schema
 
-    return from_values(configschema.read_table(source, table), source)
+    return from_values(schema.read_table(source, table), source)
 
 
 def kept_config(source: str | None, kept: Mapping[str, Any]) -> Config:
@@ -251,13 +251,13 @@ def kept_config(source: str | None, kept: Mapping[str, Any]) -> Config:
     read = read_plain(kept, source)
     if read is not None:
         return read
-    from tiergate import configschema
+    from tiergate.config import schema
 
-    return from_values(configschema.read_kept(source, kept), source)
+    return from_values(schema.read_kept(source, kept), source)
 
 
 def from_values(values: Mapping[str, Any], source: str | None) -> Config:
-    """The configuration of values the schema validated (`tiergate.configschema`)."""
+    """The configuration of values the schema validated (`tiergate.config.schema`)."""
     sections = {name: SECTIONS[name](**value) for name, value in values.items() if name in SECTIONS}
     risk = values["risk"]
     rules = tuple(RiskRuleConfig(**rule) for rule in risk["rules"])

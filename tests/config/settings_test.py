@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tiergate import configschema
-from tiergate.config import (
+from tiergate.config import schema
+from tiergate.config.settings import (
     SECTIONS,
     Config,
     from_values,
@@ -173,14 +173,14 @@ def test_workspace_ignore_is_kept_with_the_file_it_came_from(tmp_path: Path) -> 
 
 
 def test_every_section_mirrors_its_schema_model_field_for_field_with_the_same_defaults() -> None:
-    assert from_values(configschema.ConfigModel().model_dump(), None) == Config()
-    for name, model in configschema.ConfigModel.model_fields.items():
+    assert from_values(schema.ConfigModel().model_dump(), None) == Config()
+    for name, model in schema.ConfigModel.model_fields.items():
         if name in SECTIONS:
             section = SECTIONS[name]
             assert model.annotation is not None
             schema_fields = model.annotation.model_fields
             assert {f.name for f in dataclasses.fields(section)} == set(schema_fields), name
-    assert {f.name for f in dataclasses.fields(Config)} == set(configschema.ConfigModel.model_fields)
+    assert {f.name for f in dataclasses.fields(Config)} == set(schema.ConfigModel.model_fields)
 
 
 _ODD = st.one_of(
@@ -239,7 +239,7 @@ def _outcome(read: Callable[[], Config]) -> object:
 @given(_tables())
 def test_a_table_read_by_hand_is_what_the_schema_makes_of_it(table: dict[str, Any]) -> None:
     source = ".tiergate.toml"
-    by_schema = _outcome(lambda: from_values(configschema.read_table(source, table), source))
+    by_schema = _outcome(lambda: from_values(schema.read_table(source, table), source))
     by_hand = read_plain(table, ".tiergate.toml")
 
     assert _outcome(lambda: validate_table(".tiergate.toml", table)) == by_schema
@@ -248,7 +248,7 @@ def test_a_table_read_by_hand_is_what_the_schema_makes_of_it(table: dict[str, An
     if isinstance(by_schema, Config):  # what a loop keeps reads back as it was, either way
         kept = by_schema.kept()
         assert kept_config(".tiergate.toml", kept) == by_schema
-        assert from_values(configschema.read_kept(source, kept), source) == by_schema
+        assert from_values(schema.read_kept(source, kept), source) == by_schema
 
 
 def test_an_ordinary_configuration_is_read_without_importing_pydantic(tmp_path: Path) -> None:
@@ -258,7 +258,7 @@ def test_an_ordinary_configuration_is_read_without_importing_pydantic(tmp_path: 
     code = (
         "import sys\n"
         "from pathlib import Path\n"
-        "from tiergate.config import kept_config, load_config\n"
+        "from tiergate.config.settings import kept_config, load_config\n"
         f"config = load_config(Path({str(tmp_path)!r}))\n"
         "assert config.loop.max_iterations == 7 and config.checks == {'tests': 'pytest -q'}\n"
         "assert kept_config(config.source, config.kept()) == config\n"
