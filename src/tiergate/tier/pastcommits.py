@@ -1,24 +1,10 @@
 """A repository's past commits, each as the change it made: what `tiergate replay` tiers.
 
-Which commits: `git rev-list` of a range (default: the last 200 commits of HEAD). Merges are skipped by
-default: a clean merge's own change is empty, and its branch's commits are in the range already. With
-`first_parent`, the walk follows first parents only and a merge counts as its pull request: its change
-against its first parent. A root commit's change is measured from the empty tree. A shallow clone's
-boundary commit has parents git does not have: its own change is unknown, and replaying it is an error.
-
-How a commit's change is measured: one `git log` for the whole range streams, per commit, its raw and
-numstat records (`-z`, `-M`: the claim's `git diff --raw --numstat`) and, with the content rules on, its
-`-U0` patch from the same run, as the claim's `git.changes.ChangeDiff` gives them for a working tree
-(so the counts are git's at -U0 then, as the claim's are: git can align a diff with no context
-differently, ripgrep's 241b87b33771 counts 61+27 lines at -U0 and 62+28 at the default). The records
-become the `ChangeMeasurement` the claim measures (`change.measure_commit`: files, additions and
-deletions, renames, binary files, submodule pointers, other tools' paths set aside), the patch what the
-content rules read. The repository is untrusted, as everywhere: git runs through `tiergate.git` (no
-hooks, fsmonitor, external diff or text conversion; fixed prefixes; the root commit shown).
-
-Each commit's record starts with a header, `\\x01<id>\\x02<parents>\\x02<subject>\\0`; when the commit
-changed anything, a newline and its NUL-terminated raw and numstat fields follow, then (with the patch)
-one empty field and the patch text.
+Which commits: `git rev-list` of a range (default: HEAD's last 200), merges skipped, or with
+`first_parent` each merge as its change against its first parent; a root commit against the empty tree;
+a shallow clone's boundary commit is an error. One `git log` streams every commit's raw and numstat
+records and, with the content rules on, its `-U0` patch, as the claim measures a working tree
+(`change.measure_commit`). The repository is untrusted: git runs through `tiergate.git`.
 """
 
 from __future__ import annotations
@@ -37,6 +23,10 @@ from tiergate.tier.change import ChangeMeasurement, measure_commit
 
 DEFAULT_COUNT = 200
 ROOT_LABEL = "the empty tree"
+# Each commit's record starts with a header, `\x01<id>\x02<parents>\x02<subject>\0`; when the commit
+# changed anything, a newline and its NUL-terminated raw and numstat fields follow, then (with the patch)
+# one empty field and the patch text. The counts are git's at -U0, as the claim's are: git can align a
+# diff with no context differently (ripgrep's 241b87b33771 counts 61+27 lines at -U0, 62+28 by default).
 _HEAD = b"\x01"
 _FIELD = b"\x02"
 # The claim's measurement, `git diff --raw --numstat -z -M --no-abbrev`, for the commits given on stdin in

@@ -1,22 +1,8 @@
 """Line coverage as test tools leave it on disk: which lines of which file are executable, and which ran.
 
-Formats read:
-- coverage.py's JSON report (`coverage json` -> `coverage.json`): executed and missing lines per file.
-- coverage.py's data file (`.coverage`), only when the `coverage` package is importable: executed lines
-  come from the data, executable lines from coverage.py's analysis of the source, done only for the files
-  asked about. Its settings are read from `.coveragerc` or `[tool.coverage]` in `pyproject.toml`.
-  Parallel data files (`.coverage.*`) are not combined.
-- Cobertura XML (coverage.py `coverage xml`, Istanbul/jest, gocover-cobertura, cargo-tarpaulin, ...): the
-  `<line number hits>` elements of each `<class>`.
-- LCOV tracefiles (`SF:`, `DA:line,hits`, `end_of_record`).
-
-The files are looked for at a fixed list of well-known locations (`LOCATIONS`), never by walking the tree:
-the repository root, and `coverage/`, `build/` and `target/`.
-
-Paths in the data become repository-relative: absolute paths under the repository directly; relative
-ones against the repository root, the data file's directory and, for Cobertura, each `<source>`. A path
-that matches no changed file exactly still matches one whose path ends with it (or that it ends with),
-when exactly one such data path exists: data written on another machine, or package-relative as in Java.
+Reads coverage.py's JSON report and data file, Cobertura XML and LCOV, found at a fixed list of
+well-known places (`LOCATIONS`), never by walking the tree; paths in the data become repository-relative.
+The formats and how paths are matched: docs/coverage.md, "Coverage files read".
 """
 
 from __future__ import annotations

@@ -1,44 +1,10 @@
 """How well tests cover a change: `none`, `partial` or `full`, and one line of evidence saying why.
 
-The changed lines are the new-side line numbers of `git diff -U0 -M <base>` against the working tree
-(every line of an untracked file), in changed code files that are not tests.
-
-Code and tests, per ecosystem (`ECOSYSTEMS`): code is a source file a line-coverage tool can measure,
-known by its suffix (Python, JS/TS, Go, Rust, Java/Kotlin/Scala/Groovy, Ruby, C/C++, C#, PHP, shell);
-docs, config and data files are neither. A code file is a test by its name (`test_*.py`, `*_test.py`,
-`conftest.py`, `*.test.ts`, `*.spec.js`, `*_test.go`, `FooTest.java`, `*_spec.rb`, ...) or its place
-(`tests/`, `test/`, `__tests__/`, `spec/`, Java's `src/test/`, Rust's `tests/`). Tests need no coverage
-of their own, so their lines are never changed executable lines. Rust unit tests inside `src/` cannot be
-told apart from the code by path: such a file is code.
-
-With usable coverage data (see `tiergate.tier.coverage.datafiles` for the formats and where they are
-looked for),
-the changed executable lines are the changed lines the data knows as executable (reported hit or
-missed; blank lines, comments and excluded lines do not count), and every changed line of a code file
-the data does not know at all counts as not covered. The data knows a Python statement by one of its
-lines: a changed line of a statement that spans several (a continued expression, a decorator, an
-`except` or `case` clause) stands for its statement (`tiergate.tier.coverage.statements`), so that it is
-never taken for a line with nothing to run. `full` if all of them ran, `partial` if some,
-`none` if none. Data is usable only when it is newer than the change: the data file's mtime is later
-than that of every changed file still on disk (coverage artefacts themselves aside). Stale or unreadable
-data is not used, and the evidence says so. Several usable files are merged: a line counts as
-executable, or as run, if any of them says so.
-
-The gate measures coverage itself when it runs tests that can take it (`tiergate.gate.measuring`); what
-it measured (`GateCoverage`) is then the only data used: coverage files in the workspace are not read,
-and no staleness applies (it was measured on this very workspace state). When the gate measured
-nothing, the evidence says why for each test check, after the judgement from the files on disk.
-
-Without usable data the judgement is honest about knowing less, and is never `full`: `partial` when
-tests touch the change, `none` when they do not. Tests touch the change when a test file changed, when
-a test file (tracked, or untracked and not ignored) names a changed module's stem as a whole word
-(`git grep -w`, limited to test paths; a generic stem such as `index`, `__init__` or `mod` is replaced by
-its directory's name), when a changed Go file has its `_test.go` twin, or when a changed Rust file holds
-its own `#[cfg(test)]` tests.
-
-A change with no changed executable line at all (docs or config only, tests only, code only deleted or
-moved, or nothing) is `full`: vacuously true, there is nothing to cover. The lead decided this, and the
-evidence always says that it is the reason.
+The changed executable lines of code files that are not tests (what is code and what is a test, per
+ecosystem: `ECOSYSTEMS`) are looked up in what the gate measured, else in coverage files newer than the
+change. Without usable data the judgement is never `full`: `partial` when tests touch the change, `none`
+when they do not. A change with no changed executable line is `full`, vacuously, and says so. The rules
+in full: docs/coverage.md.
 """
 
 from __future__ import annotations
