@@ -1,23 +1,10 @@
 """Which of the gate's checks can measure line coverage of the change, with which tool, or why not; and
 the record of what the gate measured. Pure: the project's files are read by `tiergate.gate.measuring`.
 
-A check takes coverage only when its own command is a test runner tiergate can measure without
-rewriting the command, the tool added through the environment alone:
-
-    pytest, py.test, python -m pytest / unittest   a sitecustomize on PYTHONPATH (coverage.py, or probes)
-    node (a script or --test), mocha                Node's own V8 coverage (NODE_V8_COVERAGE)
-    npm/yarn/pnpm test or run NAME                  as the package.json script it runs, when that is one
-                                                    of the above (one level deep)
-
-optionally after `VAR=value`, `env`, `exec`, `cd DIR &&`, and `uv run`, `poetry run`, `pdm run`,
-`pipenv run`, `npx`. Anything else cannot take it, and the reason says why: a shell list, pipeline
-or redirection (what runs the tests cannot be told from the line); a command that sets PYTHONPATH or
-NODE_V8_COVERAGE itself, or runs `python -I/-E/-S` (the measurement would be dropped); a command that
-measures coverage itself (`coverage run`, pytest-cov's `--cov`, c8, nyc: two tracers in one process
-spoil each other, and their files are in the workspace the agent writes); runners that transform the
-code before V8 runs it (jest, vitest, ava, a `--require`/`--loader`/`--import` hook: V8's offsets
-would not match the files); tox and nox (their environments do not pass PYTHONPATH on); `go test`
-(not measured at the gate yet); any other program. Only checks of kind `tests` are considered.
+A check takes coverage only when its own command is a test runner tiergate can measure through the
+environment alone (pytest and unittest by PYTHONPATH, node and mocha by NODE_V8_COVERAGE, a package
+script running one), never by rewriting it; anything else runs as written, with the reason. The runners
+and the reasons: docs/coverage.md, "Which checks the gate measures".
 """
 
 from __future__ import annotations

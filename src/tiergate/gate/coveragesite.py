@@ -2,17 +2,11 @@
 """tiergate: line coverage of the gate's test run, for the change's files only (written for one run).
 
 Copied as `sitecustomize.py` into a folder the gate puts first on PYTHONPATH (`tiergate.gate.measuring`);
-never imported by tiergate itself. It runs in every Python process of a measured check, before the
-check's own code: stdlib only, silent (an error here must never change what the tests do), on any
-Python 3.8 or later the project may use.
-
-The change's modules are compiled with a probe before each statement, never cached in __pycache__, and
-nothing else is touched. Not coverage.py: its tracer sees every line of every file on Python 3.11 (about
-twice a suite's CPU time), and even on sys.monitoring (3.12+) the gate's bench measured 1.43x, over the
-25% budget, where the probes cost 1.16x. Pragmas and coverage settings are not read: the agent can edit
-them.
-
-Each process writes, at exit, the statement lines of each measured file and the ones that ran.
+never imported by tiergate itself. It runs in every Python process of a measured check before the
+check's own code: stdlib only, silent, on any Python 3.8 or later. The change's modules get a probe
+before each statement (not coverage.py: its tracer cost over the gate's 25% budget); each process writes
+at exit the statement lines of each measured file and the ones that ran. See docs/ARCHITECTURE.md,
+"Coverage measured at the gate".
 """
 
 
