@@ -29,14 +29,13 @@ PLUGIN_NAME = "tiergate"
 CLAUDE_TIMEOUT = 10.0
 # What importing exercises every runtime dependency: the modules that import one at their top (pydantic
 # in the definitions of the hook inputs and of the configuration, anyio for running checks), then the
-# libraries tiergate imports only where it uses them (structlog, pathspec, unidiff).
+# libraries tiergate imports only where it uses them (structlog, pathspec).
 RUNTIME_MODULES = (
     "tiergate.hook.inputschema",
     "tiergate.config.schema",
     "tiergate.gate.processes",
     "structlog",
     "pathspec",
-    "unidiff",
 )
 
 
