@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from tiergate.gate.checks import CheckResult, kind_of
+from tiergate.gate.pertest.record import Outcome, TestRun
 from tiergate.gate.ruling import BaselineEntry, judge
-from tiergate.gate.testrun import Outcome, TestRun
 
 
 def pytest_output(*failing: tuple[str, str]) -> str:

@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 from testing.gitrepo import commit_all, git, init_repo, write
 from testing.statefolder import state_dir
-from tiergate.gate.discovery import project_checks
 
 from tiergate.config.settings import load_config
 from tiergate.gate import cache as evidencecache
 from tiergate.gate import run as gate_run
 from tiergate.gate.baseline import base_commit, ensure_baseline
 from tiergate.gate.checks import Check, make_check
+from tiergate.gate.detection.projectchecks import project_checks
 from tiergate.gate.processes import Progress, ProgressEvent
 from tiergate.gate.ruling import GateResult
 from tiergate.gate.run import NOT_RUN, run_gate

@@ -4,8 +4,8 @@ failures than the runner printed, a report never finished, and a run of no test.
 from __future__ import annotations
 
 from tiergate.gate.checks import CheckResult, Status
+from tiergate.gate.pertest.record import Outcome, TestRun
 from tiergate.gate.testevidence import with_tests
-from tiergate.gate.testrun import Outcome, TestRun
 
 
 def result(status: Status = "passed", code: int = 0) -> CheckResult:

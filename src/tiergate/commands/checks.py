@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from tiergate.config.settings import load_config
-    from tiergate.gate.discovery import project_checks
+    from tiergate.gate.detection.projectchecks import project_checks
     from tiergate.gate.run import run_gate
     from tiergate.loop import store as state
     from tiergate.project import locate

@@ -19,8 +19,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from pathlib import Path
 
-    from tiergate.gate.declared import Declared
-    from tiergate.gate.detect import DetectedCheck, Detection
+    from tiergate.gate.detection.declared import Declared
+    from tiergate.gate.detection.rules import DetectedCheck, Detection
     from tiergate.project import Project
 
 HELP = "check tiergate's installation, its Claude Code plugin and this project's setup"
@@ -326,7 +326,7 @@ def check_findings(project: Project, path: str | None = None) -> list[Finding]:
     whose program is missing is skipped, saying why."""
     from tiergate.config.settings import load_config
     from tiergate.errors import UserError
-    from tiergate.gate.discovery import detected_checks
+    from tiergate.gate.detection.projectchecks import detected_checks
 
     try:
         config = load_config(project.root)
@@ -404,7 +404,7 @@ def coverage_finding(project: Project) -> list[Finding]:
     and tool, or why none can (then a code change never reaches LIGHT on measured coverage)."""
     from tiergate.config.settings import load_config
     from tiergate.errors import UserError
-    from tiergate.gate.discovery import project_checks
+    from tiergate.gate.detection.projectchecks import project_checks
     from tiergate.gate.measuring import describe_plan, project_plan
 
     try:
@@ -424,7 +424,7 @@ def coverage_finding(project: Project) -> list[Finding]:
 
 
 def _configured(project: Project, name: str, command: str, origin: str, path: str | None) -> Finding:
-    from tiergate.gate.discovery import locate_program
+    from tiergate.gate.detection.projectchecks import locate_program
 
     located = locate_program(command, project.root, path)
     facts = _check_facts(

@@ -182,7 +182,7 @@ def _kept_coverage(
     """What the last gate run on this very workspace measured of the change, if its results are kept."""
     import os
 
-    from tiergate.gate.discovery import project_checks
+    from tiergate.gate.detection.projectchecks import project_checks
     from tiergate.gate.run import kept_coverage
     from tiergate.project import locate
 
@@ -201,7 +201,7 @@ def _kept_coverage(
 
 def _gate_plan(root: Path, config: Config) -> str:
     """Which of the project's checks would measure the change's coverage at a claim's gate, or why none."""
-    from tiergate.gate.discovery import project_checks
+    from tiergate.gate.detection.projectchecks import project_checks
     from tiergate.gate.measuring import describe_plan, project_plan
 
     return describe_plan(project_plan(root, project_checks(root, config)))[1]

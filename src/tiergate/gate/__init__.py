@@ -1,8 +1,10 @@
-"""The deterministic gate, from detecting a project's checks to ruling on their results: the check records
-(`checks`), the checks a project that configures none gets (`detect`), running them (`processes`),
-reading a failing check's output (`output`), the baseline at the loop's base (`baseline`), the ruling
-(`ruling`: new failures refute a claim, pre-existing ones do not), the results kept per workspace
-(`cache`) and the gate as a claim runs it (`run`).
+"""The deterministic gate: the project's checks run at every claim, their results judged against the base.
+
+`checks` (the records), `detection/` (which checks a project has), `processes` (running them),
+`output` (reading a failing check's output), `pertest/` (the test check's record of each test), with
+`testreports` and `testevidence` (asking for it) and `scratch` (the base's tests on the claimed code),
+`baseline` and `cache` (results at the base, and per workspace), `ruling` (the verdict) and `run` (the
+gate as a claim runs it). See docs/judging.md, section "The gate".
 
 Nothing is imported here: every hook imports the package on its way to a module.
 """

@@ -34,8 +34,8 @@ from typing import Any
 
 from tiergate import seal
 from tiergate.gate.checks import Check, CheckResult, signature
+from tiergate.gate.pertest.record import TestRun
 from tiergate.gate.ruling import BaselineEntry
-from tiergate.gate.testrun import TestRun
 from tiergate.project import Project, ensure_state_dir, open_sealed, state_name, write_sealed
 from tiergate.redact import redact
 from tiergate.tier.coverage.lines import GateCoverage
@@ -43,7 +43,7 @@ from tiergate.tier.coverage.lines import GateCoverage
 EVIDENCE_DIR = "evidence"
 BASELINE_DIR = "baseline"
 KEEP_EVIDENCE = 50
-# 2: a check result carries its tests (`tiergate.gate.testrun`); files of 1 read as a miss.
+# 2: a check result carries its tests (`tiergate.gate.pertest.record`); files of 1 read as a miss.
 SCHEMA = 2
 _RESULT_FIELDS = tuple(f.name for f in fields(CheckResult))
 _WHERE = ("workspace", "worktree")

@@ -1,5 +1,5 @@
 """The check records (a check, what it did when it ran) and what kind each check is; pure. Which checks a
-project has is read by `tiergate.gate.discovery`.
+project has is read by `tiergate.gate.detection.projectchecks`.
 
 Every check gets a kind, and the kind its stage:
 
@@ -20,7 +20,7 @@ import re
 from typing import Literal
 
 from tiergate.frozen import frozen
-from tiergate.gate.testrun import TestRun
+from tiergate.gate.pertest.record import TestRun
 
 Kind = Literal["syntax", "build", "types", "lint", "tests", "other"]
 COMPILE_STAGE = 1

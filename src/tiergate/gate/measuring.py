@@ -47,7 +47,7 @@ SITECUSTOMIZE = Path(__file__).with_name("coveragesite.py")
 def runner_facts(root: Path) -> RunnerFacts:
     """The project's pytest options (as text: only whether they add `--cov` matters) and package.json
     scripts; unreadable files count as absent."""
-    from tiergate.gate.discovery import read_facts
+    from tiergate.gate.detection.projectchecks import read_facts
 
     facts = read_facts(root)
     options = [

@@ -15,11 +15,11 @@
   (`setsid`, a double fork) is found in /proc and killed when the check ends, times out or is cancelled,
   and by the watcher when the hook died. A process that drops its environment as it leaves the group
   is out of reach.
-- A check whose program is not there (`tiergate.gate.discovery.locate_program`: not on PATH, a path that does
-  not exist or is not executable) is not started: it "could not run", status `not_found`. Exit 127
-  and 126 are the shell's own codes for a command it could not find or could not execute; they are
-  reported the same way, with the shell's own line saying which. A check that could not run is
-  never evidence (`tiergate.gate`).
+- A check whose program is not there (`tiergate.gate.detection.projectchecks.locate_program`: not on
+  PATH, a path that does not exist or is not executable) is not started: it "could not run", status
+  `not_found`. Exit 127 and 126 are the shell's own codes for a command it could not find or could not
+  execute; they are reported the same way, with the shell's own line saying which. A check that could
+  not run is never evidence (`tiergate.gate`).
 
 - Credentials in what a check printed are redacted as its result is made (`tiergate.redact`), before
   anything else sees the output.
@@ -45,7 +45,7 @@ import anyio.abc
 from tiergate import reaper
 from tiergate.frozen import frozen
 from tiergate.gate.checks import Check, CheckResult, Status
-from tiergate.gate.discovery import locate_program
+from tiergate.gate.detection.projectchecks import locate_program
 from tiergate.redact import redact
 
 DEFAULT_TIMEOUT = 300.0

@@ -60,11 +60,16 @@ from dataclasses import replace
 from typing import Any, Literal
 
 from tiergate.frozen import frozen
-from tiergate.gate.basetests import BaseTestFailure, base_test_failures, comparable, whole_check_failure
 from tiergate.gate.checks import COMPILE_STAGE, CheckResult
-from tiergate.gate.losttests import LostTest, lost_tests, unreported
 from tiergate.gate.output import Failure, OutputSummary, focus, summarize
-from tiergate.gate.testrun import FAILING, RAN, TestRun
+from tiergate.gate.pertest.basetests import (
+    BaseTestFailure,
+    base_test_failures,
+    comparable,
+    whole_check_failure,
+)
+from tiergate.gate.pertest.lost import LostTest, lost_tests, unreported
+from tiergate.gate.pertest.record import FAILING, RAN, TestRun
 from tiergate.text import BLOCK_MARKER, clip, fit, plural, quote_inline
 from tiergate.tier.coverage.lines import GateCoverage
 
@@ -277,7 +282,7 @@ def against_base(
     *,
     refute_regressions: bool = False,
 ) -> CheckVerdict:
-    """`verdict` with what the check's run with the base's tests shows (`tiergate.gate.basetests`): a
+    """`verdict` with what the check's run with the base's tests shows (`tiergate.gate.pertest.basetests`): a
     test the change made pass by editing it makes it new."""
     if with_base is None:
         return verdict

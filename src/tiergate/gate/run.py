@@ -12,16 +12,17 @@
 
 A workspace that is exactly the base commit records its results as the baseline as they come.
 
-Test checks run with a report of each test's outcome (`tiergate.gate.testreports`), and the tests the
-loop began with are part of the contract (`tiergate.gate.losttests`), so their base run is wanted not
-only when they fail: also when the change touches tests or test infrastructure (`tiergate.gate.testfiles`),
-the only way a test can be lost without failing. So a claim that touches no test file runs what it ran
-before (the base only for failing checks); one that touches tests runs each test check at the base once
-more, at most, and once per base commit: the results are kept with the baseline.
+Test checks run with a report of each test's outcome (`tiergate.gate.testreports`), and the tests the loop
+began with are part of the contract (`tiergate.gate.pertest.lost`), so their base run is wanted not only
+when they fail: also when the change touches tests or test infrastructure
+(`tiergate.gate.pertest.testfiles`), the only way a test can be lost without failing. So a claim that
+touches no test file runs what it ran before (the base only for failing checks); one that touches tests
+runs each test check at the base once more, at most, and once per base commit: the results are kept with
+the baseline.
 
 Such a claim also runs its test checks once more on the claimed code with the tests as they were at the
-base, in a scratch copy (`tiergate.gate.scratch`, judged by `tiergate.gate.basetests`): a test the
-change made pass by editing it refutes. Not when the claim is refuted already (that needs no more
+base, in a scratch copy (`tiergate.gate.scratch`, judged by `tiergate.gate.pertest.basetests`): a
+test the change made pass by editing it refutes. Not when the claim is refuted already (that needs no more
 evidence); kept beside the claim's results, so a claim on the same workspace runs it no more.
 
 A budget bounds the whole gate's wall-clock time (the Stop hook has its own timeout, and a hook that
@@ -44,9 +45,9 @@ from tiergate.gate import baseline, scratch
 from tiergate.gate import cache as evidencecache
 from tiergate.gate.checks import BEHAVIOUR_STAGE, COMPILE_STAGE, Check, CheckResult
 from tiergate.gate.measuring import Measurement
+from tiergate.gate.pertest.testfiles import tests_among
 from tiergate.gate.processes import DEFAULT_TIMEOUT, Progress, skipped
 from tiergate.gate.ruling import BaselineEntry, GateResult, judge, new_compile_failures
-from tiergate.gate.testfiles import tests_among
 from tiergate.gate.testreports import run_reported
 from tiergate.project import Project, git_top_level
 from tiergate.tier.coverage.lines import GateCoverage

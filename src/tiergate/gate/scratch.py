@@ -1,12 +1,12 @@
 """The claimed workspace with the base's tests, in a scratch worktree: where the gate runs the test checks
 against the claimed code with the test files and test infrastructure as they were when the loop began
-(`tiergate.gate.basetests` says what that run shows). Never in the workspace.
+(`tiergate.gate.pertest.basetests` says what that run shows). Never in the workspace.
 
 What the scratch copy holds:
 - the workspace as a claim measures it (`changes.workspace_tree`: tracked files as they are on disk, and the
   untracked files the base's .gitignore files do not ignore), written as a git tree, so it costs what
   measuring the change costs and no file of the workspace is read twice;
-- every path of the change that is a test or test infrastructure (`tiergate.gate.testfiles`) put back
+- every path of the change that is a test or test infrastructure (`tiergate.gate.pertest.testfiles`) put back
   as the base commit's object holds it, or removed when the base has none: tests and conftests the
   change added are not the base's tests, and an added conftest could rewrite outcomes;
 - checked out in a temporary worktree whose HEAD is the workspace's, so the tests see the same git;
@@ -27,10 +27,9 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from tiergate.gate.testfiles import tests_among
-
 from tiergate.gate.baseline import worktree
 from tiergate.gate.checks import Check, CheckResult
+from tiergate.gate.pertest.testfiles import tests_among
 from tiergate.gate.processes import Progress
 from tiergate.gate.testreports import run_reported
 from tiergate.git import changes, repository, runner, untracked

@@ -1,6 +1,6 @@
 """What a test check's run shows beyond its exit status: its tests, and whether they are evidence.
 
-A test check's result gets its tests (`tiergate.gate.testrun`): from the runner's report when it wrote
+A test check's result gets its tests (`tiergate.gate.pertest.record`): from the runner's report when it wrote
 one, else from its output. Then:
 
     exit 0, but the report or the totals line       failed: the exit status was masked (a conftest
@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from tiergate.gate.checks import CheckResult
-from tiergate.gate.testrun import FAILING, TestRun
+from tiergate.gate.pertest.record import FAILING, TestRun
 from tiergate.text import plural
 
 NAMES_SHOWN = 10

@@ -13,7 +13,7 @@ Each writes into a temporary folder the gate creates outside the workspace, remo
 Not reached: `go test`, cargo and jest take their structured output from flags, never from the
 environment (GOFLAGS=-json would change what the user sees; cargo's JSON is unstable; jest has no
 variable for `--json`); pytest run as `python -I/-E`, or in an environment that drops variables (tox,
-nox, a container); node before 18.11. These are read from their output (`tiergate.gate.testoutput`).
+nox, a container); node before 18.11. These are read from their output (`tiergate.gate.pertest.fromoutput`).
 
 How far a report is trusted: it is written inside the tests' own process, which a conftest, a plugin or
 a test controls. The plugin reads each outcome before other hooks can rewrite it and counts a phase that
@@ -35,10 +35,10 @@ from pathlib import Path
 from typing import Any
 
 from tiergate.gate.checks import Check, CheckResult
+from tiergate.gate.pertest.fromoutput import from_output
+from tiergate.gate.pertest.record import Outcome, TestRun, outcome_of
 from tiergate.gate.processes import run_checks
 from tiergate.gate.testevidence import with_tests
-from tiergate.gate.testoutput import from_output
-from tiergate.gate.testrun import Outcome, TestRun, outcome_of
 
 OUT_VARIABLE = "TIERGATE_TESTS_OUT"
 PLUGIN = "tiergate_outcomes"

@@ -70,7 +70,7 @@ def gate(
     then), each naming its test."""
     from tiergate import foreign
     from tiergate.gate.checks import make_check
-    from tiergate.gate.discovery import project_checks
+    from tiergate.gate.detection.projectchecks import project_checks
     from tiergate.gate.run import run_gate
     from tiergate.loop.features import gate_checks
 
@@ -118,7 +118,8 @@ def gate(
 
 def lost_reasons(result: GateResult) -> tuple[str, ...]:
     """A THOROUGH reason per test that passed when the loop began and does not run at the claim, and
-    per test of the base that fails on the claimed code with its own tests (`tiergate.gate.basetests`)."""
+    per test of the base that fails on the claimed code with its own tests
+    (`tiergate.gate.pertest.basetests`)."""
     lost = tuple(
         f"tests-lost: check {quote_inline(name)}: {quote_inline(test.text())} -> THOROUGH"
         for name, test in result.lost_passing

@@ -47,7 +47,7 @@ def hard_coded_answers(
         return ()
     from tiergate.gate import baseline
     from tiergate.gate import cache as evidencecache
-    from tiergate.gate.discovery import project_checks
+    from tiergate.gate.detection.projectchecks import project_checks
 
     commit = baseline.base_commit(project.root, base)
     checks = [c for c in project_checks(project.root, config) if c.kind == "tests"]
@@ -90,7 +90,7 @@ def failing_tests(
 ) -> frozenset[tuple[str, str]] | None:
     """(file, test name) of each test that failed at the base in a test check; None when a test check
     has no baseline result yet (what failed cannot be told)."""
-    from tiergate.gate.testrun import FAILING
+    from tiergate.gate.pertest.record import FAILING
 
     found: set[tuple[str, str]] = set()
     for check in checks:

@@ -107,7 +107,7 @@ def edited_tests(change: ChangeMeasurement) -> tuple[str, ...]:
     """The test files the loop began with whose lines the change removed or rewrote (modified, deleted,
     renamed): tests whose coverage is the change's own evidence. Tests it added leave the old ones as
     they were, in a file of their own or appended to one (a test appended under an old test's name, to
-    shadow it, is the base-tests run's to catch: `tiergate.gate.basetests`)."""
+    shadow it, is the base-tests run's to catch: `tiergate.gate.pertest.basetests`)."""
     return tuple(f.path for f in changed_tests(change) if f.mark != "A" and not _only_added_to(f))
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from tiergate.frozen import frozen
-from tiergate.gate.testrun import FAILING, RAN, Outcome, TestRun
+from tiergate.gate.pertest.record import FAILING, RAN, Outcome, TestRun
 
 _NOW: dict[Outcome | None, str] = {
     None: "it is not run at all with the tests as the change left them",

@@ -3,7 +3,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from tiergate.gate.detect import DetectedCheck, Detection, ProjectFacts, detect, programs_named
+from tiergate.gate.detection.rules import DetectedCheck, Detection, ProjectFacts, detect, programs_named
 
 
 def facts(

@@ -30,7 +30,7 @@ import re
 from collections.abc import Callable
 
 from tiergate.gate.output import clean_lines
-from tiergate.gate.testrun import Outcome, TestRun, outcome_of
+from tiergate.gate.pertest.record import Outcome, TestRun, outcome_of
 
 # What each runner prints for an outcome, in its totals or beside a test; no two runners disagree.
 _SAID: dict[str, Outcome] = {

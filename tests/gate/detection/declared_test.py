@@ -5,7 +5,7 @@ from __future__ import annotations
 import tomllib
 from typing import Any
 
-from tiergate.gate.declared import Declared, declared_commands, pytest_options
+from tiergate.gate.detection.declared import Declared, declared_commands, pytest_options
 
 
 def read(files: dict[str, str]) -> list[Declared]:

@@ -3,7 +3,7 @@ coverage it measures itself, dropped."""
 
 from __future__ import annotations
 
-from tiergate.gate.testcommand import Runs, names_tests, what_runs, without_own_coverage
+from tiergate.gate.detection.testcommand import Runs, names_tests, what_runs, without_own_coverage
 
 
 def test_runners_are_recognised_through_python_and_environment_wrappers() -> None:

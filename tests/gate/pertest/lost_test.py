@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tiergate.gate.losttests import lost_tests, unreported
-from tiergate.gate.testrun import Outcome, TestRun
+from tiergate.gate.pertest.lost import lost_tests, unreported
+from tiergate.gate.pertest.record import Outcome, TestRun
 
 
 def report(**outcomes: Outcome) -> TestRun:

@@ -1,5 +1,5 @@
 """The test commands a project declares in its own files, read without running anything. Pure: the
-caller reads the files (`tiergate.gate.discovery`) and passes their text.
+caller reads the files (`tiergate.gate.detection.projectchecks`) and passes their text.
 
 Where a test command is declared, and what counts as one:
 
@@ -39,7 +39,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from tiergate.frozen import frozen
-from tiergate.gate.testcommand import names_tests
+from tiergate.gate.detection.testcommand import names_tests
 
 # The files read, in the order their declarations are preferred when everything else is equal.
 TOX_FILES = ("tox.ini", "setup.cfg", "pyproject.toml", "tox.toml")

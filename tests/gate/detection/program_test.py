@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tiergate.gate.program import Program, program_of
+from tiergate.gate.detection.program import Program, program_of
 
 
 @pytest.mark.parametrize(

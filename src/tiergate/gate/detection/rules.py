@@ -5,7 +5,7 @@ and Rust projects from what their root holds (marker files, `pyproject.toml` too
 scripts). Each detected check carries the reason it was detected, so `tiergate doctor` can say why.
 
 The tests check runs what the project runs: the test commands it declares (tox, nox, make, just,
-hatch, pdm, poe, its CI workflow: `tiergate.gate.declared`) compete with tiergate's own guess
+hatch, pdm, poe, its CI workflow: `tiergate.gate.detection.declared`) compete with tiergate's own guess
 (`pytest -q` beside a tests folder, `go test ./...`, `cargo test`), and the one that runs the tests
 most completely is chosen (`rank`):
 
@@ -36,9 +36,9 @@ from dataclasses import field, replace
 from typing import Any
 
 from tiergate.frozen import frozen
-from tiergate.gate.declared import Declared, declared_commands, pytest_options
-from tiergate.gate.program import program_of
-from tiergate.gate.testcommand import Runs, what_runs, without_own_coverage
+from tiergate.gate.detection.declared import Declared, declared_commands, pytest_options
+from tiergate.gate.detection.program import program_of
+from tiergate.gate.detection.testcommand import Runs, what_runs, without_own_coverage
 
 # What `npm init` writes as the test script: a placeholder that always fails, not a test suite.
 NPM_PLACEHOLDER_TEST = "no test specified"
@@ -52,7 +52,7 @@ class ProjectFacts:
     `pyproject.toml` (empty without one), `package_json`: the parsed `package.json` (empty without one),
     `programs`: which of the programs the rules name (`programs_named`) were found (None: not looked
     up, every check is offered), `texts`: the text of the files that declare test commands
-    (`tiergate.gate.declared.FILES_READ` and the CI workflows), by path from the root,
+    (`tiergate.gate.detection.declared.FILES_READ` and the CI workflows), by path from the root,
     `package_tests`: the `tests` or `test` folders of the root's packages (`pkg/tests`).
     """
 

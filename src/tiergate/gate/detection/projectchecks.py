@@ -1,7 +1,7 @@
 """Which checks a project has, read from the project: the adapter beside the pure `tiergate.gate.checks`.
 
 The `[checks]` table of the configuration wins; without one, the simple per-ecosystem rules of
-`tiergate.gate.detect` name the obvious commands, offered when the programs they start are on PATH. A
+`tiergate.gate.detection.rules` name the obvious commands, offered when the programs they start are on PATH. A
 check's program is looked up here too, as the shell would find it, before the check is started.
 """
 
@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING
 
 from tiergate.frozen import frozen
 from tiergate.gate.checks import Check, make_check
-from tiergate.gate.declared import FILES_READ, WORKFLOWS
-from tiergate.gate.detect import Detection, ProjectFacts, detect, programs_named
-from tiergate.gate.program import program_of
+from tiergate.gate.detection.declared import FILES_READ, WORKFLOWS
+from tiergate.gate.detection.program import program_of
+from tiergate.gate.detection.rules import Detection, ProjectFacts, detect, programs_named
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -51,7 +51,7 @@ def detected_checks(root: Path, path: str | None = None) -> Detection:
 @frozen
 class Located:
     """Where a check's program is. `program`: as the command names it (None: the command line alone
-    cannot tell, see `tiergate.gate.program`); `location`: its path, or "shell builtin"; `problem`:
+    cannot tell, see `tiergate.gate.detection.program`); `location`: its path, or "shell builtin"; `problem`:
     why the check cannot run ("" when it can, or when that cannot be told before running it)."""
 
     program: str | None
@@ -114,7 +114,7 @@ def _package_tests(root: Path, names: frozenset[str]) -> frozenset[str]:
 
 
 def _declaring_texts(root: Path, names: frozenset[str]) -> dict[str, str]:
-    """The text of the files that may declare test commands (`tiergate.gate.declared`), by path from
+    """The text of the files that may declare test commands (`tiergate.gate.detection.declared`), by path from
     `root`: those of FILES_READ in the root, pyproject.toml, and the CI workflows."""
     paths = [name for name in (*FILES_READ, "pyproject.toml") if name in names]
     if ".github" in names:

@@ -3,8 +3,8 @@ which makes it THOROUGH, and which says nothing."""
 
 from __future__ import annotations
 
-from tiergate.gate.basetests import base_test_failures, comparable, whole_check_failure
-from tiergate.gate.testrun import Outcome, TestRun
+from tiergate.gate.pertest.basetests import base_test_failures, comparable, whole_check_failure
+from tiergate.gate.pertest.record import Outcome, TestRun
 
 
 def run(*outcomes: tuple[str, Outcome], naming: str = "pytest", complete: bool = True) -> TestRun:

@@ -15,7 +15,7 @@ Pure: no I/O.
 from __future__ import annotations
 
 from tiergate.frozen import frozen
-from tiergate.gate.testrun import FAILING, RAN, Outcome, TestRun
+from tiergate.gate.pertest.record import FAILING, RAN, Outcome, TestRun
 
 _HOW: dict[Outcome | None, str] = {
     None: "not run now (deleted, renamed, deselected or dropped from collection)",

@@ -1,8 +1,8 @@
 """What a test command runs, read from its line alone: which runner, whether it hands the tests to
 another tool, whether it adds doctests or narrows the tests to a subset. Pure.
 
-Used to rank the test commands a project declares (`tiergate.gate.declared`) against each other and
-against tiergate's own guess (`tiergate.gate.detect`):
+Used to rank the test commands a project declares (`tiergate.gate.detection.declared`) against each other and
+against tiergate's own guess (`tiergate.gate.detection.rules`):
 
     pytest, py.test, python -m pytest    runner `pytest`; doctests with `--doctest-modules`,
                                          `--doctest-glob` (or the project's pytest options adding them)
@@ -29,7 +29,7 @@ import re
 import shlex
 
 from tiergate.frozen import frozen
-from tiergate.gate.program import invocation_of
+from tiergate.gate.detection.program import invocation_of
 
 _PYTHON = re.compile(r"python(\d+(\.\d+)?)?")
 _WRAPPERS = frozenset({"uv", "poetry", "pdm", "pipenv", "hatch"})

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tiergate.gate.testoutput import from_output
+from tiergate.gate.pertest.fromoutput import from_output
 
 PYTEST_Q = """\
 ..F.s                                                                    [100%]

@@ -6,10 +6,16 @@ import json
 from pathlib import Path
 
 import pytest
-from tiergate.gate.discovery import Located, detected_checks, locate_program, project_checks, read_facts
 
 from tiergate.config.settings import load_config
 from tiergate.gate.checks import BEHAVIOUR_STAGE, COMPILE_STAGE
+from tiergate.gate.detection.projectchecks import (
+    Located,
+    detected_checks,
+    locate_program,
+    project_checks,
+    read_facts,
+)
 
 
 def programs(folder: Path, *names: str) -> str:

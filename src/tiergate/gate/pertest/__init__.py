@@ -1,0 +1,6 @@
+"""The test check's record of each test (`record`), and what the gate reads and asks of it.
+
+`fromoutput` reads a record from a runner's plain output (`tiergate.gate.testreports` asks for a
+report where it can); `testfiles` tells the paths that are tests; `lost` and `basetests` hold a claim to
+the tests the loop began with. Pure: no file, process or git.
+"""
