@@ -1,17 +1,11 @@
 """tiergate's processes for the tests, forked from a warm interpreter instead of started cold.
 
-The suite starts tiergate about a thousand times (a hook, a command), and each cold start spent most of its
-CPU importing tiergate: the quick suite's largest cost after the projects' own checks. Here one server
-per test worker imports tiergate once and forks a child for each run; the child is an ordinary process
-of its own with the run's environment, working directory, arguments and standard streams, and it runs
-the same `tiergate.main.main` that `python -m tiergate` runs, its exit handlers included. Only the
-imports are shared, and they hold no state of a run: the memos of `tiergate.git`, the sealing key's
-cache and the temporary folder are per process and begin empty (or are reset) in each child.
-
-What it does not give is a cold start: the tests of the import path, of the process tree (the kill and
-reaping tests, a hook killed from outside) and of resource limits start `python -m tiergate` as Claude
-Code does (`HookSession(..., cold=True)`, or a `preexec`), and so does every end-to-end test.
-TIERGATE_TEST_COLD=1 makes every run a cold start (the suite passes either way).
+A cold start spends most of its CPU importing tiergate, and the suite starts it about a thousand times:
+one server per test worker imports it once and forks a child per run, with the run's own environment,
+folder, arguments and streams, running `tiergate.main.main`. Only the imports are shared; the per-process
+memos (git's, the sealing key's cache, the temporary folder) begin empty in each child. Tests of the
+process itself, and every end-to-end test, still start cold; TIERGATE_TEST_COLD=1 makes every run cold
+(CONTRIBUTING.md, "Setting up and running the tests").
 """
 
 from __future__ import annotations

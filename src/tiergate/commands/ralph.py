@@ -1,16 +1,9 @@
-"""`tiergate ralph start "<task>"`: start a loop from a shell.
+"""`tiergate ralph start "<task>"` and `tiergate ralph reload`: a loop from a shell, and new rules for it.
 
-No session exists yet, so the loop waits in `<state_dir>/pending.json` and is bound to the next Claude
-Code session that reaches a tiergate hook in this project (one that has no active loop of its own). Its
-base, what its changes are measured from, is HEAD now, or the workspace as it is now when that holds
-uncommitted or untracked changes (said in one line: they are the user's, not the loop's); its clock starts
-when it is bound.
-
-A loop keeps the configuration it started with (checks, thresholds, keywords, patterns, policies): an
-edit of `.tiergate.toml` during the loop is a change to verify, not a change of its rules. The user
-changes them from a shell: `tiergate ralph start` again replaces a pending loop (and reads the
-configuration again), `/tiergate:ralph` in the session replaces its loop, and `tiergate ralph reload`
-reads the configuration into every active loop of the project, logged.
+A started loop waits in `<state_dir>/pending.json` until the next Claude Code session reaches a tiergate
+hook here; its base is HEAD, or the dirty workspace as it is now. A loop keeps the configuration it
+started with: `reload` reads it again into every active loop, logged. See docs/configuration.md, "A loop
+keeps the rules it started with", and docs/judging.md, "The change".
 """
 
 from __future__ import annotations

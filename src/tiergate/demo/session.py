@@ -1,13 +1,10 @@
 """The scripted Claude Code session: each hook event as the CLI sends it, answered by the real hook.
 
-Every event runs `python -m tiergate hook <Event>` as its own process, the way the plugin's hooks.json
-has Claude Code run it: the event's JSON on stdin (the fields CLI 2.1.332 sends), CLAUDE_PROJECT_DIR
-naming the example project, and the transcripts written where the CLI keeps them (a
-`projects/<slug>/` folder, here inside the demo's temporary directory): the session's own
-`<session>.jsonl`, and each subagent's `<session>/subagents/agent-<id>.jsonl`.
-
-The hooks run with the user's environment, minus what would send the demo's state elsewhere or change
-its limits, and with git isolated from the user's configuration, like the example's own commits.
+Every event runs `python -m tiergate hook <Event>` as its own process, as the plugin's hooks.json has
+Claude Code run it: the event's JSON on stdin (the fields CLI 2.1.332 sends), CLAUDE_PROJECT_DIR naming
+the example, and the transcripts where the CLI keeps them (`projects/<slug>/`, here in the demo's
+temporary folder). The hooks get the user's environment, minus what would move the demo's state or
+change its limits, and git isolated from the user's configuration.
 """
 
 from __future__ import annotations
