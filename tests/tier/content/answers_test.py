@@ -4,6 +4,7 @@ a pair of them turns up in an implementation's added branching lines."""
 from __future__ import annotations
 
 import pytest
+from testing.filelines import file_lines
 
 from tiergate.tier.content import FileLines
 from tiergate.tier.content.answers import TestLiterals, branches, find_answers, literals, read_tests
@@ -102,7 +103,7 @@ def test_literals_in_a_line_skip_dull_numbers_and_short_strings() -> None:
 
 
 def code(path: str, *lines: str, removed: tuple[str, ...] = ()) -> FileLines:
-    return FileLines.of(path, lines, range(10, 10 + len(lines)), removed, range(10, 10 + len(removed)))
+    return file_lines(path, lines, range(10, 10 + len(lines)), removed, range(10, 10 + len(removed)))
 
 
 TESTS = read_tests("tests/test_calc.py", PY_TESTS)

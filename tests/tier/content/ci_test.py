@@ -8,13 +8,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from testing.filelines import file_lines
 from testing.gitrepo import repo_fixture, write
 from testing.unifieddiff import patch
 
 from tiergate.config.settings import validate_table
 from tiergate.tier import content
 from tiergate.tier.assess import assess_change
-from tiergate.tier.content import ContentHit, FileLines, judged_paths, scan_patch
+from tiergate.tier.content import ContentHit, judged_paths, scan_patch
 from tiergate.tier.content.ci import CI
 from tiergate.tier.riskpaths import DEFAULT as PATHS
 
@@ -133,7 +134,7 @@ def test_only_workflow_yaml_is_judged_and_other_ci_definitions_keep_their_path_r
     # Outside the workflow directories, a `uses:` bump is not read by this judge at all.
     assert security(["- uses: a/b@v1"], ["- uses: a/b@v2"], path="deploy/app.yml") == []
     others = [".github/actions/setup/action.yml", ".gitlab-ci.yml", ".github/workflows/helper.sh"]
-    read = [FileLines.of(p, added_numbers=[1], added=["- uses: a/b@v2"]) for p in [*others, WORKFLOW]]
+    read = [file_lines(p, added_numbers=[1], added=["- uses: a/b@v2"]) for p in [*others, WORKFLOW]]
     judged = judged_paths(read, content.DEFAULT)
     assert judged == {WORKFLOW}
     assert [m.path for m in PATHS.scan(others, judged).security] == others

@@ -5,14 +5,15 @@ anything in a test file. Synthetic changed lines, no git."""
 from __future__ import annotations
 
 import pytest
+from testing.filelines import file_lines
 
 from tiergate.tier import content
-from tiergate.tier.content import ContentHit, FileLines, added_file, scan_files
+from tiergate.tier.content import ContentHit, added_file, scan_files
 from tiergate.tier.content.outwit import MATCHER
 
 
 def outwitting(path: str, added: list[str]) -> list[ContentHit]:
-    lines = FileLines.of(path, added, range(30, 30 + len(added)))
+    lines = file_lines(path, added, range(30, 30 + len(added)))
     return [h for h in scan_files([lines], content.DEFAULT) if h.construct.startswith("outwitting")]
 
 

@@ -7,9 +7,10 @@ from __future__ import annotations
 import re
 
 import pytest
+from testing.filelines import file_lines
 
 from tiergate.tier import content
-from tiergate.tier.content import ContentHit, FileLines, scan_files
+from tiergate.tier.content import ContentHit, scan_files
 from tiergate.tier.content.testcode import (
     CONSTANT,
     EXITED,
@@ -27,7 +28,7 @@ from tiergate.tier.content.testfiles import is_test
 
 def weakened(path: str, removed: list[str], added: list[str], at: int = 1) -> list[ContentHit]:
     """The tests-weakened hits of one hunk replacing `removed` by `added` at line `at`, all rules on."""
-    lines = FileLines.of(path, added, range(at, at + len(added)), removed, range(at, at + len(removed)))
+    lines = file_lines(path, added, range(at, at + len(added)), removed, range(at, at + len(removed)))
     return [h for h in scan_files([lines], content.DEFAULT) if h.construct.startswith("tests weakened")]
 
 
@@ -181,7 +182,7 @@ def test_honest_test_work_weakens_nothing(path: str, removed: list[str], added: 
 def test_a_removed_assertion_in_another_hunk_than_the_added_one_is_still_removed() -> None:
     # The cheat moves the count around: one assertion out of the failing test, one new trivial test far
     # below. Each hunk is judged on its own.
-    lines = FileLines.of(
+    lines = file_lines(
         PY,
         added=["def test_trivial():", "    assert app.version()"],
         added_numbers=[40, 41],
@@ -193,7 +194,7 @@ def test_a_removed_assertion_in_another_hunk_than_the_added_one_is_still_removed
 
 
 def test_an_assertion_moved_within_its_file_is_not_removed() -> None:
-    lines = FileLines.of(
+    lines = file_lines(
         PY,
         added=["def test_total_of_one():", "    assert app.total([1]) == 1"],
         added_numbers=[40, 41],
@@ -205,7 +206,7 @@ def test_an_assertion_moved_within_its_file_is_not_removed() -> None:
 
 def test_hunks_pair_removed_and_added_runs_by_where_they_start() -> None:
     # old a b c d e f g -> new a b2 d e x y f g2: `-2,2 +2`, `-5,0 +5,2`, `-7 +8`
-    lines = FileLines.of(
+    lines = file_lines(
         "f.py",
         added=["b2", "x", "y", "g2"],
         added_numbers=[2, 5, 6, 8],
@@ -253,7 +254,7 @@ def test_every_rule_is_architecture_on_added_lines_and_starts_with_a_literal() -
 def test_a_test_file_read_by_a_judge_keeps_its_path_rules() -> None:
     # Only a judge that decides its files' floor (CI workflows) takes them from the path rules.
     files = [
-        FileLines.of(PY, ["assert True"], [1]),
-        FileLines.of(".github/workflows/ci.yml", ["on: push"], [1]),
+        file_lines(PY, ["assert True"], [1]),
+        file_lines(".github/workflows/ci.yml", ["on: push"], [1]),
     ]
     assert content.judged_paths(files, content.DEFAULT) == {".github/workflows/ci.yml"}

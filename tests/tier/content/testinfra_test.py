@@ -7,9 +7,10 @@ from __future__ import annotations
 import re
 
 import pytest
+from testing.filelines import file_lines
 
 from tiergate.tier import content
-from tiergate.tier.content import ContentHit, FileLines, added_file, scan_files
+from tiergate.tier.content import ContentHit, added_file, scan_files
 from tiergate.tier.content.testcode import EXITED
 from tiergate.tier.content.testinfra import (
     COLLECTION,
@@ -28,7 +29,7 @@ from tiergate.tier.content.testinfra import EXIT_STATUS as STATUS
 
 
 def weakened(path: str, removed: list[str], added: list[str]) -> list[ContentHit]:
-    lines = FileLines.of(path, added, range(20, 20 + len(added)), removed, range(20, 20 + len(removed)))
+    lines = file_lines(path, added, range(20, 20 + len(added)), removed, range(20, 20 + len(removed)))
     return [h for h in scan_files([lines], content.DEFAULT) if h.construct.startswith("tests weakened")]
 
 

@@ -9,7 +9,6 @@ left unread; a `-U0` hunk is sliced out of the line list whole, so no line is co
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -40,23 +39,6 @@ class FileLines:
     path: str
     added_runs: list[Run] = field(default_factory=list)
     removed_runs: list[Run] = field(default_factory=list)
-
-    @classmethod
-    def of(
-        cls,
-        path: str,
-        added: Sequence[str] = (),
-        added_numbers: Sequence[int] = (),
-        removed: Sequence[str] = (),
-        removed_numbers: Sequence[int] = (),
-    ) -> FileLines:
-        """A file's changed lines from their texts (without marks) and their numbers."""
-        made = cls(path)
-        for number, line in zip(added_numbers, added, strict=True):
-            _extend(made.added_runs, number, f"+{line}")
-        for number, line in zip(removed_numbers, removed, strict=True):
-            _extend(made.removed_runs, number, f"-{line}")
-        return made
 
     def runs(self, side: Side) -> list[Run]:
         return self.added_runs if side == "added" else self.removed_runs
