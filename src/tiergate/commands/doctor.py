@@ -404,8 +404,8 @@ def coverage_finding(project: Project) -> list[Finding]:
     and tool, or why none can (then a code change never reaches LIGHT on measured coverage)."""
     from tiergate.config.settings import load_config
     from tiergate.errors import UserError
+    from tiergate.gate.coverage.measuring import describe_plan, project_plan
     from tiergate.gate.detection.projectchecks import project_checks
-    from tiergate.gate.measuring import describe_plan, project_plan
 
     try:
         checks = project_checks(project.root, load_config(project.root))

@@ -201,8 +201,8 @@ def _kept_coverage(
 
 def _gate_plan(root: Path, config: Config) -> str:
     """Which of the project's checks would measure the change's coverage at a claim's gate, or why none."""
+    from tiergate.gate.coverage.measuring import describe_plan, project_plan
     from tiergate.gate.detection.projectchecks import project_checks
-    from tiergate.gate.measuring import describe_plan, project_plan
 
     return describe_plan(project_plan(root, project_checks(root, config)))[1]
 

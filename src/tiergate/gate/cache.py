@@ -3,7 +3,7 @@
 Evidence: `<state_dir>/evidence/<key>.json`, the key a digest of the workspace fingerprint (HEAD, and
 every path that differs from the loop's base with its content: `tiergate.workspace.fingerprint`), the
 base, the checks (names and commands) and the timeout; kept with the line coverage the gate measured
-on that run (`tiergate.gate.measuring`), so that reused results bring their coverage. A claim on the
+on that run (`tiergate.gate.coverage.measuring`), so that reused results bring their coverage. A claim on the
 same workspace finds the results of the checks that ran on it; any edit, commit, new untracked file
 or changed check makes another key, so stale results are never found. Results of a run that changed
 the workspace itself, or that the gate's time budget cut short, are not kept (see

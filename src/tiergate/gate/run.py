@@ -44,7 +44,7 @@ from tiergate import foreign
 from tiergate.gate import baseline, scratch
 from tiergate.gate import cache as evidencecache
 from tiergate.gate.checks import BEHAVIOUR_STAGE, COMPILE_STAGE, Check, CheckResult
-from tiergate.gate.measuring import Measurement
+from tiergate.gate.coverage.measuring import Measurement
 from tiergate.gate.pertest.testfiles import tests_among
 from tiergate.gate.processes import DEFAULT_TIMEOUT, Progress, skipped
 from tiergate.gate.ruling import BaselineEntry, GateResult, judge, new_compile_failures
@@ -82,7 +82,7 @@ def run_gate(
     are never excused by the baseline (nor run at the base for it). The workspace's fingerprint leaves
     out other tools' state (`exclusions`): a plugin writing its state while the checks run has not
     changed the workspace they judged. `measure`: the change's code files, whose line coverage the test
-    checks that can take it measure as they run (`tiergate.gate.measuring`; None: no measurement);
+    checks that can take it measure as they run (`tiergate.gate.coverage.measuring`; None: no measurement);
     it comes back as the result's `coverage`, and is kept with the results. `changed`: the change's
     paths (repository-relative), when the caller measured them (None: asked of git when needed).
     `refute_regressions`: a test that passed at the base and fails with the base's tests refutes

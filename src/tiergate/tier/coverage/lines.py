@@ -1,7 +1,7 @@
 """Line coverage as data: which lines of which file are executable, and which ran; pure.
 
 The records `tiergate.tier.coverage.datafiles` reads from coverage files on disk, and the gate measures itself
-(`tiergate.gate.measuring`), both judged by `tiergate.tier.coverage.judgement`.
+(`tiergate.gate.coverage.measuring`), both judged by `tiergate.tier.coverage.judgement`.
 """
 
 from __future__ import annotations

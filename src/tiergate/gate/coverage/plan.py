@@ -1,5 +1,6 @@
 """Which of the gate's checks can measure line coverage of the change, with which tool, or why not; and
-the record of what the gate measured. Pure: the project's files are read by `tiergate.gate.measuring`.
+the record of what the gate measured. Pure: the project's files are read by
+`tiergate.gate.coverage.measuring`.
 
 A check takes coverage only when its own command is a test runner tiergate can measure through the
 environment alone (pytest and unittest by PYTHONPATH, node and mocha by NODE_V8_COVERAGE, a package

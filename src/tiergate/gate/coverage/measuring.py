@@ -1,23 +1,11 @@
 """Line coverage measured by the gate itself, while it runs the project's tests (`tiergate.gate.run`).
 
-For each test check that can take it (`tiergate.gate.coverageplan`), the check's environment gets the
-measurement, and its command line stays as the user wrote it:
-
-- Python: a folder holding tiergate's `sitecustomize.py` (`tiergate.gate.coveragesite`) goes first on
-  PYTHONPATH, so every Python process of the check measures the change's Python files, and only them,
-  with line probes compiled into those modules alone (coverage.py's tracer would cost more than the
-  gate's 25% budget: see the module's docstring). The project's coverage settings and
-  exclusion pragmas are ignored: the agent under verification can edit those, and a
-  `# pragma: no cover` must not hide a changed line. At exit each process writes the statement lines
-  of each measured file and the ones that ran to a report in the run's folder. A sitecustomize it
-  shadows (a distribution's, the project's) still runs after it.
-- Node: NODE_V8_COVERAGE names a folder where every Node process of the check writes V8's block
-  coverage at exit; the ranges of the change's JavaScript files become lines
-  (`tiergate.tier.coverage.lines.v8_file_lines`).
-
-Everything goes to a folder of its own under tiergate's state folder (never the workspace), removed
-once the reports are read. A process of the check can write there too: data from the tests'
-processes is only as honest as the tests (docs/ARCHITECTURE.md, "Coverage measured at the gate").
+Each test check that can take it (`plan`) gets the measurement through its environment, its command line
+as the user wrote it: for Python a folder holding `sitecustomize.py` first on PYTHONPATH, for Node
+NODE_V8_COVERAGE. Only the change's files are measured; the project's coverage settings and pragmas are
+ignored (the agent can edit them). Everything goes to a folder under tiergate's state folder, removed
+once the reports are read. How, and what it is worth: docs/ARCHITECTURE.md, "Coverage measured at the
+gate".
 """
 
 from __future__ import annotations
@@ -33,7 +21,7 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from tiergate.gate.checks import Check, CheckResult
-from tiergate.gate.coverageplan import FORMATS, Capability, RunnerFacts, Tool, files_for, plan
+from tiergate.gate.coverage.plan import FORMATS, Capability, RunnerFacts, Tool, files_for, plan
 from tiergate.project import Project, ensure_state_dir
 from tiergate.tier.coverage.lines import CoverageData, FileLines, GateCoverage, v8_file_lines
 
@@ -41,7 +29,7 @@ FOLDER = "coverage"
 PLAN_VARIABLE = "TIERGATE_COVERAGE_PLAN"
 
 # Copied as the run's sitecustomize.py: it runs in the tests' own interpreter (its docstring says how).
-SITECUSTOMIZE = Path(__file__).with_name("coveragesite.py")
+SITECUSTOMIZE = Path(__file__).with_name("sitecustomize.py")
 
 
 def runner_facts(root: Path) -> RunnerFacts:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tiergate.gate.checks import make_check
-from tiergate.gate.coverageplan import Capability, RunnerFacts, capability, files_for, plan
+from tiergate.gate.coverage.plan import Capability, RunnerFacts, capability, files_for, plan
 
 SCRIPTS = RunnerFacts(
     scripts={

@@ -1,12 +1,12 @@
 # mypy: ignore-errors
 """tiergate: line coverage of the gate's test run, for the change's files only (written for one run).
 
-Copied as `sitecustomize.py` into a folder the gate puts first on PYTHONPATH (`tiergate.gate.measuring`);
-never imported by tiergate itself. It runs in every Python process of a measured check before the
-check's own code: stdlib only, silent, on any Python 3.8 or later. The change's modules get a probe
-before each statement (not coverage.py: its tracer cost over the gate's 25% budget); each process writes
-at exit the statement lines of each measured file and the ones that ran. See docs/ARCHITECTURE.md,
-"Coverage measured at the gate".
+Copied as `sitecustomize.py` into a folder the gate puts first on PYTHONPATH
+(`tiergate.gate.coverage.measuring`); never imported by tiergate itself. It runs in every Python process
+of a measured check before the check's own code: stdlib only, silent, on any Python 3.8 or later. The
+change's modules get a probe before each statement (not coverage.py: its tracer cost over the gate's
+25% budget); each process writes at exit the statement lines of each measured file and the ones that
+ran. See docs/ARCHITECTURE.md, "Coverage measured at the gate".
 """
 
 
