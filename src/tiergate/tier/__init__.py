@@ -1,7 +1,8 @@
-"""How risky a change is: the tier policy (`policy`), the risky paths and their rules (`riskpaths`,
-`riskrules`), override keywords (`keywords`), measuring a change with git (`change`), the coverage
-judgement and the coverage data it reads (`coverage/`), the one route from a change to a
-tier decision (`assess`) and `tiergate tier --batch` (`batch`, `batchschema`).
+"""How risky a change is: the tier policy (`policy`), the risky paths (`riskpaths`, with `riskrules`,
+`risktable`, `riskfacts`, `riskglobs`), the risky constructs in the changed lines (`content/`, read by
+`changedlines`), override keywords (`keywords`), measuring a change with git (`change`), its test
+coverage (`coverage/`), the one route from a change to a tier decision (`assess`), `tiergate tier
+--batch` (`batch`, `batchschema`) and `tiergate replay` (`pastcommits`, `replay`).
 
 Nothing is imported here: every hook imports the package on its way to a module.
 """
