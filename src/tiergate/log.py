@@ -1,35 +1,9 @@
-"""The decision log: one JSON object per line in `<state_dir>/log.jsonl`, never on stdout.
+"""The decision log: one sealed JSON object per line in `<state_dir>/log.jsonl`, never on stdout.
 
-One record shape, built by one function (`decision_record`): `{"event", <the decision's fields:
-session_id, decision, reasons, phase, iteration, verifications, ...>, "level", "timestamp"}`, the
-timestamp in ISO 8601 UTC as structlog's TimeStamper writes it. Two writers put it on disk:
-
-- `decision_log` (structlog), for the command line (`tiergate ralph start`, `tiergate cancel`, and
-  whatever command records a decision next): structlog is the project's logging library, and a
-  command can afford it.
-- `write_decision` (a plain append), for the hooks: importing structlog costs about 60 ms in a fresh
-  process, and still 30 ms after everything an active loop's hook imports anyway (CPython 3.11,
-  structlog 26.1, measured with `-X importtime`), on every hook of an active loop, for the same line.
-
-Both end in `decision_record`, so the shapes cannot drift apart (tests/log_test.py writes one record each
-way and compares them).
-
-Several hook processes (parallel hooks, several sessions in one project) append at once. Each record
-goes out in one `write` on an O_APPEND descriptor while holding an exclusive `flock` on the log file
-itself: O_APPEND alone keeps records whole on local Linux filesystems, but not on every filesystem
-(NFS), and a short write could split a record. `fcntl` rather than filelock: importing filelock costs a
-hook about 70 ms, and the log file can be its own lock. The hook runtime's crash records go through
-`append_record` too.
-
-A record is written whole or not at all: a write that fails part-way (a full disk) is cut back to where
-the file ended, and a file whose last line was cut short elsewhere gets a newline before the next record,
-so that no record merges with another.
-
-Every record ends in a seal (`tiergate.seal`): `{..., "timestamp": ..., "seal": <tag>}`, the tag over the
-line as it reads without its seal field, under the log's file name. Both writers seal in one place
-(`sealed`). The readers (`read_records`) yield only sealed records and count what they left out: lines
-that are not whole records (damaged) and records without a seal that matches (not written by tiergate:
-an agent appending a line to the log, say, cannot add a verification to `tiergate history`).
+One record shape (`decision_record`), two writers: `decision_log` (structlog) for the command line,
+`write_decision` (a plain append) for the hooks, which cannot afford structlog's import. Each record goes
+out whole under a lock, and the readers yield only records whose seal holds. How and why:
+docs/state.md, "How the decision log is written".
 """
 
 from __future__ import annotations

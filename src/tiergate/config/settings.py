@@ -1,76 +1,9 @@
-"""The project's configuration: `.tiergate.toml`, or `[tool.tiergate]` in `pyproject.toml`.
+"""The configuration's settings: frozen dataclasses of every key with the seed's default, and reading them.
 
-Every key has the seed's default, so a project without configuration gets the seed's rules. Unknown keys
-are errors, not silently ignored: a typo in a threshold must not quietly keep the default. Errors are one
-line naming the file and the key (`UserError`).
-
-Example::
-
-    [tiers]
-    light_files_below = 5        # LIGHT needs fewer files than this
-    light_lines_below = 100      # ... and fewer changed lines than this
-    thorough_files_above = 20    # more files than this is THOROUGH
-
-    [costs]                      # relative cost of one verification per tier
-    light = 1
-    standard = 5
-    thorough = 20
-
-    [keywords]                   # words of the task prompt that ask for a tier
-    thorough = ["thorough", "careful", "important", "critical"]
-    light = ["quick", "simple", "trivial", "minor"]
-
-    [patterns]                   # gitignore-style globs ADDED to the built-in path rules
-    security = ["billing/**"]
-    architecture = ["**/*.sql"]
-
-    [loop]
-    max_iterations = 20
-
-    [checks]                     # name -> shell command, run by tiergate itself
-    tests = "pytest -q"
-
-    [gate]
-    timeout_seconds = 300        # per check; its whole process group is killed after that
-    base_tests = "thorough"      # a test that passed when the loop began and fails on the claimed
-                                 # code with the tests as they were then: "thorough" (the verifier
-                                 # decides from the task) or "refute" (the claim is refuted)
-
-    [interventions]              # the seed's table: retry, change approach, roll back, halt
-    attempt_limit = 3            # refuted attempts at one item before changing approach
-    skip_limit = 3               # items given up before the loop halts
-    rollback_on_retry = false
-
-    [stalls]
-    same_failure = 2             # the same failure this many times in a row is a stall
-    empty_turns = 3              # turns with no claim and no change
-
-    [alerts]
-    command = "notify-send tiergate"   # run on a halt, the message on stdin and in TIERGATE_ALERT
-    timeout_seconds = 10
-
-    [interop]                    # the user's own loops: adopt and verify their claims, or leave them be
-    ralph_loop = "verify"        # Anthropic's ralph-loop plugin: "verify" or "ignore"
-    omc = "verify"               # oh-my-claudecode's ralph and autopilot modes: "verify" or "ignore"
-
-    [workspace]                  # gitignore-style paths that are never the loop's change, nor a
-    ignore = ["build/", "*.log"] # verifier's (besides the built-in ones: tiergate.foreign)
-
-    [risk]
-    content = true               # search the changed lines for risky constructs (docs/risk.md)
-
-    [[risk.rules]]               # more constructs, ADDED to the built-in ones
-    construct = "billing API call"
-    pattern = 'charge_card\\('     # a regular expression searched in one changed line
-    ecosystems = ["python"]      # optional: python, javascript, go, rust, common (default: every file)
-    category = "security"        # optional: "security" (default) or "architecture"
-
-The configuration is the frozen dataclasses below, and `tiergate.config.schema`'s pydantic models are its
-definition. A table whose values all have their plain form (a number in its range, a string, a list of
-non-empty strings, one of the choices) is read here by hand; any other, and any `[workspace] ignore` or
-`[[risk.rules]]`, is read by the schema, which says in one line what is wrong. So a loop that starts or
-claims with an ordinary configuration never imports pydantic (about 0.1 s of every such hook).
-tests/config/settings_test.py holds the two readings equal on generated tables.
+A table whose values all have their plain form is read here by hand; any other, and any `[workspace]
+ignore` or `[[risk.rules]]`, goes to the pydantic schema (`tiergate.config.schema`), which words the error.
+So a hook with an ordinary configuration never imports pydantic. Every key, and why it is read this way:
+docs/configuration.md ("Every key", "How it is read").
 """
 
 from __future__ import annotations

@@ -1,18 +1,10 @@
 """The hook events' adapters: `handle(event_name, payload, project)` is what `tiergate hook` calls.
 
 Each event of the registry (`tiergate.hook.registry`) has one module here, named after it, that turns the
-hook input into a `tiergate.loop.decision` event (measuring, fingerprinting and reading transcripts as that
-event needs), applies the loop's decision to the session's state, logs it, and renders the `HookReply`.
-
-`handle` itself stays cheap for a session without an active loop: it looks at the state files with
-`os` and `json` only (both already imported by the hook) and returns before importing anything else.
-There is work to do only when this session's loop file holds an active loop (or is not tiergate's own
-writing: its seal is checked here, so that an edit to `"active": false` lets nothing go), when a loop
-started from a shell waits in `pending.json` (it is bound to this session first), when the prompt is one
-of the loop's slash commands (or ralph-loop's or OMC's, to adopt), at a Stop when the ledger of starts
-names this session and its loop file is gone (`tiergate.loop.ledger`: the only cost to a session that
-never had a loop is that read), or when the user's own loop has its state file here (ralph-loop's, an OMC
-mode's: it is adopted first, `tiergate.handlers.adoption`).
+hook input into a `tiergate.loop.decision` event, applies the decision to the session's state, logs it and
+renders the `HookReply`. `handle` stays cheap for a session without an active loop: it looks at the state
+files with `os` and `json` only, and imports more only when there is a loop to serve (its own, one
+pending from a shell, a slash command, a loop file gone that the ledger names, or a user's loop to adopt).
 """
 
 from __future__ import annotations

@@ -1,19 +1,10 @@
 """`tiergate hook <Event>`: one Claude Code hook event in (JSON on stdin), one protocol answer out.
 
-Fail open, always: whatever goes wrong here or in a handler, the hook exits 0 and the event goes ahead;
-the user is told in one `systemMessage` line and the details go to the log. Never a traceback, never a
-block that tiergate did not decide. (The one deliberate exception: an active loop whose state
-cannot be trusted fails closed in its Stop handler, `tiergate.handlers.failclosed`.)
-Claude Code does not show every event's systemMessage in print mode, so whatever tiergate tells the
-user at one of those events (a handler's system message, or the hook's own notice) is kept under
-`<state_dir>/notices/` and repeated once at the session's next Stop or prompt. Each line kept there
-carries its seal (`tiergate.seal`): a line tiergate did not write (the agent can reach the folder) is
-dropped and logged, never shown, so that what the user reads as tiergate's comes only from tiergate.
-
-Fast path: in a project with no state folder, the hook exits 0 with no output and no file written,
-having imported nothing but `os` and `sys` (Claude Code always sets CLAUDE_PROJECT_DIR, so the folder is
-known before the input is even parsed). The one exception is a prompt that may be one of tiergate's
-slash commands: `/tiergate:ralph` starts a loop in a project that has no state folder yet.
+Fail open, always: whatever goes wrong, the hook exits 0, the event goes ahead, the user gets one
+`systemMessage` line and the log the details (the one exception: `tiergate.handlers.failclosed`). What
+print mode would not show is kept, sealed, under `<state_dir>/notices/` and repeated at the next Stop or
+prompt. Fast path: a project with no state folder costs `os` and `sys` and writes nothing, except for a
+prompt that may be `/tiergate:ralph`. See docs/ARCHITECTURE.md.
 """
 
 from __future__ import annotations

@@ -1,20 +1,10 @@
 """Adopting the user's own loop: Anthropic's ralph-loop, or an oh-my-claudecode (OMC) ralph / autopilot
-mode, verified as a tiergate loop of the session (issue 11; the neighbours' behaviour: docs/interop.md).
+mode, verified as a tiergate loop of the session.
 
-- ralph-loop is learnt of from its command as typed (`/ralph-loop:ralph-loop ...` at UserPromptSubmit,
-  parsed as its setup script does) or from its state file `.claude/ralph-loop.local.md` (SessionStart, any
-  Stop). A claim is what ralph-loop itself accepts: the first `<promise>` tag, whitespace collapsed, equal to
-  the promise, or with no tag at all the whole last text equal to it (ralph-loop's quirk: a false done by
-  that route is caught too).
-- OMC has no promise: a mode is done when the model clears its state (`state_clear`, `state_write` with
-  `active: false` or autopilot's `phase: complete`, or a Bash `rm` that leaves a cancel signal). That, seen
-  in the turn at a Stop, is the claim; the user's `/oh-my-claudecode:cancel` ends the adopted loop instead.
-- While the foreign loop is alive it sends the model back itself, so a Stop without a claim is counted,
-  not blocked (two prompts would be noise). Once it has let go (file gone, limit reached, cancelled) the
-  loop is tiergate's own: after a refutation it keeps the session working; with nothing judged yet it ends
-  with the foreign loop.
-
-Pure: text and parsed JSON in, facts and decisions out (`tiergate.handlers.adoption` reads the files).
+ralph-loop is learnt of from its command or its state file, and its claim is what ralph-loop itself
+accepts; an OMC mode's claim is the model clearing its state. While the foreign loop is alive it sends
+the model back itself, so a Stop without a claim is counted, not blocked. How each behaves, and why:
+docs/interop.md. Pure: text and parsed JSON in (`tiergate.handlers.adoption` reads the files).
 """
 
 from __future__ import annotations

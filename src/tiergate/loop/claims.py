@@ -1,18 +1,9 @@
 """Completion claims: did the main agent's final message claim the task done, and what kind of claim?
 
 A claim is the loop's promise tag (`<promise>DONE</promise>` by default) at the very end of the final
-message (trailing whitespace allowed, whitespace inside the tag ignored). A tag that only quotes or
-mentions the promise does not count:
-
-- inside a fenced code block that is still open at the end of the message, or inside inline code;
-- on a Markdown quote line (`> ...`), or right after an opening quotation mark.
-
-The kind of claim decides the evidence a verifier must bring (the seed's table). The kinds are every
-one the task names (a task "fix the parser and refactor the lexer" is both Fixed and Refactored), plus
-any the agent declares on a line of its final message (`Claim: Debugged`). A declaration adds a kind,
-never removes one: an agent cannot talk its way out of the evidence its task calls for. A task naming
-none is an Implemented claim.
-
+message; a tag only quoted or mentioned (an open code fence, inline code, a quote line) does not count.
+The kinds decide the evidence a verifier must bring: every kind the task names, plus any the agent
+declares (`Claim: Debugged`), which adds a kind and never removes one. A task naming none is Implemented.
 Pure: text in, facts out.
 """
 

@@ -1,50 +1,8 @@
 """The loop's decision: a loop's state and one event in; what to answer, the new state and why, out.
 
-A loop runs through the phases `working` -> `verifying` -> `passed`, back to `working` after a FAIL or
-INCOMPLETE verdict, and ends `passed` (finalized), `halted` or `cancelled`:
-
-    working    Stop without a claim     -> block: back to work, iteration n+1/max (or halt at the cap)
-    working    Stop with a claim        -> verifying; block with the spawn directive for the chosen tier
-    verifying  SubagentStart (the requested verifier)  -> the run is recorded; it gets the evidence packet
-    verifying  SubagentStop (a recorded run)  -> redo (exit 2, at most twice), or the verdict:
-                   PASS -> passed; FAIL / INCOMPLETE -> working with the critique for the next Stop;
-                   a verifier that changed the workspace, or ran on a weaker model than its tier asks
-                   for, is disqualified and the verification requested again (bounded, then halt)
-    verifying  Stop, no verifier ran    -> block: spawn it (reminders are bounded, then halt)
-    verifying  Stop, verifier lost      -> the verification is requested again (bounded, then halt)
-    passed     Stop                     -> finalized (the stop goes through), unless the workspace changed
-                                           since the verifier looked: then back to work
-    any        StopFailure              -> the API error is recorded with its turn (below)
-    any        UserPromptSubmit         -> a new turn; from the user, the no-progress count starts again
-                                           (a `<task-notification>` prompt is not the user)
-    any        PreCompact, SessionEnd   -> logged, nothing changes (SessionStart restates the loop)
-
-Whatever the phase, a Stop goes through (never blocked) when it reports an API error itself, while
-Claude Code reports background work in flight, once the wall-clock budget is spent (the loop halts), and
-when the loop is not active.
-
-API errors. A turn that ends on an API error fires StopFailure instead of Stop (CLI 2.1.332), so the
-Stop that comes next usually ends a later, normal turn; letting it through would let a claim in it pass
-unverified. The failure is recorded with the turn's `prompt_id`, and only a Stop of that same turn is
-let through. A new prompt (UserPromptSubmit, a task notification included) starts another turn and
-drops the exemption. When the turn cannot be told (the Stop or the failure carries no `prompt_id`, and
-no prompt came in between), the conservative reading: a Stop without a claim goes through (blocking it
-could send Claude straight back into the rate limit), a Stop with a claim is checked as usual (an
-unverified claim must never pass on a guess).
-
-Every block is counted against a no-progress limit: so many blocks in a row with the workspace
-unchanged halt the loop before Claude Code's own cap of 8 consecutive blocks silently ends it.
-`stop_hook_active` is recorded but not relied on: the CLI has been seen to reset it
-(anthropics/claude-code#54360).
-
-Internal errors (the documented exception to failing open): an error while checking the claim of an
-ACTIVE loop blocks that stop once and tells both Claude and the user, because letting an unverified
-claim through is exactly what the user asked tiergate to prevent. It never traps the user:
-`Limits.claim_errors` errors in a row halt the loop, and every other error in a hook fails open.
-
-The rest of the package: `records` (the loop's state), `events` (what comes in and the `Outcome`),
-`transitions` (block, send back, request a verification, halt), `refutation` (refuted claims and their
-interventions), `verifiers` (SubagentStart and SubagentStop), `logrecord` (what the decision log keeps).
+The phases (`working` -> `verifying` -> `passed`, or `halted`, `cancelled`), what each event does in
+each, and why a Stop after an API error, a block and an internal error are handled as they are:
+docs/judging.md, "The loop's phases".
 
 Pure: no I/O and no clock. The adapters (`tiergate.handlers`) measure, fingerprint and read transcripts,
 and pass the facts in the events.

@@ -1,16 +1,9 @@
 """Failing closed, pure: what an active loop's Stop does when the loop's state cannot be trusted.
 
-The loop's state is corrupt, tampered with, gone, or cannot be written (a full disk), or deciding the
-claim failed unexpectedly. Then the claim is never let through as verified, and the user is never
-trapped either:
-
-- the first such Stop is blocked once, with the problem said to Claude and to the user, provided that
-  the "blocked once" can be remembered (a sealed marker); a block tiergate cannot remember could repeat
-  at every Stop;
-- the next one halts the loop: the stop goes ahead, and the user is told that the claim was NOT
-  verified. Never a PASS, never a new green point, never an excuse.
-
-This is the documented exception to the hook's fail-open rule (docs/ARCHITECTURE.md).
+The state is corrupt, tampered with, gone or cannot be written, or deciding the claim failed: the first
+such Stop is blocked once (if a sealed marker can remember it; a block tiergate cannot remember could
+repeat forever), the next halts the loop and says the claim was NOT verified. Never a PASS, never a new
+green point. The documented exception to failing open: docs/ARCHITECTURE.md.
 """
 
 from __future__ import annotations

@@ -2,13 +2,9 @@
 
     {"features": [{"id": "F01", "title": "...", "description": "...", "checks": {"name": "command"}}]}
 
-A feature's checks are its acceptance checks: shell commands that must pass for it to be done. The
-loop works on one feature at a time, in the file's order; which feature is current is the loop's
-approach number (a change of approach is a skip to the next feature). Done and skipped derive from the
-loop's attempts record (`tiergate.loop.interventions`), never from a second field.
-
-Pure: `parse` validates the file's text with pydantic (imported there: the hook's lean path never pays
-for it); reading the file is `tiergate.loop.start.read_features`.
+One feature at a time, in the file's order; the current one is the loop's approach number (a change of
+approach is a skip). Done and skipped derive from the attempts (`tiergate.loop.interventions`). `parse`
+imports pydantic itself, off the hooks' lean path; reading the file is `tiergate.loop.start.read_features`.
 """
 
 from __future__ import annotations

@@ -1,26 +1,7 @@
 """What to do after a refuted attempt: the seed's table of interventions, as one function with its reasons.
 
-    situation                                              intervention
-    under the attempt limit                                Retry, with the last failure's reason
-    at the limit (or stalled), workspace clean             ChangeApproach (autopilot: skip the item)
-    at the limit (or stalled), workspace dirty             RollbackThenChangeApproach
-    the item to give up would be the skip_limit-th         Halt, and tell the user why
-    too many refuted attempts in a row, or budget spent    Halt
-
-The criterion for rolling back is whether the workspace is dirty (its files differ from the last green
-point), never how many attempts failed: an empty attempt that failed three times left nothing to undo, and
-rolling back would throw away work already verified. A retry is worth making only if its input differs from
-the last one, so its message carries the last failure's reason. A stall (the same failure again, a claim
-with nothing changed, empty turns) says that another try of the same will not differ: it counts as
-reaching the attempt limit at once. A spent budget halts.
-
-One record answers every count: the attempts, in order (`Attempt(item, passed, reason)`). An item's
-attempts are its refuted ones since its last pass; it is done when its last attempt passed; it was skipped
-when it is not done and a later attempt went to another item. No second field is kept for any of them.
-
-A single-task loop (ralph) has no next item to skip to: it records each approach as its own item
-(`approach_item(task, n)`), so that a change of approach starts with fresh attempts and counts towards
-the halt like a skipped feature.
+The table is in docs/judging.md, "After a refutation"; why a rollback follows dirtiness and not counts,
+how a stall counts and how attempts are counted from one record: "How interventions are counted" there.
 
 Pure: no I/O. The caller measures dirtiness (`greenpoint.is_dirty`) and performs the rollback
 (`putback.rollback`).

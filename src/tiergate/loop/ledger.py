@@ -1,19 +1,8 @@
-"""What tells tiergate that a loop's state is gone or was refused: the ledger of loop starts, and the
-fail-closed marker of a session.
+"""What tells tiergate that a loop's state is gone or was refused: the ledger of loop starts
+(`loops/started.log`), and the fail-closed marker of a session (`loops/<session_id>.failclosed`).
 
-- The ledger, `<state_dir>/loops/started.log`: one sealed line `<session_id> <loop token>` per loop bound
-  to a session, appended and never rewritten. A session it names whose loop file is gone lost its
-  loop's state mid-loop (an agent may delete the file to be let go): that session fails closed.
-  A session that never had a loop pays one read of this small file at its Stop, and only where the
-  state folder exists.
-- The marker, `<state_dir>/loops/<session_id>.failclosed` (or, when the state folder cannot be written,
-  the same name in a per-user 0700 folder under the system temp dir): a sealed JSON record that this
-  loop (its token) was blocked once already for a problem with its state ("blocked"), or halted for
-  it ("halted", the tombstone: the loop's state is gone on purpose, do not block again).
-
-The seal's name is always the file's path relative to the state folder; the marker's body names the
-state folder too, so that a marker of another project in the shared fallback folder does not pass.
-Unsealed or mis-sealed lines and markers read as absent.
+Both are sealed; unsealed or mis-sealed lines and markers read as absent. What each holds and why:
+docs/state.md, "The ledger and the fail-closed marker".
 
 The hooks import this module on the fast path: os.path only, no pathlib, no json at the top.
 """

@@ -1,14 +1,9 @@
 """Everything the loop says: to Claude in block reasons, to a verifier in redo feedback, to the user.
 
-Block reasons stay well under Claude Code's 10,000-character limit (longer texts are moved to a file):
-the task and any critique are cut to fit, and the long evidence packet goes to the verifier at
-SubagentStart instead (`tiergate.loop.packet`).
-
-What the agent could have written (the task, file names, reasons naming paths, a verifier's critique)
-is quoted (`tiergate.text`): it cannot start a line that reads like tiergate's own, and a spawn
-directive holds exactly one `tiergate-spawn` block whatever the task says.
-
-Pure text; the decisions are in `tiergate.loop.decision`.
+Block reasons stay well under Claude Code's 10,000-character limit (the task and critiques are cut; the
+evidence packet goes to the verifier instead). What the agent could have written is quoted
+(`tiergate.text`), so that it cannot read as tiergate's own line, and a spawn directive holds exactly one
+`tiergate-spawn` block whatever the task says. Pure text; the decisions are in `tiergate.loop.decision`.
 """
 
 from __future__ import annotations

@@ -1,19 +1,10 @@
 """The evidence packet: what a verifier is handed when it starts (SubagentStart additional context).
 
-It holds the task, the claim and its kinds, the change since the loop began (each path marked A, M, D or
-R as git's name-status says), the tier and why, the checks, the tests story per test check (counts at the
-base and at the claim, lost tests, the test files the change touched), and the evidence the verifier must
-produce: the tier's and the claim kinds' labels, each to be named by one
-criterion of its verdict (the verdict check in `tiergate.loop.verdict` holds it to that). It also says how
-the verdict is judged, so that nothing a verifier is sent back for comes as a surprise. Checks that still
-fail as when the loop began lead it, before the task: such a claim is not green, and a verifier must not
-read it as if it were (nor a claim that changed nothing, which is said first of all).
-
-Kept under Claude Code's 10,000-character limit for hook texts: the task and the path list are cut.
-Every heading is tiergate's and starts a line; what the agent could have written (the task, file names,
-check names, commands and output, reasons naming paths) is quoted (`tiergate.text`), so that none can
-start a line of its own, look like a section, or open a fenced block.
-Pure text.
+The task, the claim and its kinds, the change since the loop began, the tier and why, the checks and the
+tests' story, the evidence labels its verdict must name, and how the verdict is judged (docs/judging.md,
+"The verifier"). A claim that changed nothing, or whose checks still fail as at the base, says so first.
+Kept under Claude Code's 10,000-character limit; what the agent could have written is quoted
+(`tiergate.text`), so that none of it can pass for one of tiergate's headings or fenced blocks. Pure text.
 """
 
 from __future__ import annotations

@@ -1,17 +1,11 @@
-"""The loop's slash commands, as the UserPromptSubmit hook receives them.
-
-Claude Code hands a plugin command to UserPromptSubmit as the raw text typed (CLI 2.1.332:
-`"prompt": "/tiergate:ralph fix the \\"parser\\" bug --max-iterations 5"`), before expanding it; a bare
-`/ralph` is not resolved to the plugin's command and reaches the model as plain text. So only a prompt
-that starts with `/tiergate:ralph` or `/tiergate:cancel` is a command: a prompt that merely mentions
-either, or says "ralph", never starts or cancels anything.
+"""The loop's slash commands, as the UserPromptSubmit hook receives them: the raw text typed.
 
     /tiergate:ralph <task> [--max-iterations N] [--promise TEXT]
     /tiergate:autopilot <features.json> [--max-iterations N]
     /tiergate:cancel
 
-Options may come before or after the task; `--promise` takes one word or a quoted text, and
-`--completion-promise` (ralph-loop's name for it) is the same option. Pure.
+Only a prompt that starts with the command is one (a bare `/ralph` reaches the model as text). Options
+may come before or after the task; `--completion-promise` (ralph-loop's name) is `--promise`. Pure.
 """
 
 from __future__ import annotations

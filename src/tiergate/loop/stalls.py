@@ -1,17 +1,9 @@
 """Stall detection: what a loop has seen so far in, the ways it is going round in circles out.
 
-Four signals, each a `Stall` with the reason a person can read:
-
-    repeated-failure  the same failure signature on the last `same_failure` refuted claims in a row
-                      (the same failing checks with the same failing tests, or the same critique)
-    unchanged-claim   a claim made on exactly the workspace the last refuted claim was made on
-    empty-turns       `empty_turns` turns in a row that ended without a claim and without changing
-                      the workspace
-    budget            the iteration cap or the wall-clock budget reached
-
-A signature is normalised so that what changes from run to run without meaning anything (durations,
-line numbers, addresses, temporary paths, commit ids, spacing, case) does not make two identical failures
-look different.
+Four signals, each a `Stall` with a reason a person can read: repeated-failure (the same failure
+signature on the last refuted claims), unchanged-claim, empty-turns, budget (docs/judging.md, "After a
+refutation"). A signature is normalised (durations, line numbers, addresses, temporary paths, commit ids,
+spacing, case) so that two identical failures look identical.
 
 Pure: no I/O, no clock. The caller fingerprints the workspace and measures the elapsed time.
 """

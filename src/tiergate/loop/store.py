@@ -1,23 +1,9 @@
-"""Loop state on disk: one JSON file per session, `<state_dir>/loops/<session_id>.json`, and
+"""Loop state on disk: one sealed JSON file per session, `<state_dir>/loops/<session_id>.json`, and
 `<state_dir>/pending.json` for a loop started from a shell before any session exists.
 
-- Every write is atomic (a temporary file in the same folder, flushed and fsynced, then `os.replace`),
-  so a reader (a hook, `tiergate status` while a session runs) sees the old file or the new one, never
-  half of one. Reads take no lock.
-- Every read-modify-write holds an exclusive lock on a sidecar `<name>.lock`: Claude Code runs
-  matching hooks in parallel and several verifiers can stop at once, and no update may be lost.
-  The lock is `fcntl.flock`: tiergate runs where Claude Code's hooks run a POSIX sh launcher.
-- A pending loop is taken under the pending lock, then the session's: always in that order.
-- One session's file is only ever written by that session's hooks and by `tiergate cancel`.
-
-- Every file is sealed (`tiergate.seal`, under its path relative to the state folder) and checked on
-  read: one that is not tiergate's own writing (edited, garbage, copied from another session, or
-  unsealed from an older version) raises StateError, and an active loop's Stop then fails closed
-  (`tiergate.handlers.failclosed`). A loop bound to a session is also named in the ledger of starts
-  (`tiergate.loop.ledger`), so that its file deleted mid-loop is noticed.
-
-What can be derived is not stored here: history comes from the decision log, the last green point
-from git.
+Writes are atomic and every read-modify-write holds the file's lock, since hooks run in parallel; a file
+that is not tiergate's own writing raises StateError (an active loop's Stop then fails closed). The rules:
+docs/state.md, "How the loop files are written".
 """
 
 from __future__ import annotations

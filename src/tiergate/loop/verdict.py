@@ -1,22 +1,7 @@
 """A verifier's verdict: parse its `tiergate-verdict` block, and judge whether it may be accepted.
 
-The block is the last fenced block with the info string `tiergate-verdict` in the verifier's final
-message, holding `{"verdict": "PASS|FAIL|INCOMPLETE", "criteria": [{"criterion", "status":
-"VERIFIED|PARTIAL|MISSING", "evidence"}], "critique"}` (plus an optional `verification_id`).
-
-What the judge asks of a verdict (anything missing goes back to the verifier as a precise instruction):
-
-- any verdict: a parseable block of the right shape; the pending verification's id if it names one.
-- PASS: at least one criterion, every criterion VERIFIED with its evidence written out, one criterion
-  per required evidence label, no hedging, and at least one command the verifier itself ran.
-- FAIL: it says what is wrong (a critique, or a criterion not VERIFIED).
-
-Hedging and fresh evidence are required of a PASS only: a PASS is the one verdict that lets a loop end,
-while a FAIL or INCOMPLETE only sends the implementer back to work, which is never unsafe.
-
-Hedging is judged in the verifier's own words: the prose of its final message (outside code blocks,
-inline code and quotations), its criteria names and its critique. Evidence strings are left out on
-purpose: they quote command output, where "should" is a test's name, not a doubt.
+What a verdict must hold, and why hedging and fresh evidence are asked of a PASS only and judged in the
+verifier's own words: docs/judging.md, "The verifier" and "What a verdict must hold".
 
 Pure: text and counts in, a judgement out.
 """
