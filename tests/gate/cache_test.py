@@ -8,7 +8,7 @@ from testing.statefolder import state_dir
 
 from tiergate.gate import cache
 from tiergate.gate.checks import CheckResult
-from tiergate.gate.ruling import BaselineEntry
+from tiergate.gate.standing import BaselineEntry
 from tiergate.project import Project
 
 AWS_ID = "AKIA" + "IOSFODNN7EXAMPLE"  # made up, in the format of an AWS access key id

@@ -6,14 +6,8 @@ from __future__ import annotations
 import json
 
 from tiergate.gate.checks import CheckResult, Status, kind_of
-from tiergate.gate.ruling import (
-    CANNOT_RUN,
-    UNFINISHED,
-    BaselineEntry,
-    GateResult,
-    judge,
-    new_compile_failures,
-)
+from tiergate.gate.ruling import GateResult, judge, new_compile_failures
+from tiergate.gate.standing import CANNOT_RUN, UNFINISHED, BaselineEntry
 
 PASSED = "3 passed in 0.10s\n"
 

@@ -8,7 +8,8 @@ from dataclasses import replace
 
 from tiergate.gate.checks import CheckResult, kind_of
 from tiergate.gate.pertest.record import Outcome, TestRun
-from tiergate.gate.ruling import BaselineEntry, judge
+from tiergate.gate.ruling import judge
+from tiergate.gate.standing import BaselineEntry
 
 
 def pytest_output(*failing: tuple[str, str]) -> str:

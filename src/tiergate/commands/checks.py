@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from tiergate.gate.processes import ProgressEvent
-    from tiergate.gate.ruling import Against
+    from tiergate.gate.verdicttext import Against
 
 HELP = "run the project's checks now, as tiergate's gate does at a completion claim"
 TEXT_LIMIT = 20_000
@@ -87,7 +87,7 @@ def against(root: Path, given: str | None, base: str | None) -> Against:
     """What the checks were compared with, as the person reads it: the revision they gave, the active
     loop's base, or HEAD; nothing outside git or before the first commit."""
     from tiergate.gate.baseline import base_commit
-    from tiergate.gate.ruling import Against
+    from tiergate.gate.verdicttext import Against
     from tiergate.project import git_top_level
 
     if git_top_level(str(root)) is None:

@@ -39,7 +39,7 @@ from tiergate.errors import UserError
 from tiergate.gate import cache as evidencecache
 from tiergate.gate.checks import Check, CheckResult
 from tiergate.gate.processes import DEFAULT_TIMEOUT, Progress
-from tiergate.gate.ruling import BaselineEntry, Where
+from tiergate.gate.standing import BaselineEntry, Where
 from tiergate.gate.testreports import run_reported
 from tiergate.git import changes, objects, repository, runner, untracked
 from tiergate.project import Project

@@ -35,7 +35,7 @@ from typing import Any
 from tiergate import seal
 from tiergate.gate.checks import Check, CheckResult, signature
 from tiergate.gate.pertest.record import TestRun
-from tiergate.gate.ruling import BaselineEntry
+from tiergate.gate.standing import BaselineEntry
 from tiergate.project import Project, ensure_state_dir, open_sealed, state_name, write_sealed
 from tiergate.redact import redact
 from tiergate.tier.coverage.lines import GateCoverage

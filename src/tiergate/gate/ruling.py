@@ -57,11 +57,12 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from tiergate.frozen import frozen
+from tiergate.gate import verdicttext
 from tiergate.gate.checks import COMPILE_STAGE, CheckResult
-from tiergate.gate.output import Failure, OutputSummary, focus, summarize
+from tiergate.gate.output import Failure, OutputSummary, summarize
 from tiergate.gate.pertest.basetests import (
     BaseTestFailure,
     base_test_failures,
@@ -69,89 +70,24 @@ from tiergate.gate.pertest.basetests import (
     whole_check_failure,
 )
 from tiergate.gate.pertest.lost import LostTest, lost_tests, unreported
-from tiergate.gate.pertest.record import FAILING, RAN, TestRun
-from tiergate.text import BLOCK_MARKER, clip, fit, plural, quote_inline
+from tiergate.gate.pertest.record import FAILING, TestRun
+from tiergate.gate.standing import (
+    CANNOT_RUN,
+    LOST_SHOWN,
+    NEVER_EXCUSED,
+    NO_BASELINE,
+    NO_TESTS,
+    RESHAPED_CHARS,
+    UNFINISHED,
+    BaselineEntry,
+    CheckVerdict,
+    Reshaped,
+)
+from tiergate.text import clip, plural
 from tiergate.tier.coverage.lines import GateCoverage
 
-Standing = Literal["passed", "new", "pre-existing", "skipped"]
-Where = Literal["workspace", "worktree"]
-REPORT_LIMIT = 6000
-NO_BASELINE = "no baseline result to compare with"
-NEVER_EXCUSED = "an acceptance or regression check: the baseline never excuses it"
-UNFINISHED = "a check that did not finish shows nothing, so its timeout is never excused as pre-existing"
-CANNOT_RUN = "a check that could not run shows nothing: it is never passed, nor excused as pre-existing"
-NO_TESTS = "a test check that ran no test shows nothing: it is never passed, nor excused as pre-existing"
-LOST_SHOWN = 10
-NAMES_SHOWN = 10
-RESHAPED_SHOWN = 10
-RESHAPED_CHARS = 400
-_MIN_BLOCK = 200
-
-
-@frozen
-class Against:
-    """What `tiergate checks` compared the checks with, named for the person who ran it: the report the
-    Stop gives Claude speaks of the claim and of when the loop began instead."""
-
-    name: str  # "HEAD (1a2b3c4d5e6f)", "the loop's base (...)"; "" when there was nothing to compare with
-    why_nothing: str = ""  # when `name` is empty: "the repository has no commits yet", ...
-
-
-@frozen
-class BaselineEntry:
-    """A check's result when the loop began, and where it ran: in the workspace itself (it was at the
-    base then), or in a temporary worktree of the base commit."""
-
-    result: CheckResult
-    where: Where
-
-
-@frozen
-class Reshaped:
-    """A failure the baseline does not excuse: a test failing now that did not fail at the baseline
-    (`was` None) or failed there another way, or (`test` empty) an error line new in an output that
-    names no tests."""
-
-    test: str
-    now: Failure
-    was: Failure | None
-
-    def text(self) -> str:
-        name = f"{self.test}: " if self.test else ""
-        if self.was is None:
-            then = "not failing at the baseline" if self.test else "not in the baseline's output"
-        else:
-            then = f"at the baseline: {self.was.describe()}"
-        # The test's name and its messages are the output's: quoted, to stay on this one line.
-        return quote_inline(f"{name}{self.now.describe()} now; {then}")
-
-
-@frozen
-class CheckVerdict:
-    result: CheckResult
-    standing: Standing
-    summary: OutputSummary
-    new_tests: tuple[str, ...]  # failing now and not at the baseline, or not the same way
-    reason: str  # why it stands so, naming the rule
-    reshaped: tuple[Reshaped, ...] = ()  # the new failures against a failing baseline, with what they were
-    lost: tuple[LostTest, ...] = ()  # tests that ran at the baseline and do not now
-    with_base: CheckResult | None = None  # its run on this code with the tests as at the base
-    base_tests: tuple[BaseTestFailure, ...] = ()  # tests of the base failing in that run
-    failed_then: bool | None = None  # whether the check failed at the baseline; None: no baseline result
-    then: TestRun | None = None  # its tests at the baseline, when known
-
-    @property
-    def compile_stage(self) -> bool:
-        return self.result.stage == COMPILE_STAGE
-
-    @property
-    def edited_to_pass(self) -> tuple[BaseTestFailure, ...]:
-        """The base's tests whose run with their own tests refutes the claim."""
-        return tuple(f for f in self.base_tests if f.refutes)
-
-    @property
-    def lost_failing(self) -> tuple[LostTest, ...]:
-        return tuple(t for t in self.lost if t.failed_then)
+if TYPE_CHECKING:
+    from tiergate.gate.verdicttext import Against
 
 
 @frozen
@@ -195,31 +131,31 @@ class GateResult:
     def reasons(self) -> tuple[str, ...]:
         if not self.verdicts:
             return ("no checks: none configured and none detected",)
-        return tuple(f"{_label(v.result)}: {v.standing}: {v.reason}" for v in self.verdicts)
+        return tuple(f"{verdicttext.label(v.result)}: {v.standing}: {v.reason}" for v in self.verdicts)
 
-    def report_text(self, limit: int = REPORT_LIMIT, against: Against | None = None) -> str:
+    def report_text(self, limit: int = verdicttext.REPORT_LIMIT, against: Against | None = None) -> str:
         """The failing checks and what helps in their output: for the Stop's block reason, or, with
         `against`, for a person running `tiergate checks` (no claim, maybe no loop)."""
-        return _report(self, limit, against)
+        return verdicttext.report(self.verdicts, self.reused, limit, against)
 
     def packet_lines(self) -> tuple[str, ...]:
         """The CHECKS section of a verifier's evidence packet."""
-        return _packet(self)
+        return verdicttext.packet(self.verdicts, self.reused, self.fingerprint)
 
     def failing_then(self) -> tuple[str, ...]:
         """Each check failing as at the baseline, named with its failing tests, for the tier rule that
         keeps such a claim off LIGHT (`tiergate.tier.policy`)."""
-        return tuple(_failing_then(v) for v in self.pre_existing)
+        return tuple(verdicttext.failing_then(v) for v in self.pre_existing)
 
     def lead_lines(self) -> tuple[str, ...]:
         """What leads a verifier's packet: the checks that still fail as when the loop began (none: ())."""
-        return _lead(self)
+        return verdicttext.lead(self.verdicts)
 
     def tests_lines(self, base_tests: Mapping[str, TestRun] | None = None) -> tuple[str, ...]:
         """The TESTS section of a verifier's packet: per test check, its counts at the base and at the
         claim and the tests lost since; with `base_tests` (by check key: the base's test files run
         against the claimed code), that run's counts and failures too."""
-        return _tests_section(self, base_tests or {})
+        return verdicttext.tests_section(self.verdicts, base_tests or {})
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -477,353 +413,6 @@ _WHERE_TEXT = {
     "workspace": "baseline run in the workspace",
     "worktree": "baseline run in a worktree of the base",
 }
-
-
-# Texts -----------------------------------------------------------------------------------------------------
-
-
-def _title(v: CheckVerdict) -> str:
-    r = v.result
-    stage = "syntax/compile failure" if v.compile_stage else f"{r.kind} failure"
-    return f"{_label(r)} [{stage}] {_command(r)}: {quote_inline(r.reason)} after {r.duration:.1f} s"
-
-
-def _label(r: CheckResult) -> str:
-    """A check's name as a text shows it: the project's configuration names it, and the agent can
-    write that, so it is quoted like the rest."""
-    return quote_inline(r.name)
-
-
-def _command(r: CheckResult) -> str:
-    return f"`{quote_inline(r.command)}`"
-
-
-def _names(names: Sequence[str]) -> str:
-    shown = ", ".join(quote_inline(name) for name in names[:NAMES_SHOWN])
-    return shown + (f" (+{len(names) - NAMES_SHOWN} more)" if len(names) > NAMES_SHOWN else "")
-
-
-def _failure_block(v: CheckVerdict) -> list[str]:
-    if v.edited_to_pass:
-        return _edited_block(v)
-    if v.lost_failing or (v.result.status == "passed" and v.standing == "new"):
-        return _lost_block(v)
-    if v.result.could_not_run:
-        what = "NO EVIDENCE" if v.result.status == "no_tests" else "COULD NOT RUN"
-        lines = [f"{what}: {_label(v.result)} {_command(v.result)}: {quote_inline(v.result.reason)}"]
-        return lines + _lost_lines(v.lost)
-    lines = [f"FAILED: {_title(v)}"]
-    if v.new_tests:
-        lines.append(f"  new failing tests: {_names(v.new_tests)}")
-    lines += _reshaped_lines(v.reshaped)
-    older = [name for name in v.summary.failed_tests if name not in v.new_tests] if v.new_tests else []
-    if older:
-        lines.append(f"  failing at the baseline too: {_names(older)}")
-    if v.reason not in (NO_BASELINE, UNFINISHED):
-        lines.append(f"  ({v.reason})")
-    # The output is the agent's to shape: each line after the marker, escaped, no fence.
-    if not older:
-        return lines + [BLOCK_MARKER + quote_inline(line) for line in v.summary.lines]
-    # Old failures too: the new ones' output first, then the rest, so that none is buried or cut.
-    focused = focus(v.result.output, v.new_tests)
-    lines.append(f"  output of the new {'failure' if len(v.new_tests) == 1 else 'failures'}:")
-    lines += [BLOCK_MARKER + quote_inline(line) for line in focused.first]
-    if focused.rest:
-        lines.append("  the rest of the output (failures the baseline had too, totals):")
-        lines += [BLOCK_MARKER + quote_inline(line) for line in focused.rest]
-    return lines
-
-
-def _lost_block(v: CheckVerdict) -> list[str]:
-    """A check refuted by its tests rather than its exit status: lost tests, or a report gone missing."""
-    lines = [f"TESTS LOST: {_label(v.result)} {_command(v.result)}: {quote_inline(v.reason)}"]
-    lines += _lost_lines(v.lost)
-    return lines + [BLOCK_MARKER + quote_inline(line) for line in v.summary.lines]
-
-
-def _edited_block(v: CheckVerdict) -> list[str]:
-    """A check refuted by its run with the base's tests: each test the change made pass by editing it."""
-    lines = [f"TESTS EDITED TO PASS: {_label(v.result)} {_command(v.result)}: {quote_inline(v.reason)}"]
-    lines += _base_test_lines(v.edited_to_pass)
-    lines += _lost_lines(v.lost)
-    return lines + [BLOCK_MARKER + quote_inline(line) for line in v.summary.lines]
-
-
-def _base_test_lines(found: Sequence[BaseTestFailure]) -> list[str]:
-    lines = [f"  - {quote_inline(f.text())}" for f in found[:LOST_SHOWN]]
-    if len(found) > LOST_SHOWN:
-        lines.append(f"  (+{len(found) - LOST_SHOWN} more)")
-    return lines
-
-
-def _with_base_lines(v: CheckVerdict) -> list[str]:
-    """Each test of the base that fails on this code with its own tests and does not refute, with its
-    failure, in the packet (the run's counts are in its TESTS section)."""
-    passing = [f for f in v.base_tests if not f.refutes]
-    if not passing:
-        return []
-    lines = [
-        "  FAILS WITH THE TESTS AS THEY WERE when the loop began (test files and test infrastructure put "
-        "back, on this code, in a scratch copy; the change edited these tests: decide from the task whether "
-        "it asked for this behaviour change, or whether the edit hides a regression):"
-    ]
-    return lines + _base_test_lines(passing)
-
-
-def _lost_lines(lost: Sequence[LostTest]) -> list[str]:
-    lines = [f"  - {quote_inline(t.text())}" for t in lost[:LOST_SHOWN]]
-    if len(lost) > LOST_SHOWN:
-        lines.append(f"  (+{len(lost) - LOST_SHOWN} more lost tests)")
-    return lines
-
-
-def _reshaped_lines(reshaped: Sequence[Reshaped]) -> list[str]:
-    """Each new failure with its failure now and what it was at the baseline (bounded)."""
-    lines = [f"  - {clip(r.text(), RESHAPED_CHARS, '...')}" for r in reshaped[:RESHAPED_SHOWN]]
-    if len(reshaped) > RESHAPED_SHOWN:
-        lines.append(f"  - (+{len(reshaped) - RESHAPED_SHOWN} more)")
-    return lines
-
-
-def _report(result: GateResult, limit: int, against: Against | None = None) -> str:
-    new = sorted(result.new_failures, key=lambda v: not v.compile_stage)
-    head = [_headline(result) if against is None else _person_headline(result, against)]
-    if result.reused:
-        head.append("(These results were produced earlier for this very workspace and reused.)")
-    old_label = "Pre-existing, not held against this claim" if against is None else "Pre-existing"
-    tail = [
-        f"{old_label}: {_label(v.result)} ({quote_inline(v.result.reason)}; {v.reason})"
-        for v in result.pre_existing
-    ]
-    skipped = [_label(v.result) for v in result.verdicts if v.standing == "skipped"]
-    if skipped:
-        tail.append(f"Not run, because the compile stage failed first: {', '.join(skipped)}")
-    passed = [
-        f"{_label(v.result)} ({v.result.duration:.1f} s)" for v in result.verdicts if v.standing == "passed"
-    ]
-    if passed:
-        tail.append(f"Passed: {', '.join(passed)}")
-    if any(v.result.could_not_run for v in new):
-        tail.append(
-            "A check that cannot run must be made to run (install its program, or fix its command in the "
-            "[checks] table); `tiergate doctor` names what is missing."
-        )
-    if result.refuted and against is None:
-        tail.append("Fix the new failures, then claim again. `tiergate checks` runs the same checks.")
-    elif result.refuted:
-        tail.append("A completion claim on this workspace would be refuted: fix the new failures first.")
-    fixed = "\n".join(head + tail)
-    room = max(_MIN_BLOCK, (limit - len(fixed) - 2 * (len(new) + 1)) // max(1, len(new)))
-    blocks = [_fit_lines(_failure_block(v), room) for v in new]
-    return fit("\n".join(head + blocks + tail), limit)
-
-
-def _headline(result: GateResult) -> str:
-    total = len(result.verdicts)
-    if total == 0:
-        return "tiergate ran no checks: none are configured and none were detected."
-    old = len(result.pre_existing)
-    if result.refuted:
-        return _refuted_headline(result, total, old)
-    if old:
-        verb = "fails" if old == 1 else "fail"
-        return (
-            f"tiergate's checks do not refute the claim: {plural(old, 'check')} of {total} {verb}, "
-            "as when the loop began."
-        )
-    return f"tiergate's checks pass ({plural(total, 'check')})."
-
-
-def _refuted_headline(result: GateResult, total: int, old: int) -> str:
-    new = len(result.new_failures)
-    compile_new = sum(v.compile_stage for v in result.new_failures)
-    kind = "syntax/compile failures" if compile_new == new else "failures"
-    also = f"; {plural(old, 'other check')} already failed then" if old else ""
-    strict = all(v.reason == NEVER_EXCUSED for v in result.new_failures)
-    since = "; ".join(dict.fromkeys(_since(v) for v in result.new_failures))
-    if strict:
-        since = "acceptance or regression checks that must pass"
-    counted = f"{plural(new, 'check')} of {total}"
-    tests = _tests_headline(result.new_failures)
-    if tests:
-        return f"tiergate's checks refute the claim: in {counted}, {tests}{also}."
-    unrunnable = [_label(v.result) for v in result.new_failures if v.result.could_not_run]
-    if len(unrunnable) == new:
-        return f"tiergate's checks refute the claim: {counted} could not run, so no evidence{also}."
-    could_not = f" ({', '.join(unrunnable)} could not run)" if unrunnable else ""
-    return f"tiergate's checks refute the claim: new {kind} in {counted}, {since}{could_not}{also}."
-
-
-def _since(v: CheckVerdict) -> str:
-    """How a new failure stands against when the loop began, truthfully for a check that failed then too."""
-    if v.reason == NEVER_EXCUSED:
-        return "an acceptance or regression check that must pass"
-    if v.failed_then is None:
-        return "with nothing from when the loop began to compare with"
-    if not v.failed_then:
-        return "not failing when the loop began"
-    if any(r.was is not None for r in v.reshaped):
-        return "failing otherwise than when the loop began (the check failed then too)"
-    if v.reshaped and v.reshaped[0].test:
-        return "with failing tests that did not fail when the loop began (the check failed then too)"
-    return "failing differently than when the loop began (the check failed then too)"
-
-
-def _tests_headline(new: Sequence[CheckVerdict]) -> str:
-    """What the new failures are, when all are of one kind that their exit status does not tell: lost
-    tests, failing tests behind an exit 0, or no test run at all ("" otherwise)."""
-    if all(v.edited_to_pass and not v.lost_failing for v in new):
-        return (
-            "tests the loop began with fail on this code as they were written then, and pass only as the "
-            "change edited them"
-        )
-    if all(v.lost_failing or v.result.status == "passed" for v in new):
-        return (
-            "tests the loop began with are lost or not reported (deleted, skipped or filtered out, not fixed)"
-        )
-    if all(v.result.status == "failed" and v.result.exit_code == 0 for v in new):
-        return "tests fail while the check exits 0"
-    if all(v.result.status == "no_tests" for v in new):
-        return "not one test ran, so no evidence"
-    return ""
-
-
-def _person_headline(result: GateResult, against: Against) -> str:
-    """`_headline` for a person at `tiergate checks`: what the checks were compared with, and plainly
-    when not one of them passes."""
-    total = len(result.verdicts)
-    new, old = len(result.new_failures), len(result.pre_existing)
-    if total == 0 or (new == 0 and old == 0):
-        return _headline(result)
-    where = against.name or "nothing"
-    compared = f"compared with {where}" + (f" ({against.why_nothing})" if not against.name else "")
-    failing = new + old
-    verb = "fails" if failing == 1 else "fail"
-    fails = f"tiergate's checks: {failing} of {total} {verb}"
-    if failing == total:
-        fails = f"Every check fails ({total} of {total})"
-    if not new:
-        closing = ", but no check passes" if failing == total else ""
-        return f"{fails}, as at {where}: nothing new, so a claim would not be refuted{closing}."
-    checks = "all of them" if new == total else plural(new, "check")
-    if all(v.result.could_not_run for v in result.new_failures):
-        what = f"{checks} could not run, so no evidence"
-    else:
-        what = f"new failures in {checks}"
-    also = f"; {plural(old, 'other check')} failed there too" if old else ""
-    return f"{fails}: {what}, {compared}{also}."
-
-
-def _fit_lines(lines: list[str], room: int) -> str:
-    """Whole lines while they fit in `room` characters, then a note of how many were left out."""
-    kept: list[str] = []
-    used = 0
-    for index, line in enumerate(lines):
-        if used + len(line) + 1 > room and kept:
-            kept.append(f"  [... {len(lines) - index} more lines]")
-            break
-        kept.append(line[: max(0, room - 20)] if not kept and len(line) > room else line)
-        used += len(line) + 1
-    return "\n".join(kept)
-
-
-def _packet(result: GateResult) -> tuple[str, ...]:
-    if not result.verdicts:
-        return (
-            "CHECKS: none; the project configures no [checks] and tiergate detected none. Run what the "
-            "evidence below needs yourself.",
-        )
-    fresh = "reused from an earlier run on this same workspace" if result.reused else "run just now"
-    short = (result.fingerprint or "none")[:12]
-    lines = [f"CHECKS tiergate ran on this exact workspace (fingerprint {short}, {fresh}):"]
-    for v in result.verdicts:
-        r = v.result
-        check = f"{_label(r)} ({_command(r)}, {r.kind})"
-        if v.standing == "passed":
-            lines.append(f"- {check}: passed in {r.duration:.1f} s")
-        elif v.standing == "pre-existing":
-            names = f"; failing tests: {_names(v.summary.failed_tests)}" if v.summary.failed_tests else ""
-            lines.append(f"- {check}: {quote_inline(r.reason)}, pre-existing: {v.reason}{names}")
-        elif v.standing == "skipped":
-            lines.append(f"- {check}: not run: {quote_inline(r.reason)}")
-        else:
-            lines.append(f"- {check}: FAILING, new: {quote_inline(r.reason)}; {v.reason}")
-        lines += _with_base_lines(v)
-    lines.append(
-        "These results are evidence about this workspace only. They do not show that the task is done: "
-        "check the task's own criteria yourself."
-    )
-    return tuple(lines)
-
-
-def _failing_then(v: CheckVerdict) -> str:
-    names = v.summary.failed_tests
-    tests = f"failing tests: {_names(names)}" if names else "its output names no failing test"
-    return f"check {_label(v.result)} ({tests})"
-
-
-def _lead(result: GateResult) -> tuple[str, ...]:
-    if not result.pre_existing:
-        return ()
-    lines = [
-        "STILL FAILING AS WHEN THE LOOP BEGAN (read this first): this claim is not green. These checks "
-        "fail the same way they did at the loop's base; the task may be to fix exactly them, and then it "
-        "is not done:"
-    ]
-    for v in result.pre_existing:
-        r = v.result
-        lines.append(f"- {_label(r)} ({_command(r)}): {quote_inline(r.reason)}; {_failing_then(v)}")
-    return tuple(lines)
-
-
-def _tests_section(result: GateResult, base_tests: Mapping[str, TestRun]) -> tuple[str, ...]:
-    tested = [v for v in result.verdicts if v.result.tests is not None or v.then is not None or v.lost]
-    if not tested:
-        return ()
-    lines = [
-        "TESTS, per test check: counts at the loop's base and at this claim (the agent can edit tests, so "
-        "the base's tests are the contract and a lost test is never a pass on its word; check that the task "
-        "asked for each change):"
-    ]
-    for v in tested:
-        lines += _tests_lines(v, base_tests.get(v.result.key))
-    return tuple(lines)
-
-
-def _tests_lines(v: CheckVerdict, base_tests: TestRun | None) -> list[str]:
-    """One test check's story: its counts then and now, its lost tests, and, when it ran, the base's
-    test files against the claimed code (`base_tests`)."""
-    now, then = v.result.tests, v.then
-    unrecorded = f"no test record ({quote_inline(v.result.reason)})"
-    lines = [
-        f"- {_label(v.result)}:",
-        "  at the base: " + (_counts(then) if then is not None else "not recorded (no run at the base)"),
-        "  at the claim: " + (_counts(now, then) if now is not None else unrecorded),
-    ]
-    if v.lost:
-        lines.append("  LOST since the loop began (ran then, not now):")
-        lines += _lost_lines(v.lost)
-    if base_tests is not None:
-        lines.append("  the base's test files run against the claimed code: " + _counts(base_tests))
-        failing = base_tests.named(FAILING)
-        if failing:
-            lines.append(f"    failing there: {_names(failing)}")
-    return lines
-
-
-def _counts(run: TestRun, then: TestRun | None = None) -> str:
-    """'passed 3, failed 1, skipped 0, xfailed 0, not run 1 (from its pytest report)': the same five
-    counts every time, so that the base and the claim read side by side. Not run: deselected, and with
-    `then`, the tests that ran then and are not in this run at all."""
-    passed = run.total("passed") + run.total("xpassed")
-    failed = run.total("failed") + run.total("error")
-    missing = 0
-    if then is not None and then.complete and run.complete and then.naming == run.naming:
-        missing = len(set(then.named(RAN)) - set(run.by_test))
-    return (
-        f"passed {passed}, failed {failed}, skipped {run.total('skipped')}, xfailed {run.total('xfailed')}, "
-        f"not run {run.total('deselected') + missing} (from its {run.source})"
-    )
 
 
 def _verdict_dict(v: CheckVerdict) -> dict[str, Any]:

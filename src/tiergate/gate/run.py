@@ -47,7 +47,8 @@ from tiergate.gate.checks import BEHAVIOUR_STAGE, COMPILE_STAGE, Check, CheckRes
 from tiergate.gate.coverage.measuring import Measurement
 from tiergate.gate.pertest.testfiles import tests_among
 from tiergate.gate.processes import DEFAULT_TIMEOUT, Progress, skipped
-from tiergate.gate.ruling import BaselineEntry, GateResult, judge, new_compile_failures
+from tiergate.gate.ruling import GateResult, judge, new_compile_failures
+from tiergate.gate.standing import BaselineEntry
 from tiergate.gate.testreports import run_reported
 from tiergate.project import Project, git_top_level
 from tiergate.tier.coverage.lines import GateCoverage

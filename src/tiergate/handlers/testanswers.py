@@ -23,7 +23,7 @@ from tiergate.tier.content.testfiles import is_test
 if TYPE_CHECKING:
     from tiergate.config.settings import Config
     from tiergate.gate.checks import Check
-    from tiergate.gate.ruling import BaselineEntry
+    from tiergate.gate.standing import BaselineEntry
     from tiergate.project import Project
     from tiergate.tier.change import ChangeMeasurement
     from tiergate.tier.content import ContentHit, FileLines
