@@ -41,7 +41,7 @@ def next_step(env: Mapping[str, str]) -> str:
     """The demo's closing line: a slash command only for someone who has Claude Code and the plugin."""
     import shutil
 
-    from tiergate.commands.claudesettings import GET_CLAUDE, claude_config_dir, installed_plugins
+    from tiergate.claudecode.settings import GET_CLAUDE, claude_config_dir, installed_plugins
     from tiergate.demo.story import NEXT_STEP
 
     claude = env.get("CLAUDE_BIN") or "claude"

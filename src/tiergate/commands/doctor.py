@@ -10,9 +10,9 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any, Literal
 
-from tiergate.commands.claudesettings import GET_CLAUDE, claude_config_dir, installed_plugins
-from tiergate.commands.claudesettings import enabled as _enabled
-from tiergate.commands.claudesettings import read_json as _read_json
+from tiergate.claudecode.settings import GET_CLAUDE, claude_config_dir, installed_plugins
+from tiergate.claudecode.settings import enabled as _enabled
+from tiergate.claudecode.settings import read_json as _read_json
 from tiergate.frozen import frozen
 
 if TYPE_CHECKING:
@@ -450,16 +450,16 @@ def _check_facts(name: str, command: str, source: str, **facts: object) -> dict[
 def neighbour_findings(project: Project, env: Mapping[str, str]) -> list[Finding]:
     """The user's other loop plugins installed (none: no finding), their loops running here, and what
     tiergate verifies of them; OMC's limits are a warning, since they are what tiergate cannot check."""
-    from tiergate.commands import neighbours
+    from tiergate.claudecode import loopplugins
 
-    found = neighbours.installed(claude_config_dir(env), project.root)
-    running = neighbours.running(project)
+    found = loopplugins.installed(claude_config_dir(env), project.root)
+    running = loopplugins.running(project)
     if not found and not running:
         return []
-    settings = neighbours.interop(project) or {}
+    settings = loopplugins.interop(project) or {}
     findings = []
     for plugin in found:
-        name, key = neighbours.PLUGINS[plugin["plugin"]]
+        name, key = loopplugins.PLUGINS[plugin["plugin"]]
         mode = settings.get(key, "verify")
         enabled = "enabled" if plugin["enabled"] else "disabled"
         detail = f"{plugin['id']} {plugin['version']}, {enabled}; [interop] {key} = {mode}"
@@ -467,7 +467,7 @@ def neighbour_findings(project: Project, env: Mapping[str, str]) -> list[Finding
             findings.append(Finding("ok", name, f"{detail}: its loops are left alone, unverified"))
         elif name == "oh-my-claudecode":
             findings.append(
-                Finding("warn", name, f"{detail}; not verified reliably: {neighbours.OMC_LIMITS}")
+                Finding("warn", name, f"{detail}; not verified reliably: {loopplugins.OMC_LIMITS}")
             )
         else:
             findings.append(Finding("ok", name, f"{detail}: its completion promise is verified"))

@@ -56,9 +56,9 @@ def run(args: argparse.Namespace) -> int:
         # The file's own problem already says to run `tiergate cancel`.
         who = "pending (next session)" if problem.session_id is None else f"session {problem.session_id}"
         print(f"{who}  damaged: {problem.problem}")
-    from tiergate.commands import neighbours
+    from tiergate.claudecode import loopplugins
 
-    for neighbour in neighbours.lines(project, os.environ):
+    for neighbour in loopplugins.lines(project, os.environ):
         print(f"other loops: {neighbour}")
     return 0
 

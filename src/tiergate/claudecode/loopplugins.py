@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 # Plugin name in Claude Code -> what tiergate calls it and the [interop] key that governs it.
 PLUGINS = {"ralph-loop": ("ralph-loop", "ralph_loop"), "oh-my-claudecode": ("oh-my-claudecode", "omc")}
 
-# What tiergate cannot verify reliably of OMC (docs/neighbours.md, "What tiergate cannot reliably observe").
+# What tiergate cannot verify reliably of OMC (docs/interop.md, "What tiergate cannot reliably observe").
 OMC_LIMITS = (
     "OMC has no promise: its completion is the model clearing the mode's state (state_clear, state_write "
     "active false / phase complete, or a Bash rm leaving a cancel signal), seen only in the turn's "
@@ -30,7 +30,7 @@ OMC_LIMITS = (
 
 def installed(config_dir: Path, project_root: Path) -> list[dict[str, Any]]:
     """The loop plugins Claude Code has installed, with their id, version and whether they are enabled."""
-    from tiergate.commands.claudesettings import enabled, installed_plugins
+    from tiergate.claudecode.settings import enabled, installed_plugins
 
     plugins = installed_plugins(config_dir)
     found = []
@@ -103,7 +103,7 @@ def interop(project: Project) -> dict[str, str] | None:
 
 def lines(project: Project, env: Mapping[str, str]) -> list[str]:
     """What `tiergate status` prints of the neighbours: installed plugins, running loops, settings."""
-    from tiergate.commands.claudesettings import claude_config_dir
+    from tiergate.claudecode.settings import claude_config_dir
 
     out = []
     settings = interop(project) or {}
