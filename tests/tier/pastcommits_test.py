@@ -8,20 +8,15 @@ from pathlib import Path
 
 import pytest
 from testing.gitrepo import commit_all, git, init_repo, write
+from testing.pastcommits import lines, replayed
 
-from tiergate.config.settings import load_config
 from tiergate.errors import UserError
 from tiergate.git import formats
 from tiergate.tier import pastcommits
 from tiergate.tier.assess import Assessment, assess_change
 from tiergate.tier.policy import Tier
-from tiergate.tier.replay import Engine, Replayed, summarise
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
-
-
-def lines(n: int, tag: str = "line") -> str:
-    return "".join(f"{tag} {i}\n" for i in range(n))
 
 
 def head(repo: Path) -> str:
@@ -82,13 +77,6 @@ def build_shapes(repo: Path) -> dict[str, str]:
 def shapes(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
     repo = tmp_path_factory.mktemp("shapes") / "repo"
     return repo, build_shapes(repo)
-
-
-def replayed(repo: Path, rev_range: str | None = None, first_parent: bool = False) -> dict[str, Replayed]:
-    config = load_config(repo)
-    engine = Engine(config)
-    selection = pastcommits.select(repo, rev_range, first_parent=first_parent)
-    return {c.id: engine.replay(c) for c in pastcommits.replay(repo, selection, config.exclusions)}
 
 
 def claimed(repo: Path, commit: str, base: str, tmp_path: Path) -> Assessment:
@@ -175,28 +163,6 @@ def test_first_parent_counts_a_merge_as_its_change_against_the_first_parent(
     claim = claimed(repo, ids["merge"], ids["empty"], tmp_path)
     assert merge.commit.change.files == claim.change.files
     assert merge.decision.tier == claim.decision.tier
-
-
-def test_the_summary_adds_up(tmp_path: Path) -> None:
-    repo = init_repo(tmp_path / "repo", {"README.md": "hi\n"})  # root: docs only, vacuously covered: LIGHT
-    write(repo, {"a/package.json": "{}\n"})
-    commit_all(repo, "manifest a")  # THOROUGH
-    write(repo, {"b/package.json": "{}\n", "src/x.py": "x = 1\n"})
-    commit_all(repo, "manifest b")  # THOROUGH, the same rule
-    write(repo, {"src/x.py": "x = 2\n"})
-    commit_all(repo, "small code edit")  # STANDARD; LIGHT had the gate measured full coverage
-    write(repo, {"src/big.py": lines(150)})
-    commit_all(repo, "big")  # STANDARD, and not LIGHT even fully covered
-    config = load_config(repo)
-    rows = list(replayed(repo).values())
-    summary = summarise(rows, config)
-    assert summary.commits == 5
-    assert summary.tiers == {Tier.LIGHT: 1, Tier.STANDARD: 2, Tier.THOROUGH: 2}
-    assert summary.cost == 1 + 5 + 5 + 20 + 20
-    assert summary.always_thorough == 100
-    assert summary.thorough_reasons == (("architecture pattern '**/package.json'", 2),)
-    assert summary.light_if_full_coverage == 2
-    assert summary.raised_by_content == ()
 
 
 def test_the_default_range_is_the_last_200_of_head(tmp_path: Path) -> None:
