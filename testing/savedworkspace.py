@@ -1,6 +1,7 @@
 """What the tests of saving a workspace and putting it back share: a repository with every kind of file
-(`kinds_repo`, the `repo` fixture), every kind of change at once (`make_dirty`), and short forms of the
-calls under test on a project whose state folder is beside the repository."""
+(`kinds_repo`, the `repo` fixture), every kind of change at once (`make_dirty`), the work tree as bytes to
+compare (`files`; `tree`, with directories and modes), and short forms of the calls under test on a
+project whose state folder is beside the repository."""
 
 from __future__ import annotations
 
@@ -43,6 +44,24 @@ def files(root: Path) -> dict[str, bytes]:
             found[rel] = b"-> " + os.fsencode(path.readlink())
         elif path.is_file():
             found[rel] = path.read_bytes()
+    return found
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    """Every file and directory under `root` but .git and .tiergate: bytes, link target, or a directory
+    marker."""
+    found: dict[str, bytes] = {}
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        if rel.split("/")[0] in (".git", ".tiergate"):  # git's, and tiergate's state when it is here
+            continue
+        if path.is_symlink():
+            found[rel] = b"-> " + os.fsencode(path.readlink())
+        elif path.is_dir():
+            found[rel] = b"<dir>"
+        else:
+            mode = b"x " if os.access(path, os.X_OK) else b""
+            found[rel] = mode + path.read_bytes()
     return found
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from testing.gitrepo import commit_all, git, init_repo, write
+from testing.savedworkspace import at_head, tree
 
 from tiergate.errors import UserError
 from tiergate.project import Project
@@ -28,10 +29,6 @@ def project(root: Path) -> Project:
     return Project(root, root.parent / "state")
 
 
-def at_head(root: Path) -> Workspace:
-    return snapshots.workspace_at(root, "HEAD")
-
-
 def roll_back(root: Path, to: Workspace | None = None) -> backups.Backup:
     backup = putback.rollback(project(root), to or at_head(root), "a test")
     assert backup is not None
@@ -40,24 +37,6 @@ def roll_back(root: Path, to: Workspace | None = None) -> backups.Backup:
 
 def restore(root: Path, backup: backups.Backup) -> None:
     putback.restore(project(root), backup)
-
-
-def tree(root: Path) -> dict[str, bytes]:
-    """Every file and directory under `root` but .git and .tiergate: bytes, link target, or a directory
-    marker."""
-    found: dict[str, bytes] = {}
-    for path in sorted(root.rglob("*")):
-        rel = path.relative_to(root).as_posix()
-        if rel.split("/")[0] in (".git", ".tiergate"):  # git's, and tiergate's state when it is here
-            continue
-        if path.is_symlink():
-            found[rel] = b"-> " + os.fsencode(path.readlink())
-        elif path.is_dir():
-            found[rel] = b"<dir>"
-        else:
-            mode = b"x " if os.access(path, os.X_OK) else b""
-            found[rel] = mode + path.read_bytes()
-    return found
 
 
 def test_an_untracked_secret_in_a_backup_is_not_published_by_a_mirror_push(tmp_path: Path) -> None:

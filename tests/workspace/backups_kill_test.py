@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 from testing.gitrepo import GIT_ENV, git, init_repo, write
+from testing.savedworkspace import tree
 
-from tests.workspace.backups_attacks_test import tree
 from tiergate.project import Project
 from tiergate.workspace import backups, ondisk, putback, snapshots
 

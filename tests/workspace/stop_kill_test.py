@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from testing.gitrepo import commit_all, git, write
 from testing.hooksession import HookSession
+from testing.savedworkspace import tree
 from testing.statefolder import state_dir
 
 from tests.handlers.effects_test import CLAIM, Loop
-from tests.workspace.backups_attacks_test import tree
 from tests.workspace.backups_kill_test import (  # isolated_git: autouse, the same git identity and config
     ROLLED_BACK,
     assert_restorable,
