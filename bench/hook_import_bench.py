@@ -1,13 +1,13 @@
-"""What a hook pays to import tiergate, with its records made by `tiergate.frozen` and by the standard
-`dataclasses.dataclass(frozen=True)`, in the same run.
+"""What a hook pays to import tiergate: its records made by `tiergate.frozen` or by the standard
+`dataclasses.dataclass(frozen=True)`, and each lean twin (read by hand) against its library path.
 
     .venv/bin/python -m bench.hook_import_bench [--runs N]
 
 Each run is a fresh interpreter (this checkout's venv) that imports what a claim's Stop imports (the
-handler, the gate, the tier rules), the same list for both, with `tiergate.frozen.frozen` swapped for the
-standard decorator in the second case before anything else is imported. A bare `python -c pass` is the
-floor. Runs are interleaved, so that machine noise hits each case alike; figures are CPU time (user +
-system) of the child, medians.
+handler, the gate, the tier rules), or what every hook imports (the entry), and then the library a twin
+stands in for: the hook inputs' and the configuration's pydantic schemas, structlog for the decision log,
+the batch lines' schema. A bare `python -c pass` is the floor. Runs are interleaved, so that machine noise
+hits each case alike; figures are CPU time (user + system) of the child, medians.
 """
 
 from __future__ import annotations
@@ -28,11 +28,26 @@ MODULES = (
 )
 IMPORTS = "; ".join(f"import {module}" for module in MODULES)
 STDLIB = "import dataclasses, tiergate.frozen; tiergate.frozen.frozen = dataclasses.dataclass(frozen=True)"
+ENTRY = "import tiergate.hook.entry"
+# What the library path of each twin adds to a hook's imports (the lean path adds nothing).
+LIBRARIES = {
+    "hook inputs: pydantic schema": "import tiergate.hook.inputschema",
+    "configuration: pydantic schema": "import tiergate.config.schema",
+    "decision log: structlog": "import structlog",
+    "batch lines: pydantic schema": "import tiergate.tier.batchschema",
+}
 CASES = {
     "bare interpreter": "pass",
     "tiergate.frozen records": IMPORTS,
     "dataclasses records": f"{STDLIB}; {IMPORTS}",
+    "every hook (the entry)": ENTRY,
+    **{f"every hook + {name}": f"{ENTRY}; {code}" for name, code in LIBRARIES.items()},
+    **{f"claim's Stop + {name}": f"{IMPORTS}; {code}" for name, code in LIBRARIES.items()},
 }
+# Whether a path imports a library on its own (then its twin saves nothing) or the batch reader at all.
+ON_THE_PATH = (
+    "import sys; print(*(m for m in ('pydantic', 'structlog', 'tiergate.tier.batch') if m in sys.modules))"
+)
 
 
 def cpu_of(code: str) -> float:
@@ -53,10 +68,26 @@ def main() -> int:
     medians = {name: statistics.median(values) for name, values in times.items()}
     floor = medians["bare interpreter"]
     for name, median in medians.items():
-        print(f"{name:26} {median * 1000:6.1f} ms CPU  ({median - floor:.3f} s over the bare interpreter)")
+        print(f"{name:52} {median * 1000:6.1f} ms CPU  ({median - floor:.3f} s over the bare interpreter)")
     ours, theirs = (medians[n] - floor for n in ("tiergate.frozen records", "dataclasses records"))
     print(f"imports with tiergate.frozen cost {ours / theirs:.2f} of those with dataclasses ({runs} runs)")
+    _twins(medians)
     return 0
+
+
+def _twins(medians: dict[str, float]) -> None:
+    """What each library path adds over its lean twin, on each hook path (medians, milliseconds)."""
+    for path, base_code, base in (
+        ("every hook", ENTRY, "every hook (the entry)"),
+        ("claim's Stop", IMPORTS, "tiergate.frozen records"),
+    ):
+        found = subprocess.run(
+            [sys.executable, "-c", f"{base_code}; {ON_THE_PATH}"], check=True, capture_output=True, text=True
+        )
+        print(f"{path}: already imports {found.stdout.split() or 'none of pydantic, structlog, tier.batch'}")
+        for name in LIBRARIES:
+            added = medians[f"{path} + {name}"] - medians[base]
+            print(f"  {name:32} library path adds {added * 1000:6.1f} ms CPU over the lean one")
 
 
 if __name__ == "__main__":
