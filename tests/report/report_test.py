@@ -23,7 +23,7 @@ from tests.report import night as tonight
 from tests.report.dom import Dom, parse
 from tiergate import seal
 from tiergate.log import read_records
-from tiergate.report import model, render
+from tiergate.report import loops, render
 
 # The night is logged once for the module (`logged`).
 pytestmark = pytest.mark.long
@@ -221,7 +221,7 @@ def test_a_long_night_is_bounded_and_the_page_says_so(logged: Logged) -> None:
         for n in range(50)
         for record in logged.records
     ]
-    report = model.build(records, max_loops=20)
+    report = loops.build(records, max_loops=20)
 
     assert (len(report.loops), report.total_loops, report.omitted_loops) == (20, 100, 80)
     assert report.loops[-1].session_id == f"0049-{tonight.SECOND}"  # the newest ones
@@ -230,7 +230,7 @@ def test_a_long_night_is_bounded_and_the_page_says_so(logged: Logged) -> None:
         "showing the last 20 loops of 100 (80 older left off: tiergate report --loops N shows more)" in text
     )
     # A loop of many steps: the older ones fold away, the newest are shown.
-    [first] = [loop for loop in model.build(logged.records).loops if loop.session_id == tonight.FIRST]
+    [first] = [loop for loop in loops.build(logged.records).loops if loop.session_id == tonight.FIRST]
     long = replace(first, steps=first.steps * 10)
     folded = render.page(
         replace(report, loops=(long,), total_loops=1), project="p", generated="2026-12-01T08:00:00Z"

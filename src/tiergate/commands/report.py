@@ -2,7 +2,7 @@
 
 The page is made from the decision log alone (`tiergate.log`, each record's seal checked as `tiergate
 history` does: records that fail it are left out, and the page says how many), by the pure
-`tiergate.report` (model, then render). It is self-contained: inline CSS and SVG, no script, and nothing
+`tiergate.report` (loops, then render). It is self-contained: inline CSS and SVG, no script, and nothing
 it would fetch. Written to `<state dir>/report.html` unless `--output` names a file; `--open` shows it
 in the user's browser.
 """
@@ -82,10 +82,10 @@ def write(project: Project, target: Path, *, max_loops: int = DEFAULT_LOOPS) -> 
     from tiergate.errors import UserError
     from tiergate.log import read_log, utc_timestamp
     from tiergate.project import write_atomic
-    from tiergate.report import model, render
+    from tiergate.report import loops, render
 
     records = read_log(project)
-    built = model.build(records, max_loops=max_loops)
+    built = loops.build(records, max_loops=max_loops)
     # The reader counts what it left out while it is iterated: read once above, its counts are final now.
     report = replace(built, damaged=records.damaged, foreign=records.foreign)
     text = render.page(report, project=project.root.name or str(project.root), generated=utc_timestamp())

@@ -1,5 +1,5 @@
 """The report's HTML: one self-contained page (inline CSS and SVG; no script, font, image or link that
-would make a request), from the page model (pure: a `Report` in, text out).
+would make a request), from the loops read from the log (pure: a `Report` in, text out).
 
 Every string from the log goes through `_e` (html.escape, quotes included) wherever it lands: element
 text, an attribute, SVG text. The agent wrote much of it (task, check names, paths, reasons, output).
@@ -14,7 +14,7 @@ from __future__ import annotations
 import html
 from datetime import datetime
 
-from tiergate.report.model import Check, Gate, Loop, Report, Step, Verifier
+from tiergate.report.loops import Check, Gate, Loop, Report, Step, Verifier
 from tiergate.report.style import CSS
 
 # Bounds that keep a night's page small enough to open: the steps of a loop shown before older ones are

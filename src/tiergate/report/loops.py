@@ -1,4 +1,4 @@
-"""The report's page model, from the decision log's records (pure: records in, dataclasses out).
+"""The loops of the decision log as the report shows them (pure: records in, dataclasses out).
 
 A loop is the run of records of one session from a `start` (or an `adopt`) to the next one; records of a
 session before any start (a loop started before the log was kept, say) make a loop of their own. Each
@@ -6,7 +6,7 @@ record becomes one step of its loop's timeline; the verifications its snapshots 
 snapshots completing earlier ones, as `tiergate history` does.
 
 Every string here comes from the log, and much of it from the agent (the task, check names, paths,
-reasons, failure lines): the model keeps it as it is, and `render` escapes all of it.
+reasons, failure lines): it is kept here as it is, and `render` escapes all of it.
 """
 
 from __future__ import annotations
