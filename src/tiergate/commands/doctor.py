@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from pathlib import Path
 
-    from tiergate.gate.detection.declared import Declared
+    from tiergate.gate.detection.declared.declaration import Declared
     from tiergate.gate.detection.rules import DetectedCheck, Detection
     from tiergate.project import Project
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from tiergate.frozen import frozen
 from tiergate.gate.checks import Check, make_check
-from tiergate.gate.detection.declared import FILES_READ, WORKFLOWS
+from tiergate.gate.detection.declared.declaration import FILES_READ, WORKFLOWS
 from tiergate.gate.detection.program import program_of
 from tiergate.gate.detection.rules import Detection, ProjectFacts, detect, programs_named
 

@@ -36,7 +36,8 @@ from dataclasses import field, replace
 from typing import Any
 
 from tiergate.frozen import frozen
-from tiergate.gate.detection.declared import Declared, declared_commands, pytest_options
+from tiergate.gate.detection.declared.commands import declared_commands, pytest_options
+from tiergate.gate.detection.declared.declaration import Declared
 from tiergate.gate.detection.program import program_of
 from tiergate.gate.detection.testcommand import Runs, what_runs, without_own_coverage
 
@@ -52,7 +53,7 @@ class ProjectFacts:
     `pyproject.toml` (empty without one), `package_json`: the parsed `package.json` (empty without one),
     `programs`: which of the programs the rules name (`programs_named`) were found (None: not looked
     up, every check is offered), `texts`: the text of the files that declare test commands
-    (`tiergate.gate.detection.declared.FILES_READ` and the CI workflows), by path from the root,
+    (`declared.declaration.FILES_READ` and the CI workflows), by path from the root,
     `package_tests`: the `tests` or `test` folders of the root's packages (`pkg/tests`).
     """
 

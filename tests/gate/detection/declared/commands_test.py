@@ -5,7 +5,8 @@ from __future__ import annotations
 import tomllib
 from typing import Any
 
-from tiergate.gate.detection.declared import Declared, declared_commands, pytest_options
+from tiergate.gate.detection.declared.commands import declared_commands, pytest_options
+from tiergate.gate.detection.declared.declaration import Declared
 
 
 def read(files: dict[str, str]) -> list[Declared]:
