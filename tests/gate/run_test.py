@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from testing.gitrepo import commit_all, git, init_repo, write
+from testing.gitrepo import commit_all, git, init_repo, repo_fixture, write
 from testing.statefolder import state_dir
 
 from tiergate.config.settings import load_config
@@ -33,9 +33,7 @@ TESTS_OK = (
 )
 
 
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return init_repo(tmp_path / "repo", {"app.py": APP, "test_app.py": TESTS_OK})
+repo = repo_fixture({"app.py": APP, "test_app.py": TESTS_OK})
 
 
 def project(repo: Path) -> Project:
