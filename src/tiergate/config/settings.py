@@ -9,12 +9,13 @@ docs/configuration.md ("Every key", "How it is read").
 from __future__ import annotations
 
 import json
+import tomllib
 from dataclasses import asdict, field, fields, is_dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from tiergate import foreign
-from tiergate.config.file import read_table
+from tiergate.errors import UserError
 from tiergate.frozen import frozen
 from tiergate.tier import keywords
 from tiergate.tier.policy import Tier, TierPolicy
@@ -167,6 +168,37 @@ def load_config(root: Path) -> Config:
         return Config()
     source, table = found
     return validate_table(source, table)
+
+
+CONFIG_FILE = ".tiergate.toml"
+PYPROJECT = "pyproject.toml"
+
+
+def read_table(root: Path) -> tuple[str, dict[str, Any]] | None:
+    """The project's tiergate table and where it came from, or None when the project has none."""
+    dedicated = root / CONFIG_FILE
+    if dedicated.is_file():
+        return CONFIG_FILE, _parse(dedicated, CONFIG_FILE)
+    pyproject = root / PYPROJECT
+    if pyproject.is_file():
+        data = _parse(pyproject, PYPROJECT)
+        tool = data.get("tool", {})
+        section = tool.get("tiergate") if isinstance(tool, dict) else None
+        if section is None:
+            return None
+        if not isinstance(section, dict):
+            raise UserError(f"{PYPROJECT}: tool.tiergate: must be a table")
+        return f"{PYPROJECT} [tool.tiergate]", section
+    return None
+
+
+def _parse(path: Path, label: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(f"{label}: invalid TOML: {exc}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"{label}: cannot read: {exc}") from None
 
 
 def validate_table(source: str, table: Mapping[str, Any]) -> Config:

@@ -1,9 +1,8 @@
 """`tiergate tier --batch`: JSON Lines in, one decision per line out, in the same order; a line that is
 not valid answers `{"error": "..."}` on its own, so output line k always answers input line k.
 
-The schema is `tiergate.tier.batchschema` (pydantic). Throughput is a goal (200,000 paths/s) and
-importing pydantic alone costs 0.15 s, so exactly-typed lines, the common case, are taken by a hand check
-that accepts a subset of what the schema accepts; anything else goes to the schema. The line formats:
+Every line is read by its schema (`tiergate.tier.batchschema`). No hook reads batch lines, so no
+hand-read twin is kept for the schema's import (bench/hook_import_bench.py). The line formats:
 docs/judging.md, "Trying the rules".
 """
 
@@ -17,8 +16,9 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from tiergate.frozen import frozen
 from tiergate.tier.assess import facts_from_paths
+from tiergate.tier.batchschema import FilesLine, parse
 from tiergate.tier.keywords import LIGHT_KEYWORDS, THOROUGH_KEYWORDS, find_override
-from tiergate.tier.policy import COVERAGE_LEVELS, ChangeFacts, Coverage, TierPolicy, select_tier
+from tiergate.tier.policy import ChangeFacts, Coverage, TierPolicy, select_tier
 from tiergate.tier.riskpaths import RiskPaths
 
 if TYPE_CHECKING:
@@ -42,15 +42,10 @@ class BatchRules:
 
     @classmethod
     def for_project(cls, root: Path) -> BatchRules:
-        """The rules of the project at `root`; pydantic is imported only if it has a configuration."""
-        from tiergate.config.file import read_table
+        """The rules of the project at `root`: its configuration's, or the seed's."""
+        from tiergate.config.settings import load_config
 
-        found = read_table(root)
-        if found is None:
-            return cls()
-        from tiergate.config.settings import validate_table
-
-        return cls.from_config(validate_table(*found))
+        return cls.from_config(load_config(root))
 
 
 class BadLineError(Exception):
@@ -79,7 +74,7 @@ def classify_line(line: str, rules: BatchRules) -> dict[str, Any]:
         raise BadLineError(f"not JSON ({exc})") from None
     if not isinstance(data, dict):
         raise BadLineError("expected a JSON object")
-    facts, prompt = _fast(data, rules) or _checked(data, rules)
+    facts, prompt = _checked(data, rules)
     override = find_override(prompt, rules.thorough, rules.light)
     return select_tier(facts, rules.policy, override).as_dict() | {
         "files_changed": facts.files_changed,
@@ -88,55 +83,8 @@ def classify_line(line: str, rules: BatchRules) -> dict[str, Any]:
     }
 
 
-_FILES_KEYS = frozenset({"files", "lines_changed", "test_coverage", "prompt"})
-_METADATA_KEYS = frozenset(
-    {
-        "files_changed",
-        "lines_changed",
-        "has_architectural_changes",
-        "has_security_implications",
-        "test_coverage",
-        "prompt",
-    }
-)
-_METADATA_REQUIRED = _METADATA_KEYS - {"prompt"}
-
-
-def _fast(data: dict[str, Any], rules: BatchRules) -> tuple[ChangeFacts, str | None] | None:
-    """The facts of an exactly-typed line, or None to let the schema decide."""
-    prompt = data.get("prompt")
-    lines = data.get("lines_changed")
-    coverage = data.get("test_coverage", "partial")
-    if not (
-        (prompt is None or type(prompt) is str)
-        and type(lines) is int
-        and lines >= 0
-        and coverage in COVERAGE_LEVELS
-    ):
-        return None
-    if "files" in data:
-        files = data["files"]
-        if data.keys() <= _FILES_KEYS and type(files) is list and all(type(f) is str for f in files):
-            facts, _ = facts_from_paths(files, lines, coverage, rules.paths)
-            return facts, prompt
-        return None
-    if not (data.keys() <= _METADATA_KEYS and data.keys() >= _METADATA_REQUIRED):
-        return None
-    files_changed = data["files_changed"]
-    security, architecture = data["has_security_implications"], data["has_architectural_changes"]
-    if (
-        type(files_changed) is int
-        and files_changed >= 0
-        and type(security) is bool
-        and type(architecture) is bool
-    ):
-        return _metadata_facts(files_changed, lines, coverage, security, architecture), prompt
-    return None
-
-
 def _checked(data: dict[str, Any], rules: BatchRules) -> tuple[ChangeFacts, str | None]:
-    from tiergate.tier.batchschema import FilesLine, parse
-
+    """The facts and prompt of a line the schema accepts; BadLineError naming what is wrong otherwise."""
     try:
         parsed = parse(data)
     except ValueError as exc:

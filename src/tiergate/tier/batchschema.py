@@ -1,8 +1,4 @@
-"""The schema of a `tiergate tier --batch` line, as pydantic models: the authority on what a line may be.
-
-Only lines the batch's fast path does not accept come here (it takes the exactly-typed common case by
-hand, see `tiergate.tier.batch`), so pydantic is imported only when a batch has an unusual or a bad line.
-"""
+"""The schema of a `tiergate tier --batch` line, as pydantic models: what a line may be."""
 
 from __future__ import annotations
 
