@@ -1,13 +1,10 @@
 """`tiergate status [--json]`: where each loop of this project stands, read from the state files.
 
-`--json` prints a list, one object per loop (a loop waiting for a session has `"pending": true` and no
-session_id), with at least `session_id`, `phase`, `iteration`, `max_iterations`, `tier` and `verdict`,
-the rules the loop runs with (`config`, the configuration it kept at its start; `config_source`, its
-file), and `adopted`: the user's own loop it adopted (ralph-loop, an OMC mode), or null. A loop file that
-does not read as tiergate wrote it is reported, not fatal: `"phase": "damaged"` with its `file` and the
-`problem`, which says to run `tiergate cancel`. The text form
-also lists the other loop plugins installed and the loops of theirs running in the project (`other
-loops:` lines), with whether tiergate adopts each and why not.
+`--json`: one object per loop (`"pending": true` and no session_id for one waiting for a session) with
+`session_id`, `phase`, `iteration`, `max_iterations`, `tier`, `verdict`, `config`, `config_source` and
+`adopted`. A loop file that does not read as tiergate wrote it is `"phase": "damaged"`, with its `file`
+and `problem`, not an error. The text form adds the other loop plugins (`claudecode.loopplugins`).
+See docs/troubleshooting.md, "Reading what happened".
 """
 
 from __future__ import annotations
