@@ -1,29 +1,8 @@
 """The checks' state when the loop began: each check's result at the loop's base commit.
 
-A loop that began on the user's uncommitted or untracked work has as its base the start commit of that
-workspace (`tiergate.workspace.loopbase`), so a check the user's own edit already broke is a
-pre-existing failure, not the loop's; it always runs in a worktree of that commit (HEAD never is it).
-
-Where a baseline check runs:
-- in the workspace itself, when the workspace is exactly the base commit (HEAD is the base, nothing
-  changed, no untracked files): the project's real environment (virtualenvs, node_modules, build
-  caches, editable installs) is there, so the result is the truest one. A gate run on such a workspace
-  records its own results as the baseline, at no extra cost.
-- otherwise in a temporary `git worktree` of the base commit, removed afterwards, so that work already
-  done in the workspace is neither counted as pre-existing nor touched. A worktree holds only what git
-  tracks: no ignored files (a local `.venv`, `node_modules`), no submodules checked out, and an editable
-  install still imports from the real workspace. A check that fails there for such a reason usually
-  fails differently from how it fails in the workspace (command not found, no test names, another
-  message), and a different failure is a new one (`tiergate.gate`): an odd baseline can make the gate
-  stricter, not laxer. (Messages that hold the worktree's absolute path differ from the workspace's
-  for the same reason; temporary paths are normalised, but the workspace's own are not.)
-
-When: the gate asks `ensure_baseline` for the checks that fail, and for the test checks of a change that
-touches tests (`tiergate.gate.run`), at the first claim that needs them. Results are kept under the state
-folder by base commit (`tiergate.gate.cache`), so each check runs at the base at most once.
-
-A loop that began before the first commit (its base is the empty tree) has no baseline: every failure
-is new.
+Run in the workspace when it is exactly the base, else in a temporary worktree of the base commit, and
+kept by base commit (`tiergate.gate.cache`), so each check runs at the base at most once.
+See docs/judging.md, "The baseline".
 """
 
 from __future__ import annotations

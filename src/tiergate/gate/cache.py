@@ -1,24 +1,8 @@
 """Check results kept on disk: fresh evidence per workspace state, and the baseline per base commit.
 
-Evidence: `<state_dir>/evidence/<key>.json`, the key a digest of the workspace fingerprint (HEAD, and
-every path that differs from the loop's base with its content: `tiergate.workspace.fingerprint`), the
-base, the checks (names and commands) and the timeout; kept with the line coverage the gate measured
-on that run (`tiergate.gate.coverage.measuring`), so that reused results bring their coverage. A claim on the
-same workspace finds the results of the checks that ran on it; any edit, commit, new untracked file
-or changed check makes another key, so stale results are never found. Results of a run that changed
-the workspace itself, or that the gate's time budget cut short, are not kept (see
-`tiergate.gate.run`). Only the newest `KEEP_EVIDENCE` files stay.
-
-Baseline: `<state_dir>/baseline/<base commit>.json`, each check's result at the base commit, by check
-key (name and command), with where it ran. Entries are added as they are needed; a concurrent writer
-can at worst make the other's entry be recomputed later.
-
-Writes are atomic (a temporary file in the same folder, fsynced, then renamed), the files 0600, and a
-check's output and reason have their credentials redacted before they are kept. Every file is sealed
-(`tiergate.seal`, under its path relative to the state folder): the agent under verification can reach
-it, and a baseline entry edited to "failed" would excuse a new failure. A file that is not sealed as
-tiergate wrote it, or cannot be read as results, is not evidence: it reads as a miss (logged with the
-reason), and the checks simply run again; never an excuse.
+Any edit makes another evidence key, so stale results are never found; files are written atomically,
+redacted and sealed, and one that is not as tiergate wrote it reads as a miss, never as an excuse.
+See docs/judging.md, "Kept results".
 """
 
 from __future__ import annotations

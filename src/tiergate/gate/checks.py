@@ -1,16 +1,8 @@
-"""The check records (a check, what it did when it ran) and what kind each check is; pure. Which checks a
-project has is read by `tiergate.gate.detection.projectchecks`.
+"""The check records (a check, what it did when it ran) and each check's kind, which sets its stage.
 
-Every check gets a kind, and the kind its stage:
-
-    syntax, build              stage 1 (compile): cheap, and when the code does not even parse or
-                               build, the behaviour checks' output is noise
-    lint, types, tests, other  stage 2 (behaviour): run only when stage 1 has no new failure
-
-The kind comes from the check's name, read as words (`type-check` is `type` and `check`), and when the
-name says nothing, from the first words of its command (`python -m compileall src` is syntax, `go build
-./...` is build, `npx tsc --noEmit` is types). When several words match, the earliest stage wins, so
-`build-and-test` is a build. A name or command that says nothing is `other`, a behaviour check.
+Syntax and build checks are the compile stage, run first; lint, types, tests and the rest the behaviour
+stage. The kind is read from the check's name, else its command. See docs/judging.md, "Running a
+check". Pure.
 """
 
 from __future__ import annotations
@@ -125,7 +117,7 @@ class CheckResult:
 
 
 def kind_of(name: str, command: str) -> Kind:
-    """The check's kind: from its name's words, else from its command's first words (module docstring)."""
+    """The check's kind: from its name's words, else from its command's first words (docs/judging.md)."""
     for words in (_words(name), _words(command)[:COMMAND_WORDS_READ]):
         for kind, vocabulary in _KIND_WORDS:
             if vocabulary.intersection(words):

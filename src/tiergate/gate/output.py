@@ -1,30 +1,8 @@
-"""What helps in a failing check's output: the failing tests' names and their assertion lines.
+"""What helps in a failing check's output: the failing tests' names and how each failed.
 
-Each test runner has its own parser below; every parser that recognises its marks in the output
-contributes names and lines (a `make check` may run two runners). The marks:
-
-    pytest     `FAILED <node id>` / `ERROR <node id>` summary lines, `E   ` lines, `file:line: Error` lines
-    unittest   `FAIL: test (module.Class.test)` / `ERROR: ...`, the exception line, `FAILED (...)`
-    go         `--- FAIL: TestName`, the indented `file.go:12: message` lines, `panic:`, `FAIL <pkg>`
-    cargo      `test path::name ... FAILED`, `panicked at` and its message, `test result: FAILED`
-    jest       `● Suite > test` (jest's own arrow), `Expected:` / `Received:`, `Tests: ... failed`
-    tap        `not ok 3 - name`, its `location:` and `error:` (node --test in a pipe, any TAP producer)
-    node       node --test's spec reporter: a cross, the test's name and its duration, then the error
-
-Output no parser recognises (a compiler, a linter, a script) keeps its error-looking lines and its last
-lines. Names are what the baseline comparison uses to tell a new failing test from an old one.
-
-How each test failed is its `Failure`: the kind (a failure, or an error: pytest's FAILED vs ERROR,
-unittest's FAIL vs ERROR, a go panic) and its message or assertion line, as the runner printed it for
-that test (pytest: its short-summary message, `-rfE` (pytest's default) or `-ra`, or the uncut `E` line it
-begins in the test's section; unittest: the traceback's exception line;
-go: the `file.go:12: message` lines; cargo: the panic and its message; jest: `Expected`/`Received`; TAP:
-`error:`; node: the error line under the cross). Two failures are the same when the kinds and the
-`normalise`d lines are: memory addresses, durations, temporary paths and line numbers, which differ from
-run to run, are normalised away. Output that names no tests has its error-looking lines as failures,
-each with no test.
-
-Pure text.
+One parser per test runner (pytest, unittest, go, cargo, jest, TAP, node); output none recognises keeps
+its error-looking lines. Two failures are the same when their kind and normalised line are, which is
+what the baseline comparison needs. See docs/judging.md, "Reading a check's output". Pure text.
 """
 
 from __future__ import annotations

@@ -1,30 +1,8 @@
-"""Running checks: each one a `/bin/sh -c` process in the project's directory, all at once.
+"""Running checks: each one a `/bin/sh -c` process in its own process group, all at once.
 
-- Each check runs in its own session, hence its own process group, with stdin closed and stdout and
-  stderr merged into one pipe. Only the last `tail_bytes` of that output are kept: a test suite that
-  prints gigabytes costs no more memory than one that prints a page.
-- A check that outlives its timeout has its whole group ended: SIGTERM, then SIGKILL after `grace`
-  seconds. Whatever a check leaves running in its group after it exits (a server started with `&`) is
-  ended the same way, so no check outlives its run, and the output pipe reaches its end.
-- If the run itself is interrupted (Ctrl-C, SIGTERM or SIGHUP to tiergate), every group still running
-  is killed before the interruption goes on: the checks live in sessions of their own, so the
-  terminal's signals never reach them and nothing else would.
-- Nothing a check starts outlives it, nor the hook (`tiergate.reaper`): the check's shell gets a
-  parent-death signal; a watcher process per run kills the checks' groups if the hook dies (SIGKILL
-  included); and every check's environment carries a mark (TIERGATE_RUN), so that what left the group
-  (`setsid`, a double fork) is found in /proc and killed when the check ends, times out or is cancelled,
-  and by the watcher when the hook died. A process that drops its environment as it leaves the group
-  is out of reach.
-- A check whose program is not there (`tiergate.gate.detection.projectchecks.locate_program`: not on
-  PATH, a path that does not exist or is not executable) is not started: it "could not run", status
-  `not_found`. Exit 127 and 126 are the shell's own codes for a command it could not find or could not
-  execute; they are reported the same way, with the shell's own line saying which. A check that could
-  not run is never evidence (`tiergate.gate`).
-
-- Credentials in what a check printed are redacted as its result is made (`tiergate.redact`), before
-  anything else sees the output.
-
-Progress goes to a callback (None: silent); the runner itself never prints.
+Only the tail of each output is kept, a timeout ends the whole group, nothing a check starts outlives
+it or the hook (`tiergate.reaper`), a check whose program is missing is not started, and credentials in
+the output are redacted. See docs/judging.md, "Running a check".
 """
 
 from __future__ import annotations

@@ -2,20 +2,9 @@
 # ruff: noqa: PTH105, PTH118, PTH123, UP031, SIM105
 """tiergate: each test's outcome in this pytest run, written as JSON for the gate (written for one run).
 
-Copied as `tiergate_outcomes.py` into a folder the gate puts on PYTHONPATH and named in PYTEST_PLUGINS
-(`tiergate.gate.testreports`); never imported by tiergate itself. pytest imports it whatever the
-project's options, and an error here must never change what the tests do: every hook is guarded, and
-on any Python 3.8 or later and pytest 3.6 or later it only reads and writes its own file.
-
-Only the first session of the process reports (a test suite that runs pytest in-process, pytester,
-is not the check's run), and pytest processes started by the tests, xdist's workers included, do not
-report at all: the controller sees every worker's reports.
-
-Each phase's outcome is also taken as the runner made it, before another plugin or a conftest can
-rewrite the report (this hook wrapper runs innermost): a phase the runner made failing, or that raised,
-is never read as passed. The
-file says `finished` only once the session finished: a run that died or left with `os._exit` on the way
-leaves an unfinished file.
+Copied as `tiergate_outcomes.py` onto PYTHONPATH and named in PYTEST_PLUGINS (`tiergate.gate.testreports`);
+never imported by tiergate itself. Every hook is guarded and it only reads and writes its own file, on
+any Python 3.8 or later and pytest 3.6 or later. See docs/judging.md, "Each test's outcome".
 """
 
 import json

@@ -1,56 +1,8 @@
-"""The deterministic gate's verdict: the checks' results and the baseline in; refuted or not, and why.
+"""The gate's verdict: the checks' results and the baseline in; refuted or not, and why.
 
-A failing check refutes the claim unless the same failure already existed when the loop began:
-
-    passed                          not held against the claim
-    not run (skipped)               not held against it either: the compile stage failed first, and
-                                    that failure is what refutes
-    timed out                       new, whatever the baseline: a check that did not finish shows
-                                    nothing either way
-    could not run                   new, whatever the baseline: its program is missing or not
-                                    executable (or the shell could not start), so it shows nothing;
-                                    not running at the base either excuses nothing
-    failing, no baseline result     new: nothing says it failed before
-    failing, passed at the baseline new
-    failing differently             new: another status (timed out then, a failure now), or
-                                    the output named failing tests then and names none now
-    failing, with tests not failing new: those tests are the new failures (A, B then; A, B, C now: C)
-    at the baseline
-    failing, with a test failing    new: a test that failed then, but not the same way (an
-    another way                     AssertionError now, a NotImplementedError at setup then): the
-                                    change reshaped it, so the baseline does not excuse it
-    failing, naming no tests, with  new: those lines are the new failures
-    error lines not in the
-    baseline's output
-    failing as at the baseline      pre-existing: reported, does not refute (the same failing tests,
-                                    each failing the same way, or an output that names no tests
-                                    then and now, with no error line the baseline did not have)
-    exiting 0 while failing now,    new: the exit status was masked since the loop began
-    not at the baseline
-    a test that failed at the base  new, whether the check passes or fails now: the test the loop
-    is lost (`losttests`)           began with, failing, is deleted, skipped or filtered out, not fixed
-    a test that passed at the base  not held against the claim here; the claim's tier is THOROUGH
-    is lost                         and the verifier is told (`GateResult.lost_passing`)
-    its runner's report at the base new: which tests ran cannot be told
-    and none now
-    a test that failed at the base  new: the change made it pass by editing it (`basetests`: when
-    fails with the base's tests,    the change touches tests, the test checks run again on the
-    and not with the change's       claimed code with the tests as they were)
-    a test that passed at the base  not held against the claim here, unless `[gate] base_tests` is
-    fails with the base's tests     "refute"; the claim's tier is THOROUGH and the verifier is told
-                                    (`GateResult.base_test_failures`)
-
-"The same way" is `tiergate.gate.output.Failure.same_as`: the same kind (a failure or an error, the
-exception's type) and the same message or assertion line once addresses, durations, temporary paths
-and line numbers are normalised away. Each new failure is reported with its failure now and what it
-was at the baseline, first in its check's block.
-
-Compile-stage checks (syntax, build) are reported as such, apart from behaviour failures. Everything a
-person or a model reads is bounded: the Stop's block reason must stay under Claude Code's 10,000
-characters, so `report_text` fits a limit and every check's output is trimmed to its failing tests and
-assertion lines (`tiergate.gate.output`).
-
-Pure: no I/O.
+A failing check refutes the claim unless it failed the same way when the loop began; a check that shows
+nothing (timed out, could not run, ran no test) and a broken test contract are never excused. The rules,
+case by case, are in docs/judging.md, "The ruling, check by check". Pure: no I/O.
 """
 
 from __future__ import annotations

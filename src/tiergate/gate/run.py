@@ -1,35 +1,8 @@
-"""The gate as a claim runs it: fresh evidence or a staged run of the checks, the baseline, the verdict.
+"""The gate as a claim runs it: reused evidence or a staged run of the checks, the baseline, the verdict.
 
-1. The workspace's fingerprint (relative to the loop's base) names the evidence. Results kept for the
-   same fingerprint, base, checks and timeout are reused as they are: no check runs again.
-2. Otherwise the compile stage (syntax, build) runs, all its checks at once; a failing check is
-   compared with its baseline result, run at the base now if there is none yet. A new compile failure
-   ends the run there: the behaviour stage is reported as not run, since against a broken build its
-   output would be noise.
-3. Then the behaviour stage (lint, types, tests, the rest), all at once, compared the same way.
-4. The results are kept for this fingerprint, unless running the checks changed the workspace (a
-   check that formats or generates tracked files): evidence is only for the state it was produced on.
-
-A workspace that is exactly the base commit records its results as the baseline as they come.
-
-Test checks run with a report of each test's outcome (`tiergate.gate.testreports`), and the tests the loop
-began with are part of the contract (`tiergate.gate.pertest.lost`), so their base run is wanted not only
-when they fail: also when the change touches tests or test infrastructure
-(`tiergate.gate.pertest.testfiles`), the only way a test can be lost without failing. So a claim that
-touches no test file runs what it ran before (the base only for failing checks); one that touches tests
-runs each test check at the base once more, at most, and once per base commit: the results are kept with
-the baseline.
-
-Such a claim also runs its test checks once more on the claimed code with the tests as they were at the
-base, in a scratch copy (`tiergate.gate.scratch`, judged by `tiergate.gate.pertest.basetests`): a
-test the change made pass by editing it refutes. Not when the claim is refuted already (that needs no more
-evidence); kept beside the claim's results, so a claim on the same workspace runs it no more.
-
-A budget bounds the whole gate's wall-clock time (the Stop hook has its own timeout, and a hook that
-Claude Code kills decides nothing, so an unverified claim would go through): each stage's checks get
-what is left of it, at most the per-check timeout; a check cut short by the budget times out, which
-refutes, and its results are not kept. A baseline run only starts when the budget still holds a full
-per-check timeout, so a baseline result is never cut short; without one, a failure counts as new.
+Results are kept per workspace state, so a claim on an unchanged workspace runs nothing again; the
+compile stage runs first, and a new failure there leaves the behaviour stage unrun; a time budget keeps
+the whole run inside the Stop hook's limit. See docs/judging.md, "A claim's gate run".
 """
 
 from __future__ import annotations

@@ -1,22 +1,7 @@
-"""The claimed workspace with the base's tests, in a scratch worktree: where the gate runs the test checks
-against the claimed code with the test files and test infrastructure as they were when the loop began
+"""The claimed workspace with the base's tests, in a scratch worktree: where the gate runs the test
+checks against the claimed code with the tests as they were when the loop began
 (`tiergate.gate.pertest.basetests` says what that run shows). Never in the workspace.
-
-What the scratch copy holds:
-- the workspace as a claim measures it (`changes.workspace_tree`: tracked files as they are on disk, and the
-  untracked files the base's .gitignore files do not ignore), written as a git tree, so it costs what
-  measuring the change costs and no file of the workspace is read twice;
-- every path of the change that is a test or test infrastructure (`tiergate.gate.pertest.testfiles`) put back
-  as the base commit's object holds it, or removed when the base has none: tests and conftests the
-  change added are not the base's tests, and an added conftest could rewrite outcomes;
-- checked out in a temporary worktree whose HEAD is the workspace's, so the tests see the same git;
-- the project's environment, which lives in ignored folders (`.venv`, `node_modules`, ...), linked from
-  the workspace rather than copied: a claim's run uses the same one. An editable install still imports
-  from the workspace, whose code is the claimed code too; test helpers inside the installed package
-  would come from the workspace, not from the base.
-
-The worktree, its links and its temporary index are removed on exit; only objects git's own collection
-cleans up are left in the repository (the trees written).
+See docs/judging.md, "The base's tests on the claimed code".
 """
 
 from __future__ import annotations

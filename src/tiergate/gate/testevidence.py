@@ -1,18 +1,8 @@
 """What a test check's run shows beyond its exit status: its tests, and whether they are evidence.
 
-A test check's result gets its tests (`tiergate.gate.pertest.record`): from the runner's report when it wrote
-one, else from its output. Then:
-
-    exit 0, but the report or the totals line       failed: the exit status was masked (a conftest
-    shows failing tests                             forcing it, `|| true`); the failures are named
-    the report shows fewer failures than the        failed: the report was tampered with in the
-    runner's own totals line                        tests' process, so it is not evidence of a pass
-    the report was begun and never finished         failed when it exited 0: the run ended before its
-                                                    session did (`os._exit`, a crash)
-    not one test ran (none collected, all           no evidence (`no_tests`): never passed, never
-    skipped, all deselected), nothing failed        excused, like a check that could not run
-
-A record that shows nothing wrong leaves the result as it was. Pure.
+An exit 0 with failing tests, a report with fewer failures than the runner's totals or never finished,
+fails the check; a run where not one test ran is no evidence (`no_tests`). See docs/judging.md, "Each
+test's outcome". Pure.
 """
 
 from __future__ import annotations

@@ -1,26 +1,9 @@
 """Test checks run with a report of each test's outcome, asked of the runner through the environment.
 
-The user's command is never changed; what each test check (kind `tests`) gets added to its environment:
-
-    pytest        PYTHONPATH gets a folder holding `tiergate_outcomes.py` (`tiergate.gate.pytestoutcomes`),
-                  named in PYTEST_PLUGINS: pytest loads it whatever the project's options are,
-                  `PYTEST_DISABLE_PLUGIN_AUTOLOAD` and `-p no:<other>` included
-    node --test   NODE_OPTIONS names a reporter (`nodeoutcomes.mjs`) to /dev/null and the spec reporter to
-                  stdout; only when the command, or a package.json script, runs `--test` and none sets
-                  `--test-reporter` (node wants one destination per reporter, and would stop)
-
-Each writes into a temporary folder the gate creates outside the workspace, removed after the run.
-Not reached: `go test`, cargo and jest take their structured output from flags, never from the
-environment (GOFLAGS=-json would change what the user sees; cargo's JSON is unstable; jest has no
-variable for `--json`); pytest run as `python -I/-E`, or in an environment that drops variables (tox,
-nox, a container); node before 18.11. These are read from their output (`tiergate.gate.pertest.fromoutput`).
-
-How far a report is trusted: it is written inside the tests' own process, which a conftest, a plugin or
-a test controls. The plugin reads each outcome before other hooks can rewrite it and counts a phase that
-raised as failed, but code in that process can still write the file itself. So a report is evidence
-against a claim (a failure, a lost test) more than for one: a report that shows fewer failures than the
-runner's own totals line, or was never finished, makes the check fail (`tiergate.gate.testevidence`),
-and one the base run wrote that is missing at the claim is no evidence (`tiergate.gate.ruling`).
+The command is never changed: pytest gets a plugin (`tiergate.gate.pytestoutcomes`) and node --test a
+reporter (`nodeoutcomes.mjs`) through its environment; other runners are read from their output. A
+report is written in the tests' own process, so it is evidence against a claim more than for one.
+See docs/judging.md, "Each test's outcome".
 """
 
 from __future__ import annotations

@@ -2,5 +2,5 @@
 
 `projectchecks` reads the project and PATH; the rest is pure: the per-ecosystem `rules`, the test
 commands the project `declared`, `testcommand` (what a test command runs) and `program` (the program a
-command line starts). See docs/judging.md, section "The gate".
+command line starts). See docs/judging.md, "The gate" and "The gate in detail".
 """

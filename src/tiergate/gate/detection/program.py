@@ -1,20 +1,8 @@
-"""Which program a check's shell command starts: read from the command line alone, before running it.
+"""Which program a check's shell command starts, read from the command line alone, before running it.
 
-A check is a `/bin/sh -c` command line. The program it depends on is the first word of its first simple
-command, after what only prepares it:
-
-    FOO=1 BAR=2 pytest -q          environment assignments          -> pytest
-    cd src && ruff check .         `cd DIR &&` (or `;`): the program -> ruff, relative paths from src
-    exec mypy                      `exec`, and `env [NAME=value ...]` -> mypy
-    true, test, [, :, .            the shell's own builtins          -> found, whatever PATH holds
-
-When the line does not say which program it starts without running it (an expansion such as `$TOOL` or
-`~`, a subshell, a compound command such as `if`, a redirection first, an assignment to PATH that
-changes where programs are found), the answer is None: it cannot be told, and only running the
-command can show whether it starts. An empty line has no program at all (the configuration refuses
-those).
-
-Pure: looking the program up on PATH or on disk is the caller's (`tiergate.gate.processes.find_program`).
+Assignments, `cd DIR &&`, `exec` and `env` are looked through; when only running the line could tell
+(an expansion, a subshell, a compound command), the answer is None. Pure: looking the program up is
+`tiergate.gate.detection.projectchecks.locate_program`'s. See docs/judging.md, "Running a check".
 """
 
 from __future__ import annotations
@@ -94,7 +82,7 @@ class Program:
 
 
 def program_of(command: str) -> Program | None:
-    """The program `command` starts (module docstring); None when the line alone cannot tell."""
+    """The program `command` starts (docs/judging.md); None when the line alone cannot tell."""
     found = invocation_of(command)
     return found[0] if found is not None else None
 

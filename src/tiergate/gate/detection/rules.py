@@ -1,32 +1,9 @@
 """The checks tiergate would run for a project that configures none: simple rules per ecosystem.
 
-A project's `[checks]` table always wins; these rules only name the obvious commands for Python, Node, Go
-and Rust projects from what their root holds (marker files, `pyproject.toml` tool tables, `package.json`
-scripts). Each detected check carries the reason it was detected, so `tiergate doctor` can say why.
-
-The tests check runs what the project runs: the test commands it declares (tox, nox, make, just,
-hatch, pdm, poe, its CI workflow: `tiergate.gate.detection.declared`) compete with tiergate's own guess
-(`pytest -q` beside a tests folder, `go test ./...`, `cargo test`), and the one that runs the tests
-most completely is chosen (`rank`):
-
-    1. declared by the project, over tiergate's guess
-    2. runs every test, over one that selects some or stops at the first failure (`-k`, `-m`, `-x`)
-    3. runs the doctests too (`--doctest-modules`), over one that does not say it does
-    4. a test runner tiergate knows (pytest, unittest, go test, cargo test), over a script of its own
-    5. declared in more files (tox.ini and the Makefile agreeing), then declared first (tox, nox,
-       hatch, pdm, poe, make, just, the CI workflow; within a file, the earlier line)
-
-A command that hands the tests to another tool (`tox -e py`, `make test`, `nox -s tests`) is passed
-over: the gate runs, in its own environment, the command that tool would run, read from that tool's
-file; tox and nox would build environments of their own. The others are passed over, each with why.
-
-A detected check is offered only when its program is there: a check that cannot run shows nothing, and
-a project that merely has a `[tool.mypy]` table has not promised that mypy is installed. The caller says
-which of the programs the rules name it found (`ProjectFacts.programs`, from `programs_named`); the
-others' checks are skipped, each with why, or the next test command in rank is taken. A declared
-`python ...` runs as `python3 ...` where only `python3` is found.
-
-Pure: the caller reads the files and looks the programs up (`ProjectFacts`); this module only decides.
+The obvious commands for Python, Node, Go and Rust projects, each with the reason it was detected; the
+tests check is the command that runs the tests most completely among those the project declares and
+tiergate's own guess. Pure: the caller reads the files and looks the programs up (`ProjectFacts`).
+See docs/judging.md, "Choosing the test command".
 """
 
 from __future__ import annotations
@@ -87,8 +64,8 @@ class Detection:
 
 @frozen
 class Standing:
-    """How completely a candidate test command runs the tests, as the ranking reads it (module
-    docstring). `order`: where its first declaration comes (files in preference order)."""
+    """How completely a candidate test command runs the tests, as the ranking reads it (docs/judging.md,
+    "Choosing the test command"). `order`: where its first declaration comes (files in preference order)."""
 
     declared: bool = False
     narrows: str = ""
@@ -183,7 +160,7 @@ def _missing(check: DetectedCheck, programs: frozenset[str] | None) -> str:
 
 
 def _below(loser: Candidate, winner: Candidate) -> str:
-    """Why `loser` ranks below `winner` (module docstring), for a person."""
+    """Why `loser` ranks below `winner` (docs/judging.md), for a person."""
     lost, won = loser.standing, winner.standing
     if won.declared and not lost.declared:
         return "the project declares its own test command, which wins over a guess"
@@ -228,7 +205,7 @@ def _alone(checks: Sequence[DetectedCheck]) -> list[Slot]:
 
 def _tests(facts: ProjectFacts, ecosystem: str, guess: DetectedCheck | None) -> list[Slot]:
     """The tests slot of `ecosystem`: the commands the project declares for it and tiergate's guess,
-    best first (module docstring); none when there is neither."""
+    best first (docs/judging.md); none when there is neither."""
     options = pytest_options(facts.texts, facts.pyproject)
     found: dict[str, tuple[list[Declared], Runs, int]] = {}
     handed: list[Candidate] = []

@@ -1,25 +1,7 @@
 """What a test command runs, read from its line alone: which runner, whether it hands the tests to
-another tool, whether it adds doctests or narrows the tests to a subset. Pure.
-
-Used to rank the test commands a project declares (`tiergate.gate.detection.declared`) against each other and
-against tiergate's own guess (`tiergate.gate.detection.rules`):
-
-    pytest, py.test, python -m pytest    runner `pytest`; doctests with `--doctest-modules`,
-                                         `--doctest-glob` (or the project's pytest options adding them)
-    python -m unittest                   runner `unittest` (runs what `load_tests` adds: doctests too)
-    python -m doctest FILE...            runner `doctest`: only the doctests of the files it names
-    go test, cargo test, cargo nextest   runners of Go and Rust
-    tox, nox, make, just, hatch, pdm,    hand the tests to another tool: what that tool runs is read
-    poe, npm/yarn/pnpm test              from its own file instead, and run directly
-
-A command narrows the tests when it selects some (`-k`, `-m`, `--ignore`, `--deselect`, `--lf`, go's
-`-run`/`-short`) or stops at the first failure (`-x`, `--maxfail`, `--failfast`, `-f`): the others are
-not run, or not run when one fails. Wrappers that only choose the environment (`uv run`, `poetry
-run`, `pdm run`, `pipenv run`, `hatch run`) are looked through.
-
-`coverage run [options] -m MODULE` and pytest-cov's `--cov...` options measure coverage the gate
-measures itself (two tracers in one process spoil each other, and their data files land in the
-workspace): `without_own_coverage` drops them, so the command runs the same tests without them.
+another tool, adds doctests or narrows the tests to a subset; and its own coverage options, dropped
+because the gate measures coverage itself. Used to rank the test commands
+(`tiergate.gate.detection.rules`). See docs/judging.md, "Choosing the test command". Pure.
 """
 
 from __future__ import annotations
@@ -77,7 +59,7 @@ def names_tests(name: str) -> bool:
 
 
 def what_runs(command: str, pytest_options: str = "") -> Runs:
-    """What `command` runs (module docstring); `pytest_options`: the `addopts` the project gives
+    """What `command` runs (docs/judging.md); `pytest_options`: the `addopts` the project gives
     pytest wherever pytest reads them, as text."""
     found = invocation_of(command)
     if found is None:
@@ -157,7 +139,7 @@ _STOPPING = frozenset({"-x", "--exitfirst", "--maxfail", "-f", "--failfast", "-f
 
 
 def without_own_coverage(command: str) -> tuple[str, str]:
-    """`command` without the coverage measurement it asks for itself (module docstring), and what was
+    """`command` without the coverage measurement it asks for itself (docs/judging.md), and what was
     dropped ("" when nothing was: the command is returned as it was). Only a line that is the runner
     alone is rewritten; one with an assignment, a `cd` or a shell list is left as written."""
     found = invocation_of(command)

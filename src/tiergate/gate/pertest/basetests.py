@@ -1,23 +1,9 @@
 """The base's tests against the claimed code: what a test check shows when the test files and test
 infrastructure are put back as they were when the loop began (`tiergate.gate.scratch` runs it).
 
-Three runs of one test check meet here: at the base (base code, base tests), at the claim (claimed code,
-the change's tests) and with the base's tests (claimed code, base tests). Per test of the base:
-
-    failed at the base, fails with the base's    refutes: the change made it pass, or vanish, by
-    tests, does not fail with the change's        editing it, not by fixing the code
-    passed at the base, fails (or is not run)     THOROUGH, or refutes when `[gate] base_tests` says
-    with the base's tests                         so: a behaviour change the task asked for, or a
-                                                  regression the edited test hides; the verifier
-                                                  decides from the task
-    anything else                                 nothing (a fixed test, a test still failing)
-
-Only records that name every test the same way are compared test by test. Otherwise a check that
-passes with the change's tests and fails with the base's is one finding with no test named, THOROUGH
-(refuting only by the setting, and only when the check passed at the base): what cannot be told per
-test is never a refutation on its own.
-
-Pure: no I/O.
+A test that failed at the base and passes only with the change's edit of it refutes; one that passed
+then and fails now makes the claim THOROUGH. See docs/judging.md, "The base's tests on the claimed
+code". Pure: no I/O.
 """
 
 from __future__ import annotations

@@ -1,27 +1,7 @@
 """Which tests ran, read from a test runner's plain output: its totals line, and the tests it names.
 
-Used where the runner wrote no report for the gate (`tiergate.gate.testreports`), and to check a report
-against what the runner printed. What is read, per runner (the last totals line counts: the totals
-come at the end, and a test's own output could print another runner's):
-
-    pytest     `=== 1 failed, 2 passed, 1 skipped, 3 deselected in 0.1s ===` (also `-q`'s bare line,
-               `no tests ran`); per test: `-v` lines (`path::test PASSED`) and `FAILED`/`ERROR` lines
-    unittest   `Ran 3 tests`, then `OK (skipped=1)` or `FAILED (failures=1, errors=1)`, `NO TESTS RAN`;
-               per test: `-v` lines (`test_x (module.Class.test_x) ... ok`)
-    node       node --test's spec totals (`pass 2`, `fail 1`, each after a sign) or TAP's (`# pass 2`); per
-               test:
-               TAP's `ok 1 - name` / `not ok`, the spec's check marks (top-level names only)
-    cargo      every `test result: ok. 3 passed; 1 failed; 2 ignored; ...` line, summed; per test:
-               `test path::name ... ok|FAILED|ignored`
-    go         per test: `--- PASS|FAIL|SKIP: TestName` (`go test -v`); plain `go test` prints only
-               its failures, so its record is never complete; `[no tests to run]` and `no test files`
-    jest       `Tests: 1 failed, 2 skipped, 3 passed, 6 total` (no per-test names without --verbose)
-
-Not covered: mocha, vitest, tap's own reporters and the rest; their output reads as no record, and the
-check is judged by its exit status as before. A record read from output is complete (comparable test
-by test with the base) only when it names as many tests as its totals count.
-
-Pure text.
+Used where the runner wrote no report (`tiergate.gate.testreports`), and to check a report against what
+the runner printed. See docs/judging.md, "Each test's outcome". Pure text.
 """
 
 from __future__ import annotations
@@ -66,7 +46,7 @@ _JEST_COUNT = re.compile(r"(\d+) (failed|skipped|passed|todo)\b")
 
 
 def from_output(output: str) -> TestRun | None:
-    """The record of the first runner (in the order above) whose totals the output shows; None when
+    """The record of the first runner (in the order of `_READERS`) whose totals the output shows; None when
     no runner's totals are there."""
     lines = clean_lines(output)
     for read in _READERS:

@@ -1,15 +1,8 @@
 """Tests the loop began with that do not run at the claim: the loop's test contract, kept or broken.
 
-A test that ran to a verdict at the base (passed, failed, errored, or passed against an expected
-failure) and is missing, skipped, xfailed or deselected at the claim is lost: deleted, renamed, marked,
-dropped from collection or filtered out. What it means is the ruling's (`tiergate.gate.ruling`): one
-that failed at the base refutes the claim, one that passed makes the change THOROUGH.
-
-Only records that name every test, spelled the same way, are compared (`TestRun.complete`,
-`TestRun.naming`). A base run that had its runner's report and a claim run without one cannot be
-compared: the report's disappearance is itself the finding (`unreported`).
-
-Pure: no I/O.
+A test that ran to a verdict at the base and is missing, skipped, xfailed or deselected now is lost;
+the ruling (`tiergate.gate.ruling`) says what that means. Only complete records named the same way are
+compared. See docs/judging.md, "Each test's outcome". Pure: no I/O.
 """
 
 from __future__ import annotations

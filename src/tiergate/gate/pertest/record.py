@@ -1,13 +1,7 @@
 """Which tests a test check ran, test by test, and how each ended: the record a check result carries.
 
-A record comes from the runner's own structured report where the gate could ask for one through the
-environment (`tiergate.gate.testreports`), else from its plain output
-(`tiergate.gate.pertest.fromoutput`).
-`complete` says whether it names every test that ran (a report, a verbose listing) or only some (a
-plain run names its failures and prints totals); only complete records are compared test by test.
-`naming` says how its ids are spelled: ids of two records are comparable only when it is the same.
-
-Pure: no I/O.
+From the runner's report (`tiergate.gate.testreports`), else its output (`tiergate.gate.pertest.fromoutput`).
+Only `complete` records with the same `naming` are compared test by test. Pure: no I/O.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """One test command a project declares (`Declared`), the files that can declare one, and what every
 reader of those files shares: a command made from its written line, line numbers, continued lines.
-Pure: the files' text is passed in. See docs/judging.md, section "Which checks".
+Pure: the files' text is passed in. See docs/judging.md, "Choosing the test command".
 """
 
 from __future__ import annotations
