@@ -1,93 +1,13 @@
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from testing.coverageproject import AN_HOUR, BASE_CALC, CHANGED_CALC, age, commit, judge, measure
 from testing.gitrepo import git, init_repo, write
 
 from tiergate.tier.change import measure_change
-from tiergate.tier.coverage.judgement import CoverageJudgement, Level, changed_lines, classify, judge_coverage
-
-BASE_CALC = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"
-# Lines 2-3 and 7-8 are new; all four are statements.
-CHANGED_CALC = (
-    "def add(a, b):\n    total = a + b\n    return total\n\n\n"
-    "def sub(a, b):\n    diff = a - b\n    return diff\n"
-)
-DRIVER = "import sys\n\nimport calc\n\nfor name in sys.argv[1:]:\n    getattr(calc, name)(3, 2)\n"
-AN_HOUR = 3600 * 10**9
-
-
-def judge(repo: Path) -> CoverageJudgement:
-    return judge_coverage(measure_change(repo))
-
-
-def age(path: Path, ns: int = AN_HOUR) -> None:
-    """Make `path` older by `ns`, so that data written afterwards is newer whatever the clock's grain."""
-    mtime = path.lstat().st_mtime_ns - ns
-    os.utime(path, ns=(mtime, mtime), follow_symlinks=False)
-
-
-def coverage(repo: Path, *args: str) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("COVERAGE_")}
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
-    subprocess.run(
-        [sys.executable, "-m", "coverage", *args], cwd=repo, env=env, check=True, capture_output=True
-    )
-
-
-REPORTS = {
-    "coverage.json": ("coverage.py JSON", ["json", "-q", "-o", "coverage.json"]),
-    ".coverage": ("coverage.py data", []),
-    "coverage.xml": ("Cobertura XML", ["xml", "-q", "-o", "coverage.xml"]),
-    "build/coverage.xml": ("Cobertura XML", ["xml", "-q", "-o", "build/coverage.xml"]),
-    "coverage.lcov": ("LCOV", ["lcov", "-q"]),
-    "coverage/lcov.info": ("LCOV", ["lcov", "-q", "-o", "coverage/lcov.info"]),
-}
-
-
-def measure(repo: Path, calls: list[str], report: str) -> None:
-    """Run the driver under coverage.py, calling `calls`, and leave only the `report` behind."""
-    coverage(repo, "run", "drive.py", *calls)
-    if REPORTS[report][1]:
-        coverage(repo, *REPORTS[report][1])
-        (repo / ".coverage").unlink()
-
-
-def commit(repo: Path, files: dict[str, str]) -> None:
-    """Commit `files` alone, leaving the rest of the work tree's change in place."""
-    write(repo, files)
-    git(repo, "add", "--", *files)
-    git(repo, "commit", "-q", "-m", "more files")
-
-
-@pytest.fixture
-def calc(tmp_path: Path) -> Path:
-    """A tiny Python project whose change rewrites both function bodies: four new executable lines."""
-    repo = init_repo(tmp_path / "calc", {"calc.py": BASE_CALC, "drive.py": DRIVER, "README.md": "calc\n"})
-    write(repo, {"calc.py": CHANGED_CALC})
-    age(repo / "calc.py")
-    return repo
-
-
-@pytest.mark.parametrize("report", list(REPORTS))
-@pytest.mark.parametrize(
-    ("calls", "level", "tail"),
-    [
-        (["add", "sub"], "full", "covers 4/4 changed executable lines"),
-        (["add"], "partial", "covers 2/4 changed executable lines; not run: calc.py:7-8"),
-        ([], "none", "covers 0/4 changed executable lines; not run: calc.py:2-3,7-8"),
-    ],
-)
-def test_fresh_data_of_each_format(
-    calc: Path, report: str, calls: list[str], level: Level, tail: str
-) -> None:
-    measure(calc, calls, report)
-    fmt = REPORTS[report][0]
-    assert judge(calc) == CoverageJudgement(level, f"{report} ({fmt}, newer than the change) {tail}")
+from tiergate.tier.coverage.judgement import CoverageJudgement, changed_lines, classify
 
 
 def test_stale_data_is_not_used(calc: Path) -> None:
@@ -239,48 +159,6 @@ def test_a_code_file_the_data_does_not_know_is_not_covered(calc: Path) -> None:
         "partial",
         "coverage.json (coverage.py JSON, newer than the change) covers 4/8 changed executable lines; "
         "files the data does not know: extra.py (4 lines)",
-    )
-
-
-def test_several_data_files_are_merged_across_ecosystems(calc: Path) -> None:
-    write(calc, {"web/app.js": "export function f() {\n  return 1;\n}\n"})
-    age(calc / "web" / "app.js")
-    measure(calc, ["add", "sub"], "coverage.json")
-    write(
-        calc,
-        {"coverage/lcov.info": "TN:\nSF:web/app.js\nFN:1,f\nDA:1,1\nDA:2,0\nLF:2\nLH:1\nend_of_record\n"},
-    )
-    assert judge(calc) == CoverageJudgement(
-        "partial",
-        "coverage.json (coverage.py JSON), coverage/lcov.info (LCOV), all newer than the change, "
-        "cover 5/6 changed executable lines; not run: web/app.js:2",
-    )
-
-
-def test_cobertura_paths_from_sources_and_from_another_machine(tmp_path: Path) -> None:
-    repo = init_repo(tmp_path / "r", {"README.md": "x\n"})
-    write(
-        repo,
-        {
-            "src/main/java/com/acme/Foo.java": "class Foo {\n  int f() {\n    return 1;\n  }\n}\n",
-            "svc/handler.go": "package svc\n\nfunc H() int {\n\treturn 1\n}\n",
-        },
-    )
-    age(repo / "src/main/java/com/acme/Foo.java")
-    age(repo / "svc/handler.go")
-    (repo / "target" / "site" / "cobertura").mkdir(parents=True)
-    (repo / "target/site/cobertura/coverage.xml").write_text(
-        '<?xml version="1.0"?>\n<coverage><sources><source>src/main/java</source></sources><packages>'
-        '<package name="com.acme"><classes><class name="com.acme.Foo" filename="com/acme/Foo.java"><lines>'
-        '<line number="1" hits="1"/><line number="3" hits="4"/></lines></class>'
-        '<class name="h" filename="/home/ci/build/proj/svc/handler.go"><lines>'
-        '<line number="3" hits="1"/><line number="4" hits="0"/></lines></class>'
-        "</classes></package></packages></coverage>\n"
-    )
-    assert judge(repo) == CoverageJudgement(
-        "partial",
-        "target/site/cobertura/coverage.xml (Cobertura XML, newer than the change) covers 3/4 changed "
-        "executable lines; not run: svc/handler.go:4",
     )
 
 
