@@ -1,6 +1,6 @@
-"""Content rules through `assess_change` on real git repositories: tracked edits (the -U0 diff),
-untracked files, renames, other tools' state left out, `[risk]` settings, and the configuration's
-errors."""
+"""Content rules through `assess_change` on real git repositories: tracked edits (the -U0 diff), added
+and removed lines, `[risk]` settings, and the configuration's errors. Which lines are read:
+changedlines_test.py."""
 
 from __future__ import annotations
 
@@ -47,26 +47,6 @@ def test_a_removed_line_counts_and_an_ordinary_edit_does_not(tmp_path: Path) -> 
     write(root, {"net.py": f"import ssl\n{CHECKED}x = 3\n"})
     assert assess_change(root).content == ()
     assert assess_change(root).decision.tier == "STANDARD"
-
-
-def test_an_untracked_file_is_read_whole_and_a_renamed_file_only_for_its_edits(tmp_path: Path) -> None:
-    root = init_repo(tmp_path / "repo", {"old.py": "import os\nos.system(cmd)\n" + "x = 1\n" * 20})
-    git(root, "mv", "old.py", "new.py")
-    write(root, {"tool.py": "import subprocess\n\nsubprocess.run(args)\n"})
-
-    result = assess_change(root)
-
-    assert [(h.path, h.line) for h in result.content] == [("tool.py", 3)]
-
-
-def test_other_tools_state_is_not_read(repo: Path) -> None:
-    root = repo
-    # A tool's state file holding what the common rules would flag in any file of the change.
-    write(root, {".omc/state/ralph.json": '{"password": "hunter22x"}\n', "app/extra.py": "y = 1\n"})
-
-    result = assess_change(root)
-
-    assert result.content == () and result.decision.tier == "STANDARD"
 
 
 def test_content_rules_off_and_user_rules_from_the_configuration(repo: Path) -> None:
@@ -150,19 +130,3 @@ def test_tier_shows_the_hits_in_the_summary_explain_and_json(repo: Path) -> None
     assert explained.startswith("Tier: STANDARD") and "+1 -1" in explained
     assert "Risky constructs in the changed lines: not searched ([risk] content = false)" in explained
     assert json.loads(tiergate(root, "tier", "--json").stdout)["content_hits"] is None
-
-
-def test_the_change_and_its_patch_come_from_one_git_run_that_agrees_with_two(tmp_path: Path) -> None:
-    from tiergate.git import changes
-    from tiergate.tier.change import measure_change
-
-    root = init_repo(tmp_path / "repo", {"a b.py": "x = 1\n" * 30, "gone.py": "y\n", "keep.py": "z = 1\n"})
-    git(root, "mv", "a b.py", "c d.py")
-    write(root, {"keep.py": "z = 2\n", "c d.py": "x = 1\n" * 29 + "eval(s)\n"})
-    (root / "gone.py").unlink()
-
-    measured = measure_change(root, with_patch=True)
-
-    assert measured.files == measure_change(root).files
-    assert measured.patch == changes.diff_patch(root, measured.base)
-    assert b"diff --git a/a b.py b/c d.py" in (measured.patch or b"")

@@ -6,6 +6,7 @@ import pytest
 from testing.gitrepo import commit_all, git, init_repo, repo_fixture, write
 
 from tiergate.errors import UserError
+from tiergate.git import changes
 from tiergate.tier.change import ChangeMeasurement, FileChange, measure_change
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
@@ -321,3 +322,16 @@ def test_the_users_ignore_patterns_are_set_aside(repo: Path) -> None:
         "run.log": "[workspace] ignore in .tiergate.toml (*.log)",
     }
     assert measure_change(repo).files_changed == 3  # without them, counted
+
+
+def test_the_change_and_its_patch_come_from_one_git_run_that_agrees_with_two(tmp_path: Path) -> None:
+    root = init_repo(tmp_path / "repo", {"a b.py": "x = 1\n" * 30, "gone.py": "y\n", "keep.py": "z = 1\n"})
+    git(root, "mv", "a b.py", "c d.py")
+    write(root, {"keep.py": "z = 2\n", "c d.py": "x = 1\n" * 29 + "eval(s)\n"})
+    (root / "gone.py").unlink()
+
+    measured = measure_change(root, with_patch=True)
+
+    assert measured.files == measure_change(root).files
+    assert measured.patch == changes.diff_patch(root, measured.base)
+    assert b"diff --git a/a b.py b/c d.py" in (measured.patch or b"")
