@@ -1,0 +1,38 @@
+"""A test check's record of each test: its counts, complete or from the runner's totals, and its file form."""
+
+from __future__ import annotations
+
+import pytest
+
+from tiergate.gate.pertest.record import FAILING, TestRun, outcome_of
+
+COMPLETE = TestRun(
+    "pytest report",
+    "pytest",
+    (("t.py::a", "passed"), ("t.py::b", "failed"), ("t.py::c", "skipped"), ("t.py::d", "error")),
+    True,
+    (("passed", 9),),  # a complete record counts its own outcomes, whatever the runner printed
+)
+
+
+def test_a_complete_record_counts_its_tests() -> None:
+    assert (COMPLETE.total("passed"), COMPLETE.ran, COMPLETE.failing) == (1, 3, 2)
+    assert COMPLETE.named(FAILING) == ("t.py::b", "t.py::d")
+    assert COMPLETE.describe_counts() == "1 passed, 1 failed, 1 error, 1 skipped"
+
+
+def test_a_partial_record_counts_from_the_runners_totals() -> None:
+    partial = TestRun(
+        "pytest output", "pytest", (("t.py::b", "failed"),), False, (("passed", 3), ("failed", 1))
+    )
+    assert (partial.total("passed"), partial.total("failed"), partial.ran) == (3, 1, 4)
+    assert TestRun("go output", "go", (), False).describe_counts() == "no test"
+
+
+def test_the_record_reads_back_as_written_and_nothing_else_does() -> None:
+    assert TestRun.from_record(COMPLETE.to_record()) == COMPLETE
+    with pytest.raises(ValueError, match="not a test outcome"):
+        TestRun.from_record({**COMPLETE.to_record(), "outcomes": [["t.py::a", "fine"]]})
+    with pytest.raises(ValueError, match="not a test run"):
+        TestRun.from_record({**COMPLETE.to_record(), "complete": "yes"})
+    assert outcome_of("xfailed") == "xfailed"
