@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from testing.statefolder import state_dir
 
-from tests.handlers.tests_weakened_test import (
+from tests.scenarios.tests_weakened_test import (
     JS_ADD,
     JS_CORRECT,
     JS_EXPORTS,

@@ -15,8 +15,8 @@ import pytest
 from testing.gitrepo import init_repo
 from testing.hooksession import HookSession
 
-from tests.handlers import lost_tests_test as lost
-from tests.handlers.lost_tests_test import CALC, DIV, DONE, PARTIAL, PYTEST, TESTS, refuted
+from tests.scenarios import lost_tests_test as lost
+from tests.scenarios.lost_tests_test import CALC, DIV, DONE, PARTIAL, PYTEST, TESTS, refuted
 
 EDITED = "failed when the loop began and still fails with the tests as they were then"
 PASSES_ONLY = "it passes only with the tests as the change edited them"

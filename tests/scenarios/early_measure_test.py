@@ -12,7 +12,7 @@ import pytest
 from testing.gitrepo import write
 from testing.statefolder import state_dir
 
-from tests.handlers.content_rules_test import CLAIM, CONTENT_OFF, INSECURE, OWN_RULE, Loop
+from tests.scenarios.content_rules_test import CLAIM, CONTENT_OFF, INSECURE, OWN_RULE, Loop
 from tiergate import foreign
 from tiergate.handlers import effects, stop
 from tiergate.project import Project
