@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from testing import warmstart
 from testing.gitrepo import GIT_ENV
@@ -14,6 +15,8 @@ from testing.statefolder import state_dir
 
 # Set when the tests themselves run inside Claude Code; they would point tiergate at another project.
 _OUTSIDE = ("CLAUDE_PROJECT_DIR", "TIERGATE_STATE_DIR")
+# A guard against a hang, not a measure: how long the demo takes is for a benchmark to say.
+DEMO_HANG_GUARD_SECONDS = 120
 
 
 def tiergate(cwd: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -33,7 +36,36 @@ def tiergate(cwd: Path, *args: str, stdin: str | None = None) -> subprocess.Comp
     )
 
 
-def decisions(project: Path) -> list[tuple[str, str]]:
-    """(event, decision) of every decision record in the project's log, in order."""
+def start_loop(project: Path, task: str, max_iterations: int = 5) -> None:
+    """`tiergate ralph start TASK --max-iterations N` in `project`, which must succeed."""
+    started = tiergate(project, "ralph", "start", task, "--max-iterations", str(max_iterations))
+    assert started.returncode == 0, started.stderr
+
+
+def demo(tmp: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """`python -m tiergate demo ARGS` with its temporary folders made under `tmp`, and colour left to it."""
+    tmp.mkdir(exist_ok=True)
+    environ = {key: value for key, value in os.environ.items() if key != "NO_COLOR"}
+    return subprocess.run(
+        [sys.executable, "-m", "tiergate", "demo", *args],
+        env={**environ, "TMPDIR": str(tmp), **env},
+        capture_output=True,
+        text=True,
+        timeout=DEMO_HANG_GUARD_SECONDS,
+        check=False,
+    )
+
+
+def log_records(project: Path) -> list[dict[str, Any]]:
+    """Every record of the project's decision log, in order."""
     lines = (state_dir(project) / "log.jsonl").read_text().splitlines()
-    return [(r["event"], r["decision"]) for r in map(json.loads, lines) if "decision" in r]
+    return [json.loads(line) for line in lines]
+
+
+def decisions(project: Path, session_id: str | None = None) -> list[tuple[str, str]]:
+    """(event, decision) of every decision record in the project's log (of one session if given), in order."""
+    return [
+        (r["event"], r["decision"])
+        for r in log_records(project)
+        if "decision" in r and (session_id is None or r.get("session_id") == session_id)
+    ]

@@ -10,14 +10,18 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
-from testing.claude.scripted_api import ApiRequest, Reply, agent, text
+from testing.claude.scripted_api import ApiRequest, Reply, Rule, ScriptedApi, agent, bash, text, tool_use
 
 _SPAWN = re.compile(r"^```tiergate-spawn[ \t]*\n(?P<body>.*?)\n```[ \t]*$", re.MULTILINE | re.DOTALL)
 _PACKET_ID = re.compile(r"tiergate evidence packet for verification (?P<id>[^\s(),]+)")
 _REQUIRED = re.compile(r'^- "(?P<label>[^"]+)" \(asked by', re.MULTILINE)
 _EVIDENCE_HEADING = "EVIDENCE YOU MUST PRODUCE"
+# What the scripted implementer claims, and the evidence its scripted verifier reports for hello.py.
+CLAIM = "The work is done.\n<promise>DONE</promise>"
+EVIDENCE = "ran `python3 hello.py`: it printed hello, exit code 0"
 
 
 def spawn_directive(message: str) -> dict[str, Any] | None:
@@ -86,3 +90,22 @@ def passing_verdict(evidence: str) -> Callable[[ApiRequest], Reply]:
         return text(verdict_message("PASS", criteria, verification=verification_id(request)))
 
     return reply
+
+
+def script_implementer(api: ScriptedApi, project: Path, files: dict[str, str]) -> None:
+    """Write `files`, stop without a claim, claim when sent back to work, spawn the verifier when asked."""
+    writes = [
+        tool_use("Write", {"file_path": str(project / name), "content": body}) for name, body in files.items()
+    ]
+    api.script(
+        Rule(follow_spawn_directive, thread="main", last_user_contains="```tiergate-spawn", name="spawn"),
+        Rule(text(CLAIM), thread="main", last_user_contains="keep working", name="claim"),
+        Rule(text("The verifier has answered."), thread="main", last_user_contains="tiergate-verdict"),
+    )
+    api.sequence(*writes, text("I wrote the files."), thread="main")
+
+
+def script_verifier(api: ScriptedApi) -> None:
+    """Run `python3 hello.py`, then PASS with every label the packet requires."""
+    api.on(bash("python3 hello.py"), thread="subagent", after_tool_result=False)
+    api.on(passing_verdict(EVIDENCE), thread="subagent", after_tool_result=True)

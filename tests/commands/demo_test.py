@@ -13,27 +13,11 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from testing.tiergatecli import demo
 
 from tiergate.commands.demo import next_step, wants_color
 from tiergate.demo import example, story
 from tiergate.demo.output import wrap
-
-# A guard against a hang, not a measure: how long the demo takes is for a benchmark to say.
-HANG_GUARD_SECONDS = 120
-
-
-def demo(tmp: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    """`python -m tiergate demo` with its temporary directories made under `tmp`."""
-    tmp.mkdir(exist_ok=True)
-    environ = {key: value for key, value in os.environ.items() if key != "NO_COLOR"}
-    return subprocess.run(
-        [sys.executable, "-m", "tiergate", "demo", *args],
-        env={**environ, "TMPDIR": str(tmp), **env},
-        capture_output=True,
-        text=True,
-        timeout=HANG_GUARD_SECONDS,
-        check=False,
-    )
 
 
 def steps(output: str) -> dict[int, str]:

@@ -9,16 +9,9 @@ from pathlib import Path
 import pytest
 from testing.claude.cli import RunClaude, run_tiergate
 from testing.claude.scripted_api import ScriptedApi, stop_feedback
-from testing.claude.tiergate_model import packet_of, spawn_directive
+from testing.claude.tiergate_model import packet_of, script_implementer, script_verifier, spawn_directive
 from testing.gitrepo import commit_all, write
-from testing.tiergatecli import tiergate
-
-from tests.e2e.loop_test import (
-    decisions,
-    script_implementer,
-    script_verifier,
-    start_loop_from_shell,
-)
+from testing.tiergatecli import decisions, start_loop, tiergate
 
 pytestmark = pytest.mark.e2e
 
@@ -31,7 +24,7 @@ def test_the_users_dirty_security_file_is_the_loops_base_and_lifts_no_tier(
     # The user's own work in progress, uncommitted, when the loop starts.
     write(git_project, {"src/auth/session.py": "def valid(token):\n    return token == 'x'  # WIP\n"})
     write(git_project, {"notes.txt": "the user's notes\n"})
-    start_loop_from_shell(git_project, "a quick fix: add hello.py printing hello")
+    start_loop(git_project, "a quick fix: add hello.py printing hello")
     assert "0 files, 0 lines since the loop began" in tiergate(git_project, "tier").stdout
     script_implementer(scripted_api, git_project, {"hello.py": "print('hello')\n"})
     script_verifier(scripted_api)

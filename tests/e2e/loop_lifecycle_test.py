@@ -33,30 +33,12 @@ from testing.claude.tiergate_model import (
     spawn_directive,
     verdict_message,
 )
-from testing.statefolder import state_dir
-from testing.tiergatecli import tiergate
+from testing.tiergatecli import decisions, log_records, start_loop, tiergate
 
 pytestmark = pytest.mark.e2e
 
 CLAIM = "hello.py is written and prints hello.\n<promise>DONE</promise>"
 TASK = "add hello.py printing hello"
-
-
-def start_loop_from_shell(project: Path, max_iterations: int = 5) -> None:
-    started = tiergate(project, "ralph", "start", TASK, "--max-iterations", str(max_iterations))
-    assert started.returncode == 0, started.stderr
-
-
-def log(project: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in (state_dir(project) / "log.jsonl").read_text().splitlines()]
-
-
-def decisions(project: Path, session_id: str | None = None) -> list[tuple[str, str]]:
-    return [
-        (r["event"], r["decision"])
-        for r in log(project)
-        if "decision" in r and (session_id is None or r.get("session_id") == session_id)
-    ]
 
 
 def status(project: Path) -> list[dict[str, Any]]:
@@ -98,7 +80,7 @@ def script_fail_then_fix(api: ScriptedApi, project: Path, fix_when: str, *more: 
 def test_a_fail_critique_reaches_the_implementer_who_fixes_the_work_and_gets_a_pass(
     scripted_api: ScriptedApi, run_claude: RunClaude, git_project: Path
 ) -> None:
-    start_loop_from_shell(git_project)
+    start_loop(git_project, TASK)
     critique = CRITIQUE
     script_fail_then_fix(scripted_api, git_project, critique)
 
@@ -131,7 +113,7 @@ def test_a_fail_critique_reaches_the_implementer_who_fixes_the_work_and_gets_a_p
 def test_an_unchanged_claim_after_a_fail_is_refuted_at_once_and_only_a_fix_earns_a_new_verifier(
     scripted_api: ScriptedApi, run_claude: RunClaude, git_project: Path
 ) -> None:
-    start_loop_from_shell(git_project)
+    start_loop(git_project, TASK)
     critique = CRITIQUE
     # Given the critique, the implementer claims again at once, changing nothing: a re-roll of the
     # verifier. Only once told it is refuted again does it fix the file.
@@ -176,7 +158,7 @@ def test_an_unchanged_claim_after_a_fail_is_refuted_at_once_and_only_a_fix_earns
 def test_at_the_iteration_cap_the_loop_halts_and_tells_the_user(
     scripted_api: ScriptedApi, run_claude: RunClaude, git_project: Path
 ) -> None:
-    start_loop_from_shell(git_project, max_iterations=3)
+    start_loop(git_project, TASK, max_iterations=3)
     turns = [write(git_project, f"step{i}.txt", f"step {i}\n") for i in range(3)]
     scripted_api.sequence(
         *(reply for turn in turns for reply in (turn, text("Not done yet."))), thread="main"
@@ -203,7 +185,7 @@ def test_at_the_iteration_cap_the_loop_halts_and_tells_the_user(
 def test_tiergate_cancel_in_the_middle_of_a_loop_lets_the_next_stop_through(
     scripted_api: ScriptedApi, run_claude: RunClaude, git_project: Path
 ) -> None:
-    start_loop_from_shell(git_project)
+    start_loop(git_project, TASK)
     # The user cancels from another terminal while Claude works (here: the scripted model runs it).
     cancel = bash(f"cd {git_project} && {sys.executable} -m tiergate cancel")
     scripted_api.sequence(
@@ -231,7 +213,7 @@ def test_tiergate_cancel_in_the_middle_of_a_loop_lets_the_next_stop_through(
 def test_a_second_session_in_the_project_is_untouched_by_the_first_ones_loop(
     scripted_api: ScriptedApi, run_claude: RunClaude, git_project: Path
 ) -> None:
-    start_loop_from_shell(git_project)
+    start_loop(git_project, TASK)
     # Session one takes up the loop, then its turn ends on an API error: its loop stays active.
     scripted_api.on(Failure(429, "rate_limit_error", "slow down"), thread="main", times=1)
     first = run_tiergate(run_claude, "start working")
@@ -262,7 +244,7 @@ def test_a_second_session_in_the_project_is_untouched_by_the_first_ones_loop(
 def test_a_verifier_spawned_on_a_weaker_model_does_not_count(
     scripted_api: ScriptedApi, run_claude: RunClaude, git_project: Path
 ) -> None:
-    start_loop_from_shell(git_project)
+    start_loop(git_project, TASK)
 
     def on_haiku(request: ApiRequest) -> Reply:
         directive = spawn_directive(request.last_user_text())
@@ -326,7 +308,7 @@ def test_after_compaction_claude_is_reminded_of_the_loop_and_the_log_shows_it(
     logged = decisions(git_project, run.session_id)
     assert ("PreCompact", "compaction") in logged
     assert logged[-1] == ("SessionEnd", "session-end")
-    [record] = [r for r in log(git_project) if r["event"] == "PreCompact"]
+    [record] = [r for r in log_records(git_project) if r["event"] == "PreCompact"]
     assert "compaction (manual)" in record["reasons"][0] and record["phase"] == "working"
     [loop] = status(git_project)
     assert (loop["phase"], loop["active"]) == ("working", True)

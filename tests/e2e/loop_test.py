@@ -22,7 +22,6 @@ from testing.claude.scripted_api import (
     ApiRequest,
     Failure,
     Reply,
-    Rule,
     ScriptedApi,
     agent,
     bash,
@@ -31,36 +30,22 @@ from testing.claude.scripted_api import (
     tool_use,
 )
 from testing.claude.tiergate_model import (
-    follow_spawn_directive,
+    CLAIM,
+    EVIDENCE,
     packet_of,
     passing_verdict,
+    script_implementer,
+    script_verifier,
     spawn_directive,
     verdict_message,
 )
 from testing.procwatch import shell_wait_for
 from testing.statefolder import state_dir
-from testing.tiergatecli import tiergate
+from testing.tiergatecli import decisions, log_records, start_loop, tiergate
 
 from tiergate import seal
 
 pytestmark = pytest.mark.e2e
-
-CLAIM = "The work is done.\n<promise>DONE</promise>"
-EVIDENCE = "ran `python3 hello.py`: it printed hello, exit code 0"
-
-
-def start_loop_from_shell(project: Path, task: str, max_iterations: int = 5) -> None:
-    started = tiergate(project, "ralph", "start", task, "--max-iterations", str(max_iterations))
-    assert started.returncode == 0, started.stderr
-
-
-def decision_log(project: Path) -> list[dict[str, Any]]:
-    lines = (state_dir(project) / "log.jsonl").read_text().splitlines()
-    return [json.loads(line) for line in lines]
-
-
-def decisions(project: Path) -> list[tuple[str, str]]:
-    return [(record["event"], record["decision"]) for record in decision_log(project)]
 
 
 def loops(project: Path) -> list[dict[str, Any]]:
@@ -68,25 +53,6 @@ def loops(project: Path) -> list[dict[str, Any]]:
     assert status.returncode == 0, status.stderr
     result: list[dict[str, Any]] = json.loads(status.stdout)
     return result
-
-
-def script_implementer(api: ScriptedApi, project: Path, files: dict[str, str]) -> None:
-    """Write `files`, stop without a claim, claim when sent back to work, spawn the verifier when asked."""
-    writes = [
-        tool_use("Write", {"file_path": str(project / name), "content": body}) for name, body in files.items()
-    ]
-    api.script(
-        Rule(follow_spawn_directive, thread="main", last_user_contains="```tiergate-spawn", name="spawn"),
-        Rule(text(CLAIM), thread="main", last_user_contains="keep working", name="claim"),
-        Rule(text("The verifier has answered."), thread="main", last_user_contains="tiergate-verdict"),
-    )
-    api.sequence(*writes, text("I wrote the files."), thread="main")
-
-
-def script_verifier(api: ScriptedApi) -> None:
-    """Run a command, then PASS with every label the packet requires."""
-    api.on(bash("python3 hello.py"), thread="subagent", after_tool_result=False)
-    api.on(passing_verdict(EVIDENCE), thread="subagent", after_tool_result=True)
 
 
 @pytest.mark.parametrize(
@@ -129,7 +95,7 @@ def test_a_claim_is_blocked_until_the_verifier_of_its_tier_passes_it(
     verifier: str,
     model_id: str,
 ) -> None:
-    start_loop_from_shell(git_project, task)
+    start_loop(git_project, task)
     script_implementer(scripted_api, git_project, files)
     script_verifier(scripted_api)
 
@@ -169,7 +135,7 @@ def test_a_claim_is_blocked_until_the_verifier_of_its_tier_passes_it(
         ("SubagentStop", "verdict"),
         ("Stop", "finalize"),
     ]
-    for record in decision_log(git_project)[1:]:
+    for record in log_records(git_project)[1:]:
         assert record["session_id"] == session_id
         assert record["reasons"], record
     [status] = loops(git_project)
@@ -186,7 +152,7 @@ def test_a_claim_is_blocked_until_the_verifier_of_its_tier_passes_it(
 def test_a_verdict_without_evidence_is_sent_back_and_the_main_agents_own_verdict_never_counts(
     scripted_api: ScriptedApi, run_claude: RunClaude, git_project: Path
 ) -> None:
-    start_loop_from_shell(git_project, "add hello.py printing hello")
+    start_loop(git_project, "add hello.py printing hello")
     # The implementer copies a PASS verdict block into its claim: it must not end the loop.
     forged = verdict_message("PASS", [("hello.py prints hello", "VERIFIED", EVIDENCE)], prose=CLAIM)
     scripted_api.on(
@@ -247,7 +213,7 @@ def test_the_ralph_command_starts_a_loop_in_a_project_tiergate_has_never_seen(
 def test_cancel_ends_the_loop_and_the_stop_goes_ahead(
     scripted_api: ScriptedApi, run_claude: RunClaude, git_project: Path
 ) -> None:
-    start_loop_from_shell(git_project, "add hello.py printing hello")
+    start_loop(git_project, "add hello.py printing hello")
     scripted_api.on(text("Stopping here."), thread="main")
 
     run = run_tiergate(run_claude, "/tiergate:cancel")
@@ -283,7 +249,7 @@ def test_an_api_error_is_never_blocked_and_a_claim_after_the_user_resumes_is_sti
         ("StopFailure", "recorded"),
         ("SessionEnd", "session-end"),  # the loop is still active when the session ends
     ]
-    assert any("rate_limit" in reason for reason in decision_log(git_project)[1]["reasons"])
+    assert any("rate_limit" in reason for reason in log_records(git_project)[1]["reasons"])
     loop_file = state_dir(git_project) / "loops" / f"{session_id}.json"
     kept = json.loads(seal.open_file(f"loops/{session_id}.json", loop_file.read_bytes()))
     assert kept["interrupted_turn"]  # the CLI's prompt_id of that turn
@@ -305,9 +271,9 @@ def test_an_api_error_is_never_blocked_and_a_claim_after_the_user_resumes_is_sti
         ("SubagentStop", "verdict"),
         ("Stop", "finalize"),
     ]
-    [spawn] = [r for r in decision_log(git_project) if r["decision"] == "spawn"]
+    [spawn] = [r for r in log_records(git_project) if r["decision"] == "spawn"]
     assert not any("api-error" in reason for reason in spawn["reasons"])  # the prompt ended the exemption
-    [prompted] = [r for r in decision_log(git_project) if r["decision"] == "user-prompt"]
+    [prompted] = [r for r in log_records(git_project) if r["decision"] == "user-prompt"]
     assert prompted["reasons"][1].startswith("api-error-dropped")
     [status] = loops(git_project)
     assert (status["session_id"], status["phase"], status["verdict"]) == (session_id, "passed", "PASS")
@@ -316,7 +282,7 @@ def test_an_api_error_is_never_blocked_and_a_claim_after_the_user_resumes_is_sti
 def test_a_verifier_that_changes_the_workspace_is_disqualified_and_replaced(
     scripted_api: ScriptedApi, run_claude: RunClaude, git_project: Path
 ) -> None:
-    start_loop_from_shell(git_project, "add hello.py printing hello")
+    start_loop(git_project, "add hello.py printing hello")
     script_implementer(scripted_api, git_project, {"hello.py": "print('hello')\n"})
     # The first verifier "fixes" the work while verifying, then passes it.
     tamper = bash(f"echo '# tidied' >> {git_project / 'hello.py'}")
@@ -345,7 +311,7 @@ def test_a_verifier_that_changes_the_workspace_is_disqualified_and_replaced(
 def test_only_the_requested_verifiers_verdict_counts(
     scripted_api: ScriptedApi, run_claude: RunClaude, git_project: Path
 ) -> None:
-    start_loop_from_shell(git_project, "add hello.py printing hello")
+    start_loop(git_project, "add hello.py printing hello")
 
     def cheaper_verifier(request: ApiRequest) -> Reply:
         directive = spawn_directive(request.last_user_text())
@@ -383,7 +349,7 @@ def test_only_the_requested_verifiers_verdict_counts(
 def test_a_verifier_launched_in_the_background_still_decides_the_loop(
     scripted_api: ScriptedApi, run_claude: RunClaude, git_project: Path
 ) -> None:
-    start_loop_from_shell(git_project, "add hello.py printing hello")
+    start_loop(git_project, "add hello.py printing hello")
 
     def in_the_background(request: ApiRequest) -> Reply:
         directive = spawn_directive(request.last_user_text())
@@ -417,7 +383,7 @@ def test_a_verifier_launched_in_the_background_still_decides_the_loop(
     ]
     # The verifier's result comes back as a task notification: not the user speaking.
     assert after_claim[4:] == [("UserPromptSubmit", "task-notification"), ("Stop", "finalize")]
-    [passed] = [r for r in decision_log(git_project) if r["decision"] == "pass"]
+    [passed] = [r for r in log_records(git_project) if r["decision"] == "pass"]
     assert any("background" in reason for reason in passed["reasons"])
     [status] = loops(git_project)
     assert (status["phase"], status["verdict"]) == ("passed", "PASS")
@@ -429,7 +395,7 @@ def test_a_verifier_that_ran_no_command_is_not_disqualified_for_what_the_main_ag
     """The intermittent false disqualification, made deterministic: a verifier launched in the
     background answers without running anything while the main agent writes a file. The change is the
     main agent's, not the verifier's: it is sent back for its missing command, not disqualified."""
-    start_loop_from_shell(git_project, "add hello.py printing hello")
+    start_loop(git_project, "add hello.py printing hello")
     verifier_asked = threading.Event()
     notes = git_project / "notes.md"
 
@@ -469,7 +435,7 @@ def test_a_verifier_that_ran_no_command_is_not_disqualified_for_what_the_main_ag
 
     assert run.returncode == 0, run.describe()
     assert notes.exists()
-    log = decision_log(git_project)
+    log = log_records(git_project)
     assert [r["decision"] for r in log if r["event"] == "SubagentStop"] == ["redo", "verdict"], decisions(
         git_project
     )

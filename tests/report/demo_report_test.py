@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 from testing import chromium
+from testing.tiergatecli import demo
 
-from tests.commands.demo_test import demo
 from tests.report.dom import parse
 
 pytestmark = pytest.mark.browser
