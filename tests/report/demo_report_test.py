@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 from testing import chromium
+from testing.htmldom import parse
 from testing.tiergatecli import demo
-
-from tests.report.dom import parse
 
 pytestmark = pytest.mark.browser
 

@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 from testing import chromium, png
+from testing.htmldom import Dom, parse
 from testing.statefolder import state_dir
 
 from tests.report import night as tonight
-from tests.report.dom import Dom, parse
 from tiergate import seal
 from tiergate.log import read_records
 from tiergate.report import loops, render
