@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from tiergate.loop.claims import check_claim
 from tiergate.loop.events import ClaimFacts, GateFacts, Stop
-from tiergate.loop.state import LoopState, new_loop
+from tiergate.loop.state import LoopState, Verification, new_loop
 
 T0 = 1_800_000_000.0
 TASK = "Fix the parser bug in src/parser.py"
@@ -56,4 +56,23 @@ def claim(gate: GateFacts | None, fingerprint: str = "fp-2", **fields: object) -
         claim_facts=FACTS,
         gate=gate,
         **fields,  # type: ignore[arg-type]
+    )
+
+
+def verification(paths: tuple[str, ...] = ("src/app.py",)) -> Verification:
+    """A STANDARD verification of a change to `paths`, as the decision requests one."""
+    return Verification(
+        id="v1",
+        tier="STANDARD",
+        agent="tiergate:architect-medium",
+        model="sonnet",
+        evidence=("tests pass",),
+        claim_types=("Implemented",),
+        reasons=tuple(f"{p} matches security pattern '**/auth/**'" for p in paths),
+        relative_cost=0.3,
+        thorough_cost=1.0,
+        files_changed=len(paths),
+        lines_changed=3,
+        paths=paths,
+        requested_at=0.0,
     )

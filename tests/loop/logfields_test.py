@@ -4,26 +4,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from testing.loopfacts import verification
+
 from tiergate.loop import logfields
 from tiergate.loop.events import GateFacts, Outcome
-from tiergate.loop.state import Verification, VerifierRun, new_loop
+from tiergate.loop.state import VerifierRun, new_loop
 
 STATE = new_loop("s1", "fix it", now=0.0, base="b" * 40, promise="DONE")
-VERIFICATION = Verification(
-    id="v1",
-    tier="STANDARD",
-    agent="tiergate:architect",
-    model="sonnet",
-    evidence=("tests",),
-    claim_types=("Fixed",),
-    reasons=("12 lines",),
-    relative_cost=5.0,
-    thorough_cost=20.0,
-    files_changed=2,
-    lines_changed=12,
-    paths=("a.py", "b.py"),
-    requested_at=10.0,
-)
+VERIFICATION = verification(("a.py", "b.py"))
 
 
 def test_a_decision_keeps_its_session_name_reasons_and_where_the_loop_stands() -> None:
@@ -48,7 +36,7 @@ def test_a_halt_keeps_why_the_loop_ended_and_no_loop_keeps_no_phase() -> None:
 def test_a_verification_snapshot_keeps_its_status_and_extra_facts() -> None:
     snapshot = logfields.snapshot(VERIFICATION, "PASS", agent_id="a1")
     assert snapshot["id"] == "v1" and snapshot["status"] == "PASS" and snapshot["agent_id"] == "a1"
-    assert snapshot["claim_types"] == ["Fixed"] and snapshot["files_changed"] == 2
+    assert snapshot["claim_types"] == ["Implemented"] and snapshot["files_changed"] == 2
 
 
 def test_a_verifier_run_keeps_its_duration_redos_and_model() -> None:

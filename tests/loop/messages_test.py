@@ -8,10 +8,11 @@ import re
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from testing.loopfacts import verification
 
 from tiergate.loop import messages
 from tiergate.loop import packet as evidence
-from tiergate.loop.state import LoopState, Verification, new_loop
+from tiergate.loop.state import LoopState, new_loop
 from tiergate.workspace.manifest import Changes
 
 FENCE = re.compile(r"^```", re.MULTILINE)
@@ -25,29 +26,11 @@ def _loop(task: str) -> LoopState:
     return new_loop("s1", task, now=0.0, base="a" * 40, promise="DONE")
 
 
-def _verification(paths: tuple[str, ...] = ("src/app.py",)) -> Verification:
-    return Verification(
-        id="v1",
-        tier="STANDARD",
-        agent="tiergate:architect-medium",
-        model="sonnet",
-        evidence=("tests pass",),
-        claim_types=("Implemented",),
-        reasons=tuple(f"{p} matches security pattern '**/auth/**'" for p in paths),
-        relative_cost=0.3,
-        thorough_cost=1.0,
-        files_changed=len(paths),
-        lines_changed=3,
-        paths=paths,
-        requested_at=0.0,
-    )
-
-
 @settings(max_examples=200, deadline=None)
 @given(task=NASTY, path=NASTY)
 def test_whatever_the_task_and_names_hold_the_directive_has_one_spawn_block(task: str, path: str) -> None:
     state = _loop(task)
-    text = messages.spawn_directive(state, _verification((path or "p",)), ())
+    text = messages.spawn_directive(state, verification((path or "p",)), ())
     assert text.count("```tiergate-spawn") == 1
     # The only fence lines are the block's own opening and closing.
     assert FENCE.findall(text) == ["```", "```"]
@@ -61,7 +44,7 @@ def test_whatever_the_task_and_names_hold_the_directive_has_one_spawn_block(task
 @settings(max_examples=200, deadline=None)
 @given(task=NASTY, path=NASTY)
 def test_whatever_the_task_and_names_hold_the_packet_has_only_its_own_sections(task: str, path: str) -> None:
-    text = evidence.packet(_loop(task), _verification((path or "p",)))
+    text = evidence.packet(_loop(task), verification((path or "p",)))
     starts = [line.split(" ", 1)[0] for line in text.splitlines() if line[:1].isupper() or line[:1] == "`"]
     assert starts == [
         "TASK",

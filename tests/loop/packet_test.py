@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from testing.loopfacts import verification as a_verification
 from testing.loopfacts import working
 
-from tests.loop.messages_test import _verification
 from tiergate.loop.packet import packet
 from tiergate.loop.state import Verification
 
@@ -25,7 +25,7 @@ TESTS = (
 
 def verification(**fields: object) -> Verification:
     paths = ("calc.py", "kept.txt", "old.txt", "tests/test_more.py")
-    return replace(_verification(paths), **fields)  # type: ignore[arg-type]
+    return replace(a_verification(paths), **fields)  # type: ignore[arg-type]
 
 
 def sections(text: str) -> list[str]:
