@@ -173,14 +173,14 @@ def test_workspace_ignore_is_kept_with_the_file_it_came_from(tmp_path: Path) -> 
 
 
 def test_every_section_mirrors_its_schema_model_field_for_field_with_the_same_defaults() -> None:
-    assert from_values(schema.ConfigModel().model_dump(), None) == Config()
-    for name, model in schema.ConfigModel.model_fields.items():
+    assert from_values(schema.ConfigSchema().model_dump(), None) == Config()
+    for name, model in schema.ConfigSchema.model_fields.items():
         if name in SECTIONS:
             section = SECTIONS[name]
             assert model.annotation is not None
             schema_fields = model.annotation.model_fields
             assert {f.name for f in dataclasses.fields(section)} == set(schema_fields), name
-    assert {f.name for f in dataclasses.fields(Config)} == set(schema.ConfigModel.model_fields)
+    assert {f.name for f in dataclasses.fields(Config)} == set(schema.ConfigSchema.model_fields)
 
 
 _ODD = st.one_of(

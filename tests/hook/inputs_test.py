@@ -79,9 +79,9 @@ OBSERVED: dict[str, dict[str, Any]] = {
 
 
 def test_every_event_has_an_input_and_a_model_with_the_same_fields_and_defaults() -> None:
-    assert set(inputs.INPUTS) == set(inputschema.MODELS) == set(EVENTS) == set(OBSERVED)
+    assert set(inputs.INPUTS) == set(inputschema.SCHEMAS) == set(EVENTS) == set(OBSERVED)
     for event, cls in inputs.INPUTS.items():
-        model = inputschema.MODELS[event]
+        model = inputschema.SCHEMAS[event]
         by_hand = {f.name: (f.name in inputs.REQUIRED, f.default) for f in dataclasses.fields(cls)}
         by_model = {
             name: (info.is_required(), None if info.is_required() else info.default)

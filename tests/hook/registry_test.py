@@ -28,7 +28,7 @@ def test_every_registry_event_has_a_handler_module_named_after_it() -> None:
 
 
 def test_every_registry_event_has_an_input_and_its_model() -> None:
-    assert set(inputs.INPUTS) == set(inputschema.MODELS) == set(EVENTS)
+    assert set(inputs.INPUTS) == set(inputschema.SCHEMAS) == set(EVENTS)
 
 
 def test_every_event_says_what_failing_open_meant() -> None:

@@ -1,9 +1,9 @@
-"""The configuration's definition: pydantic models of every key, its type, range and checks.
+"""The configuration's schema: pydantic models of every key, its type, range and checks.
 
-`tiergate.config.settings` reads a table by hand when all of its values have their plain form, and asks these
-models otherwise: they say in one line which key of which file is wrong, and why, or give the values
-that `tiergate.config.settings` builds its dataclasses from. Each model mirrors a
-dataclass of `tiergate.config.settings`, field for field (tests/config/settings_test.py holds them equal).
+`tiergate.config.settings` reads a table by hand when its values have their plain form and asks this
+schema otherwise: it says in one line which key of which file is wrong, and why, or gives the values the
+settings are built from. Each schema mirrors a settings dataclass field for field, with the same defaults
+(tests/config/settings_test.py holds them equal).
 """
 
 from __future__ import annotations
@@ -23,13 +23,13 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
-class TiersModel(_Section):
+class TiersSchema(_Section):
     light_files_below: int = Field(5, ge=0)
     light_lines_below: int = Field(100, ge=0)
     thorough_files_above: int = Field(20, ge=0)
 
 
-class CostsModel(_Section):
+class CostsSchema(_Section):
     light: float = Field(1.0, gt=0)
     standard: float = Field(5.0, gt=0)
     thorough: float = Field(20.0, gt=0)
@@ -41,7 +41,7 @@ class CostsModel(_Section):
         return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
-class KeywordsModel(_Section):
+class KeywordsSchema(_Section):
     thorough: tuple[str, ...] = keywords.THOROUGH_KEYWORDS
     light: tuple[str, ...] = keywords.LIGHT_KEYWORDS
 
@@ -55,7 +55,7 @@ class KeywordsModel(_Section):
         return value
 
 
-class PatternsModel(_Section):
+class PatternsSchema(_Section):
     security: tuple[str, ...] = ()
     architecture: tuple[str, ...] = ()
 
@@ -69,7 +69,7 @@ class PatternsModel(_Section):
         return value
 
 
-class LoopModel(_Section):
+class LoopSchema(_Section):
     max_iterations: int = Field(20, ge=1)
     max_minutes: float = Field(240.0, gt=0)
 
@@ -79,7 +79,7 @@ class LoopModel(_Section):
         return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
-class GateModel(_Section):
+class GateSchema(_Section):
     timeout_seconds: float = Field(300.0, gt=0)
     base_tests: Literal["thorough", "refute"] = "thorough"
 
@@ -89,19 +89,19 @@ class GateModel(_Section):
         return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
-class InterventionsModel(_Section):
+class InterventionsSchema(_Section):
     attempt_limit: int = Field(3, ge=1)
     skip_limit: int = Field(3, ge=1)
     failure_limit: int | None = Field(None, ge=1)
     rollback_on_retry: bool = False
 
 
-class StallsModel(_Section):
+class StallsSchema(_Section):
     same_failure: int = Field(2, ge=2)
     empty_turns: int = Field(3, ge=1)
 
 
-class AlertsModel(_Section):
+class AlertsSchema(_Section):
     command: str | None = None
     timeout_seconds: float = Field(10.0, gt=0)
 
@@ -111,12 +111,12 @@ class AlertsModel(_Section):
         return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
-class InteropModel(_Section):
+class InteropSchema(_Section):
     ralph_loop: Literal["verify", "ignore"] = "verify"
     omc: Literal["verify", "ignore"] = "verify"
 
 
-class WorkspaceModel(_Section):
+class WorkspaceSchema(_Section):
     ignore: tuple[str, ...] = ()
 
     @field_validator("ignore", mode="before")
@@ -130,7 +130,7 @@ class WorkspaceModel(_Section):
         return tuple(value)
 
 
-class RiskRuleModel(_Section):
+class RiskRuleSchema(_Section):
     # `construct` in the file; `name` here, since pydantic's BaseModel has a `construct` of its own.
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True, populate_by_name=True)
     name: str = Field(alias="construct")
@@ -172,9 +172,9 @@ class RiskRuleModel(_Section):
         return tuple(value)
 
 
-class RiskModel(_Section):
+class RiskSchema(_Section):
     content: bool = True
-    rules: tuple[RiskRuleModel, ...] = ()
+    rules: tuple[RiskRuleSchema, ...] = ()
 
     @field_validator("rules", mode="before")
     @classmethod
@@ -189,27 +189,27 @@ def _a_command(command: str) -> str:
     return command
 
 
-class ConfigModel(_Section):
+class ConfigSchema(_Section):
     source: str | None = Field(None, exclude=True)
-    tiers: TiersModel = TiersModel()
-    costs: CostsModel = CostsModel()
-    keywords: KeywordsModel = KeywordsModel()
-    patterns: PatternsModel = PatternsModel()
-    loop: LoopModel = LoopModel()
+    tiers: TiersSchema = TiersSchema()
+    costs: CostsSchema = CostsSchema()
+    keywords: KeywordsSchema = KeywordsSchema()
+    patterns: PatternsSchema = PatternsSchema()
+    loop: LoopSchema = LoopSchema()
     checks: dict[str, Annotated[str, AfterValidator(_a_command)]] = Field(default_factory=dict)
-    gate: GateModel = GateModel()
-    interventions: InterventionsModel = InterventionsModel()
-    stalls: StallsModel = StallsModel()
-    alerts: AlertsModel = AlertsModel()
-    interop: InteropModel = InteropModel()
-    workspace: WorkspaceModel = WorkspaceModel()
-    risk: RiskModel = RiskModel()
+    gate: GateSchema = GateSchema()
+    interventions: InterventionsSchema = InterventionsSchema()
+    stalls: StallsSchema = StallsSchema()
+    alerts: AlertsSchema = AlertsSchema()
+    interop: InteropSchema = InteropSchema()
+    workspace: WorkspaceSchema = WorkspaceSchema()
+    risk: RiskSchema = RiskSchema()
 
 
 def read_table(source: str, table: Mapping[str, Any]) -> dict[str, Any]:
     """The values of `table`, read from `source`, as validated; UserError naming the file and the key."""
     try:
-        return ConfigModel.model_validate({**table, "source": source}).model_dump()
+        return ConfigSchema.model_validate({**table, "source": source}).model_dump()
     except ValidationError as exc:
         raise UserError(f"{source}: {_first_error(exc)}") from None
 
@@ -217,7 +217,7 @@ def read_table(source: str, table: Mapping[str, Any]) -> dict[str, Any]:
 def read_kept(source: str | None, kept: Mapping[str, Any]) -> dict[str, Any]:
     """The values of a loop's kept configuration (its JSON form), as validated; UserError naming the key."""
     try:
-        return ConfigModel.model_validate_json(json.dumps({**kept, "source": source})).model_dump()
+        return ConfigSchema.model_validate_json(json.dumps({**kept, "source": source})).model_dump()
     except ValidationError as exc:
         raise UserError(
             f"the loop's kept configuration (from {source or 'the defaults'}): {_first_error(exc)}"

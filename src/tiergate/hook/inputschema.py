@@ -1,9 +1,8 @@
-"""Pydantic models of the Claude Code hook inputs tiergate handles: the definition of what it accepts.
+"""The schema of the Claude Code hook inputs tiergate handles, as pydantic models: what it accepts.
 
-`tiergate.hook.inputs` reads an input by hand when its fields are in their plain JSON form and asks these
-models otherwise, so pydantic (about 70 ms to import) is on a hook's path only for an odd input. Each
-model holds the fields tiergate reads, with the types and defaults of its twin in `tiergate.hook.inputs`
-(tests/hook/inputs_test.py holds them to it); the quirks of the reference are absorbed here once
+`tiergate.hook.inputs` reads an input by hand when its fields have their plain JSON form and asks this
+schema otherwise. Each schema holds the fields of its twin in `tiergate.hook.inputs`, with the same types
+and defaults (tests/hook/inputs_test.py holds them to it); the reference's quirks are absorbed here once
 (`stop_hook_active` missing or null, "" for a missing path).
 """
 
@@ -17,7 +16,7 @@ from tiergate.errors import InputError
 from tiergate.project import is_valid_session_id
 
 
-class HookInputModel(BaseModel):
+class HookInputSchema(BaseModel):
     """Fields every hook event carries (or may carry). Fields tiergate does not read are ignored."""
 
     model_config = ConfigDict(extra="ignore", frozen=True)
@@ -40,7 +39,7 @@ class HookInputModel(BaseModel):
         return None if value == "" else value
 
 
-class StopModel(HookInputModel):
+class StopSchema(HookInputSchema):
     stop_hook_active: bool = False
     last_assistant_message: str | None = None
 
@@ -51,12 +50,12 @@ class StopModel(HookInputModel):
         return False if value is None else value
 
 
-class SubagentStartModel(HookInputModel):
+class SubagentStartSchema(HookInputSchema):
     agent_id: str
     agent_type: str = ""
 
 
-class SubagentStopModel(HookInputModel):
+class SubagentStopSchema(HookInputSchema):
     agent_id: str
     agent_type: str = ""
     last_assistant_message: str | None = None
@@ -68,37 +67,37 @@ class SubagentStopModel(HookInputModel):
         return None if value == "" else value
 
 
-class SessionStartModel(HookInputModel):
+class SessionStartSchema(HookInputSchema):
     source: str | None = None
 
 
-class UserPromptSubmitModel(HookInputModel):
+class UserPromptSubmitSchema(HookInputSchema):
     prompt: str
 
 
-class StopFailureModel(HookInputModel):
+class StopFailureSchema(HookInputSchema):
     error: str = "unknown"
 
 
-class PreCompactModel(HookInputModel):
+class PreCompactSchema(HookInputSchema):
     trigger: str | None = None
 
 
-class SessionEndModel(HookInputModel):
+class SessionEndSchema(HookInputSchema):
     reason: str | None = None
 
 
 # By event: each event's model is named after it (tests/hook/inputs_test.py: one per registry event).
-MODELS: dict[str, type[HookInputModel]] = {
-    model.__name__.removesuffix("Model"): model for model in HookInputModel.__subclasses__()
+SCHEMAS: dict[str, type[HookInputSchema]] = {
+    model.__name__.removesuffix("Schema"): model for model in HookInputSchema.__subclasses__()
 }
 
 
-def validate(event_name: str, payload: Mapping[str, object]) -> HookInputModel:
+def validate(event_name: str, payload: Mapping[str, object]) -> HookInputSchema:
     """The model of `payload` for `event_name`; InputError (one line) if it does not fit.
 
     Call `tiergate.hook.inputs.parse_input`, which reads plain inputs without pydantic."""
-    model = MODELS.get(event_name)
+    model = SCHEMAS.get(event_name)
     if model is None:
         raise InputError(f"tiergate does not handle {event_name!r} hook events")
     try:
