@@ -16,8 +16,7 @@ import pytest
 from testing.claude.cli import ClaudeRun, claude_bin, run_claude
 from testing.claude.scripted_api import ScriptedApi, bash, text, write_file
 from testing.gitrepo import git, init_repo
-
-from tests.install_test import Machine, new_machine
+from testing.installmachine import Machine, new_machine
 
 pytestmark = [pytest.mark.e2e, pytest.mark.install]
 
