@@ -19,7 +19,7 @@ from testing.statefolder import state_dir, state_env
 from tiergate.hook import registry
 from tiergate.tier.policy import PLUGIN, VERIFIERS, Tier
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LAUNCHER = ROOT / "hooks" / "tiergate-hook"
 HOOK_COMMAND = "${CLAUDE_PLUGIN_ROOT}/hooks/tiergate-hook"
 EVENTS = set(registry.EVENTS)

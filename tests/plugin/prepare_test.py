@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-CHECKOUT = Path(__file__).resolve().parent.parent
+CHECKOUT = Path(__file__).resolve().parents[2]
 PREPARE = CHECKOUT / "hooks" / "prepare.py"
 
 
