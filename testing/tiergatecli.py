@@ -56,6 +56,14 @@ def demo(tmp: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def loop_status(project: Path) -> list[dict[str, Any]]:
+    """`tiergate status --json` in `project`, which must succeed: one object per loop."""
+    result = tiergate(project, "status", "--json")
+    assert result.returncode == 0, result.stderr
+    loops: list[dict[str, Any]] = json.loads(result.stdout)
+    return loops
+
+
 def log_records(project: Path) -> list[dict[str, Any]]:
     """Every record of the project's decision log, in order."""
     lines = (state_dir(project) / "log.jsonl").read_text().splitlines()

@@ -33,19 +33,12 @@ from testing.claude.tiergate_model import (
     spawn_directive,
     verdict_message,
 )
-from testing.tiergatecli import decisions, log_records, start_loop, tiergate
+from testing.tiergatecli import decisions, log_records, loop_status, start_loop, tiergate
 
 pytestmark = pytest.mark.e2e
 
 CLAIM = "hello.py is written and prints hello.\n<promise>DONE</promise>"
 TASK = "add hello.py printing hello"
-
-
-def status(project: Path) -> list[dict[str, Any]]:
-    result = tiergate(project, "status", "--json")
-    assert result.returncode == 0, result.stderr
-    loops: list[dict[str, Any]] = json.loads(result.stdout)
-    return loops
 
 
 def write(project: Path, name: str, content: str) -> Any:
@@ -106,7 +99,7 @@ def test_a_fail_critique_reaches_the_implementer_who_fixes_the_work_and_gets_a_p
     history = json.loads(tiergate(git_project, "history", "--json").stdout)
     assert [(v["id"], v["verdict"]) for v in history["verifications"]] == [("v1", "FAIL"), ("v2", "PASS")]
     assert history["total"]["ran"] == 2
-    [loop] = status(git_project)
+    [loop] = loop_status(git_project)
     assert (loop["phase"], loop["verdict"], loop["iteration"]) == ("passed", "PASS", 2)
 
 
@@ -151,7 +144,7 @@ def test_an_unchanged_claim_after_a_fail_is_refuted_at_once_and_only_a_fix_earns
     assert (git_project / "hello.py").read_text() == "print('hello')\n"
     history = json.loads(tiergate(git_project, "history", "--json").stdout)
     assert [(v["id"], v["verdict"]) for v in history["verifications"]] == [("v1", "FAIL"), ("v2", "PASS")]
-    [loop] = status(git_project)
+    [loop] = loop_status(git_project)
     assert (loop["phase"], loop["verdict"]) == ("passed", "PASS")
 
 
@@ -177,7 +170,7 @@ def test_at_the_iteration_cap_the_loop_halts_and_tells_the_user(
     ]
     [notice] = [n for n in run.notices if "loop halted" in n]
     assert "iteration cap is reached (3/3)" in notice and "/tiergate:ralph" in notice
-    [loop] = status(git_project)
+    [loop] = loop_status(git_project)
     assert (loop["phase"], loop["iteration"], loop["active"]) == ("halted", 3, False)
     assert run.result["result"] == "Not done yet."
 
@@ -206,7 +199,7 @@ def test_tiergate_cancel_in_the_middle_of_a_loop_lets_the_next_stop_through(
         ("Stop", "continue"),
         ("cancel", "cancel"),
     ]
-    [loop] = status(git_project)
+    [loop] = loop_status(git_project)
     assert (loop["phase"], loop["active"]) == ("cancelled", False)
 
 
@@ -218,7 +211,7 @@ def test_a_second_session_in_the_project_is_untouched_by_the_first_ones_loop(
     scripted_api.on(Failure(429, "rate_limit_error", "slow down"), thread="main", times=1)
     first = run_tiergate(run_claude, "start working")
     assert first.result["is_error"] is True, first.describe()
-    [loop] = status(git_project)
+    [loop] = loop_status(git_project)
     assert (loop["session_id"], loop["phase"], loop["active"]) == (first.session_id, "working", True)
     # Session two works in the same project and claims: nothing of the loop reaches it.
     scripted_api.sequence(write(git_project, "notes.txt", "notes\n"), text(CLAIM), thread="main")
@@ -237,7 +230,7 @@ def test_a_second_session_in_the_project_is_untouched_by_the_first_ones_loop(
         assert "tiergate loop active" not in request.conversation_text()
         assert "keep working on the task" not in request.conversation_text()
         assert TASK not in request.conversation_text()
-    [after] = status(git_project)
+    [after] = loop_status(git_project)
     assert after == loop
 
 
@@ -310,5 +303,5 @@ def test_after_compaction_claude_is_reminded_of_the_loop_and_the_log_shows_it(
     assert logged[-1] == ("SessionEnd", "session-end")
     [record] = [r for r in log_records(git_project) if r["event"] == "PreCompact"]
     assert "compaction (manual)" in record["reasons"][0] and record["phase"] == "working"
-    [loop] = status(git_project)
+    [loop] = loop_status(git_project)
     assert (loop["phase"], loop["active"]) == ("working", True)

@@ -14,7 +14,6 @@ import threading
 import time
 import uuid
 from pathlib import Path
-from typing import Any
 
 import pytest
 from testing.claude.cli import RunClaude, run_tiergate
@@ -41,18 +40,11 @@ from testing.claude.tiergate_model import (
 )
 from testing.procwatch import shell_wait_for
 from testing.statefolder import state_dir
-from testing.tiergatecli import decisions, log_records, start_loop, tiergate
+from testing.tiergatecli import decisions, log_records, loop_status, start_loop
 
 from tiergate import seal
 
 pytestmark = pytest.mark.e2e
-
-
-def loops(project: Path) -> list[dict[str, Any]]:
-    status = tiergate(project, "status", "--json")
-    assert status.returncode == 0, status.stderr
-    result: list[dict[str, Any]] = json.loads(status.stdout)
-    return result
 
 
 @pytest.mark.parametrize(
@@ -138,7 +130,7 @@ def test_a_claim_is_blocked_until_the_verifier_of_its_tier_passes_it(
     for record in log_records(git_project)[1:]:
         assert record["session_id"] == session_id
         assert record["reasons"], record
-    [status] = loops(git_project)
+    [status] = loop_status(git_project)
     assert (status["session_id"], status["phase"], status["tier"], status["verdict"]) == (
         session_id,
         "passed",
@@ -189,7 +181,7 @@ def test_a_verdict_without_evidence_is_sent_back_and_the_main_agents_own_verdict
     agent_result = scripted_api.messages_calls("main")[-1].last_user_text()
     assert "Looks fine." not in agent_result
     assert EVIDENCE in agent_result
-    [status] = loops(git_project)
+    [status] = loop_status(git_project)
     assert (status["phase"], status["verdict"]) == ("passed", "PASS")
 
 
@@ -205,7 +197,7 @@ def test_the_ralph_command_starts_a_loop_in_a_project_tiergate_has_never_seen(
     assert decisions(git_project)[0] == ("UserPromptSubmit", "start")
     first = scripted_api.messages_calls("main")[0]
     assert "UserPromptSubmit hook additional context: tiergate loop active" in first.conversation_text()
-    [status] = loops(git_project)
+    [status] = loop_status(git_project)
     assert status["session_id"] == run.session_id
     assert status["max_iterations"] == 2
 
@@ -222,7 +214,7 @@ def test_cancel_ends_the_loop_and_the_stop_goes_ahead(
     assert decisions(git_project)[1:3] == [("SessionStart", "bind"), ("UserPromptSubmit", "cancel")]
     assert stop_feedback(scripted_api) == []
     assert run.result["result"] == "Stopping here."
-    [status] = loops(git_project)
+    [status] = loop_status(git_project)
     assert status["phase"] == "cancelled"
 
 
@@ -275,7 +267,7 @@ def test_an_api_error_is_never_blocked_and_a_claim_after_the_user_resumes_is_sti
     assert not any("api-error" in reason for reason in spawn["reasons"])  # the prompt ended the exemption
     [prompted] = [r for r in log_records(git_project) if r["decision"] == "user-prompt"]
     assert prompted["reasons"][1].startswith("api-error-dropped")
-    [status] = loops(git_project)
+    [status] = loop_status(git_project)
     assert (status["session_id"], status["phase"], status["verdict"]) == (session_id, "passed", "PASS")
 
 
@@ -304,7 +296,7 @@ def test_a_verifier_that_changes_the_workspace_is_disqualified_and_replaced(
     first_spawn, second_spawn = [f for f in stop_feedback(scripted_api) if "tiergate-spawn" in f]
     assert "changed the workspace" in second_spawn and "modified hello.py" in second_spawn
     assert spawn_directive(first_spawn) != spawn_directive(second_spawn)
-    [status] = loops(git_project)
+    [status] = loop_status(git_project)
     assert (status["phase"], status["verdict"]) == ("passed", "PASS")
 
 
@@ -342,7 +334,7 @@ def test_only_the_requested_verifiers_verdict_counts(
         ("SubagentStop", "verdict"),
         ("Stop", "finalize"),
     ]
-    [status] = loops(git_project)
+    [status] = loop_status(git_project)
     assert (status["phase"], status["tier"], status["verdict"]) == ("passed", "STANDARD", "PASS")
 
 
@@ -385,7 +377,7 @@ def test_a_verifier_launched_in_the_background_still_decides_the_loop(
     assert after_claim[4:] == [("UserPromptSubmit", "task-notification"), ("Stop", "finalize")]
     [passed] = [r for r in log_records(git_project) if r["decision"] == "pass"]
     assert any("background" in reason for reason in passed["reasons"])
-    [status] = loops(git_project)
+    [status] = loop_status(git_project)
     assert (status["phase"], status["verdict"]) == ("passed", "PASS")
 
 
@@ -443,5 +435,5 @@ def test_a_verifier_that_ran_no_command_is_not_disqualified_for_what_the_main_ag
     [redo] = [r for r in log if r["decision"] == "redo"]
     moved = [reason for reason in redo["reasons"] if reason.startswith("workspace-moved")]
     assert moved and "added notes.md" in moved[0] and "ran no command" in moved[0], redo["reasons"]
-    [status] = loops(git_project)
+    [status] = loop_status(git_project)
     assert (status["phase"], status["verdict"]) == ("passed", "PASS")
