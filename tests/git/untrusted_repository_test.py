@@ -12,8 +12,8 @@ from typing import Any
 
 from testing.gitrepo import commit_all, git, init_repo, write
 from testing.hooksession import HookSession, verifier_transcript
+from testing.valueproject import CHECK, CLAIM
 
-from tests.handlers.effects_test import CHECK, CLAIM
 from tiergate.git import untracked
 
 SESSION = "77777777-2222-3333-4444-555555555555"
