@@ -15,8 +15,8 @@ from testing.gitrepo import commit_all, git, write
 from testing.hooksession import HookSession
 from testing.savedworkspace import tree
 from testing.statefolder import state_dir
+from testing.valueproject import CLAIM, Loop
 
-from tests.handlers.effects_test import CLAIM, Loop
 from tests.workspace.backups_kill_test import (  # isolated_git: autouse, the same git identity and config
     ROLLED_BACK,
     assert_restorable,
