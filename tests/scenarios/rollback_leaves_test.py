@@ -9,8 +9,7 @@ import subprocess
 from pathlib import Path
 
 from testing.gitrepo import git, write
-
-from tests.handlers.effects_test import CLAIM, Loop
+from testing.valueproject import CLAIM, Loop
 
 CONFIG = '[checks]\ntests = "sh check.sh"\n\n[interventions]\nattempt_limit = 1\n'
 SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
