@@ -7,36 +7,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from testing.gitrepo import git, write
-from testing.hooksession import HookSession, verifier_transcript
+from testing.hooksession import verifier_transcript
 from testing.statefolder import state_dir
-from testing.valueproject import value_project
-
-SESSION = "11111111-2222-3333-4444-555555555555"
-CLAIM = "value.txt is right now.\n\n<promise>DONE</promise>"
-CHECK = """\
-if grep -qx good value.txt; then echo "test_value ... ok"; exit 0; fi
-echo "FAIL: test_value (checks.ValueTest)"
-echo "AssertionError: value.txt says $(cat value.txt), expected good"
-exit 1
-"""
-
-
-class Loop(HookSession):
-    def __init__(self, root: Path, config: str) -> None:
-        project = value_project(root, CHECK, config=config)
-        super().__init__(root, project, SESSION)
-
-    def start(self) -> None:
-        answer = self.hook(
-            "UserPromptSubmit", prompt="/tiergate:ralph make value.txt right --max-iterations 6"
-        )
-        assert "loop started" in answer["systemMessage"]
-
-    def stop(self, message: str) -> dict[str, Any]:
-        return self.hook("Stop", last_assistant_message=message)
+from testing.valueproject import CLAIM, SESSION, Loop
 
 
 def test_a_refuted_claim_at_the_limit_rolls_back_to_the_green_point_without_losing_anything(
