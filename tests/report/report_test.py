@@ -1,4 +1,4 @@
-"""`tiergate report` on a real night's decision log (tests/report/night.py drives the real hooks), the page
+"""`tiergate report` on a real night's decision log (testing/reportnight.py drives the real hooks), the page
 loaded in headless Chromium: the loops' facts in the DOM, a screenshot that is a rendered page, no request
 made, what the agent wrote shown as text and never run; records that fail their seal left out and
 counted; a long night bounded."""
@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from testing import chromium, png
 from testing.htmldom import Dom, parse
 from testing.statefolder import state_dir
 
-from tests.report import night as tonight
+from testing import chromium, png
+from testing import reportnight as tonight
 from tiergate import seal
 from tiergate.log import read_records
 from tiergate.report import loops, render

@@ -20,9 +20,7 @@ from typing import Any
 
 from testing.gitrepo import git, write
 from testing.hooksession import HookSession, verifier_transcript
-from testing.valueproject import value_project
-
-from tests.handlers.effects_test import CHECK, CLAIM
+from testing.valueproject import CHECK, CLAIM, value_project
 
 SCRIPT = "<script>document.title='PWNED'</script>"
 TASK = f"make value.txt right {SCRIPT}"
