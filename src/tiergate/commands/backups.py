@@ -1,12 +1,9 @@
 """`tiergate backups [--json] [--migrate]`: the workspaces tiergate saved before rolling back, newest first.
 
-Each backup: its name (what `tiergate restore` takes), when and why it was saved, where HEAD was, and
-how its files differ from HEAD's (untracked files count as added). `--json` prints a list of objects
-with `name`, `ref`, `store`, `commit`, `created` (UTC, ISO 8601), `head`, `reason`, `files` and
-`changes`. Backups live in tiergate's own store (`<state dir>/backups.git`); those of the old layout,
-under `refs/tiergate/backups/` in the repository, are listed too, with a warning that a push of the
-repository can publish them: `--migrate` moves them into the store (and out of the repository's refs).
-A backup that cannot be read is named on stderr, never left out silently.
+Each with its name (what `tiergate restore` takes), when and why it was saved, where HEAD was and how its
+files differ from HEAD's; `--json` gives `name`, `ref`, `store`, `commit`, `created`, `head`, `reason`,
+`files` and `changes`. A backup that cannot be read is named on stderr, never left out. `--migrate` moves
+those of the old layout out of the repository's refs. See docs/state.md, "Listing and restoring".
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
-"""`tiergate restore <backup>`: put back the workspace a backup saved: its files, tracked and untracked,
-what was staged, its empty directories, and HEAD, byte for byte (no eol conversion, no filter).
+"""`tiergate restore <backup>`: put back the workspace a backup saved, byte for byte: its files, tracked
+and untracked, what was staged, its empty directories, and HEAD.
 
-Nothing in the workspace is lost by restoring: when it holds anything HEAD does not, it is saved first as
-a backup of its own (named in the output, so that the restore can be undone the same way). HEAD only moves
-forward along its own history (back to where it was before a rollback), to a commit the repository still
-has; otherwise the restore is refused with what to do. The objects it needs come from tiergate's store
-into the repository's object database; a backup of the old layout (`refs/tiergate/backups/`) is restored
-from the repository itself.
+Nothing is lost: a workspace holding anything HEAD does not is saved first as a backup of its own, so
+a restore can be undone the same way. HEAD only moves forward along its own history, to a commit the
+repository still has. See docs/state.md, "Listing and restoring".
 """
 
 from __future__ import annotations
