@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -68,6 +69,12 @@ def log_records(project: Path) -> list[dict[str, Any]]:
     """Every record of the project's decision log, in order."""
     lines = (state_dir(project) / "log.jsonl").read_text().splitlines()
     return [json.loads(line) for line in lines]
+
+
+def demo_steps(output: str) -> dict[int, str]:
+    """The steps `tiergate demo` printed, by number, each with its indented lines."""
+    found = re.split(r"^(\d+)\.\s+", output, flags=re.MULTILINE)
+    return {int(number): text for number, text in zip(found[1::2], found[2::2], strict=True)}
 
 
 def decisions(project: Path, session_id: str | None = None) -> list[tuple[str, str]]:
