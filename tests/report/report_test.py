@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from testing import chromium, png
+from testing import reportnight as tonight
 from testing.htmldom import Dom, parse
 from testing.statefolder import state_dir
 
-from testing import chromium, png
-from testing import reportnight as tonight
 from tiergate import seal
 from tiergate.log import read_records
 from tiergate.report import loops, render
