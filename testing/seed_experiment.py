@@ -44,7 +44,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 from testing.gitrepo import commit_all, init_repo
-
 from tiergate.gate.checks import Check, make_check
 from tiergate.gate.ruling import GateResult
 from tiergate.gate.run import run_gate
