@@ -53,7 +53,7 @@ def _collect(cls: type) -> dict[str, Field[object]]:
     """The fields of `cls` in order: its bases' first, then its own annotations, as dataclasses does."""
     fields: dict[str, Field[object]] = {}
     for base in reversed(cls.__mro__[1:]):
-        fields.update(getattr(base, _FIELDS, {}) if _FIELDS in base.__dict__ else {})
+        fields.update(base.__dict__.get(_FIELDS, {}))
     for name, annotation in inspect.get_annotations(cls).items():
         if isinstance(annotation, str) and annotation.startswith(("ClassVar", "typing.ClassVar")):
             continue
