@@ -1,77 +1,28 @@
-"""`tiergate report` on a real night's decision log (testing/reportnight.py drives the real hooks), the page
-loaded in headless Chromium: the loops' facts in the DOM, a screenshot that is a rendered page, no request
-made, what the agent wrote shown as text and never run; records that fail their seal left out and
-counted; a long night bounded."""
+"""The report page (report/render.py) of a real night's decision log (testing/reportnight.py drives the
+real hooks), loaded in headless Chromium: the loops' facts in the DOM, a screenshot that is a rendered
+page, no request made, what the agent wrote shown as text and never run; a long night's page says what it
+left off."""
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
-import subprocess
-import sys
-from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import pytest
 from testing import chromium, png
 from testing import reportnight as tonight
 from testing.htmldom import Dom, parse
-from testing.statefolder import state_dir
+from testing.reportfixtures import Logged, logged_fixture, long_night  # noqa: F401  (the `logged` fixture)
 
-from tiergate import seal
-from tiergate.log import read_records
 from tiergate.report import loops, render
 
 # The night is logged once for the module (`logged`).
 pytestmark = pytest.mark.long
 
 
-@dataclass(frozen=True)
-class Logged:
-    night: tonight.Night
-    log: Path
-    page: Path
-    printed: str
-    records: list[dict[str, Any]]
-
-    def decision(self, name: str, session: str = tonight.FIRST) -> list[dict[str, Any]]:
-        return [r for r in self.records if r.get("decision") == name and r.get("session_id") == session]
-
-
-@pytest.fixture(scope="module")
-def logged(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Logged]:
-    """The night, logged once for the module, in a state home of its own; and its report."""
-    root = tmp_path_factory.mktemp("night")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("XDG_STATE_HOME", str(root / "state-home"))
-        patch.setenv("HOME", str(root / "home"))
-        patch.delenv("CLAUDE_PROJECT_DIR", raising=False)
-        patch.delenv("TIERGATE_STATE_DIR", raising=False)
-        patch.setattr(seal, "_key_cache", {})
-        night = tonight.night(root)
-        log = state_dir(night.project, night.first.env) / "log.jsonl"
-        records = list(read_records(log, night.first.env))
-    page = root / "report.html"
-    made = night.first.run("report", "--output", str(page))
-    assert made.returncode == 0, made.stderr
-    yield Logged(night, log, page, made.stdout, records)
-
-
 @pytest.fixture(scope="module")
 def dom(logged: Logged) -> Dom:
     return parse(chromium.dump_dom(logged.page))
-
-
-def test_the_report_says_where_it_wrote_the_page_and_defaults_to_the_state_folder(logged: Logged) -> None:
-    assert logged.printed == f"tiergate: report of 2 loops written to {logged.page}\n"
-    default = logged.night.first.run("report")
-    assert default.returncode == 0, default.stderr
-    where = state_dir(logged.night.project, logged.night.first.env) / "report.html"
-    assert default.stdout == f"tiergate: report of 2 loops written to {where}\n"
-    assert where.read_text().startswith("<!DOCTYPE html>")
 
 
 @pytest.mark.browser
@@ -186,45 +137,10 @@ def test_the_page_renders_in_a_real_browser(logged: Logged, tmp_path: Path) -> N
     assert painted > pixels // 20, painted  # far from a blank page
 
 
-@pytest.mark.browser
-def test_records_failing_their_seal_are_left_out_and_the_page_counts_them(
-    logged: Logged, tmp_path: Path
-) -> None:
-    state = tmp_path / "state"
-    state.mkdir()
-    log = state / "log.jsonl"
-    shutil.copy(logged.log, log)
-    forged = dict(logged.decision("verdict")[-1], session_id="forged-session", task="FORGED loop")
-    with log.open("a") as f:
-        f.write(json.dumps({**forged, "seal": "0" * 64}) + "\n")  # an agent's line: no seal of tiergate's
-        f.write('{"event": "Stop", "decision": "fin')  # a line cut short
-    page = tmp_path / "page.html"
-    env = {**logged.night.first.env, "TIERGATE_STATE_DIR": str(state)}
-
-    made = _report(logged.night.project, env, "--output", str(page))
-
-    assert made.returncode == 0, made.stderr
-    assert made.stdout == f"tiergate: report of 2 loops written to {page}\n"
-    assert "1 damaged line and 1 record not written by tiergate" in made.stderr
-    text = parse(chromium.dump_dom(page)).text
-    assert (
-        "⚠ Left out: 1 record whose seal does not match (not written by tiergate, or edited since) and "
-        "1 damaged line (not whole records)." in text
-    )
-    assert "FORGED" not in text and "forged-session" not in text
-
-
 def test_a_long_night_is_bounded_and_the_page_says_so(logged: Logged) -> None:
-    # A hundred loops: the night's, again and again under new session ids.
-    records = [
-        dict(record, session_id=f"{n:04d}-{record['session_id']}")
-        for n in range(50)
-        for record in logged.records
-    ]
-    report = loops.build(records, max_loops=20)
+    # A hundred loops (the night's, again and again under new session ids), the last 20 shown.
+    report = loops.build(long_night(logged.records), max_loops=20)
 
-    assert (len(report.loops), report.total_loops, report.omitted_loops) == (20, 100, 80)
-    assert report.loops[-1].session_id == f"0049-{tonight.SECOND}"  # the newest ones
     text = parse(render.page(report, project="p", generated="2026-12-01T08:00:00Z")).text
     assert (
         "showing the last 20 loops of 100 (80 older left off: tiergate report --loops N shows more)" in text
@@ -250,45 +166,3 @@ def test_a_long_night_is_bounded_and_the_page_says_so(logged: Logged) -> None:
     twice = replace(huge, steps=huge.steps * 2, verifiers=huge.verifiers * 2)
     bigger = render.page(replace(report, loops=(twice,), total_loops=1), project="p", generated="x")
     assert abs(len(bigger) - len(page)) < 100  # twice the night, the same page
-
-
-def test_an_output_in_a_missing_folder_is_a_one_line_error(logged: Logged, tmp_path: Path) -> None:
-    target = tmp_path / "missing" / "page.html"
-
-    made = _report(logged.night.project, logged.night.first.env, "--output", str(target))
-
-    assert made.returncode == 2
-    assert (
-        made.stderr == f"tiergate: cannot write the report to {target}: there is no folder {target.parent}\n"
-    )
-    assert not target.parent.exists()
-
-
-def test_loops_must_be_a_positive_number(git_project: Path, tmp_path: Path) -> None:
-    made = _report(git_project, dict(os.environ), "--loops", "0", "--output", str(tmp_path / "page.html"))
-
-    assert made.returncode == 2
-    assert "argument --loops: not a positive number: '0'" in made.stderr
-    assert not (tmp_path / "page.html").exists()
-
-
-def test_a_project_without_loops_gets_a_page_that_says_so(git_project: Path, tmp_path: Path) -> None:
-    page = tmp_path / "page.html"
-
-    made = _report(git_project, dict(os.environ), "--output", str(page))
-
-    assert made.returncode == 0, made.stderr
-    assert made.stdout == f"tiergate: report of 0 loops written to {page}\n"
-    assert "No loop in the decision log yet." in parse(page.read_text()).text
-
-
-def _report(cwd: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "tiergate", "report", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
