@@ -20,9 +20,12 @@ _OUTSIDE = ("CLAUDE_PROJECT_DIR", "TIERGATE_STATE_DIR")
 DEMO_HANG_GUARD_SECONDS = 120
 
 
-def tiergate(cwd: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    """`python -m tiergate ARGS` in `cwd`, with git isolated from the developer's configuration."""
-    env = {k: v for k, v in os.environ.items() if k not in _OUTSIDE}
+def tiergate(
+    cwd: Path, *args: str, stdin: str | None = None, environ: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`python -m tiergate ARGS` in `cwd`, with git isolated from the developer's configuration; in
+    `environ` if given, else in this process's environment without what points at another project."""
+    env = environ if environ is not None else {k: v for k, v in os.environ.items() if k not in _OUTSIDE}
     if not warmstart.cold():
         return warmstart.run(list(args), env={**env, **GIT_ENV}, cwd=cwd, stdin=stdin, timeout=60)
     return subprocess.run(

@@ -104,6 +104,12 @@ def _exactly(conn: socket.socket, size: int) -> bytes:
     return data
 
 
+def server_pid() -> int:
+    """This worker's server, the parent of every run it forks (started if need be)."""
+    _address()
+    return _servers["server"][0].pid
+
+
 def _address() -> str:
     """The server of this test worker, started on first use and stopped when the worker exits."""
     with _lock:

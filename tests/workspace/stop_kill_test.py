@@ -1,28 +1,22 @@
 """SIGKILL at every git call of the Stop hook's rollback, through the real hook entry point: the loop's
 state and the backups still read, and the work is still restorable byte for byte (issue 10). The git
-wrapper and the checks are `backups_kill_test`'s; a file of its own, so that parallel workers run the
-two long kill tests side by side."""
+wrapper and the checks are `testing.killatgit`'s; a file apart from `backups_kill_test`, so that parallel
+workers run the two long kill tests side by side."""
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 
 import pytest
 from testing.gitrepo import commit_all, git, write
 from testing.hooksession import HookSession
+from testing.killatgit import ROLLED_BACK, assert_restorable, kill_env, wrapper
 from testing.savedworkspace import tree
 from testing.statefolder import state_dir
 from testing.valueproject import CLAIM, Loop
 
-from tests.workspace.backups_kill_test import (  # isolated_git: autouse, the same git identity and config
-    ROLLED_BACK,
-    assert_restorable,
-    isolated_git,  # noqa: F401
-    wrapper,
-)
 from tiergate.loop import store
 from tiergate.project import Project
 
@@ -58,20 +52,14 @@ def test_the_stop_hooks_rollback_killed_at_every_git_call_loses_nothing(tmp_path
         # A copy of the started loop: starting one for every kill would cost more than the kills.
         shutil.copytree(template, where, symlinks=True)
         loop = HookSession(where, where / "project", started.session_id)
-        loop.cold = True  # the wrapper kills the hook by its parent, the test
         # The loop's state lives outside the project, keyed by its path: the copy gets its own.
         shutil.copytree(
             state_dir(started.project, started.env), state_dir(loop.project, loop.env), symlinks=True
         )
-        loop.env.update(
-            PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
-            KILL_COUNT=str(where / "count"),
-            KILL_ROOT=str(os.getpid()),  # the hook's parent: a call of its forked child is not counted
-        )
         return loop, tree(loop.project)
 
     def stop(loop: HookSession, at: int) -> None:
-        loop.env["KILL_AT"] = str(at)
+        loop.env.update(kill_env(bin_dir, loop.root / "count", at))
         payload = {
             "session_id": loop.session_id,
             "cwd": str(loop.project),
