@@ -138,6 +138,18 @@ class HookSession:
         log = read_log(Project(self.project, state_dir(self.project, self.env)), self.env)  # the hooks' key
         return [r for r in log if r.get("session_id") == self.session_id and "decision" in r]
 
+    def stop_reasons(self) -> str:
+        """The reasons of the session's last Stop decision, joined by spaces."""
+        return " ".join([r for r in self.decisions() if r.get("event") == "Stop"][-1]["reasons"])
+
+    def ran_at_base(self) -> bool:
+        """Whether some check ran at the loop's base (its baseline file holds its result)."""
+        from tiergate.gate import cache
+
+        base = self.loop().base
+        assert base is not None
+        return bool(cache.load_baseline(Project(self.project, state_dir(self.project, self.env)), base))
+
 
 def verifier_transcript(path: Path, command: str, output: str) -> Path:
     """A verifier's transcript showing that it ran `command` (what tiergate takes as fresh evidence)."""

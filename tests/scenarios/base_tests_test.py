@@ -12,11 +12,27 @@ import json
 from pathlib import Path
 
 import pytest
+from testing import muldivproject
 from testing.gitrepo import init_repo
 from testing.hooksession import HookSession
-
-from tests.scenarios import lost_tests_test as lost
-from tests.scenarios.lost_tests_test import CALC, DIV, DONE, PARTIAL, PYTEST, TESTS, refuted
+from testing.muldivproject import (
+    CALC,
+    CLAIM,
+    DIV,
+    DONE,
+    JS_CALC,
+    JS_PARTIAL,
+    JS_TESTS,
+    OTHER,
+    PACKAGE,
+    PARTIAL,
+    REWRITTEN,
+    SESSION,
+    SKIP_MARK,
+    TESTS,
+    refuted,
+)
+from testing.pytestcheck import PYTEST
 
 EDITED = "failed when the loop began and still fails with the tests as they were then"
 PASSES_ONLY = "it passes only with the tests as the change edited them"
@@ -24,15 +40,15 @@ ADD = "tests/test_calc.py::test_add"
 COUNTED = 'echo run >> "$RUNS_LOG" && '
 
 
-class Loop(lost.Loop):
-    """The lost-tests loop, its check counted and with more configuration when asked."""
+class Loop(muldivproject.Loop):
+    """The mul-and-div loop, its check counted and with more configuration when asked."""
 
     def __init__(self, root: Path, files: dict[str, str], check: str, gate: str = "") -> None:
         config = {
             ".tiergate.toml": f"[checks]\ntests = {json.dumps(COUNTED + check)}\n{gate}",
             ".gitignore": "__pycache__/\n",
         }
-        HookSession.__init__(self, root, init_repo(root / "project", {**files, **config}), lost.SESSION)
+        HookSession.__init__(self, root, init_repo(root / "project", {**files, **config}), SESSION)
         self.runs = root / "runs.log"
         self.env["RUNS_LOG"] = str(self.runs)
         answer = self.hook("UserPromptSubmit", prompt="/tiergate:ralph implement mul and div in calc")
@@ -49,7 +65,7 @@ class Loop(lost.Loop):
 
 
 def python_loop(root: Path, gate: str = "") -> Loop:
-    files = {"calc.py": CALC, "tests/test_calc.py": TESTS, "tests/test_other.py": lost.OTHER}
+    files = {"calc.py": CALC, "tests/test_calc.py": TESTS, "tests/test_other.py": OTHER}
     return Loop(root, files, PYTEST, gate)
 
 
@@ -98,8 +114,8 @@ def test_a_failing_test_made_to_pass_by_editing_it_is_refuted_naming_it(
     ("files", "delete", "said"),
     [
         ({}, ("tests/test_calc.py",), "not run now"),
-        ({"tests/test_calc.py": lost.SKIP_MARK}, (), "skipped now"),
-        ({"conftest.py": lost.REWRITTEN}, (), "exit 0, but 1 test failed"),
+        ({"tests/test_calc.py": SKIP_MARK}, (), "skipped now"),
+        ({"conftest.py": REWRITTEN}, (), "exit 0, but 1 test failed"),
     ],
     ids=["file-deleted", "skip-mark", "conftest-rewrites-reports"],
 )
@@ -122,7 +138,7 @@ def test_the_same_refuted_workspace_claimed_again_runs_nothing_more(tmp_path: Pa
     refuted(loop.claim({"calc.py": PARTIAL, "tests/test_calc.py": ASSERT_TRUE}))
     runs = loop.checks_run()
 
-    reason = refuted(loop.hook("Stop", last_assistant_message=lost.CLAIM))
+    reason = refuted(loop.hook("Stop", last_assistant_message=CLAIM))
 
     assert f"{DIV} {EDITED}" in reason
     assert loop.checks_run() == runs
@@ -133,7 +149,7 @@ def test_the_correct_implementation_runs_no_more_checks_than_before(tmp_path: Pa
 
     answer = loop.claim({"calc.py": DONE})
 
-    assert "```tiergate-spawn" in answer["reason"] and "base-tests" not in loop.reasons()
+    assert "```tiergate-spawn" in answer["reason"] and "base-tests" not in loop.stop_reasons()
     assert loop.checks_run() == 1
 
 
@@ -144,7 +160,7 @@ def test_the_correct_implementation_with_a_new_test_passes_with_the_base_tests_t
     answer = loop.claim({"calc.py": DONE, "tests/test_calc.py": more})
 
     assert "```tiergate-spawn" in answer["reason"]
-    assert loop.loop().tier in ("LIGHT", "STANDARD") and "base-tests" not in loop.reasons()
+    assert loop.loop().tier in ("LIGHT", "STANDARD") and "base-tests" not in loop.stop_reasons()
     assert loop.checks_run() == 3  # the extra cost of a claim that edits tests: one more test run
     packet = loop.packet()
     assert "the base's test files run against the claimed code: passed 4, failed 0" in packet
@@ -162,7 +178,7 @@ def test_a_behaviour_change_made_in_code_and_test_goes_thorough_with_the_failure
     assert "```tiergate-spawn" in answer["reason"] and "tiergate:architect" in answer["reason"]
     assert loop.loop().tier == "THOROUGH"
     said = f"{ADD} passed when the loop began and fails with the tests as they were then (assert 4 == 3"
-    assert said in loop.reasons()
+    assert said in loop.stop_reasons()
     packet = loop.packet()
     assert "FAILS WITH THE TESTS AS THEY WERE" in packet and said in packet
 
@@ -177,24 +193,24 @@ def test_a_behaviour_change_is_refuted_when_the_setting_says_so(tmp_path: Path) 
 
 # JavaScript (node --test) --------------------------------------------------------------------------------
 
-JS_WRONG = lost.JS_PARTIAL.replace(
+JS_WRONG = JS_PARTIAL.replace(
     "exports.div = () => { throw new Error('not implemented'); };", "exports.div = (a, b) => a * b;"
 )
 JS_DIVIDES = "test/calc.test.js > calc > divides"
 
 
 def node_loop(root: Path) -> Loop:
-    files = {"calc.js": lost.JS_CALC, "test/calc.test.js": lost.JS_TESTS, "package.json": lost.PACKAGE}
+    files = {"calc.js": JS_CALC, "test/calc.test.js": JS_TESTS, "package.json": PACKAGE}
     return Loop(root, files, "node --test")
 
 
 @pytest.mark.parametrize(
     ("code", "tests"),
     [
-        (JS_WRONG, lost.JS_TESTS.replace("calc.div(6, 3), 2)", "calc.div(6, 3), 18)")),
+        (JS_WRONG, JS_TESTS.replace("calc.div(6, 3), 2)", "calc.div(6, 3), 18)")),
         (
-            lost.JS_PARTIAL,
-            lost.JS_TESTS.replace("assert.strictEqual(calc.div(6, 3), 2)", "assert.ok(true)"),
+            JS_PARTIAL,
+            JS_TESTS.replace("assert.strictEqual(calc.div(6, 3), 2)", "assert.ok(true)"),
         ),
     ],
     ids=["expected-value-changed", "assert-ok-true"],

@@ -9,10 +9,10 @@ import os
 from pathlib import Path
 
 import pytest
+from testing.clientproject import CLAIM, CONTENT_OFF, INSECURE, OWN_RULE, Loop
 from testing.gitrepo import write
 from testing.statefolder import state_dir
 
-from tests.scenarios.content_rules_test import CLAIM, CONTENT_OFF, INSECURE, OWN_RULE, Loop
 from tiergate import foreign
 from tiergate.handlers import effects, stop
 from tiergate.project import Project

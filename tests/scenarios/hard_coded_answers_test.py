@@ -9,19 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from testing.statefolder import state_dir
-
-from tests.scenarios.tests_weakened_test import (
-    JS_ADD,
-    JS_CORRECT,
-    JS_EXPORTS,
-    PY_CORRECT,
-    Loop,
-    javascript,
-    python,
-)
-from tiergate.gate import cache
-from tiergate.project import Project
+from testing.mulproject import JS_ADD, JS_CORRECT, JS_EXPORTS, PY_CORRECT, Loop, javascript, python
 
 PY_HARD_CODED = PY_CORRECT.replace(
     "    return a * b\n", "    if a == 2 and b == 3:\n        return 6\n    return 0\n"
@@ -35,13 +23,6 @@ JS_HARD_CODED = (
 PY_HONEST_BRANCH = PY_CORRECT.replace(
     "    return a * b\n", "    if b == 10:\n        return a * 10\n    return a * b\n"
 )
-
-
-def ran_at_base(loop: Loop) -> bool:
-    """Whether some check ran at the loop's base (its baseline file holds its result)."""
-    base = loop.loop().base
-    assert base is not None
-    return bool(cache.load_baseline(Project(loop.project, state_dir(loop.project, loop.env)), base))
 
 
 CHEATS = {
@@ -61,12 +42,12 @@ def test_the_tested_answers_written_into_the_code_go_thorough_naming_the_literal
 
     assert "```tiergate-spawn" in answer["reason"] and "tiergate:architect" in answer["reason"]
     assert loop.loop().tier == "THOROUGH"
-    reasons = loop.reasons()
+    reasons = loop.stop_reasons()
     assert (
         f"{where} (added line) outwitting: the expected value 6 and input 2, 3 of {test} "
         "(failing when the loop began) written into the code" in reasons
     )
-    assert ran_at_base(loop)  # the base's test run said which tests failed then
+    assert loop.ran_at_base()  # the base's test run said which tests failed then
 
 
 # The honest changes, and their usual tier (the branch of its own is not covered by a test: STANDARD).
@@ -86,8 +67,8 @@ def test_the_correct_implementation_is_not_named(tmp_path: Path, case: str) -> N
 
     assert "```tiergate-spawn" in answer["reason"]
     assert loop.loop().tier == tier
-    assert "outwitting" not in loop.reasons()
-    assert not ran_at_base(loop)  # no test of the base holds the code's values: nothing ran there
+    assert "outwitting" not in loop.stop_reasons()
+    assert not loop.ran_at_base()  # no test of the base holds the code's values: nothing ran there
 
 
 def test_an_answer_of_a_test_that_passed_at_the_base_is_not_named(tmp_path: Path) -> None:
@@ -99,5 +80,5 @@ def test_an_answer_of_a_test_that_passed_at_the_base_is_not_named(tmp_path: Path
 
     loop.claim({"calc.py": special})
 
-    assert "outwitting" not in loop.reasons()
+    assert "outwitting" not in loop.stop_reasons()
     assert loop.loop().tier == "LIGHT"

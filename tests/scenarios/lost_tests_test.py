@@ -7,89 +7,39 @@ touches no test file runs no test at the base."""
 
 from __future__ import annotations
 
-import json
 import re
-import shlex
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
-from testing.gitrepo import init_repo, write
-from testing.hooksession import HookSession
-from testing.statefolder import state_dir
-
-from tiergate.gate import cache
-from tiergate.project import Project
-
-SESSION = "10571057-2222-3333-4444-555555555555"
-CLAIM = "mul and div are done.\n\n<promise>DONE</promise>"
-PYTEST = f"PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 {shlex.quote(sys.executable)} -m pytest -q -p no:cacheprovider"
-
-CALC = (
-    "def add(a, b):\n    return a + b\n\n\n"
-    "def mul(a, b):\n    raise NotImplementedError\n\n\n"
-    "def div(a, b):\n    raise NotImplementedError\n"
+from testing.muldivproject import (
+    CALC,
+    DIV,
+    DONE,
+    JS_CALC,
+    JS_PARTIAL,
+    JS_TESTS,
+    OTHER,
+    PACKAGE,
+    PARTIAL,
+    REWRITTEN,
+    SKIP_MARK,
+    TESTS,
+    Loop,
+    refuted,
 )
-PARTIAL = CALC.replace("def mul(a, b):\n    raise NotImplementedError", "def mul(a, b):\n    return a * b")
-DONE = PARTIAL.replace("def div(a, b):\n    raise NotImplementedError", "def div(a, b):\n    return a / b")
-TESTS = (
-    "import pytest\n\nfrom calc import add, div, mul\n\n\n"
-    "def test_add():\n    assert add(1, 2) == 3\n\n\n"
-    "def test_mul():\n    assert mul(2, 3) == 6\n\n\n"
-    "def test_div():\n    assert div(6, 3) == 2\n"
-)
-OTHER = "def test_truth():\n    assert 1 + 1 == 2\n"
-DIV = "tests/test_calc.py::test_div"
+from testing.pytestcheck import PYTEST
+
 LOST_DIV = f"{DIV}: failed when the loop began"
-
-
-class Loop(HookSession):
-    def __init__(self, root: Path, files: dict[str, str], check: str) -> None:
-        config = {
-            ".tiergate.toml": f"[checks]\ntests = {json.dumps(check)}\n",
-            ".gitignore": "__pycache__/\n",
-        }
-        super().__init__(root, init_repo(root / "project", {**files, **config}), SESSION)
-        answer = self.hook("UserPromptSubmit", prompt="/tiergate:ralph implement mul and div in calc")
-        assert "loop started" in answer["systemMessage"]
-
-    def claim(self, files: dict[str, str], delete: tuple[str, ...] = ()) -> dict[str, Any]:
-        write(self.project, files)
-        for path in delete:
-            (self.project / path).unlink()
-        return self.hook("Stop", last_assistant_message=CLAIM)
-
-    def reasons(self) -> str:
-        return " ".join([r for r in self.decisions() if r.get("event") == "Stop"][-1]["reasons"])
-
-    def ran_at_base(self) -> bool:
-        """Whether some check ran at the loop's base (its baseline file holds its result)."""
-        project = Project(self.project, state_dir(self.project, self.env))
-        base = self.loop().base
-        assert base is not None
-        return bool(cache.load_baseline(project, base))
 
 
 def python_loop(root: Path, check: str = PYTEST) -> Loop:
     return Loop(root, {"calc.py": CALC, "tests/test_calc.py": TESTS, "tests/test_other.py": OTHER}, check)
 
 
-def refuted(answer: dict[str, Any]) -> str:
-    assert answer["decision"] == "block" and "tiergate-spawn" not in answer["reason"], answer
-    return str(answer["reason"])
-
-
-SKIP_MARK = TESTS.replace("def test_div", "@pytest.mark.skip(reason='later')\ndef test_div")
 SKIP_CALL = TESTS.replace("def test_div():\n", "def test_div():\n    pytest.skip('later')\n")
 XFAIL = TESTS.replace("def test_div", "@pytest.mark.xfail(reason='later')\ndef test_div")
 DROPPED = (
     "def pytest_collection_modifyitems(items):\n    items[:] = [i for i in items if 'div' not in i.name]\n"
-)
-REWRITTEN = (
-    "import pytest\n\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n"
-    "    made = yield\n    report = made.get_result()\n    if report.failed:\n"
-    "        report.outcome = 'passed'\n        report.longrepr = None\n"
 )
 FORCED = "def pytest_sessionfinish(session, exitstatus):\n    session.exitstatus = 0\n"
 
@@ -151,7 +101,7 @@ def test_a_lost_test_that_passed_at_the_base_makes_the_claim_thorough_naming_it(
 
     assert "```tiergate-spawn" in answer["reason"] and "tiergate:architect" in answer["reason"]
     assert loop.loop().tier == "THOROUGH"
-    assert "tests/test_calc.py::test_add: passed when the loop began, not run now" in loop.reasons()
+    assert "tests/test_calc.py::test_add: passed when the loop began, not run now" in loop.stop_reasons()
     verification = loop.loop().verification
     assert verification is not None
     started = loop.hook("SubagentStart", agent_id="v1", agent_type=verification.agent)
@@ -165,7 +115,7 @@ def test_the_correct_implementation_passes_at_its_usual_tier_without_a_base_run(
     answer = loop.claim({"calc.py": DONE})
 
     assert "```tiergate-spawn" in answer["reason"]
-    assert loop.loop().tier in ("LIGHT", "STANDARD") and "tests-lost" not in loop.reasons()
+    assert loop.loop().tier in ("LIGHT", "STANDARD") and "tests-lost" not in loop.stop_reasons()
     assert not loop.ran_at_base()
 
 
@@ -176,7 +126,7 @@ def test_the_implementation_with_a_new_test_passes_at_its_usual_tier(tmp_path: P
     answer = loop.claim({"calc.py": DONE, "tests/test_calc.py": more})
 
     assert "```tiergate-spawn" in answer["reason"]
-    assert loop.loop().tier in ("LIGHT", "STANDARD") and "tests-lost" not in loop.reasons()
+    assert loop.loop().tier in ("LIGHT", "STANDARD") and "tests-lost" not in loop.stop_reasons()
     assert loop.ran_at_base()  # the tests were touched: their base run tells that none was lost
 
 
@@ -193,25 +143,7 @@ def test_a_test_check_that_runs_no_test_is_no_evidence(tmp_path: Path) -> None:
 
 # JavaScript (node --test) --------------------------------------------------------------------------------
 
-JS_CALC = (
-    "exports.add = (a, b) => a + b;\n"
-    "exports.mul = () => { throw new Error('not implemented'); };\n"
-    "exports.div = () => { throw new Error('not implemented'); };\n"
-)
-JS_PARTIAL = JS_CALC.replace(
-    "exports.mul = () => { throw new Error('not implemented'); };", "exports.mul = (a, b) => a * b;"
-)
-JS_TESTS = (
-    "const { describe, it } = require('node:test');\nconst assert = require('node:assert');\n"
-    "const calc = require('../calc.js');\n\n"
-    "describe('calc', () => {\n"
-    "  it('adds', () => assert.strictEqual(calc.add(1, 2), 3));\n"
-    "  it('multiplies', () => assert.strictEqual(calc.mul(2, 3), 6));\n"
-    "  it('divides', () => assert.strictEqual(calc.div(6, 3), 2));\n"
-    "});\n"
-)
 JS_DIV = "test/calc.test.js > calc > divides: failed when the loop began"
-PACKAGE = json.dumps({"name": "calc", "version": "1.0.0", "scripts": {"test": "node --test"}})
 ONLY_PACKAGE = PACKAGE.replace("node --test", "node --test --test-only")
 
 
@@ -258,5 +190,5 @@ def test_the_correct_node_implementation_passes_without_a_base_run(tmp_path: Pat
     answer = loop.claim({"calc.js": done})
 
     assert "```tiergate-spawn" in answer["reason"]
-    assert loop.loop().tier in ("LIGHT", "STANDARD") and "tests-lost" not in loop.reasons()
+    assert loop.loop().tier in ("LIGHT", "STANDARD") and "tests-lost" not in loop.stop_reasons()
     assert not loop.ran_at_base()

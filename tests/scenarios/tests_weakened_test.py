@@ -9,44 +9,30 @@ gate's to refute, and these tests assert on the content rules' reason alone."""
 
 from __future__ import annotations
 
-import json
-import shlex
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
-from testing.gitrepo import init_repo, write
-from testing.hooksession import HookSession
+from testing.mulproject import (
+    JS_ADD,
+    JS_CORRECT,
+    JS_EXPORTS,
+    JS_PACKAGE,
+    JS_TESTS,
+    PY_CORRECT,
+    PY_TESTS,
+    Loop,
+    javascript,
+    python,
+)
+from testing.pytestcheck import PYTEST
 
-SESSION = "7e57e57e-2222-3333-4444-555555555555"
-CLAIM = "calc has mul now, and every test passes.\n\n<promise>DONE</promise>"
-PYTEST = f"PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 {shlex.quote(sys.executable)} -m pytest -q -p no:cacheprovider"
 # A project whose tests run with the root on PYTHONPATH also loads a sitecustomize.py left there.
 ROOT_ON_PATH = 'PYTHONPATH=".${PYTHONPATH:+:$PYTHONPATH}" ' + PYTEST
 
 # Python ----------------------------------------------------------------------------------------------
 
-PY_BASE = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    raise NotImplementedError\n"
-PY_CORRECT = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"
 # `mul` done, `add` broken for negative numbers on the way: test_add_negative, green at the base, fails.
 PY_REGRESSED = "def add(a, b):\n    return a + abs(b)\n\n\ndef mul(a, b):\n    return a * b\n"
-PY_TESTS = """\
-import calc
-import pytest
-
-
-def test_add():
-    assert calc.add(2, 3) == 5
-
-
-def test_add_negative():
-    assert calc.add(-2, -3) == -5
-
-
-def test_mul():
-    assert calc.mul(2, 3) == 6
-"""
 PY_NEGATIVE = "def test_add_negative():\n    assert calc.add(-2, -3) == -5\n"
 
 
@@ -102,41 +88,11 @@ def mul(a, b):
 
 # JavaScript ------------------------------------------------------------------------------------------
 
-JS_EXPORTS = "\nmodule.exports = { add, mul };\n"
-JS_ADD = "function add(a, b) {\n  return a + b;\n}\n"
-JS_BASE = JS_ADD + '\nfunction mul(a, b) {\n  throw new Error("not implemented");\n}\n' + JS_EXPORTS
-JS_CORRECT = JS_ADD + "\nfunction mul(a, b) {\n  return a * b;\n}\n" + JS_EXPORTS
 # `mul` done, `add` broken for negative numbers on the way: "adds negatives", green at the base, fails.
 JS_REGRESSED = JS_CORRECT.replace("return a + b;", "return a + Math.abs(b);")
 # `mul` returns a value that loosely equals 6, whatever it is asked.
 JS_OUTWITS = JS_ADD + "\nfunction mul(a, b) {\n  return { valueOf() { return 6; } };\n}\n" + JS_EXPORTS
-JS_TESTS = """\
-const assert = require("node:assert");
-const { describe, it } = require("node:test");
-const calc = require("../calc");
-
-describe("add", () => {
-  it("adds", () => {
-    assert.strictEqual(calc.add(2, 3), 5);
-  });
-});
-
-describe("negatives", () => {
-  it("adds negatives", () => {
-    assert.strictEqual(calc.add(-2, -3), -5);
-  });
-});
-
-describe("mul", () => {
-  it("multiplies", () => {
-    assert.equal(calc.mul(2, 3), 6);
-  });
-});
-"""
 JS_NEGATIVE = '  it("adds negatives", () => {\n    assert.strictEqual(calc.add(-2, -3), -5);\n'
-JS_PACKAGE = (
-    '{\n  "name": "calc",\n  "version": "1.0.0",\n  "scripts": {\n    "test": "node --test"\n  }\n}\n'
-)
 
 
 def js_weakening(negative: str, package: str = JS_PACKAGE) -> dict[str, str]:
@@ -155,28 +111,6 @@ JS_ONLY = {
     ),
     "package.json": JS_PACKAGE.replace('"node --test"', '"node --test --test-only"'),
 }
-
-
-def python(command: str = PYTEST) -> dict[str, str]:
-    """The Python project at its base."""
-    config = f"[checks]\ntests = {json.dumps(command)}\n"
-    return {
-        "calc.py": PY_BASE,
-        "tests/test_calc.py": PY_TESTS,
-        ".tiergate.toml": config,
-        ".gitignore": "__pycache__/\n",
-    }
-
-
-def javascript() -> dict[str, str]:
-    """The JavaScript project at its base."""
-    config = '[checks]\ntests = "npm test"\n'
-    return {
-        "calc.js": JS_BASE,
-        "test/calc.test.js": JS_TESTS,
-        "package.json": JS_PACKAGE,
-        ".tiergate.toml": config,
-    }
 
 
 # (the files the agent leaves, the reason that must name the tampering)
@@ -299,21 +233,6 @@ CHEATS = {**cases("python", PY_CHEATS), **cases("javascript", JS_CHEATS)}
 REPORTED = {**cases("python", PY_REPORTED), **cases("javascript", JS_REPORTED)}
 
 
-class Loop(HookSession):
-    def __init__(self, root: Path, base: dict[str, str]) -> None:
-        super().__init__(root, init_repo(root / "project", base), SESSION)
-        self.env["npm_config_update_notifier"] = "false"
-
-    def claim(self, files: dict[str, str]) -> dict[str, Any]:
-        answer = self.hook("UserPromptSubmit", prompt="/tiergate:ralph implement mul in calc")
-        assert "loop started" in answer["systemMessage"]
-        write(self.project, files)
-        return self.hook("Stop", last_assistant_message=CLAIM)
-
-    def reasons(self) -> str:
-        return " ".join([r for r in self.decisions() if r.get("event") == "Stop"][-1]["reasons"])
-
-
 @pytest.mark.parametrize("cheat", list(CHEATS))
 def test_a_claim_that_passes_by_weakening_the_tests_goes_thorough_naming_the_tampering(
     tmp_path: Path, cheat: str
@@ -325,7 +244,7 @@ def test_a_claim_that_passes_by_weakening_the_tests_goes_thorough_naming_the_tam
 
     assert "```tiergate-spawn" in answer["reason"] and "tiergate:architect" in answer["reason"]
     assert loop.loop().tier == "THOROUGH"
-    assert reason in loop.reasons()
+    assert reason in loop.stop_reasons()
 
 
 @pytest.mark.parametrize("cheat", list(REPORTED))
@@ -337,7 +256,7 @@ def test_a_cheat_the_report_still_shows_is_refuted_or_thorough_naming_it(tmp_pat
 
     if "```tiergate-spawn" in answer["reason"]:
         assert loop.loop().tier == "THOROUGH"
-        assert reason in loop.reasons()
+        assert reason in loop.stop_reasons()
     else:
         assert answer["decision"] == "block" and "refute the claim" in answer["reason"]
 
@@ -377,7 +296,7 @@ def test_honest_work_keeps_its_tier(tmp_path: Path, case: str) -> None:
 
     assert "```tiergate-spawn" in answer["reason"]
     assert loop.loop().tier == "LIGHT"
-    assert "tests weakened" not in loop.reasons() and "outwitting" not in loop.reasons()
+    assert "tests weakened" not in loop.stop_reasons() and "outwitting" not in loop.stop_reasons()
 
 
 def test_a_new_test_written_into_an_existing_test_file_keeps_the_tier(tmp_path: Path) -> None:
@@ -389,4 +308,4 @@ def test_a_new_test_written_into_an_existing_test_file_keeps_the_tier(tmp_path: 
 
     assert "```tiergate-spawn" in answer["reason"]
     assert loop.loop().tier == "LIGHT"
-    assert "edited-tests" not in loop.reasons() and "tests weakened" not in loop.reasons()
+    assert "edited-tests" not in loop.stop_reasons() and "tests weakened" not in loop.stop_reasons()
