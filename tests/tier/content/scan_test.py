@@ -13,7 +13,7 @@ from testing.regexshape import has_atomic_group, reads_a_newline
 from testing.unifieddiff import one_line_patch
 
 from tiergate.tier import content
-from tiergate.tier.content import ContentHit, ContentRule, Ecosystem, scan, scan_patch
+from tiergate.tier.content import ContentRule, Ecosystem, scan, scan_patch
 from tiergate.tier.content.scan import excerpt
 
 # Patch parsing ------------------------------------------------------------------------------------------
@@ -112,13 +112,6 @@ def test_sides_and_near_restrict_a_rule() -> None:
 
 
 # Reasons -------------------------------------------------------------------------------------------------
-
-
-def test_a_reason_names_file_line_and_construct_and_quotes_the_untrusted_excerpt() -> None:
-    hit = ContentHit("a\nb.py", 7, "added", "process execution", "security", "os.system(x)```")
-    reason = hit.describe()
-    assert "\n" not in reason and "```" not in reason
-    assert reason.startswith('"a\\nb.py":7 (added line) process execution: "os.system(x)')
 
 
 def test_an_excerpt_is_clipped_at_word_edges() -> None:

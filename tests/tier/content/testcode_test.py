@@ -23,7 +23,6 @@ from tiergate.tier.content.testcode import (
     SWALLOWED_JS,
     hunks,
 )
-from tiergate.tier.content.testfiles import is_test
 
 
 def weakened(path: str, removed: list[str], added: list[str], at: int = 1) -> list[ContentHit]:
@@ -218,31 +217,6 @@ def test_hunks_pair_removed_and_added_runs_by_where_they_start() -> None:
         for r, a in hunks(lines)
     ]
     assert shapes == [(["b", "c"], ["b2"]), (None, ["x", "y"]), (["g"], ["g2"])]
-
-
-@pytest.mark.parametrize(
-    ("path", "test"),
-    [
-        ("tests/test_app.py", True),
-        ("app_test.py", True),
-        ("pkg/tests/helpers.py", True),
-        ("tests.py", True),
-        ("src/app.py", False),
-        ("src/testing_utils.py", False),
-        ("tests/fixtures/app/main.py", False),
-        ("test/calc.js", True),
-        ("src/calc.test.ts", True),
-        ("src/calc.spec.jsx", True),
-        ("src/__tests__/calc.js", True),
-        ("test-calc.mjs", True),
-        ("src/contest.js", False),
-        ("src/latest.js", False),
-        ("node_modules/x/test/a.js", False),
-        ("tests/README.md", False),
-    ],
-)
-def test_a_test_file_is_one_by_its_name_or_its_folder(path: str, test: bool) -> None:
-    assert is_test(path) is test
 
 
 def test_every_rule_is_architecture_on_added_lines_and_starts_with_a_literal() -> None:
