@@ -258,3 +258,32 @@ def test_progress_says_a_check_could_not_run_and_why(tmp_path: Path) -> None:
     lines = sorted(stream.getvalue().splitlines())
     assert "tiergate: lint: could not run: `no-such-program-xyz` is not on PATH" in lines
     assert any(line.startswith("tiergate: tests passed in ") for line in lines)
+
+
+# `double` changed, and its test edited to agree: the claim's tests pass, the base's fail on the new code.
+CHANGED_BEHAVIOUR = {
+    "app.py": "def double(x):\n    return 2 * x + 1\n",
+    "test_app.py": TESTS.replace("== 4", "== 5"),
+}
+
+
+@pytest.mark.parametrize(("setting", "refuted"), [("thorough", False), ("refute", True)])
+def test_base_tests_setting_decides_as_at_a_claim(tmp_path: Path, setting: str, refuted: bool) -> None:
+    # `[gate] base_tests`: a test that passed at the base and fails with the base's tests refutes only
+    # with "refute"; the Stop hook passes the setting to the gate, and so does the command.
+    config = CONFIG + f'\n[gate]\nbase_tests = "{setting}"\n'
+    project = init_repo(tmp_path / "project", {".tiergate.toml": config, "app.py": APP, "test_app.py": TESTS})
+    write(project, CHANGED_BEHAVIOUR)
+
+    run = tiergate(project, "--json")
+
+    assert run.returncode == (1 if refuted else 0), run.stdout + run.stderr
+    data = json.loads(run.stdout)
+    assert data["refuted"] is refuted
+    tests = data["checks"][1]
+    assert (tests["name"], tests["with_base_tests"]) == ("tests", "failed")
+    (finding,) = tests["base_tests"]
+    assert finding.startswith(
+        "test_app.py::test_double passed when the loop began and fails with the tests as they were then "
+        "(assert 5 == 4)"
+    )
