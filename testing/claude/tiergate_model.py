@@ -22,6 +22,8 @@ _EVIDENCE_HEADING = "EVIDENCE YOU MUST PRODUCE"
 # What the scripted implementer claims, and the evidence its scripted verifier reports for hello.py.
 CLAIM = "The work is done.\n<promise>DONE</promise>"
 EVIDENCE = "ran `python3 hello.py`: it printed hello, exit code 0"
+# What the scripted implementer says once its verifier's verdict is back.
+ANSWERED = "The verifier has answered."
 
 
 def spawn_directive(message: str) -> dict[str, Any] | None:
@@ -92,6 +94,21 @@ def passing_verdict(evidence: str) -> Callable[[ApiRequest], Reply]:
     return reply
 
 
+def follow_tiergate(api: ScriptedApi) -> None:
+    """The main thread spawns the verifier each `tiergate-spawn` block asks for, and says ANSWERED once the
+    verifier's verdict is back."""
+    api.script(
+        Rule(follow_spawn_directive, thread="main", last_user_contains="```tiergate-spawn", name="spawn"),
+        Rule(text(ANSWERED), thread="main", last_user_contains="tiergate-verdict"),
+    )
+
+
+def verify_by_running(api: ScriptedApi, command: str, evidence: str) -> None:
+    """The verifier runs `command`, then passes every label its packet requires with `evidence`."""
+    api.on(bash(command), thread="subagent", after_tool_result=False)
+    api.on(passing_verdict(evidence), thread="subagent")
+
+
 def script_implementer(api: ScriptedApi, project: Path, files: dict[str, str]) -> None:
     """Write `files`, stop without a claim, claim when sent back to work, spawn the verifier when asked."""
     writes = [
@@ -100,7 +117,7 @@ def script_implementer(api: ScriptedApi, project: Path, files: dict[str, str]) -
     api.script(
         Rule(follow_spawn_directive, thread="main", last_user_contains="```tiergate-spawn", name="spawn"),
         Rule(text(CLAIM), thread="main", last_user_contains="keep working", name="claim"),
-        Rule(text("The verifier has answered."), thread="main", last_user_contains="tiergate-verdict"),
+        Rule(text(ANSWERED), thread="main", last_user_contains="tiergate-verdict"),
     )
     api.sequence(*writes, text("I wrote the files."), thread="main")
 

@@ -5,17 +5,19 @@ verifier, and is verified."""
 
 from __future__ import annotations
 
-import json
 import shlex
 import sys
 from pathlib import Path
 
 import pytest
 from testing.claude.cli import RunClaude, run_tiergate
-from testing.claude.scripted_api import Rule, ScriptedApi, bash, stop_feedback, text, write_file
-from testing.claude.tiergate_model import follow_spawn_directive, passing_verdict
-from testing.gitrepo import commit_all, write
-from testing.tiergatecli import decisions, tiergate
+from testing.claude.gated_loop import (
+    commit_checked_project,
+    refuted_then_verified,
+    script_refuted_then_verified,
+)
+from testing.claude.scripted_api import ScriptedApi, bash, write_file
+from testing.tiergatecli import start_loop
 
 pytestmark = pytest.mark.e2e
 
@@ -30,53 +32,32 @@ TEST_MUL = "import calc\n\n\ndef test_mul():\n    assert calc.mul(2, 3) == 6\n"
 def test_deleting_the_failing_test_is_refuted_naming_it_and_the_honest_fix_is_verified(
     scripted_api: ScriptedApi, run_claude: RunClaude, git_project: Path
 ) -> None:
-    write(
-        git_project,
-        {
-            "calc.py": CALC,
-            "tests/test_add.py": TEST_ADD,
-            "tests/test_mul.py": TEST_MUL,
-            ".tiergate.toml": f"[checks]\ntests = {json.dumps(PYTEST)}\n",
-            ".gitignore": "__pycache__/\n",
-        },
+    files = {
+        "calc.py": CALC,
+        "tests/test_add.py": TEST_ADD,
+        "tests/test_mul.py": TEST_MUL,
+        ".gitignore": "__pycache__/\n",
+    }
+    commit_checked_project(git_project, files, PYTEST, "calc, mul still to do")
+    start_loop(git_project, "implement mul in calc.py", max_iterations=6)
+    script_refuted_then_verified(
+        scripted_api,
+        first_try=[bash("rm tests/test_mul.py", "Delete the test that fails")],
+        fix=[
+            write_file(git_project / "tests/test_mul.py", TEST_MUL),
+            write_file(git_project / "calc.py", FIXED),
+        ],
+        claim=CLAIM,
+        check=PYTEST,
+        evidence="ran pytest: 2 passed, test_mul among them",
     )
-    commit_all(git_project, "calc, mul still to do")
-    started = tiergate(git_project, "ralph", "start", "implement mul in calc.py", "--max-iterations", "6")
-    assert started.returncode == 0, started.stderr
-    scripted_api.script(
-        Rule(follow_spawn_directive, thread="main", last_user_contains="```tiergate-spawn", name="spawn"),
-        Rule(text("The verifier has answered."), thread="main", last_user_contains="tiergate-verdict"),
-    )
-    scripted_api.sequence(
-        bash("rm tests/test_mul.py", "Delete the test that fails"),
-        text(CLAIM),
-        write_file(git_project / "tests/test_mul.py", TEST_MUL),
-        write_file(git_project / "calc.py", FIXED),
-        text(CLAIM),
-        thread="main",
-    )
-    scripted_api.on(bash(PYTEST), thread="subagent", after_tool_result=False)
-    scripted_api.on(passing_verdict("ran pytest: 2 passed, test_mul among them"), thread="subagent")
 
     run = run_tiergate(run_claude, "start working")
 
     assert run.returncode == 0, run.describe()
-    refuted, spawn = stop_feedback(scripted_api)[:2]
-    # The deleted test is named, with how it was lost, and no verifier is asked for.
+    # Refuted without a verifier, then restored and fixed: the gate passes and the verifier is asked, then
+    # its PASS finishes the loop.
+    refuted, _ = refuted_then_verified(scripted_api, git_project)
+    # The deleted test is named, with how it was lost.
     assert "tests/test_mul.py::test_mul: failed when the loop began, not run now" in refuted
-    assert "```tiergate-spawn" not in refuted
-    # Restored and fixed: the gate passes and the verifier is asked, then its PASS finishes the loop.
-    assert spawn.count("```tiergate-spawn") == 1
     assert (git_project / "tests/test_mul.py").read_text() == TEST_MUL
-    assert decisions(git_project) == [
-        ("ralph start", "pending"),
-        ("SessionStart", "bind"),
-        ("UserPromptSubmit", "user-prompt"),
-        ("Stop", "gate-refuted"),
-        ("Stop", "spawn"),
-        ("SubagentStart", "verifier-started"),
-        ("SubagentStop", "verdict"),
-        ("Stop", "finalize"),
-    ]
-    [status] = json.loads(tiergate(git_project, "status", "--json").stdout)
-    assert (status["phase"], status["verdict"]) == ("passed", "PASS")
