@@ -8,14 +8,16 @@ What these neighbours do, and how that was established, is in docs/interop.md.
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from testing.claude.cli import TIERGATE_PLUGIN, ClaudeRun, HookRun, RunClaude
+from testing.claude.cli import DEFAULT_TOOLS, TIERGATE_PLUGIN, ClaudeRun, HookRun, RunClaude
+from testing.claude.scripted_api import ApiRequest, Reply, bash, tool_use
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 RALPH_LOOP_PLUGIN = REPO_ROOT / "testing" / "ralphloop"
@@ -28,6 +30,13 @@ OMC_PACKAGE = "oh-my-claude-sisyphus"
 OMC_VERSION = "5.5.0"
 OMC_PREFIX = REPO_ROOT / ".cache" / "omc"
 OMC_PLUGIN_NAME = "oh-my-claudecode"
+# OMC's tool that clears a mode's state (deferred: a ToolSearch loads it first), and the tools a scripted
+# model needs to confirm a mode (Skill) and clear it.
+OMC_STATE_CLEAR = "mcp__plugin_oh-my-claudecode_t__state_clear"
+OMC_CLEARING_TOOLS = (*DEFAULT_TOOLS, "Skill", "ToolSearch", OMC_STATE_CLEAR)
+# The model's steps before it clears a mode as OMC's cancel does: see the session's folder, load the tool.
+LIST_OMC_SESSIONS = bash("ls -d .omc/state/sessions/*/")
+LOAD_OMC_STATE_CLEAR = tool_use("ToolSearch", {"query": f"select:{OMC_STATE_CLEAR}"})
 
 # What each plugin's hook commands contain: every OMC hook goes through its runner script.
 TIERGATE_HOOK = "/hooks/tiergate-hook"
@@ -117,6 +126,18 @@ def omc_files(project: Path) -> list[str]:
     if not root.is_dir():
         return []
     return sorted(str(p.relative_to(project)) for p in root.rglob("*") if p.is_file())
+
+
+def clear_omc_state(mode: str) -> Callable[[ApiRequest], Reply]:
+    """The model's `state_clear` call for `mode`, as OMC's cancel skill has it, for the session it saw in
+    its listing (LIST_OMC_SESSIONS)."""
+
+    def reply(request: ApiRequest) -> Reply:
+        found = re.search(r"\.omc/state/sessions/([0-9a-f-]{36})/", request.conversation_text())
+        assert found, "the scripted model listed no OMC session folder"
+        return tool_use(OMC_STATE_CLEAR, {"mode": mode, "session_id": found.group(1)})
+
+    return reply
 
 
 def hook_runs_of(run: ClaudeRun, hook: str, event: str | None = None) -> list[HookRun]:

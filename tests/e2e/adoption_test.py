@@ -7,35 +7,28 @@ then verified."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from testing.claude.cli import RunClaude
+from testing.claude.gated_loop import commit_checked_project, script_refuted_then_verified
 from testing.claude.neighbours import (
+    LIST_OMC_SESSIONS,
+    LOAD_OMC_STATE_CLEAR,
+    OMC_CLEARING_TOOLS,
     RALPH_LOOP_HOOK,
     RALPH_LOOP_PLUGIN,
+    clear_omc_state,
     hook_runs_of,
     omc_plugin_dir,
     ralph_loop_command,
     ralph_loop_state,
     run_beside,
 )
-from testing.claude.scripted_api import (
-    ApiRequest,
-    Reply,
-    Rule,
-    ScriptedApi,
-    bash,
-    stop_feedback,
-    text,
-    tool_use,
-    write_file,
-)
-from testing.claude.tiergate_model import follow_spawn_directive, passing_verdict
-from testing.gitrepo import commit_all, write
-from testing.tiergatecli import decisions, tiergate
+from testing.claude.scripted_api import ApiRequest, Reply, Rule, ScriptedApi, stop_feedback, text, write_file
+from testing.claude.tiergate_model import ANSWERED, follow_tiergate, verify_by_running
+from testing.tiergatecli import decisions, start_loop, tiergate
 
 pytestmark = pytest.mark.e2e
 
@@ -49,41 +42,31 @@ echo "AssertionError: value.txt says $(cat value.txt), expected good"
 exit 1
 """
 FIXED = "good, and best\n"
-RALPH_HOOK = RALPH_LOOP_HOOK  # what ralph-loop's Stop hook command contains
-ANSWERED = "The verifier has answered."
+EVIDENCE = "ran `sh check.sh`: test_value ... ok"
 
 
 def project_with_a_check(project: Path, config: str = "") -> None:
-    toml = '[checks]\ntests = "sh check.sh"\n' + config
-    write(
-        project,
-        {"value.txt": "good\n", "check.sh": CHECK, ".tiergate.toml": toml},
-    )
-    commit_all(project, "value.txt and its check")
+    files = {"value.txt": "good\n", "check.sh": CHECK}
+    commit_checked_project(project, files, "sh check.sh", "value.txt and its check", config=config)
 
 
 def verifier_script(api: ScriptedApi) -> None:
     """The main model follows tiergate's spawn directive; the verifier runs the check and passes."""
-    api.script(
-        Rule(follow_spawn_directive, thread="main", last_user_contains="```tiergate-spawn", name="spawn"),
-        Rule(text(ANSWERED), thread="main", last_user_contains="tiergate-verdict"),
-    )
-    api.on(bash("sh check.sh"), thread="subagent", after_tool_result=False)
-    api.on(passing_verdict("ran `sh check.sh`: test_value ... ok"), thread="subagent")
+    follow_tiergate(api)
+    verify_by_running(api, "sh check.sh", EVIDENCE)
 
 
 def test_a_users_ralph_loop_with_a_false_promise_is_refuted_then_its_fix_verified(
     scripted_api: ScriptedApi, run_claude: RunClaude, git_project: Path
 ) -> None:
     project_with_a_check(git_project)
-    verifier_script(scripted_api)
-    scripted_api.sequence(
-        write_file(git_project / "value.txt", "best\n"),
-        text("I changed value.txt."),
-        text(CLAIM),
-        write_file(git_project / "value.txt", FIXED),
-        text(CLAIM),
-        thread="main",
+    script_refuted_then_verified(
+        scripted_api,
+        first_try=[write_file(git_project / "value.txt", "best\n"), text("I changed value.txt.")],
+        fix=[write_file(git_project / "value.txt", FIXED)],
+        claim=CLAIM,
+        check="sh check.sh",
+        evidence=EVIDENCE,
     )
 
     command = ralph_loop_command(TASK, promise="DONE", max_iterations=8)
@@ -93,7 +76,7 @@ def test_a_users_ralph_loop_with_a_false_promise_is_refuted_then_its_fix_verifie
     feedback = stop_feedback(scripted_api)
     # ralph-loop ran: its Stop hook at every stop, and at the first it sent the model back with its prompt,
     # alone: tiergate counted that stop without a second prompt.
-    assert [h.status for h in hook_runs_of(run, RALPH_HOOK, "Stop")] == [0, 0, 0, 0], run.describe()
+    assert [h.status for h in hook_runs_of(run, RALPH_LOOP_HOOK, "Stop")] == [0, 0, 0, 0], run.describe()
     assert feedback[0].startswith(f"Stop hook feedback:\n\n{TASK}")
     assert feedback[0].count("Stop hook feedback:") == 1
     assert "tiergate" not in feedback[0]
@@ -130,7 +113,7 @@ def test_with_interop_ignore_a_users_false_promise_ends_the_session_at_once(
     assert run.result["result"] == CLAIM
     assert stop_feedback(scripted_api) == []
     # ralph-loop ran its stop and took the promise (deleting its file); tiergate stood aside.
-    assert [h.status for h in hook_runs_of(run, RALPH_HOOK, "Stop")] == [0], run.describe()
+    assert [h.status for h in hook_runs_of(run, RALPH_LOOP_HOOK, "Stop")] == [0], run.describe()
     assert ralph_loop_state(git_project) is None
     # tiergate logged, at each hook that saw the loop, that it did not adopt it; it decided nothing else.
     assert {decision for _, decision in decisions(git_project)} == {"not-adopted"}
@@ -141,8 +124,7 @@ def test_a_tiergate_loop_beside_a_ralph_loop_with_another_promise_keeps_its_pass
     scripted_api: ScriptedApi, run_claude: RunClaude, git_project: Path
 ) -> None:
     project_with_a_check(git_project)
-    started = tiergate(git_project, "ralph", "start", TASK, "--max-iterations", "6")
-    assert started.returncode == 0, started.stderr
+    start_loop(git_project, TASK, max_iterations=6)
     verifier_script(scripted_api)
     scripted_api.sequence(write_file(git_project / "value.txt", FIXED), text(CLAIM), thread="main")
     scripted_api.on(text("Working on."), thread="main")
@@ -168,19 +150,7 @@ def test_a_tiergate_loop_beside_a_ralph_loop_with_another_promise_keeps_its_pass
 # oh-my-claudecode ------------------------------------------------------------------------------------------
 
 
-OMC_STATE_CLEAR = "mcp__plugin_oh-my-claudecode_t__state_clear"
 DONE_TEXT = "The mode is complete: value.txt says best."
-
-
-def clearing(mode: str) -> Callable[[ApiRequest], Reply]:
-    def clear(request: ApiRequest) -> Reply:
-        """The model's `state_clear` for the mode, for the session it saw in its listing (as OMC's cancel
-        does)."""
-        found = re.search(r"\.omc/state/sessions/([0-9a-f-]{36})/", request.conversation_text())
-        assert found, "the scripted model listed no OMC session folder"
-        return tool_use(OMC_STATE_CLEAR, {"mode": mode, "session_id": found.group(1)})
-
-    return clear
 
 
 def after(marker: str, reply: Callable[[ApiRequest], Reply] | Reply) -> Rule:
@@ -191,7 +161,7 @@ def after(marker: str, reply: Callable[[ApiRequest], Reply] | Reply) -> Rule:
 def test_an_omc_mode_whose_model_clears_its_state_on_a_failing_test_is_refuted_then_verified(
     mode: str, scripted_api: ScriptedApi, run_claude: RunClaude, git_project: Path
 ) -> None:
-    clear_mode = clearing(mode)
+    clear_mode = clear_omc_state(mode)
     omc = omc_plugin_dir()
     project_with_a_check(git_project)
     verifier_script(scripted_api)
@@ -201,9 +171,9 @@ def test_an_omc_mode_whose_model_clears_its_state_on_a_failing_test_is_refuted_t
         after(f"Successfully cleared state for mode: {mode}", text(DONE_TEXT)),
     )
     scripted_api.sequence(
-        bash("ls -d .omc/state/sessions/*/"),
+        LIST_OMC_SESSIONS,
         write_file(git_project / "value.txt", "best\n"),
-        tool_use("ToolSearch", {"query": f"select:{OMC_STATE_CLEAR}"}),
+        LOAD_OMC_STATE_CLEAR,
         write_file(git_project / "value.txt", FIXED),
         thread="main",
     )
@@ -214,7 +184,7 @@ def test_an_omc_mode_whose_model_clears_its_state_on_a_failing_test_is_refuted_t
         run_claude,
         f"/oh-my-claudecode:{mode} {TASK}",
         [omc],
-        allowed_tools=("Bash", "Read", "Write", "Edit", "Agent", "Skill", "ToolSearch", OMC_STATE_CLEAR),
+        allowed_tools=OMC_CLEARING_TOOLS,
         timeout=420,
     )
 

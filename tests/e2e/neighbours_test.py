@@ -16,21 +16,24 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from testing.claude.cli import RunClaude
 from testing.claude.neighbours import (
+    LIST_OMC_SESSIONS,
+    LOAD_OMC_STATE_CLEAR,
+    OMC_CLEARING_TOOLS,
     OMC_HOOK,
+    OMC_STATE_CLEAR,
     RALPH_LOOP_HOOK,
     RALPH_LOOP_PLUGIN,
     RALPH_LOOP_STATE,
     TIERGATE_HOOK,
+    clear_omc_state,
     hook_runs_of,
     omc_files,
     omc_plugin_dir,
@@ -39,16 +42,7 @@ from testing.claude.neighbours import (
     run_beside,
 )
 from testing.claude.probe_plugin import ProbePlugin, make_probe_plugin
-from testing.claude.scripted_api import (
-    ApiRequest,
-    Reply,
-    Rule,
-    ScriptedApi,
-    bash,
-    stop_feedback,
-    text,
-    tool_use,
-)
+from testing.claude.scripted_api import Rule, ScriptedApi, bash, stop_feedback, text, tool_use
 from testing.claude.tiergate_model import follow_spawn_directive, passing_verdict
 from testing.gitrepo import commit_all, write
 from testing.tiergatecli import decisions, tiergate
@@ -397,20 +391,6 @@ def test_an_omc_mode_blocks_one_stop_per_prompt_and_keeps_its_state_after_the_se
     )
 
 
-OMC_STATE_CLEAR = "mcp__plugin_oh-my-claudecode_t__state_clear"
-
-
-def clear_omc_state(mode: str) -> Callable[[ApiRequest], Reply]:
-    """The model's `state_clear` call, as OMC's cancel skill has it, for the session it saw in a listing."""
-
-    def reply(request: ApiRequest) -> Reply:
-        found = re.search(r"\.omc/state/sessions/([0-9a-f-]{36})/", request.conversation_text())
-        assert found, "the scripted model listed no OMC session folder"
-        return tool_use(OMC_STATE_CLEAR, {"mode": mode, "session_id": found.group(1)})
-
-    return reply
-
-
 @pytest.mark.e2e
 def test_omc_ralph_ends_when_the_model_clears_its_state_through_omcs_own_tool(
     scripted_api: ScriptedApi,
@@ -427,10 +407,10 @@ def test_omc_ralph_ends_when_the_model_clears_its_state_through_omcs_own_tool(
     )
     scripted_api.sequence(
         tool_use("Skill", {"skill": "oh-my-claudecode:ralph"}),
-        bash("ls -d .omc/state/sessions/*/"),
+        LIST_OMC_SESSIONS,
         text("First stop."),
         text("Second stop."),
-        tool_use("ToolSearch", {"query": f"select:{OMC_STATE_CLEAR}"}),
+        LOAD_OMC_STATE_CLEAR,
         text("Ralph is cancelled."),
         thread="main",
     )
@@ -439,7 +419,7 @@ def test_omc_ralph_ends_when_the_model_clears_its_state_through_omcs_own_tool(
         run_claude,
         [f"ralph: {TASK}", "cancel ralph"],
         [omc_plugin, stop_probe.root],
-        allowed_tools=(*TOOLS_WITH_SKILL, "ToolSearch", OMC_STATE_CLEAR),
+        allowed_tools=OMC_CLEARING_TOOLS,
         timeout=180,
     )
 
