@@ -14,6 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from testing.claude.scripted_api import ScriptedApi, bash, text, tool_use
 from testing.procwatch import shell_wait_for
 
 ALL_EVENTS = (
@@ -130,6 +133,23 @@ def make_probe_plugin(
     hooks = {event: [_hook_entry(event, (matchers or {}).get(event))] for event in events}
     (root / "hooks" / "hooks.json").write_text(json.dumps({"hooks": hooks}, indent=2))
     return ProbePlugin(root, name)
+
+
+@pytest.fixture(name="probe")
+def probe_fixture(tmp_path: Path) -> ProbePlugin:
+    """A recording plugin on every event, with one agent: `probe:checker`, on haiku."""
+    plugin = make_probe_plugin(tmp_path / "probe-plugin")
+    plugin.add_agent("checker", model="haiku", body="You are the probe checker.")
+    return plugin
+
+
+def script_background_checker(api: ScriptedApi, probe: ProbePlugin) -> None:
+    """The main agent launches `probe:checker` without `run_in_background: false`, says "launched", and
+    "saw the result" on its next turn; the checker answers "checker verdict" only after the main turn's
+    Stop, as a slow one would, whatever the machine's load."""
+    launch = {"description": "verify", "prompt": "check", "subagent_type": "probe:checker"}
+    api.sequence(tool_use("Agent", launch), text("launched"), text("saw the result"), thread="main")
+    api.sequence(bash(f"{probe.after('Stop')}; echo slow"), text("checker verdict"), thread="subagent")
 
 
 def _hook_entry(event: str, matcher: str | None) -> dict[str, Any]:

@@ -19,19 +19,14 @@ from testing.claude.probe_plugin import (
     context_answer,
     json_answer,
     make_probe_plugin,
+    probe_fixture,  # noqa: F401  (the `probe` fixture)
+    script_background_checker,
 )
-from testing.claude.scripted_api import Failure, ScriptedApi, agent, bash, text, tool_use
+from testing.claude.scripted_api import Failure, ScriptedApi, agent, bash, text
 
 pytestmark = pytest.mark.e2e
 
 AGENT_ID = re.compile(r"^a[0-9a-f]{16}$")
-
-
-@pytest.fixture
-def probe(tmp_path: Path) -> ProbePlugin:
-    plugin = make_probe_plugin(tmp_path / "probe-plugin")
-    plugin.add_agent("checker", model="haiku", body="You are the probe checker.")
-    return plugin
 
 
 def test_lifecycle_hooks_carry_the_fields_tiergate_reads(
@@ -362,12 +357,7 @@ def test_an_agent_call_without_run_in_background_false_runs_in_the_background(
     probe: ProbePlugin, scripted_api: ScriptedApi, run_claude: RunClaude
 ) -> None:
     # What a model may do with a spawn directive that does not insist on the foreground.
-    launch = {"description": "verify", "prompt": "check", "subagent_type": "probe:checker"}
-    scripted_api.sequence(tool_use("Agent", launch), text("launched"), text("saw the result"), thread="main")
-    # The checker ends after the main turn's Stop, as a slow one would, whatever the machine's load.
-    scripted_api.sequence(
-        bash(f"{probe.after('Stop')}; echo slow"), text("checker verdict"), thread="subagent"
-    )
+    script_background_checker(scripted_api, probe)
 
     run = run_claude("hello", plugin_dir=probe.root)
 

@@ -8,21 +8,16 @@ relies on to let through only the Stop of a turn an API error ended (tiergate.lo
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from testing.claude.cli import RunClaude
-from testing.claude.probe_plugin import ProbePlugin, make_probe_plugin
-from testing.claude.scripted_api import Failure, ScriptedApi, bash, text, tool_use
+from testing.claude.probe_plugin import (
+    ProbePlugin,
+    probe_fixture,  # noqa: F401  (the `probe` fixture)
+    script_background_checker,
+)
+from testing.claude.scripted_api import Failure, ScriptedApi, bash, text
 
 pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture
-def probe(tmp_path: Path) -> ProbePlugin:
-    plugin = make_probe_plugin(tmp_path / "probe-plugin")
-    plugin.add_agent("checker", model="haiku", body="You are the probe checker.")
-    return plugin
 
 
 def test_stop_and_stop_failure_carry_the_prompt_id_of_their_turn(
@@ -46,12 +41,7 @@ def test_stop_and_stop_failure_carry_the_prompt_id_of_their_turn(
 def test_a_task_notification_is_a_prompt_with_a_turn_of_its_own(
     probe: ProbePlugin, scripted_api: ScriptedApi, run_claude: RunClaude
 ) -> None:
-    launch = {"description": "verify", "prompt": "check", "subagent_type": "probe:checker"}
-    scripted_api.sequence(tool_use("Agent", launch), text("launched"), text("saw the result"), thread="main")
-    # The checker ends after the main turn's Stop, as a slow one would, whatever the machine's load.
-    scripted_api.sequence(
-        bash(f"{probe.after('Stop')}; echo slow"), text("checker verdict"), thread="subagent"
-    )
+    script_background_checker(scripted_api, probe)
 
     run = run_claude("hello", plugin_dir=probe.root)
 
