@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from testing.autopilotproject import BOTH, FEATURES, LIST, autopilot_files
 from testing.gitrepo import git, init_repo, write
 from testing.hooksession import HookSession, verifier_transcript
 from testing.statefolder import state_dir
@@ -18,38 +19,15 @@ from tiergate.loop import slash as loopcommands
 
 SESSION = "aaaaaaaa-2222-3333-4444-555555555555"
 CLAIM = "The feature works; its checks pass.\n\n<promise>DONE</promise>"
-FEATURES = {
-    "features": [
-        {
-            "id": "F01",
-            "title": "List items",
-            "description": "`sh app.sh list` prints every line of items.txt.",
-            "checks": {"list": 'test "$(sh app.sh list)" = "$(cat items.txt)"'},
-        },
-        {
-            "id": "F02",
-            "title": "Filter by tag",
-            "description": "`sh app.sh filter TAG` prints the lines of items.txt that end with TAG.",
-            "checks": {"filter": "test \"$(sh app.sh filter red)\" = 'apple red'"},
-        },
-    ]
-}
-LIST = 'if [ "$1" = list ]; then cat items.txt; fi\n'
 # Filters on an empty tag when none is given: list then prints nothing, though the filter works.
 NO_GUARD = 'grep " $2$" items.txt\n'
-GUARDED = 'if [ "$1" = list ]; then cat items.txt; else grep " $2$" items.txt; fi\n'
 
 
 class Autopilot(HookSession):
     def __init__(self, root: Path) -> None:
         project = init_repo(
             root / "project",
-            {
-                "items.txt": "apple red\npear green\n",
-                "features.json": json.dumps(FEATURES),
-                ".tiergate.toml": '[checks]\nitems = "test -s items.txt"\n',
-                ".gitignore": ".tiergate/\n",
-            },
+            {**autopilot_files(), ".gitignore": ".tiergate/\n"},
         )
         super().__init__(root, project, SESSION)
 
@@ -112,7 +90,7 @@ def test_features_are_done_one_at_a_time_and_a_regression_is_refuted_until_fixed
     )
     assert pilot.loop().item == "F02" and pilot.loop().attempts[-1].by == "gate"
 
-    write(pilot.project, {"app.sh": GUARDED})
+    write(pilot.project, {"app.sh": BOTH})
     assert "```tiergate-spawn" in pilot.hook("Stop", last_assistant_message=CLAIM)["reason"]
     assert "returned PASS" in pilot.verify("a2")["systemMessage"]
     assert "loop finished" in pilot.hook("Stop", last_assistant_message="F02 done.")["systemMessage"]

@@ -8,53 +8,26 @@ import json
 from pathlib import Path
 
 import pytest
+from testing.autopilotproject import BOTH, LIST, autopilot_files
 from testing.claude.cli import RunClaude, run_tiergate
-from testing.claude.scripted_api import Rule, ScriptedApi, bash, stop_feedback, text, write_file
-from testing.claude.tiergate_model import follow_spawn_directive, packet_of, passing_verdict
+from testing.claude.scripted_api import ScriptedApi, stop_feedback, text, write_file
+from testing.claude.tiergate_model import follow_tiergate, packet_of, verify_by_running
 from testing.gitrepo import commit_all, write
 from testing.tiergatecli import decisions, tiergate
 
 pytestmark = pytest.mark.e2e
 
 CLAIM = "The feature works and its checks pass.\n<promise>DONE</promise>"
-FEATURES = {
-    "features": [
-        {
-            "id": "F01",
-            "title": "List items",
-            "description": "`sh app.sh list` prints items.txt.",
-            "checks": {"list": 'test "$(sh app.sh list)" = "$(cat items.txt)"'},
-        },
-        {
-            "id": "F02",
-            "title": "Filter by tag",
-            "description": "`sh app.sh filter TAG` prints the lines ending with TAG.",
-            "checks": {"filter": "test \"$(sh app.sh filter red)\" = 'apple red'"},
-        },
-    ]
-}
-LIST = 'if [ "$1" = list ]; then cat items.txt; fi\n'
-BOTH = 'if [ "$1" = list ]; then cat items.txt; else grep " $2$" items.txt; fi\n'
 
 
 def test_an_autopilot_of_two_features_is_gated_verified_and_finalized_after_the_second(
     scripted_api: ScriptedApi, run_claude: RunClaude, git_project: Path
 ) -> None:
-    write(
-        git_project,
-        {
-            "items.txt": "apple red\npear green\n",
-            "features.json": json.dumps(FEATURES),
-            ".tiergate.toml": '[checks]\nitems = "test -s items.txt"\n',
-        },
-    )
+    write(git_project, autopilot_files())
     commit_all(git_project, "items and the features to build")
     started = tiergate(git_project, "autopilot", "start", "features.json", "--max-iterations", "8")
     assert started.returncode == 0, started.stderr
-    scripted_api.script(
-        Rule(follow_spawn_directive, thread="main", last_user_contains="```tiergate-spawn", name="spawn"),
-        Rule(text("The verifier has answered."), thread="main", last_user_contains="tiergate-verdict"),
-    )
+    follow_tiergate(scripted_api)
     scripted_api.sequence(
         write_file(git_project / "app.sh", LIST),
         text(CLAIM),
@@ -62,8 +35,7 @@ def test_an_autopilot_of_two_features_is_gated_verified_and_finalized_after_the_
         text(CLAIM),
         thread="main",
     )
-    scripted_api.on(bash("sh app.sh list"), thread="subagent", after_tool_result=False)
-    scripted_api.on(passing_verdict("ran `sh app.sh list`: the items"), thread="subagent")
+    verify_by_running(scripted_api, "sh app.sh list", "ran `sh app.sh list`: the items")
 
     run = run_tiergate(run_claude, "start working")
 
