@@ -1,10 +1,13 @@
 """Which changed paths are tests or test infrastructure: what, changed, can shrink the set of tests a
 check runs (test files, conftest and fixtures, the runner's configuration, test scripts).
 
-Used to decide whether a claim pays for running the test checks at the base (`tiergate.gate.run`):
-a change that touches none of these cannot delete, mark or filter out a test. Generous on purpose
-(any `pyproject.toml`, `package.json`, `setup.cfg`): a needless base run costs one test run, once
-per base; a missed one lets a lost test through. Pure.
+Used to decide whether a claim pays for running the test checks at the base (`tiergate.gate.run`), and
+which paths the base's tests put back (`tiergate.gate.scratch`): a change that touches none of these
+cannot delete, mark or filter out a test. A test file is one by `tiergate.tier.testnames`, the definition
+the content rules read too, in every language and in every folder (a vendored or fixture copy may still be
+collected). Beyond it, generous on purpose (any file in a test, fixtures or e2e folder, any
+`pyproject.toml`, `package.json`, `setup.cfg`): a needless base run costs one test run, once per base; a
+missed one lets a lost test through. Pure.
 """
 
 from __future__ import annotations
@@ -13,10 +16,12 @@ import fnmatch
 import posixpath
 from collections.abc import Iterable
 
-_FOLDERS = frozenset({"test", "tests", "__tests__", "spec", "specs", "testing", "fixtures", "e2e"})
-_NAMES = (
-    "test_*.py",
-    "*_test.py",
+from tiergate.tier.testnames import TEST_DIRS, named_as_test
+
+# Folders any file of which can be a test's: its helpers and data, or another language's tests.
+_FOLDERS = TEST_DIRS | {"specs", "testing", "fixtures", "e2e"}
+# Test infrastructure: what decides which tests run, how, and with what loaded first.
+_INFRASTRUCTURE = (
     "conftest.py",
     "pytest.ini",
     ".pytest.ini",
@@ -28,9 +33,6 @@ _NAMES = (
     "usercustomize.py",
     "*.pth",
     "package.json",
-    "*.test.*",
-    "*.spec.*",
-    "*_test.go",
     "jest.config.*",
     "vitest.config.*",
     ".mocharc*",
@@ -47,4 +49,8 @@ def tests_among(paths: Iterable[str]) -> tuple[str, ...]:
 def _is_test(path: str) -> bool:
     folders = path.split("/")[:-1]
     name = posixpath.basename(path)
-    return bool(_FOLDERS.intersection(folders)) or any(fnmatch.fnmatchcase(name, p) for p in _NAMES)
+    return (
+        bool(_FOLDERS.intersection(folders))
+        or named_as_test(name)
+        or any(fnmatch.fnmatchcase(name, p) for p in _INFRASTRUCTURE)
+    )

@@ -15,7 +15,8 @@ from tiergate.frozen import frozen
 from tiergate.tier.content.patch import FileLines
 from tiergate.tier.content.rule import ContentHit
 from tiergate.tier.content.testcode import hit
-from tiergate.tier.content.testfiles import JS_SUFFIXES, PYTHON_SUFFIXES, is_test
+from tiergate.tier.content.testfiles import is_test
+from tiergate.tier.testnames import JS_SUFFIXES, PYTHON_SUFFIXES
 
 # A literal as a kind and a canonical text: ("num", "5"), ("str", "abc").
 Value = tuple[str, str]

@@ -12,7 +12,8 @@ from collections.abc import Iterable, Iterator
 from tiergate.tier.content.patch import FileLines
 from tiergate.tier.content.rule import BUILT_DIRS, BUILT_NAMES, ContentHit, Ecosystem, literal, word
 from tiergate.tier.content.testcode import added, hit
-from tiergate.tier.content.testfiles import JS_SUFFIXES, PYTHON_SUFFIXES, is_test
+from tiergate.tier.content.testfiles import is_test
+from tiergate.tier.testnames import JS_SUFFIXES, PYTHON_SUFFIXES
 
 EQUALITY = "outwitting: {name} ignores its argument"
 PRIMITIVE = "outwitting: {name} returns a constant"

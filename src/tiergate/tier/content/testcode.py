@@ -21,7 +21,8 @@ from tiergate.tier.content.rule import (
     word,
 )
 from tiergate.tier.content.scan import excerpt
-from tiergate.tier.content.testfiles import JS_SUFFIXES, PYTHON_SUFFIXES, is_test
+from tiergate.tier.content.testfiles import is_test
+from tiergate.tier.testnames import JS_SUFFIXES, PYTHON_SUFFIXES
 
 SKIPPED = "tests weakened: a skip, xfail or todo marker added"
 ONLY = "tests weakened: .only added (the other tests no longer run)"

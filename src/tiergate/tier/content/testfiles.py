@@ -1,18 +1,16 @@
 """What a test file is, by its path: the files whose changed lines the tests-weakened rules read.
 
-Pure. A test file is named as one (`test_x.py`, `x_test.py`, `x.test.ts`, `x.spec.js`, `test-x.mjs`)
-or stands in a test folder (`tests/`, `test/`, `__tests__/`, `spec/`): the runners' own defaults
-(pytest, unittest, node --test, jest, mocha, vitest). A test's data is not a test: files under a
-fixtures, snapshots or test-data folder, and built or vendored copies, are not read.
+Pure. A Python or JavaScript/TypeScript file named as a test or standing in a test folder, by the one
+definition of both (`tiergate.tier.testnames`). A test's data is not a test: files under a fixtures,
+snapshots or test-data folder, and built or vendored copies, are not read; nor is another language's test
+file, whose lines no rule here reads.
 """
 
 from __future__ import annotations
 
 from tiergate.tier.content.rule import BUILT_DIRS
+from tiergate.tier.testnames import JS_SUFFIXES, PYTHON_SUFFIXES, TEST_DIRS, named_as_code_test
 
-PYTHON_SUFFIXES = (".py",)
-JS_SUFFIXES = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts")
-TEST_DIRS = frozenset({"tests", "test", "__tests__", "spec"})
 DATA_DIRS = frozenset(
     {"fixtures", "__fixtures__", "testdata", "test_data", "snapshots", "__snapshots__", "__mocks__"}
 )
@@ -25,24 +23,7 @@ def is_test(path: str) -> bool:
     parts = folders.split("/") if folders else []
     if any(part in _SKIPPED_DIRS for part in parts):
         return False
-    stem, dot, suffix = name.rpartition(".")
-    if not dot or not stem:
+    stem, _, suffix = name.rpartition(".")
+    if not stem or f".{suffix}" not in (*PYTHON_SUFFIXES, *JS_SUFFIXES):
         return False
-    if f".{suffix}" in PYTHON_SUFFIXES:
-        named = stem.startswith("test_") or stem.endswith("_test") or stem in ("test", "tests")
-    elif f".{suffix}" in JS_SUFFIXES:
-        named = _js_test_name(stem)
-    else:
-        return False
-    return named or any(part in TEST_DIRS for part in parts)
-
-
-def _js_test_name(stem: str) -> bool:
-    # `x.test`, `x.spec` (and `x.test.unit`: jest's `*.test.*` globs), `x-test`, `x_test`, `test-x`, `test`
-    words = stem.split(".")
-    return (
-        any(w in ("test", "spec") for w in words[1:])
-        or stem.endswith(("-test", "_test", "-spec", "_spec"))
-        or stem.startswith("test-")
-        or stem == "test"
-    )
+    return named_as_code_test(name) or any(part in TEST_DIRS for part in parts)
