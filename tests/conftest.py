@@ -31,9 +31,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture(autouse=True)
-def state_home(
-    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
-) -> Path:
+def state_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A state home of the test's own (XDG_STATE_HOME), so that no test touches ~/.local/state, and with
     it the test's own sealing key (`tiergate.seal`): set in the environment, so that the hooks, commands and
     CLI a test starts inherit it and the test reads back what they sealed. HOME is the test's `home` too,
@@ -42,10 +40,12 @@ def state_home(
     enclosing Claude Code session that would point tiergate at another project are dropped."""
     from tiergate import seal
 
-    home = tmp_path_factory.mktemp("xdg-state")
+    # Beside tmp_path, not in it (a test may make its project there), and named after it: a numbered
+    # folder (`mktemp`) lists the whole temporary root each time, which grows by the thousand in a worker.
+    home = _beside(tmp_path, "xdg-state")
     # The processes a test starts keep their temporary files in a folder of the test's own: a pytest
     # that a test's project runs makes its numbered folders there, and prunes no other test's.
-    monkeypatch.setenv("TMPDIR", str(tmp_path_factory.mktemp("tmp")))
+    monkeypatch.setenv("TMPDIR", str(_beside(tmp_path, "tmp")))
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.setenv("XDG_STATE_HOME", str(home))
     for name, folder in (
@@ -58,6 +58,12 @@ def state_home(
     monkeypatch.delenv("TIERGATE_STATE_DIR", raising=False)
     monkeypatch.setattr(seal, "_key_cache", {})
     return home
+
+
+def _beside(tmp_path: Path, name: str) -> Path:
+    folder = tmp_path.with_name(f"{tmp_path.name}-{name}")
+    folder.mkdir()
+    return folder
 
 
 @pytest.fixture
