@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -31,7 +32,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture(autouse=True)
-def state_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def state_home(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
     """A state home of the test's own (XDG_STATE_HOME), so that no test touches ~/.local/state, and with
     it the test's own sealing key (`tiergate.seal`): set in the environment, so that the hooks, commands and
     CLI a test starts inherit it and the test reads back what they sealed. HOME is the test's `home` too,
@@ -40,12 +43,12 @@ def state_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     enclosing Claude Code session that would point tiergate at another project are dropped."""
     from tiergate import seal
 
-    # Beside tmp_path, not in it (a test may make its project there), and named after it: a numbered
-    # folder (`mktemp`) lists the whole temporary root each time, which grows by the thousand in a worker.
-    home = _beside(tmp_path, "xdg-state")
+    # Outside tmp_path (a test may make its project there), numbered by this worker, not by `mktemp`,
+    # which lists the whole temporary root each time, a root that grows by the thousand in a worker.
+    home = _numbered(tmp_path_factory, "xdg-state")
     # The processes a test starts keep their temporary files in a folder of the test's own: a pytest
     # that a test's project runs makes its numbered folders there, and prunes no other test's.
-    monkeypatch.setenv("TMPDIR", str(_beside(tmp_path, "tmp")))
+    monkeypatch.setenv("TMPDIR", str(_numbered(tmp_path_factory, "tmp")))
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.setenv("XDG_STATE_HOME", str(home))
     for name, folder in (
@@ -60,8 +63,13 @@ def state_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
-def _beside(tmp_path: Path, name: str) -> Path:
-    folder = tmp_path.with_name(f"{tmp_path.name}-{name}")
+_folders = itertools.count()
+
+
+def _numbered(factory: pytest.TempPathFactory, name: str) -> Path:
+    """A new folder in the worker's temporary root, with a short name: a socket a test's process makes
+    under TMPDIR (Chromium's, say) must fit in a socket address."""
+    folder = factory.getbasetemp() / f"{name}{next(_folders)}"
     folder.mkdir()
     return folder
 
