@@ -101,8 +101,11 @@ def worktree(top: Path, commit: str, *, checkout: bool = True) -> Iterator[Path]
         runner.run(top, "worktree", "add", "--detach", "--quiet", *empty, str(tree), commit)
         yield tree
     finally:
-        with contextlib.suppress(UserError):
+        try:
             runner.run(top, "worktree", "remove", "--force", "--force", str(tree))
+        except UserError:
+            # A check that removed or broke its folder: the registration goes with a prune.
+            shutil.rmtree(holder, ignore_errors=True)
+            with contextlib.suppress(UserError):
+                runner.run(top, "worktree", "prune")
         shutil.rmtree(holder, ignore_errors=True)
-        with contextlib.suppress(UserError):
-            runner.run(top, "worktree", "prune")
