@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
+import pytest
 from testing.gitrepo import commit_all, git, init_repo, repo_fixture, write
 from testing.statefolder import state_dir
 
@@ -58,3 +60,16 @@ def test_a_worktree_can_be_left_unchecked_out_for_the_caller_to_fill(repo: Path)
         assert tree.is_dir()
         assert not (tree / "app.py").exists()
     assert not tree.exists()
+
+
+@pytest.mark.parametrize("damage", ["removed", "git file replaced", "git file removed"])
+def test_a_worktree_a_check_damaged_is_still_removed_and_unregistered(repo: Path, damage: str) -> None:
+    with worktree(repo, head(repo)) as tree:
+        if damage == "removed":
+            shutil.rmtree(tree)  # a check that cleans up after itself too eagerly
+        elif damage == "git file replaced":
+            (tree / ".git").write_text("gitdir: /nowhere\n")
+        else:
+            (tree / ".git").unlink()
+    assert git(repo, "worktree", "list").count("\n") == 1
+    assert not tree.parent.exists()
