@@ -5,8 +5,6 @@ verifier, and is verified."""
 
 from __future__ import annotations
 
-import shlex
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,12 +15,12 @@ from testing.claude.gated_loop import (
     script_refuted_then_verified,
 )
 from testing.claude.scripted_api import ScriptedApi, bash, write_file
+from testing.pytestcheck import PYTEST
 from testing.tiergatecli import start_loop
 
 pytestmark = pytest.mark.e2e
 
 CLAIM = "mul works and every test passes.\n<promise>DONE</promise>"
-PYTEST = f"PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 {shlex.quote(sys.executable)} -m pytest -q -p no:cacheprovider"
 CALC = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    raise NotImplementedError\n"
 FIXED = CALC.replace("raise NotImplementedError", "return a * b")
 TEST_ADD = "import calc\n\n\ndef test_add():\n    assert calc.add(2, 3) == 5\n"

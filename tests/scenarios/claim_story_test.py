@@ -7,17 +7,15 @@ check and marks every changed path A, M, D or R; and the refutation texts count 
 from __future__ import annotations
 
 import json
-import shlex
-import sys
 from pathlib import Path
 from typing import Any
 
 from testing.gitrepo import git, init_repo, write
 from testing.hooksession import HookSession
+from testing.pytestcheck import PYTEST
 
 SESSION = "20202020-2222-3333-4444-555555555555"
 CLAIM = "Done.\n\n<promise>DONE</promise>"
-PYTEST = f"PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 {shlex.quote(sys.executable)} -m pytest -q -p no:cacheprovider"
 CALC = "def add(a, b):\n    return a + b\n"
 CALC_MUL = CALC + "\n\ndef mul(a, b):\n    return a * b\n"
 CALC_DIV = CALC + "\n\ndef div(a, b):\n    raise NotImplementedError\n"

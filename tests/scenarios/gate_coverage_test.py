@@ -6,17 +6,15 @@ as written and the claim says why, and a coverage file the agent leaves is not t
 from __future__ import annotations
 
 import json
-import shlex
-import sys
 from pathlib import Path
 from typing import Any
 
 from testing.gitrepo import init_repo, write
 from testing.hooksession import HookSession
+from testing.pytestcheck import PYTEST
 
 SESSION = "88888888-2222-3333-4444-555555555555"
 CLAIM = "calc grew mul, with its test.\n\n<promise>DONE</promise>"
-PYTEST = f"PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 {shlex.quote(sys.executable)} -m pytest -q -p no:cacheprovider"
 CALC = "def add(a, b):\n    return a + b\n"
 TESTS = "from calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n"
 CALC_MUL = CALC + "\n\ndef mul(a, b):\n    return a * b\n"
