@@ -86,3 +86,12 @@ def test_only_the_test_files_are_read_and_none_when_the_change_touched_none(tmp_
 
     text = testchanges.of_change(with_tests)
     assert "- tests/test_calc.py (edited: 1 removed, 1 added)" in text and "assert True" in text
+
+
+def test_a_build_file_whose_target_runs_the_tests_is_shown_as_the_gate_counts_it() -> None:
+    makefile = file_lines("Makefile", ["test:\n\tpytest -q"], [1], ["test:\n\tpytest -q -k 'not slow'"], [1])
+
+    text = testchanges.block([makefile])
+
+    assert "- Makefile (edited: 1 removed, 1 added)" in text
+    assert "not slow" in text

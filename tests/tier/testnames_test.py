@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tiergate.tier.testnames import named_as_code_test, named_as_test
+from tiergate.tier.testnames import named_as_code_test, named_as_test, names_test_infrastructure
 
 
 @pytest.mark.parametrize(
@@ -58,3 +58,19 @@ def test_other_languages_test_names_are_tests_only_in_the_reading_of_every_langu
 def test_other_names_are_no_tests(name: str) -> None:
     assert not named_as_code_test(name)
     assert not named_as_test(name)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        *("conftest.py", "pytest.ini", "pyproject.toml", "package.json", "jest.config.ts", ".mocharc.yml"),
+        *("usercustomize.py", "tiergate_outcomes.pth", "Makefile", "Cargo.toml", "noxfile.py"),
+    ],
+)
+def test_runner_configuration_and_what_python_loads_first_are_test_infrastructure(name: str) -> None:
+    assert names_test_infrastructure(name)
+
+
+@pytest.mark.parametrize("name", ["app.py", "README.md", "jest.setup.md", "makefile.py", "config.toml"])
+def test_other_files_are_no_test_infrastructure(name: str) -> None:
+    assert not names_test_infrastructure(name)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from tiergate.text import plural, quote_inline, quote_path
 from tiergate.tier.content.testfiles import is_test
+from tiergate.tier.testnames import names_test_infrastructure
 
 if TYPE_CHECKING:
     from tiergate.tier.change import ChangeMeasurement
@@ -30,25 +31,12 @@ HEADING = (
     "made constant, an expected value changed to what the code returns, a hook or config that filters or "
     "rewrites results:"
 )
-# Test infrastructure by name: what, edited, changes which tests run or how their outcome is read.
-_INFRA = frozenset(
-    {
-        "conftest.py",
-        "pytest.ini",
-        "tox.ini",
-        "setup.cfg",
-        "pyproject.toml",
-        "package.json",
-        "sitecustomize.py",
-    }
-)
-_INFRA_PREFIXES = ("jest.config.", "vitest.config.", ".mocharc")
 
 
 def touches_tests(path: str) -> bool:
     """Whether `path` is a test file or test infrastructure (whose changed lines the block shows)."""
     name = path.rpartition("/")[2]
-    return is_test(path) or name in _INFRA or name.startswith(_INFRA_PREFIXES)
+    return is_test(path) or names_test_infrastructure(name)
 
 
 def block(files: Sequence[FileLines], limit: int = LIMIT) -> str:

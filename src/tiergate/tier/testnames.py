@@ -1,8 +1,10 @@
-"""What makes a file a test by its path: the name the test runners collect by default, or a test folder.
-The one definition of a test file's name and folder, which both readers of it build on:
+"""What makes a file a test by its path: the name the test runners collect by default, or a test folder;
+and what makes it test infrastructure (`names_test_infrastructure`). The one definition of each, which
+their readers build on:
 `tiergate.tier.content.testfiles` (the Python and JavaScript test files whose changed lines the content
 rules read) and `tiergate.gate.pertest.testfiles` (the paths that, changed, can shrink the tests a check
-runs). Pure, and imports nothing: the gate asks it on every claim.
+runs); the verifier's TEST CHANGES block (`tiergate.tier.testchanges`) reads the infrastructure's.
+Pure, and imports nothing: the gate asks it on every claim.
 
 The names are the runners' own defaults: pytest and unittest (`test_x.py`, `x_test.py`, `test.py`,
 `tests.py`), node --test, jest, mocha and vitest (`x.test.js`, `x.spec.ts`, `x.test.unit.ts`, `x-test.mjs`,
@@ -19,6 +21,25 @@ JS_SUFFIXES = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts")
 TEST_DIRS = frozenset({"tests", "test", "__tests__", "spec"})
 # Other languages' test files, by name alone.
 _OTHER_NAMES = ("*_test.go", "*.test.*", "*.spec.*")
+# Test infrastructure: what decides which tests run, how, and with what loaded first.
+_INFRASTRUCTURE = (
+    "conftest.py",
+    "pytest.ini",
+    ".pytest.ini",
+    "tox.ini",
+    "setup.cfg",
+    "pyproject.toml",
+    "noxfile.py",
+    "sitecustomize.py",
+    "usercustomize.py",
+    "*.pth",
+    "package.json",
+    "jest.config.*",
+    "vitest.config.*",
+    ".mocharc*",
+    "Cargo.toml",
+    "Makefile",
+)
 
 
 def named_as_code_test(name: str) -> bool:
@@ -36,6 +57,12 @@ def named_as_code_test(name: str) -> bool:
 def named_as_test(name: str) -> bool:
     """Whether `name` (a file's name, no folder) is a test file's in any language (see the module)."""
     return named_as_code_test(name) or any(fnmatch.fnmatchcase(name, pattern) for pattern in _OTHER_NAMES)
+
+
+def names_test_infrastructure(name: str) -> bool:
+    """Whether `name` (a file's name, no folder) is test infrastructure's: a runner's configuration, a
+    conftest, what Python loads first, a build file whose targets run the tests."""
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in _INFRASTRUCTURE)
 
 
 def _js_test_name(stem: str) -> bool:

@@ -12,33 +12,13 @@ missed one lets a lost test through. Pure.
 
 from __future__ import annotations
 
-import fnmatch
 import posixpath
 from collections.abc import Iterable
 
-from tiergate.tier.testnames import TEST_DIRS, named_as_test
+from tiergate.tier.testnames import TEST_DIRS, named_as_test, names_test_infrastructure
 
 # Folders any file of which can be a test's: its helpers and data, or another language's tests.
 _FOLDERS = TEST_DIRS | {"specs", "testing", "fixtures", "e2e"}
-# Test infrastructure: what decides which tests run, how, and with what loaded first.
-_INFRASTRUCTURE = (
-    "conftest.py",
-    "pytest.ini",
-    ".pytest.ini",
-    "tox.ini",
-    "setup.cfg",
-    "pyproject.toml",
-    "noxfile.py",
-    "sitecustomize.py",
-    "usercustomize.py",
-    "*.pth",
-    "package.json",
-    "jest.config.*",
-    "vitest.config.*",
-    ".mocharc*",
-    "Cargo.toml",
-    "Makefile",
-)
 
 
 def tests_among(paths: Iterable[str]) -> tuple[str, ...]:
@@ -49,8 +29,4 @@ def tests_among(paths: Iterable[str]) -> tuple[str, ...]:
 def _is_test(path: str) -> bool:
     folders = path.split("/")[:-1]
     name = posixpath.basename(path)
-    return (
-        bool(_FOLDERS.intersection(folders))
-        or named_as_test(name)
-        or any(fnmatch.fnmatchcase(name, p) for p in _INFRASTRUCTURE)
-    )
+    return bool(_FOLDERS.intersection(folders)) or named_as_test(name) or names_test_infrastructure(name)
