@@ -1,0 +1,127 @@
+"""The pytest plugin that records each test's outcome (`tiergate.gate.pytestoutcomes`), loaded as the gate
+loads it (copied onto PYTHONPATH, named in PYTEST_PLUGINS) into a real nested pytest run: the file it
+writes, read directly."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from testing.gitrepo import write
+
+import tiergate.gate.pytestoutcomes as plugin
+
+PHASES = """\
+import pytest
+
+
+@pytest.fixture
+def broken():
+    raise RuntimeError("setup")
+
+
+@pytest.fixture
+def bad_teardown():
+    yield
+    raise RuntimeError("teardown")
+
+
+def test_pass():
+    pass
+
+
+def test_setup_error(broken):
+    pass
+
+
+def test_fails_then_teardown_errors(bad_teardown):
+    assert 1 == 2
+
+
+def test_teardown_error(bad_teardown):
+    pass
+
+
+@pytest.mark.xfail(reason="known", strict=True)
+def test_xpassed_strict():
+    pass
+
+
+@pytest.mark.xfail(reason="known")
+def test_xpassed():
+    pass
+"""
+
+
+def run_pytest(project: Path, *args: str, env: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    """pytest run in `project` with the plugin, as the gate has it run: the records it wrote."""
+    site, out = project.parent / "site", project.parent / "out"
+    site.mkdir()
+    out.mkdir()
+    shutil.copy(plugin.__file__, site / "tiergate_outcomes.py")
+    inherited = {k: v for k, v in os.environ.items() if k not in ("TIERGATE_TESTS_TAKEN", "PYTEST_ADDOPTS")}
+    variables = {
+        **inherited,
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+        "PYTHONPATH": str(site),
+        "PYTEST_PLUGINS": "tiergate_outcomes",
+        "TIERGATE_TESTS_OUT": str(out),
+        **(env or {}),
+    }
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args]
+    subprocess.run(
+        command, cwd=project, env=variables, capture_output=True, text=True, check=False, timeout=60
+    )
+    return [json.loads(path.read_text(encoding="utf-8")) for path in sorted(out.iterdir())]
+
+
+def test_each_test_is_recorded_once_with_the_first_phase_that_went_wrong(tmp_path: Path) -> None:
+    write(tmp_path / "p", {"test_phases.py": PHASES})
+
+    [record] = run_pytest(tmp_path / "p")
+
+    assert (record["tool"], record["finished"]) == ("pytest", True)
+    assert record["outcomes"] == [
+        ["test_phases.py::test_pass", "passed"],
+        ["test_phases.py::test_setup_error", "error"],
+        ["test_phases.py::test_fails_then_teardown_errors", "failed"],
+        ["test_phases.py::test_teardown_error", "error"],
+        ["test_phases.py::test_xpassed_strict", "failed"],
+        ["test_phases.py::test_xpassed", "xpassed"],
+    ]
+
+
+def test_a_module_that_fails_to_collect_is_an_error_and_deselected_tests_are_named(tmp_path: Path) -> None:
+    files = {
+        "test_broken.py": "import not_a_module_anywhere\n",
+        "test_ok.py": "def test_kept():\n    pass\n\n\ndef test_left_out():\n    pass\n",
+    }
+    write(tmp_path / "p", files)
+
+    [record] = run_pytest(tmp_path / "p", "-k", "not left_out", "--continue-on-collection-errors")
+
+    assert dict(record["outcomes"]) == {
+        "test_broken.py": "error",
+        "test_ok.py::test_left_out": "deselected",
+        "test_ok.py::test_kept": "passed",
+    }
+
+
+def test_a_run_that_never_finishes_its_session_leaves_its_record_unfinished(tmp_path: Path) -> None:
+    leave = "import os\n\n\ndef pytest_sessionfinish(session):\n    os._exit(0)\n"
+    write(tmp_path / "p", {"test_a.py": "def test_pass():\n    pass\n", "conftest.py": leave})
+
+    [record] = run_pytest(tmp_path / "p")
+
+    assert record == {"tool": "pytest", "finished": False, "outcomes": []}
+
+
+def test_a_run_another_recorded_run_started_writes_nothing(tmp_path: Path) -> None:
+    write(tmp_path / "p", {"test_a.py": "def test_pass():\n    pass\n"})
+
+    assert run_pytest(tmp_path / "p", env={"TIERGATE_TESTS_TAKEN": "1"}) == []
