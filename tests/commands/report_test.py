@@ -9,7 +9,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ from testing import chromium
 from testing.htmldom import parse
 from testing.reportfixtures import Logged, logged_fixture  # noqa: F401  (the `logged` fixture)
 from testing.statefolder import state_dir
+from testing.tiergatecli import tiergate
 
 # The night is logged once for the module (`logged`).
 pytestmark = pytest.mark.long
@@ -90,12 +90,4 @@ def test_a_project_without_loops_gets_a_page_that_says_so(git_project: Path, tmp
 
 
 def _report(cwd: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "tiergate", "report", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    return tiergate(cwd, "report", *args, environ=env)
