@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from testing import tiergatecli
 from testing.gitrepo import GIT_ENV, repo_fixture, write
 from tiergate.project import locate
 from tiergate.workspace import backups, putback, snapshots
@@ -24,8 +24,8 @@ def git_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def tiergate(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "tiergate", *args]
-    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, check=False, env=env)
+    """The command as a user runs it, in this process's environment (`git_env`'s) or in `env`."""
+    return tiergatecli.tiergate(cwd, *args, environ=dict(os.environ) if env is None else env)
 
 
 def files(root: Path) -> dict[str, bytes]:
