@@ -23,11 +23,12 @@ DEMO_HANG_GUARD_SECONDS = 120
 def tiergate(
     cwd: Path, *args: str, stdin: str | None = None, environ: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """`python -m tiergate ARGS` in `cwd`, with git isolated from the developer's configuration; in
-    `environ` if given, else in this process's environment without what points at another project."""
-    env = environ if environ is not None else {k: v for k, v in os.environ.items() if k not in _OUTSIDE}
+    """`python -m tiergate ARGS` in `cwd`: in exactly `environ` if given, else in this process's
+    environment without what points at another project, with git isolated from the developer's
+    configuration."""
+    env = environ if environ is not None else _isolated()
     if not warmstart.cold():
-        return warmstart.run(list(args), env={**env, **GIT_ENV}, cwd=cwd, stdin=stdin, timeout=60)
+        return warmstart.run(list(args), env=env, cwd=cwd, stdin=stdin, timeout=60)
     return subprocess.run(
         [sys.executable, "-m", "tiergate", *args],
         cwd=cwd,
@@ -35,9 +36,13 @@ def tiergate(
         capture_output=True,
         text=True,
         check=False,
-        env={**env, **GIT_ENV},
+        env=env,
         timeout=60,
     )
+
+
+def _isolated() -> dict[str, str]:
+    return {**{k: v for k, v in os.environ.items() if k not in _OUTSIDE}, **GIT_ENV}
 
 
 def start_loop(project: Path, task: str, max_iterations: int = 5) -> None:

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from testing import tiergatecli
 from testing.gitrepo import GIT_ENV, commit_all, git, init_repo, repo_fixture, write
 
 PYTHON = shlex.quote(sys.executable)
@@ -30,8 +31,7 @@ def env() -> dict[str, str]:
 
 
 def tiergate(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "tiergate", "checks", *args]
-    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, check=False, env=env())
+    return tiergatecli.tiergate(cwd, "checks", *args, environ=env())
 
 
 def short_head(repo: Path) -> str:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from testing import tiergatecli
 from testing.claude.cli import claude_bin
 from testing.gitrepo import init_repo
 from testing.statefolder import state_dir
@@ -46,14 +47,8 @@ def doctor(
     project: Path, home: Path, *args: str, path: str = SYSTEM_PATH, **env: str
 ) -> subprocess.CompletedProcess[str]:
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("TIERGATE_", "CLAUDE", "ANTHROPIC"))}
-    return subprocess.run(
-        [sys.executable, "-m", "tiergate", "doctor", *args],
-        cwd=project,
-        env={**clean, "HOME": str(home), "PATH": path, **env},
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
+    return tiergatecli.tiergate(
+        project, "doctor", *args, environ={**clean, "HOME": str(home), "PATH": path, **env}
     )
 
 
