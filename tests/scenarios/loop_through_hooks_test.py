@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from testing import tiergatecli
 from testing.gitrepo import init_repo, write
 from testing.statefolder import state_dir, state_env
 
@@ -92,28 +93,23 @@ class Sandbox:
         if event in ("Stop", "SubagentStop"):
             payload.setdefault("stop_hook_active", False)
             payload.setdefault("background_tasks", [])
-        result = subprocess.run(
-            [sys.executable, *python_flags, "-m", "tiergate", "hook", event],
-            input=json.dumps(payload),
-            env=self.env,
-            cwd=self.project,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        if python_flags:  # what the interpreter imports: a cold start
+            result = subprocess.run(
+                [sys.executable, *python_flags, "-m", "tiergate", "hook", event],
+                input=json.dumps(payload),
+                env=self.env,
+                cwd=self.project,
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            )
+        else:
+            result = self.tiergate("hook", event, stdin=json.dumps(payload))
         return Answer(result.returncode, result.stdout, result.stderr)
 
-    def tiergate(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "tiergate", *args],
-            env=self.env,
-            cwd=self.project,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+    def tiergate(self, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+        return tiergatecli.tiergate(self.project, *args, stdin=stdin, environ=self.env)
 
     def start(self, task: str = "Fix the parser bug: parse('') crashes", session: str = SESSION) -> Answer:
         answer = self.hook("UserPromptSubmit", session, prompt=f"/tiergate:ralph {task} --max-iterations 4")
