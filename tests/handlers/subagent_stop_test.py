@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from testing import tiergatecli
 from testing.gitrepo import init_repo, write
 from testing.statefolder import state_dir, state_env
 
@@ -67,6 +68,10 @@ class Verifying:
 
     def hook(self, event: str, *flags: str, **fields: Any) -> subprocess.CompletedProcess[str]:
         payload = {"session_id": SESSION, "cwd": str(self.project), "hook_event_name": event, **fields}
+        if not flags:  # flags are about the interpreter's own start: cold
+            return tiergatecli.tiergate(
+                self.project, "hook", event, stdin=json.dumps(payload), environ=self.env
+            )
         return subprocess.run(
             [sys.executable, *flags, "-m", "tiergate", "hook", event],
             input=json.dumps(payload),
