@@ -4,6 +4,7 @@ child sent it, failed, died, or was never started."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -11,6 +12,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 from testing.procwatch import HANG_GUARD
@@ -18,25 +20,50 @@ from testing.procwatch import HANG_GUARD
 from tiergate import offload
 
 PARENT = os.getpid()
+T = TypeVar("T")
 
 
 def where(tag: str) -> tuple[str, int]:
     return tag, os.getpid()
 
 
-def fails_in_child() -> str:
+def note(record: Path) -> None:
+    """Add this process to `record`: the processes that ran the work, in the order they ran it."""
+    with record.open("a") as written:
+        written.write(f"{os.getpid()}\n")
+
+
+def ran_in(record: Path) -> list[int]:
+    """The processes `note` added to `record`, in order (none when the work has not run)."""
+    return [int(pid) for pid in record.read_text().split()] if record.exists() else []
+
+
+def noted(record: Path, work: Callable[[], T]) -> Callable[[], T]:
+    """`work`, with the process that runs it added to `record` first."""
+
+    def run() -> T:
+        note(record)
+        return work()
+
+    return run
+
+
+def fails_in_child(record: Path) -> str:
+    note(record)
     if os.getpid() != PARENT:
         raise RuntimeError("only in the child")
     return "computed by the parent"
 
 
-def killed_in_child() -> str:
+def killed_in_child(record: Path) -> str:
+    note(record)
     if os.getpid() != PARENT:
         os.kill(os.getpid(), signal.SIGKILL)
     return "computed by the parent"
 
 
-def unpicklable() -> object:
+def unpicklable(record: Path) -> object:
+    note(record)
     return (lambda: None) if os.getpid() != PARENT else "computed by the parent"
 
 
@@ -53,7 +80,6 @@ def two_cpus(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.usefixtures("two_cpus")
 def test_the_child_computes_the_result_and_is_reaped() -> None:
     pending = offload.start(where, "x")
-    assert pending.forked
     tag, worker = pending.result()
     assert tag == "x" and worker != PARENT
     assert pending.result() == (tag, worker)  # asked twice: the same answer, no second child
@@ -64,11 +90,13 @@ def test_the_child_computes_the_result_and_is_reaped() -> None:
 @pytest.mark.usefixtures("two_cpus")
 @pytest.mark.parametrize("work", [fails_in_child, killed_in_child, unpicklable])
 def test_a_child_that_fails_dies_or_sends_garbage_is_replaced_by_the_parents_own_work(
-    work: Callable[[], object],
+    work: Callable[[Path], object], tmp_path: Path
 ) -> None:
-    pending = offload.start(work)
-    assert pending.forked
+    record = tmp_path / "ran"
+    pending = offload.start(work, record)
     assert pending.result() == "computed by the parent"
+    ran = ran_in(record)  # a child ran the work first, then the parent in its place
+    assert len(ran) == 2 and ran[0] != PARENT and ran[1] == PARENT
 
 
 def test_an_error_of_the_work_itself_is_raised_in_the_parent() -> None:
@@ -77,22 +105,28 @@ def test_an_error_of_the_work_itself_is_raised_in_the_parent() -> None:
         pending.result()
 
 
-def test_one_cpu_does_not_fork_and_the_work_runs_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_one_cpu_does_not_fork_and_the_work_runs_when_asked(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.setattr(os, "cpu_count", lambda: 1)
-    pending = offload.start(where, "z")
-    assert not pending.forked
+    record = tmp_path / "ran"
+    pending = offload.start(noted(record, lambda: where("z")))
+    assert ran_in(record) == []
     assert pending.result() == ("z", PARENT)
+    assert ran_in(record) == [PARENT]  # here alone: no child ran it
 
 
 @pytest.mark.usefixtures("two_cpus")
-def test_a_process_with_another_thread_does_not_fork() -> None:
+def test_a_process_with_another_thread_does_not_fork(tmp_path: Path) -> None:
+    record = tmp_path / "ran"
     stop = threading.Event()
     thread = threading.Thread(target=stop.wait)
     thread.start()
     try:
-        pending = offload.start(where, "y")
-        assert not pending.forked
+        pending = offload.start(noted(record, lambda: where("y")))
+        assert ran_in(record) == []
         assert pending.result() == ("y", PARENT)
+        assert ran_in(record) == [PARENT]  # here alone: no child ran it
     finally:
         stop.set()
         thread.join()
@@ -111,7 +145,6 @@ def second_fails_in_child(first: tuple[str, int]) -> str:
 @pytest.mark.usefixtures("two_cpus")
 def test_two_steps_in_a_child_each_answer_as_soon_as_it_is_known() -> None:
     staged = offload.start_staged(lambda: where("a"), second_step)
-    assert staged.forked
     tag, worker = staged.first()
     assert tag == "a" and worker != PARENT
     assert staged.second() == ("a", worker, worker)  # the second step ran on the child's first answer
@@ -127,8 +160,8 @@ def test_a_second_step_that_fails_in_the_child_runs_here_on_the_childs_first_ans
 
 
 @pytest.mark.usefixtures("two_cpus")
-def test_a_first_step_that_fails_in_the_child_runs_both_here() -> None:
-    staged = offload.start_staged(fails_in_child, lambda first: f"then {first}")
+def test_a_first_step_that_fails_in_the_child_runs_both_here(tmp_path: Path) -> None:
+    staged = offload.start_staged(lambda: fails_in_child(tmp_path / "ran"), lambda first: f"then {first}")
     assert staged.first() == "computed by the parent"
     assert staged.second() == "then computed by the parent"
 
@@ -156,7 +189,6 @@ def test_cancelled_work_is_left_to_finish_and_its_answers_are_not_read(tmp_path:
         return "late"
 
     staged = offload.start_staged(held, lambda first: first)
-    assert staged.forked
     try:
         staged.cancel()
         assert not done.exists()  # not waited for: the work cannot have finished, the test has not said go
@@ -164,7 +196,7 @@ def test_cancelled_work_is_left_to_finish_and_its_answers_are_not_read(tmp_path:
         go.touch()
     assert appears(done)
     worker = int(done.read_text())
-    assert worker != PARENT  # the child finished on its own
+    assert worker != PARENT  # it ran in a child, which finished on its own
     os.waitpid(worker, 0)  # and was left to be reaped
 
 
@@ -183,11 +215,12 @@ def test_a_child_left_to_finish_does_not_hold_the_hooks_output_open(tmp_path: Pa
         "    deadline = time.monotonic() + 600\n"
         "    while not go.exists() and time.monotonic() < deadline:\n"
         "        time.sleep(0.01)\n"
-        "    done.write_text(str(os.getpid()))\n"
+        "    part = done.with_suffix('.part')\n"
+        "    part.write_text(str(os.getpid()))\n"
+        "    part.rename(done)\n"
         "staged = offload.start_staged(held, lambda first: first)\n"
-        "assert staged.forked\n"
         "staged.cancel()\n"
-        "print('answered', flush=True)\n"
+        "print('answered', os.getpid(), flush=True)\n"
     )
     try:
         ran = subprocess.run(
@@ -197,11 +230,13 @@ def test_a_child_left_to_finish_does_not_hold_the_hooks_output_open(tmp_path: Pa
             check=False,
         )
         assert ran.returncode == 0, ran.stderr
-        assert ran.stdout == b"answered\n"
+        answered = re.fullmatch(rb"answered (\d+)\n", ran.stdout)
+        assert answered is not None, ran.stdout
         assert not done.exists()  # stdout and stderr closed when the hook ended, not the child
     finally:
         go.touch()  # the child may finish
     assert appears(done)
+    assert int(done.read_text()) != int(answered.group(1))  # the work ran in a child, not the hook
 
 
 def test_a_system_that_refuses_a_process_gets_the_work_done_in_the_hook(
@@ -223,8 +258,7 @@ def test_a_system_that_refuses_a_process_gets_the_work_done_in_the_hook(
     monkeypatch.setattr(os, "pipe", pipe)
     monkeypatch.setattr(os, "fork", refused)
     staged = offload.start_staged(lambda: where("a"), second_step)
-    assert not staged.forked
-    assert staged.second() == ("a", PARENT, PARENT)
+    assert staged.second() == ("a", PARENT, PARENT)  # both steps ran here, no child
     assert len(made) == 2
     for fd in made:  # the pipe was closed
         with pytest.raises(OSError, match="Bad file descriptor"):
@@ -233,12 +267,16 @@ def test_a_system_that_refuses_a_process_gets_the_work_done_in_the_hook(
 
 @pytest.mark.usefixtures("two_cpus")
 def test_a_child_whose_set_up_fails_ends_there_and_the_hook_does_the_work(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
+    set_up = tmp_path / "set up"
+
     def broken() -> None:
+        note(set_up)
         raise OSError("no /dev/null")
 
     monkeypatch.setattr(offload, "_detach_stdio", broken)
     pending = offload.start(where, "b")
-    assert pending.forked
     assert pending.result() == ("b", PARENT)  # the child sent nothing: it ended at its failure
+    ran = ran_in(set_up)  # and there was a child: it began its set-up
+    assert len(ran) == 1 and ran[0] != PARENT

@@ -76,10 +76,6 @@ class Pending(Generic[T]):
         self._work, self._child = work, child
         self._done: tuple[T] | None = None
 
-    @property
-    def forked(self) -> bool:
-        return self._child is not None
-
     def result(self) -> T:
         """The work's answer: the child's when it sent one, else computed here (its error raised here)."""
         if self._done is None:
@@ -94,10 +90,6 @@ class Staged(Generic[A, B]):
         self._first, self._then, self._child = first, then, child
         self._a: tuple[A] | None = None
         self._b: tuple[B] | None = None
-
-    @property
-    def forked(self) -> bool:
-        return self._child is not None
 
     def first(self) -> A:
         if self._a is None:

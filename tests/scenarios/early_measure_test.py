@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from testing.clientproject import CLAIM, CONTENT_OFF, INSECURE, OWN_RULE, Loop
@@ -16,6 +17,7 @@ from testing.statefolder import state_dir
 from tiergate import foreign
 from tiergate.handlers import effects, stop
 from tiergate.project import Project
+from tiergate.tier import change as tier_change
 from tiergate.tier.assess import judge_content, measure_for
 
 
@@ -33,16 +35,29 @@ def claimed(tmp_path: Path, config: str | None = None) -> tuple[Loop, Project]:
     return loop, Project(loop.project, state_dir(loop.project, loop.env))
 
 
-def test_the_early_change_and_content_are_the_ones_the_stop_would_measure(tmp_path: Path) -> None:
+def test_the_early_change_and_content_are_the_ones_the_stop_would_measure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     loop, project = claimed(tmp_path)
+    measured_by = tmp_path / "measured by"
+    measure_change = tier_change.measure_change
+
+    def noted(*args: Any, **kwargs: Any) -> tier_change.ChangeMeasurement:
+        with measured_by.open("a") as written:  # which process measured: the test's, or a child
+            written.write(f"{os.getpid()}\n")
+        return measure_change(*args, **kwargs)
+
+    monkeypatch.setattr(tier_change, "measure_change", noted)
     early = stop._begin(loop.payload("Stop", last_assistant_message=CLAIM), project)
-    assert early is not None and early.work.forked and early.with_patch and early.built_in
+    assert early is not None and early.with_patch and early.built_in
 
     current = loop.loop()
     config, base = effects.loop_config(project, current), current.change_base or "HEAD"
     change, content = stop._change_and_content(project, config, foreign.of_loop(current), base, early)
 
     assert change is early.work.first()  # the child's
+    ran = [int(pid) for pid in measured_by.read_text().split()]
+    assert len(ran) == 1 and ran[0] != os.getpid()  # measured once, in a child, not here
     measured = measure_for(project.root, base, config, foreign.of_loop(current))
     assert change == measured
     assert content() == judge_content(measured, config)
