@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from testing import tiergatecli
 from testing.doctestproject import BUG, PATH, mini_project
 from testing.gitrepo import GIT_ENV, init_repo, write
 
@@ -73,10 +73,7 @@ def env() -> dict[str, str]:
 
 
 def tiergate(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "tiergate", *args]
-    return subprocess.run(
-        command, cwd=cwd, capture_output=True, text=True, check=False, env=env(), timeout=120
-    )
+    return tiergatecli.tiergate(cwd, *args, environ=env())
 
 
 @pytest.mark.parametrize("shape", sorted(SHAPES))
