@@ -21,23 +21,28 @@ DEMO_HANG_GUARD_SECONDS = 120
 
 
 def tiergate(
-    cwd: Path, *args: str, stdin: str | None = None, environ: dict[str, str] | None = None
+    cwd: Path,
+    *args: str,
+    stdin: str | None = None,
+    environ: dict[str, str] | None = None,
+    python_flags: tuple[str, ...] = (),
+    timeout: float = 60,
 ) -> subprocess.CompletedProcess[str]:
     """`python -m tiergate ARGS` in `cwd`: in exactly `environ` if given, else in this process's
     environment without what points at another project, with git isolated from the developer's
-    configuration."""
+    configuration. Interpreter flags (`-X importtime`) are about its own start: such a run is cold."""
     env = environ if environ is not None else _isolated()
-    if not warmstart.cold():
-        return warmstart.run(list(args), env=env, cwd=cwd, stdin=stdin, timeout=60)
+    if not python_flags and not warmstart.cold():
+        return warmstart.run(list(args), env=env, cwd=cwd, stdin=stdin, timeout=timeout)
     return subprocess.run(
-        [sys.executable, "-m", "tiergate", *args],
+        [sys.executable, *python_flags, "-m", "tiergate", *args],
         cwd=cwd,
         input=stdin,
         capture_output=True,
         text=True,
         check=False,
         env=env,
-        timeout=60,
+        timeout=timeout,
     )
 
 

@@ -7,7 +7,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -68,19 +67,13 @@ class Verifying:
 
     def hook(self, event: str, *flags: str, **fields: Any) -> subprocess.CompletedProcess[str]:
         payload = {"session_id": SESSION, "cwd": str(self.project), "hook_event_name": event, **fields}
-        if not flags:  # flags are about the interpreter's own start: cold
-            return tiergatecli.tiergate(
-                self.project, "hook", event, stdin=json.dumps(payload), environ=self.env
-            )
-        return subprocess.run(
-            [sys.executable, *flags, "-m", "tiergate", "hook", event],
-            input=json.dumps(payload),
-            env=self.env,
-            cwd=self.project,
-            capture_output=True,
-            text=True,
+        return tiergatecli.tiergate(
+            self.project,
+            *("hook", event),
+            stdin=json.dumps(payload),
+            environ=self.env,
+            python_flags=flags,
             timeout=120,
-            check=False,
         )
 
     def verdict(self) -> str:

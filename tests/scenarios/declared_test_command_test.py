@@ -73,7 +73,7 @@ def env() -> dict[str, str]:
 
 
 def tiergate(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return tiergatecli.tiergate(cwd, *args, environ=env())
+    return tiergatecli.tiergate(cwd, *args, environ=env(), timeout=120)
 
 
 @pytest.mark.parametrize("shape", sorted(SHAPES))

@@ -7,7 +7,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -93,23 +92,18 @@ class Sandbox:
         if event in ("Stop", "SubagentStop"):
             payload.setdefault("stop_hook_active", False)
             payload.setdefault("background_tasks", [])
-        if python_flags:  # what the interpreter imports: a cold start
-            result = subprocess.run(
-                [sys.executable, *python_flags, "-m", "tiergate", "hook", event],
-                input=json.dumps(payload),
-                env=self.env,
-                cwd=self.project,
-                capture_output=True,
-                text=True,
-                timeout=120,
-                check=False,
-            )
-        else:
-            result = self.tiergate("hook", event, stdin=json.dumps(payload))
+        result = tiergatecli.tiergate(
+            self.project,
+            *("hook", event),
+            stdin=json.dumps(payload),
+            environ=self.env,
+            python_flags=python_flags,
+            timeout=120,
+        )
         return Answer(result.returncode, result.stdout, result.stderr)
 
     def tiergate(self, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-        return tiergatecli.tiergate(self.project, *args, stdin=stdin, environ=self.env)
+        return tiergatecli.tiergate(self.project, *args, stdin=stdin, environ=self.env, timeout=120)
 
     def start(self, task: str = "Fix the parser bug: parse('') crashes", session: str = SESSION) -> Answer:
         answer = self.hook("UserPromptSubmit", session, prompt=f"/tiergate:ralph {task} --max-iterations 4")
