@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -70,15 +71,20 @@ def rolled_back(where: Path) -> tuple[Project, list[Expected], backups.Backup]:
     return project, [(tree(repo), BEFORE_RESTORE), (work, BEFORE_TEST)], backup
 
 
+def copied(template: Path, where: Path) -> Project:
+    """A copy of the rolled-back workspace at `template`: rolling back anew for every kill would cost more
+    than the kill."""
+    shutil.copytree(template, where, symlinks=True)
+    return Project(where / "repo", where / "state")
+
+
 def test_a_restore_killed_at_every_git_call_loses_nothing(tmp_path: Path) -> None:
     bin_dir = wrapper(tmp_path)
     template = tmp_path / "template"
     _, works, backup = rolled_back(template)
 
     def make(where: Path) -> Project:
-        # A copy of one rolled-back workspace: rolling back for every kill would cost more than the kill.
-        shutil.copytree(template, where, symlinks=True)
-        return Project(where / "repo", where / "state")
+        return copied(template, where)
 
     calls = restore_killed(make(tmp_path / "full"), backup, bin_dir, at=0)
     assert calls > 10
@@ -88,21 +94,34 @@ def test_a_restore_killed_at_every_git_call_loses_nothing(tmp_path: Path) -> Non
         assert_restorable(project, f"killed after git call {k} of {calls}", *works)
 
 
+Killed = tuple[Project, list[Expected], subprocess.CompletedProcess[str]]  # and what must be restorable
+
+
+def rollback_killed(where: Path, env: dict[str, str]) -> Killed:
+    repo, project, work = setup(where)
+    args = [sys.executable, "-c", ROLLBACK, str(repo), str(project.state_dir)]
+    proc = subprocess.run(args, cwd=repo, env=env, capture_output=True, text=True, check=False)
+    return project, [(work, BEFORE_TEST)], proc
+
+
+def restore_killed_from(template: Path) -> Callable[[Path, dict[str, str]], Killed]:
+    """Restores, each in a copy of one rolled-back workspace made at `template`."""
+    _, works, backup = rolled_back(template)
+
+    def run(where: Path, env: dict[str, str]) -> Killed:
+        project = copied(template, where)
+        environ = {**env, "TIERGATE_STATE_DIR": str(project.state_dir)}
+        return project, works, tiergate(project.root, "restore", backup.name, environ=environ)
+
+    return run
+
+
 @pytest.mark.parametrize("command", ["rollback", "restore"])
 def test_killed_between_its_own_file_writes_loses_nothing(tmp_path: Path, command: str) -> None:
+    run = rollback_killed if command == "rollback" else restore_killed_from(tmp_path / "template")
     writes = 0
     for n in range(1, 30):
-        where = tmp_path / f"w{n}"
-        env = {**os.environ, ondisk.KILL_AFTER_WRITES: str(n)}
-        if command == "rollback":
-            repo, project, work = setup(where)
-            works = [(work, BEFORE_TEST)]
-            args = [sys.executable, "-c", ROLLBACK, str(repo), str(project.state_dir)]
-            proc = subprocess.run(args, cwd=repo, env=env, capture_output=True, text=True, check=False)
-        else:
-            project, works, backup = rolled_back(where)
-            env["TIERGATE_STATE_DIR"] = str(project.state_dir)
-            proc = tiergate(project.root, "restore", backup.name, environ=env)
+        project, works, proc = run(tmp_path / f"w{n}", {**os.environ, ondisk.KILL_AFTER_WRITES: str(n)})
         if proc.returncode == 0:
             break  # fewer writes than n: it ran to its end
         assert proc.returncode == -9, proc.stderr
