@@ -18,15 +18,19 @@ from testing.reportfixtures import Logged, logged_fixture  # noqa: F401  (the `l
 from testing.statefolder import state_dir
 from testing.tiergatecli import tiergate
 
-# The night is logged once for the module (`logged`).
+# The night is logged once for the session (`logged`).
 pytestmark = pytest.mark.long
 
 
-def test_the_report_says_where_it_wrote_the_page_and_defaults_to_the_state_folder(logged: Logged) -> None:
+def test_the_report_says_where_it_wrote_the_page_and_defaults_to_the_state_folder(
+    logged: Logged, tmp_path: Path
+) -> None:
     assert logged.printed == f"tiergate: report of 2 loops written to {logged.page}\n"
-    default = logged.night.first.run("report")
+    env = logged.own_env(tmp_path)  # the page is written into the state folder: a copy of the night's
+    default = _report(logged.night.project, env)
     assert default.returncode == 0, default.stderr
-    where = state_dir(logged.night.project, logged.night.first.env) / "report.html"
+    where = state_dir(logged.night.project, env) / "report.html"
+    assert where.is_relative_to(tmp_path)
     assert default.stdout == f"tiergate: report of 2 loops written to {where}\n"
     assert where.read_text().startswith("<!DOCTYPE html>")
 

@@ -16,7 +16,7 @@ from testing.reportfixtures import Logged, logged_fixture, long_night  # noqa: F
 
 from tiergate.report import loops, render
 
-# The night is logged once for the module (`logged`).
+# The night is logged once for the session (`logged`).
 pytestmark = pytest.mark.long
 
 
