@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from testing import tiergatecli
 from testing.claude.cli import RunClaude
 from testing.claude.probe_plugin import HookAnswer as ProbeAnswer
 from testing.claude.probe_plugin import make_probe_plugin
@@ -98,16 +99,31 @@ def run_hook(
     env: dict[str, str] | None = None,
     python_flags: tuple[str, ...] = (),
 ) -> subprocess.CompletedProcess[bytes]:
-    """The real entry point, as the launcher runs it: `python -m tiergate hook <Event>`."""
-    return subprocess.run(
-        [sys.executable, *python_flags, "-m", "tiergate", "hook", *args],
-        input=stdin,
-        env=sandbox.env if env is None else env,
-        cwd=sandbox.project,
-        capture_output=True,
-        timeout=120,
-        check=False,
-    )
+    """The real entry point, as the launcher runs it: `python -m tiergate hook <Event>`. Forked warm
+    (`testing.warmstart`) where the test is about the answer; cold with interpreter flags, which are about
+    the process's own start, and with input that is not UTF-8, which the warm start only takes as text."""
+    environ = sandbox.env if env is None else env
+    decoded = _utf8(stdin)
+    if python_flags or decoded is None:
+        return subprocess.run(
+            [sys.executable, *python_flags, "-m", "tiergate", "hook", *args],
+            input=stdin,
+            env=environ,
+            cwd=sandbox.project,
+            capture_output=True,
+            timeout=120,
+            check=False,
+        )
+    run = tiergatecli.tiergate(sandbox.project, "hook", *args, stdin=decoded, environ=environ, timeout=120)
+    # Back to bytes: a UTF-8 answer round-trips exactly, and one that is not fails the decoding loudly.
+    return subprocess.CompletedProcess(run.args, run.returncode, run.stdout.encode(), run.stderr.encode())
+
+
+def _utf8(data: bytes) -> str | None:
+    try:
+        return data.decode()
+    except UnicodeDecodeError:
+        return None
 
 
 def as_json(payload: dict[str, Any]) -> bytes:
@@ -404,13 +420,8 @@ def test_a_session_without_a_loop_in_a_project_with_state_stays_light(sandbox: S
 
 
 def test_a_loop_started_from_the_shell_is_taken_up_by_the_next_session(sandbox: Sandbox) -> None:
-    start = subprocess.run(
-        [sys.executable, "-m", "tiergate", "ralph", "start", "tidy the README"],
-        env=sandbox.env,
-        cwd=sandbox.project,
-        capture_output=True,
-        check=True,
-    )
+    start = tiergatecli.tiergate(sandbox.project, "ralph", "start", "tidy the README", environ=sandbox.env)
+    assert start.returncode == 0, start
     assert start.stdout or start.stderr
     before = snapshot(sandbox.root)
 
