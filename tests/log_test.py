@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from testing import tiergatecli
 from testing.fulldisk import run_on_full_tmpfs, run_with_file_limit
 from testing.gitrepo import init_repo
 from testing.statefolder import state_dir, state_env
@@ -203,10 +204,7 @@ def test_the_command_line_and_the_hooks_write_the_same_record_in_a_real_project(
     env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "CLAUDE_PROJECT_DIR": str(repo), **state_env()}
 
     def tiergate(*args: str, stdin: str = "") -> None:
-        result = subprocess.run(
-            [sys.executable, "-m", "tiergate", *args], input=stdin, env=env, cwd=repo, capture_output=True,
-            text=True, check=False,
-        )  # fmt: skip
+        result = tiergatecli.tiergate(repo, *args, stdin=stdin, environ=env)
         assert result.returncode == 0, result
 
     def prompt(session: str, text: str) -> None:
