@@ -3,8 +3,10 @@ stage stopping the behaviour stage, and the baseline telling pre-existing failur
 
 from __future__ import annotations
 
+import os
 import shlex
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -146,11 +148,25 @@ def test_unreadable_evidence_counts_as_absent(repo: Path, tmp_path: Path) -> Non
 
 def test_only_the_newest_evidence_files_are_kept(repo: Path) -> None:
     checks = [make_check("tests", "true", "test")]
-    for i in range(evidencecache.KEEP_EVIDENCE + 5):
+    older_states(repo, evidencecache.KEEP_EVIDENCE + 3)
+    for i in range(2):
         write(repo, {"scratch.txt": f"{i}\n"})
         gate(repo, checks)
     assert len(list((state_dir(repo) / "evidence").glob("*.json"))) == evidencecache.KEEP_EVIDENCE
     assert gate(repo, checks).reused  # the newest state is still there
+
+
+def older_states(repo: Path, count: int) -> None:
+    """The evidence of `count` workspace states of an hour ago, kept as the gate keeps it (and pruned as it
+    prunes), but written here: a gate run each was a dozen git processes and a check, seconds in all, and
+    the test is about the runs after them."""
+    kept = project(repo)
+    for n in range(count):
+        evidencecache.store_evidence(kept, f"{n:064x}", [])
+    # An hour old, so that the gate's own files are the newest however coarse the file clock.
+    hour_ago = time.time() - 3600
+    for path in (state_dir(repo) / "evidence").glob("*.json"):
+        os.utime(path, (hour_ago, hour_ago))
 
 
 # Stages ----------------------------------------------------------------------------------------------------
