@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 from testing.riskmatch import categories
@@ -9,6 +10,8 @@ from testing.riskmatch import categories
 from tiergate.tier import riskfacts
 from tiergate.tier.riskfacts import is_check_config
 from tiergate.tier.riskpaths import DEFAULT, RiskScan
+
+T = TypeVar("T")
 
 CORPUS = Path(__file__).parents[1] / "fixtures" / "risk_corpus.tsv"
 
@@ -45,10 +48,17 @@ def test_build_configs_are_not_check_configs() -> None:
 
 
 def test_the_memo_stays_bounded() -> None:
-    for i in range(riskfacts.CACHE_LIMIT + 10):
+    # The memos filled to 10 short of their bound, with facts already worked out under keys no path has:
+    # working out 65,000 new paths' facts one by one to get there took seconds and proved no more. Then
+    # 20 new paths, 10 more than there is room for, through the real matching.
+    _fill(riskfacts._FILES, riskfacts.file_facts("filler.py"), riskfacts.CACHE_LIMIT - 10)
+    _fill(riskfacts._DIRS, riskfacts.dir_facts("filler"), riskfacts.CACHE_LIMIT - 10)
+    _fill(riskfacts._SEGMENTS, riskfacts._segment_facts("filler"), riskfacts.CACHE_LIMIT - 10)
+    for i in range(20):
         DEFAULT.match(f"src/unique_{i}/file_{i}.py")
     assert len(riskfacts._FILES) <= riskfacts.CACHE_LIMIT
     assert len(riskfacts._DIRS) <= riskfacts.CACHE_LIMIT
+    assert len(riskfacts._SEGMENTS) <= riskfacts.CACHE_LIMIT
     assert categories("src/auth/x.py") == {"security"}
 
 
@@ -64,6 +74,11 @@ def test_a_path_seen_before_is_matched_from_the_memo_alone(monkeypatch: pytest.M
         monkeypatch.setattr(riskfacts, name, _noted(getattr(riskfacts, name), worked_out))
     assert DEFAULT.scan(paths * 100) == RiskScan(first.security * 100, first.architecture * 100)
     assert worked_out == []
+
+
+def _fill(memo: dict[str, T], facts: T, size: int) -> None:
+    """`memo` grown to `size` entries of `facts`, under keys that hold a NUL, which no path does."""
+    memo.update((f"\0filler {n}", facts) for n in range(len(memo), size))
 
 
 def _noted(work: Callable[[str], object], calls: list[str]) -> Callable[[str], object]:
