@@ -6,10 +6,11 @@ import json
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
-from testing.tiergatecli import demo, demo_steps
+import pytest
+from testing.tiergatecli import demo, demo_steps, tiergate
+from testing.warmdemo import demo_in_process
 
 from tiergate.commands.demo import next_step, wants_color
 from tiergate.demo import example, story
@@ -88,8 +89,11 @@ def test_the_demo_tells_the_loop_step_by_step_and_exits_0(tmp_path: Path) -> Non
     assert not (Path(os.environ["XDG_STATE_HOME"]) / "tiergate").exists()  # nothing left, no key either
 
 
-def test_keep_leaves_the_example_with_its_finished_loop_and_transcripts(tmp_path: Path) -> None:
-    result = demo(tmp_path / "tmp", "--keep")
+def test_keep_leaves_the_example_with_its_finished_loop_and_transcripts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The demo's own processes are the test above's: this one is about what --keep leaves.
+    result = demo_in_process(tmp_path / "tmp", "--keep", monkeypatch=monkeypatch, capsys=capsys)
 
     assert result.returncode == 0, result.stdout + result.stderr
     [kept] = (tmp_path / "tmp").iterdir()
@@ -102,16 +106,9 @@ def test_keep_leaves_the_example_with_its_finished_loop_and_transcripts(tmp_path
     assert status == f" M {example.MODULE}\n"
     assert (repo / ".tiergate.toml").is_file()
     env = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_PROJECT_DIR", "TIERGATE_STATE_DIR")}
-    loops = json.loads(
-        subprocess.run(
-            [sys.executable, "-m", "tiergate", "status", "--json"],
-            cwd=repo,
-            env=env,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-    )
+    status_json = tiergate(repo, "status", "--json", environ=env)
+    assert status_json.returncode == 0, status_json.stderr
+    loops = json.loads(status_json.stdout)
     assert [(entry["phase"], entry["verdict"], entry["tier"]) for entry in loops] == [
         ("passed", "PASS", "LIGHT")
     ]

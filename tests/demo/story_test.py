@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from testing.tiergatecli import demo_steps
+from testing.warmdemo import fork_hooks_warm
 
 from tiergate.demo import example, story
 
@@ -20,6 +21,8 @@ def temp_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root = tmp_path / "tmp"
     root.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(root))
+    # These tests are about the story the demo tells, not how its hook processes start.
+    fork_hooks_warm(monkeypatch)
     return root
 
 
