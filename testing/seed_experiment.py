@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from testing.gitrepo import commit_all, init_repo
+from testing.gitrepo import git, init_repo, write
 from tiergate.gate.checks import Check, make_check
 from tiergate.gate.ruling import GateResult
 from tiergate.gate.run import run_gate
@@ -149,7 +149,12 @@ def write_probes(catalog: Catalog, path: Path) -> Path:
 
 def new_workspace(path: Path) -> Path:
     """A git repository holding the service's skeleton, committed."""
-    return init_repo(path, {SERVICE_FILE: SKELETON.read_text(), ".gitignore": "__pycache__/\n"})
+    # init_repo's commit_all would ask git for the new commit too: one git process more than needed.
+    repo = init_repo(path)
+    write(repo, {SERVICE_FILE: SKELETON.read_text(), ".gitignore": "__pycache__/\n"})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "--no-verify", "-m", "initial")
+    return repo
 
 
 def with_patch(text: str, patch: Patch) -> str:
@@ -219,10 +224,15 @@ class ProbeRun:
         return bool(self.passed) and not self.failed
 
 
-def run_probes(folder: Path, features: Sequence[str], probes_file: Path) -> dict[str, ProbeRun]:
-    """Each feature's probes on the service in `folder`: a runner per share of the features, at once."""
-    shares = [list(features[i::_WORKERS]) for i in range(min(_WORKERS, len(features)))]
-    with ThreadPoolExecutor(max_workers=_WORKERS) as pool:
+def run_probes(
+    folder: Path, features: Sequence[str], probes_file: Path, runners: int = 1
+) -> dict[str, ProbeRun]:
+    """Each feature's probes on the service in `folder`: a runner per share of the features, at once.
+
+    One runner by default: a runner's start (its interpreter and imports) costs more CPU than a dozen
+    probes, which it forks warm; callers with independent services run those at once instead."""
+    shares = [list(features[i::runners]) for i in range(min(runners, len(features)))]
+    with ThreadPoolExecutor(max_workers=runners) as pool:
         outputs = list(pool.map(lambda share: _run_share(folder, share, probes_file), shares))
     runs = {}
     for share, (output, exit_code, stderr) in zip(shares, outputs, strict=True):
@@ -377,7 +387,8 @@ def play(
             attempts.append(attempt)
             if attempt.claimed:
                 done.append(feature)
-                commit_all(repo, f"{feature} done ({variant}, {check} check)")
+                # Only the tracked service changed: one git process, not commit_all's three.
+                git(repo, "commit", "-q", "--no-verify", "-am", f"{feature} done ({variant}, {check} check)")
                 break
             service.write_text(green)  # back to the last green point
     seconds = time.perf_counter() - started
@@ -391,19 +402,29 @@ def blame(catalog: Catalog, outcome: Outcome, scratch: Path, probes_file: Path) 
         return ()
     claimed = outcome.claimed_patches()
     culprits: dict[str, list[Patch]] = {feature: [] for feature in suspects}
-    for alone in (p for p in claimed if p.defective):
-        chosen = [p if p is alone or not p.defective else catalog.patch(p.feature, CORRECT) for p in claimed]
-        folder = scratch / f"{alone.feature}-{alone.variant}"
-        folder.mkdir(parents=True, exist_ok=True)
-        text = SKELETON.read_text()
-        for patch in chosen:
-            text = with_patch(text, patch)
-        (folder / SERVICE_FILE).write_text(text)
-        for feature, run in run_probes(folder, suspects, probes_file).items():
+    defective = [p for p in claimed if p.defective]
+    folders = [_alone_with(catalog, claimed, alone, scratch) for alone in defective]
+    # Each scratch service is independent: one runner each, all at once.
+    with ThreadPoolExecutor(max_workers=_WORKERS) as pool:
+        runs = list(pool.map(lambda folder: run_probes(folder, suspects, probes_file), folders))
+    for alone, found in zip(defective, runs, strict=True):
+        for feature, run in found.items():
             if not run.working:
                 culprits[feature].append(alone)
     own = {p.feature: p for p in claimed}
     return tuple(Blame(f, own[f], tuple(culprits[f]), outcome.truth[f].failed) for f in suspects)
+
+
+def _alone_with(catalog: Catalog, claimed: Sequence[Patch], alone: Patch, scratch: Path) -> Path:
+    """A scratch service with `alone` the only defective patch: every other claimed one correct."""
+    chosen = [p if p is alone or not p.defective else catalog.patch(p.feature, CORRECT) for p in claimed]
+    folder = scratch / f"{alone.feature}-{alone.variant}"
+    folder.mkdir(parents=True, exist_ok=True)
+    text = SKELETON.read_text()
+    for patch in chosen:
+        text = with_patch(text, patch)
+    (folder / SERVICE_FILE).write_text(text)
+    return folder
 
 
 # Processes -------------------------------------------------------------------------------------------------
