@@ -36,6 +36,9 @@ class HookSession:
             "HOME": str(root / "home"),
             "CLAUDE_PROJECT_DIR": str(project),
             "PYTHONDONTWRITEBYTECODE": "1",
+            # The test's own temporary folder (tests/conftest.py): what a hook killed mid-run leaves there
+            # (a scratch folder, a baseline worktree) is the test's, not the machine's /tmp.
+            "TMPDIR": os.environ.get("TMPDIR", "/tmp"),
             # The test's state home (tests/conftest.py), where `state_dir` finds what the hooks wrote.
             **state_env(),
         }
