@@ -235,18 +235,23 @@ class Session:
 
     def _run(self, args: list[str], stdin: str) -> subprocess.CompletedProcess[str]:
         try:
-            return subprocess.run(
-                [sys.executable, "-m", "tiergate", *args],
-                input=stdin,
-                cwd=self.project,
-                env=self.env,
-                capture_output=True,
-                text=True,
-                timeout=HOOK_TIMEOUT_SECONDS,
-                check=False,
-            )
+            return self._process(args, stdin)
         except subprocess.TimeoutExpired:
             raise OffScriptError(f"`tiergate {' '.join(args)}` took over {HOOK_TIMEOUT_SECONDS} s") from None
+
+    def _process(self, args: list[str], stdin: str) -> subprocess.CompletedProcess[str]:
+        """`python -m tiergate ARGS` in the project, as Claude Code starts a hook; TimeoutExpired past
+        HOOK_TIMEOUT_SECONDS."""
+        return subprocess.run(
+            [sys.executable, "-m", "tiergate", *args],
+            input=stdin,
+            cwd=self.project,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=HOOK_TIMEOUT_SECONDS,
+            check=False,
+        )
 
 
 def _printed(args: Sequence[str], process: subprocess.Popen[str], deadline: float) -> str:
