@@ -49,7 +49,7 @@ def init_repo(path: Path, files: dict[str, str] | None = None) -> Path:
     git(path, "init", "-q", "-b", "main")
     if files:
         write(path, files)
-        commit_all(path, "initial")
+        _commit_all(path, "initial")
     return path
 
 
@@ -76,6 +76,12 @@ def write(repo: Path, files: dict[str, str]) -> None:
 
 
 def commit_all(repo: Path, message: str) -> str:
+    """Everything in the work tree committed; the new commit's id."""
+    _commit_all(repo, message)
+    return git(repo, "rev-parse", "HEAD").strip()
+
+
+def _commit_all(repo: Path, message: str) -> None:
+    # Without asking for the id: a repository's first commit is made some 800 times a run.
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "--no-verify", "-m", message)
-    return git(repo, "rev-parse", "HEAD").strip()

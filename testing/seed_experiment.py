@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from testing.gitrepo import git, init_repo, write
+from testing.gitrepo import git, init_repo
 from tiergate.gate.checks import Check, make_check
 from tiergate.gate.ruling import GateResult
 from tiergate.gate.run import run_gate
@@ -149,12 +149,7 @@ def write_probes(catalog: Catalog, path: Path) -> Path:
 
 def new_workspace(path: Path) -> Path:
     """A git repository holding the service's skeleton, committed."""
-    # init_repo's commit_all would ask git for the new commit too: one git process more than needed.
-    repo = init_repo(path)
-    write(repo, {SERVICE_FILE: SKELETON.read_text(), ".gitignore": "__pycache__/\n"})
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "--no-verify", "-m", "initial")
-    return repo
+    return init_repo(path, {SERVICE_FILE: SKELETON.read_text(), ".gitignore": "__pycache__/\n"})
 
 
 def with_patch(text: str, patch: Patch) -> str:
