@@ -34,13 +34,16 @@ fi
 
 # pip resolves every requirement anew even when all are installed (5 to 7 s, a twentieth of --quick): an
 # install is redone only when what it installed from changed (the stamp is the file's hash).
+digest() {
+    sha256sum <<< "$1" | cut -d' ' -f1
+}
+
 installed() {
-    local stamp="$1" source="$2"
-    [ "$(cat "$stamp" 2>/dev/null)" = "$(sha256sum <<< "$source" | cut -d' ' -f1)" ]
+    [ "$(cat "$1" 2>/dev/null)" = "$(digest "$2")" ]
 }
 
 stamp() {
-    sha256sum <<< "$2" | cut -d' ' -f1 > "$1"
+    digest "$2" > "$1"
 }
 
 install_python() {
