@@ -35,7 +35,20 @@ TESTS_OK = (
 )
 
 
-repo = repo_fixture({"app.py": APP, "test_app.py": TESTS_OK})
+# Where a test is about the gate and not about pytest, its check runs the same tests under unittest, from a
+# file pytest does not collect: a nested pytest costs five times the CPU of unittest.
+UNITTEST = f"{shlex.quote(sys.executable)} -m unittest -q app_checks"
+UNITS_OK = (
+    "import unittest\n"
+    "from app import total\n\n"
+    "class Total(unittest.TestCase):\n"
+    "    def test_total(self):\n        self.assertEqual(total([1, 2]), 3)\n\n"
+    "    def test_empty(self):\n        self.assertEqual(total([]), 0)\n"
+)
+UNITS_FAILING_BEFORE = UNITS_OK + "\n    def test_legacy(self):\n        self.assertEqual(total([1]), 2)\n"
+
+
+repo = repo_fixture({"app.py": APP, "test_app.py": TESTS_OK, "app_checks.py": UNITS_OK})
 
 
 def project(repo: Path) -> Project:
@@ -64,7 +77,7 @@ def head(repo: Path) -> str:
 
 def test_a_claim_on_the_same_workspace_reuses_the_results(repo: Path, tmp_path: Path) -> None:
     counter = tmp_path / "runs"
-    checks = [counted("tests", PYTEST, counter)]
+    checks = [counted("tests", UNITTEST, counter)]
     base = head(repo)
     write(repo, {"app.py": APP + "\n# edited\n"})
     first = gate(repo, checks, base)
@@ -84,14 +97,14 @@ def test_a_claim_on_the_same_workspace_reuses_the_results(repo: Path, tmp_path: 
         pytest.param(lambda r: write(r, {"app.py": APP + "\n# edited again\n"}), id="tracked edit"),
         pytest.param(lambda r: write(r, {"notes.txt": "new\n"}), id="untracked file"),
         pytest.param(lambda r: commit_all(r, "commit the edit"), id="commit"),
-        pytest.param(lambda r: (r / "test_app.py").unlink(), id="deletion"),
+        pytest.param(lambda r: (r / "app_checks.py").unlink(), id="deletion"),
     ],
 )
 def test_any_change_to_the_workspace_runs_the_checks_again(
     repo: Path, tmp_path: Path, change: object
 ) -> None:
     counter = tmp_path / "runs"
-    checks = [counted("tests", PYTEST, counter)]
+    checks = [counted("tests", UNITTEST, counter)]
     base = head(repo)
     write(repo, {"app.py": APP + "\n# edited\n"})
     gate(repo, checks, base)
@@ -102,16 +115,16 @@ def test_any_change_to_the_workspace_runs_the_checks_again(
 
 def test_changed_checks_or_timeout_never_reuse(repo: Path, tmp_path: Path) -> None:
     counter = tmp_path / "runs"
-    checks = [counted("tests", PYTEST, counter)]
+    checks = [counted("tests", UNITTEST, counter)]
     gate(repo, checks)
-    assert not gate(repo, [counted("tests", PYTEST + " -x", counter)]).reused
+    assert not gate(repo, [counted("tests", UNITTEST + " -f", counter)]).reused
     assert not run_gate(project(repo), None, checks, timeout=60).reused
     assert gate(repo, checks).reused
 
 
 def test_returning_to_an_earlier_state_finds_its_results_again(repo: Path, tmp_path: Path) -> None:
     counter = tmp_path / "runs"
-    checks = [counted("tests", PYTEST, counter)]
+    checks = [counted("tests", UNITTEST, counter)]
     base = head(repo)
     gate(repo, checks, base)
     write(repo, {"app.py": "def total(items):\n    return 0\n"})
@@ -122,7 +135,7 @@ def test_returning_to_an_earlier_state_finds_its_results_again(repo: Path, tmp_p
 
 def test_rerun_on_request(repo: Path, tmp_path: Path) -> None:
     counter = tmp_path / "runs"
-    checks = [counted("tests", PYTEST, counter)]
+    checks = [counted("tests", UNITTEST, counter)]
     gate(repo, checks)
     assert not run_gate(project(repo), None, checks, reuse=False).reused
     assert len(runs(counter)) == 2
@@ -138,7 +151,7 @@ def test_results_of_checks_that_changed_the_workspace_are_not_kept(repo: Path) -
 
 def test_unreadable_evidence_counts_as_absent(repo: Path, tmp_path: Path) -> None:
     counter = tmp_path / "runs"
-    checks = [counted("tests", PYTEST, counter)]
+    checks = [counted("tests", UNITTEST, counter)]
     gate(repo, checks)
     for path in (state_dir(repo) / "evidence").glob("*.json"):
         path.write_text("{not json")
@@ -197,7 +210,7 @@ def test_a_compile_failure_that_already_existed_does_not_stop_the_behaviour_stag
     commit_all(repo, "a file that never compiled")
     base = head(repo)
     syntax = make_check("syntax", f"{shlex.quote(sys.executable)} -m compileall -q .", "test")
-    checks = [syntax, counted("tests", PYTEST, counter)]
+    checks = [syntax, counted("tests", UNITTEST, counter)]
     write(repo, {"app.py": APP + "\n# edited\n"})
     result = gate(repo, checks, base)
     assert not result.refuted
@@ -266,7 +279,7 @@ def test_the_baseline_runs_only_failing_checks_in_a_removed_worktree_of_the_base
 ) -> None:
     passing, failing = tmp_path / "passing", tmp_path / "failing"
     base = head(repo)
-    checks = [counted("lint", "true", passing), counted("tests", PYTEST, failing)]
+    checks = [counted("lint", "true", passing), counted("tests", UNITTEST, failing)]
     write(repo, {"app.py": "def total(items):\n    return 0\n"})
     result = gate(repo, checks, base)
     assert result.refuted
@@ -293,7 +306,7 @@ def test_the_baseline_worktree_runs_none_of_the_repository_hooks(repo: Path, tmp
     hook.chmod(0o755)
     base = head(repo)
     write(repo, {"app.py": "def total(items):\n    return 0\n"})
-    result = gate(repo, [make_check("tests", PYTEST, "test")], base)
+    result = gate(repo, [make_check("tests", UNITTEST, "test")], base)
     assert result.refuted
     assert "passed at the baseline" in result.verdicts[0].reason  # the baseline did run, in a worktree
     assert not marker.exists()
@@ -301,9 +314,9 @@ def test_the_baseline_worktree_runs_none_of_the_repository_hooks(repo: Path, tmp
 
 def test_a_workspace_at_the_base_is_its_own_baseline(repo: Path, tmp_path: Path) -> None:
     counter = tmp_path / "runs"
-    write(repo, {"test_app.py": FAILING_BEFORE})
+    write(repo, {"app_checks.py": UNITS_FAILING_BEFORE})
     commit_all(repo, "a known failing test")
-    checks = [counted("tests", PYTEST, counter)]
+    checks = [counted("tests", UNITTEST, counter)]
     result = gate(repo, checks, head(repo))
     assert not result.refuted
     assert "baseline run in the workspace" in result.pre_existing[0].reason
@@ -312,10 +325,10 @@ def test_a_workspace_at_the_base_is_its_own_baseline(repo: Path, tmp_path: Path)
 
 def test_a_baseline_kept_for_the_base_serves_later_claims(repo: Path, tmp_path: Path) -> None:
     counter = tmp_path / "runs"
-    write(repo, {"test_app.py": FAILING_BEFORE})
+    write(repo, {"app_checks.py": UNITS_FAILING_BEFORE})
     commit_all(repo, "a known failing test")
     base = head(repo)
-    checks = [counted("tests", PYTEST, counter)]
+    checks = [counted("tests", UNITTEST, counter)]
     entries = ensure_baseline(project(repo), base, checks)
     assert [e.where for e in entries.values()] == ["workspace"]
     write(repo, {"app.py": APP + "\n# edited\n"})
@@ -364,12 +377,12 @@ def test_a_missing_tool_refutes_runs_no_baseline_and_keeps_nothing_so_installing
 
 
 def test_a_project_in_a_subfolder_runs_its_baseline_in_the_same_subfolder(tmp_path: Path) -> None:
-    repo = init_repo(tmp_path / "mono", {"svc/app.py": APP, "svc/test_app.py": FAILING_BEFORE})
+    repo = init_repo(tmp_path / "mono", {"svc/app.py": APP, "svc/app_checks.py": UNITS_FAILING_BEFORE})
     base = head(repo)
     write(repo, {"svc/app.py": APP + "\n# edited\n"})
     counter = tmp_path / "runs"
     svc = Project(repo / "svc", repo / "svc" / ".tiergate")
-    result = run_gate(svc, base, [counted("tests", PYTEST, counter)])
+    result = run_gate(svc, base, [counted("tests", UNITTEST, counter)])
     assert not result.refuted
     here, there = runs(counter)
     assert (here, Path(there).name) == (str(repo / "svc"), "svc")
@@ -455,7 +468,7 @@ def test_no_baseline_run_starts_without_a_whole_timeout_left(repo: Path, tmp_pat
     counter = tmp_path / "runs"
     base = head(repo)
     write(repo, {"app.py": "def total(items):\n    return 0\n"})
-    checks = [counted("tests", PYTEST, counter)]
+    checks = [counted("tests", UNITTEST, counter)]
     result = run_gate(project(repo), base, checks, timeout=60, budget=30)
     assert result.refuted
     assert result.verdicts[0].reason == "no baseline result to compare with"
