@@ -32,6 +32,17 @@ TESTS_MUL = TESTS + "\n\ndef test_mul():\n    from calc import mul\n\n    assert
 CALC_DIV = (
     CALC_MUL + "\n\ndef div(a, b):\n    if b == 0:\n        raise ZeroDivisionError\n    return a / b\n"
 )
+# The same tests under unittest, for the tests about the probes rather than about pytest: a nested pytest
+# costs five times the CPU of unittest, and the gate measures both the same way (PYTHONPATH).
+UNITTEST = f"{shlex.quote(sys.executable)} -m unittest discover -q -s tests"
+UNITS = (
+    "import unittest\n\nfrom calc import add\n\n\n"
+    "class Calc(unittest.TestCase):\n"
+    "    def test_add(self):\n        self.assertEqual(add(1, 2), 3)\n"
+)
+UNITS_MUL = UNITS + (
+    "\n    def test_mul(self):\n        from calc import mul\n\n        self.assertEqual(mul(2, 3), 6)\n"
+)
 IGNORE = "__pycache__/\n"
 PLAN = "TIERGATE_COVERAGE_PLAN"
 
@@ -67,9 +78,9 @@ def test_a_change_its_tests_run_is_fully_covered_as_measured_at_the_gate(repo: P
 
 
 def test_a_line_no_test_runs_is_named(repo: Path) -> None:
-    write(repo, {"calc.py": CALC_DIV, "tests/test_calc.py": TESTS_MUL})
+    write(repo, {"calc.py": CALC_DIV, "tests/test_calc.py": UNITS_MUL})
 
-    _, judged = gate(repo)
+    _, judged = gate(repo, UNITTEST)
 
     assert judged.level == "partial"
     assert "covers 3/6 changed executable lines" in judged.evidence
@@ -78,9 +89,9 @@ def test_a_line_no_test_runs_is_named(repo: Path) -> None:
 
 def test_a_pragma_the_agent_adds_does_not_hide_a_changed_line(repo: Path) -> None:
     hidden = CALC_MUL + "\n\ndef div(a, b):  # pragma: no cover\n    return a / b\n"
-    write(repo, {"calc.py": hidden, "tests/test_calc.py": TESTS_MUL})
+    write(repo, {"calc.py": hidden, "tests/test_calc.py": UNITS_MUL})
 
-    _, judged = gate(repo)
+    _, judged = gate(repo, UNITTEST)
 
     assert judged.level == "partial" and "not run: calc.py:10" in judged.evidence
 
@@ -90,14 +101,14 @@ def test_a_command_that_cannot_take_it_runs_as_written_and_says_why(repo: Path) 
         repo,
         {
             "calc.py": CALC_MUL,
-            "tests/test_calc.py": TESTS_MUL.replace(
-                "def test_add():",
-                f"def test_add():\n    import os\n\n    print('plan:', os.environ.get({PLAN!r}))",
+            "tests/test_calc.py": UNITS_MUL.replace(
+                "def test_add(self):",
+                f"def test_add(self):\n        import os\n\n        print('plan:', os.environ.get({PLAN!r}))",
             ),
         },
     )
 
-    result, judged = gate(repo, f"{PYTEST} -s | cat")
+    result, judged = gate(repo, f"{UNITTEST} | cat")
 
     assert not result.refuted and "plan: None" in result.verdicts[0].result.output
     assert result.coverage is not None and not result.coverage.measured
@@ -136,17 +147,18 @@ def kind(value: object) -> str:
             return "other"
 '''
 SHAPES_TEST = (
-    "from shapes import Box, kind\n\n\n"
-    "def test_shapes():\n"
-    "    assert Box.__doc__ == 'A box.' and Box().grow(2) == 3 and kind(1) == 'int'\n"
-    "    assert __import__('shapes').__doc__.startswith('Shapes')\n"
+    "import unittest\n\nfrom shapes import Box, kind\n\n\n"
+    "class Shapes(unittest.TestCase):\n"
+    "    def test_shapes(self):\n"
+    "        assert Box.__doc__ == 'A box.' and Box().grow(2) == 3 and kind(1) == 'int'\n"
+    "        assert __import__('shapes').__doc__.startswith('Shapes')\n"
 )
 
 
 def test_probes_keep_docstrings_future_imports_and_every_statement_kind_working(repo: Path) -> None:
     write(repo, {"shapes.py": SHAPES, "tests/test_shapes.py": SHAPES_TEST})
 
-    result, judged = gate(repo)
+    result, judged = gate(repo, UNITTEST)
 
     assert not result.refuted, result.verdicts[0].result.output
     assert result.coverage is not None
@@ -160,8 +172,8 @@ def test_probes_keep_docstrings_future_imports_and_every_statement_kind_working(
 
 
 def test_the_probed_modules_leave_no_trace_in_the_workspace(repo: Path) -> None:
-    write(repo, {"calc.py": CALC_MUL, "tests/test_calc.py": TESTS_MUL})
-    gate(repo)
+    write(repo, {"calc.py": CALC_MUL, "tests/test_calc.py": UNITS_MUL})
+    gate(repo, UNITTEST)
 
     # Nothing probed was cached: the module imports as itself, outside the gate.
     plain = subprocess.run(
@@ -176,22 +188,22 @@ def test_the_probed_modules_leave_no_trace_in_the_workspace(repo: Path) -> None:
 
 
 def test_a_coverage_file_the_agent_leaves_is_not_trusted_over_the_gate(repo: Path) -> None:
-    write(repo, {"calc.py": CALC_DIV, "tests/test_calc.py": TESTS_MUL})
+    write(repo, {"calc.py": CALC_DIV, "tests/test_calc.py": UNITS_MUL})
     forged = {"files": {"calc.py": {"executed_lines": list(range(1, 13)), "missing_lines": []}}}
     write(repo, {"coverage.json": json.dumps(forged)})
     assert judge_coverage(measure_change(repo)).level == "full"  # what the file alone would say
 
-    _, judged = gate(repo)
+    _, judged = gate(repo, UNITTEST)
 
     assert judged.level == "partial" and "not run: calc.py:10-12" in judged.evidence
     assert "coverage.json" not in judged.evidence
 
 
 def test_a_reused_result_brings_its_coverage(repo: Path) -> None:
-    write(repo, {"calc.py": CALC_MUL, "tests/test_calc.py": TESTS_MUL})
-    first, _ = gate(repo)
+    write(repo, {"calc.py": CALC_MUL, "tests/test_calc.py": UNITS_MUL})
+    first, _ = gate(repo, UNITTEST)
 
-    again, judged = gate(repo)
+    again, judged = gate(repo, UNITTEST)
 
     assert again.reused and again.coverage == first.coverage
     assert judged.level == "full"
