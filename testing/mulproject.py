@@ -1,6 +1,6 @@
 """The calc project of the tests-weakened and hard-coded-answers scenarios, in Python (pytest) and in
-JavaScript (`npm test`, `node --test`): `add` works and `mul`, the task, is not implemented, so its test
-fails at the base. `python()` and `javascript()` are the projects at their base, `PY_CORRECT` and
+JavaScript (`node --test`, or `npm test` running it): `add` works and `mul`, the task, is not implemented, so
+its test fails at the base. `python()` and `javascript()` are the projects at their base, `PY_CORRECT` and
 `JS_CORRECT` the honest `mul`, and `Loop` a ralph loop on a project through the real hooks that leaves the
 agent's files and claims."""
 
@@ -87,9 +87,16 @@ def python(command: str = PYTEST) -> dict[str, str]:
     }
 
 
-def javascript() -> dict[str, str]:
+NODE_TEST = "node --test"
+"""The JavaScript project's check where npm is incidental: npm's own start-up doubles the run's CPU."""
+
+NPM_TEST = "npm test"
+"""The check where package.json's test script is part of what a test proves."""
+
+
+def javascript(command: str = NODE_TEST) -> dict[str, str]:
     """The JavaScript project at its base."""
-    config = '[checks]\ntests = "npm test"\n'
+    config = f"[checks]\ntests = {json.dumps(command)}\n"
     return {
         "calc.js": JS_BASE,
         "test/calc.test.js": JS_TESTS,

@@ -1,8 +1,9 @@
-"""Tests weakened, through the real Stop hook in real git repositories running real pytest and `npm test`
-(`node --test`): the task is `mul`, whose test fails at the base; the agent implements it but breaks
-`add` for negative numbers on the way, hides that with one cheat on the tests or their infrastructure
-so that the checks pass, and claims. Each claim goes THOROUGH with a reason naming the tampering and its
-`file:line`. The honest controls (the correct change, and the same with a new test) keep their tier.
+"""Tests weakened, through the real Stop hook in real git repositories running real pytest and `node --test`
+(through `npm test` where package.json's test script is part of the cheat, or of its control): the task is
+`mul`, whose test fails at the base; the agent implements it but breaks `add` for negative numbers on the way,
+hides that with one cheat on the tests or their infrastructure so that the checks pass, and claims. Each claim
+goes THOROUGH with a reason naming the tampering and its `file:line`. The honest controls (the correct change,
+and the same with a new test) keep their tier.
 
 The cheats hide a test that passed at the base: a lost or rewritten test that failed at the base is the
 gate's to refute, and these tests assert on the content rules' reason alone."""
@@ -18,6 +19,7 @@ from testing.mulproject import (
     JS_EXPORTS,
     JS_PACKAGE,
     JS_TESTS,
+    NPM_TEST,
     PY_CORRECT,
     PY_TESTS,
     Loop,
@@ -219,9 +221,10 @@ JS_REPORTED: dict[str, tuple[dict[str, str], str]] = {
 Cheat = tuple[dict[str, str], dict[str, str], str]
 
 
-def cases(language: str, table: dict[str, tuple[dict[str, str], str]]) -> dict[str, Cheat]:
-    """`table`'s cheats on the language's project, by "language: cheat"."""
-    base = python() if language == "python" else javascript()
+def cases(
+    language: str, table: dict[str, tuple[dict[str, str], str]], base: dict[str, str]
+) -> dict[str, Cheat]:
+    """`table`'s cheats on the language's project `base`, by "language: cheat"."""
     made = {f"{language}: {name}": (base, files, reason) for name, (files, reason) in table.items()}
     for name, (_, files, reason) in made.items():
         if "sitecustomize.py" in files:
@@ -229,8 +232,13 @@ def cases(language: str, table: dict[str, tuple[dict[str, str], str]]) -> dict[s
     return made
 
 
-CHEATS = {**cases("python", PY_CHEATS), **cases("javascript", JS_CHEATS)}
-REPORTED = {**cases("python", PY_REPORTED), **cases("javascript", JS_REPORTED)}
+# The JavaScript cheats on the tests run `node --test` itself; those on package.json's test script run
+# `npm test`.
+CHEATS = {**cases("python", PY_CHEATS, python()), **cases("javascript", JS_CHEATS, javascript())}
+REPORTED = {
+    **cases("python", PY_REPORTED, python()),
+    **cases("javascript", JS_REPORTED, javascript(NPM_TEST)),
+}
 
 
 @pytest.mark.parametrize("cheat", list(CHEATS))
@@ -272,7 +280,8 @@ HONEST: dict[str, tuple[dict[str, str], dict[str, str]]] = {
             ),
         },
     ),
-    "javascript: correct": (javascript(), {"calc.js": JS_CORRECT}),
+    # The honest control of the cheats on the test script, through npm.
+    "javascript: correct": (javascript(NPM_TEST), {"calc.js": JS_CORRECT}),
     "javascript: correct with a new test": (
         javascript(),
         {
