@@ -16,13 +16,18 @@ from testing import tiergatecli
 from testing.gitrepo import GIT_ENV, commit_all, git, init_repo, repo_fixture, write
 
 PYTHON = shlex.quote(sys.executable)
-CONFIG = (
-    "[checks]\n"
-    f'syntax = "{PYTHON} -m compileall -q app.py"\n'
-    f'tests = "PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 {PYTHON} -m pytest -q -p no:cacheprovider"\n'
-)
+SYNTAX = f'syntax = "{PYTHON} -m compileall -q app.py"\n'
+# The tests whose report names pytest's test ids and assertions run pytest; the others, about the command
+# and its report, run the same test under unittest: a nested pytest costs five times the CPU of unittest.
+PYTEST = f"PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 {PYTHON} -m pytest -q -p no:cacheprovider"
+PYTEST_CONFIG = f'[checks]\n{SYNTAX}tests = "{PYTEST}"\n'
+CONFIG = f'[checks]\n{SYNTAX}tests = "{PYTHON} -m unittest -q"\n'
 APP = "def double(x):\n    return 2 * x\n"
 TESTS = "from app import double\n\ndef test_double():\n    assert double(2) == 4\n"
+UNITS = (
+    "import unittest\n\nfrom app import double\n\n"
+    "class Double(unittest.TestCase):\n    def test_double(self):\n        self.assertEqual(double(2), 4)\n"
+)
 
 
 def env() -> dict[str, str]:
@@ -39,7 +44,7 @@ def short_head(repo: Path) -> str:
     return git(repo, "rev-parse", "HEAD").strip()[:12]
 
 
-repo = repo_fixture({".tiergate.toml": CONFIG, "app.py": APP, "test_app.py": TESTS})
+repo = repo_fixture({".tiergate.toml": CONFIG, "app.py": APP, "test_app.py": UNITS})
 
 
 def test_passing_checks_exit_0_and_print_the_report(repo: Path) -> None:
@@ -49,7 +54,10 @@ def test_passing_checks_exit_0_and_print_the_report(repo: Path) -> None:
     assert run.stderr == ""  # not a terminal: no progress
 
 
-def test_a_new_failure_exits_1_with_the_failing_test_and_its_assertion(repo: Path) -> None:
+def test_a_new_failure_exits_1_with_the_failing_test_and_its_assertion(tmp_path: Path) -> None:
+    repo = init_repo(
+        tmp_path / "repo", {".tiergate.toml": PYTEST_CONFIG, "app.py": APP, "test_app.py": TESTS}
+    )
     write(repo, {"app.py": "def double(x):\n    return x + x + 1\n"})
     run = tiergate(repo, "--json")
     assert run.returncode == 1
@@ -271,7 +279,7 @@ CHANGED_BEHAVIOUR = {
 def test_base_tests_setting_decides_as_at_a_claim(tmp_path: Path, setting: str, refuted: bool) -> None:
     # `[gate] base_tests`: a test that passed at the base and fails with the base's tests refutes only
     # with "refute"; the Stop hook passes the setting to the gate, and so does the command.
-    config = CONFIG + f'\n[gate]\nbase_tests = "{setting}"\n'
+    config = PYTEST_CONFIG + f'\n[gate]\nbase_tests = "{setting}"\n'
     project = init_repo(tmp_path / "project", {".tiergate.toml": config, "app.py": APP, "test_app.py": TESTS})
     write(project, CHANGED_BEHAVIOUR)
 
