@@ -12,7 +12,7 @@ from typing import Any
 
 from testing.gitrepo import git, init_repo, write
 from testing.hooksession import HookSession
-from testing.pytestcheck import PYTEST
+from testing.pytestcheck import PYTEST, UNITTEST
 
 SESSION = "20202020-2222-3333-4444-555555555555"
 CLAIM = "Done.\n\n<promise>DONE</promise>"
@@ -23,12 +23,16 @@ TESTS = "from calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n"
 MUL_TEST = "def test_mul():\n    from calc import mul\n\n    assert mul(2, 3) == 6\n"
 DIV_TEST = "\n\ndef test_div():\n    from calc import div\n\n    assert div(6, 3) == 2\n"
 DIV = "tests/test_calc.py::test_div"
+UNITTEST_TESTS = (
+    "import unittest\n\nfrom calc import add\n\n\n"
+    "class AddTest(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(1, 2), 3)\n"
+)
 
 
 class Loop(HookSession):
-    def __init__(self, root: Path, files: dict[str, str]) -> None:
+    def __init__(self, root: Path, files: dict[str, str], check: str = PYTEST) -> None:
         config = {
-            ".tiergate.toml": f"[checks]\ntests = {json.dumps(PYTEST)}\n",
+            ".tiergate.toml": f"[checks]\ntests = {json.dumps(check)}\n",
             ".gitignore": "__pycache__/\n",
         }
         super().__init__(root, init_repo(root / "project", {**files, **config}), SESSION)
@@ -145,7 +149,10 @@ def test_the_packet_tells_the_tests_story_and_marks_each_changed_path(tmp_path: 
 
 
 def test_a_first_refutation_counts_itself_as_attempt_1(tmp_path: Path) -> None:
-    loop = Loop(tmp_path, {"calc.py": CALC, "tests/test_calc.py": TESTS})
+    # About the loop's count, not the runner: unittest, at a fifth of pytest's CPU.
+    loop = Loop(
+        tmp_path, {"calc.py": CALC, "tests/__init__.py": "", "tests/test_calc.py": UNITTEST_TESTS}, UNITTEST
+    )
 
     answer = loop.claim({"calc.py": CALC.replace("a + b", "a - b")})
 
