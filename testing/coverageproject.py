@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -31,11 +32,26 @@ def age(path: Path, ns: int = AN_HOUR) -> None:
     os.utime(path, ns=(mtime, mtime), follow_symlinks=False)
 
 
-def coverage(repo: Path, *args: str) -> None:
+# coverage.py's command line, run once for each list of arguments, in one process: a process of its own
+# each (the run, then the report) was twice the interpreter starts for the same files.
+_COMMANDS = """
+import json, sys
+from coverage.cmdline import main
+for args in json.loads(sys.argv[1]):
+    if main(args) != 0:
+        sys.exit(f"coverage {' '.join(args)} failed")
+"""
+
+
+def coverage(repo: Path, *commands: list[str]) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("COVERAGE_")}
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     subprocess.run(
-        [sys.executable, "-m", "coverage", *args], cwd=repo, env=env, check=True, capture_output=True
+        [sys.executable, "-c", _COMMANDS, json.dumps(commands)],
+        cwd=repo,
+        env=env,
+        check=True,
+        capture_output=True,
     )
 
 
@@ -51,9 +67,9 @@ REPORTS = {
 
 def measure(repo: Path, calls: list[str], report: str) -> None:
     """Run the driver under coverage.py, calling `calls`, and leave only the `report` behind."""
-    coverage(repo, "run", "drive.py", *calls)
-    if REPORTS[report][1]:
-        coverage(repo, *REPORTS[report][1])
+    then = REPORTS[report][1]
+    coverage(repo, ["run", "drive.py", *calls], *([then] if then else []))
+    if then:
         (repo / ".coverage").unlink()
 
 
