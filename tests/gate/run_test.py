@@ -14,6 +14,7 @@ from testing.gitrepo import commit_all, git, init_repo, repo_fixture, write
 from testing.statefolder import state_dir
 
 from tiergate.config.settings import load_config
+from tiergate.foreign import Exclusions
 from tiergate.gate import cache as evidencecache
 from tiergate.gate import run as gate_run
 from tiergate.gate.baseline import base_commit, ensure_baseline
@@ -23,6 +24,8 @@ from tiergate.gate.processes import Progress, ProgressEvent
 from tiergate.gate.ruling import GateResult
 from tiergate.gate.run import NOT_RUN, run_gate
 from tiergate.project import Project
+from tiergate.tier.change import measure_change
+from tiergate.workspace.fingerprint import fingerprint
 
 # Third-party plugins of the dev environment (hypothesis, asyncio) only slow every run down.
 PYTEST = f"PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 {shlex.quote(sys.executable)} -m pytest -q -p no:cacheprovider"
@@ -321,6 +324,45 @@ def test_a_workspace_at_the_base_is_its_own_baseline(repo: Path, tmp_path: Path)
     assert not result.refuted
     assert "baseline run in the workspace" in result.pre_existing[0].reason
     assert runs(counter) == [str(repo)]  # not run a second time for the baseline
+
+
+def test_a_change_measured_just_before_gives_the_fingerprint_git_would(repo: Path, tmp_path: Path) -> None:
+    counter = tmp_path / "runs"
+    checks = [counted("tests", UNITTEST, counter)]
+    base = head(repo)
+    write(repo, {"app.py": "def total(items):\n    return 0\n", "notes.txt": "new\n"})
+    change = measure_change(repo, base)
+    first = run_gate(project(repo), base, checks, change=change)
+    assert first.fingerprint == fingerprint(repo, base)
+    assert first.refuted
+    assert [e.where for e in evidencecache.load_baseline(project(repo), base).values()] == ["worktree"]
+    second = gate(repo, checks, base)  # git's fingerprint finds the results the change's was given
+    assert second.reused
+    assert len(runs(counter)) == 2  # the claim, and the baseline in a worktree
+
+
+def test_a_change_measured_from_another_base_or_with_other_exclusions_is_not_used(repo: Path) -> None:
+    base = head(repo)
+    write(repo, {"app.py": APP + "\n# edited\n"})
+    from_head = measure_change(repo, "HEAD")  # the same commit, named otherwise: git is asked
+    ignoring = measure_change(repo, base, Exclusions(("app.py",)))
+    write(repo, {"later.txt": "written since\n"})  # not in the stale changes' paths
+    checks = [make_check("tests", UNITTEST, "test")]
+    for stale in (from_head, ignoring):
+        assert run_gate(project(repo), base, checks, change=stale).fingerprint == fingerprint(repo, base)
+
+
+def test_a_change_from_head_that_is_empty_makes_the_workspace_its_own_baseline(
+    repo: Path, tmp_path: Path
+) -> None:
+    counter = tmp_path / "runs"
+    write(repo, {"app_checks.py": UNITS_FAILING_BEFORE})
+    commit_all(repo, "a known failing test")
+    checks = [counted("tests", UNITTEST, counter)]
+    result = run_gate(project(repo), None, checks, change=measure_change(repo, "HEAD"))
+    assert not result.refuted
+    assert "baseline run in the workspace" in result.pre_existing[0].reason
+    assert runs(counter) == [str(repo)]
 
 
 def test_a_baseline_kept_for_the_base_serves_later_claims(repo: Path, tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ import pytest
 from testing.gitrepo import commit_all, git, init_repo, repo_fixture, write
 
 from tiergate.tier.change import measure_change
-from tiergate.workspace.fingerprint import fingerprint, manifest, of_change
+from tiergate.workspace.fingerprint import fingerprint, manifest, measured_head, of_change
 from tiergate.workspace.manifest import Changes, changes
 
 repo = repo_fixture({"src/app.py": "print('a')\n", "README.md": "hello\n"})
@@ -95,6 +95,24 @@ def test_ignored_and_generated_output_does_not_count(repo: Path) -> None:
     # Code is never generated output: installed code runs as the project's own does.
     write(repo, {"node_modules/left-pad/index.js": "x"})
     assert fp(repo) != before
+
+
+def test_a_change_just_measured_from_head_tells_head_without_git(repo: Path) -> None:
+    (repo / "src/app.py").write_text("print('b')\n")
+    write(repo, {"new/module.py": "n = 1\n"})
+    from_head = measure_change(repo, "HEAD")
+    assert of_change(from_head, just_measured=True) == of_change(from_head) == fp(repo)
+    base = git(repo, "rev-parse", "HEAD").strip()
+    from_commit = measure_change(repo, base)  # HEAD asked of git: a base commit need not be HEAD
+    assert of_change(from_commit, just_measured=True) == fp(repo, base)
+
+
+def test_a_change_just_measured_before_the_first_commit_has_no_head(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "empty")
+    (repo / "a.txt").write_text("a\n")
+    change = measure_change(repo, "HEAD")
+    assert measured_head(change) is None
+    assert of_change(change, just_measured=True) == of_change(change) == fp(repo)
 
 
 def test_a_tiergate_folder_of_the_agents_own_is_part_of_the_workspace(repo: Path) -> None:

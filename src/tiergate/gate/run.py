@@ -23,12 +23,14 @@ from tiergate.gate.processes import DEFAULT_TIMEOUT, Progress, skipped
 from tiergate.gate.ruling import GateResult, judge, new_compile_failures
 from tiergate.gate.standing import BaselineEntry
 from tiergate.gate.testreports import run_reported
+from tiergate.git import objects
 from tiergate.project import Project, git_top_level
 from tiergate.tier.coverage.lines import GateCoverage
-from tiergate.workspace.fingerprint import fingerprint
+from tiergate.workspace.fingerprint import fingerprint, of_change
 
 if TYPE_CHECKING:
     from tiergate.foreign import Exclusions
+    from tiergate.tier.change import ChangeMeasurement
 
 NOT_RUN = "not run: the compile stage has a new failure"
 CHANGED_WHILE_MEASURED = "the checks changed the workspace: what they measured is not evidence for it"
@@ -49,6 +51,7 @@ def run_gate(
     measure: Sequence[str] | None = None,
     changed: Sequence[str] | None = None,
     refute_regressions: bool = False,
+    change: ChangeMeasurement | None = None,
 ) -> GateResult:
     """Run (or reuse) the checks for the workspace at `project.root` and judge them against the
     baseline at `base` (the loop's base; HEAD when None). `timeout` is per check, `budget` (seconds,
@@ -60,21 +63,32 @@ def run_gate(
     it comes back as the result's `coverage`, and is kept with the results. `changed`: the change's
     paths (repository-relative), when the caller measured them (None: asked of git when needed).
     `refute_regressions`: a test that passed at the base and fails with the base's tests refutes
-    (`[gate] base_tests = "refute"`) rather than making the claim THOROUGH."""
+    (`[gate] base_tests = "refute"`) rather than making the claim THOROUGH. `change`: the change from
+    `base` with `exclusions`, measured by the caller with nothing run since (no check yet, no agent
+    code): the workspace's fingerprint before the checks, the base commit and whether the workspace is
+    that commit come from it rather than from git (a change measured otherwise is not used)."""
     checks = tuple(checks)
     strict = frozenset(strict)
     if not checks:
         return judge((), {})
     # Outside git there is no fingerprint and no base: the checks just run, every failure is new.
     in_git = git_top_level(str(project.root)) is not None
-    commit = baseline.base_commit(project.root, base) if in_git else None
-    before = fingerprint(project.root, base, exclusions)
+    measured = change if in_git and _measured_for(change, base, exclusions) else None
+    if measured is not None:
+        commit = None if objects.is_empty_tree(measured.base) else measured.base
+        before = of_change(measured, just_measured=True)
+    else:
+        commit = baseline.base_commit(project.root, base) if in_git else None
+        before = fingerprint(project.root, base, exclusions)
+    at_base = _at_base(measured) if measured is not None else None
     key = evidencecache.evidence_key(before, commit or "", checks, timeout) if before else None
     measurement = None if measure is None else Measurement(project, checks, measure)
     kept = _kept(project, key, measurement) if key and reuse else None
     deadline = None if budget is None else time.monotonic() + budget
     if kept is not None:
-        run = _Run(project, commit, checks, timeout, deadline, progress, strict, changed=changed)
+        run = _Run(
+            project, commit, checks, timeout, deadline, progress, strict, changed=changed, at_base=at_base
+        )
         entries = run.baseline_for(kept[0])
         result = judge(kept[0], entries, fingerprint=before, reused=True, strict=strict)
         with_base = run.with_base_tests(kept[0], result, key)
@@ -91,7 +105,7 @@ def run_gate(
         return replace(result, coverage=kept[1])
     try:
         env = measurement.env() if measurement else {}
-        run = _Run(project, commit, checks, timeout, deadline, progress, strict, env, changed)
+        run = _Run(project, commit, checks, timeout, deadline, progress, strict, env, changed, at_base)
         results = run.staged()
         coverage = measurement.collect(results) if measurement else None
     finally:
@@ -127,6 +141,23 @@ def run_gate(
             refute_regressions=refute_regressions,
         )
     return replace(result, coverage=coverage)
+
+
+def _measured_for(change: ChangeMeasurement | None, base: str | None, exclusions: Exclusions) -> bool:
+    """Whether `change` was measured from `base` (HEAD when None) with `exclusions`."""
+    return change is not None and change.base_label == (base or "HEAD") and change.exclusions == exclusions
+
+
+def _at_base(change: ChangeMeasurement) -> bool | None:
+    """Whether the workspace is exactly the base commit, as a change just measured from it tells: not
+    when it counts a file (git diffs it, or it is untracked work: a loop's exclusions only add to the
+    built-in rules); yes when nothing differs at all and the base is HEAD; else None (git is asked,
+    `baseline.workspace_at`)."""
+    if change.files:
+        return False
+    if change.base_label == "HEAD" and not change.foreign_paths:
+        return True
+    return None
 
 
 def kept_coverage(
@@ -174,10 +205,14 @@ class _Run:
     strict: frozenset[str]
     env: dict[str, dict[str, str]] = field(default_factory=dict)  # added to some checks', by key
     changed: Sequence[str] | None = None  # the change's paths; None: asked of git when needed
+    at_base: bool | None = None  # whether the workspace is the base commit; None: asked of git
     cut_short: bool = field(default=False, init=False)  # some check got less than the full timeout
 
     def __post_init__(self) -> None:
-        self.at_base = self.commit is not None and baseline.workspace_at(self.project.root, self.commit)
+        if self.commit is None:
+            self.at_base = False
+        elif self.at_base is None:
+            self.at_base = baseline.workspace_at(self.project.root, self.commit)
         self.entries: dict[str, BaselineEntry] = (
             evidencecache.load_baseline(self.project, self.commit) if self.commit else {}
         )

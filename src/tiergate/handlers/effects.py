@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from tiergate.config.settings import Config
     from tiergate.gate.ruling import GateResult
     from tiergate.project import Project
+    from tiergate.tier.change import ChangeMeasurement
     from tiergate.tier.coverage.lines import GateCoverage
 
 # The Stop hook gets 600 s (hooks/hooks.json); measuring the change, judging and answering need far
@@ -60,14 +61,15 @@ def gate(
     current: LoopState,
     config: Config,
     measure: Sequence[str] | None = None,
-    changed: Sequence[str] | None = None,
+    change: ChangeMeasurement | None = None,
 ) -> tuple[GateFacts, GateCoverage | None, tuple[str, ...]]:
     """Run (or reuse) the project's checks for the workspace against the loop's base, within the
     Stop hook's time, silently (stdout is the protocol's channel); the run goes to the decision log.
     The test checks measure the line coverage of `measure` (the change's code files) as they run;
-    `changed` are the change's paths. Also returned: why the claim must be THOROUGH whatever the tier
-    rules say (tests that passed when the loop began and are lost, or fail with the tests as they were
-    then), each naming its test."""
+    `change` is the claim's change from the loop's base, measured with nothing run since (its paths, and
+    the workspace before the checks without asking git again). Also returned: why the claim must be
+    THOROUGH whatever the tier rules say (tests that passed when the loop began and are lost, or fail
+    with the tests as they were then), each naming its test."""
     from tiergate import foreign
     from tiergate.gate.checks import make_check
     from tiergate.gate.detection.projectchecks import project_checks
@@ -89,7 +91,8 @@ def gate(
         strict={c.key for c in accepted},
         exclusions=foreign.of_loop(current),
         measure=measure,
-        changed=changed,
+        changed=None if change is None else change.paths,
+        change=change,
         refute_regressions=config.gate.base_tests == "refute",
     )
     report = result.report_text(REPORT_IN_BLOCK)

@@ -297,7 +297,7 @@ def measure(project: Project, current: LoopState, early: Early | None = None) ->
         change, content = _change_and_content(project, config, exclusions, base, early)
         # The gate first: its tests measure the change's coverage, and the tier is judged on that.
         code = measurable_files(change)
-        gate, coverage, thorough = effects.gate(project, current, config, code, change.paths)
+        gate, coverage, thorough = effects.gate(project, current, config, code, change)
         if not gate.refuted:
             content = _with_answers(content, project, config, base, change)
         workspace = fingerprint.of_change(change)

@@ -54,16 +54,25 @@ def manifest(root: Path, base: str | None, exclusions: Exclusions = foreign.DEFA
     return Manifest(digest, head, files, at_base & files.keys())
 
 
-def of_change(change: ChangeMeasurement) -> str | None:
+def of_change(change: ChangeMeasurement, *, just_measured: bool = False) -> str | None:
     """The same fingerprint, from a change measured from the base with `tiergate.tier.change` (with the
-    exclusions it was measured with)."""
+    exclusions it was measured with). `just_measured`: nothing ran since the change was measured (no
+    check, no agent code), so that a change measured from HEAD tells HEAD without asking git."""
     try:
-        head = repository.head_sha(change.root)
+        head = measured_head(change) if just_measured else repository.head_sha(change.root)
     except UserError:
         return None
     paths = {f.path for f in change.files} | {f.old_path for f in change.files if f.old_path}
     # A rename still counted may have one side in a tool's folder: that side is left out here too.
     return _scan(change.root, head, work_paths(change.root, paths, change.exclusions))[0]
+
+
+def measured_head(change: ChangeMeasurement) -> str | None:
+    """HEAD as it was when `change` was measured: its base when measured from HEAD (None before the
+    first commit, whose base is the empty tree), else asked of git now."""
+    if change.base_label == "HEAD":
+        return None if objects.is_empty_tree(change.base) else change.base
+    return repository.head_sha(change.root)
 
 
 def _scan(top: Path, head: str | None, paths: Iterable[str]) -> tuple[str, dict[str, str]]:
