@@ -245,17 +245,20 @@ def alert(project: Project, session_id: str, message: str, current: LoopState | 
     return None if sent is None else f"{settings.command}: {sent.detail}"
 
 
-def mark_start(project: Project, session_id: str, base: str | None) -> None:
+def mark_start(project: Project, session_id: str, base: str | None, differs: bool | None = None) -> None:
     """A loop's first green point, when the workspace it starts on is not its base commit (the user's
     uncommitted or untracked work): a rollback then never goes behind it. A clean start writes nothing:
-    its base already is the green point (`greenpoint.last_green` falls back to it)."""
+    its base already is the green point (`greenpoint.last_green` falls back to it). `differs`: whether
+    any path differed from `base`, as the loop's start just measured it (None: asked of git now)."""
     from tiergate.git import changes, repository, untracked
 
     try:
-        root = repository.repo_root(project.root)
-        if base is not None and not (
-            changes.changed_paths(root, base) or untracked.untracked_files(root, base)
-        ):
+        if differs is None:
+            root = repository.repo_root(project.root)
+            differs = base is None or bool(
+                changes.changed_paths(root, base) or untracked.untracked_files(root, base)
+            )
+        if base is not None and not differs:
             return
     except Exception as exc:
         _error(project, session_id, "green_mark_error", exc)

@@ -94,7 +94,7 @@ def start(
     project: Project, session_id: str, command: loopcommands.StartLoop | loopcommands.StartAutopilot
 ) -> HookReply:
     """Start a loop (or an autopilot) in this session, replacing whatever loop it had."""
-    from tiergate.loop.start import at_head, base_text, rules_reason
+    from tiergate.loop.start import base_text, measured_at_head, rules_reason
     from tiergate.loop.startrequest import Start
 
     try:
@@ -103,7 +103,7 @@ def start(
             asked = Start(features=listed, max_iterations=command.max_iterations)
         else:
             asked = Start(command.task, promise=command.promise, max_iterations=command.max_iterations)
-        new = at_head(project, session_id, asked)
+        new, differs = measured_at_head(project, session_id, asked)
     except UserError as exc:
         return HookReply(
             additional_context=messages.not_started_context(str(exc)),
@@ -114,7 +114,7 @@ def start(
         return new, current
 
     previous = state.update(project, session_id, replace_loop)
-    _mark_start(project, session_id, new.base)
+    _mark_start(project, session_id, new.base, differs)
     name = "/tiergate:autopilot" if new.features else "/tiergate:ralph"
     reasons: tuple[str, ...] = (
         f"start: {name}, at most {plural(new.max_iterations, 'iteration')}, base {base_text(new)}",
@@ -140,9 +140,9 @@ def load_features(project: Project, name: str) -> tuple[Feature, ...]:
     return read_features(project.root / Path(name).expanduser())
 
 
-def _mark_start(project: Project, session_id: str, base: str | None) -> None:
+def _mark_start(project: Project, session_id: str, base: str | None, differs: bool | None) -> None:
     """The workspace as the loop finds it is its first green point: a rollback never goes behind what
-    the user had before the loop (uncommitted work included)."""
+    the user had before the loop (uncommitted work included). `differs`: as the start measured it."""
     from tiergate.handlers import effects
 
-    effects.mark_start(project, session_id, base)
+    effects.mark_start(project, session_id, base, differs)

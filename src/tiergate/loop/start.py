@@ -20,6 +20,12 @@ def at_head(project: Project, session_id: str, start: Start) -> LoopState:
     """The loop `start` asks for, its base HEAD now, keeping the configuration as it is now (the loop's
     rules for its whole life), and the workspace it begins on when that is not HEAD (`start`); UserError
     outside a git work tree (or a bad configuration)."""
+    return measured_at_head(project, session_id, start)[0]
+
+
+def measured_at_head(project: Project, session_id: str, start: Start) -> tuple[LoopState, bool | None]:
+    """`at_head`, and whether anything in the workspace differed from the loop's base then (other tools'
+    state included; None: not known), for `handlers.effects.mark_start` to use rather than ask git again."""
     import time
     from dataclasses import replace
 
@@ -40,30 +46,36 @@ def at_head(project: Project, session_id: str, start: Start) -> LoopState:
         config=config.kept(),
         config_source=config.source,
     )
-    return replace(loop, start=_start(project, session_id, base, config.exclusions))
+    begun, differs = _start(project, session_id, base, config.exclusions)
+    return replace(loop, start=begun), differs
 
 
-def _start(project: Project, session_id: str, base: str | None, exclusions: Exclusions) -> str | None:
+def _start(
+    project: Project, session_id: str, base: str | None, exclusions: Exclusions
+) -> tuple[str | None, bool | None]:
     """The start commit of a loop beginning on a dirty workspace at `base` (a commit, or the empty tree
     before the first commit; None: a clean one). A workspace that differs from `base` only by what is not
     work (`exclusions`: a test run's caches, another tool's state) is clean. One that cannot be
     taken (the index has conflicts) leaves the loop measuring from its base commit: the user's edits
-    then count as the loop's, which verifies more, never less."""
+    then count as the loop's, which verifies more, never less. Also: whether any path differed from
+    `base`, work or not (None: not asked, or git failed)."""
     from tiergate.errors import UserError
     from tiergate.git import changes, repository, untracked
     from tiergate.tier.change import work_paths
     from tiergate.workspace import loopbase
 
+    differs: bool | None = None
     try:
         if base is None:
-            return loopbase.take(project, session_id or loopbase.PENDING, base)
+            return loopbase.take(project, session_id or loopbase.PENDING, base), differs
         root = repository.repo_root(project.root)
         differing = changes.changed_paths(root, base), untracked.untracked_files(root, base)
+        differs = bool(differing[0] or differing[1])
         if not work_paths(root, [*differing[0], *differing[1]], exclusions):
-            return None
-        return loopbase.take(project, session_id or loopbase.PENDING, base, differing=differing)
+            return None, differs
+        return loopbase.take(project, session_id or loopbase.PENDING, base, differing=differing), differs
     except UserError:
-        return None
+        return None, differs
 
 
 def keep_pending_green(project: Project, loop: LoopState) -> None:
