@@ -95,27 +95,29 @@ def adopt(
         _refused(project, event_name, session_id, found, refusal)
         return None
     try:
-        new = _new_loop(project, session_id, found)
+        begun = _new_loop(project, session_id, found)
     except UserError as exc:
         _declined(project, event_name, session_id, found.kind, str(exc))
         return None
-    if new is None:
+    if begun is None:
         _declined(project, event_name, session_id, found.kind, f'[interop] {SETTING[found.kind]} is "ignore"')
         return None
+    new, differs = begun
     refusal = state.update(project, session_id, lambda current: _take(current, new, found, by_command))
     if refusal is not None:
         _refused(project, event_name, session_id, found, refusal)
         return None
-    _adopted(project, event_name, new, found)
+    _adopted(project, event_name, new, found, differs)
     return new
 
 
-def _adopted(project: Project, event_name: str, new: LoopState, found: Foreign) -> None:
-    """The adopted loop's first green point (the workspace it finds) and its log line."""
+def _adopted(project: Project, event_name: str, new: LoopState, found: Foreign, differs: bool | None) -> None:
+    """The adopted loop's first green point (the workspace it finds; `differs`: as its start measured it)
+    and its log line."""
     from tiergate.handlers import common, effects
     from tiergate.loop.start import base_text, rules_reason
 
-    effects.mark_start(project, new.session_id, new.base)
+    effects.mark_start(project, new.session_id, new.base, differs)
     cap = f"at most {plural(new.max_iterations, 'iteration')}" + (
         " (its own cap)" if found.max_iterations else ""
     )
@@ -143,15 +145,17 @@ def _take(
     return (new, None) if refusal is None else (None, refusal)
 
 
-def _new_loop(project: Project, session_id: str, found: Foreign) -> LoopState | None:
-    """The adopted loop at HEAD with the configuration as it is now; None when `[interop]` says ignore."""
+def _new_loop(project: Project, session_id: str, found: Foreign) -> tuple[LoopState, bool | None] | None:
+    """The adopted loop at HEAD with the configuration as it is now, and whether the workspace differed
+    from its base (`measured_at_head`); None when `[interop]` says ignore."""
     from tiergate.config.settings import load_config
-    from tiergate.loop.start import at_head
+    from tiergate.loop.start import measured_at_head
     from tiergate.loop.startrequest import Start
 
     if getattr(load_config(project.root).interop, SETTING[found.kind]) == "ignore":
         return None
-    return adoption.adopted_loop(at_head(project, session_id, Start(found.task)), found)
+    begun, differs = measured_at_head(project, session_id, Start(found.task))
+    return adoption.adopted_loop(begun, found), differs
 
 
 def _declined(project: Project, event_name: str, session_id: str, kind: str, reason: str) -> None:
