@@ -5,10 +5,10 @@ linked, and the workspace itself untouched."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 from testing.gitrepo import git, init_repo, write
+from testing.pytestcheck import PYTEST
 
 from tiergate.gate.checks import make_check
 from tiergate.gate.scratch import base_tests_copy, run_base_tests
@@ -58,7 +58,7 @@ def test_the_copy_holds_the_claimed_code_and_the_base_tests(tmp_path: Path) -> N
 def test_the_base_tests_run_there_fail_on_the_claimed_code(tmp_path: Path) -> None:
     repo, base = claimed(tmp_path)
     status = git(repo, "status", "--porcelain")
-    check = make_check("tests", f"{sys.executable} -m pytest -q -p no:cacheprovider", "test")
+    check = make_check("tests", PYTEST, "test")
 
     [result] = run_base_tests(repo, base, [check], timeout=60)
 
