@@ -7,6 +7,7 @@ go and jest samples are written in those runners' output formats (neither runner
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -28,7 +29,10 @@ FIXTURES = Path(__file__).parents[1] / "fixtures" / "checkoutput"
 
 
 def run(cwd: Path, *command: str) -> str:
-    proc = subprocess.run(command, cwd=cwd, capture_output=True, text=True, check=False)
+    # pytest without the plugins of the dev environment (hypothesis, asyncio, ...): they print nothing these
+    # samples are about, and were most of each run's start (as testing/pytestcheck.py says for the gate).
+    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    proc = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, check=False)
     assert proc.returncode != 0, "the sample was meant to fail"
     return proc.stdout + proc.stderr
 
