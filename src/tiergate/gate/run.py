@@ -23,7 +23,6 @@ from tiergate.gate.processes import DEFAULT_TIMEOUT, Progress, skipped
 from tiergate.gate.ruling import GateResult, judge, new_compile_failures
 from tiergate.gate.standing import BaselineEntry
 from tiergate.gate.testreports import run_reported
-from tiergate.git import objects
 from tiergate.project import Project, git_top_level
 from tiergate.tier.coverage.lines import GateCoverage
 from tiergate.workspace.fingerprint import fingerprint, of_change
@@ -49,7 +48,6 @@ def run_gate(
     strict: Collection[str] = (),
     exclusions: Exclusions = foreign.DEFAULT,
     measure: Sequence[str] | None = None,
-    changed: Sequence[str] | None = None,
     refute_regressions: bool = False,
     change: ChangeMeasurement | None = None,
 ) -> GateResult:
@@ -60,13 +58,13 @@ def run_gate(
     out other tools' state (`exclusions`): a plugin writing its state while the checks run has not
     changed the workspace they judged. `measure`: the change's code files, whose line coverage the test
     checks that can take it measure as they run (`tiergate.gate.coverage.measuring`; None: no measurement);
-    it comes back as the result's `coverage`, and is kept with the results. `changed`: the change's
-    paths (repository-relative), when the caller measured them (None: asked of git when needed).
-    `refute_regressions`: a test that passed at the base and fails with the base's tests refutes
-    (`[gate] base_tests = "refute"`) rather than making the claim THOROUGH. `change`: the change from
+    it comes back as the result's `coverage`, and is kept with the results. `refute_regressions`: a
+    test that passed at the base and fails with the base's tests refutes (`[gate] base_tests =
+    "refute"`) rather than making the claim THOROUGH. `change`: the change from
     `base` with `exclusions`, measured by the caller with nothing run since (no check yet, no agent
     code): the workspace's fingerprint before the checks, the base commit and whether the workspace is
-    that commit come from it rather than from git (a change measured otherwise is not used)."""
+    that commit come from it rather than from git (a change measured otherwise is not used); its paths
+    are the changed paths the base tests look at (None: asked of git when needed)."""
     checks = tuple(checks)
     strict = frozenset(strict)
     if not checks:
@@ -75,12 +73,13 @@ def run_gate(
     in_git = git_top_level(str(project.root)) is not None
     measured = change if in_git and _measured_for(change, base, exclusions) else None
     if measured is not None:
-        commit = None if objects.is_empty_tree(measured.base) else measured.base
+        commit = measured.base_commit
         before = of_change(measured, just_measured=True)
     else:
         commit = baseline.base_commit(project.root, base) if in_git else None
         before = fingerprint(project.root, base, exclusions)
     at_base = _at_base(measured) if measured is not None else None
+    changed = None if change is None else change.paths
     key = evidencecache.evidence_key(before, commit or "", checks, timeout) if before else None
     measurement = None if measure is None else Measurement(project, checks, measure)
     kept = _kept(project, key, measurement) if key and reuse else None

@@ -91,7 +91,6 @@ def gate(
         strict={c.key for c in accepted},
         exclusions=foreign.of_loop(current),
         measure=measure,
-        changed=None if change is None else change.paths,
         change=change,
         refute_regressions=config.gate.base_tests == "refute",
     )

@@ -98,6 +98,11 @@ class ChangeMeasurement:
     def paths(self) -> tuple[str, ...]:
         return tuple(f.path for f in self.files)
 
+    @property
+    def base_commit(self) -> str | None:
+        """The commit the change is measured from; None before the first commit (the empty tree)."""
+        return None if objects.is_empty_tree(self.base) else self.base
+
 
 @frozen
 class _Content:

@@ -71,7 +71,7 @@ def measured_head(change: ChangeMeasurement) -> str | None:
     """HEAD as it was when `change` was measured: its base when measured from HEAD (None before the
     first commit, whose base is the empty tree), else asked of git now."""
     if change.base_label == "HEAD":
-        return None if objects.is_empty_tree(change.base) else change.base
+        return change.base_commit
     return repository.head_sha(change.root)
 
 
