@@ -14,14 +14,14 @@ from pathlib import Path
 import pytest
 from testing import tiergatecli
 from testing.gitrepo import GIT_ENV, commit_all, git, init_repo, repo_fixture, write
+from testing.pytestcheck import PYTEST, UNITTEST
 
 PYTHON = shlex.quote(sys.executable)
 SYNTAX = f'syntax = "{PYTHON} -m compileall -q app.py"\n'
 # The tests whose report names pytest's test ids and assertions run pytest; the others, about the command
 # and its report, run the same test under unittest: a nested pytest costs five times the CPU of unittest.
-PYTEST = f"PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 {PYTHON} -m pytest -q -p no:cacheprovider"
 PYTEST_CONFIG = f'[checks]\n{SYNTAX}tests = "{PYTEST}"\n'
-CONFIG = f'[checks]\n{SYNTAX}tests = "{PYTHON} -m unittest -q"\n'
+CONFIG = f'[checks]\n{SYNTAX}tests = "{UNITTEST}"\n'
 APP = "def double(x):\n    return 2 * x\n"
 TESTS = "from app import double\n\ndef test_double():\n    assert double(2) == 4\n"
 UNITS = (

@@ -10,7 +10,9 @@ import time
 from pathlib import Path
 
 import pytest
+from testing import pytestcheck
 from testing.gitrepo import commit_all, git, init_repo, repo_fixture, write
+from testing.pytestcheck import PYTEST
 from testing.statefolder import state_dir
 
 from tiergate.config.settings import load_config
@@ -27,8 +29,6 @@ from tiergate.project import Project
 from tiergate.tier.change import measure_change
 from tiergate.workspace.fingerprint import fingerprint
 
-# Third-party plugins of the dev environment (hypothesis, asyncio) only slow every run down.
-PYTEST = f"PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 {shlex.quote(sys.executable)} -m pytest -q -p no:cacheprovider"
 SYNTAX = f"{shlex.quote(sys.executable)} -m compileall -q app.py"
 APP = "def total(items):\n    return sum(items)\n"
 TESTS_OK = (
@@ -40,7 +40,7 @@ TESTS_OK = (
 
 # Where a test is about the gate and not about pytest, its check runs the same tests under unittest, from a
 # file pytest does not collect: a nested pytest costs five times the CPU of unittest.
-UNITTEST = f"{shlex.quote(sys.executable)} -m unittest -q app_checks"
+UNITTEST = f"{pytestcheck.UNITTEST} app_checks"
 UNITS_OK = (
     "import unittest\n"
     "from app import total\n\n"
