@@ -39,6 +39,16 @@ child.wait()
 """
 
 
+def until_environ_has(pid: int, text: str) -> None:
+    """Until `pid`'s environment, as /proc shows it, holds `text`: while a process is inside execve, its
+    environ reads empty (read in a loop from the spawn of `sh -c 'exec sleep 600'` to the end of its exec,
+    one read in seven came back empty), and a sweep then cannot see its mark."""
+    deadline = time.monotonic() + 10
+    while text.encode() not in Path(f"/proc/{pid}/environ").read_bytes():
+        assert time.monotonic() < deadline, f"{pid} never showed {text}"
+        time.sleep(0.01)
+
+
 def until_comm(pid: int, name: str) -> None:
     deadline = time.monotonic() + 10
     while Path(f"/proc/{pid}/comm").read_text().strip() != name:
@@ -73,6 +83,9 @@ def test_a_sweep_kills_what_carries_the_mark_wherever_it_went_and_nothing_else(t
     unmarked = subprocess.Popen(["sleep", "600"], env=reaper.marked_env(os.environ, f"{mark}0.0"))
     escaped = wait_for_pids(pids, 2)
     marked.wait()
+    for pid in escaped:  # each wrote its pid just before its exec: sweep once their execs are done
+        until_comm(pid, "sleep")
+        until_environ_has(pid, mark)
 
     assert reaper.sweep(mark) == 3
 
