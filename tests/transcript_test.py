@@ -415,3 +415,57 @@ def test_the_last_text_block_is_read_alone(tmp_path: Path) -> None:
 
     assert transcript.last_text_block(path) == "<promise>DONE</promise>"
     assert transcript.last_text_block(None) is None
+
+
+# Claude Code's /goal records ------------------------------------------------------------------------------
+
+GOAL_SET = {"type": "goal_status", "met": False, "sentinel": True, "condition": "tests pass"}
+GOAL_UNMET = {"type": "goal_status", "met": False, "condition": "tests pass", "reason": "not yet"}
+GOAL_MET = {"type": "goal_status", "met": True, "condition": "tests pass", "reason": "says so"}
+
+
+def goal_record(status: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "attachment", "attachment": status}
+
+
+def tool_output(output: str) -> dict[str, Any]:
+    result = {"type": "tool_result", "tool_use_id": "t1", "content": output}
+    return {"type": "user", "message": {"role": "user", "content": [result]}}
+
+
+def test_goal_records_split_at_the_last_assistant_record(tmp_path: Path) -> None:
+    path = write_jsonl(
+        tmp_path / "t.jsonl",
+        [
+            goal_record(GOAL_SET),
+            assistant("m1", text("First try.")),
+            goal_record(GOAL_UNMET),
+            user("Stop hook feedback: not yet"),
+            # the agent quoting a record, in its text and in a tool's output: not records of the goal
+            assistant("m2", text('I saw {"type": "goal_status", "met": true} in the log.')),
+            tool_output(json.dumps(goal_record(GOAL_MET))),
+            assistant("m3", text("Second try.")),
+            goal_record(GOAL_MET),
+        ],
+    )
+
+    assert transcript.goal_statuses(path) == ((GOAL_UNMET,), (GOAL_MET,), "Second try.")
+
+
+def test_goal_records_before_any_evaluation_and_none_at_all(tmp_path: Path) -> None:
+    pending = write_jsonl(tmp_path / "p.jsonl", [goal_record(GOAL_SET), assistant("m1", text("Working."))])
+    without = write_jsonl(tmp_path / "w.jsonl", [user("hi"), assistant("m1", text("Hello."))])
+
+    assert transcript.goal_statuses(pending) == ((GOAL_SET,), (), "Working.")
+    assert transcript.goal_statuses(without) == ((), (), "Hello.")
+    assert transcript.goal_statuses(tmp_path / "missing.jsonl") is None
+
+
+def test_a_transcript_longer_than_the_window_without_a_goal_record_in_it_says_nothing(tmp_path: Path) -> None:
+    path = write_jsonl(
+        tmp_path / "t.jsonl",
+        [goal_record(GOAL_SET), *(user("x" * 1000) for _ in range(40)), assistant("m1", text("Hm."))],
+    )
+
+    assert transcript.goal_statuses(path, max_bytes=10_000) is None
+    assert transcript.goal_statuses(path) == ((GOAL_SET,), (), "Hm.")

@@ -2,9 +2,10 @@
 
 A session's transcript grows to tens of megabytes, and what a hook needs is near its end: the last
 assistant message (`last_assistant_text`), whether a verifier ran a command since it started
-(`ran_a_command`). So the file is read backwards in blocks, only as far as needed and never past a window
-from the end; only whole lines are parsed, and an unreadable file reads as nothing. The model a subagent
-ran on is in the meta file beside its transcript (`agent_model`).
+(`ran_a_command`), the records of Claude Code's /goal around the turn a Stop ends (`goal_statuses`). So
+the file is read backwards in blocks, only as far as needed and never past a window from the end; only
+whole lines are parsed, and an unreadable file reads as nothing. The model a subagent ran on is in the
+meta file beside its transcript (`agent_model`).
 """
 
 from __future__ import annotations
@@ -56,6 +57,75 @@ def last_assistant_text(
             parts[:0] = texts
     text = "\n".join(parts).strip()
     return text or None
+
+
+_GOAL_STATUS = b'"goal_status"'
+
+
+def goal_statuses(
+    path: str | os.PathLike[str] | None, *, max_bytes: int = COMMAND_WINDOW_BYTES
+) -> tuple[tuple[dict[str, Any], ...], tuple[dict[str, Any], ...], str | None] | None:
+    """The `goal_status` attachments of a session's transcript (Claude Code's /goal, CLI 2.1.332: one
+    when it is set or cleared, one per evaluation at a Stop), split at the last assistant record: the
+    last one before it (none, or one), those after it (the evaluation of the Stop that turn ends, oldest
+    first), and that assistant record's last text block. None when the file cannot be read, or holds no
+    goal record in its last `max_bytes` and is longer (nothing can be said of the goal then)."""
+    fd = _open_regular(path)
+    if fd is None:
+        return None
+    try:
+        size = os.fstat(fd).st_size
+    except OSError:
+        os.close(fd)
+        return None
+    after: list[dict[str, Any]] = []
+    text: str | None = None
+    seen = False  # the last assistant record is behind us
+    try:
+        for line in _lines_from_end(fd, max_bytes):
+            if _GOAL_STATUS in line:
+                status = _goal_status(line)
+                if status is None:
+                    continue
+                if seen:
+                    return (status,), tuple(reversed(after)), text
+                after.append(status)
+            elif not seen and b'"assistant"' in line:
+                record = _json(line)
+                if isinstance(record, dict) and record.get("type") == "assistant":
+                    seen, text = True, _last_text(record)
+    except OSError:
+        return None
+    if size > max_bytes and not after:
+        return None
+    return (), tuple(reversed(after)), text
+
+
+def _goal_status(line: bytes) -> dict[str, Any] | None:
+    """The goal record on a line: `{"type": "attachment", "attachment": {"type": "goal_status", ...}}`.
+    A mention of the words in a message or a tool's output is another record, and is not one."""
+    record = _json(line)
+    if not isinstance(record, dict) or record.get("type") != "attachment":
+        return None
+    attachment = record.get("attachment")
+    if isinstance(attachment, dict) and attachment.get("type") == "goal_status":
+        return attachment
+    return None
+
+
+def _json(line: bytes) -> object:
+    try:
+        return json.loads(line)
+    except ValueError:
+        return None
+
+
+def _last_text(record: dict[str, Any]) -> str | None:
+    message = record.get("message")
+    if not isinstance(message, dict):
+        return None
+    texts = [b["text"] for b in _blocks(message, "text") if isinstance(b.get("text"), str)]
+    return str(texts[-1]) if texts else None
 
 
 def ran_a_command(path: str | os.PathLike[str] | None, since: datetime) -> bool:
