@@ -1,10 +1,11 @@
-"""Adopting the user's own loop: Anthropic's ralph-loop, or an oh-my-claudecode (OMC) ralph / autopilot
-mode, verified as a tiergate loop of the session.
+"""Adopting the user's own loop: Anthropic's ralph-loop, an oh-my-claudecode (OMC) ralph / autopilot
+mode, or Claude Code's own `/goal`, verified as a tiergate loop of the session.
 
 ralph-loop is learnt of from its command or its state file, and its claim is what ralph-loop itself
 accepts; an OMC mode's claim is the model clearing its state. While the foreign loop is alive it sends
-the model back itself, so a Stop without a claim is counted, not blocked. How each behaves, and why:
-docs/interop.md. Pure: text and parsed JSON in (`tiergate.handlers.adoption` reads the files).
+the model back itself, so a Stop without a claim is counted, not blocked. A goal's every Stop is a claim
+(`tiergate.loop.goal`). How each behaves, and why: docs/interop.md. Pure: text and parsed JSON in
+(`tiergate.handlers.adoption` reads the files).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from tiergate.loop.state import LoopState
 from tiergate.loop.transitions import halt
 from tiergate.text import minutes, plural
 
-Kind = Literal["ralph-loop", "omc-ralph", "omc-autopilot"]
+Kind = Literal["ralph-loop", "omc-ralph", "omc-autopilot", "goal"]
 RALPH_LOOP_COMMAND = "/ralph-loop:ralph-loop"
 RALPH_LOOP_STATE = ".claude/ralph-loop.local.md"
 OMC_COMMAND = "/oh-my-claudecode:"
@@ -352,11 +353,19 @@ _NAMES = {
     "ralph-loop": "ralph-loop",
     "omc-ralph": "oh-my-claudecode's ralph",
     "omc-autopilot": "oh-my-claudecode's autopilot",
+    "goal": "Claude Code's /goal",
 }
+
+
+def name_of(kind: str | None) -> str:
+    """What the user calls the loop an adopted one came from ("Claude Code's /goal")."""
+    return _NAMES.get(kind or "", kind or "")
 
 
 def how_it_ends(loop: LoopState) -> str:
     """How the adopted loop's completion claim is made."""
+    if loop.adopted == "goal":
+        return "you stop (every stop under the goal is a completion claim)"
     if loop.adopted == "ralph-loop":
         return f"you print <promise>{loop.promise}</promise>"
     mode = omc_mode(loop.adopted or "")
@@ -366,7 +375,9 @@ def how_it_ends(loop: LoopState) -> str:
 
 def adopted_context(loop: LoopState) -> str:
     """Additional context for Claude when tiergate adopts the user's loop."""
-    name = _NAMES.get(loop.adopted or "", loop.adopted or "")
+    if loop.adopted == "goal":
+        return _goal_context()
+    name = name_of(loop.adopted)
     return (
         f"tiergate verifies the completion of this {name} loop: when {how_it_ends(loop)}, tiergate first "
         "runs the project's checks and has an independent verifier check the claim, sized to the risk of the "
@@ -375,11 +386,22 @@ def adopted_context(loop: LoopState) -> str:
     )
 
 
+def _goal_context() -> str:
+    return (
+        "tiergate verifies this /goal: each time you stop, tiergate runs the project's checks on the "
+        "workspace and has an independent verifier check the work, sized to the risk of the change. Claude "
+        "Code's goal evaluator reads only the conversation, so its saying the condition is met does not end "
+        "the session: a stop the checks or the verifier refute sends you back to work with the reason, and "
+        "only the verifier's PASS lets the session end. Never write a tiergate-verdict block yourself."
+    )
+
+
 def adopted_message(loop: LoopState) -> str:
     """The user's notice when tiergate adopts their loop."""
-    name = _NAMES.get(loop.adopted or "", loop.adopted or "")
+    name = name_of(loop.adopted)
+    what = "the goal's stops" if loop.adopted == "goal" else f"{name}'s completion claim"
     return (
-        f"tiergate: verifying {name}'s completion claim (at most {plural(loop.max_iterations, 'iteration')}, "
+        f"tiergate: verifying {what} (at most {plural(loop.max_iterations, 'iteration')}, "
         f"{minutes(loop.budget)}). [interop] in .tiergate.toml turns this off; /tiergate:cancel "
         "stops it."
     )

@@ -59,7 +59,7 @@ def decide(state: LoopState | None, event: Event, now: float, limits: Limits = L
         return verifiers.on_subagent_stop(state, event, now, limits)
     if isinstance(event, Cancel):
         return _on_cancel(state, event, now)
-    return _on_notice(state, event)
+    return _on_notice(state, event, now)
 
 
 # Stop ---------------------------------------------------------------------------------------------------
@@ -84,6 +84,13 @@ def _stop_active(state: LoopState, ev: Stop, now: float, limits: Limits) -> Outc
     never_blocked = _never_blocked(state, ev, now)
     if never_blocked is not None:
         return never_blocked
+    if ev.goal is not None:
+        # Claude Code's /goal, adopted: a goal that ended other than met ends the loop (`goal`).
+        from tiergate.loop.goalloop import goal_ended
+
+        ended = goal_ended(state, ev.goal, now)
+        if ended is not None:
+            return ended
     if state.phase == "working":
         return _stop_working(state, ev, now, limits)
     if state.phase == "verifying":
@@ -132,10 +139,22 @@ def _never_blocked(state: LoopState, ev: Stop, now: float) -> Outcome | None:
     return None
 
 
-def wants_claim_facts(state: LoopState | None, claim: ClaimCheck) -> bool:
+def wants_claim_facts(state: LoopState | None, claim: ClaimCheck, fingerprint: str | None = None) -> bool:
     """Whether a Stop with `claim` needs the change measured (the costly part of a Stop), unless its
-    workspace is one already refuted (`refutation_for`)."""
-    return state is not None and state.active and state.phase == "working" and claim.claimed
+    workspace is one already refuted (`refutation_for`). A passed goal loop claims again on a workspace
+    changed since its PASS (`fingerprint`: the workspace now, when known): every stop under a goal is a
+    claim."""
+    if state is None or not state.active or not claim.claimed:
+        return False
+    if state.phase == "passed" and state.adopted == "goal":
+        return reopens(state, fingerprint)
+    return state.phase == "working"
+
+
+def reopens(state: LoopState, fingerprint: str | None) -> bool:
+    """Whether the workspace at a Stop is not the one a passed loop's verifier passed."""
+    known = fingerprint is not None and state.verified_fingerprint is not None
+    return known and fingerprint != state.verified_fingerprint
 
 
 def _stop_working(state: LoopState, ev: Stop, now: float, limits: Limits) -> Outcome:
@@ -237,13 +256,23 @@ def _stop_verifying(state: LoopState, ev: Stop, now: float, limits: Limits) -> O
 
 
 def _stop_passed(state: LoopState, ev: Stop, now: float, limits: Limits) -> Outcome:
-    known = ev.fingerprint is not None and state.verified_fingerprint is not None
-    if known and ev.fingerprint != state.verified_fingerprint:
+    if reopens(state, ev.fingerprint):
+        if state.adopted == "goal":
+            # Under a goal this stop is itself the claim on the changed workspace: judged at once.
+            reopened = replace(state, phase="working", verdict=None, verified_fingerprint=None)
+            return _stop_claim(reopened, ev, now, limits)
         reopened = replace(state, phase="working", feedback=messages.changed_after_pass(state))
         reasons = ("changed-after-pass: the workspace is not the one the verifier passed",)
         return send_back(reopened, ev, now, limits, "feedback", reasons)
     if state.features and state.approach < len(state.features):
         return _next_feature(state, ev, now, limits)
+    if state.adopted == "goal":
+        from tiergate.loop.goal import still_held
+        from tiergate.loop.goalloop import pending_reason
+
+        if ev.goal is not None and still_held(ev.goal):
+            # Claude Code's goal holds the session: the loop finishes when the goal does.
+            return Outcome(state, "goal-pending", (pending_reason(ev.goal),))
     done = replace(state, ended_at=now, end_reason="verified: PASS")
     reasons = ("passed: the verifier's PASS stands for this workspace",)
     # The workspace is the one the verifier passed: it becomes the last green point.
@@ -267,15 +296,18 @@ def _next_feature(state: LoopState, ev: Stop, now: float, limits: Limits) -> Out
 
 
 def _on_notice(
-    state: LoopState | None, ev: StopFailure | UserPrompt | TaskNotification | Compaction | SessionEnd
+    state: LoopState | None,
+    ev: StopFailure | UserPrompt | TaskNotification | Compaction | SessionEnd,
+    now: float,
 ) -> Outcome:
-    """The events that only tell the loop something: none blocks, none ends it."""
+    """The events that only tell the loop something: none blocks, and none ends it but an adopted goal
+    that ended (`tiergate.loop.goalloop`)."""
     if state is None or not state.active:
         return Outcome(state, "ignore", ("no active loop in this session",))
     if isinstance(ev, StopFailure):
         return _on_stop_failure(state, ev)
     if isinstance(ev, UserPrompt | TaskNotification):
-        return _on_prompt(state, ev)
+        return _on_prompt(state, ev, now)
     return _on_session_event(state, ev)
 
 
@@ -285,7 +317,7 @@ def _on_stop_failure(state: LoopState, ev: StopFailure) -> Outcome:
     return Outcome(replace(state, interrupted=ev.error, interrupted_turn=ev.prompt_id), "recorded", reasons)
 
 
-def _on_prompt(state: LoopState, ev: UserPrompt | TaskNotification) -> Outcome:
+def _on_prompt(state: LoopState, ev: UserPrompt | TaskNotification, now: float) -> Outcome:
     """A new turn starts: an API error that ended an earlier one exempts none of its stops. Only the
     user speaking counts as activity for the no-progress limit."""
     fresh = replace(state, interrupted=None, interrupted_turn=None)
@@ -297,6 +329,12 @@ def _on_prompt(state: LoopState, ev: UserPrompt | TaskNotification) -> Outcome:
     if isinstance(ev, TaskNotification):
         reasons = ("task-notification: a background task reported back; not the user, so not activity",)
         return Outcome(fresh, "task-notification", (*reasons, *dropped))
+    if ev.goal is not None:
+        from tiergate.loop.goalloop import goal_ended
+
+        ended = goal_ended(fresh, ev.goal, now)
+        if ended is not None:
+            return ended
     fresh = replace(fresh, idle_blocks=0, empty_turns=0, last_block_fingerprint=None)
     reasons = ("the user spoke: the no-progress count starts again",)
     return Outcome(fresh, "user-prompt", (*reasons, *dropped))

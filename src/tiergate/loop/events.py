@@ -10,6 +10,7 @@ from tiergate.loop.state import POLICIES, LoopState, Policies
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from tiergate.loop.claims import ClaimCheck
+    from tiergate.loop.goal import GoalAtStop
     from tiergate.loop.verdict import Judgement
     from tiergate.workspace.manifest import Changes
 
@@ -73,6 +74,9 @@ class Stop:
     foreign_alive: bool = False
     foreign_gone: str = ""
     log: str | None = None  # where the decision log is, for a message that sends the user there
+    # An adopted goal loop's goal, as the transcript records it at this Stop (None: not a goal loop, or
+    # its transcript could not be read).
+    goal: GoalAtStop | None = None
 
 
 @frozen
@@ -103,7 +107,11 @@ class SubagentStop:
 
 @frozen
 class UserPrompt:
-    """A prompt from the user (not a tiergate command): the user is back, so nothing is idle."""
+    """A prompt from the user (not a tiergate command): the user is back, so nothing is idle. An adopted
+    goal loop's goal comes with it, as the transcript records it now (Claude Code runs no hook for
+    `/goal clear`: the next prompt is where its end is seen first)."""
+
+    goal: GoalAtStop | None = None
 
 
 @frozen

@@ -43,6 +43,21 @@ def tag(state: LoopState) -> str:
     return promise_tag(state.promise)
 
 
+def claim_how(state: LoopState) -> str:
+    """How Claude claims the loop done, as an instruction: the promise at the end of its final message,
+    or, under Claude Code's /goal, any stop (`tiergate.loop.goalloop`)."""
+    if state.adopted == "goal":
+        return "stop (end your turn): under the /goal every stop is a completion claim"
+    return f"end your final message with {tag(state)} on its last line"
+
+
+def claim_reason(state: LoopState) -> str:
+    """The decision log's line for what made this Stop a claim."""
+    if state.adopted == "goal":
+        return "claim: every stop under Claude Code's /goal is a completion claim"
+    return f"claim: the final message ends with {tag(state)}"
+
+
 def _fit(text: str) -> str:
     return fit(text, MAX_REASON)
 
@@ -54,9 +69,8 @@ def back_to_work(state: LoopState, feedback: str | None, notes: Sequence[str]) -
         parts.append(fit(feedback, FEEDBACK_IN_REASON))
     parts.append(_task(state))
     parts.append(
-        f"When the task is completely done and your own checks pass, end your final message with "
-        f"{tag(state)} on its last line. An independent verifier then checks the claim; only its "
-        "verdict can end the loop."
+        f"When the task is completely done and your own checks pass, {claim_how(state)}. An independent "
+        "verifier then checks the claim; only its verdict can end the loop."
     )
     parts += [f"Note: {note}." for note in notes]
     return _fit("\n\n".join(parts))
@@ -142,8 +156,7 @@ def claim_error(state: LoopState, error: str) -> str:
     return _fit(
         "tiergate could not check your completion claim because of an internal error "
         f"({quote_inline(cut(error, 500))}). "
-        f"The claim was not verified. Check your work once more, then end your final message with "
-        f"{tag(state)} again."
+        f"The claim was not verified. Check your work once more, then {claim_how(state)} again."
     )
 
 
@@ -280,7 +293,7 @@ def empty_turns(reason: str) -> str:
 def changed_after_pass(state: LoopState) -> str:
     return (
         "The workspace changed after the verifier passed it, so that PASS no longer covers the work. "
-        f"Finish, then end your final message with {tag(state)} to have the final state verified."
+        f"Finish, then {claim_how(state)}, to have the final state verified."
     )
 
 
@@ -331,7 +344,7 @@ def started_context(state: LoopState) -> str:
     """Additional context when a loop starts (UserPromptSubmit) or the session resumes with one."""
     return _fit(
         f"tiergate loop active (iteration {state.iteration}/{state.max_iterations}). Work on the task until "
-        f"it is completely done. When it is, end your final message with {tag(state)} on its last line: "
+        f"it is completely done. When it is, {claim_how(state)}: "
         "tiergate then has the claim checked by an independent verifier, sized to the risk of the change, "
         "and only its verdict ends the loop. Never write a tiergate-verdict block yourself.\n\n"
         + _task(state)
@@ -349,7 +362,7 @@ def restated_context(state: LoopState, source: str | None) -> str:
         f"tiergate loop active (iteration {state.iteration}/{state.max_iterations}, phase {state.phase}). "
         f"{why}",
         _phase_line(state),
-        f"When the task is completely done, end your final message with {tag(state)} on its last line; "
+        f"When the task is completely done, {claim_how(state)}; "
         "only the verdict of the independent verifier tiergate asks for ends the loop. Never write a "
         "tiergate-verdict block yourself.",
         _task(state),

@@ -61,7 +61,7 @@ def gate_refuted(state: LoopState, ev: Stop, now: float, limits: Limits) -> Outc
         state.item, False, messages.cut(why, 500), stalls.signature(checks=failing), ev.fingerprint, "gate"
     )
     reasons = (
-        f"claim: the final message ends with {messages.tag(state)}",
+        messages.claim_reason(state),
         "gate-refuted: the project's checks refute the claim; no verifier is spawned",
         *(("regression: breaks " + ", ".join(broke),) if broke else ()),
         *gate.reasons,
@@ -98,7 +98,7 @@ def refuted_again(
         state.item, False, standing.reason, standing.signature, standing.fingerprint, standing.by
     )
     reasons = (
-        f"claim: the final message ends with {messages.tag(state)}",
+        messages.claim_reason(state),
         f"refuted-again: the workspace is unchanged since {standing.label} refuted it; no checks run, "
         "no verifier spawned",
     )

@@ -122,7 +122,7 @@ def request_verification(state: LoopState, ev: Stop, now: float, limits: Limits)
         claim_errors=0,
     )
     reasons = (
-        f"claim: the final message ends with {messages.tag(state)}",
+        messages.claim_reason(state),
         f"claim-type: {', '.join(verification.claim_types)}",
         *facts.reasons,
         *(ev.gate.reasons if ev.gate is not None else ()),

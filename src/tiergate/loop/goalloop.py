@@ -1,0 +1,115 @@
+"""Claude Code's `/goal` adopted as a tiergate loop: the command as Claude Code reads it, and what the loop
+decides when its goal ends other than met.
+
+Claude Code keeps a goal going with a session-scoped Stop hook whose evaluator reads the transcript alone
+(it cannot run a command or read a file), so its "met" is what the agent wrote, never evidence. tiergate
+adopts the goal as a loop of its own whose every Stop is a claim (`tiergate.handlers.adoption`), and takes
+from the transcript (`tiergate.loop.goal`) only what ends the loop without passing a claim: a goal
+declared impossible, cleared or never set, and a goal still running after a PASS (the PASS stands; the
+session goes on by Claude Code's hook, not tiergate's). See docs/interop.md, "Claude Code's /goal". Pure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from tiergate.frozen import frozen
+from tiergate.loop.adoption import Foreign, Kind, NotAdopted
+from tiergate.loop.events import Outcome
+from tiergate.loop.goal import Goal, GoalAtStop
+from tiergate.loop.logfields import snapshot
+from tiergate.loop.state import LoopState
+from tiergate.loop.transitions import halt
+from tiergate.text import clip, quote_inline
+
+KIND: Kind = "goal"
+COMMAND = "/goal"
+# The arguments that clear the goal instead of setting one (Claude Code 2.1.332), in any case.
+CLEAR_WORDS = frozenset({"clear", "stop", "off", "reset", "none", "cancel"})
+# Claude Code refuses a longer condition typed after /goal ("Goal condition is limited to 4000 characters").
+MAX_CONDITION = 4000
+# What Claude Code queues as the next prompt when the user approves a goal the model proposed.
+APPROVED_PREFIX = "Goal set: "
+# The goal's tool (its older name too), the one tool tiergate's PostToolUse hook is registered for.
+GOAL_TOOLS = frozenset({"SetGoal", "ProposeGoal"})
+
+
+@frozen
+class GoalClear:
+    """`/goal clear` (or stop, off, reset, none, cancel): the user ends the goal."""
+
+
+def parse_goal_command(prompt: str) -> Foreign | NotAdopted | GoalClear | None:
+    """What a prompt does to the goal, as Claude Code reads `/goal <condition>`: sets one (a foreign loop
+    to adopt), clears it, or nothing tiergate acts on (`/goal` alone shows it; any other prompt)."""
+    text = prompt.strip()
+    if text != COMMAND and not text.startswith((COMMAND + " ", COMMAND + "\t", COMMAND + "\n")):
+        return None
+    condition = text[len(COMMAND) :].strip()
+    if not condition:
+        return None
+    if condition.lower() in CLEAR_WORDS:
+        return GoalClear()
+    if len(condition) > MAX_CONDITION:
+        return NotAdopted(KIND, f"Claude Code refuses a condition over {MAX_CONDITION:,} characters")
+    return Foreign(KIND, condition)
+
+
+def approved_condition(prompt: str) -> str | None:
+    """The condition of the prompt Claude Code queues when the user approves a proposed goal; the
+    transcript must still confirm it (`goal_of`): anyone can type those words."""
+    text = prompt.strip()
+    if not text.startswith(APPROVED_PREFIX):
+        return None
+    return text[len(APPROVED_PREFIX) :].strip() or None
+
+
+# When the goal ends ---------------------------------------------------------------------------------
+
+
+def goal_ended(state: LoopState, goal: GoalAtStop, now: float) -> Outcome | None:
+    """What an adopted goal loop does at a Stop, or at the user's next prompt, when its goal ended other
+    than met, or never was; None when the loop goes on (a Stop is then judged as any claim is). A passed
+    loop keeps its PASS (`tiergate.loop.decision`).
+
+    Declared impossible, or never set: the loop halts (the stop goes through, the user is told why and
+    alerted), so that nothing traps the user. Cleared (`/goal clear`, which Claude Code runs no hook for,
+    or Claude Code after an unrecoverable error): the loop ends with it, and the user is told and alerted
+    too: the transcript is a file the agent can write, so its word that the goal ended must never end a
+    loop unseen, nor pass a claim."""
+    if state.phase == "passed":
+        return None
+    current = goal.now
+    if current.status == "impossible":
+        why = f"Claude Code's goal evaluator declared the goal impossible: {_reason(current)}"
+        return halt(state, now, why)
+    if current.status == "none":
+        return halt(state, now, "Claude Code did not set the goal: the session's transcript records none")
+    if current.status == "cleared":
+        return _cleared(state, now)
+    return None
+
+
+def _cleared(state: LoopState, now: float) -> Outcome:
+    why = "the goal was cleared (/goal clear), as the session's transcript records"
+    ended = replace(state, phase="cancelled", ended_at=now, end_reason=why, verification=None)
+    open_ = () if state.verification is None else (snapshot(state.verification, "VOID", why=why),)
+    message = (
+        "tiergate: the adopted /goal loop ended: the session's transcript records the goal cleared "
+        f"(iteration {state.iteration}/{state.max_iterations}). The work so far stays in the workspace."
+    )
+    reasons = (f"goal-cleared: {why}; the adopted loop ends with it",)
+    return Outcome(ended, "goal-cleared", reasons, message=message, verifications=open_, alert=message)
+
+
+def pending_reason(goal: GoalAtStop) -> str:
+    heard = f"its evaluator says not yet: {_reason(goal.now)}" if goal.evaluated else "no evaluation in time"
+    return (
+        f"goal-pending: the verifier's PASS stands for this workspace; Claude Code's goal still runs "
+        f"({heard}), so the session goes on by its hook: the loop finishes when the goal does, and a "
+        "change reopens it"
+    )
+
+
+def _reason(goal: Goal) -> str:
+    return quote_inline(clip(goal.reason, 300, "...")) if goal.reason else "(no reason given)"
