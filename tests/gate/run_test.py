@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -315,15 +316,48 @@ def test_the_baseline_worktree_runs_none_of_the_repository_hooks(repo: Path, tmp
     assert not marker.exists()
 
 
-def test_a_workspace_at_the_base_is_its_own_baseline(repo: Path, tmp_path: Path) -> None:
+def test_a_workspace_at_the_base_is_never_its_own_baseline(repo: Path, tmp_path: Path) -> None:
     counter = tmp_path / "runs"
     write(repo, {"app_checks.py": UNITS_FAILING_BEFORE})
     commit_all(repo, "a known failing test")
     checks = [counted("tests", UNITTEST, counter)]
     result = gate(repo, checks, head(repo))
     assert not result.refuted
-    assert "baseline run in the workspace" in result.pre_existing[0].reason
-    assert runs(counter) == [str(repo)]  # not run a second time for the baseline
+    assert "baseline run in a worktree of the base" in result.pre_existing[0].reason
+    # The check ran in the workspace, then at the base in a worktree: what git ignores in the workspace
+    # (bytecode, a planted build) may change what runs there while it reads as the base.
+    [here, there] = runs(counter)
+    assert here == str(repo)
+    assert there != str(repo)
+
+
+def test_bytecode_planted_in_a_workspace_at_the_base_does_not_become_the_baseline(repo: Path) -> None:
+    app = "def total(items):\n    return sum(items)\n"
+    write(repo, {"app.py": app, ".gitignore": "__pycache__/\n"})
+    commit_all(repo, "total")
+    base = head(repo)
+    # The agent compiles a broken total() into app.py's cached bytecode, stamped as app.py is: while the
+    # workspace reads as the base, its tests fail, and would look like failures the loop began with.
+    broken = "def total(items):\n    return -1\n"
+    write(repo, {"app.py": broken})
+    subprocess.run([sys.executable, "-m", "py_compile", "app.py"], cwd=repo, check=True)
+    write(repo, {"app.py": app})
+    stat = (repo / "app.py").stat()
+    [pyc] = (repo / "__pycache__").glob("app.*.pyc")
+    data = bytearray(pyc.read_bytes())
+    data[8:12] = int(stat.st_mtime).to_bytes(4, "little")
+    data[12:16] = (stat.st_size & 0xFFFFFFFF).to_bytes(4, "little")
+    pyc.write_bytes(bytes(data))
+    checks = [make_check("tests", UNITTEST, "test")]
+    at_base = gate(repo, checks, base)
+    assert at_base.refuted  # the planted bytecode runs in the workspace...
+    kept = evidencecache.load_baseline(project(repo), base)
+    assert [entry.result.status for entry in kept.values()] == ["passed"]  # ...not in the baseline
+    pyc.unlink()
+    write(repo, {"app.py": broken})
+    claim = gate(repo, checks, base)
+    assert claim.refuted
+    assert "passed at the baseline" in claim.verdicts[0].reason
 
 
 def test_a_change_measured_just_before_gives_the_fingerprint_git_would(repo: Path, tmp_path: Path) -> None:
@@ -352,7 +386,7 @@ def test_a_change_measured_from_another_base_or_with_other_exclusions_is_not_use
         assert run_gate(project(repo), base, checks, change=stale).fingerprint == fingerprint(repo, base)
 
 
-def test_a_change_from_head_that_is_empty_makes_the_workspace_its_own_baseline(
+def test_a_change_from_head_that_is_empty_still_takes_its_baseline_from_a_worktree(
     repo: Path, tmp_path: Path
 ) -> None:
     counter = tmp_path / "runs"
@@ -361,8 +395,9 @@ def test_a_change_from_head_that_is_empty_makes_the_workspace_its_own_baseline(
     checks = [counted("tests", UNITTEST, counter)]
     result = run_gate(project(repo), None, checks, change=measure_change(repo, "HEAD"))
     assert not result.refuted
-    assert "baseline run in the workspace" in result.pre_existing[0].reason
-    assert runs(counter) == [str(repo)]
+    assert "baseline run in a worktree of the base" in result.pre_existing[0].reason
+    assert runs(counter)[0] == str(repo)
+    assert len(runs(counter)) == 2
 
 
 def test_a_baseline_kept_for_the_base_serves_later_claims(repo: Path, tmp_path: Path) -> None:
@@ -372,11 +407,12 @@ def test_a_baseline_kept_for_the_base_serves_later_claims(repo: Path, tmp_path: 
     base = head(repo)
     checks = [counted("tests", UNITTEST, counter)]
     entries = ensure_baseline(project(repo), base, checks)
-    assert [e.where for e in entries.values()] == ["workspace"]
+    assert [e.where for e in entries.values()] == ["worktree"]
     write(repo, {"app.py": APP + "\n# edited\n"})
     result = gate(repo, checks, base)
     assert not result.refuted
-    assert runs(counter) == [str(repo), str(repo)]  # once at the start, once for the claim
+    [at_start, claim] = runs(counter)  # once at the start, in a worktree; once for the claim
+    assert (at_start != str(repo), claim) == (True, str(repo))
 
 
 def test_a_loop_begun_before_the_first_commit_has_no_baseline(tmp_path: Path) -> None:
@@ -490,7 +526,7 @@ def test_the_budget_cuts_the_last_stage_short_and_nothing_is_kept(repo: Path, cl
     assert (tests.result.status, tests.standing) == ("timed_out", "new")
     assert tests.result.reason.endswith("s: the gate's time budget ran out")
     assert not run_gate(project(repo), None, checks[:1], timeout=60).reused  # nothing was kept
-    assert evidencecache.load_baseline(project(repo), head(repo)).keys() == {checks[0].key}
+    assert evidencecache.load_baseline(project(repo), head(repo)) == {}  # nothing failed at the base
 
 
 def test_a_stage_the_budget_has_no_time_for_is_not_run_and_refutes(

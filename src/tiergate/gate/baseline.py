@@ -1,8 +1,8 @@
 """The checks' state when the loop began: each check's result at the loop's base commit.
 
-Run in the workspace when it is exactly the base, else in a temporary worktree of the base commit, and
-kept by base commit (`tiergate.gate.cache`), so each check runs at the base at most once.
-See docs/judging.md, "The baseline".
+Run in a temporary worktree of the base commit, never in the workspace (even one that reads as the base:
+what git ignores can change what runs there), and kept by base commit (`tiergate.gate.cache`), so each
+check runs at the base at most once. See docs/judging.md, "The baseline".
 """
 
 from __future__ import annotations
@@ -77,9 +77,6 @@ def entries_from(results: Sequence[CheckResult], where: Where) -> dict[str, Base
 def _run_at(
     project: Project, commit: str, checks: Sequence[Check], timeout: float, progress: Progress | None
 ) -> dict[str, BaselineEntry]:
-    if workspace_at(project.root, commit):
-        results = run_reported(checks, project.root, timeout=timeout, progress=progress, label=LABEL)
-        return entries_from(results, "workspace")
     top = repository.repo_root(project.root)
     inside = project.root.resolve().relative_to(top.resolve())
     with worktree(top, commit) as tree:

@@ -84,6 +84,9 @@ FAILING: frozenset[str] = frozenset({"failed", "timed_out", "not_found", "error"
 # or a test check that ran not one test (`tiergate.gate.testevidence`): it shows nothing about the
 # workspace, so it is never passed and never excused.
 COULD_NOT_RUN: frozenset[str] = frozenset({"not_found", "error", "no_tests"})
+# How a result the gate's time budget cut short (or left unrun) ends its reason: tiergate's lack of time,
+# not the check's doing (`tiergate.gate.run`).
+OUT_OF_TIME = "the gate's time budget ran out"
 
 
 @frozen
@@ -110,6 +113,11 @@ class CheckResult:
     @property
     def could_not_run(self) -> bool:
         return self.status in COULD_NOT_RUN
+
+    @property
+    def out_of_time(self) -> bool:
+        """Cut short, or never started, for lack of the gate's time: no fact about the check."""
+        return self.status == "timed_out" and self.reason.endswith(OUT_OF_TIME)
 
     @property
     def key(self) -> str:

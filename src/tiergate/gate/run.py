@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from tiergate import foreign
 from tiergate.gate import baseline, scratch
 from tiergate.gate import cache as evidencecache
-from tiergate.gate.checks import BEHAVIOUR_STAGE, COMPILE_STAGE, Check, CheckResult
+from tiergate.gate.checks import BEHAVIOUR_STAGE, COMPILE_STAGE, OUT_OF_TIME, Check, CheckResult
 from tiergate.gate.coverage.measuring import Measurement
 from tiergate.gate.pertest.testfiles import tests_among
 from tiergate.gate.processes import DEFAULT_TIMEOUT, Progress, skipped
@@ -50,6 +50,7 @@ def run_gate(
     measure: Sequence[str] | None = None,
     refute_regressions: bool = False,
     change: ChangeMeasurement | None = None,
+    for_task: bool = False,
 ) -> GateResult:
     """Run (or reuse) the checks for the workspace at `project.root` and judge them against the
     baseline at `base` (the loop's base; HEAD when None). `timeout` is per check, `budget` (seconds,
@@ -64,7 +65,10 @@ def run_gate(
     `base` with `exclusions`, measured by the caller with nothing run since (no check yet, no agent
     code): the workspace's fingerprint before the checks, the base commit and whether the workspace is
     that commit come from it rather than from git (a change measured otherwise is not used); its paths
-    are the changed paths the base tests look at (None: asked of git when needed)."""
+    are the changed paths the base tests look at (None: asked of git when needed). `for_task`: the run
+    of a completed task's step claim (`tiergate.handlers.task_completed`): it reuses what a claim kept for
+    the workspace, but keeps its own results apart, so that a claim never stands on a task's run (a task
+    may be marked completed again and again until a flaky test passes once)."""
     checks = tuple(checks)
     strict = frozenset(strict)
     if not checks:
@@ -80,13 +84,22 @@ def run_gate(
         before = fingerprint(project.root, base, exclusions)
     at_base = _at_base(measured) if measured is not None else None
     changed = None if change is None else change.paths
-    key = evidencecache.evidence_key(before, commit or "", checks, timeout) if before else None
+    claim_key, key = _keys(before, commit, checks, timeout, for_task=for_task)
     measurement = None if measure is None else Measurement(project, checks, measure)
-    kept = _kept(project, key, measurement) if key and reuse else None
+    kept = _reused(project, (claim_key, key), measurement) if key and reuse else None
     deadline = None if budget is None else time.monotonic() + budget
     if kept is not None:
         run = _Run(
-            project, commit, checks, timeout, deadline, progress, strict, changed=changed, at_base=at_base
+            project,
+            commit,
+            checks,
+            timeout,
+            deadline,
+            progress,
+            strict,
+            changed=changed,
+            at_base=at_base,
+            for_task=for_task,
         )
         entries = run.baseline_for(kept[0])
         result = judge(kept[0], entries, fingerprint=before, reused=True, strict=strict)
@@ -104,7 +117,9 @@ def run_gate(
         return replace(result, coverage=kept[1])
     try:
         env = measurement.env() if measurement else {}
-        run = _Run(project, commit, checks, timeout, deadline, progress, strict, env, changed, at_base)
+        run = _Run(
+            project, commit, checks, timeout, deadline, progress, strict, env, changed, at_base, for_task
+        )
         results = run.staged()
         coverage = measurement.collect(results) if measurement else None
     finally:
@@ -179,6 +194,29 @@ def kept_coverage(
     return None if kept is None else kept[1]
 
 
+def _reused(
+    project: Project, keys: tuple[str | None, ...], measurement: Measurement | None
+) -> tuple[tuple[CheckResult, ...], GateCoverage | None] | None:
+    """The first results kept under one of `keys` (a claim's, then this run's own)."""
+    for key in dict.fromkeys(k for k in keys if k):
+        kept = _kept(project, key, measurement)
+        if kept is not None:
+            return kept
+    return None
+
+
+def _keys(
+    before: str | None, commit: str | None, checks: Sequence[Check], timeout: float, *, for_task: bool
+) -> tuple[str | None, str | None]:
+    """The evidence key a claim's run keeps its results under, and this run's own: a completed task's
+    keeps them apart (None, None: no fingerprint, nothing is kept)."""
+    if not before:
+        return None, None
+    claim_key = evidencecache.evidence_key(before, commit or "", checks, timeout)
+    task_key = hashlib.sha256(f"task\0{claim_key}".encode()).hexdigest()
+    return claim_key, task_key if for_task else claim_key
+
+
 def _kept(
     project: Project, key: str, measurement: Measurement | None
 ) -> tuple[tuple[CheckResult, ...], GateCoverage | None] | None:
@@ -205,6 +243,9 @@ class _Run:
     env: dict[str, dict[str, str]] = field(default_factory=dict)  # added to some checks', by key
     changed: Sequence[str] | None = None  # the change's paths; None: asked of git when needed
     at_base: bool | None = None  # whether the workspace is the base commit; None: asked of git
+    # A completed task's run: a check that ran past its own timeout wants its baseline too, to tell a hang
+    # the change brought from one the loop began with (`tiergate.gate.regressions`).
+    for_task: bool = False
     cut_short: bool = field(default=False, init=False)  # some check got less than the full timeout
 
     def __post_init__(self) -> None:
@@ -239,11 +280,9 @@ class _Run:
         if allowed < self.timeout and any(r.status == "timed_out" for r in results):
             self.cut_short = True
             results = tuple(_out_of_time(r) if r.status == "timed_out" else r for r in results)
-        if self.at_base and self.commit is not None:
-            # The workspace is the base: these results are the baseline (but not what the budget cut).
-            whole = [r for r in results if not (self.cut_short and r.status == "timed_out")]
-            fresh = baseline.entries_from(whole, "workspace")
-            self.entries = evidencecache.store_baseline(self.project, self.commit, fresh)
+        # Never the baseline, even when the workspace is the base: what git ignores (bytecode, a planted
+        # build) can change what runs while the workspace still reads as the base, and a baseline is kept
+        # for every later loop on that commit. The baseline runs in a worktree of the commit alone.
         return results
 
     def baseline_for(self, results: Sequence[CheckResult]) -> dict[str, BaselineEntry]:
@@ -254,11 +293,11 @@ class _Run:
         missing = [
             r
             for r in results
-            if (self._excusable(r) or self._contracted(r))
+            if (self._excusable(r) or self._contracted(r) or self._hung(r))
             and r.key not in self.entries
             and r.key not in self.strict
         ]
-        if missing and self.commit is not None and not self.at_base and self._time_left() >= self.timeout:
+        if missing and self.commit is not None and self._time_left() >= self.timeout:
             wanted = {r.key for r in missing}
             checks = [c for c in self.checks if c.key in wanted]
             self.entries = baseline.ensure_baseline(
@@ -269,6 +308,9 @@ class _Run:
     @staticmethod
     def _excusable(result: CheckResult) -> bool:
         return result.failing and result.status != "timed_out" and not result.could_not_run
+
+    def _hung(self, result: CheckResult) -> bool:
+        return self.for_task and result.status == "timed_out" and not result.out_of_time
 
     def _contracted(self, result: CheckResult) -> bool:
         """Whether the check's tests at the base are wanted, to tell the tests lost since then."""
@@ -337,8 +379,8 @@ def _base_tests_key(key: str) -> str:
 def _out_of_time(result: CheckResult) -> CheckResult:
     """A result cut short by the gate's budget (or never started for lack of it): a timeout."""
     reason = (
-        f"timed out after {result.duration:.0f} s: the gate's time budget ran out"
+        f"timed out after {result.duration:.0f} s: {OUT_OF_TIME}"
         if result.status == "timed_out"
-        else "not run: the gate's time budget ran out"
+        else f"not run: {OUT_OF_TIME}"
     )
     return replace(result, status="timed_out", reason=reason)
