@@ -11,6 +11,7 @@ from tiergate.gate.checks import CheckResult, Status, kind_of
 from tiergate.gate.pertest.record import Outcome, TestRun
 from tiergate.gate.regressions import (
     HIDDEN,
+    HUNG,
     NOT_COMPARED,
     PASSED_FAILS,
     REFUSAL_LIMIT,
@@ -292,36 +293,58 @@ def test_a_check_that_passed_then_and_fails_now_naming_no_failing_test_refuses()
 # No evidence either way ------------------------------------------------------------------------------------
 
 
-def test_a_check_that_timed_out_or_ran_out_of_budget_is_no_evidence_and_is_said_so() -> None:
-    slow = check("timed_out", name="slow tests", command="pytest slow", reason="timed out after 3 s")
+def test_a_check_the_budget_cut_short_is_no_evidence_and_is_said_so() -> None:
     cut = check(
         "timed_out",
         name="e2e",
         command="pytest e2e",
         reason="timed out after 1 s: the gate's time budget ran out",
     )
+    unrun = check(
+        "timed_out", name="slow", command="pytest slow", reason="not run: the gate's time budget ran out"
+    )
 
-    ruling = judge_step(gate([slow, cut], [check("passed", name="slow tests", command="pytest slow")]))
+    ruling = judge_step(gate([cut, unrun], [check("passed", name="e2e", command="pytest e2e")]))
 
     assert_accepted(ruling)
     assert ruling.unfinished == (
-        "check slow tests (timed out after 3 s)",
         "check e2e (timed out after 1 s: the gate's time budget ran out)",
+        "check slow (not run: the gate's time budget ran out)",
     )
     assert ruling.reasons[1] == (
-        "not-evidence: check slow tests (timed out after 3 s) did not finish: it shows nothing either way, "
-        "and tiergate never refuses a task for its own lack of time"
+        "not-evidence: check e2e (timed out after 1 s: the gate's time budget ran out) did not finish: it "
+        "shows nothing either way, and tiergate never refuses a task for its own lack of time"
     )
-    assert unfinished_notice("3", ruling) == (
-        "tiergate: task #3 was accepted, but check slow tests (timed out after 3 s); check e2e (timed out "
-        "after 1 s: the gate's time budget ran out) did not finish: it shows nothing either way, and "
-        "tiergate never refuses a task for its own lack of time"
+    assert unfinished_notice("3", ruling).startswith(
+        "tiergate: task #3 was accepted, but check e2e (timed out after 1 s: the gate's time budget ran "
+        "out); check slow (not run: the gate's time budget ran out) did not finish: it shows nothing"
     )
     assert unfinished_notice("3", StepRuling((), ())) == ""
 
 
+def test_a_check_that_runs_past_its_own_timeout_is_a_hang_refused_as_at_a_claim() -> None:
+    hung = check("timed_out", name="slow tests", command="pytest slow", reason="timed out after 3 s")
+
+    ruling = judge_step(gate([hung], [check("passed", name="slow tests", command="pytest slow")]))
+    unknown = judge_step(gate([hung]))  # no result from when the loop began: a hang still refuses
+    failed_then = judge_step(gate([hung], [check("failed", name="slow tests", command="pytest slow")]))
+
+    for refused in (ruling, unknown):
+        [regression] = refused.regressions
+        assert regression.text() == f"check slow tests: {HUNG}: timed out after 3 s"
+    assert_accepted(failed_then)
+    assert "remaining-work: check slow tests failed when the loop began and does not finish now" in (
+        failed_then.reasons
+    )
+
+
 def test_a_regression_is_refused_beside_a_check_that_did_not_finish_which_is_listed_apart() -> None:
-    slow = check("timed_out", name="slow", command="sleep 60", reason="timed out after 3 s")
+    slow = check(
+        "timed_out",
+        name="slow",
+        command="sleep 60",
+        reason="timed out after 3 s: the gate's time budget ran out",
+    )
     lint = check(name="lint", command="ruff check .", output="calc.py:1:1: F401 unused\n")
     then = [check("passed", name="lint", command="ruff check .")]
 
@@ -329,16 +352,21 @@ def test_a_regression_is_refused_beside_a_check_that_did_not_finish_which_is_lis
 
     listed = text.split("These checks did not finish, so they show nothing either way:\n")
     assert "  - check lint: passed when the loop began and fails now" in listed[0]
-    assert listed[1].startswith("  - check slow (timed out after 3 s)\n")
+    assert listed[1].startswith("  - check slow (timed out after 3 s: the gate's time budget ran out)\n")
 
 
 def test_a_failing_check_with_no_result_from_when_the_loop_began_refuses_nothing() -> None:
     ruling = judge_step(gate([check(output=pytest_output({ADD: "boom"}), run=record({ADD: "failed"}))]))
 
-    assert_accepted(ruling)
+    assert not ruling.refused
+    assert ruling.reasons[0].startswith("task-accepted: nothing shown broken, but some checks could not be")
     assert (
         "no-baseline: check tests fails now, with no result from when the loop began to compare"
         in ruling.reasons
+    )
+    assert unfinished_notice("2", ruling) == (
+        "tiergate: task #2 was accepted, but some checks could not be compared with the base (no result "
+        "from when the loop began): the loop's claim judges them"
     )
 
 

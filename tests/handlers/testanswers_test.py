@@ -17,7 +17,13 @@ from tiergate.gate import cache
 from tiergate.gate.checks import Check, CheckResult
 from tiergate.gate.pertest.record import Outcome, TestRun
 from tiergate.gate.standing import BaselineEntry
-from tiergate.handlers.testanswers import FAILING_NOTE, failing_tests, hard_coded_answers, runner_key
+from tiergate.handlers.testanswers import (
+    FAILING_NOTE,
+    UNKNOWN_NOTE,
+    failing_tests,
+    hard_coded_answers,
+    runner_key,
+)
 from tiergate.project import Project
 from tiergate.tier.assess import measure_for
 
@@ -96,6 +102,22 @@ def test_a_failing_tests_answer_in_the_code_is_named_from_the_base_tests_as_comm
         f'tests/test_calc.py::test_mul ({FAILING_NOTE}) written into the code: "if a == 2 and b == 3:"'
     )
     assert _ran_at_base(project)  # no baseline kept: the base's tests ran once to say which failed
+
+
+def test_with_no_time_left_for_the_base_run_every_test_whose_answer_is_in_the_code_is_named(
+    tmp_path: Path,
+) -> None:
+    # The correct mul at the base: its test passed then, so with time the hit would not be named.
+    project = a_project(init_repo(tmp_path / "repo", {**python(), "calc.py": PY_CORRECT}))
+    write(project.root, {"calc.py": HARD_CODED})
+    config = load_config(project.root)
+    change = measure_for(project.root, "HEAD", config)
+
+    hits = hard_coded_answers(project, config, "HEAD", change, time_left=config.gate.timeout_seconds - 1)
+
+    named = [h.describe() for h in hits]
+    assert any(f"tests/test_calc.py::test_mul ({UNKNOWN_NOTE})" in hit for hit in named), named
+    assert not _ran_at_base(project)  # tiergate's lack of time lowers no tier, and runs nothing
 
 
 def test_a_test_passing_at_the_base_is_not_named(tmp_path: Path) -> None:

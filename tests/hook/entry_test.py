@@ -71,6 +71,11 @@ class Sandbox:
             base |= {"agent_id": "a3d98629b342db2b6", "agent_type": "tiergate:architect-low"}
         if event == "UserPromptSubmit":
             base["prompt"] = "hello"
+        if event == "TaskCompleted":
+            base |= {"task_id": "1", "task_subject": "Fix add", "task_description": "make add() correct"}
+        if event == "PostToolUse":
+            goal = {"condition": "the tests pass"}
+            base |= {"tool_name": "SetGoal", "tool_input": goal, "tool_response": {**goal, "askUser": True}}
         return base | fields
 
 
@@ -340,7 +345,7 @@ def test_an_unreadable_transcript_path_is_no_problem(sandbox: Sandbox) -> None:
     assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
 
 
-@pytest.mark.parametrize("args", [[], ["Nope"], ["stop"], ["Stop", "extra"], ["PostToolUse"]])
+@pytest.mark.parametrize("args", [[], ["Nope"], ["stop"], ["Stop", "extra"], ["PreToolUse"]])
 def test_a_wrong_event_name_is_one_line(sandbox: Sandbox, args: list[str]) -> None:
     message = only_message(run_hook(sandbox, args, as_json(sandbox.payload())))
 

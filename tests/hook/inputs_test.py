@@ -75,6 +75,25 @@ OBSERVED: dict[str, dict[str, Any]] = {
         "error_details": "429 Too Many Requests",
         "last_assistant_message": "Working on it",
     },
+    # Observed on 2.1.332 (a TaskUpdate setting task #1 completed).
+    "TaskCompleted": {
+        **COMMON,
+        "prompt_id": "p1",
+        "hook_event_name": "TaskCompleted",
+        "task_id": "1",
+        "task_subject": "Fix add",
+        "task_description": "make add() correct",
+    },
+    # The goal tool's fields as sdk-tools.d.ts 0.3.332 declares them (print mode refuses the tool).
+    "PostToolUse": {
+        **COMMON,
+        "permission_mode": "default",
+        "hook_event_name": "PostToolUse",
+        "tool_name": "SetGoal",
+        "tool_input": {"condition": "every test passes", "ask_user": False},
+        "tool_response": {"condition": "every test passes", "askUser": False},
+        "tool_use_id": "toolu_1",
+    },
 }
 
 
@@ -111,7 +130,12 @@ def test_fields_tiergate_does_not_read_are_ignored(event: str) -> None:
 
 @pytest.mark.parametrize("event", EVENTS)
 def test_only_session_id_and_cwd_are_required_besides_the_events_own_keys(event: str) -> None:
-    own_required = {"UserPromptSubmit": {"prompt": "p"}, "SubagentStart": {"agent_id": "a1"}}
+    own_required = {
+        "UserPromptSubmit": {"prompt": "p"},
+        "SubagentStart": {"agent_id": "a1"},
+        "TaskCompleted": {"task_id": "1"},
+        "PostToolUse": {"tool_name": "SetGoal"},
+    }
     payload = {"session_id": "s1", "cwd": "/p", **own_required.get(event, {})}
     if event == "SubagentStop":
         payload["agent_id"] = "a1"
@@ -244,8 +268,8 @@ def test_a_payload_that_does_not_fit_is_one_line_input_error(
 
 
 def test_an_unknown_event_is_an_input_error() -> None:
-    with pytest.raises(InputError, match="PostToolUse"):
-        parse_input("PostToolUse", OBSERVED["Stop"])
+    with pytest.raises(InputError, match="PreToolUse"):
+        parse_input("PreToolUse", OBSERVED["Stop"])
 
 
 def test_a_plain_input_is_read_without_importing_pydantic() -> None:

@@ -37,8 +37,8 @@ def test_a_subagent_s_empty_transcript_path_is_no_path() -> None:
 
 
 def test_an_event_tiergate_does_not_handle_is_refused_by_name() -> None:
-    with pytest.raises(InputError, match="tiergate does not handle 'PostToolUse' hook events"):
-        inputschema.validate("PostToolUse", COMMON)
+    with pytest.raises(InputError, match="tiergate does not handle 'PreToolUse' hook events"):
+        inputschema.validate("PreToolUse", COMMON)
 
 
 def test_a_session_id_that_could_escape_a_folder_is_refused() -> None:

@@ -10,7 +10,7 @@ from tiergate.hook.protocol import HookAnswer, HookReply, render
 from tiergate.hook.registry import EVENTS
 
 ALL_EVENTS = EVENTS
-NO_CONTEXT_EVENTS = ("PreCompact", "SessionEnd", "StopFailure")
+NO_CONTEXT_EVENTS = ("PreCompact", "SessionEnd", "StopFailure", "TaskCompleted")
 COMMON = {
     "session_id": "3f2b8c1e-9d7a-4c1b-8e2f-5a6b7c8d9e0f",
     "transcript_path": "/home/me/.claude/projects/-home-me-proj/3f2b8c1e-9d7a-4c1b-8e2f-5a6b7c8d9e0f.jsonl",
@@ -53,8 +53,9 @@ def test_a_block_without_a_reason_is_refused(reason: str) -> None:
         render("Stop", HookReply(block_reason=reason))
 
 
-def test_redo_feedback_is_stderr_with_exit_2() -> None:
-    answer = render("SubagentStop", HookReply(redo_feedback="Run the tests and quote their output."))
+@pytest.mark.parametrize("event", ["SubagentStop", "TaskCompleted"])
+def test_redo_feedback_is_stderr_with_exit_2(event: str) -> None:
+    answer = render(event, HookReply(redo_feedback="Run the tests and quote their output."))
 
     assert answer == HookAnswer(stdout="", stderr="Run the tests and quote their output.", exit_code=2)
 
@@ -66,8 +67,8 @@ def test_redo_feedback_keeps_a_system_message_for_the_user() -> None:
     assert _stdout_json(answer) == {"systemMessage": "verdict 1/3 sent back"}
 
 
-@pytest.mark.parametrize("event", [e for e in ALL_EVENTS if e != "SubagentStop"])
-def test_redo_feedback_only_on_subagent_stop(event: str) -> None:
+@pytest.mark.parametrize("event", [e for e in ALL_EVENTS if e not in ("SubagentStop", "TaskCompleted")])
+def test_redo_feedback_only_on_subagent_stop_and_task_completed(event: str) -> None:
     with pytest.raises(ValueError, match="back to work"):
         render(event, HookReply(redo_feedback="again"))
 

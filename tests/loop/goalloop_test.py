@@ -82,14 +82,15 @@ def stop(goal: GoalAtStop | None, **fields: Any) -> Stop:
 @pytest.mark.parametrize(
     ("now", "why"),
     [
-        (Goal("impossible", CONDITION, "contradiction"), "declared the goal impossible: contradiction"),
+        (Goal("impossible", CONDITION, "contradiction"), "goal declared impossible: contradiction"),
         (NO_GOAL, "did not set the goal"),
     ],
 )
 def test_a_goal_that_ended_other_than_met_halts_the_loop_and_the_stop_goes_through(
     now: Goal, why: str
 ) -> None:
-    outcome = decide(loop(), stop(at_stop(RUNNING, now), claim_facts=FACTS, gate=PASSING_GATE), NOW + 5)
+    before = NO_GOAL if now == NO_GOAL else RUNNING
+    outcome = decide(loop(), stop(at_stop(before, now), claim_facts=FACTS, gate=PASSING_GATE), NOW + 5)
 
     assert outcome.decision == "halt"
     assert outcome.block is None
@@ -148,7 +149,7 @@ def test_a_pass_finishes_the_loop_once_the_goal_no_longer_holds_the_session() ->
 
 
 def test_a_pass_the_goal_still_holds_lets_the_stop_go_and_waits_for_the_goal() -> None:
-    passed = loop(phase="passed", verdict="PASS", verified_fingerprint="w1", tier="LIGHT")
+    passed = loop(phase="passed", verdict="PASS", verified_fingerprint="w1", tier="LIGHT", goal_seen=True)
 
     outcome = decide(passed, stop(at_stop(RUNNING, Goal("active", CONDITION, "not convinced"))), NOW + 5)
 
@@ -179,3 +180,25 @@ def test_a_stop_after_an_api_error_goes_through_whatever_the_goal() -> None:
 
     assert outcome.decision == "pass"
     assert outcome.state is not None and outcome.state.active
+
+
+def test_records_claude_code_would_not_write_end_nothing_and_are_named() -> None:
+    impossible = Goal("impossible", CONDITION, "a watcher's words")
+    doubted = GoalAtStop(RUNNING, impossible, evaluated=True, doubt="two goal records for one stop")
+    vanished = at_stop(NO_GOAL)
+
+    for state, goal in ((loop(), doubted), (loop(goal_seen=True), vanished)):
+        outcome = decide(state, stop(goal, claim_facts=FACTS, gate=PASSING_GATE), NOW + 5)
+        assert outcome.decision == "spawn"
+        assert outcome.reasons[-1].startswith("goal-records-doubted: ")
+
+
+def test_a_refutation_stands_whatever_the_transcript_says_of_the_goal() -> None:
+    refuted = GateFacts(refuted=True, report="FAILED test_calc.py::test_add", packet=(), headline="1 new")
+    ended = at_stop(RUNNING, Goal("impossible", CONDITION, "contradiction"))
+
+    outcome = decide(loop(), stop(ended, claim_facts=FACTS, gate=refuted), NOW + 5)
+
+    assert outcome.decision == "gate-refuted"
+    assert outcome.state is not None and outcome.state.active
+    assert outcome.reasons[-1].startswith("goal-ended-refuted: the transcript says halt: ")

@@ -114,6 +114,7 @@ class AlertsSchema(_Section):
 class InteropSchema(_Section):
     ralph_loop: Literal["verify", "ignore"] = "verify"
     omc: Literal["verify", "ignore"] = "verify"
+    goal: Literal["verify", "ignore"] = "verify"
 
 
 class WorkspaceSchema(_Section):

@@ -92,6 +92,7 @@ class AlertsConfig:
 class InteropConfig:
     ralph_loop: Literal["verify", "ignore"] = _value("verify", "choice", choices=("verify", "ignore"))
     omc: Literal["verify", "ignore"] = _value("verify", "choice", choices=("verify", "ignore"))
+    goal: Literal["verify", "ignore"] = _value("verify", "choice", choices=("verify", "ignore"))
 
 
 @frozen

@@ -33,6 +33,8 @@ HIDDEN = (
     "(a test edit hides it)"
 )
 NOT_EVIDENCE = "it shows nothing either way, and tiergate never refuses a task for its own lack of time"
+NO_BASELINE = "no-baseline: "
+HUNG = "runs past its whole timeout now (a hang or a slowdown the change brought, refused as at a claim)"
 DONE_FEATURE = "a done feature's acceptance check: it passed when that feature was accepted and fails now"
 WHAT_TO_DO = (
     "The task stays open: fix what it broke, then mark it completed again. The tests that failed when the "
@@ -73,10 +75,20 @@ class StepRuling:
         return bool(self.regressions)
 
     @property
+    def uncompared(self) -> tuple[str, ...]:
+        """The notes of checks that fail now with no result from when the loop began to compare."""
+        return tuple(note for note in self.notes if note.startswith(NO_BASELINE))
+
+    @property
     def reasons(self) -> tuple[str, ...]:
         """The decision log's reasons: the verdict first, each regression, then the notes."""
         if self.refused:
             head = f"task-refused: {plural(len(self.regressions), 'regression')} since the loop began"
+        elif self.uncompared:
+            head = (
+                "task-accepted: nothing shown broken, but some checks could not be compared with the "
+                "base; the loop's claim judges them"
+            )
         else:
             head = "task-accepted: nothing that worked when the loop began is broken"
         return (head, *(f"regression: {r.text()}" for r in self.regressions), *self.notes)
@@ -95,8 +107,13 @@ def judge_step(
         notes.append("no-checks: none configured and none detected: nothing to compare")
     for verdict in result.verdicts:
         key = verdict.result.key
-        if verdict.result.status == "timed_out":
+        if verdict.result.out_of_time:
             unfinished.append(_named(verdict.result))
+            continue
+        if verdict.result.status == "timed_out":
+            hung, said = _hung(verdict)
+            found += hung
+            notes += said
             continue
         if verdict.result.status == "skipped":
             notes.append(f"not-run: {_named(verdict.result)}: it shows nothing either way")
@@ -115,6 +132,14 @@ def judge_step(
         notes += said
     unfinished_notes = tuple(f"not-evidence: {line} did not finish: {NOT_EVIDENCE}" for line in unfinished)
     return StepRuling(tuple(found), (*unfinished_notes, *notes), tuple(unfinished))
+
+
+def _hung(v: CheckVerdict) -> tuple[list[Regression], list[str]]:
+    """A check that ran past its own whole timeout (not the gate's budget: `out_of_time`): a hang or a
+    slowdown the change brought refuses, as at a claim, unless the check failed when the loop began."""
+    if v.failed_then:
+        return [], [f"remaining-work: {_name(v)} failed when the loop began and does not finish now"]
+    return [Regression(v.result.name, "", HUNG, v.result.reason)], []
 
 
 def _check(v: CheckVerdict) -> tuple[list[Regression], list[str]]:
@@ -137,7 +162,7 @@ def _failing(v: CheckVerdict, *, compared: bool) -> tuple[list[Regression], list
     """A check that fails now: test by test where its runs compare, else as a whole (`compared`: whether
     they may be compared at all)."""
     if v.failed_then is None:
-        return [], [f"no-baseline: {_name(v)} fails now, with no result from when the loop began to compare"]
+        return [], [f"{NO_BASELINE}{_name(v)} fails now, with no result from when the loop began to compare"]
     then, now = v.then, v.result.tests
     if compared and then is not None and now is not None and _comparable(then, now):
         return _by_test(v, then, now)
@@ -284,10 +309,16 @@ def _listed(regressions: Sequence[Regression]) -> list[str]:
 
 
 def unfinished_notice(task_id: str, ruling: StepRuling) -> str:
-    """The user's line when a task was accepted while some check did not finish ("" when all did)."""
-    if not ruling.unfinished:
+    """The user's line when a task was accepted while some check did not finish or could not be compared
+    with the base ("" when every one was judged)."""
+    said = []
+    if ruling.unfinished:
+        said.append(f"{'; '.join(ruling.unfinished)} did not finish: {NOT_EVIDENCE}")
+    if ruling.uncompared:
+        said.append(
+            "some checks could not be compared with the base (no result from when the loop began): the "
+            "loop's claim judges them"
+        )
+    if not said:
         return ""
-    return (
-        f"tiergate: task #{quote_inline(task_id)} was accepted, but {'; '.join(ruling.unfinished)} did not "
-        f"finish: {NOT_EVIDENCE}"
-    )
+    return f"tiergate: task #{quote_inline(task_id)} was accepted, but " + "; and ".join(said)

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from tiergate.hook.protocol import HookReply
+    from tiergate.loop.state import LoopState
     from tiergate.project import Project
 
 
@@ -33,8 +34,11 @@ _MODULES = {event_name: _module_name(event_name) for event_name in EVENTS}
 # its way out must not take it).
 _BINDING_EVENTS = frozenset(_MODULES) - {"SessionEnd"}
 COMMAND_PREFIX = "/tiergate:"
-# The user's own loops, adopted (`tiergate.loop.adoption`): their commands and their state files.
-FOREIGN_COMMANDS = ("/ralph-loop:ralph-loop", "/oh-my-claudecode:")
+# The user's own loops, adopted (`tiergate.loop.adoption`): their commands and their state files. Claude
+# Code's /goal, and the prompt it queues for a goal the user approved (`tiergate.loop.goalloop`), are among
+# the commands; `/goals` would be another command, but costs only the parse that says so.
+GOAL_PROMPTS = ("/goal", "Goal set: ")
+FOREIGN_COMMANDS = ("/ralph-loop:ralph-loop", "/oh-my-claudecode:", *GOAL_PROMPTS)
 RALPH_LOOP_STATE = os.path.join(".claude", "ralph-loop.local.md")  # noqa: PTH118
 OMC_MODE_STATES = ("ralph-state.json", "autopilot-state.json")
 
@@ -47,7 +51,10 @@ def handle(event_name: str, payload: dict[str, Any], project: Project) -> HookRe
     state_dir = os.fspath(project.state_dir)
     pending = os.path.join(state_dir, "pending.json")  # noqa: PTH118
     bind = event_name in _BINDING_EVENTS and os.path.exists(pending)  # noqa: PTH110
-    command = event_name == "UserPromptSubmit" and _is_command(payload.get("prompt"))
+    # PostToolUse is registered for Claude Code's goal tool alone: a goal the model set, to adopt.
+    command = (event_name == "UserPromptSubmit" and _is_command(payload.get("prompt"))) or (
+        event_name == "PostToolUse"
+    )
     has_loop = _has_loop_to_run(event_name, state_dir, session_id)
     foreign = (
         not has_loop and event_name in _BINDING_EVENTS and _foreign_state(payload, os.fspath(project.root))
@@ -56,16 +63,24 @@ def handle(event_name: str, payload: dict[str, Any], project: Project) -> HookRe
         return None
     import importlib
 
-    from tiergate.handlers import common
-
-    bound = common.bind_pending(project, session_id, event_name) if bind else None
+    bound = _bind(project, session_id, event_name) if bind else None
     if foreign and bound is None:
         from tiergate.handlers import adoption
 
         adoption.adopt_from_files(event_name, payload, project)
     module = importlib.import_module(f"tiergate.handlers.{module_name}")
     reply: HookReply | None = module.handle(payload, project)
-    return common.with_binding(event_name, reply, bound) if bound is not None else reply
+    if bound is None:
+        return reply
+    from tiergate.handlers import common
+
+    return common.with_binding(event_name, reply, bound)
+
+
+def _bind(project: Project, session_id: str, event_name: str) -> LoopState | None:
+    from tiergate.handlers import common
+
+    return common.bind_pending(project, session_id, event_name)
 
 
 def _is_command(prompt: object) -> bool:

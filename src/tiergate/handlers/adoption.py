@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from tiergate.project import Project
 
 # The interop setting that governs each kind.
-SETTING = {"ralph-loop": "ralph_loop", "omc-ralph": "omc", "omc-autopilot": "omc"}
+SETTING = {"ralph-loop": "ralph_loop", "omc-ralph": "omc", "omc-autopilot": "omc", "goal": "goal"}
 CANCEL_SIGNAL = "cancel-signal-state.json"
 
 
@@ -80,11 +80,24 @@ def adopt(
 ) -> LoopState | None:
     """Adopt `found` as this session's loop (None when it is not, with the reason logged). A command the
     user just typed replaces an adopted loop of the session; a file never replaces anything."""
+    adopted = adopt_or_why(project, session_id, event_name, found, by_command=by_command)
+    return adopted if not isinstance(adopted, str) else None
+
+
+def adopt_or_why(
+    project: Project,
+    session_id: str,
+    event_name: str,
+    found: Foreign | NotAdopted,
+    *,
+    by_command: bool = False,
+) -> LoopState | str:
+    """`adopt`, saying why not: what a user who typed the command is to be told."""
     from tiergate.errors import UserError
 
     if isinstance(found, NotAdopted):
-        _declined(project, event_name, session_id, found.kind, found.reason)
-        return None
+        declined(project, event_name, session_id, found.kind, found.reason)
+        return found.reason
     from tiergate.loop import store as state
 
     # Asked before the costly part (the configuration, git), then again under the session's lock.
@@ -93,20 +106,21 @@ def adopt(
     )
     if refusal is not None:
         _refused(project, event_name, session_id, found, refusal)
-        return None
+        return refusal.reason
     try:
         begun = _new_loop(project, session_id, found)
     except UserError as exc:
-        _declined(project, event_name, session_id, found.kind, str(exc))
-        return None
+        declined(project, event_name, session_id, found.kind, str(exc))
+        return str(exc)
     if begun is None:
-        _declined(project, event_name, session_id, found.kind, f'[interop] {SETTING[found.kind]} is "ignore"')
-        return None
+        ignored = f'[interop] {SETTING[found.kind]} is "ignore"'
+        declined(project, event_name, session_id, found.kind, ignored)
+        return ignored
     new, differs = begun
     refusal = state.update(project, session_id, lambda current: _take(current, new, found, by_command))
     if refusal is not None:
         _refused(project, event_name, session_id, found, refusal)
-        return None
+        return refusal.reason
     _adopted(project, event_name, new, found, differs)
     return new
 
@@ -121,13 +135,23 @@ def _adopted(project: Project, event_name: str, new: LoopState, found: Foreign, 
     cap = f"at most {plural(new.max_iterations, 'iteration')}" + (
         " (its own cap)" if found.max_iterations else ""
     )
-    promise = f"promise {new.promise!r}" if found.promise else "its completion is OMC clearing its state"
+    promise = (
+        f"promise {new.promise!r}"
+        if found.promise
+        else "every stop is a claim (its evaluator's 'met' is not evidence)"
+        if found.kind == "goal"
+        else "its completion is OMC clearing its state"
+    )
+    name = adoption.name_of(found.kind)
     reasons = (
-        f"adopt: {found.kind} on {found.task[:200]!r}, {promise}, {cap}, base {base_text(new)}",
+        f"adopt: {name} on {found.task[:200]!r}, {promise}, {cap}, base {base_text(new)}",
         rules_reason(new),
     )
     common.log_outcome(
-        project, event_name, new.session_id, Outcome(new, "adopt", reasons, logged=(("task", new.task),))
+        project,
+        event_name,
+        new.session_id,
+        Outcome(new, "adopt", reasons, logged=(("task", new.task), ("adopted_from", name))),
     )
 
 
@@ -135,7 +159,7 @@ def _refused(
     project: Project, event_name: str, session_id: str, found: Foreign, refusal: adoption.Refusal
 ) -> None:
     if refusal.logged:
-        _declined(project, event_name, session_id, found.kind, refusal.reason)
+        declined(project, event_name, session_id, found.kind, refusal.reason)
 
 
 def _take(
@@ -158,7 +182,8 @@ def _new_loop(project: Project, session_id: str, found: Foreign) -> tuple[LoopSt
     return adoption.adopted_loop(begun, found), differs
 
 
-def _declined(project: Project, event_name: str, session_id: str, kind: str, reason: str) -> None:
+def declined(project: Project, event_name: str, session_id: str, kind: str, reason: str) -> None:
+    """Log that a foreign loop is not adopted, and why."""
     from tiergate.handlers import common
     from tiergate.project import ensure_state_dir
 
@@ -175,8 +200,11 @@ def claim(payload: dict[str, Any], project: Project, loop: LoopState, message: s
     """Whether this Stop claims the adopted loop done: as its own plugin would take it, or as tiergate's
     own loop would (tiergate's texts to Claude ask for `<promise>...</promise>`, OMC's loops included)."""
     from tiergate import transcript
-    from tiergate.loop.claims import check_claim
+    from tiergate.loop.claims import ClaimCheck, check_claim
 
+    if loop.adopted == "goal":
+        # Claude Code's evaluator judges every stop of a goal from the transcript: tiergate, with evidence.
+        return ClaimCheck(claimed=True)
     own = check_claim(message, loop.promise)
     if own.claimed:
         return own

@@ -56,20 +56,22 @@ def policies(config: Config) -> Policies:
     )
 
 
-def gate(
+def gate_result(
     project: Project,
     current: LoopState,
     config: Config,
     measure: Sequence[str] | None = None,
     change: ChangeMeasurement | None = None,
-) -> tuple[GateFacts, GateCoverage | None, tuple[str, ...]]:
+    *,
+    for_task: bool = False,
+) -> GateResult:
     """Run (or reuse) the project's checks for the workspace against the loop's base, within the
-    Stop hook's time, silently (stdout is the protocol's channel); the run goes to the decision log.
-    The test checks measure the line coverage of `measure` (the change's code files) as they run;
-    `change` is the claim's change from the loop's base, measured with nothing run since (its paths, and
-    the workspace before the checks without asking git again). Also returned: why the claim must be
-    THOROUGH whatever the tier rules say (tests that passed when the loop began and are lost, or fail
-    with the tests as they were then), each naming its test."""
+    Stop hook's time, silently (stdout is the protocol's channel). The test checks measure the line
+    coverage of `measure` (the change's code files) as they run; `change` is the change from the loop's
+    base, measured with nothing run since (its paths, and the workspace before the checks without asking
+    git again). A claim's Stop and a completed task (`tiergate.handlers.task_completed`, `for_task`) run
+    it alike, so that a task reuses what a claim kept for the same workspace; a claim never reuses a
+    task's run (`tiergate.gate.run.run_gate`)."""
     from tiergate import foreign
     from tiergate.gate.checks import make_check
     from tiergate.gate.detection.projectchecks import project_checks
@@ -82,7 +84,7 @@ def gate(
         make_check(name, command, "feature acceptance check")
         for name, command in gate_checks(current.features, current.approach, current.done)
     )
-    result = run_gate(
+    return run_gate(
         project,
         current.change_base,  # the workspace the loop began on: the baseline's, and the fingerprint's
         (*accepted, *project_checks(project.root, config)),
@@ -93,7 +95,15 @@ def gate(
         measure=measure,
         change=change,
         refute_regressions=config.gate.base_tests == "refute",
+        for_task=for_task,
     )
+
+
+def gate_facts(result: GateResult) -> tuple[GateFacts, GateCoverage | None, tuple[str, ...]]:
+    """What a claim's decision needs of the gate's `result` (the run goes to the decision log with it),
+    the change's line coverage its tests measured, and why the claim must be THOROUGH whatever the tier
+    rules say (tests that passed when the loop began and are lost, or fail with the tests as they were
+    then), each naming its test (`lost_reasons`)."""
     report = result.report_text(REPORT_IN_BLOCK)
     failing = tuple(
         (v.result.name, "\n".join((*v.new_tests, *v.summary.lines)) or v.result.reason)

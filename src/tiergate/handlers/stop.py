@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from tiergate import foreign
 from tiergate.frozen import frozen
 from tiergate.handlers import common
@@ -23,6 +25,7 @@ if TYPE_CHECKING:
     from tiergate.foreign import Exclusions
     from tiergate.hook.inputs import StopInput
     from tiergate.hook.protocol import HookReply
+    from tiergate.loop.goal import GoalAtStop
     from tiergate.offload import Staged
     from tiergate.project import Project
     from tiergate.tier.assess import Assessment
@@ -33,22 +36,30 @@ if TYPE_CHECKING:
 # limit, a refusal) is a stop tiergate never blocks.
 NORMAL_STOP_REASONS = frozenset({"end_turn", "stop_sequence", "tool_use", "pause_turn"})
 PATHS_KEPT = 30
+# The Stop hook's timeout is 600 s (hooks/hooks.json): what it waits for beyond its own work (the goal
+# evaluator's answer) ends by this many seconds into it, leaving the answer time to be written.
+ANSWER_BY = 570.0
+# What a Stop keeps, of that, for judging and answering once a run at the base is done.
+BASE_RUN_MARGIN = 30.0
 
 
 def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
     """The Stop's answer. An active loop whose state cannot be trusted (not tiergate's writing, gone,
     unwritable) or whose decision fails unexpectedly fails closed (`tiergate.handlers.failclosed`):
     the one exception to the hook's fail-open rule, so that no claim ever goes through unchecked."""
+    started = time.monotonic()
     # Begun before the rest of the start-up, which then costs the claim no time (see `_begin`).
     early = _begin(payload, project)
     try:
-        return _handle(payload, project, early)
+        return _handle(payload, project, early, started)
     finally:
         if early is not None:
             early.cancel()  # nothing once its answers were read
 
 
-def _handle(payload: dict[str, Any], project: Project, early: Early | None) -> HookReply | None:
+def _handle(
+    payload: dict[str, Any], project: Project, early: Early | None, started: float
+) -> HookReply | None:
     from tiergate.handlers import failclosed
     from tiergate.hook.inputs import parse_input
 
@@ -63,7 +74,7 @@ def _handle(payload: dict[str, Any], project: Project, early: Early | None) -> H
     if not current.active or failclosed.halted_before(project, stop.session_id, current):
         return None
     try:
-        reply = decide_stop(payload, project, stop, current, early)
+        reply = decide_stop(payload, project, stop, current, early, started)
     except Exception as exc:
         problem = _unexpected(project, current, exc)
         return failclosed.stop(project, stop.session_id, problem, current)
@@ -169,8 +180,10 @@ def decide_stop(
     stop: StopInput,
     current: LoopState,
     early: Early | None = None,
+    started: float | None = None,
 ) -> HookReply | None:
-    """An active loop's Stop, its state sound: measure the claim if there is one, decide, store, log."""
+    """An active loop's Stop, its state sound: measure the claim if there is one, decide, store, log.
+    `started`: when the hook began (`time.monotonic`), which bounds what it may still wait for."""
     message = stop.last_assistant_message
     if message is None:  # a CLI too old to send it: read from the transcript
         from tiergate import transcript
@@ -183,12 +196,16 @@ def decide_stop(
     workspace: str | None = None
     # The workspace the loop began on (the user's own edits are not the loop's), or its base commit.
     base = loopbase.change_base(project, current.start, current.base)
-    if _measures(current, claim, background, error):
+    watches_goal = current.adopted == "goal" and not background and error is None
+    if watches_goal and current.phase == "passed":
+        # Under a goal a stop on a workspace changed since the PASS is a claim again: fingerprint first.
+        workspace = fingerprint.fingerprint(project.root, base, foreign.of_loop(current))
+    if _measures(current, claim, background, error, workspace):
         # A claim on a workspace already refuted is answered from the state alone: fingerprint first.
-        if may_stand_refuted(current):
+        if may_stand_refuted(current) and workspace is None:
             workspace = fingerprint.fingerprint(project.root, base, foreign.of_loop(current))
         if refutation_for(current, workspace) is None:
-            measured = measure(project, current, early)
+            measured = measure(project, current, early, started)
             workspace = measured.workspace
     if workspace is None:
         workspace = fingerprint.fingerprint(project.root, base, foreign.of_loop(current))
@@ -213,17 +230,32 @@ def decide_stop(
         foreign_alive=alive,
         foreign_gone=gone,
         log=str(log_path(project)),
+        goal=_goal(stop, message, started) if watches_goal else None,
     )
     return common.reply(common.apply(project, "Stop", stop.session_id, event))
 
 
 def _measures(
-    current: LoopState, claim: ClaimCheck, background: tuple[str, ...] | None, error: str | None
+    current: LoopState,
+    claim: ClaimCheck,
+    background: tuple[str, ...] | None,
+    error: str | None,
+    workspace: str | None = None,
 ) -> bool:
     """Whether a Stop measures its claim (unless a refutation of the same workspace stands): the loop
-    wants its facts, nothing is in flight (`background`), and no API error ended the turn. `_begin`
-    asks it too, of the raw input."""
-    return wants_claim_facts(current, claim) and not background and error is None
+    wants its facts (`workspace`: the fingerprint, when already taken), nothing is in flight
+    (`background`), and no API error ended the turn. `_begin` asks it too, of the raw input."""
+    return wants_claim_facts(current, claim, workspace) and not background and error is None
+
+
+def _goal(stop: StopInput, message: str | None, started: float | None) -> GoalAtStop | None:
+    """The adopted goal at this Stop, with the evaluator's answer to it (waited for: `handlers.goal`),
+    never past `ANSWER_BY` seconds into the hook: one Claude Code kills at its timeout decides nothing."""
+    from tiergate.handlers import goal
+
+    spent = 0.0 if started is None else time.monotonic() - started
+    wait = max(0.0, min(goal.EVALUATION_WAIT, ANSWER_BY - spent))
+    return goal.at_stop(stop.transcript_path, message, wait)
 
 
 def _claim(
@@ -280,9 +312,11 @@ class Measured:
     policies: Policies = POLICIES
 
 
-def measure(project: Project, current: LoopState, early: Early | None = None) -> Measured:
+def measure(
+    project: Project, current: LoopState, early: Early | None = None, started: float | None = None
+) -> Measured:
     """The claim's tier and change, and the gate's verdict on the workspace, or why they could not
-    be had.
+    be had (`started`: when the hook began, which bounds the runs at the base the tier may still ask for).
 
     Any error is caught here on purpose: the loop decides what an unchecked claim means (see
     `tiergate.loop.decision`), and the traceback goes to the log."""
@@ -297,9 +331,11 @@ def measure(project: Project, current: LoopState, early: Early | None = None) ->
         change, content = _change_and_content(project, config, exclusions, base, early)
         # The gate first: its tests measure the change's coverage, and the tier is judged on that.
         code = measurable_files(change)
-        gate, coverage, thorough = effects.gate(project, current, config, code, change)
+        gate, coverage, thorough = effects.gate_facts(
+            effects.gate_result(project, current, config, code, change)
+        )
         if not gate.refuted:
-            content = _with_answers(content, project, config, base, change)
+            content = _with_answers(content, project, config, base, change, _time_left(started))
         workspace = fingerprint.of_change(change)
         assessment = assess_change(
             project.root,
@@ -344,14 +380,24 @@ def _change_and_content(
     return change, offload.start(judge_content, change, config).result
 
 
+def _time_left(started: float | None) -> float | None:
+    """Seconds left for more runs at the base before the Stop must answer (None: not bounded here)."""
+    return None if started is None else ANSWER_BY - BASE_RUN_MARGIN - (time.monotonic() - started)
+
+
 def _with_answers(
-    content: Callable[[], ContentScan], project: Project, config: Config, base: str, change: ChangeMeasurement
+    content: Callable[[], ContentScan],
+    project: Project,
+    config: Config,
+    base: str,
+    change: ChangeMeasurement,
+    time_left: float | None,
 ) -> Callable[[], ContentScan]:
     """The content judgement with the tests' answers written into the code added to its hits
     (`tiergate.handlers.testanswers`): architecture hits like the content rules' own."""
     from tiergate.handlers.testanswers import hard_coded_answers
 
-    answers = hard_coded_answers(project, config, base, change)
+    answers = hard_coded_answers(project, config, base, change, time_left)
     if not answers:
         return content
     return lambda: (scan := content())._replace(hits=(*scan.hits, *answers))

@@ -29,15 +29,19 @@ if TYPE_CHECKING:
     from tiergate.tier.content import ContentHit, FileLines
 
 FAILING_NOTE = "failing when the loop began"
+UNKNOWN_NOTE = "at the base; whether it failed then is unknown: no time was left to run the base"
 MAX_TEST_FILES = 400
 MAX_TEST_BYTES = 4_000_000
 
 
 def hard_coded_answers(
-    project: Project, config: Config, base: str, change: ChangeMeasurement
+    project: Project, config: Config, base: str, change: ChangeMeasurement, time_left: float | None = None
 ) -> tuple[ContentHit, ...]:
     """A hit per test that failed at the base whose values the change writes into its code (none when
-    the outwitting rules are off, or nothing can be compared)."""
+    the outwitting rules are off, or nothing can be compared). `time_left`: seconds the claim may still
+    spend on a run at the base (None: unbounded); with less than a check's timeout, a test of the base
+    whose values the code holds is named without knowing whether it failed then: tiergate's lack of time
+    never lowers a tier."""
     from tiergate.tier.assess import content_rules
 
     if not any(eco.name == "outwitting" for eco in content_rules(config)):
@@ -59,10 +63,28 @@ def hard_coded_answers(
     if failing is not None:
         tests = _base_tests(top, commit, inside, {path for path, _ in failing})
         return _named(tests, failing, files)
-    # No test outcomes at the base yet: worth one base run only if some test there would be named.
-    tests = _base_tests(top, commit, inside, None)
+    return _with_base_run(
+        project, config, commit, checks, _base_tests(top, commit, inside, None), files, time_left
+    )
+
+
+def _with_base_run(
+    project: Project,
+    config: Config,
+    commit: str,
+    checks: Sequence[Check],
+    tests: Sequence[TestLiterals],
+    files: Sequence[FileLines],
+    time_left: float | None,
+) -> tuple[ContentHit, ...]:
+    """No test outcomes at the base yet: worth one base run only if some test there would be named, and
+    when no time is left for it, every such test is named."""
+    from tiergate.gate import baseline
+
     if not find_answers(tests, files):
         return ()
+    if time_left is not None and time_left < config.gate.timeout_seconds:
+        return find_answers(tests, files, failing_note=UNKNOWN_NOTE)
     entries = baseline.ensure_baseline(project, commit, checks, timeout=config.gate.timeout_seconds)
     return _named(tests, failing_tests(entries, checks) or frozenset(), files)
 

@@ -6,7 +6,7 @@ not the user."""
 from __future__ import annotations
 
 from tiergate.errors import UserError
-from tiergate.handlers import FOREIGN_COMMANDS, common
+from tiergate.handlers import FOREIGN_COMMANDS, GOAL_PROMPTS, common
 from tiergate.hook.protocol import HookReply
 from tiergate.loop import messages
 from tiergate.loop import slash as loopcommands
@@ -20,7 +20,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from tiergate.hook.inputs import UserPromptSubmitInput
     from tiergate.loop.features import Feature
+    from tiergate.loop.goal import GoalAtStop
     from tiergate.project import Project
 
 TASK_NOTIFICATION = "<task-notification>"
@@ -47,22 +49,55 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
             system_message=f"tiergate: {command.message}",
         )
     if command is None:
-        adopted = adopt_command(project, session_id, prompt.prompt)
+        adopted = adopt_command(project, session_id, prompt.prompt, prompt.transcript_path)
         if adopted is not None:
             return adopted
-    current = state.read(project, session_id)
+    return new_turn(project, prompt)
+
+
+def new_turn(project: Project, prompt: UserPromptSubmitInput) -> HookReply | None:
+    """Any other prompt tells an active loop that a new turn starts: the user's, or a background task's."""
+    current = state.read(project, prompt.session_id)
     if current is None or not current.active:
         return None
-    event = TaskNotification() if is_task_notification(prompt.prompt) else UserPrompt()
-    common.apply(project, "UserPromptSubmit", session_id, event)
-    return None
+    if is_task_notification(prompt.prompt):
+        common.apply(project, "UserPromptSubmit", prompt.session_id, TaskNotification())
+        return None
+    event = UserPrompt(_goal(current, prompt))
+    outcome = common.apply(project, "UserPromptSubmit", prompt.session_id, event)
+    return None if outcome.message is None else HookReply(system_message=outcome.message)
 
 
-def adopt_command(project: Project, session_id: str, typed: str) -> HookReply | None:
-    """The user's own loop started by its command (ralph-loop's, OMC's mode), adopted; or OMC's cancel,
-    which ends an adopted OMC loop (never a claim). None: nothing of the kind, the prompt goes on as usual."""
-    if not typed.lstrip().startswith(FOREIGN_COMMANDS):
+def _goal(current: LoopState, prompt: UserPromptSubmitInput) -> GoalAtStop | None:
+    """An adopted goal loop's goal as the transcript has it now: `/goal clear` runs no hook, so the next
+    prompt is where tiergate sees it first."""
+    if current.adopted != "goal":
+        return None
+    from tiergate.handlers import goal
+
+    return goal.at_prompt(prompt.transcript_path)
+
+
+def adopt_command(
+    project: Project, session_id: str, typed: str, transcript_path: str | None = None
+) -> HookReply | None:
+    """The user's own loop started by its command (ralph-loop's, OMC's mode, Claude Code's /goal or a goal
+    the user approved), adopted; or its cancel (OMC's, /goal clear), which ends the adopted loop (never
+    a claim). None: nothing of the kind, the prompt goes on as usual."""
+    text = typed.lstrip()
+    if not text.startswith(FOREIGN_COMMANDS):
         return None  # what the parsers below would say, without importing them for every prompt
+    if text.startswith(GOAL_PROMPTS):
+        from tiergate.handlers import goal
+
+        return goal.typed(project, session_id, typed) or goal.approved(
+            project, session_id, typed, transcript_path
+        )
+    return _plugin_command(project, session_id, typed)
+
+
+def _plugin_command(project: Project, session_id: str, typed: str) -> HookReply | None:
+    """A loop plugin's command: ralph-loop's or an OMC mode's, adopted, or OMC's cancel."""
     from tiergate.loop import adoption
 
     found = adoption.parse_ralph_loop_command(typed) or adoption.parse_omc_command(typed)

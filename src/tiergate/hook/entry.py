@@ -84,12 +84,22 @@ def _concerns_tiergate(event_name: str, state_dir: str, raw: bytes | None, root:
         return True
     if event_name == "UserPromptSubmit" and raw is not None and any(word in raw for word in _COMMAND_WORDS):
         return True
+    if event_name == "PostToolUse":
+        return True  # registered for Claude Code's goal tool alone: a goal the model set, to adopt
     return bool(root) and any(os.path.exists(os.path.join(root, p)) for p in _FOREIGN_STATE)  # noqa: PTH110, PTH118
 
 
 # What may start or show a loop tiergate would adopt (`tiergate.handlers.adoption`): the commands as typed,
-# ralph-loop's state file, OMC's session-scoped state folder.
-_COMMAND_WORDS = (b"tiergate:", b"ralph-loop:ralph-loop", b"oh-my-claudecode:")
+# ralph-loop's state file, OMC's session-scoped state folder. Claude Code's /goal opens the prompt (its
+# slash escaped or not), as does the prompt it queues for a goal the user approved.
+_COMMAND_WORDS = (
+    b"tiergate:",
+    b"ralph-loop:ralph-loop",
+    b"oh-my-claudecode:",
+    b'"/goal',
+    b'"\\/goal',
+    b'"Goal set: ',
+)
 _FOREIGN_STATE = (os.path.join(".claude", "ralph-loop.local.md"), os.path.join(".omc", "state", "sessions"))  # noqa: PTH118
 
 

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "HookInput",
+    "PostToolUseInput",
     "PreCompactInput",
     "SessionEndInput",
     "SessionStartInput",
@@ -30,6 +31,7 @@ __all__ = [
     "StopInput",
     "SubagentStartInput",
     "SubagentStopInput",
+    "TaskCompletedInput",
     "UserPromptSubmitInput",
     "parse_input",
 ]
@@ -90,6 +92,23 @@ class StopFailureInput(HookInput):
 
 
 @frozen
+class TaskCompletedInput(HookInput):
+    """A task of Claude Code's task list set to `completed` (CLI 2.1.332): exit 2 refuses it."""
+
+    task_id: str = ""  # required, as above
+    task_subject: str = ""
+    task_description: str = ""
+
+
+@frozen
+class PostToolUseInput(HookInput):
+    """A tool's call and result; tiergate registers it for Claude Code's goal tool alone. The tool's
+    input and result are the tool's own JSON, read where they are used (`tiergate.loop.goal`)."""
+
+    tool_name: str = ""  # required, as above
+
+
+@frozen
 class PreCompactInput(HookInput):
     trigger: str | None = None
 
@@ -108,9 +127,11 @@ INPUTS: dict[str, type[HookInput]] = {
     "PreCompact": PreCompactInput,
     "SessionEnd": SessionEndInput,
     "StopFailure": StopFailureInput,
+    "TaskCompleted": TaskCompletedInput,
+    "PostToolUse": PostToolUseInput,
 }
 # Fields without which an input is refused (the others have their defaults above).
-REQUIRED = {"session_id", "cwd", "agent_id", "prompt"}
+REQUIRED = {"session_id", "cwd", "agent_id", "prompt", "task_id", "tool_name"}
 # Optional paths: "" reads as None.
 PATHS = {"transcript_path", "agent_transcript_path"}
 _MISSING = object()
@@ -181,6 +202,12 @@ if TYPE_CHECKING:
     def parse_input(event_name: Literal["SessionEnd"], payload: Mapping[str, Any]) -> SessionEndInput: ...
     @overload
     def parse_input(event_name: Literal["StopFailure"], payload: Mapping[str, Any]) -> StopFailureInput: ...
+    @overload
+    def parse_input(
+        event_name: Literal["TaskCompleted"], payload: Mapping[str, Any]
+    ) -> TaskCompletedInput: ...
+    @overload
+    def parse_input(event_name: Literal["PostToolUse"], payload: Mapping[str, Any]) -> PostToolUseInput: ...
     @overload
     def parse_input(event_name: str, payload: Mapping[str, Any]) -> HookInput: ...
     def parse_input(event_name: str, payload: Mapping[str, Any]) -> HookInput:

@@ -87,6 +87,16 @@ class SessionEndSchema(HookInputSchema):
     reason: str | None = None
 
 
+class TaskCompletedSchema(HookInputSchema):
+    task_id: str
+    task_subject: str = ""
+    task_description: str = ""
+
+
+class PostToolUseSchema(HookInputSchema):
+    tool_name: str
+
+
 # By event: each event's model is named after it (tests/hook/inputs_test.py: one per registry event).
 SCHEMAS: dict[str, type[HookInputSchema]] = {
     model.__name__.removesuffix("Schema"): model for model in HookInputSchema.__subclasses__()

@@ -5,8 +5,8 @@ must stay fast. Reading a hook input is `tiergate.hook.inputs`.
 
 Output rules, from the protocol reference (CLI 2.1.332): exit 0 with one JSON object on stdout, or
 nothing; a `decision: block` only on Stop and SubagentStop; `hookSpecificOutput` only on the events
-whose schema has it (not PreCompact, SessionEnd or StopFailure); exit 2 with the text on stderr sends a
-verifier back to work, so it is kept to SubagentStop.
+whose schema has it (not PreCompact, SessionEnd, StopFailure or TaskCompleted); exit 2 with the text on
+stderr sends a verifier back to work or keeps a task open, so it is kept to SubagentStop and TaskCompleted.
 """
 
 from __future__ import annotations
@@ -25,8 +25,10 @@ __all__ = [
 
 # What each event can carry back to Claude Code.
 BLOCKING_EVENTS = frozenset({"Stop", "SubagentStop"})
-REDO_EVENTS = frozenset({"SubagentStop"})
-CONTEXT_EVENTS = frozenset({"SessionStart", "UserPromptSubmit", "SubagentStart", "Stop", "SubagentStop"})
+REDO_EVENTS = frozenset({"SubagentStop", "TaskCompleted"})
+CONTEXT_EVENTS = frozenset(
+    {"SessionStart", "UserPromptSubmit", "SubagentStart", "Stop", "SubagentStop", "PostToolUse"}
+)
 
 REDO_EXIT_CODE = 2
 
@@ -43,7 +45,8 @@ class HookReply:
     # Shown to the user, never to the model. In print mode the CLI shows it only on Stop and
     # UserPromptSubmit; the hook repeats the other events' at the session's next one of those.
     system_message: str | None = None
-    # SubagentStop only: written to stderr with exit code 2, so the verifier takes another turn.
+    # SubagentStop and TaskCompleted: written to stderr with exit code 2, so the verifier takes another
+    # turn, or the task stays open (its completion refused) with this reason for the model.
     redo_feedback: str | None = None
 
 
@@ -91,7 +94,7 @@ def _check_fits(event_name: str, reply: HookReply) -> None:
             raise ValueError("a block needs a reason: the (sub)agent is told nothing else")
     if reply.redo_feedback is not None:
         if event_name not in REDO_EVENTS:
-            raise ValueError(f"a {event_name} hook cannot send a verifier back to work")
+            raise ValueError(f"a {event_name} hook cannot send a verifier back to work nor keep a task open")
         if not reply.redo_feedback.strip():
             raise ValueError("redo feedback must say what to redo")
         if reply.block_reason is not None or reply.additional_context is not None:

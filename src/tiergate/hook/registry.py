@@ -16,4 +16,6 @@ EVENTS = {
     "PreCompact": "compaction went ahead",
     "SessionEnd": "the session ended normally",
     "StopFailure": "nothing was changed",
+    "TaskCompleted": "the task was marked completed unchecked",
+    "PostToolUse": "the tool's result went through unchanged",
 }

@@ -19,6 +19,7 @@ from typing import Any, Literal
 from tiergate.frozen import frozen
 from tiergate.loop.claims import ClaimCheck
 from tiergate.loop.events import Outcome, Stop
+from tiergate.loop.messages import DIRTY_BASE
 from tiergate.loop.state import LoopState
 from tiergate.loop.transitions import halt
 from tiergate.text import minutes, plural
@@ -39,8 +40,9 @@ OMC_SIGNAL_SECONDS = 60.0
 @frozen
 class Foreign:
     """A foreign loop as tiergate adopts it: the task, the promise (OMC: none), its own iteration cap
-    (0: none), the session it belongs to ("": every session, as ralph-loop reads an empty id) and when it
-    started (seconds since the epoch; None when it does not say)."""
+    (0: none), the session it belongs to ("": every session, as ralph-loop reads an empty id), when it
+    started (seconds since the epoch; None when it does not say), and whether the agent under
+    verification set it (a goal the model set itself: its words may not ask for a lighter tier)."""
 
     kind: Kind
     task: str
@@ -48,6 +50,7 @@ class Foreign:
     max_iterations: int = 0
     session_id: str = ""
     started_at: float | None = None
+    by_agent: bool = False
 
 
 @frozen
@@ -315,14 +318,20 @@ def adoption_refused(
 
 def adopted_loop(loop: LoopState, foreign: Foreign) -> LoopState:
     """A new tiergate loop `loop` (tiergate's budget and rules) turned into the adopted `foreign`: its
-    task, its promise, and its iteration cap when it has one."""
+    task, its promise, and its iteration cap when it has one. A task the agent wrote itself keeps the
+    words that ask for more care and loses those that ask for a lighter tier (`[keywords] light`)."""
     cap = foreign.max_iterations or loop.max_iterations
+    config = loop.config
+    if foreign.by_agent and config is not None:
+        keywords = config.get("keywords")
+        config = {**config, "keywords": {**(keywords if isinstance(keywords, dict) else {}), "light": []}}
     return replace(
         loop,
         task=foreign.task,
         promise=foreign.promise or loop.promise,
         max_iterations=cap,
         adopted=foreign.kind,
+        config=config,
     )
 
 
@@ -399,9 +408,9 @@ def _goal_context() -> str:
 def adopted_message(loop: LoopState) -> str:
     """The user's notice when tiergate adopts their loop."""
     name = name_of(loop.adopted)
-    what = "the goal's stops" if loop.adopted == "goal" else f"{name}'s completion claim"
+    what = "every stop under Claude Code's /goal" if loop.adopted == "goal" else f"{name}'s completion claim"
     return (
         f"tiergate: verifying {what} (at most {plural(loop.max_iterations, 'iteration')}, "
-        f"{minutes(loop.budget)}). [interop] in .tiergate.toml turns this off; /tiergate:cancel "
-        "stops it."
+        f"{minutes(loop.budget)}). {DIRTY_BASE if loop.start else ''}[interop] in .tiergate.toml turns this "
+        "off; /tiergate:cancel stops it."
     )

@@ -85,12 +85,36 @@ def _stop_active(state: LoopState, ev: Stop, now: float, limits: Limits) -> Outc
     if never_blocked is not None:
         return never_blocked
     if ev.goal is not None:
-        # Claude Code's /goal, adopted: a goal that ended other than met ends the loop (`goal`).
-        from tiergate.loop.goalloop import goal_ended
+        # Claude Code's /goal, adopted: a goal that ended other than met ends the loop (`goalloop`),
+        # unless tiergate's own checks refute this very claim: the transcript's word never outweighs them.
+        from tiergate.loop.goalloop import distrusted, goal_ended, seen
 
+        state = seen(state, ev.goal)
         ended = goal_ended(state, ev.goal, now)
-        if ended is not None:
+        refuted = _refuted_here(state, ev)
+        if ended is not None and not refuted:
             return ended
+        notes = (f"goal-records-doubted: {distrusted(state, ev.goal)}",) if distrusted(state, ev.goal) else ()
+        if ended is not None:
+            notes = (
+                f"goal-ended-refuted: the transcript says {ended.reasons[0]}; tiergate's checks refute "
+                "this claim, so the refutation stands (the loop's caps end it)",
+            )
+        outcome = _stop_phase(state, ev, now, limits)
+        return replace(outcome, reasons=(*outcome.reasons, *notes))
+    return _stop_phase(state, ev, now, limits)
+
+
+def _refuted_here(state: LoopState, ev: Stop) -> bool:
+    """Whether tiergate's own evidence refutes this Stop's claim: the gate, or a refutation bound to the
+    workspace."""
+    if state.phase != "working" or not ev.claim.claimed:
+        return False
+    gate_refutes = ev.claim_facts is not None and ev.gate is not None and ev.gate.refuted
+    return gate_refutes or refutation_for(state, ev.fingerprint) is not None
+
+
+def _stop_phase(state: LoopState, ev: Stop, now: float, limits: Limits) -> Outcome:
     if state.phase == "working":
         return _stop_working(state, ev, now, limits)
     if state.phase == "verifying":
@@ -124,7 +148,7 @@ def _never_blocked(state: LoopState, ev: Stop, now: float) -> Outcome | None:
     budget, and while background work is in flight."""
     if ev.api_error:
         return Outcome(
-            state,
+            _unpassed(state, ev),
             "pass",
             (f"api-error: the turn ended on an API error ({ev.api_error}); such a stop is never blocked",),
             message=messages.interrupted_message(state, ev.api_error),
@@ -135,8 +159,16 @@ def _never_blocked(state: LoopState, ev: Stop, now: float) -> Outcome | None:
         work = clip("; ".join(ev.background), 300)
         tasks = plural(len(ev.background), "task")
         reason = f"background-work: {tasks} in flight ({work}); the session is not done"
-        return Outcome(state, "pass", (reason,))
+        return Outcome(_unpassed(state, ev), "pass", (reason,))
     return None
+
+
+def _unpassed(state: LoopState, ev: Stop) -> LoopState:
+    """A passed loop whose workspace changed since its PASS, at a stop let through unjudged: it is not
+    passed any more (its PASS was for another workspace), and its next stop says so."""
+    if state.phase != "passed" or not reopens(state, ev.fingerprint):
+        return state
+    return replace(state, phase="working", feedback=messages.changed_after_pass(state))
 
 
 def wants_claim_facts(state: LoopState | None, claim: ClaimCheck, fingerprint: str | None = None) -> bool:
@@ -330,8 +362,9 @@ def _on_prompt(state: LoopState, ev: UserPrompt | TaskNotification, now: float) 
         reasons = ("task-notification: a background task reported back; not the user, so not activity",)
         return Outcome(fresh, "task-notification", (*reasons, *dropped))
     if ev.goal is not None:
-        from tiergate.loop.goalloop import goal_ended
+        from tiergate.loop.goalloop import goal_ended, seen
 
+        fresh = seen(fresh, ev.goal)
         ended = goal_ended(fresh, ev.goal, now)
         if ended is not None:
             return ended

@@ -41,11 +41,13 @@ NO_GOAL = Goal("none")
 class GoalAtStop:
     """The goal at a Stop of an adopted goal loop: as the transcript had it when the turn's final message
     was written (`before`), and with what the evaluator said of this Stop when it said it in time (`now`;
-    `evaluated` False: it had not, and `now` is `before`)."""
+    `evaluated` False: it had not, and `now` is `before`). `doubt`: why these records cannot be Claude
+    Code's own ("" when nothing says so): the transcript is a file the agent can write."""
 
     before: Goal
     now: Goal
     evaluated: bool = False
+    doubt: str = ""
 
 
 def goal_of(records: Sequence[Mapping[str, object]]) -> Goal:
@@ -72,6 +74,16 @@ def _status(record: Mapping[str, object], before: Goal) -> Goal:
     if record.get("failed") is True:
         return Goal("impossible", condition, reason)
     return Goal("active", condition, reason)
+
+
+def doubt_of(after: Sequence[Mapping[str, object]]) -> str:
+    """Why the records written after the turn's final message cannot all be Claude Code's: it writes one
+    evaluation per Stop, and none of the records that set or clear a goal while a turn ends."""
+    if len(after) > 1:
+        return f"the transcript holds {len(after)} goal records for one stop, where Claude Code writes one"
+    if any(record.get("sentinel") is True for record in after):
+        return "the transcript holds a goal set or cleared after the turn's final message"
+    return ""
 
 
 def expects_evaluation(before: Goal) -> bool:

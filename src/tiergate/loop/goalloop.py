@@ -70,24 +70,41 @@ def approved_condition(prompt: str) -> str | None:
 def goal_ended(state: LoopState, goal: GoalAtStop, now: float) -> Outcome | None:
     """What an adopted goal loop does at a Stop, or at the user's next prompt, when its goal ended other
     than met, or never was; None when the loop goes on (a Stop is then judged as any claim is). A passed
-    loop keeps its PASS (`tiergate.loop.decision`).
+    loop keeps its PASS (`tiergate.loop.decision`), and a Stop tiergate's own checks refute keeps its
+    refutation: the decision asks `goal_ended` only of the others.
 
     Declared impossible, or never set: the loop halts (the stop goes through, the user is told why and
     alerted), so that nothing traps the user. Cleared (`/goal clear`, which Claude Code runs no hook for,
     or Claude Code after an unrecoverable error): the loop ends with it, and the user is told and alerted
-    too: the transcript is a file the agent can write, so its word that the goal ended must never end a
-    loop unseen, nor pass a claim."""
-    if state.phase == "passed":
-        return None
+    too. The transcript is a file the agent can write, so its word that the goal ended never passes a
+    claim nor ends a loop unseen, and records Claude Code would not have written (`doubt`; a goal that
+    vanishes after the loop saw it running) end nothing."""
     current = goal.now
+    if state.phase == "passed" or goal.doubt:
+        return None
     if current.status == "impossible":
-        why = f"Claude Code's goal evaluator declared the goal impossible: {_reason(current)}"
+        why = f"the session's transcript records the goal declared impossible: {_reason(current)}"
         return halt(state, now, why)
-    if current.status == "none":
+    if current.status == "none" and not state.goal_seen:
         return halt(state, now, "Claude Code did not set the goal: the session's transcript records none")
     if current.status == "cleared":
         return _cleared(state, now)
     return None
+
+
+def distrusted(state: LoopState, goal: GoalAtStop) -> str:
+    """Why the transcript's goal records were not taken at this Stop ("" when they were)."""
+    if goal.doubt:
+        return goal.doubt
+    if goal.now.status == "none" and state.goal_seen:
+        return "the transcript no longer records the goal this loop saw running: it was rewritten"
+    return ""
+
+
+def seen(state: LoopState, goal: GoalAtStop) -> LoopState:
+    """The loop, knowing it saw its goal running in the transcript (never forgotten)."""
+    running = goal.before.running or goal.now.running
+    return replace(state, goal_seen=True) if running and not state.goal_seen else state
 
 
 def _cleared(state: LoopState, now: float) -> Outcome:

@@ -159,9 +159,13 @@ class LoopState:
     # edited it since. `config` None: a loop stored before the configuration was kept (read as before).
     config: dict[str, Any] | None = None
     config_source: str | None = None
-    # The user's own loop this one adopted ("ralph-loop", "omc-ralph", "omc-autopilot"; None: tiergate's
-    # own): its claims are verified, its non-claim stops left to it while it runs (`tiergate.loop.adoption`).
+    # The user's own loop this one adopted ("ralph-loop", "omc-ralph", "omc-autopilot", "goal"; None:
+    # tiergate's own): its claims are verified, its non-claim stops left to it while it runs
+    # (`tiergate.loop.adoption`).
     adopted: str | None = None
+    # An adopted goal loop has seen its goal running in the transcript (`tiergate.loop.goalloop`): a
+    # transcript that later records no goal at all was rewritten, not refused by Claude Code.
+    goal_seen: bool = False
     # The workspace the loop began on, as tiergate's own commit (`tiergate.workspace.loopbase`), when it
     # was not `base` (the user's uncommitted or untracked work): the loop's change is measured from it.
     start: str | None = None
