@@ -90,4 +90,4 @@ def test_a_configuration_that_does_not_load_gives_no_interop_settings(tmp_path: 
 
     assert loopplugins.interop(project) is None
     write(project.root, {".tiergate.toml": '[interop]\nralph_loop = "ignore"\n'})
-    assert loopplugins.interop(project) == {"ralph_loop": "ignore", "omc": "verify"}
+    assert loopplugins.interop(project) == {"ralph_loop": "ignore", "omc": "verify", "goal": "verify"}

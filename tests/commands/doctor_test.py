@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from testing import tiergatecli
 from testing.claude.cli import claude_bin
-from testing.gitrepo import init_repo
+from testing.gitrepo import init_repo, write
 from testing.statefolder import state_dir
 
 CHECKOUT = Path(__file__).resolve().parents[2]
@@ -341,7 +341,18 @@ def test_json_output_holds_every_finding_and_the_overall_result(project: Path, h
     report: dict[str, Any] = json.loads(result.stdout)
     assert report["ok"] is True
     names = [f["name"] for f in report["findings"]]
-    assert names == ["tiergate", "plugin", "hooks", "claude", "project", "check tests", "coverage", "state"]
+    assert names == [
+        "tiergate",
+        "plugin",
+        "hooks",
+        "claude",
+        "project",
+        "check tests",
+        "coverage",
+        "state",
+        "goal",
+        "task list",
+    ]
     [coverage] = [f for f in report["findings"] if f["name"] == "coverage"]
     assert (
         coverage["status"] == "warn"
@@ -417,3 +428,19 @@ def test_the_advice_for_a_missing_plugin_follows_the_route_tiergate_was_installe
     assert hint("install.sh", True) == "not installed in Claude Code: run install.sh again to register it"
     assert "/plugin install tiergate@" in hint("plugin", True)
     assert "run install.sh (or start claude with --plugin-dir <checkout>)" in hint("checkout", False)
+
+
+def test_doctor_says_what_it_does_with_claude_codes_goal_and_task_list(tmp_path: Path) -> None:
+    from tiergate.commands.doctor import claude_loop_findings
+    from tiergate.project import Project
+
+    project = Project(tmp_path / "project", tmp_path / "state")
+    write(project.root, {".tiergate.toml": '[checks]\ntests = "true"\n'})
+    verified, tasks = claude_loop_findings(project)
+    write(project.root, {".tiergate.toml": '[interop]\ngoal = "ignore"\n'})
+    [ignored, _] = claude_loop_findings(project)
+
+    assert verified.detail.startswith("[interop] goal = verify: a goal set with /goal")
+    assert "is not evidence" in verified.detail
+    assert ignored.detail.startswith("[interop] goal = ignore: /goal is left alone")
+    assert "refuses the completion" in tasks.detail

@@ -98,7 +98,20 @@ def interop(project: Project) -> dict[str, str] | None:
         settings = load_config(project.root).interop
     except UserError:
         return None
-    return {"ralph_loop": settings.ralph_loop, "omc": settings.omc}
+    return {"ralph_loop": settings.ralph_loop, "omc": settings.omc, "goal": settings.goal}
+
+
+# What tiergate does with Claude Code's own loops (docs/interop.md, "Claude Code's /goal and task list").
+GOAL_ADOPTED = (
+    "a goal set with /goal, approved from the model's proposal, or set by the model itself is adopted as a "
+    "loop whose every stop is a claim, judged by the gate and the tier's verifier; the goal evaluator's "
+    "'met' (it reads only the transcript) is not evidence, and a goal it declares impossible halts the loop"
+)
+GOAL_IGNORED = "/goal is left alone: its evaluator alone decides when it is met, unverified"
+TASKS_CHECKED = (
+    "a task marked completed inside any tiergate loop is a step claim: a test that passed when the loop "
+    "began and fails now, or a test lost since, refuses the completion (no verifier per task)"
+)
 
 
 def lines(project: Project, env: Mapping[str, str]) -> list[str]:

@@ -95,6 +95,7 @@ def diagnose(cwd: Path, env: Mapping[str, str]) -> list[Finding]:
         *check_findings(project, env.get("PATH")),
         *coverage_finding(project),
         state_finding(project),
+        *claude_loop_findings(project),
         *neighbour_findings(project, env),
         *legacy_state_finding(project),
     ]
@@ -445,6 +446,21 @@ def _configured(project: Project, name: str, command: str, origin: str, path: st
 
 def _check_facts(name: str, command: str, source: str, **facts: object) -> dict[str, Any]:
     return {"name": name, "command": command, "source": source, **facts}
+
+
+def claude_loop_findings(project: Project) -> list[Finding]:
+    """What tiergate does with Claude Code's own loops, /goal and the task list, here (`[interop] goal`)."""
+    from tiergate.claudecode import loopplugins
+
+    settings = loopplugins.interop(project)
+    if settings is None:
+        return []  # the configuration does not load: its own finding says why
+    mode = settings["goal"]
+    adopted = loopplugins.GOAL_ADOPTED if mode == "verify" else loopplugins.GOAL_IGNORED
+    return [
+        Finding("ok", "goal", f"[interop] goal = {mode}: {adopted}"),
+        Finding("ok", "task list", loopplugins.TASKS_CHECKED),
+    ]
 
 
 def neighbour_findings(project: Project, env: Mapping[str, str]) -> list[Finding]:

@@ -131,7 +131,9 @@ def line(entry: dict[str, Any]) -> str:
     state = entry["phase"] if entry["active"] or entry["phase"] != "passed" else "passed (finished)"
     parts = [who, state, f"iteration {entry['iteration']}/{entry['max_iterations']}"]
     if entry.get("adopted"):
-        parts.append(f"adopted from {entry['adopted']}")
+        from tiergate.loop.adoption import name_of
+
+        parts.append(f"adopted from {name_of(entry['adopted'])}")
     if entry["tier"]:
         parts.append(f"tier {entry['tier']}")
     if entry["verdict"]:

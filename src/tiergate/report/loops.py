@@ -41,7 +41,17 @@ _KINDS: dict[str, tuple[str, str]] = {
     "loop_halted": ("halt", "loop halted"),
     "finalize": ("finish", "loop finished"),
     "cancel": ("cancel", "loop cancelled"),
+    # Claude Code's /goal, adopted: its end other than met, the PASS it holds open, a new goal of the model's.
+    "goal-cleared": ("cancel", "loop ended: the goal was cleared"),
+    "goal-pending": ("note", "the PASS stands; Claude Code's goal still runs"),
+    "goal-changed": ("note", "the model set a new goal: the task changed, the base did not"),
+    # A completed task of Claude Code's task list: a step claim, judged for regressions only, no verifier.
+    "task-accepted": ("task", "task completed: nothing that worked when the loop began is broken"),
+    "task-refused": ("task-refused", "task completion refused: it broke what worked when the loop began"),
+    "task-unchecked": ("error", "task completed unchecked: tiergate could not check it"),
 }
+# The kinds of a completed task's steps: their gate is read for regressions only.
+TASK_KINDS = frozenset({"task", "task-refused"})
 
 
 @frozen
@@ -108,7 +118,7 @@ class Verifier:
 class Step:
     """One decision of a loop: what happened, when, at which iteration, and why."""
 
-    kind: str  # start, refuted, claim, verifier, redo, verdict, halt, finish, cancel, error, note
+    kind: str  # start, refuted, claim, verifier, redo, verdict, halt, finish, cancel, error, note, task, ...
     label: str
     event: str
     decision: str
@@ -275,6 +285,8 @@ def step(record: Mapping[str, Any], snapshots: list[dict[str, Any]]) -> Step:
     """The timeline's step for one record (`snapshots`: its verifications)."""
     decision = _text(record.get("decision"))
     kind, label = _KINDS.get(decision, ("note", decision.replace("-", " ").replace("_", " ")))
+    if decision == "adopt" and _text(record.get("adopted_from")):
+        label = f"loop adopted from {_text(record.get('adopted_from'))}"
     error = _text(record.get("error")) or None
     if record.get("level") == "error" and kind == "note":
         kind, label = "error", label or _text(record.get("event"))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import html
 from datetime import datetime
 
-from tiergate.report.loops import Check, Gate, Loop, Report, Step, Verifier
+from tiergate.report.loops import TASK_KINDS, Check, Gate, Loop, Report, Step, Verifier
 from tiergate.report.style import CSS
 
 # Bounds that keep a night's page small enough to open: the steps of a loop shown before older ones are
@@ -31,7 +31,7 @@ _OUTCOME = {"finished": "✓", "halted": "■", "cancelled": "✕", "running": "
 _VERDICT = {"PASS": "✓", "FAIL": "✗", "INCOMPLETE": "◐", "DISQUALIFIED": "⊘", "VOID": "○", "requested": "…"}
 _STEP_SYMBOL = {
     "start": "▶", "claim": "◆", "refuted": "✗", "verifier": "•", "redo": "↻", "verdict": "●",
-    "halt": "■", "finish": "★", "cancel": "✕", "error": "⚠", "note": "·",
+    "halt": "■", "finish": "★", "cancel": "✕", "error": "⚠", "note": "·", "task": "☑", "task-refused": "☒",
 }  # fmt: skip
 _MAJOR = frozenset({"start", "claim", "refuted", "redo", "verdict", "halt", "finish", "cancel", "error"})
 
@@ -402,7 +402,7 @@ def _step(s: Step, verifier: Verifier | None) -> str:
         body.append(_verifier_facts(verifier))
     body.append(_reasons(s, open_=major and not s.tier))
     if s.gate is not None:
-        body.append(_gate(s.gate))
+        body.append(_gate(s.gate, task=s.kind in TASK_KINDS))
     if s.intervention and s.kind != "halt":
         body.append(f'<p class="intervention"><strong>Intervention:</strong> {_e(s.intervention)}</p>')
     if s.rollback is not None:
@@ -459,8 +459,10 @@ def _reasons(s: Step, *, open_: bool) -> str:
     )
 
 
-def _gate(gate: Gate) -> str:
+def _gate(gate: Gate, *, task: bool = False) -> str:
     verdict = "refute the claim" if gate.refuted else "do not refute the claim"
+    if task:  # a completed task's gate is read for regressions only: the step's verdict is its own
+        verdict = "were read for regressions only (the task's step claim)"
     reused = " (results reused: the workspace was checked before)" if gate.reused else ""
     # New failures first (what refutes a claim), then the ones that failed when the loop began, then the rest.
     ordered = sorted(gate.checks, key=lambda c: (not c.new_failure, c.status == "passed"))
