@@ -50,6 +50,14 @@ while True:
         seq += 1
 with os.fdopen(fd, "w") as record:
     json.dump({"payload": json.loads(payload), "env": env}, record)
+# A hook may be told to wait before it answers, and to note the transcript's lines as it saw them then.
+delay_file = root / "delays" / f"{event}.json"
+if delay_file.exists():
+    import time
+    time.sleep(json.loads(delay_file.read_text()))
+    transcript = json.loads(payload).get("transcript_path") or ""
+    seen = open(transcript).read() if os.path.isfile(transcript) else ""
+    (records / f"{event}-{seq:03d}.transcript").write_text(seen)
 answers_file = root / "answers" / f"{event}.json"
 answers = json.loads(answers_file.read_text()) if answers_file.exists() else []
 if seq < len(answers):
@@ -90,6 +98,18 @@ class ProbePlugin:
         folder.mkdir(exist_ok=True)
         data = [{"stdout": a.stdout, "stderr": a.stderr, "exit_code": a.exit_code} for a in answers]
         (folder / f"{event}.json").write_text(json.dumps(data))
+
+    def delay(self, event: str, seconds: float) -> None:
+        """Every firing of `event` waits `seconds` before it answers, then notes the transcript as it saw
+        it (`transcript_seen`)."""
+        folder = self.root / "delays"
+        folder.mkdir(exist_ok=True)
+        (folder / f"{event}.json").write_text(json.dumps(seconds))
+
+    def transcript_seen(self, event: str) -> list[list[dict[str, Any]]]:
+        """The transcript's records as each delayed firing of `event` saw them, in firing order."""
+        files = sorted((self.root / "records").glob(f"{event}-*.transcript"))
+        return [[json.loads(line) for line in path.read_text().splitlines() if line] for path in files]
 
     def records(self, event: str) -> list[dict[str, Any]]:
         """The payloads `event` received, in firing order."""
