@@ -23,6 +23,7 @@ BENCHMARKS = (
     "seed_experiment",  # the seed's experiment: shallow check against the gate
     "replay_bench",  # tiergate replay on a real history (goal: >= 20 commits/s)
     "test_contract_bench",  # a claim's test runs against f9b8652 (goal: +0 untouched tests, +1 edited)
+    "claude_loops_bench",  # a completed task on tiergate's own suite, against the bare test run
 )
 
 
