@@ -2,7 +2,7 @@
 a Stop under an adopted /goal, against the bare test run of a real suite, in one run with interleaved
 rounds.
 
-    .venv/bin/python -m bench.claude_loops_bench [--rounds N] [--suite PATHS]
+    .venv/bin/python -m bench.claude_loops_bench [--rounds N] [--suite PATHS] [--cases "A;B;..."]
 
 The real suite is tiergate's own: this repository is cloned (`git clone`, its last commit) into a
 temporary folder, and its `.tiergate.toml` (committed there, so that it is the loop's base too) sets
@@ -214,17 +214,24 @@ def main() -> int:
         "--rounds", type=int, default=3, help="measured rounds (default 3; one more warms up)"
     )
     parser.add_argument("--suite", default=SUITE, help=f"the test paths the check runs (default {SUITE})")
+    parser.add_argument(
+        "--cases", default=";".join(CASES), help="the cases to measure, separated by ';' (default: all)"
+    )
     args = parser.parse_args()
+    cases = tuple(name for name in CASES if name in (c.strip() for c in args.cases.split(";")))
+    if "bare" not in cases:
+        parser.error("the cases must include bare: every figure is a ratio to it")
     with tempfile.TemporaryDirectory(prefix="tiergate-bench-") as folder:
         scratch = Path(folder)
         bench = Bench(clone(scratch, args.suite), scratch, args.suite)
-        samples: dict[str, list[tuple[float, int]]] = {name: [] for name in CASES}
+        samples: dict[str, list[tuple[float, int]]] = {name: [] for name in cases}
         for round_ in range(args.rounds + 1):  # the first round warms up, unmeasured
-            shift = round_ % len(CASES)
+            shift = round_ % len(cases)
             # Rotated, but a kept result is only ever measured right after the run that kept it.
-            order = [*CASES[shift:], *CASES[:shift]]
-            order.remove("task, unchanged workspace")
-            order.insert(order.index("task, new workspace") + 1, "task, unchanged workspace")
+            order = [*cases[shift:], *cases[:shift]]
+            if "task, unchanged workspace" in order and "task, new workspace" in order:
+                order.remove("task, unchanged workspace")
+                order.insert(order.index("task, new workspace") + 1, "task, unchanged workspace")
             for name in order:
                 measured = bench.case(name)
                 if round_:
@@ -236,10 +243,10 @@ def main() -> int:
 def report(samples: dict[str, list[tuple[float, int]]], rounds: int, suite: str) -> None:
     bare = statistics.median(s for s, _ in samples["bare"])
     print(f"Claude Code's loops on tiergate's own suite ({suite}), median of {rounds}, interleaved:")
-    for name in CASES:
-        seconds = statistics.median(s for s, _ in samples[name])
-        runs = "/".join(str(n) for n in sorted({n for _, n in samples[name]}))
-        each = ", ".join(f"{s:.2f}" for s, _ in samples[name])
+    for name, measured in samples.items():
+        seconds = statistics.median(s for s, _ in measured)
+        runs = "/".join(str(n) for n in sorted({n for _, n in measured}))
+        each = ", ".join(f"{s:.2f}" for s, _ in measured)
         print(f"  {name:30} {seconds:7.2f} s  suite runs {runs:3}  {seconds / bare:5.2f} x bare  ({each})")
 
 
