@@ -21,6 +21,7 @@ from tiergate.loop.events import Outcome
 from tiergate.text import plural
 
 if TYPE_CHECKING:
+    from tiergate.hook.protocol import HookReply
     from tiergate.loop.state import LoopState
     from tiergate.project import Project
 
@@ -123,6 +124,15 @@ def adopt_or_why(
         return refusal.reason
     _adopted(project, event_name, new, found, differs)
     return new
+
+
+def adopted_reply(loop: LoopState) -> HookReply:
+    """What Claude and the user are told when tiergate adopts their loop."""
+    from tiergate.hook.protocol import HookReply
+
+    return HookReply(
+        additional_context=adoption.adopted_context(loop), system_message=adoption.adopted_message(loop)
+    )
 
 
 def _adopted(project: Project, event_name: str, new: LoopState, found: Foreign, differs: bool | None) -> None:

@@ -65,7 +65,7 @@ def at_stop(
         if flushed and after:
             now = goal.goal_of((*before, *after))
             return GoalAtStop(then, now, evaluated=True, doubt=goal.doubt_of(after))
-        if flushed and not goal.expects_evaluation(then):
+        if flushed and not then.running:  # no evaluation comes for a goal that ran no more
             return GoalAtStop(then, then)
         if clock() >= deadline:
             whole = goal.goal_of((*before, *after))  # unflushed: the last records are the earlier turn's
@@ -87,7 +87,7 @@ def typed(project: Project, session_id: str, prompt: str) -> HookReply | None:
     any loop command the user types. (Claude Code 2.1.332 runs no UserPromptSubmit hook for `/goal clear`
     nor `/goal` alone: a clear is seen in the transcript, `tiergate.loop.goalloop.goal_ended`.)"""
     found = goalloop.parse_goal_command(prompt)
-    if found is None or isinstance(found, goalloop.GoalClear):
+    if found is None:
         return None
     return _adopt(project, session_id, "UserPromptSubmit", found, by_command=True)
 
@@ -164,17 +164,13 @@ def _adopt(
     """Adopt the goal; a goal the user set that tiergate does not adopt is said so: it runs unverified."""
     from tiergate.handlers import adoption as adopting
     from tiergate.hook.protocol import HookReply
-    from tiergate.loop import adoption
 
     loop = adopting.adopt_or_why(project, session_id, event_name, found, by_command=by_command)
-    if isinstance(loop, str):
-        if event_name != "UserPromptSubmit":
-            return None
-        said = f"tiergate: this /goal is not verified by tiergate: {loop}."
-        return HookReply(system_message=said)
-    return HookReply(
-        additional_context=adoption.adopted_context(loop), system_message=adoption.adopted_message(loop)
-    )
+    if not isinstance(loop, str):
+        return adopting.adopted_reply(loop)
+    if event_name != "UserPromptSubmit":
+        return None
+    return HookReply(system_message=f"tiergate: this /goal is not verified by tiergate: {loop}.")
 
 
 def _retask(project: Project, session_id: str, condition: str) -> HookReply | None:

@@ -112,11 +112,7 @@ def _plugin_command(project: Project, session_id: str, typed: str) -> HookReply 
     from tiergate.handlers import adoption as adopting
 
     loop = adopting.adopt(project, session_id, "UserPromptSubmit", found, by_command=True)
-    if loop is None:
-        return None
-    return HookReply(
-        additional_context=adoption.adopted_context(loop), system_message=adoption.adopted_message(loop)
-    )
+    return None if loop is None else adopting.adopted_reply(loop)
 
 
 def is_task_notification(prompt: str) -> bool:

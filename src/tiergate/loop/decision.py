@@ -87,21 +87,14 @@ def _stop_active(state: LoopState, ev: Stop, now: float, limits: Limits) -> Outc
     if ev.goal is not None:
         # Claude Code's /goal, adopted: a goal that ended other than met ends the loop (`goalloop`),
         # unless tiergate's own checks refute this very claim: the transcript's word never outweighs them.
-        from tiergate.loop.goalloop import distrusted, goal_ended, seen
+        from tiergate.loop.goalloop import goal_ended, goal_notes, seen
 
         state = seen(state, ev.goal)
         ended = goal_ended(state, ev.goal, now)
-        refuted = _refuted_here(state, ev)
-        if ended is not None and not refuted:
+        if ended is not None and not _refuted_here(state, ev):
             return ended
-        notes = (f"goal-records-doubted: {distrusted(state, ev.goal)}",) if distrusted(state, ev.goal) else ()
-        if ended is not None:
-            notes = (
-                f"goal-ended-refuted: the transcript says {ended.reasons[0]}; tiergate's checks refute "
-                "this claim, so the refutation stands (the loop's caps end it)",
-            )
         outcome = _stop_phase(state, ev, now, limits)
-        return replace(outcome, reasons=(*outcome.reasons, *notes))
+        return replace(outcome, reasons=(*outcome.reasons, *goal_notes(state, ev.goal, ended)))
     return _stop_phase(state, ev, now, limits)
 
 

@@ -11,9 +11,6 @@ from typing import Literal
 
 from tiergate.frozen import frozen
 
-# The transcript record of the goal: an attachment of this type.
-STATUS_TYPE = "goal_status"
-
 Status = Literal["active", "met", "impossible", "cleared", "none"]
 
 
@@ -84,11 +81,6 @@ def doubt_of(after: Sequence[Mapping[str, object]]) -> str:
     if any(record.get("sentinel") is True for record in after):
         return "the transcript holds a goal set or cleared after the turn's final message"
     return ""
-
-
-def expects_evaluation(before: Goal) -> bool:
-    """Whether the evaluator judges this Stop: the goal was running when the turn ended."""
-    return before.running
 
 
 def still_held(goal: GoalAtStop | None) -> bool:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from tiergate.frozen import frozen
 from tiergate.loop.adoption import Foreign, Kind, NotAdopted
 from tiergate.loop.events import Outcome
 from tiergate.loop.goal import Goal, GoalAtStop
@@ -34,14 +33,10 @@ APPROVED_PREFIX = "Goal set: "
 GOAL_TOOLS = frozenset({"SetGoal", "ProposeGoal"})
 
 
-@frozen
-class GoalClear:
-    """`/goal clear` (or stop, off, reset, none, cancel): the user ends the goal."""
-
-
-def parse_goal_command(prompt: str) -> Foreign | NotAdopted | GoalClear | None:
-    """What a prompt does to the goal, as Claude Code reads `/goal <condition>`: sets one (a foreign loop
-    to adopt), clears it, or nothing tiergate acts on (`/goal` alone shows it; any other prompt)."""
+def parse_goal_command(prompt: str) -> Foreign | NotAdopted | None:
+    """The goal a prompt sets, as Claude Code reads `/goal <condition>` (a foreign loop to adopt), or None:
+    `/goal` alone shows the goal, `/goal clear` clears it (Claude Code runs no prompt hook for either:
+    a clear is seen in the transcript, `goal_ended`), any other prompt is not the goal's."""
     text = prompt.strip()
     if text != COMMAND and not text.startswith((COMMAND + " ", COMMAND + "\t", COMMAND + "\n")):
         return None
@@ -49,7 +44,7 @@ def parse_goal_command(prompt: str) -> Foreign | NotAdopted | GoalClear | None:
     if not condition:
         return None
     if condition.lower() in CLEAR_WORDS:
-        return GoalClear()
+        return None
     if len(condition) > MAX_CONDITION:
         return NotAdopted(KIND, f"Claude Code refuses a condition over {MAX_CONDITION:,} characters")
     return Foreign(KIND, condition)
@@ -92,13 +87,21 @@ def goal_ended(state: LoopState, goal: GoalAtStop, now: float) -> Outcome | None
     return None
 
 
-def distrusted(state: LoopState, goal: GoalAtStop) -> str:
-    """Why the transcript's goal records were not taken at this Stop ("" when they were)."""
+def goal_notes(state: LoopState, goal: GoalAtStop, ended: Outcome | None) -> tuple[str, ...]:
+    """The decision log's word on a Stop judged as a claim whatever the transcript says of the goal: that
+    its word that the goal ended gave way to a refutation (`ended`: what it would have done), or why its
+    records were not taken."""
+    if ended is not None:
+        return (
+            f"goal-ended-refuted: the transcript says {ended.reasons[0]}; tiergate's checks refute this "
+            "claim, so the refutation stands (the loop's caps end it)",
+        )
     if goal.doubt:
-        return goal.doubt
+        return (f"goal-records-doubted: {goal.doubt}",)
     if goal.now.status == "none" and state.goal_seen:
-        return "the transcript no longer records the goal this loop saw running: it was rewritten"
-    return ""
+        why = "the transcript no longer records the goal this loop saw running: it was rewritten"
+        return (f"goal-records-doubted: {why}",)
+    return ()
 
 
 def seen(state: LoopState, goal: GoalAtStop) -> LoopState:
