@@ -9,7 +9,9 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from testing.gitrepo import write
@@ -64,7 +66,8 @@ def run_pytest(project: Path, *args: str, env: dict[str, str] | None = None) -> 
     site.mkdir()
     out.mkdir()
     shutil.copy(plugin.__file__, site / "tiergate_outcomes.py")
-    inherited = {k: v for k, v in os.environ.items() if k not in ("TIERGATE_TESTS_TAKEN", "PYTEST_ADDOPTS")}
+    dropped = ("TIERGATE_TESTS_TAKEN", "TIERGATE_TESTS_ONLY", "PYTEST_ADDOPTS")
+    inherited = {k: v for k, v in os.environ.items() if k not in dropped}
     variables = {
         **inherited,
         "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
@@ -125,3 +128,75 @@ def test_a_run_another_recorded_run_started_writes_nothing(tmp_path: Path) -> No
     write(tmp_path / "p", {"test_a.py": "def test_pass():\n    pass\n"})
 
     assert run_pytest(tmp_path / "p", env={"TIERGATE_TESTS_TAKEN": "1"}) == []
+
+
+SELECTED = {
+    "tests/test_kept.py": "def test_one():\n    pass\n\n\ndef test_two():\n    assert False\n",
+    "tests/test_picked.py": "def test_wanted():\n    pass\n\n\ndef test_unwanted():\n    pass\n",
+    "tests/test_never.py": "raise RuntimeError('an unselected module is never imported')\n",
+    "tests/conftest.py": "import pytest\n",
+}
+
+
+def select(project: Path, files: list[str], tests: list[str]) -> dict[str, str]:
+    only = project.parent / "only.json"
+    only.write_text(json.dumps({"files": [str(project / f) for f in files], "tests": tests}))
+    return {"TIERGATE_TESTS_ONLY": str(only)}
+
+
+def test_a_selection_collects_only_its_files_and_deselects_the_rest_of_a_selected_tests_file(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "p"
+    write(project, SELECTED)
+
+    [record] = run_pytest(
+        project, env=select(project, ["tests/test_kept.py"], ["tests/test_picked.py::test_wanted"])
+    )
+
+    assert record["only"] is True and record["finished"] is True
+    assert dict(record["outcomes"]) == {
+        "tests/test_picked.py::test_unwanted": "deselected",
+        "tests/test_kept.py::test_one": "passed",
+        "tests/test_kept.py::test_two": "failed",
+        "tests/test_picked.py::test_wanted": "passed",
+    }
+
+
+def test_a_selection_that_cannot_be_read_or_under_xdist_leaves_the_run_whole(tmp_path: Path) -> None:
+    files = {**SELECTED, "tests/test_never.py": "def test_there():\n    pass\n"}
+    unread, distributed = tmp_path / "unread" / "p", tmp_path / "distributed" / "p"
+    write(unread, files)
+    write(distributed, files)
+    everything = {
+        "tests/test_kept.py::test_one",
+        "tests/test_kept.py::test_two",
+        "tests/test_picked.py::test_wanted",
+        "tests/test_picked.py::test_unwanted",
+        "tests/test_never.py::test_there",
+    }
+
+    records = [
+        *run_pytest(unread, env={"TIERGATE_TESTS_ONLY": str(tmp_path / "missing.json")}),
+        # xdist's controller collects nothing and its workers are not the run's top: no selection at all.
+        *run_pytest(
+            distributed, "-p", "xdist", "-n", "2", env=select(distributed, ["tests/test_kept.py"], [])
+        ),
+    ]
+
+    assert len(records) == 2
+    for record in records:
+        assert "only" not in record and set(dict(record["outcomes"])) == everything
+
+
+def test_the_collection_hook_takes_the_argument_the_running_pytest_gives() -> None:
+    # pytest 7 and later: `collection_path` (recent pluggy keeps the spec's names on `spec`); earlier
+    # ones: `path` (pytest 3.6's pluggy 0.7 kept them on the hook caller itself).
+    recent = SimpleNamespace(spec=SimpleNamespace(argnames=("collection_path", "config")))
+    older = SimpleNamespace(argnames=("__multicall__", "path", "config"))
+
+    argnames: Callable[[object], tuple[str, ...]] = plugin._argnames
+
+    assert "collection_path" in argnames(recent)
+    assert argnames(older) == ("__multicall__", "path", "config")
+    assert argnames(object()) == ("path",)

@@ -11,6 +11,9 @@ from testing.gitrepo import git, init_repo, write
 from testing.pytestcheck import PYTEST
 
 from tiergate.gate.checks import make_check
+from tiergate.gate.pertest.basetests import base_test_failures, base_tests_selection
+from tiergate.gate.pertest.record import Outcome, TestRun
+from tiergate.gate.pertest.selection import TestSelection
 from tiergate.gate.scratch import base_tests_copy, run_base_tests
 
 FILES = {
@@ -18,6 +21,10 @@ FILES = {
     "tests/test_calc.py": "from calc import div\n\n\ndef test_div():\n    assert div(6, 3) == 2\n",
     ".gitignore": ".venv/\n",
 }
+
+
+def pytest_run(*outcomes: tuple[str, Outcome]) -> TestRun:
+    return TestRun("pytest report", "pytest", outcomes, True)
 
 
 def claimed(root: Path) -> tuple[Path, str]:
@@ -67,3 +74,47 @@ def test_the_base_tests_run_there_fail_on_the_claimed_code(tmp_path: Path) -> No
     assert git(repo, "status", "--porcelain") == status
     mine = subprocess.run(check.command, shell=True, cwd=repo, capture_output=True, check=False)
     assert mine.returncode == 0  # the agent's edited tests pass in the workspace
+
+
+def test_with_a_selection_only_the_touched_test_file_and_the_failing_test_run_again(tmp_path: Path) -> None:
+    calc = "def div(a, b):\n    raise NotImplementedError\n\n\ndef mul(a, b):\n    return a * b\n"
+    files = {
+        **FILES,
+        "calc.py": calc,
+        "tests/test_mul.py": "from calc import mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n",
+        "tests/test_same.py": "import calc\n\n\ndef test_same():\n    pass\n",
+    }
+    repo = init_repo(tmp_path / "project", files)
+    base_commit = git(repo, "rev-parse", "HEAD").strip()
+    # The claim: div "fixed" with its test edited to match, mul broken on the way.
+    write(
+        repo,
+        {
+            "calc.py": "def div(a, b):\n    return a * b\n\n\ndef mul(a, b):\n    return a + b\n",
+            "tests/test_calc.py": FILES["tests/test_calc.py"].replace("== 2", "== 18"),
+        },
+    )
+    same: tuple[str, Outcome] = ("tests/test_same.py::test_same", "passed")
+    base = pytest_run(
+        ("tests/test_calc.py::test_div", "failed"), ("tests/test_mul.py::test_mul", "passed"), same
+    )
+    now = pytest_run(
+        ("tests/test_calc.py::test_div", "passed"), ("tests/test_mul.py::test_mul", "failed"), same
+    )
+    check = make_check("tests", PYTEST, "test")
+    selection = base_tests_selection(["tests/test_calc.py"], base, now, "")
+    assert selection == TestSelection(("tests/test_calc.py",), ("tests/test_mul.py::test_mul",))
+
+    [result] = run_base_tests(repo, base_commit, [check], timeout=60, select={check.key: selection})
+
+    # test_same.py is the same file on the same code as in the claim's run: not run again.
+    assert result.tests is not None and result.tests.subset
+    assert result.tests.by_test == {
+        "tests/test_calc.py::test_div": "failed",
+        "tests/test_mul.py::test_mul": "failed",
+    }
+    found = base_test_failures(base, now, result.tests, {})
+    assert [(f.test, f.refutes) for f in found] == [
+        ("tests/test_calc.py::test_div", True),
+        ("tests/test_mul.py::test_mul", False),
+    ]

@@ -4,13 +4,16 @@ reports or leaves early still seen, a nested pytest not mixed in, and the user's
 
 from __future__ import annotations
 
+import json
 import shlex
 import sys
 from pathlib import Path
 
-from testing.gitrepo import write
+import pytest
+from testing.gitrepo import init_repo, write
 
 from tiergate.gate.checks import make_check
+from tiergate.gate.pertest.selection import TestSelection
 from tiergate.gate.testreports import run_reported
 
 PYTEST = f"PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 {shlex.quote(sys.executable)} -m pytest -q -p no:cacheprovider"
@@ -166,3 +169,79 @@ def test_a_command_that_sets_its_own_pythonpath_still_runs_and_is_read_from_its_
     assert "Error importing plugin" not in result.output
     assert result.tests is not None and result.tests.source == "pytest output"
     assert result.tests.total("passed") == 1
+
+
+SELECTED_PROJECT = {
+    "src/calc.py": "def add(a, b):\n    return a + b\n",
+    "tests/test_add.py": "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n",
+    "tests/test_two.py": "def test_wanted():\n    pass\n\n\ndef test_unwanted():\n    pass\n",
+    "tests/test_never.py": "raise RuntimeError('an unselected module is never imported')\n",
+    "conftest.py": "import sys\n\nsys.path.insert(0, 'src')\n",
+}
+SELECTION = TestSelection(("tests/test_add.py",), ("tests/test_two.py::test_wanted",))
+
+
+def test_a_selected_pytest_check_runs_only_its_selection_and_says_it_is_a_subset(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "repo", SELECTED_PROJECT)
+    selected, whole = (
+        make_check("selected tests", f"{PYTEST} tests", "test"),
+        make_check("all tests", PYTEST, "test"),
+    )
+
+    first, second = run_reported([selected, whole], repo, timeout=60, select={selected.key: SELECTION})
+
+    assert (first.status, first.reason) == ("passed", "exit 0") and first.tests is not None
+    assert first.tests.subset and first.tests.by_test == {
+        "tests/test_two.py::test_unwanted": "deselected",
+        "tests/test_add.py::test_add": "passed",
+        "tests/test_two.py::test_wanted": "passed",
+    }
+    assert "1 deselected" in first.output and "RuntimeError" not in first.output
+    # The check without a selection is the whole suite, the module that cannot be imported included.
+    assert second.status == "failed" and second.tests is not None and not second.tests.subset
+    assert second.tests.by_test["tests/test_never.py"] == "error"
+
+
+def test_a_selected_check_that_sets_its_own_pythonpath_runs_whole_and_is_no_subset(tmp_path: Path) -> None:
+    # The plugin's folder is hidden, so the selection cannot be honoured: the check runs again without
+    # it, whole, and its record is never taken for a selection's.
+    repo = init_repo(
+        tmp_path / "repo", {**SELECTED_PROJECT, "tests/test_never.py": "def test_x():\n    pass\n"}
+    )
+    check = make_check("tests", f"PYTHONPATH=src {PYTEST} tests", "test")
+
+    (result,) = run_reported([check], repo, timeout=60, select={check.key: SELECTION})
+
+    assert (result.status, result.reason) == ("passed", "exit 0") and result.tests is not None
+    assert not result.tests.subset and result.tests.total("passed") == 4
+
+
+def test_a_report_that_says_it_kept_to_a_selection_nobody_asked_for_is_a_whole_run(tmp_path: Path) -> None:
+    forge = (
+        "import json, os\n\n\ndef pytest_sessionfinish(session):\n"
+        "    folder = os.environ['TIERGATE_TESTS_OUT']\n"
+        "    for name in os.listdir(folder):\n"
+        "        path = os.path.join(folder, name)\n"
+        "        data = json.load(open(path))\n"
+        "        json.dump({**data, 'only': True}, open(path, 'w'))\n"
+    )
+    write(tmp_path, {"test_a.py": "def test_pass():\n    pass\n", "conftest.py": forge})
+
+    (result,) = run_reported([make_check("tests", PYTEST, "test")], tmp_path, timeout=60)
+
+    assert result.tests is not None and not result.tests.subset
+
+
+def test_a_selection_this_process_was_run_with_is_no_checks_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # tiergate's gate on a suite that runs the gate: the suite's own selection is in the environment.
+    outer = tmp_path / "outer.json"
+    outer.write_text(json.dumps({"files": [str(tmp_path / "elsewhere_test.py")], "tests": []}))
+    monkeypatch.setenv("TIERGATE_TESTS_ONLY", str(outer))
+    write(tmp_path / "p", {"test_a.py": "def test_pass():\n    pass\n"})
+
+    (result,) = run_reported([make_check("tests", PYTEST, "test")], tmp_path / "p", timeout=60)
+
+    assert result.status == "passed" and result.tests is not None and not result.tests.subset
+    assert result.tests.by_test == {"test_a.py::test_pass": "passed"}

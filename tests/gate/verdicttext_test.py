@@ -113,3 +113,17 @@ def test_the_base_tests_run_against_the_claimed_code_has_its_slot() -> None:
         "not run 0 (from its pytest report)"
     )
     assert lines[-1] == "    failing there: t1"
+
+
+def test_a_run_of_a_selection_counts_no_test_it_left_out_as_not_run() -> None:
+    selected = replace(run(t1="passed", t3="deselected"), subset=True)
+    passed = replace(failed("", selected), status="passed", exit_code=0, reason="exit 0")
+    gate = judge([passed], at_base(failed("", run(t1="failed", t2="passed", t3="passed"))))
+
+    lines = gate.tests_lines({passed.key: selected})
+    # t2 is not in the run and t3 deselected: left out of the selection, neither is lost.
+    assert lines[3] == (
+        "  at the claim: passed 1, failed 0, skipped 0, xfailed 0, not run 1 (from its pytest report, a run "
+        "of a selection of the tests)"
+    )
+    assert lines[4].startswith("  the base's test files run against the claimed code: passed 1")

@@ -81,3 +81,13 @@ def test_the_empty_tree_is_known_in_both_object_formats(tmp_path: Path, object_f
     assert objects.is_empty_tree(empty)
     assert objects.empty_tree(repo) == empty
     assert not objects.is_empty_tree(git(tmp_path, "hash-object", "--stdin").strip())
+
+
+def test_blobs_are_read_in_one_batch_in_order_with_nothing_for_what_is_not_a_blob(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "r", {"a.txt": "one\n", "b.bin": "two\0\nlines\n"})
+    a, b = (git(repo, "rev-parse", f"HEAD:{name}").strip() for name in ("a.txt", "b.bin"))
+    tree = git(repo, "rev-parse", "HEAD^{tree}").strip()
+    missing = "0" * 40
+
+    assert objects.blobs(repo, [b, tree, a, missing, a]) == [b"two\0\nlines\n", b"", b"one\n", b"", b"one\n"]
+    assert objects.blobs(repo, []) == []

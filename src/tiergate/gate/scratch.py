@@ -9,11 +9,12 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from tiergate.gate.baseline import worktree
 from tiergate.gate.checks import Check, CheckResult
+from tiergate.gate.pertest.selection import TestSelection
 from tiergate.gate.pertest.testfiles import tests_among
 from tiergate.gate.processes import Progress
 from tiergate.gate.testreports import run_reported
@@ -25,11 +26,19 @@ ENVIRONMENTS = frozenset({".venv", "venv", ".virtualenv", "env", "node_modules",
 
 
 def run_base_tests(
-    root: Path, commit: str, checks: Sequence[Check], *, timeout: float, progress: Progress | None = None
+    root: Path,
+    commit: str,
+    checks: Sequence[Check],
+    *,
+    timeout: float,
+    progress: Progress | None = None,
+    select: Mapping[str, TestSelection] | None = None,
 ) -> tuple[CheckResult, ...]:
-    """`checks` run on the claimed workspace at `root` with its test paths as `commit` holds them."""
+    """`checks` run on the claimed workspace at `root` with its test paths as `commit` holds them; those
+    in `select` (by check key) only on their selection (`tiergate.gate.pertest.basetests.
+    base_tests_selection`: what differs from the claim's own run)."""
     with base_tests_copy(root, commit) as cwd:
-        return run_reported(checks, cwd, timeout=timeout, progress=progress, label=LABEL)
+        return run_reported(checks, cwd, timeout=timeout, progress=progress, label=LABEL, select=select)
 
 
 @contextlib.contextmanager

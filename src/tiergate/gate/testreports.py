@@ -3,6 +3,7 @@
 The command is never changed: pytest gets a plugin (`tiergate.gate.pytestoutcomes`) and node --test a
 reporter (`nodeoutcomes.mjs`) through its environment; other runners are read from their output. A
 report is written in the tests' own process, so it is evidence against a claim more than for one.
+pytest can also be asked to run only a selection of its tests (`select`); a run that did is a subset.
 See docs/judging.md, "Each test's outcome".
 """
 
@@ -20,10 +21,12 @@ from typing import Any
 from tiergate.gate.checks import Check, CheckResult
 from tiergate.gate.pertest.fromoutput import from_output
 from tiergate.gate.pertest.record import Outcome, TestRun, outcome_of
+from tiergate.gate.pertest.selection import TestSelection
 from tiergate.gate.processes import run_checks
 from tiergate.gate.testevidence import with_tests
 
 OUT_VARIABLE = "TIERGATE_TESTS_OUT"
+ONLY_VARIABLE = "TIERGATE_TESTS_ONLY"
 PLUGIN = "tiergate_outcomes"
 _PLUGIN_NOT_IMPORTED = f'Error importing plugin "{PLUGIN}"'
 _HERE = Path(__file__).parent
@@ -36,23 +39,50 @@ def run_reported(
     cwd: Path,
     *,
     env: Mapping[str, Mapping[str, str]] | None = None,
+    select: Mapping[str, TestSelection] | None = None,
     **options: Any,
 ) -> tuple[CheckResult, ...]:
-    """`run_checks`, each test check with its tests read from the runner's report or its output."""
+    """`run_checks`, each test check with its tests read from the runner's report or its output.
+    `select`: by check key, the only tests that check's runner is asked to run (pytest honours it; a run
+    whose every report says it did is a `subset`, any other a whole run)."""
     tests = [c for c in checks if c.kind == "tests"]
     if not tests:
         return run_checks(checks, cwd, env=env, **options)
     folder = Path(tempfile.mkdtemp(prefix="tiergate-tests-"))
     try:
         added = _environments(tests, cwd, folder)
+        selected = _selections(tests, cwd, folder, select or {})
+        for check in tests:
+            if check.key in selected or os.environ.get(ONLY_VARIABLE):
+                # Empty for a check without one: a selection this process was itself run with (tiergate's
+                # gate on a suite that runs the gate) is no check's here.
+                added[check.key][ONLY_VARIABLE] = selected.get(check.key, "")
         given = env or {}
         merged = {key: merge_env(given.get(key, {}), added.get(key, {})) for key in {*added, *given}}
         results = run_checks(checks, cwd, env=merged, **options)
         outs = {c.key: folder / str(index) for index, c in enumerate(tests)}
         results = _without_the_plugin_where_it_broke(results, tests, outs, cwd, given, options)
-        return tuple(_judged(r, outs[r.key], cwd) if r.key in outs else r for r in results)
+        return tuple(
+            _judged(r, outs[r.key], cwd, selected=r.key in selected) if r.key in outs else r for r in results
+        )
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _selections(
+    tests: Sequence[Check], cwd: Path, folder: Path, select: Mapping[str, TestSelection]
+) -> dict[str, str]:
+    """The file that gives each selected check's runner its selection, by check key: written beside the
+    check's report folder (never in it: an empty one is how a run whose plugin could not load is told)."""
+    written = {}
+    for index, check in enumerate(tests):
+        selection = select.get(check.key)
+        if selection is not None:
+            path = folder / f"only-{index}.json"
+            files = [str(cwd / name) for name in selection.files]
+            path.write_text(json.dumps({"files": files, "tests": list(selection.tests)}))
+            written[check.key] = str(path)
+    return written
 
 
 def _without_the_plugin_where_it_broke(
@@ -139,34 +169,37 @@ def _runs_node_test(command: str, scripts: Sequence[str]) -> bool:
     return any("--test" in text.split() or "node --test" in text for text in texts)
 
 
-def _judged(result: CheckResult, out: Path, cwd: Path) -> CheckResult:
-    return with_tests(result, read_report(out, cwd), from_output(result.output))
+def _judged(result: CheckResult, out: Path, cwd: Path, *, selected: bool) -> CheckResult:
+    return with_tests(result, read_report(out, cwd, selected=selected), from_output(result.output))
 
 
-def read_report(out: Path, cwd: Path) -> TestRun | None:
+def read_report(out: Path, cwd: Path, *, selected: bool = False) -> TestRun | None:
     """The report the check's runner wrote in `out` (None: none), test ids relative to `cwd`. A file that
-    cannot be read is an unfinished report: something in the tests' process spoiled it."""
+    cannot be read is an unfinished report: something in the tests' process spoiled it. `selected`: the
+    runner was asked for a selection; the run is a subset only then, and only when every file says it
+    kept to it (a report is written in the tests' process: unasked, its word would hide lost tests)."""
     pytest_files = sorted(out.glob("pytest-*.json"))
     node_files = sorted(out.glob("node-*.jsonl"))
     if pytest_files:
-        return _pytest_report(pytest_files)
+        return _pytest_report(pytest_files, selected=selected)
     if node_files:
         return _node_report(node_files, cwd)
     return None
 
 
-def _pytest_report(files: Sequence[Path]) -> TestRun:
+def _pytest_report(files: Sequence[Path], *, selected: bool) -> TestRun:
     outcomes: dict[str, Outcome] = {}
-    finished = True
+    finished, only = True, selected
     for path in files:
         try:
             data = json.loads(path.read_text())
             finished = finished and data["finished"] is True
+            only = only and data.get("only") is True
             for test, outcome in data["outcomes"]:
                 outcomes[str(test)] = outcome_of(outcome)
-        except (OSError, ValueError, KeyError, TypeError):
-            finished = False
-    return TestRun("pytest report", "pytest", tuple(outcomes.items()), True, finished=finished)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            finished = only = False
+    return TestRun("pytest report", "pytest", tuple(outcomes.items()), True, finished=finished, subset=only)
 
 
 def _node_report(files: Sequence[Path], cwd: Path) -> TestRun:

@@ -380,15 +380,17 @@ def _tests_lines(v: CheckVerdict, base_tests: TestRun | None) -> list[str]:
 def _counts(run: TestRun, then: TestRun | None = None) -> str:
     """'passed 3, failed 1, skipped 0, xfailed 0, not run 1 (from its pytest report)': the same five
     counts every time, so that the base and the claim read side by side. Not run: deselected, and with
-    `then`, the tests that ran then and are not in this run at all."""
+    `then`, the tests that ran then and are not in this run at all (never in a run of a selection,
+    which leaves tests out on purpose)."""
     passed = run.total("passed") + run.total("xpassed")
     failed = run.total("failed") + run.total("error")
     missing = 0
-    if then is not None and then.complete and run.complete and then.naming == run.naming:
+    if then is not None and then.complete and run.complete and then.naming == run.naming and not run.subset:
         missing = len(set(then.named(RAN)) - set(run.by_test))
+    selection = ", a run of a selection of the tests" if run.subset else ""
     return (
         f"passed {passed}, failed {failed}, skipped {run.total('skipped')}, xfailed {run.total('xfailed')}, "
-        f"not run {run.total('deselected') + missing} (from its {run.source})"
+        f"not run {run.total('deselected') + missing} (from its {run.source}{selection})"
     )
 
 

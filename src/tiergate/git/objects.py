@@ -6,6 +6,7 @@ kept for the process.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from tiergate.errors import UserError
@@ -67,3 +68,24 @@ def resolve_rev(repo: Path, rev: str) -> str:
 
 
 _resolved: dict[tuple[str, str], str] = {}
+
+
+def blobs(repo: Path, oids: Sequence[str]) -> list[bytes]:
+    """The bytes of each object of `oids` (full ids: a name with a space would read as another header), in
+    order, as git stores them, in one `git cat-file --batch`; b"" for one that is missing or not a blob."""
+    if not oids:
+        return []
+    out = runner.run(repo, "cat-file", "--batch", stdin="".join(f"{oid}\n" for oid in oids).encode()).stdout
+    found: list[bytes] = []
+    at = 0
+    for _ in oids:
+        end = out.index(b"\n", at)
+        header = out[at:end].split()
+        at = end + 1
+        if len(header) != 3:  # "<name> missing", "<name> ambiguous"
+            found.append(b"")
+            continue
+        size = int(header[2])
+        found.append(out[at : at + size] if header[1] == b"blob" else b"")
+        at += size + 1
+    return found

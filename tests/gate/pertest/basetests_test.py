@@ -1,14 +1,25 @@
 """The pure decision on a test check's run with the base's tests: which test of the base refutes the claim,
-which makes it THOROUGH, and which says nothing."""
+which makes it THOROUGH, and which says nothing; and what that run needs to run again at all (only what
+differs from the claim's own run), judged the same."""
 
 from __future__ import annotations
 
-from tiergate.gate.pertest.basetests import base_test_failures, comparable, whole_check_failure
+from dataclasses import replace
+
+from tiergate.gate.pertest.basetests import (
+    base_test_failures,
+    base_tests_selection,
+    comparable,
+    whole_check_failure,
+)
 from tiergate.gate.pertest.record import Outcome, TestRun
+from tiergate.gate.pertest.selection import TestSelection
 
 
-def run(*outcomes: tuple[str, Outcome], naming: str = "pytest", complete: bool = True) -> TestRun:
-    return TestRun("pytest report", naming, outcomes, complete)
+def run(
+    *outcomes: tuple[str, Outcome], naming: str = "pytest", complete: bool = True, subset: bool = False
+) -> TestRun:
+    return TestRun("pytest report", naming, outcomes, complete, subset=subset)
 
 
 BASE = run(("t::add", "passed"), ("t::div", "failed"), ("t::mul", "failed"))
@@ -87,3 +98,70 @@ def test_a_whole_check_failing_as_it_was_goes_thorough_and_refutes_only_when_it_
     assert "the check fails with the tests as they were when the loop began (FAILED x)" in found.text()
     assert whole_check_failure(True, False, True, "", refute_regressions=False) is None
     assert whole_check_failure(True, True, False, "", refute_regressions=False) is None
+
+
+def test_a_selection_runs_again_the_touched_test_files_and_the_tests_failing_or_lost_now() -> None:
+    base = run(
+        ("tests/a_test.py::x", "passed"), ("tests/b_test.py::y", "passed"), ("tests/c_test.py::z", "failed")
+    )
+    now = run(("tests/a_test.py::x", "passed"), ("tests/b_test.py::y", "failed"))
+
+    selection = base_tests_selection(["app/tests/a_test.py", "app/tests/new_test.py"], base, now, "app")
+
+    # new_test.py is not at the base: in the scratch copy it is gone, and selecting it costs nothing.
+    assert selection == TestSelection(
+        ("tests/a_test.py", "tests/new_test.py"), ("tests/b_test.py::y", "tests/c_test.py::z")
+    )
+    passing = run(("tests/a_test.py::x", "passed"))
+    assert base_tests_selection([], passing, passing, "") == TestSelection((), ())  # nothing differs
+
+
+def test_infrastructure_data_a_path_outside_the_project_or_records_not_to_trust_ask_for_the_whole_run() -> (
+    None
+):
+    base = run(("tests/a_test.py::x", "passed"))
+    for touched in (
+        ["tests/conftest.py"],
+        ["tests/helpers.py"],
+        ["tests/data/case.json"],
+        ["other/x_test.py"],
+    ):
+        assert (
+            base_tests_selection(touched, base, base, "app" if touched[0].startswith("other") else "") is None
+        )
+    assert base_tests_selection(["tests/fixtures/test_copy.py"], base, base, "") is None
+    for record in (
+        None,
+        replace(base, complete=False),
+        replace(base, finished=False),
+        replace(base, subset=True),
+    ):
+        assert base_tests_selection(["tests/a_test.py"], record, base, "") is None
+        assert base_tests_selection(["tests/a_test.py"], base, record, "") is None
+    node = replace(base, naming="node")
+    assert base_tests_selection(["tests/a_test.py"], node, node, "") is None
+    whole = run(("<collection>", "error"))
+    assert base_tests_selection(["tests/a_test.py"], base, whole, "") is None
+
+
+def test_a_run_of_a_selection_judges_only_the_tests_it_ran_or_could_not_collect() -> None:
+    base = run(("t.py::a", "passed"), ("t.py::b", "failed"), ("u.py::c", "passed"), ("v.py::d", "failed"))
+    now = run(("t.py::a", "passed"), ("t.py::b", "passed"), ("u.py::c", "passed"), ("v.py::d", "passed"))
+    # t.py ran again and b fails as it was; u.py fails to collect as it was; v.py was not selected.
+    selected = run(("t.py::a", "passed"), ("t.py::b", "failed"), ("u.py", "error"), subset=True)
+
+    found = base_test_failures(base, now, selected, {})
+
+    assert comparable(base, now, selected)
+    assert [(f.test, f.refutes) for f in found] == [("t.py::b", True), ("u.py::c", False)]
+    # The same tests missing from a whole run that had failures are failing, as before.
+    whole = replace(selected, subset=False)
+    assert [f.test for f in base_test_failures(base, now, whole, {})] == ["t.py::b", "u.py::c", "v.py::d"]
+
+
+def test_a_selection_is_never_the_base_or_the_claim_compared_test_by_test() -> None:
+    whole = run(("t.py::a", "passed"), ("t.py::b", "failed"))
+    part = run(("t.py::a", "passed"), subset=True)
+
+    assert not comparable(whole, part, whole) and not comparable(part, whole, whole)
+    assert base_test_failures(whole, part, whole, {}) == ()

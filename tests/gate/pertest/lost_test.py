@@ -44,3 +44,15 @@ def test_a_report_written_at_the_base_and_missing_now_is_the_finding() -> None:
     )
     assert unreported(report(a="passed"), report(a="passed")) == ""
     assert unreported(output, None) == ""  # no report then either: nothing to miss
+
+
+def test_a_run_of_a_selection_loses_only_the_tests_it_reached_and_did_not_run() -> None:
+    base = report(a="passed", b="failed", c="passed", d="passed")
+    selected = TestRun(
+        "pytest report", "pytest", (("a", "passed"), ("c", "deselected"), ("d", "skipped")), True, subset=True
+    )
+
+    lost = lost_tests(base, selected)
+
+    # b is not in the run and c was deselected: neither was selected, so neither is lost.
+    assert [(t.test, t.now) for t in lost] == [("d", "skipped")]

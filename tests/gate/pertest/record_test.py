@@ -36,3 +36,14 @@ def test_the_record_reads_back_as_written_and_nothing_else_does() -> None:
     with pytest.raises(ValueError, match="not a test run"):
         TestRun.from_record({**COMPLETE.to_record(), "complete": "yes"})
     assert outcome_of("xfailed") == "xfailed"
+
+
+def test_a_run_of_a_selection_reads_back_as_one_and_an_older_record_as_a_whole_run() -> None:
+    subset = TestRun("pytest report", "pytest", (("t.py::a", "passed"),), True, subset=True)
+    older = {key: value for key, value in COMPLETE.to_record().items() if key != "subset"}
+
+    assert TestRun.from_record(subset.to_record()) == subset
+    assert "subset" not in COMPLETE.to_record()
+    assert TestRun.from_record(older) == COMPLETE and not COMPLETE.subset
+    with pytest.raises(ValueError, match="not a test run"):
+        TestRun.from_record({**subset.to_record(), "subset": "yes"})

@@ -2,16 +2,21 @@
 infrastructure are put back as they were when the loop began (`tiergate.gate.scratch` runs it).
 
 A test that failed at the base and passes only with the change's edit of it refutes; one that passed
-then and fails now makes the claim THOROUGH. See docs/judging.md, "The base's tests on the claimed
-code". Pure: no I/O.
+then and fails now makes the claim THOROUGH. Only what differs needs that run (`base_tests_selection`):
+the touched test files, and the tests that fail or are lost now. See docs/judging.md, "The base's tests
+on the claimed code". Pure: no I/O.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import posixpath
+from collections.abc import Mapping, Sequence
 
 from tiergate.frozen import frozen
+from tiergate.gate.pertest.lost import lost_tests
 from tiergate.gate.pertest.record import FAILING, RAN, Outcome, TestRun
+from tiergate.gate.pertest.selection import TestSelection
+from tiergate.tier.testnames import named_as_test
 
 _NOW: dict[Outcome | None, str] = {
     None: "it is not run at all with the tests as the change left them",
@@ -74,7 +79,7 @@ def base_test_failures(
     found = []
     for test, was in base.outcomes:
         then = restored.get(test)
-        if was not in RAN or not _fails(then, with_base):
+        if was not in RAN or not _fails(test, then, with_base):
             continue
         if was in FAILING and current.get(test) not in FAILING:
             found.append(BaseTestFailure(test, was, current.get(test), failures.get(test, ""), True))
@@ -105,12 +110,62 @@ def comparable(base: TestRun | None, now: TestRun | None, with_base: TestRun | N
 
 def _comparable(base: TestRun, now: TestRun, with_base: TestRun) -> bool:
     runs = (base, now, with_base)
-    return all(r.complete and r.finished for r in runs) and len({r.naming for r in runs}) == 1
+    # The run with the base's tests may be a selection (`base_tests_selection`); the other two are the
+    # whole check, or a test they do not name would read as deleted.
+    whole = not (base.subset or now.subset)
+    return whole and all(r.complete and r.finished for r in runs) and len({r.naming for r in runs}) == 1
 
 
-def _fails(outcome: Outcome | None, run: TestRun) -> bool:
+def _fails(test: str, outcome: Outcome | None, run: TestRun) -> bool:
     """Whether a base test fails with its own tests: it failed, or it is missing from a run that had
-    failures (its module could not even be collected against the claimed code)."""
+    failures (its module could not even be collected against the claimed code). In a run of a selection,
+    missing is failing only under a node that failed (its module, package or class, or the whole
+    collection): any other missing test was not selected."""
     if outcome is None:
+        if run.subset:
+            return any(_within(test, failed) for failed in run.named(FAILING))
         return run.failing > 0
     return outcome in FAILING
+
+
+def _within(test: str, node: str) -> bool:
+    """Whether pytest's node id `node` holds `test` (the whole collection's failure holds every test)."""
+    return node == "<collection>" or test.startswith((f"{node}::", f"{node}/"))
+
+
+def base_tests_selection(
+    touched_tests: Sequence[str], base: TestRun | None, now: TestRun | None, inside: str
+) -> TestSelection | None:
+    """What the run with the base's tests needs to run instead of the whole check: the touched test files
+    (`touched_tests`, repository-relative), made relative to the project folder `inside` ("" at the top),
+    and by node id each test that fails now and each test of the base that is lost now. Every other test
+    runs the same files on the same code as in the claim's own run, so it would show nothing new. A
+    touched file the base has not is gone from the scratch copy: selected, it runs nothing. None, the
+    whole run: a touched path that is test infrastructure or data rather than a Python test module (a
+    conftest, a helper, a fixture), or is outside the project folder; records that are not both whole,
+    finished pytest reports (the failing and lost tests cannot be named); a collection that failed as a
+    whole. An empty selection: nothing differs, nothing to run again."""
+    if not _whole_pytest(base) or not _whole_pytest(now):
+        return None
+    assert base is not None and now is not None
+    files = []
+    prefix = f"{inside.strip('/')}/" if inside.strip("/") else ""
+    for path in touched_tests:
+        if not _test_module(path) or not path.startswith(prefix):
+            return None
+        files.append(path[len(prefix) :])
+    failing = now.named(FAILING)
+    if "<collection>" in failing:
+        return None
+    tests = tuple(dict.fromkeys([*failing, *(t.test for t in lost_tests(base, now))]))
+    return TestSelection(tuple(dict.fromkeys(files)), tests)
+
+
+def _test_module(path: str) -> bool:
+    """A Python test file's path, not a copy kept as data (`fixtures`: the gate's test paths)."""
+    name = posixpath.basename(path)
+    return name.endswith(".py") and named_as_test(name) and "fixtures" not in path.split("/")[:-1]
+
+
+def _whole_pytest(run: TestRun | None) -> bool:
+    return run is not None and run.naming == "pytest" and run.complete and run.finished and not run.subset

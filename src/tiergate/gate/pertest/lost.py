@@ -35,15 +35,21 @@ class LostTest:
 
 def lost_tests(base: TestRun | None, now: TestRun | None) -> tuple[LostTest, ...]:
     """The tests that ran at the base and do not at the claim, in the base's order (none when the two
-    records cannot be compared)."""
+    records cannot be compared). When the claim's run was a selection (`TestRun.subset`), only the tests
+    it reached and did not run (skipped, xfailed) are lost: one it does not name, or deselected, may
+    simply not have been selected."""
     if base is None or now is None or not (base.complete and now.complete) or base.naming != now.naming:
         return ()
     current = now.by_test
     return tuple(
         LostTest(test, outcome, current.get(test))
         for test, outcome in base.outcomes
-        if outcome in RAN and current.get(test) not in RAN
+        if outcome in RAN and current.get(test) not in RAN and (not now.subset or _reached(current.get(test)))
     )
+
+
+def _reached(outcome: Outcome | None) -> bool:
+    return outcome is not None and outcome != "deselected"
 
 
 def unreported(base: TestRun | None, now: TestRun | None) -> str:

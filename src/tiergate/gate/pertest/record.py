@@ -31,6 +31,9 @@ class TestRun:
     complete: bool  # names every test that ran, not only some
     counts: tuple[tuple[Outcome, int], ...] = ()
     finished: bool = True  # the runner reached its end (a report it began and never closed: False)
+    # The run was limited to a selection of the tests (`tiergate.gate.pertest.selection`): a test it does
+    # not name was not asked for, so its absence says nothing (see `lost`, `basetests`).
+    subset: bool = False
 
     @property
     def by_test(self) -> dict[str, Outcome]:
@@ -67,17 +70,20 @@ class TestRun:
             "complete": self.complete,
             "counts": dict(self.counts),
             "finished": self.finished,
+            **({"subset": True} if self.subset else {}),
         }
 
     @staticmethod
     def from_record(record: Mapping[str, Any]) -> TestRun:
-        """The record `to_record` wrote; ValueError for anything else."""
+        """The record `to_record` wrote; ValueError for anything else. A record written before runs could
+        be limited to a selection has no `subset`: a full run."""
         outcomes = tuple((str(t), outcome_of(o)) for t, o in record["outcomes"])
         counts = tuple((outcome_of(o), int(n)) for o, n in dict(record["counts"]).items())
-        flags = (record["complete"], record["finished"])
+        flags = (record["complete"], record["finished"], record.get("subset", False))
         if not all(isinstance(flag, bool) for flag in flags):
             raise ValueError("not a test run")
-        return TestRun(str(record["source"]), str(record["naming"]), outcomes, flags[0], counts, flags[1])
+        source, naming = str(record["source"]), str(record["naming"])
+        return TestRun(source, naming, outcomes, flags[0], counts, flags[1], flags[2])
 
 
 def outcome_of(value: object) -> Outcome:
