@@ -38,6 +38,7 @@ COMMANDS: dict[str, str] = {
     "backups": "backups",
     "restore": "restore",
     "checks": "checks",
+    "wait": "wait",
     "replay": "replay",
 }
 

@@ -87,6 +87,18 @@ def minutes(seconds: float) -> str:
     return plural(round(seconds / 60), "minute")
 
 
+def duration(seconds: float) -> str:
+    """'45 s', '3 min 5 s', '1 h 2 min': a time for a person, to the second below ten minutes."""
+    whole = max(0, round(seconds))
+    if whole < 60:
+        return f"{whole} s"
+    hours, rest = divmod(whole, 3600)
+    mins, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours} h {mins} min" if mins else f"{hours} h"
+    return f"{mins} min {secs} s" if secs and whole < 600 else f"{mins} min"
+
+
 def clip(text: str, limit: int, ellipsis: str = "…") -> str:
     """`text` in at most `limit` characters: whole, or its first words and `ellipsis`. A word is cut only
     when it alone fills more than half the room (a long path, a hash): else a reader sees half a word

@@ -382,3 +382,36 @@ def test_checks_die_with_a_runner_killed_by_sigkill(tmp_path: Path) -> None:
 
     assert gone_within(started) == []
     assert not still_written(ticks, QUIET) and not still_written(tmp_path / "daemon-ticks", QUIET)
+
+
+def test_a_limit_learnt_while_a_check_runs_ends_it_then(tmp_path: Path) -> None:
+    # The limit follows the base's time, known only once the base's run ends: here after half a second.
+    began = time.monotonic()
+
+    def limit(_: Check) -> float:
+        return 1.0 if time.monotonic() - began > 0.5 else 3600.0
+
+    [hung, quick] = run_checks(
+        [check("hung", "sleep 600"), check("quick", "sleep 0.1")], tmp_path, timeout=3600, limits=limit
+    )
+
+    assert hung.status == "timed_out" and hung.reason.startswith("timed out after 1 s")
+    assert 1.0 <= hung.duration < 10
+    assert quick.status == "passed"
+
+
+async def test_the_runner_asks_a_checks_limit_again_as_it_runs(tmp_path: Path) -> None:
+    asked: list[str] = []
+
+    def limit(c: Check) -> float:
+        asked.append(c.name)
+        return 0.3
+
+    runner = processes._Runner(tmp_path, 3600.0, 1.0, 1024, None, 30.0, "", {}, limit)
+    reaping = processes._Reaping()
+    try:
+        [result] = await runner.run_all((check("slow", "sleep 600"),), reaping)
+    finally:
+        reaping.close()
+
+    assert result.status == "timed_out" and asked.count("slow") >= 2

@@ -17,6 +17,7 @@ from tiergate.gate import cache
 from tiergate.gate.checks import Check, CheckResult
 from tiergate.gate.pertest.record import Outcome, TestRun
 from tiergate.gate.standing import BaselineEntry
+from tiergate.gate.timeouts import FLOOR
 from tiergate.handlers.testanswers import (
     FAILING_NOTE,
     UNKNOWN_NOTE,
@@ -113,7 +114,7 @@ def test_with_no_time_left_for_the_base_run_every_test_whose_answer_is_in_the_co
     config = load_config(project.root)
     change = measure_for(project.root, "HEAD", config)
 
-    hits = hard_coded_answers(project, config, "HEAD", change, time_left=config.gate.timeout_seconds - 1)
+    hits = hard_coded_answers(project, config, "HEAD", change, time_left=FLOOR - 1)
 
     named = [h.describe() for h in hits]
     assert any(f"tests/test_calc.py::test_mul ({UNKNOWN_NOTE})" in hit for hit in named), named

@@ -1,8 +1,9 @@
-"""Nothing a check starts outlives the Stop hook that ran it, through the real hook entry point in a real
+"""Nothing a check starts outlives the run that started it, through the real hook entry point in a real
 git repository: a `setsid` daemon a check starts, in the workspace and in the baseline's worktree, is gone
-when the hook answers; and when the hook is killed by SIGKILL while a check runs, the check's shell, what it
-runs in its group and the daemon that left it are gone (each would run ten minutes or forever on its own),
-and the workspace is written no more."""
+when the hook answers; and a claim's checks, which run in the background gate rather than in the Stop
+hook, outlive a hook killed by SIGKILL but not `tiergate cancel`: the check's shell, what it runs in its
+group and the daemon that left it are gone then (each would run ten minutes or forever on its own), at the
+claim and at the base alike, and the workspace is written no more."""
 
 from __future__ import annotations
 
@@ -27,11 +28,11 @@ exit 1
 
 # A check that runs for ten minutes, writing into the workspace from its group and from a daemon outside it.
 SLOW_CHECK = """\
-echo $$ > {root}/pids/shell
-setsid sh -c "echo \\$\\$ > {root}/pids/daemon; while :; do echo tick >> ticks.daemon; sleep 0.2; done" \\
+echo $$ >> {root}/pids/shell
+setsid sh -c "echo \\$\\$ >> {root}/pids/daemon; while :; do echo tick >> ticks.daemon; sleep 0.2; done" \\
     >/dev/null 2>&1 </dev/null &
 (i=0; while [ $i -lt 3000 ]; do echo tick >> ticks; sleep 0.2; i=$((i+1)); done) &
-echo $! > {root}/pids/loop
+echo $! >> {root}/pids/loop
 wait
 """
 
@@ -67,16 +68,25 @@ def test_a_daemon_a_check_starts_is_gone_when_the_stop_hook_answers_in_the_works
     assert not still_written(tmp_path / "ticks")
 
 
-def test_a_check_dies_with_a_stop_hook_killed_by_sigkill(tmp_path: Path) -> None:
+def test_a_claims_checks_outlive_a_killed_stop_hook_and_end_with_tiergate_cancel(tmp_path: Path) -> None:
     (tmp_path / "pids").mkdir()
     session = loop_with(tmp_path, SLOW_CHECK)
     hook = session.start_hook("Stop", last_assistant_message=CLAIM)
-    pids = [int(wait_for_text(tmp_path / "pids" / name)) for name in ("shell", "daemon", "loop")]
-    assert all(running(pid) for pid in pids)
-
+    for name in ("shell", "daemon", "loop"):
+        wait_for_text(tmp_path / "pids" / name)
     hook.kill()
     hook.wait()
+    pids = [int(line) for name in ("shell", "daemon", "loop") for line in lines(tmp_path / "pids" / name)]
+    assert pids and all(running(pid) for pid in pids)  # the background gate's, not the killed hook's
 
+    cancelled = session.run("cancel")
+
+    assert "stopped the checks running in the background" in cancelled.stdout
+    pids = [int(line) for name in ("shell", "daemon", "loop") for line in lines(tmp_path / "pids" / name)]
     assert gone_within(pids) == []
     assert not still_written(session.project / "ticks")
     assert not still_written(session.project / "ticks.daemon")
+
+
+def lines(path: Path) -> list[str]:
+    return path.read_text().split()

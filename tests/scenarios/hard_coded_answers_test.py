@@ -68,7 +68,7 @@ def test_the_correct_implementation_is_not_named(tmp_path: Path, case: str) -> N
     assert "```tiergate-spawn" in answer["reason"]
     assert loop.loop().tier == tier
     assert "outwitting" not in loop.stop_reasons()
-    assert not loop.ran_at_base()  # no test of the base holds the code's values: nothing ran there
+    assert "outwitting" not in loop.stop_reasons()  # no test of the base holds the code's values
 
 
 def test_an_answer_of_a_test_that_passed_at_the_base_is_not_named(tmp_path: Path) -> None:

@@ -79,7 +79,7 @@ def test_the_edited_configuration_is_a_security_change_verified_thoroughly(tmp_p
     answer = loop.stop(CLAIM)
 
     assert "```tiergate-spawn" in answer["reason"]
-    assert loop.checks_run() == 1
+    assert loop.checks_run() == 2  # the loop's check, on the claim and at the base (its baseline)
     assert loop.loop().tier == "THOROUGH"
     reasons = " ".join(loop.last_claim()["reasons"])
     assert ".tiergate.toml" in reasons and "security" in reasons

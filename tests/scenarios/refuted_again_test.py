@@ -55,7 +55,7 @@ def test_a_claim_on_the_workspace_a_verifier_failed_is_refuted_at_once(tmp_path:
     write(loop.project, {"value.txt": "good\n", "extra.txt": "a stray line\n"})
     spawn = loop.stop(CLAIM)
     assert "```tiergate-spawn" in spawn["reason"]
-    assert loop.checks_run() == 1
+    assert loop.checks_run() == 2  # on the claim, and at the base (the loop's baseline)
     loop.fail("a1", "extra.txt is left over and breaks the release")
     assert "Critique: extra.txt is left over" in loop.stop("Looking at the critique.")["reason"]
 
@@ -66,7 +66,7 @@ def test_a_claim_on_the_workspace_a_verifier_failed_is_refuted_at_once(tmp_path:
     assert "tiergate-spawn" not in reason
     assert "nothing has changed since verification v1 (FAIL) refuted this workspace" in reason
     assert "Critique: extra.txt is left over and breaks the release" in reason
-    assert loop.checks_run() == 1  # no check ran for it
+    assert loop.checks_run() == 2  # no check ran for it
     assert loop.loop().verifications == 1  # and no verifier was requested
     [record] = [r for r in loop.decisions() if r["decision"] == "refuted-again"]
     assert "gate" not in record
@@ -78,7 +78,7 @@ def test_a_claim_on_the_workspace_a_verifier_failed_is_refuted_at_once(tmp_path:
     write(loop.project, {"value.txt": "good\n"})  # a real change: the fix without the stray file
     fresh = loop.stop(CLAIM)
     assert "```tiergate-spawn" in fresh["reason"]
-    assert loop.checks_run() == 2
+    assert loop.checks_run() == 3  # its own run (the base's is kept)
     assert loop.loop().verifications == 2
 
 
@@ -160,7 +160,7 @@ def test_a_check_that_timed_out_does_not_bind_the_workspace(tmp_path: Path) -> N
 
     assert "nothing has changed since" not in second["reason"]
     assert "timed out" in second["reason"]
-    assert loop.checks_run() == 2
+    assert loop.checks_run() == 3  # twice on the claim, once at the base (a configured limit's timeout)
 
 
 # A check that prints more than a block reason holds: a hundred failures, each with a long message.

@@ -71,15 +71,26 @@ def run(args: argparse.Namespace) -> int:
             )
     for found in damaged:
         put_aside(project, found)
+    stopped = _stop_background(project, args.session)
     dropped = _drop_pending(project) if args.session is None else None
     if dropped is not None:
         dropped_outcome = Outcome(None, "cancel", ("dropped the pending loop",))
         log.info("cancel", **log_fields("", dropped_outcome))
         print(f"tiergate: dropped the pending loop ('{brief(dropped.task)}')")
-    if not cancelled and dropped is None and not damaged:
+    if not cancelled and dropped is None and not damaged and not stopped:
         where = f"session {args.session}" if args.session else str(project.root)
         print(f"tiergate: no active loop in {where}; nothing to cancel")
     return 0
+
+
+def _stop_background(project: Project, session_id: str | None) -> bool:
+    """End the project's background gate (only the session's, when one is named), its checks with it."""
+    from tiergate.gate import background
+
+    job = background.cancel(project, session_id)
+    if job is not None:
+        print(f"tiergate: stopped the checks running in the background for session {job.session_id}")
+    return job is not None
 
 
 def _drop_pending(project: Project) -> LoopState | None:

@@ -32,7 +32,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--timeout",
         type=_seconds,
         metavar="SECONDS",
-        help="per check, before its process group is ended (default: [gate] timeout_seconds, 300)",
+        help=(
+            "per check, before its process group is ended (default: [gate] timeout_seconds, else a "
+            "multiple of the check's time at the base)"
+        ),
     )
     parser.add_argument("--rerun", action="store_true", help="run again even if this workspace has results")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -56,6 +59,7 @@ def run(args: argparse.Namespace) -> int:
     from tiergate.config.settings import load_config
     from tiergate.gate.detection.projectchecks import project_checks
     from tiergate.gate.run import run_gate
+    from tiergate.gate.timeouts import TimeLimits
     from tiergate.loop import store as state
     from tiergate.project import locate
     from tiergate.workspace.loopbase import change_base
@@ -68,11 +72,13 @@ def run(args: argparse.Namespace) -> int:
     if base is not None and not args.base and not args.json:
         print(f"tiergate: compared with the workspace as it was when the loop began ({base[:12]})")
     progress = TerminalProgress(sys.stderr) if sys.stderr.isatty() else None
+    limits = TimeLimits(args.timeout or config.gate.timeout_seconds)
     result = run_gate(
         project,
         base,
         checks,
-        timeout=args.timeout or config.gate.timeout_seconds,
+        timeout=limits.ceiling,
+        limits=limits,
         progress=progress,
         reuse=not args.rerun,
         refute_regressions=config.gate.base_tests == "refute",

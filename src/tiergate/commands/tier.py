@@ -184,6 +184,7 @@ def _kept_coverage(
 
     from tiergate.gate.detection.projectchecks import project_checks
     from tiergate.gate.run import kept_coverage
+    from tiergate.gate.timeouts import TimeLimits
     from tiergate.project import locate
 
     project = locate(root, os.environ)
@@ -194,7 +195,7 @@ def _kept_coverage(
         project,
         base,
         checks,
-        timeout=config.gate.timeout_seconds,
+        timeout=TimeLimits(config.gate.timeout_seconds).ceiling,
         exclusions=config.exclusions if exclusions is None else exclusions,
     )
 

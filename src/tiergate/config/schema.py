@@ -80,7 +80,7 @@ class LoopSchema(_Section):
 
 
 class GateSchema(_Section):
-    timeout_seconds: float = Field(300.0, gt=0)
+    timeout_seconds: float | None = Field(None, gt=0)
     base_tests: Literal["thorough", "refute"] = "thorough"
 
     @field_validator("timeout_seconds", mode="before")

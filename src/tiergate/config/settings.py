@@ -64,7 +64,8 @@ class LoopConfig:
 
 @frozen
 class GateConfig:
-    timeout_seconds: float = _value(300.0, "float", gt=0)
+    # None: each check's limit follows its time at the base (`tiergate.gate.timeouts`).
+    timeout_seconds: float | None = _value(None, "float", gt=0, nullable=True)
     base_tests: Literal["thorough", "refute"] = _value("thorough", "choice", choices=("thorough", "refute"))
 
 

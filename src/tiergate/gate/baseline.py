@@ -10,13 +10,14 @@ from __future__ import annotations
 import contextlib
 import shutil
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from tiergate import foreign
 from tiergate.errors import UserError
 from tiergate.gate import cache as evidencecache
 from tiergate.gate.checks import Check, CheckResult
+from tiergate.gate.pertest.selection import TestSelection
 from tiergate.gate.processes import DEFAULT_TIMEOUT, Progress
 from tiergate.gate.standing import BaselineEntry, Where
 from tiergate.gate.testreports import run_reported
@@ -60,14 +61,34 @@ def ensure_baseline(
     *,
     timeout: float = DEFAULT_TIMEOUT,
     progress: Progress | None = None,
+    budgeted: bool = False,
 ) -> dict[str, BaselineEntry]:
-    """The baseline of `commit`, having run at the base those of `checks` it does not hold yet."""
+    """The baseline of `commit`, having run at the base those of `checks` it does not hold yet.
+    `budgeted`: `timeout` is what the caller's time budget leaves, not the checks' own limit."""
     known = evidencecache.load_baseline(project, commit)
     missing = [check for check in checks if check.key not in known]
     if not missing:
         return known
     entries = _run_at(project, commit, missing, timeout, progress)
-    return evidencecache.store_baseline(project, commit, entries)
+    # A check ended at `timeout` says only that it took longer: a limit the caller's budget set is not a
+    # fact of the base to keep for every later loop on this commit.
+    kept = {k: e for k, e in entries.items() if not (budgeted and e.result.status == "timed_out")}
+    stored = evidencecache.store_baseline(project, commit, kept) if kept else known
+    return {**stored, **entries}
+
+
+def run_selected(
+    project: Project,
+    commit: str,
+    checks: Sequence[Check],
+    select: Mapping[str, TestSelection],
+    *,
+    timeout: float,
+    progress: Progress | None = None,
+) -> tuple[CheckResult, ...]:
+    """`checks` run at `commit`, in a worktree, each with its selection of tests by key: a first pass's
+    tests at the base (`tiergate.gate.firstpass`), never kept as the baseline."""
+    return _run_in_worktree(project, commit, checks, timeout, progress, select)
 
 
 def entries_from(results: Sequence[CheckResult], where: Where) -> dict[str, BaselineEntry]:
@@ -77,13 +98,24 @@ def entries_from(results: Sequence[CheckResult], where: Where) -> dict[str, Base
 def _run_at(
     project: Project, commit: str, checks: Sequence[Check], timeout: float, progress: Progress | None
 ) -> dict[str, BaselineEntry]:
+    results = _run_in_worktree(project, commit, checks, timeout, progress, None)
+    return entries_from(results, "worktree")
+
+
+def _run_in_worktree(
+    project: Project,
+    commit: str,
+    checks: Sequence[Check],
+    timeout: float,
+    progress: Progress | None,
+    select: Mapping[str, TestSelection] | None,
+) -> tuple[CheckResult, ...]:
     top = repository.repo_root(project.root)
     inside = project.root.resolve().relative_to(top.resolve())
     with worktree(top, commit) as tree:
         cwd = tree / inside
         cwd.mkdir(parents=True, exist_ok=True)  # the project folder may not exist yet at the base
-        results = run_reported(checks, cwd, timeout=timeout, progress=progress, label=LABEL)
-    return entries_from(results, "worktree")
+        return run_reported(checks, cwd, timeout=timeout, progress=progress, label=LABEL, select=select)
 
 
 @contextlib.contextmanager

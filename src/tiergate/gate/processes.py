@@ -51,6 +51,9 @@ class ProgressEvent:
 
 
 Progress = Callable[[ProgressEvent], None]
+# A check's time limit in seconds, asked again every `_LIMIT_POLL` seconds while it runs.
+Limits = Callable[[Check], float]
+_LIMIT_POLL = 1.0
 
 
 class ChecksInterruptedError(Exception):
@@ -68,10 +71,13 @@ def run_checks(
     heartbeat: float = DEFAULT_HEARTBEAT,
     label: str = "",
     env: Mapping[str, Mapping[str, str]] | None = None,
+    limits: Limits | None = None,
 ) -> tuple[CheckResult, ...]:
     """Run `checks` concurrently in `cwd`; their results in the order given. `env`: variables added to
-    the environment of some checks, by check key (the gate's coverage measurement)."""
-    runner = _Runner(cwd, timeout, grace, tail_bytes, progress, heartbeat, label, env or {})
+    the environment of some checks, by check key (the gate's coverage measurement). `limits`: each
+    check's time limit, asked again as it runs (it may change meanwhile: a limit that follows the
+    base's time, learnt while the check runs), and never more than `timeout`."""
+    runner = _Runner(cwd, timeout, grace, tail_bytes, progress, heartbeat, label, env or {}, limits)
     reaping = _Reaping()
     try:
         return anyio.run(runner.run_all, tuple(checks), reaping)
@@ -99,6 +105,10 @@ class _Runner:
     heartbeat: float
     label: str
     env: Mapping[str, Mapping[str, str]]
+    limits: Limits | None = None
+
+    def limit(self, check: Check) -> float:
+        return self.timeout if self.limits is None else min(self.timeout, self.limits(check))
 
     async def run_all(self, checks: tuple[Check, ...], reaping: _Reaping) -> tuple[CheckResult, ...]:
         results: dict[int, CheckResult] = {}
@@ -146,7 +156,8 @@ class _Runner:
         finally:
             reaping.ended(process.pid)
         elapsed = time.monotonic() - started
-        result = _classify(check, process.returncode, timed_out, elapsed, tail, self.timeout)
+        limit = self.limit(check)
+        result = _classify(check, process.returncode, timed_out, elapsed, tail, limit)
         self._report(ProgressEvent("end", check, elapsed, result, self.label))
         return result
 
@@ -160,8 +171,7 @@ class _Runner:
             group.start_soon(_drain, process.stdout, tail, drained)
             if self.progress is not None:
                 group.start_soon(self._beat, check, started)
-            with anyio.move_on_after(self.timeout) as deadline:
-                await process.wait()
+            timed_out = await self._wait(check, process, started)
             await _end_group(process.pid, self.grace)
             await process.wait()
             reaper.sweep(mark)  # what left the group (setsid, a double fork), by the mark it carries
@@ -169,7 +179,22 @@ class _Runner:
                 # A process that left the group without its environment may still hold the pipe.
                 await drained.wait()
             group.cancel_scope.cancel()
-        return deadline.cancelled_caught
+        return timed_out
+
+    async def _wait(self, check: Check, process: anyio.abc.Process, started: float) -> bool:
+        """Wait for the check's process until its limit; True if the limit came first."""
+        if self.limits is None:
+            with anyio.move_on_after(self.timeout) as deadline:
+                await process.wait()
+            return deadline.cancelled_caught
+        while True:
+            left = self.limit(check) - (time.monotonic() - started)
+            if left <= 0:
+                return True
+            with anyio.move_on_after(min(left, _LIMIT_POLL)) as slice_:
+                await process.wait()
+            if not slice_.cancelled_caught:
+                return False
 
     async def _beat(self, check: Check, started: float) -> None:
         while True:

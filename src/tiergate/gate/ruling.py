@@ -259,6 +259,10 @@ def _failing(
     shows_nothing = _shows_nothing(result)
     if shows_nothing:
         return CheckVerdict(result, "new", summary, failing, shows_nothing, lost=lost)
+    if result.tests is not None and result.tests.subset:
+        # A first pass stands in for its check only where its own comparison with the base refutes
+        # (`tiergate.gate.firstpass`): its reason names the tests that fail now and did not then.
+        return CheckVerdict(result, "new", summary, failing, result.reason, lost=lost)
     if strict:
         return CheckVerdict(result, "new", summary, failing, NEVER_EXCUSED, lost=lost)
     if before is None:

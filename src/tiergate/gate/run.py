@@ -11,27 +11,35 @@ import hashlib
 import time
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tiergate import foreign
-from tiergate.gate import baseline, scratch
+from tiergate.gate import baseline, firstpass, scratch
 from tiergate.gate import cache as evidencecache
+from tiergate.gate.besidebase import BaseRun
 from tiergate.gate.checks import BEHAVIOUR_STAGE, COMPILE_STAGE, OUT_OF_TIME, Check, CheckResult
 from tiergate.gate.coverage.measuring import Measurement
+from tiergate.gate.pertest.basetests import base_tests_selection
+from tiergate.gate.pertest.record import TestRun
+from tiergate.gate.pertest.selection import TestSelection
 from tiergate.gate.pertest.testfiles import tests_among
 from tiergate.gate.processes import DEFAULT_TIMEOUT, Progress, skipped
 from tiergate.gate.ruling import GateResult, judge, new_compile_failures
 from tiergate.gate.standing import BaselineEntry
 from tiergate.gate.testreports import run_reported
+from tiergate.gate.timeouts import FLOOR, TimeLimits
+from tiergate.git import repository
 from tiergate.project import Project, git_top_level
 from tiergate.tier.coverage.lines import GateCoverage
 from tiergate.workspace.fingerprint import fingerprint, of_change
 
 if TYPE_CHECKING:
     from tiergate.foreign import Exclusions
+    from tiergate.gate.request import GateRequest
     from tiergate.tier.change import ChangeMeasurement
 
 NOT_RUN = "not run: the compile stage has a new failure"
+NOT_RUN_FIRST = "not run: the tests the change affects, run first, refute the claim"
 CHANGED_WHILE_MEASURED = "the checks changed the workspace: what they measured is not evidence for it"
 MIN_STAGE_SECONDS = 1.0
 
@@ -51,6 +59,9 @@ def run_gate(
     refute_regressions: bool = False,
     change: ChangeMeasurement | None = None,
     for_task: bool = False,
+    limits: TimeLimits | None = None,
+    beside: BaseRun | None = None,
+    kept: tuple[tuple[CheckResult, ...], GateCoverage | None] | None = None,
 ) -> GateResult:
     """Run (or reuse) the checks for the workspace at `project.root` and judge them against the
     baseline at `base` (the loop's base; HEAD when None). `timeout` is per check, `budget` (seconds,
@@ -68,7 +79,11 @@ def run_gate(
     are the changed paths the base tests look at (None: asked of git when needed). `for_task`: the run
     of a completed task's step claim (`tiergate.handlers.task_completed`): it reuses what a claim kept for
     the workspace, but keeps its own results apart, so that a claim never stands on a task's run (a task
-    may be marked completed again and again until a flaky test passes once)."""
+    may be marked completed again and again until a flaky test passes once). `limits`: each check's time
+    limit follows its time at the base (`tiergate.gate.timeouts`), within `timeout`; None: `timeout`
+    alone. `beside`: the whole baseline, begun by the caller beside this run (`tiergate.gate.besidebase`):
+    what a failing check is compared with, once it has ended. `kept`: results run for this very
+    workspace by a background gate (`tiergate.gate.background`), judged as kept ones are."""
     checks = tuple(checks)
     strict = frozenset(strict)
     if not checks:
@@ -86,40 +101,27 @@ def run_gate(
     changed = None if change is None else change.paths
     claim_key, key = _keys(before, commit, checks, timeout, for_task=for_task)
     measurement = None if measure is None else Measurement(project, checks, measure)
-    kept = _reused(project, (claim_key, key), measurement) if key and reuse else None
+    if kept is None:
+        kept = _reused(project, (claim_key, key), measurement) if key and reuse else None
     deadline = None if budget is None else time.monotonic() + budget
+    run = _Run(
+        project,
+        commit,
+        checks,
+        timeout,
+        deadline,
+        progress,
+        strict,
+        changed=changed,
+        at_base=at_base,
+        for_task=for_task,
+        limits=limits,
+        beside=beside,
+    )
     if kept is not None:
-        run = _Run(
-            project,
-            commit,
-            checks,
-            timeout,
-            deadline,
-            progress,
-            strict,
-            changed=changed,
-            at_base=at_base,
-            for_task=for_task,
-        )
-        entries = run.baseline_for(kept[0])
-        result = judge(kept[0], entries, fingerprint=before, reused=True, strict=strict)
-        with_base = run.with_base_tests(kept[0], result, key)
-        if with_base:
-            result = judge(
-                kept[0],
-                entries,
-                fingerprint=before,
-                reused=True,
-                strict=strict,
-                with_base=with_base,
-                refute_regressions=refute_regressions,
-            )
-        return replace(result, coverage=kept[1])
+        return _judge_kept(run, kept, before, key, refute_regressions)
     try:
-        env = measurement.env() if measurement else {}
-        run = _Run(
-            project, commit, checks, timeout, deadline, progress, strict, env, changed, at_base, for_task
-        )
+        run.env = measurement.env() if measurement else {}
         results = run.staged()
         coverage = measurement.collect(results) if measurement else None
     finally:
@@ -155,6 +157,82 @@ def run_gate(
             refute_regressions=refute_regressions,
         )
     return replace(result, coverage=coverage)
+
+
+def run_requested(project: Project, request: GateRequest, **options: Any) -> GateResult:
+    """`run_gate` of what `request` asks for (`tiergate.gate.request`); `options` are run_gate's others."""
+    return run_gate(
+        project,
+        request.base,
+        request.checks,
+        timeout=request.timeout,
+        limits=request.limits,
+        strict=request.strict,
+        exclusions=request.exclusions,
+        refute_regressions=request.refute_regressions,
+        **options,
+    )
+
+
+def requested_key(
+    project: Project, request: GateRequest, change: ChangeMeasurement | None = None
+) -> str | None:
+    """`claim_key` of what `request` asks for."""
+    return claim_key(
+        project,
+        request.base,
+        request.checks,
+        timeout=request.timeout,
+        exclusions=request.exclusions,
+        change=change,
+    )
+
+
+def _judge_kept(
+    run: _Run,
+    kept: tuple[tuple[CheckResult, ...], GateCoverage | None],
+    before: str | None,
+    key: str | None,
+    refute_regressions: bool,
+) -> GateResult:
+    """The verdict on results kept for this workspace, with the base's tests' run kept beside them."""
+    results, coverage = kept
+    entries = run.baseline_for(results)
+    result = judge(results, entries, fingerprint=before, reused=True, strict=run.strict)
+    with_base = run.with_base_tests(results, result, key)
+    if with_base:
+        result = judge(
+            results,
+            entries,
+            fingerprint=before,
+            reused=True,
+            strict=run.strict,
+            with_base=with_base,
+            refute_regressions=refute_regressions,
+        )
+    return replace(result, coverage=coverage)
+
+
+def claim_key(
+    project: Project,
+    base: str | None,
+    checks: Sequence[Check],
+    *,
+    timeout: float,
+    exclusions: Exclusions = foreign.DEFAULT,
+    change: ChangeMeasurement | None = None,
+) -> str | None:
+    """The evidence key a claim's run of `checks` keeps its results under for the workspace as it is now
+    (None: outside git, or no fingerprint): what a background gate is bound to."""
+    if not checks or git_top_level(str(project.root)) is None:
+        return None
+    if change is not None and _measured_for(change, base, exclusions):
+        before = of_change(change, just_measured=True)
+        commit: str | None = change.base_commit
+    else:
+        before = fingerprint(project.root, base, exclusions)
+        commit = baseline.base_commit(project.root, base)
+    return _keys(before, commit, tuple(checks), timeout, for_task=False)[0]
 
 
 def _measured_for(change: ChangeMeasurement | None, base: str | None, exclusions: Exclusions) -> bool:
@@ -246,7 +324,11 @@ class _Run:
     # A completed task's run: a check that ran past its own timeout wants its baseline too, to tell a hang
     # the change brought from one the loop began with (`tiergate.gate.regressions`).
     for_task: bool = False
+    limits: TimeLimits | None = None  # each check's limit follows its time at the base; None: `timeout`
+    beside: BaseRun | None = None  # the whole baseline, running beside this run
     cut_short: bool = field(default=False, init=False)  # some check got less than the full timeout
+    # A first pass's key -> its whole check's (whose time at the base is its limit's measure).
+    _whole: dict[str, str] = field(default_factory=dict, init=False)
 
     def __post_init__(self) -> None:
         if self.commit is None:
@@ -258,14 +340,108 @@ class _Run:
         )
 
     def staged(self) -> tuple[CheckResult, ...]:
-        """Every check's result, in the order of the checks."""
+        """Every check's result, in the order of the checks (a first pass that refutes stands in for
+        its check)."""
         first = self._stage(COMPILE_STAGE)
         if new_compile_failures(first, self.baseline_for(first), self.strict):
             second = tuple(skipped(c, NOT_RUN) for c in self.checks if c.stage == BEHAVIOUR_STAGE)
         else:
-            second = self._stage(BEHAVIOUR_STAGE)
-        by_key = {r.key: r for r in (*first, *second)}
-        return tuple(by_key[c.key] for c in self.checks)
+            second = self._first_pass() or self._stage(BEHAVIOUR_STAGE)
+        # By the check each stands for, in the stage's order: a first pass has a name of its own.
+        by_check = {
+            **dict(zip(self._keys_of(COMPILE_STAGE), first, strict=True)),
+            **dict(zip(self._keys_of(BEHAVIOUR_STAGE), second, strict=True)),
+        }
+        return tuple(by_check[c.key] for c in self.checks)
+
+    def _keys_of(self, stage: int) -> list[str]:
+        return [c.key for c in self.checks if c.stage == stage]
+
+    def _first_pass(self) -> tuple[CheckResult, ...]:
+        """The behaviour stage's results when the tests the change affects, run first, refute the claim:
+        the refuting first passes, the other checks unrun; empty otherwise (the stage then runs)."""
+        passes = self._first_passes()
+        if not passes:
+            return ()
+        root = self.project.root
+        checks = [p.first for p in passes]
+        select = {p.first.key: p.selection for p in passes}
+        self._whole.update({p.first.key: p.check.key for p in passes})
+        from concurrent.futures import ThreadPoolExecutor
+
+        # The same tests at the base, where its record does not hold them yet, beside this run.
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            base = pool.submit(self._first_base, passes)
+            ran = run_reported(
+                checks,
+                root,
+                timeout=self._time_left(),
+                progress=self.progress,
+                select=select,
+                limits=self._limit,
+            )
+            then = base.result()
+        records = {p.first.key: then.get(p.check.key) for p in passes}
+        refuting = {r.key: f for r in ran if (f := firstpass.refuting(r, records.get(r.key))) is not None}
+        if not refuting:
+            return ()
+        by_check = {p.check.key: refuting[p.first.key] for p in passes if p.first.key in refuting}
+        return tuple(
+            by_check.get(c.key) or skipped(c, NOT_RUN_FIRST)
+            for c in self.checks
+            if c.stage == BEHAVIOUR_STAGE
+        )
+
+    def _first_passes(self) -> tuple[firstpass.FirstPass, ...]:
+        """The first passes worth running: only where a claim is to be refuted fast (a deadline-bound
+        task run has no time for two runs) and the change is not the base itself."""
+        if self.commit is None or self.at_base or self.for_task or self.deadline is not None:
+            return ()
+        from tiergate.gate.pertest import importmap
+
+        top = repository.repo_root(self.project.root)
+        if self.changed is None:
+            self.changed = baseline.changed_paths(self.project.root, self.commit)
+        try:
+            graph = importmap.at_commit(top, self.commit, self.project.state_dir / importmap.CACHE_DIR)
+        except Exception:  # a map not had is only a first pass not run
+            return ()
+        inside = self.project.root.resolve().relative_to(top.resolve()).as_posix()
+        chosen = [c for c in self.checks if c.stage == BEHAVIOUR_STAGE and c.key not in self.strict]
+        return firstpass.plan(
+            chosen, graph.affected(self.changed), "" if inside == "." else inside, self.entries
+        )
+
+    def _first_base(self, passes: Sequence[firstpass.FirstPass]) -> dict[str, TestRun]:
+        """Each first pass's tests at the base, by the whole check's key: the base's record of them, else
+        a run of the same selection at the base, in a worktree."""
+        found = {
+            p.check.key: r for p in passes if (r := firstpass.base_record(self.entries.get(p.check.key)))
+        }
+        wanted = [p for p in passes if p.check.key not in found]
+        if wanted and self.commit is not None:
+            select = {p.first.key: p.selection for p in wanted}
+            ran = baseline.run_selected(
+                self.project, self.commit, [p.first for p in wanted], select, timeout=self._time_left()
+            )
+            for p, result in zip(wanted, ran, strict=True):
+                if result.tests is not None and result.tests.finished:
+                    found[p.check.key] = result.tests
+        return found
+
+    def _limit(self, check: Check) -> float:
+        """`check`'s time limit now: its time at the base known so far (a first pass's is its check's)."""
+        return self._limit_of_key(check.key)
+
+    def _limit_of_key(self, key: str) -> float:
+        assert self.limits is not None
+        return self.limits.limit(self._base_seconds(self._whole.get(key, key)))
+
+    def _base_seconds(self, key: str) -> float | None:
+        entry = self.entries.get(key)
+        if entry is not None:
+            return entry.result.duration
+        return None if self.beside is None else self.beside.durations.get(key)
 
     def _stage(self, stage: int) -> tuple[CheckResult, ...]:
         chosen = [c for c in self.checks if c.stage == stage]
@@ -276,18 +452,41 @@ class _Run:
             self.cut_short = True
             return tuple(_out_of_time(skipped(c, "")) for c in chosen)
         root = self.project.root
-        results = run_reported(chosen, root, timeout=allowed, progress=self.progress, env=self.env)
+        limits = self._limit if self.limits is not None else None
+        results = run_reported(
+            chosen, root, timeout=allowed, progress=self.progress, env=self.env, limits=limits
+        )
         if allowed < self.timeout and any(r.status == "timed_out" for r in results):
-            self.cut_short = True
-            results = tuple(_out_of_time(r) if r.status == "timed_out" else r for r in results)
+            # A check its own limit ended is the check's doing, whatever the budget.
+            results = tuple(self._out_of_time_or_own(r, allowed) for r in results)
         # Never the baseline, even when the workspace is the base: what git ignores (bytecode, a planted
         # build) can change what runs while the workspace still reads as the base, and a baseline is kept
         # for every later loop on that commit. The baseline runs in a worktree of the commit alone.
-        return results
+        return tuple(self._against_base(r) for r in results)
+
+    def _out_of_time_or_own(self, result: CheckResult, allowed: float) -> CheckResult:
+        if result.status != "timed_out":
+            return result
+        if self.limits is not None and self._limit_of_key(result.key) < allowed:
+            return result
+        self.cut_short = True
+        return _out_of_time(result)
+
+    def _against_base(self, result: CheckResult) -> CheckResult:
+        """A check its limit ended, its reason naming how long it ran against its time at the base."""
+        if result.status != "timed_out" or result.out_of_time or self.limits is None:
+            return result
+        said = self.limits.against_base(result.duration, self._base_seconds(result.key))
+        return replace(result, reason=f"{result.reason}: {said}") if said else result
 
     def baseline_for(self, results: Sequence[CheckResult]) -> dict[str, BaselineEntry]:
         """The baseline, run at the base first for failing checks it does not hold yet (when the
-        budget still holds a whole timeout for it)."""
+        budget still holds a whole timeout for it); what the baseline run beside this one holds is
+        waited for instead."""
+        if self.beside is not None and any(
+            self.beside.covers(r.key) for r in results if r.failing or self._contracted(r)
+        ):
+            self.entries = self.beside.entries()
         # A timeout, or a check that could not run, is never excused by the baseline (tiergate.gate),
         # so it needs none.
         missing = [
@@ -297,11 +496,16 @@ class _Run:
             and r.key not in self.entries
             and r.key not in self.strict
         ]
-        if missing and self.commit is not None and self._time_left() >= self.timeout:
+        if missing and self.commit is not None and self._time_left() >= self._room_needed():
             wanted = {r.key for r in missing}
             checks = [c for c in self.checks if c.key in wanted]
             self.entries = baseline.ensure_baseline(
-                self.project, self.commit, checks, timeout=self.timeout, progress=self.progress
+                self.project,
+                self.commit,
+                checks,
+                timeout=self._time_left(),
+                progress=self.progress,
+                budgeted=self._time_left() < self.timeout,
             )
         return self.entries
 
@@ -355,20 +559,58 @@ class _Run:
         found = {r.key: r for r in (kept[0] if kept else ())}
         if wanted <= set(found):
             return {k: found[k] for k in wanted}
-        if self.commit is None or self._time_left() < self.timeout:
+        if self.commit is None or self._time_left() < self._room_needed():
             return {}
-        checks = [c for c in self.checks if c.key in wanted]
+        select = self._base_tests_selection(results, wanted)
+        checks = [c for c in self.checks if c.key in wanted and select.get(c.key) != _NOTHING]
+        if not checks:
+            return {}
         ran = scratch.run_base_tests(
-            self.project.root, self.commit, checks, timeout=self.timeout, progress=self.progress
+            self.project.root,
+            self.commit,
+            checks,
+            timeout=self._time_left(),
+            progress=self.progress,
+            select={k: v for k, v in select.items() if v is not None},
         )
         if kept_key and not any(r.status == "timed_out" or r.could_not_run for r in ran):
             evidencecache.store_evidence(self.project, kept_key, ran)
         return {r.key: r for r in ran}
 
+    def _base_tests_selection(
+        self, results: Sequence[CheckResult], wanted: set[str]
+    ) -> dict[str, TestSelection | None]:
+        """What each wanted test check runs with the base's tests: the touched test files and the tests
+        failing or lost now, by the base's record of them (waited for, when the baseline runs beside);
+        None: the whole check."""
+        if self.beside is not None and any(self.beside.covers(k) for k in wanted):
+            self.entries = self.beside.entries()
+        top = repository.repo_root(self.project.root)
+        inside = self.project.root.resolve().relative_to(top.resolve()).as_posix()
+        touched = tests_among(self.changed or ())
+        chosen: dict[str, TestSelection | None] = {}
+        for result in results:
+            if result.key in wanted:
+                entry = self.entries.get(result.key)
+                base = None if entry is None else entry.result.tests
+                chosen[result.key] = base_tests_selection(
+                    touched, base, result.tests, "" if inside == "." else inside
+                )
+        return chosen
+
+    def _room_needed(self) -> float:
+        """The time a run at the base needs before it is begun within the budget: a whole timeout, or,
+        where limits follow the base, the least limit there is (the run is then cut at the budget, and a
+        check it cut is not kept: `baseline.ensure_baseline`)."""
+        return self.timeout if self.limits is None else min(self.timeout, FLOOR)
+
     def _time_left(self) -> float:
         if self.deadline is None:
             return self.timeout
         return min(self.timeout, self.deadline - time.monotonic())
+
+
+_NOTHING = TestSelection((), ())  # a selection of nothing: no test to run again with the base's tests
 
 
 def _base_tests_key(key: str) -> str:

@@ -120,6 +120,11 @@ def measure_from_workspace(base: str) -> None:
     _workspace_bases.add(base)
 
 
+def workspace_bases() -> frozenset[str]:
+    """The bases named so far in this process by `measure_from_workspace`."""
+    return frozenset(_workspace_bases)
+
+
 def _only_in_base(repo: Path, base: str) -> bytes:
     """`update-index --index-info` lines for the paths `base` holds and the index does not: `base`'s
     mode and blob (zero stat information, so git compares the file's content)."""

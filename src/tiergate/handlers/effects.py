@@ -18,14 +18,13 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from tiergate.config.settings import Config
+    from tiergate.gate.atclaim import Pending
+    from tiergate.gate.request import GateRequest
     from tiergate.gate.ruling import GateResult
     from tiergate.project import Project
     from tiergate.tier.change import ChangeMeasurement
     from tiergate.tier.coverage.lines import GateCoverage
 
-# The Stop hook gets 600 s (hooks/hooks.json); measuring the change, judging and answering need far
-# less than the rest, and a hook killed at its timeout decides nothing (the claim would pass).
-GATE_BUDGET_SECONDS = 480.0
 REPORT_IN_BLOCK = 3000
 
 
@@ -56,46 +55,77 @@ def policies(config: Config) -> Policies:
     )
 
 
-def gate_result(
+def gate_request(project: Project, current: LoopState, config: Config) -> GateRequest:
+    """What the loop's gate runs for a claim: the project's checks against the loop's base, by the rules
+    the loop began with. An autopilot's acceptance checks (the current feature's and the regression suite
+    of the done ones) come first, and no baseline excuses them: at the base their features do not exist
+    yet."""
+    from tiergate import foreign
+    from tiergate.gate.checks import make_check
+    from tiergate.gate.detection.projectchecks import project_checks
+    from tiergate.gate.request import GateRequest
+    from tiergate.gate.timeouts import TimeLimits
+    from tiergate.loop.features import gate_checks
+
+    accepted = tuple(
+        make_check(name, command, "feature acceptance check")
+        for name, command in gate_checks(current.features, current.approach, current.done)
+    )
+    return GateRequest(
+        base=current.change_base,  # the workspace the loop began on: the baseline's, and the fingerprint's
+        checks=(*accepted, *project_checks(project.root, config)),
+        strict=frozenset(c.key for c in accepted),
+        exclusions=foreign.of_loop(current),
+        limits=TimeLimits(config.gate.timeout_seconds),
+        refute_regressions=config.gate.base_tests == "refute",
+    )
+
+
+def claim_gate(
     project: Project,
     current: LoopState,
     config: Config,
     measure: Sequence[str] | None = None,
     change: ChangeMeasurement | None = None,
     *,
-    for_task: bool = False,
-) -> GateResult:
-    """Run (or reuse) the project's checks for the workspace against the loop's base, within the
-    Stop hook's time, silently (stdout is the protocol's channel). The test checks measure the line
-    coverage of `measure` (the change's code files) as they run; `change` is the change from the loop's
-    base, measured with nothing run since (its paths, and the workspace before the checks without asking
-    git again). A claim's Stop and a completed task (`tiergate.handlers.task_completed`, `for_task`) run
-    it alike, so that a task reuses what a claim kept for the same workspace; a claim never reuses a
-    task's run (`tiergate.gate.run.run_gate`)."""
-    from tiergate import foreign
-    from tiergate.gate.checks import make_check
-    from tiergate.gate.detection.projectchecks import project_checks
-    from tiergate.gate.run import run_gate
-    from tiergate.loop.features import gate_checks
+    time_left: float | None = None,
+) -> GateResult | Pending:
+    """The gate's verdict on the claimed workspace against the loop's base, silently (stdout is the
+    protocol's channel), or `Pending`: the checks run in the background (`tiergate.gate.atclaim`), and the
+    Stop waits for them within `time_left` (the hook's time still free; None: not bounded here), never
+    long. The test checks measure the line coverage of `measure` (the change's code files) as they run;
+    `change` is the change from the loop's base, measured with nothing run since."""
+    from tiergate.gate.atclaim import HOLD, at_claim
 
-    # An autopilot's acceptance checks (the current feature's and the regression suite of the done
-    # ones) come first, and no baseline excuses them: at the base their features do not exist yet.
-    accepted = tuple(
-        make_check(name, command, "feature acceptance check")
-        for name, command in gate_checks(current.features, current.approach, current.done)
-    )
-    return run_gate(
+    hold = HOLD if time_left is None else max(0.0, min(HOLD, time_left))
+    request = gate_request(project, current, config)
+    return at_claim(project, current.session_id, request, measure=measure, change=change, hold=hold)
+
+
+def task_gate(
+    project: Project,
+    current: LoopState,
+    config: Config,
+    measure: Sequence[str] | None,
+    change: ChangeMeasurement,
+    *,
+    time_left: float | None = None,
+) -> GateResult:
+    """The gate on a completed task's workspace (`tiergate.handlers.task_completed`), run in its hook
+    within `time_left` (None: the hook's limit, less what answering needs: `tiergate.hook.limits`; a hook
+    killed at its limit decides nothing): it reuses what a claim kept for the same workspace;
+    a claim never reuses a task's run (`tiergate.gate.run.run_gate`)."""
+    from tiergate.gate.run import run_requested
+    from tiergate.hook.limits import time_for_waiting
+
+    request = gate_request(project, current, config)
+    return run_requested(
         project,
-        current.change_base,  # the workspace the loop began on: the baseline's, and the fingerprint's
-        (*accepted, *project_checks(project.root, config)),
-        timeout=config.gate.timeout_seconds,
-        budget=GATE_BUDGET_SECONDS,
-        strict={c.key for c in accepted},
-        exclusions=foreign.of_loop(current),
+        request,
+        budget=time_for_waiting("TaskCompleted") if time_left is None else max(0.0, time_left),
         measure=measure,
         change=change,
-        refute_regressions=config.gate.base_tests == "refute",
-        for_task=for_task,
+        for_task=True,
     )
 
 

@@ -36,9 +36,9 @@ if TYPE_CHECKING:
 # limit, a refusal) is a stop tiergate never blocks.
 NORMAL_STOP_REASONS = frozenset({"end_turn", "stop_sequence", "tool_use", "pause_turn"})
 PATHS_KEPT = 30
-# The Stop hook's timeout is 600 s (hooks/hooks.json): what it waits for beyond its own work (the goal
-# evaluator's answer) ends by this many seconds into it, leaving the answer time to be written.
-ANSWER_BY = 570.0
+# What a Stop keeps of its limit (hooks/hooks.json, `tiergate.hook.limits`) beyond what it waits for (the
+# goal evaluator's answer): the answer's time to be written.
+ANSWER_MARGIN = 30.0
 # What a Stop keeps, of that, for judging and answering once a run at the base is done.
 BASE_RUN_MARGIN = 30.0
 
@@ -224,6 +224,7 @@ def decide_stop(
         api_error=error,
         claim_facts=measured.facts,
         claim_error=measured.problem,
+        checks_running=measured.pending,
         gate=measured.gate,
         dirty=measured.dirty,
         policies=measured.policies,
@@ -250,11 +251,11 @@ def _measures(
 
 def _goal(stop: StopInput, message: str | None, started: float | None) -> GoalAtStop | None:
     """The adopted goal at this Stop, with the evaluator's answer to it (waited for: `handlers.goal`),
-    never past `ANSWER_BY` seconds into the hook: one Claude Code kills at its timeout decides nothing."""
+    never past `_answer_by()` seconds into the hook: one Claude Code kills at its timeout decides nothing."""
     from tiergate.handlers import goal
 
     spent = 0.0 if started is None else time.monotonic() - started
-    wait = max(0.0, min(goal.EVALUATION_WAIT, ANSWER_BY - spent))
+    wait = max(0.0, min(goal.EVALUATION_WAIT, _answer_by() - spent))
     return goal.at_stop(stop.transcript_path, message, wait)
 
 
@@ -310,6 +311,7 @@ class Measured:
     gate: GateFacts | None = None
     dirty: bool | None = None
     policies: Policies = POLICIES
+    pending: str | None = None  # the checks still run in the background: where they stand
 
 
 def measure(
@@ -321,6 +323,7 @@ def measure(
     Any error is caught here on purpose: the loop decides what an unchecked claim means (see
     `tiergate.loop.decision`), and the traceback goes to the log."""
     try:
+        from tiergate.gate.atclaim import Pending
         from tiergate.handlers import effects
         from tiergate.tier.assess import assess_change
         from tiergate.tier.coverage.judgement import measurable_files
@@ -331,9 +334,10 @@ def measure(
         change, content = _change_and_content(project, config, exclusions, base, early)
         # The gate first: its tests measure the change's coverage, and the tier is judged on that.
         code = measurable_files(change)
-        gate, coverage, thorough = effects.gate_facts(
-            effects.gate_result(project, current, config, code, change)
-        )
+        ran = effects.claim_gate(project, current, config, code, change, time_left=_time_left(started))
+        if isinstance(ran, Pending):
+            return Measured(workspace=fingerprint.of_change(change), pending=ran.text)
+        gate, coverage, thorough = effects.gate_facts(ran)
         if not gate.refuted:
             content = _with_answers(content, project, config, base, change, _time_left(started))
         workspace = fingerprint.of_change(change)
@@ -380,9 +384,16 @@ def _change_and_content(
     return change, offload.start(judge_content, change, config).result
 
 
+def _answer_by() -> float:
+    """How many seconds into the Stop its answer must be ready by."""
+    from tiergate.hook.limits import hook_limit
+
+    return hook_limit("Stop") - ANSWER_MARGIN
+
+
 def _time_left(started: float | None) -> float | None:
     """Seconds left for more runs at the base before the Stop must answer (None: not bounded here)."""
-    return None if started is None else ANSWER_BY - BASE_RUN_MARGIN - (time.monotonic() - started)
+    return None if started is None else _answer_by() - BASE_RUN_MARGIN - (time.monotonic() - started)
 
 
 def _with_answers(

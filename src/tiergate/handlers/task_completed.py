@@ -67,7 +67,7 @@ def step_gate(project: Project, current: LoopState) -> GateResult:
     # The workspace the loop began on (its objects copied back when something pruned them), else its base.
     base = loopbase.change_base(project, current.start, current.base) or "HEAD"
     change = measure_change(project.root, base, exclusions)  # no patch: no content rule reads it here
-    return effects.gate_result(project, current, config, measurable_files(change), change, for_task=True)
+    return effects.task_gate(project, current, config, measurable_files(change), change)
 
 
 def _decide(

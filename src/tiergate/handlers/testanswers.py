@@ -83,9 +83,14 @@ def _with_base_run(
 
     if not find_answers(tests, files):
         return ()
-    if time_left is not None and time_left < config.gate.timeout_seconds:
-        return find_answers(tests, files, failing_note=UNKNOWN_NOTE)
-    entries = baseline.ensure_baseline(project, commit, checks, timeout=config.gate.timeout_seconds)
+    from tiergate.gate.timeouts import FLOOR, TimeLimits
+
+    timeout = TimeLimits(config.gate.timeout_seconds).ceiling
+    if time_left is not None:
+        if time_left < min(timeout, FLOOR):
+            return find_answers(tests, files, failing_note=UNKNOWN_NOTE)
+        timeout = min(timeout, time_left)
+    entries = baseline.ensure_baseline(project, commit, checks, timeout=timeout)
     return _named(tests, failing_tests(entries, checks) or frozenset(), files)
 
 

@@ -31,6 +31,7 @@ from tiergate.loop.refutation import gate_refuted, refutation_for, refute_at_sto
 from tiergate.loop.state import LIMITS, AttemptRecord, Limits, LoopState, next_approach
 from tiergate.loop.transitions import (
     block_stop,
+    checks_running,
     claim_error,
     halt,
     request_again,
@@ -210,6 +211,8 @@ def _stop_claim(state: LoopState, ev: Stop, now: float, limits: Limits) -> Outco
     standing = refutation_for(state, ev.fingerprint)
     if standing is not None:
         return refuted_again(state, ev, standing, now, limits)
+    if ev.checks_running is not None:
+        return checks_running(state, ev.checks_running)
     if ev.claim_facts is not None and ev.gate is not None and ev.gate.refuted:
         return gate_refuted(state, ev, now, limits)
     if ev.claim_facts is not None:

@@ -66,6 +66,8 @@ class Stop:
     api_error: str | None = None  # the input itself reports an API error ending the turn
     claim_facts: ClaimFacts | None = None
     claim_error: str | None = None
+    # The claim's checks still run in the background (`tiergate.gate.atclaim`): where they stand.
+    checks_running: str | None = None
     gate: GateFacts | None = None
     dirty: bool | None = None  # the workspace differs from the last green point (None: unknown)
     policies: Policies = POLICIES

@@ -51,6 +51,12 @@ def claim_how(state: LoopState) -> str:
     return f"end your final message with {tag(state)} on its last line"
 
 
+def checks_running(state: LoopState, where: str) -> str:
+    """The block while the claim's checks run in the background: where they stand, and how to claim
+    once they are done."""
+    return _fit(f"{where} To claim again, {claim_how(state)}.")
+
+
 def claim_reason(state: LoopState) -> str:
     """The decision log's line for what made this Stop a claim."""
     if state.adopted == "goal":

@@ -139,6 +139,18 @@ def request_verification(state: LoopState, ev: Stop, now: float, limits: Limits)
     return block_stop(verifying, ev, now, limits, outcome)
 
 
+def checks_running(state: LoopState, where: str) -> Outcome:
+    """Block a claim whose checks still run in the background: not refuted, not passed, no iteration
+    spent and no attempt counted (tiergate's own lack of time is no evidence either way); the next Stop
+    reads their result. Not an idle block either: the checks move on while the workspace stays put."""
+    reasons = (
+        messages.claim_reason(state),
+        "checks-running: the claim's checks run in the background; it is judged once they have finished",
+    )
+    running = replace(state, claim_errors=0)
+    return Outcome(running, "checks-running", reasons, block=messages.checks_running(running, where))
+
+
 def claim_error(state: LoopState, ev: Stop, now: float, limits: Limits, error: str) -> Outcome:
     errors = state.claim_errors + 1
     if errors >= limits.claim_errors:

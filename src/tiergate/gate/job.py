@@ -1,0 +1,145 @@
+"""The background gate's process: `python -I -c ... <project root> <state folder>`, started by a claim's
+Stop (`tiergate.gate.background.start`), detached from it.
+
+It takes the project's job lock (waiting for the job before it, which may still be recording the
+baseline), runs the claim's checks as the loop's own rules say, with no time budget, the whole baseline
+beside them, and the tests the change affects first; it keeps what it found for the next Stop, and only
+then finishes the baseline. SIGTERM (`tiergate cancel`, the session's end) ends it and its checks.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+import traceback
+from dataclasses import replace
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from tiergate.gate import background
+from tiergate.gate.besidebase import BaseRun
+from tiergate.gate.processes import ProgressEvent
+from tiergate.project import Project
+
+# How often the job's record is rewritten with where it stands, at most.
+REPORT_EVERY = 2.0
+
+
+class _Cancelled(BaseException):
+    """SIGTERM: the job is to end, its checks with it."""
+
+
+def main(argv: list[str]) -> int:
+    project = Project(Path(argv[0]), Path(argv[1]))
+    background.lock(project)  # held until the process ends: the kernel drops it however it ends
+    spec = background.read_spec(project)
+    job = background.status(project)
+    if job is None or job.key != spec.get("key") or job.state != "starting":
+        return 0  # cancelled, or another claim's job started after this one: nothing to run
+    job = replace(job, pid=os.getpid(), started=time.time(), running=True, state="running")
+    background.write(project, job)
+    signal.signal(signal.SIGTERM, _cancel)
+    reporter = _Reporter(project, job)
+    try:
+        beside = _run(project, spec, reporter)
+    except _Cancelled:
+        reporter.finish("cancelled", "cancelled")
+        return 143
+    except BaseException as exc:
+        traceback.print_exc()
+        reporter.finish("failed", f"{type(exc).__name__}: {exc}")
+        return 1
+    if beside is not None:
+        try:
+            beside.join()  # the loop's baseline, recorded once the claim's result is out
+        except _Cancelled:
+            return 143
+    return 0
+
+
+def _cancel(signum: int, frame: FrameType | None) -> None:
+    raise _Cancelled
+
+
+def _run(project: Project, spec: dict[str, Any], reporter: _Reporter) -> BaseRun | None:
+    """The claim's gate run, as the Stop that started the job asked for it; the baseline run beside it,
+    still to be waited for."""
+    from tiergate.gate import baseline
+    from tiergate.gate import cache as evidencecache
+    from tiergate.gate.request import GateRequest
+    from tiergate.gate.run import requested_key, run_requested
+    from tiergate.git import indexcopy
+
+    request = GateRequest.from_record(spec["request"])
+    if spec.get("workspace_base") and request.base is not None:
+        # Measured from the workspace the loop began on, as every hook of the loop does.
+        indexcopy.measure_from_workspace(request.base)
+    key = requested_key(project, request)
+    if key is None or key != spec["key"]:
+        reporter.finish("changed", "the workspace changed before the checks began")
+        return None
+    commit = baseline.base_commit(project.root, request.base)
+    beside = None
+    if commit is not None:
+        unexcused = [c for c in request.checks if c.key not in request.strict]
+        beside = BaseRun(project, commit, unexcused, timeout=request.timeout, progress=reporter.base)
+    reporter.beside = beside
+    result = run_requested(
+        project, request, progress=reporter.claim, measure=spec.get("measure"), beside=beside
+    )
+    if result.workspace_changed:
+        reporter.finish("changed", "the workspace changed while the checks ran")
+        return beside
+    results = tuple(v.result for v in result.verdicts)
+    evidencecache.store_evidence(project, background.job_key(key), results, coverage=result.coverage)
+    reporter.finish("done", "")
+    return beside
+
+
+class _Reporter:
+    """Keeps the job's record saying where it stands: its phase, how long its checks have run, what the
+    slowest took at the base."""
+
+    def __init__(self, project: Project, job: background.Job) -> None:
+        self.project = project
+        self.job = job
+        self.beside: BaseRun | None = None
+        self._written = 0.0
+        self._began = time.monotonic()
+
+    def claim(self, event: ProgressEvent) -> None:
+        from tiergate.gate.firstpass import NAME_SUFFIX
+
+        phase = "first" if event.check.name.endswith(NAME_SUFFIX) else "suite"
+        self._update(phase=phase)
+
+    def base(self, event: ProgressEvent) -> None:
+        self._update()
+
+    def _update(self, **changes: Any) -> None:
+        now = time.monotonic()
+        moved = changes.get("phase", self.job.phase) != self.job.phase
+        self.job = replace(self.job, elapsed=now - self._began, base_seconds=self._base_seconds(), **changes)
+        if moved or now - self._written >= REPORT_EVERY:
+            self._written = now
+            self._write()
+
+    def _base_seconds(self) -> float | None:
+        durations = None if self.beside is None else self.beside.durations
+        return max(durations.values()) if durations else self.job.base_seconds
+
+    def finish(self, state: str, note: str) -> None:
+        self.job = replace(self.job, state=state, note=note, elapsed=time.monotonic() - self._began)
+        self._write()
+
+    def _write(self) -> None:
+        try:
+            now = background.status(self.project)
+            if now is not None and now.state == "cancelled" and self.job.state != "cancelled":
+                return  # a cancel's word stands
+            background.write(self.project, self.job)
+        except Exception:
+            print("tiergate: could not write the job's record", file=sys.stderr)

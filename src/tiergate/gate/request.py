@@ -1,0 +1,69 @@
+"""What a claim's gate runs: the checks against the loop's base, and the rules it runs them by, as the
+Stop builds it from the loop's kept configuration (`tiergate.handlers.effects.gate_request`) and a
+background job reads it back (`tiergate.gate.job`). Pure.
+"""
+
+from __future__ import annotations
+
+from typing import Any, cast, get_args
+
+from tiergate import foreign
+from tiergate.foreign import Exclusions
+from tiergate.frozen import frozen
+from tiergate.gate.checks import Check, Kind
+from tiergate.gate.timeouts import TimeLimits
+
+
+@frozen
+class GateRequest:
+    """What a claim's gate runs: the checks against the loop's base, and the rules it runs them by."""
+
+    base: str | None  # the loop's base (its start's workspace, or commit); None: HEAD
+    checks: tuple[Check, ...]
+    strict: frozenset[str] = frozenset()  # never excused by the baseline (acceptance checks)
+    exclusions: Exclusions = foreign.DEFAULT
+    limits: TimeLimits = TimeLimits()
+    refute_regressions: bool = False
+
+    @property
+    def timeout(self) -> float:
+        return self.limits.ceiling
+
+    def to_record(self) -> dict[str, Any]:
+        return {
+            "base": self.base,
+            "checks": [[c.name, c.command, c.kind, c.source] for c in self.checks],
+            "strict": sorted(self.strict),
+            "ignore": list(self.exclusions.ignore),
+            "ignore_source": self.exclusions.source,
+            "timeout_seconds": self.limits.configured,
+            "refute_regressions": self.refute_regressions,
+        }
+
+    @staticmethod
+    def from_record(record: dict[str, Any]) -> GateRequest:
+        """The request `to_record` wrote (a background job's, `tiergate.gate.job`); ValueError otherwise."""
+        try:
+            checks = tuple(
+                Check(str(n), str(c), kind_of_record(k), str(s)) for n, c, k, s in record["checks"]
+            )
+            configured = record["timeout_seconds"]
+            return GateRequest(
+                base=None if record["base"] is None else str(record["base"]),
+                checks=checks,
+                strict=frozenset(str(k) for k in record["strict"]),
+                exclusions=foreign.Exclusions(
+                    tuple(str(p) for p in record["ignore"]), record["ignore_source"]
+                ),
+                limits=TimeLimits(None if configured is None else float(configured)),
+                refute_regressions=bool(record["refute_regressions"]),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"not a gate request: {exc}") from exc
+
+
+def kind_of_record(value: object) -> Kind:
+    for kind in get_args(Kind):
+        if value == kind:
+            return cast("Kind", kind)
+    raise ValueError(f"not a check kind: {value!r}")

@@ -1,0 +1,173 @@
+"""The gate at scale, through the real Stop hook entry point on real git repositories and real pytest
+runs: the tests a change affects run first and refute a wrong change without the rest of the suite; an
+honest change still runs the whole suite before a verifier is asked for; a suite longer than the Stop's
+limit (read from the plugin's hooks.json) is verified across Stops, none held long and none refuted for
+time; a workspace edited meanwhile gets a fresh run; a test the change makes hang is refuted against its
+time at the base."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from testing.procwatch import running
+from testing.scaleproject import RUNNING, ScaleLoop, module_tests, plugin_root, scale_project
+
+from tiergate.gate import background
+from tiergate.project import Project
+from tiergate.text import duration
+
+pytestmark = pytest.mark.long
+
+WRONG_3 = "def value_3(x):\n    return x - 3\n"
+HONEST_3 = "def value_3(x):\n    total = x\n    total += 3\n    return total\n"
+
+
+def a_loop(tmp_path: Path, modules: int, seconds: float = 0.0, stop_timeout: int | None = None) -> ScaleLoop:
+    (tmp_path / "marks").mkdir()
+    loop = ScaleLoop(tmp_path, scale_project(tmp_path, modules, seconds, tmp_path / "marks"))
+    if stop_timeout is not None:
+        loop.env["CLAUDE_PLUGIN_ROOT"] = str(plugin_root(tmp_path, stop_timeout))
+    loop.start()
+    return loop
+
+
+def ran_in_workspace(loop: ScaleLoop, n: int) -> bool:
+    """Whether test file `n` ran in the workspace (not at the base, in a worktree)."""
+    marks = loop.root / "marks" / str(n)
+    return marks.exists() and str(loop.project) in marks.read_text().split()
+
+
+def project(loop: ScaleLoop) -> Project:
+    from testing.statefolder import state_dir
+
+    return Project(loop.project, state_dir(loop.project, loop.env))
+
+
+def test_a_wrong_change_is_refuted_by_the_tests_it_affects_without_the_rest_of_the_suite(
+    tmp_path: Path,
+) -> None:
+    # Each test file takes 2 s: the whole suite 16 s, the one file the change affects 2 s.
+    loop = a_loop(tmp_path, modules=8, seconds=1.0)
+    try:
+        answer, took = loop.claim({"calc/mod_3.py": WRONG_3})
+
+        reason = answer["reason"]
+        assert answer["decision"] == "block" and "tiergate-spawn" not in reason
+        assert "tests/test_mod_3.py::test_value_3_adds" in reason
+        assert "the change affects" in reason and "the rest of the suite was not run" in reason
+        assert ran_in_workspace(loop, 3)
+        assert not any(ran_in_workspace(loop, n) for n in range(8) if n != 3)
+        assert took < 12, took  # the affected file, at the claim and at the base: not the 16 s suite
+        assert loop.loop().attempts, "a refutation of the code counts as an attempt"
+    finally:
+        loop.cancel()
+
+
+def test_an_honest_change_runs_the_whole_suite_before_its_verifier(tmp_path: Path) -> None:
+    loop = a_loop(tmp_path, modules=4)
+    try:
+        answer, _ = loop.claim({"calc/mod_3.py": HONEST_3})
+
+        assert "```tiergate-spawn" in answer["reason"]
+        assert all(ran_in_workspace(loop, n) for n in range(4))
+        assert loop.ran_at_base()  # the loop's per-test outcomes at the base, recorded beside it
+    finally:
+        loop.cancel()
+
+
+def test_a_suite_longer_than_the_stop_is_verified_across_stops_none_of_them_long(tmp_path: Path) -> None:
+    # The Stop's limit is 70 s (its hooks.json): 10 s of it may be waited for. The suite takes 24 s.
+    loop = a_loop(tmp_path, modules=4, seconds=3.0, stop_timeout=70)
+    try:
+        first, took = loop.claim({"calc/mod_3.py": HONEST_3})
+
+        assert took < 25, took
+        assert first["decision"] == "block" and RUNNING in first["reason"]
+        assert "tiergate wait" in first["reason"] and "tiergate-spawn" not in first["reason"]
+        assert loop.loop().phase == "working" and not loop.loop().attempts  # neither refuted nor passed
+        assert loop.loop().refuted == ()
+        waited = loop.wait()
+        assert waited.returncode == 0 and "the checks are over" in waited.stdout
+
+        second, took = loop.claim()
+
+        assert "```tiergate-spawn" in second["reason"], second["reason"]
+        assert took < 25, took
+        assert all(ran_in_workspace(loop, n) for n in range(4))
+    finally:
+        loop.cancel()
+
+
+def test_a_wrong_change_to_a_suite_longer_than_the_stop_is_still_refuted(tmp_path: Path) -> None:
+    loop = a_loop(tmp_path, modules=4, seconds=3.0, stop_timeout=70)
+    try:
+        answer, took = loop.claim({"calc/mod_3.py": WRONG_3})
+        while RUNNING in answer.get("reason", ""):
+            assert took < 25, took
+            loop.wait()
+            answer, took = loop.claim()
+
+        assert "tests/test_mod_3.py::test_value_3_adds" in answer["reason"]
+        assert "tiergate-spawn" not in answer["reason"]
+        assert "timed out" not in answer["reason"]
+    finally:
+        loop.cancel()
+
+
+def test_a_workspace_edited_while_the_checks_run_gets_a_fresh_run(tmp_path: Path) -> None:
+    loop = a_loop(tmp_path, modules=4, seconds=3.0, stop_timeout=70)
+    try:
+        first, _ = loop.claim({"calc/mod_3.py": HONEST_3})
+        assert RUNNING in first["reason"]
+        old = background.status(project(loop))
+        assert old is not None and not old.over
+
+        second, _ = loop.claim({"calc/mod_2.py": "def value_2(x):\n    return 2 + x\n"})
+
+        assert RUNNING in second["reason"]
+        new = background.status(project(loop))
+        assert new is not None and new.key != old.key  # bound to the edited workspace, not the first
+        assert not running(old.pid)  # the run for the workspace no longer there was ended
+        loop.wait()
+        third, _ = loop.claim()
+        assert "```tiergate-spawn" in third["reason"]
+    finally:
+        loop.cancel()
+
+
+def test_tiergate_cancel_ends_the_background_checks(tmp_path: Path) -> None:
+    loop = a_loop(tmp_path, modules=4, seconds=3.0, stop_timeout=70)
+    first, _ = loop.claim({"calc/mod_3.py": HONEST_3})
+    assert RUNNING in first["reason"]
+    job = background.status(project(loop))
+    assert job is not None and running(job.pid)
+
+    cancelled = loop.run("cancel")
+
+    assert "stopped the checks running in the background" in cancelled.stdout
+    assert not running(job.pid)
+    after = background.status(project(loop))
+    assert after is not None and after.state == "cancelled" and not after.running
+
+
+def test_a_test_the_change_makes_hang_is_refuted_naming_its_time_against_the_base(tmp_path: Path) -> None:
+    loop = a_loop(tmp_path, modules=2)
+    hang = module_tests(1).replace(
+        "def test_value_1_of_zero():\n", "def test_value_1_of_zero():\n    time.sleep(600)\n"
+    )
+    try:
+        began = time.monotonic()
+        answer, _ = loop.claim({"tests/test_mod_1.py": hang})
+        while RUNNING in answer.get("reason", ""):
+            loop.wait()
+            answer, _ = loop.claim()
+
+        reason = answer["reason"]
+        assert "tiergate-spawn" not in reason
+        assert f"timed out after {duration(30)}" in reason or "timed out after 30 s" in reason, reason
+        assert "when the loop began" in reason
+        assert time.monotonic() - began < 90  # the floor of 30 s, not the hour a suite without a base gets
+    finally:
+        loop.cancel()
