@@ -7,6 +7,7 @@ time at the base."""
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -143,6 +144,10 @@ def test_tiergate_cancel_ends_the_background_checks(tmp_path: Path) -> None:
     assert RUNNING in first["reason"]
     job = background.status(project(loop))
     assert job is not None and running(job.pid)
+    shown = loop.run("status").stdout
+    assert "running your checks in the background" in shown, shown
+    [listed] = json.loads(loop.run("status", "--json").stdout)
+    assert listed["background_checks"]["session_id"] == loop.session_id
 
     cancelled = loop.run("cancel")
 
@@ -150,6 +155,8 @@ def test_tiergate_cancel_ends_the_background_checks(tmp_path: Path) -> None:
     assert not running(job.pid)
     after = background.status(project(loop))
     assert after is not None and after.state == "cancelled" and not after.running
+    [listed] = json.loads(loop.run("status", "--json").stdout)
+    assert listed["background_checks"] is None
 
 
 def test_a_test_the_change_makes_hang_is_refuted_naming_its_time_against_the_base(tmp_path: Path) -> None:

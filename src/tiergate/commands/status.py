@@ -2,8 +2,10 @@
 
 `--json`: one object per loop (`"pending": true` and no session_id for one waiting for a session) with
 `session_id`, `phase`, `iteration`, `max_iterations`, `tier`, `verdict`, `config`, `config_source` and
-`adopted`. A loop file that does not read as tiergate wrote it is `"phase": "damaged"`, with its `file`
-and `problem`, not an error. The text form adds the other loop plugins (`claudecode.loopplugins`).
+`adopted`, and `background_checks` (the claim's checks running in the background for that session:
+where they stand; null when none runs). A loop file that does not read as tiergate wrote it is
+`"phase": "damaged"`, with its `file` and `problem`, not an error. The text form adds the other loop
+plugins (`claudecode.loopplugins`).
 See docs/troubleshooting.md, "Reading what happened".
 """
 
@@ -17,6 +19,7 @@ from tiergate.text import brief
 if TYPE_CHECKING:
     from tiergate.loop.state import LoopState
     from tiergate.loop.store import Damaged
+    from tiergate.project import Project
 
 HELP = "show where each loop of this project stands"
 
@@ -35,7 +38,8 @@ def run(args: argparse.Namespace) -> int:
 
     project = locate(Path.cwd(), os.environ)
     found, damaged = state.survey(project)
-    loops = [describe(s) for s in found]
+    checks = _background(project)
+    loops = [{**describe(s), "background_checks": _mine(checks, s.session_id)} for s in found]
     try:
         pending = state.read_pending(project)
     except state.StateError:  # damaged since the survey: reported with the others
@@ -99,6 +103,29 @@ def describe(loop: LoopState, *, pending: bool = False) -> dict[str, Any]:
     }
 
 
+def _background(project: Project) -> dict[str, Any] | None:
+    """The claim's checks running in the background (`tiergate.gate.background`), as status shows them:
+    None when none runs."""
+    from tiergate.gate import background
+    from tiergate.gate.atclaim import running_text
+
+    job = background.status(project)
+    if job is None or job.over:
+        return None
+    return {
+        "session_id": job.session_id,
+        "state": job.state,
+        "phase": job.phase,
+        "started": job.started,
+        "base_seconds": job.base_seconds,
+        "text": running_text(job).split(". ")[0],
+    }
+
+
+def _mine(checks: dict[str, Any] | None, session_id: str) -> dict[str, Any] | None:
+    return checks if checks is not None and checks["session_id"] == session_id else None
+
+
 def damage(found: Damaged) -> dict[str, Any]:
     """A loop file that does not read, in the JSON list: `phase` "damaged", `file` and `problem`."""
     return {
@@ -141,6 +168,8 @@ def line(entry: dict[str, Any]) -> str:
     if entry["verification"]:
         v = entry["verification"]
         parts.append(f"waiting for {v['agent']} ({v['id']}, {v['verifiers_started']} started)")
+    if entry.get("background_checks"):
+        parts.append(entry["background_checks"]["text"].removeprefix("tiergate is "))
     if entry["end_reason"] and entry["phase"] in ("halted", "cancelled"):
         parts.append(entry["end_reason"])
     if entry["features"]:
