@@ -14,13 +14,12 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from tiergate import foreign
-from tiergate.gate import baseline, firstpass, scratch
+from tiergate.gate import baseline, firstrun, scratch
 from tiergate.gate import cache as evidencecache
 from tiergate.gate.besidebase import BaseRun
 from tiergate.gate.checks import BEHAVIOUR_STAGE, COMPILE_STAGE, OUT_OF_TIME, Check, CheckResult
 from tiergate.gate.coverage.measuring import Measurement
 from tiergate.gate.pertest.basetests import base_tests_selection
-from tiergate.gate.pertest.record import TestRun
 from tiergate.gate.pertest.selection import TestSelection
 from tiergate.gate.pertest.testfiles import tests_among
 from tiergate.gate.processes import DEFAULT_TIMEOUT, Progress, skipped
@@ -359,75 +358,26 @@ class _Run:
 
     def _first_pass(self) -> tuple[CheckResult, ...]:
         """The behaviour stage's results when the tests the change affects, run first, refute the claim:
-        the refuting first passes, the other checks unrun; empty otherwise (the stage then runs)."""
-        passes = self._first_passes()
-        if not passes:
+        the refuting first passes, the other checks unrun; empty otherwise (the stage then runs). Only
+        where a claim is to be refuted fast (a deadline-bound task run has no time for two runs) and
+        the change is not the base itself."""
+        if self.commit is None or self.at_base or self.for_task or self.deadline is not None:
             return ()
-        root = self.project.root
-        checks = [p.first for p in passes]
-        select = {p.first.key: p.selection for p in passes}
+        if self.changed is None:
+            self.changed = baseline.changed_paths(self.project.root, self.commit)
+        chosen = [c for c in self.checks if c.stage == BEHAVIOUR_STAGE and c.key not in self.strict]
+        passes = firstrun.planned(self.project, self.commit, chosen, self.changed, self.entries)
         self._whole.update({p.first.key: p.check.key for p in passes})
-        from concurrent.futures import ThreadPoolExecutor
-
-        # The same tests at the base, where its record does not hold them yet, beside this run.
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            base = pool.submit(self._first_base, passes)
-            ran = run_reported(
-                checks,
-                root,
-                timeout=self._time_left(),
-                progress=self.progress,
-                select=select,
-                limits=self._limit,
-            )
-            then = base.result()
-        records = {p.first.key: then.get(p.check.key) for p in passes}
-        refuting = {r.key: f for r in ran if (f := firstpass.refuting(r, records.get(r.key))) is not None}
+        refuting = firstrun.refuting(
+            self.project, self.commit, passes, self.entries, self._time_left(), self._limit, self.progress
+        )
         if not refuting:
             return ()
-        by_check = {p.check.key: refuting[p.first.key] for p in passes if p.first.key in refuting}
         return tuple(
-            by_check.get(c.key) or skipped(c, NOT_RUN_FIRST)
+            refuting.get(c.key) or skipped(c, NOT_RUN_FIRST)
             for c in self.checks
             if c.stage == BEHAVIOUR_STAGE
         )
-
-    def _first_passes(self) -> tuple[firstpass.FirstPass, ...]:
-        """The first passes worth running: only where a claim is to be refuted fast (a deadline-bound
-        task run has no time for two runs) and the change is not the base itself."""
-        if self.commit is None or self.at_base or self.for_task or self.deadline is not None:
-            return ()
-        from tiergate.gate.pertest import importmap
-
-        top = repository.repo_root(self.project.root)
-        if self.changed is None:
-            self.changed = baseline.changed_paths(self.project.root, self.commit)
-        try:
-            graph = importmap.at_commit(top, self.commit, self.project.state_dir / importmap.CACHE_DIR)
-        except Exception:  # a map not had is only a first pass not run
-            return ()
-        inside = self.project.root.resolve().relative_to(top.resolve()).as_posix()
-        chosen = [c for c in self.checks if c.stage == BEHAVIOUR_STAGE and c.key not in self.strict]
-        return firstpass.plan(
-            chosen, graph.affected(self.changed), "" if inside == "." else inside, self.entries
-        )
-
-    def _first_base(self, passes: Sequence[firstpass.FirstPass]) -> dict[str, TestRun]:
-        """Each first pass's tests at the base, by the whole check's key: the base's record of them, else
-        a run of the same selection at the base, in a worktree."""
-        found = {
-            p.check.key: r for p in passes if (r := firstpass.base_record(self.entries.get(p.check.key)))
-        }
-        wanted = [p for p in passes if p.check.key not in found]
-        if wanted and self.commit is not None:
-            select = {p.first.key: p.selection for p in wanted}
-            ran = baseline.run_selected(
-                self.project, self.commit, [p.first for p in wanted], select, timeout=self._time_left()
-            )
-            for p, result in zip(wanted, ran, strict=True):
-                if result.tests is not None and result.tests.finished:
-                    found[p.check.key] = result.tests
-        return found
 
     def _limit(self, check: Check) -> float:
         """`check`'s time limit now: its time at the base known so far (a first pass's is its check's)."""
