@@ -8,11 +8,13 @@ time at the base."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
-from testing.procwatch import running
+from testing.procwatch import running, wait_for_text
 from testing.scaleproject import RUNNING, ScaleLoop, module_tests, plugin_root, scale_project
 
 from tiergate.gate import background
@@ -178,3 +180,34 @@ def test_a_test_the_change_makes_hang_is_refuted_naming_its_time_against_the_bas
         assert time.monotonic() - began < 90  # the floor of 30 s, not the hour a suite without a base gets
     finally:
         loop.cancel()
+
+
+HOLD_LOCK = """
+import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600)
+fcntl.flock(fd, fcntl.LOCK_EX)
+open(sys.argv[2], "w").write("locked")
+time.sleep(600)
+"""
+
+
+def test_a_lock_another_process_holds_is_a_clear_error_never_a_pass_nor_a_wait_forever(
+    tmp_path: Path,
+) -> None:
+    loop = a_loop(tmp_path, modules=2)
+    gate = project(loop).state_dir / "gate"
+    gate.mkdir(parents=True, exist_ok=True)
+    flag = tmp_path / "locked"
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(gate / "job.lock"), str(flag)])
+    try:
+        wait_for_text(flag)
+        answer, took = loop.claim({"calc/mod_1.py": "def value_1(x):\n    return x - 1\n"})
+
+        reason = answer["reason"]
+        assert answer["decision"] == "block" and "tiergate-spawn" not in reason
+        assert "another process holds gate/job.lock" in reason
+        assert took < 60, took
+        assert loop.loop().claim_errors == 1  # a second one in a row halts the loop, with this reason
+    finally:
+        holder.kill()
+        holder.wait()

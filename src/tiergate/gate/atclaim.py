@@ -64,8 +64,10 @@ def at_claim(
     if kept is not None:
         return _judge(project, request, measure, change, kept)
     if job is None or job.key != key or job.over:
-        if job is not None and not job.over:
-            background.cancel(project)  # another workspace's run: not this claim's evidence
+        if job is not None and job.running:
+            # Another workspace's run (not this claim's evidence), or one recording the baseline after its
+            # result: ended first, so that the new job never waits behind it (the baseline is run again).
+            background.cancel(project)
         spec = {
             "key": key,
             "session_id": session_id,

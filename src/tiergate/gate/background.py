@@ -34,6 +34,8 @@ _FIRST_POLL = 0.01
 _MAX_FD = 65536
 # How long `cancel` waits for a job to end on SIGTERM (its checks' groups ended) before SIGKILL.
 CANCEL_GRACE = 5.0
+# How long a job waits for the one before it to let go of the lock (it was just ended: `cancel`).
+LOCK_WAIT = 4 * CANCEL_GRACE
 # How long a job may take to start (its lock taken, its record rewritten) before it counts as lost.
 START_GRACE = 30.0
 _ENTRY = "import sys; from tiergate.gate.job import main; sys.exit(main(sys.argv[1:]))"
@@ -130,15 +132,26 @@ def write(project: Project, job: Job) -> None:
     write_sealed(project, path, json.dumps(job.to_record()).encode())
 
 
-def lock(project: Project) -> int:
+def lock(project: Project, wait: float = LOCK_WAIT) -> int | None:
     """The job's lock, taken once the job before it is gone (its file descriptor, to keep open for the
-    job's life); the lock file then names this process."""
+    job's life); the lock file then names this process. None when it is still held after `wait`
+    seconds: a job before it that does not end, or another process holding it (a claim's Stop ends the
+    job before it first, so a wait longer than its grace is not tiergate's)."""
     import fcntl
 
     ensure_state_dir(project)
     folder(project).mkdir(mode=0o700, exist_ok=True)
     fd = os.open(folder(project) / "job.lock", os.O_RDWR | os.O_CREAT, 0o600)
-    fcntl.flock(fd, fcntl.LOCK_EX)
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except OSError:
+            if time.monotonic() >= deadline:
+                os.close(fd)
+                return None
+            time.sleep(_POLL)
     os.ftruncate(fd, 0)
     os.pwrite(fd, str(os.getpid()).encode(), 0)
     return fd

@@ -34,11 +34,16 @@ class _Cancelled(BaseException):
 
 def main(argv: list[str]) -> int:
     project = Project(Path(argv[0]), Path(argv[1]))
-    background.lock(project)  # held until the process ends: the kernel drops it however it ends
+    # Held until the process ends: the kernel drops it however it ends.
+    locked = background.lock(project)
     spec = background.read_spec(project)
     job = background.status(project)
     if job is None or job.key != spec.get("key") or job.state != "starting":
         return 0  # cancelled, or another claim's job started after this one: nothing to run
+    if locked is None:
+        why = "another process holds gate/job.lock in the state folder and does not let go"
+        background.write(project, replace(job, state="failed", note=why))
+        return 1
     job = replace(job, pid=os.getpid(), started=time.time(), running=True, state="running")
     background.write(project, job)
     signal.signal(signal.SIGTERM, _cancel)
