@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from testing.procwatch import running, wait_for_text
+from testing.procwatch import gone_within, running, wait_for_text
 from testing.scaleproject import RUNNING, ScaleLoop, module_tests, plugin_root, scale_project
 
 from tiergate.gate import background
@@ -211,3 +211,19 @@ def test_a_lock_another_process_holds_is_a_clear_error_never_a_pass_nor_a_wait_f
     finally:
         holder.kill()
         holder.wait()
+
+
+def test_the_sessions_end_ends_its_background_checks(tmp_path: Path) -> None:
+    loop = a_loop(tmp_path, modules=4, seconds=3.0, stop_timeout=70)
+    first, _ = loop.claim({"calc/mod_3.py": HONEST_3})
+    assert RUNNING in first["reason"]
+    job = background.status(project(loop))
+    assert job is not None and running(job.pid)
+
+    began = time.monotonic()
+    loop.hook("SessionEnd", reason="prompt_input_exit")
+
+    assert time.monotonic() - began < 1.5  # what Claude Code gives every SessionEnd hook together
+    assert gone_within([job.pid]) == []
+    after = background.status(project(loop))
+    assert after is not None and after.state == "cancelled"
