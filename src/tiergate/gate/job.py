@@ -98,6 +98,10 @@ def _run(project: Project, spec: dict[str, Any], reporter: _Reporter) -> BaseRun
     if result.workspace_changed:
         reporter.finish("changed", "the workspace changed while the checks ran")
         return beside
+    if not result.refuted and beside is not None:
+        # A claim the checks pass is judged at the Stop with the whole baseline there (each test at the
+        # base, for the verifier's packet and the content rules), never with a run at the base of its own.
+        beside.join()
     results = tuple(v.result for v in result.verdicts)
     evidencecache.store_evidence(project, background.job_key(key), results, coverage=result.coverage)
     reporter.finish("done", "")

@@ -339,7 +339,7 @@ def measure(
             return Measured(workspace=fingerprint.of_change(change), pending=ran.text)
         gate, coverage, thorough = effects.gate_facts(ran)
         if not gate.refuted:
-            content = _with_answers(content, project, config, base, change, _time_left(started))
+            content = _with_answers(content, project, config, base, change, _time_to_hold(started))
         workspace = fingerprint.of_change(change)
         assessment = assess_change(
             project.root,
@@ -394,6 +394,15 @@ def _answer_by() -> float:
 def _time_left(started: float | None) -> float | None:
     """Seconds left for more runs at the base before the Stop must answer (None: not bounded here)."""
     return None if started is None else _answer_by() - BASE_RUN_MARGIN - (time.monotonic() - started)
+
+
+def _time_to_hold(started: float | None) -> float | None:
+    """Seconds left, within the Stop's time and the most a Stop holds its agent (`atclaim.HOLD`), for a
+    run at the base the content rules would want (None: not bounded here)."""
+    from tiergate.gate.atclaim import HOLD
+
+    left = _time_left(started)
+    return None if left is None or started is None else min(left, HOLD - (time.monotonic() - started))
 
 
 def _with_answers(
