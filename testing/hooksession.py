@@ -95,6 +95,12 @@ class HookSession:
             preexec_fn=self.preexec,
         )
 
+    def settle(self) -> None:
+        """Wait for what tiergate runs in the background (the loop's baseline, begun at its start; a
+        claim's checks): `tiergate wait`."""
+        waited = self.run("wait")
+        assert waited.returncode == 0, waited.stdout + waited.stderr
+
     def loop(self) -> LoopState:
         current = state.read(Project(self.project, state_dir(self.project, self.env)), self.session_id)
         assert current is not None

@@ -53,6 +53,7 @@ def test_a_wrong_change_is_refuted_by_the_tests_it_affects_without_the_rest_of_t
 ) -> None:
     # Each test file takes 2 s: the whole suite 16 s, the one file the change affects 2 s.
     loop = a_loop(tmp_path, modules=8, seconds=1.0)
+    loop.settle()  # the agent's work: the loop's baseline, begun at its start, is done
     try:
         answer, took = loop.claim({"calc/mod_3.py": WRONG_3})
 
@@ -62,8 +63,23 @@ def test_a_wrong_change_is_refuted_by_the_tests_it_affects_without_the_rest_of_t
         assert "the change affects" in reason and "the rest of the suite was not run" in reason
         assert ran_in_workspace(loop, 3)
         assert not any(ran_in_workspace(loop, n) for n in range(8) if n != 3)
-        assert took < 12, took  # the affected file, at the claim and at the base: not the 16 s suite
+        assert took < 8, took  # the affected file: not the 16 s suite
         assert loop.loop().attempts, "a refutation of the code counts as an attempt"
+    finally:
+        loop.cancel()
+
+
+def test_a_wrong_change_claimed_before_the_baseline_is_done_is_still_refuted_first(tmp_path: Path) -> None:
+    loop = a_loop(tmp_path, modules=8, seconds=1.0)
+    try:
+        answer, took = loop.claim({"calc/mod_3.py": WRONG_3})
+
+        assert "tests/test_mod_3.py::test_value_3_adds" in answer["reason"]
+        assert "the rest of the suite was not run" in answer["reason"]
+        # Waited for the loop's baseline a while (15 s), ended it, then the file the change affects at the
+        # base and at the claim, one after the other: never the suite's 16 s twice.
+        assert took < 30, took
+        assert not any(ran_in_workspace(loop, n) for n in range(8) if n != 3)
     finally:
         loop.cancel()
 
@@ -227,3 +243,88 @@ def test_the_sessions_end_ends_its_background_checks(tmp_path: Path) -> None:
     assert gone_within([job.pid]) == []
     after = background.status(project(loop))
     assert after is not None and after.state == "cancelled"
+
+
+# Red team of issue 33: the claim's own conftest rewrote the base's worktree while a run at the base
+# went on beside the claim's, and the wrong change's failures were excused as the base's own.
+REWRITES_THE_BASE = r"""import glob, os, tempfile, time
+_me = os.path.abspath(__file__)
+if "tiergate-" not in _me:
+    _src = open(os.path.join(os.path.dirname(_me), "calc", "mod_2.py")).read()
+    _end = time.time() + 3
+    while time.time() < _end:
+        pattern = os.path.join(tempfile.gettempdir(), "tiergate-baseline-*", "*", "calc", "mod_2.py")
+        for t in glob.glob(pattern):
+            try:
+                if open(t).read() != _src:
+                    open(t, "w").write(_src)
+                    open(%r, "a").write(t + "\n")
+            except OSError:
+                pass
+        time.sleep(0.002)
+"""
+
+
+def test_the_claims_own_code_never_runs_beside_a_run_at_the_base(tmp_path: Path) -> None:
+    loop = a_loop(tmp_path, modules=3)
+    patched = tmp_path / "patched.log"
+    wrong = {
+        "calc/mod_2.py": "def value_2(x):\n    return x - 2\n",
+        "conftest.py": REWRITES_THE_BASE % str(patched),
+    }
+    try:
+        answer, _ = loop.claim(wrong)
+        while RUNNING in answer.get("reason", ""):
+            loop.wait()
+            answer, _ = loop.claim()
+
+        assert "tiergate-spawn" not in answer["reason"]
+        assert "tests/test_mod_2.py::test_value_2_adds" in answer["reason"]
+        assert not patched.exists()  # no run at the base was there to reach
+    finally:
+        loop.cancel()
+
+
+# Red team of issue 33: the change's own code killed the job running its tests, and every Stop said the
+# checks were still running: a claim never judged, no attempt counted.
+KILLS_THE_GATE = r"""import os, signal
+
+
+def _kill_gate():
+    pid = os.getppid()
+    while pid > 1:
+        try:
+            cmd = open(f"/proc/{pid}/cmdline", "rb").read()
+            stat = open(f"/proc/{pid}/stat").read()
+        except OSError:
+            return
+        if b"tiergate" in cmd:
+            os.kill(pid, signal.SIGKILL)
+            return
+        pid = int(stat.rsplit(")", 1)[1].split()[1])
+
+
+if "tiergate-" not in __file__:
+    _kill_gate()
+
+
+def value_2(x):
+    return x - 2
+"""
+
+
+def test_code_that_kills_the_gate_is_a_claim_that_could_not_be_checked_then_a_halt(tmp_path: Path) -> None:
+    loop = a_loop(tmp_path, modules=3)
+    loop.cold = True  # the job is a fork of `python -m tiergate hook Stop`, as under Claude Code
+    try:
+        first, _ = loop.claim({"calc/mod_2.py": KILLS_THE_GATE})
+        assert "tiergate-spawn" not in first["reason"] and RUNNING not in first["reason"]
+        assert "its process ended before its checks did" in first["reason"]
+
+        second, _ = loop.claim()
+
+        assert loop.loop().phase == "halted"
+        assert "could not check the claim 2 times in a row" in (loop.loop().end_reason or "")
+        assert "tiergate-spawn" not in second.get("reason", "")
+    finally:
+        loop.cancel()

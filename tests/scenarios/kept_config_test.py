@@ -118,6 +118,7 @@ def test_status_shows_the_rules_the_loop_runs_with_not_the_files(tmp_path: Path)
 def test_the_user_reloads_the_rules_from_a_shell_and_the_next_claim_uses_them(tmp_path: Path) -> None:
     loop = Loop(tmp_path)
     loop.start()
+    loop.settle()
     write(loop.project, {".tiergate.toml": '[checks]\ntests = "true"\n', "value.txt": "bad\n"})
 
     reloaded = loop.run("ralph", "reload")
@@ -127,7 +128,7 @@ def test_the_user_reloads_the_rules_from_a_shell_and_the_next_claim_uses_them(tm
     record = [r for r in loop.decisions() if r.get("decision") == "reload"][-1]
     assert "sections changed: checks" in record["reasons"]
     assert "```tiergate-spawn" in loop.stop(CLAIM)["reason"]  # the user's rules now: no check fails
-    assert loop.checks_run() == 0
+    assert loop.checks_run() == 1  # at the loop's start, at its base, by the rules it began with
 
 
 def test_a_broken_configuration_reloads_nothing(tmp_path: Path) -> None:

@@ -30,6 +30,9 @@ HOLD = 110.0
 # the change affects (they may refute at once), and never for more than this.
 FIRST_LOOK = 60.0
 _POLL = 0.2
+# How long a claim waits for the loop's baseline, begun at its start, before it ends it: a short suite's
+# is about to finish, a long one's is not worth holding a wrong change's refutation for.
+BASE_WAIT = 15.0
 WAIT_COMMAND = "tiergate wait"
 
 
@@ -63,10 +66,15 @@ def at_claim(
     kept = evidencecache.load_evidence_and_coverage(project, key)
     if kept is not None:
         return _judge(project, request, measure, change, kept)
+    if job is not None and job.key == key and job.died:
+        _raise_if_failed(project, job)
     if job is None or job.key != key or job.over:
+        if job is not None and job.kind == "baseline" and not job.over:
+            job = background.wait(project, job.key, min(BASE_WAIT, hold))
         if job is not None and job.running:
-            # Another workspace's run (not this claim's evidence), or one recording the baseline after its
-            # result: ended first, so that the new job never waits behind it (the baseline is run again).
+            # Another workspace's run (not this claim's evidence), or the loop's baseline still running:
+            # ended first, so that nothing runs at the base beside the claim's code (what the baseline
+            # lacks, the claim's job runs before its own checks).
             background.cancel(project)
         spec = {
             "key": key,
@@ -83,11 +91,24 @@ def at_claim(
         taken = take(project, key)
         if taken is not None:
             return _judge(project, request, measure, change, taken, ran_now=True)
-    if job is not None and job.over and job.state == "failed":
-        raise RuntimeError(
-            f"the background gate failed: {job.note or 'see gate/job.log in the state folder'}"
-        )
+    if job is not None and job.key == key:
+        _raise_if_failed(project, job)
     return Pending(key, running_text(job))
+
+
+DIED = "its process ended before its checks did (killed, or the machine restarted)"
+
+
+def _raise_if_failed(project: Project, job: background.Job) -> None:
+    """A job that failed, or died without a word, is an error the loop reports (`claim_error`: blocked
+    once, halted the second time in a row), never a claim left waiting: the checks that should judge it
+    could not run. A job that died is recorded as failed, so that the next claim runs it afresh."""
+    if job.died:
+        background.write(project, replace(job, state="failed", note=DIED))
+        raise RuntimeError(f"the background gate failed: {DIED}")
+    if job.over and job.state == "failed":
+        why = job.note or "see gate/job.log in the state folder"
+        raise RuntimeError(f"the background gate failed: {why}")
 
 
 def take(project: Project, key: str) -> tuple[tuple[CheckResult, ...], GateCoverage | None] | None:
@@ -122,10 +143,16 @@ def _outlasts(job: background.Job, left: float) -> bool:
 
 def running_text(job: background.Job | None) -> str:
     """Where the checks stand, and what to do meanwhile, for the agent."""
+    if job is not None and job.kind == "baseline":
+        return "tiergate is running the loop's checks at its base in the background (once per loop)."
     where = "tiergate is running your checks in the background"
     if job is not None and job.state not in ("starting", "cancelled"):
         ran = duration(max(job.elapsed, time.time() - job.started))
-        stage = "the tests your change affects, first" if job.phase == "first" else "the checks"
+        stages = {
+            "first": "the tests your change affects, first",
+            "base": "the checks at the loop's base, first",
+        }
+        stage = stages.get(job.phase, "the checks")
         where += f" ({stage}: {ran} so far"
         if job.base_seconds is not None:
             left = max(0.0, job.base_seconds - job.elapsed)

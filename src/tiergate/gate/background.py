@@ -45,7 +45,7 @@ _ENTRY = "import sys; from tiergate.gate.job import main; sys.exit(main(sys.argv
 class Job:
     """A job's record, and whether it is running now (its lock held)."""
 
-    key: str  # the claim's evidence key: the workspace it runs for
+    key: str  # the claim's evidence key: the workspace it runs for (a baseline's: "baseline:<commit>")
     session_id: str
     pid: int
     started: float  # time.time()
@@ -57,12 +57,17 @@ class Job:
     elapsed: float = 0.0  # seconds the checks had run at its last report
     base_seconds: float | None = None  # what the slowest check took at the base, when known
     note: str = ""  # why it failed
+    kind: str = "claim"  # "claim": a claim's checks; "baseline": the loop's checks at its base, at its start
+
+    @property
+    def died(self) -> bool:
+        """Over without saying so: its process ended before it could (killed, or the machine restarted)."""
+        return self.over and self.state in ("starting", "running")
 
     @property
     def over(self) -> bool:
-        """Its claim's run is over: it says so, or its process is gone (a record left "running" by a job
-        that died, or by a machine restart) and it is not still starting. A job over may still hold the
-        lock a while, recording the baseline for the loop."""
+        """Its run is over: it says so, or its process is gone (a record left "running" by a job that died,
+        or by a machine restart) and it is not still starting."""
         if self.state in OVER:
             return True
         if self.running:
@@ -85,6 +90,7 @@ class Job:
             "elapsed": self.elapsed,
             "base_seconds": self.base_seconds,
             "note": self.note,
+            "kind": self.kind,
         }
 
     @staticmethod
@@ -101,6 +107,7 @@ class Job:
             elapsed=float(record.get("elapsed", 0.0)),
             base_seconds=None if base is None else float(base),
             note=str(record.get("note", "")),
+            kind=str(record.get("kind", "claim")),
         )
 
 
@@ -196,7 +203,8 @@ def start(project: Project, spec: dict[str, Any], child: Callable[[list[str]], i
     spec_path = where / "spec.json"
     write_sealed(project, spec_path, json.dumps(spec).encode())
     # Written before the job starts, which then rewrites it: never after, over what the job wrote.
-    job = Job(str(spec["key"]), str(spec["session_id"]), 0, time.time(), True, "starting")
+    kind = str(spec.get("kind", "claim"))
+    job = Job(str(spec["key"]), str(spec["session_id"]), 0, time.time(), True, "starting", kind=kind)
     write(project, job)
     if _fork_job(project, child):
         return job
@@ -233,9 +241,22 @@ def _fork_job(project: Project, child: Callable[[list[str]], int]) -> bool:
             os.setsid()
             _detach_stdio(folder(project) / "job.log")
             code = child([str(project.root), str(project.state_dir)])
+        except BaseException as exc:
+            _failed(project, exc)
         finally:
             os._exit(code)
     return True
+
+
+def _failed(project: Project, exc: BaseException) -> None:
+    """A job that could not run: why, in its log and in its record (an error never passes silently)."""
+    import traceback
+
+    with contextlib.suppress(BaseException):
+        traceback.print_exception(exc)
+        job = status(project)
+        if job is not None and not job.over:
+            write(project, replace(job, state="failed", note=f"{type(exc).__name__}: {exc}"))
 
 
 def _detach_stdio(log: Path) -> None:
@@ -286,8 +307,10 @@ def cancel(project: Project, session_id: str | None = None, *, grace: float = CA
     if job.over and not job.running:
         return None
     write(project, replace(job, state="cancelled", note="cancelled"))
+    # Only the process the job's own (sealed) record names, and only while the lock file names it too:
+    # the lock file alone is writable by anyone, and would have tiergate signal any process it names.
     pid = _holder(project)
-    if pid is None:
+    if pid is None or pid != job.pid:
         return job
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.kill(pid, signal.SIGTERM)

@@ -1,12 +1,11 @@
 """The first pass as a claim's gate run runs it (`tiergate.gate.firstpass` says what it is and when it
 refutes): the tests the change affects, chosen by the base's import graph, run on the claimed workspace
-and, where the base's record does not hold them yet, at the base in a worktree beside it.
+after, where the base's record does not hold them yet, the same tests at the base in a worktree.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 
 from tiergate.gate import baseline, firstpass
 from tiergate.gate.checks import Check, CheckResult
@@ -51,18 +50,17 @@ def refuting(
     if not passes:
         return {}
     select = {p.first.key: p.selection for p in passes}
-    # The same tests at the base, where its record does not hold them yet, beside this run.
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        base = pool.submit(_at_base, project, commit, passes, entries, timeout)
-        ran = run_reported(
-            [p.first for p in passes],
-            project.root,
-            timeout=timeout,
-            progress=progress,
-            select=select,
-            limits=limits,
-        )
-        then = base.result()
+    # The same tests at the base first, where its record does not hold them yet: never beside the claimed
+    # code's run, which could reach into the base's worktree.
+    then = _at_base(project, commit, passes, entries, timeout)
+    ran = run_reported(
+        [p.first for p in passes],
+        project.root,
+        timeout=timeout,
+        progress=progress,
+        select=select,
+        limits=limits,
+    )
     records = {p.first.key: then.get(p.check.key) for p in passes}
     found = {r.key: f for r in ran if (f := firstpass.refuting(r, records.get(r.key))) is not None}
     return {p.check.key: found[p.first.key] for p in passes if p.first.key in found}

@@ -1,10 +1,11 @@
 """The background gate's process: `python -I -c ... <project root> <state folder>`, started by a claim's
 Stop (`tiergate.gate.background.start`), detached from it.
 
-It takes the project's job lock (waiting for the job before it, which may still be recording the
-baseline), runs the claim's checks as the loop's own rules say, with no time budget, the whole baseline
-beside them, and the tests the change affects first; it keeps what it found for the next Stop, and only
-then finishes the baseline. SIGTERM (`tiergate cancel`, the session's end) ends it and its checks.
+It takes the project's job lock (the Stop ended the job before it), then runs what its spec asks: a
+claim's checks, as the loop's own rules say, with no time budget, the tests the change affects first
+and the whole baseline before the rest; or, begun at the loop's start, the loop's checks at its base.
+It keeps what it found for the next Stop. SIGTERM (`tiergate cancel`, the session's end, a claim on
+another workspace) ends it and its checks.
 """
 
 from __future__ import annotations
@@ -14,14 +15,16 @@ import signal
 import sys
 import time
 import traceback
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from types import FrameType
 from typing import Any
 
 from tiergate.gate import background
-from tiergate.gate.besidebase import BaseRun
 from tiergate.gate.processes import ProgressEvent
+from tiergate.gate.request import GateRequest
+from tiergate.gate.standing import BaselineEntry
 from tiergate.project import Project
 
 # How often the job's record is rewritten with where it stands, at most.
@@ -49,7 +52,10 @@ def main(argv: list[str]) -> int:
     signal.signal(signal.SIGTERM, _cancel)
     reporter = _Reporter(project, job)
     try:
-        beside = _run(project, spec, reporter)
+        if job.kind == "baseline":
+            _baseline(project, spec, reporter)
+        else:
+            _run(project, spec, reporter)
     except _Cancelled:
         reporter.finish("cancelled", "cancelled")
         return 143
@@ -57,11 +63,6 @@ def main(argv: list[str]) -> int:
         traceback.print_exc()
         reporter.finish("failed", f"{type(exc).__name__}: {exc}")
         return 1
-    if beside is not None:
-        try:
-            beside.join()  # the loop's baseline, recorded once the claim's result is out
-        except _Cancelled:
-            return 143
     return 0
 
 
@@ -69,43 +70,53 @@ def _cancel(signum: int, frame: FrameType | None) -> None:
     raise _Cancelled
 
 
-def _run(project: Project, spec: dict[str, Any], reporter: _Reporter) -> BaseRun | None:
-    """The claim's gate run, as the Stop that started the job asked for it; the baseline run beside it,
-    still to be waited for."""
-    from tiergate.gate import baseline
-    from tiergate.gate import cache as evidencecache
-    from tiergate.gate.request import GateRequest
-    from tiergate.gate.run import requested_key, run_requested
+def _request(spec: dict[str, Any]) -> GateRequest:
+    """The request the Stop (or the loop's start) wrote, measured from the workspace the loop began on as
+    every hook of the loop measures it."""
     from tiergate.git import indexcopy
 
     request = GateRequest.from_record(spec["request"])
     if spec.get("workspace_base") and request.base is not None:
-        # Measured from the workspace the loop began on, as every hook of the loop does.
         indexcopy.measure_from_workspace(request.base)
+    return request
+
+
+def _baseline(project: Project, spec: dict[str, Any], reporter: _Reporter) -> None:
+    """The loop's checks at its base, begun when the loop begins: before the agent's code exists, and
+    so never beside it; a claim that comes before it ends ends it and runs what is missing itself."""
+    from tiergate.gate import baseline
+
+    request = _request(spec)
+    commit = baseline.base_commit(project.root, request.base)
+    if commit is not None:
+        unexcused = [c for c in request.checks if c.key not in request.strict]
+        baseline.ensure_baseline(project, commit, unexcused, timeout=request.timeout, progress=reporter.base)
+    reporter.finish("done", "")
+
+
+def _run(project: Project, spec: dict[str, Any], reporter: _Reporter) -> None:
+    """The claim's gate run, as the Stop that started the job asked for it: the whole baseline first
+    where the base lacks some of it, then the claim's checks (`run_gate`'s `whole_base`)."""
+    from tiergate.gate import baseline
+    from tiergate.gate import cache as evidencecache
+    from tiergate.gate.run import requested_key, run_requested
+
+    request = _request(spec)
     key = requested_key(project, request)
     if key is None or key != spec["key"]:
         reporter.finish("changed", "the workspace changed before the checks began")
-        return None
+        return
     commit = baseline.base_commit(project.root, request.base)
-    beside = None
-    if commit is not None:
-        unexcused = [c for c in request.checks if c.key not in request.strict]
-        beside = BaseRun(project, commit, unexcused, timeout=request.timeout, progress=reporter.base)
-    reporter.beside = beside
+    reporter.known(evidencecache.load_baseline(project, commit) if commit else {})
     result = run_requested(
-        project, request, progress=reporter.claim, measure=spec.get("measure"), beside=beside
+        project, request, progress=reporter.claim, measure=spec.get("measure"), whole_base=True
     )
     if result.workspace_changed:
         reporter.finish("changed", "the workspace changed while the checks ran")
-        return beside
-    if not result.refuted and beside is not None:
-        # A claim the checks pass is judged at the Stop with the whole baseline there (each test at the
-        # base, for the verifier's packet and the content rules), never with a run at the base of its own.
-        beside.join()
+        return
     results = tuple(v.result for v in result.verdicts)
     evidencecache.store_evidence(project, background.job_key(key), results, coverage=result.coverage)
     reporter.finish("done", "")
-    return beside
 
 
 class _Reporter:
@@ -115,18 +126,26 @@ class _Reporter:
     def __init__(self, project: Project, job: background.Job) -> None:
         self.project = project
         self.job = job
-        self.beside: BaseRun | None = None
+        self.durations: dict[str, float] = {}  # each check's time at the base, as far as known
         self._written = 0.0
         self._began = time.monotonic()
+
+    def known(self, entries: Mapping[str, BaselineEntry]) -> None:
+        self.durations.update({k: e.result.duration for k, e in entries.items()})
 
     def claim(self, event: ProgressEvent) -> None:
         from tiergate.gate.firstpass import NAME_SUFFIX
 
+        if event.label == "baseline":
+            self.base(event)
+            return
         phase = "first" if event.check.name.endswith(NAME_SUFFIX) else "suite"
         self._update(phase=phase)
 
     def base(self, event: ProgressEvent) -> None:
-        self._update()
+        if event.event == "end" and event.result is not None:
+            self.durations[event.check.key] = event.result.duration
+        self._update(phase="base")
 
     def _update(self, **changes: Any) -> None:
         now = time.monotonic()
@@ -137,8 +156,7 @@ class _Reporter:
             self._write()
 
     def _base_seconds(self) -> float | None:
-        durations = None if self.beside is None else self.beside.durations
-        return max(durations.values()) if durations else self.job.base_seconds
+        return max(self.durations.values()) if self.durations else self.job.base_seconds
 
     def finish(self, state: str, note: str) -> None:
         self.job = replace(self.job, state=state, note=note, elapsed=time.monotonic() - self._began)

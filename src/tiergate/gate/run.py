@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 from tiergate import foreign
 from tiergate.gate import baseline, firstrun, scratch
 from tiergate.gate import cache as evidencecache
-from tiergate.gate.besidebase import BaseRun
 from tiergate.gate.checks import BEHAVIOUR_STAGE, COMPILE_STAGE, OUT_OF_TIME, Check, CheckResult
 from tiergate.gate.coverage.measuring import Measurement
 from tiergate.gate.pertest.basetests import base_tests_selection
@@ -59,7 +58,7 @@ def run_gate(
     change: ChangeMeasurement | None = None,
     for_task: bool = False,
     limits: TimeLimits | None = None,
-    beside: BaseRun | None = None,
+    whole_base: bool = False,
     kept: tuple[tuple[CheckResult, ...], GateCoverage | None] | None = None,
 ) -> GateResult:
     """Run (or reuse) the checks for the workspace at `project.root` and judge them against the
@@ -80,8 +79,10 @@ def run_gate(
     the workspace, but keeps its own results apart, so that a claim never stands on a task's run (a task
     may be marked completed again and again until a flaky test passes once). `limits`: each check's time
     limit follows its time at the base (`tiergate.gate.timeouts`), within `timeout`; None: `timeout`
-    alone. `beside`: the whole baseline, begun by the caller beside this run (`tiergate.gate.besidebase`):
-    what a failing check is compared with, once it has ended. `kept`: results run for this very
+    alone. `whole_base`: every check the base does not hold yet runs there first,
+    before the behaviour stage (each test's outcome and each check's time at the base, for every loop:
+    `tiergate.gate.job`); never beside a run of the claim's code, which could reach into its worktree.
+    `kept`: results run for this very
     workspace by a background gate (`tiergate.gate.background`), judged as kept ones are."""
     checks = tuple(checks)
     strict = frozenset(strict)
@@ -115,7 +116,7 @@ def run_gate(
         at_base=at_base,
         for_task=for_task,
         limits=limits,
-        beside=beside,
+        whole_base=whole_base,
     )
     if kept is not None:
         return _judge_kept(run, kept, before, key, refute_regressions)
@@ -136,15 +137,11 @@ def run_gate(
         evidencecache.store_evidence(project, key, results, coverage=coverage)
     changed_now = after != before
     kept_key = key if key and not changed_now and not run.cut_short and finished else None
-    # The base-tests run begins beside the baseline's: a claim that edits tests waits for about one more
-    # test run, not two. Should the baseline refute the claim, its result is not used.
-    from concurrent.futures import ThreadPoolExecutor  # with logging: not for a claim whose results are kept
-
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        ahead = pool.submit(run.base_tests_run, results, kept_key) if run.wants_base_tests(results) else None
-        entries = run.baseline_for(results)
-        result = judge(results, entries, fingerprint=before, workspace_changed=changed_now, strict=strict)
-        with_base = ahead.result() if ahead is not None and not result.refuted else {}
+    # The run at the base first, then the claimed code with the base's tests, one after the other: code
+    # the agent wrote never runs while a run at the base does (it could reach into the base's worktree).
+    entries = run.baseline_for(results)
+    result = judge(results, entries, fingerprint=before, workspace_changed=changed_now, strict=strict)
+    with_base = run.with_base_tests(results, result, kept_key)
     if with_base:
         result = judge(
             results,
@@ -324,7 +321,7 @@ class _Run:
     # the change brought from one the loop began with (`tiergate.gate.regressions`).
     for_task: bool = False
     limits: TimeLimits | None = None  # each check's limit follows its time at the base; None: `timeout`
-    beside: BaseRun | None = None  # the whole baseline, running beside this run
+    whole_base: bool = False  # every check runs at the base first (`run_gate`)
     cut_short: bool = field(default=False, init=False)  # some check got less than the full timeout
     # A first pass's key -> its whole check's (whose time at the base is its limit's measure).
     _whole: dict[str, str] = field(default_factory=dict, init=False)
@@ -345,13 +342,23 @@ class _Run:
         if new_compile_failures(first, self.baseline_for(first), self.strict):
             second = tuple(skipped(c, NOT_RUN) for c in self.checks if c.stage == BEHAVIOUR_STAGE)
         else:
-            second = self._first_pass() or self._stage(BEHAVIOUR_STAGE)
+            second = self._first_pass() or self._whole_base_then(BEHAVIOUR_STAGE)
         # By the check each stands for, in the stage's order: a first pass has a name of its own.
         by_check = {
             **dict(zip(self._keys_of(COMPILE_STAGE), first, strict=True)),
             **dict(zip(self._keys_of(BEHAVIOUR_STAGE), second, strict=True)),
         }
         return tuple(by_check[c.key] for c in self.checks)
+
+    def _whole_base_then(self, stage: int) -> tuple[CheckResult, ...]:
+        """`stage` run, after every check the base does not hold yet has run there (`whole_base`): their
+        times at the base are its limits, their tests' outcomes what it is compared with."""
+        missing = [c for c in self.checks if c.key not in self.entries and c.key not in self.strict]
+        if self.whole_base and missing and self.commit is not None:
+            self.entries = baseline.ensure_baseline(
+                self.project, self.commit, missing, timeout=self.timeout, progress=self.progress
+            )
+        return self._stage(stage)
 
     def _keys_of(self, stage: int) -> list[str]:
         return [c.key for c in self.checks if c.stage == stage]
@@ -391,7 +398,7 @@ class _Run:
         entry = self.entries.get(key)
         if entry is not None:
             return entry.result.duration
-        return None if self.beside is None else self.beside.durations.get(key)
+        return None
 
     def _stage(self, stage: int) -> tuple[CheckResult, ...]:
         chosen = [c for c in self.checks if c.stage == stage]
@@ -431,12 +438,7 @@ class _Run:
 
     def baseline_for(self, results: Sequence[CheckResult]) -> dict[str, BaselineEntry]:
         """The baseline, run at the base first for failing checks it does not hold yet (when the
-        budget still holds a whole timeout for it); what the baseline run beside this one holds is
-        waited for instead."""
-        if self.beside is not None and any(
-            self.beside.covers(r.key) for r in results if r.failing or self._contracted(r)
-        ):
-            self.entries = self.beside.entries()
+        budget still holds a whole timeout for it)."""
         # A timeout, or a check that could not run, is never excused by the baseline (tiergate.gate),
         # so it needs none.
         missing = [
@@ -531,10 +533,8 @@ class _Run:
         self, results: Sequence[CheckResult], wanted: set[str]
     ) -> dict[str, TestSelection | None]:
         """What each wanted test check runs with the base's tests: the touched test files and the tests
-        failing or lost now, by the base's record of them (waited for, when the baseline runs beside);
+        failing or lost now, by the base's record of them;
         None: the whole check."""
-        if self.beside is not None and any(self.beside.covers(k) for k in wanted):
-            self.entries = self.beside.entries()
         top = repository.repo_root(self.project.root)
         inside = self.project.root.resolve().relative_to(top.resolve()).as_posix()
         touched = tests_among(self.changed or ())

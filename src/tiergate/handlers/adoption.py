@@ -142,6 +142,7 @@ def _adopted(project: Project, event_name: str, new: LoopState, found: Foreign, 
     from tiergate.loop.start import base_text, rules_reason
 
     effects.mark_start(project, new.session_id, new.base, differs)
+    effects.begin_baseline(project, new)
     cap = f"at most {plural(new.max_iterations, 'iteration')}" + (
         " (its own cap)" if found.max_iterations else ""
     )

@@ -92,6 +92,7 @@ def bind_pending(project: Project, session_id: str, event_name: str) -> LoopStat
         # The green point was kept at `tiergate ralph start`: what changed since is not the user's start.
         if not take_pending_green(project, session_id, bound):
             effects.mark_start(project, session_id, bound.base)
+        effects.begin_baseline(project, bound)
         outcome = Outcome(
             bound,
             "bind",

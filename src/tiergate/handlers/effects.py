@@ -55,6 +55,41 @@ def policies(config: Config) -> Policies:
     )
 
 
+def begin_baseline(project: Project, current: LoopState) -> None:
+    """The loop's checks at its base, begun in the background as the loop begins (`tiergate.gate.job`):
+    before any code of the agent's exists, so that no run at the base ever runs beside it, and so that
+    its first claim finds each test's outcome and each check's time there. Nothing when the base already
+    holds them all, or a job runs already. Never raised: a baseline not begun is run by the first claim."""
+    try:
+        from tiergate.gate import background
+        from tiergate.gate import cache as evidencecache
+        from tiergate.gate.baseline import base_commit
+        from tiergate.gate.job import main
+        from tiergate.project import git_top_level
+
+        if git_top_level(str(project.root)) is None:
+            return
+        request = gate_request(project, current, loop_config(project, current))
+        commit = base_commit(project.root, request.base) if request.checks else None
+        if commit is None:
+            return
+        known = evidencecache.load_baseline(project, commit)
+        if all(c.key in known or c.key in request.strict for c in request.checks):
+            return
+        running = background.status(project)
+        if running is not None and running.running:
+            return
+        spec = {
+            "key": f"baseline:{commit}",
+            "kind": "baseline",
+            "session_id": current.session_id,
+            "request": request.to_record(),
+        }
+        background.start(project, spec, main)
+    except Exception as exc:
+        _error(project, current.session_id, "baseline_start_error", exc)
+
+
 def gate_request(project: Project, current: LoopState, config: Config) -> GateRequest:
     """What the loop's gate runs for a claim: the project's checks against the loop's base, by the rules
     the loop began with. An autopilot's acceptance checks (the current feature's and the regression suite

@@ -146,6 +146,7 @@ def start(
 
     previous = state.update(project, session_id, replace_loop)
     _mark_start(project, session_id, new.base, differs)
+    _begin_baseline(project, new)
     name = "/tiergate:autopilot" if new.features else "/tiergate:ralph"
     reasons: tuple[str, ...] = (
         f"start: {name}, at most {plural(new.max_iterations, 'iteration')}, base {base_text(new)}",
@@ -169,6 +170,12 @@ def load_features(project: Project, name: str) -> tuple[Feature, ...]:
     from tiergate.loop.start import read_features
 
     return read_features(project.root / Path(name).expanduser())
+
+
+def _begin_baseline(project: Project, new: LoopState) -> None:
+    from tiergate.handlers import effects
+
+    effects.begin_baseline(project, new)
 
 
 def _mark_start(project: Project, session_id: str, base: str | None, differs: bool | None) -> None:
