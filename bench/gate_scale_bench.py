@@ -47,9 +47,10 @@ seconds (200), under a Stop limit of `--stop-limit` seconds (120), set by pointi
 a temporary folder that holds only `hooks/hooks.json`. `--long` alone runs only that; give `--sizes` too
 for both. `--quick`: one tiny size (T about 5 s), a smoke run. `--work`: seconds between the loop's start
 and the change, as the agent's work would take (default 0, the claim at once: the worst case for anything
-tiergate begins when the loop starts). `--src DIR`: the hooks run the tiergate package in DIR (put first
-on PYTHONPATH) rather than the venv's, say `git archive HEAD src | tar -x -C /tmp/before` for the figures
-of a commit while the work tree changes. `--keep`: the temporary folder is kept, to look at.
+tiergate begins when the loop starts); `--work-t F` adds F times each size's measured T (1.2: the loop's
+baseline, begun at its start, is done by the claim). `--src DIR`: the hooks run the tiergate package in DIR
+(put first on PYTHONPATH) rather than the venv's, say `git archive HEAD src | tar -x -C /tmp/before` for
+the figures of a commit while the work tree changes. `--keep`: the temporary folder is kept, to look at.
 
 Goals, printed beside the figures (PASS/MISS): for T >= 60 s, the wrong change refuted within 0.25 T and
 the honest one at a verifier within 1.3 T; for `--long`, no Stop longer than the limit, the honest claim
@@ -704,13 +705,16 @@ class Project:
         return f"{data['wall']:.2f} s ({data['size']})"
 
 
-def measure(scratch: Scratch, label: str, kind: str, target: float, work: float) -> Size:
+def measure(scratch: Scratch, label: str, kind: str, target: float, work: float, work_t: float = 0.0) -> Size:
     size = Size(label, kind, target, scratch.stop_limit)
     project = Project(scratch, f"project-{label.replace(' ', '-')}", kind, target)
-    project.work = work
     print(f"\n[{label}] generating a {kind} project for T about {target:g} s ...", flush=True)
     project.generate()
     size.bare, code, tail = project.bare_suite()
+    # The agent's work before its claim: while it lasts, the loop's baseline (begun at its start) runs.
+    project.work = work + work_t * size.bare
+    if project.work:
+        size.notes.append(f"the agent works {project.work:.0f} s between the loop's start and its claim")
     size.tests = MODULES * len(TESTS)
     print(f"[{label}] T = {size.bare:.1f} s bare ({tail})", flush=True)
     if code != 0:
@@ -840,6 +844,13 @@ def main() -> int:
         default=0.0,
         help="seconds from the loop's start to the change, the agent's work (default 0: the claim at once)",
     )
+    parser.add_argument(
+        "--work-t",
+        type=float,
+        default=0.0,
+        help="more work, as a multiple of each size's measured T (1.2: the baseline begun at the loop's "
+        "start is done when the agent claims)",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder, to look at")
     parser.add_argument("--check", action="store_true", help="exit 1 if a goal is missed")
     args = parser.parse_args()
@@ -861,11 +872,12 @@ def main() -> int:
         (root / "tmp").mkdir()
         scratch = Scratch(root, REPO, stop_limit_of(REPO), src)
         for target in targets:
-            sizes.append(measure(scratch, f"T~{target:g} s", "cpu", target, args.work))
+            sizes.append(measure(scratch, f"T~{target:g} s", "cpu", target, args.work, args.work_t))
         if args.long:
             plugin = short_limit_plugin(root / "short-limit-plugin", args.stop_limit)
             limited = Scratch(root, plugin, stop_limit_of(plugin), src)
-            sizes.append(measure(limited, f"long {args.long_suite:g} s", "sleep", args.long_suite, args.work))
+            long = f"long {args.long_suite:g} s"
+            sizes.append(measure(limited, long, "sleep", args.long_suite, args.work, args.work_t))
         where = str(src) if src else "the venv's, this checkout's work tree"
         print(f"\ntiergate run by the hooks: {where}")
         met = report(sizes)
