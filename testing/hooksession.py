@@ -143,6 +143,10 @@ class HookSession:
             last_assistant_message=f"I looked.\n\n```tiergate-verdict\n{block}\n```",
         )
 
+    def log(self) -> list[dict[str, Any]]:
+        """Every record of the project's log (the hooks' and the background gate's)."""
+        return list(read_log(Project(self.project, state_dir(self.project, self.env)), self.env))
+
     def decisions(self) -> list[dict[str, Any]]:
         log = read_log(Project(self.project, state_dir(self.project, self.env)), self.env)  # the hooks' key
         return [r for r in log if r.get("session_id") == self.session_id and "decision" in r]

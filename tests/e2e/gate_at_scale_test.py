@@ -65,7 +65,10 @@ def test_a_suite_longer_than_the_stop_is_verified_across_stops_in_the_real_cli(
     api.sequence(write_file(git_project / "calc" / "mod_2.py", HONEST), text(CLAIM), thread="main")
     verify_by_running(api, "cat calc/mod_2.py", "ran `cat calc/mod_2.py`: value_2 adds 2")
 
-    run = run_tiergate(run_claude, "start working", plugin_dir=plugin_with_stop_limit(tmp_path, STOP_LIMIT))
+    plugin = plugin_with_stop_limit(tmp_path, STOP_LIMIT)
+    # The suite twice (the loop's baseline, ended by the claim that comes at once, then the claim's) and
+    # a verifier: more than the CLI's usual minute.
+    run = run_tiergate(run_claude, "start working", plugin_dir=plugin, timeout=240)
 
     assert run.returncode == 0, run.describe()
     stops = [d for e, d in decisions(git_project) if e == "Stop"]

@@ -154,6 +154,7 @@ def test_a_loop_started_from_a_shell_on_a_dirty_tree_says_so_and_keeps_that_base
     assert start is not None and start[:12] in line
     [entry] = json.loads(loop.run("status", "--json").stdout)
     assert (entry["base"], entry["start"]) == (git(loop.project, "rev-parse", "HEAD").strip(), start)
+    loop.settle()  # the loop's baseline, begun at its start, holds the start in a worktree while it runs
     # Something prunes the start's objects from the repository: they come back from the backup store.
     git(loop.project, "reflog", "expire", "--expire=now", "--all")
     git(loop.project, "gc", "-q", "--prune=now")

@@ -290,18 +290,13 @@ def test_the_claims_own_code_never_runs_beside_a_run_at_the_base(tmp_path: Path)
 KILLS_THE_GATE = r"""import os, signal
 
 
+def _parent(pid):
+    return int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1])
+
+
 def _kill_gate():
-    pid = os.getppid()
-    while pid > 1:
-        try:
-            cmd = open(f"/proc/{pid}/cmdline", "rb").read()
-            stat = open(f"/proc/{pid}/stat").read()
-        except OSError:
-            return
-        if b"tiergate" in cmd:
-            os.kill(pid, signal.SIGKILL)
-            return
-        pid = int(stat.rsplit(")", 1)[1].split()[1])
+    # The tests' process, its shell (the check's command), then the job that runs the check.
+    os.kill(_parent(os.getppid()), signal.SIGKILL)
 
 
 if "tiergate-" not in __file__:
@@ -315,7 +310,7 @@ def value_2(x):
 
 def test_code_that_kills_the_gate_is_a_claim_that_could_not_be_checked_then_a_halt(tmp_path: Path) -> None:
     loop = a_loop(tmp_path, modules=3)
-    loop.cold = True  # the job is a fork of `python -m tiergate hook Stop`, as under Claude Code
+    loop.settle()  # the loop's baseline: the base's code kills nothing
     try:
         first, _ = loop.claim({"calc/mod_2.py": KILLS_THE_GATE})
         assert "tiergate-spawn" not in first["reason"] and RUNNING not in first["reason"]
@@ -327,4 +322,50 @@ def test_code_that_kills_the_gate_is_a_claim_that_could_not_be_checked_then_a_ha
         assert "could not check the claim 2 times in a row" in (loop.loop().end_reason or "")
         assert "tiergate-spawn" not in second.get("reason", "")
     finally:
+        loop.cancel()
+
+
+# Red team of issue 33, second round: a process of the agent's own (its shell's, or a daemon its code left
+# behind) finds the base's worktree through .git/worktrees and rewrites a module there while the base runs.
+WATCHER = r"""import glob, os, sys, time
+project, module, source = sys.argv[1], sys.argv[2], sys.argv[3]
+end = time.time() + 60
+while time.time() < end:
+    for link in glob.glob(os.path.join(project, ".git", "worktrees", "*", "gitdir")):
+        try:
+            tree = os.path.dirname(open(link).read().strip())
+            target = os.path.join(tree, module)
+            if os.path.exists(target) and open(target).read() != source:
+                open(target, "w").write(source)
+        except OSError:
+            pass
+    time.sleep(0.003)
+"""
+
+
+def test_a_base_worktree_written_while_its_checks_run_is_no_baseline(tmp_path: Path) -> None:
+    wrong = "def value_2(x):\n    return x - 2\n"
+    (tmp_path / "marks").mkdir()
+    loop = ScaleLoop(tmp_path, scale_project(tmp_path, 3, 1.0, tmp_path / "marks"))
+    watcher = subprocess.Popen(
+        [sys.executable, "-c", WATCHER, str(loop.project), "calc/mod_2.py", wrong],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        loop.start()  # the loop's baseline begins, and the watcher rewrites its worktree
+        loop.settle()
+        answer, _ = loop.claim({"calc/mod_2.py": wrong})
+        while RUNNING in answer.get("reason", ""):
+            loop.wait()
+            answer, _ = loop.claim()
+
+        assert "tiergate-spawn" not in answer["reason"]
+        assert "tests/test_mod_2.py::test_value_2_adds" in answer["reason"]
+        assert "still failing as when the loop began" not in answer["reason"]
+        errors = [r for r in loop.log() if r.get("event") == "baseline_tampered"]
+        assert errors and "calc/mod_2.py" in errors[0]["error"]
+    finally:
+        watcher.kill()
+        watcher.wait()
         loop.cancel()

@@ -8,6 +8,7 @@ check runs at the base at most once. See docs/judging.md, "The baseline".
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
@@ -16,6 +17,7 @@ from pathlib import Path
 from tiergate import foreign
 from tiergate.errors import UserError
 from tiergate.gate import cache as evidencecache
+from tiergate.gate import untouched
 from tiergate.gate.checks import Check, CheckResult
 from tiergate.gate.pertest.selection import TestSelection
 from tiergate.gate.processes import DEFAULT_TIMEOUT, Progress
@@ -69,7 +71,14 @@ def ensure_baseline(
     missing = [check for check in checks if check.key not in known]
     if not missing:
         return known
-    entries = _run_at(project, commit, missing, timeout, progress)
+    try:
+        entries = _run_at(project, commit, missing, timeout, progress)
+    except BaseTamperedError as exc:
+        # Nothing of that run is kept nor used: the checks it ran have no baseline (every failure new).
+        from tiergate.log import record_error
+
+        record_error(project, "baseline_tampered", "", exc)
+        return known
     # A check ended at `timeout` says only that it took longer: a limit the caller's budget set is not a
     # fact of the base to keep for every later loop on this commit.
     kept = {k: e for k, e in entries.items() if not (budgeted and e.result.status == "timed_out")}
@@ -115,7 +124,49 @@ def _run_in_worktree(
     with worktree(top, commit) as tree:
         cwd = tree / inside
         cwd.mkdir(parents=True, exist_ok=True)  # the project folder may not exist yet at the base
-        return run_reported(checks, cwd, timeout=timeout, progress=progress, label=LABEL, select=select)
+        before = untouched.take(tree)
+        # Bytecode neither read from nor written into the worktree (`tiergate.gate.untouched`): what
+        # Python caches goes to a folder beside it, so bytecode planted in the worktree is never run.
+        cache = str(tree.parent / "pycache")
+        quiet = {c.key: {"PYTHONDONTWRITEBYTECODE": "1", "PYTHONPYCACHEPREFIX": cache} for c in checks}
+        results = run_reported(
+            checks, cwd, timeout=timeout, progress=progress, label=LABEL, select=select, env=quiet
+        )
+        moved = _touched(tree, commit, before)
+        if moved:
+            raise BaseTamperedError(moved)
+        return results
+
+
+def _touched(tree: Path, commit: str, before: untouched.Snapshot) -> tuple[str, ...]:
+    """What of the worktree `tree` of `commit` could have shaped the checks run there since `before`
+    (`tiergate.gate.untouched`): its files' content is asked of git, against the commit's blobs."""
+    after = untouched.take(tree)
+    tracked = {}
+    listing = runner.run(tree, "ls-tree", "-r", "-z", "--full-tree", commit).stdout
+    for record in listing.split(b"\0"):
+        meta, tab, raw = record.partition(b"\t")
+        if tab and meta.split(b" ")[0] in (b"100644", b"100755"):
+            tracked[os.fsdecode(raw)] = meta.split(b" ")[2].decode()
+    # One path a line: a name with a newline in it (git allows one) is left to the stamps alone.
+    present = [p for p in tracked if p in after.files and "\n" not in p]
+    hashed: dict[str, str] = {}
+    if present:
+        stdin = "".join(f"{p}\n" for p in present).encode()
+        # --no-filters: no driver a check may have configured meanwhile runs, and no attribute is read.
+        listed = runner.run(tree, "hash-object", "--no-filters", "--stdin-paths", stdin=stdin).stdout
+        blobs = listed.decode().split()
+        hashed = dict(zip(present, blobs, strict=False))
+    return untouched.touched(before, after, tracked, hashed)
+
+
+class BaseTamperedError(Exception):
+    """The base's worktree changed while the checks ran there: what they showed is not the base's."""
+
+    def __init__(self, paths: Sequence[str]) -> None:
+        shown = ", ".join(paths[:5]) + (f" (+{len(paths) - 5} more)" if len(paths) > 5 else "")
+        super().__init__(f"the base's worktree was written while its checks ran ({shown}): not kept")
+        self.paths = tuple(paths)
 
 
 @contextlib.contextmanager
