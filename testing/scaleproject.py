@@ -82,6 +82,7 @@ class ScaleLoop(HookSession):
 
     def __init__(self, root: Path, project: Path) -> None:
         super().__init__(root, project, SESSION)
+        self.env["TIERGATE_BASELINE_AT_START"] = "1"  # as a user's loops do
 
     def start(self) -> None:
         answer = self.hook("UserPromptSubmit", prompt="/tiergate:ralph make every module work")

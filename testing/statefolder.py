@@ -22,5 +22,6 @@ def state_dir(project: Path, env: Mapping[str, str] | None = None) -> Path:
 
 
 def state_env() -> dict[str, str]:
-    """The test's state home, for an environment a test builds from scratch for a hook or a command."""
-    return {k: v for k, v in os.environ.items() if k == "XDG_STATE_HOME"}
+    """The test's state home (and whether loops begin their baseline at their start), for an environment a
+    test builds from scratch for a hook or a command."""
+    return {k: v for k, v in os.environ.items() if k in ("XDG_STATE_HOME", "TIERGATE_BASELINE_AT_START")}

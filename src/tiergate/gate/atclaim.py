@@ -56,6 +56,7 @@ def at_claim(
     """The gate's verdict on the workspace, or where its background run stands after `hold` seconds at
     most (the Stop's time left, within `HOLD`)."""
     key = requested_key(project, request, change)
+    until = time.monotonic() + hold  # all this Stop waits for, together
     if key is None:  # outside git: no workspace to bind a background run to; the checks run here
         return _judge(project, request, measure, change, None, budget=max(hold, 1.0))
     job = background.status(project)
@@ -70,7 +71,7 @@ def at_claim(
         _raise_if_failed(project, job)
     if job is None or job.key != key or job.over:
         if job is not None and job.kind == "baseline" and not job.over:
-            job = background.wait(project, job.key, min(BASE_WAIT, hold))
+            job = background.wait(project, job.key, min(BASE_WAIT, _left(until)))
         if job is not None and job.running:
             # Another workspace's run (not this claim's evidence), or the loop's baseline still running:
             # ended first, so that nothing runs at the base beside the claim's code (what the baseline
@@ -86,7 +87,7 @@ def at_claim(
         from tiergate.gate.job import main
 
         background.start(project, spec, main)
-    job = _wait(project, key, hold)
+    job = _wait(project, key, _left(until))
     if job is not None and job.done:
         taken = take(project, key)
         if taken is not None:
@@ -109,6 +110,10 @@ def _raise_if_failed(project: Project, job: background.Job) -> None:
     if job.over and job.state == "failed":
         why = job.note or "see gate/job.log in the state folder"
         raise RuntimeError(f"the background gate failed: {why}")
+
+
+def _left(until: float) -> float:
+    return max(0.0, until - time.monotonic())
 
 
 def take(project: Project, key: str) -> tuple[tuple[CheckResult, ...], GateCoverage | None] | None:

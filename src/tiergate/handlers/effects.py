@@ -59,7 +59,12 @@ def begin_baseline(project: Project, current: LoopState) -> None:
     """The loop's checks at its base, begun in the background as the loop begins (`tiergate.gate.job`):
     before any code of the agent's exists, so that no run at the base ever runs beside it, and so that
     its first claim finds each test's outcome and each check's time there. Nothing when the base already
-    holds them all, or a job runs already. Never raised: a baseline not begun is run by the first claim."""
+    holds them all, or a job runs already, or TIERGATE_BASELINE_AT_START is "0" (a machine that should
+    run nothing the agent has not claimed). Never raised: a baseline not begun is run by the first claim."""
+    import os
+
+    if os.environ.get("TIERGATE_BASELINE_AT_START") == "0":
+        return
     try:
         from tiergate.gate import background
         from tiergate.gate import cache as evidencecache
