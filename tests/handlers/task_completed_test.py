@@ -82,6 +82,7 @@ def task_loop(
     toml = f"[checks]\ntests = {json.dumps(check)}\n{config}"
     setup = {".tiergate.toml": toml, ".gitignore": "__pycache__/\n"}
     loop = TaskLoop(root, init_repo(root / "project", {**(files or PYTHON), **setup}), SESSION)
+    loop.env["TIERGATE_BASELINE_AT_START"] = "1"  # as a user's loops do
     loop.hook("UserPromptSubmit", prompt=start)
     assert loop.loop().active
     loop.settle()  # the loop's baseline, begun in the background at its start

@@ -249,7 +249,7 @@ def test_the_sessions_end_ends_its_background_checks(tmp_path: Path) -> None:
 # went on beside the claim's, and the wrong change's failures were excused as the base's own.
 REWRITES_THE_BASE = r"""import glob, os, tempfile, time
 _me = os.path.abspath(__file__)
-if "tiergate-" not in _me:
+if "tiergate-baseline-" not in _me:
     _src = open(os.path.join(os.path.dirname(_me), "calc", "mod_2.py")).read()
     _end = time.time() + 3
     while time.time() < _end:
@@ -291,7 +291,7 @@ KILLS_THE_GATE = r"""import json, os, signal
 
 # The job's record names its process: the state folder is the user's, readable by the agent's code.
 _record = %r
-if "tiergate-" not in __file__ and os.path.exists(_record):
+if "tiergate-baseline-" not in __file__ and os.path.exists(_record):
     os.kill(json.loads(open(_record).readline())["pid"], signal.SIGKILL)
 
 

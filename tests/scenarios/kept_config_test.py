@@ -117,6 +117,7 @@ def test_status_shows_the_rules_the_loop_runs_with_not_the_files(tmp_path: Path)
 
 def test_the_user_reloads_the_rules_from_a_shell_and_the_next_claim_uses_them(tmp_path: Path) -> None:
     loop = Loop(tmp_path)
+    loop.env["TIERGATE_BASELINE_AT_START"] = "1"  # as a user's loops do
     loop.start()
     loop.settle()
     write(loop.project, {".tiergate.toml": '[checks]\ntests = "true"\n', "value.txt": "bad\n"})
