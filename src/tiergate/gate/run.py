@@ -91,12 +91,7 @@ def run_gate(
     # Outside git there is no fingerprint and no base: the checks just run, every failure is new.
     in_git = git_top_level(str(project.root)) is not None
     measured = change if in_git and _measured_for(change, base, exclusions) else None
-    if measured is not None:
-        commit = measured.base_commit
-        before = of_change(measured, just_measured=True)
-    else:
-        commit = baseline.base_commit(project.root, base) if in_git else None
-        before = fingerprint(project.root, base, exclusions)
+    commit, before = _located(project, base, exclusions, measured, in_git=in_git)
     at_base = _at_base(measured) if measured is not None else None
     changed = None if change is None else change.paths
     claim_key, key = _keys(before, commit, checks, timeout, for_task=for_task)
@@ -222,13 +217,25 @@ def claim_key(
     (None: outside git, or no fingerprint): what a background gate is bound to."""
     if not checks or git_top_level(str(project.root)) is None:
         return None
-    if change is not None and _measured_for(change, base, exclusions):
-        before = of_change(change, just_measured=True)
-        commit: str | None = change.base_commit
-    else:
-        before = fingerprint(project.root, base, exclusions)
-        commit = baseline.base_commit(project.root, base)
+    measured = change if _measured_for(change, base, exclusions) else None
+    commit, before = _located(project, base, exclusions, measured, in_git=True)
     return _keys(before, commit, tuple(checks), timeout, for_task=False)[0]
+
+
+def _located(
+    project: Project,
+    base: str | None,
+    exclusions: Exclusions,
+    measured: ChangeMeasurement | None,
+    *,
+    in_git: bool,
+) -> tuple[str | None, str | None]:
+    """The base commit and the workspace's fingerprint: from `measured` (a change just measured from
+    `base` with `exclusions`), else asked of git (no commit outside git)."""
+    if measured is not None:
+        return measured.base_commit, of_change(measured, just_measured=True)
+    commit = baseline.base_commit(project.root, base) if in_git else None
+    return commit, fingerprint(project.root, base, exclusions)
 
 
 def _measured_for(change: ChangeMeasurement | None, base: str | None, exclusions: Exclusions) -> bool:
