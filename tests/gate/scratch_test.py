@@ -47,7 +47,8 @@ def claimed(root: Path) -> tuple[Path, str]:
 def test_the_copy_holds_the_claimed_code_and_the_base_tests(tmp_path: Path) -> None:
     repo, base = claimed(tmp_path)
 
-    with base_tests_copy(repo, base) as copy:
+    with base_tests_copy(repo, base) as made:
+        copy = made.cwd
         assert copy != repo
         assert (copy / "calc.py").read_text() == "def div(a, b):\n    return a * b\n"
         assert (copy / "tests/test_calc.py").read_text() == FILES["tests/test_calc.py"]

@@ -36,10 +36,10 @@ def a_loop(tmp_path: Path, modules: int, seconds: float = 0.0, stop_timeout: int
     return loop
 
 
-def ran_in_workspace(loop: ScaleLoop, n: int) -> bool:
-    """Whether test file `n` ran in the workspace (not at the base, in a worktree)."""
+def ran_for_the_claim(loop: ScaleLoop, n: int) -> bool:
+    """Whether test file `n` ran on the claim, in its copy (not at the base, in a worktree)."""
     marks = loop.root / "marks" / str(n)
-    return marks.exists() and str(loop.project) in marks.read_text().split()
+    return marks.exists() and any("/tiergate-claim-" in place for place in marks.read_text().split())
 
 
 def project(loop: ScaleLoop) -> Project:
@@ -61,8 +61,8 @@ def test_a_wrong_change_is_refuted_by_the_tests_it_affects_without_the_rest_of_t
         assert answer["decision"] == "block" and "tiergate-spawn" not in reason
         assert "tests/test_mod_3.py::test_value_3_adds" in reason
         assert "the change affects" in reason and "the rest of the suite was not run" in reason
-        assert ran_in_workspace(loop, 3)
-        assert not any(ran_in_workspace(loop, n) for n in range(8) if n != 3)
+        assert ran_for_the_claim(loop, 3)
+        assert not any(ran_for_the_claim(loop, n) for n in range(8) if n != 3)
         assert took < 8, took  # the affected file: not the 16 s suite
         assert loop.loop().attempts, "a refutation of the code counts as an attempt"
     finally:
@@ -79,7 +79,7 @@ def test_a_wrong_change_claimed_before_the_baseline_is_done_is_still_refuted_fir
         # Waited for the loop's baseline a while (15 s), ended it, then the file the change affects at the
         # base and at the claim, one after the other: never the suite's 16 s twice.
         assert took < 30, took
-        assert not any(ran_in_workspace(loop, n) for n in range(8) if n != 3)
+        assert not any(ran_for_the_claim(loop, n) for n in range(8) if n != 3)
     finally:
         loop.cancel()
 
@@ -90,7 +90,7 @@ def test_an_honest_change_runs_the_whole_suite_before_its_verifier(tmp_path: Pat
         answer, _ = loop.claim({"calc/mod_3.py": HONEST_3})
 
         assert "```tiergate-spawn" in answer["reason"]
-        assert all(ran_in_workspace(loop, n) for n in range(4))
+        assert all(ran_for_the_claim(loop, n) for n in range(4))
         assert loop.ran_at_base()  # the loop's per-test outcomes at the base, recorded beside it
     finally:
         loop.cancel()
@@ -114,7 +114,7 @@ def test_a_suite_longer_than_the_stop_is_verified_across_stops_none_of_them_long
 
         assert "```tiergate-spawn" in second["reason"], second["reason"]
         assert took < 25, took
-        assert all(ran_in_workspace(loop, n) for n in range(4))
+        assert all(ran_for_the_claim(loop, n) for n in range(4))
     finally:
         loop.cancel()
 

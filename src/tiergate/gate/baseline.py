@@ -170,10 +170,10 @@ class BaseTamperedError(Exception):
 
 
 @contextlib.contextmanager
-def worktree(top: Path, commit: str, *, checkout: bool = True) -> Iterator[Path]:
-    """A detached worktree of `commit` in a temporary folder, removed (and unregistered) on exit;
-    with `checkout` False its files are not written (the caller fills it)."""
-    holder = Path(tempfile.mkdtemp(prefix="tiergate-baseline-"))
+def worktree(top: Path, commit: str, *, checkout: bool = True, prefix: str = "baseline") -> Iterator[Path]:
+    """A detached worktree of `commit` in a temporary folder named for `prefix`, removed (and
+    unregistered) on exit; with `checkout` False its files are not written (the caller fills it)."""
+    holder = Path(tempfile.mkdtemp(prefix=f"tiergate-{prefix}-"))
     tree = holder / "tree"
     try:
         # runner.run runs no hook (a post-checkout that installs things, say) and no filter.

@@ -6,6 +6,7 @@ after, where the base's record does not hold them yet, the same tests at the bas
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 from tiergate.gate import baseline, firstpass
 from tiergate.gate.checks import Check, CheckResult
@@ -45,21 +46,27 @@ def refuting(
     timeout: float,
     limits: Limits,
     progress: Progress | None,
+    *,
+    where: tuple[Path, Mapping[str, Mapping[str, str]]] | None = None,
 ) -> dict[str, CheckResult]:
-    """The first passes that refute the claim, by their whole check's key (empty: none does)."""
+    """The first passes that refute the claim, by their whole check's key (empty: none does). `where`:
+    the folder the claim's checks run in and what each adds to its environment, by the whole check's key
+    (None: the workspace, as it is)."""
     if not passes:
         return {}
     select = {p.first.key: p.selection for p in passes}
     # The same tests at the base first, where its record does not hold them yet: never beside the claimed
     # code's run, which could reach into the base's worktree.
     then = _at_base(project, commit, passes, entries, timeout)
+    cwd, env = where or (project.root, {})
     ran = run_reported(
         [p.first for p in passes],
-        project.root,
+        cwd,
         timeout=timeout,
         progress=progress,
         select=select,
         limits=limits,
+        env={p.first.key: dict(env.get(p.check.key, {})) for p in passes},
     )
     records = {p.first.key: then.get(p.check.key) for p in passes}
     found = {r.key: f for r in ran if (f := firstpass.refuting(r, records.get(r.key))) is not None}

@@ -7,14 +7,16 @@ the whole run inside the Stop hook's limit. See docs/judging.md, "A claim's gate
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import time
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tiergate import foreign
-from tiergate.gate import baseline, firstrun, scratch
+from tiergate.gate import baseline, cleancopy, firstrun, scratch
 from tiergate.gate import cache as evidencecache
 from tiergate.gate.checks import BEHAVIOUR_STAGE, COMPILE_STAGE, OUT_OF_TIME, Check, CheckResult
 from tiergate.gate.coverage.measuring import Measurement
@@ -115,13 +117,19 @@ def run_gate(
     )
     if kept is not None:
         return _judge_kept(run, kept, before, key, refute_regressions)
-    try:
-        run.env = measurement.env() if measurement else {}
-        results = run.staged()
-        coverage = measurement.collect(results) if measurement else None
-    finally:
-        if measurement:
-            measurement.close()
+    with _copy(project, commit, exclusions) as copy:
+        if copy is not None:
+            run.cwd = copy.cwd
+        try:
+            if measurement is not None:
+                measurement.where = run.cwd
+            added = measurement.env() if measurement else {}
+            run.env = {c.key: {**(copy.env if copy else {}), **added.get(c.key, {})} for c in checks}
+            results = run.staged()
+            coverage = measurement.collect(results) if measurement else None
+        finally:
+            if measurement:
+                measurement.close()
     after = fingerprint(project.root, base, exclusions)
     if coverage is not None and after != before:
         coverage = replace(coverage, measured=(), off=(*coverage.off, CHANGED_WHILE_MEASURED))
@@ -148,6 +156,17 @@ def run_gate(
             refute_regressions=refute_regressions,
         )
     return replace(result, coverage=coverage)
+
+
+@contextlib.contextmanager
+def _copy(project: Project, commit: str | None, exclusions: Exclusions) -> Iterator[cleancopy.Copy | None]:
+    """The claim's copy to run the checks in (`tiergate.gate.cleancopy`); None outside git or without a
+    base commit, where the checks run in the workspace itself."""
+    if commit is None:
+        yield None
+        return
+    with cleancopy.claim_copy(project.root, commit, exclusions) as copy:
+        yield copy
 
 
 def run_requested(project: Project, request: GateRequest, **options: Any) -> GateResult:
@@ -330,10 +349,13 @@ class _Run:
     limits: TimeLimits | None = None  # each check's limit follows its time at the base; None: `timeout`
     whole_base: bool = False  # every check runs at the base first (`run_gate`)
     cut_short: bool = field(default=False, init=False)  # some check got less than the full timeout
+    # Where the checks run: the claim's copy (`tiergate.gate.cleancopy`), else the workspace itself.
+    cwd: Path = field(default=Path(), init=False)
     # A first pass's key -> its whole check's (whose time at the base is its limit's measure).
     _whole: dict[str, str] = field(default_factory=dict, init=False)
 
     def __post_init__(self) -> None:
+        self.cwd = self.project.root
         if self.commit is None:
             self.at_base = False
         elif self.at_base is None:
@@ -383,7 +405,14 @@ class _Run:
         passes = firstrun.planned(self.project, self.commit, chosen, self.changed, self.entries)
         self._whole.update({p.first.key: p.check.key for p in passes})
         refuting = firstrun.refuting(
-            self.project, self.commit, passes, self.entries, self._time_left(), self._limit, self.progress
+            self.project,
+            self.commit,
+            passes,
+            self.entries,
+            self._time_left(),
+            self._limit,
+            self.progress,
+            where=(self.cwd, self.env),
         )
         if not refuting:
             return ()
@@ -415,10 +444,9 @@ class _Run:
         if self.deadline is not None and allowed < min(MIN_STAGE_SECONDS, self.timeout):
             self.cut_short = True
             return tuple(_out_of_time(skipped(c, "")) for c in chosen)
-        root = self.project.root
         limits = self._limit if self.limits is not None else None
         results = run_reported(
-            chosen, root, timeout=allowed, progress=self.progress, env=self.env, limits=limits
+            chosen, self.cwd, timeout=allowed, progress=self.progress, env=self.env, limits=limits
         )
         if allowed < self.timeout and any(r.status == "timed_out" for r in results):
             # A check its own limit ended is the check's doing, whatever the budget.

@@ -74,6 +74,8 @@ class Measurement:
     def __init__(self, project: Project, checks: Sequence[Check], files: Sequence[str]) -> None:
         self.project = project
         self.files = tuple(files)
+        # Where the checks run (the claim's copy, `tiergate.gate.cleancopy`): the files measured are there.
+        self.where = project.root
         self.taking: dict[str, tuple[Check, Tool, tuple[str, ...]]] = {}
         self.off: list[str] = []
         for check, found in plan(checks, runner_facts(project.root)):
@@ -100,7 +102,7 @@ class Measurement:
             if tool == "node":
                 added[key] = {"NODE_V8_COVERAGE": str(out)}
                 continue
-            include = [os.path.realpath(self.project.root / f) for f in chosen if not set(f) & set("*?[")]
+            include = [os.path.realpath(self.where / f) for f in chosen if not set(f) & set("*?[")]
             (out / "plan.json").write_text(json.dumps({"out": str(out), "include": include}))
             python_path = os.pathsep.join(
                 p for p in (str(folder / "site"), os.environ.get("PYTHONPATH")) if p
@@ -139,9 +141,9 @@ class Measurement:
             self._folder = None
 
     def _read(self, tool: Tool, out: Path, chosen: Sequence[str]) -> tuple[str, dict[str, FileLines]] | str:
-        by_real = {os.path.realpath(self.project.root / f): f for f in chosen}
+        by_real = {os.path.realpath(self.where / f): f for f in chosen}
         if tool == "node":
-            return _node_reports(out, self.project.root, by_real)
+            return _node_reports(out, self.where, by_real)
         return _python_reports(out, by_real)
 
 
