@@ -212,6 +212,22 @@ def lost_reasons(result: GateResult) -> tuple[str, ...]:
     )
 
 
+def links_out_reasons(project: Project, change: ChangeMeasurement) -> tuple[str, ...]:
+    """A THOROUGH reason per symlink of the change that reaches out of it (an ignored folder, a path
+    outside the repository): the claim's copy resolves it (`tiergate.gate.cleancopy`), and what it
+    reached is for the verifier to read, since no change shows it."""
+    from tiergate.gate.cleancopy import links_out
+
+    commit = change.base_commit
+    if commit is None:
+        return ()
+    return tuple(
+        f"links-out: {quote_inline(link)}: a symlink of the change reaching out of it, read into the "
+        "claim's copy -> THOROUGH"
+        for link in links_out(project.root, commit, change.paths)
+    )
+
+
 def made_thorough(facts: ClaimFacts, config: Config, reasons: Sequence[str]) -> ClaimFacts:
     """The claim's tier raised to THOROUGH by `reasons` (the gate's findings), named first: the tier
     rules' own reasons follow, and a keyword asking for LIGHT cannot lower it."""
