@@ -151,8 +151,8 @@ def test_the_correct_implementation_runs_no_more_checks_than_before(tmp_path: Pa
 
     assert "```tiergate-spawn" in answer["reason"] and "base-tests" not in loop.stop_reasons()
     # Once on the claim, once at the base (the loop's whole baseline, recorded beside its first claim's
-    # run), and no run with the base's tests.
-    assert loop.checks_run() == 2
+    # run), no run with the base's tests; and the task's two tests again, each alone and both in reverse.
+    assert loop.checks_run() == 2 + 3
 
 
 def test_the_correct_implementation_with_a_new_test_passes_with_the_base_tests_too(tmp_path: Path) -> None:
@@ -163,7 +163,8 @@ def test_the_correct_implementation_with_a_new_test_passes_with_the_base_tests_t
 
     assert "```tiergate-spawn" in answer["reason"]
     assert loop.loop().tier in ("LIGHT", "STANDARD") and "base-tests" not in loop.stop_reasons()
-    assert loop.checks_run() == 3  # the extra cost of a claim that edits tests: one more test run
+    # The extra cost of a claim that edits tests: one more test run (beside the task's tests run again).
+    assert loop.checks_run() == 3 + 3
     packet = loop.packet()
     # Of the base's tests, only those of the file the change touched run again (test_other.py's would
     # run the same file on the same code as the claim's own run).

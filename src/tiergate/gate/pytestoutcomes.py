@@ -86,8 +86,9 @@ class _Selection:
     """The gate's selection (`TIERGATE_TESTS_ONLY`: a JSON file of absolute test file paths and node ids):
     other test files are left out of collection, and the other tests collected are deselected."""
 
-    def __init__(self, files, tests, root, recorder):
+    def __init__(self, files, tests, root, recorder, reverse=False):
         self.tests = set(tests)
+        self.reverse = reverse
         self.whole = _paths(files)  # every test of these runs
         # A selected test's file is collected too; its node id names it relative to the rootdir.
         self.collected = self.whole | _paths(os.path.join(root, test.split("::")[0]) for test in tests)
@@ -107,8 +108,11 @@ class _Selection:
             for item in items:
                 selected = item.nodeid in self.tests or _among(_item_path(item), self.whole)
                 (kept if selected else left).append(item)
-            if left:
+            if self.reverse:
+                kept.reverse()
+            if left or self.reverse:
                 items[:] = kept
+            if left:
                 config.hook.pytest_deselected(items=left)
             if self.recorder is not None:
                 # Said only once a collection went through it: under xdist the controller collects
@@ -168,7 +172,7 @@ def _selection(config, recorder):
     root = str(getattr(config, "rootpath", None) or config.rootdir)
     argnames = _argnames(config.hook.pytest_ignore_collect)
     kind = _SelectionByCollectionPath if "collection_path" in argnames else _SelectionByPath
-    return kind(files, tests, root, recorder)
+    return kind(files, tests, root, recorder, bool(data.get("reverse")))
 
 
 def _argnames(caller):

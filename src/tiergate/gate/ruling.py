@@ -22,6 +22,8 @@ from tiergate.gate.pertest.basetests import (
     whole_check_failure,
 )
 from tiergate.gate.pertest.lost import LostTest, lost_tests, unreported
+from tiergate.gate.pertest.order import OrderFailure
+from tiergate.gate.pertest.order import reason as order_reason
 from tiergate.gate.pertest.record import FAILING, TestRun
 from tiergate.gate.standing import (
     CANNOT_RUN,
@@ -130,26 +132,41 @@ def judge(
     strict: Collection[str] = (),
     with_base: Mapping[str, CheckResult] | None = None,
     refute_regressions: bool = False,
+    out_of_order: Mapping[str, Sequence[OrderFailure]] | None = None,
 ) -> GateResult:
     """The gate's verdict on `results`, against the baseline's results by check key. The checks
     whose keys are in `strict` are never excused by the baseline (an autopilot's acceptance checks:
     at the base their feature does not exist yet, so they fail there). `with_base`: test checks' runs
-    on this code with the base's tests, by key; `refute_regressions`: `[gate] base_tests = "refute"`."""
+    on this code with the base's tests, by key; `refute_regressions`: `[gate] base_tests = "refute"`;
+    `out_of_order`: the tests the task is about that pass only in the suite's order, by key
+    (`tiergate.gate.pertest.order`)."""
     restored = with_base or {}
+    ordered = out_of_order or {}
     verdicts = tuple(
-        against_base(
-            compare(
-                result,
+        against_order(
+            against_base(
+                compare(
+                    result,
+                    None if result.key in strict else baseline.get(result.key),
+                    strict=result.key in strict,
+                ),
                 None if result.key in strict else baseline.get(result.key),
-                strict=result.key in strict,
+                restored.get(result.key),
+                refute_regressions=refute_regressions,
             ),
-            None if result.key in strict else baseline.get(result.key),
-            restored.get(result.key),
-            refute_regressions=refute_regressions,
+            ordered.get(result.key, ()),
         )
         for result in results
     )
     return GateResult(verdicts, fingerprint, reused, workspace_changed)
+
+
+def against_order(verdict: CheckVerdict, found: Sequence[OrderFailure]) -> CheckVerdict:
+    """`verdict`, new when some test the task is about passes only in the suite's order."""
+    if not found or verdict.standing == "new":
+        return verdict
+    named = tuple(dict.fromkeys(f.test for f in found))
+    return replace(verdict, standing="new", new_tests=named, reason=order_reason(found))
 
 
 def new_compile_failures(

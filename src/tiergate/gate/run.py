@@ -10,17 +10,18 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import time
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tiergate import foreign
-from tiergate.gate import baseline, cleancopy, firstrun, scratch
+from tiergate.gate import baseline, cleancopy, firstrun, orderrun, scratch
 from tiergate.gate import cache as evidencecache
 from tiergate.gate.checks import BEHAVIOUR_STAGE, COMPILE_STAGE, OUT_OF_TIME, Check, CheckResult
 from tiergate.gate.coverage.measuring import Measurement
 from tiergate.gate.pertest.basetests import base_tests_selection
+from tiergate.gate.pertest.order import OrderFailure
 from tiergate.gate.pertest.selection import TestSelection
 from tiergate.gate.pertest.testfiles import tests_among
 from tiergate.gate.processes import DEFAULT_TIMEOUT, Progress, skipped
@@ -130,32 +131,50 @@ def run_gate(
         finally:
             if measurement:
                 measurement.close()
-    after = fingerprint(project.root, base, exclusions)
-    if coverage is not None and after != before:
-        coverage = replace(coverage, measured=(), off=(*coverage.off, CHANGED_WHILE_MEASURED))
-    # A check that did not finish, or could not run, says nothing of this workspace (its program may
-    # be installed next, the machine may be less loaded): such a run is not kept, the next claim runs it.
-    finished = not any(r.status == "timed_out" or r.could_not_run for r in results)
-    if key and after == before and not run.cut_short and finished:
-        evidencecache.store_evidence(project, key, results, coverage=coverage)
-    changed_now = after != before
-    kept_key = key if key and not changed_now and not run.cut_short and finished else None
-    # The run at the base first, then the claimed code with the base's tests, one after the other: code
-    # the agent wrote never runs while a run at the base does (it could reach into the base's worktree).
-    entries = run.baseline_for(results)
-    result = judge(results, entries, fingerprint=before, workspace_changed=changed_now, strict=strict)
-    with_base = run.with_base_tests(results, result, kept_key)
-    if with_base:
-        result = judge(
-            results,
-            entries,
-            fingerprint=before,
-            workspace_changed=changed_now,
-            strict=strict,
-            with_base=with_base,
-            refute_regressions=refute_regressions,
+        after = fingerprint(project.root, base, exclusions)
+        if coverage is not None and after != before:
+            coverage = replace(coverage, measured=(), off=(*coverage.off, CHANGED_WHILE_MEASURED))
+        # A check that did not finish, or could not run, says nothing of this workspace (its program may
+        # be installed next, the machine may be less loaded): such a run is not kept, the next claim runs it.
+        finished = not any(r.status == "timed_out" or r.could_not_run for r in results)
+        if key and after == before and not run.cut_short and finished:
+            evidencecache.store_evidence(project, key, results, coverage=coverage)
+        changed_now = after != before
+        kept_key = key if key and not changed_now and not run.cut_short and finished else None
+        judged = _verdict(
+            run, results, kept_key, refute_regressions, fingerprint=before, workspace_changed=changed_now
         )
-    return replace(result, coverage=coverage)
+    return replace(judged, coverage=coverage)
+
+
+def _verdict(
+    run: _Run,
+    results: tuple[CheckResult, ...],
+    key: str | None,
+    refute_regressions: bool,
+    **facts: Any,
+) -> GateResult:
+    """The verdict on `results`: against the baseline, then (while nothing refutes) with the base's tests
+    on this code, then with the task's tests run alone and in reverse order; each run's results kept under
+    the claim's evidence `key` (None: nothing kept). One run after the other: code the agent wrote never
+    runs while a run at the base does (it could reach into the base's worktree). `facts`: the result's
+    fingerprint and whether it is reused or the workspace changed."""
+    entries = run.baseline_for(results)
+    found: dict[str, Any] = {}
+    result = judge(results, entries, strict=run.strict, **facts)
+    # Each run more is asked only while the verdict so far refutes nothing, and judged with all before it.
+    runs_more: tuple[tuple[str, Callable[[Sequence[CheckResult], GateResult, str | None], Any]], ...] = (
+        ("with_base", run.with_base_tests),
+        ("out_of_order", run.out_of_order),
+    )
+    for name, more in runs_more:
+        shown = more(results, result, key)
+        if shown:
+            found[name] = shown
+            result = judge(
+                results, entries, strict=run.strict, refute_regressions=refute_regressions, **found, **facts
+            )
+    return result
 
 
 @contextlib.contextmanager
@@ -205,22 +224,10 @@ def _judge_kept(
     key: str | None,
     refute_regressions: bool,
 ) -> GateResult:
-    """The verdict on results kept for this workspace, with the base's tests' run kept beside them."""
+    """The verdict on results kept for this workspace, with the runs kept beside them."""
     results, coverage = kept
-    entries = run.baseline_for(results)
-    result = judge(results, entries, fingerprint=before, reused=True, strict=run.strict)
-    with_base = run.with_base_tests(results, result, key)
-    if with_base:
-        result = judge(
-            results,
-            entries,
-            fingerprint=before,
-            reused=True,
-            strict=run.strict,
-            with_base=with_base,
-            refute_regressions=refute_regressions,
-        )
-    return replace(result, coverage=coverage)
+    judged = _verdict(run, results, key, refute_regressions, fingerprint=before, reused=True)
+    return replace(judged, coverage=coverage)
 
 
 def claim_key(
@@ -564,6 +571,34 @@ class _Run:
             evidencecache.store_evidence(self.project, kept_key, ran)
         return {r.key: r for r in ran}
 
+    def out_of_order(
+        self, results: Sequence[CheckResult], judged: GateResult, key: str | None
+    ) -> dict[str, tuple[OrderFailure, ...]]:
+        """The tests the task is about that pass only in the suite's order, by check key
+        (`tiergate.gate.orderrun`), when nothing refutes the claim already: from the runs kept under
+        `key` (the claim's evidence key), else run now in the claim's copy when the run has no deadline.
+        Not for a completed task's run, bounded by its hook; nor for kept results with none of these kept
+        beside them (no copy to run in: a run that was refuted, or kept before they were asked)."""
+        if judged.refuted or self.for_task or self.commit is None:
+            return {}
+        kept_key = None if key is None else _order_key(key)
+        kept = evidencecache.load_evidence_and_coverage(self.project, kept_key) if kept_key else None
+        if kept is not None:
+            return orderrun.found(self.checks, results, self.entries, kept[0])
+        if self.deadline is not None or self.cwd == self.project.root:
+            return {}
+        ran = orderrun.run_again(
+            self.checks,
+            results,
+            self.entries,
+            (self.cwd, self.env),
+            timeout=self._time_left(),
+            progress=self.progress,
+        )
+        if kept_key and not any(r.status == "timed_out" or r.could_not_run for r in ran):
+            evidencecache.store_evidence(self.project, kept_key, ran)
+        return orderrun.found(self.checks, results, self.entries, ran)
+
     def _base_tests_selection(
         self, results: Sequence[CheckResult], wanted: set[str]
     ) -> dict[str, TestSelection | None]:
@@ -596,6 +631,11 @@ class _Run:
 
 
 _NOTHING = TestSelection((), ())  # a selection of nothing: no test to run again with the base's tests
+
+
+def _order_key(key: str) -> str:
+    """Where the runs of the task's tests alone and in reverse order are kept, beside the claim's."""
+    return hashlib.sha256(f"out of order\0{key}".encode()).hexdigest()
 
 
 def _base_tests_key(key: str) -> str:

@@ -80,7 +80,8 @@ def _selections(
         if selection is not None:
             path = folder / f"only-{index}.json"
             files = [str(cwd / name) for name in selection.files]
-            path.write_text(json.dumps({"files": files, "tests": list(selection.tests)}))
+            asked = {"files": files, "tests": list(selection.tests), "reverse": selection.reverse}
+            path.write_text(json.dumps(asked))
             written[check.key] = str(path)
     return written
 

@@ -21,3 +21,5 @@ class TestSelection:
 
     files: tuple[str, ...]
     tests: tuple[str, ...] = ()
+    # Run them in the reverse of the order the runner collects them (`tiergate.gate.pertest.order`).
+    reverse: bool = False

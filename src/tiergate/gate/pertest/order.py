@@ -1,0 +1,86 @@
+"""The tests the task is about, run again: each alone in a fresh process, and all of them in reverse order.
+
+Code that keeps state between calls can answer the tests in the order the suite asks them (the first call
+gets 6, the second 2) and pass every one in the suite's own run. Run alone, or after the others, such a test
+gets another answer. The tests the task is about are those that failed when the loop began and pass now;
+one of them that fails when run alone or in reverse order refutes the claim: its pass depends on the order,
+not on the code. Only where the runner honours a selection (pytest: `tiergate.gate.pertest.selection`).
+See docs/judging.md, "The task's tests, run again". Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from tiergate.frozen import frozen
+from tiergate.gate.pertest.record import FAILING, TestRun
+from tiergate.text import plural
+
+# At most this many tests are run alone (a process each), the first ones the suite ran.
+ALONE_AT_MOST = 8
+SHOWN = 5
+
+
+@frozen
+class OrderFailure:
+    """A test the task is about that passed in the suite's run and not when run again `how` ("alone",
+    "in reverse order"), ending `outcome` there ("failed", "error", "not run")."""
+
+    test: str
+    how: str
+    outcome: str
+
+    def text(self) -> str:
+        return f"{self.test}: {self.outcome} when run {self.how}"
+
+
+def task_tests(then: TestRun | None, now: TestRun | None) -> tuple[str, ...]:
+    """The tests the task is about: failing in the base's complete run, passing in this complete one, in
+    the order this run met them; none when either record cannot be compared test by test."""
+    if then is None or now is None or not (then.complete and now.complete) or now.subset:
+        return ()
+    if then.naming != now.naming or then.naming != "pytest":
+        return ()
+    failing_then = set(then.named(FAILING))
+    return tuple(test for test, outcome in now.outcomes if outcome == "passed" and test in failing_then)
+
+
+def order_failures(
+    tests: Sequence[str], alone: Mapping[str, TestRun | None], reverse: TestRun | None
+) -> tuple[OrderFailure, ...]:
+    """Each of `tests` that did not pass when run again: `alone` by test (a run that shows nothing, None,
+    is no finding), `reverse` the run of them all in reverse order (None: not run)."""
+    found = []
+    for test in tests:
+        run = alone.get(test)
+        outcome = _outcome(run, test)
+        if outcome is not None:
+            found.append(OrderFailure(test, "alone", outcome))
+        elif (outcome := _outcome(reverse, test)) is not None:
+            found.append(OrderFailure(test, "in reverse order", outcome))
+    return tuple(found)
+
+
+def _outcome(run: TestRun | None, test: str) -> str | None:
+    """How `test` ended in `run` when that is not a pass ("not run" when the run finished without it);
+    None when it passed or the run shows nothing."""
+    if run is None or not run.finished:
+        return None
+    outcome = run.by_test.get(test)
+    if outcome == "passed":
+        return None
+    if outcome is None:
+        return "not run" if run.complete else None
+    return outcome if outcome in FAILING else None
+
+
+def reason(found: Sequence[OrderFailure]) -> str:
+    """The refutation's words."""
+    shown = "; ".join(f.text() for f in found[:SHOWN])
+    more = f" (+{len(found) - SHOWN} more)" if len(found) > SHOWN else ""
+    verb = "passes" if len(found) == 1 else "pass"
+    return (
+        f"{plural(len(found), 'test')} the task is about (failing when the loop began) {verb} only in the "
+        f"suite's own order: {shown}{more}. An answer that depends on which test asked first is not the code "
+        "working"
+    )
