@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tiergate.git import repository, runner
+from tiergate.tier.content import rustanswers
 from tiergate.tier.content.answers import TestLiterals, branches, find_answers, literals, read_tests
 from tiergate.tier.content.testfiles import is_test
 
@@ -97,19 +98,36 @@ def _with_base_run(
 def _named(
     tests: Sequence[TestLiterals], failing: frozenset[tuple[str, str]], files: Sequence[FileLines]
 ) -> tuple[ContentHit, ...]:
-    chosen = [t for t in tests if (t.path, t.name) in failing]
+    chosen = [t for t in tests if t.key in failing]
     return find_answers(chosen, files, failing_note=FAILING_NOTE)
 
 
 def _suspect_files(change: ChangeMeasurement) -> list[FileLines]:
-    """The change's implementation files with an added branching line that holds a telling literal."""
+    """The change's implementation files with an added branching line that holds a telling literal (a
+    Rust file's code lines only, its tests told by where they stand in the file as the change leaves it)."""
     from tiergate.tier.changedlines import changed_lines
 
-    return [
-        f
-        for f in changed_lines(change)
-        if not is_test(f.path) and any(branches(t) and next(literals(t), None) for t in f.added)
-    ]
+    found = []
+    for changed in changed_lines(change):
+        if changed.path.endswith(rustanswers.SUFFIX):
+            code = _rust_code_lines(change.root, changed)
+            if any(rustanswers.branches(t) and next(rustanswers.literals(t), None) for t in code.added):
+                found.append(code)
+        elif not is_test(changed.path) and any(
+            branches(t) and next(literals(t), None) for t in changed.added
+        ):
+            found.append(changed)
+    return found
+
+
+def _rust_code_lines(root: Path, changed: FileLines) -> FileLines:
+    """A Rust file's added lines that are not its tests, as the workspace holds it (none when it cannot
+    be read: gone since it was measured)."""
+    try:
+        source = (root / changed.path).read_bytes().decode("utf-8", "replace")
+    except OSError:
+        source = ""
+    return rustanswers.code_lines(changed, source)
 
 
 def failing_tests(
@@ -125,13 +143,17 @@ def failing_tests(
         if entry is None:
             return None
         run = entry.result.tests
-        found.update(runner_key(test) for test in (run.named(FAILING) if run is not None else ()))
+        if run is not None:
+            found.update(runner_key(test, run.naming) for test in run.named(FAILING))
     return frozenset(found)
 
 
-def runner_key(test: str) -> tuple[str, str]:
+def runner_key(test: str, naming: str = "") -> tuple[str, str]:
     """A runner's test id as (file, test name): `tests/t.py::C::test_x[2-3]` is (`tests/t.py`,
-    `test_x`), `test/t.test.js > suite > adds` is (`test/t.test.js`, `adds`)."""
+    `test_x`), `test/t.test.js > suite > adds` is (`test/t.test.js`, `adds`); cargo's (`naming`) ids
+    name no file: `tests::test_x` is ("", `tests::test_x`)."""
+    if naming == "cargo":
+        return "", test
     if "::" in test:
         parts = test.split("::")
         return parts[0], parts[-1].split("[", 1)[0]
@@ -140,13 +162,15 @@ def runner_key(test: str) -> tuple[str, str]:
 
 
 def _base_tests(top: Path, commit: str, inside: str, paths: set[str] | None) -> list[TestLiterals]:
-    """The tests of the base's test files (`paths`, relative to the project; None: every test file),
-    with their literals, read from git's objects."""
+    """The tests of the base's test files (`paths`, relative to the project; None: every test file; ""
+    among them: every Rust file, since a Rust test can stand in any), with their literals, read from
+    git's objects."""
     prefix = "" if inside in ("", ".") else f"{inside}/"
-    if paths is None:
+    if paths is None or "" in paths:
         listed = runner.run(top, "ls-tree", "-r", "-z", "--name-only", commit, "--", prefix or ".").stdout
         names = [n for n in listed.decode("utf-8", "surrogateescape").split("\0") if n.startswith(prefix)]
-        paths = {n[len(prefix) :] for n in names if is_test(n)}
+        rust = {n[len(prefix) :] for n in names if n.endswith(rustanswers.SUFFIX)}
+        paths = rust | ({n[len(prefix) :] for n in names if is_test(n)} if paths is None else paths - {""})
     wanted = sorted(paths)[:MAX_TEST_FILES]
     tests: list[TestLiterals] = []
     for path, text in _blobs(top, commit, [prefix + p for p in wanted]):

@@ -46,9 +46,18 @@ class TestLiterals:
 
     @property
     def label(self) -> str:
-        """The test as its runner names it: `tests/test_x.py::test_y`, `test/x.test.js > y`."""
+        """The test as its runner names it: `tests/test_x.py::test_y`, `test/x.test.js > y`, cargo's
+        `tests::test_y` (a Rust test's name is cargo's whole id)."""
+        if _rust(self.path):
+            return self.name
         python = self.path.lower().endswith(PYTHON_SUFFIXES)
         return f"{self.path}::{self.name}" if python else f"{self.path} > {self.name}"
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """(file, test name), as a runner's failing test is keyed (`handlers.testanswers.runner_key`):
+        cargo's ids name no file, so a Rust test's file is ""."""
+        return ("", self.name) if _rust(self.path) else (self.path, self.name)
 
 
 def telling(kind: str, text: str) -> Value | None:
@@ -76,13 +85,21 @@ def shown(value: Value) -> str:
 
 def read_tests(path: str, source: str) -> tuple[TestLiterals, ...]:
     """Every test in `source` (the file at `path`) with its telling literals; none for a file that is
-    not Python or JavaScript, or that does not parse."""
+    not Python, JavaScript or Rust, or that does not parse."""
     suffix = path[path.rfind(".") :].lower() if "." in path else ""
     if suffix in PYTHON_SUFFIXES:
         return tuple(_python_tests(path, source))
     if suffix in JS_SUFFIXES:
         return tuple(_javascript_tests(path, source))
+    if _rust(path):
+        from tiergate.tier.content.rustanswers import rust_tests
+
+        return tuple(rust_tests(path, source))
     return ()
+
+
+def _rust(path: str) -> bool:
+    return path.lower().endswith(".rs")
 
 
 def _python_tests(path: str, source: str) -> Iterator[TestLiterals]:
@@ -230,16 +247,21 @@ def find_answers(
 
 def _code(path: str) -> bool:
     suffix = path[path.rfind(".") :].lower() if "." in path else ""
-    return suffix in PYTHON_SUFFIXES or suffix in JS_SUFFIXES
+    return suffix in PYTHON_SUFFIXES or suffix in JS_SUFFIXES or _rust(path)
 
 
 def _branch_lines(changed: FileLines) -> dict[int, tuple[str, frozenset[Value]]]:
     """The file's added branching lines by number, with the telling literals new to the file."""
-    old = {value for text in changed.removed for value in literals(text)}
+    read, branching = literals, branches
+    if _rust(changed.path):  # a Rust file's added lines are its code's alone (`rustanswers.code_lines`)
+        from tiergate.tier.content import rustanswers
+
+        read, branching = rustanswers.literals, rustanswers.branches
+    old = {value for text in changed.removed for value in read(text)}
     return {
-        number: (text, frozenset(literals(text)) - old)
+        number: (text, frozenset(read(text)) - old)
         for number, text in zip(changed.added_numbers, changed.added, strict=True)
-        if branches(text)
+        if branching(text)
     }
 
 
