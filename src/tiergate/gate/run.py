@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tiergate import foreign
-from tiergate.gate import baseline, cleancopy, firstrun, orderrun, scratch
+from tiergate.gate import baseline, cleancopy, firstrun, orderrun, rusttests, scratch
 from tiergate.gate import cache as evidencecache
 from tiergate.gate.checks import BEHAVIOUR_STAGE, COMPILE_STAGE, OUT_OF_TIME, Check, CheckResult
 from tiergate.gate.coverage.measuring import Measurement
@@ -358,6 +358,7 @@ class _Run:
     cut_short: bool = field(default=False, init=False)  # some check got less than the full timeout
     # Where the checks run: the claim's copy (`tiergate.gate.cleancopy`), else the workspace itself.
     cwd: Path = field(default=Path(), init=False)
+    rust_tests: bool | None = field(default=None, init=False)  # the change edits a Rust file's tests
     # A first pass's key -> its whole check's (whose time at the base is its limit's measure).
     _whole: dict[str, str] = field(default_factory=dict, init=False)
 
@@ -522,7 +523,10 @@ class _Run:
             return False
         if self.changed is None:
             self.changed = baseline.changed_paths(self.project.root, self.commit)
-        return bool(tests_among(self.changed))
+        if self.rust_tests is None:  # Rust's tests stand in its code files: read, once, where they are
+            top = repository.repo_root(self.project.root)
+            self.rust_tests = rusttests.touches_tests(top, self.commit, self.changed)
+        return bool(tests_among(self.changed)) or self.rust_tests
 
     def with_base_tests(
         self, results: Sequence[CheckResult], judged: GateResult, key: str | None

@@ -12,7 +12,7 @@ import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
-from tiergate.gate import cleancopy
+from tiergate.gate import cleancopy, rusttests
 from tiergate.gate.checks import Check, CheckResult
 from tiergate.gate.pertest.selection import TestSelection
 from tiergate.gate.pertest.testfiles import tests_among
@@ -62,6 +62,8 @@ def _scratch_tree(
     the changed and the untracked paths (`changes.workspace_tree`)."""
     tree = rawtree.workspace_tree(top, commit, [*differing[0], *differing[1]]).tree
     at_base = _entries(top, commit, set(tests))
+    # Rust's tests stand in its code files: those the change touched get their tests as at the base.
+    at_base.update(rusttests.base_test_entries(top, commit, tree, [*differing[0], *differing[1]]))
     fd, name = tempfile.mkstemp(prefix="tiergate-index-")
     os.close(fd)
     index = Path(name)
