@@ -18,7 +18,14 @@ from typing import TYPE_CHECKING
 
 from tiergate.git import repository, runner
 from tiergate.tier.content import rustanswers
-from tiergate.tier.content.answers import TestLiterals, branches, find_answers, literals, read_tests
+from tiergate.tier.content.answers import (
+    TestLiterals,
+    branches,
+    find_answers,
+    literals,
+    read_tests,
+    rust_literals,
+)
 from tiergate.tier.content.testfiles import is_test
 
 if TYPE_CHECKING:
@@ -111,7 +118,7 @@ def _suspect_files(change: ChangeMeasurement) -> list[FileLines]:
     for changed in changed_lines(change):
         if changed.path.endswith(rustanswers.SUFFIX):
             code = _rust_code_lines(change.root, changed)
-            if any(rustanswers.branches(t) and next(rustanswers.literals(t), None) for t in code.added):
+            if any(rustanswers.branches(t) and next(rust_literals(t), None) for t in code.added):
                 found.append(code)
         elif not is_test(changed.path) and any(
             branches(t) and next(literals(t), None) for t in changed.added

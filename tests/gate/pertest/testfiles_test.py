@@ -63,6 +63,7 @@ def test_every_file_the_content_rules_read_as_a_test_counts(path: str) -> None:
         "tests/__snapshots__/calc.test.js",
         "lib/vendor/pkg/test_x.py",  # a vendored copy, which a runner may still collect
         "pkg/app_test.go",  # another language's test
+        "tests/calc.rs",  # a Rust integration test (inline ones are told apart by `tiergate.gate.rusttests`)
         "tests/data.json",
         "conftest.py",  # test infrastructure
         "package.json",

@@ -94,12 +94,32 @@ def read_tests(path: str, source: str) -> tuple[TestLiterals, ...]:
     if _rust(path):
         from tiergate.tier.content.rustanswers import rust_tests
 
-        return tuple(rust_tests(path, source))
+        return tuple(
+            _rust_test(path, test.name, test.inputs, test.expected) for test in rust_tests(path, source)
+        )
     return ()
 
 
 def _rust(path: str) -> bool:
     return path.lower().endswith(".rs")
+
+
+def _rust_test(
+    path: str, name: str, inputs: Iterable[tuple[str, str]], expected: Iterable[tuple[str, str]]
+) -> TestLiterals:
+    telling_inputs = _telling(inputs)
+    return TestLiterals(path, name, telling_inputs, _telling(expected) - telling_inputs)
+
+
+def _telling(found: Iterable[tuple[str, str]]) -> frozenset[Value]:
+    return frozenset(value for kind, text in found if (value := telling(kind, text)) is not None)
+
+
+def rust_literals(text: str) -> Iterator[Value]:
+    """The telling literals written in one line of Rust (`tiergate.tier.content.rustanswers` reads them)."""
+    from tiergate.tier.content.rustanswers import literals
+
+    return iter(_telling(literals(text)))
 
 
 def _python_tests(path: str, source: str) -> Iterator[TestLiterals]:
@@ -254,9 +274,9 @@ def _branch_lines(changed: FileLines) -> dict[int, tuple[str, frozenset[Value]]]
     """The file's added branching lines by number, with the telling literals new to the file."""
     read, branching = literals, branches
     if _rust(changed.path):  # a Rust file's added lines are its code's alone (`rustanswers.code_lines`)
-        from tiergate.tier.content import rustanswers
+        from tiergate.tier.content.rustanswers import branches as rust_branches
 
-        read, branching = rustanswers.literals, rustanswers.branches
+        read, branching = rust_literals, rust_branches
     old = {value for text in changed.removed for value in read(text)}
     return {
         number: (text, frozenset(read(text)) - old)

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import NamedTuple
 
-from tiergate.tier.content.answers import TestLiterals, Value, telling
 from tiergate.tier.content.patch import FileLines, Run
 from tiergate.tier.content.rustsource import (
     FUNCTION,
@@ -27,6 +27,10 @@ from tiergate.tier.content.rustsource import (
     test_functions,
     test_lines,
 )
+
+# A literal as a kind and its text as written but for its spelling (`0x1F` is 31, `1_000i64` is 1000):
+# ("num", "31"), ("str", "abc"). `tiergate.tier.content.answers` keeps the telling ones.
+Literal = tuple[str, str]
 
 SUFFIX = ".rs"
 _ROOTS = ("src", "tests", "benches", "examples")
@@ -50,14 +54,21 @@ _ONLY_LITERALS = re.compile(r"^[\s(){}\[\],;&L]*$|^\s*(?:Some|Ok|Err)\s*\(\s*L\s
 _TABLE = re.compile(r"(?:^|[^\w\s]|[A-Z]\w*)\s*[(\[]\s*[(\[]?\s*L\s*[)\]]?\s*(?:,\s*[(\[]?\s*L\s*[)\]]?\s*)+")
 
 
-def rust_tests(path: str, source: str) -> Iterator[TestLiterals]:
-    """Every `#[test]` function in `source` (the file at `path`) with its telling literals."""
+class RustTest(NamedTuple):
+    """A `#[test]` function: cargo's id for it, the literals of its inputs and of what it expects."""
+
+    name: str
+    inputs: frozenset[Literal]
+    expected: frozenset[Literal]
+
+
+def rust_tests(path: str, source: str) -> Iterator[RustTest]:
+    """Every `#[test]` function in `source` (the file at `path`) with its literals."""
     code = masked(source)
     prefix = module_path(path)
     for item, body, end in test_functions(code):
         inputs, expected = _test_literals(source, code, body, end)
-        name = "::".join((*prefix, *item.modules, item.test))
-        yield TestLiterals(path, name, frozenset(inputs), frozenset(expected - inputs))
+        yield RustTest("::".join((*prefix, *item.modules, item.test)), frozenset(inputs), frozenset(expected))
 
 
 def module_path(path: str) -> tuple[str, ...]:
@@ -83,9 +94,9 @@ def module_path(path: str) -> tuple[str, ...]:
     return tuple(parts)
 
 
-def _test_literals(source: str, code: str, body: int, end: int) -> tuple[set[Value], set[Value]]:
-    inputs: set[Value] = set()
-    expected: set[Value] = set()
+def _test_literals(source: str, code: str, body: int, end: int) -> tuple[set[Literal], set[Literal]]:
+    inputs: set[Literal] = set()
+    expected: set[Literal] = set()
     asserted: list[tuple[int, int]] = []
     for found in _ASSERT.finditer(code, body, end):
         close = closing(code, found.end() - 1)
@@ -120,36 +131,34 @@ def _arguments(code: str, start: int, stop: int) -> list[tuple[int, int]]:
     return [(a, b) for a, b in found if code[a:b].strip()]
 
 
-def _literals(source: str, code: str, start: int, stop: int) -> Iterator[tuple[int, Value]]:
-    """The telling literals between `start` and `stop`, with where each is."""
+def _literals(source: str, code: str, start: int, stop: int) -> Iterator[tuple[int, Literal]]:
+    """The literals between `start` and `stop`, with where each is."""
     for span in spans(source[start:stop]):
         if span.kind == "string":
             value = _string(source[start + span.start : start + span.end])
             if value is not None:
                 yield start + span.start, value
     for found in _NUMBER.finditer(code, start, stop):
-        value = _number(found.group())
-        if value is not None:
-            yield found.start(), value
+        yield found.start(), _number(found.group())
 
 
-def _string(text: str) -> Value | None:
+def _string(text: str) -> Literal | None:
     found = _STRING_BODY.match(text)
-    return telling("str", found["body"]) if found else None
+    return ("str", found["body"]) if found else None
 
 
-def _number(text: str) -> Value | None:
+def _number(text: str) -> Literal:
     bare = text.replace("_", "")
     if bare.lstrip("-")[:2] in ("0x", "0o", "0b"):
         try:
-            return telling("num", str(int(bare, 0)))
+            return "num", str(int(bare, 0))
         except ValueError:  # a type written after hex digits: kept as written
-            return telling("num", bare)
-    return telling("num", _TYPE_SUFFIX.sub("", bare))
+            return "num", bare
+    return "num", _TYPE_SUFFIX.sub("", bare)
 
 
-def literals(text: str) -> Iterator[Value]:
-    """The telling literals written in one line of Rust."""
+def literals(text: str) -> Iterator[Literal]:
+    """The literals written in one line of Rust."""
     for _, value in _literals(text, masked(text), 0, len(text)):
         yield value
 
