@@ -51,11 +51,21 @@ def test_the_tested_answer_written_into_rust_code_goes_thorough_naming_it(tmp_pa
     )
 
 
-def test_an_inline_rust_test_edited_to_pass_is_refuted_naming_it(tmp_path: Path) -> None:
-    loop = Loop(tmp_path, rust())
-    edited = TESTS.replace("mul(2, 3), 6", "mul(2, 3), 5")  # what the wrong `mul` gives
+# The failing test, edited inside src/lib.rs: its expected value made what the wrong `mul` gives, or the
+# test marked to pass when it panics (cargo prints it as `tests::test_mul - should panic`).
+EDITED = {
+    "expected-value-changed": lib(WRONG, TESTS.replace("mul(2, 3), 6", "mul(2, 3), 5")),
+    "should-panic-added": lib(
+        UNDONE, TESTS.replace("    fn test_mul", "    #[should_panic]\n    fn test_mul")
+    ),
+}
 
-    reason = refuted(loop.claim({"src/lib.rs": lib(WRONG, edited)}))
+
+@pytest.mark.parametrize("edit", list(EDITED))
+def test_an_inline_rust_test_edited_to_pass_is_refuted_naming_it(tmp_path: Path, edit: str) -> None:
+    loop = Loop(tmp_path, rust())
+
+    reason = refuted(loop.claim({"src/lib.rs": EDITED[edit]}))
 
     assert (
         f"{MUL_TEST} failed when the loop began and still fails with the tests as they were then; "

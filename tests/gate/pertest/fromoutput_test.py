@@ -105,6 +105,27 @@ def test_cargo_sums_every_binary_and_counts_ignored_as_skipped() -> None:
     )
 
 
+def test_cargo_names_every_test_a_should_panic_one_and_a_doctest_too() -> None:
+    found = from_output(
+        "running 3 tests\n"
+        "test tests::later ... ignored, not yet\n"
+        "test tests::test_mul - should panic ... ok\n"
+        "test tests::test_add ... FAILED\n"
+        "test result: FAILED. 1 passed; 1 failed; 1 ignored; 0 measured; 0 filtered out; finished in 0.00s\n"
+        "   Doc-tests calc\n"
+        "test src/lib.rs - mul (line 3) ... ok\n"
+        "test result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n"
+    )
+
+    assert found is not None and found.naming == "cargo" and found.complete
+    assert found.by_test == {
+        "tests::later": "skipped",
+        "tests::test_mul": "passed",
+        "tests::test_add": "failed",
+        "src/lib.rs - mul (line 3)": "passed",
+    }
+
+
 def test_go_names_what_it_prints_and_a_run_with_no_test_counts_none() -> None:
     verbose = from_output(
         "=== RUN   TestA\n--- PASS: TestA (0.00s)\n=== RUN   TestB\n--- FAIL: TestB (0.00s)\nFAIL\n"

@@ -37,7 +37,9 @@ _NODE_TOTAL = re.compile(r"^(?:\u2139|#) (tests|pass|fail|cancelled|skipped|todo
 _TAP_LINE = re.compile(r"^\s*(not )?ok \d+ - (.+?)(?:\s+#\s*(SKIP|TODO)\b.*)?$")
 _SPEC_LINE = re.compile(r"^\s*(\u2714|\u2716|\ufe63) (.+?) \(\d[\d.]*m?s\)(?: # (SKIP|TODO)\b.*)?$")
 _CARGO_RESULT = re.compile(r"^test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored;")
-_CARGO_LINE = re.compile(r"^test (\S+) \.\.\. (ok|FAILED|ignored)\b")
+# A test's id (a doctest's has spaces: `src/lib.rs - mul (line 3)`), without what `#[should_panic]` adds to
+# it: a test the change marks so is the same test, which passes now only because it panics.
+_CARGO_LINE = re.compile(r"^test (.+?)(?: - should panic)? \.\.\. (ok|FAILED|ignored)\b")
 _GO_LINE = re.compile(r"^\s*--- (PASS|FAIL|SKIP): (\S+)")
 _GO_NOTHING = re.compile(r"^(?:ok\s+\S+.*\[no tests to run\]|\?\s+\S+\s+\[no test files\])$")
 _GO_PACKAGE = re.compile(r"^(?:ok|FAIL)\s+\S+\s+[\d.]+s")
