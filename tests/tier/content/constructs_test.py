@@ -103,6 +103,12 @@ CASES: list[tuple[str, str, str, str]] = [
     ("src/decompress.rs", "let mut cmd = Command::new(&bin);", "process execution", "MyCommand::new();"),
     ("src/tls.rs", ".danger_accept_invalid_certs(true)", "TLS verification switch", ".accept_certs(true)"),
     ("src/fs.rs", "perms.set_mode(0o777);", "permission bits", "let mode = 1;"),
+    (
+        "src/lib.rs",
+        "macro_rules! assert_eq {",
+        "outwitting: a macro named as the tests' assertion",
+        "macro_rules! assert_approx_eq {",
+    ),
     # Python, continued
     (
         "app/files.py",

@@ -19,11 +19,13 @@ from tiergate.tier.content.rule import (
     rules,
     word,
 )
+from tiergate.tier.content.testcode import added
 from tiergate.tier.content.web import COOKIE_HEADERS, CREDENTIAL_HEADERS, LOCATION_HEADERS
 
 _SECRET_WORDS = r"(?i:token|secret|passw|nonce|salt|otp|api_?key|csrf)"
 _SIZE_WORDS = r"(?i:size|len)"
 _SQL = r"""format!\([ \t]*"[ \t]*(?i:select|insert|update|delete)\b"""
+SHADOWED_ASSERTION = "outwitting: a macro named as the tests' assertion"
 
 RUST = Ecosystem(
     "rust",
@@ -97,6 +99,13 @@ RUST = Ecosystem(
             call("umask"),
         ),
         *RUST_ESCAPING,
+        # A macro the crate declares under an assertion's name is the one its tests call (a `macro_rules!`
+        # shadows the standard one where it is in scope, a test module's `use super::*` included), and it
+        # can pass whatever they compare. The base's tests, put back around the claimed code, call it too.
+        *added(
+            SHADOWED_ASSERTION,
+            literal("macro_rules!") + r"[ \t]*(?:debug_)?assert(?:_eq|_ne)?(?![A-Za-z0-9_])",
+        ),
     ),
 )
 
