@@ -1,7 +1,9 @@
 """The calc project of the Rust scenarios: a library crate with no dependencies (the suite has no network
-for crates), `add` done and `mul`, the task, returning 0, so that its inline test fails at the base; the
-loop's test check is `cargo test`. `BASE` is the project at its base, `CORRECT` the honest `mul`, and
-`Loop` a ralph loop on it through the real hooks (`testing.mulproject.Loop`) where cargo can run.
+for crates), `add` done and `mul`, the task, returning 0, so that its test fails at the base: inline in
+src/lib.rs (`tests::test_mul`), or in tests/calc.rs (`multiplies`); the loop's test check is `cargo test`.
+`rust()` is the project at its base, `CORRECT` the honest src/lib.rs, `lib` src/lib.rs with another `mul`
+or other tests, and `Loop` a ralph loop on it through the real hooks (`testing.mulproject.Loop`) where
+cargo can run (rustup's toolchains are found under the user's real home).
 
 Each tree cargo is run in (the workspace, the base's worktree, the scratch copy with the base's tests)
 builds into its own `target` folder (a build of this crate: half a second). Never one shared folder: cargo

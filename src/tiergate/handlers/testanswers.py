@@ -4,10 +4,12 @@ base commit, and their values looked for in the change's implementation lines (t
 
 Cost: nothing more for a change whose implementation files add no branching line with a telling literal.
 Otherwise the base's test files are read from git objects (never the workspace: the agent may have edited
-them). Which tests failed at the base comes from the baseline kept for the base commit; when it holds no
-test run for a test check and some test of the base would be named, the test checks run at the base once
-(`tiergate.gate.baseline.ensure_baseline`, kept for later claims): one more test run, only for a change
-whose code already holds a test's values.
+them); a Rust test can stand in any `.rs` file, and cargo's ids name no file, so every `.rs` file of the
+base is read for one. A changed Rust file's test lines are told from its code by where they stand in it
+as the workspace holds it (`rustanswers.code_lines`). Which tests failed at the base comes from the
+baseline kept for the base commit; when it holds no test run for a test check and some test of the base
+would be named, the test checks run at the base once (`tiergate.gate.baseline.ensure_baseline`, kept for
+later claims): one more test run, only for a change whose code already holds a test's values.
 """
 
 from __future__ import annotations

@@ -84,6 +84,13 @@ def test_a_new_file_keeps_no_test_and_a_file_of_tests_is_the_bases() -> None:
     assert with_base_tests("src/checks.rs", whole.replace("6", "5"), whole) == whole
 
 
+def test_an_out_of_line_test_modules_tests_are_put_back() -> None:
+    # src/tests.rs, declared `#[cfg(test)] mod tests;` in src/lib.rs: its test functions are test items.
+    base = "use super::*;\n\n#[test]\nfn test_mul() {\n    assert_eq!(mul(2, 3), 6);\n}\n"
+
+    assert with_base_tests("src/tests.rs", base.replace("6)", "5)"), base) == base
+
+
 def test_what_holds_tests() -> None:
     assert holds_tests("src/lib.rs", BASE)
     assert not holds_tests("src/lib.rs", TRICKY)

@@ -2,7 +2,8 @@
 branches, returns and lookup tables (`if a == 2 and b == 3: return 5`), so that those tests pass whatever
 the code computes for any other input. Architecture (THOROUGH). Pure: sources and changed lines in, hits
 out. A hit needs two literals of one test on one line or on adjacent ones, since an honest fix can write
-one: see docs/risk.md, "Outwitting by literals".
+one: see docs/risk.md, "Outwitting by literals". Python and JavaScript are read here; Rust's tests and
+lines by `tiergate.tier.content.rustanswers`.
 """
 
 from __future__ import annotations

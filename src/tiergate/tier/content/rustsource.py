@@ -11,8 +11,10 @@ matching braces in the code with comments and literals blanked out (`masked`), s
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from tiergate.frozen import frozen
 
@@ -38,9 +40,9 @@ _FN_NAME = re.compile(FUNCTION + r"\s+(?:r#)?(\w+)")
 _PAIRS = {"(": ")", "[": "]", "{": "}"}
 
 
-@frozen
-class Span:
-    """A comment or a literal: `kind` ("comment", "string", "char") and where it is in the source."""
+class Span(NamedTuple):
+    """A comment or a literal: `kind` ("comment", "string", "char") and where it is in the source (a
+    tuple: a file has thousands)."""
 
     kind: str
     start: int
@@ -259,8 +261,10 @@ def test_lines(path: str, source: str) -> frozenset[int]:
     code = masked(source)
     if all_tests(path, code):
         return frozenset(range(1, source.count("\n") + 2))
+    breaks = [found.start() for found in re.finditer("\n", source)]
     lines: set[int] = set()
     for item in test_items(code):
-        first = source.count("\n", 0, item.start) + 1
-        lines.update(range(first, first + source.count("\n", item.start, item.end) + 1))
+        # A line's number is one more than the line breaks before it.
+        first = bisect.bisect_left(breaks, item.start) + 1
+        lines.update(range(first, bisect.bisect_left(breaks, item.end) + 2))
     return frozenset(lines)
