@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from testing.gitrepo import git, init_repo, write
-from testing.rustproject import BASE_LIB, CORRECT, TESTS, lib
+from testing.rustproject import BASE_LIB, CORRECT, INTEGRATION, TESTS, lib
 
 from tiergate.gate.rusttests import touches_tests
 from tiergate.gate.scratch import base_tests_copy
@@ -42,6 +42,17 @@ def test_a_change_to_the_code_alone_touches_no_test(tmp_path: Path) -> None:
     assert not touches_tests(repo, base, ["src/lib.rs"])
     with base_tests_copy(repo, base) as copy:
         assert (copy / "src/lib.rs").read_text() == CORRECT
+
+
+def test_an_integration_test_is_put_back_whole_and_a_new_one_removed(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "project", {"src/lib.rs": BASE_LIB, "tests/calc.rs": INTEGRATION})
+    base = git(repo, "rev-parse", "HEAD").strip()
+    write(repo, {"tests/calc.rs": INTEGRATION.replace("6", "5"), "tests/more.rs": INTEGRATION})
+
+    assert not touches_tests(repo, base, ["tests/calc.rs", "tests/more.rs"])  # tests by their path
+    with base_tests_copy(repo, base) as copy:
+        assert (copy / "tests/calc.rs").read_text() == INTEGRATION
+        assert not (copy / "tests/more.rs").exists()
 
 
 def test_a_deleted_file_with_tests_touches_them(tmp_path: Path) -> None:

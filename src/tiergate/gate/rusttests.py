@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from tiergate.gate.pertest.rustsplice import holds_tests, with_base_tests
+from tiergate.gate.pertest.testfiles import tests_among
 from tiergate.git import objects, runner
 
 SUFFIX = ".rs"
@@ -23,7 +24,7 @@ SUFFIX = ".rs"
 def touches_tests(top: Path, commit: str, paths: Iterable[str]) -> bool:
     """Whether a Rust file among `paths` (relative to the repository's top `top`) holds tests, in the
     workspace or at `commit`, that differ from `commit`'s."""
-    rust = sorted(p for p in paths if p.endswith(SUFFIX))
+    rust = _code_files(paths)
     if not rust:
         return False
     based = _texts(top, _listed(top, commit, rust))
@@ -43,7 +44,7 @@ def base_test_entries(top: Path, commit: str, tree: str, paths: Sequence[str]) -
     """`update-index --index-info` lines, by path, for the Rust files among `paths` as the workspace's
     `tree` holds them, whose tests differ from `commit`'s: each with its tests as at `commit`, its blob
     written to the repository's objects."""
-    rust = sorted(p for p in paths if p.endswith(SUFFIX))
+    rust = _code_files(paths)
     if not rust:
         return {}
     listed = _listed(top, tree, rust)
@@ -57,6 +58,12 @@ def base_test_entries(top: Path, commit: str, tree: str, paths: Sequence[str]) -
         blob = runner.run(top, "hash-object", "-w", "--stdin", "--no-filters", stdin=encoded).stdout.strip()
         entries[path] = listed[path][0] + b" " + blob + b"\t" + os.fsencode(path) + b"\0"
     return entries
+
+
+def _code_files(paths: Iterable[str]) -> list[str]:
+    """The Rust files among `paths` that are not tests by their path (those are put back whole)."""
+    rust = [p for p in paths if p.endswith(SUFFIX)]
+    return sorted(set(rust) - set(tests_among(rust)))
 
 
 def _texts(top: Path, listed: dict[str, tuple[bytes, str]]) -> dict[str, str]:
