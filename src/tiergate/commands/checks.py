@@ -57,7 +57,8 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from tiergate.config.settings import load_config
-    from tiergate.gate.detection.projectchecks import project_checks
+    from tiergate.gate.baseline import base_commit
+    from tiergate.gate.detection.projectchecks import checks_at_base
     from tiergate.gate.run import run_gate
     from tiergate.gate.timeouts import TimeLimits
     from tiergate.loop import store as state
@@ -66,9 +67,10 @@ def run(args: argparse.Namespace) -> int:
 
     project = locate(Path.cwd(), os.environ)
     config = load_config(project.root)
-    checks = project_checks(project.root, config)
     loop = None if args.base else state.latest_active(project)
     base = args.base or (change_base(project, loop.start, loop.base) if loop else None)
+    # In a loop, the checks its gate runs: as declared at its base. Otherwise the files as they are now.
+    checks = checks_at_base(project.root, config, base_commit(project.root, base) if loop and base else None)
     if base is not None and not args.base and not args.json:
         print(f"tiergate: compared with the workspace as it was when the loop began ({base[:12]})")
     progress = TerminalProgress(sys.stderr) if sys.stderr.isatty() else None

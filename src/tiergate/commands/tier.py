@@ -182,7 +182,8 @@ def _kept_coverage(
     """What the last gate run on this very workspace measured of the change, if its results are kept."""
     import os
 
-    from tiergate.gate.detection.projectchecks import project_checks
+    from tiergate.gate.baseline import base_commit
+    from tiergate.gate.detection.projectchecks import checks_at_base
     from tiergate.gate.run import kept_coverage
     from tiergate.gate.timeouts import TimeLimits
     from tiergate.project import locate
@@ -190,7 +191,8 @@ def _kept_coverage(
     project = locate(root, os.environ)
     if not project.state_dir.is_dir():
         return None
-    checks = project_checks(root, config)
+    # The gate's checks (as declared at the loop's base), under whose keys it kept what it measured.
+    checks = checks_at_base(root, config, base_commit(root, base) if base else None)
     return kept_coverage(
         project,
         base,

@@ -102,7 +102,7 @@ def gate_request(project: Project, current: LoopState, config: Config) -> GateRe
     yet."""
     from tiergate import foreign
     from tiergate.gate.checks import make_check
-    from tiergate.gate.detection.projectchecks import project_checks
+    from tiergate.gate.detection.projectchecks import checks_at_base
     from tiergate.gate.request import GateRequest
     from tiergate.gate.timeouts import TimeLimits
     from tiergate.loop.features import gate_checks
@@ -113,12 +113,33 @@ def gate_request(project: Project, current: LoopState, config: Config) -> GateRe
     )
     return GateRequest(
         base=current.change_base,  # the workspace the loop began on: the baseline's, and the fingerprint's
-        checks=(*accepted, *project_checks(project.root, config)),
+        # As the base declares them: a Makefile narrowed since changes nothing run (`declared_reasons`).
+        checks=(*accepted, *checks_at_base(project.root, config, base_of(project, current))),
         strict=frozenset(c.key for c in accepted),
         exclusions=foreign.of_loop(current),
         limits=TimeLimits(config.gate.timeout_seconds),
         refute_regressions=config.gate.base_tests == "refute",
     )
+
+
+def base_of(project: Project, current: LoopState) -> str | None:
+    """The object id of the loop's base (its start's workspace, or commit); None outside git, or before
+    the first commit."""
+    from tiergate.gate.baseline import base_commit
+    from tiergate.project import git_top_level
+
+    if git_top_level(str(project.root)) is None:
+        return None
+    return base_commit(project.root, current.change_base)
+
+
+def declared_reasons(project: Project, current: LoopState, config: Config) -> tuple[str, ...]:
+    """A THOROUGH reason per check the project declares otherwise now than at the loop's base (the gate
+    runs the base's: `gate_request`), naming both."""
+    from tiergate.gate.detection.projectchecks import declared_changes
+
+    changed = declared_changes(project.root, config, base_of(project, current))
+    return tuple(f"declared-checks: {said} -> THOROUGH" for said in changed)
 
 
 def claim_gate(

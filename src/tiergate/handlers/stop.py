@@ -338,7 +338,11 @@ def measure(
         if isinstance(ran, Pending):
             return Measured(workspace=fingerprint.of_change(change), pending=ran.text)
         gate, coverage, thorough = effects.gate_facts(ran)
-        thorough = (*thorough, *effects.links_out_reasons(project, change))
+        thorough = (
+            *thorough,
+            *effects.links_out_reasons(project, change),
+            *effects.declared_reasons(project, current, config),
+        )
         if not gate.refuted:
             content = _with_answers(content, project, config, base, change, _time_to_hold(started))
         workspace = fingerprint.of_change(change)

@@ -61,10 +61,11 @@ def hard_coded_answers(
         return ()
     from tiergate.gate import baseline
     from tiergate.gate import cache as evidencecache
-    from tiergate.gate.detection.projectchecks import project_checks
+    from tiergate.gate.detection.projectchecks import checks_at_base
 
     commit = baseline.base_commit(project.root, base)
-    checks = [c for c in project_checks(project.root, config) if c.kind == "tests"]
+    # The gate's own checks (declared as at the base), whose outcomes there the baseline holds.
+    checks = [c for c in checks_at_base(project.root, config, commit) if c.kind == "tests"]
     if commit is None or not checks:
         return ()
     top = repository.repo_root(project.root)

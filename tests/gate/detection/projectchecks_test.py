@@ -3,19 +3,26 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from testing.gitrepo import git, init_repo, write
 
 from tiergate.config.settings import load_config
 from tiergate.gate.checks import BEHAVIOUR_STAGE, COMPILE_STAGE
 from tiergate.gate.detection.projectchecks import (
     Located,
+    checks_at_base,
+    declared_changes,
     detected_checks,
     locate_program,
     project_checks,
     read_facts,
 )
+from tiergate.gate.detection.projectfiles import AtCommit
 
 
 def programs(folder: Path, *names: str) -> str:
@@ -111,3 +118,106 @@ def test_a_check_program_is_looked_up_as_the_shell_would(tmp_path: Path) -> None
         "$TOOL check": Located(None),
     }
     assert {command: locate_program(command, root, path) for command in table} == table
+
+
+# The checks as declared at the loop's base ------------------------------------------------------------
+
+DECLARING = {
+    "pyproject.toml": "[tool.ruff]\n",
+    "Makefile": "test:\n\tpytest -q tests\n",
+    "package.json": json.dumps({"scripts": {"test": "node --test", "lint": "eslint ."}}),
+    ".github/workflows/ci.yml": "jobs:\n  t:\n    steps:\n      - run: pytest -q\n",
+    ".github/workflows/notes.txt": "not a workflow\n",
+    "calc/__init__.py": "",
+    "calc/tests/test_calc.py": "",
+    "data/tests/readme.txt": "",  # not a package: no __init__.py
+}
+
+
+def with_git(path: str) -> str:
+    git_program = shutil.which("git")
+    assert git_program is not None
+    return f"{path}{os.pathsep}{Path(git_program).parent}"
+
+
+@pytest.mark.parametrize("inside", ["", "sub/project"])
+def test_a_commit_gives_the_facts_its_files_would_give_on_disk(tmp_path: Path, inside: str) -> None:
+    top = init_repo(tmp_path / "repo", {f"{inside}/{p}".lstrip("/"): text for p, text in DECLARING.items()})
+    root = top / inside
+    commit = git(top, "rev-parse", "HEAD").strip()
+
+    at_base = read_facts(AtCommit(top, commit, inside))
+
+    on_disk = read_facts(root)
+    assert at_base == replace(on_disk, names=on_disk.names - {".git"})
+    assert at_base.package_tests == {"calc/tests"}
+    assert set(at_base.texts) == {"pyproject.toml", "Makefile", ".github/workflows/ci.yml"}
+
+
+def test_the_gates_checks_are_the_bases_whatever_the_workspace_says_now(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", with_git(programs(tmp_path / "bin", "pytest", "npm", "ruff")))
+    root = init_repo(tmp_path / "repo", DECLARING)
+    base = git(root, "rev-parse", "HEAD").strip()
+    narrowed = {"scripts": {"test": "node --test test/a.test.js", "lint": "eslint ."}}
+    write(
+        root,
+        {
+            "Makefile": "test:\n\tpytest -q tests/test_one.py\n",
+            "package.json": json.dumps(narrowed),
+            "pyproject.toml": "[project]\nname = 'calc'\n",
+        },
+    )
+    config = load_config(root)
+
+    now = {c.name: c.command for c in project_checks(root, config)}
+    gate = checks_at_base(root, config, base)
+
+    assert now["tests-python"] == "pytest -q tests/test_one.py" and "lint-python" not in now
+    assert [(c.name, c.command) for c in gate] == [
+        ("lint-python", "ruff check ."),
+        ("tests-python", "pytest -q tests"),
+        ("lint-node", "npm run lint"),
+        ("tests-node", "npm run test"),
+    ]
+    assert gate[1].source == "detected at the loop's base: declared in Makefile line 2 (target test)"
+    changed = declared_changes(root, config, base)
+    assert changed == (
+        "the declared command of check `lint-python` changed since the loop began: `ruff check .` "
+        "(tiergate's guess) at the base, none now; the gate runs the base's",
+        "the declared command of check `tests-python` changed since the loop began: `pytest -q tests` "
+        "(Makefile line 2 (target test)) at the base, `pytest -q tests/test_one.py` (Makefile line 2 "
+        "(target test)) now; the gate runs the base's",
+        'the declared command of check `tests-node` changed since the loop began: package.json\'s "test" '
+        "script is `node --test` at the base, `node --test test/a.test.js` now; `npm run test` runs the "
+        "workspace's, and the tests it leaves out are told by their outcomes at the base",
+    )
+    assert checks_at_base(root, config, None) == project_checks(root, config)  # no base: the files now
+    assert declared_changes(root, config, None) == ()
+
+
+def test_a_configured_table_is_the_gates_whatever_the_base_declared(tmp_path: Path) -> None:
+    root = init_repo(tmp_path / "repo", {**DECLARING, ".tiergate.toml": '[checks]\ntests = "make test"\n'})
+    base = git(root, "rev-parse", "HEAD").strip()
+    write(root, {"Makefile": "test:\n\ttrue\n"})
+    config = load_config(root)
+
+    assert [(c.name, c.command) for c in checks_at_base(root, config, base)] == [("tests", "make test")]
+    assert declared_changes(root, config, base) == ()
+
+
+def test_a_check_added_or_renamed_since_the_base_is_not_a_change_of_what_it_declared(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A Node project's tests beside the Python ones rename `tests` to `tests-python`: the same check.
+    monkeypatch.setenv("PATH", with_git(programs(tmp_path / "bin", "pytest", "npm", "mypy")))
+    root = init_repo(tmp_path / "repo", {"pyproject.toml": "[tool.pytest.ini_options]\n"})
+    base = git(root, "rev-parse", "HEAD").strip()
+    scripts = {"scripts": {"test": "node --test"}}
+    write(
+        root,
+        {"package.json": json.dumps(scripts), "pyproject.toml": "[tool.pytest.ini_options]\n[tool.mypy]\n"},
+    )
+
+    assert declared_changes(root, load_config(root), base) == ()

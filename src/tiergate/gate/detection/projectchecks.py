@@ -7,45 +7,90 @@ check's program is looked up here too, as the shell would find it, before the ch
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
 import tomllib
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tiergate.frozen import frozen
 from tiergate.gate.checks import Check, make_check
 from tiergate.gate.detection.declared.declaration import FILES_READ, WORKFLOWS
 from tiergate.gate.detection.program import program_of
+from tiergate.gate.detection.projectfiles import AtCommit, OnDisk, ProjectFiles
 from tiergate.gate.detection.rules import Detection, ProjectFacts, detect, programs_named
+from tiergate.gate.detection.sincebase import changed_declarations
+from tiergate.git import repository
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from tiergate.config.settings import Config
 
 
 def project_checks(root: Path, config: Config) -> tuple[Check, ...]:
-    """The checks of the project at `root`: its `[checks]` table, else the detected ones whose
-    programs are on PATH."""
+    """The checks of the project at `root` as its files are now: its `[checks]` table, else the detected
+    ones whose programs are on PATH. What the user's commands show; a loop's gate runs `checks_at_base`."""
     if config.checks:
-        origin = f"configured in {config.source}"
-        return tuple(make_check(name, command, origin) for name, command in config.checks.items())
+        return _configured(config)
+    return _made(detected_checks(root), "detected")
+
+
+def checks_at_base(root: Path, config: Config, base: str | None) -> tuple[Check, ...]:
+    """The checks a loop's gate runs, at its base and on each claim alike: the `[checks]` table of the
+    configuration the loop kept, else those detected from the files as `base` holds them (the loop's
+    base: a commit or tree id; None, outside git or before the first commit: the files in `root` now),
+    their programs looked up on PATH now. What the agent writes into the Makefile does not change them."""
+    if config.checks:
+        return _configured(config)
+    if base is None:
+        return project_checks(root, config)
+    return _made(detected_checks(root, at=_at_base(root, base)), "detected at the loop's base")
+
+
+def declared_changes(root: Path, config: Config, base: str | None) -> tuple[str, ...]:
+    """How the checks the files in `root` declare now differ from those `base` declares
+    (`tiergate.gate.detection.sincebase`); none with a `[checks]` table or without a base."""
+    if config.checks or base is None:
+        return ()
+    return changed_declarations(_with_programs(_at_base(root, base)), _with_programs(read_facts(root)))
+
+
+def _configured(config: Config) -> tuple[Check, ...]:
+    origin = f"configured in {config.source}"
+    return tuple(make_check(name, command, origin) for name, command in config.checks.items())
+
+
+def _made(detection: Detection, said: str) -> tuple[Check, ...]:
     return tuple(
-        make_check(found.name, found.command, f"detected: {found.reason}")
-        for found in detected_checks(root).offered
+        make_check(found.name, found.command, f"{said}: {found.reason}") for found in detection.offered
     )
 
 
-def detected_checks(root: Path, path: str | None = None) -> Detection:
-    """The checks detected for `root`, with the programs they start looked up on `path` (None: this
-    process's PATH, which the checks run with)."""
-    facts = read_facts(root)
+def detected_checks(root: Path, path: str | None = None, *, at: ProjectFacts | None = None) -> Detection:
+    """The checks detected for `root` (from `at`, facts read elsewhere, when given), with the programs
+    they start looked up on `path` (None: this process's PATH, which the checks run with)."""
+    return detect(_with_programs(read_facts(root) if at is None else at, path))
+
+
+def _with_programs(facts: ProjectFacts, path: str | None = None) -> ProjectFacts:
     search = os.environ.get("PATH") if path is None else path
     found = frozenset(name for name in programs_named(facts) if shutil.which(name, path=search))
-    return detect(replace(facts, programs=found))
+    return replace(facts, programs=found)
+
+
+def _at_base(root: Path, base: str) -> ProjectFacts:
+    """What detection looks at in the project folder `root` as the commit or tree `base` holds it, read
+    from git's objects; kept for the process (an object id names the same files for ever)."""
+    top = repository.repo_root(root)
+    inside = root.resolve().relative_to(top.resolve()).as_posix()
+    key = (str(top), base, inside)
+    if key not in _base_facts:
+        _base_facts[key] = read_facts(AtCommit(top, base, "" if inside == "." else inside))
+    return _base_facts[key]
+
+
+_base_facts: dict[tuple[str, str, str], ProjectFacts] = {}
 
 
 @frozen
@@ -82,49 +127,41 @@ def locate_program(command: str, root: Path, path: str | None = None) -> Located
 
 # A file larger than this declares no test command tiergate reads (it would only slow every gate down).
 LARGEST_READ = 256 * 1024
+# pyproject.toml and package.json are read whole for their tables, up to this.
+LARGEST_MANIFEST = 4 * 1024 * 1024
 
 
-def read_facts(root: Path) -> ProjectFacts:
-    """What check detection looks at in `root`; unreadable or malformed files count as absent."""
+def read_facts(root: Path | ProjectFiles) -> ProjectFacts:
+    """What check detection looks at in the project folder `root` (or as `ProjectFiles` give it: a
+    commit's); unreadable or malformed files count as absent."""
+    files = OnDisk(root) if isinstance(root, Path) else root
+    entries = files.entries("")
+    # Where a root folder may be a package with its tests inside (`toolz/tests`).
+    folders = [name for name, kind in entries.items() if kind == "dir" and not name.startswith(".")]
+    inner = files.kinds([f"{name}/{sub}" for name in folders for sub in ("__init__.py", "tests", "test")])
+    workflows = files.entries(WORKFLOWS) if entries.get(".github") == "dir" else {}
+    declaring = [name for name in (*FILES_READ, "pyproject.toml") if entries.get(name) == "file"]
+    declaring += sorted(f"{WORKFLOWS}{name}" for name in workflows if name.endswith((".yml", ".yaml")))
+    texts = files.texts(
+        {
+            **dict.fromkeys(declaring, LARGEST_READ),
+            **{name: LARGEST_MANIFEST for name in ("pyproject.toml", "package.json") if name in entries},
+        }
+    )
     try:
-        names = frozenset(entry.name for entry in root.iterdir())
-    except OSError:
-        names = frozenset()
-    try:
-        pyproject = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        pyproject = tomllib.loads(texts.get("pyproject.toml", ""))
+    except tomllib.TOMLDecodeError:
         pyproject = {}
     try:
-        package = json.loads((root / "package.json").read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
+        package = json.loads(texts.pop("package.json", "{}"))
+    except ValueError:
         package = {}
+    tests = frozenset(
+        f"{name}/{sub}"
+        for name in folders
+        if inner.get(f"{name}/__init__.py") == "file"
+        for sub in ("tests", "test")
+        if inner.get(f"{name}/{sub}") == "dir"
+    )
     package = package if isinstance(package, dict) else {}
-    texts = _declaring_texts(root, names)
-    return ProjectFacts(names, pyproject, package, texts=texts, package_tests=_package_tests(root, names))
-
-
-def _package_tests(root: Path, names: frozenset[str]) -> frozenset[str]:
-    """The `tests`/`test` folders of the Python packages in `root` (a folder with an `__init__.py`)."""
-    found = set()
-    for name in names:
-        if name.startswith(".") or not (root / name / "__init__.py").is_file():
-            continue
-        found |= {f"{name}/{sub}" for sub in ("tests", "test") if (root / name / sub).is_dir()}
-    return frozenset(found)
-
-
-def _declaring_texts(root: Path, names: frozenset[str]) -> dict[str, str]:
-    """The text of the files that may declare test commands (`tiergate.gate.detection.declared`), by path from
-    `root`: those of FILES_READ in the root, pyproject.toml, and the CI workflows."""
-    paths = [name for name in (*FILES_READ, "pyproject.toml") if name in names]
-    if ".github" in names:
-        with contextlib.suppress(OSError):
-            workflows = sorted((root / WORKFLOWS).iterdir())
-            paths += [f"{WORKFLOWS}{p.name}" for p in workflows if p.suffix in (".yml", ".yaml")]
-    texts: dict[str, str] = {}
-    for path in paths:
-        with contextlib.suppress(OSError, UnicodeDecodeError):
-            file = root / path
-            if file.is_file() and file.stat().st_size <= LARGEST_READ:
-                texts[path] = file.read_text(encoding="utf-8")
-    return texts
+    return ProjectFacts(frozenset(entries), pyproject, package, texts=texts, package_tests=tests)

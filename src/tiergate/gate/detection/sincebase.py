@@ -1,0 +1,84 @@
+"""How the checks the project declares now differ from those it declared at the loop's base.
+
+The gate runs the checks as the base declares them (`tiergate.gate.detection.projectchecks.checks_at_base`),
+so an agent that narrows the Makefile's, tox's or package.json's test command changes nothing the gate
+runs; but the change is still the agent's, and says something about the work: each one is named, and the
+claim goes to THOROUGH. A check declared now that the base did not declare is not named: the gate does
+not run it, and adding a check narrows nothing. A command run through npm reads the workspace's script
+whatever the gate does, so there the script itself is compared. See docs/judging.md, "The checks as
+declared at the base". Pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from tiergate.gate.detection.rules import DetectedCheck, ProjectFacts, detect
+from tiergate.text import brief, quote_inline
+
+# A command is shown up to this many characters.
+SHOWN = 160
+
+
+def changed_declarations(then: ProjectFacts, now: ProjectFacts) -> tuple[str, ...]:
+    """Why each check detected from `then` (the base's files) runs otherwise by `now`'s (the
+    workspace's), for a person; both with the programs they found (`ProjectFacts.programs`)."""
+    after = {_slot(check): check for check in detect(now).offered}
+    found: list[str] = []
+    for check in detect(then).offered:
+        later = after.get(_slot(check))
+        said = f"the declared command of check `{quote_inline(check.name)}` changed since the loop began"
+        if later is None:
+            found.append(f"{said}: {_shown(check)} at the base, none now; the gate runs the base's")
+        elif later.command != check.command:
+            found.append(
+                f"{said}: {_shown(check)} at the base, {_shown(later)} now; the gate runs the base's"
+            )
+        else:
+            found += [
+                f"{said}: {each}" for each in _scripts_changed(check, then.package_json, now.package_json)
+            ]
+    return tuple(found)
+
+
+def _slot(check: DetectedCheck) -> tuple[str, str]:
+    """What a check is for, whatever it is called: its ecosystem and kind (`tests-python` is `tests`)."""
+    return check.ecosystem, check.name.removesuffix(f"-{check.ecosystem}")
+
+
+def _shown(check: DetectedCheck) -> str:
+    where = check.declared[0].origin if check.declared else "tiergate's guess"
+    return f"{_code(check.command)} ({where})"
+
+
+def _scripts_changed(check: DetectedCheck, then: Mapping[str, Any], now: Mapping[str, Any]) -> list[str]:
+    """For a check that runs a package.json script (`npm run test`), how the script and the ones npm runs
+    around it (`pretest`, `posttest`) differ: npm reads them from the workspace."""
+    words = check.command.split()
+    if check.ecosystem != "node" or len(words) != 3 or words[1] != "run":
+        return []
+    found = []
+    for name in (f"pre{words[2]}", words[2], f"post{words[2]}"):
+        was, is_now = _script(then, name), _script(now, name)
+        if was != is_now:
+            found.append(
+                f'package.json\'s "{name}" script is {_command(was)} at the base, {_command(is_now)} now; '
+                f"{_code(check.command)} runs the workspace's, and the tests it leaves out are told "
+                "by their outcomes at the base"
+            )
+    return found
+
+
+def _script(package: Mapping[str, Any], name: str) -> str | None:
+    scripts = package.get("scripts")
+    script = scripts.get(name) if isinstance(scripts, Mapping) else None
+    return script if isinstance(script, str) else None
+
+
+def _command(script: str | None) -> str:
+    return "none" if script is None else _code(script)
+
+
+def _code(text: str) -> str:
+    return f"`{brief(text, SHOWN)}`"
