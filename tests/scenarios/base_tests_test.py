@@ -197,6 +197,51 @@ def test_a_behaviour_change_is_refuted_when_the_setting_says_so(tmp_path: Path) 
     assert f"{ADD} passed when the loop began and fails with the tests as they were then" in reason
 
 
+# A test helper outside the tests' folder: `support.py` at the project's top, imported by the tests alone.
+SUPPORT = (
+    "def assert_equal(actual, expected):\n    assert actual == expected, f'{actual!r} != {expected!r}'\n"
+)
+HELPED = TESTS.replace(
+    "import pytest\n\nfrom calc import add, div, mul\n",
+    "from calc import add, div, mul\nfrom support import assert_equal\n",
+).replace("assert div(6, 3) == 2", "assert_equal(div(6, 3), 2)")
+WEAKENED = "def assert_equal(actual, expected):\n    pass\n"
+CLOSE = SUPPORT + "\n\ndef assert_close(actual, expected):\n    assert abs(actual - expected) < 1e-9\n"
+
+
+def helped_loop(root: Path) -> Loop:
+    files = {
+        "calc.py": CALC,
+        "support.py": SUPPORT,
+        "tests/test_calc.py": HELPED,
+        "tests/test_other.py": OTHER,
+    }
+    return Loop(root, files, PYTEST)
+
+
+def test_a_failing_test_made_to_pass_by_weakening_its_helper_outside_the_tests_is_refuted(
+    tmp_path: Path,
+) -> None:
+    loop = helped_loop(tmp_path)
+
+    reason = refuted(loop.claim({"calc.py": WRONG, "support.py": WEAKENED}))
+
+    assert f"{DIV} {EDITED}; {PASSES_ONLY}" in reason
+
+
+def test_an_honest_new_helper_outside_the_tests_keeps_the_usual_tier(tmp_path: Path) -> None:
+    loop = helped_loop(tmp_path)
+    more = HELPED.replace(
+        "from support import assert_equal", "from support import assert_close, assert_equal"
+    )
+    more += "\n\ndef test_div_by_three():\n    assert_close(div(1, 3) * 3, 1)\n"
+
+    answer = loop.claim({"calc.py": DONE, "support.py": CLOSE, "tests/test_calc.py": more})
+
+    assert "```tiergate-spawn" in answer["reason"]
+    assert loop.loop().tier in ("LIGHT", "STANDARD") and "base-tests" not in loop.stop_reasons()
+
+
 # JavaScript (node --test) --------------------------------------------------------------------------------
 
 JS_WRONG = JS_PARTIAL.replace(

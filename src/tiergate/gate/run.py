@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING, Any
 from tiergate import foreign
 from tiergate.gate import baseline, cleancopy, firstrun, orderrun, rusttests, scratch
 from tiergate.gate import cache as evidencecache
+from tiergate.gate.changedtests import project_tests
 from tiergate.gate.checks import BEHAVIOUR_STAGE, COMPILE_STAGE, OUT_OF_TIME, Check, CheckResult
 from tiergate.gate.coverage.measuring import Measurement
 from tiergate.gate.pertest.basetests import base_tests_selection
 from tiergate.gate.pertest.order import OrderFailure
 from tiergate.gate.pertest.selection import TestSelection
-from tiergate.gate.pertest.testfiles import tests_among
 from tiergate.gate.processes import DEFAULT_TIMEOUT, Progress, skipped
 from tiergate.gate.ruling import GateResult, judge, new_compile_failures
 from tiergate.gate.standing import BaselineEntry
@@ -526,7 +526,7 @@ class _Run:
         if self.rust_tests is None:  # Rust's tests stand in its code files: read, once, where they are
             top = repository.repo_root(self.project.root)
             self.rust_tests = rusttests.touches_tests(top, self.commit, self.changed)
-        return bool(tests_among(self.changed)) or self.rust_tests
+        return bool(project_tests(self.project, self.commit, self.changed)) or self.rust_tests
 
     def with_base_tests(
         self, results: Sequence[CheckResult], judged: GateResult, key: str | None
@@ -611,7 +611,7 @@ class _Run:
         None: the whole check."""
         top = repository.repo_root(self.project.root)
         inside = self.project.root.resolve().relative_to(top.resolve()).as_posix()
-        touched = tests_among(self.changed or ())
+        touched = project_tests(self.project, self.commit, self.changed or ())
         chosen: dict[str, TestSelection | None] = {}
         for result in results:
             if result.key in wanted:

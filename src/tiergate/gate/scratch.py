@@ -13,9 +13,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from tiergate.gate import cleancopy, rusttests
+from tiergate.gate.changedtests import changed_tests
 from tiergate.gate.checks import Check, CheckResult
 from tiergate.gate.pertest.selection import TestSelection
-from tiergate.gate.pertest.testfiles import tests_among
 from tiergate.gate.processes import Progress
 from tiergate.gate.testreports import run_reported
 from tiergate.git import changes, rawtree, repository, runner, untracked
@@ -50,7 +50,8 @@ def base_tests_copy(root: Path, commit: str) -> Iterator[cleancopy.Copy]:
     top = repository.repo_root(root)
     # Asked once, for the tests among them and for the workspace's tree.
     differing = (changes.changed_paths(top, commit), untracked.untracked_files(top, commit))
-    tree = _scratch_tree(top, commit, tests_among([*differing[0], *differing[1]]), differing)
+    tests = changed_tests(root, commit, [*differing[0], *differing[1]])  # the base's test helpers too
+    tree = _scratch_tree(top, commit, tests, differing)
     with cleancopy.written(root, tree) as copy:
         yield copy
 
@@ -59,7 +60,7 @@ def _scratch_tree(
     top: Path, commit: str, tests: Sequence[str], differing: tuple[list[str], list[str]]
 ) -> str:
     """The workspace's tree with `tests` as in `commit` (or without them where it has none); `differing`:
-    the changed and the untracked paths (`changes.workspace_tree`)."""
+    the changed and the untracked paths, put in as the bytes on disk (`tiergate.git.rawtree`)."""
     tree = rawtree.workspace_tree(top, commit, [*differing[0], *differing[1]]).tree
     at_base = _entries(top, commit, set(tests))
     # Rust's tests stand in its code files: those the change touched get their tests as at the base.

@@ -93,12 +93,17 @@ class ImportMap:
             return None
         return tuple(sorted(found))
 
-    def _importers(self, sources: Iterable[str]) -> set[str]:
-        """`sources` and every file that imports one of them, directly or not."""
-        importers: dict[str, list[str]] = {}
+    def importers(self) -> dict[str, frozenset[str]]:
+        """The files that import each file (directly), for each file some file imports."""
+        importers: dict[str, set[str]] = {}
         for path, imported in self.imports:
             for target in imported:
-                importers.setdefault(target, []).append(path)
+                importers.setdefault(target, set()).add(path)
+        return {path: frozenset(by) for path, by in importers.items()}
+
+    def _importers(self, sources: Iterable[str]) -> set[str]:
+        """`sources` and every file that imports one of them, directly or not."""
+        importers = self.importers()
         reached = set(sources)
         waiting = list(reached)
         while waiting:
