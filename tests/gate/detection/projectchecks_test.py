@@ -23,6 +23,7 @@ from tiergate.gate.detection.projectchecks import (
     read_facts,
 )
 from tiergate.gate.detection.projectfiles import AtCommit
+from tiergate.gate.detection.sincebase import script_of
 
 
 def programs(folder: Path, *names: str) -> str:
@@ -221,3 +222,39 @@ def test_a_check_added_or_renamed_since_the_base_is_not_a_change_of_what_it_decl
     )
 
     assert declared_changes(root, load_config(root), base) == ()
+
+
+def test_a_script_the_declared_command_runs_is_named_when_it_differs_from_the_bases(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", with_git(programs(tmp_path / "bin", "python")))
+    files = {"setup.py": "", "Makefile": "test:\n\tpython ci/runtests.py\n", "ci/runtests.py": "run_all()\n"}
+    root = init_repo(tmp_path / "repo", files)
+    base = git(root, "rev-parse", "HEAD").strip()
+    config = load_config(root)
+    assert declared_changes(root, config, base) == ()
+
+    write(root, {"ci/runtests.py": "run_one()\n"})
+
+    assert declared_changes(root, config, base) == (
+        "the declared command of check `tests` runs `ci/runtests.py`, which differs from the base's: the "
+        "gate runs it as the workspace has it, and the tests it leaves out are told by their outcomes at "
+        "the base",
+    )
+
+
+@pytest.mark.parametrize(
+    ("command", "script"),
+    [
+        ("./run_tests.sh", "run_tests.sh"),
+        ("cd sub && ./t.sh -v", "sub/t.sh"),
+        ("python3 runtests.py --fast", "runtests.py"),
+        ("bash ci/test.sh", "ci/test.sh"),
+        ("python -m pytest -q", None),
+        ("pytest tests", None),
+        ("/usr/bin/env-test", None),
+        ("sh ../outside.sh", None),
+    ],
+)
+def test_the_file_a_command_runs_as_its_program(command: str, script: str | None) -> None:
+    assert script_of(command) == script

@@ -21,7 +21,7 @@ from tiergate.gate.detection.declared.declaration import FILES_READ, WORKFLOWS
 from tiergate.gate.detection.program import program_of
 from tiergate.gate.detection.projectfiles import AtCommit, OnDisk, ProjectFiles
 from tiergate.gate.detection.rules import Detection, ProjectFacts, detect, programs_named
-from tiergate.gate.detection.sincebase import changed_declarations
+from tiergate.gate.detection.sincebase import changed_declarations, script_changed, script_of
 from tiergate.git import repository
 
 if TYPE_CHECKING:
@@ -53,7 +53,31 @@ def declared_changes(root: Path, config: Config, base: str | None) -> tuple[str,
     (`tiergate.gate.detection.sincebase`); none with a `[checks]` table or without a base."""
     if config.checks or base is None:
         return ()
-    return changed_declarations(_with_programs(_at_base(root, base)), _with_programs(read_facts(root)))
+    then = _with_programs(_at_base(root, base))
+    return (
+        *changed_declarations(then, _with_programs(read_facts(root))),
+        *_scripts_changed(root, base, then),
+    )
+
+
+def _scripts_changed(root: Path, base: str, then: ProjectFacts) -> list[str]:
+    """For each check the base declares that runs a file of the project (`./run_tests.sh`), why it is
+    named when that file differs now: the gate runs the workspace's copy."""
+    scripts = {check: script for check in detect(then).offered if (script := script_of(check.command))}
+    if not scripts:
+        return []
+    top = repository.repo_root(root)
+    inside = root.resolve().relative_to(top.resolve()).as_posix()
+    at_base = AtCommit(top, base, "" if inside == "." else inside)
+    wanted = sorted(set(scripts.values()))
+    present = [path for path, kind in at_base.kinds(wanted).items() if kind == "file"]
+    was = at_base.texts(dict.fromkeys(present, LARGEST_READ))
+    now = OnDisk(root).texts(dict.fromkeys(was, LARGEST_READ))
+    return [
+        script_changed(check, path)
+        for check, path in scripts.items()
+        if path in was and now.get(path) != was[path]
+    ]
 
 
 def _configured(config: Config) -> tuple[Check, ...]:

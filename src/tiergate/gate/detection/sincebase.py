@@ -5,20 +5,26 @@ so an agent that narrows the Makefile's, tox's or package.json's test command ch
 runs; but the change is still the agent's, and says something about the work: each one is named, and the
 claim goes to THOROUGH. A check declared now that the base did not declare is not named: the gate does
 not run it, and adding a check narrows nothing. A command run through npm reads the workspace's script
-whatever the gate does, so there the script itself is compared. See docs/judging.md, "The checks as
+whatever the gate does, so there the script itself is compared; and so, by the caller, is a file of the
+project the command runs as its program (`script_of`). See docs/judging.md, "The checks as
 declared at the base". Pure.
 """
 
 from __future__ import annotations
 
+import posixpath
+import re
 from collections.abc import Mapping
 from typing import Any
 
+from tiergate.gate.detection.program import invocation_of
 from tiergate.gate.detection.rules import DetectedCheck, ProjectFacts, detect
 from tiergate.text import brief, quote_inline
 
 # A command is shown up to this many characters.
 SHOWN = 160
+# The programs that run the script file their first word names: `python runtests.py`, `sh ci/test.sh`.
+_INTERPRETERS = re.compile(r"python[0-9.]*|sh|bash|dash|zsh|node")
 
 
 def changed_declarations(then: ProjectFacts, now: ProjectFacts) -> tuple[str, ...]:
@@ -40,6 +46,32 @@ def changed_declarations(then: ProjectFacts, now: ProjectFacts) -> tuple[str, ..
                 f"{said}: {each}" for each in _scripts_changed(check, then.package_json, now.package_json)
             ]
     return tuple(found)
+
+
+def script_of(command: str) -> str | None:
+    """The file of the project `command` runs as its program (`./run_tests.sh`, `python runtests.py`),
+    relative to the project root; None when it runs none (a program on PATH, a module, a path outside)."""
+    found = invocation_of(command)
+    if found is None:
+        return None
+    program, args = found
+    if program.is_path:
+        script = posixpath.join(program.directory, program.word)
+    elif _INTERPRETERS.fullmatch(posixpath.basename(program.word)) and args and not args[0].startswith("-"):
+        script = posixpath.join(program.directory, args[0])
+    else:
+        return None
+    script = posixpath.normpath(script)
+    return None if script.startswith(("/", "../")) or script == ".." else script
+
+
+def script_changed(check: DetectedCheck, script: str) -> str:
+    """Why `check` is named when the file it runs (`script_of`) differs from the base's."""
+    return (
+        f"the declared command of check `{quote_inline(check.name)}` runs {_code(script)}, which differs "
+        "from the base's: the gate runs it as the workspace has it, and the tests it leaves out are told "
+        "by their outcomes at the base"
+    )
 
 
 def _slot(check: DetectedCheck) -> tuple[str, str]:
