@@ -7,6 +7,7 @@ the failing `test_div`. `Loop` is a ralph loop on a project through the real hoo
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -34,12 +35,22 @@ DIV = "tests/test_calc.py::test_div"
 
 
 class Loop(HookSession):
-    def __init__(self, root: Path, files: dict[str, str], check: str) -> None:
+    def __init__(
+        self,
+        root: Path,
+        files: dict[str, str],
+        check: str,
+        before_start: Callable[[Path], object] | None = None,
+    ) -> None:
+        """The loop begun on a new project of `files` whose test check is `check`; `before_start` is done
+        to the project first (what git ignores there: its virtualenv, `.venv`)."""
         config = {
             ".tiergate.toml": f"[checks]\ntests = {json.dumps(check)}\n",
-            ".gitignore": "__pycache__/\n",
+            ".gitignore": "__pycache__/\n.venv/\n",
         }
         super().__init__(root, init_repo(root / "project", {**files, **config}), SESSION)
+        if before_start is not None:
+            before_start(self.project)
         answer = self.hook("UserPromptSubmit", prompt="/tiergate:ralph implement mul and div in calc")
         assert "loop started" in answer["systemMessage"]
 

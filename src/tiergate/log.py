@@ -54,6 +54,17 @@ def record(project: Project, level: str, event: str, **fields: object) -> None:
     write_decision(project, event, fields, level=level)
 
 
+def record_rejected(project: Project, event: str, path: Path, why: str) -> None:
+    """Record a state file read as absent, not tiergate's writing as it is (`event`: whose, `why`: what
+    is wrong with it). Never raised: a log that cannot be written must not turn a miss into an error."""
+    import contextlib
+
+    from tiergate.project import state_name
+
+    with contextlib.suppress(OSError):
+        record(project, "warning", event, file=state_name(project, path), reason=why)
+
+
 def record_error(project: Project, event: str, session_id: str, exc: BaseException) -> None:
     """Record an error a hook met and went past (`event`, e.g. claim_check_error), with its traceback."""
     import traceback

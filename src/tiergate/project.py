@@ -273,6 +273,17 @@ def write_atomic(path: Path, data: bytes) -> None:
         raise
 
 
+def keep_newest(folder: Path, keep: int) -> None:
+    """Remove all but the `keep` newest (last written) JSON files of the state folder `folder`: records
+    of a session or a workspace long gone. Best effort: one that cannot be removed stays."""
+    try:
+        files = sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+    except OSError:
+        return
+    for old in files[keep:]:
+        remove_quietly(old)
+
+
 def remove_quietly(path: Path) -> None:
     """Remove `path` if it is there; an error removing it must not hide the one being handled."""
     import contextlib

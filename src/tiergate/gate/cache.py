@@ -20,7 +20,7 @@ from tiergate import seal
 from tiergate.gate.checks import Check, CheckResult, signature
 from tiergate.gate.pertest.record import TestRun
 from tiergate.gate.standing import BaselineEntry
-from tiergate.project import Project, ensure_state_dir, open_sealed, state_name, write_sealed
+from tiergate.project import Project, ensure_state_dir, keep_newest, open_sealed, write_sealed
 from tiergate.redact import redact
 from tiergate.tier.coverage.lines import GateCoverage
 
@@ -85,7 +85,7 @@ def store_evidence(
     if coverage is not None:
         record["coverage"] = coverage.to_record()
     write_sealed(project, path, json.dumps(record, indent=1).encode())
-    _prune(path.parent, KEEP_EVIDENCE)
+    keep_newest(path.parent, KEEP_EVIDENCE)  # a workspace state long gone rarely comes back
 
 
 def baseline_path(project: Project, base: str) -> Path:
@@ -154,11 +154,9 @@ def _read_json(project: Project, path: Path) -> Any:
 
 def _rejected(project: Project, path: Path, why: str) -> None:
     """Log a cache file that is not evidence; it reads as a miss (the checks run again)."""
-    from tiergate.log import record
+    from tiergate.log import record_rejected
 
-    # Best effort: a log that cannot be written must not turn a miss into an error.
-    with contextlib.suppress(OSError):
-        record(project, "warning", "cache_rejected", file=state_name(project, path), reason=why)
+    record_rejected(project, "cache_rejected", path, why)
 
 
 def _result(item: Any) -> CheckResult:
@@ -169,14 +167,3 @@ def _result(item: Any) -> CheckResult:
     if not isinstance(result.output, str) or not isinstance(result.name, str):
         raise ValueError("not a check result")
     return result
-
-
-def _prune(folder: Path, keep: int) -> None:
-    """Remove all but the `keep` newest results: a workspace state long gone rarely comes back."""
-    try:
-        files = sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
-    except OSError:
-        return
-    for old in files[keep:]:
-        with contextlib.suppress(OSError):
-            old.unlink()

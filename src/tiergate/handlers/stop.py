@@ -338,10 +338,12 @@ def measure(
         if isinstance(ran, Pending):
             return Measured(workspace=fingerprint.of_change(change), pending=ran.text)
         gate, coverage, thorough = effects.gate_facts(ran)
+        # After the checks ran: what changed in their environment since the loop began, up to now.
         thorough = (
             *thorough,
             *effects.links_out_reasons(project, change),
             *effects.declared_reasons(project, current, config),
+            *effects.environment_reasons(project, current, change.paths),
         )
         if not gate.refuted:
             content = _with_answers(content, project, config, base, change, _time_to_hold(started))

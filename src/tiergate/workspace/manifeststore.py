@@ -14,7 +14,13 @@ import json
 import re
 
 from tiergate import seal
-from tiergate.project import ensure_state_dir, is_valid_session_id, open_sealed, state_name, write_sealed
+from tiergate.project import (
+    ensure_state_dir,
+    is_valid_session_id,
+    keep_newest,
+    open_sealed,
+    write_sealed,
+)
 from tiergate.workspace import manifest
 
 # Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
@@ -45,7 +51,7 @@ def keep(project: Project, session_id: str, agent_id: str, taken: Manifest) -> N
         return
     ensure_state_dir(project)
     write_sealed(project, path, json.dumps(manifest.to_dict(taken)).encode())
-    _prune(path.parent)
+    keep_newest(path.parent, KEEP)
 
 
 def load(project: Project, session_id: str, agent_id: str) -> Manifest | None:
@@ -67,10 +73,9 @@ def load(project: Project, session_id: str, agent_id: str) -> Manifest | None:
 
 
 def _rejected(project: Project, path: Path, why: str) -> None:
-    from tiergate.log import record
+    from tiergate.log import record_rejected
 
-    with contextlib.suppress(OSError):
-        record(project, "warning", "manifest_rejected", file=state_name(project, path), reason=why)
+    record_rejected(project, "manifest_rejected", path, why)
 
 
 def drop(project: Project, session_id: str, agent_id: str) -> None:
@@ -78,11 +83,3 @@ def drop(project: Project, session_id: str, agent_id: str) -> None:
     if path is not None:
         with contextlib.suppress(OSError):
             path.unlink()
-
-
-def _prune(folder: Path) -> None:
-    with contextlib.suppress(OSError):
-        files = sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
-        for old in files[KEEP:]:
-            with contextlib.suppress(OSError):
-                old.unlink()

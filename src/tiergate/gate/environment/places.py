@@ -1,0 +1,266 @@
+"""Where the environment the checks run with is: the project's own environment folders (a virtualenv,
+node_modules, a tox env), the interpreters the checks start and the site folders those read, and the
+programs PATH finds for them. An adapter: it reads the project's folders, the programs' first lines, and
+asks a Python that is no virtualenv where its site folders are (a virtualenv's are read from its layout).
+
+Only what git does not track is the environment: a folder the loop's base commit holds, or that the change
+covers, is the project's code, measured as the change.
+"""
+
+# os.path on purpose: the folders and names here are strings all the way to the record.
+# ruff: noqa: PTH100, PTH110, PTH112, PTH113, PTH118, PTH119, PTH120, PTH123, PTH207
+from __future__ import annotations
+
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Collection, Iterable, Mapping, Sequence
+
+from tiergate.frozen import frozen
+from tiergate.gate.detection.program import program_of
+from tiergate.gate.environment.record import EnvironmentRecord
+
+# Folders of a project that hold its environment rather than its code (what `tiergate.gate.scratch` links
+# into its copies), and any folder holding a `pyvenv.cfg`.
+ENVIRONMENTS = frozenset({".venv", "venv", ".virtualenv", "env", "node_modules", ".tox", ".nox", "vendor"})
+# Always looked up on PATH: a check that starts `make` or `npm` may run whichever Python is found there.
+PYTHONS = ("python3", "python")
+_PYTHON = re.compile(r"(?:python|pypy)[0-9.]*")
+_NODE = "node"
+ASK_TIMEOUT = 10.0
+# Where the `.pth` files of a site folder, a virtualenv, or a folder of them (a tox env's) are.
+_PTH_PLACES = (
+    "*.pth",
+    "lib/python*/site-packages/*.pth",
+    "Lib/site-packages/*.pth",
+    "*/lib/python*/site-packages/*.pth",
+)
+# What a Python that is no virtualenv answers: its site folders, the system's, then the user's ("" when it
+# reads none), and the interpreter it is. `-S`: its site module imported, not run: no `.pth` runs for it.
+_ASK = (
+    "import json, site, sys; print(json.dumps([site.getsitepackages(), "
+    "site.getusersitepackages() if site.check_enableusersite() else '', sys.executable]))"
+)
+
+
+@frozen
+class Places:
+    """The environment's folders (none inside another), the interpreters' files, and the program names
+    looked up on PATH."""
+
+    folders: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
+    programs: tuple[str, ...] = ()
+
+
+def at_start(root: str, top: str, base: str | None, commands: Sequence[str]) -> Places:
+    """Where the environment is as a loop begins in the project at `root` (in the work tree at `top`, its
+    base commit `base`) whose checks run `commands`."""
+    folders = project_folders(root, top, base)
+    files: list[str] = []
+    programs = list(PYTHONS)
+    interpreters: list[str] = []
+    untold = False
+    for command in commands:
+        found, name = _program(command, root)
+        if name and name not in programs:
+            programs.append(name)
+        if found:
+            files.append(os.path.realpath(found))
+        runs = _interpreters(found, 2) if found else []
+        interpreters += runs
+        untold = untold or not runs
+    if untold:
+        # Which Python a `make test` or `sh check.sh` starts cannot be told: the ones PATH finds, as the
+        # checks would. A shim (pyenv's) is a script: which Python it runs is its own choice at each run.
+        interpreters += [p for name in PYTHONS if (p := shutil.which(name)) and not _shebang(p)]
+    for interpreter in dict.fromkeys(interpreters):
+        files.append(os.path.realpath(interpreter))
+        if _PYTHON.fullmatch(os.path.basename(interpreter)):
+            reads, runs = _python_places(interpreter)
+            folders += reads
+            files += runs
+    folders += _added_by_pth(folders, top)
+    # One no one here can write is no one's to change in a loop; one not there yet can be made.
+    writable = [f for f in folders if not os.path.exists(f) or os.access(f, os.W_OK)]
+    return Places(_outermost(writable, top, root), tuple(dict.fromkeys(files)), tuple(programs))
+
+
+def at_claim(
+    recorded: EnvironmentRecord, root: str, top: str, base: str | None, covered: Collection[str]
+) -> Places:
+    """Where to look at a claim: what the loop's start recorded, and the project's environment folders as
+    they are now (one made since is new), less those the change covers (`covered`: its paths)."""
+    now = [f for f in project_folders(root, top, base) if not _covers(covered, os.path.relpath(f, top))]
+    folders = [*recorded.folders, *(f for f in now if f not in recorded.folders)]
+    return Places(tuple(folders), tuple(recorded.files), tuple(recorded.programs))
+
+
+def project_folders(root: str, top: str, base: str | None) -> list[str]:
+    """The environment folders in the project's folder and at the top of its work tree that the base
+    commit does not hold."""
+    found = []
+    for folder in dict.fromkeys((root, top)):
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        found += [
+            e.path
+            for e in entries
+            if e.is_dir() and (e.name in ENVIRONMENTS or os.path.isfile(os.path.join(e.path, "pyvenv.cfg")))
+        ]
+    return _untracked(found, top, base) if found and base else found
+
+
+def _untracked(folders: list[str], top: str, base: str) -> list[str]:
+    """Those of `folders` the commit `base` holds nothing in: one it does is the project's code."""
+    from pathlib import Path
+
+    from tiergate.errors import UserError
+    from tiergate.git import runner
+
+    names = [os.path.relpath(f, top) for f in folders]
+    try:
+        out = runner.run(Path(top), "ls-tree", "-z", "--name-only", base, "--", *names).stdout
+    except UserError:
+        return folders
+    tracked = {os.fsdecode(n) for n in out.split(b"\0") if n}
+    return [f for f, n in zip(folders, names, strict=True) if n not in tracked]
+
+
+def _covers(covered: Collection[str], folder: str) -> bool:
+    prefix = folder + "/"
+    return any(p.startswith(prefix) for p in covered)
+
+
+def _program(command: str, root: str) -> tuple[str | None, str | None]:
+    """Where the program `command` starts is (None: unknown, or a shell builtin), and its name when PATH
+    finds it."""
+    program = program_of(command)
+    if program is None or program.builtin:
+        return None, None
+    if program.is_path:
+        found = os.path.normpath(os.path.join(root, program.directory, program.word))
+        return (found if os.path.isfile(found) else None), None
+    return shutil.which(program.word), program.word
+
+
+def _interpreters(path: str, depth: int) -> list[str]:
+    """The interpreter (Python, node) that the program at `path` is, or that its `#!` line runs."""
+    name = os.path.basename(path)
+    if _PYTHON.fullmatch(name) or name == _NODE:
+        return [path]
+    if depth == 0:
+        return []
+    words = _shebang(path)
+    if not words:
+        return []
+    runs = shutil.which(words[1]) if os.path.basename(words[0]) == "env" and len(words) > 1 else words[0]
+    return _interpreters(runs, depth - 1) if runs else []
+
+
+def _shebang(path: str) -> list[str]:
+    try:
+        with open(path, "rb") as handle:
+            first = handle.read(256)
+    except OSError:
+        return []
+    if not first.startswith(b"#!"):
+        return []
+    return first[2:].split(b"\n", 1)[0].decode("utf-8", "replace").split()
+
+
+def _python_places(python: str) -> tuple[list[str], list[str]]:
+    """The folders a Python reads its packages from, its virtualenv (and the system's site folders when
+    it sees them) or the site folders it names when asked, and the interpreter a Python asked names."""
+    venv = _venv_of(python)
+    if venv is None:
+        return _asked(python)
+    config = _venv_config(venv)
+    if config.get("include-system-site-packages", "").lower() != "true":
+        return [venv], []
+    base = config.get("executable") or os.path.join(config.get("home", ""), "python3")
+    folders, files = _asked(base)
+    return [venv, *folders], files
+
+
+def _venv_of(python: str) -> str | None:
+    """The virtualenv a Python runs in: where `pyvenv.cfg` is beside it or one folder up (as Python
+    itself looks, from the path it is started by)."""
+    here = os.path.dirname(os.path.abspath(python))
+    for folder in (here, os.path.dirname(here)):
+        if os.path.isfile(os.path.join(folder, "pyvenv.cfg")):
+            return folder
+    return None
+
+
+def _venv_config(venv: str) -> dict[str, str]:
+    try:
+        with open(os.path.join(venv, "pyvenv.cfg"), encoding="utf-8", errors="replace") as handle:
+            lines = handle.read().splitlines()
+    except OSError:
+        return {}
+    pairs = (line.partition("=") for line in lines)
+    return {key.strip().lower(): value.strip() for key, eq, value in pairs if eq}
+
+
+def _asked(python: str) -> tuple[list[str], list[str]]:
+    """The site folders a Python that is no virtualenv names: the system's, and the user's, there or not
+    (a `pip install --user` makes it); and the interpreter it runs (a shim's own choice)."""
+    try:
+        out = subprocess.run(
+            [python, "-S", "-c", _ASK], capture_output=True, timeout=ASK_TIMEOUT, check=True, text=True
+        ).stdout
+        system, user, executable = json.loads(out)
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return [], []
+    folders = [*(str(f) for f in system if os.path.isdir(f)), *([str(user)] if user else [])]
+    return folders, [os.path.realpath(executable)] if executable else []
+
+
+def _added_by_pth(folders: Iterable[str], top: str) -> list[str]:
+    """The folders that the `.pth` files of the site folders among `folders` put on sys.path, outside the
+    work tree (inside it they are the project's code)."""
+    added = []
+    for folder in folders:
+        for pattern in _PTH_PLACES:
+            for pth in glob.glob(os.path.join(glob.escape(folder), pattern)):
+                added += [d for d in _pth_folders(pth) if not _inside(d, top)]
+    return added
+
+
+def _pth_folders(pth: str) -> list[str]:
+    site = os.path.dirname(pth)
+    try:
+        with open(pth, encoding="utf-8", errors="replace") as handle:
+            lines = handle.read().splitlines()
+    except OSError:
+        return []
+    named = (
+        line.rstrip() for line in lines if line.strip() and not line.startswith(("#", "import ", "import\t"))
+    )
+    return [d for d in (os.path.normpath(os.path.join(site, n)) for n in named) if os.path.isdir(d)]
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def _outermost(folders: Iterable[str], top: str, root: str) -> tuple[str, ...]:
+    """`folders` once each, none inside another, and none that is the work tree or holds it."""
+    kept: list[str] = []
+    for folder in sorted({os.path.abspath(f) for f in folders}):
+        if _inside(top, folder) or _inside(root, folder) or any(_inside(folder, k) for k in kept):
+            continue
+        kept.append(folder)
+    return tuple(kept)
+
+
+def programs_on_path(names: Iterable[str], env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Where PATH finds each of `names` ("" where it finds none)."""
+    path = (os.environ if env is None else env).get("PATH")
+    return {name: shutil.which(name, path=path) or "" for name in names}

@@ -1,0 +1,82 @@
+"""The record of the environment taken as a loop began, kept until its claims are judged:
+`<state_dir>/environment/<session_id>.json`, written atomically and sealed, naming its loop.
+
+The agent can write the state folder: a file tiergate did not seal as it is, or one of another loop,
+reads as no record, which makes the claim THOROUGH (`difference.NO_RECORD`) rather than compared with
+what the agent left there. See docs/ARCHITECTURE.md, "State the agent can reach is not trusted".
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tiergate import seal
+from tiergate.gate.environment.record import EnvironmentRecord, from_dict, to_dict
+from tiergate.project import (
+    Project,
+    ensure_state_dir,
+    is_valid_session_id,
+    keep_newest,
+    open_sealed,
+    write_sealed,
+)
+
+DIR = "environment"
+KEEP = 50  # the newest records kept: each session's loop has one
+
+
+def path_for(project: Project, session_id: str) -> Path | None:
+    if not is_valid_session_id(session_id):
+        return None
+    return project.state_dir / DIR / f"{session_id}.json"
+
+
+def keep(project: Project, session_id: str, loop: str, record: EnvironmentRecord) -> str | None:
+    """Keep `record` as the environment of the session's loop `loop` (`tiergate.loop.ledger.loop_token`);
+    the digest of what was kept, for the loop's state to hold (None: a session id no file can have)."""
+    path = path_for(project, session_id)
+    if path is None:
+        return None
+    ensure_state_dir(project)
+    body = json.dumps({"loop": loop, "record": to_dict(record)}, separators=(",", ":")).encode()
+    write_sealed(project, path, body)
+    keep_newest(path.parent, KEEP)
+    return _digest(body)
+
+
+def _digest(body: bytes) -> str:
+    from _blake2 import blake2b  # as `tiergate.seal` does: hashlib's import costs a hook milliseconds
+
+    return blake2b(body, digest_size=16).hexdigest()
+
+
+def load(project: Project, session_id: str, loop: str, digest: str) -> EnvironmentRecord | None:
+    """The record kept as the session's loop `loop` began, whose digest its state holds (`digest`); None
+    when there is no such record (one that is not, tiergate's or not, is logged)."""
+    path = path_for(project, session_id)
+    if path is None:
+        return None
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return None
+    try:
+        opened = open_sealed(project, path, raw)
+        body = json.loads(opened)
+    except (ValueError, seal.SealError) as exc:
+        _rejected(project, path, str(exc) or type(exc).__name__)
+        return None
+    if _digest(opened) != digest or not isinstance(body, dict) or body.get("loop") != loop:
+        _rejected(project, path, "it is not the record this loop kept")
+        return None
+    found = from_dict(body.get("record"))
+    if found is None:
+        _rejected(project, path, "it is not a record of the environment")
+    return found
+
+
+def _rejected(project: Project, path: Path, why: str) -> None:
+    from tiergate.log import record_rejected
+
+    record_rejected(project, "environment_rejected", path, why)
