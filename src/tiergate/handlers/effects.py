@@ -110,13 +110,16 @@ def record_environment(project: Project, current: LoopState) -> None:
         from tiergate.loop import store as loops
         from tiergate.loop.ledger import loop_token
 
+        stored = loops.read(project, current.session_id)
+        if stored is None or stored.started_at != current.started_at or stored.environment is not None:
+            return  # another loop's now, or this one's record kept already: never taken again
         root, top = _tops(project)
         checks = gate_request(project, current, loop_config(project, current)).checks
         where = places.at_start(root, top, current.change_base, [c.command for c in checks])
         digest = store.keep(project, current.session_id, loop_token(current.started_at), walk.take(where))
 
         def noted(now: LoopState | None) -> tuple[LoopState | None, None]:
-            if digest is None or now is None or now.started_at != current.started_at:
+            if digest is None or now is None or now.started_at != current.started_at or now.environment:
                 return None, None  # another loop began meanwhile: it keeps a record of its own
             return replace(now, environment=digest), None
 
