@@ -25,6 +25,7 @@ BENCHMARKS = (
     "test_contract_bench",  # a claim's test runs against f9b8652 (goal: +0 untouched tests, +1 edited)
     "claude_loops_bench",  # a completed task on tiergate's own suite, against the bare test run
     "gate_scale_bench",  # a claim's answer over the bare suite's time T (goal: wrong 0.25 T, honest 1.3 T)
+    "environment_bench",  # the checks' environment recorded and compared, against the Stop (goal: < 0.1)
 )
 
 

@@ -70,7 +70,7 @@ def test_a_record_deleted_or_rewritten_is_no_record(project: Project) -> None:
 
     path.unlink()
     assert environment_reasons(project, current, ()) == (NO_RECORD,)
-    path.write_bytes(kept.replace(b'"schema":1', b'"schema":1 '))
+    path.write_bytes(kept.replace(b'"schema":1', b'"schema": 1'))  # the same record, not the same bytes
     assert environment_reasons(project, current, ()) == (NO_RECORD,)
 
 

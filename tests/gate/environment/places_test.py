@@ -9,7 +9,8 @@ from pathlib import Path
 
 from testing.gitrepo import init_repo
 
-from tiergate.gate.environment.places import at_start, project_folders
+from tiergate.gate.environment.places import at_claim, at_start, project_folders
+from tiergate.gate.environment.record import EnvironmentRecord
 from tiergate.gate.environment.walk import files_under
 
 
@@ -54,6 +55,19 @@ def test_every_file_and_link_is_taken_but_the_tools_caches(tmp_path: Path) -> No
     taken = files_under(str(folder))
 
     assert taken is not None and sorted(taken) == [".bin/kit", "kit/index.js"]
-    assert taken[".bin/kit"][4] == "../kit/index.js"
+    assert taken[".bin/kit"][-1] == "../kit/index.js" and len(taken["kit/index.js"]) == 4
     assert sorted(files_under(str(tox)) or ()) == ["py311/lib/site.py"]
     assert files_under(str(tmp_path / "absent")) is None
+
+
+def test_a_claim_looks_where_the_start_did_and_in_an_environment_folder_made_since(tmp_path: Path) -> None:
+    project = init_repo(tmp_path / "p", {".gitignore": ".venv/\nnode_modules/\n"})
+    started = at_start(str(project), str(project), "HEAD", [])
+    (project / ".venv").mkdir()
+    (project / "vendor").mkdir()
+    recorded = EnvironmentRecord(folders=dict.fromkeys(started.folders), programs={"python3": ""})
+
+    places = at_claim(recorded, str(project), str(project), "HEAD", ["vendor/lib.php"])
+
+    assert places.folders == (str(project / ".venv"),)  # vendor/ is in the change: the project's code
+    assert places.programs == ("python3",)

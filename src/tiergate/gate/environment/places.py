@@ -94,14 +94,15 @@ def at_claim(
 ) -> Places:
     """Where to look at a claim: what the loop's start recorded, and the project's environment folders as
     they are now (one made since is new), less those the change covers (`covered`: its paths)."""
-    now = [f for f in project_folders(root, top, base) if not _covers(covered, os.path.relpath(f, top))]
-    folders = [*recorded.folders, *(f for f in now if f not in recorded.folders)]
+    known = recorded.folders.keys()
+    made = [f for f in project_folders(root, top, base, known) if f not in known]
+    folders = [*known, *(f for f in made if not _covers(covered, os.path.relpath(f, top)))]
     return Places(tuple(folders), tuple(recorded.files), tuple(recorded.programs))
 
 
-def project_folders(root: str, top: str, base: str | None) -> list[str]:
+def project_folders(root: str, top: str, base: str | None, known: Collection[str] = ()) -> list[str]:
     """The environment folders in the project's folder and at the top of its work tree that the base
-    commit does not hold."""
+    commit does not hold (git is asked only of those not `known` already)."""
     found = []
     for folder in dict.fromkeys((root, top)):
         try:
@@ -113,7 +114,8 @@ def project_folders(root: str, top: str, base: str | None) -> list[str]:
             for e in entries
             if e.is_dir() and (e.name in ENVIRONMENTS or os.path.isfile(os.path.join(e.path, "pyvenv.cfg")))
         ]
-    return _untracked(found, top, base) if found and base else found
+    asked = [f for f in found if f not in known]
+    return [*(f for f in found if f in known), *(_untracked(asked, top, base) if asked and base else asked)]
 
 
 def _untracked(folders: list[str], top: str, base: str) -> list[str]:

@@ -18,8 +18,10 @@ if TYPE_CHECKING:
     from typing import Any
 
 SCHEMA = 1
-# (size, modification time in ns, change time in ns, inode, a link's target: "" for a file)
-Stamp = tuple[int, int, int, int, str]
+# (size, modification time in ns, change time in ns, inode), and for a link its target: the JSON lists
+# the record is kept as, made tuples again without a call per file (a large environment has tens of
+# thousands).
+Stamp = tuple[int, int, int, int] | tuple[int, int, int, int, str]
 
 
 @frozen
@@ -38,54 +40,39 @@ class EnvironmentRecord:
 
 
 def to_dict(record: EnvironmentRecord) -> dict[str, Any]:
+    """The record as JSON takes it (its stamps become lists)."""
     return {
         "schema": SCHEMA,
-        "folders": {path: _files_out(files) for path, files in record.folders.items()},
-        "files": {path: _stamp_out(stamp) for path, stamp in record.files.items()},
+        "folders": dict(record.folders),
+        "files": dict(record.files),
         "programs": dict(record.programs),
     }
 
 
 def from_dict(data: object) -> EnvironmentRecord | None:
-    """The record `to_dict` made; None when `data` is not one (another schema, damaged)."""
+    """The record `to_dict` made, read back from JSON; None when `data` is not one (another schema, a
+    shape of its own). Only its shape is checked: the caller knows the data is the record it kept
+    (`tiergate.gate.environment.store` checks its digest)."""
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         return None
     try:
-        folders = {str(path): _files_in(files) for path, files in data["folders"].items()}
-        files = {str(path): _stamp_in(stamp) for path, stamp in data["files"].items()}
+        folders = {str(path): _files(files) for path, files in data["folders"].items()}
+        files = {str(path): None if s is None else _stamp(s) for path, s in data["files"].items()}
         programs = {str(name): str(where) for name, where in data["programs"].items()}
     except (KeyError, TypeError, ValueError, AttributeError):
         return None
     return EnvironmentRecord(folders, files, programs)
 
 
-def _files_out(files: Mapping[str, Stamp] | None) -> dict[str, list[int | str]] | None:
-    return None if files is None else {path: _list(stamp) for path, stamp in files.items()}
-
-
-def _stamp_out(stamp: Stamp | None) -> list[int | str] | None:
-    return None if stamp is None else _list(stamp)
-
-
-def _list(stamp: Stamp) -> list[int | str]:
-    # A file's stamp without its empty link target: the record of a large environment is mostly files.
-    return list(stamp) if stamp[4] else list(stamp[:4])
-
-
-def _files_in(files: object) -> dict[str, Stamp] | None:
+def _files(files: object) -> dict[str, Stamp] | None:
     if files is None:
         return None
     if not isinstance(files, dict):
         raise TypeError("not a folder's files")
-    return {str(path): _stamp(stamp) for path, stamp in files.items()}
-
-
-def _stamp_in(stamp: object) -> Stamp | None:
-    return None if stamp is None else _stamp(stamp)
+    return dict(zip(files, map(tuple, files.values()), strict=True))
 
 
 def _stamp(value: object) -> Stamp:
     if not isinstance(value, list) or len(value) not in (4, 5):
         raise TypeError("not a stamp")
-    size, mtime, ctime, inode = (int(v) for v in value[:4])
-    return (size, mtime, ctime, inode, str(value[4]) if len(value) == 5 else "")
+    return tuple(value)

@@ -1,9 +1,12 @@
 """The record of the environment taken as a loop began, kept until its claims are judged:
-`<state_dir>/environment/<session_id>.json`, written atomically and sealed, naming its loop.
+`<state_dir>/environment/<session_id>.json`, written atomically, naming its loop.
 
-The agent can write the state folder: a file tiergate did not seal as it is, or one of another loop,
-reads as no record, which makes the claim THOROUGH (`difference.NO_RECORD`) rather than compared with
-what the agent left there. See docs/ARCHITECTURE.md, "State the agent can reach is not trusted".
+The agent can write the state folder, so the record is bound to its loop by its digest (BLAKE2b), which
+the loop's state holds, sealed (`LoopState.environment`): a file that is not the one kept, whoever wrote
+it, reads as no record, which makes the claim THOROUGH (`difference.NO_RECORD`) rather than compared with
+what the agent left there. No seal of its own: the digest binds it more tightly (to its loop), and
+hashing a large environment's record once costs less than sealing it too. See docs/ARCHITECTURE.md,
+"State the agent can reach is not trusted".
 """
 
 from __future__ import annotations
@@ -11,16 +14,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tiergate import seal
 from tiergate.gate.environment.record import EnvironmentRecord, from_dict, to_dict
-from tiergate.project import (
-    Project,
-    ensure_state_dir,
-    is_valid_session_id,
-    keep_newest,
-    open_sealed,
-    write_sealed,
-)
+from tiergate.project import Project, ensure_state_dir, is_valid_session_id, keep_newest, write_atomic
 
 DIR = "environment"
 KEEP = 50  # the newest records kept: each session's loop has one
@@ -40,40 +35,35 @@ def keep(project: Project, session_id: str, loop: str, record: EnvironmentRecord
         return None
     ensure_state_dir(project)
     body = json.dumps({"loop": loop, "record": to_dict(record)}, separators=(",", ":")).encode()
-    write_sealed(project, path, body)
+    write_atomic(path, body)
     keep_newest(path.parent, KEEP)
     return _digest(body)
+
+
+def load(project: Project, session_id: str, loop: str, digest: str) -> EnvironmentRecord | None:
+    """The record kept as the session's loop `loop` began, whose digest its state holds (`digest`); None
+    when there is no such record (a file that is not it is logged)."""
+    path = path_for(project, session_id)
+    if path is None:
+        return None
+    try:
+        body = path.read_bytes()
+    except OSError:
+        return None
+    if _digest(body) != digest:
+        _rejected(project, path, "it is not the record this loop kept")
+        return None
+    data = json.loads(body)  # what tiergate wrote, to the byte
+    found = from_dict(data.get("record")) if data.get("loop") == loop else None
+    if found is None:
+        _rejected(project, path, "it is not a record of this loop's environment")
+    return found
 
 
 def _digest(body: bytes) -> str:
     from _blake2 import blake2b  # as `tiergate.seal` does: hashlib's import costs a hook milliseconds
 
     return blake2b(body, digest_size=16).hexdigest()
-
-
-def load(project: Project, session_id: str, loop: str, digest: str) -> EnvironmentRecord | None:
-    """The record kept as the session's loop `loop` began, whose digest its state holds (`digest`); None
-    when there is no such record (one that is not, tiergate's or not, is logged)."""
-    path = path_for(project, session_id)
-    if path is None:
-        return None
-    try:
-        raw = path.read_bytes()
-    except OSError:
-        return None
-    try:
-        opened = open_sealed(project, path, raw)
-        body = json.loads(opened)
-    except (ValueError, seal.SealError) as exc:
-        _rejected(project, path, str(exc) or type(exc).__name__)
-        return None
-    if _digest(opened) != digest or not isinstance(body, dict) or body.get("loop") != loop:
-        _rejected(project, path, "it is not the record this loop kept")
-        return None
-    found = from_dict(body.get("record"))
-    if found is None:
-        _rejected(project, path, "it is not a record of the environment")
-    return found
 
 
 def _rejected(project: Project, path: Path, why: str) -> None:

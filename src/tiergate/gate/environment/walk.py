@@ -49,16 +49,24 @@ def files_under(folder: str) -> dict[str, Stamp] | None:
             entries = os.scandir(os.path.join(folder, rel) if rel else folder)
         except OSError:
             continue
+        prefix = f"{rel}/" if rel else ""
         with entries:
             skipped = _skipped(os.path.basename(rel) if rel else os.path.basename(folder), tool, depth)
+            # The loop every file of a large environment goes through: kept to the syscall and a tuple.
             for entry in entries:
-                path = f"{rel}/{entry.name}" if rel else entry.name
+                name = entry.name
                 if entry.is_dir(follow_symlinks=False):
-                    if entry.name not in SKIPPED and entry.name not in skipped:
-                        pending.append((path, depth + 1))
+                    if name not in SKIPPED and name not in skipped:
+                        pending.append((prefix + name, depth + 1))
                     continue
-                with contextlib.suppress(OSError):
-                    found[path] = _stamp(entry.path, entry.stat(follow_symlinks=False))
+                try:
+                    st = entry.stat(follow_symlinks=False)
+                    if entry.is_symlink():
+                        found[prefix + name] = (*_times(st), os.readlink(entry.path))
+                    else:
+                        found[prefix + name] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+                except OSError:
+                    continue
     return found
 
 
@@ -78,11 +86,14 @@ def _stamp_of(path: str) -> Stamp | None:
 
 
 def _stamp(path: str, st: os.stat_result) -> Stamp:
-    target = ""
     if stat.S_ISLNK(st.st_mode):
         with contextlib.suppress(OSError):
-            target = os.readlink(path)
-    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, target)
+            return (*_times(st), os.readlink(path))
+    return _times(st)
+
+
+def _times(st: os.stat_result) -> tuple[int, int, int, int]:
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
 
 
 def owners(before: EnvironmentRecord, after: EnvironmentRecord) -> dict[str, str]:
@@ -91,7 +102,9 @@ def owners(before: EnvironmentRecord, after: EnvironmentRecord) -> dict[str, str
     found: dict[str, str] = {}
     for folder, files in after.folders.items():
         was = before.folders.get(folder) or {}
-        for rel, stamp in (files or {}).items():
+        if files is None or files == was:
+            continue
+        for rel, stamp in files.items():
             if rel.endswith(".dist-info/RECORD") and was.get(rel) != stamp:
                 dist = os.path.join(folder, os.path.dirname(rel))
                 found |= {f"{os.path.dirname(dist)}/{top}": dist for top in _record_tops(dist)}
