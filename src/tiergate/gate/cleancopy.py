@@ -18,11 +18,9 @@ from pathlib import Path
 from tiergate import foreign
 from tiergate.frozen import frozen
 from tiergate.gate.baseline import worktree
+from tiergate.gate.environment.places import is_environment
 from tiergate.git import changes, rawtree, repository, runner, untracked
 from tiergate.tier.change import work_paths
-
-# Folders that hold a project's environment rather than its code, linked into a copy.
-ENVIRONMENTS = frozenset({".venv", "venv", ".virtualenv", "env", "node_modules", ".tox", ".nox", "vendor"})
 
 
 @frozen
@@ -106,8 +104,4 @@ def _environments(folder: Path) -> list[Path]:
         entries = list(folder.iterdir())
     except OSError:
         return []
-    return [
-        entry
-        for entry in entries
-        if entry.is_dir() and (entry.name in ENVIRONMENTS or (entry / "pyvenv.cfg").is_file())
-    ]
+    return [entry for entry in entries if entry.is_dir() and is_environment(entry.name, str(entry))]

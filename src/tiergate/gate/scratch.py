@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
@@ -18,7 +17,7 @@ from tiergate.gate.checks import Check, CheckResult
 from tiergate.gate.pertest.selection import TestSelection
 from tiergate.gate.processes import Progress
 from tiergate.gate.testreports import run_reported
-from tiergate.git import changes, rawtree, repository, runner, untracked
+from tiergate.git import changes, indexcopy, rawtree, repository, runner, untracked
 
 LABEL = "base tests"
 
@@ -65,11 +64,7 @@ def _scratch_tree(
     at_base = _entries(top, commit, set(tests))
     # Rust's tests stand in its code files: those the change touched get their tests as at the base.
     at_base.update(rusttests.base_test_entries(top, commit, tree, [*differing[0], *differing[1]]))
-    fd, name = tempfile.mkstemp(prefix="tiergate-index-")
-    os.close(fd)
-    index = Path(name)
-    index.unlink()  # git reads a missing index file as an empty one
-    try:
+    with indexcopy.scratch_index() as index:
         runner.run(top, "read-tree", tree, index=index)
         if at_base:
             runner.run(
@@ -79,8 +74,6 @@ def _scratch_tree(
         if gone:
             runner.run(top, "update-index", "-z", "--force-remove", "--stdin", stdin=gone, index=index)
         return runner.run(top, "write-tree", index=index).stdout.decode().strip()
-    finally:
-        index.unlink(missing_ok=True)
 
 
 def _entries(top: Path, commit: str, paths: set[str]) -> dict[str, bytes]:

@@ -60,6 +60,20 @@ def measuring_index(repo: Path, base: str, private: bool = False) -> Iterator[Pa
         index.unlink(missing_ok=True)
 
 
+@contextlib.contextmanager
+def scratch_index() -> Iterator[Path]:
+    """The path of an index file of tiergate's own, empty (git reads a missing index file as an empty
+    one), removed afterwards: where a tree is put together from parts."""
+    fd, name = tempfile.mkstemp(prefix="tiergate-index-")
+    os.close(fd)
+    index = Path(name)
+    index.unlink()
+    try:
+        yield index
+    finally:
+        index.unlink(missing_ok=True)
+
+
 def flagged_paths(repo: Path) -> dict[str, list[bytes]]:
     """Tracked paths the index marks, by the update-index option that clears the mark: assume-unchanged
     (a lowercase tag) and skip-worktree (S, or s with both). Kept for the process while the index file

@@ -14,12 +14,11 @@ from __future__ import annotations
 import os
 import posixpath
 import stat
-import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from tiergate.frozen import frozen
-from tiergate.git import objects, runner
+from tiergate.git import indexcopy, objects, runner
 
 # The most bytes a resolved symlink may bring into the tree: a link to a folder of data is left dangling.
 MAX_RESOLVED = 8 * 1024 * 1024
@@ -37,11 +36,7 @@ class RawTree:
 def workspace_tree(top: Path, commit: str, paths: Iterable[str]) -> RawTree:
     """`commit` with each of `paths` (repository-relative: the change's, deleted ones included) as it is
     on disk in the work tree at `top`, byte for byte."""
-    fd, name = tempfile.mkstemp(prefix="tiergate-index-")
-    os.close(fd)
-    index = Path(name)
-    index.unlink()  # git reads a missing index file as an empty one
-    try:
+    with indexcopy.scratch_index() as index:
         runner.run(top, "read-tree", commit, index=index)
         entries, gone = _entries(top, sorted(set(paths)))
         if gone:
@@ -52,8 +47,6 @@ def workspace_tree(top: Path, commit: str, paths: Iterable[str]) -> RawTree:
         links = _resolved_links(top, index)
         tree = runner.text(runner.run(top, "write-tree", index=index).stdout)
         return RawTree(tree, links)
-    finally:
-        index.unlink(missing_ok=True)
 
 
 def _entries(top: Path, paths: Sequence[str]) -> tuple[list[bytes], list[str]]:

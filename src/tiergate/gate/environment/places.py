@@ -100,6 +100,12 @@ def at_claim(
     return Places(tuple(folders), tuple(recorded.files), tuple(recorded.programs))
 
 
+def is_environment(name: str, path: str) -> bool:
+    """Whether the folder `name` at `path` holds a project's environment rather than its code: one of
+    ENVIRONMENTS' names, or a virtualenv by its `pyvenv.cfg`."""
+    return name in ENVIRONMENTS or os.path.isfile(os.path.join(path, "pyvenv.cfg"))
+
+
 def project_folders(root: str, top: str, base: str | None, known: Collection[str] = ()) -> list[str]:
     """The environment folders in the project's folder and at the top of its work tree that the base
     commit does not hold (git is asked only of those not `known` already)."""
@@ -109,11 +115,7 @@ def project_folders(root: str, top: str, base: str | None, known: Collection[str
             entries = list(os.scandir(folder))
         except OSError:
             continue
-        found += [
-            e.path
-            for e in entries
-            if e.is_dir() and (e.name in ENVIRONMENTS or os.path.isfile(os.path.join(e.path, "pyvenv.cfg")))
-        ]
+        found += [e.path for e in entries if e.is_dir() and is_environment(e.name, e.path)]
     asked = [f for f in found if f not in known]
     return [*(f for f in found if f in known), *(_untracked(asked, top, base) if asked and base else asked)]
 
