@@ -27,7 +27,8 @@ def test_the_copy_holds_the_claimed_code_with_its_tests_as_at_the_base(tmp_path:
     write(repo, {"src/lib.rs": EDITED, "src/half.rs": NEW_MODULE})
 
     assert touches_tests(repo, base, ["src/lib.rs", "src/half.rs"])
-    with base_tests_copy(repo, base) as copy:
+    with base_tests_copy(repo, base) as made:
+        copy = made.cwd
         assert (copy / "src/lib.rs").read_text() == lib(WRONG)
         assert (copy / "src/half.rs").read_text().startswith("pub fn half(a: i64) -> i64 {\n    a / 2\n}\n")
         assert "mod tests" not in (copy / "src/half.rs").read_text()  # a test the change added: left out
@@ -40,7 +41,8 @@ def test_a_change_to_the_code_alone_touches_no_test(tmp_path: Path) -> None:
     write(repo, {"src/lib.rs": CORRECT})
 
     assert not touches_tests(repo, base, ["src/lib.rs"])
-    with base_tests_copy(repo, base) as copy:
+    with base_tests_copy(repo, base) as made:
+        copy = made.cwd
         assert (copy / "src/lib.rs").read_text() == CORRECT
 
 
@@ -50,7 +52,8 @@ def test_an_integration_test_is_put_back_whole_and_a_new_one_removed(tmp_path: P
     write(repo, {"tests/calc.rs": INTEGRATION.replace("6", "5"), "tests/more.rs": INTEGRATION})
 
     assert not touches_tests(repo, base, ["tests/calc.rs", "tests/more.rs"])  # tests by their path
-    with base_tests_copy(repo, base) as copy:
+    with base_tests_copy(repo, base) as made:
+        copy = made.cwd
         assert (copy / "tests/calc.rs").read_text() == INTEGRATION
         assert not (copy / "tests/more.rs").exists()
 
