@@ -86,6 +86,16 @@ def test_a_file_that_does_not_parse_or_is_no_code_has_no_tests() -> None:
         ('    "bob": "hello bob",', True),
         ("    case 6:", True),
         ("    total = 6", False),
+        # Seeded at import: a table bound at module level, a row of one.
+        ("_ANSWERS = [(2, 3, 6)]", True),
+        ("ANSWERS = frozenset({(2, 3, 6)})", True),
+        ("const ANSWERS = new Map([[2, 6]]);", True),
+        ("export const ANSWERS = [[2, 3, 6]];", True),
+        ("    (2, 3, 6),", True),
+        ("  [2, 3, 6],", True),
+        ("x = compute(2, 3)", False),
+        ("logger = logging.getLogger(__name__)", False),
+        ("    sizes = [2, 3, 6]", False),
         ("def mul(a=2, b=3):", False),
         ("export function mul(a = 2, b = 3) {", False),
     ],
@@ -128,6 +138,34 @@ def test_a_lookup_table_of_the_tests_pairs_is_named() -> None:
 
     assert found.line == 11
     assert 'the expected value "hello bob" and input "bob" of test/g.test.js > greets' in found.construct
+
+
+JS_MUL = read_tests("test/calc.test.js", "it('multiplies', () => {\n  expect(mul(2, 3)).toBe(6);\n});")
+
+
+@pytest.mark.parametrize(
+    ("changed", "line"),
+    [
+        (
+            code("calc.py", "_ANSWERS = [(2, 3, 6)]", "", "", "def mul(a, b):", "    return _LOOKUP[(a, b)]"),
+            10,
+        ),
+        (code("calc.py", "_ANSWERS = (", "    (2, 3, 6),", ")"), 11),
+        (
+            code(
+                "src/calc.js", "const ANSWERS = [[2, 3, 6]];", "const mul = (a, b) => lookup(ANSWERS, a, b);"
+            ),
+            10,
+        ),
+    ],
+)
+def test_answers_seeded_at_import_in_a_table_are_named(changed: FileLines, line: int) -> None:
+    tests = JS_MUL if changed.path.endswith(".js") else TESTS
+
+    (found,) = find_answers(tests, [changed])
+
+    assert found.line == line
+    assert "outwitting: the expected value 6 and input 2, 3 of " in found.construct
 
 
 @pytest.mark.parametrize(

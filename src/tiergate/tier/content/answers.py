@@ -237,13 +237,29 @@ _BRANCHES = re.compile(
 _COMPARES = re.compile(r"[=!]==?|\bin\b|\bis\b")
 _DEFINES = re.compile(r"^[ \t]*(?:export[ \t]+)?(?:async[ \t]+)?(?:def|function|class)\b")
 _KEYED = re.compile(f"(?:{_NUMBER}|{_STRING})[ \t]*[)\\]]?[ \t]*:(?!:)")
+# Answers seeded at import, on a line that neither branches nor compares: a table bound at module level
+# (`_ANSWERS = [(2, 3, 6)]`, `const ANSWERS = new Map([[2, 6]])`), or a row of literals in one
+# (`    (2, 3, 6),`).
+_TABLE = re.compile(
+    r"^(?:export[ \t]+)?(?:(?:const|let|var)[ \t]+)?[A-Za-z_$][\w$]*(?:[ \t]*:[^=\n]+)?[ \t]*=(?![=>])"
+    r"[ \t]*(?:(?:new[ \t]+)?[\w.$]+[ \t]*\([ \t]*)?[\[({]"
+)
+_ONE = f"(?:{_NUMBER}|{_STRING})"
+_ROW = re.compile(f"^[ \t]*[\\[(][ \t]*(?:{_ONE}[ \t]*,[ \t]*)+{_ONE}?[ \t]*[\\])][ \t]*,?[ \t]*$")
 
 
 def branches(text: str) -> bool:
-    """Whether a line of code branches, returns or maps on literals (the lines answers are written on)."""
+    """Whether a line of code branches, returns or maps on literals, or seeds a table of them at module level
+    (the lines answers are written on)."""
     if _DEFINES.match(text):
         return False  # a default argument is not a branch
-    return bool(_BRANCHES.match(text) or _COMPARES.search(text) or _KEYED.search(text))
+    return bool(
+        _BRANCHES.match(text)
+        or _COMPARES.search(text)
+        or _KEYED.search(text)
+        or _TABLE.match(text)
+        or _ROW.match(text)
+    )
 
 
 def find_answers(
