@@ -3,9 +3,9 @@ patch in, hits out.
 
 A `ContentRule` (`rule.py`) is a regular expression searched in one changed line; an `Ecosystem` says
 which files read which rules, one module per ecosystem (`python`, `javascript`, `go`, `rust`, `common`,
-`checkconfig`, `ci`, `testcode`, `testinfra`, `outwit`, `escaping`, `dependencies`). `DEFAULT` is all of
-them, `BY_NAME` finds one by name; `scan_patch`, `scan_files` and `added_file` search (`scan.py`), and
-`judged_paths` names the files whose path floor a judge replaced. See docs/risk.md.
+`checkconfig`, `ci`, `testcode`, `testinfra`, `outwit`, `reachcode`, `escaping`, `dependencies`).
+`DEFAULT` is all of them, `BY_NAME` finds one by name; `scan_patch`, `scan_files` and `added_file` search
+(`scan.py`), and `judged_paths` names the files whose path floor a judge replaced. See docs/risk.md.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from tiergate.tier.content.javascript import JAVASCRIPT, NPM_MANIFEST
 from tiergate.tier.content.outwit import OUTWITTING
 from tiergate.tier.content.patch import FileLines, Side, parse_patch
 from tiergate.tier.content.python import PYTHON, PYTHON_REQUIREMENTS
+from tiergate.tier.content.reachcode import REACHING
 from tiergate.tier.content.rule import CATEGORIES, SIDES, Category, ContentHit, ContentRule, Ecosystem
 from tiergate.tier.content.rust import CARGO_MANIFEST, RUST
 from tiergate.tier.content.scan import added_file, judged_paths, scan_files, scan_patch
@@ -33,6 +34,7 @@ TESTS_WEAKENED: tuple[Ecosystem, ...] = (
     PYTHON_TEST_INFRA,
     JAVASCRIPT_TEST_INFRA,
     OUTWITTING,
+    REACHING,
 )
 DEFAULT: tuple[Ecosystem, ...] = (
     COMMON,

@@ -8,6 +8,8 @@ file, whose lines no rule here reads.
 
 from __future__ import annotations
 
+import re
+
 from tiergate.tier.content.rule import BUILT_DIRS
 from tiergate.tier.testnames import JS_SUFFIXES, PYTHON_SUFFIXES, TEST_DIRS, named_as_code_test
 
@@ -27,3 +29,15 @@ def is_test(path: str) -> bool:
     if not stem or f".{suffix}" not in (*PYTHON_SUFFIXES, *JS_SUFFIXES):
         return False
     return named_as_code_test(name) or any(part in TEST_DIRS for part in parts)
+
+
+def names_test_path(literal: str, dotted: bool = False) -> bool:
+    """Whether a string in code names a test folder or file, or a glob of them (`tests/`, `test_*.py`,
+    `conftest.py`, `spec/x.spec.js`); with `dotted`, a dotted module path too (`tests.test_calc`)."""
+    parts = re.split(r"[/\\]" if not dotted else r"[/\\.]", literal)
+    for part in parts:
+        if part in TEST_DIRS or part == "conftest.py":
+            return True
+        if "." in part and named_as_code_test(part.replace("*", "x")):
+            return True
+    return dotted and any(p.startswith("test_") for p in parts)
