@@ -54,11 +54,15 @@ def judge_change(
     """The content rules' hits in the change's added and removed lines (`patch`: `patch_of(change)`,
     when the caller already has it; nothing is read without ecosystems), and the files whose path floor
     the content rules replace: those a judge read. A file not read (binary, a symlink, not in the
-    patch) is never among them."""
+    patch) is never among them. Code that reaches into its tests is judged against the base too
+    (`tiergate.tier.reachingbase`: what a testing tool's code does by nature is not named)."""
     if not ecosystems:
         return ContentScan(())
+    from tiergate.tier.reachingbase import judge_at_base
+
     files = changed_lines(change, patch)
-    return ContentScan(scan_files(files, ecosystems), judged_paths(files, ecosystems))
+    hits = judge_at_base(scan_files(files, ecosystems), files, change.root, change.base)
+    return ContentScan(hits, judged_paths(files, ecosystems))
 
 
 def changed_lines(change: ChangeMeasurement, patch: bytes | None = None) -> list[FileLines]:
