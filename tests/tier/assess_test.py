@@ -86,7 +86,7 @@ def test_content_rules_off_and_user_rules_from_the_configuration(repo: Path) -> 
             ".tiergate.toml: risk.rules.0.ecosystems: unknown ecosystem 'cobol' (known: common, python, "
             "javascript, go, rust, python-requirements, npm-manifest, go-modules, cargo-manifest, "
             "html-templates, ruby, php, java, checkconfig, checkruns, ci, python-tests, javascript-tests, "
-            "pytest-hooks, python-test-infra, javascript-test-infra, outwitting) (got ['cobol'])",
+            "pytest-hooks, python-test-infra, javascript-test-infra, outwitting, reaching) (got ['cobol'])",
         ),
         (
             {"construct": "x", "pattern": "x*"},

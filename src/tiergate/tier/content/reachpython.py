@@ -39,8 +39,8 @@ _OUTCOME_CALL = re.compile(rf"(?<![\w.])(?P<chain>{_ID}(?:\.{_ID})*)\.(?P<what>{
 _RAISE = re.compile(rf"^raise[ \t]+(?P<chain>{_ID}(?:\.{_ID})*)")
 _BARE_CALL = re.compile(rf"(?<![\w.])(?P<name>{_ID})[ \t]*\(")
 # An exit the runner would take for success: no status, 0, None, False, or one the line computes (a
-# failing status fails the run, which the gate sees).
-_FAILING = r"""[ \t]*(?:[1-9][0-9]*|"[^"\n]*"|'[^'\n]*')[ \t]*\)"""  # a status, then the call's end
+# failing status fails the run, which the gate sees). A failing status, then the call's end:
+_FAILING = r"""[ \t]*(?:[1-9][0-9]*|[rRbBuUfF]{0,2}(?:"[^"\n]*"|'[^'\n]*'))[ \t]*\)"""
 _HARD_EXIT = re.compile(rf"(?<![\w.])os\._exit[ \t]*\((?!{_FAILING})")
 _EXIT = re.compile(
     rf"(?<![\w.])(?P<what>sys\.exit|exit|quit)[ \t]*\((?!{_FAILING})"
@@ -69,7 +69,7 @@ _PRESENCE_WORDS = re.compile(
 )
 # pytest's documented flag for code that asks whether it runs under test; the command line of the
 # process that started this one (`psutil`'s, `/proc/<pid>/cmdline`).
-_ASKS_RUNNER = re.compile(r"\b(?P<what>_called_from_test|cmdline)\b")
+_ASKS_RUNNER = re.compile(r"\b(?P<what>_called_from_test)\b|(?P<cmdline>\.cmdline[ \t]*\(|/cmdline\b)")
 # The machinery every test's code is imported and built through: Python's import hooks and builtins.
 _MACHINERY = re.compile(
     r"^(?P<what>(?:builtins|__builtins__)[ \t]*(?:\.[ \t]*\w+|\[[^\]\n]*\]))[ \t]*=(?!=)"
@@ -314,10 +314,10 @@ def _presence(code: str, text: str, literals: list[str]) -> str | None:
     for literal in literals:
         if literal.startswith(PYTHON_RUNNER_ENV):
             return literal
-    if "cmdline" in code or "_called_from_test" in text:
+    if "cmdline" in text or "_called_from_test" in text:
         asks = _ASKS_RUNNER.search(text)
         if asks is not None:
-            return str(asks["what"])
+            return str(asks["what"] or "cmdline")
     runner = next((lit for lit in literals if python_runner(lit) is not None), None)
     if runner is not None and _PRESENCE_WORDS.search(code) is not None:
         return runner
