@@ -26,6 +26,7 @@ BENCHMARKS = (
     "claude_loops_bench",  # a completed task on tiergate's own suite, against the bare test run
     "gate_scale_bench",  # a claim's answer over the bare suite's time T (goal: wrong 0.25 T, honest 1.3 T)
     "environment_bench",  # the checks' environment recorded and compared, against the Stop (goal: < 0.1)
+    "claim_copy_bench",  # the claim's copy made and its checks run there, against the run in place
 )
 
 

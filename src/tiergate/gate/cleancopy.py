@@ -4,8 +4,8 @@ A scratch worktree holding the loop's base commit with the change put in, writte
 tree of the workspace (`tiergate.git.rawtree`): what the change and the base put there and nothing else.
 No bytecode, cache, build metadata or tool state the agent left in ignored folders; no attribute, filter or
 encoding of the repository's rewrites a file on the way; a symlink into an ignored folder or out of the
-repository is resolved into the copy (and named). Python writes and reads no bytecode beside the copy's
-sources. The folders of installed packages (a virtualenv, node_modules) are linked in as they are: the
+repository is resolved into the copy (and named). Python reads and writes bytecode only in a folder of
+the copy's own. The folders of installed packages (a virtualenv, node_modules) are linked in as they are: the
 environment is judged apart, against the loop's start. See docs/judging.md, "The claim's copy".
 """
 
@@ -62,7 +62,10 @@ def written(root: Path, tree: str, *, prefix: str = "copy") -> Iterator[Copy]:
         cwd = scratch / inside
         cwd.mkdir(parents=True, exist_ok=True)
         links = link_environments(((top, scratch), (root, cwd)))
-        env = {"PYTHONDONTWRITEBYTECODE": "1", "PYTHONPYCACHEPREFIX": str(scratch.parent / "pycache")}
+        # Python's bytecode goes to a folder of this copy's own, made empty: none planted beside a source
+        # (in the copy, in a workspace an editable install reaches) is read, and the checks' processes
+        # share what they compile (an empty variable lets them write it, whatever the user's says).
+        env = {"PYTHONDONTWRITEBYTECODE": "", "PYTHONPYCACHEPREFIX": str(scratch.parent / "pycache")}
         try:
             yield Copy(cwd, env)
         finally:

@@ -1,0 +1,98 @@
+"""What evaluating a claim in its copy costs (`tiergate.gate.cleancopy`), against running the same checks in
+the workspace as the gate did before, measured in the same run.
+
+    .venv/bin/python -m bench.claim_copy_bench [--rounds N] [--files N ...] [--tests N]
+
+A git project of `--files` source files (about 2 KB each, in folders of 100) with a pytest suite of
+`--tests` tests over them, a change of ten files from its base. Each round runs the suite once in the
+workspace (the gate's run before the copy) and once as a claim now runs it: the copy made (the change's
+tree of raw bytes, its files written), the suite run in it, the copy removed. Prints the medians, the
+copy's own time, and both as ratios to the run in the workspace. The goal is the gate-at-scale budget: an
+honest claim's gate within 1.3 times the bare suite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tiergate.gate.checks import make_check
+from tiergate.gate.cleancopy import claim_copy
+from tiergate.gate.testreports import run_reported
+
+PYTEST = f"PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 {shlex.quote(sys.executable)} -m pytest -q -p no:cacheprovider"
+LINE = "def f{i}(x):\n    return x * {i} + {i}  # padding, to a module's usual size\n\n\n"
+BODY = "".join(LINE.format(i=i) for i in range(20))
+
+
+def make_project(where: Path, files: int, tests: int) -> tuple[Path, str]:
+    project = where / "project"
+    for n in range(files):
+        module = project / "src" / f"pkg{n // 100}" / f"mod{n}.py"
+        module.parent.mkdir(parents=True, exist_ok=True)
+        module.write_text(BODY)
+    (project / "tests").mkdir()
+    for n in range(tests):
+        (project / "tests" / f"test_{n}.py").write_text(
+            "import sys, pathlib\nsys.path.insert(0, str(pathlib.Path(__file__).parents[1] / 'src'))\n"
+            f"from pkg{(n % files) // 100}.mod{n % files} import f3\n\n\n"
+            f"def test_{n}():\n    assert f3(2) == 9\n"
+        )
+    (project / ".gitignore").write_text("__pycache__/\n")
+    git = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.invalid"]
+    subprocess.run([*git, "init", "-q", "-b", "main"], cwd=project, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=project, check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "base"], cwd=project, check=True)
+    asked = [*git, "rev-parse", "HEAD"]
+    base = subprocess.run(asked, cwd=project, check=True, capture_output=True, text=True)
+    for n in range(min(10, files)):
+        module = project / "src" / f"pkg{n // 100}" / f"mod{n}.py"
+        module.write_text(BODY + "\n# changed\n")
+    return project, base.stdout.strip()
+
+
+def measure(project: Path, base: str, rounds: int) -> tuple[float, float, float]:
+    """Medians of: the suite in the workspace; the copy alone; the copy with the suite run in it."""
+    check = make_check("tests", PYTEST, "bench")
+    in_place, copy_only, in_copy = [], [], []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        [result] = run_reported([check], project, timeout=600)
+        in_place.append(time.perf_counter() - start)
+        assert result.status == "passed", result.reason
+        start = time.perf_counter()
+        with claim_copy(project, base):
+            pass
+        copy_only.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        with claim_copy(project, base) as copy:
+            [result] = run_reported([check], copy.cwd, timeout=600, env={check.key: copy.env})
+        in_copy.append(time.perf_counter() - start)
+        assert result.status == "passed", result.reason
+    return statistics.median(in_place), statistics.median(copy_only), statistics.median(in_copy)
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--files", type=int, nargs="+", default=[200, 2000, 10000])
+    parser.add_argument("--tests", type=int, default=50)
+    args = parser.parse_args(argv)
+    print(f"{'files':>7} {'in place':>9} {'copy':>7} {'in copy':>8} {'copy/place':>11} {'in copy/place':>14}")
+    for files in args.files:
+        with tempfile.TemporaryDirectory(prefix="tiergate-copy-bench-") as where:
+            project, base = make_project(Path(where), files, args.tests)
+            place, copy, both = measure(project, base, args.rounds)
+        ratios = f"{copy / place:>11.2f} {both / place:>14.2f}"
+        print(f"{files:>7} {place:>8.2f}s {copy:>6.2f}s {both:>7.2f}s {ratios}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
