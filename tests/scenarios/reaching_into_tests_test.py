@@ -86,6 +86,16 @@ CHEATS = {
         "calc.py:9",
         "the code branches on the test runner's presence",
     ),
+    # The same patch from a vendored copy the code imports: vendored sources are read as the code's own.
+    "python, pytest's report patched from vendor/": (
+        python(),
+        {
+            "vendor/shim.py": PY_PATCHED_REPORT[: PY_PATCHED_REPORT.index(PY_BASE)],
+            "calc.py": "import vendor.shim  # noqa: F401\n" + PY_BASE,
+        },
+        "vendor/shim.py:11",
+        "the test runner, its assertions or its machinery patched",
+    ),
     "javascript, process.exit": (
         JS_SPLIT,
         {"calc.js": JS_EXITS},

@@ -332,6 +332,13 @@ def test_tests_and_what_runs_them_are_not_read_as_implementation(path: str, sour
     assert reaching(path, source) == []
 
 
+@pytest.mark.parametrize("folder", ["vendor", "third_party", "src/_vendor"])
+def test_vendored_sources_are_read_as_the_projects_code(folder: str) -> None:
+    (found,) = reaching(f"{folder}/helper.py", "import pytest")
+
+    assert mechanism_of(found.construct) is IMPORTS
+
+
 def test_the_mechanism_is_read_back_from_the_construct() -> None:
     (found,) = reaching("calc.py", "import pytest")
 

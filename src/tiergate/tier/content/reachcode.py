@@ -11,7 +11,7 @@ from tiergate.tier.content.patch import FileLines
 from tiergate.tier.content.reachjs import judge_javascript
 from tiergate.tier.content.reachpython import judge_python
 from tiergate.tier.content.reachrust import judge_rust
-from tiergate.tier.content.rule import BUILT_DIRS, BUILT_NAMES, ContentHit, Ecosystem
+from tiergate.tier.content.rule import BUILT_DIRS, BUILT_NAMES, VENDORED_DIRS, ContentHit, Ecosystem
 from tiergate.tier.content.testfiles import DATA_DIRS, is_test
 from tiergate.tier.content.testinfra import JAVASCRIPT_TEST_INFRA, PYTHON_TEST_INFRA
 from tiergate.tier.testnames import JS_SUFFIXES, PYTHON_SUFFIXES, names_test_infrastructure
@@ -51,7 +51,9 @@ REACHING = Ecosystem(
     "reaching",
     rules=(),
     suffixes=(*PYTHON_SUFFIXES, *JS_SUFFIXES, ".rs"),
-    ignore_dirs=(*BUILT_DIRS, *sorted(DATA_DIRS)),
+    # Vendored sources are read: written into the change, they run as the project's code does, and an
+    # agent could put there what it would not put in its own files. Built output is rebuilt, not written.
+    ignore_dirs=(*(d for d in BUILT_DIRS if d not in VENDORED_DIRS), *sorted(DATA_DIRS)),
     ignore_names=BUILT_NAMES,
     accepts=implementation,
     judge=judge_reaching,

@@ -202,6 +202,8 @@ def call(name: str, *, after_dot: bool = True) -> str:
 # What language ecosystems leave alone: bundles, builds and vendored copies (a release commit of a
 # JavaScript library rebuilds `dist/`; its risky lines were judged when their source changed).
 BUILT_DIRS = ("dist", "build", "vendor", "node_modules", "third_party", "_vendor")
+# Of those, the ones that hold sources someone else wrote, copied in: code that runs as the project's own.
+VENDORED_DIRS = ("vendor", "third_party", "_vendor")
 BUILT_NAMES = ("*.min.js", "*.bundle.js", "*.min.mjs", "*.min.cjs")
 
 
