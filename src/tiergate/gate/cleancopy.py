@@ -17,8 +17,10 @@ from pathlib import Path
 
 from tiergate import foreign
 from tiergate.frozen import frozen
+from tiergate.gate import bytecode
 from tiergate.gate.baseline import worktree
 from tiergate.gate.environment.places import is_environment
+from tiergate.gate.request import Seed
 from tiergate.git import changes, rawtree, repository, runner, untracked
 from tiergate.tier.change import work_paths
 
@@ -41,19 +43,33 @@ def change_paths(top: Path, commit: str, exclusions: foreign.Exclusions = foreig
 
 
 @contextlib.contextmanager
-def claim_copy(root: Path, commit: str, exclusions: foreign.Exclusions = foreign.DEFAULT) -> Iterator[Copy]:
+def claim_copy(
+    root: Path,
+    commit: str,
+    exclusions: foreign.Exclusions = foreign.DEFAULT,
+    *,
+    seed: Seed | None = None,
+) -> Iterator[Copy]:
     """The copy of the workspace holding the project folder `root`, from the base `commit`; removed on
-    exit."""
+    exit. `seed`: the bytecode its checks start with (`tiergate.gate.bytecode`; None: none)."""
     top = repository.repo_root(root)
     raw = rawtree.workspace_tree(top, commit, change_paths(top, commit, exclusions))
-    with written(root, raw.tree, prefix="claim") as copy:
+    with written(root, raw.tree, prefix="claim", seed=seed) as copy:
         yield Copy(copy.cwd, copy.env, raw.resolved)
 
 
 @contextlib.contextmanager
-def written(root: Path, tree: str, *, prefix: str = "copy") -> Iterator[Copy]:
+def written(
+    root: Path,
+    tree: str,
+    *,
+    prefix: str = "copy",
+    seed: Seed | None = None,
+    pycache: str | None = None,
+) -> Iterator[Copy]:
     """A scratch worktree of the repository holding `root`, written from `tree` byte for byte, its index
-    that tree (git in it sees nothing changed); the environments of the workspace linked in."""
+    that tree (git in it sees nothing changed); the environments of the workspace linked in. Its checks'
+    bytecode folder: `pycache` (another copy's, of the same claim), else one of its own from `seed`."""
     top = repository.repo_root(root)
     inside = root.resolve().relative_to(top.resolve())
     with worktree(top, repository.head_sha(top) or tree, checkout=False, prefix=prefix) as scratch:
@@ -62,10 +78,13 @@ def written(root: Path, tree: str, *, prefix: str = "copy") -> Iterator[Copy]:
         cwd = scratch / inside
         cwd.mkdir(parents=True, exist_ok=True)
         links = link_environments(((top, scratch), (root, cwd)))
-        # Python's bytecode goes to a folder of this copy's own, made empty: none planted beside a source
-        # (in the copy, in a workspace an editable install reaches) is read, and the checks' processes
-        # share what they compile (an empty variable lets them write it, whatever the user's says).
-        env = {"PYTHONDONTWRITEBYTECODE": "", "PYTHONPYCACHEPREFIX": str(scratch.parent / "pycache")}
+        # Python's bytecode goes to a folder of the claim's own (`tiergate.gate.bytecode`): none planted
+        # beside a source is read, and the checks' processes share what they compile (an empty variable
+        # lets them write it there, whatever the user's says).
+        if pycache is None:
+            pycache = str(scratch.parent / "pycache")
+            bytecode.seeded(pycache, seed)
+        env = {"PYTHONDONTWRITEBYTECODE": "", "PYTHONPYCACHEPREFIX": pycache}
         try:
             yield Copy(cwd, env)
         finally:

@@ -15,6 +15,18 @@ from tiergate.gate.timeouts import TimeLimits
 
 
 @frozen
+class Seed:
+    """What a claim's bytecode folder starts with (`tiergate.gate.bytecode`): the `.pyc` files under
+    `folders` (the environment's) and `stdlib` (the interpreters' standard libraries, their own
+    site-packages and test suites aside) older than `before` (seconds since the epoch: the loop's
+    start)."""
+
+    folders: tuple[str, ...]
+    before: float
+    stdlib: tuple[str, ...] = ()
+
+
+@frozen
 class GateRequest:
     """What a claim's gate runs: the checks against the loop's base, and the rules it runs them by."""
 
@@ -24,6 +36,7 @@ class GateRequest:
     exclusions: Exclusions = foreign.DEFAULT
     limits: TimeLimits = TimeLimits()
     refute_regressions: bool = False
+    seed: Seed | None = None  # the bytecode a claim's copy starts with (`tiergate.gate.bytecode`)
 
     @property
     def timeout(self) -> float:
@@ -38,6 +51,9 @@ class GateRequest:
             "ignore_source": self.exclusions.source,
             "timeout_seconds": self.limits.configured,
             "refute_regressions": self.refute_regressions,
+            "seed": None
+            if self.seed is None
+            else [list(self.seed.folders), self.seed.before, list(self.seed.stdlib)],
         }
 
     @staticmethod
@@ -57,9 +73,17 @@ class GateRequest:
                 ),
                 limits=TimeLimits(None if configured is None else float(configured)),
                 refute_regressions=bool(record["refute_regressions"]),
+                seed=_seed(record.get("seed")),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"not a gate request: {exc}") from exc
+
+
+def _seed(value: Any) -> Seed | None:
+    if value is None:
+        return None
+    folders, before, stdlib = value
+    return Seed(tuple(str(f) for f in folders), float(before), tuple(str(f) for f in stdlib))
 
 
 def kind_of_record(value: object) -> Kind:

@@ -25,6 +25,7 @@ from tiergate.gate.pertest.basetests import base_tests_selection
 from tiergate.gate.pertest.order import OrderFailure
 from tiergate.gate.pertest.selection import TestSelection
 from tiergate.gate.processes import DEFAULT_TIMEOUT, Progress, skipped
+from tiergate.gate.request import Seed
 from tiergate.gate.ruling import GateResult, judge, new_compile_failures
 from tiergate.gate.standing import BaselineEntry
 from tiergate.gate.testreports import run_reported
@@ -63,6 +64,7 @@ def run_gate(
     limits: TimeLimits | None = None,
     whole_base: bool = False,
     kept: tuple[tuple[CheckResult, ...], GateCoverage | None] | None = None,
+    seed: Seed | None = None,
 ) -> GateResult:
     """Run (or reuse) the checks for the workspace at `project.root` and judge them against the
     baseline at `base` (the loop's base; HEAD when None). `timeout` is per check, `budget` (seconds,
@@ -86,7 +88,8 @@ def run_gate(
     before the behaviour stage (each test's outcome and each check's time at the base, for every loop:
     `tiergate.gate.job`); never beside a run of the claim's code, which could reach into its worktree.
     `kept`: results run for this very
-    workspace by a background gate (`tiergate.gate.background`), judged as kept ones are."""
+    workspace by a background gate (`tiergate.gate.background`), judged as kept ones are. `seed`: the
+    bytecode the claim's copy starts with (`tiergate.gate.bytecode`; None: none, all compiled anew)."""
     checks = tuple(checks)
     strict = frozenset(strict)
     if not checks:
@@ -118,9 +121,9 @@ def run_gate(
     )
     if kept is not None:
         return _judge_kept(run, kept, before, key, refute_regressions)
-    with _copy(project, commit, exclusions) as copy:
+    with _copy(project, commit, exclusions, seed) as copy:
         if copy is not None:
-            run.cwd = copy.cwd
+            run.cwd, run.pycache = copy.cwd, copy.env["PYTHONPYCACHEPREFIX"]
         try:
             if measurement is not None:
                 measurement.where = run.cwd
@@ -178,13 +181,15 @@ def _verdict(
 
 
 @contextlib.contextmanager
-def _copy(project: Project, commit: str | None, exclusions: Exclusions) -> Iterator[cleancopy.Copy | None]:
+def _copy(
+    project: Project, commit: str | None, exclusions: Exclusions, seed: Seed | None
+) -> Iterator[cleancopy.Copy | None]:
     """The claim's copy to run the checks in (`tiergate.gate.cleancopy`); None outside git or without a
     base commit, where the checks run in the workspace itself."""
     if commit is None:
         yield None
         return
-    with cleancopy.claim_copy(project.root, commit, exclusions) as copy:
+    with cleancopy.claim_copy(project.root, commit, exclusions, seed=seed) as copy:
         yield copy
 
 
@@ -199,6 +204,7 @@ def run_requested(project: Project, request: GateRequest, **options: Any) -> Gat
         strict=request.strict,
         exclusions=request.exclusions,
         refute_regressions=request.refute_regressions,
+        seed=request.seed,
         **options,
     )
 
@@ -358,6 +364,7 @@ class _Run:
     cut_short: bool = field(default=False, init=False)  # some check got less than the full timeout
     # Where the checks run: the claim's copy (`tiergate.gate.cleancopy`), else the workspace itself.
     cwd: Path = field(default=Path(), init=False)
+    pycache: str | None = field(default=None, init=False)  # the claim's bytecode folder, while it runs
     rust_tests: bool | None = field(default=None, init=False)  # the change edits a Rust file's tests
     # A first pass's key -> its whole check's (whose time at the base is its limit's measure).
     _whole: dict[str, str] = field(default_factory=dict, init=False)
@@ -570,6 +577,7 @@ class _Run:
             timeout=self._time_left(),
             progress=self.progress,
             select={k: v for k, v in select.items() if v is not None},
+            pycache=self.pycache,
         )
         if kept_key and not any(r.status == "timed_out" or r.could_not_run for r in ran):
             evidencecache.store_evidence(self.project, kept_key, ran)

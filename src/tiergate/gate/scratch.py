@@ -30,11 +30,13 @@ def run_base_tests(
     timeout: float,
     progress: Progress | None = None,
     select: Mapping[str, TestSelection] | None = None,
+    pycache: str | None = None,
 ) -> tuple[CheckResult, ...]:
     """`checks` run on the claimed workspace at `root` with its test paths as `commit` holds them; those
     in `select` (by check key) only on their selection (`tiergate.gate.pertest.basetests.
-    base_tests_selection`: what differs from the claim's own run)."""
-    with base_tests_copy(root, commit) as copy:
+    base_tests_selection`: what differs from the claim's own run). `pycache`: the claim's bytecode
+    folder (`tiergate.gate.bytecode`; None: an empty one)."""
+    with base_tests_copy(root, commit, pycache=pycache) as copy:
         env = {c.key: copy.env for c in checks}
         return run_reported(
             checks, copy.cwd, timeout=timeout, progress=progress, label=LABEL, select=select, env=env
@@ -42,7 +44,7 @@ def run_base_tests(
 
 
 @contextlib.contextmanager
-def base_tests_copy(root: Path, commit: str) -> Iterator[cleancopy.Copy]:
+def base_tests_copy(root: Path, commit: str, *, pycache: str | None = None) -> Iterator[cleancopy.Copy]:
     """A scratch worktree holding the claim's copy (`tiergate.gate.cleancopy`) with
     its test paths as at `commit`; removed on exit. Every path that differs from `commit` is asked of git
     here (a rename's old path too, which a measured change names only as the new one)."""
@@ -51,7 +53,7 @@ def base_tests_copy(root: Path, commit: str) -> Iterator[cleancopy.Copy]:
     differing = (changes.changed_paths(top, commit), untracked.untracked_files(top, commit))
     tests = changed_tests(root, commit, [*differing[0], *differing[1]])  # the base's test helpers too
     tree = _scratch_tree(top, commit, tests, differing)
-    with cleancopy.written(root, tree) as copy:
+    with cleancopy.written(root, tree, pycache=pycache) as copy:
         yield copy
 
 

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from tiergate.config.settings import Config
     from tiergate.gate.atclaim import Pending
-    from tiergate.gate.request import GateRequest
+    from tiergate.gate.request import GateRequest, Seed
     from tiergate.gate.ruling import GateResult
     from tiergate.project import Project
     from tiergate.tier.change import ChangeMeasurement
@@ -185,7 +185,26 @@ def gate_request(project: Project, current: LoopState, config: Config) -> GateRe
         exclusions=foreign.of_loop(current),
         limits=TimeLimits(config.gate.timeout_seconds),
         refute_regressions=config.gate.base_tests == "refute",
+        seed=bytecode_seed(project, current),
     )
+
+
+def bytecode_seed(project: Project, current: LoopState) -> Seed | None:
+    """The bytecode a claim's copy starts with: what the environment recorded as the loop began compiled
+    before then (`tiergate.gate.bytecode`); None when the loop kept no record."""
+    from tiergate.gate.bytecode import seed_of
+    from tiergate.gate.environment import store
+    from tiergate.loop.ledger import loop_token
+
+    if current.environment is None:
+        return None
+    try:
+        kept = store.load(project, current.session_id, loop_token(current.started_at), current.environment)
+    except Exception:
+        return None
+    if kept is None:
+        return None
+    return seed_of(kept.folders, kept.files, current.started_at)
 
 
 def base_of(project: Project, current: LoopState) -> str | None:

@@ -1,0 +1,91 @@
+"""Where a claim's checks read and write Python bytecode: a folder of the claim's own (`PYTHONPYCACHEPREFIX`).
+
+With it Python reads no bytecode from beside a source: none planted in the copy, in a workspace an editable
+install reaches, or in the environment's `__pycache__` folders since the loop began. So that the checks do
+not compile the standard library, pytest and the dependencies anew at every claim, the folder starts with
+the environment's own bytecode from before the loop began: each `.pyc` of the interpreters' standard
+library and of the environment's folders whose change time (which no user can set back) is older than
+the loop's start, linked in (copied across file systems). See docs/judging.md, "The claim's copy".
+"""
+
+# os on purpose: a standard library and an environment hold thousands of files.
+# ruff: noqa: PTH112, PTH118, PTH119, PTH120, PTH103
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import stat
+from collections.abc import Iterable, Sequence
+
+from tiergate.gate.request import Seed
+
+_PYTHON = re.compile(r"python3\.\d+")
+# A standard library's folders no check imports from: its own site-packages (an environment of its own,
+# recorded as one where the checks use it), its test suite, and tools for a terminal or a window.
+STDLIB_ASIDE = frozenset(
+    {"site-packages", "dist-packages", "test", "idlelib", "tkinter", "lib2to3", "ensurepip", "turtledemo"}
+)
+
+
+def seed_of(folders: Iterable[str], interpreters: Iterable[str], before: float) -> Seed:
+    """The seed of an environment's `folders` and the standard library of each of its `interpreters` (a
+    `pythonX.Y` binary's `../lib/pythonX.Y`, where there is one)."""
+    stdlib = []
+    for binary in interpreters:
+        real = os.path.realpath(binary)
+        name = os.path.basename(real)
+        if _PYTHON.fullmatch(name):
+            folder = os.path.join(os.path.dirname(os.path.dirname(real)), "lib", name)
+            if os.path.isdir(folder):
+                stdlib.append(folder)
+    return Seed(tuple(dict.fromkeys(folders)), before, tuple(dict.fromkeys(stdlib)))
+
+
+def seeded(into: str, seed: Seed | None) -> int:
+    """The folder `into` (made) with `seed`'s bytecode in it, where Python's prefix layout puts it; how
+    many files."""
+    os.makedirs(into, mode=0o700, exist_ok=True)
+    if seed is None:
+        return 0
+    count = 0
+    walks: list[tuple[str, frozenset[str]]] = [(f, frozenset()) for f in seed.folders] + [
+        (f, STDLIB_ASIDE) for f in seed.stdlib
+    ]
+    for folder, aside in walks:
+        for cache, names in _caches(folder, aside):
+            count += _linked(cache, names, into + os.path.dirname(cache), seed.before)
+    return count
+
+
+def _caches(folder: str, aside: frozenset[str]) -> Iterable[tuple[str, Sequence[str]]]:
+    """Each `__pycache__` folder under `folder` with its names, the folders named in `aside` left out
+    below its top."""
+    for top, dirs, names in os.walk(folder):
+        if os.path.basename(top) == "__pycache__":
+            dirs[:] = []
+            yield top, names
+        elif top == folder:
+            dirs[:] = [d for d in dirs if d not in aside]
+
+
+def _linked(cache: str, names: Sequence[str], target: str, before: float) -> int:
+    made = 0
+    for name in names:
+        source = os.path.join(cache, name)
+        try:
+            info = os.lstat(source)
+        except OSError:
+            continue
+        if not name.endswith(".pyc") or ".opt-" in name:  # only what Python without -O reads
+            continue
+        if info.st_ctime >= before or not stat.S_ISREG(info.st_mode):
+            continue
+        if not made:
+            os.makedirs(target, exist_ok=True)
+        try:
+            os.link(source, os.path.join(target, name))
+        except OSError:
+            shutil.copyfile(source, os.path.join(target, name))
+        made += 1
+    return made
