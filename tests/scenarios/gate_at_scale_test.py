@@ -77,8 +77,9 @@ def test_a_wrong_change_claimed_before_the_baseline_is_done_is_still_refuted_fir
         assert "tests/test_mod_3.py::test_value_3_adds" in answer["reason"]
         assert "the rest of the suite was not run" in answer["reason"]
         # Waited for the loop's baseline a while (15 s), ended it, then the file the change affects at the
-        # base and at the claim, one after the other: never the suite's 16 s twice.
-        assert took < 30, took
+        # base and at the claim, one after the other, in the claim's copy: never the suite's 16 s twice
+        # (47 s with the wait), whatever the machine's load adds to the copy and the two runs.
+        assert took < 40, took
         assert not any(ran_for_the_claim(loop, n) for n in range(8) if n != 3)
     finally:
         loop.cancel()
