@@ -37,6 +37,8 @@ _NODE_TOTAL = re.compile(r"^(?:\u2139|#) (tests|pass|fail|cancelled|skipped|todo
 _TAP_LINE = re.compile(r"^\s*(not )?ok \d+ - (.+?)(?:\s+#\s*(SKIP|TODO)\b.*)?$")
 _SPEC_LINE = re.compile(r"^\s*(\u2714|\u2716|\ufe63) (.+?) \(\d[\d.]*m?s\)(?: # (SKIP|TODO)\b.*)?$")
 _CARGO_RESULT = re.compile(r"^test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored;")
+# What each test binary (and the doctests) prints before its tests: one without its result ended early.
+_CARGO_RUNNING = re.compile(r"^running \d+ tests?$")
 # A test's id (a doctest's has spaces: `src/lib.rs - mul (line 3)`), without what `#[should_panic]` adds to
 # it: a test the change marks so is the same test, which passes now only because it panics.
 _CARGO_LINE = re.compile(r"^test (.+?)(?: - should panic)? \.\.\. (ok|FAILED|ignored)\b")
@@ -58,12 +60,14 @@ def from_output(output: str) -> TestRun | None:
     return None
 
 
-def _record(naming: str, outcomes: dict[str, Outcome], counts: dict[Outcome, int]) -> TestRun:
+def _record(
+    naming: str, outcomes: dict[str, Outcome], counts: dict[Outcome, int], *, finished: bool = True
+) -> TestRun:
     listed = sum(1 for o in outcomes.values() if o != "deselected")
     shown = sum(n for o, n in counts.items() if o != "deselected")
-    complete = bool(outcomes) and listed == shown
+    complete = bool(outcomes) and listed == shown and finished
     source = f"{naming.removesuffix(' output')} output"
-    return TestRun(source, naming, tuple(outcomes.items()), complete, tuple(counts.items()))
+    return TestRun(source, naming, tuple(outcomes.items()), complete, tuple(counts.items()), finished)
 
 
 def _pytest(lines: list[str]) -> TestRun | None:
@@ -144,7 +148,9 @@ def _cargo(lines: list[str]) -> TestRun | None:
         "skipped": sum(int(m.group(3)) for m in results),
     }
     outcomes = {m.group(1): _SAID[m.group(2)] for line in lines if (m := _CARGO_LINE.match(line))}
-    return _record("cargo", outcomes, {k: v for k, v in counts.items() if v})
+    # A test binary that began and printed no result ended early (`process::exit` in the code it tests).
+    finished = sum(1 for line in lines if _CARGO_RUNNING.match(line)) <= len(results)
+    return _record("cargo", outcomes, {k: v for k, v in counts.items() if v}, finished=finished)
 
 
 def _go(lines: list[str]) -> TestRun | None:

@@ -53,8 +53,13 @@ def _reached(outcome: Outcome | None) -> bool:
 
 
 def unreported(base: TestRun | None, now: TestRun | None) -> str:
-    """Why the claim's run is no evidence when its runner wrote a report at the base and none now
-    ("" when it did, or never did)."""
+    """Why the claim's run is no evidence when its runner wrote a report at the base and none now, or
+    reached its end at the base and not now ("" when it did, or never did)."""
+    if base is not None and now is not None and base.finished and not now.finished:
+        return (
+            f"its runner reached its end when the loop began and not now ({now.source}: a test process "
+            "ended before its totals): which tests ran cannot be told, so it is no evidence"
+        )
     if base is None or not base.source.endswith(" report") or (now is not None and now.source == base.source):
         return ""
     return (
