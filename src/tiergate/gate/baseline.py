@@ -19,6 +19,7 @@ from tiergate.errors import UserError
 from tiergate.gate import cache as evidencecache
 from tiergate.gate import untouched
 from tiergate.gate.checks import Check, CheckResult
+from tiergate.gate.environment.places import is_environment
 from tiergate.gate.pertest.selection import TestSelection
 from tiergate.gate.processes import DEFAULT_TIMEOUT, Progress
 from tiergate.gate.standing import BaselineEntry, Where
@@ -124,6 +125,9 @@ def _run_in_worktree(
     with worktree(top, commit) as tree:
         cwd = tree / inside
         cwd.mkdir(parents=True, exist_ok=True)  # the project folder may not exist yet at the base
+        # The environment the claim's copy runs with (a virtualenv the check's command names): without it
+        # the base could not run where the claim does, and its tests would have no outcome to compare.
+        links = link_environments(((top, tree), (project.root, cwd)))
         before = untouched.take(tree)
         # Bytecode neither read from nor written into the worktree (`tiergate.gate.untouched`): what
         # Python caches goes to a folder beside it, so bytecode planted in the worktree is never run.
@@ -132,15 +136,17 @@ def _run_in_worktree(
         results = run_reported(
             checks, cwd, timeout=timeout, progress=progress, label=LABEL, select=select, env=quiet
         )
-        moved = _touched(tree, commit, before)
+        moved = touched_since(tree, commit, before)
+        for link in links:
+            link.unlink(missing_ok=True)
         if moved:
             raise BaseTamperedError(moved)
         return results
 
 
-def _touched(tree: Path, commit: str, before: untouched.Snapshot) -> tuple[str, ...]:
-    """What of the worktree `tree` of `commit` could have shaped the checks run there since `before`
-    (`tiergate.gate.untouched`): its files' content is asked of git, against the commit's blobs."""
+def touched_since(tree: Path, commit: str, before: untouched.Snapshot) -> tuple[str, ...]:
+    """What of the worktree `tree` of `commit` (a commit or a tree) could have shaped the checks run there
+    since `before` (`tiergate.gate.untouched`): its files' content is asked of git, against its blobs."""
     after = untouched.take(tree)
     tracked = {}
     listing = runner.run(tree, "ls-tree", "-r", "-z", "--full-tree", commit).stdout
@@ -189,3 +195,23 @@ def worktree(top: Path, commit: str, *, checkout: bool = True, prefix: str = "ba
             with contextlib.suppress(UserError):
                 runner.run(top, "worktree", "prune")
         shutil.rmtree(holder, ignore_errors=True)
+
+
+def link_environments(pairs: Sequence[tuple[Path, Path]]) -> list[Path]:
+    """Links in each copy folder to the environment folders of its workspace folder; the links made."""
+    links = []
+    for folder, copy in pairs:
+        for entry in _environments(folder):
+            link = copy / entry.name
+            if not link.exists() and not link.is_symlink():
+                link.symlink_to(entry, target_is_directory=True)
+                links.append(link)
+    return links
+
+
+def _environments(folder: Path) -> list[Path]:
+    try:
+        entries = list(folder.iterdir())
+    except OSError:
+        return []
+    return [entry for entry in entries if entry.is_dir() and is_environment(entry.name, str(entry))]

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from tiergate import foreign
 from tiergate.frozen import frozen
-from tiergate.gate import bytecode
-from tiergate.gate.baseline import worktree
-from tiergate.gate.environment.places import is_environment
+from tiergate.gate import bytecode, untouched
+from tiergate.gate.baseline import link_environments, worktree
 from tiergate.gate.request import Seed
 from tiergate.git import changes, rawtree, repository, runner, untracked
 from tiergate.tier.change import work_paths
@@ -33,6 +33,9 @@ class Copy:
     cwd: Path
     env: dict[str, str]
     resolved: tuple[str, ...] = ()
+    tree: str = ""  # the tree it was written from
+    top: Path | None = None  # its worktree's top
+    written: untouched.Snapshot | None = None  # its files as tiergate left them, links included
 
 
 def change_paths(top: Path, commit: str, exclusions: foreign.Exclusions = foreign.DEFAULT) -> list[str]:
@@ -55,7 +58,7 @@ def claim_copy(
     top = repository.repo_root(root)
     raw = rawtree.workspace_tree(top, commit, change_paths(top, commit, exclusions))
     with written(root, raw.tree, prefix="claim", seed=seed) as copy:
-        yield Copy(copy.cwd, copy.env, raw.resolved)
+        yield replace(copy, resolved=raw.resolved)
 
 
 @contextlib.contextmanager
@@ -73,7 +76,7 @@ def written(
     top = repository.repo_root(root)
     inside = root.resolve().relative_to(top.resolve())
     with worktree(top, repository.head_sha(top) or tree, checkout=False, prefix=prefix) as scratch:
-        rawtree.write_tree(top, tree, scratch)
+        stamps = rawtree.write_tree(top, tree, scratch)
         runner.run(scratch, "read-tree", tree)
         cwd = scratch / inside
         cwd.mkdir(parents=True, exist_ok=True)
@@ -86,7 +89,7 @@ def written(
             bytecode.seeded(pycache, seed)
         env = {"PYTHONDONTWRITEBYTECODE": "", "PYTHONPYCACHEPREFIX": pycache}
         try:
-            yield Copy(cwd, env)
+            yield Copy(cwd, env, tree=tree, top=scratch, written=untouched.Snapshot(stamps))
         finally:
             # Unlinked first, so that removing the worktree can never reach into what they point at.
             for link in links:
@@ -109,21 +112,50 @@ def links_out(root: Path, commit: str, paths: Sequence[str]) -> tuple[str, ...]:
     return tuple(f"{p} -> {t}" for p, t in links.items() if rawtree.leaves_tree(p, t, files - {p}))
 
 
-def link_environments(pairs: Sequence[tuple[Path, Path]]) -> list[Path]:
-    """Links in each copy folder to the environment folders of its workspace folder; the links made."""
-    links = []
-    for folder, copy in pairs:
-        for entry in _environments(folder):
-            link = copy / entry.name
-            if not link.exists() and not link.is_symlink():
-                link.symlink_to(entry, target_is_directory=True)
-                links.append(link)
-    return links
+def check_untouched(copy: Copy) -> None:
+    """Nothing of `copy` that could shape its checks changed since tiergate wrote it (`tiergate.gate.
+    untouched`: a file of its tree rewritten, even put back; an importable file planted): else
+    CopyWrittenError. A process the agent left running can find the copy and rewrite the code under test
+    while the checks run; what they showed then is not the change's."""
+    if copy.top is None or copy.written is None:
+        return
+    moved = written_since(copy.written, untouched.take(copy.top))
+    if moved:
+        raise CopyWrittenError(moved)
 
 
-def _environments(folder: Path) -> list[Path]:
-    try:
-        entries = list(folder.iterdir())
-    except OSError:
-        return []
-    return [entry for entry in entries if entry.is_dir() and is_environment(entry.name, str(entry))]
+def written_since(before: untouched.Snapshot, after: untouched.Snapshot) -> tuple[str, ...]:
+    """What changed between two snapshots of a copy that could change what its checks run (sorted): a file
+    tiergate wrote whose stamp moved (rewritten, even put back, or gone), and a new file Python would import
+    in place of one of them (`calc/__init__.py` or `calc.*.so` beside `calc.py`). What the checks leave
+    beside (caches, reports, a build of their own) is let be. Pure."""
+    moved = [p for p, stamp in before.files.items() if after.files.get(p) != stamp]
+    modules = {_module(p) for p in before.files if p.endswith(".py")}
+    planted = [p for p in after.files if p not in before.files and _shadows(p, modules)]
+    return tuple(sorted({*moved, *planted}))
+
+
+def _module(path: str) -> str:
+    """The module a source file is, as a path without its suffix (`pkg/calc` for `pkg/calc.py`)."""
+    return path.removesuffix(".py")
+
+
+def _shadows(path: str, modules: set[str]) -> bool:
+    """Whether the new file `path` would be imported in place of one of `modules`."""
+    folder, _, name = path.rpartition("/")
+    if name == "__init__.py":
+        return folder in modules
+    stem = name.split(".", 1)[0]
+    return name.endswith((".so", ".pyd", ".pyc")) and f"{folder}/{stem}".lstrip("/") in modules
+
+
+class CopyWrittenError(Exception):
+    """The claim's copy changed while its checks ran: what they showed is no evidence for the change."""
+
+    def __init__(self, paths: Sequence[str]) -> None:
+        shown = ", ".join(paths[:5]) + (f" (+{len(paths) - 5} more)" if len(paths) > 5 else "")
+        super().__init__(
+            f"the claim's copy was written while its checks ran ({shown}): what they showed is not the "
+            "change's, so the claim is not checked"
+        )
+        self.paths = tuple(paths)

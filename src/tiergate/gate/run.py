@@ -123,13 +123,14 @@ def run_gate(
         return _judge_kept(run, kept, before, key, refute_regressions)
     with _copy(project, commit, exclusions, seed) as copy:
         if copy is not None:
-            run.cwd, run.pycache = copy.cwd, copy.env["PYTHONPYCACHEPREFIX"]
+            run.cwd, run.pycache, run.copy = copy.cwd, copy.env["PYTHONPYCACHEPREFIX"], copy
         try:
             if measurement is not None:
                 measurement.where = run.cwd
             added = measurement.env() if measurement else {}
             run.env = {c.key: {**(copy.env if copy else {}), **added.get(c.key, {})} for c in checks}
             results = run.staged()
+            run.untouched()
             coverage = measurement.collect(results) if measurement else None
         finally:
             if measurement:
@@ -365,6 +366,7 @@ class _Run:
     # Where the checks run: the claim's copy (`tiergate.gate.cleancopy`), else the workspace itself.
     cwd: Path = field(default=Path(), init=False)
     pycache: str | None = field(default=None, init=False)  # the claim's bytecode folder, while it runs
+    copy: cleancopy.Copy | None = field(default=None, init=False)  # the claim's copy, while it runs
     rust_tests: bool | None = field(default=None, init=False)  # the change edits a Rust file's tests
     # A first pass's key -> its whole check's (whose time at the base is its limit's measure).
     _whole: dict[str, str] = field(default_factory=dict, init=False)
@@ -607,9 +609,15 @@ class _Run:
             timeout=self._time_left(),
             progress=self.progress,
         )
+        self.untouched()
         if kept_key and not any(r.status == "timed_out" or r.could_not_run for r in ran):
             evidencecache.store_evidence(self.project, kept_key, ran)
         return orderrun.found(self.checks, results, self.entries, ran)
+
+    def untouched(self) -> None:
+        """Raises `cleancopy.CopyWrittenError` when the claim's copy changed while checks ran in it."""
+        if self.copy is not None:
+            cleancopy.check_untouched(self.copy)
 
     def _base_tests_selection(
         self, results: Sequence[CheckResult], wanted: set[str]

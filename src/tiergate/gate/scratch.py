@@ -38,9 +38,11 @@ def run_base_tests(
     folder (`tiergate.gate.bytecode`; None: an empty one)."""
     with base_tests_copy(root, commit, pycache=pycache) as copy:
         env = {c.key: copy.env for c in checks}
-        return run_reported(
+        ran = run_reported(
             checks, copy.cwd, timeout=timeout, progress=progress, label=LABEL, select=select, env=env
         )
+        cleancopy.check_untouched(copy)
+        return ran
 
 
 @contextlib.contextmanager

@@ -181,9 +181,11 @@ def _shown(top: Path, real: Path) -> str:
         return str(real)
 
 
-def write_tree(top: Path, tree: str, into: Path) -> None:
+def write_tree(top: Path, tree: str, into: Path) -> dict[str, tuple[int, int]]:
     """Every file of `tree` written into the folder `into`, byte for byte, with its mode; symlinks as
-    symlinks. Submodules (commits) are left out: they hold nothing of this repository's."""
+    symlinks. Submodules (commits) are left out: they hold nothing of this repository's. Each file's
+    stamp (inode, change time) as it was written, taken from the open file before it is closed: a later
+    write by anyone, even one made before the caller looks, moves it."""
     listing = runner.run(top, "ls-tree", "-r", "-z", "--full-tree", tree).stdout
     records: list[tuple[str, str, str]] = []
     for record in listing.split(b"\0"):
@@ -192,17 +194,26 @@ def write_tree(top: Path, tree: str, into: Path) -> None:
             mode, kind, blob = meta.decode().split(" ")
             if kind == "blob":
                 records.append((os.fsdecode(raw), mode, blob))
+    stamps: dict[str, tuple[int, int]] = {}
     for start in range(0, len(records), 2000):
         chunk = records[start : start + 2000]
         for (path, mode, _), data in zip(chunk, objects.blobs(top, [b for _, _, b in chunk]), strict=True):
-            _write(into / path, mode, data)
+            stamps[path] = _write(into / path, mode, data)
+    return stamps
 
 
-def _write(file: Path, mode: str, data: bytes) -> None:
+def _write(file: Path, mode: str, data: bytes) -> tuple[int, int]:
     file.parent.mkdir(parents=True, exist_ok=True)
     if mode == "120000":
         file.symlink_to(os.fsdecode(data))
-        return
-    file.write_bytes(data)
-    if mode == "100755":
-        file.chmod(0o755)
+        info = file.lstat()
+        return info.st_ino, info.st_ctime_ns
+    fd = os.open(file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o755 if mode == "100755" else 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        info = os.fstat(fd)
+        return info.st_ino, info.st_ctime_ns
+    finally:
+        os.close(fd)
