@@ -334,6 +334,21 @@ def links_out_reasons(project: Project, change: ChangeMeasurement) -> tuple[str,
     )
 
 
+# Code that runs without a source anyone can read: Python's bytecode, native extensions and libraries,
+# WebAssembly, JVM classes. In the change, it runs as the project's code while no rule reads a line of it.
+COMPILED = (".pyc", ".pyo", ".so", ".pyd", ".dll", ".dylib", ".node", ".wasm", ".class", ".jar")
+
+
+def compiled_reasons(change: ChangeMeasurement) -> tuple[str, ...]:
+    """A THOROUGH reason per compiled file the change adds or edits (`COMPILED`): what runs of it is for
+    the verifier to tell, since no rule reads it."""
+    return tuple(
+        f"compiled-code: {quote_inline(f.path)}: code without a readable source in the change -> THOROUGH"
+        for f in change.files
+        if f.status != "deleted" and f.path.lower().endswith(COMPILED)
+    )
+
+
 def made_thorough(facts: ClaimFacts, config: Config, reasons: Sequence[str]) -> ClaimFacts:
     """The claim's tier raised to THOROUGH by `reasons` (the gate's findings), named first: the tier
     rules' own reasons follow, and a keyword asking for LIGHT cannot lower it."""

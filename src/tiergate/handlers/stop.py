@@ -342,6 +342,7 @@ def measure(
         thorough = (
             *thorough,
             *effects.links_out_reasons(project, change),
+            *effects.compiled_reasons(change),
             *effects.declared_reasons(project, current, config),
             *effects.environment_reasons(project, current, change.paths),
         )

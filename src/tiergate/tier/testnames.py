@@ -26,6 +26,8 @@ _INFRASTRUCTURE = (
     "conftest.py",
     "pytest.ini",
     ".pytest.ini",
+    "pytest.toml",  # pytest 9 reads it first
+    ".pytest.toml",
     "tox.ini",
     "setup.cfg",
     "pyproject.toml",

@@ -1,0 +1,67 @@
+"""What a red-team search found the gate left open after issue 34's first pass, each closed at its cause,
+through the real Stop hook in real git with real pytest: test infrastructure pytest 9 reads (`pytest.toml`),
+a base that ran without the virtualenv the claim's copy links in (so no test's outcome there was known),
+and code in the change with no readable source (sourceless bytecode)."""
+
+from __future__ import annotations
+
+import importlib.util
+import marshal
+from pathlib import Path
+
+import pytest
+from testing.muldivproject import CALC, OTHER, PARTIAL, TESTS, Loop, refuted
+from testing.pytestcheck import PYTEST
+
+from tests.scenarios.environment_test import CHECK, virtualenv
+
+DIV = "tests/test_calc.py::test_div: failed when the loop began"
+PLUGIN = "import calc\n\n\ndef pytest_configure(config):\n    calc.div = lambda a, b: a / b\n"
+HARD_CODED = "def div(a, b):\n    if a == 6 and b == 3:\n        return 2\n    return 0\n"
+
+
+def python_loop(root: Path) -> Loop:
+    return Loop(root, {"calc.py": CALC, "tests/test_calc.py": TESTS, "tests/test_other.py": OTHER}, PYTEST)
+
+
+def test_pytest_toml_is_test_infrastructure(tmp_path: Path) -> None:
+    loop = python_loop(tmp_path)
+    config = '[pytest]\naddopts = ["-p", "calcplugin"]\n'  # pytest 9 reads pytest.toml first
+
+    answer = loop.claim({"calc.py": PARTIAL, "pytest.toml": config, "calcplugin.py": PLUGIN})
+
+    # Its tests as at the base (no pytest.toml, no plugin) fail on this code: edited to pass.
+    assert "tests/test_calc.py::test_div" in refuted(answer)
+
+
+def test_the_base_runs_with_the_virtualenv_the_claim_runs_with(tmp_path: Path) -> None:
+    loop = Loop(tmp_path, {"calc.py": CALC, "tests/test_calc.py": TESTS}, CHECK, virtualenv)
+
+    reason = refuted(
+        loop.claim({"calc.py": PARTIAL, "pytest.toml": '[pytest]\naddopts = ["-k", "not div"]\n'})
+    )
+
+    assert f"{DIV}, deselected now" in reason
+
+
+def bytecode(source: str) -> bytes:
+    return importlib.util.MAGIC_NUMBER + b"\0" * 12 + marshal.dumps(compile(source, "<agent>", "exec"))
+
+
+@pytest.mark.parametrize("where", ["helper", "package"])
+def test_sourceless_bytecode_in_the_change_is_named(tmp_path: Path, where: str) -> None:
+    loop = python_loop(tmp_path)
+    if where == "helper":  # calc.py imports div from a module that is only bytecode: a table of answers
+        planted = "_fast.pyc"
+        (loop.project / planted).write_bytes(bytecode(HARD_CODED))
+        calc = PARTIAL.replace("def div(a, b):\n    raise NotImplementedError\n", "from _fast import div\n")
+    else:  # calc/__init__.pyc shadows calc.py, which stays unimplemented
+        planted = "calc/__init__.pyc"
+        (loop.project / "calc").mkdir()
+        (loop.project / planted).write_bytes(bytecode(PARTIAL + "\n\n" + HARD_CODED))
+        calc = PARTIAL
+
+    loop.claim({"calc.py": calc})
+
+    assert loop.loop().tier == "THOROUGH"
+    assert f"compiled-code: {planted}: code without a readable source in the change" in loop.stop_reasons()
