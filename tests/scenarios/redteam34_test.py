@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import marshal
+import os
 from pathlib import Path
 
 import pytest
@@ -65,3 +66,28 @@ def test_sourceless_bytecode_in_the_change_is_named(tmp_path: Path, where: str) 
 
     assert loop.loop().tier == "THOROUGH"
     assert f"compiled-code: {planted}: code without a readable source in the change" in loop.stop_reasons()
+
+
+# Found by pytest walking up from the copy (no pytest config in the project): a conftest there would load;
+# it puts the rootdir back so that node ids stay the project's, and answers `div` in the test modules.
+WALKED_UP = (
+    "import pathlib\n\n\n"
+    "def pytest_configure(config):\n    config._rootpath = pathlib.Path.cwd()\n\n\n"
+    "def pytest_collection_modifyitems(items):\n"
+    "    for item in items:\n"
+    "        if getattr(item.module, 'div', None) is not None:\n"
+    "            item.module.div = lambda a, b: a / b\n"
+)
+
+
+def test_a_pytest_config_above_the_copy_is_never_read(tmp_path: Path) -> None:
+    loop = python_loop(tmp_path)
+    above = Path(os.environ["TMPDIR"])  # where the claim's copy is made: /tmp on a real machine
+    (above / "pytest.ini").write_text("[pytest]\n")
+    (above / "conftest.py").write_text(WALKED_UP)
+
+    answer = loop.claim({"calc.py": PARTIAL})
+
+    # Judged as the partial claim it is: its failing test still fails, as when the loop began.
+    assert "```tiergate-spawn" in answer["reason"] and loop.loop().tier == "STANDARD"
+    assert "gate: tests: pre-existing" in loop.stop_reasons()

@@ -22,6 +22,7 @@ from tiergate.gate.checks import Check, CheckResult
 from tiergate.gate.environment.places import is_environment
 from tiergate.gate.pertest.selection import TestSelection
 from tiergate.gate.processes import DEFAULT_TIMEOUT, Progress
+from tiergate.gate.runnerbounds import pytest_bounds
 from tiergate.gate.standing import BaselineEntry, Where
 from tiergate.gate.testreports import run_reported
 from tiergate.git import changes, objects, repository, runner, untracked
@@ -132,7 +133,8 @@ def _run_in_worktree(
         # Bytecode neither read from nor written into the worktree (`tiergate.gate.untouched`): what
         # Python caches goes to a folder beside it, so bytecode planted in the worktree is never run.
         cache = str(tree.parent / "pycache")
-        quiet = {c.key: {"PYTHONDONTWRITEBYTECODE": "1", "PYTHONPYCACHEPREFIX": cache} for c in checks}
+        added = {"PYTHONDONTWRITEBYTECODE": "1", "PYTHONPYCACHEPREFIX": cache}
+        quiet = {c.key: {**added, **pytest_bounds(cwd, tree, tree.parent)} for c in checks}
         results = run_reported(
             checks, cwd, timeout=timeout, progress=progress, label=LABEL, select=select, env=quiet
         )

@@ -21,6 +21,7 @@ from tiergate.frozen import frozen
 from tiergate.gate import bytecode, untouched
 from tiergate.gate.baseline import link_environments, worktree
 from tiergate.gate.request import Seed
+from tiergate.gate.runnerbounds import pytest_bounds
 from tiergate.git import changes, rawtree, repository, runner, untracked
 from tiergate.tier.change import work_paths
 
@@ -87,7 +88,11 @@ def written(
         if pycache is None:
             pycache = str(scratch.parent / "pycache")
             bytecode.seeded(pycache, seed)
-        env = {"PYTHONDONTWRITEBYTECODE": "", "PYTHONPYCACHEPREFIX": pycache}
+        env = {
+            "PYTHONDONTWRITEBYTECODE": "",
+            "PYTHONPYCACHEPREFIX": pycache,
+            **pytest_bounds(cwd, scratch, scratch.parent),
+        }
         try:
             yield Copy(cwd, env, tree=tree, top=scratch, written=untouched.Snapshot(stamps))
         finally:
