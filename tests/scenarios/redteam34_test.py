@@ -8,6 +8,8 @@ from __future__ import annotations
 import importlib.util
 import marshal
 import os
+import shlex
+import sys
 from pathlib import Path
 
 import pytest
@@ -91,3 +93,27 @@ def test_a_pytest_config_above_the_copy_is_never_read(tmp_path: Path) -> None:
     # Judged as the partial claim it is: its failing test still fails, as when the loop began.
     assert "```tiergate-spawn" in answer["reason"] and loop.loop().tier == "STANDARD"
     assert "gate: tests: pre-existing" in loop.stop_reasons()
+
+
+# A script the configured command runs is the claim's copy of it: an edit of it is named, as an edit of the
+# command would be. Here it loads a plugin that answers for the code.
+SCRIPT = (
+    "#!/bin/sh\nexec env PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 "
+    f'{shlex.quote(sys.executable)} -m pytest -q -p no:cacheprovider "$@"\n'
+)
+
+
+def test_an_edit_of_the_script_the_configured_command_runs_is_named(tmp_path: Path) -> None:
+    files = {
+        "calc.py": CALC,
+        "tests/test_calc.py": TESTS,
+        "tests/test_other.py": OTHER,
+        "scripts/check.sh": SCRIPT,
+    }
+    loop = Loop(tmp_path, files, "sh scripts/check.sh")
+    edited = SCRIPT.replace("-p no:cacheprovider", "-p no:cacheprovider -p calcplugin")
+
+    loop.claim({"calc.py": PARTIAL, "scripts/check.sh": edited, "calcplugin.py": PLUGIN})
+
+    assert loop.loop().tier == "THOROUGH"
+    assert "runs `scripts/check.sh`, which differs from the base's" in loop.stop_reasons()

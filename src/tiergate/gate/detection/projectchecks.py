@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import tomllib
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -51,19 +52,22 @@ def checks_at_base(root: Path, config: Config, base: str | None) -> tuple[Check,
 def declared_changes(root: Path, config: Config, base: str | None) -> tuple[str, ...]:
     """How the checks the files in `root` declare now differ from those `base` declares
     (`tiergate.gate.detection.sincebase`); none with a `[checks]` table or without a base."""
-    if config.checks or base is None:
+    if base is None:
         return ()
+    if config.checks:  # the loop kept its table: only the files its commands run can change
+        return tuple(_scripts_changed(root, base, config.checks))
     then = _with_programs(_at_base(root, base))
     return (
         *changed_declarations(then, _with_programs(read_facts(root))),
-        *_scripts_changed(root, base, then),
+        *_scripts_changed(root, base, {check.name: check.command for check in detect(then).offered}),
     )
 
 
-def _scripts_changed(root: Path, base: str, then: ProjectFacts) -> list[str]:
-    """For each check the base declares that runs a file of the project (`./run_tests.sh`), why it is
-    named when that file differs now: the gate runs the workspace's copy."""
-    scripts = {check: script for check in detect(then).offered if (script := script_of(check.command))}
+def _scripts_changed(root: Path, base: str, commands: Mapping[str, str]) -> list[str]:
+    """For each check (`commands` by name) that runs a file of the project (`./run_tests.sh`,
+    `sh scripts/check.sh`), why it is named when that file differs from the base's: the gate runs the
+    workspace's copy."""
+    scripts = {name: script for name, command in commands.items() if (script := script_of(command))}
     if not scripts:
         return []
     top = repository.repo_root(root)
@@ -74,8 +78,8 @@ def _scripts_changed(root: Path, base: str, then: ProjectFacts) -> list[str]:
     was = at_base.texts(dict.fromkeys(present, LARGEST_READ))
     now = OnDisk(root).texts(dict.fromkeys(was, LARGEST_READ))
     return [
-        script_changed(check, path)
-        for check, path in scripts.items()
+        script_changed(name, path)
+        for name, path in scripts.items()
         if path in was and now.get(path) != was[path]
     ]
 

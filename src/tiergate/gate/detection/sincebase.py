@@ -65,10 +65,10 @@ def script_of(command: str) -> str | None:
     return None if script.startswith(("/", "../")) or script == ".." else script
 
 
-def script_changed(check: DetectedCheck, script: str) -> str:
-    """Why `check` is named when the file it runs (`script_of`) differs from the base's."""
+def script_changed(name: str, script: str) -> str:
+    """Why check `name` is named when the file it runs (`script_of`) differs from the base's."""
     return (
-        f"the declared command of check `{quote_inline(check.name)}` runs {_code(script)}, which differs "
+        f"the declared command of check `{quote_inline(name)}` runs {_code(script)}, which differs "
         "from the base's: the gate runs it as the workspace has it, and the tests it leaves out are told "
         "by their outcomes at the base"
     )
