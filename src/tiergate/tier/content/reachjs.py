@@ -15,7 +15,7 @@ from tiergate.tier.content.jsstate import judge_state
 from tiergate.tier.content.patch import FileLines
 from tiergate.tier.content.reaching import Mechanism, reach
 from tiergate.tier.content.rule import ContentHit
-from tiergate.tier.content.runners import JS_RUNNER_ENV, JS_RUNNER_GLOBALS, js_module
+from tiergate.tier.content.runners import JS_RUNNER_ENV, JS_RUNNER_GLOBALS, gate_trace, js_module
 from tiergate.tier.content.testfiles import names_test_path
 
 _ID = r"[A-Za-z_$][\w$]*"
@@ -317,7 +317,12 @@ def _held_stack(code: str, names: _Names) -> str | None:
 
 
 def _presence(code: str, literals: list[str]) -> str | None:
-    return _environment(code, literals) or _runner_around(code, literals)
+    return _environment(code, literals) or _runner_around(code, literals) or _gate_traced(literals)
+
+
+def _gate_traced(literals: list[str]) -> str | None:
+    """A trace of the gate's runs in the code's strings (`runners.GATE_TRACES`)."""
+    return next((found for lit in literals if (found := gate_trace(lit)) is not None), None)
 
 
 def _environment(code: str, literals: list[str]) -> str | None:
@@ -325,7 +330,7 @@ def _environment(code: str, literals: list[str]) -> str | None:
     with "test" (jest sets it)."""
     for found in _ENV.finditer(code) if "process" in code else ():
         name = found["name"]
-        if name is not None and name.startswith(JS_RUNNER_ENV):
+        if name is not None and (name.startswith(JS_RUNNER_ENV) or gate_trace(name) is not None):
             return f"process.env.{name}"
         if name == "NODE_ENV" and "test" in literals:
             return "NODE_ENV"

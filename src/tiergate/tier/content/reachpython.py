@@ -18,7 +18,13 @@ from tiergate.tier.content.patch import FileLines
 from tiergate.tier.content.pythonstate import judge_state, may_keep_state
 from tiergate.tier.content.reaching import Mechanism, reach
 from tiergate.tier.content.rule import ContentHit
-from tiergate.tier.content.runners import PYTHON_OUTCOMES, PYTHON_RUNNER_ENV, PYTHON_RUNNERS, python_runner
+from tiergate.tier.content.runners import (
+    PYTHON_OUTCOMES,
+    PYTHON_RUNNER_ENV,
+    PYTHON_RUNNERS,
+    gate_trace,
+    python_runner,
+)
 from tiergate.tier.content.testfiles import names_test_path
 
 _ID = r"[A-Za-z_][A-Za-z0-9_]*"
@@ -120,7 +126,7 @@ def judge_python(changed: FileLines) -> Iterator[ContentHit]:
     runner = _holds(text, _RUNNER_WORDS) or _holds("\n".join(changed.removed), _RUNNER_WORDS)
     exits = _holds(text, _EXIT_WORDS) and not _cli(changed)
     caller = _holds(text, _CALLER_WORDS)
-    literals = _holds(text, _LITERAL_WORDS) or runner
+    literals = _holds(text, _LITERAL_WORDS) or runner or gate_trace(text) is not None
     state = may_keep_state(text)
     if not (runner or exits or caller or literals or state):
         return
@@ -314,6 +320,9 @@ def _presence(code: str, text: str, literals: list[str]) -> str | None:
     for literal in literals:
         if literal.startswith(PYTHON_RUNNER_ENV):
             return literal
+    traced = gate_trace(text)
+    if traced is not None:
+        return traced
     if "cmdline" in text or "_called_from_test" in text:
         asks = _ASKS_RUNNER.search(text)
         if asks is not None:

@@ -6,6 +6,8 @@ that reaches into its tests (`reaching`) and by what tells a testing tool at the
 
 from __future__ import annotations
 
+import re
+
 # Python: the runners' own modules, by the root a dotted import starts with. A plugin's module is named
 # `pytest_<name>` (pytest_mock, pytest_asyncio).
 PYTHON_RUNNERS = frozenset({"pytest", "_pytest", "unittest", "doctest", "nose", "nose2", "xdist", "py.test"})
@@ -63,6 +65,20 @@ def js_module(name: str) -> str | None:
     if name in JS_ASSERTIONS or name.startswith(("chai-", "node:assert/")):
         return "assertion"
     return None
+
+
+# What tells the gate's own runs from the agent's: its name in the folders it runs in, and what it sets
+# in the checks' environment. Code that asks for them answers the gate otherwise than anyone else.
+GATE_TRACES = re.compile(
+    r"(?i:tiergate)|pycache_prefix|dont_write_bytecode|PYTHONPYCACHEPREFIX|PYTHONDONTWRITEBYTECODE"
+    r"|PYTEST_ADDOPTS|NODE_V8_COVERAGE|NODE_OPTIONS|TIERGATE_"
+)
+
+
+def gate_trace(text: str) -> str | None:
+    """The trace of the gate's runs `text` asks for, if any (`GATE_TRACES`)."""
+    found = GATE_TRACES.search(text)
+    return None if found is None else found.group(0)
 
 
 # Rust: what the test harness sets (`cargo test`'s threads, nextest's own) and reads.
