@@ -92,6 +92,10 @@ def written(
             "PYTHONDONTWRITEBYTECODE": "",
             "PYTHONPYCACHEPREFIX": pycache,
             **pytest_bounds(cwd, scratch, scratch.parent),
+            # What names the workspace in the hooks' environment names the copy: code that looks for the
+            # project's folder there finds this one, not the workspace with what git ignores in it.
+            "CLAUDE_PROJECT_DIR": str(cwd),
+            "PWD": str(cwd),
         }
         try:
             yield Copy(cwd, env, tree=tree, top=scratch, written=untouched.Snapshot(stamps))
