@@ -21,6 +21,16 @@ def test_a_new_file_imported_in_place_of_a_module_is_named() -> None:
     assert written_since(BEFORE, after) == tuple(sorted(planted))
 
 
+def test_a_cache_of_the_change_the_checks_write_again_is_let_be() -> None:
+    cached = {".pytest_cache/v/cache/nodeids": (9, 10), "snapshots/calc.snap": (10, 10)}
+    before = Snapshot({**BEFORE.files, **cached})
+    after = Snapshot(
+        {**BEFORE.files, ".pytest_cache/v/cache/nodeids": (11, 12), "snapshots/calc.snap": (10, 13)}
+    )
+
+    assert written_since(before, after) == ()
+
+
 def test_what_the_checks_leave_beside_the_code_is_let_be() -> None:
     left = {".pytest_cache/v/cache": (6, 12), "build/lib/calc.py": (7, 12), "report.xml": (8, 12)}
 

@@ -24,6 +24,7 @@ from tiergate.gate.request import Seed
 from tiergate.gate.runnerbounds import pytest_bounds
 from tiergate.git import changes, rawtree, repository, runner, untracked
 from tiergate.tier.change import work_paths
+from tiergate.tier.testnames import names_test_infrastructure
 
 
 @frozen
@@ -135,13 +136,19 @@ def check_untouched(copy: Copy) -> None:
 
 def written_since(before: untouched.Snapshot, after: untouched.Snapshot) -> tuple[str, ...]:
     """What changed between two snapshots of a copy that could change what its checks run (sorted): a file
-    tiergate wrote whose stamp moved (rewritten, even put back, or gone), and a new file Python would import
-    in place of one of them (`calc/__init__.py` or `calc.*.so` beside `calc.py`). What the checks leave
-    beside (caches, reports, a build of their own) is let be. Pure."""
-    moved = [p for p, stamp in before.files.items() if after.files.get(p) != stamp]
+    of code or test infrastructure tiergate wrote whose stamp moved (rewritten, even put back, or gone),
+    and a new file Python would import in place of one of them (`calc/__init__.py` or `calc.*.so` beside
+    `calc.py`). What the checks write themselves (caches, reports, snapshots, a build of their own, even
+    where the change holds such a file) is let be. Pure."""
+    moved = [p for p, stamp in before.files.items() if after.files.get(p) != stamp and _runs(p)]
     modules = {_module(p) for p in before.files if p.endswith(".py")}
     planted = [p for p in after.files if p not in before.files and _shadows(p, modules)]
     return tuple(sorted({*moved, *planted}))
+
+
+def _runs(path: str) -> bool:
+    """Whether a file of the tree can change what runs: code, or a runner's configuration."""
+    return foreign.is_code(path) or names_test_infrastructure(path.rpartition("/")[2])
 
 
 def _module(path: str) -> str:
