@@ -5,16 +5,15 @@ install reaches, or in the environment's `__pycache__` folders since the loop be
 not compile the standard library, pytest and the dependencies anew at every claim, the folder starts with
 the environment's own bytecode from before the loop began: each `.pyc` of the interpreters' standard
 library and of the environment's folders whose change time (which no user can set back) is older than
-the loop's start, linked in (copied across file systems). See docs/judging.md, "The claim's copy".
+the loop's start, symlinked in. See docs/judging.md, "The claim's copy".
 """
 
 # os on purpose: a standard library and an environment hold thousands of files.
-# ruff: noqa: PTH112, PTH118, PTH119, PTH120, PTH103
+# ruff: noqa: PTH103, PTH112, PTH118, PTH119, PTH120, PTH211
 from __future__ import annotations
 
 import os
 import re
-import shutil
 import stat
 from collections.abc import Iterable, Sequence
 
@@ -83,9 +82,8 @@ def _linked(cache: str, names: Sequence[str], target: str, before: float) -> int
             continue
         if not made:
             os.makedirs(target, exist_ok=True)
-        try:
-            os.link(source, os.path.join(target, name))
-        except OSError:
-            shutil.copyfile(source, os.path.join(target, name))
+        # A symlink, not a hard link: linking would move the file's change time, and no later claim
+        # could trust it. Python replaces a symlink it writes over, never the file it points to.
+        os.symlink(source, os.path.join(target, name))
         made += 1
     return made
