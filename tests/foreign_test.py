@@ -217,3 +217,19 @@ def test_an_executable_in_a_cache_folder_stays_work() -> None:
 def test_names_like_generated_output_are_still_work(path: str) -> None:
     verdict = DEFAULT.verdict(path)
     assert verdict is None or not verdict.excluded
+
+
+def test_every_file_the_content_rules_read_by_its_suffix_is_read_as_source() -> None:
+    from tiergate.tier.content import DEFAULT as ECOSYSTEMS
+    from tiergate.tier.content.checkconfig import CHECK_RUNS
+
+    assert {suffix for eco in ECOSYSTEMS for suffix in eco.suffixes} <= foreign.SOURCE_SUFFIXES
+    assert set(CHECK_RUNS.names) <= set(foreign.SOURCE_NAMES)
+
+
+@pytest.mark.parametrize(
+    ("path", "source"),
+    [("calc.js", True), ("src/Calc.PY", True), ("Makefile", True), ("logo.png", False), ("x.pyc", False)],
+)
+def test_a_source_file_is_known_by_its_name(path: str, source: bool) -> None:
+    assert foreign.is_source(path) is source

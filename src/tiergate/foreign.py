@@ -29,6 +29,18 @@ CODE_SUFFIXES = frozenset(
     }
 )  # fmt: skip
 
+# Suffixes and names of the files a language, a template engine or a build tool reads as source, whatever
+# bytes they hold: node runs a script with a NUL in a comment, which git's own check (a NUL in the first
+# 8000 bytes) calls binary. tiergate reads them as text (`is_source`), never as binary; every suffix
+# the content rules read by is among them (tests/foreign_test.py).
+_PROGRAMS = frozenset({".wasm", ".so", ".dylib", ".dll", ".exe", ".jar", ".class", ".node", ".pyc"})
+SOURCE_SUFFIXES = (CODE_SUFFIXES - _PROGRAMS) | {
+    ".pyw", ".ru", ".rake", ".phtml", ".mk", ".yml", ".yaml", ".html", ".htm", ".xhtml", ".jinja",
+    ".jinja2", ".j2", ".njk", ".djhtml", ".tmpl", ".tpl", ".gohtml", ".hbs", ".handlebars", ".mustache",
+    ".ejs", ".erb", ".haml", ".slim", ".liquid", ".twig", ".astro", ".jsp", ".eex", ".heex",
+}  # fmt: skip
+SOURCE_NAMES = ("Makefile", "GNUmakefile", "justfile", "Justfile", "Jenkinsfile", "Dockerfile")
+
 
 @frozen
 class Rule:
@@ -221,6 +233,14 @@ def is_code(path: str, executable: bool = False) -> bool:
     name = path.rpartition("/")[2]
     suffix = name[name.rfind(".") :].lower() if "." in name.lstrip(".") else ""
     return executable or suffix in CODE_SUFFIXES
+
+
+def is_source(path: str) -> bool:
+    """Whether `path` names a file read as source (`SOURCE_SUFFIXES`, `SOURCE_NAMES`): text, whatever
+    its bytes."""
+    name = path.rpartition("/")[2]
+    suffix = name[name.rfind(".") :].lower() if "." in name.lstrip(".") else ""
+    return suffix in SOURCE_SUFFIXES or name in SOURCE_NAMES
 
 
 def user_matcher(patterns: Sequence[str]) -> Callable[[str], str | None]:

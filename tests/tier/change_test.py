@@ -133,6 +133,19 @@ def test_binary_files_count_as_files_without_lines(repo: Path) -> None:
     )
 
 
+def test_a_source_file_is_text_whatever_it_holds_and_whatever_the_attributes_say(repo: Path) -> None:
+    # node runs a script with a NUL in a comment, which git's own probe would call binary.
+    write(repo, {"src/b.py": numbered(5, "c"), ".gitattributes": "*.py binary\n*.png binary\n"})
+    (repo / "calc.js").write_bytes(b"let x = 1; /* \0 */\nlet y = 2;\n")
+    (repo / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\n")
+    assert measure_change(repo).files == (
+        FileChange(".gitattributes", "untracked", 2, 0),
+        FileChange("calc.js", "untracked", 2, 0),
+        FileChange("logo.png", "untracked", 0, 0, binary=True),
+        FileChange("src/b.py", "modified", 5, 5),
+    )
+
+
 def test_untracked_symlinks_are_not_followed(repo: Path, tmp_path: Path) -> None:
     big = tmp_path / "big.txt"
     big.write_text(numbered(1000))

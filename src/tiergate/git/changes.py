@@ -1,17 +1,19 @@
 """The change between a base and the working tree: the paths, their line counts, the patch, as a tree.
 
-Measured as it is on disk, on `indexcopy`'s copy of the index, with git's own diff format whatever the
-user configured (no external diff, no text conversion, no colour).
+Measured as it is on disk, on `indexcopy`'s copy of the index, each file read as its bytes with
+tiergate's own attributes (`attributes.own`: no `.gitattributes` makes a file binary, re-encodes it or
+rewrites its line ends), with git's own diff format whatever the user configured (no external diff, no
+text conversion, no colour).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-from tiergate.git import indexcopy, runner, untracked
+from tiergate.git import attributes, indexcopy, objects, runner, untracked
 from tiergate.git.formats import DiffEntry, parse_raw_numstat, with_patch_counts
 
 # Options that keep a diff in git's own plain format whatever the user configured (external diff tools,
@@ -33,15 +35,16 @@ class ChangeDiff:
         self.repo, self.base, self.with_patch = repo, base, with_patch
         resources = contextlib.ExitStack()
         try:
-            index = resources.enter_context(indexcopy.measuring_index(repo, base, private=True))
+            oid, index, env = resources.enter_context(measuring(repo, base))
             self._run = runner.start(
                 repo,
                 "diff",
                 *_PLAIN_DIFF,
                 *_diff_options(with_patch, False),
-                base,
+                oid,
                 "--",
                 index=index,
+                env=env,
                 resources=resources,
             )
         except BaseException:
@@ -99,11 +102,21 @@ def diff_patch(repo: Path, base: str, paths: Iterable[str] = (), context: int = 
 
 
 def _disk_diff(repo: Path, *args: str, base: str, paths: Iterable[str] = (), literal: bool = False) -> bytes:
-    """`git diff ARGS BASE -- PATHS` against the working tree as it is on disk, on a private
-    `indexcopy.measuring_index`."""
+    """`git diff ARGS BASE -- PATHS` against the working tree as it is on disk (`measuring`)."""
     command = ("--literal-pathspecs",) if literal else ()
-    with indexcopy.measuring_index(repo, base, private=True) as index:
-        return runner.run(repo, *command, "diff", *_PLAIN_DIFF, *args, base, "--", *paths, index=index).stdout
+    with measuring(repo, base) as (oid, index, env):
+        diff = ("diff", *_PLAIN_DIFF, *args, oid, "--", *paths)
+        return runner.run(repo, *command, *diff, index=index, env=env).stdout
+
+
+@contextlib.contextmanager
+def measuring(repo: Path, base: str) -> Iterator[tuple[str, Path | None, dict[str, str]]]:
+    """What a git call that measures the working tree of `repo` (its top) from `base` runs with: `base`
+    as an id, a private `indexcopy.measuring_index`, and the environment that has git read each file
+    as its bytes, with tiergate's attributes (`attributes.own`), never the repository's."""
+    oid = base if objects.is_object_id(base) else objects.resolve_rev(repo, base)
+    with attributes.own(repo, oid) as env, indexcopy.measuring_index(repo, oid, True, env) as index:
+        yield oid, index, env
 
 
 def workspace_tree(
@@ -111,8 +124,8 @@ def workspace_tree(
 ) -> str | None:
     """The working tree of `repo` (its top) as a tree in its objects, as a measurement from `base` sees
     it: the files that differ from `base` and the untracked files `untracked.untracked_files` lists,
-    hashed as `git diff` hashes a file to compare it (git's own eol and ident conversion, no filter
-    driver), on a copy of the index. What a loop that begins on a dirty workspace measures its change
+    hashed as `git diff` reads a file to compare it (`measuring`: its bytes, no conversion), on a copy
+    of the index. What a loop that begins on a dirty workspace measures its change
     from: measured from this tree, every file is as it was. None when no file differs from `base`
     (nothing to write); UserError when the index has unresolved conflicts. `differing`: `changed_paths`
     and `untracked_files` from `base`, when the caller has just asked them."""
@@ -120,7 +133,8 @@ def workspace_tree(
     new = [p for p in found if not p.endswith("/")]  # not a nested repository
     if not changed and not new:
         return None
-    with indexcopy.measuring_index(repo, base, private=True) as index:
+    with measuring(repo, base) as (_, index, env):
         listed = b"".join(os.fsencode(p) + b"\0" for p in sorted({*changed, *new}))
-        runner.run(repo, "update-index", "--add", "--remove", "-z", "--stdin", stdin=listed, index=index)
-        return runner.text(runner.run(repo, "write-tree", index=index).stdout)
+        adding = ("update-index", "--add", "--remove", "-z", "--stdin")
+        runner.run(repo, *adding, stdin=listed, index=index, env=env)
+        return runner.text(runner.run(repo, "write-tree", index=index, env=env).stdout)

@@ -19,7 +19,9 @@ from tiergate.git import isolation, runner
 
 
 @contextlib.contextmanager
-def measuring_index(repo: Path, base: str, private: bool = False) -> Iterator[Path | None]:
+def measuring_index(
+    repo: Path, base: str, private: bool = False, env: Mapping[str, str] | None = None
+) -> Iterator[Path | None]:
     """The index a measurement from `base` reads: None (the index as it is) when that is the truth and
     no `private` copy is asked for; else a copy, next to it (where a split index finds its shared part),
     removed afterwards, in which
@@ -36,13 +38,14 @@ def measuring_index(repo: Path, base: str, private: bool = False) -> Iterator[Pa
     but whose content is not, it takes the index's lock and rewrites it. On the user's index that would
     be a measurement changing the repository: a lock in the way of the user's own git (or left behind,
     when the hook is killed), and an index replaced under the feet of the caches here (`flagged_paths`)
-    and of a measurement running beside it in a child, which then differ by timing."""
+    and of a measurement running beside it in a child, which then differ by timing. `env`: the
+    environment the copy is written in (`attributes.own`, where the measurement runs)."""
     flagged = flagged_paths(repo)
     absent = _only_in_base(repo, base) if base in _workspace_bases else b""
     if not any(flagged.values()) and not absent and not private:
         yield None
         return
-    real = _index_file(repo)
+    real = index_file(repo)
     fd, name = tempfile.mkstemp(prefix="tiergate-index-", dir=real.parent)
     os.close(fd)
     index = Path(name)
@@ -52,9 +55,9 @@ def measuring_index(repo: Path, base: str, private: bool = False) -> Iterator[Pa
             shutil.copy2(real, index)
         else:
             index.unlink()  # no index yet: git reads a missing index file as an empty one
-        clear_flags(repo, index, flagged)
+        clear_flags(repo, index, flagged, env)
         if absent:
-            runner.run(repo, "update-index", "-z", "--index-info", stdin=absent, index=index)
+            runner.run(repo, "update-index", "-z", "--index-info", stdin=absent, index=index, env=env)
         yield index
     finally:
         index.unlink(missing_ok=True)
@@ -103,17 +106,22 @@ def _read_flags(repo: Path) -> dict[str, list[bytes]]:
     return flagged
 
 
-def clear_flags(repo: Path, index: Path, flagged: Mapping[str, Sequence[bytes]] | None = None) -> None:
+def clear_flags(
+    repo: Path,
+    index: Path,
+    flagged: Mapping[str, Sequence[bytes]] | None = None,
+    env: Mapping[str, str] | None = None,
+) -> None:
     """Clear assume-unchanged and skip-worktree in the index file `index` (a copy: never the user's)
-    on the paths `flagged` (those of the repository's index when None)."""
+    on the paths `flagged` (those of the repository's index when None), with `env`."""
     for option, paths in (flagged_paths(repo) if flagged is None else flagged).items():
         # One option a call: update-index applies only the last of two such options.
         if paths:
             listed = b"".join(path + b"\0" for path in paths)
-            runner.run(repo, "update-index", option, "-z", "--stdin", stdin=listed, index=index)
+            runner.run(repo, "update-index", option, "-z", "--stdin", stdin=listed, index=index, env=env)
 
 
-def _index_file(repo: Path) -> Path:
+def index_file(repo: Path) -> Path:
     """The index file of `repo` (its top): `.git/index` in a plain repository, git's answer otherwise
     (a linked worktree's is in its own git folder)."""
     if (repo / ".git").is_dir():

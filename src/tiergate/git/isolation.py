@@ -73,6 +73,8 @@ _SAFE_SETTINGS = (
     ("core.trustctime", "true"),
     ("core.checkStat", "default"),
     ("core.ignoreStat", "false"),
+    # A file larger than this is binary to a diff whatever it holds: git's default, not the config's.
+    ("core.bigFileThreshold", "512m"),
     # Output stays in the format parsed here: no colour codes around names (`git grep -l`), paths from
     # the top, submodule pointers compared.
     ("color.ui", "never"),
@@ -158,9 +160,13 @@ def command(cwd: Path, args: Sequence[str], environment: Mapping[str, str]) -> t
     """The git command line every run starts: the safe config, every filter driver blanked."""
     # `cat-file --filters` converts a blob as a checkout would: through filters, were they not blank;
     # `hash-object --no-filters` hashes the bytes as they are, whatever the attributes say.
+    # In a git directory of tiergate's own (`attributes.own`) no path has a filter attribute, and the
+    # repository's config is not read: there is nothing to blank.
     subcommand = _subcommand(args)
-    filterless = (subcommand in _FILTERLESS and "--filters" not in args) or (
-        subcommand == "hash-object" and "--no-filters" in args
+    filterless = (
+        (subcommand in _FILTERLESS and "--filters" not in args)
+        or (subcommand == "hash-object" and "--no-filters" in args)
+        or environment.get("GIT_DIR") in OWN_GIT_DIRS
     )
     blanks = () if filterless else _filter_blanks(cwd, environment)
     return ("git", *_SAFE_CONFIG, *blanks, "-c", "core.quotepath=off", *args)
@@ -233,3 +239,7 @@ def stamps(files: Sequence[Path]) -> tuple[tuple[int, ...] | None, ...]:
 # The git directory of each folder `repository.git_dir` was asked about, for the process: the filter
 # blanks are kept by git directory, so that a repository's top and its git directory share them.
 GIT_DIRS: dict[str, Path] = {}
+
+
+# The git directories of tiergate's own that exist in this process (`attributes.own`), by path.
+OWN_GIT_DIRS: set[str] = set()

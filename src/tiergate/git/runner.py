@@ -85,12 +85,16 @@ class Started:
 
 
 def start(
-    cwd: Path, *args: str, index: Path | None = None, resources: contextlib.ExitStack | None = None
+    cwd: Path,
+    *args: str,
+    index: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    resources: contextlib.ExitStack | None = None,
 ) -> Started:
     """`run`, in the background: git starts now, with the same settings, and `Started.result` waits for
     it. Its output goes to a file rather than a pipe, so that git never waits for the caller to read.
     `resources` (the index file it reads, say) are released when it has been read or cancelled."""
-    environment = isolation.environment(index)
+    environment = isolation.environment(index, env)
     held = resources or contextlib.ExitStack()
     try:
         # Closed with `held`, when the answer has been read.
@@ -114,11 +118,13 @@ def start(
 
 
 @contextlib.contextmanager
-def stream(cwd: Path, *args: str, stdin: bytes = b"") -> Iterator[Iterator[bytes]]:
+def stream(
+    cwd: Path, *args: str, stdin: bytes = b"", env: Mapping[str, str] | None = None
+) -> Iterator[Iterator[bytes]]:
     """`run` for output too long to hold at once (a history's patches): git's stdout in chunks, read
-    while git writes them, with the same settings. git's failure raises UserError once its output is
-    read to the end; a caller that stops early ends git."""
-    environment = isolation.plain_environment()
+    while git writes them, with the same settings and `env`. git's failure raises UserError once its
+    output is read to the end; a caller that stops early ends git."""
+    environment = isolation.environment(None, env)
     command = isolation.command(cwd, args, environment)
     # stderr goes to a file: a pipe nobody reads while stdout is read would stall a chatty git.
     with tempfile.TemporaryFile() as errors, tempfile.TemporaryFile() as given:

@@ -1,4 +1,6 @@
-"""Words searched for in the work tree's files, tracked or untracked (not ignored), by `git grep`."""
+"""Words searched for in the work tree's files, tracked or untracked (not ignored), by `git grep`, with
+tiergate's own attributes (`attributes.own`): a file is skipped as binary by its content, never by a
+`.gitattributes`."""
 
 from __future__ import annotations
 
@@ -6,7 +8,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from tiergate.git import runner
+from tiergate.git import attributes, indexcopy, objects, runner
 
 
 def grep_files(repo: Path, words: Iterable[str], pathspecs: Iterable[str]) -> list[str]:
@@ -14,6 +16,11 @@ def grep_files(repo: Path, words: Iterable[str], pathspecs: Iterable[str]) -> li
     patterns = [arg for word in words for arg in ("-e", word)]
     if not patterns:
         return []
+    with attributes.own(repo, objects.empty_tree(repo)) as env:
+        return _grep(repo, patterns, pathspecs, env)
+
+
+def _grep(repo: Path, patterns: list[str], pathspecs: Iterable[str], env: dict[str, str]) -> list[str]:
     proc = runner.run(
         repo,
         "grep",
@@ -28,5 +35,7 @@ def grep_files(repo: Path, words: Iterable[str], pathspecs: Iterable[str]) -> li
         "--",
         *pathspecs,
         ok=(0, 1),
+        index=indexcopy.index_file(repo),  # read, never written: grep does not refresh an index
+        env=env,
     )
     return [os.fsdecode(p) for p in proc.stdout.split(b"\0") if p]

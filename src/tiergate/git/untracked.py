@@ -10,7 +10,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from tiergate.git import indexcopy, objects, runner
+from tiergate.git import attributes, indexcopy, objects, runner
 from tiergate.git.formats import rebase_ignore_rules
 from tiergate.project import state_dirs_in_tree
 
@@ -69,36 +69,45 @@ _ignores: dict[tuple[Path, str], list[str]] = {}
 def _committed_ignores(repo: Path, base: str) -> list[str]:
     """The patterns of every .gitignore in `base`, as one exclude file (patterns relative to the top),
     deeper files last since a deeper .gitignore overrides a shallower one. One `git grep` of the base
-    reads them all. A commit never changes (replace refs are off), so the answer is kept for the
+    reads them all, with tiergate's own attributes (`attributes.own`: a `.gitignore` the workspace marks
+    binary is still read). A commit never changes (replace refs are off), so the answer is kept for the
     process."""
     key = (repo, base)
     if key not in _ignores or not objects.is_object_id(base):
-        out = runner.run(
-            repo,
-            "grep",
-            "-z",
-            "-I",
-            "-H",
-            "-F",
-            "--full-name",
-            "--no-line-number",
-            "--no-column",
-            "--no-textconv",
-            "-e",
-            "",
-            base,
-            "--",
-            ":(glob)**/.gitignore",
-            ok=(0, 1),
-        ).stdout
+        oid = base if objects.is_object_id(base) else objects.resolve_rev(repo, base)
+        with attributes.own(repo, oid) as env:
+            out = _grep_ignores(repo, oid, env)
         texts: dict[str, list[str]] = {}
         for record in out.split(b"\n"):  # base:path NUL line
             name, nul, line = record.partition(b"\0")
             if nul:
-                texts.setdefault(os.fsdecode(name)[len(base) + 1 :], []).append(os.fsdecode(line))
+                texts.setdefault(os.fsdecode(name)[len(oid) + 1 :], []).append(os.fsdecode(line))
         _ignores[key] = [
             rule
             for path in sorted(texts, key=lambda p: p.count("/"))
             for rule in rebase_ignore_rules(path.rpartition("/")[0], texts[path])
         ]
     return _ignores[key]
+
+
+def _grep_ignores(repo: Path, oid: str, env: dict[str, str]) -> bytes:
+    """Every line of every .gitignore of the tree `oid`, as `oid:path NUL line` records."""
+    return runner.run(
+        repo,
+        "grep",
+        "-z",
+        "-I",
+        "-H",
+        "-F",
+        "--full-name",
+        "--no-line-number",
+        "--no-column",
+        "--no-textconv",
+        "-e",
+        "",
+        oid,
+        "--",
+        ":(glob)**/.gitignore",
+        ok=(0, 1),
+        env=env,
+    ).stdout

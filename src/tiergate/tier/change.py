@@ -111,6 +111,9 @@ class _Content:
     blob_id: str | None
 
 
+_NOTHING = _Content(0, False, None)
+
+
 @frozen
 class _Tracked:
     change: FileChange
@@ -260,29 +263,31 @@ def _tracked(entry: formats.DiffEntry) -> _Tracked:
 
 def _untracked(root: Path, path: str, id_length: int) -> _Untracked:
     """Measure an untracked path; compute its blob id only when `id_length` says moves are possible."""
-    content = _read(root / path, id_length) if not path.endswith("/") else _Content(0, False, None)
+    content = _read(root / path, id_length, foreign.is_source(path)) if not path.endswith("/") else _NOTHING
     change = FileChange(
         path=path, status="untracked", additions=content.lines, deletions=0, binary=content.binary
     )
     return _Untracked(change, content.blob_id)
 
 
-def _read(path: Path, id_length: int) -> _Content:
+def _read(path: Path, id_length: int, source: bool) -> _Content:
+    """An untracked file's lines and blob id; `source`: a file read as source is text whatever it holds
+    (`foreign.is_source`), as tiergate's git reads a tracked one (`tiergate.git.attributes`)."""
     try:
         info = path.lstat()
         if stat.S_ISLNK(info.st_mode):
             target = os.fsencode(path.readlink())
-            return _measure([target], id_length, len(target))
+            return _measure([target], id_length, len(target), source=False)
         if not stat.S_ISREG(info.st_mode):
-            return _Content(0, False, None)
+            return _NOTHING
         with path.open("rb") as f:
-            return _measure(iter(lambda: f.read(_CHUNK), b""), id_length, info.st_size)
+            return _measure(iter(lambda: f.read(_CHUNK), b""), id_length, info.st_size, source)
     except OSError:
         # Gone since git listed it, or unreadable: it still changed, but has no lines we can count.
-        return _Content(0, False, None)
+        return _NOTHING
 
 
-def _measure(chunks: Iterable[bytes], id_length: int, size: int) -> _Content:
+def _measure(chunks: Iterable[bytes], id_length: int, size: int, source: bool) -> _Content:
     digest = formats.blob_hasher(size, id_length) if id_length else None
     newlines, last, first = 0, b"", b""
     for chunk in chunks:
@@ -292,7 +297,7 @@ def _measure(chunks: Iterable[bytes], id_length: int, size: int) -> _Content:
         last = chunk[-1:]
         if digest:
             digest.update(chunk)
-    binary = b"\0" in first
+    binary = b"\0" in first and not source
     lines = 0 if binary else newlines + (1 if last and last != b"\n" else 0)
     return _Content(lines, binary, digest.hexdigest() if digest else None)
 

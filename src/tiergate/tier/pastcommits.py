@@ -18,7 +18,7 @@ from tiergate import foreign
 from tiergate.errors import UserError
 from tiergate.foreign import Exclusions
 from tiergate.frozen import frozen
-from tiergate.git import formats, objects, repository, runner
+from tiergate.git import attributes, formats, objects, repository, runner
 from tiergate.tier.change import ChangeMeasurement, measure_commit
 
 DEFAULT_COUNT = 200
@@ -141,7 +141,11 @@ def replay(
     parents = dict(selection.commits)
     options = (*MEASURE_OPTIONS, *(PATCH_OPTIONS if patches else ()), *merges)
     try:
-        with runner.stream(repo, "log", *options, stdin=wanted) as chunks:
+        # Each commit's files read with tiergate's attributes, not the work tree's (`attributes.own`).
+        with (
+            attributes.own(repo, empty) as env,
+            runner.stream(repo, "log", *options, stdin=wanted, env=env) as chunks,
+        ):
             for commit, subject, section, patch in _split(chunks, _reader(patches)):
                 base = parents[commit][0] if parents.get(commit) else empty
                 label = base if parents.get(commit) else ROOT_LABEL

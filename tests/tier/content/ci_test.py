@@ -186,8 +186,11 @@ def test_a_workflow_the_rules_cannot_read_keeps_its_path_floor(repo: Path) -> No
     off = validate_table(".tiergate.toml", {"risk": {"content": False}})
     assert assess_change(root, config=off).decision.tier == "THOROUGH"  # content rules off
 
-    # Marked binary: git shows no lines, so nothing judged it and the path rule stands.
+    # Marked binary in a .gitattributes: read all the same (tiergate's git takes no attribute from the
+    # workspace), so the rules judge it and name what it runs.
     write(root, {".gitattributes": "*.yml binary\n", WORKFLOW: bumped + "      - run: ./deploy.sh\n"})
-    hidden = assess_change(root)
-    assert hidden.decision.tier == "THOROUGH"
-    assert [m.pattern for m in hidden.scan.security] == ["**/.github/workflows/**"]
+    marked = assess_change(root)
+    assert marked.decision.tier == "THOROUGH"
+    assert f'{WORKFLOW}:9 (added line) CI workflow: a run command changed: "- run: ./deploy.sh"' in " ".join(
+        marked.decision.reasons
+    )

@@ -1,0 +1,88 @@
+"""The attributes tiergate's git reads of file content run with: tiergate's own, never the repository's.
+
+git takes a file's attributes from every `.gitattributes` of the work tree and from `info/attributes` in
+the git directory, all of them the agent's to write: `binary` or `-diff` make a diff say "Binary files
+differ" (no line of it read), `working-tree-encoding` re-encodes the file before it is read, `ident`
+folds `$Id: ... $` into `$Id$`, `text` and `eol` rewrite line ends. git 2.39 has no option to read
+attributes from elsewhere (`--attr-source` came in 2.40), but the `info/attributes` of the git directory
+beats every `.gitattributes`: a read of content runs in a git directory of tiergate's own (`own`), which
+borrows the repository's objects (GIT_OBJECT_DIRECTORY: what it writes, a tree, goes there) and holds
+`ATTRIBUTES`. The work tree and the index are named explicitly; the repository's config is not read at all.
+See docs/ARCHITECTURE.md, section "git, asked safely".
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from tiergate.foreign import SOURCE_NAMES, SOURCE_SUFFIXES
+from tiergate.git import isolation, objects, runner
+
+
+def _any_case(suffix: str) -> str:
+    """A glob matching `suffix` in any case (`.py` -> `.[pP][yY]`): the content rules lower-case it."""
+    return "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else c for c in suffix)
+
+
+# Every attribute that changes the bytes git reads or whether it reads them as lines, for every path:
+# `!diff` leaves git's own binary check (a NUL in the first 8000 bytes), `-text` (which also turns off
+# the older `crlf`) and `!eol` keep line ends as they are, `-ident` keeps `$Id$`, `!filter` runs no
+# driver, `!working-tree-encoding` reads the bytes as they are (`-` would be an error). Then a file a
+# language reads as source is text whatever bytes it holds: node runs a script with a NUL in a comment,
+# which git would call binary. A later line of the file beats an earlier one.
+ATTRIBUTES = "* !diff -text !eol -ident !filter !working-tree-encoding\n" + "".join(
+    f"{pattern} diff\n" for pattern in (*(f"*{_any_case(s)}" for s in sorted(SOURCE_SUFFIXES)), *SOURCE_NAMES)
+)
+
+
+@contextlib.contextmanager
+def own(repo: Path, object_id: str) -> Iterator[dict[str, str]]:
+    """The environment of a git call on the repository at `repo` (its top) whose reads of the work tree
+    take tiergate's `ATTRIBUTES`: a git directory of its own, removed on exit, in the object format of
+    `object_id` (a full id of the repository; anything else costs a git call), on the repository's
+    objects, with `repo` as its work tree. A call that reads an index names it (`runner.run`'s
+    `index`): this directory has none."""
+    folder = Path(tempfile.mkdtemp(prefix="tiergate-git-"))
+    try:
+        (folder / "refs").mkdir()
+        (folder / "info").mkdir()
+        (folder / "HEAD").write_text("ref: refs/heads/tiergate\n")
+        known = object_id if len(object_id) in _CONFIG else objects.empty_tree(repo)
+        (folder / "config").write_text(_CONFIG[len(known)])
+        (folder / "info" / "attributes").write_text(ATTRIBUTES)
+        isolation.OWN_GIT_DIRS.add(str(folder))
+        yield {
+            "GIT_DIR": str(folder),
+            "GIT_WORK_TREE": str(repo),
+            "GIT_OBJECT_DIRECTORY": str(objects_dir(repo)),
+        }
+    finally:
+        isolation.OWN_GIT_DIRS.discard(str(folder))
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+# The config of the git directory by the length of the repository's object ids (SHA-1, SHA-256).
+_CONFIG = {
+    40: "[core]\n\trepositoryformatversion = 0\n",
+    64: "[core]\n\trepositoryformatversion = 1\n[extensions]\n\tobjectformat = sha256\n",
+}
+
+
+def objects_dir(repo: Path) -> Path:
+    """The object directory of the repository at `repo` (its top): `.git/objects` in a plain repository,
+    git's answer in a linked worktree or a submodule (kept for the process)."""
+    if (repo / ".git").is_dir():
+        return repo / ".git" / "objects"
+    key = str(repo)
+    if key not in _objects:
+        out = runner.run(repo, "rev-parse", "--path-format=absolute", "--git-path", "objects").stdout
+        _objects[key] = Path(os.fsdecode(out.rstrip(b"\n")))
+    return _objects[key]
+
+
+_objects: dict[str, Path] = {}
