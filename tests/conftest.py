@@ -51,6 +51,7 @@ def state_home(
     XDG_CONFIG_HOME): tests running side by side share no file outside their own folders. Settings of an
     enclosing Claude Code session that would point tiergate at another project are dropped."""
     from tiergate import seal
+    from tiergate.git import indexcopy
 
     # Outside tmp_path (a test may make its project there), numbered by this worker, not by `mktemp`,
     # which lists the whole temporary root each time, a root that grows by the thousand in a worker.
@@ -73,6 +74,8 @@ def state_home(
     monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
     monkeypatch.delenv("TIERGATE_STATE_DIR", raising=False)
     monkeypatch.setattr(seal, "_key_cache", {})
+    # A loop a handler judged in this process (`indexcopy.read_again_since`) is not the next test's.
+    monkeypatch.setattr(indexcopy, "_since", [])
     return home
 
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
 from testing.gitrepo import GIT_ENV, git, init_repo
 
-from tiergate.git import indexcopy
+from tiergate.git import changes, indexcopy
 
 
 @pytest.fixture(name="repo")
@@ -79,3 +80,33 @@ def test_a_commit_of_the_history_is_measured_on_the_index_as_it_is(repo: Path) -
     git(repo, "rm", "-q", "--cached", "c.txt")
     with indexcopy.measuring_index(repo, git(repo, "rev-parse", "HEAD").strip()) as index:
         assert index is None
+
+
+def _stage_as_the_base(repo: Path, path: str, text: str) -> None:
+    """`text` written at `path` and staged through a clean filter that gives git the base's content: the
+    index holds the base's blob id with the new file's stat data, so git trusts it and reads nothing."""
+    (repo / path).write_text(text)
+    long_ago = time.time() - 60  # not racily clean, which git would read again anyway
+    os.utime(repo / path, (long_ago, long_ago))
+    (repo / ".git" / "info" / "attributes").write_text(f"{path} filter=base\n")
+    git(repo, "-c", f"filter.base.clean=git show HEAD:{path}", "add", path)
+    (repo / ".git" / "info" / "attributes").unlink()
+
+
+def test_a_file_staged_since_the_loop_began_is_read_again(repo: Path) -> None:
+    _stage_as_the_base(repo, "a.txt", "the agent's\n")
+    assert changes.changed_paths(repo, "HEAD") == []  # the index's word for it: what git takes
+
+    indexcopy.read_again_since(time.time())
+
+    assert changes.changed_paths(repo, "HEAD") == ["a.txt"]
+    assert b"+the agent's" in changes.diff_patch(repo, "HEAD")
+
+
+def test_only_the_entries_recorded_since_then_are_read_again(repo: Path) -> None:
+    # `ls-files -s`: "mode id stage<TAB>path"; an --index-info line is the same without the stage.
+    records = [line.split("\t") for line in git(repo, "ls-files", "-s").splitlines()]
+    lines = b"".join(f"{meta[:-2]}\t{path}\0".encode() for meta, path in records)
+
+    assert indexcopy.written_since(repo, 0) == lines
+    assert indexcopy.written_since(repo, time.time() + 3600) == b""

@@ -119,11 +119,11 @@ def test_a_verdict_is_judged_without_pydantic_or_structlog_and_with_six_git_call
     assert "tiergate.hook.inputs" in imported, "the test must see the handler's imports"
     assert {name.split(".")[0] for name in imported} & HEAVY == set()
     calls = verifying.git_calls()
-    # The top and HEAD; the index flags, the diff; the base's ignore rules and the untracked files
-    # (tiergate.git: what is on disk, read in a git directory of tiergate's own, where no filter is
-    # named and the config is not read).
+    # The top and HEAD; the index's flags and ctimes, the files written since the loop began entered
+    # again, the diff; the base's ignore rules and the untracked files (tiergate.git: what is on disk,
+    # read in a git directory of tiergate's own, where no filter is named and the config is not read).
     commands = [_subcommand(call.split()) for call in calls]
-    assert commands == ["rev-parse", "ls-files", "diff", "grep", "ls-files"], calls
+    assert commands == ["rev-parse", "ls-files", "update-index", "diff", "grep", "ls-files"], calls
     log = read_log(Project(verifying.project, state_dir(verifying.project)), verifying.env)
     [record] = [r for r in log if r["event"] == "SubagentStop"]
     assert record["decision"] == "verdict"

@@ -2,12 +2,16 @@
 git with real pytest and `node --test`: the agent writes the tested answer into `mul` (the hard-coded
 answers scenario) and tells git, in a `.gitattributes` or in `.git/info/attributes`, that the file is
 binary, has no diff, is stored in another encoding, or expands `$Id$`; or makes it binary to git by a NUL
-in a comment (which node runs). tiergate's own git reads take no attribute from the repository, so the
-claim goes THOROUGH naming the line as the plain cheat does. A real binary file still counts as binary."""
+in a comment (which node runs); or stages it through a filter that makes git store the base's blob for it.
+tiergate's own git reads take no attribute from the repository, and read again what the index records as
+written since the loop began, so the claim goes THOROUGH naming the line as the plain cheat does. A real
+binary file still counts as binary."""
 
 from __future__ import annotations
 
 import json
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -76,13 +80,40 @@ def test_an_answer_the_attributes_hide_from_the_diff_is_still_named(tmp_path: Pa
     assert named in loop.stop_reasons()
 
 
-def test_a_config_that_makes_every_file_binary_hides_no_line(tmp_path: Path) -> None:
-    # Files above core.bigFileThreshold are binary to git's diff, whatever their content.
+def _started(tmp_path: Path) -> Loop:
+    """The Python project's loop, begun: the agent works on it next."""
     loop = Loop(tmp_path, python())
     answer = loop.hook("UserPromptSubmit", prompt="/tiergate:ralph implement mul in calc")
     assert "loop started" in answer["systemMessage"]
+    return loop
+
+
+def test_a_config_that_makes_every_file_binary_hides_no_line(tmp_path: Path) -> None:
+    # Files above core.bigFileThreshold are binary to git's diff, whatever their content.
+    loop = _started(tmp_path)
     git(loop.project, "config", "core.bigFileThreshold", "16")
     write(loop.project, {"calc.py": PY_HARD_CODED})
+
+    loop.hook("Stop", last_assistant_message=CLAIM)
+
+    assert loop.loop().tier == "THOROUGH"
+    assert PY_ANSWER in loop.stop_reasons()
+
+
+def test_an_answer_staged_through_a_filter_that_made_it_the_base_s_blob_is_still_named(
+    tmp_path: Path,
+) -> None:
+    # git takes the blob id of an index entry whose stat data matches the file instead of reading it:
+    # staged through a clean filter that answers the base's content, the answer reads as no change, and
+    # the filter and its attribute are gone before the claim.
+    loop = _started(tmp_path)
+    base = git(loop.project, "rev-parse", "HEAD").strip()
+    write(loop.project, {"calc.py": PY_HARD_CODED, ".git/info/attributes": "calc.py filter=base\n"})
+    long_ago = time.time() - 60  # no racily clean entry, which git would read again anyway
+    os.utime(loop.project / "calc.py", (long_ago, long_ago))
+    git(loop.project, "-c", f"filter.base.clean=git show {base}:calc.py", "add", "calc.py")
+    (loop.project / ".git/info/attributes").unlink()
+    assert git(loop.project, "status", "--porcelain") == ""  # git itself sees nothing
 
     loop.hook("Stop", last_assistant_message=CLAIM)
 
@@ -97,9 +128,7 @@ PNG = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\1\0\0\0\1\x08\x02\0\0\0\x90wS\xde"
 def test_a_real_binary_file_beside_the_correct_code_counts_as_binary_and_keeps_the_tier(
     tmp_path: Path,
 ) -> None:
-    loop = Loop(tmp_path, python())
-    answer = loop.hook("UserPromptSubmit", prompt="/tiergate:ralph implement mul in calc")
-    assert "loop started" in answer["systemMessage"]
+    loop = _started(tmp_path)
     write(loop.project, {"calc.py": PY_CORRECT})
     (loop.project / "logo.png").write_bytes(PNG + b"\n" * 40)
     git(loop.project, "add", "logo.png")

@@ -63,11 +63,13 @@ def run(args: argparse.Namespace) -> int:
     from tiergate.gate.timeouts import TimeLimits
     from tiergate.loop import store as state
     from tiergate.project import locate
-    from tiergate.workspace.loopbase import change_base
+    from tiergate.workspace.loopbase import change_base, judging
 
     project = locate(Path.cwd(), os.environ)
     config = load_config(project.root)
     loop = None if args.base else state.latest_active(project)
+    if loop is not None:
+        judging(loop.started_at)
     base = args.base or (change_base(project, loop.start, loop.base) if loop else None)
     # In a loop, the checks its gate runs: as declared at its base. Otherwise the files as they are now.
     checks = checks_at_base(project.root, config, base_commit(project.root, base) if loop and base else None)

@@ -109,13 +109,14 @@ def _loop(root: Path) -> tuple[str | None, Exclusions | None]:
     from tiergate import foreign
     from tiergate.loop import store as state
     from tiergate.project import locate
-    from tiergate.workspace.loopbase import change_base
+    from tiergate.workspace.loopbase import change_base, judging
 
     project = locate(root, os.environ)
     if not project.state_dir.is_dir():
         return None, None
     active = [s for s in state.all_loops(project) if s.active]
     if active:
+        judging(active[-1].started_at)
         return change_base(project, active[-1].start, active[-1].base), foreign.of_loop(active[-1])
     pending = state.read_pending(project)
     return (change_base(project, pending.start, pending.base) if pending else None), None

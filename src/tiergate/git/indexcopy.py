@@ -1,8 +1,9 @@
 """The index a measurement reads: a copy of the user's, never the user's own.
 
 git trusts an index entry flagged assume-unchanged or skip-worktree instead of looking at the file, and
-`git diff` rewrites the index it reads; a measurement reads a copy with the flags cleared, and with the
-paths of a loop's start workspace entered, so that the change is what is on disk. See
+one whose stat data matches the file for the blob id it holds; `git diff` rewrites the index it reads. A
+measurement reads a copy with the flags cleared, the entries written since the loop began made to be read
+again, and the paths of a loop's start workspace entered, so that the change is what is on disk. See
 docs/ARCHITECTURE.md, section "git, asked safely".
 """
 
@@ -15,6 +16,7 @@ import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
+from tiergate.errors import UserError
 from tiergate.git import isolation, runner
 
 
@@ -27,6 +29,8 @@ def measuring_index(
     removed afterwards, in which
     - the assume-unchanged and skip-worktree flags are cleared (git trusts a flagged entry instead of
       looking at the file);
+    - with `private`, every file the index records as written since the loop began (`read_again_since`)
+      is entered again with no stat data, so that git reads it from disk;
     - every path `base` holds that the index does not is entered with `base`'s content: such a file is
       compared with what is on disk, not taken for a deletion plus an untracked file. That is how the
       user's untracked files in a loop's start workspace (`changes.workspace_tree`) stay out of the loop's
@@ -42,6 +46,8 @@ def measuring_index(
     environment the copy is written in (`attributes.own`, where the measurement runs)."""
     flagged = flagged_paths(repo)
     absent = _only_in_base(repo, base) if base in _workspace_bases else b""
+    # Only a copy that will be diffed needs them: listing the untracked files reads no content.
+    again = written_since(repo, _since[0]) if private and _since else b""
     if not any(flagged.values()) and not absent and not private:
         yield None
         return
@@ -56,8 +62,9 @@ def measuring_index(
         else:
             index.unlink()  # no index yet: git reads a missing index file as an empty one
         clear_flags(repo, index, flagged, env)
-        if absent:
-            runner.run(repo, "update-index", "-z", "--index-info", stdin=absent, index=index, env=env)
+        if absent or again:
+            entered = absent + again
+            runner.run(repo, "update-index", "-z", "--index-info", stdin=entered, index=index, env=env)
         yield index
     finally:
         index.unlink(missing_ok=True)
@@ -79,31 +86,94 @@ def scratch_index() -> Iterator[Path]:
 
 def flagged_paths(repo: Path) -> dict[str, list[bytes]]:
     """Tracked paths the index marks, by the update-index option that clears the mark: assume-unchanged
-    (a lowercase tag) and skip-worktree (S, or s with both). Kept for the process while the index file
-    of a plain repository (`.git/index`) is the same file, unchanged: git replaces it on every write."""
+    (a lowercase tag) and skip-worktree (S, or s with both)."""
+    return _listing(repo, ctimes=False)[0]
+
+
+# When the loop being judged began, for this process (`read_again_since`).
+_since: list[float] = []
+
+# How long before the loop's start an entry's ctime may be and still be read again: the file system
+# stamps files from a coarse clock, a few milliseconds behind `time.time()`.
+_MARGIN = 2.0
+
+
+def read_again_since(when: float) -> None:
+    """Have every diffed measurement of this process (`measuring_index` with `private`) read from disk
+    each file the index records as written at or after `when` (the loop's start, `time.time()`).
+
+    git takes the blob id of an index entry whose stat data matches the file instead of reading the file,
+    and that id is what the git that wrote the entry made of the file: the agent's, through a filter,
+    `ident` or an encoding it set for a `git add` and removed afterwards (or an index file it wrote
+    itself), the blob of the base for a file that holds the answer. An entry must record the file's
+    ctime to be trusted, and no process can set a ctime back: an entry that records one from before the
+    loop is a file untouched since it began, which holds what the loop's base measured; the others are
+    read again (the change itself, and whatever else was written since)."""
+    _since[:] = [min([when, *_since])]  # two loops read in one process: the earlier start holds for both
+
+
+def written_since(repo: Path, when: float) -> bytes:
+    """`update-index --index-info` lines for the files of the index (stage 0, no submodule) whose entry
+    records a ctime at or after `when` (less `_MARGIN`): their mode and blob id with no stat data, so that
+    git compares the file's content."""
+    recorded = _listing(repo, ctimes=True)[1] or []
+    return b"".join(line for ctime, line in recorded if ctime >= when - _MARGIN)
+
+
+_Recorded = list[tuple[float, bytes]]  # each file entry's ctime, with its `--index-info` line
+_Stamp = tuple[tuple[int, ...] | None, ...]
+
+
+def _listing(repo: Path, ctimes: bool) -> tuple[dict[str, list[bytes]], _Recorded | None]:
+    """What the measurements read of the index: its flagged paths, and with `ctimes` (or while a loop is
+    judged, when they are asked next) the ctime each file entry records, from one `git ls-files`. Kept for
+    the process while the index file of a plain repository (`.git/index`) is the same file, unchanged:
+    git replaces it on every write."""
     stamp = isolation.stamps((repo / ".git" / "index",))
-    kept = _flags.get(repo)
-    if kept is not None and kept[0] == stamp and stamp[0] is not None:
-        return kept[1]
-    flagged = _read_flags(repo)
+    kept = _listings.get(repo)
+    if kept is not None and kept[0] == stamp and stamp[0] is not None and (kept[2] is not None or not ctimes):
+        return kept[1], kept[2]
+    flagged, recorded = _read_listing(repo, ctimes or bool(_since))
     if (repo / ".git").is_dir():
-        _flags[repo] = (stamp, flagged)
-    return flagged
+        _listings[repo] = (stamp, flagged, recorded)
+    return flagged, recorded
 
 
-_flags: dict[Path, tuple[tuple[tuple[int, ...] | None, ...], dict[str, list[bytes]]]] = {}
+_listings: dict[Path, tuple[_Stamp, dict[str, list[bytes]], _Recorded | None]] = {}
 
 
-def _read_flags(repo: Path) -> dict[str, list[bytes]]:
-    out = runner.run(repo, "ls-files", "-v", "-z").stdout
+def _read_listing(repo: Path, ctimes: bool) -> tuple[dict[str, list[bytes]], _Recorded | None]:
+    out = runner.run(repo, "ls-files", "-v", "-s", "-z", *(("--debug",) if ctimes else ())).stdout
     flagged: dict[str, list[bytes]] = {"--no-assume-unchanged": [], "--no-skip-worktree": []}
-    for entry in out.split(b"\0"):
-        tag, path = entry[:1], entry[2:]
+    recorded: _Recorded | None = [] if ctimes else None
+    for header, ctime in _entries(repo, out, ctimes):
+        meta, _, path = header.partition(b"\t")  # "TAG MODE ID STAGE"
+        tag, mode, oid, stage = meta.split(b" ")
         if tag.islower():
             flagged["--no-assume-unchanged"].append(path)
         if tag in (b"S", b"s"):
             flagged["--no-skip-worktree"].append(path)
-    return flagged
+        if recorded is not None and stage == b"0" and mode != b"160000":
+            recorded.append((ctime, mode + b" " + oid + b"\t" + path + b"\0"))
+    return flagged, recorded
+
+
+def _entries(repo: Path, listing: bytes, ctimes: bool) -> Iterator[tuple[bytes, float]]:
+    """Each entry of `ls-files -v -s -z` output, with the ctime it records when `--debug` was given (0
+    without). With it, each NUL-ended record is followed by five lines of stat data, the first the
+    ctime (`  ctime: SEC:NSEC`)."""
+    chunks = listing.split(b"\0")
+    if not ctimes:
+        yield from ((chunk, 0.0) for chunk in chunks if chunk)
+        return
+    header = chunks[0]
+    for chunk in chunks[1:]:
+        lines = chunk.split(b"\n", 5)
+        if len(lines) < 6 or not lines[0].lstrip().startswith(b"ctime: "):
+            raise UserError(f"git ls-files --debug in {repo} gave what tiergate cannot read: {chunk[:80]!r}")
+        seconds, _, nanoseconds = lines[0].lstrip()[7:].partition(b":")
+        yield header, int(seconds) + int(nanoseconds or b"0") / 1e9
+        header = lines[5]
 
 
 def clear_flags(

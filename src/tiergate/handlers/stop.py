@@ -123,6 +123,7 @@ def _begin(payload: dict[str, Any], project: Project) -> Early | None:
         # first (`loopbase.change_base`), that waits for the input to be known good.
         if current.start is not None and not loopbase.measurable(project, current.start):
             return None
+        loopbase.judging(current.started_at)
     except Exception:
         return None
     from tiergate import offload
@@ -195,6 +196,7 @@ def decide_stop(
     measured = Measured()
     workspace: str | None = None
     # The workspace the loop began on (the user's own edits are not the loop's), or its base commit.
+    loopbase.judging(current.started_at)
     base = loopbase.change_base(project, current.start, current.base)
     watches_goal = current.adopted == "goal" and not background and error is None
     if watches_goal and current.phase == "passed":

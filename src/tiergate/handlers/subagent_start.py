@@ -29,6 +29,7 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
     if current is None or not current.active:
         return None
     recorded = would_record(current, start.agent_type)
+    loopbase.judging(current.started_at)
     base = loopbase.fingerprint_base(project, current.start, current.base) if recorded else None
     taken = manifest(project.root, base, foreign.of_loop(current)) if recorded else None
     event = SubagentStart(

@@ -61,6 +61,7 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
             commands_run=1 if transcript.ran_a_command(stop.agent_transcript_path, since) else 0,
             verification_id=current.verification.id,
         )
+        loopbase.judging(current.started_at)
         base = loopbase.fingerprint_base(project, current.start, current.base)
         workspace = manifest(project.root, base, foreign.of_loop(current))
         digest = None if workspace is None else workspace.digest

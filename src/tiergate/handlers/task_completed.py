@@ -65,6 +65,7 @@ def step_gate(project: Project, current: LoopState) -> GateResult:
     config = effects.loop_config(project, current)  # the rules it started with, not the file now
     exclusions = foreign.of_loop(current)
     # The workspace the loop began on (its objects copied back when something pruned them), else its base.
+    loopbase.judging(current.started_at)
     base = loopbase.change_base(project, current.start, current.base) or "HEAD"
     change = measure_change(project.root, base, exclusions)  # no patch: no content rule reads it here
     return effects.task_gate(project, current, config, measurable_files(change), change)

@@ -56,6 +56,13 @@ def take(
     return commit
 
 
+def judging(began: float) -> None:
+    """This process measures the change of the loop that began at `began` (`LoopState.started_at`): a
+    file the index records as written since is read again from disk, whatever blob id the index holds for
+    it (`indexcopy.read_again_since`: the agent's `git add` made that id). Before any measurement."""
+    indexcopy.read_again_since(began)
+
+
 def change_base(project: Project, start: str | None, base: str | None) -> str | None:
     """What a loop's change is measured from: its start commit `start`, its objects in the repository
     (copied again from the store when something removed them), else its base commit `base`."""
