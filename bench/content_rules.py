@@ -104,7 +104,12 @@ def project(root: Path, home: Path, name: str, config: str) -> Path:
 
 
 def claim_case(root: Path, home: Path, name: str, config: str) -> Case:
-    repo = project(root, home, name, config)
+    return case_of(project(root, home, name, config), home, name, "2000 files")
+
+
+def case_of(repo: Path, home: Path, name: str, files: str) -> Case:
+    """The claim Stop of the loop begun in `repo`, its state put back before each run; its answer must ask
+    for a verifier on `files` ("2000 files")."""
     env = hook_env(repo, home)
     loop_file = state_dir(repo, env) / "loops" / f"{SESSION_ID}.json"
     snapshot = loop_file.read_bytes()
@@ -118,9 +123,9 @@ def claim_case(root: Path, home: Path, name: str, config: str) -> Case:
     }
 
     def expect_spawn(run: Run) -> str | None:
-        if run.returncode != 0 or b"tiergate-spawn" not in run.stdout or b"2000 files" not in run.stdout:
+        if run.returncode != 0 or b"tiergate-spawn" not in run.stdout or files.encode() not in run.stdout:
             answer = (run.stdout + run.stderr).decode(errors="replace")[:600]
-            return f"no spawn directive on 2000 files: {answer}"
+            return f"no spawn directive on {files}: {answer}"
         return None
 
     return Case(

@@ -97,13 +97,15 @@ def test_a_file_staged_since_the_loop_began_is_read_again(repo: Path) -> None:
     _stage_as_the_base(repo, "a.txt", "the agent's\n")
     assert changes.changed_paths(repo, "HEAD") == []  # the index's word for it: what git takes
 
-    indexcopy.read_again_since(time.time())
+    began = time.time()
+    indexcopy.read_again_since(began)
 
+    assert indexcopy.read_again_from() == began
     assert changes.changed_paths(repo, "HEAD") == ["a.txt"]
     assert b"+the agent's" in changes.diff_patch(repo, "HEAD")
 
 
-def test_only_the_entries_recorded_since_then_are_read_again(repo: Path) -> None:
+def test_only_the_files_written_since_then_are_read_again(repo: Path) -> None:
     # `ls-files -s`: "mode id stage<TAB>path"; an --index-info line is the same without the stage.
     records = [line.split("\t") for line in git(repo, "ls-files", "-s").splitlines()]
     lines = b"".join(f"{meta[:-2]}\t{path}\0".encode() for meta, path in records)

@@ -23,20 +23,21 @@ from pathlib import Path
 from tiergate.foreign import SOURCE_NAMES, SOURCE_SUFFIXES
 from tiergate.git import isolation, objects, runner
 
-
-def _any_case(suffix: str) -> str:
-    """A glob matching `suffix` in any case (`.py` -> `.[pP][yY]`): the content rules lower-case it."""
-    return "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else c for c in suffix)
-
-
 # Every attribute that changes the bytes git reads or whether it reads them as lines, for every path:
 # `!diff` leaves git's own binary check (a NUL in the first 8000 bytes), `-text` (which also turns off
 # the older `crlf`) and `!eol` keep line ends as they are, `-ident` keeps `$Id$`, `!filter` runs no
 # driver, `!working-tree-encoding` reads the bytes as they are (`-` would be an error). Then a file a
 # language reads as source is text whatever bytes it holds: node runs a script with a NUL in a comment,
-# which git would call binary. A later line of the file beats an earlier one.
+# which git would call binary. A later line of the file beats an earlier one. Each suffix in lower and
+# in upper case, as `*.py` and `*.PY`: git matches such a pattern by comparing the name's end, where a
+# glob of either case (`*.[pP][yY]`) would be matched character by character, for every path a `git
+# grep` reads (twice the CPU of the grep on 5,000 files); `foreign.is_source` reads any case.
 ATTRIBUTES = "* !diff -text !eol -ident !filter !working-tree-encoding\n" + "".join(
-    f"{pattern} diff\n" for pattern in (*(f"*{_any_case(s)}" for s in sorted(SOURCE_SUFFIXES)), *SOURCE_NAMES)
+    f"{pattern} diff\n"
+    for pattern in (
+        *(f"*{case}" for suffix in sorted(SOURCE_SUFFIXES) for case in sorted({suffix, suffix.upper()})),
+        *SOURCE_NAMES,
+    )
 )
 
 

@@ -16,7 +16,6 @@ import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
-from tiergate.errors import UserError
 from tiergate.git import isolation, runner
 
 
@@ -87,93 +86,93 @@ def scratch_index() -> Iterator[Path]:
 def flagged_paths(repo: Path) -> dict[str, list[bytes]]:
     """Tracked paths the index marks, by the update-index option that clears the mark: assume-unchanged
     (a lowercase tag) and skip-worktree (S, or s with both)."""
-    return _listing(repo, ctimes=False)[0]
+    return _listing(repo)[1]
 
 
 # When the loop being judged began, for this process (`read_again_since`).
 _since: list[float] = []
 
-# How long before the loop's start an entry's ctime may be and still be read again: the file system
+# How long before the loop's start a file's ctime may be and still be read again: the file system
 # stamps files from a coarse clock, a few milliseconds behind `time.time()`.
 _MARGIN = 2.0
 
 
 def read_again_since(when: float) -> None:
     """Have every diffed measurement of this process (`measuring_index` with `private`) read from disk
-    each file the index records as written at or after `when` (the loop's start, `time.time()`).
+    each tracked file written at or after `when` (the loop's start, `time.time()`).
 
     git takes the blob id of an index entry whose stat data matches the file instead of reading the file,
     and that id is what the git that wrote the entry made of the file: the agent's, through a filter,
     `ident` or an encoding it set for a `git add` and removed afterwards (or an index file it wrote
-    itself), the blob of the base for a file that holds the answer. An entry must record the file's
-    ctime to be trusted, and no process can set a ctime back: an entry that records one from before the
-    loop is a file untouched since it began, which holds what the loop's base measured; the others are
-    read again (the change itself, and whatever else was written since)."""
+    itself), the blob of the base for a file that holds the answer. A file's ctime must match its entry's
+    for git to trust the entry, and no process can set a ctime back: a file with a ctime from before the
+    loop is untouched since it began, and holds what the loop's base measured; the others are read again
+    (the change itself, and whatever else was written since)."""
     _since[:] = [min([when, *_since])]  # two loops read in one process: the earlier start holds for both
 
 
+def read_again_from() -> float | None:
+    """The time `read_again_since` set for this process, None when no loop is judged here: what a
+    process measuring for it (the gate's job in the background) is handed, to measure alike."""
+    return _since[0] if _since else None
+
+
 def written_since(repo: Path, when: float) -> bytes:
-    """`update-index --index-info` lines for the files of the index (stage 0, no submodule) whose entry
-    records a ctime at or after `when` (less `_MARGIN`): their mode and blob id with no stat data, so that
-    git compares the file's content."""
-    recorded = _listing(repo, ctimes=True)[1] or []
-    return b"".join(line for ctime, line in recorded if ctime >= when - _MARGIN)
+    """`update-index --index-info` lines for the files of the index (stage 0, no submodule) whose ctime
+    on disk is `when` or later (less `_MARGIN`): their mode and blob id with no stat data, so that git
+    compares the file's content. Kept for the process with the index file, as `flagged_paths` is: a file
+    written since, with the index as it was, no longer matches its entry, and git reads it anyway."""
+    stamp, _, entries = _listing(repo)
+    kept = _written.get((repo, when))
+    if kept is not None and kept[0] == stamp and stamp[0] is not None:
+        return kept[1]
+    top = os.fsencode(repo) + b"/"
+    found = b"".join(line for path, line in entries if _ctime(top + path) >= when - _MARGIN)
+    if (repo / ".git").is_dir():
+        _written[(repo, when)] = (stamp, found)
+    return found
 
 
-_Recorded = list[tuple[float, bytes]]  # each file entry's ctime, with its `--index-info` line
+def _ctime(path: bytes) -> float:
+    try:
+        return os.lstat(path).st_ctime
+    except OSError:  # gone: git finds it deleted
+        return 0.0
+
+
 _Stamp = tuple[tuple[int, ...] | None, ...]
+_Entries = list[tuple[bytes, bytes]]  # each file entry's path, with its `--index-info` line
+_written: dict[tuple[Path, float], tuple[_Stamp, bytes]] = {}
 
 
-def _listing(repo: Path, ctimes: bool) -> tuple[dict[str, list[bytes]], _Recorded | None]:
-    """What the measurements read of the index: its flagged paths, and with `ctimes` (or while a loop is
-    judged, when they are asked next) the ctime each file entry records, from one `git ls-files`. Kept for
-    the process while the index file of a plain repository (`.git/index`) is the same file, unchanged:
-    git replaces it on every write."""
+def _listing(repo: Path) -> tuple[_Stamp, dict[str, list[bytes]], _Entries]:
+    """The index's stamp, its flagged paths and its file entries (stage 0, no submodule), from one `git
+    ls-files -v -s -z`. Kept for the process while the index file of a plain repository (`.git/index`) is
+    the same file, unchanged: git replaces it on every write."""
     stamp = isolation.stamps((repo / ".git" / "index",))
     kept = _listings.get(repo)
-    if kept is not None and kept[0] == stamp and stamp[0] is not None and (kept[2] is not None or not ctimes):
-        return kept[1], kept[2]
-    flagged, recorded = _read_listing(repo, ctimes or bool(_since))
-    if (repo / ".git").is_dir():
-        _listings[repo] = (stamp, flagged, recorded)
-    return flagged, recorded
-
-
-_listings: dict[Path, tuple[_Stamp, dict[str, list[bytes]], _Recorded | None]] = {}
-
-
-def _read_listing(repo: Path, ctimes: bool) -> tuple[dict[str, list[bytes]], _Recorded | None]:
-    out = runner.run(repo, "ls-files", "-v", "-s", "-z", *(("--debug",) if ctimes else ())).stdout
+    if kept is not None and kept[0] == stamp and stamp[0] is not None:
+        return kept
     flagged: dict[str, list[bytes]] = {"--no-assume-unchanged": [], "--no-skip-worktree": []}
-    recorded: _Recorded | None = [] if ctimes else None
-    for header, ctime in _entries(repo, out, ctimes):
-        meta, _, path = header.partition(b"\t")  # "TAG MODE ID STAGE"
+    entries: _Entries = []
+    for record in runner.run(repo, "ls-files", "-v", "-s", "-z").stdout.split(b"\0"):
+        meta, _, path = record.partition(b"\t")  # "TAG MODE ID STAGE"
+        if not path:
+            continue
         tag, mode, oid, stage = meta.split(b" ")
         if tag.islower():
             flagged["--no-assume-unchanged"].append(path)
         if tag in (b"S", b"s"):
             flagged["--no-skip-worktree"].append(path)
-        if recorded is not None and stage == b"0" and mode != b"160000":
-            recorded.append((ctime, mode + b" " + oid + b"\t" + path + b"\0"))
-    return flagged, recorded
+        if stage == b"0" and mode != b"160000":
+            entries.append((path, mode + b" " + oid + b"\t" + path + b"\0"))
+    listing = (stamp, flagged, entries)
+    if (repo / ".git").is_dir():
+        _listings[repo] = listing
+    return listing
 
 
-def _entries(repo: Path, listing: bytes, ctimes: bool) -> Iterator[tuple[bytes, float]]:
-    """Each entry of `ls-files -v -s -z` output, with the ctime it records when `--debug` was given (0
-    without). With it, each NUL-ended record is followed by five lines of stat data, the first the
-    ctime (`  ctime: SEC:NSEC`)."""
-    chunks = listing.split(b"\0")
-    if not ctimes:
-        yield from ((chunk, 0.0) for chunk in chunks if chunk)
-        return
-    header = chunks[0]
-    for chunk in chunks[1:]:
-        lines = chunk.split(b"\n", 5)
-        if len(lines) < 6 or not lines[0].lstrip().startswith(b"ctime: "):
-            raise UserError(f"git ls-files --debug in {repo} gave what tiergate cannot read: {chunk[:80]!r}")
-        seconds, _, nanoseconds = lines[0].lstrip()[7:].partition(b":")
-        yield header, int(seconds) + int(nanoseconds or b"0") / 1e9
-        header = lines[5]
+_listings: dict[Path, tuple[_Stamp, dict[str, list[bytes]], _Entries]] = {}
 
 
 def clear_flags(

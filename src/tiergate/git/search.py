@@ -8,15 +8,16 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from tiergate.git import attributes, indexcopy, objects, runner
+from tiergate.git import attributes, indexcopy, runner
 
 
-def grep_files(repo: Path, words: Iterable[str], pathspecs: Iterable[str]) -> list[str]:
-    """Files, tracked or untracked (not ignored), that hold one of `words` as a whole word."""
+def grep_files(repo: Path, words: Iterable[str], pathspecs: Iterable[str], object_id: str = "") -> list[str]:
+    """Files, tracked or untracked (not ignored), that hold one of `words` as a whole word. `object_id`:
+    any full id of the repository (its object format), which spares a git call."""
     patterns = [arg for word in words for arg in ("-e", word)]
     if not patterns:
         return []
-    with attributes.own(repo, objects.empty_tree(repo)) as env:
+    with attributes.own(repo, object_id) as env:
         return _grep(repo, patterns, pathspecs, env)
 
 

@@ -297,7 +297,7 @@ def _fallback(change: ChangeMeasurement, code: Sequence[FileChange], reason: str
 def _test_touches(change: ChangeMeasurement, code: Sequence[FileChange]) -> list[str]:
     changed_tests = [f.path for f in change.files if f.status != "deleted" and classify(f.path) == "test"]
     stems = sorted({s for f in code if (s := _stem(f.path))})
-    found = search.grep_files(change.root, stems, pathspecs_of_tests())
+    found = search.grep_files(change.root, stems, pathspecs_of_tests(), change.base)
     naming = [p for p in found if classify(p) == "test" and p not in changed_tests]
     twins = [f.path for f in code if _has_own_tests(change.root, f.path)]
     touches = []
