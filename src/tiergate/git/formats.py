@@ -1,12 +1,13 @@
 """Git's formats, read and made without running git: `diff --raw --numstat -z` records, C-quoted paths,
-blob ids, and .gitignore rules moved to the top of the work tree. Pure: no I/O; the other modules of
-`tiergate.git` ask git and hand its output here.
+blob ids, an index file's entries, and .gitignore rules moved to the top of the work tree. Pure: no I/O;
+the other modules of `tiergate.git` ask git (or read its files) and hand the bytes here.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import struct
 from collections.abc import Iterable
 from dataclasses import replace
 
@@ -183,3 +184,90 @@ def unquote_path(name: str) -> str:
             raw.append(int(body[i + 1 : i + 4], 8))
             i += 4
     return os.fsdecode(bytes(raw))
+
+
+@frozen
+class IndexEntry:
+    """A stage-0 file entry of an index file (`index_entries`): what `update-index --index-info` takes."""
+
+    path: bytes
+    mode: int
+    oid: str
+
+    @property
+    def info_line(self) -> bytes:
+        """The entry as an `update-index -z --index-info` line: no stat data, so git reads the file."""
+        return b"%o %s\t%s\0" % (self.mode, self.oid.encode(), self.path)
+
+
+# The modes of a file entry: a regular file, an executable one, a symlink (not a submodule, not a sparse
+# index's directory).
+_FILE_MODES = frozenset({0o100644, 0o100755, 0o120000})
+# An entry's stat data: ctime (seconds, nanoseconds), mtime, dev, ino, mode, uid, gid, size.
+_STAT = struct.Struct(">10I")
+
+
+def index_entries(data: bytes, oid_size: int, since: int = 0) -> list[IndexEntry] | None:
+    """The stage-0 file entries of the index file `data` whose stat data records a ctime of `since` or
+    later (seconds), read as git reads versions 2 to 4 (gitformat-index); object ids of `oid_size` bytes
+    (20 for SHA-1, 32 for SHA-256). None for what this reader does not take: another version, a split
+    index (most of its entries are in a shared file), or bytes that are no index; the caller then asks git."""
+    if len(data) < 12 or data[:4] != b"DIRC" or int.from_bytes(data[4:8], "big") not in (2, 3, 4):
+        return None
+    found: list[IndexEntry] = []
+    try:
+        at = _entries(data, oid_size, since, found)
+    except (ValueError, IndexError, struct.error):  # cut short, or a name without its NUL
+        return None
+    return found if at is not None and _plain_extensions(data, at, oid_size) else None
+
+
+def _entries(data: bytes, oid_size: int, since: int, found: list[IndexEntry]) -> int | None:
+    """Put the entries of the index `data` that `index_entries` returns into `found`; where they end, or
+    None for an entry this reader does not take."""
+    version, count = int.from_bytes(data[4:8], "big"), int.from_bytes(data[8:12], "big")
+    at, previous = 12, b""
+    for _ in range(count):
+        start = at
+        ctime, _, _, _, _, _, mode, _, _, _ = _STAT.unpack_from(data, start)
+        name = start + 40 + oid_size + 2
+        flags = int.from_bytes(data[name - 2 : name], "big")
+        if flags & 0x4000:  # extended flags: two bytes more, from version 3 on
+            if version < 3:
+                return None
+            name += 2
+        if version == 4:  # the name is the previous one's, some bytes cut, then this
+            strip, name = _varint(data, name)
+            end = data.index(b"\0", name)
+            if strip > len(previous):
+                return None
+            path = previous[: len(previous) - strip] + data[name:end]
+            previous, at = path, end + 1
+        else:
+            end = data.index(b"\0", name)
+            path = data[name:end]
+            at = start + ((end - start + 8) & ~7)  # NUL-padded to a multiple of 8 bytes
+        if ctime >= since and (flags >> 12) & 3 == 0 and mode in _FILE_MODES:
+            found.append(IndexEntry(path, mode, data[start + 40 : start + 40 + oid_size].hex()))
+    return at
+
+
+def _plain_extensions(data: bytes, at: int, oid_size: int) -> bool:
+    """Whether the extensions from `at` run up to the checksum, none of them a split index's `link` (it
+    names the shared file that holds most entries)."""
+    while at + 8 <= len(data) - oid_size:
+        if data[at : at + 4] == b"link":
+            return False
+        at += 8 + int.from_bytes(data[at + 4 : at + 8], "big")
+    return at == len(data) - oid_size
+
+
+def _varint(data: bytes, at: int) -> tuple[int, int]:
+    """git's offset varint at `at` (index version 4's name prefix), and where what follows it starts."""
+    byte = data[at]
+    value = byte & 0x7F
+    while byte & 0x80:
+        at += 1
+        byte = data[at]
+        value = ((value + 1) << 7) | (byte & 0x7F)
+    return value, at + 1

@@ -10,13 +10,14 @@ docs/ARCHITECTURE.md, section "git, asked safely".
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import shutil
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
-from tiergate.git import isolation, runner
+from tiergate.git import formats, isolation, objects, runner
 
 
 @contextlib.contextmanager
@@ -45,8 +46,6 @@ def measuring_index(
     environment the copy is written in (`attributes.own`, where the measurement runs)."""
     flagged = flagged_paths(repo)
     absent = _only_in_base(repo, base) if base in _workspace_bases else b""
-    # Only a copy that will be diffed needs them: listing the untracked files reads no content.
-    again = written_since(repo, _since[0]) if private and _since else b""
     if not any(flagged.values()) and not absent and not private:
         yield None
         return
@@ -60,6 +59,8 @@ def measuring_index(
             shutil.copy2(real, index)
         else:
             index.unlink()  # no index yet: git reads a missing index file as an empty one
+        # Only a copy that will be diffed needs them: listing the untracked files reads no content.
+        again = written_since(repo, index, base, _since[0]) if private and _since and real.exists() else b""
         clear_flags(repo, index, flagged, env)
         if absent or again:
             entered = absent + again
@@ -104,10 +105,11 @@ def read_again_since(when: float) -> None:
     git takes the blob id of an index entry whose stat data matches the file instead of reading the file,
     and that id is what the git that wrote the entry made of the file: the agent's, through a filter,
     `ident` or an encoding it set for a `git add` and removed afterwards (or an index file it wrote
-    itself), the blob of the base for a file that holds the answer. A file's ctime must match its entry's
-    for git to trust the entry, and no process can set a ctime back: a file with a ctime from before the
-    loop is untouched since it began, and holds what the loop's base measured; the others are read again
-    (the change itself, and whatever else was written since)."""
+    itself), the blob of the base for a file that holds the answer. git trusts an entry only when the
+    file's ctime is the one the entry records, and no process can set a ctime back: an entry recording a
+    ctime from before the loop that git trusts is a file untouched since the loop began, which holds what
+    the loop's base measured; the entries recording a later one are read again (the agent's `git add`,
+    a refresh of a file it touched)."""
     _since[:] = [min([when, *_since])]  # two loops read in one process: the earlier start holds for both
 
 
@@ -117,20 +119,27 @@ def read_again_from() -> float | None:
     return _since[0] if _since else None
 
 
-def written_since(repo: Path, when: float) -> bytes:
-    """`update-index --index-info` lines for the files of the index (stage 0, no submodule) whose ctime
-    on disk is `when` or later (less `_MARGIN`): their mode and blob id with no stat data, so that git
-    compares the file's content. Kept for the process with the index file, as `flagged_paths` is: a file
-    written since, with the index as it was, no longer matches its entry, and git reads it anyway."""
-    stamp, _, entries = _listing(repo)
-    kept = _written.get((repo, when))
-    if kept is not None and kept[0] == stamp and stamp[0] is not None:
-        return kept[1]
-    top = os.fsencode(repo) + b"/"
-    found = b"".join(line for path, line in entries if _ctime(top + path) >= when - _MARGIN)
-    if (repo / ".git").is_dir():
-        _written[(repo, when)] = (stamp, found)
-    return found
+def written_since(repo: Path, index: Path, base: str, when: float) -> bytes:
+    """`update-index --index-info` lines for the file entries (stage 0, no submodule) of the index file
+    `index` (a copy of `repo`'s) that record a ctime of `when` or later (less `_MARGIN`): their mode and
+    blob id with no stat data, so that git compares the file's content. Read from the file itself (object
+    ids as long as `base`'s), as git reads it; where that cannot be (a split index), the entries of the
+    files whose ctime on disk is that recent, as `git ls-files` lists them."""
+    data = index.read_bytes()
+    key = (hashlib.blake2b(data, digest_size=16).digest(), when)
+    if key not in _written:
+        since = int(when - _MARGIN)
+        oid_size = len(base) // 2 if objects.is_object_id(base) else 20
+        entries = formats.index_entries(data, oid_size, since)
+        if entries is None:
+            top = os.fsencode(repo) + b"/"
+            _written[key] = b"".join(line for path, line in _listing(repo)[2] if _ctime(top + path) >= since)
+        else:
+            _written[key] = b"".join(entry.info_line for entry in entries)
+    return _written[key]
+
+
+_written: dict[tuple[bytes, float], bytes] = {}  # by the index file's bytes: what they record never changes
 
 
 def _ctime(path: bytes) -> float:
@@ -142,7 +151,6 @@ def _ctime(path: bytes) -> float:
 
 _Stamp = tuple[tuple[int, ...] | None, ...]
 _Entries = list[tuple[bytes, bytes]]  # each file entry's path, with its `--index-info` line
-_written: dict[tuple[Path, float], tuple[_Stamp, bytes]] = {}
 
 
 def _listing(repo: Path) -> tuple[_Stamp, dict[str, list[bytes]], _Entries]:
