@@ -48,7 +48,7 @@ def small_case(scratch: Path) -> Case:
     for i in range(200):
         write(repo / f"src/pkg{i % 10}/mod{i:03}.py", code(i, 60, 0))
     commit_all(repo, "base")
-    time.sleep(2.5)  # the files are older than the loop, as a project's are
+    time.sleep(2.5)  # older than the loop, as a project's files are (see `bench.content_rules.project`)
     env = hook_env(repo, home)
     state_dir(repo, env).mkdir(parents=True)
     hook(env, repo, "UserPromptSubmit", prompt="/tiergate:ralph rework one module --max-iterations 5")

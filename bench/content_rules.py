@@ -25,6 +25,7 @@ import os
 import statistics
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from testing.gitrepo import commit_all, init_repo
@@ -88,6 +89,9 @@ def project(root: Path, home: Path, name: str, config: str) -> Path:
     for i in range(MODIFIED + DELETED):
         write(repo / f"src/pkg{i % 40}/mod{i:04}.py", code(i, 60, 0))
     commit_all(repo, "base")
+    # A project's files are older than its loop: an index entry written in the seconds before a loop
+    # begins is read again by every measurement of it (`tiergate.git.indexcopy.read_again_since`).
+    time.sleep(2.5)
     env = hook_env(repo, home)
     state_dir(repo, env).mkdir(parents=True)
     hook(env, repo, "UserPromptSubmit", prompt="/tiergate:ralph rework every module --max-iterations 5")
