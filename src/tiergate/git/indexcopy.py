@@ -29,8 +29,8 @@ def measuring_index(
     removed afterwards, in which
     - the assume-unchanged and skip-worktree flags are cleared (git trusts a flagged entry instead of
       looking at the file);
-    - with `private`, every file the index records as written since the loop began (`read_again_since`)
-      is entered again with no stat data, so that git reads it from disk;
+    - with `private`, every entry that records a ctime since the loop began (`read_again_since`) is
+      entered again with no stat data, so that git reads the file from disk;
     - every path `base` holds that the index does not is entered with `base`'s content: such a file is
       compared with what is on disk, not taken for a deletion plus an untracked file. That is how the
       user's untracked files in a loop's start workspace (`changes.workspace_tree`) stay out of the loop's
@@ -93,14 +93,15 @@ def flagged_paths(repo: Path) -> dict[str, list[bytes]]:
 # When the loop being judged began, for this process (`read_again_since`).
 _since: list[float] = []
 
-# How long before the loop's start a file's ctime may be and still be read again: the file system
-# stamps files from a coarse clock, a few milliseconds behind `time.time()`.
+# How long before the loop's start a ctime may be and still be read again: the file system stamps files
+# from a coarse clock, a few milliseconds behind `time.time()`, and some only to the second or two (FAT).
 _MARGIN = 2.0
 
 
 def read_again_since(when: float) -> None:
     """Have every diffed measurement of this process (`measuring_index` with `private`) read from disk
-    each tracked file written at or after `when` (the loop's start, `time.time()`).
+    each tracked file whose index entry records a ctime of `when` or later (the loop's start, as
+    `time.time()` gives it).
 
     git takes the blob id of an index entry whose stat data matches the file instead of reading the file,
     and that id is what the git that wrote the entry made of the file: the agent's, through a filter,
