@@ -83,6 +83,8 @@ def at_claim(
             "measure": None if measure is None else list(measure),
             "request": request.to_record(),
             "workspace_base": request.base is not None and request.base in indexcopy.workspace_bases(),
+            # The loop's start, from which index entries are read again (`indexcopy.read_again_since`).
+            "read_again_from": indexcopy.read_again_from(),
         }
         from tiergate.gate.job import main
 

@@ -25,7 +25,7 @@ from tiergate.gate.processes import DEFAULT_TIMEOUT, Progress
 from tiergate.gate.runnerbounds import pytest_bounds
 from tiergate.gate.standing import BaselineEntry, Where
 from tiergate.gate.testreports import run_reported
-from tiergate.git import changes, objects, repository, runner, untracked
+from tiergate.git import changes, objects, rawtree, repository, runner, untracked
 from tiergate.project import Project
 from tiergate.tier.change import work_paths
 
@@ -184,9 +184,12 @@ def worktree(top: Path, commit: str, *, checkout: bool = True, prefix: str = "ba
     holder = Path(tempfile.mkdtemp(prefix=f"tiergate-{prefix}-"))
     tree = holder / "tree"
     try:
-        # runner.run runs no hook (a post-checkout that installs things, say) and no filter.
-        empty = () if checkout else ("--no-checkout",)
-        runner.run(top, "worktree", "add", "--detach", "--quiet", *empty, str(tree), commit)
+        # runner.run runs no hook (a post-checkout that installs things, say) and no filter; no checkout
+        # either: one converts files by the attributes of `.git/info/attributes`, the agent's to write.
+        runner.run(top, "worktree", "add", "--detach", "--quiet", "--no-checkout", str(tree), commit)
+        if checkout:
+            rawtree.write_tree(top, commit, tree)
+            runner.run(tree, "read-tree", commit)
         yield tree
     finally:
         try:

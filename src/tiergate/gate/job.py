@@ -78,6 +78,9 @@ def _request(spec: dict[str, Any]) -> GateRequest:
     request = GateRequest.from_record(spec["request"])
     if spec.get("workspace_base") and request.base is not None:
         indexcopy.measure_from_workspace(request.base)
+    since = spec.get("read_again_from")
+    if isinstance(since, (int, float)):
+        indexcopy.read_again_since(float(since))
     return request
 
 
