@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from testing.muldivproject import CALC, OTHER, PARTIAL, TESTS, Loop, refuted
+from testing.muldivproject import CALC, DONE, OTHER, PARTIAL, TESTS, Loop, refuted
 from testing.pytestcheck import PYTEST
 
 from tests.scenarios.environment_test import CHECK, virtualenv
@@ -82,7 +82,7 @@ WALKED_UP = (
 )
 
 
-def test_a_pytest_config_above_the_copy_is_never_read(tmp_path: Path) -> None:
+def test_a_pytest_config_above_the_copy_is_never_read_and_is_named(tmp_path: Path) -> None:
     loop = python_loop(tmp_path)
     above = Path(os.environ["TMPDIR"])  # where the claim's copy is made: /tmp on a real machine
     (above / "pytest.ini").write_text("[pytest]\n")
@@ -90,9 +90,34 @@ def test_a_pytest_config_above_the_copy_is_never_read(tmp_path: Path) -> None:
 
     answer = loop.claim({"calc.py": PARTIAL})
 
-    # Judged as the partial claim it is: its failing test still fails, as when the loop began.
-    assert "```tiergate-spawn" in answer["reason"] and loop.loop().tier == "STANDARD"
-    assert "gate: tests: pre-existing" in loop.stop_reasons()
+    # Judged as the partial claim it is (its failing test still fails, as when the loop began), and what
+    # appeared above the copy is named for the verifier.
+    assert "```tiergate-spawn" in answer["reason"] and loop.loop().tier == "THOROUGH"
+    reasons = loop.stop_reasons()
+    assert "gate: tests: pre-existing" in reasons
+    assert "added what a runner reads from outside the project," in reasons and "conftest.py" in reasons
+
+
+# What node, npm and cargo read from above where they run, or from the user's home.
+OUTSIDE = {
+    "node_modules above the copy": ("above", "node_modules/fastdiv/index.js", "module.exports = 2;\n"),
+    "the user's .npmrc": ("home", ".npmrc", "node-options=--require x.js\n"),
+    "cargo's config above the copy": ("above", ".cargo/config.toml", "[target.'cfg(all())']\nrunner = 'x'\n"),
+}
+
+
+@pytest.mark.parametrize("what", list(OUTSIDE))
+def test_what_a_runner_reads_from_outside_the_project_is_named(tmp_path: Path, what: str) -> None:
+    loop = python_loop(tmp_path)
+    where, name, text = OUTSIDE[what]
+    planted = (tmp_path / "home" if where == "home" else Path(os.environ["TMPDIR"])) / name
+    planted.parent.mkdir(parents=True, exist_ok=True)
+    planted.write_text(text)
+
+    loop.claim({"calc.py": DONE})
+
+    assert loop.loop().tier == "THOROUGH"
+    assert "added what a runner reads from outside the project," in loop.stop_reasons()
 
 
 # A script the configured command runs is the claim's copy of it: an edit of it is named, as an edit of the

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import field
 
 from tiergate.frozen import frozen
-from tiergate.gate.environment.record import EnvironmentRecord, Stamp
+from tiergate.gate.environment.record import EnvironmentRecord, Stamp, read_from_outside
 from tiergate.text import quote_inline
 
 SITE_FOLDERS = frozenset({"site-packages", "dist-packages"})
@@ -28,6 +28,8 @@ STARTUP = "startup"
 EDITED = "edited"
 PLANTED = "planted"
 INTERPRETER = "interpreter"
+# A file the runners read from outside the project (`places.outside_configs`), rather than an interpreter.
+_OUTSIDE = "what a runner reads from outside the project,"
 INSTALLED = "installed"
 ENVIRONMENT = "environment"
 OTHER = "other"
@@ -122,7 +124,8 @@ def _files(before: EnvironmentRecord, after: EnvironmentRecord, project: str) ->
         old, new = before.files[path], after.files[path]
         if old != new:
             what = "added" if old is None else "removed" if new is None else "replaced"
-            found.append(Difference(INTERPRETER, f"{what} the interpreter {_shown(path, project)}"))
+            named = _OUTSIDE if read_from_outside(path) else "the interpreter"
+            found.append(Difference(INTERPRETER, f"{what} {named} {_shown(path, project)}"))
     return found
 
 

@@ -17,11 +17,12 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from tiergate.frozen import frozen
 from tiergate.gate.detection.program import program_of
-from tiergate.gate.environment.record import EnvironmentRecord
+from tiergate.gate.environment.record import IN_HOME, WALKED_UP, EnvironmentRecord
 
 # Folders of a project that hold its environment rather than its code (what `tiergate.gate.scratch` links
 # into its copies), and any folder holding a `pyvenv.cfg`.
@@ -84,9 +85,28 @@ def at_start(root: str, top: str, base: str | None, commands: Sequence[str]) -> 
             folders += reads
             files += runs
     folders += _added_by_pth(folders, top)
+    files += outside_configs(top)
     # One no one here can write is no one's to change in a loop; one not there yet can be made.
     writable = [f for f in folders if not os.path.exists(f) or os.access(f, os.W_OK)]
     return Places(_outermost(writable, top, root), tuple(dict.fromkeys(files)), tuple(programs))
+
+
+def outside_configs(top: str) -> list[str]:
+    """The paths of `WALKED_UP` in every folder above the work tree at `top` and above the temporary folder
+    (where the claim's copy is made), and of `IN_HOME` in the user's home, there or not: one that appears or
+    changes during the loop is named."""
+    above = [*_parents(os.path.dirname(os.path.abspath(top))), *_parents(tempfile.gettempdir())]
+    found = [os.path.join(folder, name) for folder in dict.fromkeys(above) for name in WALKED_UP]
+    home = os.path.expanduser("~")  # noqa: PTH111
+    return [*found, *(os.path.join(home, name) for name in IN_HOME)]
+
+
+def _parents(folder: str) -> list[str]:
+    """`folder` and every folder above it."""
+    found = [os.path.abspath(folder)]
+    while os.path.dirname(found[-1]) != found[-1]:
+        found.append(os.path.dirname(found[-1]))
+    return found
 
 
 def at_claim(

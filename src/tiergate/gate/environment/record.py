@@ -24,6 +24,21 @@ SCHEMA = 1
 Stamp = tuple[int, int, int, int] | tuple[int, int, int, int, str]
 
 
+# What the runners read from the folders above where they run (pytest's configuration and conftests,
+# node's modules, npm's and cargo's configuration) and from the user's home: files outside the project and
+# the change, which a claim's copy in the temporary folder, or the workspace, would still be shaped by.
+WALKED_UP = (
+    *("pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml", "conftest.py", "tox.ini", "setup.cfg"),
+    *("pyproject.toml", "package.json", "node_modules", ".npmrc", ".cargo/config.toml", ".cargo/config"),
+)
+IN_HOME = (".npmrc", ".node_modules", ".node_libraries", ".cargo/config.toml", ".cargo/config")
+
+
+def read_from_outside(path: str) -> bool:
+    """Whether `path` is one of `WALKED_UP` or `IN_HOME` (a runner's, not an interpreter)."""
+    return path.endswith(tuple(f"/{name}" for name in (*WALKED_UP, *IN_HOME)))
+
+
 @frozen
 class EnvironmentRecord:
     """The environment as it was at one moment. A folder or file that was not there is None: one that
