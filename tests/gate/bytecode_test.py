@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from tiergate.gate.bytecode import kept_folder, seed_of, seeded
+from tiergate.gate.bytecode import seed_of, seeded
 from tiergate.gate.request import GateRequest, Seed
 
 
@@ -65,25 +65,3 @@ def test_a_request_keeps_its_seed_through_its_record() -> None:
     stdlib = GateRequest(base=None, checks=(), seed=Seed(("/a",), 1.0, ("/lib",)))
     assert GateRequest.from_record(stdlib.to_record()) == stdlib
     assert GateRequest.from_record(GateRequest(None, ()).to_record()).seed is None
-
-
-def test_a_kept_folder_keeps_its_links_and_loses_what_else_was_written(tmp_path: Path) -> None:
-    cache = tmp_path / "venv" / "pkg" / "__pycache__"
-    cache.mkdir(parents=True)
-    (cache / "old.cpython-311.pyc").write_bytes(b"compiled before")
-    seed = Seed((str(tmp_path / "venv"),), time.time() + 60)
-    folder = str(tmp_path / "kept")
-    kept_folder(folder, seed)
-    link = Path(folder + str(cache.parent)) / "old.cpython-311.pyc"
-    stamp = link.lstat().st_ino
-    written = Path(folder + str(cache.parent)) / "new.cpython-311.pyc"
-    written.write_bytes(b"written by a claim's check")
-    planted = Path(folder + str(cache.parent)) / "other.cpython-311.pyc"
-    planted.symlink_to(tmp_path / "elsewhere.pyc")
-
-    kept_folder(folder, seed)
-
-    assert link.lstat().st_ino == stamp  # the same link, not made again
-    assert not written.exists() and not planted.is_symlink()
-    kept_folder(folder, None)  # a loop with no seed: nothing is kept
-    assert not link.is_symlink()

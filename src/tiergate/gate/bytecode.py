@@ -9,7 +9,7 @@ the loop's start, symlinked in. See docs/judging.md, "The claim's copy".
 """
 
 # os on purpose: a standard library and an environment hold thousands of files.
-# ruff: noqa: PTH103, PTH108, PTH112, PTH114, PTH115, PTH116, PTH118, PTH119, PTH120, PTH211
+# ruff: noqa: PTH103, PTH112, PTH118, PTH119, PTH120, PTH211
 from __future__ import annotations
 
 import os
@@ -39,41 +39,6 @@ def seed_of(folders: Iterable[str], interpreters: Iterable[str], before: float) 
             if os.path.isdir(folder):
                 stdlib.append(folder)
     return Seed(tuple(dict.fromkeys(folders)), before, tuple(dict.fromkeys(stdlib)))
-
-
-def kept_folder(folder: str, seed: Seed | None) -> str:
-    """`folder` (a folder of tiergate's state, kept from one claim to the next) made the bytecode folder of
-    a claim of a loop with `seed`: everything in it that is not a link `seeded` would make for `seed` (a
-    file a check's Python wrote, a link planted or pointing at a file changed since the loop began) is
-    removed, and the links missing are made. Cheaper than making every link at every claim."""
-    os.makedirs(folder, mode=0o700, exist_ok=True)
-    roots = () if seed is None else tuple(f.rstrip("/") + "/" for f in (*seed.folders, *seed.stdlib))
-    for top, _dirs, names in os.walk(folder):
-        for name in names:
-            path = os.path.join(top, name)
-            if not (seed is not None and _trusted(folder, path, roots, seed.before)):
-                os.unlink(path)
-    seeded(folder, seed)
-    return folder
-
-
-def _trusted(folder: str, path: str, roots: tuple[str, ...], before: float) -> bool:
-    """Whether `path` in `folder` is the link `seeded` makes to a `.pyc` under `roots` older than
-    `before`: a link, at the place the target's source folder gives it, to such a file."""
-    if not os.path.islink(path):
-        return False
-    target = os.readlink(path)
-    name = os.path.basename(target)
-    cache = os.path.dirname(target)
-    if not target.startswith(roots) or os.path.basename(cache) != "__pycache__":
-        return False
-    if path != folder + os.path.join(os.path.dirname(cache), name) or ".opt-" in name:
-        return False
-    try:
-        info = os.stat(target)
-    except OSError:
-        return False
-    return name.endswith(".pyc") and stat.S_ISREG(info.st_mode) and info.st_ctime < before
 
 
 def seeded(into: str, seed: Seed | None) -> int:
@@ -114,8 +79,6 @@ def _linked(cache: str, names: Sequence[str], target: str, before: float) -> int
         if not name.endswith(".pyc") or ".opt-" in name:  # only what Python without -O reads
             continue
         if info.st_ctime >= before or not stat.S_ISREG(info.st_mode):
-            continue
-        if os.path.lexists(os.path.join(target, name)):  # kept from a claim before (`kept_folder`)
             continue
         if not made:
             os.makedirs(target, exist_ok=True)

@@ -54,14 +54,12 @@ def claim_copy(
     exclusions: foreign.Exclusions = foreign.DEFAULT,
     *,
     seed: Seed | None = None,
-    pycache: str | None = None,
 ) -> Iterator[Copy]:
     """The copy of the workspace holding the project folder `root`, from the base `commit`; removed on
-    exit. `pycache`: its checks' bytecode folder (`tiergate.gate.bytecode.kept_folder`); None: one of its
-    own with `seed`, the bytecode its checks start with (None: none)."""
+    exit. `seed`: the bytecode its checks start with (`tiergate.gate.bytecode`; None: none)."""
     top = repository.repo_root(root)
     raw = rawtree.workspace_tree(top, commit, change_paths(top, commit, exclusions))
-    with written(root, raw.tree, prefix="claim", seed=seed, pycache=pycache) as copy:
+    with written(root, raw.tree, prefix="claim", seed=seed) as copy:
         yield replace(copy, resolved=raw.resolved)
 
 

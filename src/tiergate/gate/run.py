@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tiergate import foreign
-from tiergate.gate import baseline, bytecode, cleancopy, firstrun, orderrun, rusttests, scratch
+from tiergate.gate import baseline, cleancopy, firstrun, orderrun, rusttests, scratch
 from tiergate.gate import cache as evidencecache
 from tiergate.gate.changedtests import project_tests
 from tiergate.gate.checks import BEHAVIOUR_STAGE, COMPILE_STAGE, OUT_OF_TIME, Check, CheckResult
@@ -31,7 +31,7 @@ from tiergate.gate.standing import BaselineEntry
 from tiergate.gate.testreports import run_reported
 from tiergate.gate.timeouts import FLOOR, TimeLimits
 from tiergate.git import repository
-from tiergate.project import Project, ensure_state_dir, git_top_level
+from tiergate.project import Project, git_top_level
 from tiergate.tier.coverage.lines import GateCoverage
 from tiergate.workspace.fingerprint import fingerprint, of_change
 
@@ -190,9 +190,7 @@ def _copy(
     if commit is None:
         yield None
         return
-    # The project's bytecode folder, kept from one claim to the next and made this loop's each time.
-    pycache = bytecode.kept_folder(str(ensure_state_dir(project) / "pycache"), seed)
-    with cleancopy.claim_copy(project.root, commit, exclusions, pycache=pycache) as copy:
+    with cleancopy.claim_copy(project.root, commit, exclusions, seed=seed) as copy:
         yield copy
 
 
