@@ -35,7 +35,6 @@ class Copy:
     cwd: Path
     env: dict[str, str]
     resolved: tuple[str, ...] = ()
-    tree: str = ""  # the tree it was written from
     top: Path | None = None  # its worktree's top
     written: untouched.Snapshot | None = None  # its files as tiergate left them, links included
 
@@ -99,7 +98,7 @@ def written(
             "PWD": str(cwd),
         }
         try:
-            yield Copy(cwd, env, tree=tree, top=scratch, written=untouched.Snapshot(stamps))
+            yield Copy(cwd, env, top=scratch, written=untouched.Snapshot(stamps))
         finally:
             # Unlinked first, so that removing the worktree can never reach into what they point at.
             for link in links:

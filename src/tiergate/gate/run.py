@@ -123,7 +123,7 @@ def run_gate(
         return _judge_kept(run, kept, before, key, refute_regressions)
     with _copy(project, commit, exclusions, seed) as copy:
         if copy is not None:
-            run.cwd, run.pycache, run.copy = copy.cwd, copy.env["PYTHONPYCACHEPREFIX"], copy
+            run.cwd, run.copy = copy.cwd, copy
         try:
             if measurement is not None:
                 measurement.where = run.cwd
@@ -365,7 +365,6 @@ class _Run:
     cut_short: bool = field(default=False, init=False)  # some check got less than the full timeout
     # Where the checks run: the claim's copy (`tiergate.gate.cleancopy`), else the workspace itself.
     cwd: Path = field(default=Path(), init=False)
-    pycache: str | None = field(default=None, init=False)  # the claim's bytecode folder, while it runs
     copy: cleancopy.Copy | None = field(default=None, init=False)  # the claim's copy, while it runs
     rust_tests: bool | None = field(default=None, init=False)  # the change edits a Rust file's tests
     # A first pass's key -> its whole check's (whose time at the base is its limit's measure).
@@ -579,7 +578,7 @@ class _Run:
             timeout=self._time_left(),
             progress=self.progress,
             select={k: v for k, v in select.items() if v is not None},
-            pycache=self.pycache,
+            pycache=None if self.copy is None else self.copy.env["PYTHONPYCACHEPREFIX"],
         )
         if kept_key and not any(r.status == "timed_out" or r.could_not_run for r in ran):
             evidencecache.store_evidence(self.project, kept_key, ran)
