@@ -138,7 +138,7 @@ def _run_in_worktree(
         results = run_reported(
             checks, cwd, timeout=timeout, progress=progress, label=LABEL, select=select, env=quiet
         )
-        moved = touched_since(tree, commit, before)
+        moved = _touched(tree, commit, before)
         for link in links:
             link.unlink(missing_ok=True)
         if moved:
@@ -146,7 +146,7 @@ def _run_in_worktree(
         return results
 
 
-def touched_since(tree: Path, commit: str, before: untouched.Snapshot) -> tuple[str, ...]:
+def _touched(tree: Path, commit: str, before: untouched.Snapshot) -> tuple[str, ...]:
     """What of the worktree `tree` of `commit` (a commit or a tree) could have shaped the checks run there
     since `before` (`tiergate.gate.untouched`): its files' content is asked of git, against its blobs."""
     after = untouched.take(tree)
