@@ -198,6 +198,9 @@ RUST: list[tuple[str, str, Mechanism, int]] = [
         2,
     ),
     ("src/lib.rs", "#[cfg(not(test))]\npub fn mul(a: i32, b: i32) -> i32 { 0 }", PRESENCE, 1),
+    # Right only in the build the tests run (debug assertions on), wrong in a release.
+    ("src/lib.rs", "    if cfg!(debug_assertions) { a * b } else { a + b }", PRESENCE, 1),
+    ("src/lib.rs", "#[cfg(not(debug_assertions))]\npub fn mul(a: i32, b: i32) -> i32 { 0 }", PRESENCE, 1),
     ("src/calc.rs", '    if std::env::var("RUST_TEST_THREADS").is_ok() {', PRESENCE, 1),
     ("src/lib.rs", "    let args: Vec<String> = std::env::args().collect();", PRESENCE, 1),
     ("src/lib.rs", "    std::process::exit(0);", EXITS, 1),
@@ -224,6 +227,8 @@ def test_code_that_reaches_into_its_tests_is_named_with_its_line_and_mechanism(
 
 
 HONEST: list[tuple[str, str]] = [
+    ("src/lib.rs", '    debug_assert!(b != 0, "division by zero");'),
+    ("src/lib.rs", "#[cfg(debug_assertions)]\nfn check_invariants(&self) {}"),
     # Python
     ("calc.py", "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    import pytest"),
     ("calc.py", 'if __name__ == "__main__":\n    import doctest\n    doctest.testmod()\n    sys.exit(0)'),

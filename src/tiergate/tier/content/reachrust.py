@@ -1,5 +1,6 @@
 """Rust code that reaches into its tests (see `reaching`): added lines of a library's code, outside its
-`#[cfg(test)]` modules and `#[test]` functions, that branch on being compiled for the tests, read the test
+`#[cfg(test)]` modules and `#[test]` functions, that branch on being compiled for the tests (`cfg(test)`,
+and `cfg(debug_assertions)`, which the tests' build has and a release lacks), read the test
 harness's environment or arguments, end the process, inspect their caller, read the test files, or keep
 state between calls. Pure; one line at a time (Rust's `'a` lifetimes make joining lines by brackets
 unreliable).
@@ -60,7 +61,8 @@ def _line(path: str, number: int, text: str, line: str, program: bool) -> Iterat
     code = _STRING.sub('""', line)
     cfg = _TESTS_CFG.search(code)
     if cfg is not None and _branches_on_tests(cfg):
-        yield reach(path, number, Mechanism.PRESENCE, "cfg(test)", text)
+        what = "cfg(debug_assertions)" if "debug_assertions" in cfg["inner"] else "cfg(test)"
+        yield reach(path, number, Mechanism.PRESENCE, what, text)
         return
     env = next((lit for lit in literals if lit.startswith(RUST_RUNNER_ENV)), None)
     if env is not None:
@@ -89,13 +91,20 @@ def _line(path: str, number: int, text: str, line: str, program: bool) -> Iterat
         yield reach(path, number, Mechanism.STATE, what, text)
 
 
+# What a build for the tests has that the one users run may not: the test harness, and (cargo's test
+# profile inherits the dev one) debug assertions.
+_AS_TESTED = r"\b(?:test|debug_assertions)\b"
+
+
 def _branches_on_tests(cfg: re.Match[str]) -> bool:
-    """`cfg!(test)` in an expression, or an item compiled only outside the tests (`#[cfg(not(test))]`);
-    an item compiled only for them (`#[cfg(all(test, ...))]`) is test code."""
-    if re.search(r"\btest\b", cfg["inner"]) is None:
+    """`cfg!(test)` or `cfg!(debug_assertions)` in an expression, or an item compiled only outside the
+    build the tests run (`#[cfg(not(test))]`, `#[cfg(not(debug_assertions))]`); an item compiled only for
+    the tests (`#[cfg(all(test, ...))]`) is test code."""
+    if re.search(_AS_TESTED, cfg["inner"]) is None:
         return False
     return (
-        cfg.group().startswith("cfg!") or re.search(r"\bnot[ \t]*\([^)]*\btest\b", cfg["inner"]) is not None
+        cfg.group().startswith("cfg!")
+        or re.search(r"\bnot[ \t]*\([^)]*" + _AS_TESTED, cfg["inner"]) is not None
     )
 
 
