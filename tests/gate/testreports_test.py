@@ -141,6 +141,20 @@ def test_node_test_reports_each_test_under_its_file_and_suites(tmp_path: Path) -
     }
 
 
+@pytest.mark.parametrize("tree", ["tree-a", "tree-b"])
+def test_a_node_test_outside_its_package_is_named_from_the_package_wherever_the_tree_is(
+    tmp_path: Path, tree: str
+) -> None:
+    # A monorepo's package whose tests include a shared file: the same id in every copy of the tree.
+    top = tmp_path / tree
+    write(top, {"packages/calc/placeholder.txt": "", "shared/calc.test.js": NODE_TESTS})
+    (top / ".git").write_text("gitdir: elsewhere\n")  # a worktree's top, as a claim's copy has
+
+    _, _, outcomes, _ = run(top / "packages" / "calc", "node --test ../../shared/")
+
+    assert outcomes["../../shared/calc.test.js > calc > adds"] == "passed"
+
+
 def test_a_node_run_with_its_own_reporter_is_left_alone_and_read_from_its_output(tmp_path: Path) -> None:
     write(tmp_path, {"test/calc.test.js": NODE_TESTS})
 

@@ -223,6 +223,21 @@ def _node_report(files: Sequence[Path], cwd: Path) -> TestRun:
 
 
 def _relative(file: str, cwd: Path) -> str:
+    """A test file's path as a test id holds it: from `cwd` (`../shared/x.test.js` for one elsewhere in its
+    work tree, as in a monorepo's package), so that the ids in the base's worktree, the claim's copy and the
+    workspace are the same; a path outside the work tree as it is."""
+    real, here = os.path.realpath(file), os.path.realpath(cwd)
     with contextlib.suppress(ValueError):
-        return str(Path(os.path.realpath(file)).relative_to(os.path.realpath(cwd)))
+        return str(Path(real).relative_to(here))
+    top = _work_tree_top(Path(here))
+    if top is not None and Path(real).is_relative_to(top):
+        return os.path.relpath(real, here)
     return file
+
+
+def _work_tree_top(folder: Path) -> Path | None:
+    """The nearest folder from `folder` up that holds a `.git` (a repository's or a worktree's)."""
+    for place in (folder, *folder.parents):
+        if (place / ".git").exists():
+            return place
+    return None
