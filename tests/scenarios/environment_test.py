@@ -7,6 +7,7 @@ nothing."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -88,3 +89,24 @@ def test_honest_work_with_the_virtualenv_untouched_keeps_its_tier(tmp_path: Path
 
     assert "```tiergate-spawn" in answer["reason"]
     assert loop.loop().tier in ("LIGHT", "STANDARD") and "environment" not in loop.stop_reasons()
+
+
+def test_a_program_put_first_on_path_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The check runs `calc-tests` by name; the agent puts one of its own in a folder PATH reads first.
+    early, late = tmp_path / "early-bin", tmp_path / "late-bin"
+    early.mkdir()
+    late.mkdir()
+    runner = f"#!/bin/sh\nexec env PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 {sys.executable} -m pytest -q\n"
+    (late / "calc-tests").write_text(runner)
+    (late / "calc-tests").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{early}:{late}:{os.environ['PATH']}")
+    files = {"calc.py": CALC, "tests/test_calc.py": TESTS, "check.sh": "#!/bin/sh\nexec calc-tests\n"}
+    loop = Loop(tmp_path, files, "sh check.sh")
+    (early / "calc-tests").write_text(runner.replace("-q", "-q -rA"))
+    (early / "calc-tests").chmod(0o755)
+
+    answer = loop.claim({"calc.py": DONE})
+
+    assert "```tiergate-spawn" in answer["reason"]
+    assert loop.loop().tier == "THOROUGH"
+    assert CHANGED in loop.stop_reasons() and f"added {early}/calc-tests" in loop.stop_reasons()

@@ -120,6 +120,19 @@ def test_what_a_runner_reads_from_outside_the_project_is_named(tmp_path: Path, w
     assert "added what a runner reads from outside the project," in loop.stop_reasons()
 
 
+def test_an_edit_in_place_inside_node_modules_above_the_copy_is_named(tmp_path: Path) -> None:
+    package = Path(os.environ["TMPDIR"]) / "node_modules" / "fastdiv"
+    package.mkdir(parents=True)
+    (package / "index.js").write_text("module.exports = (a, b) => a / b;\n")
+    loop = python_loop(tmp_path)  # the loop begins with it there, as a machine's may be
+    (package / "index.js").write_text("module.exports = () => 2;\n")
+
+    loop.claim({"calc.py": DONE})
+
+    assert loop.loop().tier == "THOROUGH"
+    assert f"edited {package}/index.js" in loop.stop_reasons()
+
+
 # A script the configured command runs is the claim's copy of it: an edit of it is named, as an edit of the
 # command would be. Here it loads a plugin that answers for the code.
 SCRIPT = (

@@ -7,9 +7,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
 from testing.gitrepo import init_repo
 
-from tiergate.gate.environment.places import at_claim, at_start, project_folders
+from tiergate.gate.environment.places import at_claim, at_start, path_folders, project_folders
 from tiergate.gate.environment.record import EnvironmentRecord
 from tiergate.gate.environment.walk import files_under
 
@@ -25,7 +26,10 @@ def test_the_environment_folders_are_the_ones_the_base_does_not_hold(tmp_path: P
     assert sorted(Path(f).name for f in found) == [".venv", "tools"]  # `env` is the project's code
 
 
-def test_a_script_s_interpreter_and_its_virtualenv_are_followed(tmp_path: Path) -> None:
+def test_a_script_s_interpreter_and_its_virtualenv_are_followed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", SYSTEM_PATH)
     project = tmp_path / "p"
     venv = project / "envs" / "test"
     (venv / "bin").mkdir(parents=True)
@@ -60,7 +64,10 @@ def test_every_file_and_link_is_taken_but_the_tools_caches(tmp_path: Path) -> No
     assert files_under(str(tmp_path / "absent")) is None
 
 
-def test_a_claim_looks_where_the_start_did_and_in_an_environment_folder_made_since(tmp_path: Path) -> None:
+def test_a_claim_looks_where_the_start_did_and_in_an_environment_folder_made_since(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", SYSTEM_PATH)
     project = init_repo(tmp_path / "p", {".gitignore": ".venv/\nnode_modules/\n"})
     started = at_start(str(project), str(project), "HEAD", [])
     (project / ".venv").mkdir()
@@ -71,3 +78,22 @@ def test_a_claim_looks_where_the_start_did_and_in_an_environment_folder_made_sin
 
     assert places.folders == (str(project / ".venv"),)  # vendor/ is in the change: the project's code
     assert places.programs == ("python3",)
+
+
+SYSTEM_PATH = "/usr/bin:/bin"
+
+
+def test_the_folders_on_path_anyone_here_can_write_are_recorded_but_the_systems_and_the_trees(
+    tmp_path: Path,
+) -> None:
+    tools, project, late, home = tmp_path / "tools", tmp_path / "p", tmp_path / "not-yet", tmp_path / "h"
+    tools.mkdir()
+    (project / "bin").mkdir(parents=True)
+    home.mkdir()
+    for n in range(9):  # a folder of folders is no folder of programs
+        (home / f"f{n}").mkdir()
+    entries = [str(tools), "relative/bin", str(project / "bin"), str(late), str(home), "/usr/bin", "/bin"]
+
+    found = path_folders(str(project), {"PATH": ":".join(entries)})
+
+    assert found == [str(tools), str(late)]

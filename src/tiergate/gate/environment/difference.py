@@ -88,8 +88,9 @@ def differences(
     paths inside it shown relative to it."""
     found = [*_programs(before.programs, after.programs, project), *_files(before, after, project)]
     for folder in sorted(before.folders.keys() | after.folders.keys()):
-        was, now = before.folders.get(folder) or {}, after.folders.get(folder) or {}
-        found += _folder(folder, was, now, owners or {}, project)
+        was, now = before.folders.get(folder), after.folders.get(folder)
+        whole = was is None or now is None  # made or removed, not emptied or filled
+        found += _folder(folder, was or {}, now or {}, owners or {}, project, whole=whole)
     return tuple(sorted(found, key=lambda d: ORDER.index(d.kind)))
 
 
@@ -130,7 +131,13 @@ def _files(before: EnvironmentRecord, after: EnvironmentRecord, project: str) ->
 
 
 def _folder(
-    folder: str, was: Mapping[str, Stamp], now: Mapping[str, Stamp], owners: Mapping[str, str], project: str
+    folder: str,
+    was: Mapping[str, Stamp],
+    now: Mapping[str, Stamp],
+    owners: Mapping[str, str],
+    project: str,
+    *,
+    whole: bool = True,
 ) -> list[Difference]:
     """The differences inside one folder of the environment."""
     if was == now:
@@ -141,11 +148,11 @@ def _folder(
     if not (added or removed or changed):
         return []
     groups = _grouped(folder, added, changed, removed)
-    if not was or not now:
+    if whole and (not was or not now):
         # A whole environment made or removed: named as one, with what in it runs at every start.
         what = "a new environment" if now else "removed the environment"
-        whole = Difference(ENVIRONMENT, f"{what} {_shown(folder, project)} ({_count(len(now or was))})")
-        return [whole, *_startup(groups.get(("", STARTUP), {}), project)]
+        named = Difference(ENVIRONMENT, f"{what} {_shown(folder, project)} ({_count(len(now or was))})")
+        return [named, *_startup(groups.get(("", STARTUP), {}), project)]
     tops = _Tops(_present(folder, was), _present(folder, now)) if any(k[0] for k in groups) else _NO_TOPS
     found: list[Difference] = []
     for (container, kind), files in sorted(groups.items()):

@@ -8,7 +8,7 @@ covers, is the project's code, measured as the change.
 """
 
 # os.path on purpose: the folders and names here are strings all the way to the record.
-# ruff: noqa: PTH100, PTH110, PTH112, PTH113, PTH118, PTH119, PTH120, PTH123, PTH207
+# ruff: noqa: PTH100, PTH110, PTH112, PTH113, PTH114, PTH117, PTH118, PTH119, PTH120, PTH123, PTH207
 from __future__ import annotations
 
 import glob
@@ -85,7 +85,12 @@ def at_start(root: str, top: str, base: str | None, commands: Sequence[str]) -> 
             folders += reads
             files += runs
     folders += _added_by_pth(folders, top)
-    files += outside_configs(top)
+    outside = outside_configs(top)
+    files += outside
+    # A folder a runner reads from above the copy (node_modules) is read file by file: an edit in place
+    # moves no stamp of the folder's own.
+    folders += [f for f in outside if os.path.isdir(f) and not os.path.islink(f)]
+    folders += path_folders(top)
     # One no one here can write is no one's to change in a loop; one not there yet can be made.
     writable = [f for f in folders if not os.path.exists(f) or os.access(f, os.W_OK)]
     return Places(_outermost(writable, top, root), tuple(dict.fromkeys(files)), tuple(programs))
@@ -99,6 +104,53 @@ def outside_configs(top: str) -> list[str]:
     found = [os.path.join(folder, name) for folder in dict.fromkeys(above) for name in WALKED_UP]
     home = os.path.expanduser("~")  # noqa: PTH111
     return [*found, *(os.path.join(home, name) for name in IN_HOME)]
+
+
+# A folder on PATH with more folders in it than this is no folder of programs (a home, a project): left out.
+_PROGRAM_FOLDER_SUBFOLDERS = 8
+# The system's own folders of programs, which its package manager writes: only root can, and an agent run
+# as root can change anything a record could hold. /usr/local/bin is not among them (pip run as root
+# writes there).
+_SYSTEMS = ("/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/games", "/snap/bin")
+
+
+def path_folders(top: str, env: Mapping[str, str] | None = None) -> list[str]:
+    """The folders on PATH that anyone here can write, or make, outside the work tree at `top`: a program
+    the checks start by name (`make` runs `pytest`, a script runs `node`) may be put first there. Left
+    out: relative entries, the home and the temporary folder themselves, the system's folders of
+    programs, and folders that hold more than a few folders (no folder of programs)."""
+    path = (os.environ if env is None else env).get("PATH", "")
+    home = os.path.expanduser("~")  # noqa: PTH111
+    aside = {os.path.abspath(home), os.path.abspath(tempfile.gettempdir()), "/", *_SYSTEMS}
+    found = []
+    for entry in dict.fromkeys(path.split(os.pathsep)):
+        if not entry or not os.path.isabs(entry):
+            continue
+        folder = os.path.abspath(entry)
+        if folder in aside or _inside(folder, top) or _inside(top, folder):
+            continue
+        if _can_write(folder) and _few_folders(folder):
+            found.append(folder)
+    return found
+
+
+def _can_write(folder: str) -> bool:
+    """Whether `folder` can be written here, or made: the nearest folder above it that is there can be."""
+    while not os.path.exists(folder):
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return False
+        folder = parent
+    return os.path.isdir(folder) and os.access(folder, os.W_OK)
+
+
+def _few_folders(folder: str) -> bool:
+    try:
+        with os.scandir(folder) as entries:
+            inner = sum(1 for e in entries if e.is_dir(follow_symlinks=False))
+    except OSError:
+        return True  # not there yet: made later, it is named as new
+    return inner <= _PROGRAM_FOLDER_SUBFOLDERS
 
 
 def _parents(folder: str) -> list[str]:
