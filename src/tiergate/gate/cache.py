@@ -162,8 +162,11 @@ def _rejected(project: Project, path: Path, why: str) -> None:
 def _result(item: Any) -> CheckResult:
     if not isinstance(item, dict) or set(item) != set(_RESULT_FIELDS):
         raise ValueError("not a check result")
-    tests = item["tests"]
-    result = CheckResult(**{**item, "tests": None if tests is None else TestRun.from_record(tests)})
+    tests, outside = item["tests"], item["read_outside"]
+    if not isinstance(outside, list) or not all(isinstance(r, str) for r in outside):
+        raise ValueError("not a check result")
+    tests = None if tests is None else TestRun.from_record(tests)
+    result = CheckResult(**{**item, "tests": tests, "read_outside": tuple(outside)})
     if not isinstance(result.output, str) or not isinstance(result.name, str):
         raise ValueError("not a check result")
     return result

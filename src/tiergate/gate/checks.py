@@ -105,6 +105,8 @@ class CheckResult:
     output_bytes: int  # everything it printed, of which `output` is the end
     reason: str  # one line for a person: "exit 1", "timed out after 300 s", ...
     tests: TestRun | None = None  # a test check's tests, test by test, when its runner is known
+    # What its processes read outside the claim's copy and the environment (`tiergate.gate.imported`).
+    read_outside: tuple[str, ...] = ()
 
     @property
     def failing(self) -> bool:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from tiergate import foreign
 from tiergate.frozen import frozen
-from tiergate.gate import bytecode, untouched
+from tiergate.gate import bytecode, imported, untouched
 from tiergate.gate.baseline import link_environments, worktree
 from tiergate.gate.request import Seed
 from tiergate.gate.runnerbounds import pytest_bounds
@@ -37,6 +37,7 @@ class Copy:
     resolved: tuple[str, ...] = ()
     top: Path | None = None  # its worktree's top
     written: untouched.Snapshot | None = None  # its files as tiergate left them, links included
+    watch: imported.Watch | None = None  # what its checks read their code from
 
 
 def change_paths(top: Path, commit: str, exclusions: foreign.Exclusions = foreign.DEFAULT) -> list[str]:
@@ -73,7 +74,8 @@ def written(
 ) -> Iterator[Copy]:
     """A scratch worktree of the repository holding `root`, written from `tree` byte for byte, its index
     that tree (git in it sees nothing changed); the environments of the workspace linked in. Its checks'
-    bytecode folder: `pycache` (another copy's, of the same claim), else one of its own from `seed`."""
+    bytecode folder: `pycache` (another copy's, of the same claim), else one of its own from `seed`
+    (the environment's record, which also names the editable installs its watch stands in for)."""
     top = repository.repo_root(root)
     inside = root.resolve().relative_to(top.resolve())
     with worktree(top, repository.head_sha(top) or tree, checkout=False, prefix=prefix) as scratch:
@@ -88,7 +90,16 @@ def written(
         if pycache is None:
             pycache = str(scratch.parent / "pycache")
             bytecode.seeded(pycache, seed)
+        bounds = imported.Bounds(
+            str(scratch),
+            str(top),
+            own=(pycache, str(scratch.parent)),
+            environment=(*seed.folders, *seed.stdlib) if seed else (),
+            before=seed.before if seed else None,
+        )
+        watch = imported.Watch(scratch.parent, bounds, seed)
         env = {
+            **watch.env(),
             "PYTHONDONTWRITEBYTECODE": "",
             "PYTHONPYCACHEPREFIX": pycache,
             **pytest_bounds(cwd, scratch, scratch.parent),
@@ -98,7 +109,7 @@ def written(
             "PWD": str(cwd),
         }
         try:
-            yield Copy(cwd, env, top=scratch, written=untouched.Snapshot(stamps))
+            yield Copy(cwd, env, top=scratch, written=untouched.Snapshot(stamps), watch=watch)
         finally:
             # Unlinked first, so that removing the worktree can never reach into what they point at.
             for link in links:

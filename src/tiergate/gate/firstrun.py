@@ -13,6 +13,7 @@ from tiergate.gate.checks import Check, CheckResult
 from tiergate.gate.pertest import importmap
 from tiergate.gate.pertest.record import TestRun
 from tiergate.gate.processes import Limits, Progress
+from tiergate.gate.request import Seed
 from tiergate.gate.standing import BaselineEntry
 from tiergate.gate.testreports import run_reported
 from tiergate.git import repository
@@ -48,6 +49,7 @@ def refuting(
     progress: Progress | None,
     *,
     where: tuple[Path, Mapping[str, Mapping[str, str]]] | None = None,
+    seed: Seed | None = None,
 ) -> dict[str, CheckResult]:
     """The first passes that refute the claim, by their whole check's key (empty: none does). `where`:
     the folder the claim's checks run in and what each adds to its environment, by the whole check's key
@@ -57,7 +59,7 @@ def refuting(
     select = {p.first.key: p.selection for p in passes}
     # The same tests at the base first, where its record does not hold them yet: never beside the claimed
     # code's run, which could reach into the base's worktree.
-    then = _at_base(project, commit, passes, entries, timeout)
+    then = _at_base(project, commit, passes, entries, timeout, seed)
     cwd, env = where or (project.root, {})
     ran = run_reported(
         [p.first for p in passes],
@@ -79,6 +81,7 @@ def _at_base(
     passes: Sequence[firstpass.FirstPass],
     entries: Mapping[str, BaselineEntry],
     timeout: float,
+    seed: Seed | None,
 ) -> dict[str, TestRun]:
     """Each first pass's tests at the base, by the whole check's key: the base's record of them, else
     a run of the same selection at the base, in a worktree."""
@@ -87,7 +90,8 @@ def _at_base(
     if wanted:
         select = {p.first.key: p.selection for p in wanted}
         try:
-            ran = baseline.run_selected(project, commit, [p.first for p in wanted], select, timeout=timeout)
+            firsts = [p.first for p in wanted]
+            ran = baseline.run_selected(project, commit, firsts, select, timeout=timeout, seed=seed)
         except baseline.BaseTamperedError:
             return found  # nothing to compare those with: no first pass refutes for them
         for p, result in zip(wanted, ran, strict=True):

@@ -93,7 +93,9 @@ def _baseline(project: Project, spec: dict[str, Any], reporter: _Reporter) -> No
     commit = baseline.base_commit(project.root, request.base)
     if commit is not None:
         unexcused = [c for c in request.checks if c.key not in request.strict]
-        baseline.ensure_baseline(project, commit, unexcused, timeout=request.timeout, progress=reporter.base)
+        baseline.ensure_baseline(
+            project, commit, unexcused, timeout=request.timeout, progress=reporter.base, seed=request.seed
+        )
     reporter.finish("done", "")
 
 

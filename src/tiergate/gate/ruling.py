@@ -65,6 +65,11 @@ class GateResult:
         return tuple(v for v in self.verdicts if v.standing == "pre-existing")
 
     @property
+    def read_outside(self) -> tuple[str, ...]:
+        """What the checks read outside the claim's copy (`tiergate.gate.imported`), as THOROUGH reasons."""
+        return tuple(dict.fromkeys(r for v in self.verdicts for r in v.result.read_outside))
+
+    @property
     def lost_passing(self) -> tuple[tuple[str, LostTest], ...]:
         """(check name, test) of each test that passed when the loop began and does not run now."""
         return tuple((v.result.name, t) for v in self.verdicts for t in v.lost if not t.failed_then)

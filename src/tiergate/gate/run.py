@@ -118,6 +118,7 @@ def run_gate(
         for_task=for_task,
         limits=limits,
         whole_base=whole_base,
+        seed=seed,
     )
     if kept is not None:
         return _judge_kept(run, kept, before, key, refute_regressions)
@@ -128,9 +129,11 @@ def run_gate(
             if measurement is not None:
                 measurement.where = run.cwd
             added = measurement.env() if measurement else {}
-            run.env = {c.key: {**(copy.env if copy else {}), **added.get(c.key, {})} for c in checks}
+            run.env = {c.key: _joined(_copy_env(copy, c.key), added.get(c.key, {})) for c in checks}
             results = run.staged()
             run.untouched()
+            if copy is not None and copy.watch is not None:
+                results = copy.watch.told(results)
             coverage = measurement.collect(results) if measurement else None
         finally:
             if measurement:
@@ -149,6 +152,20 @@ def run_gate(
             run, results, kept_key, refute_regressions, fingerprint=before, workspace_changed=changed_now
         )
     return replace(judged, coverage=coverage)
+
+
+def _copy_env(copy: cleancopy.Copy | None, key: str) -> dict[str, str]:
+    """What a check run in `copy` adds to its environment: the copy's, and its watch's for this check."""
+    if copy is None:
+        return {}
+    return {**copy.env, **(copy.watch.env(key) if copy.watch is not None else {})}
+
+
+def _joined(env: dict[str, str], added: dict[str, str]) -> dict[str, str]:
+    """`env` (the copy's) with `added`'s variables (the coverage measurement's). Each PYTHONPATH starts
+    with a folder holding tiergate's one sitecustomize for the checks (`tiergate.gate.checksite`): the
+    copy's is kept, since it holds the user's folders and the copy's stand-ins too."""
+    return {**added, **env} if "PYTHONPATH" in env else {**env, **added}
 
 
 def _verdict(
@@ -362,6 +379,7 @@ class _Run:
     for_task: bool = False
     limits: TimeLimits | None = None  # each check's limit follows its time at the base; None: `timeout`
     whole_base: bool = False  # every check runs at the base first (`run_gate`)
+    seed: Seed | None = None  # the bytecode the runs start with (`tiergate.gate.bytecode`)
     cut_short: bool = field(default=False, init=False)  # some check got less than the full timeout
     # Where the checks run: the claim's copy (`tiergate.gate.cleancopy`), else the workspace itself.
     cwd: Path = field(default=Path(), init=False)
@@ -401,7 +419,12 @@ class _Run:
         missing = [c for c in self.checks if c.key not in self.entries and c.key not in self.strict]
         if self.whole_base and missing and self.commit is not None:
             self.entries = baseline.ensure_baseline(
-                self.project, self.commit, missing, timeout=self.timeout, progress=self.progress
+                self.project,
+                self.commit,
+                missing,
+                timeout=self.timeout,
+                progress=self.progress,
+                seed=self.seed,
             )
         return self._stage(stage)
 
@@ -429,6 +452,7 @@ class _Run:
             self._limit,
             self.progress,
             where=(self.cwd, self.env),
+            seed=self.seed,
         )
         if not refuting:
             return ()
@@ -509,6 +533,7 @@ class _Run:
                 timeout=self._time_left(),
                 progress=self.progress,
                 budgeted=self._time_left() < self.timeout,
+                seed=self.seed,
             )
         return self.entries
 
@@ -579,6 +604,7 @@ class _Run:
             progress=self.progress,
             select={k: v for k, v in select.items() if v is not None},
             pycache=None if self.copy is None else self.copy.env["PYTHONPYCACHEPREFIX"],
+            seed=self.seed,
         )
         if kept_key and not any(r.status == "timed_out" or r.could_not_run for r in ran):
             evidencecache.store_evidence(self.project, kept_key, ran)

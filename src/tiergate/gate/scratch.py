@@ -16,6 +16,7 @@ from tiergate.gate.changedtests import changed_tests
 from tiergate.gate.checks import Check, CheckResult
 from tiergate.gate.pertest.selection import TestSelection
 from tiergate.gate.processes import Progress
+from tiergate.gate.request import Seed
 from tiergate.gate.testreports import run_reported
 from tiergate.git import changes, indexcopy, rawtree, repository, runner, untracked
 
@@ -31,12 +32,13 @@ def run_base_tests(
     progress: Progress | None = None,
     select: Mapping[str, TestSelection] | None = None,
     pycache: str | None = None,
+    seed: Seed | None = None,
 ) -> tuple[CheckResult, ...]:
     """`checks` run on the claimed workspace at `root` with its test paths as `commit` holds them; those
     in `select` (by check key) only on their selection (`tiergate.gate.pertest.basetests.
     base_tests_selection`: what differs from the claim's own run). `pycache`: the claim's bytecode
-    folder (`tiergate.gate.bytecode`; None: an empty one)."""
-    with base_tests_copy(root, commit, pycache=pycache) as copy:
+    folder (`tiergate.gate.bytecode`; None: one of its own, from `seed`)."""
+    with base_tests_copy(root, commit, pycache=pycache, seed=seed) as copy:
         env = {c.key: copy.env for c in checks}
         ran = run_reported(
             checks, copy.cwd, timeout=timeout, progress=progress, label=LABEL, select=select, env=env
@@ -46,7 +48,9 @@ def run_base_tests(
 
 
 @contextlib.contextmanager
-def base_tests_copy(root: Path, commit: str, *, pycache: str | None = None) -> Iterator[cleancopy.Copy]:
+def base_tests_copy(
+    root: Path, commit: str, *, pycache: str | None = None, seed: Seed | None = None
+) -> Iterator[cleancopy.Copy]:
     """A scratch worktree holding the claim's copy (`tiergate.gate.cleancopy`) with
     its test paths as at `commit`; removed on exit. Every path that differs from `commit` is asked of git
     here (a rename's old path too, which a measured change names only as the new one)."""
@@ -55,7 +59,7 @@ def base_tests_copy(root: Path, commit: str, *, pycache: str | None = None) -> I
     differing = (changes.changed_paths(top, commit), untracked.untracked_files(top, commit))
     tests = changed_tests(root, commit, [*differing[0], *differing[1]])  # the base's test helpers too
     tree = _scratch_tree(top, commit, tests, differing)
-    with cleancopy.written(root, tree, pycache=pycache) as copy:
+    with cleancopy.written(root, tree, pycache=pycache, seed=seed) as copy:
         yield copy
 
 

@@ -307,14 +307,19 @@ def gate_facts(result: GateResult) -> tuple[GateFacts, GateCoverage | None, tupl
 def lost_reasons(result: GateResult) -> tuple[str, ...]:
     """A THOROUGH reason per test that passed when the loop began and does not run at the claim, and
     per test of the base that fails on the claimed code with its own tests
-    (`tiergate.gate.pertest.basetests`)."""
+    (`tiergate.gate.pertest.basetests`), and what the checks read outside the claim's copy
+    (`tiergate.gate.imported`)."""
     lost = tuple(
         f"tests-lost: check {quote_inline(name)}: {quote_inline(test.text())} -> THOROUGH"
         for name, test in result.lost_passing
     )
-    return lost + tuple(
-        f"base-tests: check {quote_inline(name)}: {quote_inline(test.text())} -> THOROUGH"
-        for name, test in result.base_test_failures
+    return (
+        lost
+        + tuple(
+            f"base-tests: check {quote_inline(name)}: {quote_inline(test.text())} -> THOROUGH"
+            for name, test in result.base_test_failures
+        )
+        + result.read_outside
     )
 
 

@@ -1,4 +1,4 @@
-"""The gate's line probes (`tiergate.gate.coverage.sitecustomize`), installed as the gate installs them
+"""The gate's line probes (`tiergate/gate/checksite/sitecustomize.py`), installed as the gate installs them
 (copied as sitecustomize.py first on PYTHONPATH, with a plan) in a real Python process: the report it
 writes at exit, read directly."""
 
@@ -14,7 +14,7 @@ from typing import Any
 
 from testing.gitrepo import write
 
-import tiergate.gate.coverage.sitecustomize as probes
+from tiergate.gate.coverage.measuring import SITECUSTOMIZE
 
 # Statements on lines 4-9 (the docstring on 1 and the __future__ import on 2 are not).
 CALC = '''"""Calculations."""
@@ -35,7 +35,7 @@ def run_python(root: Path, code: str, include: list[str] | None) -> tuple[str, l
     site, out = root.parent / "site", root.parent / "out"
     site.mkdir()
     out.mkdir()
-    shutil.copyfile(probes.__file__, site / "sitecustomize.py")
+    shutil.copyfile(SITECUSTOMIZE, site / "sitecustomize.py")
     env = {k: v for k, v in os.environ.items() if k != "TIERGATE_COVERAGE_PLAN"}
     env["PYTHONPATH"] = os.pathsep.join([str(site), str(root / "shadowed")])
     if include is not None:

@@ -29,7 +29,7 @@ FOLDER = "coverage"
 PLAN_VARIABLE = "TIERGATE_COVERAGE_PLAN"
 
 # Copied as the run's sitecustomize.py: it runs in the tests' own interpreter (its docstring says how).
-SITECUSTOMIZE = Path(__file__).with_name("sitecustomize.py")
+SITECUSTOMIZE = Path(__file__).parent.parent / "checksite" / "sitecustomize.py"
 
 
 def runner_facts(root: Path) -> RunnerFacts:

@@ -1,13 +1,71 @@
 # mypy: ignore-errors
-"""tiergate: line coverage of the gate's test run, for the change's files only (written for one run).
+"""tiergate: what every Python process of a gate's check runs first (written for one run).
 
-Copied as `sitecustomize.py` into a folder the gate puts first on PYTHONPATH
-(`tiergate.gate.coverage.measuring`); never imported by tiergate itself. It runs in every Python process
-of a measured check before the check's own code: stdlib only, silent, on any Python 3.8 or later. The
-change's modules get a probe before each statement (not coverage.py: its tracer cost over the gate's
-25% budget); each process writes at exit the statement lines of each measured file and the ones that
-ran. See docs/ARCHITECTURE.md, "Coverage measured at the gate".
+Copied as `sitecustomize.py` into a folder the gate puts first on PYTHONPATH; never imported by tiergate
+itself. It runs before the check's own code: stdlib only, silent, on any Python 3.8 or later; then the
+sitecustomize it shadows runs too. Each part acts only where its variable is set:
+
+- TIERGATE_IMPORTED (`tiergate.gate.imported`, in a claim's copy): which files the process reads its
+  code from. An audit hook, which no code can take away once it is added, notes each code file the
+  process opens (the import system opens every source and bytecode file it loads through the same call)
+  and each file it opens under the folders TIERGATE_IMPORTED_WATCH names; each is written as soon as it
+  is seen, so that a process that ends without its exit handlers has still told. At exit the files of
+  the modules loaded are added (a native extension is loaded without that call).
+- TIERGATE_COVERAGE_PLAN (`tiergate.gate.coverage.measuring`): line coverage of the change's files only.
+  The change's modules get a probe before each statement (not coverage.py: its tracer cost over the
+  gate's 25% budget); each process writes at exit the statement lines of each measured file and the ones
+  that ran. See docs/ARCHITECTURE.md, "Coverage measured at the gate".
 """
+
+
+def _tiergate_watch():
+    import os
+    import sys
+
+    out = os.environ.get("TIERGATE_IMPORTED")
+    if not out:
+        return
+    watched = tuple(
+        p.rstrip("/") + "/" for p in os.environ.get("TIERGATE_IMPORTED_WATCH", "").split(os.pathsep) if p
+    )
+    code = (".py", ".pyc", ".pyw", ".so", ".pyd", ".pth")
+    name = os.path.join(out, "%d-%s" % (os.getpid(), os.urandom(4).hex()))
+    handle = open(name, "w", buffering=1, encoding="utf-8", errors="surrogateescape")
+    seen = set()
+    absolute = os.path.abspath
+    fspath = os.fspath
+
+    def note(path):
+        if path not in seen:
+            seen.add(path)
+            handle.write(path + "\n")
+
+    def hook(event, args):
+        if event != "open" or not args:
+            return
+        path = args[0]
+        if isinstance(path, int):
+            return
+        try:
+            path = absolute(fspath(path))
+        except Exception:
+            return
+        if isinstance(path, bytes):
+            path = os.fsdecode(path)
+        if path.endswith(code) or path.startswith(watched):
+            note(path)
+
+    def at_exit():
+        for module in list(sys.modules.values()):
+            path = getattr(module, "__file__", None)
+            if isinstance(path, str):
+                note(absolute(path))
+        handle.flush()
+
+    sys.addaudithook(hook)
+    import atexit
+
+    atexit.register(at_exit)
 
 
 def _tiergate_measure():
@@ -117,7 +175,7 @@ def _tiergate_probes(plan, write):
 
 
 def _tiergate_chain():
-    # The sitecustomize this one shadows on sys.path runs too.
+    # The sitecustomize this one shadows on sys.path runs too (the environment's, the system's).
     import importlib.machinery
     import importlib.util
     import os
@@ -131,8 +189,9 @@ def _tiergate_chain():
         spec.loader.exec_module(module)
 
 
-try:
-    _tiergate_measure()
-except Exception:
-    pass
+for _tiergate_part in (_tiergate_watch, _tiergate_measure):
+    try:
+        _tiergate_part()
+    except Exception:
+        pass
 _tiergate_chain()
