@@ -6,9 +6,10 @@ the workspace as the gate did before, measured in the same run.
 A git project of `--files` source files (about 2 KB each, in folders of 100) with a pytest suite of
 `--tests` tests over them, a change of ten files from its base. Each round runs the suite once in the
 workspace (the gate's run before the copy) and once as a claim now runs it: the copy made (the change's
-tree of raw bytes, its files written), the suite run in it, the copy removed. Prints the medians, the
-copy's own time, and both as ratios to the run in the workspace. The goal is the gate-at-scale budget: an
-honest claim's gate within 1.3 times the bare suite.
+tree of raw bytes, its files written), the suite run in it, the copy removed; and the suite run in a copy
+without the watch on the files its Python reads (`tiergate.gate.imported`). Prints the medians, the copy's
+own time, both as ratios to the run in the workspace, and the watched run's to the unwatched one's. The
+goal is the gate-at-scale budget: an honest claim's gate within 1.3 times the bare suite.
 """
 
 from __future__ import annotations
@@ -27,9 +28,11 @@ from pathlib import Path
 from tiergate.gate.bytecode import seed_of
 from tiergate.gate.checks import make_check
 from tiergate.gate.cleancopy import claim_copy
+from tiergate.gate.imported import OUT_VARIABLE, WATCH_VARIABLE
 from tiergate.gate.testreports import run_reported
 
 PYTEST = f"PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 {shlex.quote(sys.executable)} -m pytest -q -p no:cacheprovider"
+WATCH_VARIABLES = ("PYTHONPATH", OUT_VARIABLE, WATCH_VARIABLE)
 LINE = "def f{i}(x):\n    return x * {i} + {i}  # padding, to a module's usual size\n\n\n"
 BODY = "".join(LINE.format(i=i) for i in range(20))
 
@@ -60,14 +63,15 @@ def make_project(where: Path, files: int, tests: int) -> tuple[Path, str]:
     return project, base.stdout.strip()
 
 
-def measure(project: Path, base: str, rounds: int) -> tuple[float, float, float]:
-    """Medians of: the suite in the workspace; the copy alone; the copy with the suite run in it."""
+def measure(project: Path, base: str, rounds: int) -> tuple[float, float, float, float]:
+    """Medians of: the suite in the workspace; the copy alone; the copy with the suite run in it; the
+    suite alone in a copy, unwatched over watched."""
     check = make_check("tests", PYTEST, "bench")
     # The bytecode a claim's copy starts with: this interpreter's packages and standard library as they
     # were before the "loop" (now), as a loop's environment record gives them.
     folders = [*site.getsitepackages(), sysconfig.get_paths()["purelib"]]
     seed = seed_of(dict.fromkeys(folders), [sys.executable], time.time())
-    in_place, copy_only, in_copy = [], [], []
+    in_place, copy_only, in_copy, watch = [], [], [], []
     for _ in range(rounds):
         start = time.perf_counter()
         [result] = run_reported([check], project, timeout=600)
@@ -82,7 +86,16 @@ def measure(project: Path, base: str, rounds: int) -> tuple[float, float, float]
             [result] = run_reported([check], copy.cwd, timeout=600, env={check.key: copy.env})
         in_copy.append(time.perf_counter() - start)
         assert result.status == "passed", result.reason
-    return statistics.median(in_place), statistics.median(copy_only), statistics.median(in_copy)
+        with claim_copy(project, base, seed=seed) as copy:
+            bare = {k: v for k, v in copy.env.items() if k not in WATCH_VARIABLES}
+            timed = []
+            for env in (bare, copy.env):
+                start = time.perf_counter()
+                [result] = run_reported([check], copy.cwd, timeout=600, env={check.key: env})
+                timed.append(time.perf_counter() - start)
+        watch.append(timed[1] / timed[0])
+    medians = (statistics.median(t) for t in (in_place, copy_only, in_copy, watch))
+    return tuple(medians)  # type: ignore[return-value]
 
 
 def main(argv: list[str]) -> int:
@@ -91,12 +104,14 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--files", type=int, nargs="+", default=[200, 2000, 10000])
     parser.add_argument("--tests", type=int, default=50)
     args = parser.parse_args(argv)
-    print(f"{'files':>7} {'in place':>9} {'copy':>7} {'in copy':>8} {'copy/place':>11} {'in copy/place':>14}")
+    names = ("files", "in place", "copy", "in copy", "copy/place", "in copy/place", "watched/not")
+    widths = (7, 9, 7, 8, 11, 14, 12)
+    print(" ".join(f"{n:>{w}}" for n, w in zip(names, widths, strict=True)))
     for files in args.files:
         with tempfile.TemporaryDirectory(prefix="tiergate-copy-bench-") as where:
             project, base = make_project(Path(where), files, args.tests)
-            place, copy, both = measure(project, base, args.rounds)
-        ratios = f"{copy / place:>11.2f} {both / place:>14.2f}"
+            place, copy, both, watched = measure(project, base, args.rounds)
+        ratios = f"{copy / place:>11.2f} {both / place:>14.2f} {watched:>12.2f}"
         print(f"{files:>7} {place:>8.2f}s {copy:>6.2f}s {both:>7.2f}s {ratios}")
     return 0
 
