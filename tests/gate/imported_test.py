@@ -1,52 +1,67 @@
-"""Where a claim's checks read their code from (`tiergate.gate.imported`): the rule on the files read, the
-copy's stand-ins for the workspace folders an editable install names, and the record every Python process
-of a check writes (its sitecustomize, run in a real interpreter)."""
+"""What a claim's checks read and whom they ask (`tiergate.gate.imported`): the rules on what the processes
+told, the copy's stand-ins for the workspace folders an editable install names, the listening sockets, and
+what every Python process of a check tells the gate's socket (its sitecustomize, run in a real interpreter,
+doing what an evasive test would)."""
 
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
 
-from tiergate.gate.imported import Bounds, Watch, editable_folders, read_outside, stand_ins
+from tiergate.gate.imported import Bounds, Told, Watch, editable_folders, listeners, read_outside, stand_ins
 
 ENVIRONMENT = ("/home/u/proj/.venv", "/usr/lib/python3.11")
-BOUNDS = Bounds("/tmp/t/tree", "/home/u/proj", own=("/tmp/t",), environment=ENVIRONMENT, before=100.0)
+BOUNDS = Bounds("/tmp/t/tree", "/home/u/proj", own=("/tmp/t/site",), environment=ENVIRONMENT, before=100.0)
 
 
-def test_the_copy_the_environment_and_the_workspaces_git_are_let_be() -> None:
-    seen = [
-        ("/tmp/t/tree/calc.py", 150.0),
-        ("/home/u/proj/.venv/lib/python3.11/site-packages/pytest/__init__.py", 150.0),
-        ("/usr/lib/python3.11/json/__init__.py", 1.0),
-        ("/home/u/proj/.git/HEAD", 150.0),
+def test_the_copy_tiergates_own_the_environment_and_the_kernel_are_let_be() -> None:
+    reads = {
+        "/tmp/t/tree/calc.py": 150.0,
+        "/tmp/t/site/sitecustomize.py": 150.0,
+        "/home/u/proj/.venv/lib/python3.11/site-packages/pytest/__init__.py": 150.0,
+        "/usr/lib/python3.11/json/__pycache__/decoder.cpython-311.pyc": 1.0,  # a seed, from before
+        "/proc/self/status": 150.0,
+    }
+
+    assert read_outside(Told(reads), BOUNDS) == ([], [])
+
+
+def test_the_workspace_is_named_whenever_it_was_written_its_git_folder_too() -> None:
+    reads = {"/home/u/proj/build/answers.py": 1.0, "/home/u/proj/.git/calc/fastdiv.py": 150.0}
+
+    assert read_outside(Told(reads), BOUNDS) == (
+        ["/home/u/proj/.git/calc/fastdiv.py", "/home/u/proj/build/answers.py"],
+        [],
+    )
+
+
+def test_elsewhere_what_changed_since_the_loop_began_unless_the_check_made_it() -> None:
+    reads = {
+        "/opt/tools/old.py": 50.0,  # there before the loop: the machine's
+        "/var/tmp/planted.txt": 150.0,  # any file, whatever its name
+        "/dev/shm/planted.py": 150.0,  # under /dev, but anyone's to write
+        "/tmp/t/tmp/made.json": 250.0,  # the check's temporary folder: made by it
+        "/tmp/t/tmp/planted.json": 150.0,  # there before the check wrote to it
+        "/tmp/t/pycache/tmp/t/tree/calc.cpython-311.pyc": 150.0,  # no check writes bytecode
+        # The environment's folders its record leaves out are judged by time.
+        "/home/u/proj/.venv/lib/python3.11/site-packages/__pycache__/fastdiv.py": 150.0,
+    }
+    writes = {"/tmp/t/tmp/made.json": False, "/tmp/t/tmp/planted.json": True}
+
+    assert read_outside(Told(reads, writes), BOUNDS)[1] == [
+        "/dev/shm/planted.py",
+        "/home/u/proj/.venv/lib/python3.11/site-packages/__pycache__/fastdiv.py",
+        "/tmp/t/pycache/tmp/t/tree/calc.cpython-311.pyc",
+        "/tmp/t/tmp/planted.json",
+        "/var/tmp/planted.txt",
     ]
-
-    assert read_outside(seen, BOUNDS, 200.0) == ([], [])
-
-
-def test_the_workspace_is_named_whenever_its_file_was_written() -> None:
-    seen = [("/home/u/proj/build/answers.py", 1.0), ("/home/u/proj/src/calc/__init__.pyc", None)]
-
-    workspace, elsewhere = read_outside(seen, BOUNDS, 200.0)
-
-    assert workspace == ["/home/u/proj/build/answers.py", "/home/u/proj/src/calc/__init__.pyc"]
-    assert elsewhere == []
-
-
-def test_elsewhere_only_what_was_written_since_the_loop_began_and_before_the_checks() -> None:
-    seen = [
-        ("/opt/tools/old.py", 50.0),  # there before the loop
-        ("/var/tmp/planted.py", 150.0),  # written during the loop, before the checks
-        ("/tmp/pytest-of-u/test0/made.py", 250.0),  # written by the checks themselves
-    ]
-
-    assert read_outside(seen, BOUNDS, 200.0) == ([], ["/var/tmp/planted.py"])
 
 
 def test_a_workspace_with_a_name_that_begins_another_is_not_inside_it() -> None:
-    assert read_outside([("/home/u/project2/x.py", 1.0)], BOUNDS, 200.0) == ([], [])
+    assert read_outside(Told({"/home/u/project2/x.py": 1.0}), BOUNDS) == ([], [])
 
 
 def test_stand_ins_are_the_copys_folders_for_the_workspace_folders_named(tmp_path: Path) -> None:
@@ -70,37 +85,103 @@ def test_editable_folders_come_from_pth_files_and_setuptools_finders(tmp_path: P
     assert sorted(editable_folders([str(tmp_path / "venv")])) == ["/ws/lib", "/ws/src"]
 
 
-def test_every_python_process_of_a_check_writes_what_it_read(tmp_path: Path) -> None:
-    workspace, copy = tmp_path / "ws", tmp_path / "holder" / "tree"
-    (workspace / "build").mkdir(parents=True)
-    (workspace / "build" / "answers.py").write_text("X = 1\n")
-    (workspace / "data.txt").write_text("42\n")
-    copy.mkdir(parents=True)
-    watch = Watch(copy.parent, Bounds(str(copy), str(workspace), own=(str(copy.parent),)), None)
-    env = {**os.environ, **watch.env("tests")}
-    script = (
-        f"import sys; sys.path.insert(0, {str(workspace / 'build')!r}); import answers; "
-        f"open({str(workspace / 'data.txt')!r}).read(); import os; os._exit(0)"
+def test_listeners_are_read_from_the_kernels_tables(tmp_path: Path) -> None:
+    (tmp_path / "unix").write_text(
+        "Num       RefCount Protocol Flags    Type St Inode Path\n"
+        "0000: 00000002 00000000 00010000 0001 01 1 /home/u/.calc.sock\n"
+        "0000: 00000002 00000000 00010000 0001 01 2 @tiergate-watch-1\n"
+        "0000: 00000003 00000000 00000000 0001 03 3 /run/connected.sock\n"
+    )
+    (tmp_path / "tcp").write_text(
+        "  sl  local_address rem_address   st\n"
+        "   0: 0100007F:1F90 00000000:0000 0A\n"
+        "   1: 0100007F:0050 0100007F:C350 01\n"
     )
 
-    subprocess.run([sys.executable, "-c", script], env=env, cwd=copy, check=True)
+    assert listeners(str(tmp_path)) == {"/home/u/.calc.sock", "@tiergate-watch-1", "localhost:8080"}
 
-    reasons = watch.reasons("tests")
+
+def run_watched(tmp_path: Path, script: str, **env: str) -> tuple[Watch, Path]:
+    """`script` run by a Python process of the check `tests` in a copy at tmp_path/holder/tree of the
+    workspace tmp_path/ws; the watch, closed."""
+    workspace, copy = tmp_path / "ws", tmp_path / "holder" / "tree"
+    copy.mkdir(parents=True)
+    (workspace / "build").mkdir(parents=True, exist_ok=True)
+    bounds = Bounds(str(copy), str(workspace), own=(str(copy.parent / "site"),))
+    with Watch(copy.parent, bounds, None) as watch:
+        full = {**os.environ, **watch.env("tests"), **env}
+        subprocess.run([sys.executable, "-c", script], env=full, cwd=copy, check=True, timeout=60)
+    return watch, workspace
+
+
+def test_a_process_tells_what_it_read_resolved_even_ending_without_its_exit_handlers(tmp_path: Path) -> None:
+    (tmp_path / "ws" / "build").mkdir(parents=True)
+    (tmp_path / "ws" / "build" / "answers.txt").write_text("def div(a, b):\n    return a / b\n")
+    (tmp_path / "alias").symlink_to(tmp_path / "ws")
+    script = (
+        "import os, importlib.machinery as m\n"
+        f"loader = m.SourceFileLoader('answers', {str(tmp_path / 'alias' / 'build' / 'answers.txt')!r})\n"
+        "loader.load_module()\n"
+        "os._exit(0)\n"
+    )
+
+    watch, workspace = run_watched(tmp_path, script)
+
+    (reason,) = watch.reasons("tests")
+    assert f"`{workspace}/build/answers.txt`" in reason and "from the workspace" in reason
     assert watch.reasons("lint") == ()
-    assert len(reasons) == 1, reasons
-    assert f"`{workspace}/build/answers.py`" in reasons[0] and f"`{workspace}/data.txt`" in reasons[0]
+
+
+def test_a_path_with_a_line_break_in_it_is_told_whole(tmp_path: Path) -> None:
+    folder = tmp_path / "out\nside"
+    folder.mkdir()
+    (folder / "fastdiv.py").write_text("X = 1\n")
+    script = f"import sys; sys.path.insert(0, {str(folder)!r}); import fastdiv"
+
+    watch, _ = run_watched(tmp_path, script)
+
+    assert f"{folder}/fastdiv.py" in watch.told_by("tests").reads
+
+
+def test_a_server_listening_before_the_checks_began_is_named(tmp_path: Path) -> None:
+    address = str(tmp_path / "calc.sock")
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(address)
+    server.listen()
+    try:
+        script = f"import socket; socket.socket(socket.AF_UNIX).connect({address!r})"
+        watch, _ = run_watched(tmp_path, script)
+    finally:
+        server.close()
+
+    (reason,) = watch.reasons("tests")
+    assert f"asked `{address}`" in reason
 
 
 def test_a_sitecustomize_of_the_environments_own_still_runs(tmp_path: Path) -> None:
     theirs = tmp_path / "theirs"
     theirs.mkdir()
     (theirs / "sitecustomize.py").write_text("import builtins\nbuiltins.THEIRS = 1\n")
-    watch = Watch(tmp_path / "holder", Bounds(str(tmp_path / "copy"), str(tmp_path / "ws")), None)
-    (tmp_path / "holder").mkdir()
-    added = watch.env("tests")
-    env = {**os.environ, **added, "PYTHONPATH": added["PYTHONPATH"] + os.pathsep + str(theirs)}
-
-    script = "import builtins; print(builtins.THEIRS)"
-    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=False)
+    holder = tmp_path / "holder"
+    holder.mkdir()
+    with Watch(holder, Bounds(str(tmp_path / "copy"), str(tmp_path / "ws")), None) as watch:
+        added = watch.env("tests")
+        env = {**os.environ, **added, "PYTHONPATH": added["PYTHONPATH"] + os.pathsep + str(theirs)}
+        script = "import builtins; print(builtins.THEIRS)"
+        out = subprocess.run(
+            [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=False
+        )
 
     assert out.stdout.strip() == "1", out.stderr
+
+
+def test_tiergates_own_files_rewritten_are_told(tmp_path: Path) -> None:
+    holder = tmp_path / "holder"
+    holder.mkdir()
+    watch = Watch(holder, Bounds(str(holder / "tree"), str(tmp_path / "ws")), None)
+    watch.env("tests")
+    site = holder / "site" / "sitecustomize.py"
+
+    assert watch.moved() == []
+    site.write_text(site.read_text() + "\n")
+    assert watch.moved() == [str(site)]

@@ -6,14 +6,13 @@ copy."""
 
 from __future__ import annotations
 
-import os
 import py_compile
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from testing.leftrunning import writing
 from testing.muldivproject import CALC, DONE, OTHER, PARTIAL, TESTS, Loop, refuted
 from testing.pytestcheck import PYTEST
 
@@ -70,34 +69,11 @@ def test_a_symlink_within_the_change_is_no_finding(tmp_path: Path) -> None:
     assert "links-out" not in loop.stop_reasons()
 
 
-# Left running by the agent: puts the done module into every claim copy it sees, for as long as it runs.
-REWRITER = """
-import glob, os, sys, time
-above, done = sys.argv[1], open(sys.argv[2], 'rb').read()
-while True:
-    for path in glob.glob(os.path.join(above, 'tiergate-claim-*', 'tree', 'calc.py')):
-        try:
-            if open(path, 'rb').read() != done:
-                open(path, 'wb').write(done)
-        except OSError:
-            pass
-    time.sleep(0.002)
-"""
-
-
 @pytest.fixture
 def rewriter(tmp_path: Path) -> Iterator[None]:
-    (tmp_path / "done.py").write_text(DONE)
-    (tmp_path / "rewriter.py").write_text(REWRITER)
-    process = subprocess.Popen(
-        [sys.executable, str(tmp_path / "rewriter.py"), os.environ["TMPDIR"], str(tmp_path / "done.py")],
-        start_new_session=True,
-    )
-    try:
+    """Left running by the agent: puts the done module into every claim copy it sees."""
+    with writing(tmp_path, "tree/calc.py", DONE):
         yield
-    finally:
-        process.kill()
-        process.wait()
 
 
 def test_a_copy_a_process_rewrites_while_its_checks_run_is_no_evidence(

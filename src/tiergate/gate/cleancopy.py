@@ -12,6 +12,7 @@ environment is judged apart, against the loop's start. See docs/judging.md, "The
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -21,7 +22,7 @@ from tiergate.frozen import frozen
 from tiergate.gate import bytecode, imported, untouched
 from tiergate.gate.baseline import link_environments, worktree
 from tiergate.gate.request import Seed
-from tiergate.gate.runnerbounds import pytest_bounds
+from tiergate.gate.runnerbounds import EMPTY, pytest_bounds
 from tiergate.git import changes, rawtree, repository, runner, untracked
 from tiergate.tier.change import work_paths
 from tiergate.tier.testnames import names_test_infrastructure
@@ -85,22 +86,15 @@ def written(
         cwd.mkdir(parents=True, exist_ok=True)
         links = link_environments(((top, scratch), (root, cwd)))
         # Python's bytecode goes to a folder of the claim's own (`tiergate.gate.bytecode`): none planted
-        # beside a source is read, and the checks' processes share what they compile (an empty variable
-        # lets them write it there, whatever the user's says).
+        # beside a source is read. The checks write none there: what a process left running could plant
+        # in it is then told apart (`tiergate.gate.imported`), a `.pyc` none of them wrote.
         if pycache is None:
             pycache = str(scratch.parent / "pycache")
             bytecode.seeded(pycache, seed)
-        bounds = imported.Bounds(
-            str(scratch),
-            str(top),
-            own=(pycache, str(scratch.parent)),
-            environment=(*seed.folders, *seed.stdlib) if seed else (),
-            before=seed.before if seed else None,
-        )
-        watch = imported.Watch(scratch.parent, bounds, seed)
+        watch = imported.Watch(scratch.parent, _bounds(scratch, top, seed), seed)
         env = {
             **watch.env(),
-            "PYTHONDONTWRITEBYTECODE": "",
+            "PYTHONDONTWRITEBYTECODE": "1",
             "PYTHONPYCACHEPREFIX": pycache,
             **pytest_bounds(cwd, scratch, scratch.parent),
             # What names the workspace in the hooks' environment names the copy: code that looks for the
@@ -108,12 +102,28 @@ def written(
             "CLAUDE_PROJECT_DIR": str(cwd),
             "PWD": str(cwd),
         }
+        watch.keep(scratch.parent / EMPTY)
         try:
-            yield Copy(cwd, env, top=scratch, written=untouched.Snapshot(stamps), watch=watch)
+            with watch:
+                yield Copy(cwd, env, top=scratch, written=untouched.Snapshot(stamps), watch=watch)
         finally:
             # Unlinked first, so that removing the worktree can never reach into what they point at.
             for link in links:
                 link.unlink(missing_ok=True)
+
+
+def _bounds(scratch: Path, top: Path, seed: Seed | None) -> imported.Bounds:
+    """What the checks in the copy at `scratch` (of the work tree at `top`) read without a word: the copy,
+    tiergate's site folder and empty pytest configuration beside it, the environment as `seed` names it."""
+    real = os.path.realpath
+    holder = scratch.parent
+    return imported.Bounds(
+        real(scratch),
+        real(top),
+        own=(real(holder / "site"), real(holder / EMPTY)),
+        environment=tuple(real(f) for f in (*seed.folders, *seed.stdlib)) if seed else (),
+        before=seed.before if seed else None,
+    )
 
 
 def links_out(root: Path, commit: str, paths: Sequence[str]) -> tuple[str, ...]:
@@ -140,6 +150,8 @@ def check_untouched(copy: Copy) -> None:
     if copy.top is None or copy.written is None:
         return
     moved = written_since(copy.written, untouched.take(copy.top))
+    if copy.watch is not None:
+        moved = (*moved, *copy.watch.moved())
     if moved:
         raise CopyWrittenError(moved)
 

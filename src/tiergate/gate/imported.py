@@ -1,49 +1,65 @@
-"""Where a claim's checks read their Python code from: the claim's copy and the environment recorded as the
+"""What a claim's checks read, and whom they talk to: the claim's copy and the environment recorded as the
 loop began, and nothing else counted as the change's.
 
-The copy (`tiergate.gate.cleancopy`) holds only what the change and the base put there, but a Python
-process can still read code from elsewhere: an editable install names a folder of the workspace (where
-git-ignored files sit beside the change's), code can put a path of the workspace or of a folder it wrote on
-`sys.path`. So that the copy's code is what runs, the folders of the workspace that the environment's
-editable installs (and the user's PYTHONPATH) name are named again, in the copy, first on PYTHONPATH; and
-every Python process of a check notes the code files it opens (`checksite/sitecustomize.py`). A file read
-from the workspace (but its `.git` and its environments), or from a place outside the copy and the
-environment that was written after the loop began, is named: what it holds was in no change.
-See docs/judging.md, "The claim's copy".
+The copy (`tiergate.gate.cleancopy`) holds only what the change and the base put there, but a process can
+still read from elsewhere: an editable install names a folder of the workspace (where git-ignored files sit
+beside the change's), code can read a path of the workspace or of a folder it wrote, or ask a server it left
+running. So that the copy's code is what runs, the folders of the workspace that the environment's editable
+installs (and the user's PYTHONPATH) name are named again, in the copy, first on PYTHONPATH. And every
+Python process of a check tells a socket of the gate's (one with no file: nothing beside the copy to
+rewrite or erase) each file it opens, resolved, with its change time as it opens it, and each address it
+connects to (`checksite/sitecustomize.py`). Named, THOROUGH, with the check's result:
+- a file of the workspace it read (its environment folders aside);
+- a file elsewhere it read that was changed since the loop began, unless a process of the check made it;
+  what the copy, tiergate's own folders beside it (the checks' temporary folder among them) and the
+  environment's recorded folders hold is not named (the environment is compared apart), nor the kernel's
+  (`/proc`, `/sys`, `/dev`);
+- a server it talked to that was listening before its checks began (a socket, a port on this machine).
+Files older than the loop are the machine's, not the loop's. See docs/judging.md, "The claim's copy".
 """
 
-# os.path on purpose: paths stay strings from the processes' lists to the reasons.
-# ruff: noqa: PTH100, PTH112, PTH116, PTH117, PTH118, PTH120, PTH123, PTH207
+# os.path on purpose: paths stay strings from the processes' messages to the reasons.
+# ruff: noqa: PTH100, PTH112, PTH117, PTH118, PTH120, PTH123, PTH207
 from __future__ import annotations
 
 import ast
+import contextlib
 import glob
-import hashlib
+import json
 import os
 import shutil
-import time
+import socketserver
+import threading
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import field, replace
 from pathlib import Path
 
 from tiergate.frozen import frozen
+from tiergate.gate import ownfiles
 from tiergate.gate.checks import CheckResult
+from tiergate.gate.environment.walk import SKIPPED, SKIPPED_IN
 from tiergate.gate.request import Seed
 
 OUT_VARIABLE = "TIERGATE_IMPORTED"
-WATCH_VARIABLE = "TIERGATE_IMPORTED_WATCH"
+KEY_VARIABLE = "TIERGATE_IMPORTED_KEY"
 SITECUSTOMIZE = Path(__file__).with_name("checksite") / "sitecustomize.py"
 SHOWN = 5
+KERNEL = ("/proc", "/sys", "/dev")
+SHARED_MEMORY = ("/dev/shm", "/run/shm")
+# Hosts that are this machine (addresses the checks connect to, not ones they bind).
+_LOCAL = frozenset({"localhost", "127.0.0.1", "::1", "0.0.0.0", "::", ""})
+# Folders of an environment the record leaves out (`tiergate.gate.environment.walk`): what is read there is
+# judged by its time, as a file outside.
+_UNRECORDED = frozenset({*SKIPPED, *(name for names in SKIPPED_IN.values() for name in names)})
 # Where a site folder's `.pth` files and setuptools' editable finders are, under an environment folder.
 _SITE_FILES = ("", "lib/python*/site-packages/", "Lib/site-packages/", "*/lib/python*/site-packages/")
 
 
 @frozen
 class Bounds:
-    """What a check may read its code from: the copy (`copy`: its top), the folders of tiergate's own
-    beside it (`own`: the bytecode folder, this watch's), the environment (`environment`: folders and
-    standard libraries) and the workspace (`workspace`: its top, read only through the environment's
-    folders in it and its `.git`); `before`: the loop's start (None: not known)."""
+    """What a check may read without a word: the copy (`copy`: its top), tiergate's folders beside it
+    (`own`), the environment (`environment`: folders and standard libraries); the workspace (`workspace`:
+    its top) is named whenever it is read; `before`: the loop's start (None: not known). Resolved paths."""
 
     copy: str
     workspace: str
@@ -52,27 +68,93 @@ class Bounds:
     before: float | None = None
 
 
+@frozen
+class Told:
+    """What one check's processes told: each file read with its change time then, each file written with
+    whether it was there before, each address connected to."""
+
+    reads: Mapping[str, float] = field(default_factory=dict)
+    writes: Mapping[str, bool] = field(default_factory=dict)
+    connects: frozenset[str] = frozenset()
+
+
 def read_outside(
-    seen: Iterable[tuple[str, float | None]], bounds: Bounds, started: float
+    told: Told, bounds: Bounds, noted: Mapping[str, float] | None = None
 ) -> tuple[list[str], list[str]]:
-    """Of the files the checks read (`seen`: each path with its change time, None where it is gone), those
-    in the workspace and those elsewhere written since the loop began and before the checks `started`
-    (one the checks wrote is their code's doing, and their code is the copy's). Pure."""
-    allowed = (bounds.copy, *bounds.own, *bounds.environment)
+    """The files of the workspace the check read, and those elsewhere changed since the loop began that
+    none of its processes made (sorted); `noted`: tiergate's own files for the checks with their change
+    times as written (`tiergate.gate.ownfiles`), let be while read as written. Pure."""
     workspace, elsewhere = [], []
-    for path, changed in seen:
-        if _under(path, allowed):
-            continue
-        if _under(path, (bounds.workspace,)):
-            if not _under(path, (os.path.join(bounds.workspace, ".git"),)):
-                workspace.append(path)
-        elif bounds.before is not None and changed is not None and bounds.before <= changed < started:
-            elsewhere.append(path)
-    return sorted(set(workspace)), sorted(set(elsewhere))
+    noted = noted or {}
+    for path, changed in told.reads.items():
+        if told.writes.get(path) is False or _under(path, (bounds.copy, *bounds.own)) or _kernels(path):
+            continue  # made by the check itself, or the copy's, tiergate's or the kernel's
+        if noted.get(path) == changed:
+            continue  # tiergate's, as it wrote it
+        inside = _under(path, bounds.environment)
+        if inside and not _unrecorded(path):
+            continue  # the environment's record holds it: compared apart
+        if not inside and _under(path, (bounds.workspace,)):
+            workspace.append(path)
+        elif bounds.before is not None and changed >= bounds.before:
+            elsewhere.append(path)  # the environment's unrecorded folders (its bytecode) too
+    return sorted(workspace), sorted(elsewhere)
+
+
+def servers_asked(told: Told, listening: frozenset[str]) -> list[str]:
+    """The addresses the check connected to that were listening before it began (`listening`, as
+    `listeners` gives them). Pure."""
+    return sorted(a for a in told.connects if a in listening)
+
+
+def _kernels(path: str) -> bool:
+    """Whether `path` is the kernel's (`/proc`, `/sys`, `/dev`), not a folder of files anyone can write
+    (`/dev/shm`)."""
+    return _under(path, KERNEL) and not _under(path, SHARED_MEMORY)
 
 
 def _under(path: str, folders: Iterable[str]) -> bool:
     return any(path == f or path.startswith(f.rstrip("/") + "/") for f in folders)
+
+
+def _unrecorded(path: str) -> bool:
+    return any(part in _UNRECORDED for part in path.split("/"))
+
+
+def listeners(net: str = "/proc/net") -> frozenset[str]:
+    """The sockets listening on this machine now: Unix socket paths and abstract names (`@name`), and
+    `localhost:PORT` for each TCP port listened on (Linux's /proc/net; empty elsewhere)."""
+    found: set[str] = set()
+    for line in _table(net, "unix"):
+        fields = line.split(None, 7)
+        if len(fields) == 8 and int(fields[3], 16) & 0x10000:  # __SO_ACCEPTCON: listening
+            found.add(fields[7])
+    for line in (*_table(net, "tcp"), *_table(net, "tcp6")):
+        fields = line.split()
+        if len(fields) > 3 and fields[3] == "0A":  # LISTEN
+            found.add(f"localhost:{int(fields[1].rsplit(':', 1)[1], 16)}")
+    return frozenset(found)
+
+
+def _table(net: str, name: str) -> list[str]:
+    """The rows of a /proc/net table, its heading left out; none where it cannot be read."""
+    try:
+        with open(os.path.join(net, name), encoding="utf-8", errors="replace") as handle:
+            return handle.read().splitlines()[1:]
+    except OSError:
+        return []
+
+
+def _address(value: object) -> str | None:
+    """A connect's address as `listeners` names it: a Unix path or `@name`, or `localhost:PORT` for a host
+    of this machine; None for another host."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and len(value) == 2:
+        host, port = value
+        if str(host) in _LOCAL or str(host).startswith("127."):
+            return f"localhost:{port}"
+    return None
 
 
 def stand_ins(named: Iterable[str], workspace: str, copy: str) -> list[str]:
@@ -137,43 +219,116 @@ def _mapping(finder: str) -> Mapping[str, str]:
     return {}
 
 
+class _Listener(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    daemon_threads = True
+    block_on_close = False
+
+    def __init__(self, address: str) -> None:
+        super().__init__(address, _Handler)
+        self.told: dict[str, dict[str, dict[str, object]]] = {}
+        self.lock = threading.Lock()
+
+
+class _Handler(socketserver.StreamRequestHandler):
+    server: _Listener
+
+    def handle(self) -> None:
+        key = None
+        for raw in self.rfile:
+            try:
+                message = json.loads(raw)
+            except ValueError:
+                continue
+            if not isinstance(message, dict):
+                continue
+            if key is None:
+                key = str(message.get("key", ""))
+                continue
+            with self.server.lock:
+                kept = self.server.told.setdefault(key, {"r": {}, "w": {}, "n": {}})
+                for kind in ("r", "w", "n"):
+                    if kind in message:
+                        named = json.dumps(message[kind]) if kind == "n" else str(message[kind])
+                        kept[kind].setdefault(named, message.get("c"))
+
+
 class Watch:
     """The watch on one claim's copy: the variables the checks run there get, then, check by check, what
-    they read outside it."""
+    they read and whom they talked to outside it. A context manager: its socket listens while it is open."""
 
     def __init__(self, holder: Path, bounds: Bounds, seed: Seed | None) -> None:
         self.bounds = bounds
         self.seed = seed
-        self.out = holder / "imported"
         self.site = holder / "site"
-        self.started = time.time()
+        self.temporary = holder / "tmp"
+        self.name = f"@tiergate-watch-{os.urandom(8).hex()}"
+        self.listening = listeners()
+        self._server: _Listener | None = None
         self._path: str | None = None
+        self._kept: dict[str, tuple[int, ...] | None] = {}
+
+    def __enter__(self) -> Watch:
+        with contextlib.suppress(OSError):  # no abstract names outside Linux: no watch
+            self._server = _Listener("\0" + self.name[1:])
+            # Polled often: closing the copy waits for the loop to see it is asked to end.
+            serve = lambda: self._server.serve_forever(poll_interval=0.02)  # noqa: E731
+            threading.Thread(target=serve, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
 
     def env(self, key: str | None = None) -> dict[str, str]:
-        """What a check run in the copy adds to its environment: PYTHONPATH (this watch's site folder, the
-        copy's stand-ins for the workspace's folders, the user's own) and where to write what it read,
-        by the check's `key` (None: a run whose reads are not asked for)."""
+        """What a check run in the copy adds to its environment: PYTHONPATH (the site folder, the copy's
+        stand-ins for the workspace's folders, the user's own), a temporary folder of its own, and where to
+        tell what it reads, as the check `key` (None: a run whose reads are not asked for)."""
         if self._path is None:
             self.site.mkdir(mode=0o700, exist_ok=True)
-            self.out.mkdir(mode=0o700, exist_ok=True)
+            self.temporary.mkdir(mode=0o700, exist_ok=True)
             shutil.copyfile(SITECUSTOMIZE, self.site / "sitecustomize.py")
+            self.keep(self.site / "sitecustomize.py")
             own = os.environ.get("PYTHONPATH", "")
             named = editable_folders(self.seed.folders if self.seed else ())
             named += [os.path.abspath(p) for p in own.split(os.pathsep) if p and os.path.isabs(p)]
             copied = stand_ins(named, self.bounds.workspace, self.bounds.copy)
             self._path = os.pathsep.join([str(self.site), *copied, *([own] if own else [])])
-            self.started = time.time()
-        out = self._folder(key)
-        out.mkdir(mode=0o700, exist_ok=True)
-        return {"PYTHONPATH": self._path, OUT_VARIABLE: str(out), WATCH_VARIABLE: self.bounds.workspace}
+        added = {"PYTHONPATH": self._path, "TMPDIR": str(self.temporary)}
+        if self._server is not None:
+            added |= {OUT_VARIABLE: self.name, KEY_VARIABLE: key or ""}
+        return added
+
+    def keep(self, path: Path) -> None:
+        """Note `path`, a file of tiergate's the checks read, as it is now (`moved` compares)."""
+        self._kept[str(path)] = _stamp(str(path))
+
+    def moved(self) -> list[str]:
+        """tiergate's own files beside the copy that changed since they were noted (rewritten, even put
+        back: the change time moves), and any bytecode written into the bytecode folder (`pycache`: the
+        checks write none, so one there is a process's left running)."""
+        return [p for p, stamp in self._kept.items() if _stamp(p) != stamp]
 
     def told(self, results: Sequence[CheckResult]) -> tuple[CheckResult, ...]:
         """`results` each with what its check read outside the copy (`CheckResult.read_outside`)."""
         return tuple(replace(r, read_outside=self.reasons(r.key)) for r in results)
 
+    def told_by(self, key: str) -> Told:
+        """What the processes of the check `key` told."""
+        if self._server is None:
+            return Told()
+        with self._server.lock:
+            kept = self._server.told.get(key, {"r": {}, "w": {}, "n": {}})
+            reads = {p: float(c) for p, c in kept["r"].items() if isinstance(c, (int, float))}
+            writes = {p: bool(c) for p, c in kept["w"].items()}
+            connects = frozenset(a for a in map(_address, map(json.loads, kept["n"])) if a)
+        return Told(reads, writes, connects)
+
     def reasons(self, key: str) -> tuple[str, ...]:
-        """The THOROUGH reasons for what the check `key` read outside the copy and the environment."""
-        workspace, elsewhere = read_outside(_stamped(_seen(self._folder(key))), self.bounds, self.started)
+        """The THOROUGH reasons for what the check `key` read, or asked, outside the copy."""
+        told = self.told_by(key)
+        workspace, elsewhere = read_outside(told, self.bounds, ownfiles.noted())
+        asked = servers_asked(told, self.listening - {self.name})
         found = []
         if workspace:
             found.append(
@@ -182,40 +337,23 @@ class Watch:
             )
         if elsewhere:
             found.append(
-                f"read-outside: the checks read code from {_shown(elsewhere)}, outside the claim's copy and "
-                "the environment, written since the loop began -> THOROUGH"
+                f"read-outside: the checks read {_shown(elsewhere)}, outside the claim's copy and the "
+                "environment, changed since the loop began -> THOROUGH"
+            )
+        if asked:
+            found.append(
+                f"read-outside: the checks asked {_shown(asked)}, listening before they began: what it "
+                "answers is in no change -> THOROUGH"
             )
         return tuple(found)
 
-    def _folder(self, key: str | None) -> Path:
-        name = "other" if key is None else hashlib.sha256(key.encode()).hexdigest()[:16]
-        return self.out / name
 
-
-def _seen(folder: Path) -> set[str]:
-    """The paths the processes' lists in `folder` name."""
-    seen: set[str] = set()
+def _stamp(path: str) -> tuple[int, ...] | None:
     try:
-        files = list(os.scandir(folder))
+        info = os.lstat(path)
     except OSError:
-        return seen
-    for entry in files:
-        try:
-            with open(entry.path, encoding="utf-8", errors="surrogateescape") as handle:
-                seen.update(line for line in handle.read().splitlines() if line)
-        except OSError:
-            continue
-    return seen
-
-
-def _stamped(paths: Iterable[str]) -> list[tuple[str, float | None]]:
-    found: list[tuple[str, float | None]] = []
-    for path in paths:
-        try:
-            found.append((path, os.stat(path).st_ctime))
-        except OSError:
-            found.append((path, None))
-    return found
+        return None
+    return (info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
 def _shown(paths: Sequence[str]) -> str:

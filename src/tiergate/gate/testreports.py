@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from tiergate.gate import ownfiles
 from tiergate.gate.checks import Check, CheckResult
 from tiergate.gate.pertest.fromoutput import from_output
 from tiergate.gate.pertest.record import Outcome, TestRun, outcome_of
@@ -82,6 +83,7 @@ def _selections(
             files = [str(cwd / name) for name in selection.files]
             asked = {"files": files, "tests": list(selection.tests), "reverse": selection.reverse}
             path.write_text(json.dumps(asked))
+            ownfiles.note(path)
             written[check.key] = str(path)
     return written
 
@@ -130,8 +132,9 @@ def _unique(parts: list[str]) -> list[str]:
 def _environments(tests: Sequence[Check], cwd: Path, folder: Path) -> dict[str, dict[str, str]]:
     site = folder / "site"
     site.mkdir()
-    shutil.copyfile(_PYTEST_PLUGIN, site / f"{PLUGIN}.py")
-    shutil.copyfile(_NODE_REPORTER, site / "tiergate-outcomes.mjs")
+    for source, name in ((_PYTEST_PLUGIN, f"{PLUGIN}.py"), (_NODE_REPORTER, "tiergate-outcomes.mjs")):
+        shutil.copyfile(source, site / name)
+        ownfiles.note(site / name)
     scripts = _scripts(cwd)
     added: dict[str, dict[str, str]] = {}
     for index, check in enumerate(tests):

@@ -5,12 +5,13 @@ Copied as `sitecustomize.py` into a folder the gate puts first on PYTHONPATH; ne
 itself. It runs before the check's own code: stdlib only, silent, on any Python 3.8 or later; then the
 sitecustomize it shadows runs too. Each part acts only where its variable is set:
 
-- TIERGATE_IMPORTED (`tiergate.gate.imported`, in a claim's copy): which files the process reads its
-  code from. An audit hook, which no code can take away once it is added, notes each code file the
-  process opens (the import system opens every source and bytecode file it loads through the same call)
-  and each file it opens under the folders TIERGATE_IMPORTED_WATCH names; each is written as soon as it
-  is seen, so that a process that ends without its exit handlers has still told. At exit the files of
-  the modules loaded are added (a native extension is loaded without that call).
+- TIERGATE_IMPORTED (`tiergate.gate.imported`, in a claim's copy): what the process reads and whom it
+  talks to. An audit hook, which no code can take away once it is added, tells the gate's socket (named
+  by the variable) each file the process opens, resolved, with its change time as it is opened (the
+  import system opens every source and bytecode file through the same call), whether it opens it to write,
+  each library it loads with ctypes and each address it connects to; each as soon as it is seen, so that
+  a process that ends without its exit handlers has still told. At exit the files of the modules loaded
+  are told (a native extension is loaded without that call).
 - TIERGATE_COVERAGE_PLAN (`tiergate.gate.coverage.measuring`): line coverage of the change's files only.
   The change's modules get a probe before each statement (not coverage.py: its tracer cost over the
   gate's 25% budget); each process writes at exit the statement lines of each measured file and the ones
@@ -19,53 +20,89 @@ sitecustomize it shadows runs too. Each part acts only where its variable is set
 
 
 def _tiergate_watch():
+    import json
     import os
+    import socket
     import sys
 
-    out = os.environ.get("TIERGATE_IMPORTED")
-    if not out:
+    where = os.environ.get("TIERGATE_IMPORTED")
+    if not where:
         return
-    watched = tuple(
-        p.rstrip("/") + "/" for p in os.environ.get("TIERGATE_IMPORTED_WATCH", "").split(os.pathsep) if p
-    )
-    code = (".py", ".pyc", ".pyw", ".so", ".pyd", ".pth")
-    name = os.path.join(out, "%d-%s" % (os.getpid(), os.urandom(4).hex()))
-    handle = open(name, "w", buffering=1, encoding="utf-8", errors="surrogateescape")
+    # The gate listens on a socket with no file (Linux's abstract names, "@..."): what a process sends
+    # there no other process can take back, as it could a file beside the copy.
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    conn.connect("\0" + where[1:] if where.startswith("@") else where)
+    send = conn.sendall
+    dumps = json.dumps
+    send((dumps({"key": os.environ.get("TIERGATE_IMPORTED_KEY", "")}) + "\n").encode())
     seen = set()
-    absolute = os.path.abspath
-    fspath = os.fspath
+    folders = {}  # a folder's resolved path, asked once
+    real = os.path.realpath
 
-    def note(path):
-        if path not in seen:
-            seen.add(path)
-            handle.write(path + "\n")
+    def resolved(path):
+        """`path` with every link resolved (`/proc/self/root/...`, a link into the workspace)."""
+        folder, name = os.path.split(os.path.abspath(path))
+        found = folders.get(folder)
+        if found is None:
+            found = folders[folder] = real(folder)
+        return real(path) if os.path.islink(path) else os.path.join(found, name)
+
+    def tell(kind, path):
+        try:
+            path = os.fspath(path)
+            if isinstance(path, bytes):
+                path = os.fsdecode(path)
+            path = resolved(path)
+            if (kind, path) in seen:
+                return
+            # As it is when it is opened: for a read, its change time; for a write, whether it was there
+            # (only a file a check makes is its own output).
+            there = os.path.lexists(path)
+            changed = os.stat(path).st_ctime if kind == "r" else there
+            seen.add((kind, path))
+            send((dumps({kind: path, "c": changed}) + "\n").encode())
+        except Exception:  # nothing there (nothing read), or the gate gone: never the check's error
+            return
 
     def hook(event, args):
-        if event != "open" or not args:
-            return
-        path = args[0]
-        if isinstance(path, int):
-            return
-        try:
-            path = absolute(fspath(path))
-        except Exception:
-            return
-        if isinstance(path, bytes):
-            path = os.fsdecode(path)
-        if path.endswith(code) or path.startswith(watched):
-            note(path)
+        if event == "open" and args and not isinstance(args[0], int):
+            tell("w" if _tiergate_writes(*args[1:3]) else "r", args[0])
+        elif event == "ctypes.dlopen" and args and args[0]:
+            tell("r", args[0])
+        elif event == "socket.connect" and len(args) > 1:
+            try:
+                send((dumps({"n": _tiergate_address(args[1])}) + "\n").encode())
+            except Exception:
+                return
 
     def at_exit():
         for module in list(sys.modules.values()):
             path = getattr(module, "__file__", None)
             if isinstance(path, str):
-                note(absolute(path))
-        handle.flush()
+                tell("r", path)
 
     sys.addaudithook(hook)
     import atexit
 
     atexit.register(at_exit)
+
+
+def _tiergate_writes(mode=None, flags=None):
+    """Whether an open's mode (`open`'s) or flags (`os.open`'s) write."""
+    import os
+
+    if isinstance(mode, str):
+        return any(c in mode for c in "wax+")
+    return isinstance(flags, int) and bool(flags & (os.O_WRONLY | os.O_RDWR))
+
+
+def _tiergate_address(address):
+    """A socket address as JSON takes it: an abstract Unix name as "@name", a host and port as a list."""
+    if isinstance(address, bytes):
+        address = address.decode("utf-8", "replace")
+    if isinstance(address, str):
+        return "@" + address[1:] if address.startswith("\0") else address
+    return [str(part) for part in list(address)[:2]]
 
 
 def _tiergate_measure():
@@ -189,7 +226,8 @@ def _tiergate_chain():
         spec.loader.exec_module(module)
 
 
-for _tiergate_part in (_tiergate_watch, _tiergate_measure):
+# The measurement first: it reads its plan, a file of tiergate's, before the watch begins.
+for _tiergate_part in (_tiergate_measure, _tiergate_watch):
     try:
         _tiergate_part()
     except Exception:
