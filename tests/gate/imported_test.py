@@ -158,6 +158,52 @@ def test_a_server_listening_before_the_checks_began_is_named(tmp_path: Path) -> 
     assert f"asked `{address}`" in reason
 
 
+def test_a_unix_server_none_of_the_checks_processes_bound_is_named_one_they_bound_is_not(
+    tmp_path: Path,
+) -> None:
+    theirs, own = str(tmp_path / "later.sock"), str(tmp_path / "own.sock")
+    script = (
+        "import socket\n"
+        f"served = socket.socket(socket.AF_UNIX); served.bind({own!r}); served.listen()\n"
+        f"socket.socket(socket.AF_UNIX).connect({own!r})\n"
+        f"socket.socket(socket.AF_UNIX).connect({theirs!r})\n"
+    )
+    # Started after the watch began, as a process left running starts one when it sees the copy.
+    workspace, copy = tmp_path / "ws", tmp_path / "holder" / "tree"
+    copy.mkdir(parents=True)
+    with Watch(copy.parent, Bounds(str(copy), str(workspace)), None) as watch:
+        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        server.bind(theirs)
+        server.listen()
+        try:
+            env = {**os.environ, **watch.env("tests")}
+            subprocess.run([sys.executable, "-c", script], env=env, cwd=copy, check=True, timeout=60)
+        finally:
+            server.close()
+
+    (reason,) = watch.reasons("tests")
+    assert f"asked `{theirs}`, a server none of their processes made" in reason and own not in reason
+
+
+def test_shared_memory_mapped_is_a_file_read(tmp_path: Path) -> None:
+    from multiprocessing import shared_memory
+
+    shared = shared_memory.SharedMemory(create=True, size=16)
+    try:
+        script = (
+            "from multiprocessing import shared_memory, resource_tracker\n"
+            f"seen = shared_memory.SharedMemory(name={shared.name!r})\n"
+            "resource_tracker.unregister(seen._name, 'shared_memory')\n"
+            "bytes(seen.buf[:2]); seen.close()\n"
+        )
+        watch, _ = run_watched(tmp_path, script)
+    finally:
+        shared.close()
+        shared.unlink()
+
+    assert f"/dev/shm/{shared.name}" in watch.told_by("tests").reads
+
+
 def test_a_sitecustomize_of_the_environments_own_still_runs(tmp_path: Path) -> None:
     theirs = tmp_path / "theirs"
     theirs.mkdir()

@@ -156,7 +156,9 @@ def test_answers_from_a_server_left_running_are_named(tmp_path: Path) -> None:
         server.wait()
 
     assert "```tiergate-spawn" in answer["reason"] and loop.loop().tier == "THOROUGH"
-    assert f"read-outside: the checks asked `{address}`, listening before they began" in loop.stop_reasons()
+    assert f"read-outside: the checks asked `{address}`, a server none of their processes made" in (
+        loop.stop_reasons()
+    )
 
 
 # A process left running that finds the copy's site folder and makes its sitecustomize answer for `div`.

@@ -76,6 +76,7 @@ class Told:
     reads: Mapping[str, float] = field(default_factory=dict)
     writes: Mapping[str, bool] = field(default_factory=dict)
     connects: frozenset[str] = frozenset()
+    binds: frozenset[str] = frozenset()
 
 
 def read_outside(
@@ -102,9 +103,12 @@ def read_outside(
 
 
 def servers_asked(told: Told, listening: frozenset[str]) -> list[str]:
-    """The addresses the check connected to that were listening before it began (`listening`, as
-    `listeners` gives them). Pure."""
-    return sorted(a for a in told.connects if a in listening)
+    """The servers on this machine the check asked that are not its own: one listening before it began
+    (`listening`, as `listeners` gives them), and a Unix socket none of its processes bound (a port bound
+    as 0 is told only by the kernel, so a port is judged by the first rule alone). Pure."""
+    return sorted(
+        a for a in told.connects if a in listening or (not a.startswith("localhost:") and a not in told.binds)
+    )
 
 
 def _kernels(path: str) -> bool:
@@ -245,10 +249,10 @@ class _Handler(socketserver.StreamRequestHandler):
                 key = str(message.get("key", ""))
                 continue
             with self.server.lock:
-                kept = self.server.told.setdefault(key, {"r": {}, "w": {}, "n": {}})
-                for kind in ("r", "w", "n"):
+                kept = self.server.told.setdefault(key, {"r": {}, "w": {}, "n": {}, "b": {}})
+                for kind in ("r", "w", "n", "b"):
                     if kind in message:
-                        named = json.dumps(message[kind]) if kind == "n" else str(message[kind])
+                        named = json.dumps(message[kind]) if kind in "nb" else str(message[kind])
                         kept[kind].setdefault(named, message.get("c"))
 
 
@@ -318,17 +322,17 @@ class Watch:
         if self._server is None:
             return Told()
         with self._server.lock:
-            kept = self._server.told.get(key, {"r": {}, "w": {}, "n": {}})
+            kept = self._server.told.get(key, {"r": {}, "w": {}, "n": {}, "b": {}})
             reads = {p: float(c) for p, c in kept["r"].items() if isinstance(c, (int, float))}
             writes = {p: bool(c) for p, c in kept["w"].items()}
-            connects = frozenset(a for a in map(_address, map(json.loads, kept["n"])) if a)
-        return Told(reads, writes, connects)
+            connects, binds = (frozenset(filter(None, map(_address, map(json.loads, kept[k])))) for k in "nb")
+        return Told(reads, writes, connects, binds)
 
     def reasons(self, key: str) -> tuple[str, ...]:
         """The THOROUGH reasons for what the check `key` read, or asked, outside the copy."""
         told = self.told_by(key)
         workspace, elsewhere = read_outside(told, self.bounds, ownfiles.noted())
-        asked = servers_asked(told, self.listening - {self.name})
+        asked = [a for a in servers_asked(told, self.listening) if a != self.name]
         found = []
         if workspace:
             found.append(
@@ -342,8 +346,8 @@ class Watch:
             )
         if asked:
             found.append(
-                f"read-outside: the checks asked {_shown(asked)}, listening before they began: what it "
-                "answers is in no change -> THOROUGH"
+                f"read-outside: the checks asked {_shown(asked)}, a server none of their processes made: "
+                "what it answers is in no change -> THOROUGH"
             )
         return tuple(found)
 

@@ -9,7 +9,8 @@ sitecustomize it shadows runs too. Each part acts only where its variable is set
   talks to. An audit hook, which no code can take away once it is added, tells the gate's socket (named
   by the variable) each file the process opens, resolved, with its change time as it is opened (the
   import system opens every source and bytecode file through the same call), whether it opens it to write,
-  each library it loads with ctypes and each address it connects to; each as soon as it is seen, so that
+  each library it loads with ctypes, each file it maps (shared memory too), each address it connects to
+  and each it binds; each as soon as it is seen, so that
   a process that ends without its exit handlers has still told. At exit the files of the modules loaded
   are told (a native extension is loaded without that call).
 - TIERGATE_COVERAGE_PLAN (`tiergate.gate.coverage.measuring`): line coverage of the change's files only.
@@ -69,9 +70,11 @@ def _tiergate_watch():
             tell("w" if _tiergate_writes(*args[1:3]) else "r", args[0])
         elif event == "ctypes.dlopen" and args and args[0]:
             tell("r", args[0])
-        elif event == "socket.connect" and len(args) > 1:
+        elif event == "mmap.__new__" and args and isinstance(args[0], int) and args[0] >= 0:
+            tell("r", "/proc/self/fd/%d" % args[0])  # shared memory, a file opened elsewhere: what it is
+        elif event in _TIERGATE_SOCKETS and len(args) > 1:
             try:
-                send((dumps({"n": _tiergate_address(args[1])}) + "\n").encode())
+                send((dumps({_TIERGATE_SOCKETS[event]: _tiergate_address(args[1])}) + "\n").encode())
             except Exception:
                 return
 
@@ -85,6 +88,9 @@ def _tiergate_watch():
     import atexit
 
     atexit.register(at_exit)
+
+
+_TIERGATE_SOCKETS = {"socket.connect": "n", "socket.bind": "b"}
 
 
 def _tiergate_writes(mode=None, flags=None):
