@@ -73,3 +73,43 @@ def test_honest_work_in_an_editable_project_names_nothing_read_outside(tmp_path:
     assert "```tiergate-spawn" in answer["reason"]
     assert "read-outside" not in loop.stop_reasons()
     assert loop.loop().tier != "THOROUGH"
+
+
+# Tests that reach outside their code the honest ways: temporary files, a server of their own on a port
+# the kernel picks and on a Unix socket, a child Python, a pool of processes.
+BUSY_TESTS = (
+    TESTS
+    + """
+
+def test_what_a_test_does_in_its_own_folders(tmp_path):
+    import http.server, json, multiprocessing, socket, subprocess, sys, tempfile, threading, urllib.request
+    (tmp_path / "data.json").write_text(json.dumps({"a": 6}))
+    assert json.loads((tmp_path / "data.json").read_text())["a"] == 6
+    with tempfile.NamedTemporaryFile("w+", suffix=".py") as made:
+        made.write("X = 1\\n")
+        made.flush()
+        assert open(made.name).read() == "X = 1\\n"
+    server = http.server.HTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
+    threading.Thread(target=server.handle_request, daemon=True).start()
+    urllib.request.urlopen(f"http://127.0.0.1:{server.server_address[1]}/").read()
+    server.server_close()
+    own = socket.socket(socket.AF_UNIX)
+    own.bind(str(tmp_path / "own.sock"))
+    own.listen()
+    socket.socket(socket.AF_UNIX).connect(str(tmp_path / "own.sock"))
+    out = tmp_path / "child.txt"
+    subprocess.run([sys.executable, "-c", f"open({str(out)!r}, 'w').write('1')"], check=True)
+    assert out.read_text() == "1"
+    with multiprocessing.get_context("spawn").Pool(2) as pool:
+        assert pool.map(abs, [-1, -2]) == [1, 2]
+"""
+)
+
+
+def test_tests_that_use_their_own_files_servers_and_processes_name_nothing(tmp_path: Path) -> None:
+    loop = Loop(tmp_path, {"calc.py": CALC, "tests/test_calc.py": BUSY_TESTS}, CHECK, virtualenv)
+
+    answer = loop.claim({"calc.py": DONE})
+
+    assert "```tiergate-spawn" in answer["reason"]
+    assert "read-outside" not in loop.stop_reasons(), loop.stop_reasons()
