@@ -77,6 +77,7 @@ class Told:
     writes: Mapping[str, bool] = field(default_factory=dict)
     connects: frozenset[str] = frozenset()
     binds: frozenset[str] = frozenset()
+    linked: frozenset[str] = frozenset()  # files read that another name links to
 
 
 def read_outside(
@@ -88,10 +89,12 @@ def read_outside(
     workspace, elsewhere = [], []
     noted = noted or {}
     for path, changed in told.reads.items():
-        if told.writes.get(path) is False or _under(path, (bounds.copy, *bounds.own)) or _kernels(path):
-            continue  # made by the check itself, or the copy's, tiergate's or the kernel's
-        if noted.get(path) == changed:
-            continue  # tiergate's, as it wrote it
+        # A hard link is judged by its times wherever it is: its other name may be anywhere.
+        placed = path not in told.linked
+        if placed and (told.writes.get(path) is False or _under(path, (bounds.copy, *bounds.own))):
+            continue  # made by the check itself, or the copy's or tiergate's
+        if _kernels(path) or (placed and noted.get(path) == changed):
+            continue  # the kernel's, or tiergate's as it wrote it
         inside = _under(path, bounds.environment)
         if inside and not _unrecorded(path):
             continue  # the environment's record holds it: compared apart
@@ -112,9 +115,12 @@ def servers_asked(told: Told, listening: frozenset[str]) -> list[str]:
 
 
 def _kernels(path: str) -> bool:
-    """Whether `path` is the kernel's (`/proc`, `/sys`, `/dev`), not a folder of files anyone can write
-    (`/dev/shm`)."""
-    return _under(path, KERNEL) and not _under(path, SHARED_MEMORY)
+    """Whether `path` is the kernel's (`/proc`, `/sys`, `/dev`): not a folder of files anyone can write
+    (`/dev/shm`), nor what another process shows of itself (`/proc/PID/`: its environment, its open
+    files; a process's own is `/proc/self/`)."""
+    if not _under(path, KERNEL) or _under(path, SHARED_MEMORY):
+        return False
+    return not path.split("/")[2:3] or not path.split("/")[2].isdigit()
 
 
 def _under(path: str, folders: Iterable[str]) -> bool:
@@ -151,14 +157,27 @@ def _table(net: str, name: str) -> list[str]:
 
 def _address(value: object) -> str | None:
     """A connect's address as `listeners` names it: a Unix path or `@name`, or `localhost:PORT` for a host
-    of this machine; None for another host."""
+    of this machine, however written (`::ffff:127.0.0.1`, `2130706433`); None for another host."""
     if isinstance(value, str):
         return value
     if isinstance(value, list) and len(value) == 2:
-        host, port = value
-        if str(host) in _LOCAL or str(host).startswith("127."):
+        host, port = str(value[0]), value[1]
+        if host in _LOCAL or _loopback(host):
             return f"localhost:{port}"
     return None
+
+
+def _loopback(host: str) -> bool:
+    """Whether `host`, an address in any of the forms the C library takes, is this machine's."""
+    import ipaddress
+
+    try:
+        address = ipaddress.ip_address(int(host) if host.isdigit() else host.split("%", maxsplit=1)[0])
+    except ValueError:
+        return False
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return address.is_loopback or address.is_unspecified
 
 
 def stand_ins(named: Iterable[str], workspace: str, copy: str) -> list[str]:
@@ -249,11 +268,28 @@ class _Handler(socketserver.StreamRequestHandler):
                 key = str(message.get("key", ""))
                 continue
             with self.server.lock:
-                kept = self.server.told.setdefault(key, {"r": {}, "w": {}, "n": {}, "b": {}})
-                for kind in ("r", "w", "n", "b"):
-                    if kind in message:
-                        named = json.dumps(message[kind]) if kind in "nb" else str(message[kind])
-                        kept[kind].setdefault(named, message.get("c"))
+                _kept(self.server.told.setdefault(key, _empty()), message)
+
+
+def _empty() -> dict[str, dict[str, object]]:
+    return {"r": {}, "w": {}, "n": {}, "b": {}, "l": {}}
+
+
+def _kept(kept: dict[str, dict[str, object]], message: dict[str, object]) -> None:
+    """One process's message added to what a check's processes told: a read's latest change time, a
+    write's first word on whether the file was there, each address."""
+    for kind in ("r", "w", "n", "b"):
+        if kind not in message:
+            continue
+        named = json.dumps(message[kind]) if kind in "nb" else str(message[kind])
+        changed = message.get("c")
+        if kind == "r" and isinstance(changed, (int, float)):
+            was = kept["r"].get(named)
+            kept["r"][named] = max(changed, was) if isinstance(was, (int, float)) else changed
+            if message.get("l") is True:
+                kept["l"][named] = True
+        else:
+            kept[kind].setdefault(named, changed)
 
 
 class Watch:
@@ -322,11 +358,15 @@ class Watch:
         if self._server is None:
             return Told()
         with self._server.lock:
-            kept = self._server.told.get(key, {"r": {}, "w": {}, "n": {}, "b": {}})
+            kept = _empty()
+            # A process that told no check (its variables dropped) told every one.
+            for told in (self._server.told.get(key), self._server.told.get("")):
+                for message in _messages(told or _empty()):
+                    _kept(kept, message)
             reads = {p: float(c) for p, c in kept["r"].items() if isinstance(c, (int, float))}
             writes = {p: bool(c) for p, c in kept["w"].items()}
             connects, binds = (frozenset(filter(None, map(_address, map(json.loads, kept[k])))) for k in "nb")
-        return Told(reads, writes, connects, binds)
+        return Told(reads, writes, connects, binds, frozenset(kept["l"]))
 
     def reasons(self, key: str) -> tuple[str, ...]:
         """The THOROUGH reasons for what the check `key` read, or asked, outside the copy."""
@@ -350,6 +390,16 @@ class Watch:
                 "what it answers is in no change -> THOROUGH"
             )
         return tuple(found)
+
+
+def _messages(told: dict[str, dict[str, object]]) -> list[dict[str, object]]:
+    """What `_kept` made of a check's messages, as messages again (to merge two checks' records)."""
+    found: list[dict[str, object]] = []
+    for kind in ("r", "w"):
+        found += [{kind: p, "c": c, "l": p in told["l"]} for p, c in told[kind].items()]
+    for kind in ("n", "b"):
+        found += [{kind: json.loads(a)} for a in told[kind]]
+    return found
 
 
 def _stamp(path: str) -> tuple[int, ...] | None:

@@ -37,31 +37,16 @@ def _tiergate_watch():
     dumps = json.dumps
     send((dumps({"key": os.environ.get("TIERGATE_IMPORTED_KEY", "")}) + "\n").encode())
     seen = set()
-    folders = {}  # a folder's resolved path, asked once
-    real = os.path.realpath
-
-    def resolved(path):
-        """`path` with every link resolved (`/proc/self/root/...`, a link into the workspace)."""
-        folder, name = os.path.split(os.path.abspath(path))
-        found = folders.get(folder)
-        if found is None:
-            found = folders[folder] = real(folder)
-        return real(path) if os.path.islink(path) else os.path.join(found, name)
+    resolved = _tiergate_resolver()
 
     def tell(kind, path):
         try:
-            path = os.fspath(path)
-            if isinstance(path, bytes):
-                path = os.fsdecode(path)
-            path = resolved(path)
-            if (kind, path) in seen:
+            told = _tiergate_told(kind, resolved(path))
+            mark = (kind, told[kind], told["c"])
+            if mark in seen:
                 return
-            # As it is when it is opened: for a read, its change time; for a write, whether it was there
-            # (only a file a check makes is its own output).
-            there = os.path.lexists(path)
-            changed = os.stat(path).st_ctime if kind == "r" else there
-            seen.add((kind, path))
-            send((dumps({kind: path, "c": changed}) + "\n").encode())
+            seen.add(mark)
+            send((dumps(told) + "\n").encode())
         except Exception:  # nothing there (nothing read), or the gate gone: never the check's error
             return
 
@@ -74,7 +59,10 @@ def _tiergate_watch():
             tell("r", "/proc/self/fd/%d" % args[0])  # shared memory, a file opened elsewhere: what it is
         elif event in _TIERGATE_SOCKETS and len(args) > 1:
             try:
-                send((dumps({_TIERGATE_SOCKETS[event]: _tiergate_address(args[1])}) + "\n").encode())
+                address = _tiergate_address(args[1])
+                if isinstance(address, str) and not address.startswith("@"):
+                    address = resolved(address)  # `~/./calc.sock` is `~/calc.sock`
+                send((dumps({_TIERGATE_SOCKETS[event]: address}) + "\n").encode())
             except Exception:
                 return
 
@@ -90,7 +78,41 @@ def _tiergate_watch():
     atexit.register(at_exit)
 
 
-_TIERGATE_SOCKETS = {"socket.connect": "n", "socket.bind": "b"}
+def _tiergate_resolver():
+    """A function giving a path with every link resolved (`/proc/self/root/...`, a link into the
+    workspace), this process's own `/proc/PID/` as `/proc/self/`; folders resolved once."""
+    import os
+
+    folders = {}
+    own = "/proc/%d/" % os.getpid()
+
+    def resolved(path):
+        path = os.fspath(path)
+        if isinstance(path, bytes):
+            path = os.fsdecode(path)
+        folder, name = os.path.split(os.path.abspath(path))
+        found = folders.get(folder)
+        if found is None:
+            found = folders[folder] = os.path.realpath(folder)
+        path = os.path.realpath(path) if os.path.islink(path) else os.path.join(found, name)
+        return "/proc/self/" + path[len(own) :] if path.startswith(own) else path
+
+    return resolved
+
+
+def _tiergate_told(kind, path):
+    """What to tell of `path` as it is opened: for a read, its change time and whether another name links
+    to it (a hard link made to a file elsewhere); for a write, whether it was there (only a file a check
+    makes is its own output). A file read again after it changed is told again."""
+    import os
+
+    if kind == "r":
+        info = os.stat(path)
+        return {"r": path, "c": info.st_ctime, "l": info.st_nlink > 1}
+    return {"w": path, "c": os.path.lexists(path)}
+
+
+_TIERGATE_SOCKETS = {"socket.connect": "n", "socket.sendto": "n", "socket.bind": "b"}
 
 
 def _tiergate_writes(mode=None, flags=None):
