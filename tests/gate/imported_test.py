@@ -98,7 +98,12 @@ def test_listeners_are_read_from_the_kernels_tables(tmp_path: Path) -> None:
         "   1: 0100007F:0050 0100007F:C350 01\n"
     )
 
-    assert listeners(str(tmp_path)) == {"/home/u/.calc.sock", "@tiergate-watch-1", "localhost:8080"}
+    udp = "  sl  local_address rem_address   st\n   0: 0100007F:0035 00000000:0000 07\n"
+    (tmp_path / "udp").write_text(udp)
+
+    found = listeners(str(tmp_path))
+
+    assert found == {"/home/u/.calc.sock", "@tiergate-watch-1", "localhost:8080", "localhost:53"}
 
 
 def run_watched(tmp_path: Path, script: str, **env: str) -> tuple[Watch, Path]:

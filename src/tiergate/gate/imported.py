@@ -133,7 +133,8 @@ def _unrecorded(path: str) -> bool:
 
 def listeners(net: str = "/proc/net") -> frozenset[str]:
     """The sockets listening on this machine now: Unix socket paths and abstract names (`@name`), and
-    `localhost:PORT` for each TCP port listened on (Linux's /proc/net; empty elsewhere)."""
+    `localhost:PORT` for each TCP port listened on and each UDP port bound with no peer (Linux's
+    /proc/net; empty elsewhere)."""
     found: set[str] = set()
     for line in _table(net, "unix"):
         fields = line.split(None, 7)
@@ -142,6 +143,10 @@ def listeners(net: str = "/proc/net") -> frozenset[str]:
     for line in (*_table(net, "tcp"), *_table(net, "tcp6")):
         fields = line.split()
         if len(fields) > 3 and fields[3] == "0A":  # LISTEN
+            found.add(f"localhost:{int(fields[1].rsplit(':', 1)[1], 16)}")
+    for line in (*_table(net, "udp"), *_table(net, "udp6")):
+        fields = line.split()
+        if len(fields) > 3 and fields[3] == "07":  # bound, no peer: a datagram server
             found.add(f"localhost:{int(fields[1].rsplit(':', 1)[1], 16)}")
     return frozenset(found)
 
