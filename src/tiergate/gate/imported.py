@@ -8,13 +8,14 @@ running. So that the copy's code is what runs, the folders of the workspace that
 installs (and the user's PYTHONPATH) name are named again, in the copy, first on PYTHONPATH. And every
 Python process of a check tells a socket of the gate's (one with no file: nothing beside the copy to
 rewrite or erase) each file it opens, resolved, with its change time as it opens it, and each address it
-connects to (`checksite/sitecustomize.py`). Named, THOROUGH, with the check's result:
+connects to or binds (`checksite/sitecustomize.py`). Named, THOROUGH, with the check's result:
 - a file of the workspace it read (its environment folders aside);
 - a file elsewhere it read that was changed since the loop began, unless a process of the check made it;
-  what the copy, tiergate's own folders beside it (the checks' temporary folder among them) and the
-  environment's recorded folders hold is not named (the environment is compared apart), nor the kernel's
-  (`/proc`, `/sys`, `/dev`);
-- a server it talked to that was listening before its checks began (a socket, a port on this machine).
+  what the copy, tiergate's site script and empty pytest configuration beside it, and the environment's
+  recorded folders hold is not named (the environment is compared apart), nor the kernel's (`/proc`,
+  `/sys`, `/dev`, but `/dev/shm` and another process's `/proc/PID`); a hard link is judged wherever it is;
+- a server on this machine that is not the check's own: listening before the checks began, or a Unix
+  socket none of their processes bound.
 Files older than the loop are the machine's, not the loop's. See docs/judging.md, "The claim's copy".
 """
 
@@ -39,6 +40,7 @@ from tiergate.gate import ownfiles
 from tiergate.gate.checks import CheckResult
 from tiergate.gate.environment.walk import SKIPPED, SKIPPED_IN
 from tiergate.gate.request import Seed
+from tiergate.gate.untouched import Stamp, stamp_of
 
 OUT_VARIABLE = "TIERGATE_IMPORTED"
 KEY_VARIABLE = "TIERGATE_IMPORTED_KEY"
@@ -46,8 +48,8 @@ SITECUSTOMIZE = Path(__file__).with_name("checksite") / "sitecustomize.py"
 SHOWN = 5
 KERNEL = ("/proc", "/sys", "/dev")
 SHARED_MEMORY = ("/dev/shm", "/run/shm")
-# Hosts that are this machine (addresses the checks connect to, not ones they bind).
-_LOCAL = frozenset({"localhost", "127.0.0.1", "::1", "0.0.0.0", "::", ""})
+# Names of this machine that are no address (an address is read as one: `_loopback`).
+_LOCAL = frozenset({"localhost", ""})
 # Folders of an environment the record leaves out (`tiergate.gate.environment.walk`): what is read there is
 # judged by its time, as a file outside.
 _UNRECORDED = frozenset({*SKIPPED, *(name for names in SKIPPED_IN.values() for name in names)})
@@ -281,20 +283,32 @@ def _empty() -> dict[str, dict[str, object]]:
 
 
 def _kept(kept: dict[str, dict[str, object]], message: dict[str, object]) -> None:
-    """One process's message added to what a check's processes told: a read's latest change time, a
-    write's first word on whether the file was there, each address."""
+    """One process's message added to what a check's processes told (`_told`)."""
     for kind in ("r", "w", "n", "b"):
-        if kind not in message:
-            continue
-        named = json.dumps(message[kind]) if kind in "nb" else str(message[kind])
-        changed = message.get("c")
-        if kind == "r" and isinstance(changed, (int, float)):
-            was = kept["r"].get(named)
-            kept["r"][named] = max(changed, was) if isinstance(was, (int, float)) else changed
-            if message.get("l") is True:
-                kept["l"][named] = True
-        else:
-            kept[kind].setdefault(named, changed)
+        if kind in message:
+            named = json.dumps(message[kind]) if kind in "nb" else str(message[kind])
+            _told(kept, kind, named, message.get("c"), linked=message.get("l") is True)
+
+
+def _merged(kept: dict[str, dict[str, object]], other: dict[str, dict[str, object]]) -> None:
+    """What another record (`_kept`'s) holds, added to `kept` as its messages would be."""
+    for kind in ("r", "w", "n", "b"):
+        for named, changed in other[kind].items():
+            _told(kept, kind, named, changed, linked=named in other["l"])
+
+
+def _told(
+    kept: dict[str, dict[str, object]], kind: str, named: str, changed: object, *, linked: bool
+) -> None:
+    """One thing told, kept: a read's latest change time and whether it was ever a hard link, a write's
+    first word on whether the file was there, each address."""
+    if kind == "r" and isinstance(changed, (int, float)):
+        was = kept["r"].get(named)
+        kept["r"][named] = max(changed, was) if isinstance(was, (int, float)) else changed
+        if linked:
+            kept["l"][named] = True
+    else:
+        kept[kind].setdefault(named, changed)
 
 
 class Watch:
@@ -310,7 +324,7 @@ class Watch:
         self.listening = listeners()
         self._server: _Listener | None = None
         self._path: str | None = None
-        self._kept: dict[str, tuple[int, ...] | None] = {}
+        self._kept: dict[str, Stamp | None] = {}
 
     def __enter__(self) -> Watch:
         with contextlib.suppress(OSError):  # no abstract names outside Linux: no watch
@@ -346,13 +360,13 @@ class Watch:
 
     def keep(self, path: Path) -> None:
         """Note `path`, a file of tiergate's the checks read, as it is now (`moved` compares)."""
-        self._kept[str(path)] = _stamp(str(path))
+        self._kept[str(path)] = stamp_of(path)
 
     def moved(self) -> list[str]:
         """tiergate's own files beside the copy that changed since they were noted (rewritten, even put
-        back: the change time moves), and any bytecode written into the bytecode folder (`pycache`: the
-        checks write none, so one there is a process's left running)."""
-        return [p for p, stamp in self._kept.items() if _stamp(p) != stamp]
+        back: the change time moves). A `.pyc` planted in the bytecode folder is no such file: the checks
+        write none there, so one read there is named by `read_outside`."""
+        return [p for p, stamp in self._kept.items() if stamp_of(Path(p)) != stamp]
 
     def told(self, results: Sequence[CheckResult]) -> tuple[CheckResult, ...]:
         """`results` each with what its check read outside the copy (`CheckResult.read_outside`)."""
@@ -366,8 +380,7 @@ class Watch:
             kept = _empty()
             # A process that told no check (its variables dropped) told every one.
             for told in (self._server.told.get(key), self._server.told.get("")):
-                for message in _messages(told or _empty()):
-                    _kept(kept, message)
+                _merged(kept, told or _empty())
             reads = {p: float(c) for p, c in kept["r"].items() if isinstance(c, (int, float))}
             writes = {p: bool(c) for p, c in kept["w"].items()}
             connects, binds = (frozenset(filter(None, map(_address, map(json.loads, kept[k])))) for k in "nb")
@@ -395,24 +408,6 @@ class Watch:
                 "what it answers is in no change -> THOROUGH"
             )
         return tuple(found)
-
-
-def _messages(told: dict[str, dict[str, object]]) -> list[dict[str, object]]:
-    """What `_kept` made of a check's messages, as messages again (to merge two checks' records)."""
-    found: list[dict[str, object]] = []
-    for kind in ("r", "w"):
-        found += [{kind: p, "c": c, "l": p in told["l"]} for p, c in told[kind].items()]
-    for kind in ("n", "b"):
-        found += [{kind: json.loads(a)} for a in told[kind]]
-    return found
-
-
-def _stamp(path: str) -> tuple[int, ...] | None:
-    try:
-        info = os.lstat(path)
-    except OSError:
-        return None
-    return (info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
 def _shown(paths: Sequence[str]) -> str:

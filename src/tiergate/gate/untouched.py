@@ -46,12 +46,19 @@ def take(folder: Path) -> Snapshot:
             if top == str(folder) and name == ".git":
                 continue
             path = os.path.join(top, name)
-            try:
-                st = os.lstat(path)
-            except OSError:
-                continue
-            found[os.path.relpath(path, folder)] = (st.st_ino, st.st_ctime_ns)
+            stamp = stamp_of(path)
+            if stamp is not None:
+                found[os.path.relpath(path, folder)] = stamp
     return Snapshot(found)
+
+
+def stamp_of(path: str | Path) -> Stamp | None:
+    """The stamp of the file or link at `path` (None: not there)."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_ctime_ns)
 
 
 def touched(
