@@ -148,6 +148,18 @@ def test_a_path_with_a_line_break_in_it_is_told_whole(tmp_path: Path) -> None:
     assert f"{folder}/fastdiv.py" in watch.told_by("tests").reads
 
 
+def test_a_path_named_in_a_reason_stays_on_tiergates_line(tmp_path: Path) -> None:
+    folder = tmp_path / "ws" / "out\n```\nside"
+    folder.mkdir(parents=True)
+    (folder / "fastdiv.py").write_text("X = 1\n")
+    script = f"import sys; sys.path.insert(0, {str(folder)!r}); import fastdiv"
+
+    watch, _ = run_watched(tmp_path, script)
+
+    (reason,) = watch.reasons("tests")
+    assert "fastdiv.py" in reason and "\n" not in reason and "```" not in reason
+
+
 def test_a_server_listening_before_the_checks_began_is_named(tmp_path: Path) -> None:
     address = str(tmp_path / "calc.sock")
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

@@ -41,6 +41,7 @@ from tiergate.gate.checks import CheckResult
 from tiergate.gate.environment.walk import SKIPPED, SKIPPED_IN
 from tiergate.gate.request import Seed
 from tiergate.gate.untouched import Stamp, stamp_of
+from tiergate.text import quote_inline
 
 OUT_VARIABLE = "TIERGATE_IMPORTED"
 KEY_VARIABLE = "TIERGATE_IMPORTED_KEY"
@@ -411,5 +412,6 @@ class Watch:
 
 
 def _shown(paths: Sequence[str]) -> str:
-    named = ", ".join(f"`{p}`" for p in paths[:SHOWN])
+    # The paths are the agent's to name: a line break or a fence in one must not leave tiergate's line.
+    named = ", ".join(f"`{quote_inline(p)}`" for p in paths[:SHOWN])
     return named + (f" (+{len(paths) - SHOWN} more)" if len(paths) > SHOWN else "")
