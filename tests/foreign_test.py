@@ -20,6 +20,7 @@ from tiergate.foreign import DEFAULT, Exclusions, Verdict
         (".omc/", "oh-my-claudecode"),  # the folder as one entry (a nested repository)
         ("packages/web/.omc/state/x.json", "oh-my-claudecode"),  # OMC started in a subfolder
         (".claude/ralph-loop.local.md", "a Claude Code plugin"),
+        (".claude/ralph-loop.local.md.tmp", "a Claude Code plugin"),  # rewritten, then renamed over it
         (".claude/settings.local.json", "Claude Code"),
         (".claude/scheduled_tasks.json", "Claude Code"),
         (".claude/worktrees/feature-auth/", "Claude Code"),

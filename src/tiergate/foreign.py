@@ -187,12 +187,25 @@ _PLAIN_SUFFIXES = tuple(name[1:] for name in _PLAIN if name.startswith("*"))
 assert not any(set(name) & set("*?[") for name in [*_PLAIN_FIRSTS, *_PLAIN_SUFFIXES]), "literal, or *literal"
 
 
+# What a tool writes a state file's new content to, then renames over it: for that moment, the same state.
+ATOMIC_WRITE = ".tmp"
+
+
 def built_in_rule(path: str) -> Rule | None:
-    """The built-in rule that matches `path`, at any depth, or None."""
+    """The built-in rule that matches `path`, at any depth, or None. A state file's atomic rewrite in
+    progress (`.claude/ralph-loop.local.md.tmp`) is that file's: a tool's hook that runs beside
+    tiergate's must not make the workspace look changed for the moment it writes."""
     directory = path.endswith("/")
     parts = path.rstrip("/").split("/")
     if not any(_may_match(part) for part in parts):
         return None
+    rule = _rule_of(parts, directory)
+    if rule is None and not directory and parts[-1].endswith(ATOMIC_WRITE):
+        rule = _rule_of([*parts[:-1], parts[-1].removesuffix(ATOMIC_WRITE)], directory)
+    return rule
+
+
+def _rule_of(parts: Sequence[str], directory: bool) -> Rule | None:
     for rule in BUILT_IN:
         segments = rule.segments
         for start in range(len(parts) - len(segments) + 1):
