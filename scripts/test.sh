@@ -20,6 +20,21 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# The checks tiergate runs are isolated (src/tiergate/gate/sandbox.py): /tmp, /dev/shm, HOME and the
+# workspace are covered where they run. The tests watch what those checks do through files beside each
+# test's project, so the run's temporary files live where no check's sandbox covers them (nor in a git
+# work tree: some tests need a folder outside git): a RAM-backed tmpfs mounted on the user's cache folder
+# for the suite, in a mount namespace of the run's own (gone when it ends), where the kernel lets this
+# user make one; else that folder on disk.
+suite_root="${XDG_CACHE_HOME:-$HOME/.cache}/tiergate-suite"
+if [ -z "${TIERGATE_SUITE_MOUNTED:-}" ] && unshare --mount --propagation private true 2> /dev/null; then
+    mkdir -p "$suite_root"
+    export TIERGATE_SUITE_MOUNTED=1
+    exec unshare --mount --propagation private sh -c \
+        'mount -t tmpfs -o size=16g,mode=1777 tiergate-suite "$1" && shift && exec "$@"' \
+        sh "$suite_root" "$0" "$@"
+fi
+
 CLAUDE_CODE_VERSION="2.1.332"
 # Keep in step with OMC_VERSION in testing/claude/neighbours.py.
 OMC_VERSION="5.5.0"
@@ -136,26 +151,11 @@ wait "$lint_job" || { cat .cache/install-lint.log; exit 1; }
 # The tiergate under contract is the checkout's, not an installed one.
 PYTHONPATH=src .cache/lint-venv/bin/lint-imports
 
-# Where the run's temporary files go: $TMPDIR if set, else a RAM-backed tmpfs (/dev/shm) with room for a
-# whole run (a --quick run writes 70,000 files, 400 MB), else /tmp. The tests make thousands of git
-# repositories, and tiergate fsyncs every file it writes: on this machine's ext4 a mkdir, symlink and small
-# write cost 0.5 ms of CPU, on tmpfs 0.03 ms (measured: a scenario file's system time 40% lower).
-temporary_root() {
-    if [ -n "${TMPDIR:-}" ]; then
-        echo "$TMPDIR"
-    elif [ -w /dev/shm ] && [ "$(stat -f -c %T /dev/shm 2> /dev/null)" = tmpfs ] \
-        && [ "$(df -Pk /dev/shm | awk 'NR == 2 { print $4 }')" -ge $((4 * 1024 * 1024)) ]; then
-        echo /dev/shm
-    else
-        echo /tmp
-    fi
-}
-
 # pytest deletes the oldest of its numbered temporary folders when a run ends, on the run's critical path:
 # a whole earlier run, 25,000 files, about 5 s. This run has a folder of its own instead (a short path:
 # Chromium's socket lives under it), and the folders of runs that have ended are deleted in the background
 # while it runs, but for the newest, left to look at. A run holds its lock file until it exits.
-suite_tmp="$(temporary_root)/tiergate-suite-$(id -u)"
+suite_tmp="$suite_root/tiergate-suite-$(id -u)"
 mkdir -p "$suite_tmp"
 basetemp="$(mktemp -d "$suite_tmp/XXXXXX")"
 exec 8> "$basetemp.lock"
