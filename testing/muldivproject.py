@@ -41,11 +41,13 @@ class Loop(HookSession):
         files: dict[str, str],
         check: str,
         before_start: Callable[[Path], object] | None = None,
+        more_config: str = "",
     ) -> None:
         """The loop begun on a new project of `files` whose test check is `check`; `before_start` is done
-        to the project first (what git ignores there: its virtualenv, `.venv`)."""
+        to the project first (what git ignores there: its virtualenv, `.venv`); `more_config` is added to
+        its `.tiergate.toml`."""
         config = {
-            ".tiergate.toml": f"[checks]\ntests = {json.dumps(check)}\n",
+            ".tiergate.toml": f"[checks]\ntests = {json.dumps(check)}\n{more_config}",
             ".gitignore": "__pycache__/\n.venv/\n",
         }
         super().__init__(root, init_repo(root / "project", {**files, **config}), SESSION)

@@ -51,3 +51,24 @@ def shell_wait_for(condition: str) -> str:
     HANG_GUARD seconds: for a scripted tool call that must come after an event whatever the machine's load."""
     polls = int(HANG_GUARD / 0.05)
     return f"for i in $(seq {polls}); do {condition} && break; sleep 0.05; done"
+
+
+def started_with(variable: str, words: tuple[str, ...]) -> list[int]:
+    """The processes on this machine whose environment holds `variable` (`NAME=value`) and whose command line
+    holds one of `words`: how a test finds what a check started, whose own pids are its sandbox's."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes().split(b"\0")
+            line = (entry / "cmdline").read_bytes().replace(b"\0", b" ")
+        except OSError:
+            continue
+        if (
+            variable.encode() in environ
+            and any(w.encode() in line for w in words)
+            and running(int(entry.name))
+        ):
+            found.append(int(entry.name))
+    return found

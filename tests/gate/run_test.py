@@ -20,6 +20,7 @@ from tiergate.config.settings import load_config
 from tiergate.foreign import Exclusions
 from tiergate.gate import cache as evidencecache
 from tiergate.gate import run as gate_run
+from tiergate.gate import sandbox
 from tiergate.gate.baseline import base_commit, ensure_baseline
 from tiergate.gate.checks import Check, make_check
 from tiergate.gate.detection.projectchecks import project_checks
@@ -154,7 +155,13 @@ def test_rerun_on_request(repo: Path, tmp_path: Path) -> None:
 def test_results_of_checks_that_changed_the_workspace_are_not_kept(repo: Path) -> None:
     # The checks run in the claim's copy: one that reaches the workspace itself (a daemon would too).
     formatter = make_check("format", f"echo '# formatted' >> {repo}/app.py", "test")
+    before = (repo / "app.py").read_text()
     first = gate(repo, [formatter])
+    if sandbox.unavailable() is None:
+        # Its sandbox covers the workspace: what it wrote there went nowhere, and its result is kept.
+        assert (repo / "app.py").read_text() == before and not first.workspace_changed
+        assert gate(repo, [formatter]).reused
+        return
     assert first.workspace_changed
     assert not gate(repo, [formatter]).reused
     assert not list((state_dir(repo) / "evidence").glob("*.json"))

@@ -11,15 +11,16 @@ from pathlib import Path
 
 from testing.gitrepo import init_repo, write
 from testing.hooksession import HookSession
-from testing.procwatch import gone_within, running, still_written, wait_for_text
+from testing.procwatch import gone_within, running, started_with, still_written, wait_for_text
 
 SESSION = "77777777-2222-3333-4444-555555555555"
 CLAIM = "value.txt is right now.\n\n<promise>DONE</promise>"
 
 # A check that starts a daemon (its own session: out of the check's process group), waits until it runs,
-# and fails: so that the gate also runs it at the base, in a worktree of its own.
+# and fails: so that the gate also runs it at the base, in a worktree of its own. Its file is named at
+# random: each check runs in a process namespace of its own (`tiergate.gate.sandbox`), where pids repeat.
 DAEMON_CHECK = """\
-mine="{root}/daemon.$$"
+mine="{root}/daemon.$(od -An -N4 -tx4 /dev/urandom | tr -d ' ')"
 setsid sh -c "echo \\$\\$ > $mine; while :; do pwd >> {root}/ticks; sleep 0.2; done" \\
     >/dev/null 2>&1 </dev/null &
 until test -s "$mine"; do sleep 0.05; done
@@ -59,12 +60,12 @@ def test_a_daemon_a_check_starts_is_gone_when_the_stop_hook_answers_in_the_copy_
     answer = session.hook("Stop", last_assistant_message=CLAIM)
 
     assert answer, "the claim was answered"
-    daemons = [int(p.read_text()) for p in tmp_path.glob("daemon.*")]
+    daemons = list(tmp_path.glob("daemon.*"))
     places = set((tmp_path / "ticks").read_text().splitlines())
     assert len(daemons) == 2, "one daemon in the claim's copy, one in the baseline's worktree"
     assert any("tiergate-claim-" in place for place in places), places
     assert any("tiergate-baseline-" in place for place in places), places
-    assert gone_within(daemons) == []  # they loop forever unless killed
+    assert started_with(f"HOME={tmp_path / 'home'}", ("ticks",)) == []  # they loop forever unless killed
     assert not still_written(tmp_path / "ticks")
 
 
@@ -76,13 +77,14 @@ def test_a_claims_checks_outlive_a_killed_stop_hook_and_end_with_tiergate_cancel
         wait_for_text(tmp_path / "pids" / name)
     hook.kill()
     hook.wait()
-    pids = [int(line) for name in ("shell", "daemon", "loop") for line in lines(tmp_path / "pids" / name)]
-    assert pids and all(running(pid) for pid in pids)  # the background gate's, not the killed hook's
+    # The check's shell, its loop (a subshell of it) and the daemon, found by what they run: their pids in
+    # the files are their sandbox's own.
+    pids = started_with(f"HOME={tmp_path / 'home'}", ("check.sh", "ticks.daemon"))
+    assert len(pids) >= 3 and all(running(pid) for pid in pids)  # the background gate's, not the hook's
 
     cancelled = session.run("cancel")
 
     assert "stopped the checks running in the background" in cancelled.stdout
-    pids = [int(line) for name in ("shell", "daemon", "loop") for line in lines(tmp_path / "pids" / name)]
     assert gone_within(pids) == []
     assert not still_written(session.project / "ticks")
     assert not still_written(session.project / "ticks.daemon")

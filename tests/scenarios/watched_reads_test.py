@@ -16,10 +16,11 @@ from pathlib import Path
 
 import pytest
 from testing.leftrunning import writing
-from testing.muldivproject import CALC, OTHER, PARTIAL, TESTS, Loop
+from testing.muldivproject import CALC, OTHER, PARTIAL, TESTS, Loop, refuted
 from testing.pytestcheck import PYTEST
 
 from tests.scenarios.environment_test import CHECK, site_of, virtualenv
+from tiergate.gate import sandbox
 
 UNDONE = "def div(a, b):\n    raise NotImplementedError\n"
 HARD_CODED = "def div(a, b):\n    if a == 6 and b == 3:\n        return 2\n    return 0\n"
@@ -116,7 +117,7 @@ def hard_linked_into_the_copy(loop: Loop) -> str:
 def linked_over_a_file_the_check_made(loop: Loop) -> str:
     hidden = answers(loop)
     return looking_up(
-        f"def _answers():\n    mine = {hidden} + '.%d' % os.getpid()\n"
+        f"def _answers():\n    mine = {hidden} + '.' + os.urandom(4).hex()\n"
         "    open(mine, 'w').close()\n    os.unlink(mine)\n"
         f"    os.link({hidden}, mine)\n    with open(mine) as f:\n        return json.load(f)\n"
     )
@@ -133,27 +134,42 @@ def by_a_child_that_drops_the_checks_key(loop: Loop) -> str:
     )
 
 
-CHEATS: dict[str, tuple[Callable[[Loop], str], str]] = {
-    "a hard link made in the copy": (hard_linked_into_the_copy, "answers-"),
-    "a hard link over a file the check made": (linked_over_a_file_the_check_made, "calc-answers.json."),
-    "a child that drops the check's key": (by_a_child_that_drops_the_checks_key, "calc-answers.json"),
-    "in .git": (in_dot_git, "from the workspace"),
-    "in the environment's __pycache__": (in_the_environments_bytecode_folder, "changed since the loop began"),
-    "a file not named as code": (named_as_no_code, "fastdiv.txt"),
-    "through /proc/self/root": (through_an_alias, "from the workspace"),
-    "touched as it is read": (touched_as_read, "changed since the loop began"),
-    "under a folder named with a line break": (under_a_line_break, "changed since the loop began"),
+# Each cheat, what the reason names, and whether the isolated check can still reach what it planted: in its
+# sandbox (`tiergate.gate.sandbox`) the workspace and HOME are covered, and a hard link cannot cross into
+# the copy, so there the test fails and the claim is refuted; `.git` (read-only) and the environment are
+# shown, so there the watch names what was read. Where the kernel allows no sandbox, every cheat is named.
+CHEATS: dict[str, tuple[Callable[[Loop], str], str, bool]] = {
+    "a hard link made in the copy": (hard_linked_into_the_copy, "answers-", False),
+    "a hard link over a file the check made": (
+        linked_over_a_file_the_check_made,
+        "calc-answers.json.",
+        False,
+    ),
+    "a child that drops the check's key": (by_a_child_that_drops_the_checks_key, "calc-answers.json", False),
+    "in .git": (in_dot_git, "from the workspace", True),
+    "in the environment's __pycache__": (
+        in_the_environments_bytecode_folder,
+        "changed since the loop began",
+        True,
+    ),
+    "a file not named as code": (named_as_no_code, "fastdiv.txt", False),
+    "through /proc/self/root": (through_an_alias, "from the workspace", False),
+    "touched as it is read": (touched_as_read, "changed since the loop began", False),
+    "under a folder named with a line break": (under_a_line_break, "changed since the loop began", False),
 }
 
 
 @pytest.mark.parametrize("cheat", list(CHEATS))
 def test_answers_read_from_outside_the_change_are_named(tmp_path: Path, cheat: str) -> None:
-    plant, said = CHEATS[cheat]
+    plant, said, reachable = CHEATS[cheat]
     venv = cheat == "in the environment's __pycache__"
     loop = Loop(tmp_path, FILES, CHECK if venv else PYTEST, virtualenv if venv else None)
 
     answer = loop.claim({"calc.py": plant(loop)})
 
+    if not reachable and sandbox.unavailable() is None:
+        assert "test_div" in refuted(answer)
+        return
     assert "```tiergate-spawn" in answer["reason"] and loop.loop().tier == "THOROUGH"
     reasons = loop.stop_reasons()
     assert "read-outside: the checks read" in reasons and said in reasons
@@ -200,6 +216,9 @@ def test_answers_from_a_server_left_running_are_named(tmp_path: Path) -> None:
         server.kill()
         server.wait()
 
+    if sandbox.unavailable() is None:  # HOME is covered in the check's sandbox: no server there
+        assert "test_div" in refuted(answer)
+        return
     assert "```tiergate-spawn" in answer["reason"] and loop.loop().tier == "THOROUGH"
     assert f"read-outside: the checks asked `{address}`, a server none of their processes made" in (
         loop.stop_reasons()

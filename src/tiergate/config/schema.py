@@ -82,6 +82,7 @@ class LoopSchema(_Section):
 class GateSchema(_Section):
     timeout_seconds: float | None = Field(None, gt=0)
     base_tests: Literal["thorough", "refute"] = "thorough"
+    network: Literal["host", "own"] = "host"
 
     @field_validator("timeout_seconds", mode="before")
     @classmethod

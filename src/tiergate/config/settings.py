@@ -67,6 +67,8 @@ class GateConfig:
     # None: each check's limit follows its time at the base (`tiergate.gate.timeouts`).
     timeout_seconds: float | None = _value(None, "float", gt=0, nullable=True)
     base_tests: Literal["thorough", "refute"] = _value("thorough", "choice", choices=("thorough", "refute"))
+    # "own": the checks get a network of their own, with loopback only (`tiergate.gate.sandbox`).
+    network: Literal["host", "own"] = _value("host", "choice", choices=("host", "own"))
 
 
 @frozen

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from tiergate import foreign
 from tiergate.errors import UserError
-from tiergate.gate import bytecode, untouched
+from tiergate.gate import bytecode, imported, sandbox, untouched
 from tiergate.gate import cache as evidencecache
 from tiergate.gate.checks import Check, CheckResult
 from tiergate.gate.environment.places import is_environment
@@ -68,16 +68,18 @@ def ensure_baseline(
     progress: Progress | None = None,
     budgeted: bool = False,
     seed: Seed | None = None,
+    own_network: bool = False,
 ) -> dict[str, BaselineEntry]:
     """The baseline of `commit`, having run at the base those of `checks` it does not hold yet.
     `budgeted`: `timeout` is what the caller's time budget leaves, not the checks' own limit. `seed`: the
-    bytecode the runs start with (`tiergate.gate.bytecode`; None: all compiled anew)."""
+    bytecode the runs start with (`tiergate.gate.bytecode`; None: all compiled anew). `own_network`:
+    the checks get a network of their own (`tiergate.gate.sandbox`)."""
     known = evidencecache.load_baseline(project, commit)
     missing = [check for check in checks if check.key not in known]
     if not missing:
         return known
     try:
-        entries = _run_at(project, commit, missing, timeout, progress, seed)
+        entries = _run_at(project, commit, missing, timeout, progress, (seed, own_network))
     except BaseTamperedError as exc:
         # Nothing of that run is kept nor used: the checks it ran have no baseline (every failure new).
         from tiergate.log import record_error
@@ -100,10 +102,11 @@ def run_selected(
     timeout: float,
     progress: Progress | None = None,
     seed: Seed | None = None,
+    own_network: bool = False,
 ) -> tuple[CheckResult, ...]:
     """`checks` run at `commit`, in a worktree, each with its selection of tests by key: a first pass's
     tests at the base (`tiergate.gate.firstpass`), never kept as the baseline."""
-    return _run_in_worktree(project, commit, checks, timeout, progress, select, seed)
+    return _run_in_worktree(project, commit, checks, timeout, progress, select, (seed, own_network))
 
 
 def entries_from(results: Sequence[CheckResult], where: Where) -> dict[str, BaselineEntry]:
@@ -116,9 +119,9 @@ def _run_at(
     checks: Sequence[Check],
     timeout: float,
     progress: Progress | None,
-    seed: Seed | None,
+    started: tuple[Seed | None, bool],
 ) -> dict[str, BaselineEntry]:
-    results = _run_in_worktree(project, commit, checks, timeout, progress, None, seed)
+    results = _run_in_worktree(project, commit, checks, timeout, progress, None, started)
     return entries_from(results, "worktree")
 
 
@@ -129,8 +132,11 @@ def _run_in_worktree(
     timeout: float,
     progress: Progress | None,
     select: Mapping[str, TestSelection] | None,
-    seed: Seed | None = None,
+    started: tuple[Seed | None, bool] = (None, False),
 ) -> tuple[CheckResult, ...]:
+    """The checks run in a worktree of `commit`; `started`: the seed its runs start with, and whether they
+    get a network of their own."""
+    seed, own_network = started
     top = repository.repo_root(project.root)
     inside = project.root.resolve().relative_to(top.resolve())
     with worktree(top, commit) as tree:
@@ -147,6 +153,16 @@ def _run_in_worktree(
         cache = str(tree.parent / "pycache")
         bytecode.seeded(cache, seed)
         added = {"PYTHONDONTWRITEBYTECODE": "1", "PYTHONPYCACHEPREFIX": cache}
+        # Isolated as the claim's copy is (`tiergate.gate.sandbox`): else a test that reaches what the
+        # sandbox hides would pass at the base and fail on the claim, a test lost that no change lost.
+        shown = [*links, *(Path(f) for f in (seed.folders if seed else ()))]
+        began = seed.before if seed else None
+        added |= sandbox.isolation(top, tree.parent, shown, before=began, network=own_network).variable()
+        # The worktree's folders stand in for the workspace's that an editable install names, as in the
+        # claim's copy: the workspace is not there to read (nor should the base read it).
+        found = imported.search_path(seed, os.path.realpath(top), os.path.realpath(tree))
+        if found:
+            added["PYTHONPATH"] = os.pathsep.join(found)
         quiet = {c.key: {**added, **pytest_bounds(cwd, tree, tree.parent)} for c in checks}
         results = run_reported(
             checks, cwd, timeout=timeout, progress=progress, label=LABEL, select=select, env=quiet

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from tiergate import foreign
 from tiergate.frozen import frozen
-from tiergate.gate import bytecode, imported, untouched
+from tiergate.gate import bytecode, imported, sandbox, untouched
 from tiergate.gate.baseline import link_environments, worktree
 from tiergate.gate.request import Seed
 from tiergate.gate.runnerbounds import EMPTY, pytest_bounds
@@ -55,12 +55,14 @@ def claim_copy(
     exclusions: foreign.Exclusions = foreign.DEFAULT,
     *,
     seed: Seed | None = None,
+    own_network: bool = False,
 ) -> Iterator[Copy]:
     """The copy of the workspace holding the project folder `root`, from the base `commit`; removed on
-    exit. `seed`: the bytecode its checks start with (`tiergate.gate.bytecode`; None: none)."""
+    exit. `seed`: the bytecode its checks start with (`tiergate.gate.bytecode`; None: none).
+    `own_network`: its checks get a network of their own (`tiergate.gate.sandbox`)."""
     top = repository.repo_root(root)
     raw = rawtree.workspace_tree(top, commit, change_paths(top, commit, exclusions))
-    with written(root, raw.tree, prefix="claim", seed=seed) as copy:
+    with written(root, raw.tree, prefix="claim", seed=seed, own_network=own_network) as copy:
         yield replace(copy, resolved=raw.resolved)
 
 
@@ -72,6 +74,7 @@ def written(
     prefix: str = "copy",
     seed: Seed | None = None,
     pycache: str | None = None,
+    own_network: bool = False,
 ) -> Iterator[Copy]:
     """A scratch worktree of the repository holding `root`, written from `tree` byte for byte, its index
     that tree (git in it sees nothing changed); the environments of the workspace linked in. Its checks'
@@ -91,9 +94,19 @@ def written(
         if pycache is None:
             pycache = str(scratch.parent / "pycache")
             bytecode.seeded(pycache, seed)
-        watch = imported.Watch(scratch.parent, _bounds(scratch, top, seed), seed)
+        isolated = own_network and sandbox.unavailable() is None
+        watch = imported.Watch(scratch.parent, _bounds(scratch, top, seed), seed, isolated=isolated)
+        shown = [*links, *(Path(f) for f in (seed.folders if seed else ()))]
         env = {
             **watch.env(),
+            **sandbox.isolation(
+                top,
+                scratch.parent,
+                shown,
+                readonly=watch.unwritable(),
+                network=own_network,
+                before=seed.before if seed else None,
+            ).variable(),
             "PYTHONDONTWRITEBYTECODE": "1",
             "PYTHONPYCACHEPREFIX": pycache,
             **pytest_bounds(cwd, scratch, scratch.parent),

@@ -50,6 +50,7 @@ def refuting(
     *,
     where: tuple[Path, Mapping[str, Mapping[str, str]]] | None = None,
     seed: Seed | None = None,
+    own_network: bool = False,
 ) -> dict[str, CheckResult]:
     """The first passes that refute the claim, by their whole check's key (empty: none does). `where`:
     the folder the claim's checks run in and what each adds to its environment, by the whole check's key
@@ -59,7 +60,7 @@ def refuting(
     select = {p.first.key: p.selection for p in passes}
     # The same tests at the base first, where its record does not hold them yet: never beside the claimed
     # code's run, which could reach into the base's worktree.
-    then = _at_base(project, commit, passes, entries, timeout, seed)
+    then = _at_base(project, commit, passes, entries, timeout, (seed, own_network))
     cwd, env = where or (project.root, {})
     ran = run_reported(
         [p.first for p in passes],
@@ -81,7 +82,7 @@ def _at_base(
     passes: Sequence[firstpass.FirstPass],
     entries: Mapping[str, BaselineEntry],
     timeout: float,
-    seed: Seed | None,
+    started: tuple[Seed | None, bool],
 ) -> dict[str, TestRun]:
     """Each first pass's tests at the base, by the whole check's key: the base's record of them, else
     a run of the same selection at the base, in a worktree."""
@@ -91,7 +92,10 @@ def _at_base(
         select = {p.first.key: p.selection for p in wanted}
         try:
             firsts = [p.first for p in wanted]
-            ran = baseline.run_selected(project, commit, firsts, select, timeout=timeout, seed=seed)
+            seed, own = started
+            ran = baseline.run_selected(
+                project, commit, firsts, select, timeout=timeout, seed=seed, own_network=own
+            )
         except baseline.BaseTamperedError:
             return found  # nothing to compare those with: no first pass refutes for them
         for p, result in zip(wanted, ran, strict=True):

@@ -188,6 +188,16 @@ def _loopback(host: str) -> bool:
     return address.is_loopback or address.is_unspecified
 
 
+def search_path(seed: Seed | None, workspace: str, copy: str) -> list[str]:
+    """The PYTHONPATH of a check run in the copy at `copy` (or a worktree) of the workspace at
+    `workspace`: the copy's folders standing in for those of the workspace that the environment's
+    editable installs or the user's PYTHONPATH name, then the user's PYTHONPATH."""
+    own = os.environ.get("PYTHONPATH", "")
+    named = editable_folders(seed.folders if seed else ())
+    named += [os.path.abspath(p) for p in own.split(os.pathsep) if p and os.path.isabs(p)]
+    return [*stand_ins(named, workspace, copy), *([own] if own else [])]
+
+
 def stand_ins(named: Iterable[str], workspace: str, copy: str) -> list[str]:
     """For each folder of `named` inside the workspace at `workspace`, the same folder in the copy at
     `copy` (where it is there), in order, once. Pure but for asking whether each is a folder."""
@@ -316,12 +326,16 @@ class Watch:
     """The watch on one claim's copy: the variables the checks run there get, then, check by check, what
     they read and whom they talked to outside it. A context manager: its socket listens while it is open."""
 
-    def __init__(self, holder: Path, bounds: Bounds, seed: Seed | None) -> None:
+    def __init__(self, holder: Path, bounds: Bounds, seed: Seed | None, *, isolated: bool = False) -> None:
         self.bounds = bounds
         self.seed = seed
         self.site = holder / "site"
         self.temporary = holder / "tmp"
-        self.name = f"@tiergate-watch-{os.urandom(8).hex()}"
+        # Checks in a network of their own (`tiergate.gate.sandbox`) reach no abstract name of the gate's:
+        # they tell a socket file, in a folder they are shown unwritable.
+        self.folder = holder / "watch"
+        abstract = f"@tiergate-watch-{os.urandom(8).hex()}"
+        self.name = str(self.folder / "told") if isolated else abstract
         self.listening = listeners()
         self._server: _Listener | None = None
         self._path: str | None = None
@@ -329,7 +343,11 @@ class Watch:
 
     def __enter__(self) -> Watch:
         with contextlib.suppress(OSError):  # no abstract names outside Linux: no watch
-            self._server = _Listener("\0" + self.name[1:])
+            if self.name.startswith("@"):
+                self._server = _Listener("\0" + self.name[1:])
+            else:
+                self.folder.mkdir(mode=0o700, exist_ok=True)
+                self._server = _Listener(self.name)
             # Polled often: closing the copy waits for the loop to see it is asked to end.
             serve = lambda: self._server.serve_forever(poll_interval=0.02)  # noqa: E731
             threading.Thread(target=serve, daemon=True).start()
@@ -349,15 +367,16 @@ class Watch:
             self.temporary.mkdir(mode=0o700, exist_ok=True)
             shutil.copyfile(SITECUSTOMIZE, self.site / "sitecustomize.py")
             self.keep(self.site / "sitecustomize.py")
-            own = os.environ.get("PYTHONPATH", "")
-            named = editable_folders(self.seed.folders if self.seed else ())
-            named += [os.path.abspath(p) for p in own.split(os.pathsep) if p and os.path.isabs(p)]
-            copied = stand_ins(named, self.bounds.workspace, self.bounds.copy)
-            self._path = os.pathsep.join([str(self.site), *copied, *([own] if own else [])])
+            found = search_path(self.seed, self.bounds.workspace, self.bounds.copy)
+            self._path = os.pathsep.join([str(self.site), *found])
         added = {"PYTHONPATH": self._path, "TMPDIR": str(self.temporary)}
         if self._server is not None:
             added |= {OUT_VARIABLE: self.name, KEY_VARIABLE: key or ""}
         return added
+
+    def unwritable(self) -> tuple[Path, ...]:
+        """The folders a sandbox shows its checks unwritable: the socket's, where it is a file."""
+        return () if self.name.startswith("@") else (self.folder,)
 
     def keep(self, path: Path) -> None:
         """Note `path`, a file of tiergate's the checks read, as it is now (`moved` compares)."""

@@ -94,7 +94,13 @@ def _baseline(project: Project, spec: dict[str, Any], reporter: _Reporter) -> No
     if commit is not None:
         unexcused = [c for c in request.checks if c.key not in request.strict]
         baseline.ensure_baseline(
-            project, commit, unexcused, timeout=request.timeout, progress=reporter.base, seed=request.seed
+            project,
+            commit,
+            unexcused,
+            timeout=request.timeout,
+            progress=reporter.base,
+            seed=request.seed,
+            own_network=request.own_network,
         )
     reporter.finish("done", "")
 

@@ -22,6 +22,7 @@ import anyio.abc
 
 from tiergate import reaper
 from tiergate.frozen import frozen
+from tiergate.gate import sandbox
 from tiergate.gate.checks import Check, CheckResult, Status
 from tiergate.gate.detection.projectchecks import locate_program
 from tiergate.redact import redact
@@ -223,6 +224,8 @@ class _Reaping:
         # anyio.open_process takes no preexec_fn; its backend passes one on to subprocess.Popen.
         from anyio._core._eventloop import get_async_backend
 
+        # A check in a copy or a worktree starts in namespaces of its own (`tiergate.gate.sandbox`).
+        command, own = sandbox.wrapped(command, cwd, added)
         argv, preexec = reaper.with_death_signal(command)
         process = await get_async_backend().open_process(
             argv,
@@ -230,7 +233,7 @@ class _Reaping:
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             cwd=cwd,
-            env=reaper.marked_env({**os.environ, **added}, mark),
+            env=reaper.marked_env({**os.environ, **own}, mark),
             start_new_session=True,
             preexec_fn=preexec,
         )

@@ -37,6 +37,7 @@ class GateRequest:
     limits: TimeLimits = TimeLimits()
     refute_regressions: bool = False
     seed: Seed | None = None  # the bytecode a claim's copy starts with (`tiergate.gate.bytecode`)
+    own_network: bool = False  # the checks get a network of their own (`tiergate.gate.sandbox`)
 
     @property
     def timeout(self) -> float:
@@ -54,6 +55,7 @@ class GateRequest:
             "seed": None
             if self.seed is None
             else [list(self.seed.folders), self.seed.before, list(self.seed.stdlib)],
+            "own_network": self.own_network,
         }
 
     @staticmethod
@@ -74,6 +76,7 @@ class GateRequest:
                 limits=TimeLimits(None if configured is None else float(configured)),
                 refute_regressions=bool(record["refute_regressions"]),
                 seed=_seed(record.get("seed")),
+                own_network=bool(record.get("own_network", False)),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"not a gate request: {exc}") from exc

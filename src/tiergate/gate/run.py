@@ -65,6 +65,7 @@ def run_gate(
     whole_base: bool = False,
     kept: tuple[tuple[CheckResult, ...], GateCoverage | None] | None = None,
     seed: Seed | None = None,
+    own_network: bool = False,
 ) -> GateResult:
     """Run (or reuse) the checks for the workspace at `project.root` and judge them against the
     baseline at `base` (the loop's base; HEAD when None). `timeout` is per check, `budget` (seconds,
@@ -89,7 +90,8 @@ def run_gate(
     `tiergate.gate.job`); never beside a run of the claim's code, which could reach into its worktree.
     `kept`: results run for this very
     workspace by a background gate (`tiergate.gate.background`), judged as kept ones are. `seed`: the
-    bytecode the claim's copy starts with (`tiergate.gate.bytecode`; None: none, all compiled anew)."""
+    bytecode the claim's copy starts with (`tiergate.gate.bytecode`; None: none, all compiled anew).
+    `own_network`: the checks run with a network of their own (`tiergate.gate.sandbox`)."""
     checks = tuple(checks)
     strict = frozenset(strict)
     if not checks:
@@ -119,10 +121,11 @@ def run_gate(
         limits=limits,
         whole_base=whole_base,
         seed=seed,
+        own_network=own_network,
     )
     if kept is not None:
         return _judge_kept(run, kept, before, key, refute_regressions)
-    with _copy(project, commit, exclusions, seed) as copy:
+    with _copy(project, commit, exclusions, seed, own_network) as copy:
         if copy is not None:
             run.cwd, run.copy = copy.cwd, copy
         try:
@@ -200,14 +203,14 @@ def _verdict(
 
 @contextlib.contextmanager
 def _copy(
-    project: Project, commit: str | None, exclusions: Exclusions, seed: Seed | None
+    project: Project, commit: str | None, exclusions: Exclusions, seed: Seed | None, own_network: bool
 ) -> Iterator[cleancopy.Copy | None]:
     """The claim's copy to run the checks in (`tiergate.gate.cleancopy`); None outside git or without a
     base commit, where the checks run in the workspace itself."""
     if commit is None:
         yield None
         return
-    with cleancopy.claim_copy(project.root, commit, exclusions, seed=seed) as copy:
+    with cleancopy.claim_copy(project.root, commit, exclusions, seed=seed, own_network=own_network) as copy:
         yield copy
 
 
@@ -223,6 +226,7 @@ def run_requested(project: Project, request: GateRequest, **options: Any) -> Gat
         exclusions=request.exclusions,
         refute_regressions=request.refute_regressions,
         seed=request.seed,
+        own_network=request.own_network,
         **options,
     )
 
@@ -380,6 +384,7 @@ class _Run:
     limits: TimeLimits | None = None  # each check's limit follows its time at the base; None: `timeout`
     whole_base: bool = False  # every check runs at the base first (`run_gate`)
     seed: Seed | None = None  # the bytecode the runs start with (`tiergate.gate.bytecode`)
+    own_network: bool = False  # the checks get a network of their own (`tiergate.gate.sandbox`)
     cut_short: bool = field(default=False, init=False)  # some check got less than the full timeout
     # Where the checks run: the claim's copy (`tiergate.gate.cleancopy`), else the workspace itself.
     cwd: Path = field(default=Path(), init=False)
@@ -425,6 +430,7 @@ class _Run:
                 timeout=self.timeout,
                 progress=self.progress,
                 seed=self.seed,
+                own_network=self.own_network,
             )
         return self._stage(stage)
 
@@ -453,6 +459,7 @@ class _Run:
             self.progress,
             where=(self.cwd, self.env),
             seed=self.seed,
+            own_network=self.own_network,
         )
         if not refuting:
             return ()
@@ -534,6 +541,7 @@ class _Run:
                 progress=self.progress,
                 budgeted=self._time_left() < self.timeout,
                 seed=self.seed,
+                own_network=self.own_network,
             )
         return self.entries
 
@@ -605,6 +613,7 @@ class _Run:
             select={k: v for k, v in select.items() if v is not None},
             pycache=None if self.copy is None else self.copy.env["PYTHONPYCACHEPREFIX"],
             seed=self.seed,
+            own_network=self.own_network,
         )
         if kept_key and not any(r.status == "timed_out" or r.could_not_run for r in ran):
             evidencecache.store_evidence(self.project, kept_key, ran)

@@ -33,12 +33,13 @@ def run_base_tests(
     select: Mapping[str, TestSelection] | None = None,
     pycache: str | None = None,
     seed: Seed | None = None,
+    own_network: bool = False,
 ) -> tuple[CheckResult, ...]:
     """`checks` run on the claimed workspace at `root` with its test paths as `commit` holds them; those
     in `select` (by check key) only on their selection (`tiergate.gate.pertest.basetests.
     base_tests_selection`: what differs from the claim's own run). `pycache`: the claim's bytecode
     folder (`tiergate.gate.bytecode`; None: one of its own, from `seed`)."""
-    with base_tests_copy(root, commit, pycache=pycache, seed=seed) as copy:
+    with base_tests_copy(root, commit, pycache=pycache, seed=seed, own_network=own_network) as copy:
         env = {c.key: copy.env for c in checks}
         ran = run_reported(
             checks, copy.cwd, timeout=timeout, progress=progress, label=LABEL, select=select, env=env
@@ -49,7 +50,12 @@ def run_base_tests(
 
 @contextlib.contextmanager
 def base_tests_copy(
-    root: Path, commit: str, *, pycache: str | None = None, seed: Seed | None = None
+    root: Path,
+    commit: str,
+    *,
+    pycache: str | None = None,
+    seed: Seed | None = None,
+    own_network: bool = False,
 ) -> Iterator[cleancopy.Copy]:
     """A scratch worktree holding the claim's copy (`tiergate.gate.cleancopy`) with
     its test paths as at `commit`; removed on exit. Every path that differs from `commit` is asked of git
@@ -59,7 +65,7 @@ def base_tests_copy(
     differing = (changes.changed_paths(top, commit), untracked.untracked_files(top, commit))
     tests = changed_tests(root, commit, [*differing[0], *differing[1]])  # the base's test helpers too
     tree = _scratch_tree(top, commit, tests, differing)
-    with cleancopy.written(root, tree, pycache=pycache, seed=seed) as copy:
+    with cleancopy.written(root, tree, pycache=pycache, seed=seed, own_network=own_network) as copy:
         yield copy
 
 

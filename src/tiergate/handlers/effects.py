@@ -186,6 +186,7 @@ def gate_request(project: Project, current: LoopState, config: Config) -> GateRe
         limits=TimeLimits(config.gate.timeout_seconds),
         refute_regressions=config.gate.base_tests == "refute",
         seed=bytecode_seed(project, current),
+        own_network=config.gate.network == "own",
     )
 
 

@@ -1,0 +1,190 @@
+"""Each check the gate runs in a copy or a worktree runs isolated: what the agent shaped is out of its reach.
+
+Observing a check from inside its processes (`tiergate.gate.imported`) fails open: code under test can
+read through a C call, a child that is not Python, or shut the observer. So the check is started in
+namespaces of its own (`sandboxinit.py`, Linux): the workspace and the temporary folders are covered by
+empty ones, and only what the check needs is shown again in them (its copy, tiergate's folders it is
+given, the workspace's environment folders, `.git` read-only, HOME and PATH folders); it sees only its own
+processes, gets its own System V IPC and `/dev/shm`, and, unless the configuration keeps the host's
+network, a network of its own with only loopback: no server the agent left running answers it. Where
+the kernel refuses the namespaces (a user namespace forbidden), checks run as before, watched only, and
+the gate says so (`unavailable`). See docs/judging.md, "Isolated checks".
+"""
+
+# os.path on purpose: the plan is strings from end to end.
+# ruff: noqa: PTH112, PTH118, PTH120
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from tiergate.frozen import frozen
+
+VARIABLE = "TIERGATE_SANDBOX"  # the plan, in a check's added variables: the runner takes it out
+LAUNCHER = Path(__file__).with_name("sandboxinit.py")
+TEMPORARY = ("/tmp", "/var/tmp", "/dev/shm")
+_SEPARATOR = "\0"
+_probed: list[str | None] = []
+
+
+@frozen
+class Isolation:
+    """How a check run in the copy or worktree under `holder` is isolated: `workspace` (the work tree's top)
+    is covered, but for `shown` (its environment folders); `readonly` shown unwritable (`.git`, the watch's
+    socket folder); `network`: a network of its own."""
+
+    workspace: str
+    holder: str
+    shown: tuple[str, ...] = ()
+    readonly: tuple[str, ...] = ()
+    network: bool = False
+    before: float | None = None  # the loop's start: HOME's files changed since are not shown
+
+    def variable(self) -> dict[str, str]:
+        """The check's added variable that carries this plan to the runner."""
+        flags = ["1" if self.network else "0", "" if self.before is None else repr(self.before)]
+        words = [self.workspace, self.holder, *flags, *self.shown, "--", *self.readonly]
+        return {VARIABLE: _SEPARATOR.join(words)}
+
+
+def from_variable(value: str) -> Isolation:
+    words = value.split(_SEPARATOR)
+    split = words.index("--")
+    before = float(words[3]) if words[3] else None
+    shown, readonly = tuple(words[4:split]), tuple(words[split + 1 :])
+    return Isolation(words[0], words[1], shown, readonly, words[2] == "1", before)
+
+
+def isolation(
+    top: Path,
+    holder: Path,
+    shown: Iterable[Path],
+    *,
+    readonly: Iterable[Path] = (),
+    network: bool = False,
+    before: float | None = None,
+) -> Isolation:
+    """The isolation of checks run under `holder` for the work tree at `top`: the folders `shown` (the
+    copy's links to the environment, the environment's recorded folders) resolve to are shown; `.git`
+    and `readonly` read-only."""
+    real = os.path.realpath
+    git = real(top / ".git")
+    unwritable = (*((git,) if os.path.isdir(git) else ()), *(real(p) for p in readonly))
+    folders = tuple(dict.fromkeys(real(p) for p in shown if os.path.isdir(p)))
+    return Isolation(real(top), real(holder), folders, unwritable, network, before)
+
+
+def unavailable() -> str | None:
+    """Why checks cannot be isolated on this machine (None: they can), asked of the kernel once."""
+    if not _probed:
+        _probed.append(_probe())
+    return _probed[0]
+
+
+def _probe() -> str | None:
+    if not sys.platform.startswith("linux"):
+        return "namespaces are Linux's"
+    try:
+        done = subprocess.run(
+            [sys.executable, "-S", "-I", "-B", str(LAUNCHER), "--probe"],
+            capture_output=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"the probe could not run: {exc}"
+    said = done.stderr.decode(errors="replace").strip().splitlines()
+    return None if done.returncode == 0 else (said[-1] if said else f"exit {done.returncode}")
+
+
+def wrapped(argv: list[str], cwd: Path, added: Mapping[str, str]) -> tuple[list[str], dict[str, str]]:
+    """`argv` to start in its sandbox when `added` carries a plan and the kernel allows one, and `added`
+    without the plan: the check's own variables."""
+    rest = {k: v for k, v in added.items() if k != VARIABLE}
+    if VARIABLE not in added or unavailable() is not None:
+        return argv, rest
+    plan = plan_words(from_variable(added[VARIABLE]), str(cwd), rest, os.environ)
+    return [sys.executable, "-S", "-I", "-B", str(LAUNCHER), *plan, "--", *argv], rest
+
+
+def plan_words(iso: Isolation, cwd: str, added: Mapping[str, str], environ: Mapping[str, str]) -> list[str]:
+    """The launcher's plan (`sandboxinit.Plan`) for a check started in `cwd`, with `added` (tiergate's
+    variables for it) to the gate's own environment `environ`. Only asks which paths exist and where
+    they resolve.
+
+    Covered: the temporary folders (TMPDIR's too) and the workspace. Shown again where they are covered:
+    the holder of the copy, the environment folders, every folder tiergate's variables name outside the
+    workspace, HOME; read-only: `.git`, the interpreters, the folders on PATH. Never a folder the agent
+    names: the gate's environment is Claude Code's, not the agent's."""
+    real = os.path.realpath
+    temporary = {real(p) for p in (*TEMPORARY, environ.get("TMPDIR", "")) if p and os.path.isdir(p)}
+    home = real(environ.get("HOME", "") or "/")
+    home = home if os.path.isdir(home) else "/"
+    hidden = {p for p in (*temporary, home) if p != "/"} | {iso.workspace}
+    mode = dict.fromkeys(_named(added.values()), "rw")
+    mode = {p: m for p, m in mode.items() if not _inside(p, iso.workspace) or _inside(p, iso.holder)}
+    programs = _named([environ.get("PATH", ""), sys.prefix, sys.base_prefix])
+    # A prefix's `bin` on PATH (a virtualenv's) runs nothing without the prefix's `lib` beside it.
+    mode |= dict.fromkeys([*programs, *(os.path.dirname(p) for p in programs if p.endswith("/bin"))], "ro")
+    if home != "/":
+        mode |= _home_shown(home, programs, environ, iso.before)
+    mode |= {iso.holder: "rw", **dict.fromkeys(iso.shown, "rw"), **dict.fromkeys(iso.readonly, "ro")}
+    covered = [p for p, m in mode.items() if p not in hidden and any(_inside(p, h) for h in hidden)]
+    steps = [(p, "hide") for p in hidden] + [(p, mode[p]) for p in covered]
+    # Outer first, a cover before what is shown in it: a folder shown inside another shown one keeps its
+    # own mode, and a workspace inside HOME is covered after what of HOME is shown.
+    steps.sort(key=lambda s: (s[0].rstrip("/").count("/"), s[1] != "hide"))
+    words = [w for path, step in steps for w in (f"--{step}", path)]
+    return [*words, *(["--net"] if iso.network else []), "--cwd", cwd]
+
+
+TOOL_HOMES = (".cargo", ".rustup", ".pyenv", ".nvm", ".config/git")
+
+
+def _home_shown(
+    home: str, programs: Iterable[str], environ: Mapping[str, str], before: float | None
+) -> dict[str, str]:
+    """What of HOME a check is shown, read-only: the tools it runs (each folder of HOME that holds a folder
+    on PATH, the toolchains' homes) and HOME's own files (`.gitconfig`, `.npmrc`) unchanged since the loop
+    began (`before`). Not its caches and data: there the agent writes, so the check gets an empty HOME
+    otherwise, and writes its own caches there."""
+    shown = {}
+    for program in programs:
+        if _inside(program, home) and program != home:
+            top = program[len(home.rstrip("/")) + 1 :].split("/", 1)[0]
+            shown[os.path.join(home, top)] = "ro"
+    named = [environ.get("CARGO_HOME", ""), environ.get("RUSTUP_HOME", "")]
+    for folder in [*(os.path.join(home, t) for t in TOOL_HOMES), *filter(None, named)]:
+        if os.path.isdir(folder):
+            shown[os.path.realpath(folder)] = "ro"
+    try:
+        entries = list(os.scandir(home))
+    except OSError:
+        return shown
+    for entry in entries:
+        with contextlib.suppress(OSError):
+            if entry.is_file() and (before is None or entry.stat().st_ctime < before):
+                shown[entry.path] = "file"
+    return shown
+
+
+def _named(values: Iterable[str]) -> list[str]:
+    """The existing folders `values` name (a file's folder for a file): search paths, report files,
+    options with a path (`--import=/x`). Resolved; never the root."""
+    found = []
+    for value in values:
+        for part in value.replace("=", ":").replace(",", ":").replace(" ", ":").split(":"):
+            if part.startswith("/") and len(part) < 4096:
+                path = os.path.realpath(part)
+                folder = path if os.path.isdir(path) else os.path.dirname(path)
+                if folder != "/" and os.path.isdir(folder):
+                    found.append(folder)
+    return list(dict.fromkeys(found))
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")

@@ -1,0 +1,199 @@
+"""Starts one check in namespaces of its own: run as a script (`python -S -I -B sandboxinit.py PLAN -- ARGV`).
+
+Standard library only, few imports (no json, no socket: each costs milliseconds): every check the gate
+runs in a copy pays for this process. The plan (`tiergate.gate.sandbox` writes it) names the folders to
+cover with an empty one (`--hide`: the workspace, the temporary folders), those to show again inside
+them (`--rw`, `--ro`: the copy, the environment), whether the check gets a network of its own (`--net`),
+and the folder to start in (`--cwd`).
+
+`--probe` tells whether this kernel lets the namespaces be made: exit 0 if so, else 1 and why on stderr.
+"""
+
+# os and open on purpose: pathlib is an import more for every check.
+# ruff: noqa: PTH103, PTH120, PTH123
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import sys
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWUSER = 0x10000000
+CLONE_NEWPID = 0x20000000
+CLONE_NEWNET = 0x40000000
+MS_RDONLY = 1
+MS_NOSUID = 2
+MS_NODEV = 4
+MS_NOEXEC = 8
+MS_REMOUNT = 32
+MS_BIND = 4096
+MS_REC = 16384
+MS_PRIVATE = 1 << 18
+PR_SET_PDEATHSIG = 1
+SIGKILL = 9
+SIOCSIFFLAGS = 0x8914
+IFF_UP = 0x1
+EXIT_UNISOLATED = 125  # what the script itself answers when it cannot start the check
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def _call(name: str, *args: object) -> None:
+    if getattr(_libc, name)(*args) != 0:
+        code = ctypes.get_errno()
+        raise OSError(code, f"{name}: {os.strerror(code)}")
+
+
+def _mount(source: str | None, target: str, kind: str | None, flags: int, data: str | None = None) -> None:
+    encoded = [None if s is None else s.encode() for s in (source, target, kind, data)]
+    _call("mount", encoded[0], encoded[1], encoded[2], ctypes.c_ulong(flags), encoded[3])
+
+
+def _unshare(network: bool) -> None:
+    flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | (CLONE_NEWNET if network else 0)
+    uid, gid = os.geteuid(), os.getegid()
+    if uid != 0:
+        flags |= CLONE_NEWUSER
+    _call("unshare", flags)
+    if uid != 0:
+        # The same user inside: the check sees its own uid, and loses the namespace's powers at exec.
+        for name, text in (
+            ("setgroups", "deny"),
+            ("uid_map", f"{uid} {uid} 1"),
+            ("gid_map", f"{gid} {gid} 1"),
+        ):
+            with open(f"/proc/self/{name}", "w") as f:
+                f.write(text)
+
+
+class Plan:
+    """The plan's steps, in order: `("hide", folder)` covers it, `("rw" | "ro", folder)` shows it again,
+    `("file", path)` a file, read-only."""
+
+    def __init__(self, args: list[str]) -> None:
+        self.steps: list[tuple[str, str]] = []
+        self.network = False
+        self.cwd = "/"
+        words = iter(args)
+        for word in words:
+            if word == "--net":
+                self.network = True
+            elif word in ("--hide", "--rw", "--ro", "--file"):
+                self.steps.append((word[2:], next(words)))
+            elif word == "--cwd":
+                self.cwd = next(words)
+            else:
+                raise ValueError(f"unknown word in the plan: {word!r}")
+
+
+def _covered(plan: Plan) -> None:
+    """The plan's steps taken, then a /proc of the new process namespace."""
+    _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    # Opened before anything is covered: each is shown again from what its descriptor still reaches.
+    held = {p: os.open(p, os.O_PATH) for step, p in plan.steps if step != "hide"}
+    for step, path in plan.steps:
+        if step == "file":  # a file shown read-only: bound over an empty one made for it
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+        else:
+            os.makedirs(path, exist_ok=True)
+        if step == "hide":
+            _mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777")
+            continue
+        _mount(f"/proc/self/fd/{held[path]}", path, None, MS_BIND | MS_REC)
+        if step in ("ro", "file"):
+            _mount(None, path, None, MS_REMOUNT | MS_BIND | MS_RDONLY)
+    for fd in held.values():
+        os.close(fd)
+    _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+
+
+def _loopback_up() -> None:
+    import _socket
+    import fcntl
+    import struct
+
+    s = _socket.socket(_socket.AF_INET, _socket.SOCK_DGRAM)
+    try:
+        fcntl.ioctl(s.fileno(), SIOCSIFFLAGS, struct.pack("16sH22x", b"lo", IFF_UP))
+    finally:
+        s.close()
+
+
+def _init(plan: Plan, argv: list[str], report: int) -> int:
+    """The namespace's first process: sets it up, starts the check, and answers with its wait status. When
+    it ends, the kernel ends every process left in the namespace."""
+    _call("prctl", PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0)
+    _covered(plan)
+    if plan.network:
+        _loopback_up()
+    os.chdir(plan.cwd)
+    child = os.fork()
+    if child == 0:
+        os.close(report)
+        try:
+            os.execvp(argv[0], argv)
+        except OSError as exc:
+            print(f"could not run {argv[0]}: {exc}", file=sys.stderr)
+            os._exit(127)
+    while True:
+        try:
+            pid, status = os.wait()
+        except ChildProcessError:
+            return 1
+        if pid == child:
+            os.write(report, str(status).encode())
+            return 0
+
+
+def _run(plan: Plan, argv: list[str]) -> int:
+    _unshare(plan.network)
+    readable, report = os.pipe()
+    init = os.fork()
+    if init == 0:
+        os.close(readable)
+        try:
+            code = _init(plan, argv, report)
+        except BaseException as exc:  # the namespace's init must always end
+            print(f"tiergate could not isolate the check: {exc}", file=sys.stderr)
+            code = EXIT_UNISOLATED
+        os._exit(code)
+    os.close(report)
+    _, init_status = os.waitpid(init, 0)
+    told = os.read(readable, 32)
+    status = int(told) if told else init_status
+    if os.WIFSIGNALED(status):
+        # Ended by the same signal where Python left its default (not SIGINT's, SIGPIPE's).
+        os.kill(os.getpid(), os.WTERMSIG(status))
+    return os.waitstatus_to_exitcode(status) if not os.WIFSIGNALED(status) else 128 + os.WTERMSIG(status)
+
+
+def _probe() -> int:
+    try:
+        _unshare(network=True)
+        _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    except OSError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    return 0
+
+
+def main(args: list[str]) -> int:
+    if args[:1] == ["--probe"]:
+        return _probe()
+    if "--" not in args or args.index("--") == len(args) - 1:
+        print("usage: sandboxinit.py PLAN -- ARGV", file=sys.stderr)
+        return 2
+    split = args.index("--")
+    try:
+        return _run(Plan(args[:split]), args[split + 1 :])
+    except OSError as exc:
+        if exc.errno in (errno.EPERM, errno.EINVAL, errno.ENOSYS):
+            print(f"tiergate could not isolate the check: {exc}", file=sys.stderr)
+        raise
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,182 @@
+"""The sandbox a check runs in: the plan drawn from a copy's folders, and real processes started in it
+(the workspace and the temporary folders covered, the copy shown, `.git` unwritable, no other process or
+network in sight, the check's exit and signal kept, nothing of it left when it ends)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tiergate.gate import sandbox
+from tiergate.gate.sandbox import Isolation, plan_words
+
+pytestmark = pytest.mark.skipif(sandbox.unavailable() is not None, reason="no namespaces on this kernel")
+
+
+def steps(words: list[str]) -> list[tuple[str, str]]:
+    pairs = []
+    for index, word in enumerate(words):
+        if word in ("--hide", "--rw", "--ro"):
+            pairs.append((word[2:], words[index + 1]))
+    return pairs
+
+
+def layout(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """A workspace with `.git` and `.venv`, and a copy's holder: all under the covered /tmp or /dev/shm."""
+    workspace, holder = tmp_path / "work", tmp_path / "holder"
+    for folder in (workspace / ".git", workspace / ".venv" / "bin", workspace / "build", holder / "tree"):
+        folder.mkdir(parents=True, exist_ok=True)
+    (workspace / "build" / "answers.txt").write_text("42\n")
+    (workspace / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    return workspace.resolve(), holder.resolve(), workspace.resolve() / ".venv"
+
+
+def test_the_plan_covers_the_workspace_and_shows_the_copy_the_environment_and_git(tmp_path: Path) -> None:
+    workspace, holder, venv = layout(tmp_path)
+    iso = sandbox.isolation(workspace, holder, [venv])
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    added = {"TIERGATE_TESTS_OUT": str(reports / "0"), "PYTHONPATH": f"{holder}/site:{workspace}/src"}
+
+    environ = {"PATH": "/usr/bin", "HOME": "/nonexistent", "TMPDIR": str(tmp_path)}
+    plan = steps(plan_words(iso, str(holder / "tree"), added, environ))
+
+    assert ("hide", str(workspace)) in plan and ("hide", str(tmp_path.resolve())) in plan
+    assert ("hide", "/nonexistent") not in plan
+    assert ("rw", str(holder)) in plan and ("rw", str(venv)) in plan and ("rw", str(reports)) in plan
+    assert ("ro", str(workspace / ".git")) in plan
+    # A folder of the workspace that tiergate's variables name (an editable install's) is not shown.
+    assert not any(path.startswith(f"{workspace}/src") for _, path in plan)
+    # Each folder is shown after the cover it sits in.
+    order = [path for _, path in plan]
+    assert order.index(str(workspace)) < order.index(str(workspace / ".git"))
+
+
+def test_home_is_empty_but_for_its_tools_and_the_files_older_than_the_loop(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    for folder in (home / ".cache", home / ".cargo" / "bin", home / "work"):
+        folder.mkdir(parents=True)
+    (home / ".gitconfig").write_text("[user]\n\tname = someone\n")
+    time.sleep(0.05)
+    began = time.time()
+    time.sleep(0.05)
+    (home / ".cache" / "answers.json").write_text("{}")
+    (home / ".npmrc").write_text("written since the loop began\n")
+    holder = tmp_path / "holder"
+    holder.mkdir()
+    iso = sandbox.isolation(home / "work", holder, [], before=began)
+    script = (
+        "import os\n"
+        "home = os.environ['HOME']\n"
+        "print(sorted(os.listdir(home)))\n"
+        "print(open(home + '/.gitconfig').read().split()[-1])\n"
+        "try:\n    open(home + '/.gitconfig', 'a')\nexcept OSError as e:\n    print(e.errno)\n"
+        "os.makedirs(home + '/.cache/tool'); print(os.listdir(home + '/.cache'))\n"
+    )
+    argv, own = sandbox.wrapped([sys.executable, "-c", script], holder, iso.variable())
+    env = {**os.environ, **own, "HOME": str(home), "PATH": f"{home}/.cargo/bin:{os.environ['PATH']}"}
+
+    done = subprocess.run(argv, check=False, cwd=holder, env=env, capture_output=True, text=True)
+
+    assert done.stdout.splitlines() == ["['.cargo', '.gitconfig', 'work']", "someone", "30", "['tool']"], (
+        done.stderr
+    )
+    assert not (home / ".cache" / "tool").exists()
+
+
+def test_the_variable_carries_the_plan_and_leaves_the_checks_own_variables() -> None:
+    iso = Isolation("/w", "/h", ("/w/.venv",), ("/w/.git",), network=False)
+
+    assert sandbox.from_variable(iso.variable()[sandbox.VARIABLE]) == iso
+    argv, own = sandbox.wrapped(["true"], Path("/h"), {**iso.variable(), "A": "1"})
+    assert own == {"A": "1"} and argv[-2:] == ["--", "true"] and str(sandbox.LAUNCHER) in argv
+    assert sandbox.wrapped(["true"], Path("/h"), {"A": "1"}) == (["true"], {"A": "1"})
+
+
+def run(tmp_path: Path, script: str, *, network: bool = True) -> subprocess.CompletedProcess[str]:
+    workspace, holder, venv = layout(tmp_path)
+    iso = sandbox.isolation(workspace, holder, [venv], network=network)
+    argv, own = sandbox.wrapped([sys.executable, "-c", script], holder / "tree", iso.variable())
+    env = {**os.environ, **own}
+    return subprocess.run(argv, check=False, cwd=holder / "tree", env=env, capture_output=True, text=True)
+
+
+def test_a_check_sees_the_copy_and_the_environment_but_not_the_workspace(tmp_path: Path) -> None:
+    script = (
+        "import os\n"
+        "work = os.path.realpath({w!r})\n"
+        "print(sorted(os.listdir(work)))\n"
+        "print(os.path.exists(work + '/build/answers.txt'))\n"
+        "open('made.txt', 'w').write('x')\n"
+        "try:\n    open(work + '/.git/HEAD', 'a')\nexcept OSError as e:\n    print('git', e.errno)\n"
+        "print(open(work + '/.git/HEAD').read().strip())\n"
+        "print(os.listdir({t!r}))\n"
+    ).format(w=str(tmp_path / "work"), t=str(tmp_path))
+
+    done = run(tmp_path, script)
+
+    lines = done.stdout.splitlines()
+    assert done.returncode == 0, done.stderr
+    assert lines[0] == "['.git', '.venv']" and lines[1] == "False"
+    assert lines[2] == "git 30"  # EROFS
+    assert lines[3] == "ref: refs/heads/main"
+    assert "holder" in lines[4] and "work" in lines[4]
+    assert (tmp_path / "holder" / "tree" / "made.txt").read_text() == "x"
+
+
+def test_a_check_sees_its_own_processes_and_network_only(tmp_path: Path) -> None:
+    outside = socket.socket()
+    outside.bind(("127.0.0.1", 0))
+    outside.listen()
+    port = outside.getsockname()[1]
+    script = (
+        "import os, socket\n"
+        "print(sorted(int(p) for p in os.listdir('/proc') if p.isdigit())[:2])\n"
+        f"try:\n    socket.create_connection(('127.0.0.1', {port}), timeout=2)\n"
+        "    print('reached')\nexcept OSError:\n    print('refused')\n"
+        "own = socket.socket(); own.bind(('127.0.0.1', 0)); own.listen()\n"
+        "socket.create_connection(own.getsockname(), timeout=2); print('own')\n"
+    )
+    try:
+        done = run(tmp_path, script)
+    finally:
+        outside.close()
+
+    assert done.stdout.splitlines() == ["[1, 2]", "refused", "own"], done.stderr
+
+
+def test_the_hosts_network_is_kept_where_asked(tmp_path: Path) -> None:
+    outside = socket.socket()
+    outside.bind(("127.0.0.1", 0))
+    outside.listen()
+    script = (
+        f"import socket\nsocket.create_connection(('127.0.0.1', {outside.getsockname()[1]}), timeout=2)\n"
+    )
+    try:
+        done = run(tmp_path, script, network=False)
+    finally:
+        outside.close()
+
+    assert done.returncode == 0, done.stderr
+
+
+def test_the_checks_exit_and_signal_are_its_own_and_nothing_of_it_outlives_it(tmp_path: Path) -> None:
+    mark = f"left-{os.getpid()}-{time.monotonic_ns()}"
+    script = (
+        "import os, subprocess, sys\n"
+        f"subprocess.Popen(['sleep', '30', '{mark}'], start_new_session=True)\n"
+        "sys.exit(7)\n"
+    )
+    done = run(tmp_path, script.replace("{mark}", mark))
+    killed = run(tmp_path, "import os, signal\nos.kill(os.getpid(), signal.SIGTERM)\n")
+
+    assert done.returncode == 7 and killed.returncode == -15
+    time.sleep(0.2)
+    left = subprocess.run(["pgrep", "-f", mark], check=False, capture_output=True, text=True)
+    assert left.stdout == ""
