@@ -444,3 +444,16 @@ def test_doctor_says_what_it_does_with_claude_codes_goal_and_task_list(tmp_path:
     assert "is not evidence" in verified.detail
     assert ignored.detail.startswith("[interop] goal = ignore: /goal is left alone")
     assert "refuses the completion" in tasks.detail
+
+
+def test_doctor_says_whether_the_gates_checks_are_isolated(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tiergate.commands.doctor import isolation_finding
+    from tiergate.gate import sandbox
+
+    here = isolation_finding()
+    monkeypatch.setattr(sandbox, "_probed", ["unshare: Operation not permitted"])
+    refused = isolation_finding()
+
+    assert here.status == ("ok" if sandbox._probe() is None else "warn")
+    assert refused.status == "warn" and "Operation not permitted" in refused.detail
+    assert "watched only" in refused.detail

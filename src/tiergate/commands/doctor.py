@@ -92,6 +92,7 @@ def diagnose(cwd: Path, env: Mapping[str, str]) -> list[Finding]:
         hook_python_finding(env, launcher_root, plugin_installed=plugin.status != "warn"),
         claude_finding(env),
         git_finding(project),
+        isolation_finding(),
         *check_findings(project, env.get("PATH")),
         *coverage_finding(project),
         state_finding(project),
@@ -319,6 +320,21 @@ def git_finding(project: Project) -> Finding:
     if git_top_level(str(project.root)) is None:
         return Finding("warn", "project", f"{project.root} is not in a git repository: loops need one")
     return Finding("ok", "project", f"{project.root} (git)")
+
+
+def isolation_finding() -> Finding:
+    """Whether the checks the gate runs can be isolated here (`tiergate.gate.sandbox`)."""
+    from tiergate.gate import sandbox
+
+    why = sandbox.unavailable()
+    if why is None:
+        return Finding("ok", "isolation", "the gate's checks run in namespaces of their own")
+    return Finding(
+        "warn",
+        "isolation",
+        f"the gate's checks cannot be isolated here ({why}): they run watched only, and a read the watch "
+        "cannot see (a C call, a child that is not Python) goes unnamed",
+    )
 
 
 def check_findings(project: Project, path: str | None = None) -> list[Finding]:
