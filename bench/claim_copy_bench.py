@@ -7,8 +7,9 @@ A git project of `--files` source files (about 2 KB each, in folders of 100) wit
 `--tests` tests over them, a change of ten files from its base. Each round runs the suite once in the
 workspace (the gate's run before the copy) and once as a claim now runs it: the copy made (the change's
 tree of raw bytes, its files written), the suite run in it, the copy removed; and the suite run in a copy
-without the watch on the files its Python reads (`tiergate.gate.imported`). Prints the medians, the copy's
-own time, both as ratios to the run in the workspace, and the watched run's to the unwatched one's. The
+without the watch on the files its Python reads (`tiergate.gate.imported`), and one not isolated
+(`tiergate.gate.sandbox`). Prints the medians, the copy's own time, both as ratios to the run in the
+workspace, the watched run's to the unwatched one's, and the isolated run's to the one run bare. The
 goal is the gate-at-scale budget: an honest claim's gate within 1.3 times the bare suite.
 """
 
@@ -25,8 +26,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from tiergate.gate import sandbox
 from tiergate.gate.bytecode import seed_of
-from tiergate.gate.checks import make_check
+from tiergate.gate.checks import Check, make_check
 from tiergate.gate.cleancopy import claim_copy
 from tiergate.gate.imported import KEY_VARIABLE, OUT_VARIABLE
 from tiergate.gate.testreports import run_reported
@@ -63,15 +65,15 @@ def make_project(where: Path, files: int, tests: int) -> tuple[Path, str]:
     return project, base.stdout.strip()
 
 
-def measure(project: Path, base: str, rounds: int) -> tuple[float, float, float, float]:
+def measure(project: Path, base: str, rounds: int) -> tuple[float, float, float, float, float]:
     """Medians of: the suite in the workspace; the copy alone; the copy with the suite run in it; the
-    suite alone in a copy, unwatched over watched."""
+    suite alone in a copy, watched over unwatched, and isolated over not."""
     check = make_check("tests", PYTEST, "bench")
     # The bytecode a claim's copy starts with: this interpreter's packages and standard library as they
     # were before the "loop" (now), as a loop's environment record gives them.
     folders = [*site.getsitepackages(), sysconfig.get_paths()["purelib"]]
     seed = seed_of(dict.fromkeys(folders), [sys.executable], time.time())
-    in_place, copy_only, in_copy, watch = [], [], [], []
+    in_place, copy_only, in_copy, watch, isolated = [], [], [], [], []
     for _ in range(rounds):
         start = time.perf_counter()
         [result] = run_reported([check], project, timeout=600)
@@ -87,16 +89,24 @@ def measure(project: Path, base: str, rounds: int) -> tuple[float, float, float,
         in_copy.append(time.perf_counter() - start)
         assert result.status == "passed", result.reason
         with claim_copy(project, base, seed=seed) as copy:
-            bare = {k: v for k, v in copy.env.items() if k not in WATCH_VARIABLES}
-            timed = {0: 0.0, 1: 0.0}
-            for which in (0, 1, 1, 0):  # each twice, in turn, so that neither runs only warm
-                start = time.perf_counter()
-                env = (bare, copy.env)[which]
-                [result] = run_reported([check], copy.cwd, timeout=600, env={check.key: env})
-                timed[which] += time.perf_counter() - start
-        watch.append(timed[1] / timed[0])
-    medians = (statistics.median(t) for t in (in_place, copy_only, in_copy, watch))
+            unwatched = {k: v for k, v in copy.env.items() if k not in WATCH_VARIABLES}
+            loose = {k: v for k, v in copy.env.items() if k != sandbox.VARIABLE}
+            watch.append(_ratio(check, copy.cwd, unwatched, copy.env))
+            isolated.append(_ratio(check, copy.cwd, loose, copy.env))
+    medians = (statistics.median(t) for t in (in_place, copy_only, in_copy, watch, isolated))
     return tuple(medians)  # type: ignore[return-value]
+
+
+def _ratio(check: Check, cwd: Path, without: dict[str, str], with_: dict[str, str]) -> float:
+    """The suite's time run with `with_` over its time run with `without`."""
+    timed = {0: 0.0, 1: 0.0}
+    for which in (0, 1, 1, 0):  # each twice, in turn, so that neither runs only warm
+        start = time.perf_counter()
+        env = (without, with_)[which]
+        [result] = run_reported([check], cwd, timeout=600, env={check.key: env})
+        assert result.status == "passed", result.reason
+        timed[which] += time.perf_counter() - start
+    return timed[1] / timed[0]
 
 
 def main(argv: list[str]) -> int:
@@ -105,14 +115,23 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--files", type=int, nargs="+", default=[200, 2000, 10000])
     parser.add_argument("--tests", type=int, default=50)
     args = parser.parse_args(argv)
-    names = ("files", "in place", "copy", "in copy", "copy/place", "in copy/place", "watched/not")
-    widths = (7, 9, 7, 8, 11, 14, 12)
+    names = (
+        "files",
+        "in place",
+        "copy",
+        "in copy",
+        "copy/place",
+        "in copy/place",
+        "watched/not",
+        "isolated/not",
+    )
+    widths = (7, 9, 7, 8, 11, 14, 12, 13)
     print(" ".join(f"{n:>{w}}" for n, w in zip(names, widths, strict=True)))
     for files in args.files:
         with tempfile.TemporaryDirectory(prefix="tiergate-copy-bench-") as where:
             project, base = make_project(Path(where), files, args.tests)
-            place, copy, both, watched = measure(project, base, args.rounds)
-        ratios = f"{copy / place:>11.2f} {both / place:>14.2f} {watched:>12.2f}"
+            place, copy, both, watched, isolated = measure(project, base, args.rounds)
+        ratios = f"{copy / place:>11.2f} {both / place:>14.2f} {watched:>12.2f} {isolated:>13.2f}"
         print(f"{files:>7} {place:>8.2f}s {copy:>6.2f}s {both:>7.2f}s {ratios}")
     return 0
 
