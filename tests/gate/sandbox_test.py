@@ -44,11 +44,19 @@ def test_the_plan_covers_the_workspace_and_shows_the_copy_the_environment_and_gi
     reports.mkdir()
     added = {"TIERGATE_TESTS_OUT": str(reports / "0"), "PYTHONPATH": f"{holder}/site:{workspace}/src"}
 
-    environ = {"PATH": "/usr/bin", "HOME": "/nonexistent", "TMPDIR": str(tmp_path)}
+    state = tmp_path.parent / f"{tmp_path.name}-state"
+    (state / "tiergate").mkdir(parents=True)
+    environ = {
+        "PATH": "/usr/bin",
+        "HOME": "/nonexistent",
+        "TMPDIR": str(tmp_path),
+        "XDG_STATE_HOME": str(state),
+    }
     plan = steps(plan_words(iso, str(holder / "tree"), added, environ))
 
     assert ("hide", str(workspace)) in plan and ("hide", str(tmp_path.resolve())) in plan
     assert ("hide", "/nonexistent") not in plan
+    assert ("hide", str((state / "tiergate").resolve())) in plan  # tiergate's own state
     assert ("rw", str(holder)) in plan and ("rw", str(venv)) in plan and ("rw", str(reports)) in plan
     assert ("ro", str(workspace / ".git")) in plan
     # A folder of the workspace that tiergate's variables name (an editable install's) is not shown.

@@ -12,7 +12,7 @@ the gate says so (`unavailable`). See docs/judging.md, "Isolated checks".
 """
 
 # os.path on purpose: the plan is strings from end to end.
-# ruff: noqa: PTH112, PTH118, PTH120
+# ruff: noqa: PTH112, PTH117, PTH118, PTH120
 from __future__ import annotations
 
 import contextlib
@@ -22,6 +22,7 @@ import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from tiergate import seal
 from tiergate.frozen import frozen
 
 VARIABLE = "TIERGATE_SANDBOX"  # the plan, in a check's added variables: the runner takes it out
@@ -116,15 +117,19 @@ def plan_words(iso: Isolation, cwd: str, added: Mapping[str, str], environ: Mapp
     variables for it) to the gate's own environment `environ`. Only asks which paths exist and where
     they resolve.
 
-    Covered: the temporary folders (TMPDIR's too) and the workspace. Shown again where they are covered:
-    the holder of the copy, the environment folders, every folder tiergate's variables name outside the
-    workspace, HOME; read-only: `.git`, the interpreters, the folders on PATH. Never a folder the agent
-    names: the gate's environment is Claude Code's, not the agent's."""
+    Covered: the temporary folders (TMPDIR's too), HOME, tiergate's state and the workspace. Shown again
+    where they are covered: the holder of the copy, the environment folders, every folder tiergate's
+    variables name outside the workspace; read-only: `.git`, the interpreters, the folders on PATH, the
+    tools in HOME (`_home_shown`). Never a folder the agent names: the gate's environment is Claude
+    Code's, not the agent's."""
     real = os.path.realpath
     temporary = {real(p) for p in (*TEMPORARY, environ.get("TMPDIR", "")) if p and os.path.isdir(p)}
     home = real(environ.get("HOME", "") or "/")
     home = home if os.path.isdir(home) else "/"
-    hidden = {p for p in (*temporary, home) if p != "/"} | {iso.workspace}
+    # tiergate's own state (its evidence, its baselines, the user's sealing key): never a check's to read.
+    state = [seal.state_home(environ), environ.get("TIERGATE_STATE_DIR", "")]
+    states = {real(p) for p in state if os.path.isabs(p) and os.path.isdir(p)}
+    hidden = {p for p in (*temporary, home, *states) if p != "/"} | {iso.workspace}
     mode = dict.fromkeys(_named(added.values()), "rw")
     mode = {p: m for p, m in mode.items() if not _inside(p, iso.workspace) or _inside(p, iso.holder)}
     programs = _named([environ.get("PATH", ""), sys.prefix, sys.base_prefix])
