@@ -188,3 +188,21 @@ def test_the_checks_exit_and_signal_are_its_own_and_nothing_of_it_outlives_it(tm
     time.sleep(0.2)
     left = subprocess.run(["pgrep", "-f", mark], check=False, capture_output=True, text=True)
     assert left.stdout == ""
+
+
+def test_a_read_only_remount_keeps_the_flags_its_mount_was_locked_with(tmp_path: Path) -> None:
+    """In a user namespace (tiergate run by a user other than root) a remount that drops a flag the mount
+    had (nosuid, nodev, noexec) is refused: the flags read from the mount are kept. Read here from a tmpfs
+    mounted with them, in a mount namespace of the test's own."""
+    script = (
+        "import sys\nsys.path.insert(0, sys.argv[1])\nimport sandboxinit as s\n"
+        "k = s._kept_flags(sys.argv[2])\n"
+        "print(bool(k & s.MS_NOSUID), bool(k & s.MS_NODEV), bool(k & s.MS_NOEXEC), bool(k & s.MS_RDONLY))\n"
+    )
+    mounted = f'mount -t tmpfs -o nosuid,nodev,noexec t {tmp_path} && exec {sys.executable} -c "$0" "$@"'
+    argv = ["unshare", "--mount", "--propagation", "private", "sh", "-c", mounted, script]
+    done = subprocess.run(
+        [*argv, str(sandbox.LAUNCHER.parent), str(tmp_path)], check=False, capture_output=True, text=True
+    )
+
+    assert done.stdout.split() == ["True", "True", "True", "False"], done.stderr

@@ -104,10 +104,19 @@ def _covered(plan: Plan) -> None:
             continue
         _mount(f"/proc/self/fd/{held[path]}", path, None, MS_BIND | MS_REC)
         if step in ("ro", "file"):
-            _mount(None, path, None, MS_REMOUNT | MS_BIND | MS_RDONLY)
+            _mount(None, path, None, MS_REMOUNT | MS_BIND | MS_RDONLY | _kept_flags(path))
     for fd in held.values():
         os.close(fd)
     _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+
+
+# statvfs's flag -> mount's: a remount in a user namespace must keep the flags its mount was locked with.
+_LOCKED = ((2, MS_NOSUID), (4, MS_NODEV), (8, MS_NOEXEC), (1024, 1024), (2048, 2048), (4096, 1 << 21))
+
+
+def _kept_flags(path: str) -> int:
+    found = os.statvfs(path).f_flag
+    return sum(flag for bit, flag in _LOCKED if found & bit)
 
 
 def _loopback_up() -> None:
