@@ -347,6 +347,7 @@ def test_json_output_holds_every_finding_and_the_overall_result(project: Path, h
         "hooks",
         "claude",
         "project",
+        "isolation",
         "check tests",
         "coverage",
         "state",

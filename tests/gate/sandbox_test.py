@@ -206,3 +206,43 @@ def test_a_read_only_remount_keeps_the_flags_its_mount_was_locked_with(tmp_path:
     )
 
     assert done.stdout.split() == ["True", "True", "True", "False"], done.stderr
+
+
+def test_a_check_run_by_root_cannot_take_off_a_cover_nor_read_what_root_left_in_the_kernels_folders(
+    tmp_path: Path,
+) -> None:
+    """What the red team read past the first sandbox: a plain file root left in /dev, a folder in the
+    cgroups, the host's name; and the covers a check with root's powers took off (umount2 by ctypes)."""
+    planted = Path(f"/dev/tiergate-planted-{os.getpid()}")
+    planted.write_text("42")
+    script = (
+        "import ctypes, os, socket\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "print(libc.umount2(os.path.realpath({w!r}).encode(), 2), ctypes.get_errno())\n"
+        "print(os.path.exists({p!r}), os.listdir('/sys/fs/cgroup'), socket.gethostname())\n"
+        "print(open('/proc/self/status').read().split('CapBnd:')[1].split()[0])\n"
+    ).format(w=str(tmp_path / "work"), p=str(planted))
+    try:
+        done = run(tmp_path, script)
+    finally:
+        planted.unlink()
+
+    lines = done.stdout.splitlines()
+    assert lines[0] == "-1 1", done.stderr  # EPERM: no power over mounts is left
+    assert lines[1] == "False [] localhost"
+    assert int(lines[2], 16) & (1 << 21) == 0  # CAP_SYS_ADMIN is not in its bounding set
+
+
+def test_what_the_environments_record_leaves_out_is_not_shown_either(tmp_path: Path) -> None:
+    """node's tool caches in a shown node_modules are no part of the record: a check sees them empty."""
+    workspace, holder = tmp_path / "work", tmp_path / "holder"
+    modules = workspace / "node_modules"
+    (modules / ".cache").mkdir(parents=True)
+    holder.mkdir()
+    iso = sandbox.isolation(workspace, holder, [modules])
+
+    plan = steps(plan_words(iso, str(holder), {}, {"TMPDIR": str(tmp_path)}))
+
+    order = [path for _, path in plan]
+    shown, cache = str(modules.resolve()), str((modules / ".cache").resolve())
+    assert ("rw", shown) in plan and ("hide", cache) in plan and order.index(shown) < order.index(cache)

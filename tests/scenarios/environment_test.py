@@ -64,10 +64,22 @@ def site_of_shown(site: Path) -> str:
     return f".venv/lib/{site.parent.name}/site-packages"
 
 
+def left_in_the_bytecode_folder(site: Path) -> str:
+    """A file that is no bytecode, in the environment's `__pycache__` (which the check sees): its own."""
+    (site / "__pycache__").mkdir(exist_ok=True)
+    (site / "__pycache__" / "answers.json").write_text('{"6/3": 2}')
+    return "site-packages/__pycache__ (1 file)"
+
+
 @pytest.mark.parametrize(
     ("change", "calc"),
-    [(dropped_pth, PARTIAL), (edited_package, PARTIAL), (installed, DONE)],
-    ids=["pth-patches-the-code", "installed-package-edited", "package-installed"],
+    [
+        (dropped_pth, PARTIAL),
+        (edited_package, PARTIAL),
+        (installed, DONE),
+        (left_in_the_bytecode_folder, DONE),
+    ],
+    ids=["pth-patches-the-code", "installed-package-edited", "package-installed", "file-in-bytecode-folder"],
 )
 def test_a_change_to_the_virtualenv_makes_the_claim_thorough_naming_it(
     tmp_path: Path, change: Callable[[Path], str], calc: str

@@ -38,7 +38,7 @@ from pathlib import Path
 from tiergate.frozen import frozen
 from tiergate.gate import ownfiles
 from tiergate.gate.checks import CheckResult
-from tiergate.gate.environment.walk import SKIPPED, SKIPPED_IN
+from tiergate.gate.environment.walk import BYTECODE, SKIPPED_IN
 from tiergate.gate.request import Seed
 from tiergate.gate.untouched import Stamp, stamp_of
 from tiergate.text import quote_inline
@@ -53,7 +53,7 @@ SHARED_MEMORY = ("/dev/shm", "/run/shm")
 _LOCAL = frozenset({"localhost", ""})
 # Folders of an environment the record leaves out (`tiergate.gate.environment.walk`): what is read there is
 # judged by its time, as a file outside.
-_UNRECORDED = frozenset({*SKIPPED, *(name for names in SKIPPED_IN.values() for name in names)})
+_UNRECORDED = frozenset({BYTECODE, *(name for names in SKIPPED_IN.values() for name in names)})
 # Where a site folder's `.pth` files and setuptools' editable finders are, under an environment folder.
 _SITE_FILES = ("", "lib/python*/site-packages/", "Lib/site-packages/", "*/lib/python*/site-packages/")
 

@@ -12,7 +12,7 @@ the gate says so (`unavailable`). See docs/judging.md, "Isolated checks".
 """
 
 # os.path on purpose: the plan is strings from end to end.
-# ruff: noqa: PTH112, PTH117, PTH118, PTH120
+# ruff: noqa: PTH112, PTH117, PTH118, PTH119, PTH120
 from __future__ import annotations
 
 import contextlib
@@ -24,10 +24,12 @@ from pathlib import Path
 
 from tiergate import seal
 from tiergate.frozen import frozen
+from tiergate.gate.environment.walk import SKIPPED_IN
 
 VARIABLE = "TIERGATE_SANDBOX"  # the plan, in a check's added variables: the runner takes it out
 LAUNCHER = Path(__file__).with_name("sandboxinit.py")
 TEMPORARY = ("/tmp", "/var/tmp", "/dev/shm")
+KERNEL_WRITABLE = ("/sys/fs/cgroup",)
 _SEPARATOR = "\0"
 _probed: list[str | None] = []
 
@@ -129,7 +131,13 @@ def plan_words(iso: Isolation, cwd: str, added: Mapping[str, str], environ: Mapp
     # tiergate's own state (its evidence, its baselines, the user's sealing key): never a check's to read.
     state = [seal.state_home(environ), environ.get("TIERGATE_STATE_DIR", "")]
     states = {real(p) for p in state if os.path.isabs(p) and os.path.isdir(p)}
-    hidden = {p for p in (*temporary, home, *states) if p != "/"} | {iso.workspace}
+    # The kernel's folders where root can still write (a plain file in /dev, a folder in the cgroups), the
+    # user's runtime folder (its services' sockets), and /run with a network of the check's own.
+    runtime = [environ.get("XDG_RUNTIME_DIR", ""), *KERNEL_WRITABLE, *(["/run"] if iso.network else [])]
+    kernel = {real(p) for p in runtime if os.path.isabs(p) and os.path.isdir(p)}
+    hidden = {p for p in (*temporary, home, *states, *kernel) if p != "/"} | {iso.workspace}
+    # What the environment's record leaves out of a shown folder (node's tool caches) is not shown either.
+    hidden |= {c for folder in iso.shown for c in _unrecorded_in(folder)}
     mode = dict.fromkeys(_named(added.values()), "rw")
     mode = {p: m for p, m in mode.items() if not _inside(p, iso.workspace) or _inside(p, iso.holder)}
     programs = _named([environ.get("PATH", ""), sys.prefix, sys.base_prefix])
@@ -139,7 +147,7 @@ def plan_words(iso: Isolation, cwd: str, added: Mapping[str, str], environ: Mapp
         mode |= _home_shown(home, programs, environ, iso.before)
     mode |= {iso.holder: "rw", **dict.fromkeys(iso.shown, "rw"), **dict.fromkeys(iso.readonly, "ro")}
     covered = [p for p, m in mode.items() if p not in hidden and any(_inside(p, h) for h in hidden)]
-    steps = [(p, "hide") for p in hidden] + [(p, mode[p]) for p in covered]
+    steps = [(p, "hide") for p in hidden] + [(p, mode[p]) for p in covered] + [("/dev", "dev")]
     # Outer first, a cover before what is shown in it: a folder shown inside another shown one keeps its
     # own mode, and a workspace inside HOME is covered after what of HOME is shown.
     steps.sort(key=lambda s: (s[0].rstrip("/").count("/"), s[1] != "hide"))
@@ -175,6 +183,17 @@ def _home_shown(
             if entry.is_file() and (before is None or entry.stat().st_ctime < before):
                 shown[entry.path] = "file"
     return shown
+
+
+def _unrecorded_in(folder: str) -> list[str]:
+    """The folders under the environment folder `folder` that its record leaves out (`SKIPPED_IN`)."""
+    inside = [folder, os.path.join(folder, "node_modules")]
+    return [
+        os.path.join(f, c)
+        for f in inside
+        for c in SKIPPED_IN.get(os.path.basename(f), ())
+        if os.path.isdir(os.path.join(f, c))
+    ]
 
 
 def _named(values: Iterable[str]) -> list[str]:

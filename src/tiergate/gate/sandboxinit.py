@@ -10,7 +10,7 @@ and the folder to start in (`--cwd`).
 """
 
 # os and open on purpose: pathlib is an import more for every check.
-# ruff: noqa: PTH103, PTH120, PTH123
+# ruff: noqa: PTH102, PTH103, PTH110, PTH118, PTH120, PTH123, PTH211
 from __future__ import annotations
 
 import ctypes
@@ -19,6 +19,8 @@ import os
 import sys
 
 CLONE_NEWNS = 0x00020000
+CLONE_NEWCGROUP = 0x02000000
+CLONE_NEWUTS = 0x04000000
 CLONE_NEWIPC = 0x08000000
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWPID = 0x20000000
@@ -32,6 +34,16 @@ MS_BIND = 4096
 MS_REC = 16384
 MS_PRIVATE = 1 << 18
 PR_SET_PDEATHSIG = 1
+PR_CAPBSET_DROP = 24
+PR_SET_NO_NEW_PRIVS = 38
+KEYCTL_JOIN_SESSION_KEYRING = 1
+SYS_KEYCTL = {"x86_64": 250, "aarch64": 219}
+HOSTNAME = b"localhost"
+# What a check run by root keeps of root's powers: over files (chown, permissions, owners), over its own
+# processes and users, a low port. Not the namespaces', mounts', network's, tracing's, the kernel's.
+KEPT_CAPS = frozenset({0, 1, 2, 3, 4, 5, 6, 7, 10, 29})
+# The device nodes a check gets in its own /dev, each the host's.
+DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
 SIGKILL = 9
 SIOCSIFFLAGS = 0x8914
 IFF_UP = 0x1
@@ -52,20 +64,21 @@ def _mount(source: str | None, target: str, kind: str | None, flags: int, data: 
 
 
 def _unshare(network: bool) -> None:
-    flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | (CLONE_NEWNET if network else 0)
-    uid, gid = os.geteuid(), os.getegid()
+    """New namespaces, a user namespace among them even for root: in it every mount the check inherits is
+    locked (none can be taken off to show what it covers), and it has a user keyring of its own."""
+    flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP
+    _call("unshare", flags | (CLONE_NEWNET if network else 0))
+
+
+def _map(pid: str, uid: int, gid: int) -> None:
+    """Every user is itself inside: root maps them all (files keep their owners), written from outside
+    (only there does root have the power to); another user maps only itself, from inside."""
+    maps = [("uid_map", f"0 0 {2**32 - 1}"), ("gid_map", f"0 0 {2**32 - 1}")]
     if uid != 0:
-        flags |= CLONE_NEWUSER
-    _call("unshare", flags)
-    if uid != 0:
-        # The same user inside: the check sees its own uid, and loses the namespace's powers at exec.
-        for name, text in (
-            ("setgroups", "deny"),
-            ("uid_map", f"{uid} {uid} 1"),
-            ("gid_map", f"{gid} {gid} 1"),
-        ):
-            with open(f"/proc/self/{name}", "w") as f:
-                f.write(text)
+        maps = [("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")]
+    for name, text in maps:
+        with open(f"/proc/{pid}/{name}", "w") as f:
+            f.write(text)
 
 
 class Plan:
@@ -80,7 +93,7 @@ class Plan:
         for word in words:
             if word == "--net":
                 self.network = True
-            elif word in ("--hide", "--rw", "--ro", "--file"):
+            elif word in ("--hide", "--rw", "--ro", "--file", "--dev"):
                 self.steps.append((word[2:], next(words)))
             elif word == "--cwd":
                 self.cwd = next(words)
@@ -92,8 +105,12 @@ def _covered(plan: Plan) -> None:
     """The plan's steps taken, then a /proc of the new process namespace."""
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
     # Opened before anything is covered: each is shown again from what its descriptor still reaches.
-    held = {p: os.open(p, os.O_PATH) for step, p in plan.steps if step != "hide"}
+    held = {p: os.open(p, os.O_PATH) for step, p in plan.steps if step not in ("hide", "dev")}
+    devices = {d: os.open(f"/dev/{d}", os.O_PATH) for d in (*DEVICES, "pts") if os.path.exists(f"/dev/{d}")}
     for step, path in plan.steps:
+        if step == "dev":
+            _own_dev(path, devices)
+            continue
         if step == "file":  # a file shown read-only: bound over an empty one made for it
             os.makedirs(os.path.dirname(path), exist_ok=True)
             os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
@@ -105,9 +122,30 @@ def _covered(plan: Plan) -> None:
         _mount(f"/proc/self/fd/{held[path]}", path, None, MS_BIND | MS_REC)
         if step in ("ro", "file"):
             _mount(None, path, None, MS_REMOUNT | MS_BIND | MS_RDONLY | _kept_flags(path))
-    for fd in held.values():
+    for fd in (*held.values(), *devices.values()):
         os.close(fd)
     _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+
+
+def _own_dev(path: str, devices: dict[str, int]) -> None:
+    """A /dev of the check's own: the usual device nodes and terminals, the host's, and nothing written in
+    the host's /dev (root can leave plain files there)."""
+    _mount("tmpfs", path, "tmpfs", MS_NOSUID, "mode=755")
+    for name, fd in devices.items():
+        target = os.path.join(path, name)
+        if name == "pts":
+            os.mkdir(target)
+        else:
+            os.close(os.open(target, os.O_CREAT | os.O_WRONLY, 0o600))
+        _mount(f"/proc/self/fd/{fd}", target, None, MS_BIND | MS_REC)
+    for name, target in (
+        ("fd", "/proc/self/fd"),
+        ("stdin", "/proc/self/fd/0"),
+        ("stdout", "/proc/self/fd/1"),
+    ):
+        os.symlink(target, os.path.join(path, name))
+    os.symlink("/proc/self/fd/2", os.path.join(path, "stderr"))
+    os.symlink("pts/ptmx", os.path.join(path, "ptmx"))
 
 
 # statvfs's flag -> mount's: a remount in a user namespace must keep the flags its mount was locked with.
@@ -138,11 +176,15 @@ def _init(plan: Plan, argv: list[str], report: int) -> int:
     _covered(plan)
     if plan.network:
         _loopback_up()
+    # The host's name and session keyring are the agent's to set: the check gets its own.
+    _call("sethostname", HOSTNAME, len(HOSTNAME))
+    _libc.syscall(SYS_KEYCTL.get(os.uname().machine, -1), KEYCTL_JOIN_SESSION_KEYRING, None)
     os.chdir(plan.cwd)
     child = os.fork()
     if child == 0:
         os.close(report)
         try:
+            _powerless()
             os.execvp(argv[0], argv)
         except OSError as exc:
             print(f"could not run {argv[0]}: {exc}", file=sys.stderr)
@@ -157,8 +199,52 @@ def _init(plan: Plan, argv: list[str], report: int) -> int:
             return 0
 
 
+def _powerless() -> None:
+    """No power over mounts, names or the kernel survives the exec, not even root's (its bounding set holds
+    only `KEPT_CAPS`), and no program gains one: the check cannot take off a cover (in a user namespace of
+    its own, made from there, every cover is locked to what it covers), set the name, or mount."""
+    _call("prctl", PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    with open("/proc/sys/kernel/cap_last_cap") as f:
+        last = int(f.read())
+    for cap in range(last + 1):
+        if cap not in KEPT_CAPS:
+            _call("prctl", PR_CAPBSET_DROP, cap, 0, 0, 0)
+
+
 def _run(plan: Plan, argv: list[str]) -> int:
-    _unshare(plan.network)
+    uid, gid = os.geteuid(), os.getegid()
+    if uid != 0:
+        _unshare(plan.network)
+        _map("self", uid, gid)
+        return _started(plan, argv)
+    ready, told_ready = os.pipe()
+    go, told_go = os.pipe()
+    inside = os.fork()
+    if inside == 0:
+        os.close(ready)
+        os.close(told_go)
+        code = EXIT_UNISOLATED
+        try:
+            _call("prctl", PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0)
+            _unshare(plan.network)
+            os.write(told_ready, b"1")
+            if os.read(go, 1) == b"1":
+                code = _started(plan, argv)
+        except BaseException as exc:  # the namespace's maker must always end
+            print(f"tiergate could not isolate the check: {exc}", file=sys.stderr)
+        os._exit(code)
+    os.close(told_ready)
+    os.close(go)
+    if os.read(ready, 1) == b"1":
+        _map(str(inside), 0, 0)
+        os.write(told_go, b"1")
+    os.close(told_go)
+    _, status = os.waitpid(inside, 0)
+    return _mirrored(status)
+
+
+def _started(plan: Plan, argv: list[str]) -> int:
+    """The check started in the namespaces made, by their first process; its exit, mirrored."""
     readable, report = os.pipe()
     init = os.fork()
     if init == 0:
@@ -172,16 +258,24 @@ def _run(plan: Plan, argv: list[str]) -> int:
     os.close(report)
     _, init_status = os.waitpid(init, 0)
     told = os.read(readable, 32)
-    status = int(told) if told else init_status
+    return _mirrored(int(told) if told else init_status)
+
+
+def _mirrored(status: int) -> int:
+    """The exit code for the wait `status`; ended by the same signal where Python left its default (not
+    SIGINT's, SIGPIPE's)."""
     if os.WIFSIGNALED(status):
-        # Ended by the same signal where Python left its default (not SIGINT's, SIGPIPE's).
         os.kill(os.getpid(), os.WTERMSIG(status))
-    return os.waitstatus_to_exitcode(status) if not os.WIFSIGNALED(status) else 128 + os.WTERMSIG(status)
+        return 128 + os.WTERMSIG(status)
+    return os.waitstatus_to_exitcode(status)
 
 
 def _probe() -> int:
+    uid, gid = os.geteuid(), os.getegid()  # before: in the namespace, unmapped, they are no one's
     try:
         _unshare(network=True)
+        if uid != 0:
+            _map("self", uid, gid)
         _mount(None, "/", None, MS_REC | MS_PRIVATE)
     except OSError as exc:
         print(exc, file=sys.stderr)

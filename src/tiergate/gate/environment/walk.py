@@ -1,9 +1,10 @@
 """Taking the environment: every file and link under its folders with its stamp (`os.scandir` and one
 `lstat` each, nothing read), its interpreters' files, and where PATH finds its programs. An adapter.
 
-Left out, as the state tools keep rather than code they run: bytecode caches (`__pycache__`: the gate's
-runs read none from there, `tiergate.gate.baseline`), node_modules' tool caches (`.cache`, `.vite`), and
-a tox or nox env's logs and scratch folders.
+Left out, as the state tools keep rather than code they run: Python's bytecode (a `.pyc` in `__pycache__`:
+the gate's runs read none written since the loop began, `tiergate.gate.bytecode`; any other file there is
+kept), node_modules' tool caches (`.cache`, `.vite`: covered where the checks run, `tiergate.gate.sandbox`),
+and a tox or nox env's logs and scratch folders.
 """
 
 # os.path on purpose: a large environment holds tens of thousands of files, where pathlib's objects would
@@ -19,7 +20,7 @@ from collections.abc import Mapping
 from tiergate.gate.environment.places import Places, programs_on_path
 from tiergate.gate.environment.record import EnvironmentRecord, Stamp
 
-SKIPPED = frozenset({"__pycache__"})
+BYTECODE = "__pycache__"
 # A folder's children left out, by the folder's name.
 SKIPPED_IN = {"node_modules": frozenset({".cache", ".vite"})}
 # The children of a tox or nox env left out (each env is a folder of `.tox`), and of `.tox` itself.
@@ -56,8 +57,10 @@ def files_under(folder: str) -> dict[str, Stamp] | None:
             for entry in entries:
                 name = entry.name
                 if entry.is_dir(follow_symlinks=False):
-                    if name not in SKIPPED and name not in skipped:
+                    if name not in skipped:
                         pending.append((prefix + name, depth + 1))
+                    continue
+                if name.endswith(".pyc") and rel.endswith(BYTECODE):
                     continue
                 try:
                     st = entry.stat(follow_symlinks=False)
