@@ -155,7 +155,7 @@ PYTHONPATH=src .cache/lint-venv/bin/lint-imports
 # a whole earlier run, 25,000 files, about 5 s. This run has a folder of its own instead (a short path:
 # Chromium's socket lives under it), and the folders of runs that have ended are deleted in the background
 # while it runs, but for the newest, left to look at. A run holds its lock file until it exits.
-suite_tmp="$suite_root/tiergate-suite-$(id -u)"
+suite_tmp="$suite_root"  # short: Chromium makes a socket under it, and a socket path has 107 bytes
 mkdir -p "$suite_tmp"
 basetemp="$(mktemp -d "$suite_tmp/XXXXXX")"
 exec 8> "$basetemp.lock"
