@@ -18,6 +18,50 @@ _ONLY = "TIERGATE_TESTS_ONLY"
 _TAKEN = "TIERGATE_TESTS_TAKEN"
 # Never left out of collection: they hold fixtures, hooks and package set-up, never tests of their own.
 _ALWAYS_COLLECTED = ("conftest.py", "__init__.py")
+# What decides a test's outcome inside pytest: replaced while the tests run (the code under test can, at
+# its import), the outcomes reported are not the tests'. Taken as this plugin is imported: after the
+# environment's plugins, before any conftest, test module or code under test.
+_RUNNER = (
+    ("_pytest.python", "Function", "runtest"),
+    ("_pytest.python", "pytest_pyfunc_call", None),
+    ("_pytest.runner", "call_and_report", None),
+    ("_pytest.runner", "call_runtest_hook", None),
+    ("_pytest.runner", "runtestprotocol", None),
+    ("_pytest.runner", "pytest_runtest_call", None),
+    ("_pytest.runner", "pytest_runtest_makereport", None),
+    ("_pytest.runner", "CallInfo", "from_call"),
+    ("_pytest.reports", "TestReport", "from_item_and_call"),
+    ("_pytest.main", "pytest_runtestloop", None),
+    ("_pytest.python_api", "raises", None),
+    ("_pytest.python_api", "approx", None),
+    ("_pytest.outcomes", "skip", None),
+    ("_pytest.outcomes", "fail", None),
+    ("_pytest.outcomes", "xfail", None),
+    ("_pytest.outcomes", "exit", None),
+    ("pytest", "raises", None),
+    ("pytest", "approx", None),
+    ("builtins", "AssertionError", None),
+)
+
+
+def _runner_part(module, name, attribute):
+    import sys
+
+    found = getattr(sys.modules.get(module), name, None)
+    return found if attribute is None else (found.__dict__.get(attribute) if found is not None else None)
+
+
+def _runner_now():
+    parts = {}
+    for module, name, attribute in _RUNNER:
+        try:
+            parts[".".join(p for p in (module, name, attribute) if p)] = _runner_part(module, name, attribute)
+        except Exception:
+            pass
+    return parts
+
+
+_RUNNER_AT_START = _runner_now()
 
 
 class _Recorder:
@@ -35,6 +79,9 @@ class _Recorder:
         record = {"tool": "pytest", "finished": finished, "outcomes": list(self.outcomes.items())}
         if self.only:
             record["only"] = True
+        patched = _patched()
+        if patched:
+            record["patched"] = patched
         temporary = self.path + ".part"
         with open(temporary, "w") as f:
             f.write(json.dumps(record))
@@ -209,6 +256,15 @@ def _phase(report):
     if said == "skipped" and report.when == "setup":
         return "xfailed" if xfail else "skipped"
     return None
+
+
+def _patched():
+    """The parts of the runner not what they were when this plugin was imported."""
+    try:
+        now = _runner_now()
+        return sorted(n for n, was in _RUNNER_AT_START.items() if was is not None and now.get(n) is not was)
+    except Exception:
+        return []
 
 
 def pytest_configure(config):

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tiergate import foreign
-from tiergate.gate import baseline, cleancopy, firstrun, orderrun, rusttests, scratch
+from tiergate.gate import baseline, cleancopy, firstrun, orderrun, runnerpatched, rusttests, scratch
 from tiergate.gate import cache as evidencecache
 from tiergate.gate.changedtests import project_tests
 from tiergate.gate.checks import BEHAVIOUR_STAGE, COMPILE_STAGE, OUT_OF_TIME, Check, CheckResult
@@ -184,6 +184,7 @@ def _verdict(
     runs while a run at the base does (it could reach into the base's worktree). `facts`: the result's
     fingerprint and whether it is reused or the workspace changed."""
     entries = run.baseline_for(results)
+    results = runnerpatched.named(results, entries)
     found: dict[str, Any] = {}
     result = judge(results, entries, strict=run.strict, **facts)
     # Each run more is asked only while the verdict so far refutes nothing, and judged with all before it.

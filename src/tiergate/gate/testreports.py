@@ -194,16 +194,26 @@ def read_report(out: Path, cwd: Path, *, selected: bool = False) -> TestRun | No
 def _pytest_report(files: Sequence[Path], *, selected: bool) -> TestRun:
     outcomes: dict[str, Outcome] = {}
     finished, only = True, selected
+    patched: set[str] = set()
     for path in files:
         try:
             data = json.loads(path.read_text())
             finished = finished and data["finished"] is True
             only = only and data.get("only") is True
+            patched.update(str(p) for p in data.get("patched", ()))
             for test, outcome in data["outcomes"]:
                 outcomes[str(test)] = outcome_of(outcome)
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             finished = only = False
-    return TestRun("pytest report", "pytest", tuple(outcomes.items()), True, finished=finished, subset=only)
+    return TestRun(
+        "pytest report",
+        "pytest",
+        tuple(outcomes.items()),
+        True,
+        finished=finished,
+        subset=only,
+        patched=tuple(sorted(patched)),
+    )
 
 
 def _node_report(files: Sequence[Path], cwd: Path) -> TestRun:

@@ -34,6 +34,9 @@ class TestRun:
     # The run was limited to a selection of the tests (`tiergate.gate.pertest.selection`): a test it does
     # not name was not asked for, so its absence says nothing (see `lost`, `basetests`).
     subset: bool = False
+    # What of the runner was replaced while the tests ran (`pytestoutcomes._RUNNER`): its report then
+    # says what the replacement made of the tests, not what they did.
+    patched: tuple[str, ...] = ()
 
     @property
     def by_test(self) -> dict[str, Outcome]:
@@ -71,6 +74,7 @@ class TestRun:
             "counts": dict(self.counts),
             "finished": self.finished,
             **({"subset": True} if self.subset else {}),
+            **({"patched": list(self.patched)} if self.patched else {}),
         }
 
     @staticmethod
@@ -83,7 +87,8 @@ class TestRun:
         if not all(isinstance(flag, bool) for flag in flags):
             raise ValueError("not a test run")
         source, naming = str(record["source"]), str(record["naming"])
-        return TestRun(source, naming, outcomes, flags[0], counts, flags[1], flags[2])
+        patched = tuple(str(p) for p in record.get("patched", ()))
+        return TestRun(source, naming, outcomes, flags[0], counts, flags[1], flags[2], patched)
 
 
 def outcome_of(value: object) -> Outcome:
