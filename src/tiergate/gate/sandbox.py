@@ -147,7 +147,8 @@ def plan_words(iso: Isolation, cwd: str, added: Mapping[str, str], environ: Mapp
         mode |= _home_shown(home, programs, environ, iso.before)
     mode |= {iso.holder: "rw", **dict.fromkeys(iso.shown, "rw"), **dict.fromkeys(iso.readonly, "ro")}
     covered = [p for p, m in mode.items() if p not in hidden and any(_inside(p, h) for h in hidden)]
-    steps = [(p, "hide") for p in hidden] + [(p, mode[p]) for p in covered] + [("/dev", "dev")]
+    own = [("/dev", "dev"), *([("/sys", "sys")] if iso.network else [])]
+    steps = [(p, "hide") for p in hidden] + [(p, mode[p]) for p in covered] + own
     # Outer first, a cover before what is shown in it: a folder shown inside another shown one keeps its
     # own mode, and a workspace inside HOME is covered after what of HOME is shown.
     steps.sort(key=lambda s: (s[0].rstrip("/").count("/"), s[1] != "hide"))

@@ -42,8 +42,20 @@ HOSTNAME = b"localhost"
 # What a check run by root keeps of root's powers: over files (chown, permissions, owners), over its own
 # processes and users, a low port. Not the namespaces', mounts', network's, tracing's, the kernel's.
 KEPT_CAPS = frozenset({0, 1, 2, 3, 4, 5, 6, 7, 10, 29})
-# The device nodes a check gets in its own /dev, each the host's.
+# The device nodes a check gets in its own /dev, each the host's (its terminals are a devpts of its own).
 DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
+PR_SET_SECCOMP = 22
+SECCOMP_MODE_FILTER = 2
+EOPNOTSUPP = 95
+ENOSYS = 38
+# Kernel state the check could read that the agent can set and no namespace splits: extended attributes
+# (on the folders shown, not in any record) and the kernel's key table (one for the machine, each key
+# reachable by its serial). Refused as a file system without them, and a kernel without keys, would be.
+# By architecture (its audit number), then the system calls: xattr reads, then the key calls.
+REFUSED = {
+    "x86_64": (0xC000003E, (191, 192, 193, 194, 195, 196, 464, 465), (248, 249, 250)),
+    "aarch64": (0xC00000B7, (8, 9, 10, 11, 12, 13, 464, 465), (217, 218, 219)),
+}
 SIGKILL = 9
 SIOCSIFFLAGS = 0x8914
 IFF_UP = 0x1
@@ -93,7 +105,7 @@ class Plan:
         for word in words:
             if word == "--net":
                 self.network = True
-            elif word in ("--hide", "--rw", "--ro", "--file", "--dev"):
+            elif word in ("--hide", "--rw", "--ro", "--file", "--dev", "--sys"):
                 self.steps.append((word[2:], next(words)))
             elif word == "--cwd":
                 self.cwd = next(words)
@@ -105,11 +117,14 @@ def _covered(plan: Plan) -> None:
     """The plan's steps taken, then a /proc of the new process namespace."""
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
     # Opened before anything is covered: each is shown again from what its descriptor still reaches.
-    held = {p: os.open(p, os.O_PATH) for step, p in plan.steps if step not in ("hide", "dev")}
-    devices = {d: os.open(f"/dev/{d}", os.O_PATH) for d in (*DEVICES, "pts") if os.path.exists(f"/dev/{d}")}
+    held = {p: os.open(p, os.O_PATH) for step, p in plan.steps if step not in ("hide", "dev", "sys")}
+    devices = {d: os.open(f"/dev/{d}", os.O_PATH) for d in DEVICES if os.path.exists(f"/dev/{d}")}
     for step, path in plan.steps:
         if step == "dev":
             _own_dev(path, devices)
+            continue
+        if step == "sys":  # the sysfs of the check's own network: none of the host's interfaces
+            _mount("sysfs", path, "sysfs", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY)
             continue
         if step == "file":  # a file shown read-only: bound over an empty one made for it
             os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -133,11 +148,10 @@ def _own_dev(path: str, devices: dict[str, int]) -> None:
     _mount("tmpfs", path, "tmpfs", MS_NOSUID, "mode=755")
     for name, fd in devices.items():
         target = os.path.join(path, name)
-        if name == "pts":
-            os.mkdir(target)
-        else:
-            os.close(os.open(target, os.O_CREAT | os.O_WRONLY, 0o600))
+        os.close(os.open(target, os.O_CREAT | os.O_WRONLY, 0o600))
         _mount(f"/proc/self/fd/{fd}", target, None, MS_BIND | MS_REC)
+    os.mkdir(os.path.join(path, "pts"))
+    _mount("devpts", os.path.join(path, "pts"), "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666")
     for name, target in (
         ("fd", "/proc/self/fd"),
         ("stdin", "/proc/self/fd/0"),
@@ -178,6 +192,7 @@ def _init(plan: Plan, argv: list[str], report: int) -> int:
         _loopback_up()
     # The host's name and session keyring are the agent's to set: the check gets its own.
     _call("sethostname", HOSTNAME, len(HOSTNAME))
+    _call("setdomainname", b"(none)", 6)
     _libc.syscall(SYS_KEYCTL.get(os.uname().machine, -1), KEYCTL_JOIN_SESSION_KEYRING, None)
     os.chdir(plan.cwd)
     child = os.fork()
@@ -209,6 +224,33 @@ def _powerless() -> None:
     for cap in range(last + 1):
         if cap not in KEPT_CAPS:
             _call("prctl", PR_CAPBSET_DROP, cap, 0, 0, 0)
+    _refusing()
+
+
+def _refusing() -> None:
+    """A seccomp filter refusing `REFUSED`'s calls (any other architecture's run as they are)."""
+    import struct
+
+    known = REFUSED.get(os.uname().machine)
+    if known is None:
+        return
+    arch, xattrs, keys = known
+    refused = [(nr, EOPNOTSUPP) for nr in xattrs] + [(nr, ENOSYS) for nr in keys]
+    allow, errno_of = 0x7FFF0000, 0x00050000
+    load, equal, at_least, answer = 0x20, 0x15, 0x35, 0x06  # BPF: ld [k], jeq #k, jge #k, ret #k
+    program = [
+        (load, 0, 0, 4),  # the architecture
+        (equal, 1, 0, arch),
+        (answer, 0, 0, allow),
+        (load, 0, 0, 0),  # the call's number
+        (at_least, 2 * len(refused) + 1, 0, 0x40000000),  # an x32 call: to the last rule, refused
+    ]
+    for nr, code in refused:
+        program += [(equal, 0, 1, nr), (answer, 0, 0, errno_of | code)]
+    program += [(answer, 0, 0, allow), (answer, 0, 0, errno_of | ENOSYS)]
+    buffer = ctypes.create_string_buffer(b"".join(struct.pack("HBBI", *rule) for rule in program))
+    fprog = ctypes.create_string_buffer(struct.pack("HxxxxxxP", len(program), ctypes.addressof(buffer)))
+    _call("prctl", PR_SET_SECCOMP, SECCOMP_MODE_FILTER, fprog, 0, 0)
 
 
 def _run(plan: Plan, argv: list[str]) -> int:
