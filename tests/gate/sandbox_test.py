@@ -258,11 +258,11 @@ def test_kernel_state_the_agent_can_set_is_not_the_checks_to_read(tmp_path: Path
         "libc = ctypes.CDLL(None, use_errno=True)\n"
         "print(libc.syscall({keyctl}, 0, 0), ctypes.get_errno())\n"
         "print(open('/proc/sys/kernel/domainname').read().strip(), os.listdir('/sys/class/net'))\n"
-        "print(sorted(os.listdir('/dev/pts')))\n"
+        "print(sorted(os.listdir('/dev/pts')), repr(open('/proc/keys').read()))\n"
     ).format(keyctl={"x86_64": 250, "aarch64": 219}[os.uname().machine])
     (tmp_path / "holder" / "tree").mkdir(parents=True)
     os.setxattr(tmp_path / "holder" / "tree", "user.tiergate", b"42")
 
     done = run(tmp_path, script, network=True)
 
-    assert done.stdout.splitlines() == ["95", "-1 38", "(none) ['lo']", "['ptmx']"], done.stderr
+    assert done.stdout.splitlines() == ["95", "-1 38", "(none) ['lo']", "['ptmx'] ''"], done.stderr
