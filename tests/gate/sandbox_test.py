@@ -5,9 +5,11 @@ network in sight, the check's exit and signal kept, nothing of it left when it e
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -266,3 +268,33 @@ def test_kernel_state_the_agent_can_set_is_not_the_checks_to_read(tmp_path: Path
     done = run(tmp_path, script, network=True)
 
     assert done.stdout.splitlines() == ["95", "-1 38", "(none) ['lo']", "['ptmx'] ''"], done.stderr
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or not Path("/usr/bin/python3").exists() or shutil.which("setpriv") is None,
+    reason="needs root to become another user, and a Python that user can run",
+)
+def test_a_check_run_by_another_user_keeps_its_uid_and_gets_no_powers() -> None:
+    """Most users run tiergate as themselves: the launcher then maps only that user, from inside its user
+    namespace, and the check keeps its uid, with the same covers and none of the namespace's powers."""
+    where = Path(tempfile.mkdtemp(prefix="tiergate-sandbox-user-", dir="/tmp"))
+    try:
+        where.chmod(0o777)
+        launcher = where / "sandboxinit.py"
+        shutil.copyfile(sandbox.LAUNCHER, launcher)
+        (where / "keep").mkdir(mode=0o777)
+        (where / "keep").chmod(0o777)
+        (where / "hidden.txt").write_text("the agent's")
+        script = (
+            "import os, socket\n"
+            f"print(os.getuid(), socket.gethostname(), sorted(os.listdir({str(where)!r})))\n"
+            "print(open('/proc/self/status').read().split('CapEff:')[1].split()[0])\n"
+        )
+        plan = ["--hide", "/tmp", "--dev", "/dev", "--hide", "/dev/shm", "--rw", str(where / "keep")]
+        argv = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-S", "-I"]
+        argv += [str(launcher), *plan, "--net", "--cwd", str(where / "keep"), "--", "/usr/bin/python3", "-c"]
+        done = subprocess.run([*argv, script], check=False, capture_output=True, text=True)
+    finally:
+        shutil.rmtree(where, ignore_errors=True)
+
+    assert done.stdout.splitlines() == ["65534 localhost ['keep']", "0000000000000000"], done.stderr
