@@ -298,3 +298,16 @@ def test_a_check_run_by_another_user_keeps_its_uid_and_gets_no_powers() -> None:
         shutil.rmtree(where, ignore_errors=True)
 
     assert done.stdout.splitlines() == ["65534 localhost ['keep']", "0000000000000000"], done.stderr
+
+
+def test_the_folders_a_user_can_write_are_found_whole_and_the_systems_are_left_alone(tmp_path: Path) -> None:
+    """Run by a user other than root, every folder that user can write is covered: found among the top
+    folders and their children, a writable one taken whole."""
+    for folder in ("work/mine/deep", "work/theirs", "srv/data", "opt/tool", "etc/app"):
+        (tmp_path / folder).mkdir(parents=True)
+    mine = {"work/mine", "work/mine/deep", "srv", "srv/data", "etc/app"}
+
+    found = sandbox.writable_roots(str(tmp_path), lambda p: os.path.relpath(p, tmp_path) in mine)
+
+    assert found == (str(tmp_path / "etc" / "app"), str(tmp_path / "srv"), str(tmp_path / "work" / "mine"))
+    assert sandbox.writable_roots("/", lambda p: p in ("/etc", "/usr")) == ()  # the system's: its owners'

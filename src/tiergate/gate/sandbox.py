@@ -19,7 +19,7 @@ import contextlib
 import os
 import subprocess
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from tiergate import seal
@@ -116,18 +116,29 @@ def wrapped(argv: list[str], cwd: Path, added: Mapping[str, str]) -> tuple[list[
 
 def plan_words(iso: Isolation, cwd: str, added: Mapping[str, str], environ: Mapping[str, str]) -> list[str]:
     """The launcher's plan (`sandboxinit.Plan`) for a check started in `cwd`, with `added` (tiergate's
-    variables for it) to the gate's own environment `environ`. Only asks which paths exist and where
-    they resolve.
+    variables for it) to the gate's own environment `environ`. Only asks which paths exist, where they
+    resolve and which the user can write.
 
-    Covered: the temporary folders (TMPDIR's too), HOME, tiergate's state and the workspace. Shown again
-    where they are covered: the holder of the copy, the environment folders, every folder tiergate's
-    variables name outside the workspace; read-only: `.git`, the interpreters, the folders on PATH, the
-    tools in HOME (`_home_shown`). Never a folder the agent names: the gate's environment is Claude
-    Code's, not the agent's."""
+    Covered (`_covers`): the temporary folders, HOME, tiergate's state, the workspace, the kernel's
+    writable folders and, run by a user other than root, every other folder that user can write. Shown
+    again where they are covered (`_shown`). Never a folder the agent names: the gate's environment is
+    Claude Code's, not the agent's."""
+    hidden = _covers(iso, environ)
+    mode = _shown(iso, added, environ, hidden)
+    covered = [p for p, m in mode.items() if p not in hidden and any(_inside(p, h) for h in hidden)]
+    own = [("/dev", "dev"), *([("/sys", "sys")] if iso.network else [])]
+    steps = [(p, "hide") for p in hidden] + [(p, mode[p]) for p in covered] + own
+    # Outer first, a cover before what is shown in it: a folder shown inside another shown one keeps its
+    # own mode, and a workspace inside HOME is covered after what of HOME is shown.
+    steps.sort(key=lambda s: (s[0].rstrip("/").count("/"), s[1] != "hide"))
+    words = [w for path, step in steps for w in (f"--{step}", path)]
+    return [*words, *(["--net"] if iso.network else []), "--cwd", cwd]
+
+
+def _covers(iso: Isolation, environ: Mapping[str, str]) -> set[str]:
     real = os.path.realpath
     temporary = {real(p) for p in (*TEMPORARY, environ.get("TMPDIR", "")) if p and os.path.isdir(p)}
-    home = real(environ.get("HOME", "") or "/")
-    home = home if os.path.isdir(home) else "/"
+    home = _home(environ)
     # tiergate's own state (its evidence, its baselines, the user's sealing key): never a check's to read.
     state = [seal.state_home(environ), environ.get("TIERGATE_STATE_DIR", "")]
     states = {real(p) for p in state if os.path.isabs(p) and os.path.isdir(p)}
@@ -138,22 +149,69 @@ def plan_words(iso: Isolation, cwd: str, added: Mapping[str, str], environ: Mapp
     hidden = {p for p in (*temporary, home, *states, *kernel) if p != "/"} | {iso.workspace}
     # What the environment's record leaves out of a shown folder (node's tool caches) is not shown either.
     hidden |= {c for folder in iso.shown for c in _unrecorded_in(folder)}
+    # Where the agent is not root, what it can write is what its user can: each such folder is covered.
+    return hidden | (set(writable_roots()) if os.geteuid() != 0 else set())
+
+
+def _shown(
+    iso: Isolation, added: Mapping[str, str], environ: Mapping[str, str], hidden: set[str]
+) -> dict[str, str]:
     mode = dict.fromkeys(_named(added.values()), "rw")
     mode = {p: m for p, m in mode.items() if not _inside(p, iso.workspace) or _inside(p, iso.holder)}
     programs = _named([environ.get("PATH", ""), sys.prefix, sys.base_prefix])
     # A prefix's `bin` on PATH (a virtualenv's) runs nothing without the prefix's `lib` beside it.
     mode |= dict.fromkeys([*programs, *(os.path.dirname(p) for p in programs if p.endswith("/bin"))], "ro")
+    # A folder the gate's own environment names (a toolchain's home, JAVA_HOME), read-only: not one of
+    # the places covered on purpose (HOME, the temporary folders, the workspace) nor inside one.
+    named = [
+        p for p in _named(environ.values()) if not any(_inside(p, h) for h in hidden - set(writable_roots()))
+    ]
+    mode |= {p: "ro" for p in named if p not in mode}
+    home = _home(environ)
     if home != "/":
         mode |= _home_shown(home, programs, environ, iso.before)
     mode |= {iso.holder: "rw", **dict.fromkeys(iso.shown, "rw"), **dict.fromkeys(iso.readonly, "ro")}
-    covered = [p for p, m in mode.items() if p not in hidden and any(_inside(p, h) for h in hidden)]
-    own = [("/dev", "dev"), *([("/sys", "sys")] if iso.network else [])]
-    steps = [(p, "hide") for p in hidden] + [(p, mode[p]) for p in covered] + own
-    # Outer first, a cover before what is shown in it: a folder shown inside another shown one keeps its
-    # own mode, and a workspace inside HOME is covered after what of HOME is shown.
-    steps.sort(key=lambda s: (s[0].rstrip("/").count("/"), s[1] != "hide"))
-    words = [w for path, step in steps for w in (f"--{step}", path)]
-    return [*words, *(["--net"] if iso.network else []), "--cwd", cwd]
+    return mode
+
+
+def _home(environ: Mapping[str, str]) -> str:
+    home = os.path.realpath(environ.get("HOME", "") or "/")
+    return home if os.path.isdir(home) else "/"
+
+
+SYSTEM = frozenset({"proc", "sys", "dev", "run", "tmp", "var", "usr", "etc", "bin", "sbin", "lib", "lib64"})
+_writable: list[tuple[str, ...]] = []
+
+
+def writable_roots(root: str = "/", can_write: Callable[[str], bool] | None = None) -> tuple[str, ...]:
+    """The folders under `root` this user can write, found among its folders and theirs (a folder the user
+    can write is taken whole): where an agent run as this user leaves what it wants read. The system's
+    own are left to their owners. Asked once per process for `/`."""
+    if root == "/" and can_write is None and _writable:
+        return _writable[0]
+    allowed = can_write or (lambda p: os.access(p, os.W_OK))
+    found = []
+    for top in _folders(root):
+        if os.path.basename(top) in SYSTEM and root == "/":
+            continue
+        if allowed(top):
+            found.append(top)
+        else:
+            found += [child for child in _folders(top)[:FOLDERS_LOOKED_AT] if allowed(child)]
+    if root == "/" and can_write is None:
+        _writable.append(tuple(found))
+    return tuple(found)
+
+
+FOLDERS_LOOKED_AT = 500
+
+
+def _folders(folder: str) -> list[str]:
+    try:
+        with os.scandir(folder) as entries:
+            return sorted(e.path for e in entries if e.is_dir(follow_symlinks=False))
+    except OSError:
+        return []
 
 
 TOOL_HOMES = (".cargo", ".rustup", ".pyenv", ".nvm", ".config/git")
