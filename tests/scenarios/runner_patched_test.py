@@ -48,3 +48,20 @@ def test_a_conftest_that_wraps_the_runner_at_the_base_too_names_nothing(tmp_path
 
     assert "```tiergate-spawn" in answer["reason"]
     assert "runner-patched" not in loop.stop_reasons() and loop.loop().tier != "THOROUGH"
+
+
+# pluggy's hook call replaced by one that passes everything through: harmless here, and still named, since
+# a replacement there could drop a failing report on its way.
+THROUGH_PLUGGY = (
+    "import pluggy._hooks as _hooks\n\n_call = _hooks.HookCaller.__call__\n"
+    "_hooks.HookCaller.__call__ = lambda self, *a, **k: _call(self, *a, **k)\n\n\n"
+)
+
+
+def test_code_that_replaces_how_pluggy_calls_the_hooks_is_named(tmp_path: Path) -> None:
+    loop = Loop(tmp_path, FILES, PYTEST)
+
+    answer = loop.claim({"calc.py": THROUGH_PLUGGY + DONE})
+
+    assert "```tiergate-spawn" in answer["reason"] and loop.loop().tier == "THOROUGH"
+    assert "`pluggy._hooks.HookCaller.__call__`" in loop.stop_reasons()
