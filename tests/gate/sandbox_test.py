@@ -311,3 +311,34 @@ def test_the_folders_a_user_can_write_are_found_whole_and_the_systems_are_left_a
 
     assert found == (str(tmp_path / "etc" / "app"), str(tmp_path / "srv"), str(tmp_path / "work" / "mine"))
     assert sandbox.writable_roots("/", lambda p: p in ("/etc", "/usr")) == ()  # the system's: its owners'
+
+
+# A 64-bit process can make the i386 system calls (`int 0x80`) where the kernel emulates IA32: a stub in a
+# low page, run through ctypes, as the red team's fifth round did to read past a filter of x86_64's numbers.
+INT80 = (
+    "import ctypes\n"
+    "libc = ctypes.CDLL(None)\n"
+    "libc.mmap.restype = ctypes.c_void_p\n"
+    "libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t] + [ctypes.c_int] * 3 + [ctypes.c_long]\n"
+    "low = libc.mmap(None, 8192, 7, 0x62, -1, 0)\n"
+    "stub = '53554154' '89f8' '89f3' '4989ca' '89d1' '4489d2' '4489c6' '4489cf' 'cd80' '415c5d5bc3'\n"
+    "ctypes.memmove(low, bytes.fromhex(stub), 29)\n"
+    "i386 = ctypes.CFUNCTYPE(ctypes.c_int, *[ctypes.c_uint] * 6)(low)\n"
+)
+
+
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="the i386 calls of an x86_64 kernel")
+def test_the_i386_calls_of_a_64_bit_process_are_refused_alike(tmp_path: Path) -> None:
+    probe = INT80 + "import os\nassert i386(20, 0, 0, 0, 0, 0) == os.getpid()\n"  # getpid is i386's 20
+    if subprocess.run([sys.executable, "-c", probe], check=False).returncode != 0:
+        pytest.skip("this kernel emulates no IA32")
+    (tmp_path / "holder" / "tree").mkdir(parents=True)
+    os.setxattr(tmp_path / "holder" / "tree", "user.tiergate", b"42")
+    script = INT80 + (
+        "ctypes.memmove(low + 2048, b'.\\0', 2)\nctypes.memmove(low + 4096, b'user.tiergate\\0', 14)\n"
+        "print(i386(229, low + 2048, low + 4096, low + 5120, 64, 0), i386(288, 0, 0, 0, 0, 0))\n"
+    )
+
+    done = run(tmp_path, script)
+
+    assert done.stdout.split() == ["-95", "-38"], done.stderr  # getxattr EOPNOTSUPP, keyctl ENOSYS

@@ -62,13 +62,34 @@ def _runner_part(module, name, attribute):
 
 
 def _runner_now():
+    """Each part as it is: the object, and its code (a function changed in place keeps its identity)."""
     parts = {}
     for module, name, attribute in _RUNNER:
         try:
-            parts[".".join(p for p in (module, name, attribute) if p)] = _runner_part(module, name, attribute)
+            part = _runner_part(module, name, attribute)
+            named = ".".join(p for p in (module, name, attribute) if p)
+            parts[named] = None if part is None else (part, getattr(part, "__code__", None))
         except Exception:
             pass
     return parts
+
+
+# The plugins pytest had as the session started, by what they are: one registered later by the code under
+# test (answering a hook first, say) is not the project's set-up.
+_PLUGINS_AT_START = []
+
+
+def _plugin_names(manager):
+    found = set()
+    for plugin in manager.get_plugins():
+        if isinstance(plugin, type(os)):
+            if os.path.basename(getattr(plugin, "__file__", "") or "") != "conftest.py":
+                found.add("plugin module " + plugin.__name__)
+        else:
+            kind = type(plugin)
+            if not kind.__module__.startswith(("_pytest", "pluggy", "tiergate_outcomes")):
+                found.add("plugin " + kind.__module__ + "." + kind.__qualname__)
+    return found
 
 
 class _Recorder:
@@ -269,9 +290,28 @@ def _patched():
     """The parts of the runner not what they were when this plugin was imported."""
     try:
         now = _runner_now()
-        return sorted(n for n, was in _RUNNER_AT_START.items() if was is not None and now.get(n) is not was)
+        found = [n for n, was in _RUNNER_AT_START.items() if was is not None and not _same(now.get(n), was)]
+        if _PLUGINS_AT_START and _PLUGINS_AT_START[0][1] is not None:
+            manager, before = _PLUGINS_AT_START[0]
+            found += _plugin_names(manager) - before
+        return sorted(found)
     except Exception:
         return []
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionstart(session):
+    # Once every plugin has configured (xdist's session, say), before any test module is imported.
+    try:
+        if _PLUGINS_AT_START:
+            manager = _PLUGINS_AT_START[0][0]
+            _PLUGINS_AT_START[0] = (manager, _plugin_names(manager))
+    except Exception:
+        pass
+
+
+def _same(now, was):
+    return now is not None and now[0] is was[0] and now[1] is was[1]
 
 
 def pytest_configure(config):
@@ -281,6 +321,7 @@ def pytest_configure(config):
             return
         # The processes this run starts (xdist's workers, a test running pytest) inherit this.
         os.environ[_TAKEN] = "1"
+        _PLUGINS_AT_START.append((config.pluginmanager, None))
         recorder = None
         if folder:
             name = "pytest-%d-%s.json" % (os.getpid(), os.urandom(4).hex())

@@ -51,11 +51,15 @@ EOPNOTSUPP = 95
 ENOSYS = 38
 # Kernel state the check could read that the agent can set and no namespace splits: extended attributes
 # (on the folders shown, not in any record) and the kernel's key table (one for the machine, each key
-# reachable by its serial). Refused as a file system without them, and a kernel without keys, would be.
-# By architecture (its audit number), then the system calls: xattr reads, then the key calls.
+# reachable by its serial). Refused as a file system without them, and a kernel without keys, would be;
+# io_uring too (it reads extended attributes its own way), as where it is switched off. By the machine,
+# each architecture a process there can call the kernel as (its audit number: a 64-bit process can make
+# 32-bit calls), with that architecture's numbers: xattr reads, then the key calls and io_uring's.
+_I386 = (0x40000003, (229, 230, 231, 232, 233, 234), (286, 287, 288))
+_ARM = (0x40000028, (229, 230, 231, 232, 233, 234), (309, 310, 311))
 REFUSED = {
-    "x86_64": (0xC000003E, (191, 192, 193, 194, 195, 196, 464, 465), (248, 249, 250)),
-    "aarch64": (0xC00000B7, (8, 9, 10, 11, 12, 13, 464, 465), (217, 218, 219)),
+    "x86_64": ((0xC000003E, (191, 192, 193, 194, 195, 196, 464, 465), (248, 249, 250, 425, 426, 427)), _I386),
+    "aarch64": ((0xC00000B7, (8, 9, 10, 11, 12, 13, 464, 465), (217, 218, 219, 425, 426, 427)), _ARM),
 }
 SIGKILL = 9
 SIOCSIFFLAGS = 0x8914
@@ -233,26 +237,26 @@ def _powerless() -> None:
 
 
 def _refusing() -> None:
-    """A seccomp filter refusing `REFUSED`'s calls (any other architecture's run as they are)."""
+    """A seccomp filter refusing `REFUSED`'s calls, each architecture's (x32's calls all refused);
+    another machine's run as they are."""
     import struct
 
-    known = REFUSED.get(os.uname().machine)
-    if known is None:
+    arches = REFUSED.get(os.uname().machine)
+    if arches is None:
         return
-    arch, xattrs, keys = known
-    refused = [(nr, EOPNOTSUPP) for nr in xattrs] + [(nr, ENOSYS) for nr in keys]
     allow, errno_of = 0x7FFF0000, 0x00050000
     load, equal, at_least, answer = 0x20, 0x15, 0x35, 0x06  # BPF: ld [k], jeq #k, jge #k, ret #k
-    program = [
-        (load, 0, 0, 4),  # the architecture
-        (equal, 1, 0, arch),
-        (answer, 0, 0, allow),
-        (load, 0, 0, 0),  # the call's number
-        (at_least, 2 * len(refused) + 1, 0, 0x40000000),  # an x32 call: to the last rule, refused
-    ]
-    for nr, code in refused:
-        program += [(equal, 0, 1, nr), (answer, 0, 0, errno_of | code)]
-    program += [(answer, 0, 0, allow), (answer, 0, 0, errno_of | ENOSYS)]
+    program: list[tuple[int, int, int, int]] = []
+    for index, (arch, xattrs, keys) in enumerate(arches):
+        refused = [(nr, EOPNOTSUPP) for nr in xattrs] + [(nr, ENOSYS) for nr in keys]
+        x32 = [(at_least, 0, 1, 0x40000000), (answer, 0, 0, errno_of | ENOSYS)] if index == 0 else []
+        rules = [(load, 0, 0, 0), *x32]  # the call's number
+        for nr, code in refused:
+            rules += [(equal, 0, 1, nr), (answer, 0, 0, errno_of | code)]
+        rules.append((answer, 0, 0, allow))
+        # This architecture's section, skipped whole when the call is another's.
+        program += [(load, 0, 0, 4), (equal, 0, len(rules), arch), *rules]
+    program.append((answer, 0, 0, allow))
     buffer = ctypes.create_string_buffer(b"".join(struct.pack("HBBI", *rule) for rule in program))
     fprog = ctypes.create_string_buffer(struct.pack("HxxxxxxP", len(program), ctypes.addressof(buffer)))
     _call("prctl", PR_SET_SECCOMP, SECCOMP_MODE_FILTER, fprog, 0, 0)
