@@ -342,3 +342,21 @@ def test_the_i386_calls_of_a_64_bit_process_are_refused_alike(tmp_path: Path) ->
     done = run(tmp_path, script)
 
     assert done.stdout.split() == ["-95", "-38"], done.stderr  # getxattr EOPNOTSUPP, keyctl ENOSYS
+
+
+def test_a_folder_the_gates_environment_names_inside_home_is_not_shown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """HOME is covered on purpose, even when it is also a folder the user can write (root's /root, another
+    user's /home/u): a folder its environment names there (XDG_CONFIG_HOME) does not come back."""
+    home = tmp_path / "home"
+    for folder in (home / ".config", tmp_path / "work", tmp_path / "holder", tmp_path / "tmp"):
+        folder.mkdir(parents=True)
+    monkeypatch.setattr(sandbox, "_writable", [(str(home.resolve()),)])
+    iso = sandbox.isolation(tmp_path / "work", tmp_path / "holder", [])
+    environ = {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "TMPDIR": str(tmp_path / "tmp")}
+
+    plan = steps(plan_words(iso, str(tmp_path / "holder"), {}, environ))
+
+    assert ("hide", str(home.resolve())) in plan
+    assert not any(path == str((home / ".config").resolve()) for _, path in plan)

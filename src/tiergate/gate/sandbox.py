@@ -123,8 +123,10 @@ def plan_words(iso: Isolation, cwd: str, added: Mapping[str, str], environ: Mapp
     writable folders and, run by a user other than root, every other folder that user can write. Shown
     again where they are covered (`_shown`). Never a folder the agent names: the gate's environment is
     Claude Code's, not the agent's."""
-    hidden = _covers(iso, environ)
-    mode = _shown(iso, added, environ, hidden)
+    on_purpose = _covers(iso, environ)
+    # Where the agent is not root, what it can write is what its user can: each such folder is covered.
+    hidden = on_purpose | (set(writable_roots()) if os.geteuid() != 0 else set())
+    mode = _shown(iso, added, environ, on_purpose)
     covered = [p for p, m in mode.items() if p not in hidden and any(_inside(p, h) for h in hidden)]
     own = [("/dev", "dev"), *([("/sys", "sys")] if iso.network else [])]
     steps = [(p, "hide") for p in hidden] + [(p, mode[p]) for p in covered] + own
@@ -148,13 +150,11 @@ def _covers(iso: Isolation, environ: Mapping[str, str]) -> set[str]:
     kernel = {real(p) for p in runtime if os.path.isabs(p) and os.path.isdir(p)}
     hidden = {p for p in (*temporary, home, *states, *kernel) if p != "/"} | {iso.workspace}
     # What the environment's record leaves out of a shown folder (node's tool caches) is not shown either.
-    hidden |= {c for folder in iso.shown for c in _unrecorded_in(folder)}
-    # Where the agent is not root, what it can write is what its user can: each such folder is covered.
-    return hidden | (set(writable_roots()) if os.geteuid() != 0 else set())
+    return hidden | {c for folder in iso.shown for c in _unrecorded_in(folder)}
 
 
 def _shown(
-    iso: Isolation, added: Mapping[str, str], environ: Mapping[str, str], hidden: set[str]
+    iso: Isolation, added: Mapping[str, str], environ: Mapping[str, str], on_purpose: set[str]
 ) -> dict[str, str]:
     mode = dict.fromkeys(_named(added.values()), "rw")
     mode = {p: m for p, m in mode.items() if not _inside(p, iso.workspace) or _inside(p, iso.holder)}
@@ -163,9 +163,7 @@ def _shown(
     mode |= dict.fromkeys([*programs, *(os.path.dirname(p) for p in programs if p.endswith("/bin"))], "ro")
     # A folder the gate's own environment names (a toolchain's home, JAVA_HOME), read-only: not one of
     # the places covered on purpose (HOME, the temporary folders, the workspace) nor inside one.
-    named = [
-        p for p in _named(environ.values()) if not any(_inside(p, h) for h in hidden - set(writable_roots()))
-    ]
+    named = [p for p in _named(environ.values()) if not any(_inside(p, h) for h in on_purpose)]
     mode |= {p: "ro" for p in named if p not in mode}
     home = _home(environ)
     if home != "/":
