@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tiergate.gate import sandbox
+from tiergate.gate.request import Seed
 from tiergate.gate.sandbox import Isolation, plan_words
 
 pytestmark = pytest.mark.skipif(sandbox.unavailable() is not None, reason="no namespaces on this kernel")
@@ -80,7 +81,7 @@ def test_home_is_empty_but_for_its_tools_and_the_files_older_than_the_loop(tmp_p
     (home / ".npmrc").write_text("written since the loop began\n")
     holder = tmp_path / "holder"
     holder.mkdir()
-    iso = sandbox.isolation(home / "work", holder, [], before=began)
+    iso = sandbox.isolation(home / "work", holder, [], Seed((), began))
     script = (
         "import os\n"
         "home = os.environ['HOME']\n"

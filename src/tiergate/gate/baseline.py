@@ -155,9 +155,7 @@ def _run_in_worktree(
         added = {"PYTHONDONTWRITEBYTECODE": "1", "PYTHONPYCACHEPREFIX": cache}
         # Isolated as the claim's copy is (`tiergate.gate.sandbox`): else a test that reaches what the
         # sandbox hides would pass at the base and fail on the claim, a test lost that no change lost.
-        shown = [*links, *(Path(f) for f in (seed.folders if seed else ()))]
-        began = seed.before if seed else None
-        added |= sandbox.isolation(top, tree.parent, shown, before=began, network=own_network).variable()
+        added |= sandbox.isolation(top, tree.parent, links, seed, network=own_network).variable()
         # The worktree's folders stand in for the workspace's that an editable install names, as in the
         # claim's copy: the workspace is not there to read (nor should the base read it).
         found = imported.search_path(seed, os.path.realpath(top), os.path.realpath(tree))

@@ -96,16 +96,10 @@ def written(
             bytecode.seeded(pycache, seed)
         isolated = own_network and sandbox.unavailable() is None
         watch = imported.Watch(scratch.parent, _bounds(scratch, top, seed), seed, isolated=isolated)
-        shown = [*links, *(Path(f) for f in (seed.folders if seed else ()))]
         env = {
             **watch.env(),
             **sandbox.isolation(
-                top,
-                scratch.parent,
-                shown,
-                readonly=watch.unwritable(),
-                network=own_network,
-                before=seed.before if seed else None,
+                top, scratch.parent, links, seed, readonly=watch.unwritable(), network=own_network
             ).variable(),
             "PYTHONDONTWRITEBYTECODE": "1",
             "PYTHONPYCACHEPREFIX": pycache,

@@ -38,6 +38,7 @@ from pathlib import Path
 from tiergate.frozen import frozen
 from tiergate.gate import ownfiles
 from tiergate.gate.checks import CheckResult
+from tiergate.gate.environment.places import inside
 from tiergate.gate.environment.walk import BYTECODE, SKIPPED_IN
 from tiergate.gate.request import Seed
 from tiergate.gate.untouched import Stamp, stamp_of
@@ -127,7 +128,7 @@ def _kernels(path: str) -> bool:
 
 
 def _under(path: str, folders: Iterable[str]) -> bool:
-    return any(path == f or path.startswith(f.rstrip("/") + "/") for f in folders)
+    return any(inside(path, f) for f in folders)
 
 
 def _unrecorded(path: str) -> bool:

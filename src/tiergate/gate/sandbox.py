@@ -24,7 +24,9 @@ from pathlib import Path
 
 from tiergate import seal
 from tiergate.frozen import frozen
+from tiergate.gate.environment.places import inside
 from tiergate.gate.environment.walk import SKIPPED_IN
+from tiergate.gate.request import Seed
 
 VARIABLE = "TIERGATE_SANDBOX"  # the plan, in a check's added variables: the runner takes it out
 LAUNCHER = Path(__file__).with_name("sandboxinit.py")
@@ -65,20 +67,21 @@ def from_variable(value: str) -> Isolation:
 def isolation(
     top: Path,
     holder: Path,
-    shown: Iterable[Path],
+    links: Iterable[Path],
+    seed: Seed | None = None,
     *,
     readonly: Iterable[Path] = (),
     network: bool = False,
-    before: float | None = None,
 ) -> Isolation:
-    """The isolation of checks run under `holder` for the work tree at `top`: the folders `shown` (the
-    copy's links to the environment, the environment's recorded folders) resolve to are shown; `.git`
-    and `readonly` read-only."""
+    """The isolation of checks run under `holder` for the work tree at `top`: the folders `links` (the
+    copy's links to the environment) and `seed`'s (the environment's record as the loop began) resolve to
+    are shown, HOME's files older than the loop too; `.git` and `readonly` read-only."""
     real = os.path.realpath
     git = real(top / ".git")
     unwritable = (*((git,) if os.path.isdir(git) else ()), *(real(p) for p in readonly))
+    shown = [*links, *(Path(f) for f in (seed.folders if seed else ()))]
     folders = tuple(dict.fromkeys(real(p) for p in shown if os.path.isdir(p)))
-    return Isolation(real(top), real(holder), folders, unwritable, network, before)
+    return Isolation(real(top), real(holder), folders, unwritable, network, seed.before if seed else None)
 
 
 def unavailable() -> str | None:
@@ -127,7 +130,7 @@ def plan_words(iso: Isolation, cwd: str, added: Mapping[str, str], environ: Mapp
     # Where the agent is not root, what it can write is what its user can: each such folder is covered.
     hidden = on_purpose | (set(writable_roots()) if os.geteuid() != 0 else set())
     mode = _shown(iso, added, environ, on_purpose)
-    covered = [p for p, m in mode.items() if p not in hidden and any(_inside(p, h) for h in hidden)]
+    covered = [p for p, m in mode.items() if p not in hidden and any(inside(p, h) for h in hidden)]
     own = [("/dev", "dev"), *([("/sys", "sys")] if iso.network else [])]
     steps = [(p, "hide") for p in hidden] + [(p, mode[p]) for p in covered] + own
     # Outer first, a cover before what is shown in it: a folder shown inside another shown one keeps its
@@ -157,13 +160,13 @@ def _shown(
     iso: Isolation, added: Mapping[str, str], environ: Mapping[str, str], on_purpose: set[str]
 ) -> dict[str, str]:
     mode = dict.fromkeys(_named(added.values()), "rw")
-    mode = {p: m for p, m in mode.items() if not _inside(p, iso.workspace) or _inside(p, iso.holder)}
+    mode = {p: m for p, m in mode.items() if not inside(p, iso.workspace) or inside(p, iso.holder)}
     programs = _named([environ.get("PATH", ""), sys.prefix, sys.base_prefix])
     # A prefix's `bin` on PATH (a virtualenv's) runs nothing without the prefix's `lib` beside it.
     mode |= dict.fromkeys([*programs, *(os.path.dirname(p) for p in programs if p.endswith("/bin"))], "ro")
     # A folder the gate's own environment names (a toolchain's home, JAVA_HOME), read-only: not one of
     # the places covered on purpose (HOME, the temporary folders, the workspace) nor inside one.
-    named = [p for p in _named(environ.values()) if not any(_inside(p, h) for h in on_purpose)]
+    named = [p for p in _named(environ.values()) if not any(inside(p, h) for h in on_purpose)]
     mode |= {p: "ro" for p in named if p not in mode}
     home = _home(environ)
     if home != "/":
@@ -224,7 +227,7 @@ def _home_shown(
     otherwise, and writes its own caches there."""
     shown = {}
     for program in programs:
-        if _inside(program, home) and program != home:
+        if inside(program, home) and program != home:
             top = program[len(home.rstrip("/")) + 1 :].split("/", 1)[0]
             shown[os.path.join(home, top)] = "ro"
     named = [environ.get("CARGO_HOME", ""), environ.get("RUSTUP_HOME", "")]
@@ -265,7 +268,3 @@ def _named(values: Iterable[str]) -> list[str]:
                 if folder != "/" and os.path.isdir(folder):
                     found.append(folder)
     return list(dict.fromkeys(found))
-
-
-def _inside(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder.rstrip("/") + "/")

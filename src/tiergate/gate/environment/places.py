@@ -127,7 +127,7 @@ def path_folders(top: str, env: Mapping[str, str] | None = None) -> list[str]:
         if not entry or not os.path.isabs(entry):
             continue
         folder = os.path.abspath(entry)
-        if folder in aside or _inside(folder, top) or _inside(top, folder):
+        if folder in aside or inside(folder, top) or inside(top, folder):
             continue
         if _can_write(folder) and _few_folders(folder):
             found.append(folder)
@@ -305,7 +305,7 @@ def _added_by_pth(folders: Iterable[str], top: str) -> list[str]:
     for folder in folders:
         for pattern in _PTH_PLACES:
             for pth in glob.glob(os.path.join(glob.escape(folder), pattern)):
-                added += [d for d in _pth_folders(pth) if not _inside(d, top)]
+                added += [d for d in _pth_folders(pth) if not inside(d, top)]
     return added
 
 
@@ -322,7 +322,8 @@ def _pth_folders(pth: str) -> list[str]:
     return [d for d in (os.path.normpath(os.path.join(site, n)) for n in named) if os.path.isdir(d)]
 
 
-def _inside(path: str, folder: str) -> bool:
+def inside(path: str, folder: str) -> bool:
+    """Whether `path` is `folder` or lies under it (both resolved, as strings)."""
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
@@ -330,7 +331,7 @@ def _outermost(folders: Iterable[str], top: str, root: str) -> tuple[str, ...]:
     """`folders` once each, none inside another, and none that is the work tree or holds it."""
     kept: list[str] = []
     for folder in sorted({os.path.abspath(f) for f in folders}):
-        if _inside(top, folder) or _inside(root, folder) or any(_inside(folder, k) for k in kept):
+        if inside(top, folder) or inside(root, folder) or any(inside(folder, k) for k in kept):
             continue
         kept.append(folder)
     return tuple(kept)
