@@ -44,6 +44,13 @@ HOSTNAME = b"localhost"
 KEPT_CAPS = frozenset({0, 1, 2, 3, 4, 5, 6, 7, 10, 29})
 # The device nodes a check gets in its own /dev, each the host's (its terminals are a devpts of its own).
 DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
+DEV_LINKS = (
+    ("fd", "/proc/self/fd"),
+    ("stdin", "/proc/self/fd/0"),
+    ("stdout", "/proc/self/fd/1"),
+    ("stderr", "/proc/self/fd/2"),
+    ("ptmx", "pts/ptmx"),
+)
 MASKED = ("/proc/keys", "/proc/key-users")
 PR_SET_SECCOMP = 22
 SECCOMP_MODE_FILTER = 2
@@ -161,14 +168,8 @@ def _own_dev(path: str, devices: dict[str, int]) -> None:
         _mount(f"/proc/self/fd/{fd}", target, None, MS_BIND | MS_REC)
     os.mkdir(os.path.join(path, "pts"))
     _mount("devpts", os.path.join(path, "pts"), "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666")
-    for name, target in (
-        ("fd", "/proc/self/fd"),
-        ("stdin", "/proc/self/fd/0"),
-        ("stdout", "/proc/self/fd/1"),
-    ):
+    for name, target in DEV_LINKS:
         os.symlink(target, os.path.join(path, name))
-    os.symlink("/proc/self/fd/2", os.path.join(path, "stderr"))
-    os.symlink("pts/ptmx", os.path.join(path, "ptmx"))
 
 
 # statvfs's flag -> mount's: a remount in a user namespace must keep the flags its mount was locked with.
