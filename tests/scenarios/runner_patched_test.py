@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from testing.muldivproject import CALC, DONE, OTHER, PARTIAL, TESTS, Loop
 from testing.pytestcheck import PYTEST
 
 FILES = {"calc.py": CALC, "tests/test_calc.py": TESTS, "tests/test_other.py": OTHER}
-UNDONE = "def div(a, b):\n    raise NotImplementedError\n"
 # `_pytest.python.Function.runtest = lambda self: None`, spelled so that no name appears in the code.
 HIDDEN_PATCH = (
     "import importlib as _i\n\n"
@@ -28,17 +28,6 @@ TIMING_CONFTEST = (
     "    self.user_properties.append(('seconds', time.monotonic() - started))\n\n\n"
     "_pytest.python.Function.runtest = _timed\n"
 )
-
-
-def test_code_that_replaces_the_runners_test_call_by_names_built_at_run_time_is_named(tmp_path: Path) -> None:
-    loop = Loop(tmp_path, FILES, PYTEST)
-
-    answer = loop.claim({"calc.py": HIDDEN_PATCH + PARTIAL})
-
-    assert "```tiergate-spawn" in answer["reason"] and loop.loop().tier == "THOROUGH"
-    assert "runner-patched: while check `tests`'s tests ran, `_pytest.python.Function.runtest`" in (
-        loop.stop_reasons()
-    )
 
 
 def test_a_conftest_that_wraps_the_runner_at_the_base_too_names_nothing(tmp_path: Path) -> None:
@@ -58,15 +47,6 @@ THROUGH_PLUGGY = (
 )
 
 
-def test_code_that_replaces_how_pluggy_calls_the_hooks_is_named(tmp_path: Path) -> None:
-    loop = Loop(tmp_path, FILES, PYTEST)
-
-    answer = loop.claim({"calc.py": THROUGH_PLUGGY + DONE})
-
-    assert "```tiergate-spawn" in answer["reason"] and loop.loop().tier == "THOROUGH"
-    assert "`pluggy._hooks.HookCaller.__call__`" in loop.stop_reasons()
-
-
 # The red team's fifth round, made harmless here: the test call's function keeps its identity with another
 # code object; a plugin of the code's own registered into pytest as its module is imported.
 CODE_SWAPPED = (
@@ -80,19 +60,24 @@ PLUGIN_REGISTERED = (
 )
 
 
-def test_a_runner_function_given_another_code_in_place_is_named(tmp_path: Path) -> None:
+# Each replacement, the calc.py that makes it, and what the reason names.
+REPLACED = {
+    "the test call, by names built at run time": (
+        HIDDEN_PATCH + PARTIAL,
+        "runner-patched: while check `tests`'s tests ran, `_pytest.python.Function.runtest`",
+    ),
+    "how pluggy calls the hooks": (THROUGH_PLUGGY + DONE, "`pluggy._hooks.HookCaller.__call__`"),
+    "a runner function's code, in place": (CODE_SWAPPED + DONE, "`_pytest.python.Function.runtest`"),
+    "a plugin of the code's own": (PLUGIN_REGISTERED + DONE, "`plugin calc.Quiet`"),
+}
+
+
+@pytest.mark.parametrize("replaced", list(REPLACED))
+def test_code_that_replaces_a_part_of_the_runner_is_named(tmp_path: Path, replaced: str) -> None:
+    calc, named = REPLACED[replaced]
     loop = Loop(tmp_path, FILES, PYTEST)
 
-    answer = loop.claim({"calc.py": CODE_SWAPPED + DONE})
+    answer = loop.claim({"calc.py": calc})
 
     assert "```tiergate-spawn" in answer["reason"] and loop.loop().tier == "THOROUGH"
-    assert "`_pytest.python.Function.runtest`" in loop.stop_reasons()
-
-
-def test_a_plugin_the_code_under_test_registers_is_named(tmp_path: Path) -> None:
-    loop = Loop(tmp_path, FILES, PYTEST)
-
-    answer = loop.claim({"calc.py": PLUGIN_REGISTERED + DONE})
-
-    assert "```tiergate-spawn" in answer["reason"] and loop.loop().tier == "THOROUGH"
-    assert "`plugin calc.Quiet`" in loop.stop_reasons()
+    assert named in loop.stop_reasons()
