@@ -452,9 +452,12 @@ def test_doctor_says_whether_the_gates_checks_are_isolated(monkeypatch: pytest.M
     from tiergate.gate import sandbox
 
     here = isolation_finding()
-    monkeypatch.setattr(sandbox, "_probed", ["unshare: Operation not permitted"])
+    monkeypatch.setattr(sandbox, "_probed", [("unshare: Operation not permitted", None)])
     refused = isolation_finding()
+    monkeypatch.setattr(sandbox, "_probed", [(None, "fanotify refused: Operation not permitted")])
+    unwatched = isolation_finding()
 
-    assert here.status == ("ok" if sandbox._probe() is None else "warn")
+    assert here.status == ("ok" if sandbox._probe() == (None, None) else "warn")
     assert refused.status == "warn" and "Operation not permitted" in refused.detail
     assert "watched only" in refused.detail
+    assert unwatched.status == "warn" and "cannot watch what they open (fanotify refused" in unwatched.detail

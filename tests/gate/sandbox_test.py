@@ -361,3 +361,72 @@ def test_a_folder_the_gates_environment_names_inside_home_is_not_shown(
 
     assert ("hide", str(home.resolve())) in plan
     assert not any(path == str((home / ".config").resolve()) for _, path in plan)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the kernel's watch on what a check opens needs root")
+def test_run_by_root_each_file_the_check_opened_that_changed_since_the_loop_began_is_told(
+    tmp_path: Path,
+) -> None:
+    """Root can write where no cover reaches (/var/lib, /etc): what the check opens there, by any means (a
+    C library's own read, `cat`), is told to the gate's watch if it changed since the loop began; what the
+    check wrote itself, what is older, and `.git`, are not. Nor can the check mount its files again in a
+    user namespace of its own, unwatched."""
+    outside = Path(f"/var/lib/tiergate-watch-{os.getpid()}")
+    outside.mkdir()
+    (outside / "old.txt").write_text("1")
+    time.sleep(0.05)
+    began = time.time()
+    (outside / "planted.txt").write_text("42")
+    workspace, holder, venv = layout(tmp_path)
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(f"\0tiergate-test-{os.getpid()}")
+    listener.listen()
+    listener.settimeout(20)
+    script = (
+        "import os, subprocess\n"
+        "subprocess.run(['cat', {o!r} + '/planted.txt', {o!r} + '/old.txt'], stdout=subprocess.DEVNULL)\n"
+        "open({o!r} + '/own.txt', 'w').write('7')\n"
+        "print(open({o!r} + '/own.txt').read(), open({g!r}).read().strip())\n"
+        "print(subprocess.run(['unshare', '-U', 'true'], stderr=subprocess.DEVNULL).returncode)\n"
+    ).format(o=str(outside), g=str(workspace / ".git" / "HEAD"))
+    iso = sandbox.isolation(workspace, holder, [venv], Seed((), began))
+    added = {
+        **iso.variable(),
+        "TIERGATE_IMPORTED": f"@tiergate-test-{os.getpid()}",
+        "TIERGATE_IMPORTED_KEY": "k",
+    }
+    argv, own = sandbox.wrapped([sys.executable, "-c", script], holder / "tree", added)
+    try:
+        done = subprocess.run(
+            argv, check=False, cwd=holder / "tree", env={**os.environ, **own}, capture_output=True
+        )
+        told = listener.accept()[0].makefile().read().splitlines()
+    finally:
+        shutil.rmtree(outside)
+        listener.close()
+
+    assert done.stdout.decode().splitlines() == ["7 ref: refs/heads/main", "1"], done.stderr
+    assert told[0] == '{"key": "k"}'
+    named = [line.split('"')[3] for line in told[1:]]
+    assert named == [str(outside / "planted.txt")]
+
+
+def test_a_tools_bookkeeping_is_an_empty_file_of_the_checks_own(tmp_path: Path) -> None:
+    """cargo rewrites its last-use database at every run, the agent's runs too: a check gets an empty one
+    it can write, and the agent's stays as it was."""
+    workspace, holder, venv = layout(tmp_path)
+    cargo = tmp_path / "cargo"
+    cargo.mkdir()
+    (cargo / ".global-cache").write_text("answers")
+    iso = sandbox.isolation(workspace, holder, [venv], readonly=[cargo])
+    script = (
+        f"p = {str(cargo / '.global-cache')!r}\nprint(repr(open(p).read()))\nopen(p, 'w').write('mine')\n"
+    )
+    argv, own = sandbox.wrapped([sys.executable, "-c", script], holder / "tree", iso.variable())
+
+    done = subprocess.run(
+        argv, check=False, cwd=holder / "tree", env={**os.environ, **own}, capture_output=True
+    )
+
+    assert done.stdout.decode().splitlines() == ["''"], done.stderr
+    assert (cargo / ".global-cache").read_text() == "answers"

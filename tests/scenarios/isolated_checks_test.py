@@ -6,6 +6,8 @@ isolated (`tiergate.gate.sandbox`): none of it is there to reach, the test fails
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
 import time
@@ -201,3 +203,30 @@ def test_the_same_answers_in_the_change_pass(tmp_path: Path) -> None:
     answer = loop.claim({"calc.py": calc})
 
     assert "```tiergate-spawn" in answer["reason"], answer
+
+
+@pytest.mark.skipif(sandbox.unavailable() is not None or os.geteuid() != 0, reason="root's case")
+@pytest.mark.parametrize("way", ["cat", "libc"])
+def test_answers_root_left_where_no_cover_reaches_are_named_however_they_are_read(
+    tmp_path: Path, way: str
+) -> None:
+    """An agent run as root can write anywhere: the checks cannot be kept from reading a new file in
+    /var/lib, but each file a check opens that changed since the loop began is named, read by a child
+    that is not Python or through libc alike (the kernel tells, `sandboxwatch`), and the claim goes to
+    THOROUGH."""
+    loop = Loop(tmp_path, FILES, PYTEST)
+    outside = Path(f"/var/lib/tiergate-planted-{os.getpid()}-{way}")
+    outside.mkdir()
+    try:
+        (outside / "answers.json").write_text(ANSWERS)
+        read = {"cat": through_cat, "libc": through_libc}[way]
+        calc = read(loop, []).replace(
+            str(loop.project / "build" / "answers.json"), str(outside / "answers.json")
+        )
+
+        answer = loop.claim({"calc.py": calc})
+    finally:
+        shutil.rmtree(outside)
+
+    assert "```tiergate-spawn" in answer["reason"] and loop.loop().tier == "THOROUGH", answer
+    assert f"read-outside: the checks read `{outside}/answers.json`" in loop.stop_reasons()

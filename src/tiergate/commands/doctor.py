@@ -327,6 +327,14 @@ def isolation_finding() -> Finding:
     from tiergate.gate import sandbox
 
     why = sandbox.unavailable()
+    if why is None and (unwatched := sandbox.unwatched()) is not None:
+        return Finding(
+            "warn",
+            "isolation",
+            f"the gate's checks run in namespaces of their own, but the kernel cannot watch what they open "
+            f"({unwatched}): run by root, what the agent wrote outside the covers, read by a check other "
+            "than through Python, goes unnamed",
+        )
     if why is None:
         return Finding("ok", "isolation", "the gate's checks run in namespaces of their own")
     return Finding(

@@ -12,7 +12,7 @@ the gate says so (`unavailable`). See docs/judging.md, "Isolated checks".
 """
 
 # os.path on purpose: the plan is strings from end to end.
-# ruff: noqa: PTH112, PTH117, PTH118, PTH119, PTH120
+# ruff: noqa: PTH112, PTH113, PTH114, PTH117, PTH118, PTH119, PTH120
 from __future__ import annotations
 
 import contextlib
@@ -24,6 +24,7 @@ from pathlib import Path
 
 from tiergate import seal
 from tiergate.frozen import frozen
+from tiergate.gate import imported
 from tiergate.gate.environment.places import inside
 from tiergate.gate.environment.walk import SKIPPED_IN
 from tiergate.gate.request import Seed
@@ -33,7 +34,7 @@ LAUNCHER = Path(__file__).with_name("sandboxinit.py")
 TEMPORARY = ("/tmp", "/var/tmp", "/dev/shm")
 KERNEL_WRITABLE = ("/sys/fs/cgroup",)
 _SEPARATOR = "\0"
-_probed: list[str | None] = []
+_probed: list[tuple[str | None, str | None]] = []
 
 
 @frozen
@@ -88,12 +89,18 @@ def unavailable() -> str | None:
     """Why checks cannot be isolated on this machine (None: they can), asked of the kernel once."""
     if not _probed:
         _probed.append(_probe())
-    return _probed[0]
+    return _probed[0][0]
 
 
-def _probe() -> str | None:
+def unwatched() -> str | None:
+    """Run by root, why the kernel cannot watch what isolated checks open (None: it can, or not root)."""
+    unavailable()
+    return _probed[0][1]
+
+
+def _probe() -> tuple[str | None, str | None]:
     if not sys.platform.startswith("linux"):
-        return "namespaces are Linux's"
+        return "namespaces are Linux's", None
     try:
         done = subprocess.run(
             [sys.executable, "-S", "-I", "-B", str(LAUNCHER), "--probe"],
@@ -102,9 +109,12 @@ def _probe() -> str | None:
             check=False,
         )
     except (OSError, subprocess.SubprocessError) as exc:
-        return f"the probe could not run: {exc}"
+        return f"the probe could not run: {exc}", None
     said = done.stderr.decode(errors="replace").strip().splitlines()
-    return None if done.returncode == 0 else (said[-1] if said else f"exit {done.returncode}")
+    watch = done.stdout.decode(errors="replace").strip() or None
+    if done.returncode != 0:
+        return (said[-1] if said else f"exit {done.returncode}"), watch
+    return None, (f"{watch}: {said[-1]}" if watch and said else watch)
 
 
 def wrapped(argv: list[str], cwd: Path, added: Mapping[str, str]) -> tuple[list[str], dict[str, str]]:
@@ -132,12 +142,26 @@ def plan_words(iso: Isolation, cwd: str, added: Mapping[str, str], environ: Mapp
     mode = _shown(iso, added, environ, on_purpose)
     covered = [p for p, m in mode.items() if p not in hidden and any(inside(p, h) for h in hidden)]
     own = [("/dev", "dev"), *([("/sys", "sys")] if iso.network else [])]
+    own += [(p, "blank") for p in _bookkeeping(mode)]
     steps = [(p, "hide") for p in hidden] + [(p, mode[p]) for p in covered] + own
     # Outer first, a cover before what is shown in it: a folder shown inside another shown one keeps its
     # own mode, and a workspace inside HOME is covered after what of HOME is shown.
     steps.sort(key=lambda s: (s[0].rstrip("/").count("/"), s[1] != "hide"))
     words = [w for path, step in steps for w in (f"--{step}", path)]
-    return [*words, *(["--net"] if iso.network else []), "--cwd", cwd]
+    return [*words, *(["--net"] if iso.network else []), *_watched(iso, added), "--cwd", cwd]
+
+
+def _watched(iso: Isolation, added: Mapping[str, str]) -> list[str]:
+    """Run by root, what the check opens is watched by the kernel (`sandboxwatch`) and told to the gate's
+    watch, when the check has one and the loop's start is known: there root can have written anywhere.
+    Not the copy and tiergate's folders (the gate made them) nor `.git` (git reads its objects anyway)."""
+    where = added.get(imported.OUT_VARIABLE)
+    if os.geteuid() != 0 or iso.before is None or not where:
+        return []
+    git = [p for p in iso.readonly if os.path.basename(p) == ".git"]
+    quiet = [iso.holder, *git, *_tiergates(iso, added)]
+    key = added.get(imported.KEY_VARIABLE, "")
+    return ["--watch", where, key, repr(iso.before), *(w for q in quiet for w in ("--quiet", q))]
 
 
 def _covers(iso: Isolation, environ: Mapping[str, str]) -> set[str]:
@@ -159,8 +183,7 @@ def _covers(iso: Isolation, environ: Mapping[str, str]) -> set[str]:
 def _shown(
     iso: Isolation, added: Mapping[str, str], environ: Mapping[str, str], on_purpose: set[str]
 ) -> dict[str, str]:
-    mode = dict.fromkeys(_named(added.values()), "rw")
-    mode = {p: m for p, m in mode.items() if not inside(p, iso.workspace) or inside(p, iso.holder)}
+    mode = dict.fromkeys(_tiergates(iso, added), "rw")
     programs = _named([environ.get("PATH", ""), sys.prefix, sys.base_prefix])
     # A prefix's `bin` on PATH (a virtualenv's) runs nothing without the prefix's `lib` beside it.
     mode |= dict.fromkeys([*programs, *(os.path.dirname(p) for p in programs if p.endswith("/bin"))], "ro")
@@ -173,6 +196,23 @@ def _shown(
         mode |= _home_shown(home, programs, environ, iso.before)
     mode |= {iso.holder: "rw", **dict.fromkeys(iso.shown, "rw"), **dict.fromkeys(iso.readonly, "ro")}
     return mode
+
+
+# Files a tool rewrites at each run whatever it builds (cargo's last-use database and its locks): the
+# agent's tools rewrite them all along, and a check gets empty ones of its own.
+BOOKKEEPING = (".global-cache", ".package-cache", ".package-cache-mutate")
+
+
+def _bookkeeping(mode: Mapping[str, str]) -> list[str]:
+    """The tools' bookkeeping files in the folders shown read-only."""
+    found = (os.path.join(p, name) for p, m in mode.items() if m == "ro" for name in BOOKKEEPING)
+    return [f for f in found if os.path.isfile(f) and not os.path.islink(f)]
+
+
+def _tiergates(iso: Isolation, added: Mapping[str, str]) -> list[str]:
+    """The folders tiergate's variables for the check name (its plugins, reports, selections, the user's
+    own search path): never one in the workspace but the copy's."""
+    return [p for p in _named(added.values()) if not inside(p, iso.workspace) or inside(p, iso.holder)]
 
 
 def _home(environ: Mapping[str, str]) -> str:

@@ -4,13 +4,15 @@ Standard library only, few imports (no json, no socket: each costs milliseconds)
 runs in a copy pays for this process. The plan (`tiergate.gate.sandbox` writes it) names the folders to
 cover with an empty one (`--hide`: the workspace, the temporary folders), those to show again inside
 them (`--rw`, `--ro`: the copy, the environment), whether the check gets a network of its own (`--net`),
-and the folder to start in (`--cwd`).
+and the folder to start in (`--cwd`). Run by root, `--watch SOCKET KEY SINCE` names to the gate's watch
+each file the check opened through its own mounts that changed since SINCE (fanotify; `--quiet` folders
+are not watched: the copy, `.git`).
 
 `--probe` tells whether this kernel lets the namespaces be made: exit 0 if so, else 1 and why on stderr.
 """
 
 # os and open on purpose: pathlib is an import more for every check.
-# ruff: noqa: PTH102, PTH103, PTH110, PTH118, PTH120, PTH123, PTH211
+# ruff: noqa: PTH100, PTH102, PTH103, PTH108, PTH110, PTH115, PTH118, PTH120, PTH123, PTH211
 from __future__ import annotations
 
 import ctypes
@@ -61,19 +63,31 @@ ENOSYS = 38
 # reachable by its serial). Refused as a file system without them, and a kernel without keys, would be;
 # io_uring too (it reads extended attributes its own way), as where it is switched off. By the machine,
 # each architecture a process there can call the kernel as (its audit number: a 64-bit process can make
-# 32-bit calls), with that architecture's numbers: xattr reads, then the key calls and io_uring's.
-_I386 = (0x40000003, (229, 230, 231, 232, 233, 234), (286, 287, 288))
-_ARM = (0x40000028, (229, 230, 231, 232, 233, 234), (309, 310, 311))
+# 32-bit calls), with that architecture's numbers: xattr reads, then the key calls and io_uring's, then
+# unshare and clone (refused a new user namespace where the check is watched).
+_I386 = (0x40000003, (229, 230, 231, 232, 233, 234), (286, 287, 288), (310, 120))
+_ARM = (0x40000028, (229, 230, 231, 232, 233, 234), (309, 310, 311), (337, 120))
 REFUSED = {
-    "x86_64": ((0xC000003E, (191, 192, 193, 194, 195, 196, 464, 465), (248, 249, 250, 425, 426, 427)), _I386),
-    "aarch64": ((0xC00000B7, (8, 9, 10, 11, 12, 13, 464, 465), (217, 218, 219, 425, 426, 427)), _ARM),
+    "x86_64": (
+        (0xC000003E, (191, 192, 193, 194, 195, 196, 464, 465), (248, 249, 250, 425, 426, 427), (272, 56)),
+        _I386,
+    ),
+    "aarch64": (
+        (0xC00000B7, (8, 9, 10, 11, 12, 13, 464, 465), (217, 218, 219, 425, 426, 427), (97, 220)),
+        _ARM,
+    ),
 }
+CLONE3 = 435  # the same number everywhere; its flags are in memory no filter reads: refused whole
+EPERM = 1
 SIGKILL = 9
 SIOCSIFFLAGS = 0x8914
 IFF_UP = 0x1
 EXIT_UNISOLATED = 125  # what the script itself answers when it cannot start the check
 
 _libc = ctypes.CDLL(None, use_errno=True)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tiergate.gate.sandboxwatch import Opened
 
 
 def _call(name: str, *args: object) -> None:
@@ -107,20 +121,29 @@ def _map(pid: str, uid: int, gid: int) -> None:
 
 class Plan:
     """The plan's steps, in order: `("hide", folder)` covers it, `("rw" | "ro", folder)` shows it again,
-    `("file", path)` a file, read-only."""
+    `("file", path)` a file, read-only; `("blank", path)`: an empty file of the check's own over it."""
 
     def __init__(self, args: list[str]) -> None:
         self.steps: list[tuple[str, str]] = []
         self.network = False
         self.cwd = "/"
+        self.watch: tuple[str, str, float] | None = None
+        self.quiet: list[str] = []
+        # Run watched: the init tells the launcher its pid once the mounts are made, and waits until told
+        # they are marked (`sandboxwatch`), before the check starts.
+        self.sync: tuple[int, int] | None = None
         words = iter(args)
         for word in words:
             if word == "--net":
                 self.network = True
-            elif word in ("--hide", "--rw", "--ro", "--file", "--dev", "--sys"):
+            elif word in ("--hide", "--rw", "--ro", "--file", "--dev", "--sys", "--blank"):
                 self.steps.append((word[2:], next(words)))
             elif word == "--cwd":
                 self.cwd = next(words)
+            elif word == "--watch":
+                self.watch = (next(words), next(words), float(next(words)))
+            elif word == "--quiet":
+                self.quiet.append(next(words))
             else:
                 raise ValueError(f"unknown word in the plan: {word!r}")
 
@@ -129,11 +152,17 @@ def _covered(plan: Plan) -> None:
     """The plan's steps taken, then a /proc of the new process namespace."""
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
     # Opened before anything is covered: each is shown again from what its descriptor still reaches.
-    held = {p: os.open(p, os.O_PATH) for step, p in plan.steps if step not in ("hide", "dev", "sys")}
+    held = {p: os.open(p, os.O_PATH) for step, p in plan.steps if step not in ("hide", "dev", "sys", "blank")}
     devices = {d: os.open(f"/dev/{d}", os.O_PATH) for d in DEVICES if os.path.exists(f"/dev/{d}")}
     for step, path in plan.steps:
         if step == "dev":
             _own_dev(path, devices)
+            continue
+        if step == "blank":  # made in the check's own /dev, bound, and let go: only the mount holds it
+            source = "/dev/.tiergate-blank"
+            os.close(os.open(source, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600))
+            _mount(source, path, None, MS_BIND)
+            os.unlink(source)
             continue
         if step == "sys":  # the sysfs of the check's own network: none of the host's interfaces
             _mount("sysfs", path, "sysfs", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY)
@@ -197,6 +226,7 @@ def _init(plan: Plan, argv: list[str], report: int) -> int:
     """The namespace's first process: sets it up, starts the check, and answers with its wait status. When
     it ends, the kernel ends every process left in the namespace."""
     _call("prctl", PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0)
+    outside = os.readlink("/proc/self")  # this process's pid outside, while the host's /proc is there
     _covered(plan)
     if plan.network:
         _loopback_up()
@@ -205,11 +235,17 @@ def _init(plan: Plan, argv: list[str], report: int) -> int:
     _call("setdomainname", b"(none)", 6)
     _libc.syscall(SYS_KEYCTL.get(os.uname().machine, -1), KEYCTL_JOIN_SESSION_KEYRING, None)
     os.chdir(plan.cwd)
+    if plan.sync is not None:
+        told_mounted, marked = plan.sync
+        os.write(told_mounted, outside.encode())
+        os.read(marked, 1)
+        os.close(told_mounted)
+        os.close(marked)
     child = os.fork()
     if child == 0:
         os.close(report)
         try:
-            _powerless()
+            _powerless(nested=plan.watch is None)
             os.execvp(argv[0], argv)
         except OSError as exc:
             print(f"could not run {argv[0]}: {exc}", file=sys.stderr)
@@ -224,36 +260,42 @@ def _init(plan: Plan, argv: list[str], report: int) -> int:
             return 0
 
 
-def _powerless() -> None:
+def _powerless(*, nested: bool) -> None:
     """No power over mounts, names or the kernel survives the exec, not even root's (its bounding set holds
     only `KEPT_CAPS`), and no program gains one: the check cannot take off a cover (in a user namespace of
-    its own, made from there, every cover is locked to what it covers), set the name, or mount."""
+    its own, made from there, every cover is locked to what it covers), set the name, or mount. Not
+    `nested`: nor make a user namespace (where it could mount the files it sees again, unwatched)."""
     _call("prctl", PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     with open("/proc/sys/kernel/cap_last_cap") as f:
         last = int(f.read())
     for cap in range(last + 1):
         if cap not in KEPT_CAPS:
             _call("prctl", PR_CAPBSET_DROP, cap, 0, 0, 0)
-    _refusing()
+    _refusing(nested)
 
 
-def _refusing() -> None:
-    """A seccomp filter refusing `REFUSED`'s calls, each architecture's (x32's calls all refused);
-    another machine's run as they are."""
+def _refusing(nested: bool) -> None:
+    """A seccomp filter refusing `REFUSED`'s calls, each architecture's (x32's calls all refused), and
+    unless `nested`, a new user namespace (clone3 refused as a kernel without it: the C library falls
+    back to clone); another machine's run as they are."""
     import struct
 
     arches = REFUSED.get(os.uname().machine)
     if arches is None:
         return
     allow, errno_of = 0x7FFF0000, 0x00050000
-    load, equal, at_least, answer = 0x20, 0x15, 0x35, 0x06  # BPF: ld [k], jeq #k, jge #k, ret #k
+    load, equal, at_least, has, answer = 0x20, 0x15, 0x35, 0x45, 0x06  # BPF: ld [k], jeq, jge, jset, ret
     program: list[tuple[int, int, int, int]] = []
-    for index, (arch, xattrs, keys) in enumerate(arches):
+    for index, (arch, xattrs, keys, (unshare, clone)) in enumerate(arches):
         refused = [(nr, EOPNOTSUPP) for nr in xattrs] + [(nr, ENOSYS) for nr in keys]
+        refused += [] if nested else [(CLONE3, ENOSYS)]
         x32 = [(at_least, 0, 1, 0x40000000), (answer, 0, 0, errno_of | ENOSYS)] if index == 0 else []
         rules = [(load, 0, 0, 0), *x32]  # the call's number
         for nr, code in refused:
             rules += [(equal, 0, 1, nr), (answer, 0, 0, errno_of | code)]
+        if not nested:  # unshare or clone: their flags (the first argument's low half) ask a user namespace?
+            rules += [(equal, 1, 0, unshare), (equal, 0, 3, clone), (load, 0, 0, 16)]
+            rules += [(has, 0, 1, CLONE_NEWUSER), (answer, 0, 0, errno_of | EPERM)]
         rules.append((answer, 0, 0, allow))
         # This architecture's section, skipped whole when the call is another's.
         program += [(load, 0, 0, 4), (equal, 0, len(rules), arch), *rules]
@@ -269,12 +311,20 @@ def _run(plan: Plan, argv: list[str]) -> int:
         _unshare(plan.network)
         _map("self", uid, gid)
         return _started(plan, argv)
+    watch = _watch(plan)
     ready, told_ready = os.pipe()
     go, told_go = os.pipe()
+    if watch is not None:
+        mounted, told_mounted = os.pipe()
+        marked, told_marked = os.pipe()
+        plan.sync = (told_mounted, marked)
     inside = os.fork()
     if inside == 0:
         os.close(ready)
         os.close(told_go)
+        if watch is not None:
+            for fd in (watch.fd, mounted, told_marked):
+                os.close(fd)
         code = EXIT_UNISOLATED
         try:
             _call("prctl", PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0)
@@ -291,8 +341,61 @@ def _run(plan: Plan, argv: list[str]) -> int:
         _map(str(inside), 0, 0)
         os.write(told_go, b"1")
     os.close(told_go)
+    if watch is not None:
+        os.close(told_mounted)
+        os.close(marked)
+        watch = _marked(watch, mounted, told_marked)
     _, status = os.waitpid(inside, 0)
+    if watch is not None and plan.watch is not None:
+        _told(watch, plan.watch)
     return _mirrored(status)
+
+
+def _watch(plan: Plan) -> Opened | None:
+    """The watch on what the check opens, where the plan asks for one and the kernel gives it."""
+    if plan.watch is None:
+        return None
+    # Run as a script, isolated: this folder is not on the search path; imported, the module is there.
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import sandboxwatch  # type: ignore[import-not-found, unused-ignore]
+
+    covers = [path for step, path in plan.steps if step == "hide"]
+    blanks = [path for step, path in plan.steps if step == "blank"]
+    try:
+        watch: Opened = sandboxwatch.Opened(plan.watch[2], covers, [*plan.quiet, *blanks])
+        return watch
+    except OSError as exc:
+        print(f"tiergate could not watch the check's files: {exc}", file=sys.stderr)
+        return None
+
+
+def _marked(watch: Opened, mounted: int, told_marked: int) -> Opened | None:
+    """`watch` with the check's mounts marked once its init has made them; the init let go either way."""
+    import time
+
+    told = os.read(mounted, 32)
+    os.close(mounted)
+    try:
+        if told:
+            watch.mark(int(told), time.time())
+    except OSError as exc:
+        print(f"tiergate could not watch the check's files: {exc}", file=sys.stderr)
+        watch.close()
+        return None
+    finally:
+        os.write(told_marked, b"1")
+        os.close(told_marked)
+    return watch if told else None
+
+
+def _told(watch: Opened, asked: tuple[str, str, float]) -> None:
+    try:
+        watch.read()
+        watch.tell(asked[0], asked[1])
+    except OSError as exc:
+        print(f"tiergate could not tell what the check opened: {exc}", file=sys.stderr)
+    finally:
+        watch.close()
 
 
 def _started(plan: Plan, argv: list[str]) -> int:
@@ -323,7 +426,16 @@ def _mirrored(status: int) -> int:
 
 
 def _probe() -> int:
+    """Exit 0 where the namespaces can be made, with, run by root, why the kernel's watch cannot be had on
+    stdout (nothing: it can)."""
     uid, gid = os.geteuid(), os.getegid()  # before: in the namespace, unmapped, they are no one's
+    if uid == 0:
+        plan = Plan(["--watch", "", "", "0"])
+        watch = _watch(plan)
+        if watch is None:
+            print("fanotify refused")
+        else:
+            watch.close()
     try:
         _unshare(network=True)
         if uid != 0:

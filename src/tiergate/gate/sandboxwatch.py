@@ -1,0 +1,191 @@
+"""The files a sandboxed check opened that changed since the loop began, told to the gate's watch.
+
+Run by root only, in the launcher (`sandboxinit.py`), outside the check's namespaces: fanotify marks each
+mount of the check's own mount namespace (only opens through them are told, so no other process's), and
+once the check has ended, each file and folder it opened is judged by its times. The watch inside the
+check's processes (`checksite/sitecustomize.py`) misses what C code reads (libc's own files, a program
+that is not Python); the kernel misses nothing opened. A stat alone (a size, a time) is no open: see
+docs/judging.md, "Isolated checks".
+
+Standard library only, imported by the launcher only when it watches.
+"""
+
+# os and open on purpose, as in the launcher.
+# ruff: noqa: PTH115, PTH118, PTH123
+from __future__ import annotations
+
+import ctypes
+import os
+import stat
+import struct
+
+FAN_CLOEXEC = 0x1
+FAN_NONBLOCK = 0x2
+FAN_UNLIMITED_QUEUE = 0x10
+FAN_MARK_ADD = 0x1
+FAN_MARK_MOUNT = 0x10
+FAN_ACCESS = 0x1
+FAN_CLOSE_WRITE = 0x8
+FAN_CLOSE_NOWRITE = 0x10
+FAN_OPEN = 0x20
+FAN_ONDIR = 0x40000000
+FAN_Q_OVERFLOW = 0x4000
+AT_FDCWD = -100
+AT_EMPTY_PATH = 0x1000
+STATX_BTIME = 0x800
+EVENT = struct.Struct("IBBHQii")
+# File systems that are the kernel's (what they show is no file anyone wrote), never marked.
+KERNEL_TYPES = frozenset(
+    {"proc", "sysfs", "cgroup", "cgroup2", "devpts", "mqueue", "debugfs", "tracefs", "securityfs", "bpf",
+     "pstore", "configfs", "fusectl", "binfmt_misc", "autofs", "nsfs", "hugetlbfs", "efivarfs", "devtmpfs"}
+)  # fmt: skip
+TOLD_AT_MOST = 200
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+class Opened:
+    """One check's watch: `mark` its mounts before it starts, `read` the events once it has ended, `tell`
+    what it opened that changed since the loop began."""
+
+    def __init__(self, since: float, covers: list[str], quiet: list[str]) -> None:
+        self.since = since
+        self.covers = covers  # the plan's covers: the check's own empty folders
+        self.quiet = quiet
+        self.started = 0.0
+        self.root = -1  # the check's root, held: its mounts stay while the events are read
+        self.mounts: dict[int, str] = {}
+        self.written: set[tuple[int, int]] = set()
+        self.read_from: set[tuple[int, int]] = set()
+        self.found: dict[tuple[int, int], tuple[str, float, bool, float]] = {}
+        flags = FAN_CLOEXEC | FAN_NONBLOCK | FAN_UNLIMITED_QUEUE
+        self.fd = _libc.fanotify_init(flags, os.O_RDONLY | os.O_CLOEXEC | os.O_LARGEFILE)
+        if self.fd < 0:
+            raise OSError(ctypes.get_errno(), "fanotify_init")
+
+    def mark(self, pid: int, now: float) -> None:
+        """Each mount of the process `pid`'s namespace the check reads through: not the kernel's, not a
+        cover, not a quiet folder."""
+        self.started = now
+        self.root = os.open(f"/proc/{pid}/root", os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+        with open(f"/proc/{pid}/mountinfo", "rb") as f:
+            lines = f.read().decode("utf-8", "surrogateescape").splitlines()
+        for line in lines:
+            fields = line.split(" ")
+            point, kind = _unescaped(fields[4]), fields[fields.index("-") + 1]
+            self.mounts[int(fields[0])] = point
+            if kind in KERNEL_TYPES or point in self.covers or point == "/dev" or self._quiet(point):
+                continue
+            mask = ctypes.c_uint64(FAN_OPEN | FAN_ACCESS | FAN_CLOSE_WRITE | FAN_CLOSE_NOWRITE | FAN_ONDIR)
+            path = f"/proc/{pid}/root{point}".encode("utf-8", "surrogateescape")
+            if _libc.fanotify_mark(self.fd, FAN_MARK_ADD | FAN_MARK_MOUNT, mask, AT_FDCWD, path):
+                raise OSError(ctypes.get_errno(), f"fanotify_mark {point}")
+
+    def read(self) -> None:
+        """Every event queued, each file judged as it is now (the queue holds each file opened)."""
+        while True:
+            try:
+                chunk = os.read(self.fd, 1 << 16)
+            except BlockingIOError:
+                return
+            at = 0
+            while at + EVENT.size <= len(chunk):
+                length, _, _, _, mask, fd, _ = EVENT.unpack_from(chunk, at)
+                at += length
+                if fd >= 0:
+                    try:
+                        self._judged(mask, fd)
+                    finally:
+                        os.close(fd)
+
+    def _judged(self, mask: int, fd: int) -> None:
+        found = os.fstat(fd)
+        key = (found.st_dev, found.st_ino)
+        if mask & FAN_CLOSE_WRITE:
+            self.written.add(key)
+        if mask & (FAN_ACCESS | FAN_CLOSE_NOWRITE):
+            self.read_from.add(key)
+        folder = stat.S_ISDIR(found.st_mode)
+        if not mask & FAN_OPEN or key in self.found or not (folder or stat.S_ISREG(found.st_mode)):
+            return
+        if found.st_ctime >= self.since:
+            path = self._path(fd, found)
+            if path is not None and not self._quiet(path):
+                self.found[key] = (path, found.st_ctime, folder, _born(fd, found.st_ctime))
+
+    def changed(self) -> list[tuple[str, float]]:
+        """The files and folders the check read that changed since the loop began and that it did not make.
+
+        Read: opened to read only (closed unwritten), or read (a file opened to write too). A file the
+        check wrote and that was born after it started is its own; one it only wrote is not read (a log
+        it appends to). A folder is judged by its change time when the check ended: changed before the
+        check started. (A file the check read and then wrote keeps its birth time, and is named.)"""
+        named = []
+        for key, (path, changed, folder, born) in self.found.items():
+            own = born >= self.started and key in self.written if not folder else changed >= self.started
+            if key in self.read_from and not own:
+                named.append((path, changed))
+        return sorted(named)[:TOLD_AT_MOST]
+
+    def tell(self, where: str, key: str) -> None:
+        """What `changed` names, told to the gate's watch at `where` (`@name`: an abstract name) as the
+        check `key`, in the watch's own lines (`tiergate.gate.imported`)."""
+        import _socket
+        import json
+
+        lines = [{"key": key}, *({"r": path, "c": when} for path, when in self.changed())]
+        conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+        try:
+            conn.connect("\0" + where[1:] if where.startswith("@") else where)
+            told = "".join(json.dumps(line) + "\n" for line in lines)
+            conn.sendall(told.encode("utf-8", "surrogateescape"))
+        finally:
+            conn.close()
+
+    def close(self) -> None:
+        for fd in (self.fd, self.root):
+            if fd >= 0:
+                os.close(fd)
+
+    def _path(self, fd: int, found: os.stat_result) -> str | None:
+        """Where the check saw the file. From outside its namespace the kernel gives the path from the
+        check's root, or from the file's mount where the plan made that mount: the one that leads to the
+        file from the check's root."""
+        try:
+            inner = os.readlink(f"/proc/self/fd/{fd}").removesuffix(" (deleted)")
+            with open(f"/proc/self/fdinfo/{fd}") as f:
+                mount = next(int(line.split()[1]) for line in f if line.startswith("mnt_id:"))
+        except (OSError, StopIteration, ValueError):
+            return None
+        point = self.mounts.get(mount, "/")
+        joined = os.path.join(point, inner.lstrip("/")).rstrip("/") or "/"
+        for path in (inner, joined):
+            try:
+                there = os.stat(path.lstrip("/") or ".", dir_fd=self.root, follow_symlinks=False)
+            except OSError:
+                continue
+            if (there.st_dev, there.st_ino) == (found.st_dev, found.st_ino):
+                return path
+        return joined  # gone since: where its mount is
+
+    def _quiet(self, path: str) -> bool:
+        return any(path == q or path.startswith(q.rstrip("/") + "/") for q in self.quiet)
+
+
+def _born(fd: int, otherwise: float) -> float:
+    """The file's birth time (statx); `otherwise` where the file system keeps none."""
+    buffer = ctypes.create_string_buffer(256)
+    if _libc.statx(fd, b"", AT_EMPTY_PATH, STATX_BTIME, buffer) != 0:
+        return otherwise
+    mask = struct.unpack_from("I", buffer, 0)[0]
+    if not mask & STATX_BTIME:
+        return otherwise
+    seconds, nanoseconds = struct.unpack_from("qI", buffer, 80)
+    return float(seconds + nanoseconds / 1e9)
+
+
+def _unescaped(point: str) -> str:
+    """A mount point as mountinfo writes it (space, tab, newline and backslash as octal escapes)."""
+    for code in ("040", "011", "012", "134"):
+        point = point.replace("\\" + code, chr(int(code, 8)))
+    return point
