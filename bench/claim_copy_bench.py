@@ -8,8 +8,10 @@ A git project of `--files` source files (about 2 KB each, in folders of 100) wit
 workspace (the gate's run before the copy) and once as a claim now runs it: the copy made (the change's
 tree of raw bytes, its files written), the suite run in it, the copy removed; and the suite run in a copy
 without the watch on the files its Python reads (`tiergate.gate.imported`), and one not isolated
-(`tiergate.gate.sandbox`). Prints the medians, the copy's own time, both as ratios to the run in the
-workspace, the watched run's to the unwatched one's, and the isolated run's to the one run bare. The
+(`tiergate.gate.sandbox`), and, run by root, one isolated without the kernel's watch on what it opens
+(`tiergate.gate.sandboxwatch`). Prints the medians, the copy's own time, both as ratios to the run in the
+workspace, the watched run's to the unwatched one's, the isolated run's to the one run bare, and the
+kernel-watched run's to the isolated one without it. The
 goal is the gate-at-scale budget: an honest claim's gate within 1.3 times the bare suite.
 """
 
@@ -24,6 +26,7 @@ import sys
 import sysconfig
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from tiergate.gate import sandbox
@@ -65,15 +68,15 @@ def make_project(where: Path, files: int, tests: int) -> tuple[Path, str]:
     return project, base.stdout.strip()
 
 
-def measure(project: Path, base: str, rounds: int) -> tuple[float, float, float, float, float]:
+def measure(project: Path, base: str, rounds: int) -> tuple[float, float, float, float, float, float]:
     """Medians of: the suite in the workspace; the copy alone; the copy with the suite run in it; the
-    suite alone in a copy, watched over unwatched, and isolated over not."""
+    suite alone in a copy, watched over unwatched, isolated over not, kernel-watched over not."""
     check = make_check("tests", PYTEST, "bench")
     # The bytecode a claim's copy starts with: this interpreter's packages and standard library as they
     # were before the "loop" (now), as a loop's environment record gives them.
     folders = [*site.getsitepackages(), sysconfig.get_paths()["purelib"]]
     seed = seed_of(dict.fromkeys(folders), [sys.executable], time.time())
-    in_place, copy_only, in_copy, watch, isolated = [], [], [], [], []
+    in_place, copy_only, in_copy, watch, isolated, kernel = [], [], [], [], [], []
     for _ in range(rounds):
         start = time.perf_counter()
         [result] = run_reported([check], project, timeout=600)
@@ -91,9 +94,13 @@ def measure(project: Path, base: str, rounds: int) -> tuple[float, float, float,
         with claim_copy(project, base, seed=seed) as copy:
             unwatched = {k: v for k, v in copy.env.items() if k not in WATCH_VARIABLES}
             loose = {k: v for k, v in copy.env.items() if k != sandbox.VARIABLE}
+            plan = sandbox.from_variable(copy.env[sandbox.VARIABLE])
+            # No loop's start, no kernel watch (`sandbox._watched`).
+            unkernel = {**copy.env, **replace(plan, before=None).variable()}
             watch.append(_ratio(check, copy.cwd, unwatched, copy.env))
             isolated.append(_ratio(check, copy.cwd, loose, copy.env))
-    medians = (statistics.median(t) for t in (in_place, copy_only, in_copy, watch, isolated))
+            kernel.append(_ratio(check, copy.cwd, unkernel, copy.env))
+    medians = (statistics.median(t) for t in (in_place, copy_only, in_copy, watch, isolated, kernel))
     return tuple(medians)  # type: ignore[return-value]
 
 
@@ -124,14 +131,17 @@ def main(argv: list[str]) -> int:
         "in copy/place",
         "watched/not",
         "isolated/not",
+        "kernel/not",
     )
-    widths = (7, 9, 7, 8, 11, 14, 12, 13)
+    widths = (7, 9, 7, 8, 11, 14, 12, 13, 11)
     print(" ".join(f"{n:>{w}}" for n, w in zip(names, widths, strict=True)))
     for files in args.files:
         with tempfile.TemporaryDirectory(prefix="tiergate-copy-bench-") as where:
             project, base = make_project(Path(where), files, args.tests)
-            place, copy, both, watched, isolated = measure(project, base, args.rounds)
-        ratios = f"{copy / place:>11.2f} {both / place:>14.2f} {watched:>12.2f} {isolated:>13.2f}"
+            place, copy, both, watched, isolated, kernel = measure(project, base, args.rounds)
+        ratios = (
+            f"{copy / place:>11.2f} {both / place:>14.2f} {watched:>12.2f} {isolated:>13.2f} {kernel:>11.2f}"
+        )
         print(f"{files:>7} {place:>8.2f}s {copy:>6.2f}s {both:>7.2f}s {ratios}")
     return 0
 

@@ -254,7 +254,8 @@ def test_what_the_environments_record_leaves_out_is_not_shown_either(tmp_path: P
 def test_kernel_state_the_agent_can_set_is_not_the_checks_to_read(tmp_path: Path) -> None:
     """The red team's third round: the host's domain name, an extended attribute on a folder the check is
     shown, a key in the kernel's one key table, a terminal of the host's, and with a network of its own
-    the host's interfaces in /sys. Each is the check's own, or refused as where there is none."""
+    the host's interfaces in /sys; and the kernel's log, which root can write (no user namespace but the
+    machine's may read it). Each is the check's own, or refused as where there is none."""
     script = (
         "import ctypes, os\n"
         "try:\n    os.getxattr('.', 'user.tiergate')\nexcept OSError as e:\n    print(e.errno)\n"
@@ -262,13 +263,14 @@ def test_kernel_state_the_agent_can_set_is_not_the_checks_to_read(tmp_path: Path
         "print(libc.syscall({keyctl}, 0, 0), ctypes.get_errno())\n"
         "print(open('/proc/sys/kernel/domainname').read().strip(), os.listdir('/sys/class/net'))\n"
         "print(sorted(os.listdir('/dev/pts')), repr(open('/proc/keys').read()))\n"
+        "print(libc.klogctl(10, None, 0), ctypes.get_errno())\n"
     ).format(keyctl={"x86_64": 250, "aarch64": 219}[os.uname().machine])
     (tmp_path / "holder" / "tree").mkdir(parents=True)
     os.setxattr(tmp_path / "holder" / "tree", "user.tiergate", b"42")
 
     done = run(tmp_path, script, network=True)
 
-    assert done.stdout.splitlines() == ["95", "-1 38", "(none) ['lo']", "['ptmx'] ''"], done.stderr
+    assert done.stdout.splitlines() == ["95", "-1 38", "(none) ['lo']", "['ptmx'] ''", "-1 1"], done.stderr
 
 
 @pytest.mark.skipif(
