@@ -10,6 +10,7 @@ any Python 3.8 or later and pytest 3.6 or later. See docs/judging.md, "Each test
 
 import json
 import os
+import sys
 
 import pytest
 
@@ -54,20 +55,20 @@ _RUNNER = (
 )
 
 
-def _runner_part(module, name, attribute):
-    import sys
-
-    found = getattr(sys.modules.get(module), name, None)
-    return found if attribute is None else (found.__dict__.get(attribute) if found is not None else None)
+# Each part with the name the report gives it, joined once: the parts are looked at after every test.
+_RUNNER_NAMED = tuple((m, n, a, ".".join(p for p in (m, n, a) if p)) for m, n, a in _RUNNER)
 
 
-def _runner_now():
-    """Each part as it is: the object, and its code (a function changed in place keeps its identity)."""
+def _runner_now(runner=_RUNNER_NAMED, modules=sys.modules):
+    """Each part as it is: the object, and its code (a function changed in place keeps its identity).
+    What it looks at is bound as this plugin is imported: rebinding a name of this module later does not
+    change where it looks."""
     parts = {}
-    for module, name, attribute in _RUNNER:
+    for module, name, attribute, named in runner:
         try:
-            part = _runner_part(module, name, attribute)
-            named = ".".join(p for p in (module, name, attribute) if p)
+            part = getattr(modules.get(module), name, None)
+            if attribute is not None and part is not None:
+                part = part.__dict__.get(attribute)
             parts[named] = None if part is None else (part, getattr(part, "__code__", None))
         except Exception:
             pass
@@ -286,14 +287,30 @@ def _phase(report):
     return None
 
 
-def _patched():
-    """The parts of the runner not what they were when this plugin was imported."""
+def _same(now, was):
+    return now is not None and now[0] is was[0] and now[1] is was[1]
+
+
+# The runner's parts as this plugin was imported (filled as the module ends, once its recorder is defined).
+_RUNNER_AT_START = {}
+# The plugins last looked at, and the names of those among them registered since the session began: the
+# names are made again only when the plugins change (a conftest module as it is collected), not after each
+# test.
+_PLUGINS_SEEN = [None, []]
+
+
+def _patched(now=_runner_now, same=_same, at_start=_RUNNER_AT_START, plugins=_PLUGINS_AT_START):
+    """The parts of the runner not what they were when this plugin was imported. Asked after every test:
+    a lookup of each part, the plugins' names only when the plugins changed."""
     try:
-        now = _runner_now()
-        found = [n for n, was in _RUNNER_AT_START.items() if was is not None and not _same(now.get(n), was)]
-        if _PLUGINS_AT_START and _PLUGINS_AT_START[0][1] is not None:
-            manager, before = _PLUGINS_AT_START[0]
-            found += _plugin_names(manager) - before
+        parts = now()
+        found = [n for n, was in at_start.items() if was is not None and not same(parts.get(n), was)]
+        if plugins and plugins[0][1] is not None:
+            manager, before = plugins[0]
+            registered = manager.get_plugins()
+            if registered != _PLUGINS_SEEN[0]:
+                _PLUGINS_SEEN[:] = [registered, sorted(_plugin_names(manager) - before)]
+            found += _PLUGINS_SEEN[1]
         return sorted(found)
     except Exception:
         return []
@@ -308,10 +325,6 @@ def pytest_sessionstart(session):
             _PLUGINS_AT_START[0] = (manager, _plugin_names(manager))
     except Exception:
         pass
-
-
-def _same(now, was):
-    return now is not None and now[0] is was[0] and now[1] is was[1]
 
 
 def pytest_configure(config):
@@ -343,4 +356,4 @@ def _select(config, recorder):
 
 
 # Taken last, once this plugin's own recorder is defined.
-_RUNNER_AT_START = _runner_now()
+_RUNNER_AT_START.update(_runner_now())
