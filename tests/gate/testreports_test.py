@@ -419,3 +419,17 @@ def test_a_runner_part_put_back_before_the_end_is_named_only_by_the_stream(tmp_p
     assert without.tests is not None and without.tests.patched == ()
     assert result.tests is not None and result.tests.disagrees == ""
     assert result.tests.patched == ("_pytest.python.Function.runtest",)
+
+
+def test_the_plugins_own_look_at_the_runner_replaced_is_named_itself(tmp_path: Path) -> None:
+    silenced = (
+        "import sys\n\nsys.modules['tiergate_outcomes']._Recorder.check_runner = lambda self: None\n\n\n"
+        "def test_pass():\n    pass\n"
+    )
+    write(tmp_path / "p", {"test_a.py": silenced})
+
+    with gate_socket(tmp_path) as socket:
+        result = run_streamed(tmp_path / "p", PYTEST, socket)
+
+    assert result.tests is not None
+    assert result.tests.patched == ("tiergate_outcomes._Recorder.check_runner",)

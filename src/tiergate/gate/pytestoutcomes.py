@@ -62,6 +62,7 @@ _RUNNER = (
     ("tiergate_outcomes", "_Stream", "end"),
     ("tiergate_outcomes", "_Recorder", "write"),
     ("tiergate_outcomes", "_Recorder", "set"),
+    ("tiergate_outcomes", "_Recorder", "check_runner"),
     ("tiergate_outcomes", "_Recorder", "pytest_runtest_logreport"),
     ("tiergate_outcomes", "_Recorder", "pytest_runtest_makereport"),
     ("tiergate_outcomes", "_Recorder", "pytest_sessionfinish"),
