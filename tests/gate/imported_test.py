@@ -11,7 +11,17 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tiergate.gate.imported import Bounds, Told, Watch, editable_folders, listeners, read_outside, stand_ins
+from tiergate.gate.imported import (
+    Bounds,
+    Told,
+    Watch,
+    editable_folders,
+    listeners,
+    read_outside,
+    stand_ins,
+    streams,
+)
+from tiergate.gate.pertest.streamed import Streamed
 
 ENVIRONMENT = ("/home/u/proj/.venv", "/usr/lib/python3.11")
 BOUNDS = Bounds("/tmp/t/tree", "/home/u/proj", own=("/tmp/t/site",), environment=ENVIRONMENT, before=100.0)
@@ -248,3 +258,50 @@ def test_tiergates_own_files_rewritten_are_told(tmp_path: Path) -> None:
     assert watch.moved() == []
     site.write_text(site.read_text() + "\n")
     assert watch.moved() == [str(site)]
+
+
+STREAMING = """
+import json, os, socket, sys
+where = os.environ["TIERGATE_IMPORTED"]
+
+
+def connect(report, *lines):
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    conn.connect("\\0" + where[1:] if where.startswith("@") else where)
+    conn.sendall(b'{"key": "tests"}\\n' + json.dumps({"report": report}).encode() + b"\\n")
+    assert conn.recv(16) == b"heard\\n"  # the gate heard of the report before it is written
+    conn.sendall(b"".join(json.dumps(line).encode() + b"\\n" for line in lines))
+    return conn
+
+
+out = sys.argv[1]
+kept = connect(out + "/pytest-1-a.json", {"o": ["t.py::a", "passed"]}, {"o": ["t.py::b", "failed"]},
+               {"p": ["_pytest.python.Function.runtest"]}, {"end": True})
+connect(out + "/pytest-1-a.json", {"o": ["t.py::b", "passed"]}, {"o": ["t.py::b", "passed"], "end": True})
+connect("/elsewhere/pytest-2-b.json", {"o": ["t.py::c", "passed"]})
+os._exit(0)  # no exit handler: what was sent is heard all the same
+"""
+
+
+def test_a_stream_is_heard_to_its_end_by_its_report_folder_and_a_line_not_the_plugins_spoils_it(
+    tmp_path: Path,
+) -> None:
+    copy, out = tmp_path / "holder" / "tree", tmp_path / "out"
+    copy.mkdir(parents=True)
+    with Watch(copy.parent, Bounds(str(copy), str(tmp_path / "ws")), None) as watch:
+        env = {**os.environ, **watch.env("tests")}
+        command = [sys.executable, "-c", STREAMING, str(out)]
+        subprocess.run(command, env=env, cwd=copy, check=True, timeout=60)
+        heard = streams(watch.name, str(out))
+    after = streams(watch.name, str(out))
+
+    assert heard == (
+        Streamed(
+            f"{out}/pytest-1-a.json",
+            (("t.py::a", "passed"), ("t.py::b", "failed")),
+            ("_pytest.python.Function.runtest",),
+            ended=True,
+        ),
+        Streamed(f"{out}/pytest-1-a.json", (("t.py::b", "passed"),), garbled=True),
+    )
+    assert after is None  # the watch closed: no socket of this process's is there any more

@@ -1,6 +1,6 @@
 """The pytest plugin that records each test's outcome (`tiergate.gate.pytestoutcomes`), loaded as the gate
 loads it (copied onto PYTHONPATH, named in PYTEST_PLUGINS) into a real nested pytest run: the file it
-writes, read directly."""
+writes, read directly, and what it streams to a real watch socket of the gate's."""
 
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ from typing import Any
 from testing.gitrepo import write
 
 import tiergate.gate.pytestoutcomes as plugin
+from tiergate.gate.imported import KEY_VARIABLE, OUT_VARIABLE, Bounds, Watch, streams
+from tiergate.gate.pertest.streamed import Streamed, replayed
 
 PHASES = """\
 import pytest
@@ -200,3 +202,51 @@ def test_the_collection_hook_takes_the_argument_the_running_pytest_gives() -> No
     assert "collection_path" in argnames(recent)
     assert argnames(older) == ("__multicall__", "path", "config")
     assert argnames(object()) == ("path",)
+
+
+def streamed_run(tmp_path: Path, *args: str) -> tuple[list[dict[str, Any]], tuple[Streamed, ...]]:
+    """`run_pytest` of the project at tmp_path/p with the gate's socket: its records, and its streams."""
+    holder = tmp_path / "holder"
+    (holder / "tree").mkdir(parents=True)
+    with Watch(holder, Bounds(str(holder / "tree"), str(tmp_path / "workspace")), None) as watch:
+        socket = {k: v for k, v in watch.env("tests").items() if k in (OUT_VARIABLE, KEY_VARIABLE)}
+        records = run_pytest(tmp_path / "p", *args, env=socket)
+        heard = streams(watch.name, str(tmp_path / "out"))
+    assert heard is not None
+    return records, heard
+
+
+def test_each_outcome_is_streamed_as_the_record_has_it_and_the_end_marked(tmp_path: Path) -> None:
+    write(tmp_path / "p", {"test_phases.py": PHASES})
+
+    [record], [stream] = streamed_run(tmp_path)
+
+    assert [stream.report] == [str(path) for path in (tmp_path / "out").iterdir()]
+    assert stream.ended and not stream.garbled and stream.patched == ()
+    assert list(replayed(stream).items()) == [tuple(pair) for pair in record["outcomes"]]
+    # One line a test, but where a later phase went wrong (a teardown error after a pass).
+    assert len(stream.outcomes) == len(record["outcomes"]) + 1
+
+
+# Code under test that, as it is imported, silences what a stream could send through `socket` and
+# `json`: the plugin bound what it calls as it connected, before any test module was imported.
+SILENCING = """\
+import json, json.encoder, socket
+
+socket.socket.sendall = lambda self, data, *flags: None
+socket.socket.send = lambda self, data, *flags: len(data)
+json.dumps = lambda *args, **kwargs: "{}"
+json.encoder.encode_basestring_ascii = lambda text: '""'
+
+
+def test_fail():
+    assert 1 == 2
+"""
+
+
+def test_a_stream_is_out_of_reach_of_what_the_tests_replace_in_the_modules_it_uses(tmp_path: Path) -> None:
+    write(tmp_path / "p", {"test_silencing.py": SILENCING})
+
+    _, [stream] = streamed_run(tmp_path)
+
+    assert stream.ended and replayed(stream) == {"test_silencing.py::test_fail": "failed"}

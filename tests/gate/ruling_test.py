@@ -4,10 +4,12 @@ Claude and the verifier are shown stays bounded and to the point."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from tiergate.gate.checks import CheckResult, Status, kind_of
+from tiergate.gate.pertest.record import TestRun
 from tiergate.gate.ruling import GateResult, judge, new_compile_failures
-from tiergate.gate.standing import CANNOT_RUN, UNFINISHED, BaselineEntry
+from tiergate.gate.standing import CANNOT_RUN, DISAGREEING, UNFINISHED, BaselineEntry
 
 PASSED = "3 passed in 0.10s\n"
 
@@ -316,4 +318,21 @@ def test_output_naming_no_tests_is_new_when_it_has_an_error_line_the_baseline_di
     assert verdict.reason == "1 error line not in the baseline's output"
     assert (
         "  - src/app.py:20:5: error: missing return now; not in the baseline's output" in gate.report_text()
+    )
+
+
+def test_a_check_whose_report_disagrees_with_its_stream_is_never_excused_by_the_same_failure_then() -> None:
+    # The output is the forger's to print too: failing just as at the base, exit status and tests alike.
+    why = "the report disagrees with the outcomes the tests streamed as they ran: it has test_a passed"
+    streamed = TestRun("pytest report", "pytest", (("tests/test_app.py::test_a", "failed"),), True)
+    forged = replace(
+        result(output=pytest_output("test_a"), reason=why), tests=replace(streamed, disagrees=why)
+    )
+
+    gate = judge([forged], at_base(result(output=pytest_output("test_a"))))
+
+    assert gate.refuted and gate.verdicts[0].reason == DISAGREEING
+    assert gate.report_text().splitlines()[0] == (
+        "tiergate's checks refute the claim: in 1 check of 1, the tests' report disagrees with the outcomes "
+        "they streamed as they ran, so no evidence."
     )

@@ -3,6 +3,8 @@ failures than the runner printed, a report never finished, and a run of no test.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from tiergate.gate.checks import CheckResult, Status
 from tiergate.gate.pertest.record import Outcome, TestRun
 from tiergate.gate.testevidence import with_tests
@@ -60,3 +62,14 @@ def test_a_sound_run_keeps_its_status_and_carries_its_tests() -> None:
     judged = with_tests(result(), tests, printed(passed=1, skipped=1))
 
     assert judged.status == "passed" and judged.tests == tests
+
+
+def test_a_report_that_disagrees_with_what_the_tests_streamed_fails_the_check_whatever_its_exit() -> None:
+    why = "the report disagrees with the outcomes the tests streamed as they ran: it has b passed"
+    forged = replace(report(a="passed", b="failed"), disagrees=why)
+
+    passed = with_tests(result(), forged, printed(passed=2))
+    failed = with_tests(result("failed", 1), forged, None)
+
+    assert passed.status == "failed" and passed.reason == f"exit 0, but {why}"
+    assert failed.status == "failed" and failed.reason == why

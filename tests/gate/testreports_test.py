@@ -4,15 +4,18 @@ reports or leaves early still seen, a nested pytest not mixed in, and the user's
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shlex
 import sys
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
 from testing.gitrepo import init_repo, write
 
-from tiergate.gate.checks import make_check
+from tiergate.gate.checks import CheckResult, make_check
+from tiergate.gate.imported import KEY_VARIABLE, OUT_VARIABLE, Bounds, Watch
 from tiergate.gate.pertest.selection import TestSelection
 from tiergate.gate.testreports import run_reported
 
@@ -259,3 +262,174 @@ def test_a_selection_this_process_was_run_with_is_no_checks_here(
 
     assert result.status == "passed" and result.tests is not None and not result.tests.subset
     assert result.tests.by_test == {"test_a.py::test_pass": "passed"}
+
+
+@contextlib.contextmanager
+def gate_socket(tmp_path: Path) -> Iterator[dict[str, str]]:
+    """The variables of a claim copy's watch socket (`tiergate.gate.imported`) that tell a check's pytest
+    where to stream its outcomes, while it listens."""
+    holder = tmp_path / "holder"
+    (holder / "tree").mkdir(parents=True)
+    with Watch(holder, Bounds(str(holder / "tree"), str(tmp_path / "workspace")), None) as watch:
+        yield {k: v for k, v in watch.env("tests").items() if k in (OUT_VARIABLE, KEY_VARIABLE)}
+
+
+def run_streamed(root: Path, command: str, socket: Mapping[str, str]) -> CheckResult:
+    check = make_check("tests", command, "test")
+    (result,) = run_reported([check], root, timeout=60, env={check.key: dict(socket)})
+    return result
+
+
+HONEST = {
+    "a plain run": ({"test_a.py": TESTS}, f"{PYTEST} -k 'not other'", "failed"),
+    "xdist's workers": ({"test_a.py": TESTS}, f"{PYTEST} -p xdist -n 2", "failed"),
+    "a pytest the tests start": ({"test_nested.py": NESTED}, PYTEST, "passed"),
+}
+
+
+@pytest.mark.parametrize("case", list(HONEST))
+def test_an_honest_run_streamed_to_the_gate_is_read_as_without_it(tmp_path: Path, case: str) -> None:
+    files, command, status = HONEST[case]
+    write(tmp_path / "p", files)
+    (without,) = run_reported([make_check("tests", command, "test")], tmp_path / "p", timeout=60)
+
+    with gate_socket(tmp_path) as socket:
+        result = run_streamed(tmp_path / "p", command, socket)
+
+    assert result.status == without.status == status and result.reason == without.reason
+    assert result.tests is not None and without.tests is not None
+    assert result.tests.disagrees == "" and result.tests.finished
+    assert result.tests.by_test == without.tests.by_test and result.tests.source == "pytest report"
+
+
+def test_a_selected_run_streamed_to_the_gate_is_still_a_subset(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "repo", SELECTED_PROJECT)
+    check = make_check("tests", f"{PYTEST} tests", "test")
+
+    with gate_socket(tmp_path) as socket:
+        (result,) = run_reported(
+            [check], repo, timeout=60, select={check.key: SELECTION}, env={check.key: socket}
+        )
+
+    assert result.status == "passed" and result.tests is not None
+    assert result.tests.subset and result.tests.disagrees == ""
+    assert result.tests.by_test["tests/test_two.py::test_wanted"] == "passed"
+
+
+# As the red team's code did when its module was imported: at exit, the report rewritten to say every
+# test passed, and no exit handler of anyone else's left to run.
+FORGED_AT_EXIT = """\
+import atexit, json, os
+
+
+def forge():
+    folder = os.environ["TIERGATE_TESTS_OUT"]
+    for name in os.listdir(folder):
+        path = os.path.join(folder, name)
+        record = json.load(open(path))
+        record["outcomes"] = [[test, "passed"] for test, _ in record["outcomes"]]
+        json.dump({**record, "finished": True}, open(path, "w"))
+    os._exit(0)
+
+
+atexit.register(forge)
+"""
+FAILING = "import forger\n\n\ndef test_pass():\n    pass\n\n\ndef test_fail():\n    assert 1 == 2\n"
+# pytest's terminal left out (the scenario's forger silences it): else the failures it prints, and its
+# totals line, would give the forgery away by themselves.
+QUIET = PYTEST.replace(" -q ", " -p no:terminal ")
+
+
+def test_a_report_forged_at_exit_is_a_pass_without_the_socket_and_no_evidence_with_it(tmp_path: Path) -> None:
+    write(tmp_path / "p", {"forger.py": FORGED_AT_EXIT, "test_a.py": FAILING})
+    (without,) = run_reported([make_check("tests", QUIET, "test")], tmp_path / "p", timeout=60)
+
+    with gate_socket(tmp_path) as socket:
+        result = run_streamed(tmp_path / "p", QUIET, socket)
+
+    assert without.status == "passed"  # what the gate could only read before: the forged report
+    assert result.status == "failed" and result.tests is not None
+    assert result.reason == (
+        "exit 0, but the report disagrees with the outcomes the tests streamed as they ran: "
+        "it has test_a.py::test_fail passed where the stream has failed"
+    )
+    assert result.tests.by_test == {"test_a.py::test_pass": "passed", "test_a.py::test_fail": "failed"}
+
+
+# A test that knows the gate's socket and key from its environment, and streams passes for its run's
+# report on a connection of its own.
+SECOND_STREAM = """\
+import json, os, socket
+
+
+def test_fail():
+    assert 1 == 2
+
+
+def test_zz_forge():
+    where, folder = os.environ["TIERGATE_IMPORTED"], os.environ["TIERGATE_TESTS_OUT"]
+    conn = socket.socket(socket.AF_UNIX)
+    conn.connect("\\0" + where[1:] if where.startswith("@") else where)
+    (name,) = os.listdir(folder)
+    lines = [{"key": os.environ["TIERGATE_IMPORTED_KEY"]}, {"report": os.path.join(folder, name)}]
+    lines += [{"o": ["test_a.py::test_fail", "passed"]}, {"end": True}]
+    conn.sendall("".join(json.dumps(line) + "\\n" for line in lines).encode())
+"""
+
+
+def test_a_second_stream_for_the_same_report_makes_it_no_evidence(tmp_path: Path) -> None:
+    write(tmp_path / "p", {"test_a.py": SECOND_STREAM})
+
+    with gate_socket(tmp_path) as socket:
+        result = run_streamed(tmp_path / "p", PYTEST, socket)
+
+    assert result.status == "failed" and result.tests is not None
+    assert result.tests.disagrees.endswith("more than one stream is for the same report")
+    assert result.tests.by_test["test_a.py::test_fail"] == "failed"
+
+
+# The test call replaced in one test, and put back as the next test is called (its body left unrun): by
+# the session's end the runner is whole.
+PUT_BACK = """\
+import _pytest.python
+
+_was = _pytest.python.Function.runtest
+
+
+def _once(self):
+    _pytest.python.Function.runtest = _was
+
+
+def test_replaces():
+    _pytest.python.Function.runtest = _once
+
+
+def test_never_run():
+    assert False
+"""
+
+
+def test_a_runner_part_put_back_before_the_end_is_named_only_by_the_stream(tmp_path: Path) -> None:
+    write(tmp_path / "p", {"test_a.py": PUT_BACK})
+    (without,) = run_reported([make_check("tests", PYTEST, "test")], tmp_path / "p", timeout=60)
+
+    with gate_socket(tmp_path) as socket:
+        result = run_streamed(tmp_path / "p", PYTEST, socket)
+
+    assert without.tests is not None and without.tests.patched == ()
+    assert result.tests is not None and result.tests.disagrees == ""
+    assert result.tests.patched == ("_pytest.python.Function.runtest",)
+
+
+def test_the_plugins_own_look_at_the_runner_replaced_is_named_itself(tmp_path: Path) -> None:
+    silenced = (
+        "import sys\n\nsys.modules['tiergate_outcomes']._Recorder.check_runner = lambda self: None\n\n\n"
+        "def test_pass():\n    pass\n"
+    )
+    write(tmp_path / "p", {"test_a.py": silenced})
+
+    with gate_socket(tmp_path) as socket:
+        result = run_streamed(tmp_path / "p", PYTEST, socket)
+
+    assert result.tests is not None
+    assert result.tests.patched == ("tiergate_outcomes._Recorder.check_runner",)

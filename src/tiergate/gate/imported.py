@@ -17,6 +17,10 @@ connects to or binds (`checksite/sitecustomize.py`). Named, THOROUGH, with the c
 - a server on this machine that is not the check's own: listening before the checks began, or a Unix
   socket none of their processes bound.
 Files older than the loop are the machine's, not the loop's. See docs/judging.md, "The claim's copy".
+
+The same socket hears each pytest run's outcomes as its tests run (`streams`, from tiergate's pytest
+plugin: docs/judging.md, "Each test's outcome"): what the tests' process sends there is out of its reach
+once sent, where the report file it writes at the end is not.
 """
 
 # os.path on purpose: paths stay strings from the processes' messages to the reasons.
@@ -31,6 +35,7 @@ import os
 import shutil
 import socketserver
 import threading
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import field, replace
 from pathlib import Path
@@ -40,6 +45,7 @@ from tiergate.gate import ownfiles
 from tiergate.gate.checks import CheckResult
 from tiergate.gate.environment.places import inside
 from tiergate.gate.environment.walk import BYTECODE, SKIPPED_IN
+from tiergate.gate.pertest.streamed import Streamed
 from tiergate.gate.request import Seed
 from tiergate.gate.untouched import Stamp, stamp_of
 from tiergate.text import quote_inline
@@ -57,6 +63,11 @@ _LOCAL = frozenset({"localhost", ""})
 _UNRECORDED = frozenset({BYTECODE, *(name for names in SKIPPED_IN.values() for name in names)})
 # Where a site folder's `.pth` files and setuptools' editable finders are, under an environment folder.
 _SITE_FILES = ("", "lib/python*/site-packages/", "Lib/site-packages/", "*/lib/python*/site-packages/")
+# How long the gate waits, once a check has ended, for the streams of its runs to be heard to their end.
+STREAM_WAIT = 5.0
+# What the gate answers a stream's first line with: the plugin writes its report file only once the
+# gate has heard of it, so that no report the gate reads is one whose stream it has not begun to hear.
+HEARD = b"heard\n"
 
 
 @frozen
@@ -268,26 +279,102 @@ class _Listener(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     def __init__(self, address: str) -> None:
         super().__init__(address, _Handler)
         self.told: dict[str, dict[str, dict[str, object]]] = {}
+        self.streams: list[_Stream] = []
         self.lock = threading.Lock()
+
+
+class _Stream:
+    """One connection's stream of a pytest run's outcomes, as heard so far (`Streamed` once read)."""
+
+    def __init__(self, report: str) -> None:
+        self.report = report
+        self.outcomes: list[tuple[str, str]] = []
+        self.patched: list[str] = []
+        self.ended = False
+        self.garbled = False
+        self.closed = threading.Event()
+
+    def add(self, message: dict[str, object]) -> None:
+        """One line of the plugin's: an outcome (`o`: test, outcome), the runner's parts found replaced
+        (`p`), or the end mark (`end`); anything else spoils the stream (a line written into the
+        plugin's own connection by someone else, say)."""
+        said, patched = message.get("o"), message.get("p")
+        if len(message) != 1:
+            self.garbled = True
+        elif isinstance(said, list) and len(said) == 2 and all(isinstance(part, str) for part in said):
+            self.outcomes.append((said[0], said[1]))
+        elif isinstance(patched, list) and all(isinstance(part, str) for part in patched):
+            self.patched.extend(patched)
+        elif message.get("end") is True:
+            self.ended = True
+        else:
+            self.garbled = True
+
+    def heard(self) -> Streamed:
+        return Streamed(self.report, tuple(self.outcomes), tuple(self.patched), self.ended, self.garbled)
 
 
 class _Handler(socketserver.StreamRequestHandler):
     server: _Listener
 
     def handle(self) -> None:
-        key = None
-        for raw in self.rfile:
-            try:
-                message = json.loads(raw)
-            except ValueError:
-                continue
-            if not isinstance(message, dict):
-                continue
-            if key is None:
-                key = str(message.get("key", ""))
-                continue
-            with self.server.lock:
-                _kept(self.server.told.setdefault(key, _empty()), message)
+        key: str | None = None
+        stream: _Stream | None = None
+        first = False  # the line after the key: where a stream says which report it is for
+        try:
+            for raw in self.rfile:
+                try:
+                    message = json.loads(raw)
+                except ValueError:
+                    message = None
+                if not isinstance(message, dict):
+                    if stream is not None:
+                        stream.garbled = True
+                    continue
+                if key is None:
+                    key, first = str(message.get("key", "")), True
+                    continue
+                report = message.get("report")
+                if first and isinstance(report, str):
+                    stream = _Stream(report)
+                    with self.server.lock:
+                        self.server.streams.append(stream)
+                    with contextlib.suppress(OSError):  # gone already: what it sent still counts
+                        self.wfile.write(HEARD)
+                    first = False
+                    continue
+                first = False
+                with self.server.lock:
+                    if stream is not None:
+                        stream.add(message)
+                    else:
+                        _kept(self.server.told.setdefault(key, _empty()), message)
+        finally:
+            if stream is not None:
+                stream.closed.set()
+
+
+# The sockets of this process's watches, by the name their checks are given (`Watch.name`): where
+# `streams` finds what a check's runs streamed from the variables the check ran with.
+_HEARING: dict[str, _Listener] = {}
+
+
+def streams(address: str, folder: str, wait: float = STREAM_WAIT) -> tuple[Streamed, ...] | None:
+    """What the pytest runs whose reports are in `folder` (a check's own report folder,
+    `tiergate.gate.testreports`) streamed to the watch socket named `address`, each as heard to its
+    connection's close (at most `wait` seconds for all: the check's processes have ended, and a process
+    left holding the connection open is no reason to wait longer); None when no watch of this process
+    listens there (a run without the socket: its reports are read alone, as before)."""
+    server = _HEARING.get(address)
+    if server is None:
+        return None
+    with server.lock:
+        found = [s for s in server.streams if os.path.dirname(s.report) == folder]
+    deadline = time.monotonic() + wait
+    for stream in found:
+        stream.closed.wait(max(0.0, deadline - time.monotonic()))
+    with server.lock:
+        return tuple(s.heard() for s in found)
 
 
 def _empty() -> dict[str, dict[str, object]]:
@@ -352,10 +439,12 @@ class Watch:
             # Polled often: closing the copy waits for the loop to see it is asked to end.
             serve = lambda: self._server.serve_forever(poll_interval=0.02)  # noqa: E731
             threading.Thread(target=serve, daemon=True).start()
+            _HEARING[self.name] = self._server
         return self
 
     def __exit__(self, *exc: object) -> None:
         if self._server is not None:
+            _HEARING.pop(self.name, None)
             self._server.shutdown()
             self._server.server_close()
 

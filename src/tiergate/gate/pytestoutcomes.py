@@ -1,21 +1,30 @@
 # mypy: ignore-errors
 # ruff: noqa: PTH105, PTH112, PTH118, PTH119, PTH123, UP031, SIM105
-"""tiergate: each test's outcome in this pytest run, written as JSON for the gate (written for one run);
-and, when the gate asks, only the tests it selected run (the rest deselected, their modules not imported).
+"""tiergate: each test's outcome in this pytest run, written as JSON for the gate (written for one run),
+and streamed to the gate's socket as it happens where the gate gives one; and, when the gate asks, only
+the tests it selected run (the rest deselected, their modules not imported).
 
 Copied as `tiergate_outcomes.py` onto PYTHONPATH and named in PYTEST_PLUGINS (`tiergate.gate.testreports`);
-never imported by tiergate itself. Every hook is guarded and it only reads and writes its own files, on
-any Python 3.8 or later and pytest 3.6 or later. See docs/judging.md, "Each test's outcome".
+never imported by tiergate itself. Every hook is guarded and it only reads and writes its own files and
+talks to the gate's socket, on any Python 3.8 or later and pytest 3.6 or later. See docs/judging.md,
+"Each test's outcome".
 """
 
 import json
 import os
+import sys
 
 import pytest
 
 _OUT = "TIERGATE_TESTS_OUT"
 _ONLY = "TIERGATE_TESTS_ONLY"
 _TAKEN = "TIERGATE_TESTS_TAKEN"
+# The gate's socket (`tiergate.gate.imported`), and the check this run is for.
+_WATCH = "TIERGATE_IMPORTED"
+_WATCH_KEY = "TIERGATE_IMPORTED_KEY"
+# How long the plugin waits on the gate's socket, to connect, for its answer, to send: never forever (a
+# gate that does not answer must not hold the tests up); its stream then ends there, which the gate sees.
+_WAIT = 10.0
 # Never left out of collection: they hold fixtures, hooks and package set-up, never tests of their own.
 _ALWAYS_COLLECTED = ("conftest.py", "__init__.py")
 # What decides a test's outcome inside pytest: replaced while the tests run (the code under test can, at
@@ -46,28 +55,34 @@ _RUNNER = (
     ("pluggy._callers", "_multicall", None),
     ("pluggy._hooks", "HookCaller", "__call__"),
     ("pluggy._manager", "PluginManager", "_hookexec"),
-    # This plugin's own recording.
+    # This plugin's own recording, and its stream to the gate.
+    ("tiergate_outcomes", "_Stream", "line"),
+    ("tiergate_outcomes", "_Stream", "outcome"),
+    ("tiergate_outcomes", "_Stream", "patched"),
+    ("tiergate_outcomes", "_Stream", "end"),
     ("tiergate_outcomes", "_Recorder", "write"),
     ("tiergate_outcomes", "_Recorder", "set"),
+    ("tiergate_outcomes", "_Recorder", "check_runner"),
     ("tiergate_outcomes", "_Recorder", "pytest_runtest_logreport"),
     ("tiergate_outcomes", "_Recorder", "pytest_runtest_makereport"),
+    ("tiergate_outcomes", "_Recorder", "pytest_sessionfinish"),
 )
 
 
-def _runner_part(module, name, attribute):
-    import sys
-
-    found = getattr(sys.modules.get(module), name, None)
-    return found if attribute is None else (found.__dict__.get(attribute) if found is not None else None)
+# Each part with the name the report gives it, joined once: the parts are looked at after every test.
+_RUNNER_NAMED = tuple((m, n, a, ".".join(p for p in (m, n, a) if p)) for m, n, a in _RUNNER)
 
 
-def _runner_now():
-    """Each part as it is: the object, and its code (a function changed in place keeps its identity)."""
+def _runner_now(runner=_RUNNER_NAMED, modules=sys.modules):
+    """Each part as it is: the object, and its code (a function changed in place keeps its identity).
+    What it looks at is bound as this plugin is imported: rebinding a name of this module later does not
+    change where it looks."""
     parts = {}
-    for module, name, attribute in _RUNNER:
+    for module, name, attribute, named in runner:
         try:
-            part = _runner_part(module, name, attribute)
-            named = ".".join(p for p in (module, name, attribute) if p)
+            part = getattr(modules.get(module), name, None)
+            if attribute is not None and part is not None:
+                part = part.__dict__.get(attribute)
             parts[named] = None if part is None else (part, getattr(part, "__code__", None))
         except Exception:
             pass
@@ -92,16 +107,87 @@ def _plugin_names(manager):
     return found
 
 
+class _Stream:
+    """Each outcome sent to the gate's socket as the recorder sets it, the runner's parts found replaced as
+    each test ends, and an end mark as the session finishes: once sent, out of this process's reach (the
+    report file it writes at the end is not). Everything it calls was bound as it connected (`_stream`):
+    code under test that later replaces `socket`'s or `json`'s functions does not reach it."""
+
+    def __init__(self, conn, send, quote):
+        self.conn = conn  # held: the connection lives as long as the process
+        self.send = send
+        self.quote = quote
+        self.named = set()  # the runner's parts already named
+
+    def line(self, text):
+        send = self.send
+        if send is None:
+            return
+        try:
+            send(text.encode())
+        except Exception:
+            self.send = None  # the gate gone, or too slow: the stream ends here, and the gate sees it did
+
+    def outcome(self, nodeid, outcome):
+        quote = self.quote
+        self.line('{"o": [%s, %s]}\n' % (quote(nodeid), quote(outcome)))
+
+    def patched(self, names):
+        fresh = [n for n in names if n not in self.named]
+        if fresh:
+            self.named.update(fresh)
+            self.line('{"p": [%s]}\n' % ", ".join(self.quote(n) for n in fresh))
+
+    def end(self):
+        self.line('{"end": true}\n')
+
+
+def _stream(report):
+    """The stream of this run's outcomes for its report at `report`, connected to the gate's socket; None
+    when the gate gave none (the report alone then, as the gate reads it without one) or it cannot be
+    reached. The gate answers once it has heard of the report, before the file is there."""
+    where = os.environ.get(_WATCH)
+    if not where:
+        return None
+    import socket
+    from json.encoder import encode_basestring_ascii as quote
+
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        conn.settimeout(_WAIT)
+        conn.connect("\0" + where[1:] if where.startswith("@") else where)
+        send = conn.sendall
+        key = os.environ.get(_WATCH_KEY, "")
+        send(('{"key": %s}\n{"report": %s}\n' % (quote(key), quote(report))).encode())
+        if conn.recv(16) != b"heard\n":
+            raise OSError("the gate did not answer")
+    except Exception:
+        conn.close()
+        return None
+    return _Stream(conn, send, quote)
+
+
 class _Recorder:
-    def __init__(self, path):
+    def __init__(self, path, stream=None):
         self.path = path
+        self.stream = stream
         self.outcomes = {}  # node id -> outcome, in the order met
         self.raw = {}  # (node id, phase) -> the outcome the runner made, before any rewriting
         self.only = False  # the run was limited to the gate's selection
 
     def set(self, nodeid, outcome):
-        if outcome is not None and self.outcomes.get(nodeid) not in ("failed", "error"):
+        was = self.outcomes.get(nodeid)
+        if outcome is not None and was not in ("failed", "error"):
             self.outcomes[nodeid] = outcome
+            # Streamed as it changes: the gate replays the lines by this same rule.
+            if outcome != was and self.stream is not None:
+                self.stream.outcome(nodeid, outcome)
+
+    def check_runner(self):
+        """The runner's parts replaced by now, streamed: one put back before the session ends was still
+        replaced while a test ran."""
+        if self.stream is not None:
+            self.stream.patched(_patched())
 
     def write(self, finished):
         record = {"tool": "pytest", "finished": finished, "outcomes": list(self.outcomes.items())}
@@ -132,6 +218,8 @@ class _Recorder:
             if raw in ("failed", "error") and outcome in (None, "passed", "xpassed"):
                 outcome = raw
             self.set(report.nodeid, outcome)
+            if report.when == "teardown":
+                self.check_runner()  # as each test ends
         except Exception:
             pass
 
@@ -139,6 +227,7 @@ class _Recorder:
         try:
             if report.failed:
                 self.set(report.nodeid or "<collection>", "error")
+            self.check_runner()  # as each module is imported: what its import replaced, before any test
         except Exception:
             pass
 
@@ -151,6 +240,12 @@ class _Recorder:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session):
+        try:
+            if self.stream is not None:
+                self.check_runner()
+                self.stream.end()
+        except Exception:
+            pass
         try:
             self.write(True)
         except Exception:
@@ -286,14 +381,30 @@ def _phase(report):
     return None
 
 
-def _patched():
-    """The parts of the runner not what they were when this plugin was imported."""
+def _same(now, was):
+    return now is not None and now[0] is was[0] and now[1] is was[1]
+
+
+# The runner's parts as this plugin was imported (filled as the module ends, once its recorder is defined).
+_RUNNER_AT_START = {}
+# The plugins last looked at, and the names of those among them registered since the session began: the
+# names are made again only when the plugins change (a conftest module as it is collected), not after each
+# test.
+_PLUGINS_SEEN = [None, []]
+
+
+def _patched(now=_runner_now, same=_same, at_start=_RUNNER_AT_START, plugins=_PLUGINS_AT_START):
+    """The parts of the runner not what they were when this plugin was imported. Asked after every test:
+    a lookup of each part, the plugins' names only when the plugins changed."""
     try:
-        now = _runner_now()
-        found = [n for n, was in _RUNNER_AT_START.items() if was is not None and not _same(now.get(n), was)]
-        if _PLUGINS_AT_START and _PLUGINS_AT_START[0][1] is not None:
-            manager, before = _PLUGINS_AT_START[0]
-            found += _plugin_names(manager) - before
+        parts = now()
+        found = [n for n, was in at_start.items() if was is not None and not same(parts.get(n), was)]
+        if plugins and plugins[0][1] is not None:
+            manager, before = plugins[0]
+            registered = manager.get_plugins()
+            if registered != _PLUGINS_SEEN[0]:
+                _PLUGINS_SEEN[:] = [registered, sorted(_plugin_names(manager) - before)]
+            found += _PLUGINS_SEEN[1]
         return sorted(found)
     except Exception:
         return []
@@ -310,10 +421,6 @@ def pytest_sessionstart(session):
         pass
 
 
-def _same(now, was):
-    return now is not None and now[0] is was[0] and now[1] is was[1]
-
-
 def pytest_configure(config):
     try:
         folder = os.environ.get(_OUT)
@@ -325,7 +432,10 @@ def pytest_configure(config):
         recorder = None
         if folder:
             name = "pytest-%d-%s.json" % (os.getpid(), os.urandom(4).hex())
-            recorder = _Recorder(os.path.join(folder, name))
+            path = os.path.join(folder, name)
+            # Connected before any test module is collected (the conftest files pytest reads first are
+            # imported already), and before the report file is there.
+            recorder = _Recorder(path, _stream(path))
             recorder.write(False)
             config.pluginmanager.register(recorder, "tiergate_outcomes_recorder")
         _select(config, recorder)
@@ -343,4 +453,4 @@ def _select(config, recorder):
 
 
 # Taken last, once this plugin's own recorder is defined.
-_RUNNER_AT_START = _runner_now()
+_RUNNER_AT_START.update(_runner_now())

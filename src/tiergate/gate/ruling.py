@@ -27,6 +27,7 @@ from tiergate.gate.pertest.order import reason as order_reason
 from tiergate.gate.pertest.record import FAILING, TestRun
 from tiergate.gate.standing import (
     CANNOT_RUN,
+    DISAGREEING,
     LOST_SHOWN,
     NEVER_EXCUSED,
     NO_BASELINE,
@@ -327,6 +328,9 @@ def _shows_nothing(result: CheckResult) -> str:
         return NO_TESTS
     if result.could_not_run:
         return CANNOT_RUN
+    # Its output may be the forger's too (failing just as at the base): the disagreement is the finding.
+    if result.tests is not None and result.tests.disagrees:
+        return DISAGREEING
     return UNFINISHED if result.status == "timed_out" else ""
 
 

@@ -23,6 +23,10 @@ NEVER_EXCUSED = "an acceptance or regression check: the baseline never excuses i
 UNFINISHED = "a check that did not finish shows nothing, so its timeout is never excused as pre-existing"
 CANNOT_RUN = "a check that could not run shows nothing: it is never passed, nor excused as pre-existing"
 NO_TESTS = "a test check that ran no test shows nothing: it is never passed, nor excused as pre-existing"
+DISAGREEING = (
+    "a test check whose report disagrees with what its tests streamed shows nothing: it is never passed, "
+    "nor excused as pre-existing"
+)
 LOST_SHOWN = 10
 RESHAPED_CHARS = 400
 

@@ -1,8 +1,8 @@
 """What a test check's run shows beyond its exit status: its tests, and whether they are evidence.
 
 An exit 0 with failing tests, a report with fewer failures than the runner's totals or never finished,
-fails the check; a run where not one test ran is no evidence (`no_tests`). See docs/judging.md, "Each
-test's outcome". Pure.
+or one that disagrees with what the tests streamed to the gate as they ran, fails the check; a run where
+not one test ran is no evidence (`no_tests`). See docs/judging.md, "Each test's outcome". Pure.
 """
 
 from __future__ import annotations
@@ -34,6 +34,8 @@ def with_tests(result: CheckResult, report: TestRun | None, printed: TestRun | N
 def _not_a_pass(result: CheckResult, tests: TestRun, printed: TestRun | None) -> str:
     """Why a run that its exit status or its report calls passed is failed ("" when it is not)."""
     exit_text = "" if result.status == "failed" else "exit 0, but "
+    if tests.disagrees:
+        return f"{exit_text}{tests.disagrees}"
     if printed is not None and tests is not printed and printed.failing > tests.failing:
         return (
             f"{exit_text}its {tests.source} shows {plural(tests.failing, 'failing test')} where the "

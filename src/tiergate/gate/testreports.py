@@ -2,7 +2,9 @@
 
 The command is never changed: pytest gets a plugin (`tiergate.gate.pytestoutcomes`) and node --test a
 reporter (`nodeoutcomes.mjs`) through its environment; other runners are read from their output. A
-report is written in the tests' own process, so it is evidence against a claim more than for one.
+report is written in the tests' own process, so it is evidence against a claim more than for one; where
+the check runs with the gate's socket (`tiergate.gate.imported`), pytest's plugin also streams each
+outcome there as it happens, and a report is read against that stream (`tiergate.gate.pertest.streamed`).
 pytest can also be asked to run only a selection of its tests (`select`); a run that did is a subset.
 See docs/judging.md, "Each test's outcome".
 """
@@ -18,11 +20,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from tiergate.gate import ownfiles
+from tiergate.gate import imported, ownfiles
 from tiergate.gate.checks import Check, CheckResult
+from tiergate.gate.pertest import streamed
 from tiergate.gate.pertest.fromoutput import from_output
 from tiergate.gate.pertest.record import Outcome, TestRun, outcome_of
 from tiergate.gate.pertest.selection import TestSelection
+from tiergate.gate.pertest.streamed import Reported, Streamed
 from tiergate.gate.processes import run_checks
 from tiergate.gate.testevidence import with_tests
 
@@ -64,7 +68,12 @@ def run_reported(
         outs = {c.key: folder / str(index) for index, c in enumerate(tests)}
         results = _without_the_plugin_where_it_broke(results, tests, outs, cwd, given, options)
         return tuple(
-            _judged(r, outs[r.key], cwd, selected=r.key in selected) if r.key in outs else r for r in results
+            _judged(
+                r, outs[r.key], cwd, selected=r.key in selected, streams=_streams(merged[r.key], outs[r.key])
+            )
+            if r.key in outs
+            else r
+            for r in results
         )
     finally:
         shutil.rmtree(folder, ignore_errors=True)
@@ -173,47 +182,51 @@ def _runs_node_test(command: str, scripts: Sequence[str]) -> bool:
     return any("--test" in text.split() or "node --test" in text for text in texts)
 
 
-def _judged(result: CheckResult, out: Path, cwd: Path, *, selected: bool) -> CheckResult:
-    return with_tests(result, read_report(out, cwd, selected=selected), from_output(result.output))
+def _streams(env: Mapping[str, str], out: Path) -> tuple[Streamed, ...] | None:
+    """What the check's pytest runs streamed to the gate's socket it ran with, for the reports in `out`;
+    None when it ran with none that this process listens on (outside a claim's copy, at the base)."""
+    address = env.get(imported.OUT_VARIABLE)
+    return imported.streams(address, str(out)) if address else None
 
 
-def read_report(out: Path, cwd: Path, *, selected: bool = False) -> TestRun | None:
+def _judged(
+    result: CheckResult, out: Path, cwd: Path, *, selected: bool, streams: Sequence[Streamed] | None
+) -> CheckResult:
+    report = read_report(out, cwd, selected=selected, streams=streams)
+    return with_tests(result, report, from_output(result.output))
+
+
+def read_report(
+    out: Path, cwd: Path, *, selected: bool = False, streams: Sequence[Streamed] | None = None
+) -> TestRun | None:
     """The report the check's runner wrote in `out` (None: none), test ids relative to `cwd`. A file that
     cannot be read is an unfinished report: something in the tests' process spoiled it. `selected`: the
     runner was asked for a selection; the run is a subset only then, and only when every file says it
-    kept to it (a report is written in the tests' process: unasked, its word would hide lost tests)."""
+    kept to it (a report is written in the tests' process: unasked, its word would hide lost tests).
+    `streams`: what pytest's runs streamed to the gate's socket as they ran (None: the check had none),
+    which the reports must agree with; a stream whose report is gone is a report too, a disagreeing one."""
     pytest_files = sorted(out.glob("pytest-*.json"))
     node_files = sorted(out.glob("node-*.jsonl"))
-    if pytest_files:
-        return _pytest_report(pytest_files, selected=selected)
+    if pytest_files or streams:
+        return streamed.merged([_pytest_file(path) for path in pytest_files], streams, selected=selected)
     if node_files:
         return _node_report(node_files, cwd)
     return None
 
 
-def _pytest_report(files: Sequence[Path], *, selected: bool) -> TestRun:
-    outcomes: dict[str, Outcome] = {}
-    finished, only = True, selected
-    patched: set[str] = set()
-    for path in files:
-        try:
-            data = json.loads(path.read_text())
-            finished = finished and data["finished"] is True
-            only = only and data.get("only") is True
-            patched.update(str(p) for p in data.get("patched", ()))
-            for test, outcome in data["outcomes"]:
-                outcomes[str(test)] = outcome_of(outcome)
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
-            finished = only = False
-    return TestRun(
-        "pytest report",
-        "pytest",
-        tuple(outcomes.items()),
-        True,
-        finished=finished,
-        subset=only,
-        patched=tuple(sorted(patched)),
-    )
+def _pytest_file(path: Path) -> Reported:
+    """One report file of tiergate's pytest plugin, as far as it can be read."""
+    outcomes: list[tuple[str, Outcome]] = []
+    patched: list[str] = []
+    try:
+        data = json.loads(path.read_text())
+        finished, only = data["finished"] is True, data.get("only") is True
+        patched += (str(p) for p in data.get("patched", ()))
+        for test, outcome in data["outcomes"]:
+            outcomes.append((str(test), outcome_of(outcome)))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        finished = only = False
+    return Reported(str(path), tuple(outcomes), finished, only, tuple(patched))
 
 
 def _node_report(files: Sequence[Path], cwd: Path) -> TestRun:

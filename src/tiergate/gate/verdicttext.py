@@ -232,7 +232,10 @@ def _since(v: CheckVerdict) -> str:
 
 def _tests_headline(new: Sequence[CheckVerdict]) -> str:
     """What the new failures are, when all are of one kind that their exit status does not tell: lost
-    tests, failing tests behind an exit 0, or no test run at all ("" otherwise)."""
+    tests, failing tests behind an exit 0, a report that the tests' stream belies, or no test run at all
+    ("" otherwise)."""
+    if all(v.result.tests is not None and v.result.tests.disagrees for v in new):
+        return "the tests' report disagrees with the outcomes they streamed as they ran, so no evidence"
     if all(v.edited_to_pass and not v.lost_failing for v in new):
         return (
             "tests the loop began with fail on this code as they were written then, and pass only as the "

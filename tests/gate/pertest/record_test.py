@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from tiergate.gate.pertest.record import FAILING, TestRun, outcome_of
@@ -31,6 +33,8 @@ def test_a_partial_record_counts_from_the_runners_totals() -> None:
 
 def test_the_record_reads_back_as_written_and_nothing_else_does() -> None:
     assert TestRun.from_record(COMPLETE.to_record()) == COMPLETE
+    forged = replace(COMPLETE, disagrees="the report disagrees: it has t.py::b passed")
+    assert TestRun.from_record(forged.to_record()) == forged
     with pytest.raises(ValueError, match="not a test outcome"):
         TestRun.from_record({**COMPLETE.to_record(), "outcomes": [["t.py::a", "fine"]]})
     with pytest.raises(ValueError, match="not a test run"):

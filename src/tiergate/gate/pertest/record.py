@@ -37,6 +37,9 @@ class TestRun:
     # What of the runner was replaced while the tests ran (`pytestoutcomes._RUNNER`): its report then
     # says what the replacement made of the tests, not what they did.
     patched: tuple[str, ...] = ()
+    # Why its report is no evidence: it tells another story than what the tests streamed to the gate as
+    # they ran (`tiergate.gate.pertest.streamed`); "" when it agrees, or nothing was streamed.
+    disagrees: str = ""
 
     @property
     def by_test(self) -> dict[str, Outcome]:
@@ -75,6 +78,7 @@ class TestRun:
             "finished": self.finished,
             **({"subset": True} if self.subset else {}),
             **({"patched": list(self.patched)} if self.patched else {}),
+            **({"disagrees": self.disagrees} if self.disagrees else {}),
         }
 
     @staticmethod
@@ -88,7 +92,8 @@ class TestRun:
             raise ValueError("not a test run")
         source, naming = str(record["source"]), str(record["naming"])
         patched = tuple(str(p) for p in record.get("patched", ()))
-        return TestRun(source, naming, outcomes, flags[0], counts, flags[1], flags[2], patched)
+        disagrees = str(record.get("disagrees", ""))
+        return TestRun(source, naming, outcomes, flags[0], counts, flags[1], flags[2], patched, disagrees)
 
 
 def outcome_of(value: object) -> Outcome:

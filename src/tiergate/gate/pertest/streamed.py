@@ -1,0 +1,153 @@
+"""A pytest check's tests, from the outcomes its plugin streamed to the gate as they happened and the
+report it wrote at the end: the report is evidence only where it agrees with the stream.
+
+The report file is written in the tests' own process when the session ends, and code under test can
+rewrite it after that (an exit handler, then `os._exit`). Each outcome also leaves that process as the
+runner decides it, over the gate's socket (`tiergate.gate.imported`), where nothing the process does
+later takes it back. So a test streamed as failed stays failed whatever any later line or the file says,
+and a report that tells another story than its stream (a test passed that failed, a test never streamed,
+a finished run whose stream never ended, a stream with no report or a report with no stream) is no
+evidence. See docs/judging.md, "Each test's outcome". Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tiergate.frozen import frozen
+from tiergate.gate.pertest.record import FAILING, OUTCOMES, Outcome, TestRun, outcome_of
+from tiergate.text import plural, quote_inline
+
+DISAGREES = "the report disagrees with the outcomes the tests streamed as they ran"
+NAMES_SHOWN = 5
+
+
+@frozen
+class Streamed:
+    """One stream as the gate heard it, on one connection: the report file it is for (its path, as the
+    plugin named it), each (test, outcome) in the order sent, the runner's parts it named replaced,
+    whether its end mark came, and whether some line of it was no message of the plugin's."""
+
+    report: str
+    outcomes: tuple[tuple[str, str], ...] = ()
+    patched: tuple[str, ...] = ()
+    ended: bool = False
+    garbled: bool = False
+
+
+@frozen
+class Reported:
+    """One report file as read (`finished` False too when it could not be read whole)."""
+
+    path: str
+    outcomes: tuple[tuple[str, Outcome], ...]
+    finished: bool
+    only: bool = False
+    patched: tuple[str, ...] = ()
+
+
+def replayed(stream: Streamed) -> dict[str, str]:
+    """Each test's outcome as its stream leaves it: the latest, but a failure or an error is never taken
+    back (the plugin's own rule for its report, `_Recorder.set`)."""
+    found: dict[str, str] = {}
+    for test, outcome in stream.outcomes:
+        if found.get(test) not in FAILING:
+            found[test] = outcome
+    return found
+
+
+def merged(reports: Sequence[Reported], streams: Sequence[Streamed] | None, *, selected: bool) -> TestRun:
+    """The check's tests from its report files and, where the gate's socket heard the run (`streams` not
+    None, even empty), what its tests streamed: the streamed outcomes, the runner's parts named in either,
+    finished only where both say so, and `disagrees` saying why the reports are no evidence when they
+    tell another story. `selected`: the gate asked for a selection; the run is a subset only when every
+    report says it kept to it."""
+    outcomes: dict[str, Outcome] = {}
+    finished, only = True, selected
+    patched: set[str] = set()
+    for report in reports:
+        finished = finished and report.finished
+        only = only and report.only
+        patched.update(report.patched)
+        outcomes.update(report.outcomes)
+    disagrees = ""
+    if streams is not None:
+        disagrees = disagreement(reports, streams)
+        finished = finished and all(s.ended for s in streams)
+        # Every stream replayed as one: a failure streamed in any run of the check, or on any connection
+        # (a second one for the same report is forged), is never taken back by another.
+        whole = Streamed("", tuple(pair for s in streams for pair in s.outcomes))
+        outcomes = {t: outcome_of(o) for t, o in replayed(whole).items() if o in OUTCOMES}
+        patched.update(p for s in streams for p in s.patched)
+    return TestRun(
+        "pytest report",
+        "pytest",
+        tuple(outcomes.items()),
+        True,
+        finished=finished,
+        subset=only,
+        patched=tuple(sorted(patched)),
+        disagrees=disagrees,
+    )
+
+
+def disagreement(reports: Sequence[Reported], streams: Sequence[Streamed]) -> str:
+    """Why `reports` are no evidence against the `streams` the gate heard for them ("" when they agree):
+    `DISAGREES`, then what differs first."""
+    why = _why(reports, streams)
+    return f"{DISAGREES}: {why}" if why else ""
+
+
+def _why(reports: Sequence[Reported], streams: Sequence[Streamed]) -> str:
+    by_report: dict[str, list[Streamed]] = {}
+    for stream in streams:
+        by_report.setdefault(stream.report, []).append(stream)
+    if any(s.garbled or any(o not in OUTCOMES for _, o in s.outcomes) for s in streams):
+        return "a line of its stream is no outcome the plugin sends"
+    if any(len(found) > 1 for found in by_report.values()):
+        return "more than one stream is for the same report"
+    written = {r.path for r in reports}
+    if any(path not in written for path in by_report):
+        return "a stream's report is gone"
+    for report in reports:
+        found = by_report.get(report.path)
+        if not found:
+            return "it was written with no stream"
+        why = _against(report, found[0])
+        if why:
+            return why
+    return ""
+
+
+def _against(report: Reported, stream: Streamed) -> str:
+    """How one report differs from its stream ("" when it does not). A report that never finished holds
+    no outcome of the plugin's (it writes them as the session ends): only those it names are compared."""
+    if report.finished and not stream.ended:
+        return "it says the run finished, and its stream never did"
+    streamed = replayed(stream)
+    said = dict(report.outcomes)
+    # A finished report that leaves out a failing test hides it as much as one that says it passed.
+    missing = None if report.finished else "failed"
+    hidden = [t for t, o in streamed.items() if o in FAILING and said.get(t, missing) not in FAILING]
+    if hidden:
+        return f"it has {_shown(hidden)} {_said(said, hidden[0])} where the stream has {streamed[hidden[0]]}"
+    unseen = [t for t in said if t not in streamed]
+    if unseen:
+        return f"it names {plural(len(unseen), 'test')} the stream never had: {_shown(unseen)}"
+    other = [t for t, o in said.items() if streamed[t] != o]
+    if other:
+        return f"it has {_shown(other)} {said[other[0]]} where the stream has {streamed[other[0]]}"
+    left_out = [t for t in streamed if t not in said] if report.finished else []
+    if left_out:
+        return f"it leaves out {plural(len(left_out), 'test')} the stream had: {_shown(left_out)}"
+    return ""
+
+
+def _said(said: dict[str, Outcome], test: str) -> str:
+    return said.get(test) or "left out"
+
+
+def _shown(tests: Sequence[str]) -> str:
+    # Test names are the agent's to choose: each kept on tiergate's line.
+    named = ", ".join(quote_inline(t) for t in tests[:NAMES_SHOWN])
+    return named + (f" (+{len(tests) - NAMES_SHOWN} more)" if len(tests) > NAMES_SHOWN else "")

@@ -1,0 +1,147 @@
+"""A pytest check's tests from what its plugin streamed and the report it wrote (`tiergate.gate.pertest.
+streamed`): an honest run's report and stream agree, and every way a report can tell another story than
+its stream, or a stream be missing, spoiled or doubled, makes the record no evidence."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from tiergate.gate.pertest.record import Outcome, outcome_of
+from tiergate.gate.pertest.streamed import DISAGREES, Reported, Streamed, merged, replayed
+
+PATH = "/tmp/tiergate-tests-x/0/pytest-1-ab.json"
+OUTCOMES: tuple[tuple[str, Outcome], ...] = (
+    ("t.py::add", "passed"),
+    ("t.py::div", "failed"),
+    ("t.py::skip", "skipped"),
+)
+# As the plugin streams them: each test's outcome as its recorder changes it (setup's skip, call's
+# failure, a teardown error after a pass).
+STREAM = Streamed(
+    PATH,
+    (("t.py::add", "passed"), ("t.py::div", "failed"), ("t.py::skip", "skipped")),
+    ("_pytest.python.Function.runtest",),
+    ended=True,
+)
+REPORT = Reported(PATH, OUTCOMES, finished=True)
+
+
+def saying(**outcomes: str) -> list[Reported]:
+    """The finished report, each test named (`div="passed"`) said otherwise, one named "" left out."""
+    said = {**dict(OUTCOMES), **{f"t.py::{name}": outcome for name, outcome in outcomes.items()}}
+    return [replace(REPORT, outcomes=tuple((t, outcome_of(o)) for t, o in said.items() if o))]
+
+
+def test_a_report_that_agrees_with_its_stream_is_evidence_with_what_the_stream_named_replaced() -> None:
+    run = merged([REPORT], [STREAM], selected=False)
+
+    assert run.disagrees == "" and run.finished and run.source == "pytest report"
+    assert run.by_test == dict(OUTCOMES)
+    # A runner part put back before the session ended is missing from the report, not from the stream.
+    assert run.patched == ("_pytest.python.Function.runtest",)
+
+
+def test_a_failure_streamed_is_never_taken_back_by_a_later_line() -> None:
+    later = replace(STREAM, outcomes=(*STREAM.outcomes, ("t.py::div", "passed"), ("t.py::add", "error")))
+
+    assert replayed(later) == {"t.py::add": "error", "t.py::div": "failed", "t.py::skip": "skipped"}
+
+
+FORGED = {
+    "a failure the report says passed": (
+        saying(div="passed"),
+        [STREAM],
+        "it has t.py::div passed where the stream has failed",
+    ),
+    "a failure the report leaves out": (
+        saying(div=""),
+        [STREAM],
+        "it has t.py::div left out where the stream has failed",
+    ),
+    "a test the stream never had": (
+        saying(extra="passed"),
+        [STREAM],
+        "it names 1 test the stream never had: t.py::extra",
+    ),
+    "another outcome than the stream's": (
+        saying(skip="passed"),
+        [STREAM],
+        "it has t.py::skip passed where the stream has skipped",
+    ),
+    "a passing test the report leaves out": (
+        saying(skip=""),
+        [STREAM],
+        "it leaves out 1 test the stream had: t.py::skip",
+    ),
+    "a finished report whose stream never ended": (
+        [REPORT],
+        [replace(STREAM, ended=False)],
+        "it says the run finished, and its stream never did",
+    ),
+    "a report with no stream": ([REPORT], [], "it was written with no stream"),
+    "a stream whose report is gone": ([], [STREAM], "a stream's report is gone"),
+    "a second stream for the same report": (
+        [REPORT],
+        [STREAM, replace(STREAM, outcomes=(("t.py::div", "passed"),))],
+        "more than one stream is for the same report",
+    ),
+    "a garbled line": ([REPORT], [replace(STREAM, garbled=True)], "a line of its stream is no outcome"),
+    "an outcome that is none": (
+        [REPORT],
+        [replace(STREAM, outcomes=(*STREAM.outcomes, ("t.py::add", "fine")))],
+        "a line of its stream is no outcome",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(FORGED))
+def test_a_report_that_tells_another_story_than_its_stream_is_no_evidence(case: str) -> None:
+    reports, streams, why = FORGED[case]
+
+    run = merged(reports, streams, selected=False)
+
+    assert run.disagrees.startswith(f"{DISAGREES}: {why}"), run.disagrees
+    # What stands is what was streamed: the failure stays.
+    if streams and not streams[0].garbled:
+        assert run.by_test.get("t.py::div") == "failed"
+
+
+def test_a_run_that_died_is_unfinished_and_its_stream_holds_its_outcomes() -> None:
+    # The plugin writes outcomes only as the session ends: a run that died left an empty, unfinished file.
+    died = replace(REPORT, outcomes=(), finished=False)
+
+    run = merged([died], [replace(STREAM, ended=False)], selected=False)
+
+    assert run.disagrees == "" and not run.finished and run.by_test == dict(OUTCOMES)
+
+
+def test_an_unfinished_report_that_names_a_failure_passed_still_disagrees() -> None:
+    died = replace(REPORT, outcomes=(("t.py::div", "passed"),), finished=False)
+
+    run = merged([died], [replace(STREAM, ended=False)], selected=False)
+
+    assert "it has t.py::div passed where the stream has failed" in run.disagrees
+
+
+def test_two_runs_in_one_check_each_agree_with_their_own_stream() -> None:
+    other = "/tmp/tiergate-tests-x/0/pytest-2-cd.json"
+    second: tuple[tuple[str, Outcome], ...] = (("u.py::again", "passed"),)
+
+    run = merged(
+        [REPORT, Reported(other, second, finished=True, only=True)],
+        [Streamed(other, second, ended=True), STREAM],
+        selected=True,
+    )
+
+    assert run.disagrees == "" and run.by_test == {**dict(OUTCOMES), **dict(second)}
+    assert not run.subset  # one of the two reports did not say it kept to the selection
+
+
+def test_without_a_socket_the_reports_alone_are_read_as_before() -> None:
+    forged = replace(REPORT, outcomes=(("t.py::div", "passed"),))
+
+    run = merged([forged], None, selected=False)
+
+    assert run.disagrees == "" and run.by_test == {"t.py::div": "passed"} and run.finished
