@@ -370,8 +370,9 @@ def test_run_by_root_each_file_the_check_opened_that_changed_since_the_loop_bega
     tmp_path: Path,
 ) -> None:
     """Root can write where no cover reaches (/var/lib, /etc): what the check opens there, by any means (a
-    C library's own read, `cat`), is told to the gate's watch if it changed since the loop began; what the
-    check wrote itself, what is older, and `.git`, are not. Nor can the check mount its files again in a
+    C library's own read, `cat`, a memory map of a file opened to write), is told to the gate's watch if it
+    changed since the loop began, a folder the check touched before it listed it too; what the check made
+    itself, what is older, and `.git`, are not. Nor can the check mount its files again in a
     user namespace of its own, unwatched."""
     outside = Path(f"/var/lib/tiergate-watch-{os.getpid()}")
     outside.mkdir()
@@ -379,6 +380,9 @@ def test_run_by_root_each_file_the_check_opened_that_changed_since_the_loop_bega
     time.sleep(0.05)
     began = time.time()
     (outside / "planted.txt").write_text("42")
+    (outside / "mapped.txt").write_text("42")
+    (outside / "listed").mkdir()
+    (outside / "listed" / "answer-42").touch()
     workspace, holder, venv = layout(tmp_path)
     listener = socket.socket(socket.AF_UNIX)
     listener.bind(f"\0tiergate-test-{os.getpid()}")
@@ -390,6 +394,10 @@ def test_run_by_root_each_file_the_check_opened_that_changed_since_the_loop_bega
         "open({o!r} + '/own.txt', 'w').write('7')\n"
         "print(open({o!r} + '/own.txt').read(), open({g!r}).read().strip())\n"
         "print(subprocess.run(['unshare', '-U', 'true'], stderr=subprocess.DEVNULL).returncode)\n"
+        # Opened to write and read through a memory map: no read the kernel tells, and named all the same.
+        "import mmap\nwith open({o!r} + '/mapped.txt', 'r+b') as f:\n    mmap.mmap(f.fileno(), 0)[:2]\n"
+        # A folder touched before it is listed: its change time is the check's, its birth is not.
+        "os.mkdir({o!r} + '/listed/x'); os.rmdir({o!r} + '/listed/x'); os.listdir({o!r} + '/listed')\n"
     ).format(o=str(outside), g=str(workspace / ".git" / "HEAD"))
     iso = sandbox.isolation(workspace, holder, [venv], Seed((), began))
     added = {
@@ -410,7 +418,7 @@ def test_run_by_root_each_file_the_check_opened_that_changed_since_the_loop_bega
     assert done.stdout.decode().splitlines() == ["7 ref: refs/heads/main", "1"], done.stderr
     assert told[0] == '{"key": "k"}'
     named = [line.split('"')[3] for line in told[1:]]
-    assert named == [str(outside / "planted.txt")]
+    assert named == [str(outside / "listed"), str(outside / "mapped.txt"), str(outside / "planted.txt")]
 
 
 def test_a_tools_bookkeeping_is_an_empty_file_of_the_checks_own(tmp_path: Path) -> None:

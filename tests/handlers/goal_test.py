@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from testing import runcount
 from testing.gitrepo import write
 from testing.goaltranscript import GoalTranscript
 from testing.hooksession import HookSession
@@ -18,7 +19,7 @@ from testing.valueproject import CHECK, value_project
 
 SESSION = "60a160a1-2222-3333-4444-555555555555"
 CONDITION = "value.txt says good"
-COUNTED = 'echo run >> "$RUNS"\n'
+COUNTED = runcount.counted("RUNS") + "\n"
 
 
 class Session(HookSession):
@@ -26,7 +27,8 @@ class Session(HookSession):
         check = COUNTED + CHECK
         toml = '[checks]\ntests = "sh check.sh"\n' + config
         super().__init__(root, value_project(root, check, config=toml, value="bad\n"), SESSION)
-        self.runs = root / "runs.txt"
+        self.runs = root / "runs"
+        self.runs.mkdir()
         self.env["RUNS"] = str(self.runs)
         self.transcript = GoalTranscript(root / "session.jsonl")
 
@@ -47,7 +49,7 @@ class Session(HookSession):
         return [r["decision"] for r in self.decisions()]
 
     def check_runs(self) -> int:
-        return len(self.runs.read_text().splitlines()) if self.runs.exists() else 0
+        return runcount.runs(self.runs)
 
 
 def test_the_users_goal_is_adopted_and_its_every_stop_is_judged_with_evidence(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
-from testing import muldivproject
+from testing import muldivproject, runcount
 from testing.gitrepo import init_repo
 from testing.hooksession import HookSession
 from testing.muldivproject import (
@@ -37,7 +37,7 @@ from testing.pytestcheck import PYTEST
 EDITED = "failed when the loop began and still fails with the tests as they were then"
 PASSES_ONLY = "it passes only with the tests as the change edited them"
 ADD = "tests/test_calc.py::test_add"
-COUNTED = 'echo run >> "$RUNS_LOG" && '
+COUNTED = runcount.counted("RUNS_LOG") + " && "
 
 
 class Loop(muldivproject.Loop):
@@ -49,13 +49,14 @@ class Loop(muldivproject.Loop):
             ".gitignore": "__pycache__/\n",
         }
         HookSession.__init__(self, root, init_repo(root / "project", {**files, **config}), SESSION)
-        self.runs = root / "runs.log"
+        self.runs = root / "runs"
+        self.runs.mkdir()
         self.env["RUNS_LOG"] = str(self.runs)
         answer = self.hook("UserPromptSubmit", prompt="/tiergate:ralph implement mul and div in calc")
         assert "loop started" in answer["systemMessage"]
 
     def checks_run(self) -> int:
-        return len(self.runs.read_text().splitlines()) if self.runs.exists() else 0
+        return runcount.runs(self.runs)
 
     def packet(self) -> str:
         verification = self.loop().verification

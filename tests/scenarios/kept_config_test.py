@@ -11,6 +11,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+from testing import runcount
 from testing.gitrepo import init_repo, write
 from testing.hooksession import HookSession
 
@@ -18,7 +19,7 @@ SESSION = "77777777-2222-3333-4444-555555555555"
 CLAIM = "the value is right now.\n\n<promise>DONE</promise>"
 CONFIG = '[checks]\ntests = "sh check.sh"\n'
 CHECK = """\
-echo run >> "$RUNS_LOG"
+mktemp "$RUNS_LOG/run-XXXXXX" > /dev/null
 if grep -qx good value.txt; then echo "test_value ... ok"; exit 0; fi
 echo "FAIL: test_value (checks.ValueTest)"
 exit 1
@@ -41,7 +42,8 @@ class Loop(HookSession):
             ".gitignore": ".tiergate/\n",
         }
         super().__init__(root, init_repo(root / "project", files), SESSION)
-        self.runs = root / "runs.log"
+        self.runs = root / "runs"
+        self.runs.mkdir()
         self.env["RUNS_LOG"] = str(self.runs)
 
     def start(self) -> None:
@@ -52,7 +54,7 @@ class Loop(HookSession):
         return self.hook("Stop", last_assistant_message=message)
 
     def checks_run(self) -> int:
-        return len(self.runs.read_text().splitlines()) if self.runs.exists() else 0
+        return runcount.runs(self.runs)
 
     def last_claim(self) -> dict[str, Any]:
         return [r for r in self.decisions() if r.get("event") == "Stop"][-1]

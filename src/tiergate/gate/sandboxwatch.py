@@ -24,9 +24,7 @@ FAN_NONBLOCK = 0x2
 FAN_UNLIMITED_QUEUE = 0x10
 FAN_MARK_ADD = 0x1
 FAN_MARK_MOUNT = 0x10
-FAN_ACCESS = 0x1
 FAN_CLOSE_WRITE = 0x8
-FAN_CLOSE_NOWRITE = 0x10
 FAN_OPEN = 0x20
 FAN_ONDIR = 0x40000000
 FAN_Q_OVERFLOW = 0x4000
@@ -56,7 +54,6 @@ class Opened:
         self.root = -1  # the check's root, held: its mounts stay while the events are read
         self.mounts: dict[int, str] = {}
         self.written: set[tuple[int, int]] = set()
-        self.read_from: set[tuple[int, int]] = set()
         self.found: dict[tuple[int, int], tuple[str, float, bool, float]] = {}
         flags = FAN_CLOEXEC | FAN_NONBLOCK | FAN_UNLIMITED_QUEUE
         self.fd = _libc.fanotify_init(flags, os.O_RDONLY | os.O_CLOEXEC | os.O_LARGEFILE)
@@ -76,7 +73,7 @@ class Opened:
             self.mounts[int(fields[0])] = point
             if kind in KERNEL_TYPES or point in self.covers or point == "/dev" or self._quiet(point):
                 continue
-            mask = ctypes.c_uint64(FAN_OPEN | FAN_ACCESS | FAN_CLOSE_WRITE | FAN_CLOSE_NOWRITE | FAN_ONDIR)
+            mask = ctypes.c_uint64(FAN_OPEN | FAN_CLOSE_WRITE | FAN_ONDIR)
             path = f"/proc/{pid}/root{point}".encode("utf-8", "surrogateescape")
             if _libc.fanotify_mark(self.fd, FAN_MARK_ADD | FAN_MARK_MOUNT, mask, AT_FDCWD, path):
                 raise OSError(ctypes.get_errno(), f"fanotify_mark {point}")
@@ -103,8 +100,6 @@ class Opened:
         key = (found.st_dev, found.st_ino)
         if mask & FAN_CLOSE_WRITE:
             self.written.add(key)
-        if mask & (FAN_ACCESS | FAN_CLOSE_NOWRITE):
-            self.read_from.add(key)
         folder = stat.S_ISDIR(found.st_mode)
         if not mask & FAN_OPEN or key in self.found or not (folder or stat.S_ISREG(found.st_mode)):
             return
@@ -114,16 +109,15 @@ class Opened:
                 self.found[key] = (path, found.st_ctime, folder, _born(fd, found.st_ctime))
 
     def changed(self) -> list[tuple[str, float]]:
-        """The files and folders the check read that changed since the loop began and that it did not make.
-
-        Read: opened to read only (closed unwritten), or read (a file opened to write too). A file the
-        check wrote and that was born after it started is its own; one it only wrote is not read (a log
-        it appends to). A folder is judged by its change time when the check ended: changed before the
-        check started. (A file the check read and then wrote keeps its birth time, and is named.)"""
+        """The files and folders the check opened that changed since the loop began and that it did not
+        make: whatever the open's mode (a memory map reads a file opened to write, and tells no read). A
+        file the check wrote and that was born after it started is its own, a folder born after it
+        started too; a birth time no one can set back, unlike a change time (a folder the check touches
+        before it lists it, a file it reads and then writes, keep theirs, and are named)."""
         named = []
         for key, (path, changed, folder, born) in self.found.items():
-            own = born >= self.started and key in self.written if not folder else changed >= self.started
-            if key in self.read_from and not own:
+            own = born >= self.started and (folder or key in self.written)
+            if not own:
                 named.append((path, changed))
         return sorted(named)[:TOLD_AT_MOST]
 
