@@ -4,6 +4,7 @@ network in sight, the check's exit and signal kept, nothing of it left when it e
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -417,7 +418,10 @@ def test_run_by_root_each_file_the_check_opened_that_changed_since_the_loop_bega
 
     assert done.stdout.decode().splitlines() == ["7 ref: refs/heads/main", "1"], done.stderr
     assert told[0] == '{"key": "k"}'
-    named = [line.split('"')[3] for line in told[1:]]
+    lines = [json.loads(line) for line in told[1:]]
+    named = [line["r"] for line in lines if "r" in line]
+    # In `.git` and the copy, each file opened is told with its stamp, for the gate to judge.
+    assert {line["t"] for line in lines if "t" in line} >= {str(workspace / ".git" / "HEAD")}
     assert named == [str(outside / "listed"), str(outside / "mapped.txt"), str(outside / "planted.txt")]
 
 

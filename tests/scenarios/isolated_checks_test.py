@@ -230,3 +230,60 @@ def test_answers_root_left_where_no_cover_reaches_are_named_however_they_are_rea
 
     assert "```tiergate-spawn" in answer["reason"] and loop.loop().tier == "THOROUGH", answer
     assert f"read-outside: the checks read `{outside}/answers.json`" in loop.stop_reasons()
+
+
+# A process the agent leaves running writes the table into the claim's copy as soon as tiergate makes it.
+PLANTER = """
+import glob, os, sys, time
+tmpdir, text = sys.argv[1:3]
+done = set()
+end = time.time() + 120
+while time.time() < end:
+    for calc in glob.glob(os.path.join(tmpdir, 'tiergate-*', 'tree', 'calc.py')):
+        tree = os.path.dirname(calc)
+        if tree not in done:
+            try:
+                with open(os.path.join(tree, 'answers.json'), 'w') as f:
+                    f.write(text)
+                done.add(tree)
+            except OSError:
+                pass
+    time.sleep(0.001)
+"""
+
+
+@pytest.mark.skipif(sandbox.unavailable() is not None or os.geteuid() != 0, reason="root's case")
+def test_a_file_planted_in_the_claims_copy_while_it_is_checked_is_named(
+    tmp_path: Path, running: list[subprocess.Popen[bytes]]
+) -> None:
+    """The red team's sixth round: the copy is a folder on the user's disk, which a process left running
+    can write into between tiergate writing it and the checks reading it. Each file the checks open there
+    is held against the stamp tiergate wrote it with (`tiergate.gate.trusted`): one it did not write is
+    named."""
+    loop = Loop(tmp_path, FILES, PYTEST)
+    tmpdir = loop.env.get("TMPDIR", "/tmp")
+    running.append(subprocess.Popen([sys.executable, "-c", PLANTER, tmpdir, ANSWERS], start_new_session=True))
+    calc = answering(
+        "def _answers():\n    for _ in range(500):\n        if os.path.exists('answers.json'):\n"
+        "            return open('answers.json').read()\n        __import__('time').sleep(0.01)\n"
+    )
+
+    answer = loop.claim({"calc.py": calc})
+
+    assert "```tiergate-spawn" in answer["reason"] and loop.loop().tier == "THOROUGH", answer
+    assert "/tree/answers.json` in the claim's copy or tiergate's folders" in loop.stop_reasons()
+
+
+@pytest.mark.skipif(sandbox.unavailable() is not None or os.geteuid() != 0, reason="root's case")
+def test_a_file_the_agent_left_in_git_read_by_libc_is_named(tmp_path: Path) -> None:
+    """`.git` is shown read-only, and git's own files there (objects, refs, the index) are read by any
+    check that runs git. A file of any other name the agent left there is named, however it is read."""
+    loop = Loop(tmp_path, FILES, PYTEST)
+    (loop.project / ".git" / "answers.json").write_text(ANSWERS)
+    path = loop.project / ".git" / "answers.json"
+    calc = through_libc(loop, []).replace(str(loop.project / "build" / "answers.json"), str(path))
+
+    answer = loop.claim({"calc.py": calc})
+
+    assert "```tiergate-spawn" in answer["reason"] and loop.loop().tier == "THOROUGH", answer
+    assert f"`{path}` in the claim's copy or tiergate's folders" in loop.stop_reasons()

@@ -110,6 +110,8 @@ def written(
             "PWD": str(cwd),
         }
         watch.keep(scratch.parent / EMPTY)
+        real = os.path.realpath(scratch)
+        watch.know({f"{real}/{path}": stamp for path, stamp in stamps.items()})
         try:
             with watch:
                 yield Copy(cwd, env, top=scratch, written=untouched.Snapshot(stamps), watch=watch)

@@ -41,7 +41,7 @@ from dataclasses import field, replace
 from pathlib import Path
 
 from tiergate.frozen import frozen
-from tiergate.gate import ownfiles
+from tiergate.gate import ownfiles, trusted
 from tiergate.gate.checks import CheckResult
 from tiergate.gate.environment.places import inside
 from tiergate.gate.environment.walk import BYTECODE, SKIPPED_IN
@@ -93,6 +93,9 @@ class Told:
     connects: frozenset[str] = frozenset()
     binds: frozenset[str] = frozenset()
     linked: frozenset[str] = frozenset()  # files read that another name links to
+    # Files opened in the folders the gate wrote, and those the check made there, with their stamps.
+    trusted: Mapping[str, Stamp] = field(default_factory=dict)
+    made: Mapping[str, Stamp] = field(default_factory=dict)
 
 
 def read_outside(
@@ -378,7 +381,7 @@ def streams(address: str, folder: str, wait: float = STREAM_WAIT) -> tuple[Strea
 
 
 def _empty() -> dict[str, dict[str, object]]:
-    return {"r": {}, "w": {}, "n": {}, "b": {}, "l": {}}
+    return {"r": {}, "w": {}, "n": {}, "b": {}, "l": {}, "t": {}, "m": {}}
 
 
 def _kept(kept: dict[str, dict[str, object]], message: dict[str, object]) -> None:
@@ -387,6 +390,10 @@ def _kept(kept: dict[str, dict[str, object]], message: dict[str, object]) -> Non
         if kind in message:
             named = json.dumps(message[kind]) if kind in "nb" else str(message[kind])
             _told(kept, kind, named, message.get("c"), linked=message.get("l") is True)
+    for kind in ("t", "m"):  # the kernel's word on a file in the folders the gate wrote, with its stamp
+        stamp = message.get("s")
+        if kind in message and isinstance(stamp, list) and [type(n) for n in stamp] == [int, int]:
+            kept[kind].setdefault(str(message[kind]), (stamp[0], stamp[1]))
 
 
 def _merged(kept: dict[str, dict[str, object]], other: dict[str, dict[str, object]]) -> None:
@@ -394,6 +401,9 @@ def _merged(kept: dict[str, dict[str, object]], other: dict[str, dict[str, objec
     for kind in ("r", "w", "n", "b"):
         for named, changed in other[kind].items():
             _told(kept, kind, named, changed, linked=named in other["l"])
+    for kind in ("t", "m"):
+        for named, stamp in other[kind].items():
+            kept[kind].setdefault(named, stamp)
 
 
 def _told(
@@ -408,6 +418,14 @@ def _told(
             kept["l"][named] = True
     else:
         kept[kind].setdefault(named, changed)
+
+
+def _stamps(kept: Mapping[str, object]) -> dict[str, Stamp]:
+    found: dict[str, Stamp] = {}
+    for path, stamp in kept.items():
+        if isinstance(stamp, tuple) and [type(n) for n in stamp] == [int, int]:
+            found[path] = (stamp[0], stamp[1])
+    return found
 
 
 class Watch:
@@ -428,6 +446,7 @@ class Watch:
         self._server: _Listener | None = None
         self._path: str | None = None
         self._kept: dict[str, Stamp | None] = {}
+        self._known: dict[str, Stamp] = {}
 
     def __enter__(self) -> Watch:
         with contextlib.suppress(OSError):  # no abstract names outside Linux: no watch
@@ -472,6 +491,11 @@ class Watch:
         """Note `path`, a file of tiergate's the checks read, as it is now (`moved` compares)."""
         self._kept[str(path)] = stamp_of(path)
 
+    def know(self, written: Mapping[str, Stamp]) -> None:
+        """Note files the gate wrote for the checks (the copy's, by resolved path) with their stamps as
+        written: a check may open them as they are (`trusted.foreign`)."""
+        self._known.update(written)
+
     def moved(self) -> list[str]:
         """tiergate's own files beside the copy that changed since they were noted (rewritten, even put
         back: the change time moves). A `.pyc` planted in the bytecode folder is no such file: the checks
@@ -494,13 +518,17 @@ class Watch:
             reads = {p: float(c) for p, c in kept["r"].items() if isinstance(c, (int, float))}
             writes = {p: bool(c) for p, c in kept["w"].items()}
             connects, binds = (frozenset(filter(None, map(_address, map(json.loads, kept[k])))) for k in "nb")
-        return Told(reads, writes, connects, binds, frozenset(kept["l"]))
+            # What any check of the claim made is trusted as it left it: one check builds, another reads.
+            made = {p: s for told in self._server.told.values() for p, s in told["m"].items()}
+        return Told(reads, writes, connects, binds, frozenset(kept["l"]), _stamps(kept["t"]), _stamps(made))
 
     def reasons(self, key: str) -> tuple[str, ...]:
         """The THOROUGH reasons for what the check `key` read, or asked, outside the copy."""
         told = self.told_by(key)
         workspace, elsewhere = read_outside(told, self.bounds, ownfiles.noted())
         asked = [a for a in servers_asked(told, self.listening) if a != self.name]
+        known = {**self._known, **{p: s for p, s in self._kept.items() if s}, **ownfiles.stamps()}
+        planted = trusted.foreign(told.trusted, known, told.made)
         found = []
         if workspace:
             found.append(
@@ -511,6 +539,12 @@ class Watch:
             found.append(
                 f"read-outside: the checks read {_shown(elsewhere)}, outside the claim's copy and the "
                 "environment, changed since the loop began -> THOROUGH"
+            )
+        if planted:
+            found.append(
+                f"read-outside: the checks read {_shown(planted)} in the claim's copy or tiergate's folders, "
+                "a file neither tiergate nor a check wrote as it is (a process left running can write there) "
+                "-> THOROUGH"
             )
         if asked:
             found.append(

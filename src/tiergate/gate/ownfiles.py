@@ -15,13 +15,21 @@ from collections.abc import Mapping
 from pathlib import Path
 
 _NOTED: dict[str, float] = {}
+_STAMPS: dict[str, tuple[int, int]] = {}
 
 
 def note(path: Path) -> None:
     """Note `path`, just written by tiergate, as it is now."""
-    _NOTED[os.path.realpath(path)] = os.stat(path).st_ctime
+    found = os.stat(path)
+    _NOTED[os.path.realpath(path)] = found.st_ctime
+    _STAMPS[os.path.realpath(path)] = (found.st_ino, found.st_ctime_ns)
 
 
 def noted() -> Mapping[str, float]:
     """The files noted, resolved, with their change times as written."""
     return dict(_NOTED)
+
+
+def stamps() -> Mapping[str, tuple[int, int]]:
+    """The files noted, resolved, with their stamps as written (inode, change time in ns)."""
+    return dict(_STAMPS)

@@ -154,14 +154,15 @@ def plan_words(iso: Isolation, cwd: str, added: Mapping[str, str], environ: Mapp
 def _watched(iso: Isolation, added: Mapping[str, str]) -> list[str]:
     """Run by root, what the check opens is watched by the kernel (`sandboxwatch`) and told to the gate's
     watch, when the check has one and the loop's start is known: there root can have written anywhere.
-    Not the copy and tiergate's folders (the gate made them) nor `.git` (git reads its objects anyway)."""
+    In the copy, tiergate's folders and `.git`, which the gate wrote since the loop began, each file is
+    told with its stamp, for the gate to hold against what it wrote (`imported.Watch.reasons`)."""
     where = added.get(imported.OUT_VARIABLE)
     if os.geteuid() != 0 or iso.before is None or not where:
         return []
     git = [p for p in iso.readonly if os.path.basename(p) == ".git"]
-    quiet = [iso.holder, *git, *_tiergates(iso, added)]
+    trusted = [iso.holder, *git, *_tiergates(iso, added)]
     key = added.get(imported.KEY_VARIABLE, "")
-    return ["--watch", where, key, repr(iso.before), *(w for q in quiet for w in ("--quiet", q))]
+    return ["--watch", where, key, repr(iso.before), *(w for t in trusted for w in ("--trusted", t))]
 
 
 def _covers(iso: Isolation, environ: Mapping[str, str]) -> set[str]:

@@ -5,8 +5,8 @@ runs in a copy pays for this process. The plan (`tiergate.gate.sandbox` writes i
 cover with an empty one (`--hide`: the workspace, the temporary folders), those to show again inside
 them (`--rw`, `--ro`: the copy, the environment), whether the check gets a network of its own (`--net`),
 and the folder to start in (`--cwd`). Run by root, `--watch SOCKET KEY SINCE` names to the gate's watch
-each file the check opened through its own mounts that changed since SINCE (fanotify; `--quiet` folders
-are not watched: the copy, `.git`).
+each file the check opened through its own mounts that changed since SINCE (fanotify); in `--trusted`
+folders (the copy, tiergate's, `.git`), each file opened, with its stamp, for the gate to judge.
 
 `--probe` tells whether this kernel lets the namespaces be made: exit 0 if so, else 1 and why on stderr.
 """
@@ -128,7 +128,7 @@ class Plan:
         self.network = False
         self.cwd = "/"
         self.watch: tuple[str, str, float] | None = None
-        self.quiet: list[str] = []
+        self.trusted: list[str] = []
         # Run watched: the init tells the launcher its pid once the mounts are made, and waits until told
         # they are marked (`sandboxwatch`), before the check starts.
         self.sync: tuple[int, int] | None = None
@@ -142,8 +142,8 @@ class Plan:
                 self.cwd = next(words)
             elif word == "--watch":
                 self.watch = (next(words), next(words), float(next(words)))
-            elif word == "--quiet":
-                self.quiet.append(next(words))
+            elif word == "--trusted":
+                self.trusted.append(next(words))
             else:
                 raise ValueError(f"unknown word in the plan: {word!r}")
 
@@ -383,7 +383,7 @@ def _watch(plan: Plan) -> Opened | None:
     covers = [path for step, path in plan.steps if step == "hide"]
     blanks = [path for step, path in plan.steps if step == "blank"]
     try:
-        watch: Opened = sandboxwatch.Opened(plan.watch[2], covers, [*plan.quiet, *blanks])
+        watch: Opened = sandboxwatch.Opened(plan.watch[2], covers, blanks, plan.trusted)
         return watch
     except OSError as exc:
         print(f"tiergate could not watch the check's files: {exc}", file=sys.stderr)

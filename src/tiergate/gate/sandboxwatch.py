@@ -46,10 +46,14 @@ class Opened:
     """One check's watch: `mark` its mounts before it starts, `read` the events once it has ended, `tell`
     what it opened that changed since the loop began."""
 
-    def __init__(self, since: float, covers: list[str], quiet: list[str]) -> None:
+    def __init__(self, since: float, covers: list[str], quiet: list[str], trusted: list[str]) -> None:
         self.since = since
         self.covers = covers  # the plan's covers: the check's own empty folders
-        self.quiet = quiet
+        self.quiet = quiet  # the check's own files (its blanks): never told
+        # The copy, tiergate's folders, `.git`: what the gate wrote there changed since the loop began,
+        # so each file opened there is told with its stamp, for the gate to hold against what it wrote.
+        self.trusted = trusted
+        self.opened: dict[tuple[int, int], tuple[str, int, int, float]] = {}
         self.started = 0.0
         self.root = -1  # the check's root, held: its mounts stay while the events are read
         self.mounts: dict[int, str] = {}
@@ -71,7 +75,7 @@ class Opened:
             fields = line.split(" ")
             point, kind = _unescaped(fields[4]), fields[fields.index("-") + 1]
             self.mounts[int(fields[0])] = point
-            if kind in KERNEL_TYPES or point in self.covers or point == "/dev" or self._quiet(point):
+            if kind in KERNEL_TYPES or point in self.covers or point == "/dev" or _under(point, self.quiet):
                 continue
             mask = ctypes.c_uint64(FAN_OPEN | FAN_CLOSE_WRITE | FAN_ONDIR)
             path = f"/proc/{pid}/root{point}".encode("utf-8", "surrogateescape")
@@ -101,12 +105,17 @@ class Opened:
         if mask & FAN_CLOSE_WRITE:
             self.written.add(key)
         folder = stat.S_ISDIR(found.st_mode)
-        if not mask & FAN_OPEN or key in self.found or not (folder or stat.S_ISREG(found.st_mode)):
+        if not mask & FAN_OPEN or key in self.found or key in self.opened:
             return
-        if found.st_ctime >= self.since:
-            path = self._path(fd, found)
-            if path is not None and not self._quiet(path):
-                self.found[key] = (path, found.st_ctime, folder, _born(fd, found.st_ctime))
+        if not (folder or stat.S_ISREG(found.st_mode)) or found.st_ctime < self.since:
+            return
+        path = self._path(fd, found)
+        if path is None or _under(path, self.quiet):
+            return
+        if not _under(path, self.trusted):
+            self.found[key] = (path, found.st_ctime, folder, _born(fd, found.st_ctime))
+        elif not folder:
+            self.opened[key] = (path, found.st_ino, found.st_ctime_ns, _born(fd, found.st_ctime))
 
     def changed(self) -> list[tuple[str, float]]:
         """The files and folders the check opened that changed since the loop began and that it did not
@@ -121,13 +130,34 @@ class Opened:
                 named.append((path, changed))
         return sorted(named)[:TOLD_AT_MOST]
 
+    def stamped(self) -> tuple[list[tuple[str, int, int]], list[tuple[str, int, int]]]:
+        """The files opened in the trusted folders that the check did not make, each with its stamp
+        (inode, change time in ns) when opened; and those it made, each with its stamp as it left them."""
+        read, made = [], []
+        for key, (path, inode, changed, born) in self.opened.items():
+            if born >= self.started and key in self.written:
+                try:
+                    now = os.stat(path.lstrip("/"), dir_fd=self.root, follow_symlinks=False)
+                except OSError:
+                    continue
+                made.append((path, now.st_ino, now.st_ctime_ns))
+            else:
+                read.append((path, inode, changed))
+        return sorted(read), sorted(made)
+
     def tell(self, where: str, key: str) -> None:
         """What `changed` names, told to the gate's watch at `where` (`@name`: an abstract name) as the
         check `key`, in the watch's own lines (`tiergate.gate.imported`)."""
         import _socket
         import json
 
-        lines = [{"key": key}, *({"r": path, "c": when} for path, when in self.changed())]
+        read, made = self.stamped()
+        lines: list[dict[str, object]] = [
+            {"key": key},
+            *({"r": path, "c": when} for path, when in self.changed()),
+        ]
+        lines += [{"t": path, "s": [inode, changed]} for path, inode, changed in read]
+        lines += [{"m": path, "s": [inode, changed]} for path, inode, changed in made]
         conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
         try:
             conn.connect("\0" + where[1:] if where.startswith("@") else where)
@@ -162,8 +192,9 @@ class Opened:
                 return path
         return joined  # gone since: where its mount is
 
-    def _quiet(self, path: str) -> bool:
-        return any(path == q or path.startswith(q.rstrip("/") + "/") for q in self.quiet)
+
+def _under(path: str, folders: list[str]) -> bool:
+    return any(path == f or path.startswith(f.rstrip("/") + "/") for f in folders)
 
 
 def _born(fd: int, otherwise: float) -> float:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
+from tiergate.gate import ownfiles
 from tiergate.gate.checks import Check, CheckResult
 from tiergate.gate.coverage.plan import FORMATS, Capability, RunnerFacts, Tool, files_for, plan
 from tiergate.project import Project, ensure_state_dir
@@ -95,6 +96,7 @@ class Measurement:
         folder = self._folder = Path(tempfile.mkdtemp(prefix="run-", dir=runs))
         (folder / "site").mkdir()
         shutil.copyfile(SITECUSTOMIZE, folder / "site" / "sitecustomize.py")
+        ownfiles.note(folder / "site" / "sitecustomize.py")
         added: dict[str, dict[str, str]] = {}
         for index, (key, (_, tool, chosen)) in enumerate(self.taking.items()):
             out = folder / str(index)
@@ -104,6 +106,7 @@ class Measurement:
                 continue
             include = [os.path.realpath(self.where / f) for f in chosen if not set(f) & set("*?[")]
             (out / "plan.json").write_text(json.dumps({"out": str(out), "include": include}))
+            ownfiles.note(out / "plan.json")
             python_path = os.pathsep.join(
                 p for p in (str(folder / "site"), os.environ.get("PYTHONPATH")) if p
             )
