@@ -250,3 +250,57 @@ def test_a_stream_is_out_of_reach_of_what_the_tests_replace_in_the_modules_it_us
     _, [stream] = streamed_run(tmp_path)
 
     assert stream.ended and replayed(stream) == {"test_silencing.py::test_fail": "failed"}
+
+
+def test_each_xdist_worker_streams_its_own_tests_tied_to_its_runs_report(tmp_path: Path) -> None:
+    write(tmp_path / "p", {"test_phases.py": PHASES, "test_b.py": "def test_b():\n    pass\n"})
+
+    [record], heard = streamed_run(tmp_path, "-p", "xdist", "-n", "2")
+
+    [report] = [str(path) for path in (tmp_path / "out").iterdir()]
+    [own] = [s for s in heard if not s.worker]
+    workers = sorted((s for s in heard if s.worker), key=lambda s: s.worker)
+    assert record["workers"] == ["gw0", "gw1"] and own.workers == ("gw0", "gw1")
+    assert [(s.worker, s.report, s.ended, s.patched) for s in workers] == [
+        ("gw0", report, True, ()),
+        ("gw1", report, True, ()),
+    ]
+    # Each test streamed by the worker that ran it, as the run's own record has it.
+    by_workers = {**replayed(workers[0]), **replayed(workers[1])}
+    assert by_workers == dict(record["outcomes"]) == replayed(own)
+    assert not set(replayed(workers[0])) & set(replayed(workers[1]))
+
+
+# In the worker (the test module is imported there): the test call replaced as the module is imported,
+# and every report made a pass after the runner made it.
+IN_THE_WORKER = """\
+import _pytest.python
+
+_run = _pytest.python.Function.runtest
+_pytest.python.Function.runtest = lambda self: _run(self)
+
+
+def test_fail():
+    assert 1 == 2
+"""
+PASSING_CONFTEST = """\
+import pytest
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    made = yield
+    made.get_result().outcome = "passed"
+"""
+
+
+def test_what_a_worker_saw_reaches_its_runs_record_without_the_socket(tmp_path: Path) -> None:
+    # As at the loop's base, where no stream is heard: the worker's own look at the runner, and the
+    # failure its guard kept, given to the controller as the worker finishes.
+    write(tmp_path / "p", {"test_a.py": IN_THE_WORKER, "conftest.py": PASSING_CONFTEST})
+
+    [record] = run_pytest(tmp_path / "p", "-p", "xdist", "-n", "1")
+
+    assert record["finished"] and record["workers"] == ["gw0"]
+    assert record["outcomes"] == [["test_a.py::test_fail", "failed"]]
+    assert "_pytest.python.Function.runtest" in record["patched"]

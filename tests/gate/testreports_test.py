@@ -280,10 +280,36 @@ def run_streamed(root: Path, command: str, socket: Mapping[str, str]) -> CheckRe
     return result
 
 
+# A test that runs a pytest with xdist workers of its own: neither that run nor its workers are the check's.
+NESTED_WORKERS = """\
+import subprocess, sys
+
+
+def test_runs_pytest_with_workers_inside(tmp_path):
+    (tmp_path / "test_inner.py").write_text("def test_inner():\\n    assert False\\n")
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "xdist", "-n", "2"]
+    assert subprocess.run([*command, str(tmp_path)]).returncode == 1
+"""
+# pytest as the environment has it, its plugins loaded (xdist among them), xdist turned off by the command.
+WITHOUT_XDIST = f"{shlex.quote(sys.executable)} -m pytest -q -p no:cacheprovider -p no:xdist"
+TWO_MODULES = {"test_a.py": TESTS, "test_b.py": "def test_b():\n    pass\n"}
 HONEST = {
     "a plain run": ({"test_a.py": TESTS}, f"{PYTEST} -k 'not other'", "failed"),
     "xdist's workers": ({"test_a.py": TESTS}, f"{PYTEST} -p xdist -n 2", "failed"),
+    "one xdist worker, tests deselected": (
+        {"test_a.py": TESTS},
+        f"{PYTEST} -p xdist -n 1 -k 'not other'",
+        "failed",
+    ),
+    "every test on each worker": (TWO_MODULES, f"{PYTEST} -p xdist -n 2 --dist each", "failed"),
+    "a worker a module": (TWO_MODULES, f"{PYTEST} -p xdist -n 2 --dist loadscope", "failed"),
+    "xdist turned off": ({"test_a.py": TESTS}, WITHOUT_XDIST, "failed"),
     "a pytest the tests start": ({"test_nested.py": NESTED}, PYTEST, "passed"),
+    "a pytest with workers the tests start, in a worker": (
+        {"test_nested.py": NESTED_WORKERS},
+        f"{PYTEST} -p xdist -n 2",
+        "passed",
+    ),
 }
 
 
@@ -314,6 +340,91 @@ def test_a_selected_run_streamed_to_the_gate_is_still_a_subset(tmp_path: Path) -
     assert result.status == "passed" and result.tests is not None
     assert result.tests.subset and result.tests.disagrees == ""
     assert result.tests.by_test["tests/test_two.py::test_wanted"] == "passed"
+
+
+def test_a_selected_run_under_xdist_streamed_to_the_gate_is_read_as_without_it(tmp_path: Path) -> None:
+    # xdist's controller collects nothing and its workers get no selection: a whole run (the module
+    # that fails to import included), each worker's stream agreeing with it.
+    repo = init_repo(tmp_path / "repo", SELECTED_PROJECT)
+    check = make_check("tests", f"{PYTEST} -p xdist -n 2 tests", "test")
+    (without,) = run_reported([check], repo, timeout=60, select={check.key: SELECTION})
+
+    with gate_socket(tmp_path) as socket:
+        (result,) = run_reported(
+            [check], repo, timeout=60, select={check.key: SELECTION}, env={check.key: socket}
+        )
+
+    assert result.status == without.status == "failed" and result.reason == without.reason
+    assert result.tests is not None and without.tests is not None
+    assert not result.tests.subset and result.tests.disagrees == "" and result.tests.finished
+    assert result.tests.by_test == without.tests.by_test
+    assert result.tests.by_test["tests/test_never.py"] == "error"
+
+
+# A conftest that keeps each xdist worker from streaming: what the controller gave it to tie its stream to
+# the run, taken away before the plugin configures.
+UNTIED = """\
+import pytest
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config):
+    getattr(config, "workerinput", {}).pop("tiergate_outcomes", None)
+"""
+
+
+def test_a_run_whose_worker_never_streamed_is_no_evidence(tmp_path: Path) -> None:
+    write(tmp_path / "p", {"conftest.py": UNTIED, "test_a.py": "def test_pass():\n    pass\n"})
+    command = f"{PYTEST} -p xdist -n 2"
+    (without,) = run_reported([make_check("tests", command, "test")], tmp_path / "p", timeout=60)
+
+    with gate_socket(tmp_path) as socket:
+        result = run_streamed(tmp_path / "p", command, socket)
+
+    assert without.status == "passed"
+    assert result.status == "failed" and result.tests is not None
+    assert result.reason == (
+        "exit 0, but the report disagrees with the outcomes the tests streamed as they ran: "
+        "no stream came from 2 workers of its run: gw0, gw1"
+    )
+
+
+# In the workers: every report made a pass after the runner made it (the plugin's guard keeps the raw
+# failure), and what the worker's plugin gives its controller as it finishes dropped on its way, so that
+# the controller has only the passes the workers relayed. Wrapping the session's end, inside xdist's own
+# wrapper (registered later): after the plugin has written what it gives, before xdist sends it.
+PASSED_IN_THE_WORKER = """\
+import pytest
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    made = yield
+    made.get_result().outcome = "passed"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_sessionfinish(session):
+    yield
+    getattr(session.config, "workeroutput", {}).pop("tiergate_outcomes", None)
+"""
+
+
+def test_a_failure_a_worker_streamed_is_failed_whatever_the_controller_reported(tmp_path: Path) -> None:
+    tests = "def test_pass():\n    pass\n\n\ndef test_fail():\n    assert 1 == 2\n"
+    write(tmp_path / "p", {"conftest.py": PASSED_IN_THE_WORKER, "test_a.py": tests})
+    command = f"{PYTEST} -p xdist -n 2"
+    (without,) = run_reported([make_check("tests", command, "test")], tmp_path / "p", timeout=60)
+
+    with gate_socket(tmp_path) as socket:
+        result = run_streamed(tmp_path / "p", command, socket)
+
+    # The controller's word alone, as at the base: every test passed.
+    assert without.status == "passed" and without.tests is not None
+    assert without.tests.by_test == {"test_a.py::test_pass": "passed", "test_a.py::test_fail": "passed"}
+    assert result.status == "failed" and result.tests is not None and result.tests.disagrees == ""
+    assert result.reason == "exit 0, but 1 test failed: test_a.py::test_fail (from its pytest report)"
+    assert result.tests.by_test == {"test_a.py::test_pass": "passed", "test_a.py::test_fail": "failed"}
 
 
 # As the red team's code did when its module was imported: at exit, the report rewritten to say every

@@ -287,34 +287,47 @@ class _Listener(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
 
 
 class _Stream:
-    """One connection's stream of a pytest run's outcomes, as heard so far (`Streamed` once read)."""
+    """One connection's stream of a pytest run's outcomes, as heard so far (`Streamed` once read): the run's
+    own (`worker` ""), or one of its xdist workers'."""
 
-    def __init__(self, report: str) -> None:
+    def __init__(self, report: str, worker: str = "") -> None:
         self.report = report
+        self.worker = worker
         self.outcomes: list[tuple[str, str]] = []
         self.patched: list[str] = []
+        self.workers: list[str] = []
         self.ended = False
         self.garbled = False
         self.closed = threading.Event()
 
     def add(self, message: dict[str, object]) -> None:
         """One line of the plugin's: an outcome (`o`: test, outcome), the runner's parts found replaced
-        (`p`), or the end mark (`end`); anything else spoils the stream (a line written into the
-        plugin's own connection by someone else, say)."""
-        said, patched = message.get("o"), message.get("p")
+        (`p`), an xdist worker the run started (`w`), or the end mark (`end`); anything else spoils the
+        stream (a line written into the plugin's own connection by someone else, say)."""
+        said, patched, worker = message.get("o"), message.get("p"), message.get("w")
         if len(message) != 1:
             self.garbled = True
         elif isinstance(said, list) and len(said) == 2 and all(isinstance(part, str) for part in said):
             self.outcomes.append((said[0], said[1]))
         elif isinstance(patched, list) and all(isinstance(part, str) for part in patched):
             self.patched.extend(patched)
+        elif isinstance(worker, str):
+            self.workers.append(worker)
         elif message.get("end") is True:
             self.ended = True
         else:
             self.garbled = True
 
     def heard(self) -> Streamed:
-        return Streamed(self.report, tuple(self.outcomes), tuple(self.patched), self.ended, self.garbled)
+        return Streamed(
+            self.report,
+            tuple(self.outcomes),
+            tuple(self.patched),
+            self.ended,
+            self.garbled,
+            worker=self.worker,
+            workers=tuple(self.workers),
+        )
 
 
 class _Handler(socketserver.StreamRequestHandler):
@@ -337,9 +350,10 @@ class _Handler(socketserver.StreamRequestHandler):
                 if key is None:
                     key, first = str(message.get("key", "")), True
                     continue
-                report = message.get("report")
-                if first and isinstance(report, str):
-                    stream = _Stream(report)
+                report, worker = message.get("report"), message.get("worker", "")
+                if first and isinstance(report, str) and isinstance(worker, str):
+                    # An xdist worker's stream names its run's report, and itself.
+                    stream = _Stream(report, worker)
                     with self.server.lock:
                         self.server.streams.append(stream)
                     with contextlib.suppress(OSError):  # gone already: what it sent still counts

@@ -1,8 +1,9 @@
 # mypy: ignore-errors
 # ruff: noqa: PTH105, PTH112, PTH118, PTH119, PTH123, UP031, SIM105
 """tiergate: each test's outcome in this pytest run, written as JSON for the gate (written for one run),
-and streamed to the gate's socket as it happens where the gate gives one; and, when the gate asks, only
-the tests it selected run (the rest deselected, their modules not imported).
+and streamed to the gate's socket as it happens where the gate gives one (under xdist, from each worker
+too, where the tests run); and, when the gate asks, only the tests it selected run (the rest deselected,
+their modules not imported).
 
 Copied as `tiergate_outcomes.py` onto PYTHONPATH and named in PYTEST_PLUGINS (`tiergate.gate.testreports`);
 never imported by tiergate itself. Every hook is guarded and it only reads and writes its own files and
@@ -19,6 +20,10 @@ import pytest
 _OUT = "TIERGATE_TESTS_OUT"
 _ONLY = "TIERGATE_TESTS_ONLY"
 _TAKEN = "TIERGATE_TESTS_TAKEN"
+# What a recorded run's controller gives each of its xdist workers (in the worker's input, which only its
+# own workers get: never a worker of a pytest the tests start), and what each worker gives it back as it
+# finishes: the worker's outcomes and the runner's parts it found replaced.
+_TIE = "tiergate_outcomes"
 # The gate's socket (`tiergate.gate.imported`), and the check this run is for.
 _WATCH = "TIERGATE_IMPORTED"
 _WATCH_KEY = "TIERGATE_IMPORTED_KEY"
@@ -60,12 +65,15 @@ _RUNNER = (
     ("tiergate_outcomes", "_Stream", "outcome"),
     ("tiergate_outcomes", "_Stream", "patched"),
     ("tiergate_outcomes", "_Stream", "end"),
+    ("tiergate_outcomes", "_Stream", "worker"),
     ("tiergate_outcomes", "_Recorder", "write"),
     ("tiergate_outcomes", "_Recorder", "set"),
     ("tiergate_outcomes", "_Recorder", "check_runner"),
     ("tiergate_outcomes", "_Recorder", "pytest_runtest_logreport"),
     ("tiergate_outcomes", "_Recorder", "pytest_runtest_makereport"),
     ("tiergate_outcomes", "_Recorder", "pytest_sessionfinish"),
+    ("tiergate_outcomes", "_Recorder", "pytest_configure_node"),
+    ("tiergate_outcomes", "_Recorder", "pytest_testnodedown"),
 )
 
 
@@ -141,11 +149,16 @@ class _Stream:
     def end(self):
         self.line('{"end": true}\n')
 
+    def worker(self, name):
+        """An xdist worker this run started: the gate then waits for its own stream."""
+        self.line('{"w": %s}\n' % self.quote(name))
 
-def _stream(report):
+
+def _stream(report, worker=None):
     """The stream of this run's outcomes for its report at `report`, connected to the gate's socket; None
     when the gate gave none (the report alone then, as the gate reads it without one) or it cannot be
-    reached. The gate answers once it has heard of the report, before the file is there."""
+    reached. The gate answers once it has heard of the report, before the file is there. `worker`: the
+    xdist worker this process is, of the run whose report that is (it writes no report of its own)."""
     where = os.environ.get(_WATCH)
     if not where:
         return None
@@ -158,7 +171,8 @@ def _stream(report):
         conn.connect("\0" + where[1:] if where.startswith("@") else where)
         send = conn.sendall
         key = os.environ.get(_WATCH_KEY, "")
-        send(('{"key": %s}\n{"report": %s}\n' % (quote(key), quote(report))).encode())
+        which = "" if worker is None else ', "worker": %s' % quote(worker)
+        send(('{"key": %s}\n{"report": %s%s}\n' % (quote(key), quote(report), which)).encode())
         if conn.recv(16) != b"heard\n":
             raise OSError("the gate did not answer")
     except Exception:
@@ -168,12 +182,17 @@ def _stream(report):
 
 
 class _Recorder:
-    def __init__(self, path, stream=None):
+    def __init__(self, path, stream=None, output=None):
         self.path = path
         self.stream = stream
+        # An xdist worker's: what it gives its controller as it finishes (its `workeroutput`), in place
+        # of a report file of its own.
+        self.output = output
         self.outcomes = {}  # node id -> outcome, in the order met
         self.raw = {}  # (node id, phase) -> the outcome the runner made, before any rewriting
         self.only = False  # the run was limited to the gate's selection
+        self.workers = []  # the xdist workers this run started, by name
+        self.workers_patched = set()  # the runner's parts its workers found replaced
 
     def set(self, nodeid, outcome):
         was = self.outcomes.get(nodeid)
@@ -193,7 +212,9 @@ class _Recorder:
         record = {"tool": "pytest", "finished": finished, "outcomes": list(self.outcomes.items())}
         if self.only:
             record["only"] = True
-        patched = _patched()
+        if self.workers:
+            record["workers"] = self.workers
+        patched = sorted(set(_patched()) | self.workers_patched)
         if patched:
             record["patched"] = patched
         temporary = self.path + ".part"
@@ -247,9 +268,51 @@ class _Recorder:
         except Exception:
             pass
         try:
-            self.write(True)
+            if self.output is None:
+                self.write(True)
+            else:
+                # Read by the controller as this worker goes down, before its own session finishes: at
+                # the base too, where no stream tells the gate what the workers saw.
+                self.output[_TIE] = {"outcomes": list(self.outcomes.items()), "patched": _patched()}
         except Exception:
             pass
+
+    # xdist's hooks, called only in a controller that starts workers (optional: without xdist pytest
+    # knows no such hook).
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node):
+        # As each worker is set up, before it starts: what it is given reaches it alone.
+        try:
+            name = str(node.gateway.id)
+            _xdist(node, "input")[_TIE] = [self.path, name]
+            self.workers.append(name)
+            if self.stream is not None:
+                self.stream.worker(name)
+        except Exception:
+            pass
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node, error):
+        # What the worker saw, with the raw outcome guarded there (a phase the runner made failing and
+        # a later hook of the worker's made a pass): a failure it had is never taken back here.
+        try:
+            said = (_xdist(node, "output") or {}).get(_TIE)
+            if not said:
+                return  # a worker that died says nothing: the outcomes it relayed stand alone
+            for nodeid, outcome in said["outcomes"]:
+                self.set(str(nodeid), str(outcome))
+            self.workers_patched.update(str(p) for p in said["patched"])
+            if self.stream is not None:
+                self.stream.patched(sorted(self.workers_patched))
+        except Exception:
+            pass
+
+
+def _xdist(holder, kind):
+    """What xdist gives a worker (`kind` "input") or it gives back ("output"), on its controller's node or
+    on a worker's config: xdist before 2.0 said `slave` (None: not xdist's)."""
+    found = getattr(holder, "worker" + kind, None)
+    return found if found is not None else getattr(holder, "slave" + kind, None)
 
 
 class _Selection:
@@ -423,8 +486,12 @@ def pytest_sessionstart(session):
 
 def pytest_configure(config):
     try:
+        inputs = _xdist(config, "input")
+        if inputs is not None:
+            _worker(config, inputs)
+            return
         folder = os.environ.get(_OUT)
-        if not (folder or os.environ.get(_ONLY)) or os.environ.get(_TAKEN) or hasattr(config, "workerinput"):
+        if not (folder or os.environ.get(_ONLY)) or os.environ.get(_TAKEN):
             return
         # The processes this run starts (xdist's workers, a test running pytest) inherit this.
         os.environ[_TAKEN] = "1"
@@ -441,6 +508,25 @@ def pytest_configure(config):
         _select(config, recorder)
     except Exception:
         pass
+
+
+def _worker(config, inputs):
+    """In an xdist worker of a recorded run, where the tests and the code under test run: the same look at
+    the runner as in a plain run (its parts taken as this plugin was imported here, before any conftest,
+    test module or code under test), the raw outcomes guarded, and all of it streamed on a connection of
+    its own, tied to its controller's report. A worker of a run that is not recorded (a pytest the tests
+    start, with workers of its own) was given no tie: it records nothing. No selection here: under xdist
+    the run is a whole one."""
+    tie = inputs.get(_TIE)
+    if not tie:
+        return
+    report, name = tie
+    output = _xdist(config, "output")
+    # A pytest the tests start from here is not the check's run.
+    os.environ[_TAKEN] = "1"
+    _PLUGINS_AT_START.append((config.pluginmanager, None))
+    recorder = _Recorder(None, _stream(str(report), str(name)), output if output is not None else {})
+    config.pluginmanager.register(recorder, "tiergate_outcomes_recorder")
 
 
 def _select(config, recorder):

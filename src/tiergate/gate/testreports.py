@@ -218,15 +218,17 @@ def _pytest_file(path: Path) -> Reported:
     """One report file of tiergate's pytest plugin, as far as it can be read."""
     outcomes: list[tuple[str, Outcome]] = []
     patched: list[str] = []
+    workers: list[str] = []
     try:
         data = json.loads(path.read_text())
         finished, only = data["finished"] is True, data.get("only") is True
         patched += (str(p) for p in data.get("patched", ()))
+        workers += (str(w) for w in data.get("workers", ()))
         for test, outcome in data["outcomes"]:
             outcomes.append((str(test), outcome_of(outcome)))
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         finished = only = False
-    return Reported(str(path), tuple(outcomes), finished, only, tuple(patched))
+    return Reported(str(path), tuple(outcomes), finished, only, tuple(patched), tuple(workers))
 
 
 def _node_report(files: Sequence[Path], cwd: Path) -> TestRun:

@@ -145,3 +145,96 @@ def test_without_a_socket_the_reports_alone_are_read_as_before() -> None:
     run = merged([forged], None, selected=False)
 
     assert run.disagrees == "" and run.by_test == {"t.py::div": "passed"} and run.finished
+
+
+# Under xdist: the run's own stream (its controller's) relays every test and names the workers it
+# started; each worker streams the tests it ran, on a connection of its own, for the same report.
+CONTROLLER = replace(STREAM, patched=(), workers=("gw0", "gw1"))
+GW0 = Streamed(PATH, (("t.py::add", "passed"), ("t.py::skip", "skipped")), ended=True, worker="gw0")
+GW1 = Streamed(PATH, (("t.py::div", "failed"),), ended=True, worker="gw1")
+DISTRIBUTED = replace(REPORT, workers=("gw0", "gw1"))
+
+
+def test_a_run_and_the_streams_of_its_workers_that_agree_are_evidence() -> None:
+    patched_in_a_worker = replace(GW1, patched=("plugin calc.Quiet",))
+
+    run = merged([DISTRIBUTED], [CONTROLLER, GW0, patched_in_a_worker], selected=False)
+
+    assert run.disagrees == "" and run.finished and run.by_test == dict(OUTCOMES)
+    # A part replaced in a worker is named with the run's, whatever the controller saw.
+    assert run.patched == ("plugin calc.Quiet",)
+
+
+def test_a_failure_a_worker_streamed_stands_where_its_run_said_it_passed() -> None:
+    # The controller relayed a pass (rewritten in the worker after the runner made it a failure); its
+    # report agrees with its own stream, and the worker's stream has the failure.
+    passed = (("t.py::add", "passed"), ("t.py::div", "passed"), ("t.py::skip", "skipped"))
+    controller = replace(CONTROLLER, outcomes=passed)
+    report = replace(DISTRIBUTED, outcomes=tuple((t, outcome_of(o)) for t, o in passed))
+
+    for streams in ([controller, GW0, GW1], [GW1, GW0, controller]):
+        run = merged([report], streams, selected=False)
+
+        assert run.disagrees == "" and run.by_test["t.py::div"] == "failed"
+
+
+WORKERS_FALL_SHORT = {
+    "a worker that never streamed": (
+        [DISTRIBUTED],
+        [CONTROLLER, GW0],
+        "no stream came from 1 worker of its run: gw1",
+    ),
+    "a worker only the report names, that never streamed": (
+        [replace(DISTRIBUTED, workers=("gw0", "gw1", "gw2"))],
+        [CONTROLLER, GW0, GW1],
+        "no stream came from 1 worker of its run: gw2",
+    ),
+    "a worker only the run's stream names, that never streamed": (
+        [replace(DISTRIBUTED, workers=())],
+        [CONTROLLER, GW0],
+        "no stream came from 1 worker of its run: gw1",
+    ),
+    "a finished run with a worker whose stream never ended": (
+        [DISTRIBUTED],
+        [CONTROLLER, GW0, replace(GW1, ended=False)],
+        "it says the run finished, and the stream of 1 worker never did: gw1",
+    ),
+    "two streams for one worker": (
+        [DISTRIBUTED],
+        [CONTROLLER, GW0, GW1, replace(GW1, outcomes=(("t.py::div", "passed"),))],
+        "more than one stream is for the same report",
+    ),
+    "a stream for a worker the run never started": (
+        [DISTRIBUTED],
+        [CONTROLLER, GW0, GW1, replace(GW1, worker="gw7", outcomes=())],
+        "a stream is for a worker its run never started: gw7",
+    ),
+    "a worker's stream whose report is gone": (
+        [],
+        [GW1],
+        "a stream's report is gone",
+    ),
+    "a worker's stream with no stream of its run's own": (
+        [DISTRIBUTED],
+        [GW0, GW1],
+        "it was written with no stream",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(WORKERS_FALL_SHORT))
+def test_a_run_whose_workers_streams_fall_short_is_no_evidence(case: str) -> None:
+    reports, streams, why = WORKERS_FALL_SHORT[case]
+
+    run = merged(reports, streams, selected=False)
+
+    assert run.disagrees == f"{DISAGREES}: {why}", run.disagrees
+
+
+def test_a_run_that_died_with_its_workers_is_unfinished_not_in_disagreement() -> None:
+    died = replace(DISTRIBUTED, outcomes=(), finished=False)
+    cut = [replace(s, ended=False) for s in (CONTROLLER, GW0, GW1)]
+
+    run = merged([died], cut, selected=False)
+
+    assert run.disagrees == "" and not run.finished and run.by_test == dict(OUTCOMES)

@@ -26,24 +26,30 @@ NAMES_SHOWN = 5
 class Streamed:
     """One stream as the gate heard it, on one connection: the report file it is for (its path, as the
     plugin named it), each (test, outcome) in the order sent, the runner's parts it named replaced,
-    whether its end mark came, and whether some line of it was no message of the plugin's."""
+    whether its end mark came, and whether some line of it was no message of the plugin's. `worker`: the
+    xdist worker of that report's run that sent it ("": the run's own stream, its controller's under
+    xdist); `workers`: the workers the run's own stream said it started."""
 
     report: str
     outcomes: tuple[tuple[str, str], ...] = ()
     patched: tuple[str, ...] = ()
     ended: bool = False
     garbled: bool = False
+    worker: str = ""
+    workers: tuple[str, ...] = ()
 
 
 @frozen
 class Reported:
-    """One report file as read (`finished` False too when it could not be read whole)."""
+    """One report file as read (`finished` False too when it could not be read whole); `workers`: the
+    xdist workers it says its run started."""
 
     path: str
     outcomes: tuple[tuple[str, Outcome], ...]
     finished: bool
     only: bool = False
     patched: tuple[str, ...] = ()
+    workers: tuple[str, ...] = ()
 
 
 def replayed(stream: Streamed) -> dict[str, str]:
@@ -98,24 +104,60 @@ def disagreement(reports: Sequence[Reported], streams: Sequence[Streamed]) -> st
     return f"{DISAGREES}: {why}" if why else ""
 
 
+# Each stream by the report it is for and the worker of that report's run that sent it ("": the run's own).
+_BySender = dict[tuple[str, str], list[Streamed]]
+
+
 def _why(reports: Sequence[Reported], streams: Sequence[Streamed]) -> str:
-    by_report: dict[str, list[Streamed]] = {}
+    by_sender: _BySender = {}
     for stream in streams:
-        by_report.setdefault(stream.report, []).append(stream)
+        by_sender.setdefault((stream.report, stream.worker), []).append(stream)
     if any(s.garbled or any(o not in OUTCOMES for _, o in s.outcomes) for s in streams):
         return "a line of its stream is no outcome the plugin sends"
-    if any(len(found) > 1 for found in by_report.values()):
+    if any(len(found) > 1 for found in by_sender.values()):
         return "more than one stream is for the same report"
     written = {r.path for r in reports}
-    if any(path not in written for path in by_report):
+    if any(path not in written for path, _ in by_sender):
         return "a stream's report is gone"
+    started = _started(reports, by_sender)
     for report in reports:
-        found = by_report.get(report.path)
-        if not found:
-            return "it was written with no stream"
-        why = _against(report, found[0])
+        why = _run_against(report, by_sender, started[report.path])
         if why:
             return why
+    unknown = [worker for path, worker in by_sender if worker and worker not in started.get(path, ())]
+    if unknown:
+        return f"a stream is for a worker its run never started: {_shown(unknown)}"
+    return ""
+
+
+def _started(reports: Sequence[Reported], by_sender: _BySender) -> dict[str, list[str]]:
+    """The xdist workers each report's run started, as the report or the run's own stream says."""
+    found = {}
+    for report in reports:
+        own = by_sender.get((report.path, ""), [])
+        found[report.path] = list(dict.fromkeys((*report.workers, *(w for s in own for w in s.workers))))
+    return found
+
+
+def _run_against(report: Reported, by_sender: _BySender, workers: Sequence[str]) -> str:
+    """How one report differs from its run's streams: its own, and those of the workers it started."""
+    found = by_sender.get((report.path, ""))
+    if not found:
+        return "it was written with no stream"
+    return _against(report, found[0]) or _workers_against(report, workers, by_sender)
+
+
+def _workers_against(report: Reported, workers: Sequence[str], by_sender: _BySender) -> str:
+    """How the streams of the xdist workers a report's run started fall short ("" when they do not): a
+    worker that never streamed ran its tests unseen, one whose stream never ended (the run finished)
+    stopped being seen on the way."""
+    missing = [w for w in workers if (report.path, w) not in by_sender]
+    if missing:
+        return f"no stream came from {plural(len(missing), 'worker')} of its run: {_shown(missing)}"
+    unended = [w for w in workers if report.finished and not by_sender[(report.path, w)][0].ended]
+    if unended:
+        workers_of = plural(len(unended), "worker")
+        return f"it says the run finished, and the stream of {workers_of} never did: {_shown(unended)}"
     return ""
 
 
