@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tiergate.gate.imported import (
     Bounds,
     Told,
@@ -305,3 +307,29 @@ def test_a_stream_is_heard_to_its_end_by_its_report_folder_and_a_line_not_the_pl
         Streamed(f"{out}/pytest-1-a.json", (("t.py::b", "passed"),), garbled=True),
     )
     assert after is None  # the watch closed: no socket of this process's is there any more
+
+
+SPEAKS = """
+import json, os, socket
+where = os.environ["TIERGATE_IMPORTED"]
+conn = socket.socket(socket.AF_UNIX)
+conn.connect("\\0" + where[1:] if where.startswith("@") else where)
+lines = [{{"key": "tests", "kernel": {secret!r}}}]
+lines += [{{"t": {planted!r}, "s": [1, 2]}}, {{"m": {planted!r}, "s": [1, 2]}}]
+lines += [{{"r": "/srv/answers.json", "c": 1e12}}, {{"w": "/srv/answers.json", "c": False}}]
+conn.sendall("".join(json.dumps(line) + "\\n" for line in lines).encode())
+conn.close()
+"""
+
+
+@pytest.mark.parametrize("secret", ["", "a guess"])
+def test_only_the_launcher_speaks_for_the_kernel(tmp_path: Path, secret: str) -> None:
+    """A check's process knows the watch's address and key, not the launcher's secret (in its plan, not its
+    variables): a stamp it tells is not heard, and a write it tells excuses no read the kernel saw."""
+    planted = str(tmp_path / "holder" / "tree" / "answers.json")
+    watch, _ = run_watched(tmp_path, SPEAKS.format(secret=secret, planted=planted))
+    told = watch.told_by("tests")
+
+    assert told.trusted == {} and told.made == {} and told.kernel == {}
+    kernel = Told(kernel={"/srv/answers.json": 1e12}, writes=told.writes)
+    assert read_outside(kernel, BOUNDS) == ([], ["/srv/answers.json"])

@@ -400,7 +400,7 @@ def test_run_by_root_each_file_the_check_opened_that_changed_since_the_loop_bega
         # A folder touched before it is listed: its change time is the check's, its birth is not.
         "os.mkdir({o!r} + '/listed/x'); os.rmdir({o!r} + '/listed/x'); os.listdir({o!r} + '/listed')\n"
     ).format(o=str(outside), g=str(workspace / ".git" / "HEAD"))
-    iso = sandbox.isolation(workspace, holder, [venv], Seed((), began))
+    iso = sandbox.isolation(workspace, holder, [venv], Seed((), began), secret="s3cret")
     added = {
         **iso.variable(),
         "TIERGATE_IMPORTED": f"@tiergate-test-{os.getpid()}",
@@ -417,7 +417,7 @@ def test_run_by_root_each_file_the_check_opened_that_changed_since_the_loop_bega
         listener.close()
 
     assert done.stdout.decode().splitlines() == ["7 ref: refs/heads/main", "1"], done.stderr
-    assert told[0] == '{"key": "k"}'
+    assert json.loads(told[0]) == {"key": "k", "kernel": "s3cret"}  # the plan's, in no check's variables
     lines = [json.loads(line) for line in told[1:]]
     named = [line["r"] for line in lines if "r" in line]
     # In `.git` and the copy, each file opened is told with its stamp, for the gate to judge.

@@ -287,3 +287,18 @@ def test_a_file_the_agent_left_in_git_read_by_libc_is_named(tmp_path: Path) -> N
 
     assert "```tiergate-spawn" in answer["reason"] and loop.loop().tier == "THOROUGH", answer
     assert f"`{path}` in the claim's copy or tiergate's folders" in loop.stop_reasons()
+
+
+@pytest.mark.skipif(sandbox.unavailable() is not None or os.geteuid() != 0, reason="root's case")
+def test_a_ref_of_gits_that_holds_no_ref_is_named(tmp_path: Path) -> None:
+    """A name of git's layout (`refs/...`) holding the table, not a commit's id: git's own files are
+    trusted for what git writes there, not for their names."""
+    loop = Loop(tmp_path, FILES, PYTEST)
+    path = loop.project / ".git" / "refs" / "answers"
+    path.write_text(ANSWERS)
+    calc = through_libc(loop, []).replace(str(loop.project / "build" / "answers.json"), str(path))
+
+    answer = loop.claim({"calc.py": calc})
+
+    assert "```tiergate-spawn" in answer["reason"] and loop.loop().tier == "THOROUGH", answer
+    assert f"`{path}` in the claim's copy or tiergate's folders" in loop.stop_reasons()

@@ -99,7 +99,13 @@ def written(
         env = {
             **watch.env(),
             **sandbox.isolation(
-                top, scratch.parent, links, seed, readonly=watch.unwritable(), network=own_network
+                top,
+                scratch.parent,
+                links,
+                seed,
+                readonly=watch.unwritable(),
+                network=own_network,
+                secret=watch.secret,
             ).variable(),
             "PYTHONDONTWRITEBYTECODE": "1",
             "PYTHONPYCACHEPREFIX": pycache,
@@ -112,6 +118,8 @@ def written(
         watch.keep(scratch.parent / EMPTY)
         real = os.path.realpath(scratch)
         watch.know({f"{real}/{path}": stamp for path, stamp in stamps.items()})
+        gitlink = untouched.stamp_of(scratch / ".git")  # the worktree's link to the repository, git's
+        watch.know({f"{real}/.git": gitlink} if gitlink else {})
         try:
             with watch:
                 yield Copy(cwd, env, top=scratch, written=untouched.Snapshot(stamps), watch=watch)

@@ -96,6 +96,7 @@ class Told:
     # Files opened in the folders the gate wrote, and those the check made there, with their stamps.
     trusted: Mapping[str, Stamp] = field(default_factory=dict)
     made: Mapping[str, Stamp] = field(default_factory=dict)
+    kernel: Mapping[str, float] = field(default_factory=dict)  # the kernel's reads, with change times
 
 
 def read_outside(
@@ -103,13 +104,16 @@ def read_outside(
 ) -> tuple[list[str], list[str]]:
     """The files of the workspace the check read, and those elsewhere changed since the loop began that
     none of its processes made (sorted); `noted`: tiergate's own files for the checks with their change
-    times as written (`tiergate.gate.ownfiles`), let be while read as written. Pure."""
+    times as written (`tiergate.gate.ownfiles`), let be while read as written. The kernel's reads are
+    never excused by what a check's process said it wrote. Pure."""
     workspace, elsewhere = [], []
     noted = noted or {}
-    for path, changed in told.reads.items():
+    reads = [*((p, c, True) for p, c in told.reads.items()), *((p, c, False) for p, c in told.kernel.items())]
+    for path, changed, said in reads:
         # A hard link is judged by its times wherever it is: its other name may be anywhere.
         placed = path not in told.linked
-        if placed and (told.writes.get(path) is False or _under(path, (bounds.copy, *bounds.own))):
+        made = said and told.writes.get(path) is False
+        if placed and (made or _under(path, (bounds.copy, *bounds.own))):
             continue  # made by the check itself, or the copy's or tiergate's
         if _kernels(path) or (placed and noted.get(path) == changed):
             continue  # the kernel's, or tiergate's as it wrote it
@@ -284,6 +288,7 @@ class _Listener(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         self.told: dict[str, dict[str, dict[str, object]]] = {}
         self.streams: list[_Stream] = []
         self.lock = threading.Lock()
+        self.secret = ""  # what the launcher's report starts with (`Watch.secret`)
 
 
 class _Stream:
@@ -335,6 +340,7 @@ class _Handler(socketserver.StreamRequestHandler):
 
     def handle(self) -> None:
         key: str | None = None
+        kernel = False  # the launcher speaking for the kernel: it alone tells stamps and the kernel's reads
         stream: _Stream | None = None
         first = False  # the line after the key: where a stream says which report it is for
         try:
@@ -349,6 +355,7 @@ class _Handler(socketserver.StreamRequestHandler):
                     continue
                 if key is None:
                     key, first = str(message.get("key", "")), True
+                    kernel = bool(self.server.secret) and message.get("kernel") == self.server.secret
                     continue
                 report, worker = message.get("report"), message.get("worker", "")
                 if first and isinstance(report, str) and isinstance(worker, str):
@@ -365,7 +372,7 @@ class _Handler(socketserver.StreamRequestHandler):
                     if stream is not None:
                         stream.add(message)
                     else:
-                        _kept(self.server.told.setdefault(key, _empty()), message)
+                        _kept(self.server.told.setdefault(key, _empty()), message, kernel=kernel)
         finally:
             if stream is not None:
                 stream.closed.set()
@@ -395,16 +402,20 @@ def streams(address: str, folder: str, wait: float = STREAM_WAIT) -> tuple[Strea
 
 
 def _empty() -> dict[str, dict[str, object]]:
-    return {"r": {}, "w": {}, "n": {}, "b": {}, "l": {}, "t": {}, "m": {}}
+    return {"r": {}, "w": {}, "n": {}, "b": {}, "l": {}, "t": {}, "m": {}, "k": {}}
 
 
-def _kept(kept: dict[str, dict[str, object]], message: dict[str, object]) -> None:
-    """One process's message added to what a check's processes told (`_told`)."""
+def _kept(kept: dict[str, dict[str, object]], message: dict[str, object], *, kernel: bool = False) -> None:
+    """One process's message added to what a check's processes told (`_told`); the kernel's (`kernel`: the
+    launcher's report) apart, a read as `k`, and its stamps: no check process can tell those."""
+    if kernel and isinstance(message.get("r"), str) and isinstance(message.get("c"), (int, float)):
+        kept["k"][str(message["r"])] = message["c"]
+        return
     for kind in ("r", "w", "n", "b"):
         if kind in message:
             named = json.dumps(message[kind]) if kind in "nb" else str(message[kind])
             _told(kept, kind, named, message.get("c"), linked=message.get("l") is True)
-    for kind in ("t", "m"):  # the kernel's word on a file in the folders the gate wrote, with its stamp
+    for kind in ("t", "m") if kernel else ():  # a file in the folders the gate wrote, with its stamp
         stamp = message.get("s")
         if kind in message and isinstance(stamp, list) and [type(n) for n in stamp] == [int, int]:
             kept[kind].setdefault(str(message[kind]), (stamp[0], stamp[1]))
@@ -415,7 +426,7 @@ def _merged(kept: dict[str, dict[str, object]], other: dict[str, dict[str, objec
     for kind in ("r", "w", "n", "b"):
         for named, changed in other[kind].items():
             _told(kept, kind, named, changed, linked=named in other["l"])
-    for kind in ("t", "m"):
+    for kind in ("t", "m", "k"):
         for named, stamp in other[kind].items():
             kept[kind].setdefault(named, stamp)
 
@@ -448,6 +459,7 @@ class Watch:
 
     def __init__(self, holder: Path, bounds: Bounds, seed: Seed | None, *, isolated: bool = False) -> None:
         self.bounds = bounds
+        self.secret = os.urandom(16).hex()  # the launcher's, in its plan: never in a check's variables
         self.seed = seed
         self.site = holder / "site"
         self.temporary = holder / "tmp"
@@ -469,6 +481,7 @@ class Watch:
             else:
                 self.folder.mkdir(mode=0o700, exist_ok=True)
                 self._server = _Listener(self.name)
+            self._server.secret = self.secret
             # Polled often: closing the copy waits for the loop to see it is asked to end.
             serve = lambda: self._server.serve_forever(poll_interval=0.02)  # noqa: E731
             threading.Thread(target=serve, daemon=True).start()
@@ -534,7 +547,9 @@ class Watch:
             connects, binds = (frozenset(filter(None, map(_address, map(json.loads, kept[k])))) for k in "nb")
             # What any check of the claim made is trusted as it left it: one check builds, another reads.
             made = {p: s for told in self._server.told.values() for p, s in told["m"].items()}
-        return Told(reads, writes, connects, binds, frozenset(kept["l"]), _stamps(kept["t"]), _stamps(made))
+            kernel = {p: float(c) for p, c in kept["k"].items() if isinstance(c, (int, float))}
+        stamped = _stamps(kept["t"]), _stamps(made)
+        return Told(reads, writes, connects, binds, frozenset(kept["l"]), *stamped, kernel)
 
     def reasons(self, key: str) -> tuple[str, ...]:
         """The THOROUGH reasons for what the check `key` read, or asked, outside the copy."""
@@ -542,7 +557,8 @@ class Watch:
         workspace, elsewhere = read_outside(told, self.bounds, ownfiles.noted())
         asked = [a for a in servers_asked(told, self.listening) if a != self.name]
         known = {**self._known, **{p: s for p, s in self._kept.items() if s}, **ownfiles.stamps()}
-        planted = trusted.foreign(told.trusted, known, told.made)
+        gits = [g for g in (os.path.join(self.bounds.workspace, ".git"),) if os.path.isdir(g)]
+        planted = trusted.foreign(told.trusted, known, told.made, gits=gits, text=_text)
         found = []
         if workspace:
             found.append(
@@ -566,6 +582,15 @@ class Watch:
                 "what it answers is in no change -> THOROUGH"
             )
         return tuple(found)
+
+
+def _text(path: str) -> str | None:
+    """The start of the file at `path` as text (None: unreadable)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(1 << 16).decode("utf-8", "replace")
+    except OSError:
+        return None
 
 
 def _shown(paths: Sequence[str]) -> str:

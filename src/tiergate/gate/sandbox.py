@@ -49,11 +49,14 @@ class Isolation:
     readonly: tuple[str, ...] = ()
     network: bool = False
     before: float | None = None  # the loop's start: HOME's files changed since are not shown
+    # What the launcher's report to the gate's watch starts with: in no check's environment, so no
+    # check (nor a process it tells) can speak as the kernel.
+    secret: str = ""
 
     def variable(self) -> dict[str, str]:
         """The check's added variable that carries this plan to the runner."""
         flags = ["1" if self.network else "0", "" if self.before is None else repr(self.before)]
-        words = [self.workspace, self.holder, *flags, *self.shown, "--", *self.readonly]
+        words = [self.workspace, self.holder, *flags, self.secret, *self.shown, "--", *self.readonly]
         return {VARIABLE: _SEPARATOR.join(words)}
 
 
@@ -61,8 +64,8 @@ def from_variable(value: str) -> Isolation:
     words = value.split(_SEPARATOR)
     split = words.index("--")
     before = float(words[3]) if words[3] else None
-    shown, readonly = tuple(words[4:split]), tuple(words[split + 1 :])
-    return Isolation(words[0], words[1], shown, readonly, words[2] == "1", before)
+    shown, readonly = tuple(words[5:split]), tuple(words[split + 1 :])
+    return Isolation(words[0], words[1], shown, readonly, words[2] == "1", before, words[4])
 
 
 def isolation(
@@ -73,6 +76,7 @@ def isolation(
     *,
     readonly: Iterable[Path] = (),
     network: bool = False,
+    secret: str = "",
 ) -> Isolation:
     """The isolation of checks run under `holder` for the work tree at `top`: the folders `links` (the
     copy's links to the environment) and `seed`'s (the environment's record as the loop began) resolve to
@@ -82,7 +86,8 @@ def isolation(
     unwritable = (*((git,) if os.path.isdir(git) else ()), *(real(p) for p in readonly))
     shown = [*links, *(Path(f) for f in (seed.folders if seed else ()))]
     folders = tuple(dict.fromkeys(real(p) for p in shown if os.path.isdir(p)))
-    return Isolation(real(top), real(holder), folders, unwritable, network, seed.before if seed else None)
+    before = seed.before if seed else None
+    return Isolation(real(top), real(holder), folders, unwritable, network, before, secret)
 
 
 def unavailable() -> str | None:
@@ -162,7 +167,8 @@ def _watched(iso: Isolation, added: Mapping[str, str]) -> list[str]:
     git = [p for p in iso.readonly if os.path.basename(p) == ".git"]
     trusted = [iso.holder, *git, *_tiergates(iso, added)]
     key = added.get(imported.KEY_VARIABLE, "")
-    return ["--watch", where, key, repr(iso.before), *(w for t in trusted for w in ("--trusted", t))]
+    words = ["--watch", where, key, repr(iso.before), iso.secret]
+    return [*words, *(w for t in trusted for w in ("--trusted", t))]
 
 
 def _covers(iso: Isolation, environ: Mapping[str, str]) -> set[str]:

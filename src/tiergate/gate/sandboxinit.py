@@ -127,7 +127,7 @@ class Plan:
         self.steps: list[tuple[str, str]] = []
         self.network = False
         self.cwd = "/"
-        self.watch: tuple[str, str, float] | None = None
+        self.watch: tuple[str, str, float, str] | None = None
         self.trusted: list[str] = []
         # Run watched: the init tells the launcher its pid once the mounts are made, and waits until told
         # they are marked (`sandboxwatch`), before the check starts.
@@ -141,7 +141,7 @@ class Plan:
             elif word == "--cwd":
                 self.cwd = next(words)
             elif word == "--watch":
-                self.watch = (next(words), next(words), float(next(words)))
+                self.watch = (next(words), next(words), float(next(words)), next(words))
             elif word == "--trusted":
                 self.trusted.append(next(words))
             else:
@@ -409,10 +409,10 @@ def _marked(watch: Opened, mounted: int, told_marked: int) -> Opened | None:
     return watch if told else None
 
 
-def _told(watch: Opened, asked: tuple[str, str, float]) -> None:
+def _told(watch: Opened, asked: tuple[str, str, float, str]) -> None:
     try:
         watch.read()
-        watch.tell(asked[0], asked[1])
+        watch.tell(asked[0], asked[1], asked[3])
     except OSError as exc:
         print(f"tiergate could not tell what the check opened: {exc}", file=sys.stderr)
     finally:
@@ -451,7 +451,7 @@ def _probe() -> int:
     stdout (nothing: it can)."""
     uid, gid = os.geteuid(), os.getegid()  # before: in the namespace, unmapped, they are no one's
     if uid == 0:
-        plan = Plan(["--watch", "", "", "0"])
+        plan = Plan(["--watch", "", "", "0", ""])
         watch = _watch(plan)
         if watch is None:
             print("fanotify refused")

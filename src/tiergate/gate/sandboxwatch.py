@@ -107,7 +107,9 @@ class Opened:
         folder = stat.S_ISDIR(found.st_mode)
         if not mask & FAN_OPEN or key in self.found or key in self.opened:
             return
-        if not (folder or stat.S_ISREG(found.st_mode)) or found.st_ctime < self.since:
+        # A named pipe too: a process left running can feed it, as a server answers.
+        readable = folder or stat.S_ISREG(found.st_mode) or stat.S_ISFIFO(found.st_mode)
+        if not readable or found.st_ctime < self.since:
             return
         path = self._path(fd, found)
         if path is None or _under(path, self.quiet):
@@ -145,15 +147,15 @@ class Opened:
                 read.append((path, inode, changed))
         return sorted(read), sorted(made)
 
-    def tell(self, where: str, key: str) -> None:
+    def tell(self, where: str, key: str, secret: str) -> None:
         """What `changed` names, told to the gate's watch at `where` (`@name`: an abstract name) as the
-        check `key`, in the watch's own lines (`tiergate.gate.imported`)."""
+        check `key`, in the watch's own lines (`tiergate.gate.imported`), as the kernel (`secret`)."""
         import _socket
         import json
 
         read, made = self.stamped()
         lines: list[dict[str, object]] = [
-            {"key": key},
+            {"key": key, "kernel": secret},
             *({"r": path, "c": when} for path, when in self.changed()),
         ]
         lines += [{"t": path, "s": [inode, changed]} for path, inode, changed in read]
