@@ -107,9 +107,7 @@ class Opened:
         folder = stat.S_ISDIR(found.st_mode)
         if not mask & FAN_OPEN or key in self.found or key in self.opened:
             return
-        # A named pipe too: a process left running can feed it, as a server answers.
-        readable = folder or stat.S_ISREG(found.st_mode) or stat.S_ISFIFO(found.st_mode)
-        if not readable or found.st_ctime < self.since:
+        if not (folder or stat.S_ISREG(found.st_mode)) or found.st_ctime < self.since:
             return
         path = self._path(fd, found)
         if path is None or _under(path, self.quiet):
