@@ -278,9 +278,11 @@ def connect(report, *lines):
 
 out = sys.argv[1]
 kept = connect(out + "/pytest-1-a.json", {"o": ["t.py::a", "passed"]}, {"o": ["t.py::b", "failed"]},
-               {"p": ["_pytest.python.Function.runtest"]}, {"end": True})
+               {"p": ["_pytest.python.Function.runtest"]}, {"w": "gw0"}, {"d": ["gw0", "crashed"]},
+               {"c": ["gw0", "t.py::b"]}, {"d": ["gw1", "done"]}, {"end": True})
 connect(out + "/pytest-1-a.json", {"o": ["t.py::b", "passed"]}, {"o": ["t.py::b", "passed"], "end": True})
 connect("/elsewhere/pytest-2-b.json", {"o": ["t.py::c", "passed"]})
+connect(out + "/pytest-3-c.json", {"d": ["gw0", "exploded"]})
 os._exit(0)  # no exit handler: what was sent is heard all the same
 """
 
@@ -303,8 +305,13 @@ def test_a_stream_is_heard_to_its_end_by_its_report_folder_and_a_line_not_the_pl
             (("t.py::a", "passed"), ("t.py::b", "failed")),
             ("_pytest.python.Function.runtest",),
             ended=True,
+            workers=("gw0",),
+            down=(("gw0", "crashed"), ("gw1", "done")),
+            crashes=(("gw0", "t.py::b"),),
         ),
         Streamed(f"{out}/pytest-1-a.json", (("t.py::b", "passed"),), garbled=True),
+        # A worker said gone down in no way the plugin says.
+        Streamed(f"{out}/pytest-3-c.json", garbled=True),
     )
     assert after is None  # the watch closed: no socket of this process's is there any more
 

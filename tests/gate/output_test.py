@@ -279,6 +279,11 @@ def test_clean_lines_keeps_what_a_carriage_return_redrew_last() -> None:
         ('File "app.py", line 7, in reset', 'File "app.py", line 12, in reset'),
         ("panicked at src/lib.rs:11:25: the widget broke", "panicked at src/lib.rs:40:3: the widget broke"),
         ("filter_test.go:21: returned 0 items, want 3", "filter_test.go:23: returned 0 items, want 3"),
+        # xdist's workers
+        (
+            "worker 'gw0' crashed while running 'tests/test_crash.py::test_crash'",
+            "worker 'gw11' crashed while running 'tests/test_crash.py::test_crash'",
+        ),
         # spacing
         ("assert  1 == 2 ", "assert 1 == 2"),
     ],

@@ -544,3 +544,99 @@ def test_the_plugins_own_look_at_the_runner_replaced_is_named_itself(tmp_path: P
 
     assert result.tests is not None
     assert result.tests.patched == ("tiergate_outcomes._Recorder.check_runner",)
+
+
+# A test that crashes its xdist worker (as a segfault in a C extension would): xdist reports it failed,
+# "worker 'gw0' crashed while running ...", and starts a worker in its place for the tests left.
+CRASHING = """\
+import os
+
+
+def test_before():
+    pass
+
+
+def test_crash():
+    os._exit(3)
+
+
+def test_after():
+    pass
+"""
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_test_that_crashes_its_worker_is_failed_and_the_run_read_as_without_the_socket(
+    tmp_path: Path, workers: str
+) -> None:
+    write(tmp_path / "p", {"test_a.py": CRASHING, "test_b.py": "def test_b():\n    pass\n"})
+    command = f"{PYTEST} -p xdist -n {workers}"
+    (without,) = run_reported([make_check("tests", command, "test")], tmp_path / "p", timeout=60)
+
+    with gate_socket(tmp_path) as socket:
+        result = run_streamed(tmp_path / "p", command, socket)
+
+    assert result.status == without.status == "failed" and result.reason == without.reason
+    assert result.tests is not None and without.tests is not None
+    # The crashed worker's stream has no end mark, and its run saw it crash: no disagreement, finished.
+    assert result.tests.disagrees == "" and result.tests.finished
+    assert result.tests.by_test == without.tests.by_test
+    assert result.tests.by_test["test_a.py::test_crash"] == "failed"
+    assert {t: o for t, o in result.tests.by_test.items() if t != "test_a.py::test_crash"} == {
+        "test_a.py::test_before": "passed",
+        "test_a.py::test_after": "passed",
+        "test_b.py::test_b": "passed",
+    }
+
+
+# In the controller, answering xdist's hook for a crashed worker's test first: its report made a pass.
+CRASH_PASSED = """\
+import pytest
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_handlecrashitem(crashitem, report, sched):
+    report.outcome = "passed"
+    report.longrepr = None
+    return True
+"""
+
+
+def test_the_test_a_worker_crashed_in_stays_failed_whatever_its_report_is_made(tmp_path: Path) -> None:
+    write(tmp_path / "p", {"conftest.py": CRASH_PASSED, "test_a.py": CRASHING})
+    command = f"{PYTEST} -p xdist -n 1"
+    (without,) = run_reported([make_check("tests", command, "test")], tmp_path / "p", timeout=60)
+
+    with gate_socket(tmp_path) as socket:
+        result = run_streamed(tmp_path / "p", command, socket)
+
+    for run in (without, result):
+        assert run.status == "failed" and run.tests is not None
+        assert run.tests.by_test["test_a.py::test_crash"] == "failed", run.tests.by_test
+    assert result.tests is not None and result.tests.disagrees == ""
+
+
+# A worker whose stream is cut on the way (the plugin's connection closed by a test), that goes on and
+# finishes: its run saw it go down as it finished, not crash.
+CUT = """\
+def test_cut(request):
+    request.config.pluginmanager.get_plugin("tiergate_outcomes_recorder").stream.conn.close()
+
+
+def test_after():
+    pass
+"""
+
+
+def test_a_worker_whose_stream_ended_early_without_a_crash_is_still_no_evidence(tmp_path: Path) -> None:
+    write(tmp_path / "p", {"test_a.py": CUT})
+    command = f"{PYTEST} -p xdist -n 1"
+
+    with gate_socket(tmp_path) as socket:
+        result = run_streamed(tmp_path / "p", command, socket)
+
+    assert result.status == "failed" and result.tests is not None
+    assert result.reason == (
+        "exit 0, but the report disagrees with the outcomes the tests streamed as they ran: "
+        "it says the run finished, and the stream of 1 worker never did: gw0"
+    )

@@ -39,6 +39,7 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import field, replace
 from pathlib import Path
+from typing import TypeGuard
 
 from tiergate.frozen import frozen
 from tiergate.gate import ownfiles, trusted
@@ -301,19 +302,27 @@ class _Stream:
         self.outcomes: list[tuple[str, str]] = []
         self.patched: list[str] = []
         self.workers: list[str] = []
+        self.down: list[tuple[str, str]] = []
+        self.crashes: list[tuple[str, str]] = []
         self.ended = False
         self.garbled = False
         self.closed = threading.Event()
 
     def add(self, message: dict[str, object]) -> None:
         """One line of the plugin's: an outcome (`o`: test, outcome), the runner's parts found replaced
-        (`p`), an xdist worker the run started (`w`), or the end mark (`end`); anything else spoils the
-        stream (a line written into the plugin's own connection by someone else, say)."""
+        (`p`), an xdist worker the run started (`w`), one gone down (`d`: worker, "crashed" or "done"),
+        the test a worker crashed in (`c`: worker, test), or the end mark (`end`); anything else spoils
+        the stream (a line written into the plugin's own connection by someone else, say)."""
         said, patched, worker = message.get("o"), message.get("p"), message.get("w")
+        down, crash = message.get("d"), message.get("c")
         if len(message) != 1:
             self.garbled = True
-        elif isinstance(said, list) and len(said) == 2 and all(isinstance(part, str) for part in said):
+        elif _pair(said):
             self.outcomes.append((said[0], said[1]))
+        elif _pair(down) and down[1] in ("crashed", "done"):
+            self.down.append((down[0], down[1]))
+        elif _pair(crash):
+            self.crashes.append((crash[0], crash[1]))
         elif isinstance(patched, list) and all(isinstance(part, str) for part in patched):
             self.patched.extend(patched)
         elif isinstance(worker, str):
@@ -332,7 +341,13 @@ class _Stream:
             self.garbled,
             worker=self.worker,
             workers=tuple(self.workers),
+            down=tuple(self.down),
+            crashes=tuple(self.crashes),
         )
+
+
+def _pair(said: object) -> TypeGuard[list[str]]:
+    return isinstance(said, list) and len(said) == 2 and all(isinstance(part, str) for part in said)
 
 
 class _Handler(socketserver.StreamRequestHandler):

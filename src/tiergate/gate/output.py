@@ -63,6 +63,9 @@ _NORMALISE = (
     (re.compile(r"(\.[A-Za-z]\w*)(?::\d+)+\b"), r"\1:<n>"),
     (re.compile(r"\b(line|lines|at line) \d+\b"), r"\1 <n>"),
     (re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|µs|us|ns|s|sec|secs|seconds|m|min)\b"), "<t>"),
+    # pytest-xdist's worker names: which worker runs a test is the scheduler's doing, so a test that
+    # crashes its worker ("worker 'gw0' crashed while running ...") names another one from run to run.
+    (re.compile(r"\bgw\d+\b"), "gw?"),
     (re.compile(r"\s+"), " "),
 )
 TRUNCATION = "..."

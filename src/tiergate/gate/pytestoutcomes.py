@@ -66,6 +66,8 @@ _RUNNER = (
     ("tiergate_outcomes", "_Stream", "patched"),
     ("tiergate_outcomes", "_Stream", "end"),
     ("tiergate_outcomes", "_Stream", "worker"),
+    ("tiergate_outcomes", "_Stream", "down"),
+    ("tiergate_outcomes", "_Stream", "crashed"),
     ("tiergate_outcomes", "_Recorder", "write"),
     ("tiergate_outcomes", "_Recorder", "set"),
     ("tiergate_outcomes", "_Recorder", "check_runner"),
@@ -74,6 +76,7 @@ _RUNNER = (
     ("tiergate_outcomes", "_Recorder", "pytest_sessionfinish"),
     ("tiergate_outcomes", "_Recorder", "pytest_configure_node"),
     ("tiergate_outcomes", "_Recorder", "pytest_testnodedown"),
+    ("tiergate_outcomes", "_Recorder", "pytest_handlecrashitem"),
 )
 
 
@@ -152,6 +155,15 @@ class _Stream:
     def worker(self, name):
         """An xdist worker this run started: the gate then waits for its own stream."""
         self.line('{"w": %s}\n' % self.quote(name))
+
+    def down(self, name, crashed):
+        """An xdist worker of this run gone down: as it finished, or crashed (its stream then has no end
+        mark, which the gate accepts only for a worker named here as crashed)."""
+        self.line('{"d": [%s, %s]}\n' % (self.quote(name), self.quote("crashed" if crashed else "done")))
+
+    def crashed(self, name, nodeid):
+        """The test an xdist worker of this run was running as it crashed: failed, whatever else says."""
+        self.line('{"c": [%s, %s]}\n' % (self.quote(name), self.quote(nodeid)))
 
 
 def _stream(report, worker=None):
@@ -293,6 +305,13 @@ class _Recorder:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node, error):
+        # How the worker went down, told the gate first: `error` set is a crash (the worker's process
+        # ended with its session unfinished: a segfault, `os._exit` in a test), whose stream never ends.
+        try:
+            if self.stream is not None:
+                self.stream.down(str(node.gateway.id), error is not None)
+        except Exception:
+            pass
         # What the worker saw, with the raw outcome guarded there (a phase the runner made failing and
         # a later hook of the worker's made a pass): a failure it had is never taken back here.
         try:
@@ -306,6 +325,19 @@ class _Recorder:
                 self.stream.patched(sorted(self.workers_patched))
         except Exception:
             pass
+
+    # xdist 2.2.1 and later, as a crashed worker's test is reported: a wrapper, so that it runs whatever
+    # answers the hook first (a plugin may make the report a rerun, or a pass). The test is failed here as
+    # xdist made it, before anything can change its report, and told the gate as the crash's.
+    @pytest.hookimpl(hookwrapper=True, optionalhook=True)
+    def pytest_handlecrashitem(self, crashitem, report):
+        try:
+            self.set(str(crashitem), "failed")
+            if self.stream is not None:
+                self.stream.crashed(str(report.node.gateway.id), str(crashitem))
+        except Exception:
+            pass
+        yield
 
 
 def _xdist(holder, kind):

@@ -238,3 +238,98 @@ def test_a_run_that_died_with_its_workers_is_unfinished_not_in_disagreement() ->
     run = merged([died], cut, selected=False)
 
     assert run.disagrees == "" and not run.finished and run.by_test == dict(OUTCOMES)
+
+
+# A test that crashed its worker (gw1, a segfault or `os._exit` in `div`): the worker's stream has what it
+# ran before, and no end mark; the controller saw it go down crashed, named the test it crashed in, and
+# xdist started gw2 in its place, which ran the rest. Outcomes beyond the crash: as xdist reported them.
+CRASHING = replace(
+    CONTROLLER,
+    workers=("gw0", "gw1", "gw2"),
+    down=(("gw1", "crashed"), ("gw0", "done"), ("gw2", "done")),
+    crashes=(("gw1", "t.py::div"),),
+)
+CRASHED = replace(GW1, outcomes=(("t.py::add", "passed"),), ended=False)
+REPLACING = replace(GW0, outcomes=(("t.py::skip", "skipped"),), worker="gw2")
+GW0_ALONE = replace(GW0, outcomes=())
+CRASHED_RUN = replace(DISTRIBUTED, workers=("gw0", "gw1", "gw2"))
+
+
+def test_a_worker_its_run_saw_crash_is_no_disagreement_and_the_test_it_crashed_in_failed() -> None:
+    run = merged([CRASHED_RUN], [CRASHING, GW0_ALONE, CRASHED, REPLACING], selected=False)
+
+    assert run.disagrees == "" and run.finished and run.by_test == dict(OUTCOMES)
+
+
+def test_the_test_a_worker_crashed_in_is_failed_whatever_the_report_and_streams_say() -> None:
+    # A plugin made xdist's crash report a pass on its way: the run's outcomes, its report and the worker's
+    # stream (it crashed in the test's teardown) all say passed.
+    passed = (("t.py::add", "passed"), ("t.py::div", "passed"), ("t.py::skip", "skipped"))
+    report = replace(CRASHED_RUN, outcomes=tuple((t, outcome_of(o)) for t, o in passed))
+    crashed = replace(CRASHED, outcomes=(("t.py::div", "passed"),))
+
+    run = merged(
+        [report], [replace(CRASHING, outcomes=passed), GW0_ALONE, crashed, REPLACING], selected=False
+    )
+
+    assert run.by_test["t.py::div"] == "failed"
+    assert run.disagrees == f"{DISAGREES}: it has t.py::div passed where the stream has failed"
+
+
+def test_a_crash_keeps_a_failure_streamed_before_it_and_an_error_stays_an_error() -> None:
+    crashed = replace(CRASHED, outcomes=(("t.py::add", "failed"), ("t.py::div", "error")))
+    outcomes = (("t.py::add", "failed"), ("t.py::div", "error"), ("t.py::skip", "skipped"))
+    controller = replace(CRASHING, outcomes=outcomes)
+    report = replace(CRASHED_RUN, outcomes=tuple((t, outcome_of(o)) for t, o in outcomes))
+
+    run = merged([report], [controller, GW0_ALONE, crashed, REPLACING], selected=False)
+
+    assert run.disagrees == "" and run.by_test == {
+        "t.py::add": "failed",
+        "t.py::div": "error",
+        "t.py::skip": "skipped",
+    }
+
+
+CRASHES_FALL_SHORT: dict[str, tuple[list[Streamed | None], str]] = {
+    "a worker that vanished, its run saw it go down as it finished": (
+        [replace(CRASHING, down=(("gw1", "done"), ("gw0", "done"), ("gw2", "done")))],
+        "it says the run finished, and the stream of 1 worker never did: gw1",
+    ),
+    "a worker that vanished, its run saw none go down": (
+        [replace(CRASHING, down=(), crashes=())],
+        "it says the run finished, and the stream of 1 worker never did: gw1",
+    ),
+    "a crash only the worker's own stream tells": (
+        [replace(CRASHING, down=()), replace(CRASHED, down=(("gw1", "crashed"),))],
+        "it says the run finished, and the stream of 1 worker never did: gw1",
+    ),
+    "another worker's crash": (
+        [replace(CRASHING, down=(("gw0", "crashed"),))],
+        "it says the run finished, and the stream of 1 worker never did: gw1",
+    ),
+    "a crashed worker that never streamed": (
+        [CRASHING, None],
+        "no stream came from 1 worker of its run: gw1",
+    ),
+    "the replacement worker that never streamed": (
+        [CRASHING, CRASHED, None],
+        "no stream came from 1 worker of its run: gw2",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(CRASHES_FALL_SHORT))
+def test_a_worker_that_vanished_without_its_run_seeing_it_crash_is_still_no_evidence(case: str) -> None:
+    changed, why = CRASHES_FALL_SHORT[case]
+    # Each stream of the crashed run, in order (controller, gw1, gw2), as the case changes it (None: gone).
+    streams = [GW0_ALONE]
+    for i, stream in enumerate([CRASHING, CRASHED, REPLACING]):
+        now = changed[i] if i < len(changed) else stream
+        if now is not None:
+            streams.append(now)
+
+    run = merged([CRASHED_RUN], streams, selected=False)
+
+    assert run.disagrees == f"{DISAGREES}: {why}", run.disagrees
+    assert not run.finished or why.startswith("no stream")

@@ -28,7 +28,8 @@ class Streamed:
     plugin named it), each (test, outcome) in the order sent, the runner's parts it named replaced,
     whether its end mark came, and whether some line of it was no message of the plugin's. `worker`: the
     xdist worker of that report's run that sent it ("": the run's own stream, its controller's under
-    xdist); `workers`: the workers the run's own stream said it started."""
+    xdist); `workers`: the workers the run's own stream said it started, `down` how each went down
+    (worker, "crashed" or "done"), `crashes` the test each crashed worker was running (worker, test)."""
 
     report: str
     outcomes: tuple[tuple[str, str], ...] = ()
@@ -37,6 +38,8 @@ class Streamed:
     garbled: bool = False
     worker: str = ""
     workers: tuple[str, ...] = ()
+    down: tuple[tuple[str, str], ...] = ()
+    crashes: tuple[tuple[str, str], ...] = ()
 
 
 @frozen
@@ -62,6 +65,23 @@ def replayed(stream: Streamed) -> dict[str, str]:
     return found
 
 
+def witnessed(stream: Streamed) -> dict[str, str]:
+    """`replayed`, each test a worker crashed in failed: xdist reports it failed, and nothing said of it
+    after (a rerun, a pass the report was made into) takes that back."""
+    found = replayed(stream)
+    for _, test in stream.crashes:
+        if found.get(test) not in FAILING:  # an error streamed first stays one, as the plugin keeps it
+            found[test] = "failed"
+    return found
+
+
+def crashed(streams: Sequence[Streamed]) -> set[tuple[str, str]]:
+    """The xdist workers whose run's own stream (its controller's, which saw them go down) says they
+    crashed, by their report and name: a crashed worker's stream has no end mark, through no fault of the
+    run's. A worker's own stream cannot say it (it is what crashed)."""
+    return {(s.report, w) for s in streams if not s.worker for w, how in s.down if how == "crashed"}
+
+
 def merged(reports: Sequence[Reported], streams: Sequence[Streamed] | None, *, selected: bool) -> TestRun:
     """The check's tests from its report files and, where the gate's socket heard the run (`streams` not
     None, even empty), what its tests streamed: the streamed outcomes, the runner's parts named in either,
@@ -79,11 +99,16 @@ def merged(reports: Sequence[Reported], streams: Sequence[Streamed] | None, *, s
     disagrees = ""
     if streams is not None:
         disagrees = disagreement(reports, streams)
-        finished = finished and all(s.ended for s in streams)
+        down = crashed(streams)
+        finished = finished and all(s.ended or (s.report, s.worker) in down for s in streams)
         # Every stream replayed as one: a failure streamed in any run of the check, or on any connection
-        # (a second one for the same report is forged), is never taken back by another.
-        whole = Streamed("", tuple(pair for s in streams for pair in s.outcomes))
-        outcomes = {t: outcome_of(o) for t, o in replayed(whole).items() if o in OUTCOMES}
+        # (a second one for the same report is forged), is never taken back by another; nor is a crash.
+        whole = Streamed(
+            "",
+            tuple(pair for s in streams for pair in s.outcomes),
+            crashes=tuple(pair for s in streams for pair in s.crashes),
+        )
+        outcomes = {t: outcome_of(o) for t, o in witnessed(whole).items() if o in OUTCOMES}
         patched.update(p for s in streams for p in s.patched)
     return TestRun(
         "pytest report",
@@ -149,12 +174,19 @@ def _run_against(report: Reported, by_sender: _BySender, workers: Sequence[str])
 
 def _workers_against(report: Reported, workers: Sequence[str], by_sender: _BySender) -> str:
     """How the streams of the xdist workers a report's run started fall short ("" when they do not): a
-    worker that never streamed ran its tests unseen, one whose stream never ended (the run finished)
-    stopped being seen on the way."""
+    worker that never streamed ran its tests unseen (crashed or not: its tests' outcomes were never
+    witnessed where they ran), one whose stream never ended (the run finished) stopped being seen on the
+    way, unless the run's own stream says it crashed (what it streamed before stands, the test it crashed
+    in is failed, the rest xdist ran again on the worker it started in its place, streamed as any)."""
     missing = [w for w in workers if (report.path, w) not in by_sender]
     if missing:
         return f"no stream came from {plural(len(missing), 'worker')} of its run: {_shown(missing)}"
-    unended = [w for w in workers if report.finished and not by_sender[(report.path, w)][0].ended]
+    down = crashed(by_sender.get((report.path, ""), []))
+    unended = [
+        w
+        for w in workers
+        if report.finished and not by_sender[(report.path, w)][0].ended and (report.path, w) not in down
+    ]
     if unended:
         workers_of = plural(len(unended), "worker")
         return f"it says the run finished, and the stream of {workers_of} never did: {_shown(unended)}"
@@ -166,7 +198,7 @@ def _against(report: Reported, stream: Streamed) -> str:
     no outcome of the plugin's (it writes them as the session ends): only those it names are compared."""
     if report.finished and not stream.ended:
         return "it says the run finished, and its stream never did"
-    streamed = replayed(stream)
+    streamed = witnessed(stream)
     said = dict(report.outcomes)
     # A finished report that leaves out a failing test hides it as much as one that says it passed.
     missing = None if report.finished else "failed"
