@@ -132,12 +132,14 @@ else
     claude_job=$!
     install_omc > .cache/install-omc.log 2>&1 &
     omc_job=$!
+    install_chromium > .cache/install-chromium.log 2>&1 &
+    chromium_job=$!
     install_python
-    install_chromium
     wait "$claude_job" || { cat .cache/install-claude.log; exit 1; }
     wait "$omc_job" || { cat .cache/install-omc.log; exit 1; }
-    cat .cache/install-claude.log .cache/install-omc.log
-    rm -f .cache/install-claude.log .cache/install-omc.log
+    wait "$chromium_job" || { cat .cache/install-chromium.log; exit 1; }
+    cat .cache/install-claude.log .cache/install-omc.log .cache/install-chromium.log
+    rm -f .cache/install-claude.log .cache/install-omc.log .cache/install-chromium.log
     TIERGATE_CLAUDE_BIN="$(pwd)/$CLAUDE_BIN"
     export TIERGATE_CLAUDE_BIN
     selection=()
@@ -147,9 +149,14 @@ wait "$lint_job" || { cat .cache/install-lint.log; exit 1; }
 
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
-.venv/bin/mypy
-# The tiergate under contract is the checkout's, not an installed one.
-PYTHONPATH=src .cache/lint-venv/bin/lint-imports
+# The type and import checks take most of a minute on one CPU while the tests mostly wait on the processes
+# they start: they run beside the tests, and the run fails if they do.
+(
+    .venv/bin/mypy
+    # The tiergate under contract is the checkout's, not an installed one.
+    PYTHONPATH=src .cache/lint-venv/bin/lint-imports
+) > .cache/static-checks.log 2>&1 &
+static_job=$!
 
 # pytest deletes the oldest of its numbered temporary folders when a run ends, on the run's critical path:
 # a whole earlier run, 25,000 files, about 5 s. This run has a folder of its own instead (a short path:
@@ -180,4 +187,13 @@ if [ "$workers" != 0 ]; then
     # files being the two long kill tests; loadgroup does nothing under pytest 9.2.)
     parallel=(-n "$workers" --dist worksteal)
 fi
-.venv/bin/pytest "${parallel[@]}" --basetemp="$basetemp" --durations=20 "${selection[@]}" "$@"
+status=0
+.venv/bin/pytest "${parallel[@]}" --basetemp="$basetemp" --durations=20 "${selection[@]}" "$@" || status=$?
+static=0
+wait "$static_job" || static=$?
+cat .cache/static-checks.log
+if [ "$static" != 0 ]; then
+    echo "mypy or the import contracts failed (above)" >&2
+    exit "$static"
+fi
+exit "$status"
