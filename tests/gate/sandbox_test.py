@@ -380,6 +380,8 @@ def test_run_by_root_each_file_the_check_opened_that_changed_since_the_loop_bega
     (outside / "old.txt").write_text("1")
     time.sleep(0.05)
     began = time.time()
+    # The kernel stamps change times from a coarse clock, up to a tick behind `time.time()`.
+    time.sleep(0.05)
     (outside / "planted.txt").write_text("42")
     (outside / "mapped.txt").write_text("42")
     (outside / "listed").mkdir()
