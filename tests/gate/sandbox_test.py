@@ -446,3 +446,35 @@ def test_a_tools_bookkeeping_is_an_empty_file_of_the_checks_own(tmp_path: Path) 
 
     assert done.stdout.decode().splitlines() == ["''"], done.stderr
     assert (cargo / ".global-cache").read_text() == "answers"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the kernel's watch on what a check opens needs root")
+def test_a_file_the_check_makes_at_once_is_its_own(tmp_path: Path) -> None:
+    """The kernel stamps a birth from its coarse clock: a file the check makes as its first act, and reads
+    back, is born after the check started by that clock, and is not told."""
+    outside = Path(f"/var/lib/tiergate-first-{os.getpid()}")
+    outside.mkdir()
+    workspace, holder, venv = layout(tmp_path)
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(f"\0tiergate-first-{os.getpid()}")
+    listener.listen()
+    listener.settimeout(20)
+    iso = sandbox.isolation(workspace, holder, [venv], Seed((), time.time() - 1), secret="s")
+    added = {
+        **iso.variable(),
+        "TIERGATE_IMPORTED": f"@tiergate-first-{os.getpid()}",
+        "TIERGATE_IMPORTED_KEY": "k",
+    }
+    first = outside / "first.txt"
+    argv, own = sandbox.wrapped(["sh", "-c", f"echo 7 > {first}; cat {first}"], holder / "tree", added)
+    try:
+        done = subprocess.run(
+            argv, check=False, cwd=holder / "tree", env={**os.environ, **own}, capture_output=True
+        )
+        told = [json.loads(line) for line in listener.accept()[0].makefile().read().splitlines()]
+    finally:
+        shutil.rmtree(outside)
+        listener.close()
+
+    assert done.stdout == b"7\n", done.stderr
+    assert [line["r"] for line in told if "r" in line] == []
