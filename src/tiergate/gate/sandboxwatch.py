@@ -123,11 +123,12 @@ class Opened:
         file the check wrote and that was born after it started is its own, a folder born after it
         started too; a birth time no one can set back, unlike a change time (a folder the check touches
         before it lists it, a file it reads and then writes, keep theirs, and are named)."""
-        named = []
-        for key, (path, changed, folder, born) in self.found.items():
-            own = born >= self.started and (folder or key in self.written)
-            if not own:
-                named.append((path, changed))
+        found = self.found.items()
+        named = [
+            (path, changed)
+            for key, (path, changed, folder, born) in found
+            if not self._made(key, born, folder=folder)
+        ]
         return sorted(named)[:TOLD_AT_MOST]
 
     def stamped(self) -> tuple[list[tuple[str, int, int]], list[tuple[str, int, int]]]:
@@ -135,7 +136,7 @@ class Opened:
         (inode, change time in ns) when opened; and those it made, each with its stamp as it left them."""
         read, made = [], []
         for key, (path, inode, changed, born) in self.opened.items():
-            if born >= self.started and key in self.written:
+            if self._made(key, born):
                 try:
                     now = os.stat(path.lstrip("/"), dir_fd=self.root, follow_symlinks=False)
                 except OSError:
@@ -144,6 +145,10 @@ class Opened:
             else:
                 read.append((path, inode, changed))
         return sorted(read), sorted(made)
+
+    def _made(self, key: tuple[int, int], born: float, *, folder: bool = False) -> bool:
+        """Whether the check made the file or folder: born after it started, and, a file, written by it."""
+        return born >= self.started and (folder or key in self.written)
 
     def tell(self, where: str, key: str, secret: str) -> None:
         """What `changed` names, told to the gate's watch at `where` (`@name`: an abstract name) as the

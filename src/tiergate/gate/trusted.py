@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 
-Stamp = tuple[int, int]  # (inode, change time in ns), as `tiergate.gate.untouched` takes it
+from tiergate.gate.untouched import Stamp
 
 # git's own files in a `.git` folder (and in a worktree's or a submodule's folder inside it): the
 # repository's state, which git reads and shows anyway. Not its hooks (code git runs) nor a file of
