@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any, Literal, get_args
 
 from tiergate.frozen import frozen
+from tiergate.text import quote_inline
 
 Operator = Literal["comparison", "arithmetic", "boolean", "condition", "constant", "return", "statement"]
 OPERATORS: tuple[Operator, ...] = get_args(Operator)
@@ -35,8 +36,9 @@ class Mutant:
         return f"{self.path}:{self.line}:{self.start}:{self.operator}:{self.replacement}"
 
     def describe(self) -> str:
-        """"line 12 of calc.py: `>=` -> `>`"."""
-        return f"line {self.line} of {self.path}: `{_short(self.original)}` -> `{_short(self.replacement)}`"
+        """Its place and change, "line 12 of calc.py: `>=` -> `>`": the agent's code and path, quoted."""
+        was, now = quote_inline(_short(self.original)), quote_inline(_short(self.replacement))
+        return f"line {self.line} of {quote_inline(self.path)}: `{was}` -> `{now}`"
 
     def apply(self, content: bytes) -> bytes:
         """The file's `content` with this mutant in it; ValueError when the span does not hold `original`."""
