@@ -11,6 +11,7 @@ architecture hit the architecture floor, each with a reason naming `file:line` a
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -51,7 +52,6 @@ def content_rules(config: Config) -> tuple[Ecosystem, ...]:
     """The ecosystems whose rules read the changed lines: the built-in ones with the configuration's
     `[[risk.rules]]` added (a rule naming no ecosystem goes to `common`, which reads every file); none
     when `[risk] content = false`."""
-    from dataclasses import replace
 
     from tiergate.tier.content import DEFAULT
 
@@ -182,6 +182,8 @@ def assess_change(
         edited_tests(change),
         failing_then,
     )
+    if gate_coverage is not None and gate_coverage.mutation is not None and coverage is None:
+        facts = replace(facts, mutants=gate_coverage.mutation.reasons())
     decision = decide(facts, config, prompt)
     return Assessment(
         change=change,

@@ -79,6 +79,9 @@ class ChangeFacts:
     edited_tests: tuple[str, ...] = ()
     # Checks failing as at the loop's base, each named with its failing tests ("check 'tests' (...)").
     failing_then: tuple[str, ...] = ()
+    # Why the changed lines' mutants keep the change off LIGHT (`tiergate.tier.mutation.fates`): a mutant
+    # every test survived, kills that say nothing, mutants not run.
+    mutants: tuple[str, ...] = ()
 
 
 @frozen
@@ -175,7 +178,7 @@ def not_light(facts: ChangeFacts) -> list[str]:
             f"edited-tests: coverage measured by tests this change edited ({named}{tail}) is the change's "
             "own evidence, not counted for LIGHT -> at least STANDARD"
         )
-    return reasons
+    return [*reasons, *facts.mutants]
 
 
 def _failing_then(facts: ChangeFacts) -> list[str]:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from tiergate.frozen import frozen
+from tiergate.tier.mutation.fates import MutationRun
 
 Format = Literal[
     "coverage.py JSON",
@@ -123,13 +124,17 @@ class GateCoverage:
     files: tuple[str, ...]
     measured: tuple[CoverageData, ...] = ()
     off: tuple[str, ...] = ()
+    # What became of the changed lines' mutants, run by the same tests (`tiergate.gate.mutation`); None:
+    # no mutation step was asked for.
+    mutation: MutationRun | None = None
 
     def summary(self) -> dict[str, Any]:
-        """For the decision log: who measured, which files, and why the others did not."""
+        """For the decision log: who measured, which files, why the others did not, the mutants' score."""
         return {
             "files": list(self.files),
             "measured": [d.source for d in self.measured],
             "off": list(self.off),
+            **({"mutation": self.mutation.summary()} if self.mutation is not None else {}),
         }
 
     def to_record(self) -> dict[str, Any]:
@@ -144,6 +149,7 @@ class GateCoverage:
                 for d in self.measured
             ],
             "off": list(self.off),
+            "mutation": None if self.mutation is None else self.mutation.to_record(),
         }
 
     @classmethod
@@ -158,4 +164,10 @@ class GateCoverage:
                 for path, (executable, hit) in item["files"].items()
             }
             measured.append(CoverageData(str(item["source"]), item["format"], files))
-        return cls(tuple(map(str, record["files"])), tuple(measured), tuple(map(str, record["off"])))
+        mutation = record.get("mutation")
+        return cls(
+            tuple(map(str, record["files"])),
+            tuple(measured),
+            tuple(map(str, record["off"])),
+            None if mutation is None else MutationRun.from_record(mutation),
+        )
