@@ -97,6 +97,18 @@ class InterventionsSchema(_Section):
     rollback_on_retry: bool = False
 
 
+class MutationSchema(_Section):
+    enabled: bool = True
+    max_mutants: int = Field(24, ge=1)
+    per_line: int = Field(3, ge=1)
+    timeout_seconds: float = Field(60.0, gt=0)
+
+    @field_validator("timeout_seconds", mode="before")
+    @classmethod
+    def _int_is_a_number(cls, value: Any) -> Any:
+        return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
 class StallsSchema(_Section):
     same_failure: int = Field(2, ge=2)
     empty_turns: int = Field(3, ge=1)
@@ -205,6 +217,7 @@ class ConfigSchema(_Section):
     alerts: AlertsSchema = AlertsSchema()
     interop: InteropSchema = InteropSchema()
     workspace: WorkspaceSchema = WorkspaceSchema()
+    mutation: MutationSchema = MutationSchema()
     risk: RiskSchema = RiskSchema()
 
 

@@ -119,6 +119,15 @@ class RiskConfig:
 
 
 @frozen
+class MutationConfig:
+    # The changed lines' mutants, run by the tests once they pass (`tiergate.gate.mutation`).
+    enabled: bool = _value(True, "bool")
+    max_mutants: int = _value(24, "int", ge=1)
+    per_line: int = _value(3, "int", ge=1)
+    timeout_seconds: float = _value(60.0, "float", gt=0)
+
+
+@frozen
 class Config:
     source: str | None = None  # where it was read from; not part of what a loop keeps
     tiers: TiersConfig = TiersConfig()
@@ -134,6 +143,7 @@ class Config:
     interop: InteropConfig = InteropConfig()
     workspace: WorkspaceConfig = WorkspaceConfig()
     risk: RiskConfig = RiskConfig()
+    mutation: MutationConfig = MutationConfig()
 
     def kept(self) -> dict[str, Any]:
         """The configuration in its JSON form, as a loop keeps it (`source` apart: `kept_config`)."""

@@ -38,6 +38,7 @@ class GateRequest:
     refute_regressions: bool = False
     seed: Seed | None = None  # the bytecode a claim's copy starts with (`tiergate.gate.bytecode`)
     own_network: bool = False  # the checks get a network of their own (`tiergate.gate.sandbox`)
+    mutants: MutantBounds | None = None  # the mutation step's bounds (`tiergate.gate.mutation`); None: off
 
     @property
     def timeout(self) -> float:
@@ -56,6 +57,9 @@ class GateRequest:
             if self.seed is None
             else [list(self.seed.folders), self.seed.before, list(self.seed.stdlib)],
             "own_network": self.own_network,
+            "mutants": None
+            if self.mutants is None
+            else [self.mutants.mutants, self.mutants.per_line, self.mutants.seconds],
         }
 
     @staticmethod
@@ -77,9 +81,27 @@ class GateRequest:
                 refute_regressions=bool(record["refute_regressions"]),
                 seed=_seed(record.get("seed")),
                 own_network=bool(record.get("own_network", False)),
+                mutants=_bounds(record.get("mutants")),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"not a gate request: {exc}") from exc
+
+
+@frozen
+class MutantBounds:
+    """How many mutants a claim's change gets (`tiergate.gate.mutation`), at most per changed line, and
+    in how many seconds."""
+
+    mutants: int = 24
+    per_line: int = 3
+    seconds: float = 60.0
+
+
+def _bounds(value: Any) -> MutantBounds | None:
+    if value is None:
+        return None
+    most, per_line, seconds = value
+    return MutantBounds(int(most), int(per_line), float(seconds))
 
 
 def _seed(value: Any) -> Seed | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import time
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -21,11 +22,12 @@ from tiergate.gate import cache as evidencecache
 from tiergate.gate.changedtests import project_tests
 from tiergate.gate.checks import BEHAVIOUR_STAGE, COMPILE_STAGE, OUT_OF_TIME, Check, CheckResult
 from tiergate.gate.coverage.measuring import Measurement
+from tiergate.gate.mutation.step import Step
 from tiergate.gate.pertest.basetests import base_tests_selection
 from tiergate.gate.pertest.order import OrderFailure
 from tiergate.gate.pertest.selection import TestSelection
 from tiergate.gate.processes import DEFAULT_TIMEOUT, Progress, skipped
-from tiergate.gate.request import Seed
+from tiergate.gate.request import MutantBounds, Seed
 from tiergate.gate.ruling import GateResult, judge, new_compile_failures
 from tiergate.gate.standing import BaselineEntry
 from tiergate.gate.testreports import run_reported
@@ -66,6 +68,7 @@ def run_gate(
     kept: tuple[tuple[CheckResult, ...], GateCoverage | None] | None = None,
     seed: Seed | None = None,
     own_network: bool = False,
+    mutants: MutantBounds | None = None,
 ) -> GateResult:
     """Run (or reuse) the checks for the workspace at `project.root` and judge them against the
     baseline at `base` (the loop's base; HEAD when None). `timeout` is per check, `budget` (seconds,
@@ -91,7 +94,9 @@ def run_gate(
     `kept`: results run for this very
     workspace by a background gate (`tiergate.gate.background`), judged as kept ones are. `seed`: the
     bytecode the claim's copy starts with (`tiergate.gate.bytecode`; None: none, all compiled anew).
-    `own_network`: the checks run with a network of their own (`tiergate.gate.sandbox`)."""
+    `own_network`: the checks run with a network of their own (`tiergate.gate.sandbox`). `mutants`: the
+    change's Python lines get mutants, run by the measured pytest check once its tests pass
+    (`tiergate.gate.mutation`; None, or no `change` or `measure`: none)."""
     checks = tuple(checks)
     strict = frozenset(strict)
     if not checks:
@@ -103,7 +108,8 @@ def run_gate(
     at_base = _at_base(measured) if measured is not None else None
     changed = None if change is None else change.paths
     claim_key, key = _keys(before, commit, checks, timeout, for_task=for_task)
-    measurement = None if measure is None else Measurement(project, checks, measure)
+    step = Step(mutants, change) if mutants is not None and change is not None else None
+    measurement = None if measure is None else Measurement(project, checks, measure, step)
     if kept is None:
         kept = _reused(project, (claim_key, key), measurement) if key and reuse else None
     deadline = None if budget is None else time.monotonic() + budget
@@ -125,6 +131,8 @@ def run_gate(
     )
     if kept is not None:
         return _judge_kept(run, kept, before, key, refute_regressions)
+    if measurement is not None:
+        measurement.limit = run._limit if run.limits is not None else lambda _: run.timeout
     with _copy(project, commit, exclusions, seed, own_network) as copy:
         if copy is not None:
             run.cwd, run.copy = copy.cwd, copy
@@ -167,8 +175,14 @@ def _copy_env(copy: cleancopy.Copy | None, key: str) -> dict[str, str]:
 def _joined(env: dict[str, str], added: dict[str, str]) -> dict[str, str]:
     """`env` (the copy's) with `added`'s variables (the coverage measurement's). Each PYTHONPATH starts
     with a folder holding tiergate's one sitecustomize for the checks (`tiergate.gate.checksite`): the
-    copy's is kept, since it holds the user's folders and the copy's stand-ins too."""
-    return {**added, **env} if "PYTHONPATH" in env else {**env, **added}
+    copy's is kept, since it holds the user's folders and the copy's stand-ins too; of the measurement's,
+    only the folders after its sitecustomize's (the mutants' plugin) are added after it."""
+    if "PYTHONPATH" not in env:
+        return {**env, **added}
+    kept = env["PYTHONPATH"].split(os.pathsep)
+    more = [p for p in added.get("PYTHONPATH", "").split(os.pathsep)[1:] if p and p not in kept]
+    path = os.pathsep.join([*kept, *more])
+    return {**added, **env, "PYTHONPATH": path}
 
 
 def _verdict(
@@ -228,6 +242,7 @@ def run_requested(project: Project, request: GateRequest, **options: Any) -> Gat
         refute_regressions=request.refute_regressions,
         seed=request.seed,
         own_network=request.own_network,
+        mutants=request.mutants,
         **options,
     )
 
@@ -362,6 +377,8 @@ def _kept(
     if kept is None or measurement is None:
         return kept
     results, coverage = kept
+    if measurement.mutants is not None and coverage is not None and coverage.mutation is None:
+        return None  # kept by a run that made no mutants, which this one would
     if coverage is None or coverage.files != measurement.files:
         return None if measurement.taking else (results, measurement.nothing_taken())
     return kept

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from tiergate.gate.ruling import GateResult
     from tiergate.project import Project
     from tiergate.tier.change import ChangeMeasurement
+    from tiergate.gate.request import MutantBounds
     from tiergate.tier.coverage.lines import GateCoverage
 
 REPORT_IN_BLOCK = 3000
@@ -187,7 +188,18 @@ def gate_request(project: Project, current: LoopState, config: Config) -> GateRe
         refute_regressions=config.gate.base_tests == "refute",
         seed=bytecode_seed(project, current),
         own_network=config.gate.network == "own",
+        mutants=mutant_bounds(config),
     )
+
+
+def mutant_bounds(config: Config) -> MutantBounds | None:
+    """The mutation step's bounds by `[mutation]`; None when it is off."""
+    from tiergate.gate.request import MutantBounds
+
+    settings = config.mutation
+    if not settings.enabled:
+        return None
+    return MutantBounds(settings.max_mutants, settings.per_line, settings.timeout_seconds)
 
 
 def bytecode_seed(project: Project, current: LoopState) -> Seed | None:

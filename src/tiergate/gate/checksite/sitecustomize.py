@@ -235,6 +235,7 @@ def _tiergate_probes(plan, write):
             "tiergate line probes",
         )
 
+    globals()["_tiergate_probed"] = probed  # for tiergate_mutants: which tests ran which lines
     atexit.register(report)
     sys.meta_path.insert(0, Finder)
 

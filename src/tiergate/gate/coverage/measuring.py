@@ -15,7 +15,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
@@ -23,8 +23,10 @@ from urllib.parse import unquote, urlparse
 from tiergate.gate import ownfiles
 from tiergate.gate.checks import Check, CheckResult
 from tiergate.gate.coverage.plan import FORMATS, Capability, RunnerFacts, Tool, files_for, plan
+from tiergate.gate.mutation.step import Step
 from tiergate.project import Project, ensure_state_dir
 from tiergate.tier.coverage.lines import CoverageData, FileLines, GateCoverage, v8_file_lines
+from tiergate.tier.mutation.fates import MutationRun
 
 FOLDER = "coverage"
 PLAN_VARIABLE = "TIERGATE_COVERAGE_PLAN"
@@ -72,9 +74,19 @@ class Measurement:
     """One gate run's coverage of the change's code `files` (repository-relative): the environment
     each measured check runs with, then what it measured."""
 
-    def __init__(self, project: Project, checks: Sequence[Check], files: Sequence[str]) -> None:
+    def __init__(
+        self,
+        project: Project,
+        checks: Sequence[Check],
+        files: Sequence[str],
+        mutants: Step | None = None,
+        limit: Callable[[Check], float] | None = None,
+    ) -> None:
+        """`mutants`: the change's mutants, run by the first Python check measured once its tests pass;
+        `limit`: each check's time limit, which they must keep within."""
         self.project = project
         self.files = tuple(files)
+        self.mutants, self.limit = mutants, limit
         # Where the checks run (the claim's copy, `tiergate.gate.cleancopy`): the files measured are there.
         self.where = project.root
         self.taking: dict[str, tuple[Check, Tool, tuple[str, ...]]] = {}
@@ -111,6 +123,11 @@ class Measurement:
                 p for p in (str(folder / "site"), os.environ.get("PYTHONPATH")) if p
             )
             added[key] = {"PYTHONPATH": python_path, PLAN_VARIABLE: str(out / "plan.json")}
+            if self.mutants is not None and not self.mutants.key:
+                limit = self.limit(self.taking[key][0]) if self.limit else self.mutants.bounds.seconds * 3
+                more = self.mutants.env(key, self.where, out, limit / 3)
+                joined = os.pathsep.join(p for p in (python_path, more.pop("PYTHONPATH", "")) if p)
+                added[key].update({**more, "PYTHONPATH": joined})
         return added
 
     def collect(self, results: Sequence[CheckResult]) -> GateCoverage:
@@ -130,9 +147,17 @@ class Measurement:
                 else:
                     source = f"check `{check.name}` ({found[0]})"
                     measured.append(CoverageData(source, FORMATS[tool], found[1]))
+            mutation = self._mutation(results)
         finally:
             self.close()
-        return GateCoverage(self.files, tuple(measured), tuple(off))
+        return GateCoverage(self.files, tuple(measured), tuple(off), mutation)
+
+    def _mutation(self, results: Sequence[CheckResult]) -> MutationRun | None:
+        if self.mutants is None:
+            return None
+        if not self.mutants.key:
+            return MutationRun(off="no test check measured the change's Python lines with pytest")
+        return self.mutants.collect(results)
 
     def nothing_taken(self) -> GateCoverage:
         """The record of a run where no check could take coverage: only the reasons."""

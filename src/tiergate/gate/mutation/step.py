@@ -1,0 +1,146 @@
+"""The mutants of one gate run: made from the claim's copy, handed to the Python test check that measures
+the change's coverage (its pytest runs them once its own tests pass: `pytestmutants`), their fates read
+back as a `MutationRun`.
+
+At most `MutantBounds.mutants` mutants, spread over the changed lines (each line's first mutant before any
+line's second), and within `MutantBounds.seconds`, never more than a third of the check's own time limit: the
+mutants run inside the check's run, which must still end within its limit.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from tiergate.gate import ownfiles
+from tiergate.gate.checks import CheckResult
+from tiergate.gate.request import MutantBounds
+from tiergate.tier.change import ChangeMeasurement
+from tiergate.tier.coverage.judgement import changed_lines, measurable_files
+from tiergate.tier.mutation import python
+from tiergate.tier.mutation.fates import FATES, MutationRun, Tried
+from tiergate.tier.mutation.mutants import Mutant
+
+PLAN_VARIABLE = "TIERGATE_MUTANTS"
+PLUGIN = "tiergate_mutants"
+_PLUGIN_SOURCE = Path(__file__).parent / "pytestmutants.py"
+_PLAN, _OUT = "mutants.json", "mutants-out.json"
+
+
+class Step:
+    """The mutants of `change`'s changed Python lines."""
+
+    def __init__(self, bounds: MutantBounds, change: ChangeMeasurement) -> None:
+        self.bounds, self.change = bounds, change
+        self.mutants: dict[str, Mutant] = {}
+        self.skipped: list[str] = []
+        self.out: Path | None = None
+        self.key = ""
+
+    def env(self, key: str, where: Path, out: Path, seconds: float) -> dict[str, str]:
+        """The variables that make check `key`'s pytest run the mutants, made from the files at `where`
+        (the claim's copy); its plan and the plugin written under `out`. The plugin's folder goes on
+        PYTHONPATH after the others: it holds no sitecustomize."""
+        sources = self._make(where)
+        if not self.mutants:
+            return {}
+        (out / "plugin").mkdir()
+        shutil.copyfile(_PLUGIN_SOURCE, out / "plugin" / f"{PLUGIN}.py")
+        ownfiles.note(out / "plugin" / f"{PLUGIN}.py")
+        plan = self._plan(where, sources, out / _OUT, min(self.bounds.seconds, seconds))
+        (out / _PLAN).write_text(json.dumps(plan))
+        ownfiles.note(out / _PLAN)
+        self.out, self.key = out / _OUT, key
+        return {PLAN_VARIABLE: str(out / _PLAN), "PYTEST_PLUGINS": PLUGIN, "PYTHONPATH": str(out / "plugin")}
+
+    def collect(self, results: Sequence[CheckResult]) -> MutationRun:
+        """The fates the check's run wrote (a `MutationRun` saying why, when it wrote none)."""
+        skipped = tuple(self.skipped)
+        if not self.mutants:
+            return MutationRun(skipped=skipped, off="no mutant could be made of the changed lines")
+        ran = {r.key: r for r in results}.get(self.key)
+        if ran is None or ran.status != "passed":
+            return MutationRun(skipped=skipped, off="the tests did not all pass")
+        try:
+            assert self.out is not None
+            found = json.loads(self.out.read_bytes())
+        except (OSError, ValueError):
+            return MutationRun(skipped=skipped, incomplete="the tests' run wrote no mutants' report")
+        try:
+            return self._read(found, skipped)
+        except (KeyError, TypeError, ValueError, AttributeError):
+            return MutationRun(skipped=skipped, incomplete="the mutants' report cannot be read")
+
+    def _make(self, where: Path) -> dict[str, bytes]:
+        made: dict[str, list[Mutant]] = {}
+        sources: dict[str, bytes] = {}
+        for path, numbers in sorted(python_lines(self.change).items()):
+            try:
+                content = (where / path).read_bytes()
+                content.decode()
+            except (OSError, UnicodeDecodeError) as exc:
+                self.skipped.append(f"{path}: not read ({type(exc).__name__})")
+                continue
+            found = python.mutants_of(path, content, numbers, self.bounds.per_line)
+            self.skipped.extend(f"{path}:{line}: {why}" for line, why in found.skipped)
+            made[path], sources[path] = list(found.mutants), content
+        for index, mutant in enumerate(_spread(made, self.bounds.mutants)):
+            self.mutants[str(index)] = mutant
+        return sources
+
+    def _plan(self, where: Path, sources: Mapping[str, bytes], out: Path, seconds: float) -> dict[str, Any]:
+        def entry(name: str, mutant: Mutant) -> dict[str, Any]:
+            real = os.path.realpath(where / mutant.path)
+            text = mutant.apply(sources[mutant.path]).decode()
+            return {"id": name, "file": real, "unit": mutant.unit, "first": mutant.first, "line": mutant.line,
+                    "source": text}  # fmt: skip
+
+        units = {(m.path, m.unit, m.first): m for m in self.mutants.values()}
+        sentinels = [python.sentinel_of(m.path, sources[m.path], m) for m in units.values()]
+        return {
+            "out": str(out),
+            "seconds": seconds,
+            "seed": random.SystemRandom().randrange(1 << 30),
+            "files": sorted({os.path.realpath(where / p) for p in sources}),
+            "mutants": [entry(name, m) for name, m in self.mutants.items()],
+            "sentinels": [entry(f"s{i}", s) for i, s in enumerate(sentinels) if s is not None],
+        }
+
+    def _read(self, found: Mapping[str, Any], skipped: tuple[str, ...]) -> MutationRun:
+        if found.get("off"):
+            return MutationRun(skipped=skipped, off=str(found["off"]))
+        fates: Mapping[str, Any] = found["fates"]
+        tried = []
+        for name, mutant in self.mutants.items():
+            fate, by = fates.get(name, ("not_run", "its tests' run ended first"))
+            if fate not in FATES:
+                raise ValueError(f"not a fate: {fate!r}")
+            tried.append(Tried(mutant, fate, str(by)))
+        return MutationRun(
+            tuple(tried), skipped, str(found["void"]), str(found["incomplete"]), "", float(found["seconds"])
+        )
+
+
+def python_lines(change: ChangeMeasurement) -> dict[str, frozenset[int]]:
+    """The changed lines of the change's Python code files (tests aside), by path."""
+    wanted = {p for p in measurable_files(change) if p.endswith(".py")}
+    return changed_lines(change, [f for f in change.files if f.path in wanted]) if wanted else {}
+
+
+def _spread(made: Mapping[str, list[Mutant]], most: int) -> list[Mutant]:
+    """At most `most` mutants: each changed line's first, then each line's second, and so on."""
+    by_line: dict[tuple[str, int], list[Mutant]] = {}
+    for path, mutants in made.items():
+        for mutant in mutants:
+            by_line.setdefault((path, mutant.line), []).append(mutant)
+    chosen: list[Mutant] = []
+    rank = 0
+    while len(chosen) < most and any(len(m) > rank for m in by_line.values()):
+        chosen.extend(m[rank] for _, m in sorted(by_line.items()) if len(m) > rank)
+        rank += 1
+    return chosen[:most]
