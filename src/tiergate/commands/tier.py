@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, TextIO
 
-from tiergate.text import plural
+from tiergate.text import plural, quote_inline
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -131,6 +131,8 @@ def _print_json(assessment: Assessment, out: TextIO) -> None:
         "lines_changed": change.lines_changed,
         "test_coverage": assessment.coverage.level,
         "coverage_evidence": assessment.coverage.evidence,
+        # What the last gate run on this workspace made of the changed lines' mutants (null: none ran).
+        "mutation": None if assessment.mutation is None else assessment.mutation.summary(),
         "base": change.base,
         "base_label": change.base_label,
         "files": [
@@ -284,6 +286,7 @@ def explain(
     lines += _foreign(assessment)
     lines += [
         f"Test coverage: {assessment.coverage.level} ({assessment.coverage.evidence})",
+        *_mutants(assessment),
         f"Security-sensitive paths: {_matches(scan.security)}",
         f"Architecture paths: {_matches(scan.architecture)}",
         *_content(assessment),
@@ -297,6 +300,18 @@ def explain(
         lines += ["", "How it could reach LIGHT:", *route]
     lines += ["", "The verifier must bring:"] + [f"  - {item}" for item in verifier.evidence_required]
     return "\n".join(lines) + "\n"
+
+
+def _mutants(assessment: Assessment) -> list[str]:
+    """The change's mutation score, as the last gate run on this workspace found it, and its survivors."""
+    run = assessment.mutation
+    if run is None:
+        return ["Mutants: none run on this workspace yet (a claim's gate runs them with the tests)"]
+    lines = [f"Mutants: {run.score()}"]
+    lines += [f"    survived: {t.mutant.describe()}" for t in run.of("survived")]
+    lines += [f"    not run: {t.mutant.describe()} ({quote_inline(t.by)})" for t in run.of("not_run")]
+    lines += [f"    not mutated: {quote_inline(why)}" for why in run.skipped[:LISTED_FILES]]
+    return lines
 
 
 def _foreign(assessment: Assessment) -> list[str]:

@@ -19,11 +19,10 @@ if TYPE_CHECKING:
 
     from tiergate.config.settings import Config
     from tiergate.gate.atclaim import Pending
-    from tiergate.gate.request import GateRequest, Seed
+    from tiergate.gate.request import GateRequest, MutantBounds, Seed
     from tiergate.gate.ruling import GateResult
     from tiergate.project import Project
     from tiergate.tier.change import ChangeMeasurement
-    from tiergate.gate.request import MutantBounds
     from tiergate.tier.coverage.lines import GateCoverage
 
 REPORT_IN_BLOCK = 3000

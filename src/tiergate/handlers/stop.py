@@ -469,6 +469,7 @@ def claim_facts(assessment: Assessment, config: Config) -> ClaimFacts:
         marks=tuple(f.mark for f in kept),
         test_files=tuple(f"{f.mark} {f.path}" for f in changed_tests(change)[:PATHS_KEPT]),
         test_changes=testchanges.of_change(change),
+        mutants="" if assessment.mutation is None else assessment.mutation.packet_text(),
     )
 
 

@@ -32,6 +32,7 @@ class ClaimFacts:
     marks: tuple[str, ...] = ()  # git's A/M/D/R for each of `paths`, in order
     test_files: tuple[str, ...] = ()  # the changed test files, each "<mark> <path>"
     test_changes: str = ""  # their changed lines, quoted, for the packet (`tiergate.tier.testchanges`)
+    mutants: str = ""  # the changed lines' mutants and their survivors, quoted (`tiergate.tier.mutation`)
 
 
 @frozen

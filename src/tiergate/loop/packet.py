@@ -41,6 +41,7 @@ def packet(state: LoopState, verification: Verification) -> str:
         _checks(verification),
         _tests(verification),
         verification.test_changes,  # quoted and bounded where it was made (`tiergate.tier.testchanges`)
+        verification.mutants,  # quoted and bounded where it was made (`tiergate.tier.mutation.fates`)
         _required(verification),
         _rules(verification),
     ]

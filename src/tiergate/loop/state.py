@@ -83,6 +83,7 @@ class Verification:
     tests: tuple[str, ...] = ()  # the gate's tests story, per test check
     test_files: tuple[str, ...] = ()  # the changed test files, each "<mark> <path>"
     test_changes: str = ""  # their changed lines, quoted (`tiergate.tier.testchanges`); "": none
+    mutants: str = ""  # the changed lines' mutants, survivors named (`tiergate.tier.mutation`); "": none
 
 
 @frozen

@@ -110,6 +110,7 @@ def request_verification(state: LoopState, ev: Stop, now: float, limits: Limits)
         tests=ev.gate.tests if ev.gate is not None else (),
         test_files=facts.test_files,
         test_changes=facts.test_changes,
+        mutants=facts.mutants,
     )
     verifying = replace(
         state,

@@ -79,6 +79,8 @@ class Gate:
     refuted: bool
     reused: bool
     checks: tuple[Check, ...]
+    mutants: str = ""  # the changed lines' mutation score ("" when none ran)
+    survivors: tuple[str, ...] = ()  # each surviving mutant, described
 
     @property
     def duration(self) -> float:
@@ -325,7 +327,16 @@ def _gate(value: object) -> Gate | None:
     if not isinstance(value, dict):
         return None
     checks = tuple(_check(c) for c in _list(value.get("checks")) if isinstance(c, dict))
-    return Gate(refuted=value.get("refuted") is True, reused=value.get("reused") is True, checks=checks)
+    coverage = value.get("coverage")
+    mutation = coverage.get("mutation") if isinstance(coverage, dict) else None
+    mutation = mutation if isinstance(mutation, dict) else {}
+    return Gate(
+        refuted=value.get("refuted") is True,
+        reused=value.get("reused") is True,
+        checks=checks,
+        mutants=_text(mutation.get("score")),
+        survivors=_texts(mutation.get("survivors")),
+    )
 
 
 def _check(value: Mapping[str, Any]) -> Check:

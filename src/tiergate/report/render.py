@@ -471,8 +471,17 @@ def _gate(gate: Gate, *, task: bool = False) -> str:
         f'<div class="gate"><p class="gate-head">Gate: {_count(len(gate.checks), "check")} in '
         f"{gate.duration:.1f} s; they {verdict}{reused}</p>"
         f'<div class="table-wrap"><table class="checks"><thead><tr>{_CHECK_HEADS}</tr></thead>'
-        f"<tbody>{rows}</tbody></table></div></div>"
+        f"<tbody>{rows}</tbody></table></div>{_mutants(gate)}</div>"
     )
+
+
+def _mutants(gate: Gate) -> str:
+    """The changed lines' mutation score, each survivor listed."""
+    if not gate.mutants:
+        return ""
+    survivors = "".join(f"<li><code>{_e(s)}</code> survived every test</li>" for s in gate.survivors)
+    listed = f'<ul class="survivors">{survivors}</ul>' if survivors else ""
+    return f'<p class="mutants">Mutants: {_e(gate.mutants)}</p>{listed}'
 
 
 _CHECK_HEADS = "".join(f'<th scope="col">{h}</th>' for h in ("check", "result", "failure", "time", "details"))

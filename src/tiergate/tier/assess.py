@@ -23,6 +23,7 @@ from tiergate.tier.content.testfiles import is_test
 from tiergate.tier.coverage.judgement import CoverageJudgement, judge_coverage
 from tiergate.tier.coverage.lines import GateCoverage
 from tiergate.tier.keywords import find_override
+from tiergate.tier.mutation.fates import MutationRun
 from tiergate.tier.policy import ChangeFacts, Coverage, TierDecision, select_tier
 from tiergate.tier.riskpaths import RiskPaths, RiskScan
 
@@ -42,6 +43,7 @@ class Assessment:
     content_searched: bool = False  # False when `[risk] content = false`
     # Files a content judge read whole (CI workflows): their changed lines, not their path, decide.
     judged: frozenset[str] = frozenset()
+    mutation: MutationRun | None = None  # the changed lines' mutants, as the gate ran them
 
 
 def risk_paths(config: Config) -> RiskPaths:
@@ -182,8 +184,9 @@ def assess_change(
         edited_tests(change),
         failing_then,
     )
-    if gate_coverage is not None and gate_coverage.mutation is not None and coverage is None:
-        facts = replace(facts, mutants=gate_coverage.mutation.reasons())
+    mutation = gate_coverage.mutation if gate_coverage is not None and coverage is None else None
+    if mutation is not None:
+        facts = replace(facts, mutants=mutation.reasons())
     decision = decide(facts, config, prompt)
     return Assessment(
         change=change,
@@ -193,4 +196,5 @@ def assess_change(
         content=hits,
         content_searched=bool(ecosystems),
         judged=judged.judged,
+        mutation=mutation,
     )

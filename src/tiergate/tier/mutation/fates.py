@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any, Literal, get_args
 
 from tiergate.frozen import frozen
-from tiergate.text import plural
+from tiergate.text import plural, quote_inline
 from tiergate.tier.mutation.mutants import Mutant
 
 # killed: a covering test failed (or ran out of its time) with the mutant in; survived: every covering
@@ -16,8 +16,9 @@ from tiergate.tier.mutation.mutants import Mutant
 # in the tests' process (its function not found, the time ran out first).
 Fate = Literal["killed", "survived", "uncovered", "not_run"]
 FATES: tuple[Fate, ...] = get_args(Fate)
-# How many survivors a reason names before "and N more".
+# How many survivors a reason names before "and N more", and the verifier's packet.
 NAMED = 3
+PACKET_SURVIVORS = 12
 
 
 @frozen
@@ -79,16 +80,39 @@ class MutationRun:
             )
         if self.void:
             found.append(
-                f"mutants-void: {self.void}; their failures under mutants say nothing -> at least STANDARD"
+                f"mutants-void: {quote_inline(self.void)}; their failures under mutants say nothing "
+                "-> at least STANDARD"
             )
         not_run = self.of("not_run")
         if self.incomplete or not_run:
-            why = self.incomplete or not_run[0].by
+            why = quote_inline(self.incomplete or not_run[0].by)
             found.append(
                 f"mutants-incomplete: {plural(len(not_run), 'mutant')} of the changed lines not run ({why}) "
                 "-> at least STANDARD"
             )
         return tuple(found)
+
+    def packet_text(self) -> str:
+        """The verifier's section: the score, and each survivor as a question to answer ("" when none
+        ran). Every piece of code in it is the agent's, quoted by `Mutant.describe`."""
+        if self.off:
+            return ""
+        lines = [f"MUTANTS: {self.score()}."]
+        survivors = self.of("survived")
+        if survivors:
+            lines.append(
+                "Each mutant below is a change to the claimed code that every test running its line still "
+                "passes: the tests run the line but do not check it. Find out whether the change is right "
+                "there, and whether a test should pin it:"
+            )
+            lines += [
+                f"- {t.mutant.describe()} leaves every test passing" for t in survivors[:PACKET_SURVIVORS]
+            ]
+            if len(survivors) > PACKET_SURVIVORS:
+                lines.append(f"- ... and {len(survivors) - PACKET_SURVIVORS} more")
+        if self.void:
+            lines.append(f"Their kills say nothing: {quote_inline(self.void)}.")
+        return "\n".join(lines)
 
     def summary(self) -> dict[str, Any]:
         """For the decision log and the report: the score and the survivors."""
