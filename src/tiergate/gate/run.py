@@ -34,6 +34,7 @@ from tiergate.gate.testreports import run_reported
 from tiergate.gate.timeouts import FLOOR, TimeLimits
 from tiergate.git import repository
 from tiergate.project import Project, git_top_level
+from tiergate.tier.change import measure_change
 from tiergate.tier.coverage.lines import GateCoverage
 from tiergate.workspace.fingerprint import fingerprint, of_change
 
@@ -96,7 +97,7 @@ def run_gate(
     bytecode the claim's copy starts with (`tiergate.gate.bytecode`; None: none, all compiled anew).
     `own_network`: the checks run with a network of their own (`tiergate.gate.sandbox`). `mutants`: the
     change's Python lines get mutants, run by the measured pytest check once its tests pass
-    (`tiergate.gate.mutation`; None, or no `change` or `measure`: none)."""
+    (`tiergate.gate.mutation`; None, no `measure`, or outside git: none)."""
     checks = tuple(checks)
     strict = frozenset(strict)
     if not checks:
@@ -108,7 +109,10 @@ def run_gate(
     at_base = _at_base(measured) if measured is not None else None
     changed = None if change is None else change.paths
     claim_key, key = _keys(before, commit, checks, timeout, for_task=for_task)
-    step = Step(mutants, change) if mutants is not None and change is not None else None
+    step = None
+    if mutants is not None and measure is not None and in_git:
+        measured_now = change  # the job measures it anew only if the mutants are made (no kept run)
+        step = Step(mutants, lambda: measured_now or measure_change(project.root, base or "HEAD", exclusions))
     measurement = None if measure is None else Measurement(project, checks, measure, step)
     if kept is None:
         kept = _reused(project, (claim_key, key), measurement) if key and reuse else None

@@ -13,7 +13,7 @@ import json
 import os
 import random
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,10 +33,10 @@ _PLAN, _OUT = "mutants.json", "mutants-out.json"
 
 
 class Step:
-    """The mutants of `change`'s changed Python lines."""
+    """The mutants of the changed Python lines of the change `change_of` measures (when they are made)."""
 
-    def __init__(self, bounds: MutantBounds, change: ChangeMeasurement) -> None:
-        self.bounds, self.change = bounds, change
+    def __init__(self, bounds: MutantBounds, change_of: Callable[[], ChangeMeasurement]) -> None:
+        self.bounds, self.change_of = bounds, change_of
         self.mutants: dict[str, Mutant] = {}
         self.skipped: list[str] = []
         self.out: Path | None = None
@@ -79,7 +79,7 @@ class Step:
     def _make(self, where: Path) -> dict[str, bytes]:
         made: dict[str, list[Mutant]] = {}
         sources: dict[str, bytes] = {}
-        for path, numbers in sorted(python_lines(self.change).items()):
+        for path, numbers in sorted(python_lines(self.change_of()).items()):
             try:
                 content = (where / path).read_bytes()
                 content.decode()

@@ -1,0 +1,121 @@
+"""Mutants of the changed lines, through the real Stop hook in real git repositories running real pytest:
+a boundary that no test tells from its neighbour keeps a small, fully covered change off LIGHT and is named
+in the reasons, the verifier's packet and `tiergate tier --explain`; the same change with a test that pins
+the boundary stays LIGHT; tests that fail on any change to the code (not on what it does) void the kills;
+and `[mutation] enabled = false` turns the step off."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from testing.gitrepo import init_repo, write
+from testing.hooksession import HookSession
+from testing.pytestcheck import PYTEST
+
+SESSION = "88888888-3535-3333-4444-555555555555"
+CLAIM = "grade() added, with its test.\n\n<promise>DONE</promise>"
+CALC = "def add(a, b):\n    return a + b\n"
+TESTS = "from calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n"
+# Line 6 is the boundary: 50 passes. The tests below run it, each in its own way.
+GRADE = CALC + "\n\ndef grade(score):\n    if score >= 50:\n        return 'pass'\n    return 'fail'\n"
+RUNS_IT = (
+    "from calc import grade\n\n\ndef test_grade():\n"
+    "    assert grade(80) == 'pass'\n    assert grade(10) == 'fail'\n"
+)
+PINS_IT = (
+    RUNS_IT + "\n\ndef test_the_boundary():\n    assert grade(50) == 'pass'\n    assert grade(49) == 'fail'\n"
+)
+# Fails whenever calc.grade is not the code it was written with: a check of the code, not of what it does.
+READS_IT = (
+    "import calc\n\n"
+    "CODE = calc.grade.__code__\n\n\n"
+    "def test_grade():\n"
+    "    assert calc.grade.__code__ is CODE\n"
+    "    assert calc.grade(80) == 'pass'\n    assert calc.grade(10) == 'fail'\n"
+)
+
+
+class Loop(HookSession):
+    def __init__(self, root: Path, config: str = "") -> None:
+        files = {
+            "calc.py": CALC,
+            "tests/test_calc.py": TESTS,
+            ".tiergate.toml": f"[checks]\ntests = {json.dumps(PYTEST)}\n{config}",
+            ".gitignore": "__pycache__/\n",
+        }
+        super().__init__(root, init_repo(root / "project", files), SESSION)
+
+    def claim(self, files: dict[str, str]) -> dict[str, Any]:
+        answer = self.hook("UserPromptSubmit", prompt="/tiergate:ralph add grade to calc")
+        assert "loop started" in answer["systemMessage"]
+        write(self.project, files)
+        return self.hook("Stop", last_assistant_message=CLAIM)
+
+    def reasons(self) -> str:
+        return " ".join([r for r in self.decisions() if r.get("event") == "Stop"][-1]["reasons"])
+
+    def packet(self) -> str:
+        verification = self.loop().verification
+        assert verification is not None
+        started = self.hook("SubagentStart", agent_id="v1", agent_type=verification.agent)
+        return str(started["hookSpecificOutput"]["additionalContext"])
+
+
+def test_a_boundary_no_test_tells_apart_keeps_a_covered_change_off_light_and_is_named(tmp_path: Path) -> None:
+    loop = Loop(tmp_path)
+
+    answer = loop.claim({"calc.py": GRADE, "tests/test_grade.py": RUNS_IT})
+
+    assert "```tiergate-spawn" in answer["reason"]
+    assert loop.loop().tier == "STANDARD"
+    reasons = loop.reasons()
+    # Covered all the same: the mutant, not the coverage, keeps it off LIGHT.
+    assert "covers 4/4 changed executable lines" in reasons
+    assert "surviving-mutants: line 6 of calc.py: `>=` -> `>` leaves every test" in reasons
+    packet = loop.packet()
+    assert "MUTANTS: " in packet and "- line 6 of calc.py: `>=` -> `>` leaves every test passing" in packet
+    shown = loop.run("tier", "--explain").stdout
+    assert shown.startswith("Tier: STANDARD")
+    assert "Mutants: " in shown and "survived: line 6 of calc.py: `>=` -> `>`" in shown
+    assert json.loads(loop.run("tier", "--json").stdout)["mutation"]["survivors"] == [
+        "line 6 of calc.py: `>=` -> `>`"
+    ]
+
+
+def test_the_same_change_with_a_test_that_pins_the_boundary_stays_light(tmp_path: Path) -> None:
+    loop = Loop(tmp_path)
+
+    loop.claim({"calc.py": GRADE, "tests/test_grade.py": PINS_IT})
+
+    assert loop.loop().tier == "LIGHT"
+    shown = loop.run("tier", "--explain").stdout
+    assert "survived" not in shown
+    [score] = [line for line in shown.splitlines() if line.startswith("Mutants: ")]
+    killed, tried = score.removeprefix("Mutants: ").split(" mutants")[0].split(" of ")
+    assert killed == tried and int(tried) >= 4
+
+
+def test_tests_that_fail_on_any_change_to_the_code_say_nothing_by_their_kills(tmp_path: Path) -> None:
+    loop = Loop(tmp_path)
+
+    loop.claim({"calc.py": GRADE, "tests/test_grade.py": READS_IT})
+
+    # Every mutant is "killed", the boundary's too: by a test that would fail on code that behaves the same.
+    assert loop.loop().tier == "STANDARD"
+    reasons = loop.reasons()
+    assert "surviving-mutants" not in reasons
+    assert (
+        "mutants-void: tests/test_grade.py::test_grade failed on a copy of grade that behaves the same"
+        in (reasons)
+    )
+
+
+def test_the_step_turned_off_leaves_the_tier_to_coverage(tmp_path: Path) -> None:
+    loop = Loop(tmp_path, "[mutation]\nenabled = false\n")
+
+    loop.claim({"calc.py": GRADE, "tests/test_grade.py": RUNS_IT})
+
+    assert loop.loop().tier == "LIGHT"
+    assert "Mutants: none run" in loop.run("tier", "--explain").stdout
