@@ -90,11 +90,13 @@ class Measurement:
         # Where the checks run (the claim's copy, `tiergate.gate.cleancopy`): the files measured are there.
         self.where = project.root
         self.taking: dict[str, tuple[Check, Tool, tuple[str, ...]]] = {}
+        self.runners: dict[str, str] = {}  # what runs each measured check's tests
         self.off: list[str] = []
         for check, found in plan(checks, runner_facts(project.root)):
             chosen = files_for(found.tool, self.files) if found.tool else ()
             if found.tool and chosen:
                 self.taking[check.key] = (check, found.tool, chosen)
+                self.runners[check.key] = found.runner
             elif found.tool is None:
                 self.off.append(f"check `{check.name}` (`{check.command}`): {found.reason}")
         self._folder: Path | None = None
@@ -123,7 +125,7 @@ class Measurement:
                 p for p in (str(folder / "site"), os.environ.get("PYTHONPATH")) if p
             )
             added[key] = {"PYTHONPATH": python_path, PLAN_VARIABLE: str(out / "plan.json")}
-            if self.mutants is not None and not self.mutants.key:
+            if self.mutants is not None and not self.mutants.key and self.runners[key] == "pytest":
                 limit = self.limit(self.taking[key][0]) if self.limit else self.mutants.bounds.seconds * 3
                 more = self.mutants.env(key, self.where, out, limit / 3)
                 joined = os.pathsep.join(p for p in (python_path, more.pop("PYTHONPATH", "")) if p)
@@ -156,7 +158,7 @@ class Measurement:
         if self.mutants is None:
             return None
         if not self.mutants.key:
-            return MutationRun(off="no test check measured the change's Python lines with pytest")
+            return MutationRun(off="no check ran the change's Python lines under pytest, which runs them")
         return self.mutants.collect(results)
 
     def nothing_taken(self) -> GateCoverage:

@@ -55,6 +55,7 @@ class Capability:
 
     tool: Tool | None
     reason: str
+    runner: str = ""  # what runs the tests: pytest, unittest, node, mocha ("" when none measures)
 
 
 def capability(command: str, facts: RunnerFacts, depth: int = 0) -> Capability:
@@ -78,7 +79,8 @@ def _node(program: str, args: Sequence[str]) -> Capability:
     hooked = next((a for a in args if a.split("=")[0] in _HOOK_FLAGS), None)
     if hooked:
         return Capability(None, f"`{hooked}` loads code that transforms what runs: {_OFFSETS}")
-    return Capability("node", f"{program} runs it: Node's V8 coverage (NODE_V8_COVERAGE)")
+    runner = "node --test" if "--test" in args else program
+    return Capability("node", f"{program} runs it: Node's V8 coverage (NODE_V8_COVERAGE)", runner)
 
 
 def _not_measurable(program: str, args: Sequence[str]) -> str:
@@ -136,7 +138,7 @@ def _pytest(args: Sequence[str], facts: RunnerFacts) -> Capability:
         return Capability(None, f"it measures coverage itself (pytest-cov's --cov): {_OWN}")
     if "--cov" in facts.pytest_options:
         return Capability(None, f"the project's pytest options add pytest-cov's --cov: {_OWN}")
-    return Capability("python", f"pytest runs it: {_PYTHON_HOW}")
+    return Capability("python", f"pytest runs it: {_PYTHON_HOW}", "pytest")
 
 
 def _python(args: Sequence[str], facts: RunnerFacts) -> Capability:
@@ -146,7 +148,7 @@ def _python(args: Sequence[str], facts: RunnerFacts) -> Capability:
             if module in ("pytest", "unittest"):
                 if module == "pytest":
                     return _pytest(args[index + 2 :], facts)
-                return Capability("python", f"unittest runs it: {_PYTHON_HOW}")
+                return Capability("python", f"unittest runs it: {_PYTHON_HOW}", "unittest")
             if module == "coverage":
                 return Capability(None, f"it measures coverage itself (coverage run): {_OWN}")
             return Capability(None, f"python runs `-m {module}`, not a test runner ({RUNNERS})")
@@ -172,7 +174,9 @@ def _script(manager: str, args: Sequence[str], facts: RunnerFacts, depth: int) -
     if depth > 0:
         return Capability(None, f"the `{name}` script runs another package script: followed one level only")
     found = capability(script, facts, depth + 1)
-    return Capability(found.tool, f"{manager} runs the `{name}` script (`{script}`): {found.reason}")
+    return Capability(
+        found.tool, f"{manager} runs the `{name}` script (`{script}`): {found.reason}", found.runner
+    )
 
 
 def plan(checks: Sequence[Check], facts: RunnerFacts) -> tuple[tuple[Check, Capability], ...]:

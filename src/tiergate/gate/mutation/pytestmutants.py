@@ -227,7 +227,10 @@ class _Runner:
     def tests_for(self, mutant):
         path = mutant["file"]
         line = self.probes.statement(path, mutant["line"])
-        found = [(item, seconds) for item, runs, seconds in self.covering if line in runs.get(path, ())]
+        if mutant["unit"]:
+            found = [(item, seconds) for item, runs, seconds in self.covering if line in runs.get(path, ())]
+        else:  # a top-level assignment runs at import: its tests are those that ran any of its module
+            found = [(item, seconds) for item, runs, seconds in self.covering if runs.get(path)]
         killers = self.killers.get(_unit_key(mutant), [])
         # The tests that killed this function's other mutants first, then the quickest.
         found.sort(key=lambda pair: (pair[0].nodeid not in killers, pair[1]))

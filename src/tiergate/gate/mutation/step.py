@@ -46,6 +46,7 @@ class Step:
         """The variables that make check `key`'s pytest run the mutants, made from the files at `where`
         (the claim's copy); its plan and the plugin written under `out`. The plugin's folder goes on
         PYTHONPATH after the others: it holds no sitecustomize."""
+        self.key = key
         sources = self._make(where)
         if not self.mutants:
             return {}
@@ -55,14 +56,14 @@ class Step:
         plan = self._plan(where, sources, out / _OUT, min(self.bounds.seconds, seconds))
         (out / _PLAN).write_text(json.dumps(plan))
         ownfiles.note(out / _PLAN)
-        self.out, self.key = out / _OUT, key
+        self.out = out / _OUT
         return {PLAN_VARIABLE: str(out / _PLAN), "PYTEST_PLUGINS": PLUGIN, "PYTHONPATH": str(out / "plugin")}
 
     def collect(self, results: Sequence[CheckResult]) -> MutationRun:
         """The fates the check's run wrote (a `MutationRun` saying why, when it wrote none)."""
         skipped = tuple(self.skipped)
         if not self.mutants:
-            return MutationRun(skipped=skipped, off="no mutant could be made of the changed lines")
+            return MutationRun(skipped=skipped, off="no mutant could be made of the changed Python lines")
         ran = {r.key: r for r in results}.get(self.key)
         if ran is None or ran.status != "passed":
             return MutationRun(skipped=skipped, off="the tests did not all pass")

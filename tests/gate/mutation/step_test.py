@@ -1,0 +1,144 @@
+"""The mutation step of a gate run, on real git repositories running real pytest in the claim's copy: which
+mutants die and by which test, what survives, a top-level constant run again in its module, a cached
+function's cache cleared, a mutant that hangs killed by its time, a run that fails or runs under unittest
+making none, a step out of time saying so, and nothing of it reaching the run's own outcomes."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+from testing.gitrepo import repo_fixture, write
+from testing.pytestcheck import PYTEST
+from testing.statefolder import state_dir
+
+from tiergate.gate.checks import make_check
+from tiergate.gate.request import MutantBounds
+from tiergate.gate.ruling import GateResult
+from tiergate.gate.run import run_gate
+from tiergate.project import Project
+from tiergate.tier.change import measure_change
+from tiergate.tier.coverage.judgement import measurable_files
+from tiergate.tier.mutation.fates import MutationRun
+
+CALC = "def add(a, b):\n    return a + b\n"
+TESTS = "from calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n"
+repo = repo_fixture({"calc.py": CALC, "tests/test_calc.py": TESTS, ".gitignore": "__pycache__/\n"})
+
+
+def gate(
+    repo: Path, command: str = PYTEST, bounds: MutantBounds | None = None
+) -> tuple[GateResult, MutationRun]:
+    change = measure_change(repo)
+    result = run_gate(
+        Project(repo, state_dir(repo)),
+        None,
+        [make_check("tests", command, "test")],
+        measure=measurable_files(change),
+        change=change,
+        mutants=bounds or MutantBounds(),
+    )
+    assert result.coverage is not None and result.coverage.mutation is not None
+    return result, result.coverage.mutation
+
+
+def fates(run: MutationRun) -> dict[tuple[int, str], str]:
+    return {(t.mutant.line, t.mutant.replacement): t.fate for t in run.tried}
+
+
+GRADE = CALC + "\n\ndef grade(score):\n    if score >= 50:\n        return 'pass'\n    return 'fail'\n"
+GRADE_TESTS = "from calc import grade\n\n\ndef test_grade():\n    assert grade(80) == 'pass'\n"
+
+
+def test_each_mutant_dies_by_a_test_or_survives_them_all(repo: Path) -> None:
+    write(repo, {"calc.py": GRADE, "tests/test_grade.py": GRADE_TESTS})
+
+    result, run = gate(repo)
+
+    assert not result.refuted and run.off == "" and run.void == "" and run.incomplete == ""
+    found = fates(run)
+    # grade(80) == 'pass' tells `>= 50` from `< 50` and a None return; nothing checks the rest.
+    assert found[(6, "<")] == "killed" and found[(7, "None")] == "killed"
+    assert found[(6, ">")] == "survived" and found[(8, "None")] == "uncovered"
+    [killed, *_] = run.of("killed")
+    assert killed.by == "tests/test_grade.py::test_grade"
+    # The run's own outcomes know only the tests that ran: no mutant's run reached them.
+    [verdict] = result.verdicts
+    assert verdict.result.tests is not None
+    assert dict(verdict.result.tests.outcomes) == {
+        "tests/test_calc.py::test_add": "passed",
+        "tests/test_grade.py::test_grade": "passed",
+    }
+
+
+LIMITED = "LIMIT = 3\n\n\ndef over(n):\n    return n > LIMIT\n"
+LIMIT_TESTS = "from limits import over\n\n\ndef test_over():\n    assert over(4)\n    assert not over(3)\n"
+
+
+def test_a_top_level_constant_is_run_again_in_its_module_and_put_back(repo: Path) -> None:
+    write(repo, {"limits.py": LIMITED, "tests/test_limits.py": LIMIT_TESTS})
+
+    _, run = gate(repo)
+
+    found = fates(run)
+    # LIMIT = 4 makes over(4) false: killed. The copy that behaves the same passed: the module was put back.
+    assert found[(1, "4")] == "killed" and found[(5, ">=")] == "killed"
+    assert run.void == ""
+
+
+CACHED = "import functools\n\n\n@functools.lru_cache\ndef double(n):\n    return n * 2\n"
+CACHED_TESTS = "from twice import double\n\n\ndef test_double():\n    assert double(3) == 6\n"
+
+
+def test_a_cached_function_answers_anew_under_each_mutant(repo: Path) -> None:
+    write(repo, {"twice.py": CACHED, "tests/test_twice.py": CACHED_TESTS})
+
+    _, run = gate(repo)
+
+    # Without its cache cleared, double(3) would answer 6 from the tests' run and every mutant would live.
+    assert fates(run)[(6, "/")] == "killed" and fates(run)[(6, "None")] == "killed"
+
+
+LOOPS = "def count(n):\n    i = 0\n    while i < n:\n        i += 1\n    return i\n"
+LOOP_TESTS = "from loops import count\n\n\ndef test_count():\n    assert count(3) == 3\n"
+
+
+def test_a_mutant_that_hangs_is_killed_by_its_time_and_the_check_still_passes(repo: Path) -> None:
+    write(repo, {"loops.py": LOOPS, "tests/test_loops.py": LOOP_TESTS})
+
+    result, run = gate(repo)
+
+    # `i -= 1` never ends: the test's time is up after a few seconds, the mutant dies, and the check passed.
+    assert fates(run)[(4, "-=")] == "killed"
+    assert not result.refuted and [v.result.status for v in result.verdicts] == ["passed"]
+
+
+def test_a_run_with_a_failing_test_makes_no_mutant(repo: Path) -> None:
+    write(repo, {"calc.py": GRADE, "tests/test_grade.py": GRADE_TESTS.replace("80", "10")})
+
+    result, run = gate(repo)
+
+    assert result.refuted and run.off == "the tests did not all pass" and run.tried == ()
+    assert run.reasons() == ()
+
+
+def test_tests_run_by_unittest_get_no_mutant_and_say_why(repo: Path) -> None:
+    unittest = f"{shlex.quote(sys.executable)} -m unittest discover -q -s tests -t ."
+    write(repo, {"calc.py": GRADE, "tests/__init__.py": "", "tests/test_grade.py": GRADE_TESTS})
+
+    _, run = gate(repo, unittest)
+
+    assert "under pytest" in run.off and run.reasons() == ()
+
+
+def test_a_step_out_of_time_says_how_many_mutants_did_not_run(repo: Path) -> None:
+    slow = GRADE_TESTS.replace(
+        "def test_grade():", "def test_grade():\n    import time\n\n    time.sleep(0.3)"
+    )
+    write(repo, {"calc.py": GRADE, "tests/test_grade.py": slow})
+
+    _, run = gate(repo, bounds=MutantBounds(seconds=0.5))
+
+    assert "ran out of its" in run.incomplete
+    assert run.of("not_run") and any(r.startswith("mutants-incomplete: ") for r in run.reasons())
