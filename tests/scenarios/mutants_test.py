@@ -119,3 +119,58 @@ def test_the_step_turned_off_leaves_the_tier_to_coverage(tmp_path: Path) -> None
 
     assert loop.loop().tier == "LIGHT"
     assert "Mutants: none run" in loop.run("tier", "--explain").stdout
+
+
+# JavaScript, run by node --test ----------------------------------------------------------------------------
+JS_CALC = "function add(a, b) {\n  return a + b;\n}\n\nmodule.exports = { add };\n"
+JS_TESTS = (
+    "const test = require('node:test');\nconst assert = require('node:assert');\n"
+    "const { add } = require('../calc.js');\n\n"
+    "test('add', () => {\n  assert.strictEqual(add(1, 2), 3);\n});\n"
+)
+# Line 6 is the boundary.
+JS_GRADE = (
+    "function add(a, b) {\n  return a + b;\n}\n\nfunction grade(score) {\n  if (score >= 50) {\n"
+    "    return 'pass';\n  }\n  return 'fail';\n}\n\nmodule.exports = { add, grade };\n"
+)
+JS_RUNS_IT = (
+    "const test = require('node:test');\nconst assert = require('node:assert');\n"
+    "const { grade } = require('../calc.js');\n\ntest('grade', () => {\n"
+    "  assert.strictEqual(grade(80), 'pass');\n  assert.strictEqual(grade(10), 'fail');\n});\n"
+)
+JS_PINS_IT = JS_RUNS_IT + (
+    "\ntest('the boundary', () => {\n  assert.strictEqual(grade(50), 'pass');\n"
+    "  assert.strictEqual(grade(49), 'fail');\n});\n"
+)
+
+
+class NodeLoop(Loop):
+    def __init__(self, root: Path) -> None:
+        files = {
+            "calc.js": JS_CALC,
+            "test/calc.test.js": JS_TESTS,
+            ".tiergate.toml": '[checks]\ntests = "node --test"\n',
+        }
+        HookSession.__init__(self, root, init_repo(root / "project", files), SESSION)
+
+
+def test_javascript_a_boundary_no_test_tells_apart_is_named_and_keeps_it_off_light(tmp_path: Path) -> None:
+    loop = NodeLoop(tmp_path)
+
+    loop.claim({"calc.js": JS_GRADE, "test/grade.test.js": JS_RUNS_IT})
+
+    assert loop.loop().tier == "STANDARD"
+    reasons = loop.reasons()
+    assert "Node V8 coverage" in reasons and "coverage partial" not in reasons
+    assert "surviving-mutants: line 6 of calc.js: `>=` -> `>` leaves every test" in reasons
+    assert "- line 6 of calc.js: `>=` -> `>` leaves every test passing" in loop.packet()
+
+
+def test_javascript_the_same_change_pinned_by_a_test_stays_light(tmp_path: Path) -> None:
+    loop = NodeLoop(tmp_path)
+
+    loop.claim({"calc.js": JS_GRADE, "test/grade.test.js": JS_PINS_IT})
+
+    assert loop.loop().tier == "LIGHT"
+    shown = loop.run("tier", "--explain").stdout
+    assert "Mutants: " in shown and "survived" not in shown

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
+from tiergate.frozen import frozen
 from tiergate.gate import ownfiles
 from tiergate.gate.checks import Check, CheckResult
 from tiergate.gate.coverage.plan import FORMATS, Capability, RunnerFacts, Tool, files_for, plan
@@ -91,6 +92,7 @@ class Measurement:
         self.where = project.root
         self.taking: dict[str, tuple[Check, Tool, tuple[str, ...]]] = {}
         self.runners: dict[str, str] = {}  # what runs each measured check's tests
+        self.node_runs: dict[str, list[NodeRun]] = {}  # each Node process of a measured check
         self.off: list[str] = []
         for check, found in plan(checks, runner_facts(project.root)):
             chosen = files_for(found.tool, self.files) if found.tool else ()
@@ -132,8 +134,11 @@ class Measurement:
                 added[key].update({**more, "PYTHONPATH": joined})
         return added
 
-    def collect(self, results: Sequence[CheckResult]) -> GateCoverage:
-        """What the measured checks' processes wrote, read; the folder removed."""
+    def collect(
+        self, results: Sequence[CheckResult], node_env: Mapping[str, Mapping[str, str]] | None = None
+    ) -> GateCoverage:
+        """What the measured checks' processes wrote, read; the folder removed. With `node_env` (each
+        check's environment, by key), the JavaScript mutants run after (`with_node_mutants`)."""
         measured: list[CoverageData] = []
         off = list(self.off)
         ran = {r.key: r for r in results}
@@ -143,7 +148,7 @@ class Measurement:
                 if self._folder is None or result is None or result.status not in ("passed", "failed"):
                     off.append(f"check `{check.name}`: it did not run to its end, nothing was measured")
                     continue
-                found = self._read(tool, self._folder / str(index), chosen)
+                found = self._read(key, tool, self._folder / str(index), chosen)
                 if isinstance(found, str):
                     off.append(f"check `{check.name}` (`{check.command}`): {found}")
                 else:
@@ -152,7 +157,8 @@ class Measurement:
             mutation = self._mutation(results)
         finally:
             self.close()
-        return GateCoverage(self.files, tuple(measured), tuple(off), mutation)
+        coverage = GateCoverage(self.files, tuple(measured), tuple(off), mutation)
+        return coverage if node_env is None else self.with_node_mutants(coverage, results, node_env)
 
     def _mutation(self, results: Sequence[CheckResult]) -> MutationRun | None:
         if self.mutants is None:
@@ -160,6 +166,26 @@ class Measurement:
         if not self.mutants.key:
             return MutationRun(off="no check ran the change's Python lines under pytest, which runs them")
         return self.mutants.collect(results)
+
+    def with_node_mutants(
+        self, coverage: GateCoverage, results: Sequence[CheckResult], env: Mapping[str, Mapping[str, str]]
+    ) -> GateCoverage:
+        """`coverage` with the change's JavaScript mutants run (`tiergate.gate.mutation.nodestep`) by the
+        first `node --test` check measured, in its environment (`env`, by check key) and where it ran."""
+        from dataclasses import replace
+
+        from tiergate.gate.mutation.nodestep import NodeStep
+
+        if self.mutants is None:
+            return coverage
+        keys = [key for key, runner in self.runners.items() if runner == "node --test"]
+        ran = {r.key: r for r in results}
+        if not keys or keys[0] not in ran:
+            return coverage
+        step = NodeStep(self.mutants.bounds, self.mutants.change)
+        found = step.run(self.where, self.node_runs.get(keys[0], []), env.get(keys[0], {}), ran[keys[0]])
+        joined = found if coverage.mutation is None else coverage.mutation.joined(found)
+        return replace(coverage, mutation=joined)
 
     def nothing_taken(self) -> GateCoverage:
         """The record of a run where no check could take coverage: only the reasons."""
@@ -170,10 +196,12 @@ class Measurement:
             shutil.rmtree(self._folder, ignore_errors=True)
             self._folder = None
 
-    def _read(self, tool: Tool, out: Path, chosen: Sequence[str]) -> tuple[str, dict[str, FileLines]] | str:
+    def _read(
+        self, key: str, tool: Tool, out: Path, chosen: Sequence[str]
+    ) -> tuple[str, dict[str, FileLines]] | str:
         by_real = {os.path.realpath(self.where / f): f for f in chosen}
         if tool == "node":
-            return _node_reports(out, self.where, by_real)
+            return _node_reports(out, self.where, by_real, self.node_runs.setdefault(key, []))
         return _python_reports(out, by_real)
 
 
@@ -198,8 +226,10 @@ def _python_reports(out: Path, by_real: Mapping[str, str]) -> tuple[str, dict[st
 
 
 def _node_reports(
-    out: Path, root: Path, by_real: Mapping[str, str]
+    out: Path, root: Path, by_real: Mapping[str, str], runs: list[NodeRun] | None = None
 ) -> tuple[str, dict[str, FileLines]] | str:
+    """The change's lines V8 saw run, merged over the run's processes; each process's own, with the test
+    files it ran, added to `runs` (`node --test` runs each test file in a process of its own)."""
     reports = sorted(out.glob("coverage-*.json"))
     if not reports:
         return "no Node process of its run wrote V8 coverage (NODE_V8_COVERAGE dropped?)"
@@ -208,16 +238,46 @@ def _node_reports(
     for report in reports:
         try:
             scripts: list[dict[str, Any]] = json.loads(report.read_bytes())["result"]
+            own: dict[str, FileLines] = {}
             for script in scripts:
                 path = _file_url_path(str(script.get("url", "")), by_real)
                 if path is None:
                     continue
                 if path not in sources:
                     sources[path] = (root / path).read_text()
-                _merge(files, path, v8_file_lines(sources[path], script["functions"]))
+                _merge(own, path, v8_file_lines(sources[path], script["functions"]))
+            for path, lines in own.items():
+                _merge(files, path, lines)
+            if runs is not None:
+                runs.append(NodeRun(_test_files(scripts, root), own))
         except (OSError, ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
             return f"a V8 coverage file of its run cannot be read ({type(exc).__name__})"
     return "Node V8 coverage", files
+
+
+@frozen
+class NodeRun:
+    """One Node process of a measured run: the test files it ran (relative to where it ran), the change's
+    lines it ran."""
+
+    tests: tuple[str, ...]
+    lines: Mapping[str, FileLines]
+
+
+def _test_files(scripts: Sequence[Mapping[str, Any]], root: Path) -> tuple[str, ...]:
+    from tiergate.tier.coverage.judgement import classify
+
+    found = []
+    top = os.path.realpath(root)
+    for script in scripts:
+        url = str(script.get("url", ""))
+        if url.startswith("file://"):
+            path = os.path.realpath(unquote(urlparse(url).path))
+            if path.startswith(top + os.sep) and "/node_modules/" not in path:
+                relative = os.path.relpath(path, top)
+                if classify(relative) == "test":
+                    found.append(relative)
+    return tuple(sorted(set(found)))
 
 
 def _file_url_path(url: str, by_real: Mapping[str, str]) -> str | None:

@@ -36,7 +36,8 @@ class Step:
     """The mutants of the changed Python lines of the change `change_of` measures (when they are made)."""
 
     def __init__(self, bounds: MutantBounds, change_of: Callable[[], ChangeMeasurement]) -> None:
-        self.bounds, self.change_of = bounds, change_of
+        self.bounds, self._change_of = bounds, change_of
+        self._change: ChangeMeasurement | None = None
         self.mutants: dict[str, Mutant] = {}
         self.skipped: list[str] = []
         self.out: Path | None = None
@@ -59,6 +60,12 @@ class Step:
         self.out = out / _OUT
         return {PLAN_VARIABLE: str(out / _PLAN), "PYTEST_PLUGINS": PLUGIN, "PYTHONPATH": str(out / "plugin")}
 
+    def change(self) -> ChangeMeasurement:
+        """The change the mutants are made of, measured once."""
+        if self._change is None:
+            self._change = self._change_of()
+        return self._change
+
     def collect(self, results: Sequence[CheckResult]) -> MutationRun:
         """The fates the check's run wrote (a `MutationRun` saying why, when it wrote none)."""
         skipped = tuple(self.skipped)
@@ -80,7 +87,7 @@ class Step:
     def _make(self, where: Path) -> dict[str, bytes]:
         made: dict[str, list[Mutant]] = {}
         sources: dict[str, bytes] = {}
-        for path, numbers in sorted(python_lines(self.change_of()).items()):
+        for path, numbers in sorted(python_lines(self.change()).items()):
             try:
                 content = (where / path).read_bytes()
                 content.decode()
@@ -90,7 +97,7 @@ class Step:
             found = python.mutants_of(path, content, numbers, self.bounds.per_line)
             self.skipped.extend(f"{path}:{line}: {why}" for line, why in found.skipped)
             made[path], sources[path] = list(found.mutants), content
-        for index, mutant in enumerate(_spread(made, self.bounds.mutants)):
+        for index, mutant in enumerate(spread(made, self.bounds.mutants)):
             self.mutants[str(index)] = mutant
         return sources
 
@@ -133,7 +140,7 @@ def python_lines(change: ChangeMeasurement) -> dict[str, frozenset[int]]:
     return changed_lines(change, [f for f in change.files if f.path in wanted]) if wanted else {}
 
 
-def _spread(made: Mapping[str, list[Mutant]], most: int) -> list[Mutant]:
+def spread(made: Mapping[str, list[Mutant]], most: int) -> list[Mutant]:
     """At most `most` mutants: each changed line's first, then each line's second, and so on."""
     by_line: dict[tuple[str, int], list[Mutant]] = {}
     for path, mutants in made.items():

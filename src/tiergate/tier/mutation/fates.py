@@ -51,6 +51,21 @@ class MutationRun:
     off: str = ""
     seconds: float = 0.0
 
+    def joined(self, other: MutationRun) -> MutationRun:
+        """This step and `other` (another language's) as one: off only when both are."""
+        if other.off and not self.off:
+            return self
+        if self.off and not other.off:
+            return other
+        return MutationRun(
+            self.tried + other.tried,
+            self.skipped + other.skipped,
+            "; ".join(v for v in (self.void, other.void) if v),
+            "; ".join(v for v in (self.incomplete, other.incomplete) if v),
+            "; ".join(v for v in (self.off, other.off) if v),
+            self.seconds + other.seconds,
+        )
+
     def of(self, fate: Fate) -> tuple[Tried, ...]:
         return tuple(t for t in self.tried if t.fate == fate)
 
