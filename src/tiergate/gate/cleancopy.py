@@ -19,7 +19,7 @@ from pathlib import Path
 
 from tiergate import foreign
 from tiergate.frozen import frozen
-from tiergate.gate import bytecode, imported, sandbox, untouched
+from tiergate.gate import bytecode, imported, ownfiles, sandbox, untouched
 from tiergate.gate.baseline import link_environments, worktree
 from tiergate.gate.request import Seed
 from tiergate.gate.runnerbounds import EMPTY, pytest_bounds
@@ -157,6 +157,20 @@ def links_out(root: Path, commit: str, paths: Sequence[str]) -> tuple[str, ...]:
         return ()
     files = rawtree.tree_files(top, commit) | set(paths)
     return tuple(f"{p} -> {t}" for p, t in links.items() if rawtree.leaves_tree(p, t, files - {p}))
+
+
+def rewrite(copy: Copy, path: Path, content: bytes) -> None:
+    """`content` written to `path`, a file of the copy, by the gate itself (a JavaScript mutant, and the
+    file put back: `tiergate.gate.mutation.nodestep`), and noted as the copy's own: neither the copy's
+    check of what changed while checks ran nor the watch takes it for a process's."""
+    if copy.top is None or copy.written is None:
+        raise ValueError("not a claim's copy")
+    relative = path.resolve().relative_to(copy.top.resolve()).as_posix()
+    path.write_bytes(content)
+    ownfiles.note(path)
+    stamp = untouched.stamp_of(path)
+    if stamp is not None:
+        copy.written.files[relative] = stamp
 
 
 def check_untouched(copy: Copy) -> None:

@@ -8,6 +8,7 @@ the whole run inside the Stop hook's limit. See docs/judging.md, "A claim's gate
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
 import time
@@ -143,6 +144,7 @@ def run_gate(
         try:
             if measurement is not None:
                 measurement.where = run.cwd
+                measurement.write = None if copy is None else functools.partial(cleancopy.rewrite, copy)
             added = measurement.env() if measurement else {}
             run.env = {c.key: _joined(_copy_env(copy, c.key), added.get(c.key, {})) for c in checks}
             results = run.staged()

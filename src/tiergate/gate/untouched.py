@@ -34,7 +34,7 @@ Stamp = tuple[int, int]  # (inode, change time in ns)
 class Snapshot:
     """Every file under a folder, by path relative to it, with its stamp."""
 
-    files: Mapping[str, Stamp]
+    files: dict[str, Stamp]
 
 
 def take(folder: Path) -> Snapshot:

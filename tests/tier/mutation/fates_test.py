@@ -26,7 +26,10 @@ def test_a_survivor_is_a_reason_naming_its_line_and_change() -> None:
 
     assert run.score() == "1 of 2 mutants of the changed lines killed (1 survived)"
     [reason] = run.reasons()
-    assert reason.startswith("surviving-mutants: line 6 of calc.py: `>=` -> `>` leaves every test")
+    assert reason.startswith(
+        "surviving-mutants: every test that runs its line passes with 1 mutant in (line 6"
+    )
+    assert "(line 6 of calc.py: `>=` -> `>`)" in reason
     assert reason.endswith("-> at least STANDARD")
 
 

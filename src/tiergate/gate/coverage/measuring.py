@@ -93,6 +93,8 @@ class Measurement:
         self.taking: dict[str, tuple[Check, Tool, tuple[str, ...]]] = {}
         self.runners: dict[str, str] = {}  # what runs each measured check's tests
         self.node_runs: dict[str, list[NodeRun]] = {}  # each Node process of a measured check
+        # Writes a file of the claim's copy as the gate's own (JavaScript mutants); None: not in a copy.
+        self.write: Callable[[Path, bytes], None] | None = None
         self.off: list[str] = []
         for check, found in plan(checks, runner_facts(project.root)):
             chosen = files_for(found.tool, self.files) if found.tool else ()
@@ -176,14 +178,13 @@ class Measurement:
 
         from tiergate.gate.mutation.nodestep import NodeStep
 
-        if self.mutants is None:
-            return coverage
         keys = [key for key, runner in self.runners.items() if runner == "node --test"]
         ran = {r.key: r for r in results}
-        if not keys or keys[0] not in ran:
+        if self.mutants is None or self.write is None or not keys or keys[0] not in ran:
             return coverage
         step = NodeStep(self.mutants.bounds, self.mutants.change)
-        found = step.run(self.where, self.node_runs.get(keys[0], []), env.get(keys[0], {}), ran[keys[0]])
+        runs = self.node_runs.get(keys[0], [])
+        found = step.run(self.where, runs, env.get(keys[0], {}), ran[keys[0]], self.write)
         joined = found if coverage.mutation is None else coverage.mutation.joined(found)
         return replace(coverage, mutation=joined)
 

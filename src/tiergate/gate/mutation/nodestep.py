@@ -16,7 +16,6 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from tiergate.gate import ownfiles
 from tiergate.gate.checks import CheckResult, make_check
 from tiergate.gate.coverage.measuring import NodeRun
 from tiergate.gate.mutation.step import spread
@@ -43,16 +42,23 @@ class NodeStep:
         self.dropped = ("NODE_V8_COVERAGE",)
 
     def run(
-        self, where: Path, runs: Sequence[NodeRun], env: Mapping[str, str], check: CheckResult
+        self,
+        where: Path,
+        runs: Sequence[NodeRun],
+        env: Mapping[str, str],
+        check: CheckResult,
+        write: Callable[[Path, bytes], None],
     ) -> MutationRun:
-        """The fates of the mutants, run in `where` (the claim's copy) with `check`'s environment `env`."""
+        """The fates of the mutants, run in `where` (the claim's copy) with `check`'s environment `env`;
+        `write` writes a file of the copy as the gate's own (`tiergate.gate.cleancopy.rewrite`)."""
         sources, made, skipped = self._make(where)
         if not made:
             return MutationRun(skipped=skipped, off="no mutant could be made of the changed JavaScript lines")
         if check.status != "passed":
             return MutationRun(skipped=skipped, off="the tests did not all pass")
         own = {k: v for k, v in env.items() if k not in self.dropped}
-        trial = _Trial(where, sources, own, self.bounds.seconds, max(5.0, 2 * (check.duration or 0.0) + 2))
+        each = max(5.0, 2 * (check.duration or 0.0) + 2)
+        trial = _Trial(where, sources, own, (self.bounds.seconds, each), write)
         order = list(range(len(made)))
         random.SystemRandom().shuffle(order)
         fates = {i: trial.fate(made[i], _covering(made[i], runs)) for i in order}
@@ -92,11 +98,17 @@ class _Trial:
     """The mutants' runs in the copy, one at a time, each file put back after its run."""
 
     def __init__(
-        self, where: Path, sources: Mapping[str, bytes], env: Mapping[str, str], seconds: float, each: float
+        self,
+        where: Path,
+        sources: Mapping[str, bytes],
+        env: Mapping[str, str],
+        seconds: tuple[float, float],
+        write: Callable[[Path, bytes], None],
     ) -> None:
-        self.where, self.sources, self.env, self.each = where, sources, dict(env), each
+        """`seconds`: the whole step's, and each mutant's run's."""
+        self.where, self.sources, self.env, self.write = where, sources, dict(env), write
         self.started = time.monotonic()
-        self.deadline = self.started + seconds
+        self.deadline, self.each = self.started + seconds[0], seconds[1]
         self.incomplete = ""
         self.killers: list[str] = []
 
@@ -125,13 +137,11 @@ class _Trial:
     def fails(self, mutant: Mutant, tests: Sequence[str]) -> bool:
         path = self.where / mutant.path
         original = self.sources[mutant.path]
-        path.write_bytes(mutant.apply(original))
-        ownfiles.note(path)  # the gate's own write: a later check may read the file as the gate left it
+        self.write(path, mutant.apply(original))
         try:
             command = "node --test " + " ".join(shlex.quote(t) for t in tests)
             check = make_check("mutant", command, "tiergate mutants")
             [result] = run_checks([check], self.where, timeout=self.each, env={check.key: self.env})
         finally:
-            path.write_bytes(original)
-            ownfiles.note(path)
+            self.write(path, original)
         return result.status != "passed"

@@ -89,9 +89,10 @@ class MutationRun:
         if survivors:
             named = "; ".join(t.mutant.describe() for t in survivors[:NAMED])
             more = f" (and {len(survivors) - NAMED} more)" if len(survivors) > NAMED else ""
+            count = plural(len(survivors), "mutant")
             found.append(
-                f"surviving-mutants: {named}{more} leaves every test that runs the line passing: the tests "
-                "run the change but do not check it -> at least STANDARD"
+                f"surviving-mutants: every test that runs its line passes with {count} in ({named}{more}): "
+                "the tests run the change but do not check it -> at least STANDARD"
             )
         if self.void:
             found.append(
