@@ -75,6 +75,11 @@ def changes(js: str, lines: Collection[int] = ALL, per_line: int = 99) -> list[t
             ],
         ),
         ("if (a) {} else if (x) {}", [("condition", "(a)", "(!(a))"), ("condition", "(x)", "(!(x))")]),
+        # a `/` after an `if`'s head starts a regex, after a parenthesised operand it divides
+        (
+            "if (ok) /x+1/.test(s); z = (a) / 2;",
+            [("condition", "(ok)", "(!(ok))"), ("arithmetic", "/", "*"), ("constant", "2", "3")],
+        ),
         (
             "function f(x) { return x + 1; }",
             [("return", "x + 1", "undefined"), ("arithmetic", "+", "-"), ("constant", "1", "2")],
@@ -114,7 +119,7 @@ def test_no_mutants_where_there_is_nothing_to_mutate(js: str) -> None:
     assert changes(js) == []
 
 
-def test_a_method_named_like_a_keyword_is_no_statement() -> None:
+def test_a_method_named_if_or_while_has_no_condition() -> None:
     js = "const o = {\n  if(a) { return a; },\n};\nclass C { while(b) { return b; } }"
     assert changes(js) == [("return", "a", "undefined"), ("return", "b", "undefined")]
 
@@ -197,6 +202,7 @@ def test_the_mutants_are_in_order_and_stable() -> None:
     assert [m.start for m in mutants] == sorted(m.start for m in mutants)
     assert all(content[m.start : m.end].decode() == m.original for m in mutants)
     assert all(m.unit == "" and m.first == 0 for m in mutants)
+    assert len({m.key for m in mutants}) == len(mutants)
 
 
 NODE = shutil.which("node")
