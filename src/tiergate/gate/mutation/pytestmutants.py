@@ -169,6 +169,7 @@ class _Runner:
         self.swapped = []  # (function, its code) to put back
         self.module_saved = None  # (module dict, its copy)
         self.functions, self.caches = _functions(set(plan["files"]))
+        self.everywhere = False
 
     def result(self):
         return {
@@ -251,7 +252,11 @@ class _Runner:
         if not mutant["unit"]:
             return self.put_statement(mutant, code)
         new = _unit_code(code, mutant["unit"], mutant["first"])
-        live = self.functions.get((mutant["file"], mutant["unit"], mutant["first"]), [])
+        key = (mutant["file"], mutant["unit"], mutant["first"])
+        if key not in self.functions and not self.everywhere:
+            self.everywhere = True  # held elsewhere only: looked for once among all objects
+            self.functions, self.caches = _functions(set(self.plan["files"]), everywhere=True)
+        live = self.functions.get(key, [])
         if new is None or not live:
             return "its function %s is not in the tests' process" % mutant["unit"]
         for function in live:
@@ -316,11 +321,14 @@ def _fails(item, limit):
     return any(report.failed for report in reports)
 
 
-def _functions(files):
-    """Every function object whose code comes from `files`, by (file, qualified name, first line); and the
-    functools caches in front of them."""
+def _functions(files, everywhere=False):
+    """The function objects whose code comes from `files`, by (file, qualified name, first line); and the
+    functools caches in front of them. Found from the files' modules (their functions, their classes'
+    methods, what their decorators wrap); `everywhere`: among every object the collector tracks (a
+    function only another object holds), a tenth of a second or more in a large process."""
     found, caches = {}, []
-    for thing in gc.get_objects():
+    things = gc.get_objects() if everywhere else _reachable(files)
+    for thing in things:
         kind = type(thing).__name__
         if kind == "_lru_cache_wrapper":
             caches.append(thing)
@@ -332,6 +340,47 @@ def _functions(files):
         if path in files:
             found.setdefault((path, thing.__qualname__, code.co_firstlineno), []).append(thing)
     return found, [c for c in caches if _in(getattr(c, "__wrapped__", None), files)]
+
+
+def _reachable(files):
+    """What the modules of `files` hold: their values, their classes' attributes, and what decorators
+    wrap (`__wrapped__`, `__func__`, a property's functions, a closure's cells), a few levels down."""
+    seen, found = set(), []
+    pending = [(vars(m), 0) for m in _modules(files).values()]
+    while pending:
+        namespace, depth = pending.pop()
+        for value in list(namespace.values()) if isinstance(namespace, dict) else namespace:
+            if id(value) in seen or depth > 6:
+                continue
+            seen.add(id(value))
+            found.append(value)
+            inner = _inside(value)
+            if inner:
+                pending.append((inner, depth + 1))
+    return found
+
+
+def _inside(value):
+    if isinstance(value, type):
+        return dict(vars(value))
+    held = [getattr(value, name, None) for name in ("__wrapped__", "__func__", "fget", "fset", "fdel")]
+    cells = getattr(value, "__closure__", None) or ()
+    for cell in cells:
+        try:
+            held.append(cell.cell_contents)
+        except ValueError:
+            pass
+    return [h for h in held if h is not None and callable(h)]
+
+
+def _modules(files):
+    """The loaded modules of `files`, by file."""
+    found = {}
+    for module in list(sys.modules.values()):
+        name = getattr(module, "__file__", None)
+        if isinstance(name, str) and name.endswith(".py") and os.path.realpath(name) in files:
+            found[os.path.realpath(name)] = module
+    return found
 
 
 def _in(function, files):
@@ -356,11 +405,7 @@ def _unit_code(code, qualname, first, prefix=""):
 
 
 def _module_of(path):
-    for module in list(sys.modules.values()):
-        name = getattr(module, "__file__", None)
-        if name and os.path.realpath(name) == path:
-            return module
-    return None
+    return _modules({path}).get(path)
 
 
 def _unit_key(mutant):
