@@ -24,6 +24,7 @@ Cases:
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import shlex
@@ -32,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -141,7 +143,10 @@ def gated(case: Case, state: Path, mutants: bool) -> tuple[float, MutationRun | 
 
 def measure(case: Case, state: Path, rounds: int) -> float:
     gated(case, state, True)  # warm: bytecode, disk, the import map
-    bares, plains, mutated, steps = [], [], [], []
+    bares: list[float] = []
+    plains: list[float] = []
+    mutated: list[float] = []
+    steps: list[float] = []
     run: MutationRun | None = None
     for index in range(rounds):
         order = (False, True) if index % 2 else (True, False)
@@ -177,10 +182,10 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         os.environ["XDG_STATE_HOME"] = str(root / "xdg")  # the sealing key too: never the user's
-        makers = [lambda: generated_python(root), lambda: generated_node(root)]
+        makers: list[Callable[[], Case]] = [lambda: generated_python(root), lambda: generated_node(root)]
         if args.libraries:
-            makers += [lambda e=e: library(root, e) for e in json.loads(args.libraries.read_text())]
-        shares = []
+            makers += [functools.partial(library, root, e) for e in json.loads(args.libraries.read_text())]
+        shares: list[float] = []
         for make in makers:
             case = make()
             if args.only and args.only not in case.name:
