@@ -81,4 +81,6 @@ def test_an_answer_of_a_test_that_passed_at_the_base_is_not_named(tmp_path: Path
     loop.claim({"calc.py": special})
 
     assert "outwitting" not in loop.stop_reasons()
-    assert loop.loop().tier == "LIGHT"
+    # Not THOROUGH. Not LIGHT either: no test tells the branch's own mutants from it (a branch that
+    # changes nothing is code no test checks).
+    assert loop.loop().tier == "STANDARD" and "surviving-mutants" in loop.stop_reasons()

@@ -152,8 +152,7 @@ def run_gate(
             if copy is not None and copy.watch is not None:
                 results = copy.watch.told(results)
             # A run cut short has no time for mutants of its JavaScript, run after its checks.
-            node_env = None if run.cut_short else run.env
-            coverage = measurement.collect(results, node_env) if measurement else None
+            coverage = measurement.collect(results, run.env, node=not run.cut_short) if measurement else None
         finally:
             if measurement:
                 measurement.close()

@@ -142,3 +142,32 @@ def test_a_step_out_of_time_says_how_many_mutants_did_not_run(repo: Path) -> Non
 
     assert "ran out of its" in run.incomplete
     assert run.of("not_run") and any(r.startswith("mutants-incomplete: ") for r in run.reasons())
+
+
+MEMO = (
+    "_SEEN = {}\n\n\ndef square(n):\n    if n not in _SEEN:\n        _SEEN[n] = n * n\n    return _SEEN[n]\n"
+)
+MEMO_TESTS = "def test_square():\n    from memo import square\n\n    assert square(3) == 9\n"
+
+
+def test_a_memo_the_tests_filled_is_emptied_before_each_mutant(repo: Path) -> None:
+    # Imported inside the test: the module's memo is taken as its import ends, before the test fills it.
+    write(repo, {"memo.py": MEMO, "tests/test_memo.py": MEMO_TESTS})
+
+    _, run = gate(repo)
+
+    # With the memo kept from the tests' run, square(3) would answer 9 under every mutant of line 6.
+    assert fates(run)[(6, "/")] == "killed" and fates(run)[(5, "in")] == "killed"
+    assert run.void == ""
+
+
+def test_under_xdist_each_worker_runs_the_mutants_of_the_tests_it_ran(repo: Path) -> None:
+    more = "from calc import grade\n\n\ndef test_low():\n    assert grade(10) == 'fail'\n"
+    write(repo, {"calc.py": GRADE, "tests/test_grade.py": GRADE_TESTS, "tests/test_low.py": more})
+
+    result, run = gate(repo, f"{PYTEST} -p xdist -n 2")
+
+    assert not result.refuted and run.off == "" and run.incomplete == ""
+    found = fates(run)
+    # The workers' reports merged: grade(80) kills `<`, grade(10) the 'fail' return, wherever each ran.
+    assert found[(6, "<")] == "killed" and found[(8, "None")] == "killed" and found[(6, ">")] == "survived"

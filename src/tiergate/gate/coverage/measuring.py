@@ -20,13 +20,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from tiergate.frozen import frozen
 from tiergate.gate import ownfiles
 from tiergate.gate.checks import Check, CheckResult
 from tiergate.gate.coverage.plan import FORMATS, Capability, RunnerFacts, Tool, files_for, plan
 from tiergate.gate.mutation.step import Step
 from tiergate.project import Project, ensure_state_dir
-from tiergate.tier.coverage.lines import CoverageData, FileLines, GateCoverage, v8_file_lines
+from tiergate.tier.coverage.lines import CoverageData, FileLines, GateCoverage, NodeRun, v8_file_lines
 from tiergate.tier.mutation.fates import MutationRun
 
 FOLDER = "coverage"
@@ -137,10 +136,16 @@ class Measurement:
         return added
 
     def collect(
-        self, results: Sequence[CheckResult], node_env: Mapping[str, Mapping[str, str]] | None = None
+        self,
+        results: Sequence[CheckResult],
+        env: dict[str, dict[str, str]] | None = None,
+        *,
+        node: bool = False,
     ) -> GateCoverage:
-        """What the measured checks' processes wrote, read; the folder removed. With `node_env` (each
-        check's environment, by key), the JavaScript mutants run after (`with_node_mutants`)."""
+        """What the measured checks' processes wrote, read; the folder removed. `env`: each check's
+        environment, by key, from which the mutants' plugin is taken out (its folder is gone: a later run
+        of the check could not load it); with `node`, the JavaScript mutants run after, in it
+        (`with_node_mutants`)."""
         measured: list[CoverageData] = []
         off = list(self.off)
         ran = {r.key: r for r in results}
@@ -156,18 +161,27 @@ class Measurement:
                 else:
                     source = f"check `{check.name}` ({found[0]})"
                     measured.append(CoverageData(source, FORMATS[tool], found[1]))
-            mutation = self._mutation(results)
+            mutation = self._mutation(results, measured)
         finally:
             self.close()
         coverage = GateCoverage(self.files, tuple(measured), tuple(off), mutation)
-        return coverage if node_env is None else self.with_node_mutants(coverage, results, node_env)
+        if env is not None and self.mutants is not None and self.mutants.key in env:
+            env[self.mutants.key] = self.mutants.without(env[self.mutants.key])
+        return self.with_node_mutants(coverage, results, env) if env is not None and node else coverage
 
-    def _mutation(self, results: Sequence[CheckResult]) -> MutationRun | None:
+    def _mutation(
+        self, results: Sequence[CheckResult], measured: Sequence[CoverageData]
+    ) -> MutationRun | None:
         if self.mutants is None:
             return None
         if not self.mutants.key:
             return MutationRun(off="no check ran the change's Python lines under pytest, which runs them")
-        return self.mutants.collect(results)
+        source = f"check `{self.taking[self.mutants.key][0].name}` ("
+        hit: dict[str, frozenset[int]] = {}
+        for data in measured:
+            if data.source.startswith(source):
+                hit |= {path: hit.get(path, frozenset()) | lines.hit for path, lines in data.files.items()}
+        return self.mutants.collect(results, hit)
 
     def with_node_mutants(
         self, coverage: GateCoverage, results: Sequence[CheckResult], env: Mapping[str, Mapping[str, str]]
@@ -254,15 +268,6 @@ def _node_reports(
         except (OSError, ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
             return f"a V8 coverage file of its run cannot be read ({type(exc).__name__})"
     return "Node V8 coverage", files
-
-
-@frozen
-class NodeRun:
-    """One Node process of a measured run: the test files it ran (relative to where it ran), the change's
-    lines it ran."""
-
-    tests: tuple[str, ...]
-    lines: Mapping[str, FileLines]
 
 
 def _test_files(scripts: Sequence[Mapping[str, Any]], root: Path) -> tuple[str, ...]:

@@ -17,13 +17,12 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from tiergate.gate.checks import CheckResult, make_check
-from tiergate.gate.coverage.measuring import NodeRun
 from tiergate.gate.mutation.step import spread
 from tiergate.gate.processes import run_checks
 from tiergate.gate.request import MutantBounds
 from tiergate.tier.change import ChangeMeasurement
 from tiergate.tier.coverage.judgement import changed_lines, measurable_files
-from tiergate.tier.coverage.lines import FileLines
+from tiergate.tier.coverage.lines import FileLines, NodeRun
 from tiergate.tier.mutation import javascript
 from tiergate.tier.mutation.fates import MutationRun, Tried
 from tiergate.tier.mutation.mutants import Mutant

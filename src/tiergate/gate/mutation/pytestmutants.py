@@ -37,11 +37,15 @@ class _Late(BaseException):
 
 def pytest_configure(config):
     path = os.environ.get(_PLAN)
-    if not path or hasattr(config, "workerinput"):
+    if not path:
         return
     try:
         with open(path) as f:
             plan = json.load(f)
+        # Under pytest-xdist each worker runs the mutants with the tests it ran, in a report of its own.
+        worker = getattr(config, "workerinput", {}).get("workerid")
+        if worker:
+            plan["out"] = "%s.%s" % (plan["out"], worker)
         config.pluginmanager.register(_Mutation(plan, config), "tiergate_mutants_run")
     except Exception:
         pass
@@ -54,6 +58,8 @@ class _Probes:
         site = sys.modules.get("sitecustomize")
         probed = getattr(site, "_tiergate_probed", None)
         self.probed = {} if probed is None else probed
+        self.loaded = getattr(site, "_tiergate_loaded", [])
+        self.on_load = getattr(site, "_tiergate_on_load", [])
         self.files = set(files)
         self.union = {}
 
@@ -86,6 +92,8 @@ class _Mutation:
         self.covering = []  # (item, lines run by file, seconds)
         self.failed = False
         self.started = None
+        # The changed modules' own state as each one's import ended (the probes' loader tells).
+        self.state = _State(self.probes.loaded, self.probes.on_load)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item, nextitem):
@@ -113,8 +121,8 @@ class _Mutation:
 
     def pytest_unconfigure(self, config):
         session = getattr(self, "session", None)
-        if session is None:
-            return
+        if session is None or config.pluginmanager.has_plugin("dsession"):
+            return  # xdist's controller ran no test: its workers run the mutants
         status = session.exitstatus
         out = self.plan["out"]
         if self.failed or status != 0:
@@ -126,14 +134,13 @@ class _Mutation:
             plugin = manager.get_plugin(name)
             if plugin is not None:
                 manager.unregister(plugin)
-        runner = _Runner(self.plan, self.probes, self.covering, session)
+        runner = _Runner(self.plan, self.probes, self.covering, session, self.state)
         guard = threading.Timer(float(self.plan["seconds"]) + 10.0, _give_up, (runner, out, int(status)))
         guard.daemon = True
         guard.start()
         try:
             runner.run()
         except BaseException as exc:
-            pass
             runner.incomplete = runner.incomplete or "the mutation step failed (%s)" % type(exc).__name__
         finally:
             guard.cancel()
@@ -158,8 +165,9 @@ def _write(path, data):
 
 
 class _Runner:
-    def __init__(self, plan, probes, covering, session):
+    def __init__(self, plan, probes, covering, session, state):
         self.plan, self.probes, self.covering, self.session = plan, probes, covering, session
+        self.state = state
         self.deadline = time.monotonic() + float(plan["seconds"])
         self.started = time.monotonic()
         self.fates = {}
@@ -247,7 +255,9 @@ class _Runner:
         return None
 
     def put(self, mutant):
-        """The mutant's code in the process; why it cannot be, or ""."""
+        """The mutant's code in the process, its modules' own tables (a memo kept in a module's dict) as
+        they were before the first test; why it cannot be, or ""."""
+        self.state.put_back()
         code = compile(mutant["source"], mutant["file"], "exec", dont_inherit=True)
         if not mutant["unit"]:
             return self.put_statement(mutant, code)
@@ -298,6 +308,53 @@ class _Runner:
         for cache in self.caches:
             try:
                 cache.cache_clear()
+            except Exception:
+                pass
+
+
+# What a module's or class's namespace holds that its code changes as it runs, and is put back in place.
+_CONTAINERS = (dict, list, set, bytearray)
+_PLAIN = (int, float, str, bytes, bool, tuple, frozenset, type(None))
+
+
+class _State:
+    """The changed modules' tables and plain values, and their classes', as they were: put back before each
+    mutant, so that a memo filled by the tests' run does not answer for the mutated code."""
+
+    def __init__(self, loaded, on_load):
+        self.saved = []
+        for module in list(loaded):
+            self.add(module)
+        on_load.append(self.add)
+
+    def add(self, module):
+        """`module`'s state, taken as its import ends."""
+        self.take(vars(module))
+        for value in list(vars(module).values()):
+            if isinstance(value, type) and getattr(value, "__module__", None) == module.__name__:
+                self.take(value.__dict__, owner=value)
+
+    def take(self, namespace, owner=None):
+        for name, value in list(namespace.items()):
+            if name.startswith("__"):
+                continue
+            if isinstance(value, _CONTAINERS):
+                self.saved.append((namespace, owner, name, value, value.copy()))
+            elif isinstance(value, _PLAIN):
+                self.saved.append((namespace, owner, name, value, None))
+
+    def put_back(self):
+        for namespace, owner, name, value, copied in self.saved:
+            try:
+                if isinstance(value, (dict, set)):
+                    value.clear()
+                    value.update(copied)
+                elif isinstance(value, (list, bytearray)):
+                    value[:] = copied
+                if owner is None:
+                    namespace[name] = value
+                else:
+                    setattr(owner, name, value)
             except Exception:
                 pass
 

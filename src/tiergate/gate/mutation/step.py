@@ -22,11 +22,14 @@ from tiergate.gate.checks import CheckResult
 from tiergate.gate.request import MutantBounds
 from tiergate.tier.change import ChangeMeasurement
 from tiergate.tier.coverage.judgement import changed_lines, measurable_files
+from tiergate.tier.coverage.statements import statement_lines
 from tiergate.tier.mutation import python
-from tiergate.tier.mutation.fates import FATES, MutationRun, Tried
+from tiergate.tier.mutation.fates import MutationRun, Tried
 from tiergate.tier.mutation.mutants import Mutant
 
 PLAN_VARIABLE = "TIERGATE_MUTANTS"
+# Which of several reports' fates of one mutant stands: a kill anywhere, then a survivor.
+_RANK = ("killed", "survived", "not_run", "uncovered")
 PLUGIN = "tiergate_mutants"
 _PLUGIN_SOURCE = Path(__file__).parent / "pytestmutants.py"
 _PLAN, _OUT = "mutants.json", "mutants-out.json"
@@ -42,6 +45,7 @@ class Step:
         self.skipped: list[str] = []
         self.out: Path | None = None
         self.key = ""
+        self.sources: dict[str, bytes] = {}
 
     def env(self, key: str, where: Path, out: Path, seconds: float) -> dict[str, str]:
         """The variables that make check `key`'s pytest run the mutants, made from the files at `where`
@@ -60,29 +64,53 @@ class Step:
         self.out = out / _OUT
         return {PLAN_VARIABLE: str(out / _PLAN), "PYTEST_PLUGINS": PLUGIN, "PYTHONPATH": str(out / "plugin")}
 
+    def without(self, env: Mapping[str, str]) -> dict[str, str]:
+        """`env` with what `env()` added taken out again."""
+        kept = {k: v for k, v in env.items() if k != PLAN_VARIABLE}
+        if self.out is None:
+            return kept
+        plugins = [p for p in kept.get("PYTEST_PLUGINS", "").split(",") if p and p != PLUGIN]
+        folders = [
+            p for p in kept.get("PYTHONPATH", "").split(os.pathsep) if p != str(self.out.parent / "plugin")
+        ]
+        for name, parts, separator in (("PYTEST_PLUGINS", plugins, ","), ("PYTHONPATH", folders, os.pathsep)):
+            if name in kept:
+                kept[name] = separator.join(parts)
+                if not parts:  # an empty value would hide the environment's own
+                    del kept[name]
+        return kept
+
     def change(self) -> ChangeMeasurement:
         """The change the mutants are made of, measured once."""
         if self._change is None:
             self._change = self._change_of()
         return self._change
 
-    def collect(self, results: Sequence[CheckResult]) -> MutationRun:
-        """The fates the check's run wrote (a `MutationRun` saying why, when it wrote none)."""
+    def collect(self, results: Sequence[CheckResult], hit: Mapping[str, frozenset[int]]) -> MutationRun:
+        """The fates the check's run wrote (a `MutationRun` saying why, when it wrote none). `hit`: the
+        lines its tests ran, by path, as the gate measured them."""
         skipped = tuple(self.skipped)
         if not self.mutants:
             return MutationRun(skipped=skipped, off="no mutant could be made of the changed Python lines")
         ran = {r.key: r for r in results}.get(self.key)
         if ran is None or ran.status != "passed":
             return MutationRun(skipped=skipped, off="the tests did not all pass")
+        assert self.out is not None
+        # One report, or one per pytest-xdist worker (`<out>.gw0`, ...).
+        reports = sorted(self.out.parent.glob(self.out.name + "*"))
         try:
-            assert self.out is not None
-            found = json.loads(self.out.read_bytes())
-        except (OSError, ValueError):
-            return MutationRun(skipped=skipped, incomplete="the tests' run wrote no mutants' report")
-        try:
-            return self._read(found, skipped)
-        except (KeyError, TypeError, ValueError, AttributeError):
-            return MutationRun(skipped=skipped, incomplete="the mutants' report cannot be read")
+            found = [json.loads(r.read_bytes()) for r in reports if not r.name.endswith(".part")]
+            return (
+                self._read(found, skipped, hit)
+                if found
+                else self._unread(skipped, "wrote no mutants' report")
+            )
+        except (OSError, KeyError, TypeError, ValueError, AttributeError):
+            return self._unread(skipped, "wrote a mutants' report that cannot be read")
+
+    def _unread(self, skipped: tuple[str, ...], why: str) -> MutationRun:
+        tried = tuple(Tried(m, "not_run", f"the tests' run {why}") for m in self.mutants.values())
+        return MutationRun(tried, skipped, incomplete=f"the tests' run {why}")
 
     def _make(self, where: Path) -> dict[str, bytes]:
         made: dict[str, list[Mutant]] = {}
@@ -99,6 +127,7 @@ class Step:
             made[path], sources[path] = list(found.mutants), content
         for index, mutant in enumerate(spread(made, self.bounds.mutants)):
             self.mutants[str(index)] = mutant
+        self.sources = sources
         return sources
 
     def _plan(self, where: Path, sources: Mapping[str, bytes], out: Path, seconds: float) -> dict[str, Any]:
@@ -119,19 +148,36 @@ class Step:
             "sentinels": [entry(f"s{i}", s) for i, s in enumerate(sentinels) if s is not None],
         }
 
-    def _read(self, found: Mapping[str, Any], skipped: tuple[str, ...]) -> MutationRun:
-        if found.get("off"):
-            return MutationRun(skipped=skipped, off=str(found["off"]))
-        fates: Mapping[str, Any] = found["fates"]
+    def _read(
+        self, found: Sequence[Mapping[str, Any]], skipped: tuple[str, ...], hit: Mapping[str, frozenset[int]]
+    ) -> MutationRun:
+        """The reports as one: a mutant any of them killed is killed, one survived where none killed it;
+        one "uncovered" on a line the gate saw run was not run (its tests went unseen, whatever hid them)."""
+        offs = [str(f["off"]) for f in found if f.get("off")]
+        found = [f for f in found if not f.get("off")]
+        if not found:
+            return MutationRun(skipped=skipped, off=offs[0])
+        if offs:  # a worker whose tests failed: the check fails too, and no mutant is judged
+            return MutationRun(skipped=skipped, off=offs[0])
         tried = []
         for name, mutant in self.mutants.items():
-            fate, by = fates.get(name, ("not_run", "its tests' run ended first"))
-            if fate not in FATES:
-                raise ValueError(f"not a fate: {fate!r}")
+            fates = [tuple(f["fates"].get(name, ("not_run", "its tests' run ended first"))) for f in found]
+            fate, by = min(fates, key=lambda pair: _RANK.index(pair[0]))
+            if fate == "uncovered" and self._ran(mutant, hit):
+                fate, by = "not_run", "its line ran, but under no test the mutants' plugin saw"
             tried.append(Tried(mutant, fate, str(by)))
         return MutationRun(
-            tuple(tried), skipped, str(found["void"]), str(found["incomplete"]), "", float(found["seconds"])
+            tuple(tried),
+            skipped,
+            "; ".join(str(f["void"]) for f in found if f["void"]),
+            "; ".join(str(f["incomplete"]) for f in found if f["incomplete"]),
+            "",
+            max(float(f["seconds"]) for f in found),
         )
+
+    def _ran(self, mutant: Mutant, hit: Mapping[str, frozenset[int]]) -> bool:
+        spans = statement_lines(self.sources[mutant.path]) or {}
+        return bool(spans.get(mutant.line, frozenset({mutant.line})) & hit.get(mutant.path, frozenset()))
 
 
 def python_lines(change: ChangeMeasurement) -> dict[str, frozenset[int]]:

@@ -117,6 +117,15 @@ def _count_at(ranges: list[tuple[int, int, int]], offset: int) -> int:
 
 
 @frozen
+class NodeRun:
+    """One Node process of a measured run: the test files it ran (relative to where it ran), the change's
+    lines it ran (`node --test` runs each test file in a process of its own)."""
+
+    tests: tuple[str, ...]
+    lines: Mapping[str, FileLines]
+
+
+@frozen
 class GateCoverage:
     """What the gate measured of the change's code `files`: one record per check that measured, and
     for each test check that did not, why (one line each, naming the check)."""
