@@ -63,7 +63,7 @@ def test_an_uncovered_line_keeps_it_standard_and_is_named(tmp_path: Path) -> Non
 
     loop.claim({"calc.py": CALC_DIV, "tests/test_calc.py": TESTS_MUL})
 
-    assert loop.loop().tier == "STANDARD"
+    assert loop.loop().tier == "STANDARD", loop.reasons()
     reasons = loop.reasons()
     assert "test coverage partial, LIGHT needs full" in reasons and "not run: calc.py:10" in reasons
     route = loop.run("tier", "--explain").stdout.split("How it could reach LIGHT:\n")[1]

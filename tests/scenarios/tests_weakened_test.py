@@ -304,7 +304,7 @@ def test_honest_work_keeps_its_tier(tmp_path: Path, case: str) -> None:
     answer = loop.claim(files)
 
     assert "```tiergate-spawn" in answer["reason"]
-    assert loop.loop().tier == "LIGHT"
+    assert loop.loop().tier == "LIGHT", loop.stop_reasons()
     assert "tests weakened" not in loop.stop_reasons() and "outwitting" not in loop.stop_reasons()
 
 

@@ -209,7 +209,6 @@ def _tiergate_probes(plan, write):
             code = self.get_code(module.__name__)
             module.__dict__["__tiergate_lines__"] = probed[os.path.realpath(self.path)][1]
             exec(code, module.__dict__)
-            loaded.append(module)
             for call in list(on_load):
                 call(module)
 
@@ -238,9 +237,9 @@ def _tiergate_probes(plan, write):
             "tiergate line probes",
         )
 
-    loaded, on_load = [], []
-    # For tiergate_mutants: which tests ran which lines; each module as its import ends, and who is told.
-    globals().update(_tiergate_probed=probed, _tiergate_loaded=loaded, _tiergate_on_load=on_load)
+    on_load = []
+    # For tiergate_mutants: which tests ran which lines, and who is told as each module's import ends.
+    globals().update(_tiergate_probed=probed, _tiergate_on_load=on_load)
     atexit.register(report)
     sys.meta_path.insert(0, Finder)
 

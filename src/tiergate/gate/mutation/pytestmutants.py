@@ -1,43 +1,49 @@
 # mypy: ignore-errors
-# ruff: noqa: PTH105, PTH123, UP031, SIM105
-"""tiergate: the claim's mutants, run in this pytest process once its own run is over (written for one run).
+# ruff: noqa: UP031, SIM105
+"""tiergate: the claim's mutants, run by this pytest process's tests once its own run is over (written for
+one run).
 
-Copied as `tiergate_mutants.py` onto PYTHONPATH and named in PYTEST_PLUGINS (`tiergate.gate.mutation.step`),
-beside the gate's sitecustomize, whose line probes say which tests ran which changed lines; never imported
-by tiergate itself. Only when TIERGATE_MUTANTS names a plan, and only after a run where every test passed:
-its reports and outcomes are written by then, and nothing here changes them or the exit status.
+Copied onto PYTHONPATH under a name of its run's own and named in PYTEST_PLUGINS
+(`tiergate.gate.mutation.step`), beside the gate's sitecustomize, whose line probes say which tests ran
+which changed lines; never imported by tiergate itself. Only when TIERGATE_MUTANTS names a plan, and only
+after a run where every test passed: its reports and outcomes are written by then, and nothing here changes
+them or the exit status.
 
-Each mutant's code is put in the process (a function's code object swapped, or a top-level assignment run
-again in its module), the tests that ran its line run again until one fails (killed) or none does
-(survived), and the code is put back. Then each function mutated gets a copy of its code that behaves the
-same, run with the tests that killed its mutants: a test that fails on it fails on any change, and its
-kills say nothing. The fates are written as JSON to the plan's `out`. Stdlib and pytest only, on any
-Python 3.8 or later and pytest 6.2 or later. See docs/judging.md, "Mutants of the changed lines".
+Once collection is over, before any test runs, the process forks a zygote that waits. When the run has
+passed, the zygote is told which tests ran which changed lines, and forks a child per mutant: the child puts
+the mutant's code in (a function's code object swapped, or a top-level assignment run again in its module),
+runs the tests that ran its line until one fails (killed) or none does (survived), and says so. So every
+mutant starts from the process as the tests first found it (no memo, no state a test kept from the run, no
+fixture), and one that hangs, even in C, or ends the process, ends only its child: the zygote kills a child
+past its time. Then each mutated function gets a copy of its code that behaves the same, run the same way
+with the tests that killed its mutants: a test that fails on it fails on any change, and its kills say
+nothing. The zygote writes the fates, with the plan's key (given through the environment and taken out of
+it before any test or conftest runs), to the plan's `out`. Stdlib and pytest only, on any Python 3.8 or
+later and pytest 6.2 or later, where `os.fork` is. See docs/judging.md, "Mutants of the changed lines".
 """
 
 import gc
 import json
 import os
 import random
+import select
 import signal
 import sys
-import threading
 import time
 
 import pytest
 
 _PLAN = "TIERGATE_MUTANTS"
+_KEY = "TIERGATE_MUTANTS_KEY"
+_TIE = "tiergate_mutants_key"  # how an xdist controller hands the key to its workers
 _NEW_LOCALS = 0x2  # CO_NEWLOCALS: a function's code, not a class body's
-
-
-class _Late(BaseException):
-    """A test run past its time with a mutant in: killed (a BaseException, so that `except Exception` in
-    the code under test does not swallow it)."""
+_MARGIN = 5.0  # seconds kept free at the end of the check's own limit
 
 
 def pytest_configure(config):
     path = os.environ.get(_PLAN)
-    if not path:
+    key = os.environ.pop(_KEY, None) or getattr(config, "workerinput", {}).get(_TIE)
+    if not path or not key:
         return
     try:
         with open(path) as f:
@@ -46,9 +52,37 @@ def pytest_configure(config):
         worker = getattr(config, "workerinput", {}).get("workerid")
         if worker:
             plan["out"] = "%s.%s" % (plan["out"], worker)
-        config.pluginmanager.register(_Mutation(plan, config), "tiergate_mutants_run")
+        config.pluginmanager.register(_Mutation(plan, key), "tiergate_mutants_run")
+        sys.addaudithook(_note_created)
     except Exception:
         pass
+
+
+# The files this process made (opened to write where none was): the run's, then each mutant's child's,
+# taken away before the next mutant runs, so that a file a test keeps between runs (a snapshot of the
+# answers it saw first) is made anew under each mutant, as a fresh run would make it.
+_CREATED = set()
+
+
+def _note_created(event, args):
+    if event != "open" or len(args) < 3:
+        return
+    path, mode, flags = args[0], args[1], args[2]
+    writes = (isinstance(mode, str) and any(c in mode for c in "wax")) or (
+        isinstance(flags, int) and flags & os.O_CREAT
+    )
+    if writes and isinstance(path, (str, bytes)) and not os.path.exists(path):
+        _CREATED.add(os.path.abspath(os.fsdecode(path)))
+
+
+def _remove_created(keep):
+    for path in list(_CREATED):
+        if not path.startswith(keep):
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+    _CREATED.clear()
 
 
 class _Probes:
@@ -58,7 +92,6 @@ class _Probes:
         site = sys.modules.get("sitecustomize")
         probed = getattr(site, "_tiergate_probed", None)
         self.probed = {} if probed is None else probed
-        self.loaded = getattr(site, "_tiergate_loaded", [])
         self.on_load = getattr(site, "_tiergate_on_load", [])
         self.files = set(files)
         self.union = {}
@@ -68,7 +101,7 @@ class _Probes:
         taken = {}
         for path, (_, ran) in list(self.probed.items()):
             if path in self.files and ran:
-                taken[path] = frozenset(ran)
+                taken[path] = sorted(ran)
                 self.union.setdefault(path, set()).update(ran)
                 ran.clear()
         return taken
@@ -78,37 +111,43 @@ class _Probes:
             self.probed[path][1].update(dict.fromkeys(lines, 1))
         self.union = {}
 
-    def statement(self, path, line):
-        """The probe line of the statement holding `line`: the nearest one at or above it."""
-        lines = self.probed.get(path, ((), None))[0]
-        above = [n for n in lines if n <= line]
-        return max(above) if above else line
+    def statements(self):
+        """Each file's statement lines, as its probes know them."""
+        return {path: sorted(lines) for path, (lines, _) in self.probed.items() if path in self.files}
 
 
 class _Mutation:
-    def __init__(self, plan, config):
-        self.plan, self.config = plan, config
+    def __init__(self, plan, key):
+        self.plan, self.key = plan, key
         self.probes = _Probes(plan["files"])
-        self.covering = []  # (item, lines run by file, seconds)
+        self.covering = []  # [nodeid, lines run by file, seconds]
         self.failed = False
         self.started = None
-        # The changed modules' own state as each one's import ended (the probes' loader tells).
-        self.state = _State(self.probes.loaded, self.probes.on_load)
+        self.zygote = None
+        self.born = time.monotonic()
+
+    @pytest.hookimpl(optionalhook=True)  # xdist's, unknown without it
+    def pytest_configure_node(self, node):
+        node.workerinput[_TIE] = self.key  # an xdist worker gets the key its controller took
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtestloop(self, session):
+        controller = session.config.pluginmanager.has_plugin("dsession")
+        if not controller and session.items and hasattr(os, "fork"):
+            self.zygote = _Zygote.start(session, self)
+        yield
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item, nextitem):
         # Lines a test's set-up runs count as its own: its outcome rests on them too.
         self.probes.take()
-        self.started = (item, time.monotonic())
+        self.started = (item.nodeid, time.monotonic())
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logfinish(self, nodeid, location):
-        if self.started is None:
-            return
-        item, started = self.started
+        if self.started is not None and self.started[0] == nodeid:
+            self.covering.append([nodeid, self.probes.take(), time.monotonic() - self.started[1]])
         self.started = None
-        if item.nodeid == nodeid:
-            self.covering.append((item, self.probes.take(), time.monotonic() - started))
 
     def pytest_runtest_logreport(self, report):
         if report.failed:
@@ -120,42 +159,103 @@ class _Mutation:
         self.probes.put_back()  # before the probes' own report, written at exit
 
     def pytest_unconfigure(self, config):
-        session = getattr(self, "session", None)
-        if session is None or config.pluginmanager.has_plugin("dsession"):
-            return  # xdist's controller ran no test: its workers run the mutants
-        status = session.exitstatus
-        out = self.plan["out"]
-        if self.failed or status != 0:
-            _write(out, {"off": "the tests did not all pass"})
+        if self.zygote is None:
             return
-        # Nothing of the mutants' runs reaches the run's own outcomes, written by now.
-        manager = config.pluginmanager
-        for name in ("tiergate_outcomes_recorder",):
-            plugin = manager.get_plugin(name)
-            if plugin is not None:
-                manager.unregister(plugin)
-        runner = _Runner(self.plan, self.probes, self.covering, session, self.state)
-        guard = threading.Timer(float(self.plan["seconds"]) + 10.0, _give_up, (runner, out, int(status)))
-        guard.daemon = True
-        guard.start()
+        session = getattr(self, "session", None)
+        if self.failed or session is None or session.exitstatus != 0:
+            self.zygote.stop()
+            _write(self.plan["out"], {"key": self.key, "off": "the tests did not all pass"})
+            return
+        spent = time.monotonic() - self.born
+        # Within the plan's seconds, and never past the check's own limit: its time so far counted.
+        seconds = min(float(self.plan["seconds"]), float(self.plan["limit"]) - spent - _MARGIN)
+        told = {"tests": self.covering, "statements": self.probes.statements(), "seconds": seconds}
+        self.zygote.go({**told, "created": sorted(_CREATED)})
+
+
+class _Zygote:
+    """The process as collection left it, forked before any test ran: it forks the mutants' children."""
+
+    def __init__(self, pid, pipe):
+        self.pid, self.pipe = pid, pipe
+
+    @classmethod
+    def start(cls, session, mutation):
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.close(write)
+                _zygote(session, mutation, read)
+            finally:
+                os._exit(0)
+        os.close(read)
+        return cls(pid, write)
+
+    def stop(self):
+        self._send({"stop": True})
+        self._reap(0.0)
+
+    def go(self, told):
+        self._send(told)
+        self._reap(max(0.0, told["seconds"]) + 2.0)
+
+    def _send(self, message):
         try:
-            runner.run()
-        except BaseException as exc:
-            runner.incomplete = runner.incomplete or "the mutation step failed (%s)" % type(exc).__name__
+            data = json.dumps(message).encode()
+            while data:
+                data = data[os.write(self.pipe, data) :]
+        except OSError:
+            pass
         finally:
-            guard.cancel()
-            runner.restore()
-            self.probes.put_back()
-            _write(out, runner.result())
+            os.close(self.pipe)
+
+    def _reap(self, seconds):
+        """Wait for the zygote at most `seconds`, then end it: what it wrote by then stands."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            if os.waitpid(self.pid, os.WNOHANG)[0]:
+                return
+            time.sleep(0.01)
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+        except OSError:
+            pass
 
 
-def _give_up(runner, out, status):
-    """The mutants' time is long past: what is known is written, and the process ends as its tests did."""
-    runner.incomplete = "a mutant's tests did not end in time"
+def _zygote(session, mutation, pipe):
+    """The zygote's life: quiet, cut off from the run's reports, it waits to be told, then runs mutants."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    os.dup2(null, 2)
+    manager = session.config.pluginmanager
+    for name in ("tiergate_outcomes_recorder", "tiergate_mutants_run"):
+        plugin = manager.get_plugin(name)
+        if plugin is not None:
+            manager.unregister(plugin)
+    told = json.loads(_read_all(pipe) or b"{}")
+    if told.get("stop") or "tests" not in told:
+        return
+    _CREATED.clear()
+    _CREATED.update(told["created"])
+    _remove_created(_own(mutation.plan))
+    runner = _Runner(mutation, session, told)
     try:
-        _write(out, runner.result())
+        runner.run()
+    except BaseException as exc:
+        runner.incomplete = runner.incomplete or "the mutation step failed (%s)" % type(exc).__name__
     finally:
-        os._exit(status)
+        runner.write()
+
+
+def _read_all(fd):
+    chunks = []
+    while True:
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
 
 
 def _write(path, data):
@@ -165,36 +265,43 @@ def _write(path, data):
 
 
 class _Runner:
-    def __init__(self, plan, probes, covering, session, state):
-        self.plan, self.probes, self.covering, self.session = plan, probes, covering, session
-        self.state = state
-        self.deadline = time.monotonic() + float(plan["seconds"])
+    def __init__(self, mutation, session, told):
+        self.plan, self.key, self.probes = mutation.plan, mutation.key, mutation.probes
+        self.items = {item.nodeid: item for item in session.items}
+        self.covering = told["tests"]
+        self.statements = told["statements"]
         self.started = time.monotonic()
+        self.deadline = self.started + float(told["seconds"])
         self.fates = {}
         self.killers = {}  # unit key -> nodeids that killed its mutants
         self.void = ""
         self.incomplete = ""
-        self.swapped = []  # (function, its code) to put back
-        self.module_saved = None  # (module dict, its copy)
-        self.functions, self.caches = _functions(set(plan["files"]))
-        self.everywhere = False
 
-    def result(self):
-        return {
-            "fates": dict(self.fates),
-            "void": self.void,
-            "incomplete": self.incomplete,
-            "seconds": time.monotonic() - self.started,
-        }
+    def write(self):
+        _write(
+            self.plan["out"],
+            {
+                "key": self.key,
+                "fates": dict(self.fates),
+                "void": self.void,
+                "incomplete": self.incomplete,
+                "seconds": time.monotonic() - self.started,
+            },
+        )
 
     def run(self):
         mutants = list(self.plan["mutants"])
         random.Random(self.plan.get("seed", 0)).shuffle(mutants)
         for mutant in mutants:
             if time.monotonic() > self.deadline:
-                self.incomplete = "the mutation step ran out of its %d s" % self.plan["seconds"]
+                self.incomplete = "the mutation step ran out of its time"
                 break
             self.fates[mutant["id"]] = self.one(mutant)
+            self.write()  # what is known so far stands, should the zygote be ended
+        # Until the copies that behave the same have run, the kills are not yet evidence.
+        self.incomplete, pending = "the copies that behave the same did not all run", self.incomplete
+        self.write()
+        self.incomplete = pending
         for sentinel in self.plan["sentinels"]:
             failed = self.sentinel(sentinel)
             if failed:
@@ -208,195 +315,177 @@ class _Runner:
         tests = self.tests_for(mutant)
         if not tests:
             return ["uncovered", ""]
-        why = self.put(mutant)
-        if why:
-            return ["not_run", why]
-        try:
-            failed = self.first_failing(tests, mutant)
-        finally:
-            self.restore()
-        if failed is None:
-            return ["survived", ""]
-        self.killers.setdefault(_unit_key(mutant), []).append(failed)
-        return ["killed", failed]
+        fate = _in_child(mutant, tests, self.deadline, _own(self.plan))
+        if fate[0] == "killed":
+            self.killers.setdefault(_unit_key(mutant), []).append(fate[1])
+        return fate
 
     def sentinel(self, sentinel):
-        killers = list(dict.fromkeys(self.killers.get(_unit_key(sentinel), ())))
-        items = [item for item, _, _ in self.covering if item.nodeid in killers]
-        if not items:
+        killers = set(self.killers.get(_unit_key(sentinel), ()))
+        tests = [(self.items[n], s) for n, _, s in self.covering if n in killers and n in self.items]
+        if not tests:
             return None
-        why = self.put(sentinel)
-        if why:
-            return None
-        try:
-            return self.first_failing([(item, 0.0) for item in items], sentinel)
-        finally:
-            self.restore()
+        fate, by = _in_child(sentinel, tests, self.deadline, _own(self.plan), spare=True)
+        return by if fate == "killed" else None
 
     def tests_for(self, mutant):
         path = mutant["file"]
-        line = self.probes.statement(path, mutant["line"])
         if mutant["unit"]:
-            found = [(item, seconds) for item, runs, seconds in self.covering if line in runs.get(path, ())]
+            line = _statement(self.statements.get(path, ()), mutant["line"])
+            found = [(n, s) for n, runs, s in self.covering if line in runs.get(path, ())]
         else:  # a top-level assignment runs at import: its tests are those that ran any of its module
-            found = [(item, seconds) for item, runs, seconds in self.covering if runs.get(path)]
+            found = [(n, s) for n, runs, s in self.covering if runs.get(path)]
         killers = self.killers.get(_unit_key(mutant), [])
         # The tests that killed this function's other mutants first, then the quickest.
-        found.sort(key=lambda pair: (pair[0].nodeid not in killers, pair[1]))
-        return found
+        found.sort(key=lambda pair: (pair[0] not in killers, pair[1]))
+        return [(self.items[n], s) for n, s in found if n in self.items]
 
-    def first_failing(self, tests, mutant):
-        for item, seconds in tests:
-            if time.monotonic() > self.deadline:
-                self.incomplete = "the mutation step ran out of its %d s" % self.plan["seconds"]
-                raise _Late()
-            if _fails(item, max(2.0, 10 * seconds)):
-                return item.nodeid
+
+def _statement(lines, line):
+    """The probe line of the statement holding `line`: the nearest one at or above it."""
+    above = [n for n in lines if n <= line]
+    return max(above) if above else line
+
+
+def _own(plan):
+    """Where tiergate's own files for this run are (its plan's folder, and every folder a variable of
+    tiergate's names: the outcomes' report, the coverage's): never taken away."""
+    named = [v for k, v in _TIERGATE_VARIABLES.items() if v.startswith("/")]
+    folders = [os.path.dirname(os.path.abspath(plan["out"]))]
+    folders += [v if os.path.isdir(v) else os.path.dirname(v) for v in named]
+    return tuple(f.rstrip("/") + "/" for f in folders if f not in ("", "/"))
+
+
+# tiergate's variables as the process began (before the plan's key is taken out).
+_TIERGATE_VARIABLES = {k: v for k, v in os.environ.items() if k.startswith("TIERGATE_")}
+
+
+def _in_child(mutant, tests, deadline, keep, spare=False):
+    """The mutant's fate, run in a child of the zygote; a child past its time is killed, and so is the
+    mutant. `spare`: a sentinel's run, whose time is not cut short by the step's deadline."""
+    limit = 2.0 + sum(max(0.2, 10 * seconds) for _, seconds in tests)
+    limit = limit if spare else min(limit, max(0.0, deadline - time.monotonic()))
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(read)
+            said = _child(mutant, tests)
+            os.write(write, json.dumps(said).encode())
+        finally:
+            _remove_created(keep)
+            os._exit(0)
+    os.close(write)
+    try:
+        said = _wait(read, pid, limit)
+    finally:
+        os.close(read)
+        _remove_created(keep)
+    return said if said is not None else ["killed", "%s (ended or ran out of time)" % tests[0][0].nodeid]
+
+
+def _wait(read, pid, limit):
+    ready = select.select([read], [], [], limit)[0]
+    data = _read_all(read) if ready else b""
+    if not data:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    os.waitpid(pid, 0)
+    try:
+        return json.loads(data) if data else None
+    except ValueError:
         return None
 
-    def put(self, mutant):
-        """The mutant's code in the process, its modules' own tables (a memo kept in a module's dict) as
-        they were before the first test; why it cannot be, or ""."""
-        self.state.put_back()
-        code = compile(mutant["source"], mutant["file"], "exec", dont_inherit=True)
-        if not mutant["unit"]:
-            return self.put_statement(mutant, code)
-        new = _unit_code(code, mutant["unit"], mutant["first"])
-        key = (mutant["file"], mutant["unit"], mutant["first"])
-        if key not in self.functions and not self.everywhere:
-            self.everywhere = True  # held elsewhere only: looked for once among all objects
-            self.functions, self.caches = _functions(set(self.plan["files"]), everywhere=True)
-        live = self.functions.get(key, [])
-        if new is None or not live:
-            return "its function %s is not in the tests' process" % mutant["unit"]
-        for function in live:
-            self.swapped.append((function, function.__code__))
-            function.__code__ = new
-        self.clear_caches()
-        return ""
 
-    def put_statement(self, mutant, code):
-        import ast
-
-        module = _module_of(mutant["file"])
-        if module is None:
-            return "its module is not in the tests' process"
-        tree = ast.parse(mutant["source"])
-        statement = [s for s in tree.body if s.lineno <= mutant["line"] <= s.end_lineno]
-        if not statement:
-            return "its statement is not at the module's top"
-        one = compile(ast.Module(body=statement, type_ignores=[]), mutant["file"], "exec", dont_inherit=True)
-        self.module_saved = (module.__dict__, dict(module.__dict__))
-        exec(one, module.__dict__)
-        self.clear_caches()
-        return ""
-
-    def restore(self):
-        while self.swapped:
-            function, code = self.swapped.pop()
-            function.__code__ = code
-        if self.module_saved is not None:
-            namespace, saved = self.module_saved
-            for name in [n for n in namespace if n not in saved]:
-                del namespace[name]
-            namespace.update(saved)
-            self.module_saved = None
-        self.clear_caches()
-
-    def clear_caches(self):
-        """functools caches of the code under test hold what its code returned before."""
-        for cache in self.caches:
-            try:
-                cache.cache_clear()
-            except Exception:
-                pass
-
-
-# What a module's or class's namespace holds that its code changes as it runs, and is put back in place.
-_CONTAINERS = (dict, list, set, bytearray)
-_PLAIN = (int, float, str, bytes, bool, tuple, frozenset, type(None))
-
-
-class _State:
-    """The changed modules' tables and plain values, and their classes', as they were: put back before each
-    mutant, so that a memo filled by the tests' run does not answer for the mutated code."""
-
-    def __init__(self, loaded, on_load):
-        self.saved = []
-        for module in list(loaded):
-            self.add(module)
-        on_load.append(self.add)
-
-    def add(self, module):
-        """`module`'s state, taken as its import ends."""
-        self.take(vars(module))
-        for value in list(vars(module).values()):
-            if isinstance(value, type) and getattr(value, "__module__", None) == module.__name__:
-                self.take(value.__dict__, owner=value)
-
-    def take(self, namespace, owner=None):
-        for name, value in list(namespace.items()):
-            if name.startswith("__"):
-                continue
-            if isinstance(value, _CONTAINERS):
-                self.saved.append((namespace, owner, name, value, value.copy()))
-            elif isinstance(value, _PLAIN):
-                self.saved.append((namespace, owner, name, value, None))
-
-    def put_back(self):
-        for namespace, owner, name, value, copied in self.saved:
-            try:
-                if isinstance(value, (dict, set)):
-                    value.clear()
-                    value.update(copied)
-                elif isinstance(value, (list, bytearray)):
-                    value[:] = copied
-                if owner is None:
-                    namespace[name] = value
-                else:
-                    setattr(owner, name, value)
-            except Exception:
-                pass
-
-
-def _fails(item, limit):
-    """Whether `item` fails, run alone (its fixtures set up and torn down), within `limit` seconds."""
+def _child(mutant, tests):
+    """In a child: the mutant put in, its tests run until one fails."""
     from _pytest.runner import runtestprotocol
 
-    def late(signum, frame):
-        raise _Late()
+    why = _put(mutant)
+    if why:
+        return ["not_run", why]
+    for index, (item, _) in enumerate(tests):
+        nextitem = tests[index + 1][0] if index + 1 < len(tests) else None
+        reports = runtestprotocol(item, log=False, nextitem=nextitem)
+        if any(report.failed for report in reports):
+            return ["killed", item.nodeid]
+    return ["survived", ""]
 
-    previous = signal.signal(signal.SIGALRM, late)
-    signal.setitimer(signal.ITIMER_REAL, limit)
-    try:
-        reports = runtestprotocol(item, log=False, nextitem=None)
-    except _Late:
-        return True
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-    return any(report.failed for report in reports)
+
+def _put(mutant):
+    """The mutant's code in this process (as its module is imported, if it is not yet); why it cannot
+    be, or ""."""
+    files = {mutant["file"]}
+    code = compile(mutant["source"], mutant["file"], "exec", dont_inherit=True)
+    if _modules(files):
+        why = _put_now(mutant, code, files)
+    else:
+        why = ""
+        site = sys.modules.get("sitecustomize")
+        getattr(site, "_tiergate_on_load", []).append(lambda module: _put_now(mutant, code, files))
+    for cache in _caches(files):
+        try:
+            cache.cache_clear()
+        except Exception:
+            pass
+    return why
+
+
+def _put_now(mutant, code, files):
+    if not mutant["unit"]:
+        return _put_statement(mutant, files)
+    new = _unit_code(code, mutant["unit"], mutant["first"])
+    key = (mutant["file"], mutant["unit"], mutant["first"])
+    live = _functions(files).get(key) or _functions(files, everywhere=True).get(key, [])
+    if new is None or not live:
+        return "its function %s is not in the tests' process" % mutant["unit"]
+    for function in live:
+        function.__code__ = new
+    return ""
+
+
+def _put_statement(mutant, files):
+    import ast
+
+    module = _modules(files).get(mutant["file"])
+    tree = ast.parse(mutant["source"])
+    statement = [s for s in tree.body if s.lineno <= mutant["line"] <= s.end_lineno]
+    if module is None or not statement:
+        return "its statement is not at its module's top"
+    one = compile(ast.Module(body=statement, type_ignores=[]), mutant["file"], "exec", dont_inherit=True)
+    exec(one, module.__dict__)
+    return ""
 
 
 def _functions(files, everywhere=False):
-    """The function objects whose code comes from `files`, by (file, qualified name, first line); and the
-    functools caches in front of them. Found from the files' modules (their functions, their classes'
-    methods, what their decorators wrap); `everywhere`: among every object the collector tracks (a
-    function only another object holds), a tenth of a second or more in a large process."""
-    found, caches = {}, []
-    things = gc.get_objects() if everywhere else _reachable(files)
-    for thing in things:
-        kind = type(thing).__name__
-        if kind == "_lru_cache_wrapper":
-            caches.append(thing)
-            continue
+    """The function objects whose code comes from `files`, by (file, qualified name, first line). Found
+    from the files' modules (their functions, their classes' methods, what their decorators wrap);
+    `everywhere`: among every object the collector tracks (a function only another object holds)."""
+    found = {}
+    for thing in gc.get_objects() if everywhere else _reachable(files):
         code = getattr(thing, "__code__", None)
-        if code is None or kind != "function":
+        if code is None or type(thing).__name__ != "function":
             continue
         path = os.path.realpath(code.co_filename)
         if path in files:
             found.setdefault((path, thing.__qualname__, code.co_firstlineno), []).append(thing)
-    return found, [c for c in caches if _in(getattr(c, "__wrapped__", None), files)]
+    return found
+
+
+def _caches(files):
+    """The functools caches in front of the files' functions: they hold what the code returned before."""
+    return [
+        thing
+        for thing in _reachable(files)
+        if type(thing).__name__ == "_lru_cache_wrapper" and _in(getattr(thing, "__wrapped__", None), files)
+    ]
+
+
+def _in(function, files):
+    code = getattr(function, "__code__", None)
+    return code is not None and os.path.realpath(code.co_filename) in files
 
 
 def _reachable(files):
@@ -421,8 +510,7 @@ def _inside(value):
     if isinstance(value, type):
         return dict(vars(value))
     held = [getattr(value, name, None) for name in ("__wrapped__", "__func__", "fget", "fset", "fdel")]
-    cells = getattr(value, "__closure__", None) or ()
-    for cell in cells:
+    for cell in getattr(value, "__closure__", None) or ():
         try:
             held.append(cell.cell_contents)
         except ValueError:
@@ -440,11 +528,6 @@ def _modules(files):
     return found
 
 
-def _in(function, files):
-    code = getattr(function, "__code__", None)
-    return code is not None and os.path.realpath(code.co_filename) in files
-
-
 def _unit_code(code, qualname, first, prefix=""):
     """The code object of function `qualname` (its outermost) defined at line `first` in module `code`."""
     for const in code.co_consts:
@@ -459,10 +542,6 @@ def _unit_code(code, qualname, first, prefix=""):
             if found is not None:
                 return found
     return None
-
-
-def _module_of(path):
-    return _modules({path}).get(path)
 
 
 def _unit_key(mutant):

@@ -12,14 +12,17 @@ from __future__ import annotations
 import json
 import os
 import random
+import secrets
 import shutil
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from tiergate.gate import ownfiles
 from tiergate.gate.checks import CheckResult
 from tiergate.gate.request import MutantBounds
+from tiergate.text import quote_inline, quote_path
 from tiergate.tier.change import ChangeMeasurement
 from tiergate.tier.coverage.judgement import changed_lines, measurable_files
 from tiergate.tier.coverage.statements import statement_lines
@@ -28,6 +31,8 @@ from tiergate.tier.mutation.fates import MutationRun, Tried
 from tiergate.tier.mutation.mutants import Mutant
 
 PLAN_VARIABLE = "TIERGATE_MUTANTS"
+# The run's key: the plugin takes it out of the environment before any test runs, and a report must hold it.
+KEY_VARIABLE = "TIERGATE_MUTANTS_KEY"
 # Which of several reports' fates of one mutant stands: a kill anywhere, then a survivor.
 _RANK = ("killed", "survived", "not_run", "uncovered")
 PLUGIN = "tiergate_mutants"
@@ -46,30 +51,42 @@ class Step:
         self.out: Path | None = None
         self.key = ""
         self.sources: dict[str, bytes] = {}
+        self.plugin = PLUGIN
+        self.secret = secrets.token_hex(16)
+        self.unmade: list[str] = []  # changed files no mutant could be made of, and why
+        self.unchecked: list[str] = []  # units whose kills no copy that behaves the same checks
 
-    def env(self, key: str, where: Path, out: Path, seconds: float) -> dict[str, str]:
+    def env(self, key: str, where: Path, out: Path, limit: float) -> dict[str, str]:
         """The variables that make check `key`'s pytest run the mutants, made from the files at `where`
-        (the claim's copy); its plan and the plugin written under `out`. The plugin's folder goes on
-        PYTHONPATH after the others: it holds no sitecustomize."""
+        (the claim's copy), within the check's own time `limit`; its plan and the plugin written under
+        `out`. The plugin's folder goes on PYTHONPATH after the others (it holds no sitecustomize), the
+        plugin under a name of this run's own: no module of the project's shadows it."""
         self.key = key
         sources = self._make(where)
         if not self.mutants:
             return {}
+        self.plugin = f"{PLUGIN}_{secrets.token_hex(8)}"
         (out / "plugin").mkdir()
-        shutil.copyfile(_PLUGIN_SOURCE, out / "plugin" / f"{PLUGIN}.py")
-        ownfiles.note(out / "plugin" / f"{PLUGIN}.py")
-        plan = self._plan(where, sources, out / _OUT, min(self.bounds.seconds, seconds))
+        shutil.copyfile(_PLUGIN_SOURCE, out / "plugin" / f"{self.plugin}.py")
+        ownfiles.note(out / "plugin" / f"{self.plugin}.py")
+        seconds = min(self.bounds.seconds, limit / 3)
+        plan = self._plan(where, sources, out / _OUT, (seconds, limit))
         (out / _PLAN).write_text(json.dumps(plan))
         ownfiles.note(out / _PLAN)
         self.out = out / _OUT
-        return {PLAN_VARIABLE: str(out / _PLAN), "PYTEST_PLUGINS": PLUGIN, "PYTHONPATH": str(out / "plugin")}
+        return {
+            PLAN_VARIABLE: str(out / _PLAN),
+            KEY_VARIABLE: self.secret,
+            "PYTEST_PLUGINS": self.plugin,
+            "PYTHONPATH": str(out / "plugin"),
+        }
 
     def without(self, env: Mapping[str, str]) -> dict[str, str]:
         """`env` with what `env()` added taken out again."""
-        kept = {k: v for k, v in env.items() if k != PLAN_VARIABLE}
+        kept = {k: v for k, v in env.items() if k not in (PLAN_VARIABLE, KEY_VARIABLE)}
         if self.out is None:
             return kept
-        plugins = [p for p in kept.get("PYTEST_PLUGINS", "").split(",") if p and p != PLUGIN]
+        plugins = [p for p in kept.get("PYTEST_PLUGINS", "").split(",") if p and p != self.plugin]
         folders = [
             p for p in kept.get("PYTHONPATH", "").split(os.pathsep) if p != str(self.out.parent / "plugin")
         ]
@@ -88,18 +105,32 @@ class Step:
 
     def collect(self, results: Sequence[CheckResult], hit: Mapping[str, frozenset[int]]) -> MutationRun:
         """The fates the check's run wrote (a `MutationRun` saying why, when it wrote none). `hit`: the
-        lines its tests ran, by path, as the gate measured them."""
+        lines its tests ran, by path, as the gate measured them. A changed file no mutant could be made
+        of (not UTF-8, not parsed), or a function whose kills nothing checks, leaves the step incomplete."""
+        ran = {r.key: r for r in results}.get(self.key)
+        if ran is None or ran.status != "passed":
+            return MutationRun(skipped=tuple(self.skipped), off="the tests did not all pass")
+        found = self._collected(hit)
+        missing = [
+            *([f"no mutant could be made of {', '.join(self.unmade)}"] if self.unmade else []),
+            *(f"no copy of {quote_inline(u)} that behaves the same could be made: its kills go unchecked"
+              for u in self.unchecked),
+        ]  # fmt: skip
+        if not missing:
+            return found
+        return replace(found, incomplete="; ".join([*filter(None, [found.incomplete]), *missing]), off="")
+
+    def _collected(self, hit: Mapping[str, frozenset[int]]) -> MutationRun:
         skipped = tuple(self.skipped)
         if not self.mutants:
             return MutationRun(skipped=skipped, off="no mutant could be made of the changed Python lines")
-        ran = {r.key: r for r in results}.get(self.key)
-        if ran is None or ran.status != "passed":
-            return MutationRun(skipped=skipped, off="the tests did not all pass")
         assert self.out is not None
         # One report, or one per pytest-xdist worker (`<out>.gw0`, ...).
         reports = sorted(self.out.parent.glob(self.out.name + "*"))
         try:
             found = [json.loads(r.read_bytes()) for r in reports if not r.name.endswith(".part")]
+            # A report without the run's key is no plugin's of this run: written by the code under test.
+            found = [f for f in found if isinstance(f, dict) and f.get("key") == self.secret]
             return (
                 self._read(found, skipped, hit)
                 if found
@@ -120,9 +151,11 @@ class Step:
                 content = (where / path).read_bytes()
                 content.decode()
             except (OSError, UnicodeDecodeError) as exc:
-                self.skipped.append(f"{path}: not read ({type(exc).__name__})")
+                self.unmade.append(f"{quote_path(path)} ({type(exc).__name__})")
                 continue
             found = python.mutants_of(path, content, numbers, self.bounds.per_line)
+            if not found.mutants and any(why.startswith("not parsed") for _, why in found.skipped):
+                self.unmade.append(f"{quote_path(path)} (it does not parse)")
             self.skipped.extend(f"{path}:{line}: {why}" for line, why in found.skipped)
             made[path], sources[path] = list(found.mutants), content
         for index, mutant in enumerate(spread(made, self.bounds.mutants)):
@@ -130,7 +163,9 @@ class Step:
         self.sources = sources
         return sources
 
-    def _plan(self, where: Path, sources: Mapping[str, bytes], out: Path, seconds: float) -> dict[str, Any]:
+    def _plan(
+        self, where: Path, sources: Mapping[str, bytes], out: Path, seconds: tuple[float, float]
+    ) -> dict[str, Any]:
         def entry(name: str, mutant: Mutant) -> dict[str, Any]:
             real = os.path.realpath(where / mutant.path)
             text = mutant.apply(sources[mutant.path]).decode()
@@ -139,9 +174,14 @@ class Step:
 
         units = {(m.path, m.unit, m.first): m for m in self.mutants.values()}
         sentinels = [python.sentinel_of(m.path, sources[m.path], m) for m in units.values()]
+        # A function with no copy that behaves the same: its kills could not be checked.
+        self.unchecked = [
+            m.unit or m.path for m, s in zip(units.values(), sentinels, strict=True) if s is None
+        ]
         return {
             "out": str(out),
-            "seconds": seconds,
+            "seconds": seconds[0],
+            "limit": seconds[1],
             "seed": random.SystemRandom().randrange(1 << 30),
             "files": sorted({os.path.realpath(where / p) for p in sources}),
             "mutants": [entry(name, m) for name, m in self.mutants.items()],
@@ -187,13 +227,15 @@ def python_lines(change: ChangeMeasurement) -> dict[str, frozenset[int]]:
 
 
 def spread(made: Mapping[str, list[Mutant]], most: int) -> list[Mutant]:
-    """At most `most` mutants: each changed line's first, then each line's second, and so on."""
+    """Each changed line's first mutant, then each line's second, and so on, up to `most` mutants; never
+    fewer than one a line: a cap that left some lines out would let lines before them hide them."""
     by_line: dict[tuple[str, int], list[Mutant]] = {}
     for path, mutants in made.items():
         for mutant in mutants:
             by_line.setdefault((path, mutant.line), []).append(mutant)
     chosen: list[Mutant] = []
     rank = 0
+    most = max(most, len(by_line))
     while len(chosen) < most and any(len(m) > rank for m in by_line.values()):
         chosen.extend(m[rank] for _, m in sorted(by_line.items()) if len(m) > rank)
         rank += 1

@@ -137,6 +137,18 @@ def mutants_of(path: str, content: bytes, lines: Collection[int], per_line: int 
     return _to_mutants(path, source.text, content, chosen)
 
 
+def refusal(content: bytes) -> str:
+    """Why no mutant is made of this file whatever its lines ("" when mutants can be): a file not read
+    with confidence is no evidence either way, and the step says so."""
+    try:
+        _Lexer(content.decode("utf-8")).read()
+    except UnicodeDecodeError:
+        return "not UTF-8"
+    except (_UnreadableError, RecursionError):
+        return "not read with confidence (JSX, Flow annotations, an unclosed literal or bracket)"
+    return ""
+
+
 def _to_mutants(
     path: str, text: str, content: bytes, chosen: list[tuple[int, _Candidate]]
 ) -> tuple[Mutant, ...]:

@@ -145,7 +145,12 @@ class _Maker:
         self.unit, self.first = "", 0
 
     def module(self, tree: ast.Module) -> None:
-        for statement in _without_docstring(tree.body):
+        self.block(_without_docstring(tree.body))
+
+    def block(self, body: list[ast.stmt]) -> None:
+        """A module's top, or a block of it (`try:`, `if ...:`): its functions and classes are units (a
+        fallback defined in an `except ImportError:` is code like any other)."""
+        for statement in body:
             if isinstance(statement, _FUNCTIONS):
                 self.function(statement, statement.name)
             elif isinstance(statement, ast.ClassDef):
@@ -153,6 +158,13 @@ class _Maker:
             elif _reassignable(statement):
                 self.unit, self.first = "", 0
                 self.code(statement)
+            elif isinstance(statement, ast.If | ast.Try | ast.With):
+                if statement.lineno in self.lines:
+                    self.skipped.setdefault(statement.lineno, AT_IMPORT)
+                for field in ("body", "orelse", "finalbody"):
+                    self.block(getattr(statement, field, None) or [])
+                for handler in getattr(statement, "handlers", None) or []:
+                    self.block(handler.body)
             else:
                 self.at_import(statement)
 
@@ -352,7 +364,7 @@ def _formats_text(node: ast.AST) -> bool:
 def sentinel_of(path: str, content: bytes, mutant: Mutant) -> Mutant | None:
     """A change to `mutant`'s unit that behaves the same (a lambda made and dropped before one of its
     statements), run as its mutants are: tests that fail on it fail on any change to the code. None
-    when the unit has no statement that starts a line."""
+    when the unit has no simple statement that starts a line or follows a `:` or `;` (none known)."""
     try:
         tree = ast.parse(content)
     except (SyntaxError, ValueError):
@@ -360,7 +372,8 @@ def sentinel_of(path: str, content: bytes, mutant: Mutant) -> Mutant | None:
     text = _Text(content)
     for statement in _unit_statements(tree, mutant):
         start = text.offset(statement.lineno, statement.col_offset)
-        if content[text.starts[statement.lineno - 1] : start].strip() == b"":
+        before = content[text.starts[statement.lineno - 1] : start].strip()
+        if before == b"" or before.endswith((b":", b";")):
             unit, first = mutant.unit, mutant.first
             return Mutant(
                 path, statement.lineno, start, start, "", "(lambda: None); ", "statement", unit, first
