@@ -99,7 +99,7 @@ class InterventionsSchema(_Section):
 
 class MutationSchema(_Section):
     enabled: bool = True
-    max_mutants: int = Field(24, ge=1)
+    max_mutants: int = Field(100, ge=1)
     per_line: int = Field(3, ge=1)
     timeout_seconds: float = Field(60.0, gt=0)
 

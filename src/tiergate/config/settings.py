@@ -122,7 +122,7 @@ class RiskConfig:
 class MutationConfig:
     # The changed lines' mutants, run by the tests once they pass (`tiergate.gate.mutation`).
     enabled: bool = _value(True, "bool")
-    max_mutants: int = _value(24, "int", ge=1)
+    max_mutants: int = _value(100, "int", ge=1)
     per_line: int = _value(3, "int", ge=1)
     timeout_seconds: float = _value(60.0, "float", gt=0)
 

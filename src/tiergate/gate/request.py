@@ -92,7 +92,7 @@ class MutantBounds:
     """How many mutants a claim's change gets (`tiergate.gate.mutation`), at most per changed line, and
     in how many seconds."""
 
-    mutants: int = 24
+    mutants: int = 100
     per_line: int = 3
     seconds: float = 60.0
 

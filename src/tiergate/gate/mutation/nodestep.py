@@ -79,7 +79,7 @@ class NodeStep:
                 skipped.append(f"{path}: not read ({type(exc).__name__})")
                 continue
             made[path] = list(javascript.mutants_of(path, sources[path], numbers, self.bounds.per_line))
-        return sources, spread(made, self.bounds.mutants), tuple(skipped)
+        return sources, spread(made)[: self.bounds.mutants], tuple(skipped)
 
 
 def _covering(mutant: Mutant, runs: Sequence[NodeRun]) -> tuple[str, ...]:

@@ -37,7 +37,7 @@ _PLAN = "TIERGATE_MUTANTS"
 _KEY = "TIERGATE_MUTANTS_KEY"
 _TIE = "tiergate_mutants_key"  # how an xdist controller hands the key to its workers
 _NEW_LOCALS = 0x2  # CO_NEWLOCALS: a function's code, not a class body's
-_MARGIN = 5.0  # seconds kept free at the end of the check's own limit
+_MARGIN = 2.0  # seconds kept free at the end of the check's own limit
 
 
 def pytest_configure(config):
@@ -167,8 +167,8 @@ class _Mutation:
             _write(self.plan["out"], {"key": self.key, "off": "the tests did not all pass"})
             return
         spent = time.monotonic() - self.born
-        # Within the plan's seconds, and never past the check's own limit: its time so far counted.
-        seconds = min(float(self.plan["seconds"]), float(self.plan["limit"]) - spent - _MARGIN)
+        # Within the plan's seconds, and half of what the check's own limit leaves: its time so far counted.
+        seconds = min(float(self.plan["seconds"]), (float(self.plan["limit"]) - spent) / 2 - _MARGIN)
         told = {"tests": self.covering, "statements": self.probes.statements(), "seconds": seconds}
         self.zygote.go({**told, "created": sorted(_CREATED)})
 
@@ -290,6 +290,9 @@ class _Runner:
         )
 
     def run(self):
+        if self.deadline <= self.started:
+            self.incomplete = "the check's time limit left no time for them"
+            return
         mutants = list(self.plan["mutants"])
         random.Random(self.plan.get("seed", 0)).shuffle(mutants)
         for mutant in mutants:

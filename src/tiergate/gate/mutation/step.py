@@ -158,7 +158,10 @@ class Step:
                 self.unmade.append(f"{quote_path(path)} (it does not parse)")
             self.skipped.extend(f"{path}:{line}: {why}" for line, why in found.skipped)
             made[path], sources[path] = list(found.mutants), content
-        for index, mutant in enumerate(spread(made, self.bounds.mutants)):
+        chosen = spread(made)
+        if len(chosen) > self.bounds.mutants:  # never dropped unsaid: lines left out would hide in it
+            self.unmade.append(f"{len(chosen) - self.bounds.mutants} mutants past [mutation] max_mutants")
+        for index, mutant in enumerate(chosen[: self.bounds.mutants]):
             self.mutants[str(index)] = mutant
         self.sources = sources
         return sources
@@ -226,17 +229,14 @@ def python_lines(change: ChangeMeasurement) -> dict[str, frozenset[int]]:
     return changed_lines(change, [f for f in change.files if f.path in wanted]) if wanted else {}
 
 
-def spread(made: Mapping[str, list[Mutant]], most: int) -> list[Mutant]:
-    """Each changed line's first mutant, then each line's second, and so on, up to `most` mutants; never
-    fewer than one a line: a cap that left some lines out would let lines before them hide them."""
+def spread(made: Mapping[str, list[Mutant]]) -> list[Mutant]:
+    """Every mutant made, each changed line's most telling first (`python.PRIORITY`), then each line's
+    second, and so on: a count cut from the end takes from every line alike."""
     by_line: dict[tuple[str, int], list[Mutant]] = {}
     for path, mutants in made.items():
-        for mutant in mutants:
+        for mutant in sorted(mutants, key=lambda m: (python.PRIORITY.index(m.operator), m.start)):
             by_line.setdefault((path, mutant.line), []).append(mutant)
     chosen: list[Mutant] = []
-    rank = 0
-    most = max(most, len(by_line))
-    while len(chosen) < most and any(len(m) > rank for m in by_line.values()):
+    for rank in range(max((len(m) for m in by_line.values()), default=0)):
         chosen.extend(m[rank] for _, m in sorted(by_line.items()) if len(m) > rank)
-        rank += 1
-    return chosen[:most]
+    return chosen
