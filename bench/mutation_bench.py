@@ -95,17 +95,20 @@ def generated_node(root: Path) -> Case:
 
 
 def library(root: Path, entry: dict[str, Any]) -> Case:
-    """A worktree of the library at its change's parent, the change put in its working tree."""
-    repo = Path(entry["repo"])
-    where = root / entry["name"].replace("/", "-")
-    git = ["git", "-C", str(repo)]
-    subprocess.run(
-        [*git, "worktree", "add", "--detach", str(where), entry["parent"]], check=True, capture_output=True
-    )
+    """The library's own checkout at its change's parent, the change put in its working tree: the
+    checkout its environment's editable install names, so that the bare run imports the change too."""
+    where = Path(entry["repo"])
+    git = ["git", "-C", str(where)]
+    for step in (
+        ["checkout", "-q", "--detach", entry["parent"]],
+        ["reset", "-q", "--hard"],
+        ["clean", "-fdq"],
+    ):
+        subprocess.run([*git, *step], check=True, capture_output=True)
     diff = subprocess.run(
         [*git, "diff", "--binary", entry["parent"], entry["commit"]], check=True, capture_output=True
     )
-    subprocess.run(["git", "-C", str(where), "apply", "--whitespace=nowarn"], input=diff.stdout, check=True)
+    subprocess.run([*git, "apply", "--whitespace=nowarn"], input=diff.stdout, check=True)
     tests = " ".join(shlex.quote(t) for t in entry["tests"])
     if entry.get("node"):
         command = f"node --test {tests}"

@@ -267,6 +267,7 @@ def _write(path, data):
 class _Runner:
     def __init__(self, mutation, session, told):
         self.plan, self.key, self.probes = mutation.plan, mutation.key, mutation.probes
+        _know(set(self.plan["files"]))
         self.items = {item.nodeid: item for item in session.items}
         self.covering = told["tests"]
         self.statements = told["statements"]
@@ -417,18 +418,27 @@ def _child(mutant, tests):
     return ["survived", ""]
 
 
+# What the zygote found of the changed files' modules, functions and caches, found once for its children.
+_KNOWN = {}
+
+
+def _know(files):
+    _KNOWN.update(modules=_modules(files), functions=_functions(files), caches=_caches(files))
+
+
 def _put(mutant):
     """The mutant's code in this process (as its module is imported, if it is not yet); why it cannot
     be, or ""."""
     files = {mutant["file"]}
     code = compile(mutant["source"], mutant["file"], "exec", dont_inherit=True)
-    if _modules(files):
-        why = _put_now(mutant, code, files)
+    if mutant["file"] in _KNOWN.get("modules", {}):
+        why = _put_now(mutant, code, files, _KNOWN)
     else:
         why = ""
         site = sys.modules.get("sitecustomize")
-        getattr(site, "_tiergate_on_load", []).append(lambda module: _put_now(mutant, code, files))
-    for cache in _caches(files):
+        later = lambda module: _put_now(mutant, code, files, {})  # noqa: E731
+        getattr(site, "_tiergate_on_load", []).append(later)
+    for cache in _KNOWN.get("caches", ()):
         try:
             cache.cache_clear()
         except Exception:
@@ -436,12 +446,13 @@ def _put(mutant):
     return why
 
 
-def _put_now(mutant, code, files):
+def _put_now(mutant, code, files, known):
     if not mutant["unit"]:
         return _put_statement(mutant, files)
     new = _unit_code(code, mutant["unit"], mutant["first"])
     key = (mutant["file"], mutant["unit"], mutant["first"])
-    live = _functions(files).get(key) or _functions(files, everywhere=True).get(key, [])
+    live = (known.get("functions") or _functions(files)).get(key)
+    live = live or _functions(files, everywhere=True).get(key, [])
     if new is None or not live:
         return "its function %s is not in the tests' process" % mutant["unit"]
     for function in live:
