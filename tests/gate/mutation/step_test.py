@@ -171,3 +171,27 @@ def test_under_xdist_each_worker_runs_the_mutants_of_the_tests_it_ran(repo: Path
     found = fates(run)
     # The workers' reports merged: grade(80) kills `<`, grade(10) the 'fail' return, wherever each ran.
     assert found[(6, "<")] == "killed" and found[(8, "None")] == "killed" and found[(6, ">")] == "survived"
+
+
+MARKED = (
+    "PASS_MARK = 50\n\n\nclass Marks:\n    top = 90\n\n\n"
+    "def grade(score, mark=PASS_MARK):\n    return 'pass' if score >= mark else 'fail'\n\n\n"
+    "def top(score, at=Marks.top):\n    return score >= at\n"
+)
+MARKED_TESTS = (
+    "from marks import Marks, grade, top\n\n\n"
+    "def test_grade():\n    assert grade(50) == 'pass' and grade(49) == 'fail'\n\n\n"
+    "def test_top():\n    assert top(90) and not top(89) and Marks.top == 90\n"
+)
+
+
+def test_code_run_at_import_is_mutated_by_running_its_module_again(repo: Path) -> None:
+    # A constant bound as a default, a class attribute, a default that reads it: the module runs again
+    # under each mutant, and the functions and class the tests imported get what it made.
+    write(repo, {"marks.py": MARKED, "tests/test_marks.py": MARKED_TESTS})
+
+    _, run = gate(repo)
+
+    found = fates(run)
+    assert found[(1, "51")] == "killed" and found[(5, "91")] == "killed"
+    assert run.of("survived") == () and run.void == "" and run.incomplete == ""

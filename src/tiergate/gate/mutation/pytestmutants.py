@@ -448,7 +448,7 @@ def _put(mutant):
 
 def _put_now(mutant, code, files, known):
     if not mutant["unit"]:
-        return _put_statement(mutant, files)
+        return _put_module(mutant, code, files)
     new = _unit_code(code, mutant["unit"], mutant["first"])
     key = (mutant["file"], mutant["unit"], mutant["first"])
     live = (known.get("functions") or _functions(files)).get(key)
@@ -460,17 +460,44 @@ def _put_now(mutant, code, files, known):
     return ""
 
 
-def _put_statement(mutant, files):
-    import ast
-
+def _put_module(mutant, code, files):
+    """Code that runs as its module is imported (a top-level assignment, a class attribute, a default
+    value): the mutated module run again in its own namespace (this child is thrown away after), and what
+    it made put into the objects the tests already hold: a function's code and defaults, a class's
+    attributes. The names keep naming those objects."""
     module = _modules(files).get(mutant["file"])
-    tree = ast.parse(mutant["source"])
-    statement = [s for s in tree.body if s.lineno <= mutant["line"] <= s.end_lineno]
-    if module is None or not statement:
-        return "its statement is not at its module's top"
-    one = compile(ast.Module(body=statement, type_ignores=[]), mutant["file"], "exec", dont_inherit=True)
-    exec(one, module.__dict__)
+    if module is None:
+        return "its module is not in the tests' process"
+    before = dict(module.__dict__)
+    exec(code, module.__dict__)
+    for name, now in list(module.__dict__.items()):
+        was = before.get(name)
+        if was is not None and was is not now and _transplanted(was, now):
+            module.__dict__[name] = was
     return ""
+
+
+def _transplanted(was, now):
+    """Whether `now`'s code and values went into `was`, the object the tests hold."""
+    if type(was).__name__ == "function" and type(now).__name__ == "function":
+        try:
+            was.__code__ = now.__code__
+        except ValueError:  # another closure: not the same function
+            return False
+        was.__defaults__, was.__kwdefaults__ = now.__defaults__, now.__kwdefaults__
+        return True
+    if isinstance(was, type) and isinstance(now, type):
+        for name, value in vars(now).items():
+            if name in ("__dict__", "__weakref__"):
+                continue
+            old = vars(was).get(name)
+            if old is None or not _transplanted(old, value):
+                try:
+                    setattr(was, name, value)
+                except (AttributeError, TypeError):
+                    pass
+        return True
+    return False
 
 
 def _functions(files, everywhere=False):

@@ -175,11 +175,18 @@ class _Maker:
                 self.function(statement, f"{qualname}.{statement.name}")
             elif isinstance(statement, ast.ClassDef):
                 self.klass(statement, f"{qualname}.{statement.name}")
+            elif _reassignable(statement):  # a class attribute: its module run again puts it in
+                self.unit, self.first = "", 0
+                self.code(statement)
             else:
                 self.at_import(statement)
 
     def function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str) -> None:
-        self.at_import_only(node.decorator_list, node.args.defaults, node.args.kw_defaults)
+        self.at_import_only(node.decorator_list)
+        # Default values are worked out as the module runs: mutated, the module runs again.
+        self.unit, self.first = "", 0
+        for default in (*node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)):
+            self.code(default)
         self.unit = qualname
         self.first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
         for statement in _without_docstring(node.body):
@@ -198,8 +205,9 @@ class _Maker:
                         if line in self.lines:
                             self.skipped.setdefault(line, AT_IMPORT)
 
-    def code(self, statement: ast.stmt) -> None:
-        """The mutants of one statement run in the current unit, inner statements and functions too."""
+    def code(self, statement: ast.AST) -> None:
+        """The mutants of one statement (or a default's expression) run in the current unit, inner
+        statements and functions too."""
         for node in _walk(statement):
             if isinstance(node, (*_FUNCTIONS, ast.Lambda)):
                 continue  # nested: part of the unit's code, walked by `_walk` itself
@@ -382,14 +390,31 @@ def sentinel_of(path: str, content: bytes, mutant: Mutant) -> Mutant | None:
 
 
 def _unit_statements(tree: ast.Module, mutant: Mutant) -> Iterator[ast.stmt]:
-    """The simple statements of `mutant`'s unit that run in its own code (not a nested function's)."""
+    """The simple statements of `mutant`'s unit that run in its own code (not a nested function's); for
+    the module's own (run again whole), its top's, then its functions'."""
     if not mutant.unit:
-        yield from (s for s in tree.body if s.lineno <= mutant.line <= (s.end_lineno or s.lineno))
+        top = [s for s in _without_docstring(tree.body) if not _compound(s) and not _future(s)]
+        yield from top
+        for node in ast.walk(tree):
+            if isinstance(node, _FUNCTIONS):
+                yield from _simple_statements(node.body)
         return
     found = _function_named(tree.body, mutant.unit, mutant.first, "")
-    if found is None:
-        return
-    pending = list(_without_docstring(found.body))
+    if found is not None:
+        yield from _simple_statements(found.body)
+
+
+def _compound(statement: ast.stmt) -> bool:
+    return any(isinstance(getattr(statement, f, None), list) for f in ("body", "orelse", "handlers"))
+
+
+def _future(statement: ast.stmt) -> bool:
+    return isinstance(statement, ast.ImportFrom) and statement.module == "__future__"
+
+
+def _simple_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The simple statements of a function's `body`, its blocks' too, not its nested functions'."""
+    pending = list(_without_docstring(body))
     while pending:
         statement = pending.pop(0)
         if isinstance(statement, (*_FUNCTIONS, ast.ClassDef)):
