@@ -100,9 +100,9 @@ def library(root: Path, entry: dict[str, Any]) -> Case:
     where = Path(entry["repo"])
     git = ["git", "-C", str(where)]
     for step in (
-        ["checkout", "-q", "--detach", entry["parent"]],
         ["reset", "-q", "--hard"],
         ["clean", "-fdq"],
+        ["checkout", "-q", "--detach", entry["parent"]],
     ):
         subprocess.run([*git, *step], check=True, capture_output=True)
     diff = subprocess.run(
@@ -114,7 +114,10 @@ def library(root: Path, entry: dict[str, Any]) -> Case:
         command = f"node --test {tests}"
     else:
         python = shlex.quote(entry["python"])
-        command = f"PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 {python} -m pytest -q -p no:cacheprovider {tests}"
+        # The library's own folder first (`src/`, its layout): its editable install names the checkout,
+        # which the claim's copy hides.
+        pytest = f"{python} -m pytest -q -p no:cacheprovider -o pythonpath=src"
+        command = f"PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 {pytest} {tests}"
     return Case(entry["name"], where, command)
 
 
