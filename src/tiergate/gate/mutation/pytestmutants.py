@@ -211,17 +211,29 @@ class _Zygote:
             os.close(self.pipe)
 
     def _reap(self, seconds):
-        """Wait for the zygote at most `seconds`, then end it: what it wrote by then stands."""
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            if os.waitpid(self.pid, os.WNOHANG)[0]:
+        """Wait for the zygote at most `seconds`, then end it, and the child it runs (which may hold a
+        copy of the check's output: the check would not end before it): what it wrote by then stands."""
+        if self._waited(seconds):
+            return
+        for ending in (signal.SIGTERM, signal.SIGKILL):
+            try:
+                os.kill(self.pid, ending)
+            except OSError:
                 return
+            if self._waited(1.0):
+                return
+
+    def _waited(self, seconds):
+        deadline = time.monotonic() + seconds
+        while True:
+            try:
+                if os.waitpid(self.pid, os.WNOHANG)[0]:
+                    return True
+            except OSError:
+                return True
+            if time.monotonic() >= deadline:
+                return False
             time.sleep(0.01)
-        try:
-            os.kill(self.pid, signal.SIGKILL)
-            os.waitpid(self.pid, 0)
-        except OSError:
-            pass
 
 
 def _zygote(session, mutation, pipe):
@@ -237,16 +249,31 @@ def _zygote(session, mutation, pipe):
     told = json.loads(_read_all(pipe) or b"{}")
     if told.get("stop") or "tests" not in told:
         return
+    signal.signal(signal.SIGTERM, _ended)
     _CREATED.clear()
     _CREATED.update(told["created"])
     _remove_created(_own(mutation.plan))
     runner = _Runner(mutation, session, told)
     try:
+        _know(set(mutation.plan["files"]))
         runner.run()
     except BaseException as exc:
         runner.incomplete = runner.incomplete or "the mutation step failed (%s)" % type(exc).__name__
     finally:
         runner.write()
+
+
+# The mutant's child running now: ended with the zygote (it may hold a copy of the check's output).
+_CHILD = [0]
+
+
+def _ended(signum, frame):
+    if _CHILD[0]:
+        try:
+            os.kill(_CHILD[0], signal.SIGKILL)
+        except OSError:
+            pass
+    os._exit(0)
 
 
 def _read_all(fd):
@@ -267,7 +294,6 @@ def _write(path, data):
 class _Runner:
     def __init__(self, mutation, session, told):
         self.plan, self.key, self.probes = mutation.plan, mutation.key, mutation.probes
-        _know(set(self.plan["files"]))
         self.items = {item.nodeid: item for item in session.items}
         self.covering = told["tests"]
         self.statements = told["statements"]
@@ -380,9 +406,11 @@ def _in_child(mutant, tests, deadline, keep, spare=False):
             _remove_created(keep)
             os._exit(0)
     os.close(write)
+    _CHILD[0] = pid
     try:
         said = _wait(read, pid, limit)
     finally:
+        _CHILD[0] = 0
         os.close(read)
         _remove_created(keep)
     return said if said is not None else ["killed", "%s (ended or ran out of time)" % tests[0][0].nodeid]
@@ -506,9 +534,9 @@ def _functions(files, everywhere=False):
     `everywhere`: among every object the collector tracks (a function only another object holds)."""
     found = {}
     for thing in gc.get_objects() if everywhere else _reachable(files):
-        code = getattr(thing, "__code__", None)
-        if code is None or type(thing).__name__ != "function":
+        if type(thing).__name__ != "function":
             continue
+        code = thing.__code__
         path = os.path.realpath(code.co_filename)
         if path in files:
             found.setdefault((path, thing.__qualname__, code.co_firstlineno), []).append(thing)
@@ -520,12 +548,12 @@ def _caches(files):
     return [
         thing
         for thing in _reachable(files)
-        if type(thing).__name__ == "_lru_cache_wrapper" and _in(getattr(thing, "__wrapped__", None), files)
+        if type(thing).__name__ == "_lru_cache_wrapper" and _in(_attribute(thing, "__wrapped__"), files)
     ]
 
 
 def _in(function, files):
-    code = getattr(function, "__code__", None)
+    code = _attribute(function, "__code__")
     return code is not None and os.path.realpath(code.co_filename) in files
 
 
@@ -548,15 +576,30 @@ def _reachable(files):
 
 
 def _inside(value):
-    if isinstance(value, type):
-        return dict(vars(value))
-    held = [getattr(value, name, None) for name in ("__wrapped__", "__func__", "fget", "fset", "fdel")]
-    for cell in getattr(value, "__closure__", None) or ():
-        try:
-            held.append(cell.cell_contents)
-        except ValueError:
-            pass
-    return [h for h in held if h is not None and callable(h)]
+    """What `value` holds that may be a function of the change's; nothing when asking it raises (a proxy
+    of a context that is not there, a descriptor with opinions)."""
+    try:
+        if isinstance(value, type):
+            return dict(vars(value))
+        held = [
+            _attribute(value, n) for n in ("__wrapped__", "__func__", "fget", "fset", "fdel", "__closure__")
+        ]
+        cells = held.pop() or ()
+        for cell in cells if isinstance(cells, tuple) else ():
+            try:
+                held.append(cell.cell_contents)
+            except ValueError:
+                pass
+        return [h for h in held if h is not None and callable(h)]
+    except Exception:
+        return []
+
+
+def _attribute(value, name):
+    try:
+        return getattr(value, name, None)
+    except Exception:
+        return None
 
 
 def _modules(files):
