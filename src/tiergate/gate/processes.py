@@ -61,6 +61,9 @@ class ChecksInterruptedError(Exception):
     """The run was stopped by a signal; every check's process group has been killed."""
 
 
+LIMIT_VARIABLE = "TIERGATE_CHECK_LIMIT"
+
+
 def run_checks(
     checks: Sequence[Check],
     cwd: Path,
@@ -138,7 +141,8 @@ class _Runner:
             return result
         started = time.monotonic()
         try:
-            added = self.env.get(check.key, {})
+            # The check's own time limit, told: the mutants its tests run after them keep within it.
+            added = {**self.env.get(check.key, {}), LIMIT_VARIABLE: f"{self.limit(check):.3f}"}
             process = await reaping.spawn([SHELL, "-c", check.command], self.cwd, mark, added)
         except OSError as exc:
             result = _result(check, "error", None, 0.0, _Tail(0), f"could not run: could not start: {exc}")

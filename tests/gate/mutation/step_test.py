@@ -133,8 +133,10 @@ def test_tests_run_by_unittest_get_no_mutant_and_say_why(repo: Path) -> None:
 
 
 def test_a_step_out_of_time_says_how_many_mutants_did_not_run(repo: Path) -> None:
-    slow = GRADE_TESTS.replace(
-        "def test_grade():", "def test_grade():\n    import time\n\n    time.sleep(0.3)"
+    # Pinned, so that no survivor says it first.
+    slow = (
+        "import time\n\nfrom calc import grade\n\n\ndef test_grade():\n    time.sleep(0.3)\n"
+        "    assert grade(50) == 'pass' and grade(49) == 'fail'\n"
     )
     write(repo, {"calc.py": GRADE, "tests/test_grade.py": slow})
 

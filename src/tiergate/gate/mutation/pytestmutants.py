@@ -25,7 +25,6 @@ later and pytest 6.2 or later, where `os.fork` is. See docs/judging.md, "Mutants
 import gc
 import json
 import os
-import random
 import select
 import signal
 import sys
@@ -43,7 +42,8 @@ _MARGIN = 2.0  # seconds kept free at the end of the check's own limit
 def pytest_configure(config):
     path = os.environ.get(_PLAN)
     key = os.environ.pop(_KEY, None) or getattr(config, "workerinput", {}).get(_TIE)
-    if not path or not key:
+    # A run of some tests only (the gate's first pass over what the change affects) runs no mutant.
+    if not path or not key or os.environ.get("TIERGATE_TESTS_ONLY"):
         return
     try:
         with open(path) as f:
@@ -167,8 +167,10 @@ class _Mutation:
             _write(self.plan["out"], {"key": self.key, "off": "the tests did not all pass"})
             return
         spent = time.monotonic() - self.born
-        # Within the plan's seconds, and half of what the check's own limit leaves: its time so far counted.
-        seconds = min(float(self.plan["seconds"]), (float(self.plan["limit"]) - spent) / 2 - _MARGIN)
+        # Within the plan's seconds, a third of the check's own limit (as the gate started it: the run
+        # was given it), and half of what the run left of it.
+        limit = float(_TIERGATE_VARIABLES.get("TIERGATE_CHECK_LIMIT") or self.plan["limit"])
+        seconds = min(float(self.plan["seconds"]), limit / 3, (limit - spent) / 2 - _MARGIN)
         told = {"tests": self.covering, "statements": self.probes.statements(), "seconds": seconds}
         self.zygote.go({**told, "created": sorted(_CREATED)})
 
@@ -299,6 +301,10 @@ class _Runner:
         self.statements = told["statements"]
         self.started = time.monotonic()
         self.deadline = self.started + float(told["seconds"])
+        # Once a mutant survived, the rest get a quarter of the run's own test time more (2 s at least):
+        # enough to name the survivors that come cheap, never a run of every test for each.
+        self.enough = float("inf")
+        self.after_survivor = max(2.0, 0.25 * sum(seconds for _, _, seconds in told["tests"]))
         self.fates = {}
         self.killers = {}  # unit key -> nodeids that killed its mutants
         self.void = ""
@@ -320,13 +326,23 @@ class _Runner:
         if self.deadline <= self.started:
             self.incomplete = "the check's time limit left no time for them"
             return
+        # In the plan's order (each line's most telling first): each runs in a fresh child, so the order
+        # tells a test nothing, and a survivor found early names the line's weakest spot.
         mutants = list(self.plan["mutants"])
-        random.Random(self.plan.get("seed", 0)).shuffle(mutants)
+        # The objects as they are stay out of the collector's sight: its passes in a child would touch
+        # every one of them, and copy every page the zygote shares with it.
+        gc.freeze()
         for mutant in mutants:
             if time.monotonic() > self.deadline:
                 self.incomplete = "the mutation step ran out of its time"
                 break
+            if time.monotonic() > self.enough:
+                # A mutant survived: the change is not LIGHT, whatever the rest would show.
+                self.fates[mutant["id"]] = ["not_run", "not needed: a mutant survived already"]
+                continue
             self.fates[mutant["id"]] = self.one(mutant)
+            if self.fates[mutant["id"]][0] == "survived" and self.enough == float("inf"):
+                self.enough = time.monotonic() + self.after_survivor
             self.write()  # what is known so far stands, should the zygote be ended
         # Until the copies that behave the same have run, the kills are not yet evidence.
         self.incomplete, pending = "the copies that behave the same did not all run", self.incomplete
@@ -399,6 +415,7 @@ def _in_child(mutant, tests, deadline, keep, spare=False):
     pid = os.fork()
     if pid == 0:
         try:
+            gc.disable()  # a child lives for one mutant: nothing to collect that its exit does not
             os.close(read)
             said = _child(mutant, tests)
             os.write(write, json.dumps(said).encode())

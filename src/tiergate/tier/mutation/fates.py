@@ -100,7 +100,7 @@ class MutationRun:
                 "-> at least STANDARD"
             )
         not_run = self.of("not_run")
-        if self.incomplete or not_run:
+        if (self.incomplete or not_run) and not survivors:  # a survivor says it already
             why = quote_inline(self.incomplete or not_run[0].by)
             found.append(
                 f"mutants-incomplete: {plural(len(not_run), 'mutant')} of the changed lines not run ({why}) "
