@@ -136,8 +136,6 @@ def run_gate(
     )
     if kept is not None:
         return _judge_kept(run, kept, before, key, refute_regressions)
-    if measurement is not None:
-        measurement.limit = run._limit
     with _copy(project, commit, exclusions, seed, own_network) as copy:
         if copy is not None:
             run.cwd, run.copy = copy.cwd, copy
@@ -146,6 +144,7 @@ def run_gate(
                 measurement.where = run.cwd
                 measurement.write = None if copy is None else functools.partial(cleancopy.rewrite, copy)
             added = measurement.env() if measurement else {}
+            run.mutants_time = measurement.mutants_time() if measurement else {}
             run.env = {c.key: _joined(_copy_env(copy, c.key), added.get(c.key, {})) for c in checks}
             results = run.staged()
             run.untouched()
@@ -401,6 +400,7 @@ class _Run:
     progress: Progress | None
     strict: frozenset[str]
     env: dict[str, dict[str, str]] = field(default_factory=dict)  # added to some checks', by key
+    mutants_time: dict[str, float] = field(default_factory=dict)  # a check's mutants' time, by key
     changed: Sequence[str] | None = None  # the change's paths; None: asked of git when needed
     at_base: bool | None = None  # whether the workspace is the base commit; None: asked of git
     # A completed task's run: a check that ran past its own timeout wants its baseline too, to tell a hang
@@ -499,9 +499,11 @@ class _Run:
         return self._limit_of_key(check.key)
 
     def _limit_of_key(self, key: str) -> float:
+        # The mutants a check's tests run after them (`tiergate.gate.mutation`) have time of their own.
+        extra = self.mutants_time.get(key, 0.0)
         if self.limits is None:  # a run given no limits (a bench's, a test's): the timeout alone
-            return self.timeout
-        return self.limits.limit(self._base_seconds(self._whole.get(key, key)))
+            return self.timeout + extra
+        return self.limits.limit(self._base_seconds(self._whole.get(key, key))) + extra
 
     def _base_seconds(self, key: str) -> float | None:
         entry = self.entries.get(key)

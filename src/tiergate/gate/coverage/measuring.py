@@ -29,6 +29,8 @@ from tiergate.tier.coverage.lines import CoverageData, FileLines, GateCoverage, 
 from tiergate.tier.mutation.fates import MutationRun
 
 FOLDER = "coverage"
+# Beside the mutants' own seconds, what their check's limit also gives them: forks, ends, the report.
+MUTANTS_MARGIN = 10.0
 PLAN_VARIABLE = "TIERGATE_COVERAGE_PLAN"
 
 # Copied as the run's sitecustomize.py: it runs in the tests' own interpreter (its docstring says how).
@@ -80,13 +82,11 @@ class Measurement:
         checks: Sequence[Check],
         files: Sequence[str],
         mutants: Step | None = None,
-        limit: Callable[[Check], float] | None = None,
     ) -> None:
-        """`mutants`: the change's mutants, run by the first Python check measured once its tests pass;
-        `limit`: each check's time limit, which they must keep within."""
+        """`mutants`: the change's mutants, run by the first Python check measured once its tests pass."""
         self.project = project
         self.files = tuple(files)
-        self.mutants, self.limit = mutants, limit
+        self.mutants = mutants
         # Where the checks run (the claim's copy, `tiergate.gate.cleancopy`): the files measured are there.
         self.where = project.root
         self.taking: dict[str, tuple[Check, Tool, tuple[str, ...]]] = {}
@@ -129,8 +129,7 @@ class Measurement:
             )
             added[key] = {"PYTHONPATH": python_path, PLAN_VARIABLE: str(out / "plan.json")}
             if self.mutants is not None and not self.mutants.key and self.runners[key] == "pytest":
-                limit = self.limit(self.taking[key][0]) if self.limit else self.mutants.bounds.seconds * 3
-                more = self.mutants.env(key, self.where, out, limit / 3)
+                more = self.mutants.env(key, self.where, out)
                 joined = os.pathsep.join(p for p in (python_path, more.pop("PYTHONPATH", "")) if p)
                 added[key].update({**more, "PYTHONPATH": joined})
         return added
@@ -168,6 +167,12 @@ class Measurement:
         if env is not None and self.mutants is not None and self.mutants.key in env:
             env[self.mutants.key] = self.mutants.without(env[self.mutants.key])
         return self.with_node_mutants(coverage, results, env) if env is not None and node else coverage
+
+    def mutants_time(self) -> dict[str, float]:
+        """The time the mutants get beside their check's own limit, by check key (none when none run)."""
+        if self.mutants is None or not self.mutants.key or not self.mutants.mutants:
+            return {}
+        return {self.mutants.key: self.mutants.bounds.seconds + MUTANTS_MARGIN}
 
     def _mutation(
         self, results: Sequence[CheckResult], measured: Sequence[CoverageData]

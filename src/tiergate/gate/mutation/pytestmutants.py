@@ -36,7 +36,7 @@ _PLAN = "TIERGATE_MUTANTS"
 _KEY = "TIERGATE_MUTANTS_KEY"
 _TIE = "tiergate_mutants_key"  # how an xdist controller hands the key to its workers
 _NEW_LOCALS = 0x2  # CO_NEWLOCALS: a function's code, not a class body's
-_MARGIN = 2.0  # seconds kept free at the end of the check's own limit
+_MARGIN = 5.0  # seconds kept free at the end of the check's own limit
 
 
 def pytest_configure(config):
@@ -167,10 +167,10 @@ class _Mutation:
             _write(self.plan["out"], {"key": self.key, "off": "the tests did not all pass"})
             return
         spent = time.monotonic() - self.born
-        # Within the plan's seconds, a third of the check's own limit (as the gate started it: the run
-        # was given it), and half of what the run left of it.
-        limit = float(_TIERGATE_VARIABLES.get("TIERGATE_CHECK_LIMIT") or self.plan["limit"])
-        seconds = min(float(self.plan["seconds"]), limit / 3, (limit - spent) / 2 - _MARGIN)
+        # Within the plan's seconds, and what the run left of the check's limit (as the gate started it,
+        # the mutants' own time in it).
+        limit = float(_TIERGATE_VARIABLES.get("TIERGATE_CHECK_LIMIT") or 0) or float("inf")
+        seconds = min(float(self.plan["seconds"]), limit - spent - _MARGIN)
         told = {"tests": self.covering, "statements": self.probes.statements(), "seconds": seconds}
         self.zygote.go({**told, "created": sorted(_CREATED)})
 
@@ -301,6 +301,8 @@ class _Runner:
         self.statements = told["statements"]
         self.started = time.monotonic()
         self.deadline = self.started + float(told["seconds"])
+        # The mutants take at most four fifths of it: the copies that behave the same run in the rest.
+        self.mutants_deadline = self.started + 0.8 * float(told["seconds"])
         # Once a mutant survived, the rest get a quarter of the run's own test time more (2 s at least):
         # enough to name the survivors that come cheap, never a run of every test for each.
         self.enough = float("inf")
@@ -333,7 +335,7 @@ class _Runner:
         # every one of them, and copy every page the zygote shares with it.
         gc.freeze()
         for mutant in mutants:
-            if time.monotonic() > self.deadline:
+            if time.monotonic() > self.mutants_deadline:
                 self.incomplete = "the mutation step ran out of its time"
                 break
             if time.monotonic() > self.enough:
@@ -361,7 +363,7 @@ class _Runner:
         tests = self.tests_for(mutant)
         if not tests:
             return ["uncovered", ""]
-        fate = _in_child(mutant, tests, self.deadline, _own(self.plan))
+        fate = _in_child(mutant, tests, self.mutants_deadline, _own(self.plan))
         if fate[0] == "killed":
             self.killers.setdefault(_unit_key(mutant), []).append(fate[1])
         return fate

@@ -3,8 +3,8 @@ the change's coverage (its pytest runs them once its own tests pass: `pytestmuta
 back as a `MutationRun`.
 
 At most `MutantBounds.mutants` mutants, spread over the changed lines (each line's first mutant before any
-line's second), and within `MutantBounds.seconds`, never more than a third of the check's own time limit: the
-mutants run inside the check's run, which must still end within its limit.
+line's second), and within `MutantBounds.seconds`, which the check's time limit gets beside its own: the
+mutants run inside the check's run.
 """
 
 from __future__ import annotations
@@ -56,11 +56,11 @@ class Step:
         self.unmade: list[str] = []  # changed files no mutant could be made of, and why
         self.unchecked: list[str] = []  # units whose kills no copy that behaves the same checks
 
-    def env(self, key: str, where: Path, out: Path, limit: float) -> dict[str, str]:
+    def env(self, key: str, where: Path, out: Path) -> dict[str, str]:
         """The variables that make check `key`'s pytest run the mutants, made from the files at `where`
-        (the claim's copy), within the check's own time `limit`; its plan and the plugin written under
-        `out`. The plugin's folder goes on PYTHONPATH after the others (it holds no sitecustomize), the
-        plugin under a name of this run's own: no module of the project's shadows it."""
+        (the claim's copy); its plan and the plugin written under `out`. The plugin's folder goes on
+        PYTHONPATH after the others (it holds no sitecustomize), the plugin under a name of this run's
+        own: no module of the project's shadows it."""
         self.key = key
         sources = self._make(where)
         if not self.mutants:
@@ -69,8 +69,7 @@ class Step:
         (out / "plugin").mkdir()
         shutil.copyfile(_PLUGIN_SOURCE, out / "plugin" / f"{self.plugin}.py")
         ownfiles.note(out / "plugin" / f"{self.plugin}.py")
-        seconds = min(self.bounds.seconds, limit / 3)
-        plan = self._plan(where, sources, out / _OUT, (seconds, limit))
+        plan = self._plan(where, sources, out / _OUT, self.bounds.seconds)
         (out / _PLAN).write_text(json.dumps(plan))
         ownfiles.note(out / _PLAN)
         self.out = out / _OUT
@@ -166,9 +165,7 @@ class Step:
         self.sources = sources
         return sources
 
-    def _plan(
-        self, where: Path, sources: Mapping[str, bytes], out: Path, seconds: tuple[float, float]
-    ) -> dict[str, Any]:
+    def _plan(self, where: Path, sources: Mapping[str, bytes], out: Path, seconds: float) -> dict[str, Any]:
         def entry(name: str, mutant: Mutant) -> dict[str, Any]:
             real = os.path.realpath(where / mutant.path)
             text = mutant.apply(sources[mutant.path]).decode()
@@ -183,8 +180,7 @@ class Step:
         ]
         return {
             "out": str(out),
-            "seconds": seconds[0],
-            "limit": seconds[1],
+            "seconds": seconds,
             "seed": random.SystemRandom().randrange(1 << 30),
             "files": sorted({os.path.realpath(where / p) for p in sources}),
             "mutants": [entry(name, m) for name, m in self.mutants.items()],
