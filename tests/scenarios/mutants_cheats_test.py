@@ -664,6 +664,43 @@ def test_control_javascript_pinned_boundary_stays_light(tmp_path: Path) -> None:
     assert loop.loop().tier == "LIGHT", "HONEST CHANGE NOT LIGHT\n" + loop.outcome(answer)
 
 
+JS_FLOW = "// Grades. Plain JavaScript, no @flow types.\n" + JS_GRADE
+
+
+def test_j1_a_file_no_mutant_can_be_made_of_is_not_light(tmp_path: Path) -> None:
+    # "@flow" in its first comment: read as Flow, the file gets no mutant, and the step says so.
+    js_attack(tmp_path, {"calc.js": JS_FLOW, "test/grade.test.js": JS_WEAK})
+
+
+JS_WORKER = d(
+    """
+    const test = require('node:test');
+    const assert = require('node:assert');
+    const { Worker } = require('node:worker_threads');
+
+    function answer(score) {
+      const calc = JSON.stringify(require.resolve('../calc.js'));
+      const code = `require('node:worker_threads').parentPort.postMessage(require(${calc}).grade(${score}))`;
+      return new Promise((resolve, reject) => {
+        const worker = new Worker(code, { eval: true });
+        worker.once('message', resolve);
+        worker.once('error', reject);
+      });
+    }
+
+    test('grade', async () => {
+      assert.strictEqual(await answer(80), 'pass');
+      assert.strictEqual(await answer(10), 'fail');
+    });
+    """
+)
+
+
+def test_j3_code_run_in_a_worker_thread_is_not_light(tmp_path: Path) -> None:
+    # The worker's coverage names no test file: its mutants are not run, which keeps the claim off LIGHT.
+    js_attack(tmp_path, {"calc.js": JS_GRADE, "test/grade.test.js": JS_WORKER})
+
+
 # G1: a mutant that spins in C code (`//` -> `*` makes `sum(range(10 ** 10))`: minutes): SIGALRM's handler
 # and the guard thread both wait for the interpreter, which C code never hands back; the step cannot end
 # it. The honest expectation: the mutant counted killed (or the step incomplete) in bounded time, the

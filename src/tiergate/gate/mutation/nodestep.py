@@ -20,6 +20,7 @@ from tiergate.gate.checks import CheckResult, make_check
 from tiergate.gate.mutation.step import spread
 from tiergate.gate.processes import run_checks
 from tiergate.gate.request import MutantBounds
+from tiergate.text import quote_path
 from tiergate.tier.change import ChangeMeasurement
 from tiergate.tier.coverage.judgement import changed_lines, measurable_files
 from tiergate.tier.coverage.lines import FileLines, NodeRun
@@ -37,6 +38,7 @@ class NodeStep:
 
     def __init__(self, bounds: MutantBounds, change_of: Callable[[], ChangeMeasurement]) -> None:
         self.bounds, self.change_of = bounds, change_of
+        self.refused: list[str] = []  # changed files no mutant can be made of, and why
         # Its own run writes no coverage: the measurement is over, its folder gone.
         self.dropped = ("NODE_V8_COVERAGE",)
 
@@ -51,16 +53,19 @@ class NodeStep:
         """The fates of the mutants, run in `where` (the claim's copy) with `check`'s environment `env`;
         `write` writes a file of the copy as the gate's own (`tiergate.gate.cleancopy.rewrite`)."""
         sources, made, skipped = self._make(where)
-        if not made:
-            return MutationRun(skipped=skipped, off="no mutant could be made of the changed JavaScript lines")
         if check.status != "passed":
             return MutationRun(skipped=skipped, off="the tests did not all pass")
+        if self.refused:  # a file no mutant can be made of is no evidence that its tests check it
+            unread = "; ".join(self.refused)
+            return MutationRun(skipped=skipped, incomplete=f"no mutant could be made of {unread}")
+        if not made:
+            return MutationRun(skipped=skipped, off="no mutant could be made of the changed JavaScript lines")
         own = {k: v for k, v in env.items() if k not in self.dropped}
         each = max(5.0, 2 * (check.duration or 0.0) + 2)
         trial = _Trial(where, sources, own, (self.bounds.seconds, each), write)
         order = list(range(len(made)))
         random.SystemRandom().shuffle(order)
-        fates = {i: trial.fate(made[i], _covering(made[i], runs)) for i in order}
+        fates = {i: _unseen(made[i], runs) or trial.fate(made[i], _covering(made[i], runs)) for i in order}
         tried = tuple(fates[i] for i in range(len(made)))
         void = trial.no_change([t.mutant for t in tried if t.fate == "killed"])
         return MutationRun(tried, skipped, void, trial.incomplete, "", time.monotonic() - trial.started)
@@ -79,7 +84,19 @@ class NodeStep:
                 skipped.append(f"{path}: not read ({type(exc).__name__})")
                 continue
             made[path] = list(javascript.mutants_of(path, sources[path], numbers, self.bounds.per_line))
+            refused = javascript.refusal(sources[path]) if not made[path] else ""
+            if refused:
+                self.refused.append(f"{quote_path(path)} ({refused})")
         return sources, spread(made)[: self.bounds.mutants], tuple(skipped)
+
+
+def _unseen(mutant: Mutant, runs: Sequence[NodeRun]) -> Tried | None:
+    """A mutant whose line ran in a process with no test file in it (a worker thread, a child the tests
+    started): not run, since no test the gate can name ran it."""
+    for run in runs:
+        if not run.tests and mutant.line in run.lines.get(mutant.path, _NONE).hit:
+            return Tried(mutant, "not_run", "its line ran where no test file was seen")
+    return None
 
 
 def _covering(mutant: Mutant, runs: Sequence[NodeRun]) -> tuple[str, ...]:
