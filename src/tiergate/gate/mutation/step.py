@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import secrets
 import shutil
 from collections.abc import Callable, Mapping, Sequence
@@ -181,7 +180,6 @@ class Step:
         return {
             "out": str(out),
             "seconds": seconds,
-            "seed": random.SystemRandom().randrange(1 << 30),
             "files": sorted({os.path.realpath(where / p) for p in sources}),
             "mutants": [entry(name, m) for name, m in self.mutants.items()],
             "sentinels": [entry(f"s{i}", s) for i, s in enumerate(sentinels) if s is not None],
