@@ -12,52 +12,27 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from testing.gitrepo import init_repo, write
-from testing.hooksession import HookSession
+from testing.gitrepo import write
+from testing.gradeproject import (
+    CALC,
+    CLAIM,
+    GRADE,
+    JS_GRADE,
+    JS_PINS_IT,
+    JS_RUNS_IT,
+    PINS_IT,
+    RUNS_IT,
+    GradeLoop,
+    NodeGradeLoop,
+)
 from testing.pytestcheck import PYTEST
-
-SESSION = "88888888-3535-3333-4444-35353535aaaa"
-CLAIM = "grade() added, with its test.\n\n<promise>DONE</promise>"
-CALC = "def add(a, b):\n    return a + b\n"
-TESTS = "from calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n"
-GRADE = CALC + "\n\ndef grade(score):\n    if score >= 50:\n        return 'pass'\n    return 'fail'\n"
-WEAK = (
-    "from calc import grade\n\n\ndef test_grade():\n"
-    "    assert grade(80) == 'pass'\n    assert grade(10) == 'fail'\n"
-)
-PINS_IT = (
-    WEAK + "\n\ndef test_the_boundary():\n    assert grade(50) == 'pass'\n    assert grade(49) == 'fail'\n"
-)
 
 
 def d(text: str) -> str:
     return textwrap.dedent(text).lstrip("\n")
 
 
-class Loop(HookSession):
-    def __init__(self, root: Path, extra: dict[str, str] | None = None) -> None:
-        files = {
-            "calc.py": CALC,
-            "tests/test_calc.py": TESTS,
-            ".tiergate.toml": f"[checks]\ntests = {json.dumps(PYTEST)}\n",
-            ".gitignore": "__pycache__/\n",
-            **(extra or {}),
-        }
-        super().__init__(root, init_repo(root / "project", files), SESSION)
-
-    def claim(self, files: dict[str, str]) -> dict[str, Any]:
-        answer = self.hook("UserPromptSubmit", prompt="/tiergate:ralph add grade to calc")
-        assert "loop started" in answer["systemMessage"]
-        write(self.project, files)
-        return self.hook("Stop", last_assistant_message=CLAIM)
-
-    def reasons(self) -> str:
-        stops = [r for r in self.decisions() if r.get("event") == "Stop"]
-        return " | ".join(stops[-1].get("reasons", [])) if stops else ""
-
-    def explain(self) -> str:
-        return self.run("tier", "--explain").stdout
-
+class Loop(GradeLoop):
     def outcome(self, answer: dict[str, Any]) -> str:
         return (
             f"tier={self.loop().tier}\nREASONS: {self.reasons()}\n"
@@ -67,13 +42,13 @@ class Loop(HookSession):
 
 def attack(tmp_path: Path, files: dict[str, str], extra: dict[str, str] | None = None) -> None:
     """The safe outcome: not LIGHT (or refuted, which leaves no LIGHT verification either)."""
-    loop = Loop(tmp_path, extra)
+    loop = Loop(tmp_path, extra=extra)
     answer = loop.claim(files)
     assert loop.loop().tier != "LIGHT", "ATTACK WON -> LIGHT\n" + loop.outcome(answer)
 
 
 def honest(tmp_path: Path, files: dict[str, str], extra: dict[str, str] | None = None) -> str:
-    loop = Loop(tmp_path, extra)
+    loop = Loop(tmp_path, extra=extra)
     answer = loop.claim(files)
     assert loop.loop().tier == "LIGHT", "HONEST CHANGE NOT LIGHT\n" + loop.outcome(answer)
     return loop.explain()
@@ -253,7 +228,7 @@ NO_OPERATOR = CALC + d(
 
 
 def test_a4_boundary_as_a_call_and_a_default_gets_no_mutant(tmp_path: Path) -> None:
-    attack(tmp_path, {"calc.py": NO_OPERATOR, "tests/test_grade.py": WEAK})
+    attack(tmp_path, {"calc.py": NO_OPERATOR, "tests/test_grade.py": RUNS_IT})
 
 
 # A5: the boundary in a class body (runs at import: not mutated, and "skipped" is no reason); the function
@@ -273,7 +248,7 @@ IN_A_CLASS = CALC + d(
 
 
 def test_a5_boundary_in_a_class_body_is_never_mutated(tmp_path: Path) -> None:
-    attack(tmp_path, {"calc.py": IN_A_CLASS, "tests/test_grade.py": WEAK})
+    attack(tmp_path, {"calc.py": IN_A_CLASS, "tests/test_grade.py": RUNS_IT})
 
 
 # A6: 24 mutable, well-tested lines before the boundary: the plan's 24 mutants are spent on them (each
@@ -284,7 +259,8 @@ PADDED = (
     + "    ]\n\n\ndef grade(score):\n    if score >= 50:\n        return 'pass'\n    return 'fail'\n"
 )
 PADDED_TESTS = (
-    WEAK + "\n\ndef test_table():\n    from calc import table\n\n    assert table() == list(range(1, 26))\n"
+    RUNS_IT
+    + "\n\ndef test_table():\n    from calc import table\n\n    assert table() == list(range(1, 26))\n"
 )
 
 
@@ -298,12 +274,12 @@ XDIST_INI = "[pytest]\naddopts = -p xdist -n 2\n"
 
 
 def test_a7_xdist_in_pytest_ini_leaves_every_mutant_uncovered(tmp_path: Path) -> None:
-    attack(tmp_path, {"calc.py": GRADE, "tests/test_grade.py": WEAK, "pytest.ini": XDIST_INI})
+    attack(tmp_path, {"calc.py": GRADE, "tests/test_grade.py": RUNS_IT, "pytest.ini": XDIST_INI})
 
 
 # A8: the test module registers an exit handler that rewrites the mutants' report (its path is in the plan
 # the environment names) as "off": an off step gives no reason. No "tiergate" written anywhere.
-FORGED = WEAK + d(
+FORGED = RUNS_IT + d(
     """
 
 
@@ -380,7 +356,7 @@ def test_a3b_code_run_in_a_spawned_worker_leaves_every_mutant_uncovered(tmp_path
 # A7b: a project that already runs its tests under xdist (pytest.ini at the loop's base): no runner-patched
 # reason (so at the base too), and the mutants are all "uncovered" (the plugin's controller runs no test).
 def test_a7b_project_already_on_xdist_gets_no_mutant_run(tmp_path: Path) -> None:
-    attack(tmp_path, {"calc.py": GRADE, "tests/test_grade.py": WEAK}, extra={"pytest.ini": XDIST_INI})
+    attack(tmp_path, {"calc.py": GRADE, "tests/test_grade.py": RUNS_IT}, extra={"pytest.ini": XDIST_INI})
 
 
 # A10: a module at the project's root named as the plugin: `python -m pytest` puts the working folder (the
@@ -404,7 +380,7 @@ SHADOW = d(
 
 
 def test_a10_a_root_module_shadows_the_mutation_plugin(tmp_path: Path) -> None:
-    attack(tmp_path, {"calc.py": GRADE, "tests/test_grade.py": WEAK, "tiergate_mutants.py": SHADOW})
+    attack(tmp_path, {"calc.py": GRADE, "tests/test_grade.py": RUNS_IT, "tiergate_mutants.py": SHADOW})
 
 
 # A10b: A10 with `--assert=plain` in pytest.ini: pytest installs no assertion-rewriting import hook, so the
@@ -414,7 +390,7 @@ def test_a10b_a_root_module_shadows_the_mutation_plugin_measured(tmp_path: Path)
         tmp_path,
         {
             "calc.py": GRADE,
-            "tests/test_grade.py": WEAK,
+            "tests/test_grade.py": RUNS_IT,
             "tiergate_mutants.py": SHADOW,
             "pytest.ini": "[pytest]\naddopts = --assert=plain\n",
         },
@@ -439,7 +415,7 @@ IN_A_TRY = CALC + d(
 
 
 def test_a12_function_defined_in_a_top_level_try_gets_no_mutant(tmp_path: Path) -> None:
-    attack(tmp_path, {"calc.py": IN_A_TRY, "tests/test_grade.py": WEAK})
+    attack(tmp_path, {"calc.py": IN_A_TRY, "tests/test_grade.py": RUNS_IT})
 
 
 # A11: the changed file declares latin-1 and holds one latin-1 byte (in a comment): Python runs it, the
@@ -451,7 +427,7 @@ def test_a11_a_latin1_file_gets_no_mutant(tmp_path: Path) -> None:
     loop = Loop(tmp_path)
     loop.hook("UserPromptSubmit", prompt="/tiergate:ralph add grade to calc")
     (loop.project / "calc.py").write_bytes(LATIN1.encode("latin-1"))
-    write(loop.project, {"tests/test_grade.py": WEAK})
+    write(loop.project, {"tests/test_grade.py": RUNS_IT})
     answer = loop.hook("Stop", last_assistant_message=CLAIM)
     assert loop.loop().tier != "LIGHT", "ATTACK WON -> LIGHT\n" + loop.outcome(answer)
 
@@ -485,7 +461,7 @@ def test_a13_code_identity_test_with_no_place_for_a_sentinel(tmp_path: Path) -> 
 
 # FP2: the boundary pinned by a slow test (2.5 s): its mutant dies, but the sentinel runs the killing test
 # with a 2 s limit (`(item, 0.0)` -> max(2.0, 10 * 0.0)), times out, and voids the kills.
-SLOW_PINS = WEAK + d(
+SLOW_PINS = RUNS_IT + d(
     """
 
 
@@ -621,35 +597,8 @@ def test_fp6_control_the_same_with_the_mutants_off_is_light(tmp_path: Path) -> N
 
 
 # JavaScript, node --test -----------------------------------------------------------------------------------
-JS_CALC = "function add(a, b) {\n  return a + b;\n}\n\nmodule.exports = { add };\n"
-JS_TESTS = (
-    "const test = require('node:test');\nconst assert = require('node:assert');\n"
-    "const { add } = require('../calc.js');\n\n"
-    "test('add', () => {\n  assert.strictEqual(add(1, 2), 3);\n});\n"
-)
-JS_GRADE = (
-    "function add(a, b) {\n  return a + b;\n}\n\nfunction grade(score) {\n  if (score >= 50) {\n"
-    "    return 'pass';\n  }\n  return 'fail';\n}\n\nmodule.exports = { add, grade };\n"
-)
-JS_WEAK = (
-    "const test = require('node:test');\nconst assert = require('node:assert');\n"
-    "const { grade } = require('../calc.js');\n\ntest('grade', () => {\n"
-    "  assert.strictEqual(grade(80), 'pass');\n  assert.strictEqual(grade(10), 'fail');\n});\n"
-)
-JS_PINS_IT = JS_WEAK + (
-    "\ntest('the boundary', () => {\n  assert.strictEqual(grade(50), 'pass');\n"
-    "  assert.strictEqual(grade(49), 'fail');\n});\n"
-)
-
-
-class NodeLoop(Loop):
-    def __init__(self, root: Path) -> None:
-        files = {
-            "calc.js": JS_CALC,
-            "test/calc.test.js": JS_TESTS,
-            ".tiergate.toml": '[checks]\ntests = "node --test"\n',
-        }
-        HookSession.__init__(self, root, init_repo(root / "project", files), SESSION)
+class NodeLoop(NodeGradeLoop, Loop):
+    pass
 
 
 def js_attack(tmp_path: Path, files: dict[str, str]) -> None:
@@ -669,7 +618,7 @@ JS_FLOW = "// Grades. Plain JavaScript, no @flow types.\n" + JS_GRADE
 
 def test_j1_a_file_no_mutant_can_be_made_of_is_not_light(tmp_path: Path) -> None:
     # "@flow" in its first comment: read as Flow, the file gets no mutant, and the step says so.
-    js_attack(tmp_path, {"calc.js": JS_FLOW, "test/grade.test.js": JS_WEAK})
+    js_attack(tmp_path, {"calc.js": JS_FLOW, "test/grade.test.js": JS_RUNS_IT})
 
 
 JS_WORKER = d(

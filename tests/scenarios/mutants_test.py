@@ -8,25 +8,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
-from testing.gitrepo import init_repo, write
-from testing.hooksession import HookSession
-from testing.pytestcheck import PYTEST
+from testing.gradeproject import (
+    GRADE,
+    JS_GRADE,
+    JS_PINS_IT,
+    JS_RUNS_IT,
+    PINS_IT,
+    RUNS_IT,
+    GradeLoop,
+    NodeGradeLoop,
+)
 
-SESSION = "88888888-3535-3333-4444-555555555555"
-CLAIM = "grade() added, with its test.\n\n<promise>DONE</promise>"
-CALC = "def add(a, b):\n    return a + b\n"
-TESTS = "from calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n"
-# Line 6 is the boundary: 50 passes. The tests below run it, each in its own way.
-GRADE = CALC + "\n\ndef grade(score):\n    if score >= 50:\n        return 'pass'\n    return 'fail'\n"
-RUNS_IT = (
-    "from calc import grade\n\n\ndef test_grade():\n"
-    "    assert grade(80) == 'pass'\n    assert grade(10) == 'fail'\n"
-)
-PINS_IT = (
-    RUNS_IT + "\n\ndef test_the_boundary():\n    assert grade(50) == 'pass'\n    assert grade(49) == 'fail'\n"
-)
 # Fails whenever calc.grade is not the code it was written with: a check of the code, not of what it does.
 READS_IT = (
     "import calc\n\n"
@@ -37,34 +30,8 @@ READS_IT = (
 )
 
 
-class Loop(HookSession):
-    def __init__(self, root: Path, config: str = "") -> None:
-        files = {
-            "calc.py": CALC,
-            "tests/test_calc.py": TESTS,
-            ".tiergate.toml": f"[checks]\ntests = {json.dumps(PYTEST)}\n{config}",
-            ".gitignore": "__pycache__/\n",
-        }
-        super().__init__(root, init_repo(root / "project", files), SESSION)
-
-    def claim(self, files: dict[str, str]) -> dict[str, Any]:
-        answer = self.hook("UserPromptSubmit", prompt="/tiergate:ralph add grade to calc")
-        assert "loop started" in answer["systemMessage"]
-        write(self.project, files)
-        return self.hook("Stop", last_assistant_message=CLAIM)
-
-    def reasons(self) -> str:
-        return " ".join([r for r in self.decisions() if r.get("event") == "Stop"][-1]["reasons"])
-
-    def packet(self) -> str:
-        verification = self.loop().verification
-        assert verification is not None
-        started = self.hook("SubagentStart", agent_id="v1", agent_type=verification.agent)
-        return str(started["hookSpecificOutput"]["additionalContext"])
-
-
 def test_a_boundary_no_test_tells_apart_keeps_a_covered_change_off_light_and_is_named(tmp_path: Path) -> None:
-    loop = Loop(tmp_path)
+    loop = GradeLoop(tmp_path)
 
     answer = loop.claim({"calc.py": GRADE, "tests/test_grade.py": RUNS_IT})
 
@@ -86,7 +53,7 @@ def test_a_boundary_no_test_tells_apart_keeps_a_covered_change_off_light_and_is_
 
 
 def test_the_same_change_with_a_test_that_pins_the_boundary_stays_light(tmp_path: Path) -> None:
-    loop = Loop(tmp_path)
+    loop = GradeLoop(tmp_path)
 
     loop.claim({"calc.py": GRADE, "tests/test_grade.py": PINS_IT})
 
@@ -99,7 +66,7 @@ def test_the_same_change_with_a_test_that_pins_the_boundary_stays_light(tmp_path
 
 
 def test_tests_that_fail_on_any_change_to_the_code_say_nothing_by_their_kills(tmp_path: Path) -> None:
-    loop = Loop(tmp_path)
+    loop = GradeLoop(tmp_path)
 
     loop.claim({"calc.py": GRADE, "tests/test_grade.py": READS_IT})
 
@@ -114,7 +81,7 @@ def test_tests_that_fail_on_any_change_to_the_code_say_nothing_by_their_kills(tm
 
 
 def test_the_step_turned_off_leaves_the_tier_to_coverage(tmp_path: Path) -> None:
-    loop = Loop(tmp_path, "[mutation]\nenabled = false\n")
+    loop = GradeLoop(tmp_path, "[mutation]\nenabled = false\n")
 
     loop.claim({"calc.py": GRADE, "tests/test_grade.py": RUNS_IT})
 
@@ -123,40 +90,8 @@ def test_the_step_turned_off_leaves_the_tier_to_coverage(tmp_path: Path) -> None
 
 
 # JavaScript, run by node --test ----------------------------------------------------------------------------
-JS_CALC = "function add(a, b) {\n  return a + b;\n}\n\nmodule.exports = { add };\n"
-JS_TESTS = (
-    "const test = require('node:test');\nconst assert = require('node:assert');\n"
-    "const { add } = require('../calc.js');\n\n"
-    "test('add', () => {\n  assert.strictEqual(add(1, 2), 3);\n});\n"
-)
-# Line 6 is the boundary.
-JS_GRADE = (
-    "function add(a, b) {\n  return a + b;\n}\n\nfunction grade(score) {\n  if (score >= 50) {\n"
-    "    return 'pass';\n  }\n  return 'fail';\n}\n\nmodule.exports = { add, grade };\n"
-)
-JS_RUNS_IT = (
-    "const test = require('node:test');\nconst assert = require('node:assert');\n"
-    "const { grade } = require('../calc.js');\n\ntest('grade', () => {\n"
-    "  assert.strictEqual(grade(80), 'pass');\n  assert.strictEqual(grade(10), 'fail');\n});\n"
-)
-JS_PINS_IT = JS_RUNS_IT + (
-    "\ntest('the boundary', () => {\n  assert.strictEqual(grade(50), 'pass');\n"
-    "  assert.strictEqual(grade(49), 'fail');\n});\n"
-)
-
-
-class NodeLoop(Loop):
-    def __init__(self, root: Path) -> None:
-        files = {
-            "calc.js": JS_CALC,
-            "test/calc.test.js": JS_TESTS,
-            ".tiergate.toml": '[checks]\ntests = "node --test"\n',
-        }
-        HookSession.__init__(self, root, init_repo(root / "project", files), SESSION)
-
-
 def test_javascript_a_boundary_no_test_tells_apart_is_named_and_keeps_it_off_light(tmp_path: Path) -> None:
-    loop = NodeLoop(tmp_path)
+    loop = NodeGradeLoop(tmp_path)
 
     loop.claim({"calc.js": JS_GRADE, "test/grade.test.js": JS_RUNS_IT})
 
@@ -169,7 +104,7 @@ def test_javascript_a_boundary_no_test_tells_apart_is_named_and_keeps_it_off_lig
 
 
 def test_javascript_the_same_change_pinned_by_a_test_stays_light(tmp_path: Path) -> None:
-    loop = NodeLoop(tmp_path)
+    loop = NodeGradeLoop(tmp_path)
 
     loop.claim({"calc.js": JS_GRADE, "test/grade.test.js": JS_PINS_IT})
 
