@@ -191,6 +191,31 @@ def test_tests_that_cannot_run_twice_leave_their_mutants_to_processes_of_their_o
     assert outcomes(result)["test/grade.test.js > grade, once"] == "passed"
 
 
+# A test that takes a quarter of a second: its runs again get ten times that (in whole milliseconds).
+SLOW = """\
+const test = require('node:test');
+const assert = require('node:assert');
+const { grade } = require('../calc.js');
+
+test('grade, slowly', async () => {
+  await new Promise((resolve) => setTimeout(resolve, 250));
+  assert.strictEqual(grade(80), 'pass');
+  assert.strictEqual(grade(10), 'fail');
+});
+"""
+
+
+def test_a_slow_test_runs_again_in_the_checks_process(repo: Path, gate: Gate) -> None:
+    write(repo, {"calc.js": CALC + "\nmodule.exports = { grade };\n", "test/grade.test.js": SLOW})
+
+    _, run = gate(repo)
+
+    found = fates(run)
+    assert found[(2, "(!(score >= 50))")] == ("killed", "test/grade.test.js > grade, slowly")
+    assert found[(2, ">")] == ("survived", "")
+    assert gate.own_process == []
+
+
 GRADE_ESM = "export " + CALC
 ESM_TESTS = """\
 import test from 'node:test';

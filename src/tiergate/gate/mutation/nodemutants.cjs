@@ -30,6 +30,9 @@ const LEAST_LIMIT_MS = 2000;
 // How long past a run's limit the watchdog thread waits before it ends the process (see Watchdog).
 const GRACE_MS = 1000;
 const PARAMS = ["exports", "require", "module", "__filename", "__dirname"];
+// The timers as Node gives them: a test run again may install fake ones (`t.mock.timers`) and, when it
+// does not end, leave them in.
+const timers = { setTimeout, clearTimeout, setImmediate, clearImmediate };
 const RUN_SLOT = Symbol.for("tiergate.mutants.run");
 const END_SLOT = Symbol.for("tiergate.mutants.end");
 
@@ -85,7 +88,7 @@ function hookCompile() {
 }
 
 function basename(name) {
-  return String(name).slice(String(name).lastIndexOf("/") + 1);
+  return require("node:path").basename(String(name));
 }
 
 function realpath(name) {
@@ -334,7 +337,7 @@ function onBeforeExit() {
   if (state.phase === "") {
     state.phase = "running";
     const failed = (error) => finish(`the mutation step failed (${error && error.name})`);
-    setImmediate(() => mutate().catch(failed));
+    timers.setImmediate(() => mutate().catch(failed));
   } else if (state.phase === "running") {
     finish("a mutant's run never ended"); // nothing is left to wait for, yet a run never settled
   }
@@ -533,7 +536,7 @@ class Guard {
     process.on("uncaughtException", this.onError);
     process.on("unhandledRejection", this.onError);
     this.runs = new asyncHooks.AsyncLocalStorage();
-    this.timers = { timeouts: new Set(), immediates: new Set() };
+    this.scheduled = { timeouts: new Set(), immediates: new Set() };
     const init = (_id, type, _trigger, resource) => this.track(type, resource);
     this.tracker = asyncHooks.createHook({ init });
     this.script = new (require("node:vm").Script)(`globalThis[Symbol.for("tiergate.mutants.run")]()`);
@@ -541,8 +544,8 @@ class Guard {
   }
 
   track(type, resource) {
-    if (type === "Timeout") this.timers.timeouts.add(resource);
-    else if (type === "Immediate") this.timers.immediates.add(resource);
+    if (type === "Timeout") this.scheduled.timeouts.add(resource);
+    else if (type === "Immediate") this.scheduled.immediates.add(resource);
   }
 
   fail(error) {
@@ -554,21 +557,21 @@ class Guard {
   // The test run again with `compiled`'s fresh instance active: "passed", "failed" (a failure, a time out)
   // or "cannot" (it uses what a run again cannot give).
   async attempt(kept, file, compiled) {
-    const limit = Math.max(LEAST_LIMIT_MS, 10 * kept.ms);
-    const run = { error: null, cannot: "", entered: false };
+    const limit = Math.ceil(Math.max(LEAST_LIMIT_MS, 10 * kept.ms)); // (vm takes whole milliseconds)
+    const run = { error: null, cannot: "", context: null };
     state.current = run;
     let timer;
     const late = new Promise((resolve) => {
-      timer = setTimeout(() => resolve("failed"), limit);
+      timer = timers.setTimeout(() => resolve("failed"), limit);
     });
     const done = new Promise((resolve) => {
       const start = () => this.start(kept, file, compiled, run, limit);
-      setImmediate(() => this.runs.run(run, start).then(resolve));
+      timers.setImmediate(() => this.runs.run(run, start).then(resolve));
     });
     this.watchdog.arm(limit + GRACE_MS);
     const outcome = await Promise.race([done, late]);
     this.watchdog.disarm();
-    clearTimeout(timer);
+    timers.clearTimeout(timer);
     this.after(file, run);
     if (run.cannot) kept.cannot = run.cannot;
     return outcome;
@@ -599,10 +602,11 @@ class Guard {
 
   after(file, run) {
     this.tracker.disable();
-    for (const timer of this.timers.timeouts) clearTimeout(timer);
-    for (const immediate of this.timers.immediates) clearImmediate(immediate);
-    this.timers.timeouts.clear();
-    this.timers.immediates.clear();
+    if (run.context) run.context.done(); // a run that did not end: its mocks put back all the same
+    for (const timer of this.scheduled.timeouts) timers.clearTimeout(timer);
+    for (const immediate of this.scheduled.immediates) timers.clearImmediate(immediate);
+    this.scheduled.timeouts.clear();
+    this.scheduled.immediates.clear();
     file.active = null;
     if (state.current === run) state.current = null;
     process.exitCode = this.saved.exitCode;
@@ -616,7 +620,7 @@ class Guard {
     process.exitCode = this.saved.exitCode;
     // The error handlers stay: what a mutant's code scheduled and no run cleared fails nothing from here.
     // A handle a mutant's code left open (a server) would hold the process: it ends as it was to end.
-    setTimeout(() => process.exit(), 2000).unref();
+    timers.setTimeout(() => process.exit(), 2000).unref();
   }
 
   // The watchdog's last resort, called on this thread through the inspector while a run's code holds it
@@ -701,6 +705,7 @@ class Watchdog {
 // own. What is synchronous runs at once, in the caller's time limit.
 function rerun(kept, run) {
   const context = stubContext(kept, run);
+  run.context = context;
   const first = [...kept.hooks.before.map((hook) => hook.fn), kept.fn];
   const last = kept.hooks.after.map((hook) => hook.fn);
   return then(
@@ -775,6 +780,7 @@ function stubContext(kept, run) {
       return tracker;
     },
     done() {
+      if (controller.signal.aborted) return;
       controller.abort();
       if (tracker) tracker.reset();
     },
