@@ -1,8 +1,9 @@
 """The JavaScript mutants of a gate run, on real git repositories running real `node --test` in the claim's
 copy: decided in the check's own processes for CommonJS code (a class, a function, an import destructured
-at the top of a test file, tests in a suite with a beforeEach), a mutant that hangs killed there by its
-time, and run in processes of their own, as before, where the check's processes cannot decide: tests that
-cannot run twice, an ES module, a run that never yields. Each time the check's own outcome is untouched."""
+at the top of a test file, tests in a suite with a beforeEach, a slow test), a mutant that hangs killed
+there by its time, and run in processes of their own, as before, where the check's processes cannot
+decide: tests that cannot run twice, an ES module, a run that never yields. Each time the check's own
+outcome is untouched, tests that compare what the module hands out with what it keeps included."""
 
 from __future__ import annotations
 
@@ -155,16 +156,16 @@ def test_commonjs_mutants_are_decided_in_the_checks_own_processes(repo: Path, ga
 
 
 CALC = "function grade(score) {\n  if (score >= 50) {\n    return 'pass';\n  }\n  return 'fail';\n}\n"
-# A test that passes only the first time it runs: run again, it fails whatever the code.
+# A test that passes only the first time it runs in its process: run again, it fails whatever the code
+# (its count is the process's, not its file's, which is loaded again for the mutants).
 ONCE = """\
 const test = require('node:test');
 const assert = require('node:assert');
 const { grade } = require('../calc.js');
 
-let runs = 0;
 test('grade, once', () => {
-  runs += 1;
-  assert.strictEqual(runs, 1);
+  globalThis.gradeRuns = (globalThis.gradeRuns || 0) + 1;
+  assert.strictEqual(globalThis.gradeRuns, 1);
   assert.strictEqual(grade(80), 'pass');
   assert.strictEqual(grade(10), 'fail');
 });
@@ -214,6 +215,54 @@ def test_a_slow_test_runs_again_in_the_checks_process(repo: Path, gate: Gate) ->
     assert found[(2, "(!(score >= 50))")] == ("killed", "test/grade.test.js > grade, slowly")
     assert found[(2, ">")] == ("survived", "")
     assert gate.own_process == []
+
+
+# The tests compare a function the module hands out with the one it keeps, and clone its settings: a
+# stand-in for either would fail them. The check's own run sees the modules as they are.
+HANDLERS = """\
+const settings = { passMark: 50 };
+
+function pass() {
+  return 'pass';
+}
+
+function handlerFor(score) {
+  return score >= settings.passMark ? pass : null;
+}
+
+module.exports = { pass, handlerFor, settings };
+"""
+HANDLERS_TESTS = """\
+const test = require('node:test');
+const assert = require('node:assert');
+const { pass, handlerFor, settings } = require('../handlers.js');
+
+test('the same function', () => {
+  assert.strictEqual(handlerFor(80), pass);
+  assert.strictEqual(handlerFor(10), null);
+});
+
+test('settings clone', () => {
+  assert.deepStrictEqual(structuredClone(require('../handlers.js').settings), { passMark: 50 });
+  assert.strictEqual(settings.passMark, 50);
+});
+"""
+
+
+def test_the_checks_own_run_sees_the_modules_as_they_are(repo: Path, gate: Gate) -> None:
+    write(repo, {"handlers.js": HANDLERS, "test/handlers.test.js": HANDLERS_TESTS})
+
+    result, run = gate(repo)
+
+    # Both tests passed in the check's run (a Proxy there would have failed them): the gate's fixture
+    # checks the check passed. Run again for the mutants, the first fails whatever the code (its `pass` is
+    # the stand-in): it is set aside and what it leaves runs in processes of its own.
+    assert outcomes(result)["test/handlers.test.js > the same function"] == "passed"
+    assert outcomes(result)["test/handlers.test.js > settings clone"] == "passed"
+    found = fates(run)
+    assert found[(1, "51")] == ("killed", "test/handlers.test.js > settings clone")
+    assert found[(8, "undefined")] == ("killed", "test/handlers.test.js")
+    assert found[(8, ">")] == ("survived", "")
 
 
 GRADE_ESM = "export " + CALC

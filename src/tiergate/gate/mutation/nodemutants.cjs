@@ -6,21 +6,25 @@
 // for a test file (NODE_TEST_CONTEXT), on its main thread, and only on the plan's CommonJS files. No
 // dependencies; Node 18 or later. See docs/judging.md, "Mutants of the changed lines".
 //
-// While the tests run, nothing they run is changed: each planned file is compiled by Node as always, then
-// its `module.exports` is put behind a dispatcher (a Proxy over it) that reads and calls through to the
-// module's active instance, the original throughout the run, and notes which running test called into it.
-// Each test that passes is kept (its function, its beforeEach and afterEach hooks, its time).
+// While the tests run, nothing they run is changed or stood in for: the preload notes the source of the
+// test file and of each planned file as Node compiles them, and each test that passes (its name, its time).
 //
 // Once node:test has reported every test and set the exit code (at `beforeExit`, after its own handler),
-// each mutant's module is compiled from the mutated source (under a name of its own, its requires resolved
-// from the original's place) and, for each kept test that called into that module, made active as a fresh
-// instance while the test runs again, fastest first, until one fails (killed) or every one passes. A
-// test's first kill in a file is checked at once: the test runs again with a copy of the file that behaves
-// the same (a comment added), and when it fails on that too, its kills there say nothing and it is set
-// aside. Running after the reports, and not between the tests, is what keeps a run again from changing
-// what a later test sees, and so the run's outcome. Each process writes its fates to a JSON file of its
-// own in the plan's folder; the gate merges them, and runs what this could not decide (ESM code, a test
-// that cannot run again, a mutant whose change no run reached) in a process of its own, as before.
+// the test file is loaded again, its `node:test` a stand-in that collects each test's function and its
+// suites' hooks, its requires of the planned files answered by a dispatcher: a Proxy that reads and calls
+// through to the module's active instance (the original, or a mutant's), so that what the file took at
+// its top (`const { grade } = require(...)`) follows it. Then, for each mutant, each test that passed runs
+// again, fastest first, with a fresh instance of its module compiled from the mutated source (under a
+// name of its own, its requires resolved from the original's place) active, until one fails (killed) or
+// every one passes. A test that did not call into the module is not run again for its other mutants. A
+// test's first kill in a file is checked at once: it runs again with a copy of the file that behaves the
+// same (a comment added), and when it fails on that too its kills there say nothing and it is set aside.
+//
+// Why after the reports, and on a second load of the test file: a run again cannot change what a later
+// test sees, nor can a stand-in change what the tests' own run does (an identity, a clone, a frozen
+// object). Each process writes its fates to a JSON file of its own in the plan's folder; the gate merges
+// them, and runs what this could not decide in a process of its own, as before: ES modules (the code or
+// the test file), a test that cannot run again, a mutant whose change no run reached.
 
 "use strict";
 
@@ -38,16 +42,16 @@ const END_SLOT = Symbol.for("tiergate.mutants.end");
 
 const state = {
   plan: null,
-  files: new Map(), // real path -> the planned file: its mutants, its dispatcher, its instances
-  kept: [], // the tests that passed: { test, fn, hooks, id, ms, touched }
+  files: new Map(), // real path -> the planned file: its source, its dispatcher, its compiled mutants
+  names: new Set(), // the planned files' base names
+  main: null, // the test file as Node compiled it: { filename, content }
+  kept: [], // the tests that passed: { path, id, ms }
   failed: false, // a test did not pass: no mutant runs
-  running: new Set(),
-  innermost: [], // the running tests that are no other running test's ancestor
-  epoch: 0, // bumped whenever `innermost` changes
-  touched: new WeakMap(), // test -> the indexes of the planned files it called into
+  pending: 0, // tests begun and not yet ended
   phase: "", // "", "running", "done"
   report: null,
   current: null, // the run in progress
+  touched: null, // the indexes of the planned files the run in progress called into
 };
 
 function main() {
@@ -71,20 +75,32 @@ function main() {
   }
 }
 
-// The planned files --------------------------------------------------------------------------------------
+// The tests' own run: noted, not changed ------------------------------------------------------------------
 
 function hookCompile() {
   const Module = require("node:module");
   const compile = Module.prototype._compile;
   Module.prototype._compile = function tiergateCompile(content, filename, ...rest) {
     const result = compile.call(this, content, filename, ...rest);
-    const named = state.names.has(basename(filename));
-    const file = state.files.get(filename) || (named && state.files.get(realpath(filename)));
     // (`format` "module": an ES module required; it is not CommonJS code)
-    const commonjs = rest[0] !== "module" && typeof content === "string";
-    if (file && !file.module && commonjs) adopt(file, this, content);
+    if (typeof content === "string" && rest[0] !== "module") noteCompiled(this, content, filename);
     return result;
   };
+}
+
+function noteCompiled(module, content, filename) {
+  if (module.id === "." && state.main === null) state.main = { filename, content };
+  const file = planned(filename);
+  if (file && !file.module) {
+    file.module = module;
+    file.original = content;
+  }
+}
+
+function planned(filename) {
+  const file = state.files.get(filename);
+  if (file || !state.names.has(basename(filename))) return file;
+  return state.files.get(realpath(filename));
 }
 
 function basename(name) {
@@ -99,21 +115,80 @@ function realpath(name) {
   }
 }
 
-function adopt(file, module, content) {
-  file.module = module;
-  file.original = content;
-  const exported = module.exports;
+// node:test's Test class is not exported: it is found as the resource of the first async resource of type
+// "Test" (its root, made at the first `test()`), and its `run` wrapped to note each test that passes.
+function watchForTests() {
+  const hook = require("node:async_hooks").createHook({
+    init(_id, type, _trigger, resource) {
+      if (type !== "Test" || state.testClass) return;
+      try {
+        state.testClass = patchTestClass(resource);
+      } catch {
+        state.testClass = "unknown";
+      }
+      process.nextTick(() => hook.disable());
+    },
+  });
+  hook.enable();
+}
+
+function patchTestClass(resource) {
+  let proto = Object.getPrototypeOf(resource);
+  while (proto && !(Object.hasOwn(proto, "run") && Object.hasOwn(proto, "createSubtest"))) {
+    proto = Object.getPrototypeOf(proto);
+  }
+  if (!proto || typeof proto.run !== "function") return "unknown";
+  const run = proto.run;
+  proto.run = function tiergateRun(...args) {
+    if (!isPlainTest(this)) return run.apply(this, args);
+    if (!state.listening) {
+      state.listening = true; // after node:test's own `beforeExit` handler, set up with its root
+      process.on("beforeExit", onBeforeExit);
+    }
+    state.pending += 1;
+    const started = performance.now();
+    const done = () => ended(this, performance.now() - started);
+    const result = run.apply(this, args);
+    Promise.resolve(result).then(done, done);
+    return result;
+  };
+  return "patched";
+}
+
+function isPlainTest(test) {
+  const plain = test.parent != null && typeof test.hookType !== "string" && test.reportedType !== "suite";
+  return plain && typeof test.fn === "function";
+}
+
+function ended(test, ms) {
+  state.pending -= 1;
+  if (test.skipped || test.isTodo) return;
+  if (!test.passed || test.error != null) {
+    state.failed = true;
+    return;
+  }
+  const path = [];
+  for (let at = test; at && at.parent; at = at.parent) path.unshift(String(at.name));
+  const file = (test.loc && test.loc.file) || process.argv[1] || "";
+  state.kept.push({ path: path.join(" > "), id: [file, ...path].join(" > "), ms });
+}
+
+// The dispatchers, for the test file loaded again -----------------------------------------------------------
+
+// `exported` (a planned file's exports) behind a dispatcher, made once; the exports as they are when they
+// cannot be (why noted).
+function dispatcherOf(file, exported) {
+  if (file.dispatcher && file.exported === exported) return file.dispatcher;
   file.why = dispatchable(exported);
-  if (file.why) return;
+  if (file.why) return exported;
   file.exported = exported;
   file.active = null; // null: the original; else the exports of the instance in use
-  file.epoch = -1;
   file.functions = new Map(); // key -> { from, proxy }: a function's stand-in, the same at each read
   file.data = new Map(); // key -> whether the original holds it as a plain value (no getter)
   file.fixed = new Set(); // the keys the original holds non-configurable and read-only: a Proxy keeps them
   for (const key of Reflect.ownKeys(exported)) noteFixed(file, key);
   file.dispatcher = dispatcher(file, exported);
-  module.exports = file.dispatcher;
+  return file.dispatcher;
 }
 
 function dispatchable(exported) {
@@ -132,10 +207,10 @@ function noteFixed(file, key) {
   file.data.delete(key);
 }
 
+// A run again that calls into a planned file, noted: a test that does not is left out of its other
+// mutants' runs.
 function touch(file) {
-  if (file.epoch === state.epoch) return;
-  file.epoch = state.epoch;
-  for (const test of state.innermost) state.touched.get(test).add(file.index);
+  if (state.touched) state.touched.add(file.index);
 }
 
 function activeExports(file) {
@@ -244,93 +319,6 @@ function construct(file, active, args, newTarget, proxy) {
   return Reflect.construct(active, args, newTarget === proxy ? active : newTarget);
 }
 
-// The tests ---------------------------------------------------------------------------------------------
-
-// node:test's Test class is not exported: it is found as the resource of the first async resource of type
-// "Test" (its root, made at the first `test()`), and its `run` wrapped to keep each test that passes.
-function watchForTests() {
-  const hook = require("node:async_hooks").createHook({
-    init(_id, type, _trigger, resource) {
-      if (type !== "Test" || state.testClass) return;
-      try {
-        state.testClass = patchTestClass(resource);
-      } catch {
-        state.testClass = "unknown";
-      }
-      process.nextTick(() => hook.disable());
-    },
-  });
-  hook.enable();
-}
-
-function patchTestClass(resource) {
-  let proto = Object.getPrototypeOf(resource);
-  while (proto && !(Object.hasOwn(proto, "run") && Object.hasOwn(proto, "createSubtest"))) {
-    proto = Object.getPrototypeOf(proto);
-  }
-  if (!proto || typeof proto.run !== "function") return "unknown";
-  const run = proto.run;
-  proto.run = function tiergateRun(...args) {
-    if (!isPlainTest(this)) return run.apply(this, args);
-    if (!state.listening) {
-      state.listening = true; // after node:test's own `beforeExit` handler, set up with its root
-      process.on("beforeExit", onBeforeExit);
-    }
-    const started = performance.now();
-    enter(this);
-    const done = () => leave(this, performance.now() - started);
-    const result = run.apply(this, args);
-    Promise.resolve(result).then(done, done);
-    return result;
-  };
-  return "patched";
-}
-
-function isPlainTest(test) {
-  const plain = test.parent != null && typeof test.hookType !== "string" && test.reportedType !== "suite";
-  return plain && typeof test.fn === "function";
-}
-
-function enter(test) {
-  state.touched.set(test, new Set());
-  state.running.add(test);
-  changed();
-}
-
-function leave(test, ms) {
-  state.running.delete(test);
-  changed();
-  if (test.skipped || test.isTodo) return;
-  if (!test.passed || test.error != null) {
-    state.failed = true;
-    return;
-  }
-  const hooks = (test.parent && test.parent.hooks) || {};
-  const kept = { test, fn: test.fn, id: testId(test), ms, touched: state.touched.get(test) };
-  kept.hooks = { before: [...(hooks.beforeEach || [])], after: [...(hooks.afterEach || [])] };
-  state.kept.push(kept);
-}
-
-// A test ends (its end time set) before its `run` settles, and node:test starts the next one in between:
-// a test that has ended is not running any more.
-function changed() {
-  state.epoch += 1;
-  const running = [...state.running].filter((test) => test.endTime == null);
-  state.innermost = running.filter((test) => !running.some((other) => descends(other, test)));
-}
-
-function descends(test, ancestor) {
-  for (let at = test.parent; at; at = at.parent) if (at === ancestor) return true;
-  return false;
-}
-
-function testId(test) {
-  const names = [];
-  for (let at = test; at && at.parent; at = at.parent) names.unshift(String(at.name));
-  const file = (test.loc && test.loc.file) || process.argv[1] || "";
-  return [file, ...names].join(" > ");
-}
-
 // The mutants' runs --------------------------------------------------------------------------------------
 
 function onBeforeExit() {
@@ -344,9 +332,10 @@ function onBeforeExit() {
 }
 
 function whyNot() {
-  const passed = !state.failed && state.running.size === 0 && (process.exitCode || 0) === 0;
+  const passed = !state.failed && state.pending === 0 && (process.exitCode || 0) === 0;
   if (!passed) return "the tests did not all pass";
   if (state.testClass !== "patched") return "node:test's tests were not found in the process";
+  if (state.main === null) return "the test file is not CommonJS: it cannot be loaded again";
   try {
     require("node:inspector"); // the watchdog ends a run that never yields through it
   } catch {
@@ -366,14 +355,11 @@ async function mutate() {
     guard.close();
     return finish("", "no watchdog thread could start");
   }
-  const budget = new Budget(state.plan);
   try {
-    for (const mutant of state.plan.mutants) {
-      const file = state.files.get(state.plan.files[mutant.file].file);
-      if (!file.module) continue;
-      const why = file.why || budget.over();
-      report.fates[mutant.id] = why ? ["undecided", why] : await fate(file, mutant, guard, budget);
-    }
+    const tests = await loadAgain(guard);
+    if (typeof tests === "string") return finish("", tests);
+    await mutants(report, tests, guard);
+    await guard.body(() => tests.teardown(), LEAST_LIMIT_MS);
   } finally {
     guard.close();
   }
@@ -390,53 +376,208 @@ function newReport(files) {
   return report;
 }
 
-// Whether a kept test kills the mutant: killed, survived, or undecided (and why). Each test that called
-// into the module runs again with the mutant in, the tests that killed its file's other mutants first,
-// then the quickest; a survivor needs every one of them to pass.
-async function fate(file, mutant, guard, budget) {
+async function mutants(report, tests, guard) {
+  const budget = new Budget(state.plan);
+  for (const mutant of state.plan.mutants) {
+    const file = state.files.get(state.plan.files[mutant.file].file);
+    if (!file.module) continue; // not loaded here: this process did not run it
+    const why = tests.unsure || file.why || budget.over();
+    const found = why ? ["undecided", why] : await fate(file, mutant, tests.runnable, guard, budget);
+    report.fates[mutant.id] = found;
+  }
+}
+
+// Whether a test kills the mutant: killed, survived, or undecided (and why). The tests run again with the
+// mutant in, those that killed its file's other mutants first, then the quickest; those that did not call
+// into its module under another of its mutants are left out; a survivor needs every other one to pass.
+async function fate(file, mutant, runnable, guard, budget) {
   const compiled = compile(file, mutant.id, mutated(file, mutant));
   if (typeof compiled === "string") return ["undecided", compiled];
-  const tests = state.kept.filter((kept) => kept.touched.has(file.index));
-  if (tests.length === 0) return ["undecided", "no test called into its module"];
-  tests.sort((a, b) => rank(file, a) - rank(file, b) || a.ms - b.ms);
+  const tests = runnable.filter((test) => !file.untouchedBy.has(test));
+  tests.sort((a, b) => rank(file, a) - rank(file, b) || a.kept.ms - b.kept.ms);
   let unsure = "";
-  for (const kept of tests) {
-    if (kept.cannot || file.setAside.has(kept)) {
-      unsure = `${kept.id} cannot run again`;
+  for (const test of tests) {
+    if (test.cannot || file.setAside.has(test)) {
+      unsure = `${test.kept.id} cannot run again`;
       continue;
     }
     const why = budget.over();
     if (why) return ["undecided", why];
-    state.inFlight = { mutant: mutant.id, test: kept.id };
-    const outcome = await guard.attempt(kept, file, compiled);
+    state.inFlight = { mutant: mutant.id, test: test.kept.id };
+    const outcome = await guard.attempt(test, file, compiled);
     budget.spent();
-    if (outcome === "cannot") unsure = `${kept.id} cannot run again`;
+    if (outcome === "cannot") unsure = `${test.kept.id} cannot run again`;
     if (outcome !== "failed") continue;
-    if (await killsCount(file, kept, guard)) return ["killed", kept.id];
-    unsure = `${kept.id} fails on a copy of the file that behaves the same`;
+    if (await killsCount(file, test, guard)) return ["killed", test.kept.id];
+    unsure = `${test.kept.id} fails on a copy of the file that behaves the same`;
   }
   return unsure ? ["undecided", unsure] : ["survived", ""];
 }
 
-function rank(file, kept) {
-  const at = file.killers.indexOf(kept);
+function rank(file, test) {
+  const at = file.killers.indexOf(test);
   return at === -1 ? file.killers.length : at;
 }
 
 // A test's first kill in a file is checked: it must pass with a copy of the file that behaves the same.
-async function killsCount(file, kept, guard) {
-  if (file.killers.includes(kept)) return true;
+async function killsCount(file, test, guard) {
+  if (file.killers.includes(test)) return true;
   const at = file.sentinel;
   const source = `${file.original.slice(0, at)} /**/ ${file.original.slice(at)}`;
   const copy = compile(file, `sentinel-${file.index}`, source);
-  state.inFlight = { sentinel: file.index, test: kept.id };
-  const outcome = typeof copy === "string" ? "failed" : await guard.attempt(kept, file, copy);
+  state.inFlight = { sentinel: file.index, test: test.kept.id };
+  const outcome = typeof copy === "string" ? "failed" : await guard.attempt(test, file, copy);
   if (outcome === "passed") {
-    file.killers.push(kept);
+    file.killers.push(test);
     return true;
   }
-  file.setAside.add(kept);
+  file.setAside.add(test);
   return false;
+}
+
+// The test file loaded again ------------------------------------------------------------------------------
+
+// The test file compiled anew and run once more, its `node:test` a stand-in that collects its tests
+// (`collector`), its requires of the planned files answered by their dispatchers; then each suite's
+// `before` hooks run, the original code active. The tests that passed, found again by their names
+// (`runnable`); `unsure` when one is not found (a survivor here would not be one). A string: why not.
+async function loadAgain(guard) {
+  const collected = collector();
+  const outcome = await guard.body(() => evaluateTestFile(collected.fake), LEAST_LIMIT_MS);
+  if (outcome !== "passed" || collected.async) return "the test file could not be loaded again";
+  await setUp(collected.root, guard);
+  const runnable = [];
+  let unsure = "";
+  for (const kept of state.kept) {
+    const found = collected.tests.get(kept.path) || [];
+    if (found.length === 1 && !found[0].suite.broken) runnable.push({ kept, ...found[0] });
+    else if (found.length > 0 || !enclosed(kept.path, collected)) unsure = `${kept.id} cannot run again`;
+  }
+  const after = collected.suites.reverse().flatMap((suite) => suite.hooks.after);
+  return { runnable, unsure, teardown: () => sequence(after, {}, 0) };
+}
+
+// Whether a test not found again is a subtest (`t.test`) of one found: it runs again within it.
+function enclosed(path, collected) {
+  const names = path.split(" > ");
+  for (let end = names.length - 1; end > 0; end--) {
+    if (collected.tests.has(names.slice(0, end).join(" > "))) return true;
+  }
+  return false;
+}
+
+function evaluateTestFile(fake) {
+  const Module = require("node:module");
+  const path = require("node:path");
+  const { filename, content } = state.main;
+  const module = new Module(filename, null);
+  module.filename = filename;
+  module.paths = Module._nodeModulePaths(path.dirname(filename));
+  const wrapper = compileSource(content, `tiergate-tests:${filename}`);
+  const requireIt = makeRequire(module, (request) => {
+    if (request === "node:test") return fake;
+    const exported = module.require(request);
+    const file = resolvedPlanned(request, module);
+    return file && file.module ? dispatcherOf(file, exported) : exported;
+  });
+  requireIt.main = module; // as the test file's own `require.main` was
+  const { exports } = module;
+  Reflect.apply(wrapper, exports, [exports, requireIt, module, filename, path.dirname(filename)]);
+}
+
+function resolvedPlanned(request, module) {
+  try {
+    return planned(require("node:module")._resolveFilename(request, module, false));
+  } catch {
+    return undefined;
+  }
+}
+
+function makeRequire(module, load) {
+  const Module = require("node:module");
+  const requireIt = (id) => load(id);
+  requireIt.resolve = (request, options) => Module._resolveFilename(request, module, false, options);
+  requireIt.cache = Module._cache;
+  requireIt.main = require.main;
+  requireIt.extensions = Module._extensions;
+  return requireIt;
+}
+
+// Each suite's `before` hooks, outermost first, the original code active; a suite whose hooks fail is
+// broken, its tests with it.
+async function setUp(suite, guard) {
+  if (suite.parent && suite.parent.broken) suite.broken = true;
+  else if (suite.hooks.before.length > 0) {
+    const before = () => sequence(suite.hooks.before, suite.context, 0);
+    const outcome = await guard.body(before, LEAST_LIMIT_MS);
+    suite.broken = outcome !== "passed";
+  }
+  for (const child of suite.children) await setUp(child, guard);
+}
+
+// A stand-in for `node:test` that collects what the test file defines: each test's function under its
+// path of names, each suite's hooks. A suite's body runs at once, as node:test runs it; one that returns
+// a promise (its tests defined later) makes the collection unsure. What it does not define is node:test's.
+function collector() {
+  const collected = { tests: new Map(), suites: [], async: false };
+  const root = newSuite("", null, collected);
+  let current = root;
+  const define = (kind, flag) => (...args) => {
+    const [name, options, fn] = testArguments(args);
+    if (flag === "skip" || flag === "todo" || options.skip || options.todo) return Promise.resolve();
+    if (kind === "test") {
+      const key = [...current.path, name].join(" > ");
+      const same = collected.tests.get(key) || [];
+      if (typeof fn === "function") collected.tests.set(key, [...same, { fn, suite: current }]);
+      return Promise.resolve();
+    }
+    const previous = current;
+    current = newSuite(name, previous, collected);
+    try {
+      const { context } = current;
+      const result = typeof fn === "function" ? Reflect.apply(fn, context, [context]) : undefined;
+      if (result && typeof result.then === "function") collected.async = true;
+    } finally {
+      current = previous;
+    }
+    return Promise.resolve();
+  };
+  const hook = (which) => (fn) => {
+    if (typeof fn === "function") current.hooks[which].push(fn);
+  };
+  const variants = (kind) => {
+    const flags = { skip: define(kind, "skip"), todo: define(kind, "todo"), only: define(kind, "only") };
+    return Object.assign(define(kind, ""), flags);
+  };
+  const test = variants("test");
+  const describe = variants("suite");
+  Object.assign(test, { test, it: variants("test"), describe, suite: describe });
+  for (const which of ["before", "after", "beforeEach", "afterEach"]) test[which] = hook(which);
+  const real = require("node:test");
+  collected.fake = new Proxy(test, { get: (target, key) => (key in target ? target[key] : real[key]) });
+  collected.root = root;
+  return collected;
+}
+
+function newSuite(name, parent, collected) {
+  const path = parent === null ? [] : [...parent.path, name];
+  const hooks = { before: [], after: [], beforeEach: [], afterEach: [] };
+  const suite = { name, parent, path, hooks, children: [], broken: false };
+  suite.context = { name, fullName: path.join(" > "), signal: new AbortController().signal };
+  if (parent) parent.children.push(suite);
+  collected.suites.push(suite);
+  return suite;
+}
+
+// `test(name, options, fn)` as node:test reads its arguments (any may be left out).
+function testArguments(args) {
+  let [name, options, fn] = args;
+  if (typeof name === "function") [fn, name, options] = [name, undefined, undefined];
+  else if (name !== null && typeof name === "object") [fn, options, name] = [options, name, undefined];
+  else if (typeof options === "function") [fn, options] = [options, undefined];
+  if (options === null || typeof options !== "object") options = {};
+  if (typeof name !== "string" || name === "") name = (fn && fn.name) || "<anonymous>";
+  return [name, options, fn];
 }
 
 function mutated(file, mutant) {
@@ -452,18 +593,23 @@ function compile(file, id, source) {
   file.compiled = file.compiled || new Map();
   file.killers = file.killers || [];
   file.setAside = file.setAside || new Set();
+  file.untouchedBy = file.untouchedBy || new Set();
   if (!file.compiled.has(id)) {
     try {
-      const vm = require("node:vm");
-      const options = { filename: `tiergate-mutant:${id}` };
-      const loader = vm.constants && vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER;
-      if (loader) options.importModuleDynamically = loader;
-      file.compiled.set(id, { wrapper: vm.compileFunction(source, PARAMS, options) });
+      file.compiled.set(id, { wrapper: compileSource(source, `tiergate-mutant:${id}`) });
     } catch (error) {
       file.compiled.set(id, { error }); // it fails every test that runs it, as a file that does not load
     }
   }
   return file.compiled.get(id);
+}
+
+function compileSource(source, filename) {
+  const vm = require("node:vm");
+  const options = { filename };
+  const loader = vm.constants && vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER;
+  if (loader) options.importModuleDynamically = loader; // `import()` in CommonJS code
+  return vm.compileFunction(source, PARAMS, options);
 }
 
 // A fresh instance of the compiled module, its exports: a run never sees what another run left in it.
@@ -474,11 +620,7 @@ function instance(file, compiled) {
   const module = new Module(file.file, null);
   module.filename = file.file;
   module.paths = Module._nodeModulePaths(path.dirname(file.file));
-  const requireIt = (id) => module.require(id);
-  requireIt.resolve = (request, options) => Module._resolveFilename(request, module, false, options);
-  requireIt.cache = Module._cache;
-  requireIt.main = require.main;
-  requireIt.extensions = Module._extensions;
+  const requireIt = makeRequire(module, (id) => module.require(id));
   const { exports } = module;
   Reflect.apply(compiled.wrapper, exports, [exports, requireIt, module, file.file, path.dirname(file.file)]);
   module.loaded = true;
@@ -554,40 +696,55 @@ class Guard {
     return error;
   }
 
-  // The test run again with `compiled`'s fresh instance active: "passed", "failed" (a failure, a time out)
-  // or "cannot" (it uses what a run again cannot give).
-  async attempt(kept, file, compiled) {
-    const limit = Math.ceil(Math.max(LEAST_LIMIT_MS, 10 * kept.ms)); // (vm takes whole milliseconds)
-    const run = { error: null, cannot: "", context: null };
+  // The test run again with `compiled`'s fresh instance active: "passed", "failed" (a failure, a time
+  // out) or "cannot" (it uses what a run again cannot give). A test that passes without calling into the
+  // module is noted: its other mutants' runs leave it out.
+  async attempt(test, file, compiled) {
+    const outcome = await this.body(
+      (run) => {
+        state.touched = new Set();
+        file.active = instance(file, compiled);
+        return rerun(test, run);
+      },
+      Math.max(LEAST_LIMIT_MS, 10 * test.kept.ms),
+      file,
+    );
+    if (outcome === "cannot") test.cannot = true;
+    if (outcome === "passed" && !(state.touched && state.touched.has(file.index))) file.untouchedBy.add(test);
+    state.touched = null;
+    return outcome;
+  }
+
+  // `fn(run)` in a task of its own (one the watchdog ends takes nothing else with it), within `limit`
+  // milliseconds: "passed", "failed" or "cannot"; `file`'s original active again after.
+  async body(fn, limit, file = null) {
+    const ms = Math.ceil(limit); // (vm takes whole milliseconds)
+    const run = { error: null, cannot: "", context: null, subtests: [] };
     state.current = run;
     let timer;
     const late = new Promise((resolve) => {
-      timer = timers.setTimeout(() => resolve("failed"), limit);
+      timer = timers.setTimeout(() => resolve("failed"), ms);
     });
     const done = new Promise((resolve) => {
-      const start = () => this.start(kept, file, compiled, run, limit);
+      const start = () => this.start(fn, run, ms);
       timers.setImmediate(() => this.runs.run(run, start).then(resolve));
     });
-    this.watchdog.arm(limit + GRACE_MS);
+    this.watchdog.arm(ms + GRACE_MS);
     const outcome = await Promise.race([done, late]);
     this.watchdog.disarm();
     timers.clearTimeout(timer);
     this.after(file, run);
-    if (run.cannot) kept.cannot = run.cannot;
     return outcome;
   }
 
-  async start(kept, file, compiled, run, limit) {
+  async start(fn, run, ms) {
     this.tracker.enable();
     try {
       // Its synchronous part under vm's own time limit: a loop that never ends is stopped cleanly.
-      globalThis[RUN_SLOT] = () => {
-        file.active = instance(file, compiled);
-        return rerun(kept, run);
-      };
+      globalThis[RUN_SLOT] = () => fn(run);
       let pending;
       try {
-        pending = this.script.runInThisContext({ timeout: limit, displayErrors: false });
+        pending = this.script.runInThisContext({ timeout: ms, displayErrors: false });
       } finally {
         globalThis[RUN_SLOT] = undefined;
       }
@@ -607,7 +764,7 @@ class Guard {
     for (const immediate of this.scheduled.immediates) timers.clearImmediate(immediate);
     this.scheduled.timeouts.clear();
     this.scheduled.immediates.clear();
-    file.active = null;
+    if (file) file.active = null;
     if (state.current === run) state.current = null;
     process.exitCode = this.saved.exitCode;
   }
@@ -700,26 +857,39 @@ class Watchdog {
   }
 }
 
-// A kept test run again: its beforeEach hooks, its function, its afterEach hooks (these whatever came
-// before), each as node:test calls them (a callback when it takes two arguments), with a context of its
-// own. What is synchronous runs at once, in the caller's time limit.
-function rerun(kept, run) {
-  const context = stubContext(kept, run);
+// A test run again: its suites' beforeEach hooks, its function, the subtests it started (each run within
+// it), its suites' afterEach hooks (these whatever came before), each as node:test calls them (a callback
+// when it takes two arguments), with a context of its own. What is synchronous runs at once, within the
+// caller's time limit.
+function rerun(test, run) {
+  const context = stubContext(test.kept.id, run);
   run.context = context;
-  const first = [...kept.hooks.before.map((hook) => hook.fn), kept.fn];
-  const last = kept.hooks.after.map((hook) => hook.fn);
+  const chain = [];
+  for (let suite = test.suite; suite; suite = suite.parent) chain.unshift(suite);
+  const first = [...chain.flatMap((suite) => suite.hooks.beforeEach), test.fn];
+  const last = [...chain].reverse().flatMap((suite) => suite.hooks.afterEach);
+  const after = (failed) =>
+    then(
+      () => sequence(last, context, 0),
+      (failedAfter) => {
+        context.done();
+        const failure = failed || failedAfter;
+        if (failure) throw failure.error;
+      },
+    );
   return then(
     () => sequence(first, context, 0),
-    (failed) =>
-      then(
-        () => sequence(last, context, 0),
-        (failedAfter) => {
-          context.done();
-          if (failed || failedAfter) throw (failed || failedAfter).error;
-        },
-      ),
+    (failed) => then(() => subtestsEnded(run, 0), () => after(failed)),
   );
 }
+
+// The subtests begun from `from` on, ended (those they begin too).
+function subtestsEnded(run, from) {
+  const count = run.subtests.length;
+  if (count === from) return undefined;
+  return Promise.all(run.subtests.slice(from)).then(() => subtestsEnded(run, count));
+}
+
 
 // `next(failure or null)` once `first()` ended, at once when it returned no promise; a failure is
 // `{ error }`, whatever was thrown (`undefined` too: a test that throws it fails).
@@ -758,20 +928,22 @@ function call(fn, context) {
 
 class CannotRunAgain extends Error {}
 
-// The test's context (`t`) for a run again: what only reads or mocks is there; what would add to the
-// run's report (subtests, hooks, a plan, skip, todo) makes the test one that cannot run again.
-function stubContext(kept, run) {
+// The test's context (`t`) for a run again: what only reads or mocks is there, and a subtest runs within
+// its test (a failure of it fails the test); what would add to the run's report (hooks, a plan, skip,
+// todo) makes the test one that cannot run again.
+function stubContext(id, run) {
   const controller = new AbortController();
   let tracker = null;
   const own = {
-    name: kept.test.name,
-    fullName: kept.id,
+    name: id.slice(id.lastIndexOf(" > ") + 3),
+    fullName: id,
     signal: controller.signal,
     error: null,
     passed: false,
     filePath: process.argv[1],
     diagnostic() {},
     runOnly() {},
+    test: (...args) => subtest(id, run, args),
     get assert() {
       return require("node:assert");
     },
@@ -793,6 +965,24 @@ function stubContext(kept, run) {
     },
   });
 }
+
+// `t.test(...)` in a run again: the subtest run at once; its promise resolves whatever became of it.
+function subtest(id, run, args) {
+  const [name, options, fn] = testArguments(args);
+  if (options.skip || options.todo || typeof fn !== "function") return Promise.resolve();
+  const context = stubContext(`${id} > ${name}`, run);
+  const ended = then(
+    () => call(fn, context),
+    (failed) => {
+      context.done();
+      if (failed && !run.error) run.error = failed.error || new Error(`failed (${String(failed.error)})`);
+    },
+  );
+  const settled = Promise.resolve(ended);
+  run.subtests.push(settled);
+  return settled;
+}
+
 
 // Coverage: the original run's, written before any mutant runs; then the mutants' runs', read here to
 // tell whether each mutant's change ran at all, and kept out of the coverage the gate reads. ------------
