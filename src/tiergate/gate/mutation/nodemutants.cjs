@@ -138,6 +138,7 @@ function patchTestClass(resource) {
     proto = Object.getPrototypeOf(proto);
   }
   if (!proto || typeof proto.run !== "function") return "unknown";
+  state.testProto = proto;
   const run = proto.run;
   proto.run = function tiergateRun(...args) {
     if (!isPlainTest(this)) return run.apply(this, args);
@@ -683,6 +684,7 @@ class Guard {
     this.tracker = asyncHooks.createHook({ init });
     this.script = new (require("node:vm").Script)(`globalThis[Symbol.for("tiergate.mutants.run")]()`);
     this.watchdog = new Watchdog(this);
+    this.closeTests();
   }
 
   track(type, resource) {
@@ -769,8 +771,24 @@ class Guard {
     process.exitCode = this.saved.exitCode;
   }
 
+  // node:test's own run is over: a test or hook made now (by code the test file calls, holding node:test
+  // itself) would be added to a run already reported. It makes the run in progress one that cannot run
+  // again instead.
+  closeTests() {
+    const proto = state.testProto;
+    this.saved.tests = { createSubtest: proto.createSubtest, createHook: proto.createHook };
+    const refuse = () => {
+      const run = this.runs.getStore() || state.current;
+      if (run) run.cannot = "node:test itself";
+      throw new CannotRunAgain("node:test itself in a run again");
+    };
+    proto.createSubtest = refuse;
+    proto.createHook = refuse;
+  }
+
   close() {
     this.watchdog.close();
+    Object.assign(state.testProto, this.saved.tests);
     for (const [name, method] of Object.entries(this.console)) console[name] = method;
     process.exit = this.saved.exit;
     process.emitWarning = this.saved.emitWarning;
