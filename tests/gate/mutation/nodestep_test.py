@@ -265,6 +265,35 @@ def test_the_checks_own_run_sees_the_modules_as_they_are(repo: Path, gate: Gate)
     assert found[(8, ">")] == ("survived", "")
 
 
+# A test that writes a report of its own where the preload's go, every mutant killed: without the plan's
+# key, which the preload took out of the environment before the test ran, it decides nothing.
+FORGER = """\
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('node:fs');
+const path = require('node:path');
+const { grade } = require('../calc.js');
+
+test('grade, and a report of its own', () => {
+  assert.strictEqual(grade(80), 'pass');
+  assert.strictEqual(grade(10), 'fail');
+  const plan = JSON.parse(fs.readFileSync(process.env.TIERGATE_NODE_MUTANTS, 'utf8'));
+  const fates = Object.fromEntries(plan.mutants.map((m) => [m.id, ['killed', 'a test']]));
+  const report = { test_file: __filename, fates, key: process.env.TIERGATE_NODE_MUTANTS_KEY || 'a guess' };
+  fs.writeFileSync(path.join(plan.out, 'node-1-1.json'), JSON.stringify(report));
+});
+"""
+
+
+def test_a_report_the_tests_write_decides_nothing(repo: Path, gate: Gate) -> None:
+    write(repo, {"calc.js": CALC + "\nmodule.exports = { grade };\n", "test/grade.test.js": FORGER})
+
+    _, run = gate(repo)
+
+    assert fates(run)[(2, ">")] == ("survived", "")
+    assert fates(run)[(3, "undefined")] == ("killed", "test/grade.test.js > grade, and a report of its own")
+
+
 GRADE_ESM = "export " + CALC
 ESM_TESTS = """\
 import test from 'node:test';

@@ -29,6 +29,7 @@
 "use strict";
 
 const PLAN_VARIABLE = "TIERGATE_NODE_MUTANTS";
+const KEY_VARIABLE = "TIERGATE_NODE_MUTANTS_KEY";
 // A run that does not end in ten times its test's own time (at least 2 s) kills its mutant.
 const LEAST_LIMIT_MS = 2000;
 // How long past a run's limit the watchdog thread waits before it ends the process (see Watchdog).
@@ -57,10 +58,15 @@ const state = {
 function main() {
   const planPath = process.env[PLAN_VARIABLE];
   if (!planPath || !String(process.env.NODE_TEST_CONTEXT || "").startsWith("child")) return;
+  // The plan's key goes into the report, and out of the environment before any of the tests' code runs:
+  // a report the tests' code wrote cannot hold it (but that it reads the process's memory).
+  const key = process.env[KEY_VARIABLE];
+  delete process.env[KEY_VARIABLE];
   try {
-    if (!require("node:worker_threads").isMainThread) return;
+    if (!key || !require("node:worker_threads").isMainThread) return;
     const plan = JSON.parse(require("node:fs").readFileSync(planPath, "utf8"));
     state.plan = plan;
+    state.key = key;
     plan.files.forEach((file, index) => {
       state.files.set(file.file, { ...file, index, mutants: [], module: null });
     });
@@ -1073,6 +1079,7 @@ function finish(incomplete = "", off = "") {
   delete report.started;
   report.incomplete = incomplete;
   report.off = off;
+  report.key = state.key;
   try {
     const fs = require("node:fs");
     const name = require("node:path").join(state.plan.out, `node-${process.pid}-${Date.now()}.json`);

@@ -87,16 +87,20 @@ class Decided:
         return tuple(test for test in covering if test not in survived)
 
 
-def read(folder: Path, where: Path) -> Decided:
+def read(folder: Path, where: Path, key: str) -> Decided:
     """The reports the check's processes wrote in `folder` (one a test file), their test files and test ids
-    relative to `where`. A report that cannot be read decides nothing: its mutants run in processes of
-    their own."""
+    relative to `where`. A report that cannot be read, or that does not hold the plan's `key` (the preload
+    took it out of the environment before the tests' code ran), decides nothing: its mutants run in
+    processes of their own."""
     processes: list[tuple[str, Mapping[str, tuple[str, str]]]] = []
     seconds = 0.0
     problems: list[str] = []
     for path in sorted(folder.glob("node-*.json")):
         try:
-            found = _report(json.loads(path.read_bytes()), where)
+            data = json.loads(path.read_bytes())
+            if not isinstance(data, dict) or data.get("key") != key:
+                raise ValueError("not the preload's report")
+            found = _report(data, where)
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             problems.append(f"{path.name}: {type(exc).__name__}")
             continue

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import random
+import secrets
 import shlex
 import shutil
 import time
@@ -39,6 +40,7 @@ from tiergate.tier.mutation.mutants import Mutant
 
 SUFFIXES = (".js", ".mjs", ".cjs")
 PLAN_VARIABLE = "TIERGATE_NODE_MUTANTS"
+KEY_VARIABLE = "TIERGATE_NODE_MUTANTS_KEY"
 _PRELOAD = Path(__file__).parent / "nodemutants.cjs"
 # A comment changes no code: a test that fails with it in reads the file, not what the code does.
 _NO_CHANGE = "/**/"
@@ -53,6 +55,8 @@ class NodeStep:
         self.out: Path | None = None  # the folder of the in-process step's plan and reports
         self.preload = ""  # what `env` added to NODE_OPTIONS
         self.decided: nodereports.Decided = nodereports.Decided()
+        # What the preload's reports must hold: the tests' own code cannot have written one that does.
+        self.secret = secrets.token_hex(16)
 
     def env(self, where: Path, out: Path, seconds: float, deadline: float) -> dict[str, str]:
         """The variables that make the check's `node --test` processes run the mutants (made from the files
@@ -69,12 +73,13 @@ class NodeStep:
         (out / "plan.json").write_text(json.dumps(plan))
         ownfiles.note(out / "plan.json")
         self.out, self.preload = out, f'--require="{preload}"'
-        return {PLAN_VARIABLE: str(out / "plan.json"), "NODE_OPTIONS": self.preload}
+        plan_path = str(out / "plan.json")
+        return {PLAN_VARIABLE: plan_path, KEY_VARIABLE: self.secret, "NODE_OPTIONS": self.preload}
 
     def read(self, where: Path) -> None:
         """What the check's processes decided, read from their reports before their folder goes."""
         if self.out is not None:
-            self.decided = nodereports.read(self.out, where)
+            self.decided = nodereports.read(self.out, where, self.secret)
 
     def run(
         self,
@@ -118,7 +123,7 @@ class NodeStep:
     def without(self, env: Mapping[str, str]) -> dict[str, str]:
         """`env` with what `env()` added taken out again: once read, the plan's folder is gone, and a later
         run of the check (in another order, with the base's tests) could not load the preload."""
-        kept = {k: v for k, v in env.items() if k != PLAN_VARIABLE}
+        kept = {k: v for k, v in env.items() if k not in (PLAN_VARIABLE, KEY_VARIABLE)}
         if self.preload and "NODE_OPTIONS" in kept:
             rest = " ".join(kept["NODE_OPTIONS"].replace(self.preload, "").split())
             if rest:
