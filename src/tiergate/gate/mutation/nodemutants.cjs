@@ -388,21 +388,22 @@ async function mutants(report, tests, guard) {
   for (const mutant of state.plan.mutants) {
     const file = state.files.get(state.plan.files[mutant.file].file);
     if (!file.module) continue; // not loaded here: this process did not run it
-    const why = tests.unsure || file.why || budget.over();
-    const found = why ? ["undecided", why] : await fate(file, mutant, tests.runnable, guard, budget);
+    const why = file.why || budget.over();
+    const found = why ? ["undecided", why] : await fate(file, mutant, tests, guard, budget);
     report.fates[mutant.id] = found;
   }
 }
 
 // Whether a test kills the mutant: killed, survived, or undecided (and why). The tests run again with the
 // mutant in, those that killed its file's other mutants first, then the quickest; those that did not call
-// into its module under another of its mutants are left out; a survivor needs every other one to pass.
-async function fate(file, mutant, runnable, guard, budget) {
+// into its module under another of its mutants are left out; a survivor needs every other one to pass,
+// and every test that passed to have been found again (`found.unsure`).
+async function fate(file, mutant, found, guard, budget) {
   const compiled = compile(file, mutant.id, mutated(file, mutant));
   if (typeof compiled === "string") return ["undecided", compiled];
-  const tests = runnable.filter((test) => !file.untouchedBy.has(test));
+  const tests = found.runnable.filter((test) => !file.untouchedBy.has(test));
   tests.sort((a, b) => rank(file, a) - rank(file, b) || a.kept.ms - b.kept.ms);
-  let unsure = "";
+  let unsure = found.unsure;
   for (const test of tests) {
     if (test.cannot || file.setAside.has(test)) {
       unsure = `${test.kept.id} cannot run again`;
