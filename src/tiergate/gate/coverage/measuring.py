@@ -148,12 +148,10 @@ class Measurement:
         nodestep`), the first `node --test` check only; its plan and its processes' reports in `out`."""
         if self.mutants is None or self.node_step is not None or self.runners[key] != "node --test":
             return {}
-        from tiergate.gate.mutation.nodestep import NodeStep, plan_seconds
+        from tiergate.gate.mutation.nodestep import NodeStep
 
         self.node_step, self.node_key = NodeStep(self.mutants.bounds, self.mutants.change), key
-        limit = self.limit(self.taking[key][0]) if self.limit else self.mutants.bounds.seconds * 3
-        seconds, deadline = plan_seconds(self.mutants.bounds, limit)
-        return self.node_step.env(self.where, out, seconds, deadline)
+        return self.node_step.env(self.where, out)
 
     def collect(
         self,
@@ -194,10 +192,14 @@ class Measurement:
         return self.with_node_mutants(coverage, results, env) if env is not None and node else coverage
 
     def mutants_time(self) -> dict[str, float]:
-        """The time the mutants get beside their check's own limit, by check key (none when none run)."""
-        if self.mutants is None or not self.mutants.key or not self.mutants.mutants:
-            return {}
-        return {self.mutants.key: self.mutants.bounds.seconds + MUTANTS_MARGIN}
+        """The time the mutants get beside their check's own limit, by check key (none when none run): the
+        Python plugin's, and the JavaScript preload's in the `node --test` check's processes."""
+        found = {}
+        if self.mutants is not None and self.mutants.key and self.mutants.mutants:
+            found[self.mutants.key] = self.mutants.bounds.seconds + MUTANTS_MARGIN
+        if self.node_step is not None and self.node_step.out is not None:
+            found[self.node_key] = self.node_step.bounds.seconds + MUTANTS_MARGIN
+        return found
 
     def _mutation(
         self, results: Sequence[CheckResult], measured: Sequence[CoverageData]

@@ -30,13 +30,12 @@ def plan(
     made: Sequence[Mutant],
     out: Path,
     seconds: float,
-    deadline: float,
 ) -> dict[str, Any]:
     """The plan of the mutants `made` of the files `sources` (by path, relative to `where`): for each file
     its real path and where its copy that behaves the same gets its comment; for each mutant its index in
     `made` (its id), its file's index and its span and text, as offsets into the file's text as Node holds
-    it (UTF-16 code units), in a random order; the folder `out` the reports go to, the step's `seconds`
-    and its `deadline` (epoch milliseconds)."""
+    it (UTF-16 code units), in a random order; the folder `out` the reports go to, and the step's
+    `seconds`, summed over the processes."""
     paths = sorted({m.path for m in made})
     index = {path: at for at, path in enumerate(paths)}
     first: dict[str, int] = {}
@@ -52,7 +51,6 @@ def plan(
     return {
         "out": str(out),
         "seconds": seconds,
-        "deadline": int(deadline * 1000),
         "files": [{"file": os.path.realpath(where / p), "sentinel": first[p]} for p in paths],
         "mutants": entries,
     }

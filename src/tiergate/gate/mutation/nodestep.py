@@ -58,10 +58,11 @@ class NodeStep:
         # What the preload's reports must hold: the tests' own code cannot have written one that does.
         self.secret = secrets.token_hex(16)
 
-    def env(self, where: Path, out: Path, seconds: float, deadline: float) -> dict[str, str]:
+    def env(self, where: Path, out: Path) -> dict[str, str]:
         """The variables that make the check's `node --test` processes run the mutants (made from the files
-        at `where`, the claim's copy) within `seconds` in all, none after `deadline` (a `time.time()`);
-        the plan and the preload written in `out`, where the processes write their reports."""
+        at `where`, the claim's copy) within `MutantBounds.seconds` in all, which the check gets beside its
+        own limit (`Measurement.mutants_time`); the plan and the preload written in `out`, where the
+        processes write their reports."""
         sources, made, _ = self._mutants(where)
         if not made:
             return {}
@@ -69,7 +70,7 @@ class NodeStep:
         preload = out / "nodemutants.cjs"
         shutil.copyfile(_PRELOAD, preload)
         ownfiles.note(preload)
-        plan = nodereports.plan(where, sources, made, out, seconds, deadline)
+        plan = nodereports.plan(where, sources, made, out, self.bounds.seconds)
         (out / "plan.json").write_text(json.dumps(plan))
         ownfiles.note(out / "plan.json")
         self.out, self.preload = out, f'--require="{preload}"'
@@ -217,10 +218,3 @@ class _Trial:
         finally:
             self.write(path, original)
         return result.status != "passed"
-
-
-def plan_seconds(bounds: MutantBounds, limit: float) -> tuple[float, float]:
-    """The in-process step's seconds and its deadline (a `time.time()`) for a check whose time limit is
-    `limit`: never more than a third of it, and none begun after two thirds of it from now, so that the
-    check, whose own tests run beside the mutants, still ends within its limit."""
-    return min(bounds.seconds, limit / 3), time.time() + limit * 2 / 3
