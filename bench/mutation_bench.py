@@ -13,7 +13,8 @@ check; the gate's wall time with the mutants over without; and the step over T, 
 Cases:
 - `generated pytest`: 40 modules of small functions (`bench.gate_coverage`'s shape, 800 tests), one module
   changed by a new function with its test; the check runs that module's test file.
-- `generated node --test`: the same in JavaScript; every mutant a `node --test` process of its own.
+- `generated node --test`: the same in JavaScript (CommonJS); the mutants run in the test file's own
+  process once its tests are reported, and the step's time is the sum over the check's processes.
 - `--libraries FILE`: real libraries, one case per entry of a JSON list, each `{"name", "repo" (a git
   checkout), "parent", "commit" (the change is `parent..commit` put in the working tree at `parent`),
   "python" (an interpreter with the library's test requirements) or "node": true, "tests" (the test files

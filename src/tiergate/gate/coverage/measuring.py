@@ -28,6 +28,10 @@ from tiergate.project import Project, ensure_state_dir
 from tiergate.tier.coverage.lines import CoverageData, FileLines, GateCoverage, NodeRun, v8_file_lines
 from tiergate.tier.mutation.fates import MutationRun
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # imported where it is used: the gate's other runs need none of it
+    from tiergate.gate.mutation.nodestep import NodeStep
+
 FOLDER = "coverage"
 # Beside the mutants' own seconds, what their check's limit also gives them: forks, ends, the report.
 MUTANTS_MARGIN = 10.0
@@ -94,6 +98,10 @@ class Measurement:
         self.node_runs: dict[str, list[NodeRun]] = {}  # each Node process of a measured check
         # Writes a file of the claim's copy as the gate's own (JavaScript mutants); None: not in a copy.
         self.write: Callable[[Path, bytes], None] | None = None
+        # The JavaScript mutants, first run by the first `node --test` check measured (its key) in its own
+        # processes, then the rest in processes of their own.
+        self.node_step: NodeStep | None = None
+        self.node_key = ""
         self.off: list[str] = []
         for check, found in plan(checks, runner_facts(project.root)):
             chosen = files_for(found.tool, self.files) if found.tool else ()
@@ -119,7 +127,8 @@ class Measurement:
             out = folder / str(index)
             out.mkdir()
             if tool == "node":
-                added[key] = {"NODE_V8_COVERAGE": str(out)}
+                mutants = self._node_mutants(key, folder / f"{index}-mutants")
+                added[key] = {"NODE_V8_COVERAGE": str(out), **mutants}
                 continue
             include = [os.path.realpath(self.where / f) for f in chosen if not set(f) & set("*?[")]
             (out / "plan.json").write_text(json.dumps({"out": str(out), "include": include}))
@@ -133,6 +142,16 @@ class Measurement:
                 joined = os.pathsep.join(p for p in (python_path, more.pop("PYTHONPATH", "")) if p)
                 added[key].update({**more, "PYTHONPATH": joined})
         return added
+
+    def _node_mutants(self, key: str, out: Path) -> dict[str, str]:
+        """What check `key` adds to run the JavaScript mutants in its own processes (`tiergate.gate.mutation.
+        nodestep`), the first `node --test` check only; its plan and its processes' reports in `out`."""
+        if self.mutants is None or self.node_step is not None or self.runners[key] != "node --test":
+            return {}
+        from tiergate.gate.mutation.nodestep import NodeStep
+
+        self.node_step, self.node_key = NodeStep(self.mutants.bounds, self.mutants.change), key
+        return self.node_step.env(self.where, out)
 
     def collect(
         self,
@@ -161,18 +180,26 @@ class Measurement:
                     source = f"check `{check.name}` ({found[0]})"
                     measured.append(CoverageData(source, FORMATS[tool], found[1]))
             mutation = self._mutation(results, measured)
+            if self.node_step is not None:
+                self.node_step.read(self.where)
         finally:
             self.close()
         coverage = GateCoverage(self.files, tuple(measured), tuple(off), mutation)
         if env is not None and self.mutants is not None and self.mutants.key in env:
             env[self.mutants.key] = self.mutants.without(env[self.mutants.key])
+        if env is not None and self.node_step is not None and self.node_key in env:
+            env[self.node_key] = self.node_step.without(env[self.node_key])
         return self.with_node_mutants(coverage, results, env) if env is not None and node else coverage
 
     def mutants_time(self) -> dict[str, float]:
-        """The time the mutants get beside their check's own limit, by check key (none when none run)."""
-        if self.mutants is None or not self.mutants.key or not self.mutants.mutants:
-            return {}
-        return {self.mutants.key: self.mutants.bounds.seconds + MUTANTS_MARGIN}
+        """The time the mutants get beside their check's own limit, by check key (none when none run): the
+        Python plugin's, and the JavaScript preload's in the `node --test` check's processes."""
+        found = {}
+        if self.mutants is not None and self.mutants.key and self.mutants.mutants:
+            found[self.mutants.key] = self.mutants.bounds.seconds + MUTANTS_MARGIN
+        if self.node_step is not None and self.node_step.out is not None:
+            found[self.node_key] = self.node_step.bounds.seconds + MUTANTS_MARGIN
+        return found
 
     def _mutation(
         self, results: Sequence[CheckResult], measured: Sequence[CoverageData]
@@ -198,12 +225,13 @@ class Measurement:
         from tiergate.gate.mutation.nodestep import NodeStep
 
         keys = [key for key, runner in self.runners.items() if runner == "node --test"]
+        key = self.node_key or (keys[0] if keys else "")
         ran = {r.key: r for r in results}
-        if self.mutants is None or self.write is None or not keys or keys[0] not in ran:
+        if self.mutants is None or self.write is None or key not in ran:
             return coverage
-        step = NodeStep(self.mutants.bounds, self.mutants.change)
-        runs = self.node_runs.get(keys[0], [])
-        found = step.run(self.where, runs, env.get(keys[0], {}), ran[keys[0]], self.write)
+        step = self.node_step or NodeStep(self.mutants.bounds, self.mutants.change)
+        runs = self.node_runs.get(key, [])
+        found = step.run(self.where, runs, env.get(key, {}), ran[key], self.write)
         joined = found if coverage.mutation is None else coverage.mutation.joined(found)
         return replace(coverage, mutation=joined)
 

@@ -1,6 +1,12 @@
-"""The mutants of a gate run's JavaScript lines, run once the `node --test` check that measured them has
-passed: each mutant written into the claim's copy in turn and run by the test files whose processes ran its
-line (one `node --test` process a mutant, isolated as the check was), the file put back after each.
+"""The mutants of a gate run's JavaScript lines, run by the `node --test` check that measures them.
+
+First in the check's own processes (`env`): a preload (`nodemutants.cjs`, through NODE_OPTIONS) runs each
+test file's tests again with each mutant of the CommonJS modules they called into, once that file's tests
+have all run and been reported, and writes what it decided (`nodereports`). Then, once the check passed,
+what no process decided (ESM code, tests that cannot run again or that fail on a copy of the file that
+behaves the same, a change no run reached, the step's time out) is run as before: each mutant written into
+the claim's copy in turn and run by the test files whose processes ran its line (one `node --test` process
+a mutant, isolated as the check was), the file put back after each.
 
 A mutant dies when its run fails or runs out of its time. Then the file gets a change that alters no code
 (a comment at a killed mutant's place), run by the test files that killed: a test that fails on it reads
@@ -10,13 +16,18 @@ the file, not what the code does, and the kills say nothing. At most `MutantBoun
 
 from __future__ import annotations
 
+import json
 import random
+import secrets
 import shlex
+import shutil
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+from tiergate.gate import ownfiles
 from tiergate.gate.checks import CheckResult, make_check
+from tiergate.gate.mutation import nodereports
 from tiergate.gate.mutation.step import spread
 from tiergate.gate.processes import run_checks
 from tiergate.gate.request import MutantBounds
@@ -29,6 +40,9 @@ from tiergate.tier.mutation.fates import MutationRun, Tried
 from tiergate.tier.mutation.mutants import Mutant
 
 SUFFIXES = (".js", ".mjs", ".cjs")
+PLAN_VARIABLE = "TIERGATE_NODE_MUTANTS"
+KEY_VARIABLE = "TIERGATE_NODE_MUTANTS_KEY"
+_PRELOAD = Path(__file__).parent / "nodemutants.cjs"
 # A comment changes no code: a test that fails with it in reads the file, not what the code does.
 _NO_CHANGE = "/**/"
 
@@ -39,8 +53,36 @@ class NodeStep:
     def __init__(self, bounds: MutantBounds, change_of: Callable[[], ChangeMeasurement]) -> None:
         self.bounds, self.change_of = bounds, change_of
         self.refused: list[str] = []  # changed files no mutant can be made of, and why
-        # Its own run writes no coverage: the measurement is over, its folder gone.
-        self.dropped = ("NODE_V8_COVERAGE",)
+        self._made: tuple[dict[str, bytes], list[Mutant], tuple[str, ...]] | None = None
+        self.out: Path | None = None  # the folder of the in-process step's plan and reports
+        self.preload = ""  # what `env` added to NODE_OPTIONS
+        self.decided: nodereports.Decided = nodereports.Decided()
+        # What the preload's reports must hold: the tests' own code cannot have written one that does.
+        self.secret = secrets.token_hex(16)
+
+    def env(self, where: Path, out: Path) -> dict[str, str]:
+        """The variables that make the check's `node --test` processes run the mutants (made from the files
+        at `where`, the claim's copy) within `MutantBounds.seconds` in all, which the check gets beside its
+        own limit (`Measurement.mutants_time`); the plan and the preload written in `out`, where the
+        processes write their reports."""
+        sources, made, _ = self._mutants(where)
+        if not made:
+            return {}
+        out.mkdir()
+        preload = out / "nodemutants.cjs"
+        shutil.copyfile(_PRELOAD, preload)
+        ownfiles.note(preload)
+        plan = nodereports.plan(where, sources, made, out, self.bounds.seconds)
+        (out / "plan.json").write_text(json.dumps(plan))
+        ownfiles.note(out / "plan.json")
+        self.out, self.preload = out, f'--require="{preload}"'
+        plan_path = str(out / "plan.json")
+        return {PLAN_VARIABLE: plan_path, KEY_VARIABLE: self.secret, "NODE_OPTIONS": self.preload}
+
+    def read(self, where: Path) -> None:
+        """What the check's processes decided, read from their reports before their folder goes."""
+        if self.out is not None:
+            self.decided = nodereports.read(self.out, where, self.secret)
 
     def run(
         self,
@@ -50,9 +92,10 @@ class NodeStep:
         check: CheckResult,
         write: Callable[[Path, bytes], None],
     ) -> MutationRun:
-        """The fates of the mutants, run in `where` (the claim's copy) with `check`'s environment `env`;
-        `write` writes a file of the copy as the gate's own (`tiergate.gate.cleancopy.rewrite`)."""
-        sources, made, skipped = self._make(where)
+        """The fates of the mutants: what the check's processes decided (`read`), the rest run in `where`
+        (the claim's copy) with `check`'s environment `env`; `write` writes a file of the copy as the
+        gate's own (`tiergate.gate.cleancopy.rewrite`)."""
+        sources, made, skipped = self._mutants(where)
         if check.status != "passed":
             return MutationRun(skipped=skipped, off="the tests did not all pass")
         if self.refused:  # a file no mutant can be made of is no evidence that its tests check it
@@ -60,15 +103,50 @@ class NodeStep:
             return MutationRun(skipped=skipped, incomplete=f"no mutant could be made of {unread}")
         if not made:
             return MutationRun(skipped=skipped, off="no mutant could be made of the changed JavaScript lines")
-        own = {k: v for k, v in env.items() if k not in self.dropped}
+        left = max(0.0, self.bounds.seconds - self.decided.seconds)
         each = max(5.0, 2 * (check.duration or 0.0) + 2)
-        trial = _Trial(where, sources, own, (self.bounds.seconds, each), write)
+        # No coverage in a mutant's own process: the measurement is over, its folder gone.
+        own = {k: v for k, v in self.without(env).items() if k != "NODE_V8_COVERAGE"}
+        trial = _Trial(where, sources, own, (left, each), write)
         order = list(range(len(made)))
         random.SystemRandom().shuffle(order)
-        fates = {i: _unseen(made[i], runs) or trial.fate(made[i], _covering(made[i], runs)) for i in order}
+        fates = {
+            i: _unseen(made[i], runs) or self._fate(str(i), made[i], _covering(made[i], runs), trial)
+            for i in order
+        }
         tried = tuple(fates[i] for i in range(len(made)))
-        void = trial.no_change([t.mutant for t in tried if t.fate == "killed"])
-        return MutationRun(tried, skipped, void, trial.incomplete, "", time.monotonic() - trial.started)
+        void = trial.no_change([t.mutant for t in tried if t.fate == "killed" and t.by in trial.killers])
+        seconds = self.decided.seconds + time.monotonic() - trial.started
+        return MutationRun(tried, skipped, void, trial.incomplete, "", seconds)
+
+    def _fate(self, key: str, mutant: Mutant, tests: tuple[str, ...], trial: _Trial) -> Tried:
+        """The mutant's fate: uncovered when no test file ran its line; else as the check's processes
+        decided it; else run in a process of its own by the covering test files they left undecided."""
+        if not tests:
+            return Tried(mutant, "uncovered")
+        found = self.decided.fate(key, tests)
+        if found is not None:
+            return Tried(mutant, *found)
+        return trial.fate(mutant, self.decided.left(key, tests))
+
+    def without(self, env: Mapping[str, str]) -> dict[str, str]:
+        """`env` with what `env()` added taken out again: once read, the plan's folder is gone, and a later
+        run of the check (in another order, with the base's tests) could not load the preload."""
+        kept = {k: v for k, v in env.items() if k not in (PLAN_VARIABLE, KEY_VARIABLE)}
+        if self.preload and "NODE_OPTIONS" in kept:
+            rest = " ".join(kept["NODE_OPTIONS"].replace(self.preload, "").split())
+            if rest:
+                kept["NODE_OPTIONS"] = rest
+            else:  # an empty value would hide the environment's own
+                del kept["NODE_OPTIONS"]
+        return kept
+
+    def _mutants(self, where: Path) -> tuple[dict[str, bytes], list[Mutant], tuple[str, ...]]:
+        """The mutants of the files at `where`, made once: the processes' plan and the fallback name the
+        same mutants by their index."""
+        if self._made is None:
+            self._made = self._make(where)
+        return self._made
 
     def _make(self, where: Path) -> tuple[dict[str, bytes], list[Mutant], tuple[str, ...]]:
         change = self.change_of()
@@ -129,14 +207,13 @@ class _Trial:
         self.killers: list[str] = []
 
     def fate(self, mutant: Mutant, tests: Sequence[str]) -> Tried:
-        if not tests:
-            return Tried(mutant, "uncovered")
         if time.monotonic() > self.deadline:
             self.incomplete = "the mutation step ran out of its time"
             return Tried(mutant, "not_run", "the mutation step ran out of its time")
         if self.fails(mutant, tests):
-            self.killers += tests
-            return Tried(mutant, "killed", " ".join(tests))
+            by = " ".join(tests)
+            self.killers.append(by)
+            return Tried(mutant, "killed", by)
         return Tried(mutant, "survived")
 
     def no_change(self, killed: Sequence[Mutant]) -> str:
@@ -145,7 +222,7 @@ class _Trial:
             return ""
         first = killed[0]
         comment = Mutant(first.path, first.line, first.start, first.start, "", _NO_CHANGE, "statement")
-        tests = sorted(set(self.killers))
+        tests = sorted({test for by in self.killers for test in by.split(" ")})
         if self.fails(comment, tests):
             return f"{' '.join(tests)} failed with only a comment added to {first.path}"
         return ""

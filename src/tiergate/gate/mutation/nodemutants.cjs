@@ -1,0 +1,1091 @@
+// tiergate: the claim's JavaScript mutants, run in a `node --test` test file's own process once its tests
+// have all run and been reported (written for one run).
+//
+// Loaded by `--require` through NODE_OPTIONS (`tiergate.gate.mutation.nodestep`), the plan named by
+// TIERGATE_NODE_MUTANTS; never loaded by tiergate itself. It acts only in a process `node --test` started
+// for a test file (NODE_TEST_CONTEXT), on its main thread, and only on the plan's CommonJS files. No
+// dependencies; Node 18 or later. See docs/judging.md, "Mutants of the changed lines".
+//
+// While the tests run, nothing they run is changed or stood in for: the preload notes the source of the
+// test file and of each planned file as Node compiles them, and each test that passes (its name, its time).
+//
+// Once node:test has reported every test and set the exit code (at `beforeExit`, after its own handler),
+// the test file is loaded again, its `node:test` a stand-in that collects each test's function and its
+// suites' hooks, its requires of the planned files answered by a dispatcher: a Proxy that reads and calls
+// through to the module's active instance (the original, or a mutant's), so that what the file took at
+// its top (`const { grade } = require(...)`) follows it. Then, for each mutant, each test that passed runs
+// again, fastest first, with a fresh instance of its module compiled from the mutated source (under a
+// name of its own, its requires resolved from the original's place) active, until one fails (killed) or
+// every one passes. A test that did not call into the module is not run again for its other mutants. A
+// test's first kill in a file is checked at once: it runs again with a copy of the file that behaves the
+// same (a comment added), and when it fails on that too its kills there say nothing and it is set aside.
+//
+// Why after the reports, and on a second load of the test file: a run again cannot change what a later
+// test sees, nor can a stand-in change what the tests' own run does (an identity, a clone, a frozen
+// object). Each process writes its fates to a JSON file of its own in the plan's folder; the gate merges
+// them, and runs what this could not decide in a process of its own, as before: ES modules (the code or
+// the test file), a test that cannot run again, a mutant whose change no run reached.
+
+"use strict";
+
+const PLAN_VARIABLE = "TIERGATE_NODE_MUTANTS";
+const KEY_VARIABLE = "TIERGATE_NODE_MUTANTS_KEY";
+// A run that does not end in ten times its test's own time (at least 2 s) kills its mutant.
+const LEAST_LIMIT_MS = 2000;
+// How long past a run's limit the watchdog thread waits before it ends the process (see Watchdog).
+const GRACE_MS = 1000;
+const PARAMS = ["exports", "require", "module", "__filename", "__dirname"];
+// The timers as Node gives them: a test run again may install fake ones (`t.mock.timers`) and, when it
+// does not end, leave them in.
+const timers = { setTimeout, clearTimeout, setImmediate, clearImmediate };
+const RUN_SLOT = Symbol.for("tiergate.mutants.run");
+const END_SLOT = Symbol.for("tiergate.mutants.end");
+
+const state = {
+  plan: null,
+  files: new Map(), // real path -> the planned file: its source, its dispatcher, its compiled mutants
+  names: new Set(), // the planned files' base names
+  main: null, // the test file as Node compiled it: { filename, content }
+  kept: [], // the tests that passed: { path, id, ms }
+  failed: false, // a test did not pass: no mutant runs
+  pending: 0, // tests begun and not yet ended
+  phase: "", // "", "running", "done"
+  report: null,
+  current: null, // the run in progress
+  touched: null, // the indexes of the planned files the run in progress called into
+};
+
+function main() {
+  const planPath = process.env[PLAN_VARIABLE];
+  if (!planPath || !String(process.env.NODE_TEST_CONTEXT || "").startsWith("child")) return;
+  // The plan's key goes into the report, and out of the environment before any of the tests' code runs:
+  // a report the tests' code wrote cannot hold it (but that it reads the process's memory).
+  const key = process.env[KEY_VARIABLE];
+  delete process.env[KEY_VARIABLE];
+  try {
+    if (!key || !require("node:worker_threads").isMainThread) return;
+    const plan = JSON.parse(require("node:fs").readFileSync(planPath, "utf8"));
+    state.plan = plan;
+    state.key = key;
+    plan.files.forEach((file, index) => {
+      state.files.set(file.file, { ...file, index, mutants: [], module: null });
+    });
+    for (const mutant of plan.mutants) state.files.get(plan.files[mutant.file].file).mutants.push(mutant);
+    // A file compiled under another path (a symlink) is resolved only when its name is a planned one's.
+    state.names = new Set(plan.files.map((file) => basename(file.file)));
+    hookCompile();
+    watchForTests();
+    process.on("exit", () => state.phase === "running" && finish("the tests' process ended first"));
+  } catch {
+    // A plan not read or a Node not as expected: the gate runs every mutant in a process of its own.
+  }
+}
+
+// The tests' own run: noted, not changed ------------------------------------------------------------------
+
+function hookCompile() {
+  const Module = require("node:module");
+  const compile = Module.prototype._compile;
+  Module.prototype._compile = function tiergateCompile(content, filename, ...rest) {
+    const result = compile.call(this, content, filename, ...rest);
+    // (`format` "module": an ES module required; it is not CommonJS code)
+    if (typeof content === "string" && rest[0] !== "module") noteCompiled(this, content, filename);
+    return result;
+  };
+}
+
+function noteCompiled(module, content, filename) {
+  if (module.id === "." && state.main === null) state.main = { filename, content };
+  const file = planned(filename);
+  if (file && !file.module) {
+    file.module = module;
+    file.original = content;
+  }
+}
+
+function planned(filename) {
+  const file = state.files.get(filename);
+  if (file || !state.names.has(basename(filename))) return file;
+  return state.files.get(realpath(filename));
+}
+
+function basename(name) {
+  return require("node:path").basename(String(name));
+}
+
+function realpath(name) {
+  try {
+    return require("node:fs").realpathSync(name);
+  } catch {
+    return name;
+  }
+}
+
+// node:test's Test class is not exported: it is found as the resource of the first async resource of type
+// "Test" (its root, made at the first `test()`), and its `run` wrapped to note each test that passes.
+function watchForTests() {
+  const hook = require("node:async_hooks").createHook({
+    init(_id, type, _trigger, resource) {
+      if (type !== "Test" || state.testClass) return;
+      try {
+        state.testClass = patchTestClass(resource);
+      } catch {
+        state.testClass = "unknown";
+      }
+      process.nextTick(() => hook.disable());
+    },
+  });
+  hook.enable();
+}
+
+function patchTestClass(resource) {
+  let proto = Object.getPrototypeOf(resource);
+  while (proto && !(Object.hasOwn(proto, "run") && Object.hasOwn(proto, "createSubtest"))) {
+    proto = Object.getPrototypeOf(proto);
+  }
+  if (!proto || typeof proto.run !== "function") return "unknown";
+  state.testProto = proto;
+  const run = proto.run;
+  proto.run = function tiergateRun(...args) {
+    if (!isPlainTest(this)) return run.apply(this, args);
+    if (!state.listening) {
+      state.listening = true; // after node:test's own `beforeExit` handler, set up with its root
+      process.on("beforeExit", onBeforeExit);
+    }
+    state.pending += 1;
+    const started = performance.now();
+    const done = () => ended(this, performance.now() - started);
+    const result = run.apply(this, args);
+    Promise.resolve(result).then(done, done);
+    return result;
+  };
+  return "patched";
+}
+
+function isPlainTest(test) {
+  const plain = test.parent != null && typeof test.hookType !== "string" && test.reportedType !== "suite";
+  return plain && typeof test.fn === "function";
+}
+
+function ended(test, ms) {
+  state.pending -= 1;
+  if (test.skipped || test.isTodo) return;
+  if (!test.passed || test.error != null) {
+    state.failed = true;
+    return;
+  }
+  const path = [];
+  for (let at = test; at && at.parent; at = at.parent) path.unshift(String(at.name));
+  const file = (test.loc && test.loc.file) || process.argv[1] || "";
+  state.kept.push({ path: path.join(" > "), id: [file, ...path].join(" > "), ms });
+}
+
+// The dispatchers, for the test file loaded again -----------------------------------------------------------
+
+// `exported` (a planned file's exports) behind a dispatcher, made once; the exports as they are when they
+// cannot be (why noted).
+function dispatcherOf(file, exported) {
+  if (file.dispatcher && file.exported === exported) return file.dispatcher;
+  file.why = dispatchable(exported);
+  if (file.why) return exported;
+  file.exported = exported;
+  file.active = null; // null: the original; else the exports of the instance in use
+  file.functions = new Map(); // key -> { from, proxy }: a function's stand-in, the same at each read
+  file.data = new Map(); // key -> whether the original holds it as a plain value (no getter)
+  file.fixed = new Set(); // the keys the original holds non-configurable and read-only: a Proxy keeps them
+  for (const key of Reflect.ownKeys(exported)) noteFixed(file, key);
+  file.dispatcher = dispatcher(file, exported);
+  return file.dispatcher;
+}
+
+function dispatchable(exported) {
+  if (typeof exported !== "function") {
+    if (exported === null || typeof exported !== "object") return "its module exports no object";
+    const proto = Object.getPrototypeOf(exported);
+    if (proto !== Object.prototype && proto !== null) return "its module exports an object of a class";
+  }
+  if (!Object.isExtensible(exported)) return "its module's exports are frozen";
+  return "";
+}
+
+function noteFixed(file, key) {
+  const own = Reflect.getOwnPropertyDescriptor(file.exported, key);
+  if (own && !own.configurable && "value" in own && !own.writable) file.fixed.add(key);
+  file.data.delete(key);
+}
+
+// A run again that calls into a planned file, noted: a test that does not is left out of its other
+// mutants' runs.
+function touch(file) {
+  if (state.touched) state.touched.add(file.index);
+}
+
+function activeExports(file) {
+  return file.active === null ? file.exported : file.active;
+}
+
+// What requirers get: every read, write, call and construction goes to the active instance's exports.
+function dispatcher(file, target) {
+  const handler = {
+    get(_, key) {
+      touch(file);
+      if (file.fixed.has(key)) return target[key];
+      if (key === Symbol.hasInstance && file.active !== null) return hasInstance(file.active, target);
+      return standIn(file, key, Reflect.get(activeExports(file), key));
+    },
+    set: (_, key, value) => (file.data.delete(key), Reflect.set(activeExports(file), key, value)),
+    has: (_, key) => Reflect.has(activeExports(file), key) || file.fixed.has(key),
+    deleteProperty: (_, key) => (file.data.delete(key), Reflect.deleteProperty(activeExports(file), key)),
+    defineProperty(_, key, how) {
+      const done = Reflect.defineProperty(activeExports(file), key, how);
+      if (file.active === null) noteFixed(file, key);
+      return done;
+    },
+    ownKeys: () => ownKeys(file, target),
+    getOwnPropertyDescriptor: (_, key) => descriptor(file, target, key),
+    getPrototypeOf: () => Reflect.getPrototypeOf(activeExports(file)),
+  };
+  if (typeof target === "function") {
+    handler.apply = (_, self, args) => (touch(file), Reflect.apply(activeExports(file), self, args));
+    handler.construct = (_, args, newTarget) => construct(file, activeExports(file), args, newTarget, proxy);
+  }
+  const proxy = new Proxy(target, handler);
+  return proxy;
+}
+
+function hasInstance(active, original) {
+  return (thing) => thing instanceof active || thing instanceof original;
+}
+
+function ownKeys(file, target) {
+  const keys = Reflect.ownKeys(activeExports(file));
+  for (const key of Reflect.ownKeys(target)) {
+    const own = Reflect.getOwnPropertyDescriptor(target, key);
+    if (own && !own.configurable && !keys.includes(key)) keys.push(key);
+  }
+  return keys;
+}
+
+function descriptor(file, target, key) {
+  const own = Reflect.getOwnPropertyDescriptor(target, key);
+  if (own && !own.configurable) return own;
+  // The value as it is, no stand-in: a mock that puts a method back puts back what it found.
+  const found = Reflect.getOwnPropertyDescriptor(activeExports(file), key);
+  return found === undefined ? undefined : { ...found, configurable: true };
+}
+
+// A function the original holds as a plain value is handed out as a stand-in that calls the active
+// instance's function of the same name: a test that destructured its import at the top of its file
+// reaches the mutant all the same. The stand-in is the same at each read, as the function was.
+function standIn(file, key, value) {
+  if (typeof value !== "function") return value;
+  let known = file.functions.get(key);
+  if (file.active !== null) return known ? known.proxy : value;
+  if (!isData(file, key)) return value; // a getter's: read anew at each use, as it is now
+  if (!known || known.from !== value) {
+    known = { from: value, proxy: functionProxy(file, key, value) };
+    file.functions.set(key, known);
+  }
+  return known.proxy;
+}
+
+function isData(file, key) {
+  let data = file.data.get(key);
+  if (data === undefined) {
+    const own = Reflect.getOwnPropertyDescriptor(file.exported, key);
+    data = own !== undefined && "value" in own;
+    file.data.set(key, data);
+  }
+  return data;
+}
+
+function functionProxy(file, key, original) {
+  const current = () => {
+    const value = file.active === null ? original : file.active[key];
+    return typeof value === "function" ? value : original;
+  };
+  // `this` the dispatcher (`lib.f()`): the function sees its own module's exports, as it would unproxied.
+  const self = (thisArg) => (thisArg === file.dispatcher ? activeExports(file) : thisArg);
+  const proxy = new Proxy(original, {
+    apply: (_, thisArg, args) => (touch(file), Reflect.apply(current(), self(thisArg), args)),
+    construct: (_, args, newTarget) => construct(file, current(), args, newTarget, proxy),
+    get(target, name) {
+      const own = Reflect.getOwnPropertyDescriptor(target, name);
+      if (own && !own.configurable && "value" in own && !own.writable) return own.value;
+      if (name === Symbol.hasInstance && file.active !== null) return hasInstance(current(), original);
+      return Reflect.get(current(), name);
+    },
+  });
+  return proxy;
+}
+
+// `new` through a dispatcher builds the active instance's class, with that class's prototype (a
+// subclass's own `new` keeps the subclass's).
+function construct(file, active, args, newTarget, proxy) {
+  touch(file);
+  return Reflect.construct(active, args, newTarget === proxy ? active : newTarget);
+}
+
+// The mutants' runs --------------------------------------------------------------------------------------
+
+function onBeforeExit() {
+  if (state.phase === "") {
+    state.phase = "running";
+    const failed = (error) => finish(`the mutation step failed (${error && error.name})`);
+    timers.setImmediate(() => mutate().catch(failed));
+  } else if (state.phase === "running") {
+    finish("a mutant's run never ended"); // nothing is left to wait for, yet a run never settled
+  }
+}
+
+function whyNot() {
+  const passed = !state.failed && state.pending === 0 && (process.exitCode || 0) === 0;
+  if (!passed) return "the tests did not all pass";
+  if (state.testClass !== "patched") return "node:test's tests were not found in the process";
+  if (state.main === null) return "the test file is not CommonJS: it cannot be loaded again";
+  try {
+    require("node:inspector"); // the watchdog ends a run that never yields through it
+  } catch {
+    return "this Node has no inspector";
+  }
+  return "";
+}
+
+async function mutate() {
+  const files = [...state.files.values()].filter((file) => file.module);
+  const off = whyNot() || (files.length === 0 ? "no planned file was loaded" : "");
+  if (off) return finish("", off);
+  const report = newReport(files);
+  flushCoverage();
+  const guard = new Guard();
+  if (!guard.watchdog.worker) {
+    guard.close();
+    return finish("", "no watchdog thread could start");
+  }
+  try {
+    const tests = await loadAgain(guard);
+    if (typeof tests === "string") return finish("", tests);
+    await mutants(report, tests, guard);
+    await guard.body(() => tests.teardown(), LEAST_LIMIT_MS);
+  } finally {
+    guard.close();
+  }
+  reached(report);
+  return finish();
+}
+
+function newReport(files) {
+  const report = { test_file: realpath(process.argv[1] || ""), fates: {}, started: performance.now() };
+  for (const file of files) {
+    for (const mutant of file.mutants) report.fates[mutant.id] = ["undecided", "not run"];
+  }
+  state.report = report;
+  return report;
+}
+
+async function mutants(report, tests, guard) {
+  const budget = new Budget(state.plan);
+  for (const mutant of state.plan.mutants) {
+    const file = state.files.get(state.plan.files[mutant.file].file);
+    if (!file.module) continue; // not loaded here: this process did not run it
+    const why = file.why || budget.over();
+    const found = why ? ["undecided", why] : await fate(file, mutant, tests, guard, budget);
+    report.fates[mutant.id] = found;
+  }
+}
+
+// Whether a test kills the mutant: killed, survived, or undecided (and why). The tests run again with the
+// mutant in, those that killed its file's other mutants first, then the quickest; those that did not call
+// into its module under another of its mutants are left out; a survivor needs every other one to pass,
+// and every test that passed to have been found again (`found.unsure`).
+async function fate(file, mutant, found, guard, budget) {
+  const compiled = compile(file, mutant.id, mutated(file, mutant));
+  if (typeof compiled === "string") return ["undecided", compiled];
+  const tests = found.runnable.filter((test) => !file.untouchedBy.has(test));
+  tests.sort((a, b) => rank(file, a) - rank(file, b) || a.kept.ms - b.kept.ms);
+  let unsure = found.unsure;
+  for (const test of tests) {
+    if (test.cannot || file.setAside.has(test)) {
+      unsure = `${test.kept.id} cannot run again`;
+      continue;
+    }
+    const why = budget.over();
+    if (why) return ["undecided", why];
+    state.inFlight = { mutant: mutant.id, test: test.kept.id };
+    const outcome = await guard.attempt(test, file, compiled);
+    budget.spent();
+    if (outcome === "cannot") unsure = `${test.kept.id} cannot run again`;
+    if (outcome !== "failed") continue;
+    if (await killsCount(file, test, guard)) return ["killed", test.kept.id];
+    unsure = `${test.kept.id} fails on a copy of the file that behaves the same`;
+  }
+  return unsure ? ["undecided", unsure] : ["survived", ""];
+}
+
+function rank(file, test) {
+  const at = file.killers.indexOf(test);
+  return at === -1 ? file.killers.length : at;
+}
+
+// A test's first kill in a file is checked: it must pass with a copy of the file that behaves the same.
+async function killsCount(file, test, guard) {
+  if (file.killers.includes(test)) return true;
+  const at = file.sentinel;
+  const source = `${file.original.slice(0, at)} /**/ ${file.original.slice(at)}`;
+  const copy = compile(file, `sentinel-${file.index}`, source);
+  state.inFlight = { sentinel: file.index, test: test.kept.id };
+  const outcome = typeof copy === "string" ? "failed" : await guard.attempt(test, file, copy);
+  if (outcome === "passed") {
+    file.killers.push(test);
+    return true;
+  }
+  file.setAside.add(test);
+  return false;
+}
+
+// The test file loaded again ------------------------------------------------------------------------------
+
+// The test file compiled anew and run once more, its `node:test` a stand-in that collects its tests
+// (`collector`), its requires of the planned files answered by their dispatchers; then each suite's
+// `before` hooks run, the original code active. The tests that passed, found again by their names
+// (`runnable`); `unsure` when one is not found (a survivor here would not be one). A string: why not.
+async function loadAgain(guard) {
+  const collected = collector();
+  const outcome = await guard.body(() => evaluateTestFile(collected.fake), LEAST_LIMIT_MS);
+  if (outcome !== "passed" || collected.async) return "the test file could not be loaded again";
+  await setUp(collected.root, guard);
+  const runnable = [];
+  let unsure = "";
+  for (const kept of state.kept) {
+    const found = collected.tests.get(kept.path) || [];
+    if (found.length === 1 && !found[0].suite.broken) runnable.push({ kept, ...found[0] });
+    else if (found.length > 0 || !enclosed(kept.path, collected)) unsure = `${kept.id} cannot run again`;
+  }
+  const after = collected.suites.reverse().flatMap((suite) => suite.hooks.after);
+  return { runnable, unsure, teardown: () => sequence(after, {}, 0) };
+}
+
+// Whether a test not found again is a subtest (`t.test`) of one found: it runs again within it.
+function enclosed(path, collected) {
+  const names = path.split(" > ");
+  for (let end = names.length - 1; end > 0; end--) {
+    if (collected.tests.has(names.slice(0, end).join(" > "))) return true;
+  }
+  return false;
+}
+
+function evaluateTestFile(fake) {
+  const Module = require("node:module");
+  const path = require("node:path");
+  const { filename, content } = state.main;
+  const module = new Module(filename, null);
+  module.filename = filename;
+  module.paths = Module._nodeModulePaths(path.dirname(filename));
+  const wrapper = compileSource(content, `tiergate-tests:${filename}`);
+  const requireIt = makeRequire(module, (request) => {
+    if (request === "node:test") return fake;
+    const exported = module.require(request);
+    const file = resolvedPlanned(request, module);
+    return file && file.module ? dispatcherOf(file, exported) : exported;
+  });
+  requireIt.main = module; // as the test file's own `require.main` was
+  const { exports } = module;
+  Reflect.apply(wrapper, exports, [exports, requireIt, module, filename, path.dirname(filename)]);
+}
+
+function resolvedPlanned(request, module) {
+  try {
+    return planned(require("node:module")._resolveFilename(request, module, false));
+  } catch {
+    return undefined;
+  }
+}
+
+function makeRequire(module, load) {
+  const Module = require("node:module");
+  const requireIt = (id) => load(id);
+  requireIt.resolve = (request, options) => Module._resolveFilename(request, module, false, options);
+  requireIt.cache = Module._cache;
+  requireIt.main = require.main;
+  requireIt.extensions = Module._extensions;
+  return requireIt;
+}
+
+// Each suite's `before` hooks, outermost first, the original code active; a suite whose hooks fail is
+// broken, its tests with it.
+async function setUp(suite, guard) {
+  if (suite.parent && suite.parent.broken) suite.broken = true;
+  else if (suite.hooks.before.length > 0) {
+    const before = () => sequence(suite.hooks.before, suite.context, 0);
+    const outcome = await guard.body(before, LEAST_LIMIT_MS);
+    suite.broken = outcome !== "passed";
+  }
+  for (const child of suite.children) await setUp(child, guard);
+}
+
+// A stand-in for `node:test` that collects what the test file defines: each test's function under its
+// path of names, each suite's hooks. A suite's body runs at once, as node:test runs it; one that returns
+// a promise (its tests defined later) makes the collection unsure. What it does not define is node:test's.
+function collector() {
+  const collected = { tests: new Map(), suites: [], async: false };
+  const root = newSuite("", null, collected);
+  let current = root;
+  const define = (kind, flag) => (...args) => {
+    const [name, options, fn] = testArguments(args);
+    if (flag === "skip" || flag === "todo" || options.skip || options.todo) return Promise.resolve();
+    if (kind === "test") {
+      const key = [...current.path, name].join(" > ");
+      const same = collected.tests.get(key) || [];
+      if (typeof fn === "function") collected.tests.set(key, [...same, { fn, suite: current }]);
+      return Promise.resolve();
+    }
+    const previous = current;
+    current = newSuite(name, previous, collected);
+    try {
+      const { context } = current;
+      const result = typeof fn === "function" ? Reflect.apply(fn, context, [context]) : undefined;
+      if (result && typeof result.then === "function") collected.async = true;
+    } finally {
+      current = previous;
+    }
+    return Promise.resolve();
+  };
+  const hook = (which) => (fn) => {
+    if (typeof fn === "function") current.hooks[which].push(fn);
+  };
+  const variants = (kind) => {
+    const flags = { skip: define(kind, "skip"), todo: define(kind, "todo"), only: define(kind, "only") };
+    return Object.assign(define(kind, ""), flags);
+  };
+  const test = variants("test");
+  const describe = variants("suite");
+  Object.assign(test, { test, it: variants("test"), describe, suite: describe });
+  for (const which of ["before", "after", "beforeEach", "afterEach"]) test[which] = hook(which);
+  const real = require("node:test");
+  collected.fake = new Proxy(test, { get: (target, key) => (key in target ? target[key] : real[key]) });
+  collected.root = root;
+  return collected;
+}
+
+function newSuite(name, parent, collected) {
+  const path = parent === null ? [] : [...parent.path, name];
+  const hooks = { before: [], after: [], beforeEach: [], afterEach: [] };
+  const suite = { name, parent, path, hooks, children: [], broken: false };
+  suite.context = { name, fullName: path.join(" > "), signal: new AbortController().signal };
+  if (parent) parent.children.push(suite);
+  collected.suites.push(suite);
+  return suite;
+}
+
+// `test(name, options, fn)` as node:test reads its arguments (any may be left out).
+function testArguments(args) {
+  let [name, options, fn] = args;
+  if (typeof name === "function") [fn, name, options] = [name, undefined, undefined];
+  else if (name !== null && typeof name === "object") [fn, options, name] = [options, name, undefined];
+  else if (typeof options === "function") [fn, options] = [options, undefined];
+  if (options === null || typeof options !== "object") options = {};
+  if (typeof name !== "string" || name === "") name = (fn && fn.name) || "<anonymous>";
+  return [name, options, fn];
+}
+
+function mutated(file, mutant) {
+  const { original } = file;
+  if (original.slice(mutant.start, mutant.end) !== mutant.original) return null;
+  return original.slice(0, mutant.start) + mutant.replacement + original.slice(mutant.end);
+}
+
+// The module's code from `source`, compiled once under a name of its own ("tiergate-mutant:ID"): V8's
+// coverage then tells its runs from the original's, and the gate, which reads file URLs only, skips it.
+function compile(file, id, source) {
+  if (source === null) return "the file is not the one the mutant was made of";
+  file.compiled = file.compiled || new Map();
+  file.killers = file.killers || [];
+  file.setAside = file.setAside || new Set();
+  file.untouchedBy = file.untouchedBy || new Set();
+  if (!file.compiled.has(id)) {
+    try {
+      file.compiled.set(id, { wrapper: compileSource(source, `tiergate-mutant:${id}`) });
+    } catch (error) {
+      file.compiled.set(id, { error }); // it fails every test that runs it, as a file that does not load
+    }
+  }
+  return file.compiled.get(id);
+}
+
+function compileSource(source, filename) {
+  const vm = require("node:vm");
+  const options = { filename };
+  const loader = vm.constants && vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER;
+  if (loader) options.importModuleDynamically = loader; // `import()` in CommonJS code
+  return vm.compileFunction(source, PARAMS, options);
+}
+
+// A fresh instance of the compiled module, its exports: a run never sees what another run left in it.
+function instance(file, compiled) {
+  if (compiled.error) throw compiled.error;
+  const Module = require("node:module");
+  const path = require("node:path");
+  const module = new Module(file.file, null);
+  module.filename = file.file;
+  module.paths = Module._nodeModulePaths(path.dirname(file.file));
+  const requireIt = makeRequire(module, (id) => module.require(id));
+  const { exports } = module;
+  Reflect.apply(compiled.wrapper, exports, [exports, requireIt, module, file.file, path.dirname(file.file)]);
+  module.loaded = true;
+  return module.exports;
+}
+
+// The whole step keeps within the plan's seconds, summed over the run's processes (a ledger file in the
+// plan's folder): the time the check gets beside its own limit for them.
+class Budget {
+  constructor(plan) {
+    this.seconds = Number(plan.seconds);
+    this.ledger = require("node:path").join(plan.out, "spent");
+    this.mark = performance.now();
+  }
+
+  over() {
+    let total = (performance.now() - this.mark) / 1000;
+    try {
+      const text = require("node:fs").readFileSync(this.ledger, "utf8");
+      for (const line of text.split("\n")) total += Number(line) || 0;
+    } catch {}
+    if (total <= this.seconds) return "";
+    return `the mutation step ran out of its ${Math.round(this.seconds)} s`;
+  }
+
+  spent() {
+    const now = performance.now();
+    try {
+      require("node:fs").appendFileSync(this.ledger, `${(now - this.mark) / 1000}\n`);
+    } catch {}
+    this.mark = now;
+  }
+}
+
+// The runs' surroundings ------------------------------------------------------------------------------
+
+// Kept for the whole step: the console and warnings silenced, process.exit() a failure, an uncaught error
+// or rejection a failure of the run it came from (node:test's own handlers are gone by now), the exit
+// code put back after each run, and what each run scheduled and left (timers) cleared.
+class Guard {
+  constructor() {
+    const asyncHooks = require("node:async_hooks");
+    this.saved = { exit: process.exit, exitCode: process.exitCode, emitWarning: process.emitWarning };
+    this.console = {};
+    for (const name of ["log", "info", "warn", "error", "debug", "trace", "dir", "table"]) {
+      this.console[name] = console[name];
+      console[name] = () => {};
+    }
+    process.emitWarning = () => {};
+    process.exit = (code) => {
+      throw this.fail(new Error(`process.exit(${code}) in a mutant's run`));
+    };
+    this.onError = (error) => this.fail(error);
+    process.on("uncaughtException", this.onError);
+    process.on("unhandledRejection", this.onError);
+    this.runs = new asyncHooks.AsyncLocalStorage();
+    this.scheduled = { timeouts: new Set(), immediates: new Set() };
+    const init = (_id, type, _trigger, resource) => this.track(type, resource);
+    this.tracker = asyncHooks.createHook({ init });
+    this.script = new (require("node:vm").Script)(`globalThis[Symbol.for("tiergate.mutants.run")]()`);
+    this.watchdog = new Watchdog(this);
+    this.closeTests();
+  }
+
+  track(type, resource) {
+    if (type === "Timeout") this.scheduled.timeouts.add(resource);
+    else if (type === "Immediate") this.scheduled.immediates.add(resource);
+  }
+
+  fail(error) {
+    const run = this.runs.getStore() || state.current;
+    if (run && !run.error) run.error = error || new Error(`failed (${String(error)})`);
+    return error;
+  }
+
+  // The test run again with `compiled`'s fresh instance active: "passed", "failed" (a failure, a time
+  // out) or "cannot" (it uses what a run again cannot give). A test that passes without calling into the
+  // module is noted: its other mutants' runs leave it out.
+  async attempt(test, file, compiled) {
+    const outcome = await this.body(
+      (run) => {
+        state.touched = new Set();
+        file.active = instance(file, compiled);
+        return rerun(test, run);
+      },
+      Math.max(LEAST_LIMIT_MS, 10 * test.kept.ms),
+      file,
+    );
+    if (outcome === "cannot") test.cannot = true;
+    if (outcome === "passed" && !(state.touched && state.touched.has(file.index))) file.untouchedBy.add(test);
+    state.touched = null;
+    return outcome;
+  }
+
+  // `fn(run)` in a task of its own (one the watchdog ends takes nothing else with it), within `limit`
+  // milliseconds: "passed", "failed" or "cannot"; `file`'s original active again after.
+  async body(fn, limit, file = null) {
+    const ms = Math.ceil(limit); // (vm takes whole milliseconds)
+    const run = { error: null, cannot: "", context: null, subtests: [] };
+    state.current = run;
+    let timer;
+    const late = new Promise((resolve) => {
+      timer = timers.setTimeout(() => resolve("failed"), ms);
+    });
+    const done = new Promise((resolve) => {
+      const start = () => this.start(fn, run, ms);
+      timers.setImmediate(() => this.runs.run(run, start).then(resolve));
+    });
+    this.watchdog.arm(ms + GRACE_MS);
+    const outcome = await Promise.race([done, late]);
+    this.watchdog.disarm();
+    timers.clearTimeout(timer);
+    this.after(file, run);
+    return outcome;
+  }
+
+  async start(fn, run, ms) {
+    this.tracker.enable();
+    try {
+      // Its synchronous part under vm's own time limit: a loop that never ends is stopped cleanly.
+      globalThis[RUN_SLOT] = () => fn(run);
+      let pending;
+      try {
+        pending = this.script.runInThisContext({ timeout: ms, displayErrors: false });
+      } finally {
+        globalThis[RUN_SLOT] = undefined;
+      }
+      await pending;
+    } catch (error) {
+      if (!run.cannot) this.fail(error);
+    }
+    if (run.cannot) return "cannot";
+    if ((process.exitCode || 0) !== (this.saved.exitCode || 0)) this.fail(new Error("it set the exit code"));
+    return run.error ? "failed" : "passed";
+  }
+
+  after(file, run) {
+    this.tracker.disable();
+    if (run.context) run.context.done(); // a run that did not end: its mocks put back all the same
+    for (const timer of this.scheduled.timeouts) timers.clearTimeout(timer);
+    for (const immediate of this.scheduled.immediates) timers.clearImmediate(immediate);
+    this.scheduled.timeouts.clear();
+    this.scheduled.immediates.clear();
+    if (file) file.active = null;
+    if (state.current === run) state.current = null;
+    process.exitCode = this.saved.exitCode;
+  }
+
+  // node:test's own run is over: a test or hook made now (by code the test file calls, holding node:test
+  // itself) would be added to a run already reported. It makes the run in progress one that cannot run
+  // again instead.
+  closeTests() {
+    const proto = state.testProto;
+    this.saved.tests = { createSubtest: proto.createSubtest, createHook: proto.createHook };
+    const refuse = () => {
+      const run = this.runs.getStore() || state.current;
+      if (run) run.cannot = "node:test itself";
+      throw new CannotRunAgain("node:test itself in a run again");
+    };
+    proto.createSubtest = refuse;
+    proto.createHook = refuse;
+  }
+
+  close() {
+    this.watchdog.close();
+    Object.assign(state.testProto, this.saved.tests);
+    for (const [name, method] of Object.entries(this.console)) console[name] = method;
+    process.exit = this.saved.exit;
+    process.emitWarning = this.saved.emitWarning;
+    process.exitCode = this.saved.exitCode;
+    // The error handlers stay: what a mutant's code scheduled and no run cleared fails nothing from here.
+    // A handle a mutant's code left open (a server) would hold the process: it ends as it was to end.
+    timers.setTimeout(() => process.exit(), 2000).unref();
+  }
+
+  // The watchdog's last resort, called on this thread through the inspector while a run's code holds it
+  // (a chain of promises that never yields, which no timer here can stop): what is known is written, the
+  // run's mutant left undecided, and the process ends as its tests did.
+  end() {
+    const flight = state.inFlight || {};
+    if (flight.mutant !== undefined && state.report) {
+      state.report.fates[flight.mutant] = ["undecided", `its run by ${flight.test} never yielded`];
+    }
+    try {
+      phaseCoverage();
+    } catch {}
+    finish("a mutant's run never yielded");
+    process.exitCode = this.saved.exitCode;
+    this.saved.exit.call(process);
+  }
+}
+
+// A thread that waits out each run's limit (and a grace) and, when the run still holds the main thread,
+// asks the inspector to call `Guard.end` there: ending the code that holds it instead (terminating it)
+// leaves Node's own bookkeeping of the interrupted callback broken. Shared: [sequence, armed, deadline].
+const WATCHDOG = `
+const { workerData } = require("node:worker_threads");
+const session = new (require("node:inspector").Session)();
+session.connectToMainThread();
+const shared = workerData.shared;
+for (;;) {
+  const seq = Atomics.load(shared, 0);
+  if (Atomics.load(shared, 1) !== 1) { Atomics.wait(shared, 0, seq); continue; }
+  const wait = Atomics.load(shared, 2) - (Date.now() - workerData.base);
+  if (wait > 0) { Atomics.wait(shared, 0, seq, wait); continue; }
+  if (Atomics.compareExchange(shared, 1, 1, 2) === 1) {
+    session.post("Runtime.evaluate", { expression: 'globalThis[Symbol.for("tiergate.mutants.end")]()' });
+  }
+  Atomics.wait(shared, 0, seq);
+}
+`;
+
+class Watchdog {
+  constructor(guard) {
+    this.shared = new Int32Array(new SharedArrayBuffer(12));
+    this.base = Date.now();
+    globalThis[END_SLOT] = () => guard.end();
+    try {
+      const { Worker } = require("node:worker_threads");
+      const workerData = { shared: this.shared, base: this.base };
+      this.worker = new Worker(WATCHDOG, { eval: true, workerData, stdout: true, stderr: true });
+      this.worker.on("error", () => {});
+      this.worker.unref();
+    } catch {
+      this.worker = null;
+    }
+  }
+
+  arm(ms) {
+    Atomics.store(this.shared, 2, Date.now() - this.base + ms);
+    Atomics.store(this.shared, 1, 1);
+    this.bump();
+  }
+
+  disarm() {
+    Atomics.store(this.shared, 1, 0);
+    this.bump();
+  }
+
+  bump() {
+    Atomics.add(this.shared, 0, 1);
+    Atomics.notify(this.shared, 0);
+  }
+
+  close() {
+    globalThis[END_SLOT] = undefined;
+    // Not waited for: a thread still starting takes tens of milliseconds to end, and the process may end
+    // before it (it does not hold the process).
+    if (this.worker) this.worker.terminate().catch(() => {});
+  }
+}
+
+// A test run again: its suites' beforeEach hooks, its function, the subtests it started (each run within
+// it), its suites' afterEach hooks (these whatever came before), each as node:test calls them (a callback
+// when it takes two arguments), with a context of its own. What is synchronous runs at once, within the
+// caller's time limit.
+function rerun(test, run) {
+  const context = stubContext(test.kept.id, run);
+  run.context = context;
+  const chain = [];
+  for (let suite = test.suite; suite; suite = suite.parent) chain.unshift(suite);
+  const first = [...chain.flatMap((suite) => suite.hooks.beforeEach), test.fn];
+  const last = [...chain].reverse().flatMap((suite) => suite.hooks.afterEach);
+  const after = (failed) =>
+    then(
+      () => sequence(last, context, 0),
+      (failedAfter) => {
+        context.done();
+        const failure = failed || failedAfter;
+        if (failure) throw failure.error;
+      },
+    );
+  return then(
+    () => sequence(first, context, 0),
+    (failed) => then(() => subtestsEnded(run, 0), () => after(failed)),
+  );
+}
+
+// The subtests begun from `from` on, ended (those they begin too).
+function subtestsEnded(run, from) {
+  const count = run.subtests.length;
+  if (count === from) return undefined;
+  return Promise.all(run.subtests.slice(from)).then(() => subtestsEnded(run, count));
+}
+
+
+// `next(failure or null)` once `first()` ended, at once when it returned no promise; a failure is
+// `{ error }`, whatever was thrown (`undefined` too: a test that throws it fails).
+function then(first, next) {
+  let result;
+  try {
+    result = first();
+  } catch (error) {
+    return next({ error });
+  }
+  if (result && typeof result.then === "function") {
+    return result.then(
+      () => next(null),
+      (error) => next({ error }),
+    );
+  }
+  return next(null);
+}
+
+function sequence(fns, context, from) {
+  for (let at = from; at < fns.length; at++) {
+    const result = call(fns[at], context);
+    if (result && typeof result.then === "function") return result.then(() => sequence(fns, context, at + 1));
+  }
+  return undefined;
+}
+
+function call(fn, context) {
+  if (typeof fn !== "function") throw new Error("not a function");
+  if (fn.length !== 2) return Reflect.apply(fn, context, [context]);
+  return new Promise((resolve, reject) => {
+    const returned = Reflect.apply(fn, context, [context, (error) => (error ? reject(error) : resolve())]);
+    if (returned && typeof returned.then === "function") reject(new Error("a callback and a promise"));
+  });
+}
+
+class CannotRunAgain extends Error {}
+
+// The test's context (`t`) for a run again: what only reads or mocks is there, and a subtest runs within
+// its test (a failure of it fails the test); what would add to the run's report (hooks, a plan, skip,
+// todo) makes the test one that cannot run again.
+function stubContext(id, run) {
+  const controller = new AbortController();
+  let tracker = null;
+  const own = {
+    name: id.slice(id.lastIndexOf(" > ") + 3),
+    fullName: id,
+    signal: controller.signal,
+    error: null,
+    passed: false,
+    filePath: process.argv[1],
+    diagnostic() {},
+    runOnly() {},
+    test: (...args) => subtest(id, run, args),
+    get assert() {
+      return require("node:assert");
+    },
+    get mock() {
+      tracker = tracker || new (require("node:test").mock.constructor)();
+      return tracker;
+    },
+    done() {
+      if (controller.signal.aborted) return;
+      controller.abort();
+      if (tracker) tracker.reset();
+    },
+  };
+  return new Proxy(own, {
+    get(target, key) {
+      if (typeof key === "symbol" || key === "then" || key in target) return target[key];
+      run.cannot = `t.${key}`;
+      throw new CannotRunAgain(`t.${key} in a run again`);
+    },
+  });
+}
+
+// `t.test(...)` in a run again: the subtest run at once; its promise resolves whatever became of it.
+function subtest(id, run, args) {
+  const [name, options, fn] = testArguments(args);
+  if (options.skip || options.todo || typeof fn !== "function") return Promise.resolve();
+  const context = stubContext(`${id} > ${name}`, run);
+  const ended = then(
+    () => call(fn, context),
+    (failed) => {
+      context.done();
+      if (failed && !run.error) run.error = failed.error || new Error(`failed (${String(failed.error)})`);
+    },
+  );
+  const settled = Promise.resolve(ended);
+  run.subtests.push(settled);
+  return settled;
+}
+
+
+// Coverage: the original run's, written before any mutant runs; then the mutants' runs', read here to
+// tell whether each mutant's change ran at all, and kept out of the coverage the gate reads. ------------
+
+function flushCoverage() {
+  if (!process.env.NODE_V8_COVERAGE) return;
+  try {
+    require("node:v8").takeCoverage();
+  } catch {}
+}
+
+function phaseCoverage() {
+  const folder = process.env.NODE_V8_COVERAGE;
+  if (!folder || state.phaseScripts) return state.phaseScripts || null;
+  const fs = require("node:fs");
+  const path = require("node:path");
+  const scripts = [];
+  try {
+    const before = new Set(fs.readdirSync(folder));
+    require("node:v8").takeCoverage();
+    const mine = `coverage-${process.pid}-`;
+    const ours = fs.readdirSync(folder).filter((name) => !before.has(name) && name.startsWith(mine));
+    for (const name of ours) {
+      // Out of the gate's sight at once (it reads coverage-*.json), in the same folder: the check's
+      // folders can be mounts of their own, between which a file cannot be renamed.
+      const moved = path.join(folder, `tiergate-phase-${name}`);
+      fs.renameSync(path.join(folder, name), moved);
+      scripts.push(...JSON.parse(fs.readFileSync(moved, "utf8")).result);
+      fs.unlinkSync(moved);
+    }
+  } catch {
+    return null;
+  }
+  state.phaseScripts = scripts;
+  return scripts;
+}
+
+// A survivor counts only when its change ran: the innermost V8 block holding its place ran at least once.
+function reached(report) {
+  const byUrl = new Map();
+  for (const script of phaseCoverage() || []) byUrl.set(script.url, script);
+  for (const mutant of state.plan.mutants) {
+    const found = report.fates[mutant.id];
+    if (found && found[0] === "survived" && !ran(byUrl.get(`tiergate-mutant:${mutant.id}`), mutant.start)) {
+      report.fates[mutant.id] = ["undecided", "its change did not run in the tests run again"];
+    }
+  }
+}
+
+function ran(script, offset) {
+  if (!script) return false;
+  let best = null;
+  for (const fn of script.functions) {
+    for (const range of fn.ranges) {
+      const holds = range.startOffset <= offset && offset < range.endOffset;
+      const size = range.endOffset - range.startOffset;
+      if (holds && (!best || size <= best.endOffset - best.startOffset)) best = range;
+    }
+  }
+  return best !== null && best.count > 0;
+}
+
+// The report -------------------------------------------------------------------------------------------
+
+function finish(incomplete = "", off = "") {
+  if (state.phase === "done") return;
+  state.phase = "done";
+  const report = state.report || { test_file: realpath(process.argv[1] || ""), fates: {} };
+  if (report.started !== undefined) report.seconds = (performance.now() - report.started) / 1000;
+  delete report.started;
+  report.incomplete = incomplete;
+  report.off = off;
+  report.key = state.key;
+  try {
+    const fs = require("node:fs");
+    const name = require("node:path").join(state.plan.out, `node-${process.pid}-${Date.now()}.json`);
+    fs.writeFileSync(`${name}.part`, JSON.stringify(report));
+    fs.renameSync(`${name}.part`, name);
+  } catch {}
+}
+
+main();

@@ -1,0 +1,377 @@
+"""The JavaScript mutants of a gate run, on real git repositories running real `node --test` in the claim's
+copy: decided in the check's own processes for CommonJS code (a class, a function, an import destructured
+at the top of a test file, tests in a suite with a beforeEach, a slow test), a mutant that hangs killed
+there by its time, and run in processes of their own, as before, where the check's processes cannot
+decide: tests that cannot run twice, an ES module, a run that never yields. Each time the check's own
+outcome is untouched, tests that compare what the module hands out with what it keeps included."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from testing.gitrepo import repo_fixture, write
+from testing.statefolder import state_dir
+
+from tiergate.gate.checks import make_check
+from tiergate.gate.mutation import nodestep
+from tiergate.gate.request import MutantBounds
+from tiergate.gate.ruling import GateResult
+from tiergate.gate.run import run_gate
+from tiergate.project import Project
+from tiergate.tier.change import measure_change
+from tiergate.tier.coverage.judgement import measurable_files
+from tiergate.tier.mutation.fates import MutationRun
+from tiergate.tier.mutation.mutants import Mutant
+
+pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs node")
+
+BASE_TEST = (
+    "const test = require('node:test');\nconst assert = require('node:assert');\n\n"
+    "test('nothing', () => assert.ok(true));\n"
+)
+repo = repo_fixture({"test/base.test.js": BASE_TEST, "package.json": json.dumps({"name": "p"})})
+
+
+class Gate:
+    """A gate run on `repo` by `node --test`, noting which mutants it ran in processes of their own."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.own_process: list[tuple[str, tuple[str, ...]]] = []
+        fails = nodestep._Trial.fails
+
+        def noted(trial: nodestep._Trial, mutant: Mutant, tests: Sequence[str]) -> bool:
+            self.own_process.append((mutant.describe(), tuple(tests)))
+            return fails(trial, mutant, tests)
+
+        monkeypatch.setattr(nodestep._Trial, "fails", noted)
+
+    def __call__(self, repo: Path) -> tuple[GateResult, MutationRun]:
+        change = measure_change(repo)
+        result = run_gate(
+            Project(repo, state_dir(repo)),
+            None,
+            [make_check("tests", "node --test", "test")],
+            measure=measurable_files(change),
+            change=change,
+            mutants=MutantBounds(),
+        )
+        assert result.coverage is not None and result.coverage.mutation is not None
+        [verdict] = result.verdicts
+        assert verdict.result.status == "passed", verdict.result.output
+        return result, result.coverage.mutation
+
+
+@pytest.fixture(name="gate")
+def gate_fixture(monkeypatch: pytest.MonkeyPatch) -> Gate:
+    return Gate(monkeypatch)
+
+
+def fates(run: MutationRun) -> dict[tuple[int, str], tuple[str, str]]:
+    return {(t.mutant.line, t.mutant.replacement): (t.fate, t.by) for t in run.tried}
+
+
+def outcomes(result: GateResult) -> dict[str, str]:
+    [verdict] = result.verdicts
+    assert verdict.result.tests is not None
+    return dict(verdict.result.tests.outcomes)
+
+
+SHAPES = """\
+class Stack {
+  constructor() {
+    this.items = [];
+  }
+  push(item) {
+    this.items.push(item);
+    return this.items.length;
+  }
+  peek() {
+    return this.items[this.items.length - 1];
+  }
+}
+
+function total(values) {
+  if (values.length > 100) throw new Error('too many');
+  let sum = 0;
+  for (const value of values) sum += value;
+  return sum;
+}
+
+module.exports = { Stack, total };
+"""
+SHAPES_TESTS = """\
+const { describe, it, beforeEach, test } = require('node:test');
+const assert = require('node:assert');
+const { Stack, total } = require('../lib/shapes.js');
+
+describe('Stack', () => {
+  let stack;
+  beforeEach(() => {
+    stack = new Stack();
+  });
+  it('pushes', () => {
+    assert.strictEqual(stack.push('a'), 1);
+    assert.strictEqual(stack.push('b'), 2);
+  });
+  it('peeks', () => {
+    stack.push('a');
+    stack.push('b');
+    assert.strictEqual(stack.peek(), 'b');
+    assert.ok(stack instanceof Stack);
+  });
+});
+
+test('total', () => {
+  assert.strictEqual(total([1, 2, 3]), 6);
+});
+"""
+
+
+def test_commonjs_mutants_are_decided_in_the_checks_own_processes(repo: Path, gate: Gate) -> None:
+    write(repo, {"lib/shapes.js": SHAPES, "test/shapes.test.js": SHAPES_TESTS})
+
+    result, run = gate(repo)
+
+    found = fates(run)
+    # Each killed by a test, named by its file and its suite, in the test file's own process: the import
+    # destructured at the top of the file reached the mutants all the same.
+    assert found[(7, "undefined")] == ("killed", "test/shapes.test.js > Stack > pushes")
+    fate, by = found[(10, "+")]
+    assert fate == "killed" and by.startswith("test/shapes.test.js > Stack > ")
+    assert found[(17, "-=")] == ("killed", "test/shapes.test.js > total")
+    # No test holds 100 values: the boundary survives, its line run.
+    assert found[(15, ">=")] == ("survived", "")
+    assert run.of("killed") and not run.of("not_run") and run.void == "" and run.incomplete == ""
+    assert gate.own_process == []
+    assert outcomes(result) == {
+        "test/base.test.js > nothing": "passed",
+        "test/shapes.test.js > Stack > pushes": "passed",
+        "test/shapes.test.js > Stack > peeks": "passed",
+        "test/shapes.test.js > total": "passed",
+    }
+
+
+CALC = "function grade(score) {\n  if (score >= 50) {\n    return 'pass';\n  }\n  return 'fail';\n}\n"
+# A test that passes only the first time it runs in its process: run again, it fails whatever the code
+# (its count is the process's, not its file's, which is loaded again for the mutants).
+ONCE = """\
+const test = require('node:test');
+const assert = require('node:assert');
+const { grade } = require('../calc.js');
+
+test('grade, once', () => {
+  globalThis.gradeRuns = (globalThis.gradeRuns || 0) + 1;
+  assert.strictEqual(globalThis.gradeRuns, 1);
+  assert.strictEqual(grade(80), 'pass');
+  assert.strictEqual(grade(10), 'fail');
+});
+"""
+
+
+def test_tests_that_cannot_run_twice_leave_their_mutants_to_processes_of_their_own(
+    repo: Path, gate: Gate
+) -> None:
+    write(repo, {"calc.js": CALC + "\nmodule.exports = { grade };\n", "test/grade.test.js": ONCE})
+
+    result, run = gate(repo)
+
+    found = fates(run)
+    # The test fails on a copy of calc.js that behaves the same when it runs again: none of its failures
+    # counts there, and every covered mutant runs in a process of its own, killed by the test file.
+    assert found[(2, "(!(score >= 50))")] == ("killed", "test/grade.test.js")
+    assert found[(3, "undefined")] == ("killed", "test/grade.test.js")
+    assert found[(2, ">")] == ("survived", "")
+    assert run.void == "" and run.incomplete == ""
+    assert {tests for _, tests in gate.own_process} == {("test/grade.test.js",)}
+    ran_apart = {described for described, _ in gate.own_process}
+    assert all(t.mutant.describe() in ran_apart for t in run.tried if t.fate != "uncovered")
+    assert outcomes(result)["test/grade.test.js > grade, once"] == "passed"
+
+
+# A test that takes a quarter of a second: its runs again get ten times that (in whole milliseconds).
+SLOW = """\
+const test = require('node:test');
+const assert = require('node:assert');
+const { grade } = require('../calc.js');
+
+test('grade, slowly', async () => {
+  await new Promise((resolve) => setTimeout(resolve, 250));
+  assert.strictEqual(grade(80), 'pass');
+  assert.strictEqual(grade(10), 'fail');
+});
+"""
+
+
+def test_a_slow_test_runs_again_in_the_checks_process(repo: Path, gate: Gate) -> None:
+    write(repo, {"calc.js": CALC + "\nmodule.exports = { grade };\n", "test/grade.test.js": SLOW})
+
+    _, run = gate(repo)
+
+    found = fates(run)
+    assert found[(2, "(!(score >= 50))")] == ("killed", "test/grade.test.js > grade, slowly")
+    assert found[(2, ">")] == ("survived", "")
+    assert gate.own_process == []
+
+
+# The tests compare a function the module hands out with the one it keeps, and clone its settings: a
+# stand-in for either would fail them. The check's own run sees the modules as they are.
+HANDLERS = """\
+const settings = { passMark: 50 };
+
+function pass() {
+  return 'pass';
+}
+
+function handlerFor(score) {
+  return score >= settings.passMark ? pass : null;
+}
+
+module.exports = { pass, handlerFor, settings };
+"""
+HANDLERS_TESTS = """\
+const test = require('node:test');
+const assert = require('node:assert');
+const { pass, handlerFor, settings } = require('../handlers.js');
+
+test('the same function', () => {
+  assert.strictEqual(handlerFor(80), pass);
+  assert.strictEqual(handlerFor(10), null);
+});
+
+test('settings clone', () => {
+  assert.deepStrictEqual(structuredClone(require('../handlers.js').settings), { passMark: 50 });
+  assert.strictEqual(settings.passMark, 50);
+});
+"""
+
+
+def test_the_checks_own_run_sees_the_modules_as_they_are(repo: Path, gate: Gate) -> None:
+    write(repo, {"handlers.js": HANDLERS, "test/handlers.test.js": HANDLERS_TESTS})
+
+    result, run = gate(repo)
+
+    # Both tests passed in the check's run (a Proxy there would have failed them): the gate's fixture
+    # checks the check passed. Run again for the mutants, the first fails whatever the code (its `pass` is
+    # the stand-in): it is set aside and what it leaves runs in processes of its own.
+    assert outcomes(result)["test/handlers.test.js > the same function"] == "passed"
+    assert outcomes(result)["test/handlers.test.js > settings clone"] == "passed"
+    found = fates(run)
+    assert found[(1, "51")] == ("killed", "test/handlers.test.js > settings clone")
+    assert found[(8, "undefined")] == ("killed", "test/handlers.test.js")
+    assert found[(8, ">")] == ("survived", "")
+
+
+# A test that writes a report of its own where the preload's go, every mutant killed: without the plan's
+# key, which the preload took out of the environment before the test ran, it decides nothing.
+FORGER = """\
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('node:fs');
+const path = require('node:path');
+const { grade } = require('../calc.js');
+
+test('grade, and a report of its own', () => {
+  assert.strictEqual(grade(80), 'pass');
+  assert.strictEqual(grade(10), 'fail');
+  const plan = JSON.parse(fs.readFileSync(process.env.TIERGATE_NODE_MUTANTS, 'utf8'));
+  const fates = Object.fromEntries(plan.mutants.map((m) => [m.id, ['killed', 'a test']]));
+  const report = { test_file: __filename, fates, key: process.env.TIERGATE_NODE_MUTANTS_KEY || 'a guess' };
+  fs.writeFileSync(path.join(plan.out, 'node-1-1.json'), JSON.stringify(report));
+});
+"""
+
+
+def test_a_report_the_tests_write_decides_nothing(repo: Path, gate: Gate) -> None:
+    write(repo, {"calc.js": CALC + "\nmodule.exports = { grade };\n", "test/grade.test.js": FORGER})
+
+    _, run = gate(repo)
+
+    assert fates(run)[(2, ">")] == ("survived", "")
+    assert fates(run)[(3, "undefined")] == ("killed", "test/grade.test.js > grade, and a report of its own")
+
+
+GRADE_ESM = "export " + CALC
+ESM_TESTS = """\
+import test from 'node:test';
+import assert from 'node:assert';
+import { grade } from '../calc.mjs';
+
+test('grade', () => {
+  assert.strictEqual(grade(80), 'pass');
+  assert.strictEqual(grade(10), 'fail');
+});
+"""
+
+
+def test_an_es_module_falls_back_to_a_process_a_mutant(repo: Path, gate: Gate) -> None:
+    write(repo, {"calc.mjs": GRADE_ESM, "test/grade.test.mjs": ESM_TESTS})
+
+    _, run = gate(repo)
+
+    found = fates(run)
+    assert found[(2, "(!(score >= 50))")] == ("killed", "test/grade.test.mjs")
+    assert found[(2, ">")] == ("survived", "")
+    assert gate.own_process and all(tests == ("test/grade.test.mjs",) for _, tests in gate.own_process)
+
+
+LOOPS = "function count(n) {\n  let i = 0;\n  while (i < n) {\n    i += 1;\n  }\n  return i;\n}\n"
+LOOPS_TESTS = """\
+const test = require('node:test');
+const assert = require('node:assert');
+const { count } = require('../loops.js');
+
+test('count', () => {
+  assert.strictEqual(count(3), 3);
+});
+"""
+
+
+def test_a_mutant_that_hangs_dies_by_its_time_in_the_checks_process(repo: Path, gate: Gate) -> None:
+    write(repo, {"loops.js": LOOPS + "\nmodule.exports = { count };\n", "test/loops.test.js": LOOPS_TESTS})
+
+    result, run = gate(repo)
+
+    # `i -= 1` never ends: stopped after its 2 s, killed there, and the check passed all the same.
+    assert fates(run)[(4, "-=")] == ("killed", "test/loops.test.js > count")
+    assert gate.own_process == [] and not result.refuted
+    assert outcomes(result)["test/loops.test.js > count"] == "passed"
+
+
+DRAIN_BASE = (
+    "async function drain(queue) {\n  while (queue.length !== 0) {\n    queue.pop();\n    await null;\n"
+    "  }\n  return queue.length;\n}\n\nmodule.exports = { drain };\n"
+)
+DRAIN_TESTS = """\
+const test = require('node:test');
+const assert = require('node:assert');
+const { drain } = require('../drain.js');
+
+test('drain', async () => {
+  assert.strictEqual(await drain([1, 2]), 0);
+});
+"""
+
+
+@pytest.mark.long
+def test_a_mutant_whose_promises_never_yield_ends_the_process_as_its_tests_did(
+    tmp_path: Path, gate: Gate
+) -> None:
+    from testing.gitrepo import init_repo
+
+    repo = init_repo(tmp_path / "repo", {"drain.js": DRAIN_BASE, "test/drain.test.js": DRAIN_TESTS})
+    write(repo, {"drain.js": DRAIN_BASE.replace("queue.length !== 0", "queue.length > 0")})
+
+    result, run = gate(repo)
+
+    found = fates(run)
+    # `>=` loops through promises alone: no timer in the process fires again. The watchdog thread ends the
+    # process once its time is past, exit code 0 as its tests left it; the mutant then dies in a process of
+    # its own by its time.
+    assert found[(2, ">=")] == ("killed", "test/drain.test.js")
+    assert any("`>=`" in described for described, _ in gate.own_process)
+    assert all(t.fate == "killed" for t in run.tried) and run.incomplete == ""
+    assert outcomes(result)["test/drain.test.js > drain"] == "passed" and not result.refuted
