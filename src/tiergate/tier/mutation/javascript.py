@@ -1,9 +1,8 @@
 """Mutants of the changed lines of a JavaScript file (.js, .mjs, .cjs). Pure: no I/O.
 
-A small tokenizer, not a parser: it reads strings, template literals, comments and regular expressions
-whole, so that nothing in them is mutated, and tells operands from operators by the token before. What
-it cannot read with confidence (JSX, Flow, an unclosed literal, unbalanced brackets) gives no mutants
-rather than mutants that do not parse. See `mutants_of`.
+Read by a small tokenizer (`jslexer`), so that nothing in a string, a template, a comment or a regular
+expression is mutated. What it cannot read with confidence (JSX, Flow, an unclosed literal, unbalanced
+brackets) gives no mutants rather than mutants that do not parse. See `mutants_of`.
 """
 
 from __future__ import annotations
@@ -12,82 +11,12 @@ import re
 from bisect import bisect_left
 from collections.abc import Collection, Iterator
 from posixpath import splitext
-from typing import Literal, NamedTuple
+from typing import NamedTuple
 
+from tiergate.tier.mutation.jslexer import JOINED, RESERVED, Lexer, Source, Token, UnreadableError, is_member
 from tiergate.tier.mutation.mutants import Mutant, Operator
 
 SUFFIXES = frozenset({".js", ".mjs", ".cjs"})
-
-_Kind = Literal["name", "number", "string", "template", "regex", "punct"]
-# What an opening bracket is: a statement's head `if (...)`, a `{` of members (an object literal, a class
-# body), or anything else (a block, a call's arguments, an array).
-_Role = Literal["head", "members", "other"]
-
-_LINE_BREAK = re.compile("[\n\r\u2028\u2029]")
-_BLANK = re.compile(r"(?:[\s\ufeff]+|//[^\n\r\u2028\u2029]*|/\*[\s\S]*?\*/)*")
-_HASHBANG = re.compile(r"#![^\n\r\u2028\u2029]*")
-_STRING = {
-    quote: re.compile(rf"{quote}(?:[^{quote}\\\n\r]|\\(?:\r\n|[\s\S]))*{quote}") for quote in ("'", '"')
-}
-_TEMPLATE_TEXT = re.compile(r"(?:[^`\\$]|\\[\s\S]|\$(?!\{))*")
-_REGEX_CHAR = r"[^/\\\[\n\r\u2028\u2029]|\\[^\n\r\u2028\u2029]"
-_CLASS_CHAR = r"[^\]\\\n\r\u2028\u2029]|\\[^\n\r\u2028\u2029]"
-_REGEX = re.compile(rf"/(?:{_REGEX_CHAR}|\[(?:{_CLASS_CHAR})*\])+/[\w$]*")
-_NUMBER = re.compile(r"0[xXoObB][\da-fA-F_]+n?|(?:\d[\d_]*(?:\.[\d_]*)?|\.\d[\d_]*)(?:[eE][+-]?\d[\d_]*)?n?")
-_NAME = re.compile(r"#?(?:[^\W\d]|\$)[\w$\u200c\u200d]*")
-_PUNCTUATORS = (
-    *(">>>=", "...", "===", "!==", "**=", "<<=", ">>=", ">>>", "&&=", "||=", "??=", "=>", "==", "!="),
-    *("<=", ">=", "&&", "||", "??", "?.", "++", "--", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^="),
-    *("**", "<<", ">>", "{", "}", "(", ")", "[", "]", ";", ",", "<", ">", "+", "-", "*", "/", "%"),
-    *("&", "|", "^", "!", "~", "?", ":", "=", ".", "@"),
-)
-# Longest first; `?.` is not optional chaining before a digit (`a?.5:1` is a conditional).
-_PUNCTUATOR = re.compile("|".join(r"\?\.(?!\d)" if p == "?." else re.escape(p) for p in _PUNCTUATORS))
-# Two characters that side by side would be read as one token (or open a comment).
-_JOINED = frozenset({p[:2] for p in _PUNCTUATORS if len(p) > 1} | {"//", "/*"})
-
-# Words after which an expression starts: a `/` there opens a regex, a `+` is unary, a `<` opens JSX.
-_NOT_OPERANDS = frozenset(
-    {
-        *("break", "case", "catch", "class", "const", "continue", "debugger", "default", "delete", "do"),
-        *("else", "enum", "export", "extends", "finally", "for", "function", "if", "import", "in"),
-        *("instanceof", "new", "return", "switch", "throw", "try", "typeof", "var", "void", "while"),
-        *("with", "yield", "let", "static", "await", "async", "of"),
-    }
-)
-_RESERVED = _NOT_OPERANDS | {"this", "super", "null", "true", "false"}
-# The parenthesised head of these is not an operand: `if (x) /re/.test(s)` holds a regex.
-_HEADS = frozenset({"if", "while", "for", "with", "switch", "catch"})
-# What before a `{` makes it a block rather than an object literal.
-_BEFORE_BLOCK = frozenset({";", "{", "}", ")", "=>", "else", "do", "try", "finally", "static"})
-_PAIRS = {")": "(", "]": "[", "}": "{"}
-_BRACKETS = frozenset({"(", "[", "{", *_PAIRS})
-
-
-class _UnreadableError(Exception):
-    """The text is not JavaScript this tokenizer reads with confidence."""
-
-
-class _Token(NamedTuple):
-    kind: _Kind
-    text: str
-    start: int  # offsets into the decoded text, in characters
-    end: int
-    newline: bool  # a line terminator before it (automatic semicolon insertion)
-    operand_end: bool  # it ends an operand: an operator after it is binary, a `/` divides
-    in_members: bool  # directly in an object literal or a class body, not in a block
-
-
-class _Source(NamedTuple):
-    text: str
-    tokens: list[_Token]
-    closing: dict[int, int]  # the index of each opening bracket's token to its closing one's
-
-
-class _Opened(NamedTuple):
-    at: int  # its token's index
-    text: str
-    role: _Role
 
 
 class _Candidate(NamedTuple):
@@ -119,8 +48,8 @@ def mutants_of(path: str, content: bytes, lines: Collection[int], per_line: int 
     if per_line <= 0 or not wanted or splitext(path)[1].lower() not in SUFFIXES:
         return ()
     try:
-        source = _Lexer(content.decode("utf-8")).read()
-    except (UnicodeDecodeError, _UnreadableError, RecursionError):  # (templates nested in templates)
+        source = Lexer(content.decode("utf-8")).read()
+    except (UnicodeDecodeError, UnreadableError, RecursionError):  # (templates nested in templates)
         return ()
     newlines = [found.start() for found in re.finditer("\n", source.text)]
     by_line: dict[int, list[_Candidate]] = {}
@@ -141,10 +70,10 @@ def refusal(content: bytes) -> str:
     """Why no mutant is made of this file whatever its lines ("" when mutants can be): a file not read
     with confidence is no evidence either way, and the step says so."""
     try:
-        _Lexer(content.decode("utf-8")).read()
+        Lexer(content.decode("utf-8")).read()
     except UnicodeDecodeError:
         return "not UTF-8"
-    except (_UnreadableError, RecursionError):
+    except (UnreadableError, RecursionError):
         return "not read with confidence (JSX, Flow annotations, an unclosed literal or bracket)"
     return ""
 
@@ -183,162 +112,14 @@ def _joins(left: str, right: str) -> bool:
         return True
     if (left.isdigit() and right == ".") or (left == "." and right.isdigit()):
         return True
-    return left + right in _JOINED
+    return left + right in JOINED
 
 
 def _wordy(char: str) -> bool:
     return char.isalnum() or char in "_$\\#"
 
 
-class _Lexer:
-    """Reads a whole text into tokens; raises _UnreadableError where it is not sure of what it reads."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        hashbang = _HASHBANG.match(text)
-        self.pos = hashbang.end() if hashbang else 0
-        self.flow = False
-        self.started = False  # whether a token was read
-
-    def read(self) -> _Source:
-        tokens, closing = self._scan(nested=False)
-        if self.flow:  # Flow's annotations: `Array<string>` is no comparison
-            raise _UnreadableError("a Flow file")
-        return _Source(self.text, tokens, closing)
-
-    def _scan(self, nested: bool) -> tuple[list[_Token], dict[int, int]]:
-        """The tokens to the end of the text or, `nested`, to the `}` that closes a template's `${`."""
-        tokens: list[_Token] = []
-        closing: dict[int, int] = {}
-        opened: list[_Opened] = []
-        classes: list[int] = []  # the bracket depth of each `class` whose body is still to come
-        while True:
-            newline = self._blank()
-            if self.pos >= len(self.text):
-                if nested or opened:
-                    raise _UnreadableError("an unclosed bracket or template")
-                return tokens, closing
-            if nested and not opened and self.text[self.pos] == "}":
-                self.pos += 1
-                return tokens, closing
-            prev = tokens[-1] if tokens else None
-            members = bool(opened) and opened[-1].role == "members"
-            token = self._token(prev, newline, members)
-            if token.kind == "name" and token.text == "class" and not token.operand_end:
-                classes.append(len(opened))
-            if token.kind == "punct" and token.text in _BRACKETS:
-                token = _bracket(token, prev, len(tokens), (opened, closing, classes))
-            tokens.append(token)
-
-    def _blank(self) -> bool:
-        """Skips blanks and comments; whether they held a line terminator."""
-        skipped = _BLANK.match(self.text, self.pos)
-        assert skipped is not None  # (it matches the empty string)
-        self.pos, blank = skipped.end(), skipped[0]
-        if not blank:
-            return False
-        if "@flow" in blank and not self.started:  # Flow's pragma is in the file's first comment
-            self.flow = True
-        return _LINE_BREAK.search(blank) is not None
-
-    def _token(self, prev: _Token | None, newline: bool, members: bool) -> _Token:
-        start, self.started = self.pos, True
-        kind, end = self._kind_and_end(prev)
-        self.pos = end
-        text = self.text[start:end]
-        if text == "<" and not (prev is not None and prev.operand_end):
-            raise _UnreadableError("JSX")  # a `<` where an expression starts is no comparison
-        return _Token(kind, text, start, end, newline, _ends_operand(kind, text, prev, newline), members)
-
-    def _kind_and_end(self, prev: _Token | None) -> tuple[_Kind, int]:
-        text, start = self.text, self.pos
-        char = text[start]
-        if char in _STRING:
-            return "string", _end(_STRING[char].match(text, start), "an unclosed string")
-        if char == "`":
-            return "template", self._template()
-        if char.isdigit() or (char == "." and text[start + 1 : start + 2].isdigit()):
-            return "number", _end(_NUMBER.match(text, start), "a number")
-        if text.startswith("/*", start):  # (a closed one is a blank)
-            raise _UnreadableError("an unclosed comment")
-        if char == "/" and (prev is None or not prev.operand_end):
-            return "regex", _end(_REGEX.match(text, start), "an unclosed regular expression")
-        name = _NAME.match(text, start)
-        if name is not None:
-            return "name", name.end()
-        return "punct", _end(_PUNCTUATOR.match(text, start), f"the character {char!r}")
-
-    def _template(self) -> int:
-        """The end of the template literal at `pos`, its `${...}` read (and left out) as code."""
-        at = self.pos + 1
-        while True:
-            at = _end(_TEMPLATE_TEXT.match(self.text, at), "a template")
-            if self.text.startswith("`", at):
-                return at + 1
-            if not self.text.startswith("${", at):
-                raise _UnreadableError("an unclosed template")
-            self.pos = at + 2
-            self._scan(nested=True)
-            at = self.pos
-
-
-def _end(found: re.Match[str] | None, what: str) -> int:
-    if found is None:
-        raise _UnreadableError(f"not read: {what}")
-    return found.end()
-
-
-def _ends_operand(kind: _Kind, text: str, prev: _Token | None, newline: bool) -> bool:
-    if kind == "name":
-        return text not in _NOT_OPERANDS or _is_member(prev)
-    if kind == "punct":
-        if text in ("++", "--"):  # postfix only right after an operand on its line
-            return prev is not None and prev.operand_end and not newline
-        return text in (")", "]")
-    return True
-
-
-def _is_member(token: _Token | None) -> bool:
-    """Whether `token` is the `.` before a property's name (which may be any word: `x.return`)."""
-    return token is not None and token.kind == "punct" and token.text in (".", "?.")
-
-
-def _bracket(
-    token: _Token,
-    prev: _Token | None,
-    index: int,
-    state: tuple[list[_Opened], dict[int, int], list[int]],
-) -> _Token:
-    """Keeps the brackets' matching: pairs them in `closing`, says which `{` holds members (an object
-    literal, a class body) and which `)` closes a statement's head (no operand)."""
-    opened, closing, classes = state
-    if token.text not in _PAIRS:
-        opened.append(_Opened(index, token.text, _role(token.text, prev, opened, classes)))
-        return token
-    if not opened or opened[-1].text != _PAIRS[token.text]:
-        raise _UnreadableError("unbalanced brackets")
-    open_ = opened.pop()
-    closing[open_.at] = index
-    return token._replace(operand_end=False) if open_.role == "head" else token
-
-
-def _role(text: str, prev: _Token | None, opened: list[_Opened], classes: list[int]) -> _Role:
-    if text == "(":
-        head = prev is not None and prev.kind == "name" and prev.text in _HEADS and not prev.operand_end
-        return "head" if head else "other"
-    if text == "[":
-        return "other"
-    if classes and classes[-1] == len(opened):  # the body of the `class` read at this depth
-        classes.pop()
-        return "members"
-    if prev is None or prev.operand_end or prev.text in _BEFORE_BLOCK:
-        return "other"
-    if prev.text == ":":  # a property's value in an object literal, else a label's or a case's block
-        return "members" if opened and opened[-1].role == "members" else "other"
-    return "members"  # after an operator, `(`, `,`, `return`: an object literal
-
-
-def _candidates(source: _Source, index: int) -> Iterator[_Candidate]:
+def _candidates(source: Source, index: int) -> Iterator[_Candidate]:
     for operator in (_comparison, _condition, _boolean, _arithmetic, _return, _constant, _statement):
         yield from operator(source, index)
 
@@ -347,7 +128,7 @@ _BOUNDARY = {"<": "<=", "<=": "<", ">": ">=", ">=": ">", "===": "!==", "!==": "=
 _NEGATION = {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}
 
 
-def _comparison(source: _Source, index: int) -> Iterator[_Candidate]:
+def _comparison(source: Source, index: int) -> Iterator[_Candidate]:
     token = source.tokens[index]
     if token.kind != "punct" or token.text not in _BOUNDARY or not _after_operand(source, index):
         return
@@ -356,7 +137,7 @@ def _comparison(source: _Source, index: int) -> Iterator[_Candidate]:
         yield _Candidate(_NEGATING, token.start, token.end, _NEGATION[token.text], "comparison")
 
 
-def _condition(source: _Source, index: int) -> Iterator[_Candidate]:
+def _condition(source: Source, index: int) -> Iterator[_Candidate]:
     """`if (c)`, `while (c)` -> `if (!(c))`: the span is the parenthesised head, brackets counted."""
     token = source.tokens[index]
     if token.kind != "punct" or token.text != "(" or index == 0:
@@ -375,7 +156,7 @@ def _condition(source: _Source, index: int) -> Iterator[_Candidate]:
 _KEPT_NOT = frozenset({"function", "class", "let", "async", "{"})
 
 
-def _boolean(source: _Source, index: int) -> Iterator[_Candidate]:
+def _boolean(source: Source, index: int) -> Iterator[_Candidate]:
     token = source.tokens[index]
     if token.kind != "punct":
         return
@@ -394,7 +175,7 @@ _BINARY = {"+": "-", "-": "+", "*": "/", "/": "*", "%": "*"}
 _ALWAYS = {"+=": "-=", "-=": "+=", "*=": "/=", "/=": "*=", "++": "--", "--": "++"}
 
 
-def _arithmetic(source: _Source, index: int) -> Iterator[_Candidate]:
+def _arithmetic(source: Source, index: int) -> Iterator[_Candidate]:
     """Binary `+ - * / %` (after an operand: `-1`, `+y`, `function*`, `yield*` are not), compound
     assignments, increments."""
     token = source.tokens[index]
@@ -407,11 +188,11 @@ def _arithmetic(source: _Source, index: int) -> Iterator[_Candidate]:
         yield _Candidate(_RANKS["arithmetic"], token.start, token.end, replacement, "arithmetic")
 
 
-def _after_operand(source: _Source, index: int) -> bool:
+def _after_operand(source: Source, index: int) -> bool:
     return index > 0 and source.tokens[index - 1].operand_end
 
 
-def _return(source: _Source, index: int) -> Iterator[_Candidate]:
+def _return(source: Source, index: int) -> Iterator[_Candidate]:
     """`return EXPR` -> `return undefined`, when where EXPR ends is certain."""
     token = source.tokens[index]
     if token.kind != "name" or token.text != "return" or token.operand_end or token.in_members:
@@ -432,7 +213,7 @@ _STARTS_EXPRESSION = frozenset({"(", "[", "{", "!", "~", "+", "-", "++", "--"})
 _STARTS_STATEMENT = frozenset({"{", "++", "--", "!", "~"})
 
 
-def _returned(source: _Source, first: int) -> tuple[int, int] | None:
+def _returned(source: Source, first: int) -> tuple[int, int] | None:
     """The first and last token of the expression a `return` returns, starting at `first`, up to the
     `;` or the `}` that ends the statement; None when there is none or its end is uncertain."""
     tokens = source.tokens
@@ -459,11 +240,11 @@ def _returned(source: _Source, first: int) -> tuple[int, int] | None:
     return first, last
 
 
-def _may_end(token: _Token) -> bool:
+def _may_end(token: Token) -> bool:
     return token.operand_end or (token.kind == "punct" and token.text == "}")
 
 
-def _starts_statement(token: _Token) -> bool:
+def _starts_statement(token: Token) -> bool:
     if token.kind == "punct":
         return token.text in _STARTS_STATEMENT
     return token.kind != "template"  # a template after a line break is a tagged template's
@@ -472,7 +253,7 @@ def _starts_statement(token: _Token) -> bool:
 _PLAIN_NUMBER = re.compile(r"(0|[1-9]\d{0,99})(n?)|(0|[1-9]\d{0,99})?\.(\d+)")
 
 
-def _constant(source: _Source, index: int) -> Iterator[_Candidate]:
+def _constant(source: Source, index: int) -> Iterator[_Candidate]:
     """A number `n` -> the literal of n + 1 (`400` -> `401`, `1.5` -> `2.5`); `true` <-> `false`. Not
     a property's key (`{ 0: a }`), a member's name (`x.true`) or a method's."""
     token = source.tokens[index]
@@ -481,7 +262,7 @@ def _constant(source: _Source, index: int) -> Iterator[_Candidate]:
     replacement = None
     if token.kind == "number":
         replacement = _plus_one(token.text)
-    elif token.kind == "name" and token.text in ("true", "false") and not _is_member(_before(source, index)):
+    elif token.kind == "name" and token.text in ("true", "false") and not is_member(_before(source, index)):
         replacement = "false" if token.text == "true" else "true"
     if replacement is not None:
         yield _Candidate(_RANKS["constant"], token.start, token.end, replacement, "constant")
@@ -498,7 +279,7 @@ def _plus_one(literal: str) -> str | None:
     return f"{int(found[3] or '0') + 1}.{found[4]}"
 
 
-def _is_key(source: _Source, index: int) -> bool:
+def _is_key(source: Source, index: int) -> bool:
     before, after = _before(source, index), _after(source, index)
     if after is not None and after.kind == "punct" and after.text == "(":
         return True  # a method's name (a number is never called)
@@ -506,20 +287,20 @@ def _is_key(source: _Source, index: int) -> bool:
     return key_place and after is not None and after.kind == "punct" and after.text == ":"
 
 
-def _before(source: _Source, index: int) -> _Token | None:
+def _before(source: Source, index: int) -> Token | None:
     return source.tokens[index - 1] if index > 0 else None
 
 
-def _after(source: _Source, index: int) -> _Token | None:
+def _after(source: Source, index: int) -> Token | None:
     return source.tokens[index + 1] if index + 1 < len(source.tokens) else None
 
 
-def _statement(source: _Source, index: int) -> Iterator[_Candidate]:
+def _statement(source: Source, index: int) -> Iterator[_Candidate]:
     """`foo(x);` alone on its line, after a `;`, `{` or `}` -> `void 0;`. The callee is a name or a
     chain of names (`this.log.info`)."""
     tokens = source.tokens
     token = tokens[index]
-    if token.kind != "name" or (token.text in _RESERVED and token.text != "this") or token.in_members:
+    if token.kind != "name" or (token.text in RESERVED and token.text != "this") or token.in_members:
         return
     before = _before(source, index)
     if before is not None and not (
@@ -527,7 +308,7 @@ def _statement(source: _Source, index: int) -> Iterator[_Candidate]:
     ):
         return
     at = index + 1
-    while at + 1 < len(tokens) and _is_member(tokens[at]) and tokens[at + 1].kind == "name":
+    while at + 1 < len(tokens) and is_member(tokens[at]) and tokens[at + 1].kind == "name":
         at += 2
     if at >= len(tokens) or tokens[at].kind != "punct" or tokens[at].text != "(":
         return
