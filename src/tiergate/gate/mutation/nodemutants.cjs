@@ -416,7 +416,7 @@ async function fate(file, mutant, found, guard, budget) {
     budget.spent();
     if (outcome === "cannot") unsure = `${test.kept.id} cannot run again`;
     if (outcome !== "failed") continue;
-    if (await killsCount(file, test, guard)) return ["killed", test.kept.id];
+    if (await killsCount(file, mutant, test, guard)) return ["killed", test.kept.id];
     unsure = `${test.kept.id} fails on a copy of the file that behaves the same`;
   }
   return unsure ? ["undecided", unsure] : ["survived", ""];
@@ -427,16 +427,19 @@ function rank(file, test) {
   return at === -1 ? file.killers.length : at;
 }
 
-// A test's first kill in a file is checked: it must pass with a copy of the file that behaves the same.
-async function killsCount(file, test, guard) {
-  if (file.killers.includes(test)) return true;
-  const at = file.sentinel;
-  const source = `${file.original.slice(0, at)} /**/ ${file.original.slice(at)}`;
-  const copy = compile(file, `sentinel-${file.index}`, source);
-  state.inFlight = { sentinel: file.index, test: test.kept.id };
+// A test's first kill on a line is checked: it must pass with the line's copy that behaves the same (its
+// plain operands in parentheses: the same values, another source).
+async function killsCount(file, mutant, test, guard) {
+  const checked = file.checked.get(mutant.sentinel) || new Set();
+  file.checked.set(mutant.sentinel, checked);
+  if (checked.has(test)) return true;
+  const sentinel = state.plan.sentinels[mutant.sentinel];
+  const copy = compile(file, `sentinel-${mutant.sentinel}`, mutated(file, sentinel));
+  state.inFlight = { sentinel: mutant.sentinel, test: test.kept.id };
   const outcome = typeof copy === "string" ? "failed" : await guard.attempt(test, file, copy);
   if (outcome === "passed") {
-    file.killers.push(test);
+    checked.add(test);
+    if (!file.killers.includes(test)) file.killers.push(test);
     return true;
   }
   file.setAside.add(test);
@@ -601,6 +604,7 @@ function compile(file, id, source) {
   file.compiled = file.compiled || new Map();
   file.killers = file.killers || [];
   file.setAside = file.setAside || new Set();
+  file.checked = file.checked || new Map();
   file.untouchedBy = file.untouchedBy || new Set();
   if (!file.compiled.has(id)) {
     try {

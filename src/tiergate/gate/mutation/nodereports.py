@@ -28,31 +28,42 @@ def plan(
     where: Path,
     sources: Mapping[str, bytes],
     made: Sequence[Mutant],
+    copies: Mapping[tuple[str, int], Mutant],
     out: Path,
     seconds: float,
 ) -> dict[str, Any]:
-    """The plan of the mutants `made` of the files `sources` (by path, relative to `where`): for each file
-    its real path and where its copy that behaves the same gets its comment; for each mutant its index in
-    `made` (its id), its file's index and its span and text, as offsets into the file's text as Node holds
-    it (UTF-16 code units), in a random order; the folder `out` the reports go to, and the step's
-    `seconds`, summed over the processes."""
+    """The plan of the mutants `made` of the files `sources` (by path, relative to `where`): each file's
+    real path; each line's copy that behaves the same (`copies`, by path and line); for each mutant its
+    index in `made` (its id), its file's index, its line's copy's index, and its span and text, as offsets
+    into the file's text as Node holds it (UTF-16 code units), in a random order; the folder `out` the
+    reports go to, and the step's `seconds`, summed over the processes."""
     paths = sorted({m.path for m in made})
     index = {path: at for at, path in enumerate(paths)}
-    first: dict[str, int] = {}
-    entries = []
-    for key, mutant in enumerate(made):
-        start, end = _units(sources[mutant.path], mutant.start), _units(sources[mutant.path], mutant.end)
-        first.setdefault(mutant.path, start)
-        entries.append(
-            {"id": str(key), "file": index[mutant.path], "start": start, "end": end,
-             "original": mutant.original, "replacement": mutant.replacement}
-        )  # fmt: skip
+    lines = sorted({(m.path, m.line) for m in made})
+    line_index = {place: at for at, place in enumerate(lines)}
+    entries = [
+        _edit(sources, m, index) | {"id": str(key), "sentinel": line_index[m.path, m.line]}
+        for key, m in enumerate(made)
+    ]
     random.SystemRandom().shuffle(entries)
     return {
         "out": str(out),
         "seconds": seconds,
-        "files": [{"file": os.path.realpath(where / p), "sentinel": first[p]} for p in paths],
+        "files": [{"file": os.path.realpath(where / p)} for p in paths],
+        "sentinels": [_edit(sources, copies[place], index) for place in lines],
         "mutants": entries,
+    }
+
+
+def _edit(sources: Mapping[str, bytes], mutant: Mutant, index: Mapping[str, int]) -> dict[str, Any]:
+    """A mutant's (or a copy's) file, span and text as Node sees the file."""
+    content = sources[mutant.path]
+    return {
+        "file": index[mutant.path],
+        "start": _units(content, mutant.start),
+        "end": _units(content, mutant.end),
+        "original": mutant.original,
+        "replacement": mutant.replacement,
     }
 
 

@@ -16,7 +16,9 @@ the file, not what the code does, and the kills say nothing. At most `MutantBoun
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import random
 import secrets
 import shlex
@@ -24,6 +26,7 @@ import shutil
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from tiergate.gate import ownfiles
 from tiergate.gate.checks import CheckResult, make_check
@@ -35,7 +38,7 @@ from tiergate.text import quote_path
 from tiergate.tier.change import ChangeMeasurement
 from tiergate.tier.coverage.judgement import changed_lines, measurable_files
 from tiergate.tier.coverage.lines import FileLines, NodeRun
-from tiergate.tier.mutation import javascript
+from tiergate.tier.mutation import javascript, jssentinel
 from tiergate.tier.mutation.fates import MutationRun, Tried
 from tiergate.tier.mutation.mutants import Mutant
 
@@ -43,8 +46,16 @@ SUFFIXES = (".js", ".mjs", ".cjs")
 PLAN_VARIABLE = "TIERGATE_NODE_MUTANTS"
 KEY_VARIABLE = "TIERGATE_NODE_MUTANTS_KEY"
 _PRELOAD = Path(__file__).parent / "nodemutants.cjs"
-# A comment changes no code: a test that fails with it in reads the file, not what the code does.
-_NO_CHANGE = "/**/"
+
+
+class _Made(NamedTuple):
+    """The mutants made of the changed lines, the files they were made of, and each line's copy that
+    behaves the same (by path and line)."""
+
+    sources: dict[str, bytes]
+    mutants: list[Mutant]
+    skipped: tuple[str, ...]
+    copies: dict[tuple[str, int], Mutant]
 
 
 class NodeStep:
@@ -53,7 +64,8 @@ class NodeStep:
     def __init__(self, bounds: MutantBounds, change_of: Callable[[], ChangeMeasurement]) -> None:
         self.bounds, self.change_of = bounds, change_of
         self.refused: list[str] = []  # changed files no mutant can be made of, and why
-        self._made: tuple[dict[str, bytes], list[Mutant], tuple[str, ...]] | None = None
+        self._made: _Made | None = None
+        self.before: frozenset[str] | None = None  # the copy's files before the check ran
         self.out: Path | None = None  # the folder of the in-process step's plan and reports
         self.preload = ""  # what `env` added to NODE_OPTIONS
         self.decided: nodereports.Decided = nodereports.Decided()
@@ -65,14 +77,15 @@ class NodeStep:
         at `where`, the claim's copy) within `MutantBounds.seconds` in all, which the check gets beside its
         own limit (`Measurement.mutants_time`); the plan and the preload written in `out`, where the
         processes write their reports."""
-        sources, made, _ = self._mutants(where)
-        if not made:
+        made = self._mutants(where)
+        if not made.mutants:
             return {}
+        self.before = _files(where)
         out.mkdir()
         preload = out / "nodemutants.cjs"
         shutil.copyfile(_PRELOAD, preload)
         ownfiles.note(preload)
-        plan = nodereports.plan(where, sources, made, out, self.bounds.seconds)
+        plan = nodereports.plan(where, made.sources, made.mutants, made.copies, out, self.bounds.seconds)
         (out / "plan.json").write_text(json.dumps(plan))
         ownfiles.note(out / "plan.json")
         self.out, self.preload = out, f'--require="{preload}"'
@@ -95,7 +108,7 @@ class NodeStep:
         """The fates of the mutants: what the check's processes decided (`read`), the rest run in `where`
         (the claim's copy) with `check`'s environment `env`; `write` writes a file of the copy as the
         gate's own (`tiergate.gate.cleancopy.rewrite`)."""
-        sources, made, skipped = self._mutants(where)
+        sources, made, skipped, copies = self._mutants(where)
         if check.status != "passed":
             return MutationRun(skipped=skipped, off="the tests did not all pass")
         if self.refused:  # a file no mutant can be made of is no evidence that its tests check it
@@ -103,11 +116,18 @@ class NodeStep:
             return MutationRun(skipped=skipped, incomplete=f"no mutant could be made of {unread}")
         if not made:
             return MutationRun(skipped=skipped, off="no mutant could be made of the changed JavaScript lines")
+        bare = sorted({(m.path, m.line) for m in made} - set(copies))
+        if bare:  # kills there could not be told from a test that fails on any change at all
+            lines = "; ".join(f"line {line} of {quote_path(path)}" for path, line in bare)
+            return MutationRun(
+                skipped=skipped, incomplete=f"no copy that behaves the same could be made of {lines}"
+            )
         left = max(0.0, self.bounds.seconds - self.decided.seconds)
         each = max(5.0, 2 * (check.duration or 0.0) + 2)
         # No coverage in a mutant's own process: the measurement is over, its folder gone.
         own = {k: v for k, v in self.without(env).items() if k != "NODE_V8_COVERAGE"}
         trial = _Trial(where, sources, own, (left, each), write)
+        trial.before = self.before
         order = list(range(len(made)))
         random.SystemRandom().shuffle(order)
         fates = {
@@ -115,7 +135,7 @@ class NodeStep:
             for i in order
         }
         tried = tuple(fates[i] for i in range(len(made)))
-        void = trial.no_change([t.mutant for t in tried if t.fate == "killed" and t.by in trial.killers])
+        void = trial.no_change(copies)
         seconds = self.decided.seconds + time.monotonic() - trial.started
         return MutationRun(tried, skipped, void, trial.incomplete, "", seconds)
 
@@ -141,14 +161,14 @@ class NodeStep:
                 del kept["NODE_OPTIONS"]
         return kept
 
-    def _mutants(self, where: Path) -> tuple[dict[str, bytes], list[Mutant], tuple[str, ...]]:
+    def _mutants(self, where: Path) -> _Made:
         """The mutants of the files at `where`, made once: the processes' plan and the fallback name the
         same mutants by their index."""
         if self._made is None:
             self._made = self._make(where)
         return self._made
 
-    def _make(self, where: Path) -> tuple[dict[str, bytes], list[Mutant], tuple[str, ...]]:
+    def _make(self, where: Path) -> _Made:
         change = self.change_of()
         wanted = {p for p in measurable_files(change) if p.endswith(SUFFIXES)}
         lines = changed_lines(change, [f for f in change.files if f.path in wanted]) if wanted else {}
@@ -165,7 +185,12 @@ class NodeStep:
             refused = javascript.refusal(sources[path]) if not made[path] else ""
             if refused:
                 self.refused.append(f"{quote_path(path)} ({refused})")
-        return sources, spread(made)[: self.bounds.mutants], tuple(skipped)
+        chosen = spread(made)[: self.bounds.mutants]
+        copies: dict[tuple[str, int], Mutant] = {}
+        for path in {m.path for m in chosen}:
+            found = jssentinel.sentinels_of(path, sources[path], [m for m in chosen if m.path == path])
+            copies.update({(path, line): copy for line, copy in found.items() if copy is not None})
+        return _Made(sources, chosen, tuple(skipped), copies)
 
 
 def _unseen(mutant: Mutant, runs: Sequence[NodeRun]) -> Tried | None:
@@ -204,32 +229,35 @@ class _Trial:
         self.started = time.monotonic()
         self.deadline, self.each = self.started + seconds[0], seconds[1]
         self.incomplete = ""
-        self.killers: list[str] = []
+        self.before: frozenset[str] | None = None  # the copy's files before the check ran
+        self.kills: dict[tuple[str, int], set[tuple[str, ...]]] = {}  # each line's killing runs
 
     def fate(self, mutant: Mutant, tests: Sequence[str]) -> Tried:
         if time.monotonic() > self.deadline:
             self.incomplete = "the mutation step ran out of its time"
             return Tried(mutant, "not_run", "the mutation step ran out of its time")
         if self.fails(mutant, tests):
-            by = " ".join(tests)
-            self.killers.append(by)
-            return Tried(mutant, "killed", by)
+            self.kills.setdefault((mutant.path, mutant.line), set()).add(tuple(tests))
+            return Tried(mutant, "killed", " ".join(tests))
         return Tried(mutant, "survived")
 
-    def no_change(self, killed: Sequence[Mutant]) -> str:
-        """Why the kills say nothing: the killing tests fail with a comment where a mutant was ("": not)."""
-        if not killed:
-            return ""
-        first = killed[0]
-        comment = Mutant(first.path, first.line, first.start, first.start, "", _NO_CHANGE, "statement")
-        tests = sorted({test for by in self.killers for test in by.split(" ")})
-        if self.fails(comment, tests):
-            return f"{' '.join(tests)} failed with only a comment added to {first.path}"
+    def no_change(self, copies: Mapping[tuple[str, int], Mutant]) -> str:
+        """Why the kills here say nothing ("": they do): a run that killed a line's mutant fails again,
+        the same test files run the same way, with the line's copy that behaves the same in."""
+        for place, runs in sorted(self.kills.items()):
+            for tests in sorted(runs):
+                if self.fails(copies[place], tests):
+                    path, line = place
+                    return (
+                        f"{' '.join(tests)} failed with line {line} of {path} changed in no way that matters"
+                    )
         return ""
 
     def fails(self, mutant: Mutant, tests: Sequence[str]) -> bool:
+        """Whether the `tests` fail with `mutant` in, in a copy rid of what earlier runs wrote."""
         path = self.where / mutant.path
         original = self.sources[mutant.path]
+        _remove_new(self.where, self.before)
         self.write(path, mutant.apply(original))
         try:
             command = "node --test " + " ".join(shlex.quote(t) for t in tests)
@@ -238,3 +266,23 @@ class _Trial:
         finally:
             self.write(path, original)
         return result.status != "passed"
+
+
+def _files(where: Path) -> frozenset[str]:
+    """The files under `where` (its `.git` aside), relative to it; symbolic links are not followed."""
+    found: set[str] = set()
+    for folder, dirs, names in os.walk(where):
+        if folder == str(where):
+            dirs[:] = [d for d in dirs if d != ".git"]
+        found.update(str((Path(folder) / name).relative_to(where)) for name in names)
+    return frozenset(found)
+
+
+def _remove_new(where: Path, before: frozenset[str] | None) -> None:
+    """Takes out of `where` the files that were not there `before` the check ran: an answer a run wrote
+    down (a snapshot made on a first run) must not judge a mutant."""
+    if before is None:
+        return
+    for name in _files(where) - before:
+        with contextlib.suppress(OSError):
+            (where / name).unlink()
