@@ -124,17 +124,20 @@ def test_a_method_named_if_or_while_has_no_condition() -> None:
     assert changes(js) == [("return", "a", "undefined"), ("return", "b", "undefined")]
 
 
-def test_a_boundary_comparison_comes_first_and_per_line_caps_each_line() -> None:
+def test_every_site_keeps_its_most_telling_mutant_and_per_line_bounds_the_rest() -> None:
+    # The red team's R1: a line's cap let pinned comparisons crowd out a weak one on the same line.
     js = "if (a >= b && c) { n += 1; }\nreturn a >= b;"
-    assert changes(js, per_line=1) == [("comparison", ">=", ">"), ("comparison", ">=", ">")]
-    assert changes(js, per_line=3) == [
+    firsts = [
         ("condition", "(a >= b && c)", "(!(a >= b && c))"),
         ("comparison", ">=", ">"),
         ("boolean", "&&", "||"),
+        ("arithmetic", "+=", "-="),
+        ("constant", "1", "2"),
         ("return", "a >= b", "undefined"),
         ("comparison", ">=", ">"),
-        ("comparison", ">=", "<"),
     ]
+    assert changes(js, per_line=1) == firsts
+    assert changes(js, per_line=3) == [*firsts, ("comparison", ">=", "<")]  # the 2nd line's third
     assert changes(js, per_line=0) == []
 
 
@@ -154,7 +157,7 @@ def test_a_condition_over_lines_starts_on_its_parenthesis_line() -> None:
 
 def test_offsets_are_bytes_after_non_ascii_text() -> None:
     content = "const s = 'héllo ✓'; // ≈\nif (n > 0) {}\n".encode()
-    first = mutants_of("app.js", content, {2}, per_line=1)[0]
+    first = mutants_of("app.js", content, {2}, per_line=1)[1]
     assert (first.line, first.original, first.replacement) == (2, ">", ">=")
     assert first.start == content.index(b">") and first.end == first.start + 1
     assert first.apply(content) == "const s = 'héllo ✓'; // ≈\nif (n >= 0) {}\n".encode()

@@ -30,7 +30,7 @@ def copies(content: bytes, per_line: int = 3) -> dict[int, str | None]:
         ("function f(a, b = 1) {}", "function f(a, b = (1)) {}"),
         ("x = y;\nopened++;", "x = y;\nvoid 0; opened++;"),
         ("  log.clear();", "  void 0; log.clear();"),
-        ("  return a.length >= b.length && !a.x;", "  return a.length >= (b).length && !(a).x;"),
+        ("  return a.length >= b.length && !a.x;", "  return (a).length >= (b).length && !(a).x;"),
         ("const o = { k: a >= 1 };", "const o = { k: a >= (1) };"),
         ("try { f(1) } catch (e) { n += 2 }", "try { f((1)) } catch (e) { n += (2) }"),
     ],

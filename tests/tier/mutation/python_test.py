@@ -114,10 +114,18 @@ def test_offsets_are_bytes_past_text_that_is_not_ascii() -> None:
     assert b"x < 3" in mutant.apply(code)
 
 
-def test_per_line_keeps_the_most_telling_first() -> None:
-    found = made([10], per_line=2)
+def test_per_line_bounds_the_rest_once_every_site_has_its_most_telling() -> None:
+    # `if score >= LIMIT and score != floor:` has four sites: the condition, `>=`, `and`, `!=`. The red
+    # team's R1: a cap of a line's mutants let pinned comparisons crowd out a weak one on the same line.
+    found = [(operator, replacement) for _, operator, _, replacement in made([10], per_line=1)]
 
-    assert [operator for _, operator, _, _ in found] == ["comparison", "comparison"]
+    assert found == [
+        ("condition", "not (score >= LIMIT and score != floor)"),
+        ("comparison", ">"),
+        ("boolean", "or"),
+        ("comparison", "=="),
+    ]
+    assert len(made([10], per_line=9)) > len(found)
 
 
 def test_a_file_that_does_not_parse_gets_no_mutant_and_says_why() -> None:

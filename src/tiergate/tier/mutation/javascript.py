@@ -14,7 +14,7 @@ from posixpath import splitext
 from typing import NamedTuple
 
 from tiergate.tier.mutation.jslexer import JOINED, RESERVED, Lexer, Source, Token, UnreadableError, is_member
-from tiergate.tier.mutation.mutants import Mutant, Operator
+from tiergate.tier.mutation.mutants import Mutant, Operator, capped
 
 SUFFIXES = frozenset({".js", ".mjs", ".cjs"})
 
@@ -61,9 +61,13 @@ def mutants_of(path: str, content: bytes, lines: Collection[int], per_line: int 
     chosen: list[tuple[int, _Candidate]] = []
     for line, candidates in by_line.items():
         candidates.sort(key=lambda c: (c.rank, c.start, c.end, c.replacement))
-        chosen.extend((line, c) for c in candidates[:per_line])
+        chosen.extend((line, c) for c in capped(candidates, per_line, _site))
     chosen.sort(key=lambda pair: (pair[1].start, pair[1].rank, pair[1].end, pair[1].replacement))
     return _to_mutants(path, source.text, content, chosen)
+
+
+def _site(candidate: _Candidate) -> int:
+    return candidate.start
 
 
 def refusal(content: bytes) -> str:

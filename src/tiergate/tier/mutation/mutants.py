@@ -4,11 +4,13 @@ the text put there. Pure: no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Literal, get_args
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import Any, Literal, TypeVar, get_args
 
 from tiergate.frozen import frozen
 from tiergate.text import quote_inline
+
+_T = TypeVar("_T")
 
 Operator = Literal["comparison", "arithmetic", "boolean", "condition", "constant", "return", "statement"]
 OPERATORS: tuple[Operator, ...] = get_args(Operator)
@@ -79,3 +81,16 @@ class Mutant:
 def _short(text: str, limit: int = 40) -> str:
     one = " ".join(text.split())
     return one if len(one) <= limit else one[: limit - 3] + "..."
+
+
+def capped(ranked: Sequence[_T], per_line: int, site: Callable[[_T], Hashable]) -> list[_T]:
+    """A line's mutants, most telling first (`ranked`), cut to `per_line`, but every site (an operator,
+    a constant, a statement: where a mutant's span starts) keeps its most telling one: a cap that dropped
+    a site would leave a weak test there unseen, however well its neighbours are pinned."""
+    firsts: dict[Hashable, _T] = {}
+    for item in ranked:
+        firsts.setdefault(site(item), item)
+    chosen = set(map(id, firsts.values()))
+    rest = [item for item in ranked if id(item) not in chosen][: max(0, per_line - len(firsts))]
+    kept = set(chosen) | set(map(id, rest))
+    return [item for item in ranked if id(item) in kept]

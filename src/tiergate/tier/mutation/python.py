@@ -17,7 +17,7 @@ import tokenize
 from collections.abc import Collection, Iterator
 from typing import NamedTuple
 
-from tiergate.tier.mutation.mutants import Mutant, Operator
+from tiergate.tier.mutation.mutants import Mutant, Operator, capped
 
 # Tried first when a line has more mutants than it may keep: the field's most telling operators first.
 PRIORITY: tuple[Operator, ...] = (
@@ -86,9 +86,15 @@ def _chosen(found: list[tuple[int, Mutant]], per_line: int) -> tuple[Mutant, ...
     for rank, mutant in found:
         by_line.setdefault(mutant.line, []).append((rank, mutant))
     kept = [
-        m for line in by_line.values() for _, m in sorted(line, key=lambda p: (p[0], p[1].start))[:per_line]
+        m
+        for line in by_line.values()
+        for m in capped([m for _, m in sorted(line, key=lambda p: (p[0], p[1].start))], per_line, _site)
     ]
     return tuple(sorted(kept, key=lambda m: (m.start, PRIORITY.index(m.operator))))
+
+
+def _site(mutant: Mutant) -> int:
+    return mutant.start
 
 
 class _Text:
