@@ -58,9 +58,12 @@ def test_each_mutant_dies_by_a_test_or_survives_them_all(repo: Path) -> None:
 
     assert not result.refuted and run.off == "" and run.void == "" and run.incomplete == ""
     found = fates(run)
-    # grade(80) == 'pass' tells `>= 50` from `< 50` and a None return; nothing checks the rest.
-    assert found[(6, "<")] == "killed" and found[(7, "None")] == "killed"
-    assert found[(6, ">")] == "survived" and found[(8, "None")] == "uncovered"
+    # grade(80) == 'pass' tells `>= 50` from a None return; nothing checks the boundary, nor the 'fail' line.
+    assert found[(6, ">")] == "survived" and found[(7, "None")] == "killed"
+    assert found[(8, "None")] == "uncovered"
+    # Once one survived, the rest of the tests' mutants are not needed (a quarter of the run's test time).
+    assert found[(6, "51")] == "not_run"
+    assert {t.by for t in run.of("not_run")} == {"not needed: a mutant survived already"}
     [killed, *_] = run.of("killed")
     assert killed.by == "tests/test_grade.py::test_grade"
     # The run's own outcomes know only the tests that ran: no mutant's run reached them.
@@ -101,7 +104,7 @@ def test_a_cached_function_answers_anew_under_each_mutant(repo: Path) -> None:
 
 
 LOOPS = "def count(n):\n    i = 0\n    while i < n:\n        i += 1\n    return i\n"
-LOOP_TESTS = "from loops import count\n\n\ndef test_count():\n    assert count(3) == 3\n"
+LOOP_TESTS = "from loops import count\n\n\ndef test_count():\n    assert count(3) == 3 and count(0) == 0\n"
 
 
 def test_a_mutant_that_hangs_is_killed_by_its_time_and_the_check_still_passes(repo: Path) -> None:
@@ -171,8 +174,9 @@ def test_under_xdist_each_worker_runs_the_mutants_of_the_tests_it_ran(repo: Path
 
     assert not result.refuted and run.off == "" and run.incomplete == ""
     found = fates(run)
-    # The workers' reports merged: grade(80) kills `<`, grade(10) the 'fail' return, wherever each ran.
-    assert found[(6, "<")] == "killed" and found[(8, "None")] == "killed" and found[(6, ">")] == "survived"
+    # The workers' reports merged: grade(80) kills the 'pass' return, grade(10) the 'fail' one, wherever
+    # each ran; nothing tells `>=` from `>`.
+    assert found[(7, "None")] == "killed" and found[(8, "None")] == "killed" and found[(6, ">")] == "survived"
 
 
 MARKED = (

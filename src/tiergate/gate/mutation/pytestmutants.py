@@ -303,10 +303,11 @@ class _Runner:
         self.deadline = self.started + float(told["seconds"])
         # The mutants take at most four fifths of it: the copies that behave the same run in the rest.
         self.mutants_deadline = self.started + 0.8 * float(told["seconds"])
-        # Once a mutant survived, the rest get a quarter of the run's own test time more (2 s at least):
-        # enough to name the survivors that come cheap, never a run of every test for each.
+        # Once a mutant survived, the rest get a quarter of the run's own test time more: enough to name
+        # the survivors that come cheap, never a run of every test for each (the step's cost stays a
+        # share of the tests' own, whatever survives).
         self.enough = float("inf")
-        self.after_survivor = max(2.0, 0.25 * sum(seconds for _, _, seconds in told["tests"]))
+        self.after_survivor = 0.25 * sum(seconds for _, _, seconds in told["tests"])
         self.fates = {}
         self.killers = {}  # unit key -> nodeids that killed its mutants
         self.void = ""
@@ -338,8 +339,9 @@ class _Runner:
             if time.monotonic() > self.mutants_deadline:
                 self.incomplete = "the mutation step ran out of its time"
                 break
-            if time.monotonic() > self.enough:
-                # A mutant survived: the change is not LIGHT, whatever the rest would show.
+            if time.monotonic() > self.enough and self.tests_for(mutant):
+                # A mutant survived: the change is not LIGHT, whatever the rest would show (one that
+                # no test ran costs nothing to name).
                 self.fates[mutant["id"]] = ["not_run", "not needed: a mutant survived already"]
                 continue
             self.fates[mutant["id"]] = self.one(mutant)
