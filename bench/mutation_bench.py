@@ -1,7 +1,7 @@
 """The mutation step's cost (issue 35) as a share of one run of the covering tests, the bare command measured
 in the same run.
 
-    .venv/bin/python -m bench.mutation_bench [--rounds N] [--libraries FILE] [--only NAME]
+    .venv/bin/python -m bench.mutation_bench [--rounds N] [--libraries FILE] [--only NAME] [--per-process]
 
 Each case is a git repository whose working tree holds a claimed change, and a test check that runs the
 tests covering the changed file. Each round runs, in alternating order: the check's command by itself, no
@@ -180,24 +180,47 @@ def measure(case: Case, state: Path, rounds: int) -> float:
     return step / t
 
 
+def per_process() -> None:
+    """The check's `node --test` processes get no plan: every mutant runs in a process of its own, the
+    fallback the in-process step takes for what it cannot decide."""
+    from tiergate.gate.mutation.nodestep import NodeStep
+
+    def no_plan(self: NodeStep, where: Path, out: Path) -> dict[str, str]:
+        self._mutants(where)
+        return {}
+
+    NodeStep.env = no_plan  # type: ignore[method-assign]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--libraries", type=Path, help="a JSON list of real libraries' changes")
     parser.add_argument("--only", help="only the cases whose name holds this")
+    parser.add_argument(
+        "--per-process",
+        action="store_true",
+        help="JavaScript mutants each in a process of its own, as without the in-process step: its gain",
+    )
     args = parser.parse_args()
+    if args.per_process:
+        per_process()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         os.environ["XDG_STATE_HOME"] = str(root / "xdg")  # the sealing key too: never the user's
-        makers: list[Callable[[], Case]] = [lambda: generated_python(root), lambda: generated_node(root)]
+        # Named before they are made: making a library's case resets its checkout, which `--only` spares.
+        makers: list[tuple[str, Callable[[], Case]]] = [
+            ("generated pytest", lambda: generated_python(root)),
+            ("generated node --test", lambda: generated_node(root)),
+        ]
         if args.libraries:
-            makers += [functools.partial(library, root, e) for e in json.loads(args.libraries.read_text())]
+            entries = json.loads(args.libraries.read_text())
+            makers += [(e["name"], functools.partial(library, root, e)) for e in entries]
         shares: list[float] = []
-        for make in makers:
-            case = make()
-            if args.only and args.only not in case.name:
+        for name, make in makers:
+            if args.only and args.only not in name:
                 continue
-            shares.append(measure(case, root / f"state-{len(shares)}", args.rounds))
+            shares.append(measure(make(), root / f"state-{len(shares)}", args.rounds))
     return 0 if shares and max(shares) <= GOAL else 1
 
 
