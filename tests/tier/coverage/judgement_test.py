@@ -186,6 +186,12 @@ def test_changed_lines_of_odd_names_renames_and_untracked_files(tmp_path: Path) 
         ("web/src/App.test.tsx", "test"),
         ("web/src/__tests__/app.js", "test"),
         ("lib/util.spec.mjs", "test"),
+        # `node --test`'s own defaults (the red team's R4: an honest test file read as code got mutants)
+        ("grade_test.js", "test"),
+        ("lib/grade-test.cjs", "test"),
+        ("test-grade.mjs", "test"),
+        ("test.js", "test"),
+        ("lib/latest.js", "code"),
         ("cmd/main.go", "code"),
         ("cmd/main_test.go", "test"),
         ("src/lib.rs", "code"),

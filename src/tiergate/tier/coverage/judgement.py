@@ -50,7 +50,8 @@ ECOSYSTEMS: tuple[Ecosystem, ...] = (
     Ecosystem(
         "JavaScript/TypeScript",
         (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte"),
-        ("*.test.*", "*.spec.*"),
+        # `node --test` runs its own defaults too: `*_test.js`, `*-test.js`, `test-*.js`, `test.js`.
+        ("*.test.*", "*.spec.*", "*_test.*", "*-test.*", "test-*.*", "test.*"),
         ("__tests__", "tests", "test"),
     ),
     Ecosystem("Go", (".go",), ("*_test.go",), ()),
