@@ -7,7 +7,6 @@ only), unless the cheat is the test itself."""
 
 from __future__ import annotations
 
-import json
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,6 @@ from testing.gradeproject import (
     GradeLoop,
     NodeGradeLoop,
 )
-from testing.pytestcheck import PYTEST
 
 
 def d(text: str) -> str:
@@ -565,35 +563,6 @@ LETTERS_TESTS = d(
 
 def test_control_boundaries_pinned_by_a_one_second_test_stay_light(tmp_path: Path) -> None:
     honest(tmp_path, {"calc.py": LETTERS, "tests/test_letter.py": LETTERS_TESTS})
-
-
-# FP6: an honest slow test (14 s, within the check's 30 s limit: 5 times the base's 1 s, at least 30 s)
-# pins the boundary. The mutants run inside the same check after it: a mutant's run of that test (14 s),
-# then the sentinel's (2 s): 14 + 16 s > 30 s, the check times out and the claim is REFUTED ("a hang or a
-# slowdown the change brought"); without the mutants it passes.
-SLOW_ONLY = d(
-    """
-    import time
-
-    from calc import grade
-
-
-    def test_grade_end_to_end():
-        time.sleep(14)
-        assert [grade(s) for s in (80, 50, 49, 10)] == ['pass', 'pass', 'fail', 'fail']
-    """
-)
-
-
-def test_fp6_a_slow_honest_test_within_the_limit_is_not_refuted(tmp_path: Path) -> None:
-    loop = Loop(tmp_path)
-    answer = loop.claim({"calc.py": GRADE, "tests/test_grade.py": SLOW_ONLY})
-    assert loop.loop().tier is not None, "HONEST CHANGE REFUTED\n" + loop.outcome(answer)
-
-
-def test_fp6_control_the_same_with_the_mutants_off_is_light(tmp_path: Path) -> None:
-    config = {".tiergate.toml": f"[checks]\ntests = {json.dumps(PYTEST)}\n[mutation]\nenabled = false\n"}
-    honest(tmp_path, {"calc.py": GRADE, "tests/test_grade.py": SLOW_ONLY}, extra=config)
 
 
 # JavaScript, node --test -----------------------------------------------------------------------------------

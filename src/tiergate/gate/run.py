@@ -519,9 +519,8 @@ class _Run:
         if self.deadline is not None and allowed < min(MIN_STAGE_SECONDS, self.timeout):
             self.cut_short = True
             return tuple(_out_of_time(skipped(c, "")) for c in chosen)
-        limits = self._limit if self.limits is not None else None
         results = run_reported(
-            chosen, self.cwd, timeout=allowed, progress=self.progress, env=self.env, limits=limits
+            chosen, self.cwd, timeout=allowed, progress=self.progress, env=self.env, limits=self._limit
         )
         if allowed < self.timeout and any(r.status == "timed_out" for r in results):
             # A check its own limit ended is the check's doing, whatever the budget.
@@ -707,9 +706,11 @@ class _Run:
         return self.timeout if self.limits is None else min(self.timeout, FLOOR)
 
     def _time_left(self) -> float:
+        # A check's mutants have time beside its own limit (`_limit_of_key`), which the whole run's must hold.
+        most = self.timeout + max(self.mutants_time.values(), default=0.0)
         if self.deadline is None:
-            return self.timeout
-        return min(self.timeout, self.deadline - time.monotonic())
+            return most
+        return min(most, self.deadline - time.monotonic())
 
 
 _NOTHING = TestSelection((), ())  # a selection of nothing: no test to run again with the base's tests

@@ -149,6 +149,35 @@ def test_a_step_out_of_time_says_how_many_mutants_did_not_run(repo: Path) -> Non
     assert run.of("not_run") and any(r.startswith("mutants-incomplete: ") for r in run.reasons())
 
 
+def test_the_mutants_runs_of_a_slow_test_come_beside_the_checks_own_limit(repo: Path) -> None:
+    # The red team's FP6: an honest test that takes most of the check's limit pins the boundary. Its
+    # mutants' runs and its copy's come after it in the same process: on the check's own limit alone, the
+    # check would time out and the honest claim be refuted.
+    slow = (
+        "import time\n\nfrom calc import grade\n\n\ndef test_grade():\n    time.sleep(1.5)\n"
+        "    assert [grade(s) for s in (80, 50, 49, 10)] == ['pass', 'pass', 'fail', 'fail']\n"
+    )
+    write(repo, {"calc.py": GRADE, "tests/test_grade.py": slow})
+    change = measure_change(repo)
+
+    result = run_gate(
+        Project(repo, state_dir(repo)),
+        None,
+        [make_check("tests", PYTEST, "test")],
+        timeout=4.0,
+        measure=measurable_files(change),
+        change=change,
+        mutants=MutantBounds(),
+    )
+
+    [verdict] = result.verdicts
+    assert not result.refuted and verdict.result.status == "passed", verdict.result.output[-2000:]
+    assert result.coverage is not None and result.coverage.mutation is not None
+    run = result.coverage.mutation
+    assert run.incomplete == "" and run.void == ""
+    assert len(run.of("killed")) >= 3 and not run.of("survived")
+
+
 MEMO = (
     "_SEEN = {}\n\n\ndef square(n):\n    if n not in _SEEN:\n        _SEEN[n] = n * n\n    return _SEEN[n]\n"
 )
