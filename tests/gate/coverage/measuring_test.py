@@ -13,14 +13,12 @@ import sys
 from pathlib import Path
 
 from testing.gitrepo import init_repo, repo_fixture, write
+from testing.measuredgate import measured_gate
 from testing.statefolder import state_dir
 
-from tiergate.gate.checks import make_check
 from tiergate.gate.ruling import GateResult
-from tiergate.gate.run import run_gate
-from tiergate.project import Project
 from tiergate.tier.change import measure_change
-from tiergate.tier.coverage.judgement import CoverageJudgement, judge_coverage, measurable_files
+from tiergate.tier.coverage.judgement import CoverageJudgement, judge_coverage
 
 PYTEST = f"PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 {shlex.quote(sys.executable)} -m pytest -q -p no:cacheprovider"
 CALC = "def add(a, b):\n    return a + b\n"
@@ -52,14 +50,8 @@ repo = repo_fixture({"calc.py": CALC, "tests/test_calc.py": TESTS, ".gitignore":
 
 def gate(repo: Path, command: str = PYTEST) -> tuple[GateResult, CoverageJudgement]:
     """The gate with one test check, measuring the change; and the coverage judgement on it."""
-    change = measure_change(repo)
-    result = run_gate(
-        Project(repo, state_dir(repo)),
-        None,
-        [make_check("tests", command, "test")],
-        measure=measurable_files(change),
-    )
-    return result, judge_coverage(change, result.coverage)
+    result = measured_gate(repo, command)
+    return result, judge_coverage(measure_change(repo), result.coverage)
 
 
 def test_a_change_its_tests_run_is_fully_covered_as_measured_at_the_gate(repo: Path) -> None:

@@ -10,16 +10,11 @@ import sys
 from pathlib import Path
 
 from testing.gitrepo import repo_fixture, write
+from testing.measuredgate import measured_gate
 from testing.pytestcheck import PYTEST
-from testing.statefolder import state_dir
 
-from tiergate.gate.checks import make_check
 from tiergate.gate.request import MutantBounds
 from tiergate.gate.ruling import GateResult
-from tiergate.gate.run import run_gate
-from tiergate.project import Project
-from tiergate.tier.change import measure_change
-from tiergate.tier.coverage.judgement import measurable_files
 from tiergate.tier.mutation.fates import MutationRun
 
 CALC = "def add(a, b):\n    return a + b\n"
@@ -30,15 +25,7 @@ repo = repo_fixture({"calc.py": CALC, "tests/test_calc.py": TESTS, ".gitignore":
 def gate(
     repo: Path, command: str = PYTEST, bounds: MutantBounds | None = None
 ) -> tuple[GateResult, MutationRun]:
-    change = measure_change(repo)
-    result = run_gate(
-        Project(repo, state_dir(repo)),
-        None,
-        [make_check("tests", command, "test")],
-        measure=measurable_files(change),
-        change=change,
-        mutants=bounds or MutantBounds(),
-    )
+    result = measured_gate(repo, command, mutants=bounds or MutantBounds())
     assert result.coverage is not None and result.coverage.mutation is not None
     return result, result.coverage.mutation
 
@@ -158,17 +145,8 @@ def test_the_mutants_runs_of_a_slow_test_come_beside_the_checks_own_limit(repo: 
         "    assert [grade(s) for s in (80, 50, 49, 10)] == ['pass', 'pass', 'fail', 'fail']\n"
     )
     write(repo, {"calc.py": GRADE, "tests/test_grade.py": slow})
-    change = measure_change(repo)
 
-    result = run_gate(
-        Project(repo, state_dir(repo)),
-        None,
-        [make_check("tests", PYTEST, "test")],
-        timeout=4.0,
-        measure=measurable_files(change),
-        change=change,
-        mutants=MutantBounds(),
-    )
+    result = measured_gate(repo, timeout=4.0, mutants=MutantBounds())
 
     [verdict] = result.verdicts
     assert not result.refuted and verdict.result.status == "passed", verdict.result.output[-2000:]
