@@ -61,14 +61,14 @@ class Step:
         PYTHONPATH after the others (it holds no sitecustomize), the plugin under a name of this run's
         own: no module of the project's shadows it."""
         self.key = key
-        sources = self._make(where)
+        self._make(where)
         if not self.mutants:
             return {}
         self.plugin = f"{PLUGIN}_{secrets.token_hex(8)}"
         (out / "plugin").mkdir()
         shutil.copyfile(_PLUGIN_SOURCE, out / "plugin" / f"{self.plugin}.py")
         ownfiles.note(out / "plugin" / f"{self.plugin}.py")
-        plan = self._plan(where, sources, out / _OUT, self.bounds.seconds)
+        plan = self._plan(where, self.sources, out / _OUT, self.bounds.seconds)
         (out / _PLAN).write_text(json.dumps(plan))
         ownfiles.note(out / _PLAN)
         self.out = out / _OUT
@@ -141,7 +141,9 @@ class Step:
         tried = tuple(Tried(m, "not_run", f"the tests' run {why}") for m in self.mutants.values())
         return MutationRun(tried, skipped, incomplete=f"the tests' run {why}")
 
-    def _make(self, where: Path) -> dict[str, bytes]:
+    def _make(self, where: Path) -> None:
+        """The mutants of the changed lines of the files at `where` (`mutants`), and those files
+        (`sources`); what could not be made, and why (`unmade`, `skipped`)."""
         made: dict[str, list[Mutant]] = {}
         sources: dict[str, bytes] = {}
         for path, numbers in sorted(python_lines(self.change()).items()):
@@ -162,7 +164,6 @@ class Step:
         for index, mutant in enumerate(chosen[: self.bounds.mutants]):
             self.mutants[str(index)] = mutant
         self.sources = sources
-        return sources
 
     def _plan(self, where: Path, sources: Mapping[str, bytes], out: Path, seconds: float) -> dict[str, Any]:
         def entry(name: str, mutant: Mutant) -> dict[str, Any]:
