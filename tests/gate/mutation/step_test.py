@@ -9,7 +9,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from testing.gitrepo import repo_fixture, write
+from testing.gitrepo import commit_all, repo_fixture, write
 from testing.measuredgate import measured_gate
 from testing.pytestcheck import PYTEST
 
@@ -208,3 +208,24 @@ def test_code_run_at_import_is_mutated_by_running_its_module_again(repo: Path) -
     found = fates(run)
     assert found[(1, "51")] == "killed" and found[(5, "91")] == "killed"
     assert run.of("survived") == () and run.void == "" and run.incomplete == ""
+
+
+def test_a_javascript_change_with_nothing_to_mutate_says_so_in_its_own_words(repo: Path) -> None:
+    # A change of a message only: no mutant in JavaScript, and no Python line the pytest step missed.
+    write(repo, {"greet.js": "module.exports = () => 'hi';\n", "test/greet.test.js": GREET_TESTS})
+    commit_all(repo, "greet")
+    write(repo, {"greet.js": "module.exports = () => 'hello';\n"})
+
+    result = measured_gate(repo, "node --test", mutants=MutantBounds())
+
+    assert result.coverage is not None and result.coverage.mutation is not None
+    run = result.coverage.mutation
+    assert (
+        run.off == "the change has no Python lines; no mutant could be made of the changed JavaScript lines"
+    )
+
+
+GREET_TESTS = (
+    "const test = require('node:test');\nconst assert = require('node:assert');\n"
+    "const greet = require('../greet.js');\n\ntest('greets', () => {\n  assert.match(greet(), /h/);\n});\n"
+)

@@ -207,6 +207,8 @@ class Measurement:
         if self.mutants is None:
             return None
         if not self.mutants.key:
+            if not self.mutants.has_lines():
+                return MutationRun(off="the change has no Python lines")
             return MutationRun(off="no check ran the change's Python lines under pytest, which runs them")
         source = f"check `{self.taking[self.mutants.key][0].name}` ("
         hit: dict[str, frozenset[int]] = {}

@@ -141,6 +141,10 @@ class Step:
         tried = tuple(Tried(m, "not_run", f"the tests' run {why}") for m in self.mutants.values())
         return MutationRun(tried, skipped, incomplete=f"the tests' run {why}")
 
+    def has_lines(self) -> bool:
+        """Whether the change has Python lines to mutate at all."""
+        return bool(python_lines(self.change()))
+
     def _make(self, where: Path) -> None:
         """The mutants of the changed lines of the files at `where` (`mutants`), and those files
         (`sources`); what could not be made, and why (`unmade`, `skipped`)."""
