@@ -405,18 +405,21 @@ async function fate(file, mutant, found, guard, budget) {
   tests.sort((a, b) => rank(file, a) - rank(file, b) || a.kept.ms - b.kept.ms);
   let unsure = found.unsure;
   for (const test of tests) {
-    if (test.cannot || file.setAside.has(test)) {
-      unsure = `${test.kept.id} cannot run again`;
-      continue;
-    }
     const why = budget.over();
     if (why) return ["undecided", why];
+    if (test.cannot || file.setAside.has(test) || !(await copyFirst(file, mutant, test, guard, budget))) {
+      unsure = `${test.kept.id} cannot run again, or fails on a copy of the file that behaves the same`;
+      continue;
+    }
     state.inFlight = { mutant: mutant.id, test: test.kept.id };
     const outcome = await guard.attempt(test, file, compiled);
     budget.spent();
     if (outcome === "cannot") unsure = `${test.kept.id} cannot run again`;
     if (outcome !== "failed") continue;
-    if (await killsCount(file, mutant, test, guard)) return ["killed", test.kept.id];
+    if (await killsCount(file, mutant, test, guard)) {
+      if (!file.killers.includes(test)) file.killers.push(test);
+      return ["killed", test.kept.id];
+    }
     unsure = `${test.kept.id} fails on a copy of the file that behaves the same`;
   }
   return unsure ? ["undecided", unsure] : ["survived", ""];
@@ -427,19 +430,42 @@ function rank(file, test) {
   return at === -1 ? file.killers.length : at;
 }
 
-// A test's first kill on a line is checked: it must pass with the line's copy that behaves the same (its
-// plain operands in parentheses: the same values, another source).
+// Each test's kills on a line are checked with the line's copy that behaves the same (its plain operands
+// in parentheses: the same values, another source): the test must pass with it. When the copy runs is
+// drawn for each (test, line) pair with crypto's randomness: before the test's first mutant run of the
+// line, or right after its first kill there. A test that tells the copy's run by its place in the order
+// (a count of its runs kept on globalThis, a file) guesses right with probability 1/2 for each pair, and
+// every mutant of each line must die for the line to count: a wrong guess fails the copy (the test set
+// aside, its kills in the file said nothing) or passes a mutant (it survives). `file.checks`: sentinel ->
+// test -> "before", "after" (not yet run) or "passed".
+function checkOf(file, mutant, test) {
+  const checks = file.checks.get(mutant.sentinel) || new Map();
+  file.checks.set(mutant.sentinel, checks);
+  if (!checks.has(test)) checks.set(test, require("node:crypto").randomInt(2) === 0 ? "before" : "after");
+  return checks;
+}
+
+// Before the test's first run of a mutant of the line, when so drawn: whether the test may run it.
+async function copyFirst(file, mutant, test, guard, budget) {
+  if (checkOf(file, mutant, test).get(test) !== "before") return true;
+  const passed = await runCopy(file, mutant, test, guard);
+  budget.spent();
+  return passed;
+}
+
+// A test's kill of a mutant counts when the test passed (or now passes) its line's copy.
 async function killsCount(file, mutant, test, guard) {
-  const checked = file.checked.get(mutant.sentinel) || new Set();
-  file.checked.set(mutant.sentinel, checked);
-  if (checked.has(test)) return true;
+  if (checkOf(file, mutant, test).get(test) === "passed") return true;
+  return runCopy(file, mutant, test, guard);
+}
+
+async function runCopy(file, mutant, test, guard) {
   const sentinel = state.plan.sentinels[mutant.sentinel];
   const copy = compile(file, `sentinel-${mutant.sentinel}`, mutated(file, sentinel));
   state.inFlight = { sentinel: mutant.sentinel, test: test.kept.id };
   const outcome = typeof copy === "string" ? "failed" : await guard.attempt(test, file, copy);
   if (outcome === "passed") {
-    checked.add(test);
-    if (!file.killers.includes(test)) file.killers.push(test);
+    file.checks.get(mutant.sentinel).set(test, "passed");
     return true;
   }
   file.setAside.add(test);
@@ -604,7 +630,7 @@ function compile(file, id, source) {
   file.compiled = file.compiled || new Map();
   file.killers = file.killers || [];
   file.setAside = file.setAside || new Set();
-  file.checked = file.checked || new Map();
+  file.checks = file.checks || new Map();
   file.untouchedBy = file.untouchedBy || new Set();
   if (!file.compiled.has(id)) {
     try {
