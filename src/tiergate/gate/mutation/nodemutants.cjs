@@ -867,7 +867,32 @@ for (;;) {
   if (Atomics.compareExchange(shared, 1, 1, 2) === 1) {
     session.post("Runtime.evaluate", { expression: 'globalThis[Symbol.for("tiergate.mutants.end")]()' });
   }
+  // A main thread blocked in native code waiting on a child (spawnSync) takes no inspector call: while
+  // the end is still due, this process's children are ended, the blocking call returns and the end runs.
+  while (Atomics.load(shared, 1) === 2 && Atomics.wait(shared, 0, seq, workerData.grace) === "timed-out") {
+    endChildren(process.pid);
+  }
   Atomics.wait(shared, 0, seq);
+}
+
+function endChildren(pid) {
+  const fs = require("node:fs");
+  let tasks = [];
+  try {
+    tasks = fs.readdirSync(\`/proc/\${pid}/task\`);
+  } catch {}
+  for (const task of tasks) {
+    let children = [];
+    try {
+      children = fs.readFileSync(\`/proc/\${pid}/task/\${task}/children\`, "utf8").split(" ").filter(Boolean);
+    } catch {}
+    for (const child of children) {
+      endChildren(Number(child));
+      try {
+        process.kill(Number(child), "SIGKILL");
+      } catch {}
+    }
+  }
 }
 `;
 
@@ -878,7 +903,7 @@ class Watchdog {
     globalThis[END_SLOT] = () => guard.end();
     try {
       const { Worker } = require("node:worker_threads");
-      const workerData = { shared: this.shared, base: this.base };
+      const workerData = { shared: this.shared, base: this.base, grace: GRACE_MS };
       this.worker = new Worker(WATCHDOG, { eval: true, workerData, stdout: true, stderr: true });
       this.worker.on("error", () => {});
       this.worker.unref();
