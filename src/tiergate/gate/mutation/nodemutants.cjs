@@ -53,6 +53,8 @@ const state = {
   report: null,
   current: null, // the run in progress
   touched: null, // the indexes of the planned files the run in progress called into
+  created: new Set(), // the paths this process made (see watchCreated)
+  own: [], // the folders of tiergate's own files, never taken away: "/a/b/"
 };
 
 function main() {
@@ -74,6 +76,7 @@ function main() {
     // A file compiled under another path (a symlink) is resolved only when its name is a planned one's.
     state.names = new Set(plan.files.map((file) => basename(file.file)));
     hookCompile();
+    watchCreated(planPath);
     watchForTests();
     process.on("exit", () => state.phase === "running" && finish("the tests' process ended first"));
   } catch {
@@ -119,6 +122,87 @@ function realpath(name) {
   } catch {
     return name;
   }
+}
+
+// The files and folders this process makes (where nothing was), noted as it makes them (`fs`'s functions
+// that write, open, copy, rename, link or make a folder; sync, callback and promise forms) and taken away
+// before each run again: a file a test keeps between runs (a snapshot of the answers it saw first) is
+// made anew by each run, as a fresh run would make it. tiergate's own folders are left alone.
+const MAKERS = {
+  writeFile: 0,
+  appendFile: 0,
+  open: 0,
+  copyFile: 1,
+  cp: 1,
+  rename: 1,
+  mkdir: 0,
+  symlink: 1,
+  link: 1,
+  createWriteStream: 0,
+};
+
+function watchCreated(planPath) {
+  const fs = require("node:fs");
+  const path = require("node:path");
+  const named = Object.entries(process.env).filter(([key, value]) => key.startsWith("TIERGATE_") && value);
+  const folders = [path.dirname(planPath), process.env.NODE_V8_COVERAGE || ""];
+  folders.push(...named.map((pair) => pair[1]));
+  const absolute = folders.filter((one) => path.isAbsolute(one) && path.resolve(one) !== "/");
+  state.own = absolute.map((one) => `${path.resolve(one)}/`);
+  for (const [name, at] of Object.entries(MAKERS)) {
+    for (const [holder, key] of [
+      [fs, name],
+      [fs, `${name}Sync`],
+      [fs.promises, name],
+    ]) {
+      const original = holder[key];
+      if (typeof original !== "function") continue;
+      holder[key] = function tiergateMakes(...args) {
+        if (name !== "open" || writes(args[1])) noteCreated(name, args[at]);
+        return Reflect.apply(original, this, args);
+      };
+    }
+  }
+}
+
+function writes(flags) {
+  const { O_CREAT } = require("node:fs").constants;
+  return typeof flags === "number" ? (flags & O_CREAT) !== 0 : /[wax]/.test(String(flags));
+}
+
+function noteCreated(name, target) {
+  if (state.phase === "done") return;
+  try {
+    const path = require("node:path");
+    let made = target instanceof URL ? require("node:url").fileURLToPath(target) : target;
+    if (Buffer.isBuffer(made)) made = made.toString();
+    if (typeof made !== "string" || made === "") return;
+    made = path.resolve(made);
+    // A folder made with its parents: the first of them that was not there.
+    while (name === "mkdir" && !exists(path.dirname(made)) && path.dirname(made) !== made) {
+      made = path.dirname(made);
+    }
+    if (exists(made) || state.own.some((folder) => `${made}/`.startsWith(folder))) return;
+    state.created.add(made);
+  } catch {}
+}
+
+function exists(name) {
+  try {
+    require("node:fs").lstatSync(name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function removeCreated() {
+  for (const made of state.created) {
+    try {
+      require("node:fs").rmSync(made, { recursive: true, force: true });
+    } catch {}
+  }
+  state.created.clear();
 }
 
 // node:test's Test class is not exported: it is found as the resource of the first async resource of type
@@ -757,6 +841,7 @@ class Guard {
   // milliseconds: "passed", "failed" or "cannot"; `file`'s original active again after.
   async body(fn, limit, file = null) {
     const ms = Math.ceil(limit); // (vm takes whole milliseconds)
+    removeCreated(); // what the tests' own run and each run before made
     const run = { error: null, cannot: "", context: null, subtests: [] };
     state.current = run;
     let timer;
@@ -824,6 +909,7 @@ class Guard {
 
   close() {
     this.watchdog.close();
+    removeCreated();
     Object.assign(state.testProto, this.saved.tests);
     for (const [name, method] of Object.entries(this.console)) console[name] = method;
     process.exit = this.saved.exit;
