@@ -53,6 +53,8 @@ const state = {
   report: null,
   current: null, // the run in progress
   touched: null, // the indexes of the planned files the run in progress called into
+  root: process.cwd(), // the project: the tests' helpers are its files outside node_modules
+  loadMs: 0, // how long the test file took to load again
   created: new Set(), // the paths this process made (see watchCreated)
   own: [], // the folders of tiergate's own files, never taken away: "/a/b/"
 };
@@ -450,7 +452,6 @@ async function mutate() {
     const tests = await loadAgain(guard);
     if (typeof tests === "string") return finish("", tests);
     await mutants(report, tests, guard);
-    await guard.body(() => tests.teardown(), LEAST_LIMIT_MS);
   } finally {
     guard.close();
   }
@@ -558,24 +559,23 @@ async function runCopy(file, mutant, test, guard) {
 
 // The test file loaded again ------------------------------------------------------------------------------
 
-// The test file compiled anew and run once more, its `node:test` a stand-in that collects its tests
-// (`collector`), its requires of the planned files answered by their dispatchers; then each suite's
-// `before` hooks run, the original code active. The tests that passed, found again by their names
-// (`runnable`); `unsure` when one is not found (a survivor here would not be one). A string: why not.
+// The test file compiled anew and run once more, the original code active, to find its tests again: each
+// test that passed, found by its names (`runnable`); `unsure` when one is not found (a survivor here would
+// not be one). A string: why not. Each run again loads the file anew in its turn (`rerun`).
 async function loadAgain(guard) {
   const collected = collector();
+  const started = performance.now();
   const outcome = await guard.body(() => evaluateTestFile(collected.fake), LEAST_LIMIT_MS);
   if (outcome !== "passed" || collected.async) return "the test file could not be loaded again";
-  await setUp(collected.root, guard);
+  state.loadMs = performance.now() - started;
   const runnable = [];
   let unsure = "";
   for (const kept of state.kept) {
     const found = collected.tests.get(kept.path) || [];
-    if (found.length === 1 && !found[0].suite.broken) runnable.push({ kept, ...found[0] });
+    if (found.length === 1) runnable.push({ kept });
     else if (found.length > 0 || !enclosed(kept.path, collected)) unsure = `${kept.id} cannot run again`;
   }
-  const after = collected.suites.reverse().flatMap((suite) => suite.hooks.after);
-  return { runnable, unsure, teardown: () => sequence(after, {}, 0) };
+  return { runnable, unsure };
 }
 
 // Whether a test not found again is a subtest (`t.test`) of one found: it runs again within it.
@@ -587,31 +587,87 @@ function enclosed(path, collected) {
   return false;
 }
 
+// The test file run anew, its `node:test` the stand-in `fake`, its requires of the planned files answered
+// by their dispatchers, and of the tests' own helpers (`ownHelper`) by instances of this load's own: what
+// the tests' own run (or an earlier run again) left in the file's or a helper's module-level state (a
+// memo of the answers it saw) is not there.
 function evaluateTestFile(fake) {
-  const Module = require("node:module");
-  const path = require("node:path");
   const { filename, content } = state.main;
-  const module = new Module(filename, null);
-  module.filename = filename;
-  module.paths = Module._nodeModulePaths(path.dirname(filename));
-  const wrapper = compileSource(content, `tiergate-tests:${filename}`);
-  const requireIt = makeRequire(module, (request) => {
-    if (request === "node:test") return fake;
-    const exported = module.require(request);
-    const file = resolvedPlanned(request, module);
-    return file && file.module ? dispatcherOf(file, exported) : exported;
-  });
+  const module = newModule(filename);
+  state.mainWrapper = state.mainWrapper || compileSource(content, `tiergate-tests:${filename}`);
+  const fresh = new Map(); // a helper's file name -> its instance for this load
+  const requireIt = makeRequire(module, loader(module, fake, fresh));
   requireIt.main = module; // as the test file's own `require.main` was
   const { exports } = module;
-  Reflect.apply(wrapper, exports, [exports, requireIt, module, filename, path.dirname(filename)]);
+  const dirname = require("node:path").dirname(filename);
+  Reflect.apply(state.mainWrapper, exports, [exports, requireIt, module, filename, dirname]);
 }
 
-function resolvedPlanned(request, module) {
+function newModule(filename, parent = null) {
+  const Module = require("node:module");
+  const module = new Module(filename, parent);
+  module.filename = filename;
+  module.paths = Module._nodeModulePaths(require("node:path").dirname(filename));
+  return module;
+}
+
+function loader(module, fake, fresh) {
+  return (request) => {
+    if (request === "node:test") return fake;
+    const filename = resolved(request, module);
+    const file = filename && planned(filename);
+    if (file && file.module) return dispatcherOf(file, module.require(request));
+    if (!filename || !ownHelper(filename)) return module.require(request);
+    return freshHelper(filename, module, fake, fresh);
+  };
+}
+
+function resolved(request, module) {
   try {
-    return planned(require("node:module")._resolveFilename(request, module, false));
+    return require("node:module")._resolveFilename(request, module, false);
   } catch {
-    return undefined;
+    return "";
   }
+}
+
+// A helper of the tests' own: a CommonJS file of the project (the folder the process began in) outside
+// node_modules, neither planned nor loaded by a planned file (what the code under test holds, the tests
+// share with it, as they did in their own run).
+function ownHelper(filename) {
+  const path = require("node:path");
+  if (![".js", ".cjs", ".json"].includes(path.extname(filename))) return false;
+  if (!filename.startsWith(state.root + path.sep) || filename.split(path.sep).includes("node_modules")) {
+    return false;
+  }
+  return !plannedTree().has(filename);
+}
+
+function plannedTree() {
+  if (state.tree) return state.tree;
+  const tree = new Set();
+  const walk = (module) => {
+    if (!module || tree.has(module.filename)) return;
+    tree.add(module.filename);
+    for (const child of module.children || []) walk(child);
+  };
+  for (const file of state.files.values()) walk(file.module);
+  state.tree = tree;
+  return tree;
+}
+
+function freshHelper(filename, parent, fake, fresh) {
+  const known = fresh.get(filename);
+  if (known) return known.exports;
+  const module = newModule(filename, parent);
+  module.require = loader(module, fake, fresh); // the `require` its code gets calls it
+  fresh.set(filename, module);
+  try {
+    module.load(filename);
+  } catch (error) {
+    fresh.delete(filename);
+    throw error;
+  }
+  return module.exports;
 }
 
 function makeRequire(module, load) {
@@ -622,18 +678,6 @@ function makeRequire(module, load) {
   requireIt.main = require.main;
   requireIt.extensions = Module._extensions;
   return requireIt;
-}
-
-// Each suite's `before` hooks, outermost first, the original code active; a suite whose hooks fail is
-// broken, its tests with it.
-async function setUp(suite, guard) {
-  if (suite.parent && suite.parent.broken) suite.broken = true;
-  else if (suite.hooks.before.length > 0) {
-    const before = () => sequence(suite.hooks.before, suite.context, 0);
-    const outcome = await guard.body(before, LEAST_LIMIT_MS);
-    suite.broken = outcome !== "passed";
-  }
-  for (const child of suite.children) await setUp(child, guard);
 }
 
 // A stand-in for `node:test` that collects what the test file defines: each test's function under its
@@ -683,7 +727,7 @@ function collector() {
 function newSuite(name, parent, collected) {
   const path = parent === null ? [] : [...parent.path, name];
   const hooks = { before: [], after: [], beforeEach: [], afterEach: [] };
-  const suite = { name, parent, path, hooks, children: [], broken: false };
+  const suite = { name, parent, path, hooks, children: [] };
   suite.context = { name, fullName: path.join(" > "), signal: new AbortController().signal };
   if (parent) parent.children.push(suite);
   collected.suites.push(suite);
@@ -828,7 +872,7 @@ class Guard {
         file.active = instance(file, compiled);
         return rerun(test, run);
       },
-      Math.max(LEAST_LIMIT_MS, 10 * test.kept.ms),
+      Math.max(LEAST_LIMIT_MS, 10 * (test.kept.ms + state.loadMs)),
       file,
     );
     if (outcome === "cannot") test.cannot = true;
@@ -1022,20 +1066,33 @@ class Watchdog {
   }
 }
 
-// A test run again: its suites' beforeEach hooks, its function, the subtests it started (each run within
-// it), its suites' afterEach hooks (these whatever came before), each as node:test calls them (a callback
-// when it takes two arguments), with a context of its own. What is synchronous runs at once, within the
-// caller's time limit.
+// A test run again: the test file loaded anew (the run's mutant active: what its top computes, the
+// mutant's), its suites' `before` hooks, outermost first, its suites' beforeEach hooks, its function, the
+// subtests it started (each run within it), its suites' afterEach then `after` hooks (these whatever came
+// before), each as node:test calls them (a callback when it takes two arguments), with a context of its
+// own. What is synchronous runs at once, within the caller's time limit.
 function rerun(test, run) {
+  const collected = collector();
+  evaluateTestFile(collected.fake);
+  const found = collected.tests.get(test.kept.path) || [];
+  if (found.length !== 1 || collected.async) {
+    run.cannot = "the test file loaded again";
+    throw new CannotRunAgain(`${test.kept.id} not found again`);
+  }
+  const { fn, suite } = found[0];
+  const chain = [];
+  for (let at = suite; at; at = at.parent) chain.unshift(at);
   const context = stubContext(test.kept.id, run);
   run.context = context;
-  const chain = [];
-  for (let suite = test.suite; suite; suite = suite.parent) chain.unshift(suite);
-  const first = [...chain.flatMap((suite) => suite.hooks.beforeEach), test.fn];
-  const last = [...chain].reverse().flatMap((suite) => suite.hooks.afterEach);
+  // [hook, its context]: a suite's for `before` and `after`, the test's for the others.
+  const hooks = (which, suites, own) =>
+    suites.flatMap((one) => one.hooks[which].map((hook) => [hook, own || one.context]));
+  const reversed = [...chain].reverse();
+  const first = [...hooks("before", chain), ...hooks("beforeEach", chain, context)];
+  const last = [...hooks("afterEach", reversed, context), ...hooks("after", reversed)];
   const after = (failed) =>
     then(
-      () => sequence(last, context, 0),
+      () => sequence(last, 0),
       (failedAfter) => {
         context.done();
         const failure = failed || failedAfter;
@@ -1043,7 +1100,7 @@ function rerun(test, run) {
       },
     );
   return then(
-    () => sequence(first, context, 0),
+    () => sequence([...first, [fn, context]], 0),
     (failed) => then(() => subtestsEnded(run, 0), () => after(failed)),
   );
 }
@@ -1074,10 +1131,11 @@ function then(first, next) {
   return next(null);
 }
 
-function sequence(fns, context, from) {
-  for (let at = from; at < fns.length; at++) {
-    const result = call(fns[at], context);
-    if (result && typeof result.then === "function") return result.then(() => sequence(fns, context, at + 1));
+// Each [function, its context] of `calls` from `from` on, in turn.
+function sequence(calls, from) {
+  for (let at = from; at < calls.length; at++) {
+    const result = call(...calls[at]);
+    if (result && typeof result.then === "function") return result.then(() => sequence(calls, at + 1));
   }
   return undefined;
 }
