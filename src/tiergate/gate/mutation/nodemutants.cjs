@@ -1101,7 +1101,7 @@ function rerun(test, run) {
     );
   return then(
     () => sequence([...first, [fn, context]], 0),
-    (failed) => then(() => subtestsEnded(run, 0), () => after(failed)),
+    (failed) => then(() => subtestsEnded(run, 0), () => after(failed || context.planFailure())),
   );
 }
 
@@ -1152,11 +1152,15 @@ function call(fn, context) {
 class CannotRunAgain extends Error {}
 
 // The test's context (`t`) for a run again: what only reads or mocks is there, and a subtest runs within
-// its test (a failure of it fails the test); what would add to the run's report (hooks, a plan, skip,
-// todo) makes the test one that cannot run again.
+// its test (a failure of it fails the test); what would add to the run's report (hooks, skip, todo) makes
+// the test one that cannot run again. `t.plan(n)` as node:test keeps it: each call of `t.assert`'s
+// functions and each subtest begun counts one (a subtest's own assertions count for it), and a test whose
+// count is not `n` when it ends fails (`planFailure`).
 function stubContext(id, run) {
   const controller = new AbortController();
   let tracker = null;
+  let assertions = null;
+  const plan = { expected: null, actual: 0 };
   const own = {
     name: id.slice(id.lastIndexOf(" > ") + 3),
     fullName: id,
@@ -1166,9 +1170,15 @@ function stubContext(id, run) {
     filePath: process.argv[1],
     diagnostic() {},
     runOnly() {},
-    test: (...args) => subtest(id, run, args),
+    test: (...args) => ((plan.actual += 1), subtest(id, run, args)),
+    plan(count) {
+      if (!Number.isInteger(count) || count < 0) throw new TypeError(`t.plan(${String(count)})`);
+      plan.expected = count;
+    },
+    planFailure: () => planFailure(plan),
     get assert() {
-      return require("node:assert");
+      assertions = assertions || countingAssert(plan);
+      return assertions;
     },
     get mock() {
       tracker = tracker || new (require("node:test").mock.constructor)();
@@ -1189,6 +1199,22 @@ function stubContext(id, run) {
   });
 }
 
+// node:assert's functions, each call counted for `plan` (a failing one too, as node:test counts it).
+function countingAssert(plan) {
+  const assert = require("node:assert");
+  const counting = {};
+  for (const [key, value] of Object.entries(assert)) {
+    if (typeof value !== "function" || /^[A-Z]/.test(key)) continue;
+    counting[key] = (...args) => ((plan.actual += 1), Reflect.apply(value, assert, args));
+  }
+  return counting;
+}
+
+function planFailure(plan) {
+  if (plan.expected === null || plan.expected === plan.actual) return null;
+  return { error: new Error(`plan expected ${plan.expected} assertions but received ${plan.actual}`) };
+}
+
 // `t.test(...)` in a run again: the subtest run at once; its promise resolves whatever became of it.
 function subtest(id, run, args) {
   const [name, options, fn] = testArguments(args);
@@ -1196,8 +1222,9 @@ function subtest(id, run, args) {
   const context = stubContext(`${id} > ${name}`, run);
   const ended = then(
     () => call(fn, context),
-    (failed) => {
+    (ended) => {
       context.done();
+      const failed = ended || context.planFailure();
       if (failed && !run.error) run.error = failed.error || new Error(`failed (${String(failed.error)})`);
     },
   );
