@@ -10,17 +10,18 @@
 // test file and of each planned file as Node compiles them, and each test that passes (its name, its time).
 //
 // Once node:test has reported every test and set the exit code (at `beforeExit`, after its own handler),
-// the test file is loaded again, its `node:test` a stand-in that collects each test's function and its
-// suites' hooks, its requires of the planned files answered by a dispatcher: a Proxy that reads and calls
-// through to the module's active instance (the original, or a mutant's), so that what the file took at
-// its top (`const { grade } = require(...)`) follows it. Then, for each mutant, each test that passed runs
-// again, fastest first, with a fresh instance of its module compiled from the mutated source (under a
-// name of its own, its requires resolved from the original's place) active, until one fails (killed) or
-// every one passes. A test that did not call into the module is not run again for its other mutants. A
-// test's first kill in a file is checked at once: it runs again with a copy of the file that behaves the
-// same (a comment added), and when it fails on that too its kills there say nothing and it is set aside.
+// each test that passed runs again for each mutant, fastest first, with a fresh instance of its module
+// compiled from the mutated source (under a name of its own, its requires resolved from the original's
+// place) active, until one fails (killed) or every one passes. Each run again loads the test file anew,
+// its `node:test` a stand-in that collects each test's function and its suites' hooks, its requires of
+// the planned files answered by a dispatcher: a Proxy that reads and calls through to the module's active
+// instance (the original, or a mutant's), so that what the file took at its top (`const { grade } =
+// require(...)`) follows it; its own helpers fresh instances, and the files the process made taken away.
+// A test that did not call into the module is not run again for its other mutants. A test's kills on a
+// line count once it passed the line's copy that behaves the same, run at a drawn place among its runs
+// (`checkOf`); a test that fails a copy is set aside, its kills in the file saying nothing.
 //
-// Why after the reports, and on a second load of the test file: a run again cannot change what a later
+// Why after the reports, and on loads of the test file of their own: a run again cannot change what a later
 // test sees, nor can a stand-in change what the tests' own run does (an identity, a clone, a frozen
 // object). Each process writes its fates to a JSON file of its own in the plan's folder; the gate merges
 // them, and runs what this could not decide in a process of its own, as before: ES modules (the code or
