@@ -16,7 +16,8 @@
 // its `node:test` a stand-in that collects each test's function and its suites' hooks, its requires of
 // the planned files answered by a dispatcher: a Proxy that reads and calls through to the module's active
 // instance (the original, or a mutant's), so that what the file took at its top (`const { grade } =
-// require(...)`) follows it; its own helpers fresh instances, and the files the process made taken away.
+// require(...)`) follows it; its own helpers fresh instances, and the files the process made and the
+// globals the tests added taken away.
 // A test that did not call into the module is not run again for its other mutants. A test's kills on a
 // line count once it passed the line's copy that behaves the same, run at a drawn place among its runs
 // (`checkOf`); a test that fails a copy is set aside, its kills in the file saying nothing.
@@ -58,6 +59,9 @@ const state = {
   loadMs: 0, // how long the test file took to load again
   created: new Set(), // the paths this process made (see watchCreated)
   own: [], // the folders of tiergate's own files, never taken away: "/a/b/"
+  firstGlobals: new Set(Reflect.ownKeys(globalThis)), // globalThis's keys as the preload began
+  globalsBy: [], // [file name, key]: the globals each module added as it loaded in the tests' own run
+  globals: null, // the globals that stay for the runs again (see removeGlobals)
 };
 
 function main() {
@@ -93,11 +97,35 @@ function hookCompile() {
   const Module = require("node:module");
   const compile = Module.prototype._compile;
   Module.prototype._compile = function tiergateCompile(content, filename, ...rest) {
+    const before = state.phase === "" ? new Set(Reflect.ownKeys(globalThis)) : null;
     const result = compile.call(this, content, filename, ...rest);
+    if (before) noteGlobals(filename, before);
     // (`format` "module": an ES module required; it is not CommonJS code)
     if (typeof content === "string" && rest[0] !== "module") noteCompiled(this, content, filename);
     return result;
   };
+}
+
+// The globals a module added as it loaded, by its file name: those of a module loaded once (a library's,
+// the code under test's) stay for the runs again; those of the tests' own files, run again, do not.
+function noteGlobals(filename, before) {
+  for (const key of Reflect.ownKeys(globalThis)) {
+    if (!before.has(key)) state.globalsBy.push([filename, key]);
+  }
+}
+
+// What the tests' own run (or a run before) left on globalThis, taken away before each run again: a memo
+// of the answers seen first there would judge every mutant. The globals there as the preload began, and
+// those a module loaded once added as it loaded, stay.
+function removeGlobals() {
+  if (state.globals === null) {
+    const again = (filename) => filename === state.main.filename || ownHelper(filename);
+    const kept = state.globalsBy.filter(([filename]) => !again(filename)).map(([, key]) => key);
+    state.globals = new Set([...state.firstGlobals, ...kept, RUN_SLOT, END_SLOT]);
+  }
+  for (const key of Reflect.ownKeys(globalThis)) {
+    if (!state.globals.has(key)) Reflect.deleteProperty(globalThis, key);
+  }
 }
 
 function noteCompiled(module, content, filename) {
@@ -887,6 +915,7 @@ class Guard {
   async body(fn, limit, file = null) {
     const ms = Math.ceil(limit); // (vm takes whole milliseconds)
     removeCreated(); // what the tests' own run and each run before made
+    removeGlobals();
     const run = { error: null, cannot: "", context: null, subtests: [] };
     state.current = run;
     let timer;
