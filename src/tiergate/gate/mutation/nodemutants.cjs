@@ -641,12 +641,14 @@ function newModule(filename, parent = null) {
 }
 
 function loader(module, fake, fresh) {
+  // Node's own require (a fresh helper's `module.require` is this loader)
+  const cached = (request) => require("node:module").prototype.require.call(module, request);
   return (request) => {
     if (request === "node:test") return fake;
     const filename = resolved(request, module);
     const file = filename && planned(filename);
-    if (file && file.module) return dispatcherOf(file, module.require(request));
-    if (!filename || !ownHelper(filename)) return module.require(request);
+    if (file && file.module) return dispatcherOf(file, cached(request));
+    if (!filename || !ownHelper(filename)) return cached(request);
     return freshHelper(filename, module, fake, fresh);
   };
 }
