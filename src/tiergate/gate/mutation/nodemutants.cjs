@@ -647,7 +647,11 @@ function loader(module, fake, fresh) {
     if (request === "node:test") return fake;
     const filename = resolved(request, module);
     const file = filename && planned(filename);
-    if (file && file.module) return dispatcherOf(file, cached(request));
+    if (file && file.module) {
+      const exported = dispatcherOf(file, cached(request));
+      // No dispatcher (a Map exported): its mutants are left undecided, its original loaded anew.
+      return file.why ? freshHelper(filename, module, fake, fresh) : exported;
+    }
     if (!filename || !ownHelper(filename)) return cached(request);
     return freshHelper(filename, module, fake, fresh);
   };
@@ -809,6 +813,16 @@ function compileSource(source, filename) {
   return vm.compileFunction(source, PARAMS, options);
 }
 
+// The planned files but `file`, each a fresh instance of its original for a run: what the tests' own run
+// (or a run before) left in one (a memo it holds) is not there.
+function freshOriginals(file) {
+  for (const other of state.files.values()) {
+    if (other === file || !other.dispatcher) continue;
+    const compiled = compile(other, `original-${other.index}`, other.original);
+    if (typeof compiled !== "string") other.active = instance(other, compiled);
+  }
+}
+
 // A fresh instance of the compiled module, its exports: a run never sees what another run left in it.
 function instance(file, compiled) {
   if (compiled.error) throw compiled.error;
@@ -900,11 +914,11 @@ class Guard {
     const outcome = await this.body(
       (run) => {
         state.touched = new Set();
+        freshOriginals(file);
         file.active = instance(file, compiled);
         return rerun(test, run);
       },
       Math.max(LEAST_LIMIT_MS, 10 * (test.kept.ms + state.loadMs)),
-      file,
     );
     if (outcome === "cannot") test.cannot = true;
     if (outcome === "passed" && !(state.touched && state.touched.has(file.index))) file.untouchedBy.add(test);
@@ -913,8 +927,8 @@ class Guard {
   }
 
   // `fn(run)` in a task of its own (one the watchdog ends takes nothing else with it), within `limit`
-  // milliseconds: "passed", "failed" or "cannot"; `file`'s original active again after.
-  async body(fn, limit, file = null) {
+  // milliseconds: "passed", "failed" or "cannot"; every planned file's original active again after.
+  async body(fn, limit) {
     const ms = Math.ceil(limit); // (vm takes whole milliseconds)
     removeCreated(); // what the tests' own run and each run before made
     removeGlobals();
@@ -932,7 +946,7 @@ class Guard {
     const outcome = await Promise.race([done, late]);
     this.watchdog.disarm();
     timers.clearTimeout(timer);
-    this.after(file, run);
+    this.after(run);
     return outcome;
   }
 
@@ -956,14 +970,14 @@ class Guard {
     return run.error ? "failed" : "passed";
   }
 
-  after(file, run) {
+  after(run) {
     this.tracker.disable();
     if (run.context) run.context.done(); // a run that did not end: its mocks put back all the same
     for (const timer of this.scheduled.timeouts) timers.clearTimeout(timer);
     for (const immediate of this.scheduled.immediates) timers.clearImmediate(immediate);
     this.scheduled.timeouts.clear();
     this.scheduled.immediates.clear();
-    if (file) file.active = null;
+    for (const planned of state.files.values()) planned.active = null;
     if (state.current === run) state.current = null;
     process.exitCode = this.saved.exitCode;
   }
