@@ -1147,7 +1147,7 @@ function rerun(test, run) {
     );
   return then(
     () => sequence([...first, [fn, context]], 0),
-    (failed) => then(() => subtestsEnded(run, 0), () => after(failed || context.planFailure())),
+    (failed) => then(() => subtestsEnded(run, 0), () => after(failed || planFailure(context))),
   );
 }
 
@@ -1201,7 +1201,7 @@ class CannotRunAgain extends Error {}
 // its test (a failure of it fails the test); what would add to the run's report (hooks, skip, todo) makes
 // the test one that cannot run again. `t.plan(n)` as node:test keeps it: each call of `t.assert`'s
 // functions and each subtest begun counts one (a subtest's own assertions count for it), and a test whose
-// count is not `n` when it ends fails (`planFailure`).
+// count is not `n` when it ends fails (`planFailure`; the count kept out of the test's sight, in `PLANS`).
 function stubContext(id, run) {
   const controller = new AbortController();
   let tracker = null;
@@ -1221,7 +1221,6 @@ function stubContext(id, run) {
       if (!Number.isInteger(count) || count < 0) throw new TypeError(`t.plan(${String(count)})`);
       plan.expected = count;
     },
-    planFailure: () => planFailure(plan),
     get assert() {
       assertions = assertions || countingAssert(plan);
       return assertions;
@@ -1236,13 +1235,15 @@ function stubContext(id, run) {
       if (tracker) tracker.reset();
     },
   };
-  return new Proxy(own, {
+  const context = new Proxy(own, {
     get(target, key) {
       if (typeof key === "symbol" || key === "then" || key in target) return target[key];
       run.cannot = `t.${key}`;
       throw new CannotRunAgain(`t.${key} in a run again`);
     },
   });
+  PLANS.set(context, plan);
+  return context;
 }
 
 // node:assert's functions, each call counted for `plan` (a failing one too, as node:test counts it).
@@ -1256,7 +1257,10 @@ function countingAssert(plan) {
   return counting;
 }
 
-function planFailure(plan) {
+const PLANS = new WeakMap(); // a stand-in context -> its plan: { expected, actual }
+
+function planFailure(context) {
+  const plan = PLANS.get(context);
   if (plan.expected === null || plan.expected === plan.actual) return null;
   return { error: new Error(`plan expected ${plan.expected} assertions but received ${plan.actual}`) };
 }
@@ -1270,7 +1274,7 @@ function subtest(id, run, args) {
     () => call(fn, context),
     (ended) => {
       context.done();
-      const failed = ended || context.planFailure();
+      const failed = ended || planFailure(context);
       if (failed && !run.error) run.error = failed.error || new Error(`failed (${String(failed.error)})`);
     },
   );
