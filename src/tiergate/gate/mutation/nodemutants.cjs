@@ -548,10 +548,10 @@ function rank(file, test) {
 // in parentheses: the same values, another source): the test must pass with it. When the copy runs is
 // drawn for each (test, line) pair with crypto's randomness: before the test's first mutant run of the
 // line, or right after its first kill there. A test that tells the copy's run by its place in the order
-// (a count of its runs kept on globalThis, a file) guesses right with probability 1/2 for each pair, and
-// every mutant of each line must die for the line to count: a wrong guess fails the copy (the test set
-// aside, its kills in the file said nothing) or passes a mutant (it survives). `file.checks`: sentinel ->
-// test -> "before", "after" (not yet run) or "passed".
+// (a count of its runs kept where nothing clears it, on `process`) guesses right with probability 1/2 for
+// each pair, and every mutant of each line must die for the line to count: a wrong guess fails the copy
+// (the test set aside, its kills in the file said nothing) or passes a mutant (it survives).
+// `file.checks`: sentinel -> test -> "before", "after" (not yet run) or "passed".
 function checkOf(file, mutant, test) {
   const checks = file.checks.get(mutant.sentinel) || new Map();
   file.checks.set(mutant.sentinel, checks);
