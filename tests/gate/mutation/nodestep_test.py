@@ -11,13 +11,14 @@ import json
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from testing.gitrepo import repo_fixture, write
 from testing.statefolder import state_dir
 
 from tiergate.gate.checks import make_check
-from tiergate.gate.mutation import nodestep
+from tiergate.gate.mutation import nodereports, nodestep
 from tiergate.gate.request import MutantBounds
 from tiergate.gate.ruling import GateResult
 from tiergate.gate.run import run_gate
@@ -157,15 +158,15 @@ def test_commonjs_mutants_are_decided_in_the_checks_own_processes(repo: Path, ga
 
 CALC = "function grade(score) {\n  if (score >= 50) {\n    return 'pass';\n  }\n  return 'fail';\n}\n"
 # A test that passes only the first time it runs in its process: run again, it fails whatever the code
-# (its count is the process's, not its file's, which is loaded again for the mutants).
+# (its count is kept on `process`, which outlives its file's loads and the globals' clearing).
 ONCE = """\
 const test = require('node:test');
 const assert = require('node:assert');
 const { grade } = require('../calc.js');
 
 test('grade, once', () => {
-  globalThis.gradeRuns = (globalThis.gradeRuns || 0) + 1;
-  assert.strictEqual(globalThis.gradeRuns, 1);
+  process.gradeRuns = (process.gradeRuns || 0) + 1;
+  assert.strictEqual(process.gradeRuns, 1);
   assert.strictEqual(grade(80), 'pass');
   assert.strictEqual(grade(10), 'fail');
 });
@@ -375,3 +376,203 @@ def test_a_mutant_whose_promises_never_yield_ends_the_process_as_its_tests_did(
     assert any("`>=`" in described for described, _ in gate.own_process)
     assert all(t.fate == "killed" for t in run.tried) and run.incomplete == ""
     assert outcomes(result)["test/drain.test.js > drain"] == "passed" and not result.refuted
+
+
+# A test that passes its first run (the tests' own) and its third, and fails every other: it passes a
+# line's copy that behaves the same when that runs right after its first kill, and fails it when it runs
+# first. Where the copy runs is drawn anew in each process. (Its count is kept on `process`: one kept on
+# globalThis is taken away before each run again.)
+COUNTS_RUNS = """\
+const test = require('node:test');
+const assert = require('node:assert');
+const { grade } = require('../calc.js');
+
+test('grade', () => {
+  const runs = (process.gradeRuns = (process.gradeRuns || 0) + 1);
+  assert.strictEqual(grade(80), 'pass');
+  assert.ok(runs === 1 || runs === 3, 'warm-up');
+});
+"""
+
+
+@pytest.mark.long
+def test_where_a_lines_copy_runs_is_drawn_in_each_process(
+    tmp_path: Path, gate: Gate, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from testing.gitrepo import init_repo
+
+    module = CALC + "\nmodule.exports = { grade };\n"
+    repo = init_repo(tmp_path / "repo", {"calc.js": module.replace("50", "40")})
+    files = {f"test/grade{n}.test.js": COUNTS_RUNS for n in range(12)}
+    write(repo, {"calc.js": module, **files})
+    seen: list[nodereports.Decided] = []
+    read = nodereports.read
+
+    def noted(*args: Any) -> nodereports.Decided:
+        seen.append(read(*args))
+        return seen[-1]
+
+    monkeypatch.setattr(nodereports, "read", noted)
+
+    gate(repo)
+
+    # Only line 2 changed: in each process its mutants are all "killed" (the copy ran third) or none is
+    # (the copy ran second, failed, and the test was set aside). Twelve processes all alike: 1 in 2048.
+    [decided] = seen
+    killed = [sum(fate == "killed" for fate, _ in fates.values()) for _, fates in decided.processes]
+    assert len(killed) == 12 and min(killed) == 0 and max(killed) == len(decided.processes[0][1])
+
+
+# The tests' own run leaves state behind: a snapshot file, a helper module's memo, a memo at the top of
+# the test file, one on globalThis. Each run again starts without it: the boundary's mutants survive, as
+# they would in a fresh process. The helper is a changed file: its original is loaded anew too.
+MEMO_HELPER = "const { grade } = require('../calc.js');\n\nmodule.exports = new Map([['top', grade(100)]]);\n"
+REMEMBERS = """\
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('node:fs');
+const path = require('node:path');
+const seen = require('../helpers/seen.js');
+const { grade } = require('../calc.js');
+const mine = new Map();
+
+test('grade', () => {
+  assert.strictEqual(grade(80), 'pass');
+  assert.strictEqual(grade(10), 'fail');
+});
+
+test('grade as before', () => {
+  const answers = Array.from({ length: 101 }, (_, score) => grade(score));
+  const file = path.join(__dirname, 'grade.snapshot.json');
+  if (!fs.existsSync(file)) fs.writeFileSync(file, JSON.stringify(answers));
+  assert.deepStrictEqual(answers, JSON.parse(fs.readFileSync(file, 'utf8')));
+  globalThis.gradeSeen = globalThis.gradeSeen || new Map();
+  for (const memo of [seen, mine, globalThis.gradeSeen]) {
+    if (memo.has('answers')) assert.deepStrictEqual(answers, memo.get('answers'));
+    else memo.set('answers', answers);
+  }
+});
+"""
+
+
+def test_what_the_tests_own_run_kept_judges_no_mutant(repo: Path, gate: Gate) -> None:
+    module = CALC + "\nmodule.exports = { grade };\n"
+    write(repo, {"calc.js": module, "test/grade.test.js": REMEMBERS, "helpers/seen.js": MEMO_HELPER})
+
+    _, run = gate(repo)
+
+    found = fates(run)
+    assert found[(2, ">")] == ("survived", "")
+    assert found[(2, "(!(score >= 50))")] == ("killed", "test/grade.test.js > grade")
+    # The helper is changed code too, and exports a Map, which no dispatcher stands in for: its own
+    # mutants run in processes of their own.
+    assert all("helpers/seen.js" in described for described, _ in gate.own_process)
+
+
+# Answers computed with the code by a `before` hook and at the top of the test file, checked by tests that
+# do not call the code themselves: each run again computes them anew, the mutant in.
+COMPUTES_FIRST = """\
+const { describe, it, before } = require('node:test');
+const assert = require('node:assert');
+const { grade } = require('../calc.js');
+
+const top = grade(50);
+
+describe('grade', () => {
+  let edge;
+  before(() => {
+    edge = grade(49);
+  });
+
+  it('passes high scores', () => {
+    assert.strictEqual(grade(80), 'pass');
+  });
+
+  it('has its boundary at 50', () => {
+    assert.deepStrictEqual([edge, top], ['fail', 'pass']);
+  });
+});
+"""
+
+
+def test_answers_computed_before_the_tests_see_the_mutant(repo: Path, gate: Gate) -> None:
+    write(repo, {"calc.js": CALC + "\nmodule.exports = { grade };\n", "test/grade.test.js": COMPUTES_FIRST})
+
+    _, run = gate(repo)
+
+    found = fates(run)
+    assert found[(2, ">")] == ("killed", "test/grade.test.js > grade > has its boundary at 50")
+    assert found[(2, "51")] == ("killed", "test/grade.test.js > grade > has its boundary at 50")
+    assert gate.own_process == []
+
+
+# `t.plan`: two assertions and a subtest, the subtest's own plan of its own; and a plan that counts one
+# assertion more when grade(50) fails, the only check of the boundary.
+PLANS = """\
+const test = require('node:test');
+const { grade } = require('../calc.js');
+
+test('grade', (t) => {
+  t.plan(3);
+  t.assert.strictEqual(grade(80), 'pass');
+  t.assert.strictEqual(grade(10), 'fail');
+  t.test('low', (u) => {
+    u.plan(1);
+    u.assert.strictEqual(grade(0), 'fail');
+  });
+});
+
+test('the boundary, by the plan', (t) => {
+  t.plan(1);
+  t.assert.ok(true);
+  if (grade(50) !== 'pass') t.assert.ok(true);
+});
+"""
+
+
+def test_a_tests_plan_is_kept_in_its_runs_again(repo: Path, gate: Gate) -> None:
+    write(repo, {"calc.js": CALC + "\nmodule.exports = { grade };\n", "test/grade.test.js": PLANS})
+
+    _, run = gate(repo)
+
+    found = fates(run)
+    assert found[(2, ">")] == ("killed", "test/grade.test.js > the boundary, by the plan")
+    assert found[(2, "(!(score >= 50))")][0] == "killed"
+    assert found[(3, "undefined")][0] == "killed"
+    assert gate.own_process == []
+
+
+PAUSES = """\
+const { execFileSync } = require('node:child_process');
+
+function pause(ms) {
+  execFileSync('sleep', [String(ms / 1000)]);
+}
+
+module.exports = { pause };
+"""
+PAUSES_TESTS = """\
+const test = require('node:test');
+const assert = require('node:assert');
+const { pause } = require('../pause.js');
+
+test('pause', () => {
+  const started = Date.now();
+  pause(200);
+  assert.ok(Date.now() - started >= 200);
+});
+"""
+
+
+@pytest.mark.long
+def test_a_mutant_blocked_in_a_child_process_ends_the_process(repo: Path, gate: Gate) -> None:
+    write(repo, {"pause.js": PAUSES, "test/pause.test.js": PAUSES_TESTS})
+
+    result, run = gate(repo)
+
+    # `ms * 1000` sleeps for days in execFileSync, where no time limit in the process reaches: the
+    # watchdog ends the sleep, the process ends as its tests left it, and the mutant dies by its time in a
+    # process of its own. The check passed (the gate's fixture checks it) and nothing is refuted.
+    assert fates(run)[(4, "*")] == ("killed", "test/pause.test.js")
+    assert any("`*`" in described for described, _ in gate.own_process)
+    assert not result.refuted

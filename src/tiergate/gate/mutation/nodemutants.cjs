@@ -10,17 +10,19 @@
 // test file and of each planned file as Node compiles them, and each test that passes (its name, its time).
 //
 // Once node:test has reported every test and set the exit code (at `beforeExit`, after its own handler),
-// the test file is loaded again, its `node:test` a stand-in that collects each test's function and its
-// suites' hooks, its requires of the planned files answered by a dispatcher: a Proxy that reads and calls
-// through to the module's active instance (the original, or a mutant's), so that what the file took at
-// its top (`const { grade } = require(...)`) follows it. Then, for each mutant, each test that passed runs
-// again, fastest first, with a fresh instance of its module compiled from the mutated source (under a
-// name of its own, its requires resolved from the original's place) active, until one fails (killed) or
-// every one passes. A test that did not call into the module is not run again for its other mutants. A
-// test's first kill in a file is checked at once: it runs again with a copy of the file that behaves the
-// same (a comment added), and when it fails on that too its kills there say nothing and it is set aside.
+// each test that passed runs again for each mutant, fastest first, with a fresh instance of its module
+// compiled from the mutated source (under a name of its own, its requires resolved from the original's
+// place) active, until one fails (killed) or every one passes. Each run again loads the test file anew,
+// its `node:test` a stand-in that collects each test's function and its suites' hooks, its requires of
+// the planned files answered by a dispatcher: a Proxy that reads and calls through to the module's active
+// instance (the original, or a mutant's), so that what the file took at its top (`const { grade } =
+// require(...)`) follows it; its own helpers fresh instances, and the files the process made and the
+// globals the tests added taken away.
+// A test that did not call into the module is not run again for its other mutants. A test's kills on a
+// line count once it passed the line's copy that behaves the same, run at a drawn place among its runs
+// (`checkOf`); a test that fails a copy is set aside, its kills in the file saying nothing.
 //
-// Why after the reports, and on a second load of the test file: a run again cannot change what a later
+// Why after the reports, and on loads of the test file of their own: a run again cannot change what a later
 // test sees, nor can a stand-in change what the tests' own run does (an identity, a clone, a frozen
 // object). Each process writes its fates to a JSON file of its own in the plan's folder; the gate merges
 // them, and runs what this could not decide in a process of its own, as before: ES modules (the code or
@@ -53,6 +55,13 @@ const state = {
   report: null,
   current: null, // the run in progress
   touched: null, // the indexes of the planned files the run in progress called into
+  root: process.cwd(), // the project: the tests' helpers are its files outside node_modules
+  loadMs: 0, // how long the test file took to load again
+  created: new Set(), // the paths this process made (see watchCreated)
+  own: [], // the folders of tiergate's own files, never taken away: "/a/b/"
+  firstGlobals: new Set(Reflect.ownKeys(globalThis)), // globalThis's keys as the preload began
+  globalsBy: [], // [file name, key]: the globals each module added as it loaded in the tests' own run
+  globals: null, // the globals that stay for the runs again (see removeGlobals)
 };
 
 function main() {
@@ -74,6 +83,7 @@ function main() {
     // A file compiled under another path (a symlink) is resolved only when its name is a planned one's.
     state.names = new Set(plan.files.map((file) => basename(file.file)));
     hookCompile();
+    watchCreated(planPath);
     watchForTests();
     process.on("exit", () => state.phase === "running" && finish("the tests' process ended first"));
   } catch {
@@ -87,11 +97,35 @@ function hookCompile() {
   const Module = require("node:module");
   const compile = Module.prototype._compile;
   Module.prototype._compile = function tiergateCompile(content, filename, ...rest) {
+    const before = state.phase === "" ? new Set(Reflect.ownKeys(globalThis)) : null;
     const result = compile.call(this, content, filename, ...rest);
+    if (before) noteGlobals(filename, before);
     // (`format` "module": an ES module required; it is not CommonJS code)
     if (typeof content === "string" && rest[0] !== "module") noteCompiled(this, content, filename);
     return result;
   };
+}
+
+// The globals a module added as it loaded, by its file name: those of a module loaded once (a library's,
+// the code under test's) stay for the runs again; those of the tests' own files, run again, do not.
+function noteGlobals(filename, before) {
+  for (const key of Reflect.ownKeys(globalThis)) {
+    if (!before.has(key)) state.globalsBy.push([filename, key]);
+  }
+}
+
+// What the tests' own run (or a run before) left on globalThis, taken away before each run again: a memo
+// of the answers seen first there would judge every mutant. The globals there as the preload began, and
+// those a module loaded once added as it loaded, stay.
+function removeGlobals() {
+  if (state.globals === null) {
+    const again = (filename) => filename === state.main.filename || ownHelper(filename);
+    const kept = state.globalsBy.filter(([filename]) => !again(filename)).map(([, key]) => key);
+    state.globals = new Set([...state.firstGlobals, ...kept, RUN_SLOT, END_SLOT]);
+  }
+  for (const key of Reflect.ownKeys(globalThis)) {
+    if (!state.globals.has(key)) Reflect.deleteProperty(globalThis, key);
+  }
 }
 
 function noteCompiled(module, content, filename) {
@@ -119,6 +153,87 @@ function realpath(name) {
   } catch {
     return name;
   }
+}
+
+// The files and folders this process makes (where nothing was), noted as it makes them (`fs`'s functions
+// that write, open, copy, rename, link or make a folder; sync, callback and promise forms) and taken away
+// before each run again: a file a test keeps between runs (a snapshot of the answers it saw first) is
+// made anew by each run, as a fresh run would make it. tiergate's own folders are left alone.
+const MAKERS = {
+  writeFile: 0,
+  appendFile: 0,
+  open: 0,
+  copyFile: 1,
+  cp: 1,
+  rename: 1,
+  mkdir: 0,
+  symlink: 1,
+  link: 1,
+  createWriteStream: 0,
+};
+
+function watchCreated(planPath) {
+  const fs = require("node:fs");
+  const path = require("node:path");
+  const named = Object.entries(process.env).filter(([key, value]) => key.startsWith("TIERGATE_") && value);
+  const folders = [path.dirname(planPath), process.env.NODE_V8_COVERAGE || ""];
+  folders.push(...named.map((pair) => pair[1]));
+  const absolute = folders.filter((one) => path.isAbsolute(one) && path.resolve(one) !== "/");
+  state.own = absolute.map((one) => `${path.resolve(one)}/`);
+  for (const [name, at] of Object.entries(MAKERS)) {
+    for (const [holder, key] of [
+      [fs, name],
+      [fs, `${name}Sync`],
+      [fs.promises, name],
+    ]) {
+      const original = holder[key];
+      if (typeof original !== "function") continue;
+      holder[key] = function tiergateMakes(...args) {
+        if (name !== "open" || writes(args[1])) noteCreated(name, args[at]);
+        return Reflect.apply(original, this, args);
+      };
+    }
+  }
+}
+
+function writes(flags) {
+  const { O_CREAT } = require("node:fs").constants;
+  return typeof flags === "number" ? (flags & O_CREAT) !== 0 : /[wax]/.test(String(flags));
+}
+
+function noteCreated(name, target) {
+  if (state.phase === "done") return;
+  try {
+    const path = require("node:path");
+    let made = target instanceof URL ? require("node:url").fileURLToPath(target) : target;
+    if (Buffer.isBuffer(made)) made = made.toString();
+    if (typeof made !== "string" || made === "") return;
+    made = path.resolve(made);
+    // A folder made with its parents: the first of them that was not there.
+    while (name === "mkdir" && !exists(path.dirname(made)) && path.dirname(made) !== made) {
+      made = path.dirname(made);
+    }
+    if (exists(made) || state.own.some((folder) => `${made}/`.startsWith(folder))) return;
+    state.created.add(made);
+  } catch {}
+}
+
+function exists(name) {
+  try {
+    require("node:fs").lstatSync(name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function removeCreated() {
+  for (const made of state.created) {
+    try {
+      require("node:fs").rmSync(made, { recursive: true, force: true });
+    } catch {}
+  }
+  state.created.clear();
 }
 
 // node:test's Test class is not exported: it is found as the resource of the first async resource of type
@@ -366,7 +481,6 @@ async function mutate() {
     const tests = await loadAgain(guard);
     if (typeof tests === "string") return finish("", tests);
     await mutants(report, tests, guard);
-    await guard.body(() => tests.teardown(), LEAST_LIMIT_MS);
   } finally {
     guard.close();
   }
@@ -405,18 +519,21 @@ async function fate(file, mutant, found, guard, budget) {
   tests.sort((a, b) => rank(file, a) - rank(file, b) || a.kept.ms - b.kept.ms);
   let unsure = found.unsure;
   for (const test of tests) {
-    if (test.cannot || file.setAside.has(test)) {
-      unsure = `${test.kept.id} cannot run again`;
-      continue;
-    }
     const why = budget.over();
     if (why) return ["undecided", why];
+    if (test.cannot || file.setAside.has(test) || !(await copyFirst(file, mutant, test, guard, budget))) {
+      unsure = `${test.kept.id} cannot run again, or fails on a copy of the file that behaves the same`;
+      continue;
+    }
     state.inFlight = { mutant: mutant.id, test: test.kept.id };
     const outcome = await guard.attempt(test, file, compiled);
     budget.spent();
     if (outcome === "cannot") unsure = `${test.kept.id} cannot run again`;
     if (outcome !== "failed") continue;
-    if (await killsCount(file, mutant, test, guard)) return ["killed", test.kept.id];
+    if (await killsCount(file, mutant, test, guard)) {
+      if (!file.killers.includes(test)) file.killers.push(test);
+      return ["killed", test.kept.id];
+    }
     unsure = `${test.kept.id} fails on a copy of the file that behaves the same`;
   }
   return unsure ? ["undecided", unsure] : ["survived", ""];
@@ -427,19 +544,42 @@ function rank(file, test) {
   return at === -1 ? file.killers.length : at;
 }
 
-// A test's first kill on a line is checked: it must pass with the line's copy that behaves the same (its
-// plain operands in parentheses: the same values, another source).
+// Each test's kills on a line are checked with the line's copy that behaves the same (its plain operands
+// in parentheses: the same values, another source): the test must pass with it. When the copy runs is
+// drawn for each (test, line) pair with crypto's randomness: before the test's first mutant run of the
+// line, or right after its first kill there. A test that tells the copy's run by its place in the order
+// (a count of its runs kept where nothing clears it, on `process`) guesses right with probability 1/2 for
+// each pair, and every mutant of each line must die for the line to count: a wrong guess fails the copy
+// (the test set aside, its kills in the file said nothing) or passes a mutant (it survives).
+// `file.checks`: sentinel -> test -> "before", "after" (not yet run) or "passed".
+function checkOf(file, mutant, test) {
+  const checks = file.checks.get(mutant.sentinel) || new Map();
+  file.checks.set(mutant.sentinel, checks);
+  if (!checks.has(test)) checks.set(test, require("node:crypto").randomInt(2) === 0 ? "before" : "after");
+  return checks;
+}
+
+// Before the test's first run of a mutant of the line, when so drawn: whether the test may run it.
+async function copyFirst(file, mutant, test, guard, budget) {
+  if (checkOf(file, mutant, test).get(test) !== "before") return true;
+  const passed = await runCopy(file, mutant, test, guard);
+  budget.spent();
+  return passed;
+}
+
+// A test's kill of a mutant counts when the test passed (or now passes) its line's copy.
 async function killsCount(file, mutant, test, guard) {
-  const checked = file.checked.get(mutant.sentinel) || new Set();
-  file.checked.set(mutant.sentinel, checked);
-  if (checked.has(test)) return true;
+  if (checkOf(file, mutant, test).get(test) === "passed") return true;
+  return runCopy(file, mutant, test, guard);
+}
+
+async function runCopy(file, mutant, test, guard) {
   const sentinel = state.plan.sentinels[mutant.sentinel];
   const copy = compile(file, `sentinel-${mutant.sentinel}`, mutated(file, sentinel));
   state.inFlight = { sentinel: mutant.sentinel, test: test.kept.id };
   const outcome = typeof copy === "string" ? "failed" : await guard.attempt(test, file, copy);
   if (outcome === "passed") {
-    checked.add(test);
-    if (!file.killers.includes(test)) file.killers.push(test);
+    file.checks.get(mutant.sentinel).set(test, "passed");
     return true;
   }
   file.setAside.add(test);
@@ -448,24 +588,23 @@ async function killsCount(file, mutant, test, guard) {
 
 // The test file loaded again ------------------------------------------------------------------------------
 
-// The test file compiled anew and run once more, its `node:test` a stand-in that collects its tests
-// (`collector`), its requires of the planned files answered by their dispatchers; then each suite's
-// `before` hooks run, the original code active. The tests that passed, found again by their names
-// (`runnable`); `unsure` when one is not found (a survivor here would not be one). A string: why not.
+// The test file compiled anew and run once more, the original code active, to find its tests again: each
+// test that passed, found by its names (`runnable`); `unsure` when one is not found (a survivor here would
+// not be one). A string: why not. Each run again loads the file anew in its turn (`rerun`).
 async function loadAgain(guard) {
   const collected = collector();
+  const started = performance.now();
   const outcome = await guard.body(() => evaluateTestFile(collected.fake), LEAST_LIMIT_MS);
   if (outcome !== "passed" || collected.async) return "the test file could not be loaded again";
-  await setUp(collected.root, guard);
+  state.loadMs = performance.now() - started;
   const runnable = [];
   let unsure = "";
   for (const kept of state.kept) {
     const found = collected.tests.get(kept.path) || [];
-    if (found.length === 1 && !found[0].suite.broken) runnable.push({ kept, ...found[0] });
+    if (found.length === 1) runnable.push({ kept });
     else if (found.length > 0 || !enclosed(kept.path, collected)) unsure = `${kept.id} cannot run again`;
   }
-  const after = collected.suites.reverse().flatMap((suite) => suite.hooks.after);
-  return { runnable, unsure, teardown: () => sequence(after, {}, 0) };
+  return { runnable, unsure };
 }
 
 // Whether a test not found again is a subtest (`t.test`) of one found: it runs again within it.
@@ -477,31 +616,93 @@ function enclosed(path, collected) {
   return false;
 }
 
+// The test file run anew, its `node:test` the stand-in `fake`, its requires of the planned files answered
+// by their dispatchers, and of the tests' own helpers (`ownHelper`) by instances of this load's own: what
+// the tests' own run (or an earlier run again) left in the file's or a helper's module-level state (a
+// memo of the answers it saw) is not there.
 function evaluateTestFile(fake) {
-  const Module = require("node:module");
-  const path = require("node:path");
   const { filename, content } = state.main;
-  const module = new Module(filename, null);
-  module.filename = filename;
-  module.paths = Module._nodeModulePaths(path.dirname(filename));
-  const wrapper = compileSource(content, `tiergate-tests:${filename}`);
-  const requireIt = makeRequire(module, (request) => {
-    if (request === "node:test") return fake;
-    const exported = module.require(request);
-    const file = resolvedPlanned(request, module);
-    return file && file.module ? dispatcherOf(file, exported) : exported;
-  });
+  const module = newModule(filename);
+  state.mainWrapper = state.mainWrapper || compileSource(content, `tiergate-tests:${filename}`);
+  const fresh = new Map(); // a helper's file name -> its instance for this load
+  const requireIt = makeRequire(module, loader(module, fake, fresh));
   requireIt.main = module; // as the test file's own `require.main` was
   const { exports } = module;
-  Reflect.apply(wrapper, exports, [exports, requireIt, module, filename, path.dirname(filename)]);
+  const dirname = require("node:path").dirname(filename);
+  Reflect.apply(state.mainWrapper, exports, [exports, requireIt, module, filename, dirname]);
 }
 
-function resolvedPlanned(request, module) {
+function newModule(filename, parent = null) {
+  const Module = require("node:module");
+  const module = new Module(filename, parent);
+  module.filename = filename;
+  module.paths = Module._nodeModulePaths(require("node:path").dirname(filename));
+  return module;
+}
+
+function loader(module, fake, fresh) {
+  // Node's own require (a fresh helper's `module.require` is this loader)
+  const cached = (request) => require("node:module").prototype.require.call(module, request);
+  return (request) => {
+    if (request === "node:test") return fake;
+    const filename = resolved(request, module);
+    const file = filename && planned(filename);
+    if (file && file.module) {
+      const exported = dispatcherOf(file, cached(request));
+      // No dispatcher (a Map exported): its mutants are left undecided, its original loaded anew.
+      return file.why ? freshHelper(filename, module, fake, fresh) : exported;
+    }
+    if (!filename || !ownHelper(filename)) return cached(request);
+    return freshHelper(filename, module, fake, fresh);
+  };
+}
+
+function resolved(request, module) {
   try {
-    return planned(require("node:module")._resolveFilename(request, module, false));
+    return require("node:module")._resolveFilename(request, module, false);
   } catch {
-    return undefined;
+    return "";
   }
+}
+
+// A helper of the tests' own: a CommonJS file of the project (the folder the process began in) outside
+// node_modules, neither planned nor loaded by a planned file (what the code under test holds, the tests
+// share with it, as they did in their own run).
+function ownHelper(filename) {
+  const path = require("node:path");
+  if (![".js", ".cjs", ".json"].includes(path.extname(filename))) return false;
+  if (!filename.startsWith(state.root + path.sep) || filename.split(path.sep).includes("node_modules")) {
+    return false;
+  }
+  return !plannedTree().has(filename);
+}
+
+function plannedTree() {
+  if (state.tree) return state.tree;
+  const tree = new Set();
+  const walk = (module) => {
+    if (!module || tree.has(module.filename)) return;
+    tree.add(module.filename);
+    for (const child of module.children || []) walk(child);
+  };
+  for (const file of state.files.values()) walk(file.module);
+  state.tree = tree;
+  return tree;
+}
+
+function freshHelper(filename, parent, fake, fresh) {
+  const known = fresh.get(filename);
+  if (known) return known.exports;
+  const module = newModule(filename, parent);
+  module.require = loader(module, fake, fresh); // the `require` its code gets calls it
+  fresh.set(filename, module);
+  try {
+    module.load(filename);
+  } catch (error) {
+    fresh.delete(filename);
+    throw error;
+  }
+  return module.exports;
 }
 
 function makeRequire(module, load) {
@@ -512,18 +713,6 @@ function makeRequire(module, load) {
   requireIt.main = require.main;
   requireIt.extensions = Module._extensions;
   return requireIt;
-}
-
-// Each suite's `before` hooks, outermost first, the original code active; a suite whose hooks fail is
-// broken, its tests with it.
-async function setUp(suite, guard) {
-  if (suite.parent && suite.parent.broken) suite.broken = true;
-  else if (suite.hooks.before.length > 0) {
-    const before = () => sequence(suite.hooks.before, suite.context, 0);
-    const outcome = await guard.body(before, LEAST_LIMIT_MS);
-    suite.broken = outcome !== "passed";
-  }
-  for (const child of suite.children) await setUp(child, guard);
 }
 
 // A stand-in for `node:test` that collects what the test file defines: each test's function under its
@@ -573,7 +762,7 @@ function collector() {
 function newSuite(name, parent, collected) {
   const path = parent === null ? [] : [...parent.path, name];
   const hooks = { before: [], after: [], beforeEach: [], afterEach: [] };
-  const suite = { name, parent, path, hooks, children: [], broken: false };
+  const suite = { name, parent, path, hooks, children: [] };
   suite.context = { name, fullName: path.join(" > "), signal: new AbortController().signal };
   if (parent) parent.children.push(suite);
   collected.suites.push(suite);
@@ -604,7 +793,7 @@ function compile(file, id, source) {
   file.compiled = file.compiled || new Map();
   file.killers = file.killers || [];
   file.setAside = file.setAside || new Set();
-  file.checked = file.checked || new Map();
+  file.checks = file.checks || new Map();
   file.untouchedBy = file.untouchedBy || new Set();
   if (!file.compiled.has(id)) {
     try {
@@ -622,6 +811,16 @@ function compileSource(source, filename) {
   const loader = vm.constants && vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER;
   if (loader) options.importModuleDynamically = loader; // `import()` in CommonJS code
   return vm.compileFunction(source, PARAMS, options);
+}
+
+// The planned files but `file`, each a fresh instance of its original for a run: what the tests' own run
+// (or a run before) left in one (a memo it holds) is not there.
+function freshOriginals(file) {
+  for (const other of state.files.values()) {
+    if (other === file || !other.dispatcher) continue;
+    const compiled = compile(other, `original-${other.index}`, other.original);
+    if (typeof compiled !== "string") other.active = instance(other, compiled);
+  }
 }
 
 // A fresh instance of the compiled module, its exports: a run never sees what another run left in it.
@@ -715,11 +914,11 @@ class Guard {
     const outcome = await this.body(
       (run) => {
         state.touched = new Set();
+        freshOriginals(file);
         file.active = instance(file, compiled);
         return rerun(test, run);
       },
-      Math.max(LEAST_LIMIT_MS, 10 * test.kept.ms),
-      file,
+      Math.max(LEAST_LIMIT_MS, 10 * (test.kept.ms + state.loadMs)),
     );
     if (outcome === "cannot") test.cannot = true;
     if (outcome === "passed" && !(state.touched && state.touched.has(file.index))) file.untouchedBy.add(test);
@@ -728,9 +927,11 @@ class Guard {
   }
 
   // `fn(run)` in a task of its own (one the watchdog ends takes nothing else with it), within `limit`
-  // milliseconds: "passed", "failed" or "cannot"; `file`'s original active again after.
-  async body(fn, limit, file = null) {
+  // milliseconds: "passed", "failed" or "cannot"; every planned file's original active again after.
+  async body(fn, limit) {
     const ms = Math.ceil(limit); // (vm takes whole milliseconds)
+    removeCreated(); // what the tests' own run and each run before made
+    removeGlobals();
     const run = { error: null, cannot: "", context: null, subtests: [] };
     state.current = run;
     let timer;
@@ -745,7 +946,7 @@ class Guard {
     const outcome = await Promise.race([done, late]);
     this.watchdog.disarm();
     timers.clearTimeout(timer);
-    this.after(file, run);
+    this.after(run);
     return outcome;
   }
 
@@ -769,14 +970,14 @@ class Guard {
     return run.error ? "failed" : "passed";
   }
 
-  after(file, run) {
+  after(run) {
     this.tracker.disable();
     if (run.context) run.context.done(); // a run that did not end: its mocks put back all the same
     for (const timer of this.scheduled.timeouts) timers.clearTimeout(timer);
     for (const immediate of this.scheduled.immediates) timers.clearImmediate(immediate);
     this.scheduled.timeouts.clear();
     this.scheduled.immediates.clear();
-    if (file) file.active = null;
+    for (const planned of state.files.values()) planned.active = null;
     if (state.current === run) state.current = null;
     process.exitCode = this.saved.exitCode;
   }
@@ -798,6 +999,7 @@ class Guard {
 
   close() {
     this.watchdog.close();
+    removeCreated();
     Object.assign(state.testProto, this.saved.tests);
     for (const [name, method] of Object.entries(this.console)) console[name] = method;
     process.exit = this.saved.exit;
@@ -841,7 +1043,32 @@ for (;;) {
   if (Atomics.compareExchange(shared, 1, 1, 2) === 1) {
     session.post("Runtime.evaluate", { expression: 'globalThis[Symbol.for("tiergate.mutants.end")]()' });
   }
+  // A main thread blocked in native code waiting on a child (spawnSync) takes no inspector call: while
+  // the end is still due, this process's children are ended, the blocking call returns and the end runs.
+  while (Atomics.load(shared, 1) === 2 && Atomics.wait(shared, 0, seq, workerData.grace) === "timed-out") {
+    endChildren(process.pid);
+  }
   Atomics.wait(shared, 0, seq);
+}
+
+function endChildren(pid) {
+  const fs = require("node:fs");
+  let tasks = [];
+  try {
+    tasks = fs.readdirSync(\`/proc/\${pid}/task\`);
+  } catch {}
+  for (const task of tasks) {
+    let children = [];
+    try {
+      children = fs.readFileSync(\`/proc/\${pid}/task/\${task}/children\`, "utf8").split(" ").filter(Boolean);
+    } catch {}
+    for (const child of children) {
+      endChildren(Number(child));
+      try {
+        process.kill(Number(child), "SIGKILL");
+      } catch {}
+    }
+  }
 }
 `;
 
@@ -852,7 +1079,7 @@ class Watchdog {
     globalThis[END_SLOT] = () => guard.end();
     try {
       const { Worker } = require("node:worker_threads");
-      const workerData = { shared: this.shared, base: this.base };
+      const workerData = { shared: this.shared, base: this.base, grace: GRACE_MS };
       this.worker = new Worker(WATCHDOG, { eval: true, workerData, stdout: true, stderr: true });
       this.worker.on("error", () => {});
       this.worker.unref();
@@ -885,20 +1112,33 @@ class Watchdog {
   }
 }
 
-// A test run again: its suites' beforeEach hooks, its function, the subtests it started (each run within
-// it), its suites' afterEach hooks (these whatever came before), each as node:test calls them (a callback
-// when it takes two arguments), with a context of its own. What is synchronous runs at once, within the
-// caller's time limit.
+// A test run again: the test file loaded anew (the run's mutant active: what its top computes, the
+// mutant's), its suites' `before` hooks, outermost first, its suites' beforeEach hooks, its function, the
+// subtests it started (each run within it), its suites' afterEach then `after` hooks (these whatever came
+// before), each as node:test calls them (a callback when it takes two arguments), with a context of its
+// own. What is synchronous runs at once, within the caller's time limit.
 function rerun(test, run) {
+  const collected = collector();
+  evaluateTestFile(collected.fake);
+  const found = collected.tests.get(test.kept.path) || [];
+  if (found.length !== 1 || collected.async) {
+    run.cannot = "the test file loaded again";
+    throw new CannotRunAgain(`${test.kept.id} not found again`);
+  }
+  const { fn, suite } = found[0];
+  const chain = [];
+  for (let at = suite; at; at = at.parent) chain.unshift(at);
   const context = stubContext(test.kept.id, run);
   run.context = context;
-  const chain = [];
-  for (let suite = test.suite; suite; suite = suite.parent) chain.unshift(suite);
-  const first = [...chain.flatMap((suite) => suite.hooks.beforeEach), test.fn];
-  const last = [...chain].reverse().flatMap((suite) => suite.hooks.afterEach);
+  // [hook, its context]: a suite's for `before` and `after`, the test's for the others.
+  const hooks = (which, suites, own) =>
+    suites.flatMap((one) => one.hooks[which].map((hook) => [hook, own || one.context]));
+  const reversed = [...chain].reverse();
+  const first = [...hooks("before", chain), ...hooks("beforeEach", chain, context)];
+  const last = [...hooks("afterEach", reversed, context), ...hooks("after", reversed)];
   const after = (failed) =>
     then(
-      () => sequence(last, context, 0),
+      () => sequence(last, 0),
       (failedAfter) => {
         context.done();
         const failure = failed || failedAfter;
@@ -906,8 +1146,8 @@ function rerun(test, run) {
       },
     );
   return then(
-    () => sequence(first, context, 0),
-    (failed) => then(() => subtestsEnded(run, 0), () => after(failed)),
+    () => sequence([...first, [fn, context]], 0),
+    (failed) => then(() => subtestsEnded(run, 0), () => after(failed || planFailure(context))),
   );
 }
 
@@ -937,10 +1177,11 @@ function then(first, next) {
   return next(null);
 }
 
-function sequence(fns, context, from) {
-  for (let at = from; at < fns.length; at++) {
-    const result = call(fns[at], context);
-    if (result && typeof result.then === "function") return result.then(() => sequence(fns, context, at + 1));
+// Each [function, its context] of `calls` from `from` on, in turn.
+function sequence(calls, from) {
+  for (let at = from; at < calls.length; at++) {
+    const result = call(...calls[at]);
+    if (result && typeof result.then === "function") return result.then(() => sequence(calls, at + 1));
   }
   return undefined;
 }
@@ -957,11 +1198,15 @@ function call(fn, context) {
 class CannotRunAgain extends Error {}
 
 // The test's context (`t`) for a run again: what only reads or mocks is there, and a subtest runs within
-// its test (a failure of it fails the test); what would add to the run's report (hooks, a plan, skip,
-// todo) makes the test one that cannot run again.
+// its test (a failure of it fails the test); what would add to the run's report (hooks, skip, todo) makes
+// the test one that cannot run again. `t.plan(n)` as node:test keeps it: each call of `t.assert`'s
+// functions and each subtest begun counts one (a subtest's own assertions count for it), and a test whose
+// count is not `n` when it ends fails (`planFailure`; the count kept out of the test's sight, in `PLANS`).
 function stubContext(id, run) {
   const controller = new AbortController();
   let tracker = null;
+  let assertions = null;
+  const plan = { expected: null, actual: 0 };
   const own = {
     name: id.slice(id.lastIndexOf(" > ") + 3),
     fullName: id,
@@ -971,9 +1216,14 @@ function stubContext(id, run) {
     filePath: process.argv[1],
     diagnostic() {},
     runOnly() {},
-    test: (...args) => subtest(id, run, args),
+    test: (...args) => ((plan.actual += 1), subtest(id, run, args)),
+    plan(count) {
+      if (!Number.isInteger(count) || count < 0) throw new TypeError(`t.plan(${String(count)})`);
+      plan.expected = count;
+    },
     get assert() {
-      return require("node:assert");
+      assertions = assertions || countingAssert(plan);
+      return assertions;
     },
     get mock() {
       tracker = tracker || new (require("node:test").mock.constructor)();
@@ -985,13 +1235,34 @@ function stubContext(id, run) {
       if (tracker) tracker.reset();
     },
   };
-  return new Proxy(own, {
+  const context = new Proxy(own, {
     get(target, key) {
       if (typeof key === "symbol" || key === "then" || key in target) return target[key];
       run.cannot = `t.${key}`;
       throw new CannotRunAgain(`t.${key} in a run again`);
     },
   });
+  PLANS.set(context, plan);
+  return context;
+}
+
+// node:assert's functions, each call counted for `plan` (a failing one too, as node:test counts it).
+function countingAssert(plan) {
+  const assert = require("node:assert");
+  const counting = {};
+  for (const [key, value] of Object.entries(assert)) {
+    if (typeof value !== "function" || /^[A-Z]/.test(key)) continue;
+    counting[key] = (...args) => ((plan.actual += 1), Reflect.apply(value, assert, args));
+  }
+  return counting;
+}
+
+const PLANS = new WeakMap(); // a stand-in context -> its plan: { expected, actual }
+
+function planFailure(context) {
+  const plan = PLANS.get(context);
+  if (plan.expected === null || plan.expected === plan.actual) return null;
+  return { error: new Error(`plan expected ${plan.expected} assertions but received ${plan.actual}`) };
 }
 
 // `t.test(...)` in a run again: the subtest run at once; its promise resolves whatever became of it.
@@ -1001,8 +1272,9 @@ function subtest(id, run, args) {
   const context = stubContext(`${id} > ${name}`, run);
   const ended = then(
     () => call(fn, context),
-    (failed) => {
+    (ended) => {
       context.done();
+      const failed = ended || planFailure(context);
       if (failed && !run.error) run.error = failed.error || new Error(`failed (${String(failed.error)})`);
     },
   );
