@@ -78,7 +78,7 @@ class NodeStep:
         own limit (`Measurement.mutants_time`); the plan and the preload written in `out`, where the
         processes write their reports."""
         made = self._mutants(where)
-        if not made.mutants:
+        if not made.mutants or _bare(made):  # a line with no copy leaves the step incomplete (`run`)
             return {}
         self.before = _files(where)
         out.mkdir()
@@ -116,7 +116,7 @@ class NodeStep:
             return MutationRun(skipped=skipped, incomplete=f"no mutant could be made of {unread}")
         if not made:
             return MutationRun(skipped=skipped, off="no mutant could be made of the changed JavaScript lines")
-        bare = sorted({(m.path, m.line) for m in made} - set(copies))
+        bare = _bare(self._mutants(where))
         if bare:  # kills there could not be told from a test that fails on any change at all
             lines = "; ".join(f"line {line} of {quote_path(path)}" for path, line in bare)
             return MutationRun(
@@ -191,6 +191,11 @@ class NodeStep:
             found = jssentinel.sentinels_of(path, sources[path], [m for m in chosen if m.path == path])
             copies.update({(path, line): copy for line, copy in found.items() if copy is not None})
         return _Made(sources, chosen, tuple(skipped), copies)
+
+
+def _bare(made: _Made) -> list[tuple[str, int]]:
+    """The lines of mutants with no copy that behaves the same, by path and line."""
+    return sorted({(m.path, m.line) for m in made.mutants} - set(made.copies))
 
 
 def _unseen(mutant: Mutant, runs: Sequence[NodeRun]) -> Tried | None:

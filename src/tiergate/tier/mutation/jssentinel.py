@@ -27,6 +27,15 @@ _NOT_AFTER = frozenset({"let", "const", "var", "function", "class", "break", "co
 _NOT_AFTER_STRING = frozenset({"from", "import", "export"})
 # Before a name that may be a binding: a parameter's, a pattern's.
 _BINDING_PLACES = frozenset({"(", ",", "...", "[", "{"})
+# How far back an enclosing bracket is looked for, in tokens.
+_LOOK_BACK = 400
+_OPENING = frozenset({"(", "[", "{"})
+_CLOSING = frozenset({")", "]", "}"})
+# Words that start a statement wherever they stand first on a line: no expression goes on into them.
+_STATEMENT_WORDS = frozenset(
+    {"if", "for", "while", "do", "return", "const", "let", "var", "throw", "try", "switch", "break"}
+    | {"continue"}
+)
 # Heads whose `(...) {` holds a condition, not parameters.
 _CONTROL = frozenset({"if", "while", "for", "switch", "with"})
 # In an object literal or a class body, after these a name is a key or a method's, not a value.
@@ -79,20 +88,45 @@ def _line_copy(
 
 def _operand_near(source: Source, start: int, end: int) -> int | None:
     """The index of the plain operand nearest the span `start`..`end` (characters): its first from the
-    span's start on, else the last before it, within the statement."""
+    span's start on, else the last before it, within the statement. Inside brackets opened from the
+    span on, a line break ends nothing (no semicolon is inserted there)."""
     tokens = source.tokens
     first = next((i for i, token in enumerate(tokens) if token.end > start), len(tokens))
+    inside = _in_brackets(source, first)
+    depth = 0
     for at in range(first, min(first + _REACH, len(tokens))):
-        if at > first and _ends_statement(tokens[at]):
+        token = tokens[at]
+        if at > first and depth == 0 and _ends_statement(token, inside):
             break
-        if _plain(source, at):
+        if _plain(source, at, nested=inside or depth > 0):
             return at
+        if token.kind == "punct" and token.text in _OPENING:
+            depth += 1
+        elif token.kind == "punct" and token.text in _CLOSING:
+            depth -= 1
     for at in range(first - 1, max(first - 1 - _REACH, -1), -1):
-        if _plain(source, at):
+        if _plain(source, at, nested=inside):
             return at
-        if _ends_statement(tokens[at]):
+        if _ends_statement(tokens[at], inside):
             break
     return None
+
+
+def _in_brackets(source: Source, at: int) -> bool:
+    """Whether the token at `at` is inside a `(` or `[` still open there: no line break in it ends a
+    statement."""
+    depth = 0
+    for index in range(at - 1, max(at - 1 - _LOOK_BACK, -1), -1):
+        token = source.tokens[index]
+        if token.kind != "punct":
+            continue
+        if token.text in _CLOSING:
+            depth += 1
+        elif token.text in _OPENING:
+            if depth == 0:
+                return token.text != "{"
+            depth -= 1
+    return False
 
 
 def _statement_start(source: Source, start: int) -> int | None:
@@ -107,21 +141,22 @@ def _statement_start(source: Source, start: int) -> int | None:
         if token.newline:
             before = tokens[index - 1] if index > 0 else None
             fresh = before is None or (before.kind == "punct" and before.text in _STOPS)
+            fresh = fresh or (token.kind == "name" and token.text in _STATEMENT_WORDS)
             return token.start if fresh else None
     return None
 
 
-def _ends_statement(token: Token) -> bool:
-    return token.newline or (token.kind == "punct" and token.text in _STOPS)
+def _ends_statement(token: Token, inside: bool = False) -> bool:
+    return (token.newline and not inside) or (token.kind == "punct" and token.text in _STOPS)
 
 
-def _plain(source: Source, at: int) -> bool:
+def _plain(source: Source, at: int, *, nested: bool = False) -> bool:
     """Whether the token at `at` is a value that parentheses leave the same: a number, a string that is
     no directive, or a name that is no key, member, declaration, parameter or label."""
     token = source.tokens[at]
     before = source.tokens[at - 1] if at > 0 else None
     after = source.tokens[at + 1] if at + 1 < len(source.tokens) else None
-    if token.newline or before is None or not _a_value(token, before):
+    if (token.newline and not nested) or before is None or not _a_value(token, before):
         return False
     if after is not None and after.kind == "punct" and after.text in ("=>", ":"):
         return False
