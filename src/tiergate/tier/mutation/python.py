@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import codecs
 import io
 import itertools
 import tokenize
@@ -105,6 +106,8 @@ class _Text:
         self.starts = [0]
         for line in content.split(b"\n")[:-1]:
             self.starts.append(self.starts[-1] + len(line) + 1)
+        # ast and tokenize count line 1's columns after a byte-order mark, which the file still holds.
+        self.starts[0] = len(codecs.BOM_UTF8) if content.startswith(codecs.BOM_UTF8) else 0
 
     def offset(self, line: int, byte_column: int) -> int:
         return self.starts[line - 1] + byte_column
@@ -128,7 +131,7 @@ class _Token(NamedTuple):
 def _operator_tokens(content: bytes) -> list[_Token]:
     """Every operator and keyword operator of the file, by byte offset."""
     text = _Text(content)
-    rows = content.split(b"\n")
+    rows = content.removeprefix(codecs.BOM_UTF8).split(b"\n")
     found = []
     for token in tokenize.tokenize(io.BytesIO(content).readline):
         if token.type not in (tokenize.OP, tokenize.NAME):
@@ -310,13 +313,16 @@ class _Maker:
 
 def _walk(node: ast.AST) -> Iterator[ast.AST]:
     """`node` and what it holds, but for what runs at import or is no code: annotations, docstrings,
-    f-strings, decorators and defaults of nested functions; keyword arguments' constants (settings, not
-    logic)."""
+    an f-string's text, decorators and defaults of nested functions; keyword arguments' constants
+    (settings, not logic)."""
     yield node
+    if isinstance(node, ast.JoinedStr):  # its text is no code; what it formats runs at each call
+        for part in node.values:
+            if isinstance(part, ast.FormattedValue):
+                yield from _walk(part.value)
+        return
     for name, value in ast.iter_fields(node):
-        if name in ("annotation", "returns", "decorator_list", "type_comment") or isinstance(
-            node, ast.JoinedStr
-        ):
+        if name in ("annotation", "returns", "decorator_list", "type_comment"):
             continue
         if isinstance(node, ast.keyword) and isinstance(value, ast.Constant):
             continue
@@ -410,8 +416,11 @@ def _unit_statements(tree: ast.Module, mutant: Mutant) -> Iterator[ast.stmt]:
         yield from _simple_statements(found.body)
 
 
+_BLOCKS = ("body", "orelse", "handlers", "cases")  # (`match`'s cases hold the blocks of its statement)
+
+
 def _compound(statement: ast.stmt) -> bool:
-    return any(isinstance(getattr(statement, f, None), list) for f in ("body", "orelse", "handlers"))
+    return any(isinstance(getattr(statement, f, None), list) for f in _BLOCKS)
 
 
 def _future(statement: ast.stmt) -> bool:
@@ -425,7 +434,7 @@ def _simple_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
         statement = pending.pop(0)
         if isinstance(statement, (*_FUNCTIONS, ast.ClassDef)):
             continue
-        if not any(isinstance(getattr(statement, f, None), list) for f in ("body", "orelse", "handlers")):
+        if not _compound(statement):
             yield statement
             continue
         for field in ("body", "orelse", "finalbody", "handlers", "cases"):
