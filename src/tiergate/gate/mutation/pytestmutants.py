@@ -26,7 +26,9 @@ import gc
 import json
 import os
 import select
+import shutil
 import signal
+import stat
 import sys
 import time
 
@@ -85,6 +87,92 @@ def _remove_created(keep):
     _CREATED.clear()
 
 
+# The check's folder as the tests first found it (taken before the zygote is forked): put back before each
+# mutant's child, so that no file the run or an earlier child wrote, made or removed (a snapshot of the
+# answers in a file the claim ships, a folder's name, a database written from C) judges a mutant.
+_TREE = [None]
+_TREE_BYTES = 64 << 20  # kept at most; a bigger file changed leaves the mutants undecided
+
+
+class _Tree:
+    def __init__(self, root, keep):
+        self.root, self.keep = root, keep
+        self.files, self.dirs, kept = {}, set(), 0
+        for path, st, is_dir in self._walk():
+            if is_dir:
+                self.dirs.add(path)
+                continue
+            content = None
+            if stat.S_ISREG(st.st_mode) and kept + st.st_size <= _TREE_BYTES:
+                try:
+                    with open(path, "rb") as f:
+                        content = f.read()
+                    kept += len(content)
+                except OSError:
+                    content = None
+            self.files[path] = (st.st_mtime_ns, st.st_size, st.st_mode, content)
+
+    def _walk(self):
+        for folder, dirs, names in os.walk(self.root):
+            dirs[:] = [d for d in dirs if d != ".git" and not self._kept(os.path.join(folder, d))]
+            for name in dirs:
+                path = os.path.join(folder, name)
+                if not os.path.islink(path):
+                    yield path, None, True
+            linked = [d for d in dirs if os.path.islink(os.path.join(folder, d))]
+            for name in [*names, *linked]:
+                path = os.path.join(folder, name)
+                if not self._kept(path):
+                    try:
+                        yield path, os.lstat(path), False
+                    except OSError:
+                        pass
+
+    def _kept(self, path):
+        return (path + "/").startswith(self.keep)
+
+    def put_back(self):
+        """The folder as it was; why not, when a file too big to keep was changed ("": put back)."""
+        seen, made = set(), []
+        for path, st, is_dir in list(self._walk()):
+            if is_dir:
+                if path not in self.dirs:
+                    made.append(path)
+                continue
+            seen.add(path)
+            old = self.files.get(path)
+            if old is None:
+                _quietly(os.unlink, path)
+            elif (st.st_mtime_ns, st.st_size, st.st_mode) != old[:3]:
+                if old[3] is None:
+                    return "the tests changed %s, too big to put back before each mutant" % path
+                self._write(path, old)
+        for path in self.files.keys() - seen:
+            old = self.files[path]
+            if old[3] is None:
+                return "the tests removed %s, too big to put back before each mutant" % path
+            self._write(path, old)
+        for path in sorted(made, reverse=True):
+            shutil.rmtree(path, ignore_errors=True)
+        return ""
+
+    def _write(self, path, old):
+        mtime, _, mode, content = old
+        _quietly(os.unlink, path)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(content)
+        os.chmod(path, stat.S_IMODE(mode))
+        os.utime(path, ns=(mtime, mtime))
+
+
+def _quietly(action, *args):
+    try:
+        action(*args)
+    except OSError:
+        pass
+
+
 class _Probes:
     """The gate's line probes (its sitecustomize): which lines of the change's files each test ran."""
 
@@ -121,6 +209,7 @@ class _Mutation:
         self.plan, self.key = plan, key
         self.probes = _Probes(plan["files"])
         self.covering = []  # [nodeid, lines run by file, seconds]
+        self.collected = {}  # lines run by file as the tests were collected
         self.failed = False
         self.started = None
         self.zygote = None
@@ -133,6 +222,8 @@ class _Mutation:
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtestloop(self, session):
         controller = session.config.pluginmanager.has_plugin("dsession")
+        # What ran as the tests were collected (imports, parametrize tables, conftest): not any test's.
+        self.collected = self.probes.take()
         if not controller and session.items and hasattr(os, "fork"):
             self.zygote = _Zygote.start(session, self)
         yield
@@ -172,6 +263,7 @@ class _Mutation:
         limit = float(_TIERGATE_VARIABLES.get("TIERGATE_CHECK_LIMIT") or 0) or float("inf")
         seconds = min(float(self.plan["seconds"]), limit - spent - _MARGIN)
         told = {"tests": self.covering, "statements": self.probes.statements(), "seconds": seconds}
+        told["collected"] = self.collected
         self.zygote.go({**told, "created": sorted(_CREATED)})
 
 
@@ -183,6 +275,10 @@ class _Zygote:
 
     @classmethod
     def start(cls, session, mutation):
+        # Files made as the tests were collected are theirs as they first found them: only what the run
+        # (and each mutant's child) makes from here on is taken away.
+        _CREATED.clear()
+        _TREE[0] = _Tree(os.getcwd(), _own(mutation.plan))
         read, write = os.pipe()
         pid = os.fork()
         if pid == 0:
@@ -293,12 +389,16 @@ def _write(path, data):
     os.replace(path + ".part", path)
 
 
+_AT_COLLECTION = "its line ran as the tests were collected: what they kept of it would judge its mutants"
+
+
 class _Runner:
     def __init__(self, mutation, session, told):
         self.plan, self.key, self.probes = mutation.plan, mutation.key, mutation.probes
         self.items = {item.nodeid: item for item in session.items}
         self.covering = told["tests"]
         self.statements = told["statements"]
+        self.collected = told.get("collected", {})
         self.started = time.monotonic()
         self.deadline = self.started + float(told["seconds"])
         # The mutants take at most four fifths of it: the copies that behave the same run in the rest.
@@ -365,18 +465,32 @@ class _Runner:
         tests = self.tests_for(mutant)
         if not tests:
             return ["uncovered", ""]
-        fate = _in_child(mutant, tests, self.mutants_deadline, _own(self.plan))
-        if fate[0] == "killed":
-            self.killers.setdefault(_unit_key(mutant), []).append(fate[1])
-        return fate
+        if self.ran_at_collection(mutant):
+            self.incomplete = self.incomplete or _AT_COLLECTION
+            return ["not_run", _AT_COLLECTION]
+        fate, by, killers = _in_child(mutant, tests, self.mutants_deadline, _own(self.plan))
+        if fate == "not_run" and not self.incomplete:
+            self.incomplete = by
+        self.killers.setdefault(_unit_key(mutant), []).extend(killers)
+        return [fate, by]
 
     def sentinel(self, sentinel):
         killers = set(self.killers.get(_unit_key(sentinel), ()))
         tests = [(self.items[n], s) for n, _, s in self.covering if n in killers and n in self.items]
         if not tests:
             return None
-        fate, by = _in_child(sentinel, tests, self.deadline, _own(self.plan), spare=True)
-        return by if fate == "killed" else None
+        fate, by, _ = _in_child(sentinel, tests, self.deadline, _own(self.plan), spare=True)
+        return by if fate in ("killed", "not_run") else None
+
+    def ran_at_collection(self, mutant):
+        """Whether a function's mutated line ran as the tests were collected: what the tests made of it
+        then (a table of its answers, a value a fixture keeps) holds the code as it was, and would judge
+        every mutant."""
+        if not mutant["unit"]:  # a module's top runs at import anyway, and is run again with the mutant
+            return False
+        path = mutant["file"]
+        line = _statement(self.statements.get(path, ()), mutant["line"])
+        return line in self.collected.get(path, ())
 
     def tests_for(self, mutant):
         path = mutant["file"]
@@ -415,6 +529,9 @@ def _in_child(mutant, tests, deadline, keep, spare=False):
     mutant. `spare`: a sentinel's run, whose time is not cut short by the step's deadline."""
     limit = 2.0 + sum(max(0.2, 10 * seconds) for _, seconds in tests)
     limit = limit if spare else min(limit, max(0.0, deadline - time.monotonic()))
+    unsure = _TREE[0].put_back() if _TREE[0] is not None else ""
+    if unsure:
+        return ["not_run", unsure, []]
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:
@@ -434,7 +551,10 @@ def _in_child(mutant, tests, deadline, keep, spare=False):
         _CHILD[0] = 0
         os.close(read)
         _remove_created(keep)
-    return said if said is not None else ["killed", "%s (ended or ran out of time)" % tests[0][0].nodeid]
+    if said is not None:
+        return [*said, [said[1]] if said[0] == "killed" else []]
+    # Which of its tests it was running is not known: each of them must pass the copy that behaves the same.
+    return ["killed", "%s (ended or ran out of time)" % tests[0][0].nodeid, [i.nodeid for i, _ in tests]]
 
 
 def _wait(read, pid, limit):
@@ -479,7 +599,10 @@ def _put(mutant):
     """The mutant's code in this process (as its module is imported, if it is not yet); why it cannot
     be, or ""."""
     files = {mutant["file"]}
-    code = compile(mutant["source"], mutant["file"], "exec", dont_inherit=True)
+    try:
+        code = compile(mutant["source"], mutant["file"], "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as exc:  # a mutant that does not compile is no evidence either way
+        return "it does not compile (%s)" % type(exc).__name__
     if mutant["file"] in _KNOWN.get("modules", {}):
         why = _put_now(mutant, code, files, _KNOWN)
     else:
@@ -501,7 +624,9 @@ def _put_now(mutant, code, files, known):
     new = _unit_code(code, mutant["unit"], mutant["first"])
     key = (mutant["file"], mutant["unit"], mutant["first"])
     live = (known.get("functions") or _functions(files)).get(key)
-    live = live or _functions(files, everywhere=True).get(key, [])
+    if not live:  # held only by another object (a cached_property's `func`): found among them all
+        gc.unfreeze()  # (the zygote froze them; frozen objects are not listed)
+        live = _functions(files, everywhere=True).get(key, [])
     if new is None or not live:
         return "its function %s is not in the tests' process" % mutant["unit"]
     for function in live:
@@ -540,6 +665,8 @@ def _transplanted(was, now):
             if name in ("__dict__", "__weakref__"):
                 continue
             old = vars(was).get(name)
+            if type(value).__name__ == "member_descriptor":  # a `__slots__` slot: the old one holds
+                continue  # the instances' values, a new one would not read them
             if old is None or not _transplanted(old, value):
                 try:
                     setattr(was, name, value)
