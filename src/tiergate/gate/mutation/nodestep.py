@@ -16,9 +16,7 @@ the file, not what the code does, and the kills say nothing. At most `MutantBoun
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import random
 import secrets
 import shlex
@@ -31,6 +29,7 @@ from typing import NamedTuple
 from tiergate.gate import ownfiles
 from tiergate.gate.checks import CheckResult, make_check
 from tiergate.gate.mutation import nodereports
+from tiergate.gate.mutation.snapshot import Snapshot
 from tiergate.gate.mutation.step import spread
 from tiergate.gate.processes import run_checks
 from tiergate.gate.request import MutantBounds
@@ -65,7 +64,7 @@ class NodeStep:
         self.bounds, self.change_of = bounds, change_of
         self.refused: list[str] = []  # changed files no mutant can be made of, and why
         self._made: _Made | None = None
-        self.before: frozenset[str] | None = None  # the copy's files before the check ran
+        self.before: Snapshot | None = None  # the copy as the check found it
         self.out: Path | None = None  # the folder of the in-process step's plan and reports
         self.preload = ""  # what `env` added to NODE_OPTIONS
         self.decided: nodereports.Decided = nodereports.Decided()
@@ -80,7 +79,7 @@ class NodeStep:
         made = self._mutants(where)
         if not made.mutants or _bare(made):  # a line with no copy leaves the step incomplete (`run`)
             return {}
-        self.before = _files(where)
+        self.before = Snapshot(where, made.sources)
         out.mkdir()
         preload = out / "nodemutants.cjs"
         shutil.copyfile(_PRELOAD, preload)
@@ -234,13 +233,17 @@ class _Trial:
         self.started = time.monotonic()
         self.deadline, self.each = self.started + seconds[0], seconds[1]
         self.incomplete = ""
-        self.before: frozenset[str] | None = None  # the copy's files before the check ran
+        self.before: Snapshot | None = None  # the copy as the check found it
         self.kills: dict[tuple[str, int], set[tuple[str, ...]]] = {}  # each line's killing runs
 
     def fate(self, mutant: Mutant, tests: Sequence[str]) -> Tried:
         if time.monotonic() > self.deadline:
             self.incomplete = "the mutation step ran out of its time"
             return Tried(mutant, "not_run", "the mutation step ran out of its time")
+        unsure = self.before.put_back() if self.before is not None else ""
+        if unsure:
+            self.incomplete = self.incomplete or unsure
+            return Tried(mutant, "not_run", unsure)
         if self.fails(mutant, tests):
             self.kills.setdefault((mutant.path, mutant.line), set()).add(tuple(tests))
             return Tried(mutant, "killed", " ".join(tests))
@@ -251,7 +254,8 @@ class _Trial:
         the same test files run the same way, with the line's copy that behaves the same in."""
         for place, runs in sorted(self.kills.items()):
             for tests in sorted(runs):
-                if self.fails(copies[place], tests):
+                unsure = self.before.put_back() if self.before is not None else ""
+                if unsure or self.fails(copies[place], tests):
                     path, line = place
                     return (
                         f"{' '.join(tests)} failed with line {line} of {path} changed in no way that matters"
@@ -259,10 +263,9 @@ class _Trial:
         return ""
 
     def fails(self, mutant: Mutant, tests: Sequence[str]) -> bool:
-        """Whether the `tests` fail with `mutant` in, in a copy rid of what earlier runs wrote."""
+        """Whether the `tests` fail with `mutant` in."""
         path = self.where / mutant.path
         original = self.sources[mutant.path]
-        _remove_new(self.where, self.before)
         self.write(path, mutant.apply(original))
         try:
             command = "node --test " + " ".join(shlex.quote(t) for t in tests)
@@ -271,23 +274,3 @@ class _Trial:
         finally:
             self.write(path, original)
         return result.status != "passed"
-
-
-def _files(where: Path) -> frozenset[str]:
-    """The files under `where` (its `.git` aside), relative to it; symbolic links are not followed."""
-    found: set[str] = set()
-    for folder, dirs, names in os.walk(where):
-        if folder == str(where):
-            dirs[:] = [d for d in dirs if d != ".git"]
-        found.update(str((Path(folder) / name).relative_to(where)) for name in names)
-    return frozenset(found)
-
-
-def _remove_new(where: Path, before: frozenset[str] | None) -> None:
-    """Takes out of `where` the files that were not there `before` the check ran: an answer a run wrote
-    down (a snapshot made on a first run) must not judge a mutant."""
-    if before is None:
-        return
-    for name in _files(where) - before:
-        with contextlib.suppress(OSError):
-            (where / name).unlink()
