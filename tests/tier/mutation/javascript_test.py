@@ -96,10 +96,10 @@ def test_each_operator_makes_its_mutants(js: str, expected: list[tuple[str, str,
 @pytest.mark.parametrize(
     "js",
     [
-        # inside strings, comments, regular expressions and template literals, `${}` included
+        # inside strings, comments, regular expressions and template literals' text
         "const s = ['a < b', \"c > d\"]; // e <= f",
         "const r = /g > h && i/; /* x * y || !z */",
-        "const t = `${a + 1} < ${b ? `${c - 2}` : d}`;",
+        "const t = `a + 1 < ${b}`;",
         "const m = require('./a-1'); import('./b+2');",
         # the operators left alone
         "f = (x) => x >> y >>> z << w; y = a ?? b?.c ** d; z **= e; w >>= f; v = g;",
@@ -117,6 +117,17 @@ def test_each_operator_makes_its_mutants(js: str, expected: list[tuple[str, str,
 )
 def test_no_mutants_where_there_is_nothing_to_mutate(js: str) -> None:
     assert changes(js) == []
+
+
+def test_the_code_in_a_template_literal_is_mutated_not_its_text() -> None:
+    # The red team's j5: `${score >= 50 ? ...}` is code that runs at each call.
+    js = "const t = `${a + 1} < ${b ? `${c - 2}` : d}`;"
+    assert changes(js, per_line=9) == [
+        ("arithmetic", "+", "-"),
+        ("constant", "1", "2"),
+        ("arithmetic", "-", "+"),
+        ("constant", "2", "3"),
+    ]
 
 
 def test_a_method_named_if_or_while_has_no_condition() -> None:

@@ -53,11 +53,12 @@ def mutants_of(path: str, content: bytes, lines: Collection[int], per_line: int 
         return ()
     newlines = [found.start() for found in re.finditer("\n", source.text)]
     by_line: dict[int, list[_Candidate]] = {}
-    for index, token in enumerate(source.tokens):
-        line = bisect_left(newlines, token.start) + 1
-        if line in wanted:
-            fitting = (c for c in _candidates(source, index) if _fits(source.text, c))
-            by_line.setdefault(line, []).extend(fitting)
+    for part in (source, *source.parts):  # a template's `${...}` is code too
+        for index, token in enumerate(part.tokens):
+            line = bisect_left(newlines, token.start) + 1
+            if line in wanted:
+                fitting = (c for c in _candidates(part, index) if _fits(part.text, c))
+                by_line.setdefault(line, []).extend(fitting)
     chosen: list[tuple[int, _Candidate]] = []
     for line, candidates in by_line.items():
         candidates.sort(key=lambda c: (c.rank, c.start, c.end, c.replacement))

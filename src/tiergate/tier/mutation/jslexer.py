@@ -75,6 +75,8 @@ class Source(NamedTuple):
     text: str
     tokens: list[Token]
     closing: dict[int, int]  # the index of each opening bracket's token to its closing one's
+    # Each template literal's `${...}`, read as code of its own (offsets into the same text).
+    parts: tuple[Source, ...] = ()
 
 
 class _Opened(NamedTuple):
@@ -94,10 +96,11 @@ class Lexer:
         self.started = False  # whether a token was read
 
     def read(self) -> Source:
+        self.parts: list[Source] = []
         tokens, closing = self._scan(nested=False)
         if self.flow:  # Flow's annotations: `Array<string>` is no comparison
             raise UnreadableError("a Flow file")
-        return Source(self.text, tokens, closing)
+        return Source(self.text, tokens, closing, tuple(self.parts))
 
     def _scan(self, nested: bool) -> tuple[list[Token], dict[int, int]]:
         """The tokens to the end of the text or, `nested`, to the `}` that closes a template's `${`."""
@@ -162,7 +165,8 @@ class Lexer:
         return "punct", _end(_PUNCTUATOR.match(text, start), f"the character {char!r}")
 
     def _template(self) -> int:
-        """The end of the template literal at `pos`, its `${...}` read (and left out) as code."""
+        """The end of the template literal at `pos`, each of its `${...}` read as code of its own
+        (`parts`)."""
         at = self.pos + 1
         while True:
             at = _end(_TEMPLATE_TEXT.match(self.text, at), "a template")
@@ -171,7 +175,7 @@ class Lexer:
             if not self.text.startswith("${", at):
                 raise UnreadableError("an unclosed template")
             self.pos = at + 2
-            self._scan(nested=True)
+            self.parts.append(Source(self.text, *self._scan(nested=True)))
             at = self.pos
 
 

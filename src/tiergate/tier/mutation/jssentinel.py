@@ -66,9 +66,10 @@ def _line_copy(
         if mutant.operator == "statement":  # a call alone on its line, after a `;`, `{` or `}`
             edits.add((start, start, "void 0; "))
             continue
-        at = _operand_near(source, start, chars.of(mutant.end))
+        part = _part_holding(source, start)
+        at = _operand_near(part, start, chars.of(mutant.end))
         if at is not None:
-            token = source.tokens[at]
+            token = part.tokens[at]
             edits.add((token.start, token.end, f"({token.text})"))
             continue
         begins = _statement_start(source, start)
@@ -84,6 +85,14 @@ def _line_copy(
     pieces.append(source.text[done:finish])
     original = source.text[begin:finish]
     return Mutant(path, line, chars.byte(begin), chars.byte(finish), original, "".join(pieces), "statement")
+
+
+def _part_holding(source: Source, start: int) -> Source:
+    """The code holding the character `start`: a template's `${...}` it is in, or the file's."""
+    for part in source.parts:
+        if part.tokens and part.tokens[0].start <= start < part.tokens[-1].end:
+            return part
+    return source
 
 
 def _operand_near(source: Source, start: int, end: int) -> int | None:
