@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from testing.gitrepo import repo_fixture, write
+from testing.gitrepo import commit_all, repo_fixture, write
 from testing.statefolder import state_dir
 
 from tiergate.gate.checks import make_check
@@ -467,6 +467,105 @@ def test_what_the_tests_own_run_kept_judges_no_mutant(repo: Path, gate: Gate) ->
     # The helper is changed code too, and exports a Map, which no dispatcher stands in for: its own
     # mutants run in processes of their own.
     assert all("helpers/seen.js" in described for described, _ in gate.own_process)
+
+
+# Answers a test records into a file the repository ships (`{}`), then compares with on later runs; a
+# folder made as a marker, its name the answers'; a file the repository ships, deleted by the test that
+# reads it. Each run again finds the files as the tests' process first found them.
+RECORDS = """\
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('node:fs');
+const path = require('node:path');
+const { grade } = require('../calc.js');
+
+test('grade', () => {
+  assert.strictEqual(grade(80), 'pass');
+  assert.strictEqual(grade(10), 'fail');
+});
+
+test('grade as recorded', () => {
+  const file = path.join(__dirname, 'answers.json');
+  const recorded = JSON.parse(fs.readFileSync(file, 'utf8'));
+  const answers = Array.from({ length: 101 }, (_, score) => grade(score));
+  if (recorded.answers) assert.deepStrictEqual(answers, recorded.answers);
+  else fs.writeFileSync(file, JSON.stringify({ answers }));
+});
+"""
+MARKS = """\
+const test = require('node:test');
+const assert = require('node:assert');
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const path = require('node:path');
+const { grade } = require('../calc.js');
+
+test('grade', () => {
+  assert.strictEqual(grade(80), 'pass');
+  assert.strictEqual(grade(10), 'fail');
+});
+
+test('grade as first seen', () => {
+  const answers = Array.from({ length: 101 }, (_, score) => grade(score)).join();
+  const name = `seen-${crypto.createHash('sha1').update(answers).digest('hex')}`;
+  const marks = fs.readdirSync(__dirname).filter((entry) => entry.startsWith('seen-'));
+  if (marks.length > 0) assert.deepStrictEqual(marks, [name]);
+  else fs.mkdirSync(path.join(__dirname, name, 'inner'), { recursive: true });
+});
+"""
+TAKES = """\
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('node:fs');
+const path = require('node:path');
+const { grade } = require('../calc.js');
+
+test('grade with its fixture', () => {
+  const file = path.join(__dirname, 'fixture.txt');
+  assert.strictEqual(fs.readFileSync(file, 'utf8'), 'ready\\n');
+  fs.unlinkSync(file);
+  assert.strictEqual(grade(50), 'pass');
+  assert.strictEqual(grade(49), 'fail');
+});
+"""
+
+
+def test_answers_recorded_into_a_file_the_repository_ships_judge_no_mutant(repo: Path, gate: Gate) -> None:
+    write(repo, {"test/answers.json": "{}\n"})
+    commit_all(repo, "answers")
+    write(repo, {"calc.js": CALC + "\nmodule.exports = { grade };\n", "test/grade.test.js": RECORDS})
+
+    _, run = gate(repo)
+
+    found = fates(run)
+    assert found[(2, ">")] == ("survived", "")
+    assert found[(2, "(!(score >= 50))")] == ("killed", "test/grade.test.js > grade")
+    assert gate.own_process == []
+
+
+def test_a_folder_made_as_a_marker_is_taken_away_between_runs(repo: Path, gate: Gate) -> None:
+    write(repo, {"calc.js": CALC + "\nmodule.exports = { grade };\n", "test/grade.test.js": MARKS})
+
+    _, run = gate(repo)
+
+    found = fates(run)
+    assert found[(2, ">")] == ("survived", "")
+    assert found[(2, "(!(score >= 50))")] == ("killed", "test/grade.test.js > grade")
+    assert gate.own_process == []
+
+
+def test_a_file_the_first_run_deleted_is_back_for_the_runs_again(repo: Path, gate: Gate) -> None:
+    write(repo, {"test/fixture.txt": "ready\n"})
+    commit_all(repo, "fixture")
+    write(repo, {"calc.js": CALC + "\nmodule.exports = { grade };\n", "test/grade.test.js": TAKES})
+
+    _, run = gate(repo)
+
+    # Each run again reads the fixture as the first did: its kills count, in the check's own process.
+    found = fates(run)
+    assert found[(2, ">")] == ("killed", "test/grade.test.js > grade with its fixture")
+    assert found[(2, "(!(score >= 50))")] == ("killed", "test/grade.test.js > grade with its fixture")
+    assert gate.own_process == []
 
 
 # Answers computed with the code by a `before` hook and at the top of the test file, checked by tests that
