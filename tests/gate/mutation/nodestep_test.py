@@ -568,6 +568,78 @@ def test_a_file_the_first_run_deleted_is_back_for_the_runs_again(repo: Path, gat
     assert gate.own_process == []
 
 
+# Answers recorded by moving a folder the repository ships to a name of the answers', and by a stream
+# appending them to a file it ships: each run again finds the folder and the file as they were.
+MOVES = """\
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('node:fs');
+const path = require('node:path');
+const { grade } = require('../calc.js');
+
+test('grade', () => {
+  assert.strictEqual(grade(80), 'pass');
+  assert.strictEqual(grade(10), 'fail');
+});
+
+test('grade as moved', () => {
+  const answers = Array.from({ length: 101 }, (_, score) => grade(score)[0]).join('');
+  const data = path.join(__dirname, 'data');
+  if (fs.existsSync(data)) fs.renameSync(data, `${data}-${answers}`);
+  else assert.ok(fs.existsSync(`${data}-${answers}`));
+});
+
+test('grade as logged', async () => {
+  const answers = Array.from({ length: 101 }, (_, score) => grade(score)[0]).join('');
+  const log = path.join(__dirname, 'log.txt');
+  const lines = fs.readFileSync(log, 'utf8').split('\\n');
+  if (lines.length > 2) return assert.strictEqual(lines[1], answers);
+  await new Promise((resolve) => fs.createWriteStream(log, { flags: 'a' }).end(`${answers}\\n`, resolve));
+});
+"""
+
+
+def test_answers_recorded_by_a_move_or_a_stream_judge_no_mutant(repo: Path, gate: Gate) -> None:
+    write(repo, {"test/data/kept.txt": "kept\n", "test/log.txt": "start\n"})
+    commit_all(repo, "data")
+    write(repo, {"calc.js": CALC + "\nmodule.exports = { grade };\n", "test/grade.test.js": MOVES})
+
+    _, run = gate(repo)
+
+    found = fates(run)
+    assert found[(2, ">")] == ("survived", "")
+    assert found[(2, "(!(score >= 50))")] == ("killed", "test/grade.test.js > grade")
+    assert gate.own_process == []
+
+
+# A file the tests change that is too big to keep in memory: the process's mutants are left to processes
+# of their own, each starting from the file as it was.
+WRITES_BIG = """\
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('node:fs');
+const path = require('node:path');
+const { grade } = require('../calc.js');
+
+test('grade', () => {
+  fs.writeFileSync(path.join(__dirname, 'big.bin'), 'small now');
+  assert.strictEqual(grade(80), 'pass');
+  assert.strictEqual(grade(10), 'fail');
+});
+"""
+
+
+def test_a_file_too_big_to_keep_leaves_the_mutants_to_processes_of_their_own(repo: Path, gate: Gate) -> None:
+    write(repo, {"calc.js": CALC + "\nmodule.exports = { grade };\n", "test/grade.test.js": WRITES_BIG})
+    with (repo / "test" / "big.bin").open("wb") as big:
+        big.truncate(65 * 1024 * 1024)
+
+    _, run = gate(repo)
+
+    assert fates(run)[(2, "(!(score >= 50))")] == ("killed", "test/grade.test.js")
+    assert any("(!(score >= 50))" in described for described, _ in gate.own_process)
+
+
 # Answers computed with the code by a `before` hook and at the top of the test file, checked by tests that
 # do not call the code themselves: each run again computes them anew, the mutant in.
 COMPUTES_FIRST = """\
