@@ -16,8 +16,8 @@
 // its `node:test` a stand-in that collects each test's function and its suites' hooks, its requires of
 // the planned files answered by a dispatcher: a Proxy that reads and calls through to the module's active
 // instance (the original, or a mutant's), so that what the file took at its top (`const { grade } =
-// require(...)`) follows it; its own helpers fresh instances, and the files the process made and the
-// globals the tests added taken away.
+// require(...)`) follows it; its own helpers fresh instances, the files the process made and the
+// globals the tests added taken away, and the files it changed or deleted put back as they were.
 // A test that did not call into the module is not run again for its other mutants. A test's kills on a
 // line count once it passed the line's copy that behaves the same, run at a drawn place among its runs
 // (`checkOf`); a test that fails a copy is set aside, its kills in the file saying nothing.
@@ -239,7 +239,7 @@ function writes(flags) {
 function opensToWrite(flags) {
   const { O_WRONLY, O_RDWR, O_APPEND, O_TRUNC } = require("node:fs").constants;
   if (typeof flags === "number") return (flags & (O_WRONLY | O_RDWR | O_APPEND | O_TRUNC)) !== 0;
-  return flags !== undefined && flags !== null && /[wa+]/.test(String(flags));
+  return typeof flags === "string" && /[wa+]/.test(flags); // not a callback in the flags' place
 }
 
 // The absolute path a call names, or "" (a file descriptor, nothing).
@@ -352,11 +352,19 @@ function putBack(name, saved) {
   if (saved.kind === "other") return;
   const now = fs.lstatSync(name, { throwIfNoEntry: false });
   if (saved.kind === "dir") return putBackFolder(name, saved, now);
-  if (now && !(saved.kind === "file" && now.isFile())) fs.rmSync(name, { recursive: true, force: true });
+  if (saved.kind === "file" && now && now.isFile() && unchanged(name, saved, now)) return;
+  // Made anew, not written over: a file kept read-only is put back all the same.
+  if (now) fs.rmSync(name, { recursive: true, force: true });
   fs.mkdirSync(require("node:path").dirname(name), { recursive: true });
   if (saved.kind === "link") return fs.symlinkSync(saved.target, name);
-  fs.writeFileSync(name, saved.bytes);
-  fs.chmodSync(name, saved.mode);
+  fs.writeFileSync(name, saved.bytes, { mode: saved.mode });
+  fs.chmodSync(name, saved.mode); // (the mode as kept, not as the umask leaves it)
+}
+
+// A file as it was kept, its mode and bytes: left as it is (a run that only read it).
+function unchanged(name, saved, now) {
+  if ((now.mode & 0o7777) !== saved.mode || now.size !== saved.bytes.length) return false;
+  return require("node:fs").readFileSync(name).equals(saved.bytes);
 }
 
 // A folder kept whole: made again if gone, what was not in it taken away, what was put back.
