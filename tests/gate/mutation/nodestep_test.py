@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from testing.gitrepo import repo_fixture, write
+from testing.gitrepo import commit_all, repo_fixture, write
 from testing.statefolder import state_dir
 
 from tiergate.gate.checks import make_check
@@ -467,6 +467,177 @@ def test_what_the_tests_own_run_kept_judges_no_mutant(repo: Path, gate: Gate) ->
     # The helper is changed code too, and exports a Map, which no dispatcher stands in for: its own
     # mutants run in processes of their own.
     assert all("helpers/seen.js" in described for described, _ in gate.own_process)
+
+
+# Answers a test records into a file the repository ships (`{}`), then compares with on later runs; a
+# folder made as a marker, its name the answers'; a file the repository ships, deleted by the test that
+# reads it. Each run again finds the files as the tests' process first found them.
+RECORDS = """\
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('node:fs');
+const path = require('node:path');
+const { grade } = require('../calc.js');
+
+test('grade', () => {
+  assert.strictEqual(grade(80), 'pass');
+  assert.strictEqual(grade(10), 'fail');
+});
+
+test('grade as recorded', () => {
+  const file = path.join(__dirname, 'answers.json');
+  const recorded = JSON.parse(fs.readFileSync(file, 'utf8'));
+  const answers = Array.from({ length: 101 }, (_, score) => grade(score));
+  if (recorded.answers) assert.deepStrictEqual(answers, recorded.answers);
+  else fs.writeFileSync(file, JSON.stringify({ answers }));
+});
+"""
+MARKS = """\
+const test = require('node:test');
+const assert = require('node:assert');
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const path = require('node:path');
+const { grade } = require('../calc.js');
+
+test('grade', () => {
+  assert.strictEqual(grade(80), 'pass');
+  assert.strictEqual(grade(10), 'fail');
+});
+
+test('grade as first seen', () => {
+  const answers = Array.from({ length: 101 }, (_, score) => grade(score)).join();
+  const name = `seen-${crypto.createHash('sha1').update(answers).digest('hex')}`;
+  const marks = fs.readdirSync(__dirname).filter((entry) => entry.startsWith('seen-'));
+  if (marks.length > 0) assert.deepStrictEqual(marks, [name]);
+  else fs.mkdirSync(path.join(__dirname, name, 'inner'), { recursive: true });
+});
+"""
+TAKES = """\
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('node:fs');
+const path = require('node:path');
+const { grade } = require('../calc.js');
+
+test('grade with its fixture', () => {
+  const file = path.join(__dirname, 'fixture.txt');
+  assert.strictEqual(fs.readFileSync(file, 'utf8'), 'ready\\n');
+  fs.unlinkSync(file);
+  assert.strictEqual(grade(50), 'pass');
+  assert.strictEqual(grade(49), 'fail');
+});
+"""
+
+
+def test_answers_recorded_into_a_file_the_repository_ships_judge_no_mutant(repo: Path, gate: Gate) -> None:
+    write(repo, {"test/answers.json": "{}\n"})
+    commit_all(repo, "answers")
+    write(repo, {"calc.js": CALC + "\nmodule.exports = { grade };\n", "test/grade.test.js": RECORDS})
+
+    _, run = gate(repo)
+
+    found = fates(run)
+    assert found[(2, ">")] == ("survived", "")
+    assert found[(2, "(!(score >= 50))")] == ("killed", "test/grade.test.js > grade")
+    assert gate.own_process == []
+
+
+def test_a_folder_made_as_a_marker_is_taken_away_between_runs(repo: Path, gate: Gate) -> None:
+    write(repo, {"calc.js": CALC + "\nmodule.exports = { grade };\n", "test/grade.test.js": MARKS})
+
+    _, run = gate(repo)
+
+    found = fates(run)
+    assert found[(2, ">")] == ("survived", "")
+    assert found[(2, "(!(score >= 50))")] == ("killed", "test/grade.test.js > grade")
+    assert gate.own_process == []
+
+
+def test_a_file_the_first_run_deleted_is_back_for_the_runs_again(repo: Path, gate: Gate) -> None:
+    write(repo, {"test/fixture.txt": "ready\n"})
+    commit_all(repo, "fixture")
+    write(repo, {"calc.js": CALC + "\nmodule.exports = { grade };\n", "test/grade.test.js": TAKES})
+
+    _, run = gate(repo)
+
+    # Each run again reads the fixture as the first did: its kills count, in the check's own process.
+    found = fates(run)
+    assert found[(2, ">")] == ("killed", "test/grade.test.js > grade with its fixture")
+    assert found[(2, "(!(score >= 50))")] == ("killed", "test/grade.test.js > grade with its fixture")
+    assert gate.own_process == []
+
+
+# Answers recorded by moving a folder the repository ships to a name of the answers', and by a stream
+# appending them to a file it ships: each run again finds the folder and the file as they were.
+MOVES = """\
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('node:fs');
+const path = require('node:path');
+const { grade } = require('../calc.js');
+
+test('grade', () => {
+  assert.strictEqual(grade(80), 'pass');
+  assert.strictEqual(grade(10), 'fail');
+});
+
+test('grade as moved', () => {
+  const answers = Array.from({ length: 101 }, (_, score) => grade(score)[0]).join('');
+  const data = path.join(__dirname, 'data');
+  if (fs.existsSync(data)) fs.renameSync(data, `${data}-${answers}`);
+  else assert.ok(fs.existsSync(`${data}-${answers}`));
+});
+
+test('grade as logged', async () => {
+  const answers = Array.from({ length: 101 }, (_, score) => grade(score)[0]).join('');
+  const log = path.join(__dirname, 'log.txt');
+  const lines = fs.readFileSync(log, 'utf8').split('\\n');
+  if (lines.length > 2) return assert.strictEqual(lines[1], answers);
+  await new Promise((resolve) => fs.createWriteStream(log, { flags: 'a' }).end(`${answers}\\n`, resolve));
+});
+"""
+
+
+def test_answers_recorded_by_a_move_or_a_stream_judge_no_mutant(repo: Path, gate: Gate) -> None:
+    write(repo, {"test/data/kept.txt": "kept\n", "test/log.txt": "start\n"})
+    commit_all(repo, "data")
+    write(repo, {"calc.js": CALC + "\nmodule.exports = { grade };\n", "test/grade.test.js": MOVES})
+
+    _, run = gate(repo)
+
+    found = fates(run)
+    assert found[(2, ">")] == ("survived", "")
+    assert found[(2, "(!(score >= 50))")] == ("killed", "test/grade.test.js > grade")
+    assert gate.own_process == []
+
+
+# A file the tests change that is too big to keep in memory: the process's mutants are left to processes
+# of their own, each starting from the file as it was.
+WRITES_BIG = """\
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('node:fs');
+const path = require('node:path');
+const { grade } = require('../calc.js');
+
+test('grade', () => {
+  fs.writeFileSync(path.join(__dirname, 'big.bin'), 'small now');
+  assert.strictEqual(grade(80), 'pass');
+  assert.strictEqual(grade(10), 'fail');
+});
+"""
+
+
+def test_a_file_too_big_to_keep_leaves_the_mutants_to_processes_of_their_own(repo: Path, gate: Gate) -> None:
+    write(repo, {"calc.js": CALC + "\nmodule.exports = { grade };\n", "test/grade.test.js": WRITES_BIG})
+    with (repo / "test" / "big.bin").open("wb") as big:
+        big.truncate(65 * 1024 * 1024)
+
+    _, run = gate(repo)
+
+    assert fates(run)[(2, "(!(score >= 50))")] == ("killed", "test/grade.test.js")
+    assert any("(!(score >= 50))" in described for described, _ in gate.own_process)
 
 
 # Answers computed with the code by a `before` hook and at the top of the test file, checked by tests that

@@ -16,8 +16,8 @@
 // its `node:test` a stand-in that collects each test's function and its suites' hooks, its requires of
 // the planned files answered by a dispatcher: a Proxy that reads and calls through to the module's active
 // instance (the original, or a mutant's), so that what the file took at its top (`const { grade } =
-// require(...)`) follows it; its own helpers fresh instances, and the files the process made and the
-// globals the tests added taken away.
+// require(...)`) follows it; its own helpers fresh instances, the files the process made and the
+// globals the tests added taken away, and the files it changed or deleted put back as they were.
 // A test that did not call into the module is not run again for its other mutants. A test's kills on a
 // line count once it passed the line's copy that behaves the same, run at a drawn place among its runs
 // (`checkOf`); a test that fails a copy is set aside, its kills in the file saying nothing.
@@ -58,6 +58,10 @@ const state = {
   root: process.cwd(), // the project: the tests' helpers are its files outside node_modules
   loadMs: 0, // how long the test file took to load again
   created: new Set(), // the paths this process made (see watchCreated)
+  saved: new Map(), // path -> what it held when this process first changed it (see saveFirst)
+  savedBytes: 0, // the bytes kept in `saved`, at most SAVE_LIMIT
+  unsaved: "", // a path this process changed that was too big to keep: its mutants are left undecided
+  putting: false, // the files being put back: what that does is not noted
   own: [], // the folders of tiergate's own files, never taken away: "/a/b/"
   firstGlobals: new Set(Reflect.ownKeys(globalThis)), // globalThis's keys as the preload began
   globalsBy: [], // [file name, key]: the globals each module added as it loaded in the tests' own run
@@ -172,6 +176,29 @@ const MAKERS = {
   createWriteStream: 0,
 };
 
+// The files and folders that were there and that this process changes, replaces, moves or deletes: the
+// arguments naming them. Each is kept as it was before the first such call, and put back before each run
+// again: answers a test records into a file the claim ships (`{}` at first) are recorded anew by each
+// run, and a file the first run deleted is there again, as in a fresh process.
+const CHANGERS = {
+  writeFile: [0],
+  appendFile: [0],
+  open: [0],
+  createWriteStream: [0],
+  truncate: [0],
+  copyFile: [1],
+  cp: [1],
+  rename: [0, 1],
+  symlink: [1],
+  link: [1],
+  rm: [0],
+  rmdir: [0],
+  unlink: [0],
+};
+// What is kept in memory, in all: a file past it that this process changes leaves its mutants undecided
+// (run by the fallback, each in a fresh copy) rather than judged with the file as a run left it.
+const SAVE_LIMIT = 64 * 1024 * 1024;
+
 function watchCreated(planPath) {
   const fs = require("node:fs");
   const path = require("node:path");
@@ -180,7 +207,7 @@ function watchCreated(planPath) {
   folders.push(...named.map((pair) => pair[1]));
   const absolute = folders.filter((one) => path.isAbsolute(one) && path.resolve(one) !== "/");
   state.own = absolute.map((one) => `${path.resolve(one)}/`);
-  for (const [name, at] of Object.entries(MAKERS)) {
+  for (const name of new Set([...Object.keys(MAKERS), ...Object.keys(CHANGERS)])) {
     for (const [holder, key] of [
       [fs, name],
       [fs, `${name}Sync`],
@@ -189,11 +216,18 @@ function watchCreated(planPath) {
       const original = holder[key];
       if (typeof original !== "function") continue;
       holder[key] = function tiergateMakes(...args) {
-        if (name !== "open" || writes(args[1])) noteCreated(name, args[at]);
+        if (!state.putting) noteWrite(name, args);
         return Reflect.apply(original, this, args);
       };
     }
   }
+}
+
+// Before the call: what it may change is kept first, what it may make noted.
+function noteWrite(name, args) {
+  if (name === "open" && !opensToWrite(args[1])) return;
+  for (const at of CHANGERS[name] || []) saveFirst(args[at]);
+  if (name in MAKERS && (name !== "open" || writes(args[1]))) noteCreated(name, args[MAKERS[name]]);
 }
 
 function writes(flags) {
@@ -201,21 +235,37 @@ function writes(flags) {
   return typeof flags === "number" ? (flags & O_CREAT) !== 0 : /[wax]/.test(String(flags));
 }
 
+// `open`'s flags (`r` when none) allow writing: `r+` too, which changes a file without making one.
+function opensToWrite(flags) {
+  const { O_WRONLY, O_RDWR, O_APPEND, O_TRUNC } = require("node:fs").constants;
+  if (typeof flags === "number") return (flags & (O_WRONLY | O_RDWR | O_APPEND | O_TRUNC)) !== 0;
+  return typeof flags === "string" && /[wa+]/.test(flags); // not a callback in the flags' place
+}
+
+// The absolute path a call names, or "" (a file descriptor, nothing).
+function pathOf(target) {
+  let name = target instanceof URL ? require("node:url").fileURLToPath(target) : target;
+  if (Buffer.isBuffer(name)) name = name.toString();
+  return typeof name === "string" && name !== "" ? require("node:path").resolve(name) : "";
+}
+
 function noteCreated(name, target) {
   if (state.phase === "done") return;
   try {
     const path = require("node:path");
-    let made = target instanceof URL ? require("node:url").fileURLToPath(target) : target;
-    if (Buffer.isBuffer(made)) made = made.toString();
-    if (typeof made !== "string" || made === "") return;
-    made = path.resolve(made);
+    let made = pathOf(target);
+    if (!made) return;
     // A folder made with its parents: the first of them that was not there.
     while (name === "mkdir" && !exists(path.dirname(made)) && path.dirname(made) !== made) {
       made = path.dirname(made);
     }
-    if (exists(made) || state.own.some((folder) => `${made}/`.startsWith(folder))) return;
+    if (exists(made) || ownFolder(made)) return;
     state.created.add(made);
   } catch {}
+}
+
+function ownFolder(name) {
+  return state.own.some((folder) => `${name}/`.startsWith(folder));
 }
 
 function exists(name) {
@@ -227,13 +277,111 @@ function exists(name) {
   }
 }
 
+class TooBig extends Error {}
+
+// A path that is there, kept once, as it is before this process's first change to it. Not one this
+// process made (taken away instead), nor one inside a folder already kept whole (putting that back puts
+// back what is in it), nor tiergate's own.
+function saveFirst(target) {
+  if (state.phase === "done") return;
+  let name = "";
+  try {
+    name = pathOf(target);
+    if (!name || state.saved.has(name) || !exists(name) || ownFolder(name) || keptWithin(name)) return;
+    state.saved.set(name, snapshot(name));
+  } catch (error) {
+    if (error instanceof TooBig && !state.unsaved) state.unsaved = name;
+  }
+}
+
+function keptWithin(name) {
+  const path = require("node:path");
+  for (let at = name; ; at = path.dirname(at)) {
+    if (state.created.has(at) || (at !== name && state.saved.get(at)?.kind === "dir")) return true;
+    if (path.dirname(at) === at) return false;
+  }
+}
+
+// A file's bytes and mode, a symlink's target, a folder's mode and what is in it (each kept alike).
+function snapshot(name) {
+  const fs = require("node:fs");
+  const stat = fs.lstatSync(name);
+  const mode = stat.mode & 0o7777;
+  if (stat.isSymbolicLink()) return { kind: "link", target: fs.readlinkSync(name) };
+  if (stat.isDirectory()) {
+    const children = new Map();
+    for (const child of fs.readdirSync(name)) children.set(child, snapshot(`${name}/${child}`));
+    return { kind: "dir", mode, children };
+  }
+  if (!stat.isFile()) return { kind: "other" }; // a socket, a pipe: nothing to put back
+  if (state.savedBytes + stat.size > SAVE_LIMIT) throw new TooBig();
+  const bytes = fs.readFileSync(name);
+  state.savedBytes += bytes.length;
+  return { kind: "file", mode, bytes };
+}
+
+// The files as this process first found them, as far as it changed them: what it made taken away, what
+// it changed put back (folders before what is in them).
+function putFilesBack() {
+  state.putting = true;
+  try {
+    removeCreated();
+    const names = [...state.saved.keys()].sort((a, b) => a.length - b.length);
+    for (const name of names) {
+      try {
+        putBack(name, state.saved.get(name));
+      } catch {}
+    }
+  } finally {
+    state.putting = false;
+  }
+}
+
 function removeCreated() {
-  for (const made of state.created) {
+  // The deepest first: a folder made goes with what was made in it.
+  for (const made of [...state.created].sort((a, b) => b.length - a.length)) {
     try {
       require("node:fs").rmSync(made, { recursive: true, force: true });
     } catch {}
   }
   state.created.clear();
+}
+
+function putBack(name, saved) {
+  const fs = require("node:fs");
+  if (saved.kind === "other") return;
+  const now = fs.lstatSync(name, { throwIfNoEntry: false });
+  if (saved.kind === "dir") return putBackFolder(name, saved, now);
+  if (saved.kind === "file" && now && now.isFile() && unchanged(name, saved, now)) return;
+  // Made anew, not written over: a file kept read-only is put back all the same.
+  if (now) fs.rmSync(name, { recursive: true, force: true });
+  fs.mkdirSync(require("node:path").dirname(name), { recursive: true });
+  if (saved.kind === "link") return fs.symlinkSync(saved.target, name);
+  fs.writeFileSync(name, saved.bytes, { mode: saved.mode });
+  fs.chmodSync(name, saved.mode); // (the mode as kept, not as the umask leaves it)
+}
+
+// A file as it was kept, its mode and bytes: left as it is (a run that only read it).
+function unchanged(name, saved, now) {
+  if ((now.mode & 0o7777) !== saved.mode || now.size !== saved.bytes.length) return false;
+  return require("node:fs").readFileSync(name).equals(saved.bytes);
+}
+
+// A folder kept whole: made again if gone, what was not in it taken away, what was put back.
+function putBackFolder(name, saved, now) {
+  const fs = require("node:fs");
+  if (now && !now.isDirectory()) fs.rmSync(name, { force: true });
+  fs.mkdirSync(name, { recursive: true });
+  for (const child of fs.readdirSync(name)) {
+    if (!saved.children.has(child)) fs.rmSync(`${name}/${child}`, { recursive: true, force: true });
+  }
+  for (const [child, kept] of saved.children) putBack(`${name}/${child}`, kept);
+  fs.chmodSync(name, saved.mode);
+}
+
+// Why this process's mutants cannot be judged here: a file it changed was too big to keep.
+function unsaved() {
+  return state.unsaved ? `the tests changed ${state.unsaved}, too big to put back between runs` : "";
 }
 
 // node:test's Test class is not exported: it is found as the resource of the first async resource of type
@@ -502,9 +650,10 @@ async function mutants(report, tests, guard) {
   for (const mutant of state.plan.mutants) {
     const file = state.files.get(state.plan.files[mutant.file].file);
     if (!file.module) continue; // not loaded here: this process did not run it
-    const why = file.why || budget.over();
+    const why = file.why || unsaved() || budget.over();
     const found = why ? ["undecided", why] : await fate(file, mutant, tests, guard, budget);
-    report.fates[mutant.id] = found;
+    // A file too big to keep changed in its runs: they may have seen it as an earlier run left it.
+    report.fates[mutant.id] = unsaved() ? ["undecided", unsaved()] : found;
   }
 }
 
@@ -930,7 +1079,7 @@ class Guard {
   // milliseconds: "passed", "failed" or "cannot"; every planned file's original active again after.
   async body(fn, limit) {
     const ms = Math.ceil(limit); // (vm takes whole milliseconds)
-    removeCreated(); // what the tests' own run and each run before made
+    putFilesBack(); // what the tests' own run and each run before made or changed
     removeGlobals();
     const run = { error: null, cannot: "", context: null, subtests: [] };
     state.current = run;
@@ -999,7 +1148,7 @@ class Guard {
 
   close() {
     this.watchdog.close();
-    removeCreated();
+    putFilesBack();
     Object.assign(state.testProto, this.saved.tests);
     for (const [name, method] of Object.entries(this.console)) console[name] = method;
     process.exit = this.saved.exit;
