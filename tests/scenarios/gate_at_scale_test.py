@@ -8,6 +8,7 @@ time at the base."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import time
@@ -192,7 +193,10 @@ def test_a_test_the_change_makes_hang_is_refuted_naming_its_time_against_the_bas
 
         reason = answer["reason"]
         assert "tiergate-spawn" not in reason
-        assert f"timed out after {duration(30)}" in reason or "timed out after 30 s" in reason, reason
+        # Its limit, 30 s, or the time the run had left when that was a moment more (a loaded machine).
+        assert (
+            re.search(r"timed out after 30(\.\d+)? s", reason) or f"timed out after {duration(30)}" in reason
+        ), reason
         assert "when the loop began" in reason
         assert time.monotonic() - began < 90  # the floor of 30 s, not the hour a suite without a base gets
     finally:
