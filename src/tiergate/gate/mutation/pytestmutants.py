@@ -25,10 +25,9 @@ later and pytest 6.2 or later, where `os.fork` is. See docs/judging.md, "Mutants
 import gc
 import json
 import os
+import pathlib
 import select
-import shutil
 import signal
-import stat
 import sys
 import time
 
@@ -88,89 +87,25 @@ def _remove_created(keep):
 
 
 # The check's folder as the tests first found it (taken before the zygote is forked): put back before each
-# mutant's child, so that no file the run or an earlier child wrote, made or removed (a snapshot of the
-# answers in a file the claim ships, a folder's name, a database written from C) judges a mutant.
+# mutant's child, so that no file the run or an earlier child wrote, made or removed judges a mutant.
 _TREE = [None]
-_TREE_BYTES = 64 << 20  # kept at most; a bigger file changed leaves the mutants undecided
 
 
-class _Tree:
-    def __init__(self, root, keep):
-        self.root, self.keep = root, keep
-        self.files, self.dirs, kept = {}, set(), 0
-        for path, st, is_dir in self._walk():
-            if is_dir:
-                self.dirs.add(path)
-                continue
-            content = None
-            if stat.S_ISREG(st.st_mode) and kept + st.st_size <= _TREE_BYTES:
-                try:
-                    with open(path, "rb") as f:
-                        content = f.read()
-                    kept += len(content)
-                except OSError:
-                    content = None
-            self.files[path] = (st.st_mtime_ns, st.st_size, st.st_mode, content)
+def _snapshot(root, keep):
+    """The folder `root` kept (`snapshot.Snapshot`, from its copy beside this file: the gate writes it as
+    `<this module>_snapshot.py`; in tiergate's own package it is `snapshot.py`)."""
+    import importlib.util
 
-    def _walk(self):
-        for folder, dirs, names in os.walk(self.root):
-            dirs[:] = [d for d in dirs if d != ".git" and not self._kept(os.path.join(folder, d))]
-            for name in dirs:
-                path = os.path.join(folder, name)
-                if not os.path.islink(path):
-                    yield path, None, True
-            linked = [d for d in dirs if os.path.islink(os.path.join(folder, d))]
-            for name in [*names, *linked]:
-                path = os.path.join(folder, name)
-                if not self._kept(path):
-                    try:
-                        yield path, os.lstat(path), False
-                    except OSError:
-                        pass
-
-    def _kept(self, path):
-        return (path + "/").startswith(self.keep)
-
-    def put_back(self):
-        """The folder as it was; why not, when a file too big to keep was changed ("": put back)."""
-        seen, made = set(), []
-        for path, st, is_dir in list(self._walk()):
-            if is_dir:
-                if path not in self.dirs:
-                    made.append(path)
-                continue
-            seen.add(path)
-            old = self.files.get(path)
-            if old is None:
-                _quietly(os.unlink, path)
-            elif (st.st_mtime_ns, st.st_size, st.st_mode) != old[:3]:
-                if old[3] is None:
-                    return "the tests changed %s, too big to put back before each mutant" % path
-                self._write(path, old)
-        for path in self.files.keys() - seen:
-            old = self.files[path]
-            if old[3] is None:
-                return "the tests removed %s, too big to put back before each mutant" % path
-            self._write(path, old)
-        for path in sorted(made, reverse=True):
-            shutil.rmtree(path, ignore_errors=True)
-        return ""
-
-    def _write(self, path, old):
-        mtime, _, mode, content = old
-        _quietly(os.unlink, path)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "wb") as f:
-            f.write(content)
-        os.chmod(path, stat.S_IMODE(mode))
-        os.utime(path, ns=(mtime, mtime))
-
-
-def _quietly(action, *args):
-    try:
-        action(*args)
-    except OSError:
-        pass
+    here = os.path.dirname(os.path.abspath(__file__))
+    stem = os.path.splitext(os.path.basename(__file__))[0]
+    for name in (stem + "_snapshot.py", "snapshot.py"):
+        path = os.path.join(here, name)
+        if os.path.exists(path):
+            spec = importlib.util.spec_from_file_location(stem + "_snapshot", path)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            return module.Snapshot(pathlib.Path(root), kept=keep)
+    return None
 
 
 class _Probes:
@@ -278,7 +213,7 @@ class _Zygote:
         # Files made as the tests were collected are theirs as they first found them: only what the run
         # (and each mutant's child) makes from here on is taken away.
         _CREATED.clear()
-        _TREE[0] = _Tree(os.getcwd(), _own(mutation.plan))
+        _TREE[0] = _snapshot(os.getcwd(), _own(mutation.plan))
         read, write = os.pipe()
         pid = os.fork()
         if pid == 0:

@@ -1,7 +1,8 @@
-"""The claim's copy as a check found it, put back before each run of a mutant that the gate starts itself
-(`nodestep`'s processes): so that no file an earlier run wrote, made or removed (answers written into a
-file the claim ships, a folder's name, a database) judges a mutant. The Python plugin keeps its own, in
-the tests' process (`pytestmutants._Tree`), since it must stay one file of the standard library.
+"""A folder as a run found it, put back before each run of a mutant: so that no file an earlier run wrote,
+made or removed (answers written into a file the claim ships, a folder's name, a database written from C)
+judges a mutant. The gate keeps the claim's copy so for the mutants' own processes (`nodestep`); the
+pytest plugin (`pytestmutants`), in the tests' process, keeps the check's folder as collection left it,
+from a copy of this file beside its own: the standard library only.
 """
 
 from __future__ import annotations
@@ -17,21 +18,25 @@ KEPT_BYTES = 64 << 20
 
 
 class Snapshot:
-    """Each file's stamp and bytes under `where` (`.git` and `left` aside), and each folder."""
+    """Each file's stamp and bytes under `where`, and each folder: `.git`, the names `left` (relative to
+    `where`) and what is under the folders `kept` (absolute, each ending in `/`) aside."""
 
-    def __init__(self, where: Path, left: Collection[str] = ()) -> None:
-        self.where, self.left = where, frozenset(left)
+    def __init__(self, where: Path, left: Collection[str] = (), kept: Collection[str] = ()) -> None:
+        self.where, self.left, self.kept = where, frozenset(left), tuple(kept)
         self.files: dict[str, tuple[int, int, int, bytes | None]] = {}
         self.dirs: set[str] = set()
-        kept = 0
+        held = 0
         for name, st in self._entries():
             if st is None:
                 self.dirs.add(name)
                 continue
             content = None
-            if stat.S_ISREG(st.st_mode) and kept + st.st_size <= KEPT_BYTES:
-                content = (where / name).read_bytes()
-                kept += len(content)
+            if stat.S_ISREG(st.st_mode) and held + st.st_size <= KEPT_BYTES:
+                try:
+                    content = (where / name).read_bytes()
+                except OSError:  # unread: changed, it cannot be put back, and the run says so
+                    content = None
+                held += len(content or b"")
             self.files[name] = (st.st_mtime_ns, st.st_size, st.st_mode, content)
 
     def put_back(self) -> str:
@@ -68,18 +73,21 @@ class Snapshot:
         os.utime(path, ns=(mtime, mtime))
         return True
 
+    def _kept(self, path: Path) -> bool:
+        return f"{path}/".startswith(self.kept)
+
     def _entries(self) -> Iterator[tuple[str, os.stat_result | None]]:
         """Each entry, relative to `where`: a folder with None, anything else (a link too) with its
         stamp; symbolic links are not followed."""
         for folder, dirs, names in os.walk(self.where):
             top = Path(folder)
-            dirs[:] = [d for d in dirs if not (top == self.where and d == ".git")]
+            dirs[:] = [d for d in dirs if not (top == self.where and d == ".git") and not self._kept(top / d)]
             for name in dirs:
                 if not (top / name).is_symlink():
                     yield str((top / name).relative_to(self.where)), None
             for name in [*names, *(d for d in dirs if (top / d).is_symlink())]:
                 relative = str((top / name).relative_to(self.where))
-                if relative not in self.left:
+                if relative not in self.left and not self._kept(top / name):
                     try:
                         yield relative, (top / name).lstat()
                     except OSError:

@@ -36,6 +36,7 @@ KEY_VARIABLE = "TIERGATE_MUTANTS_KEY"
 _RANK = ("killed", "survived", "not_run", "uncovered")
 PLUGIN = "tiergate_mutants"
 _PLUGIN_SOURCE = Path(__file__).parent / "pytestmutants.py"
+_SNAPSHOT_SOURCE = Path(__file__).parent / "snapshot.py"  # the plugin's, copied beside it
 _PLAN, _OUT = "mutants.json", "mutants-out.json"
 
 
@@ -66,8 +67,9 @@ class Step:
             return {}
         self.plugin = f"{PLUGIN}_{secrets.token_hex(8)}"
         (out / "plugin").mkdir()
-        shutil.copyfile(_PLUGIN_SOURCE, out / "plugin" / f"{self.plugin}.py")
-        ownfiles.note(out / "plugin" / f"{self.plugin}.py")
+        for source, name in ((_PLUGIN_SOURCE, self.plugin), (_SNAPSHOT_SOURCE, f"{self.plugin}_snapshot")):
+            shutil.copyfile(source, out / "plugin" / f"{name}.py")
+            ownfiles.note(out / "plugin" / f"{name}.py")
         plan = self._plan(where, self.sources, out / _OUT, self.bounds.seconds)
         (out / _PLAN).write_text(json.dumps(plan))
         ownfiles.note(out / _PLAN)
