@@ -10,6 +10,7 @@ the line a test reads, it reads a change.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 
 from tiergate.tier.mutation.jslexer import RESERVED, Lexer, Source, Token, UnreadableError, is_member
@@ -95,12 +96,17 @@ def _part_holding(source: Source, start: int) -> Source:
     return source
 
 
+def _first_at(source: Source, start: int) -> int:
+    """The index of the first token that ends after the character `start` (the mutant's own)."""
+    return bisect_right([token.end for token in source.tokens], start)
+
+
 def _operand_near(source: Source, start: int, end: int) -> int | None:
     """The index of the plain operand nearest the span `start`..`end` (characters): its first from the
     span's start on, else the last before it, within the statement. Inside brackets opened from the
     span on, a line break ends nothing (no semicolon is inserted there)."""
     tokens = source.tokens
-    first = next((i for i, token in enumerate(tokens) if token.end > start), len(tokens))
+    first = _first_at(source, start)
     inside = _in_brackets(source, first)
     depth = 0
     for at in range(first, min(first + _REACH, len(tokens))):
@@ -142,7 +148,7 @@ def _statement_start(source: Source, start: int) -> int | None:
     """Where the statement holding `start` (characters) begins, when it starts its line after a `;`, a
     `{` or a `}` (or the file): a statement put there is one of its own. None when unsure."""
     tokens = source.tokens
-    at = next((i for i, token in enumerate(tokens) if token.end > start), len(tokens)) - 1
+    at = _first_at(source, start) - 1
     for index in range(at, max(at - _REACH, -1), -1):
         token = tokens[index]
         if token.kind == "punct" and token.text in _STOPS:
