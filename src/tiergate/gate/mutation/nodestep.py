@@ -107,7 +107,8 @@ class NodeStep:
         """The fates of the mutants: what the check's processes decided (`read`), the rest run in `where`
         (the claim's copy) with `check`'s environment `env`; `write` writes a file of the copy as the
         gate's own (`tiergate.gate.cleancopy.rewrite`)."""
-        sources, made, skipped, copies = self._mutants(where)
+        found = self._mutants(where)
+        sources, made, skipped, copies = found
         if check.status != "passed":
             return MutationRun(skipped=skipped, off="the tests did not all pass")
         if self.refused:  # a file no mutant can be made of is no evidence that its tests check it
@@ -115,7 +116,7 @@ class NodeStep:
             return MutationRun(skipped=skipped, incomplete=f"no mutant could be made of {unread}")
         if not made:
             return MutationRun(skipped=skipped, off="no mutant could be made of the changed JavaScript lines")
-        bare = _bare(self._mutants(where))
+        bare = _bare(found)
         if bare:  # kills there could not be told from a test that fails on any change at all
             lines = "; ".join(f"line {line} of {quote_path(path)}" for path, line in bare)
             return MutationRun(
