@@ -38,9 +38,12 @@ repo = repo_fixture({"test/base.test.js": BASE_TEST, "package.json": json.dumps(
 
 
 class Gate:
-    """A gate run on `repo` by `node --test`, noting which mutants it ran in processes of their own."""
+    """A gate run on `repo` by `node --test`, noting which mutants it ran in processes of their own. Every
+    mutant is run, survivors or not, unless `capped`: the tests here see each mutant's fate."""
 
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, capped: bool = False) -> None:
+        if not capped:
+            monkeypatch.setattr(nodestep, "AFTER_SURVIVOR", 1e6)
         self.own_process: list[tuple[str, tuple[str, ...]]] = []
         fails = nodestep._Trial.fails
 
@@ -317,6 +320,59 @@ def test_an_es_module_falls_back_to_a_process_a_mutant(repo: Path, gate: Gate) -
     assert found[(2, "(!(score >= 50))")] == ("killed", "test/grade.test.mjs")
     assert found[(2, ">")] == ("survived", "")
     assert gate.own_process and all(tests == ("test/grade.test.mjs",) for _, tests in gate.own_process)
+
+
+# Every line runs and no test reads what it gives: each mutant survives.
+UNCHECKED = """\
+function steps(a) {
+  const b = a + 1;
+  const c = b * 2;
+  const d = c - 3;
+  const e = d % 7;
+  return e > 0;
+}
+"""
+UNCHECKED_TESTS = "const test = require('node:test');\nconst { steps } = require('../steps.js');\n\n" + (
+    "test('runs', () => {\n  steps(5);\n});\n"
+)
+
+
+def test_once_a_mutant_survived_the_rest_are_not_needed(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    gate = Gate(monkeypatch, capped=True)
+    write(
+        repo,
+        {"steps.js": UNCHECKED + "\nmodule.exports = { steps };\n", "test/steps.test.js": UNCHECKED_TESTS},
+    )
+
+    _, run = gate(repo)
+
+    # The test file's process had a quarter of its tests' time more after the first survivor (a fraction
+    # of a millisecond here), and the gate ran none of what it left: the change is not LIGHT already.
+    survived, not_needed = run.of("survived"), run.of("not_run")
+    assert survived and len(survived) + len(not_needed) == len(run.tried) > 8
+    assert len(not_needed) >= len(run.tried) - 3
+    assert {t.by for t in not_needed} == {nodestep.NOT_NEEDED}
+    assert run.incomplete == "" and gate.own_process == []
+
+
+def test_in_processes_of_their_own_the_rest_are_not_needed_after_a_survivor(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gate = Gate(monkeypatch, capped=True)
+    tests = UNCHECKED_TESTS.replace("const test = require('node:test');", "import test from 'node:test';")
+    tests = tests.replace(
+        "const { steps } = require('../steps.js');", "import { steps } from '../steps.mjs';"
+    )
+    write(repo, {"steps.mjs": "export " + UNCHECKED, "test/steps.test.mjs": tests})
+
+    _, run = gate(repo)
+
+    # An ES module: nothing decided in the check's process. Run a process a mutant, the rest get a
+    # quarter of the check's time after the first survivor, less than a process of their own takes.
+    survived, not_needed = run.of("survived"), run.of("not_run")
+    assert survived and len(survived) + len(not_needed) == len(run.tried) > 8
+    assert {t.by for t in not_needed} == {nodestep.NOT_NEEDED}
+    assert len(gate.own_process) <= 3 and run.incomplete == ""
 
 
 LOOPS = "function count(n) {\n  let i = 0;\n  while (i < n) {\n    i += 1;\n  }\n  return i;\n}\n"

@@ -36,6 +36,8 @@ const KEY_VARIABLE = "TIERGATE_NODE_MUTANTS_KEY";
 const LEAST_LIMIT_MS = 2000;
 // How long past a run's limit the watchdog thread waits before it ends the process (see Watchdog).
 const GRACE_MS = 1000;
+// Why a mutant is left undecided once another survived (`Budget.enough`); `nodestep` reads it.
+const NOT_NEEDED = "not needed: a mutant survived already";
 const PARAMS = ["exports", "require", "module", "__filename", "__dirname"];
 // The timers as Node gives them: a test run again may install fake ones (`t.mock.timers`) and, when it
 // does not end, leave them in.
@@ -650,10 +652,11 @@ async function mutants(report, tests, guard) {
   for (const mutant of state.plan.mutants) {
     const file = state.files.get(state.plan.files[mutant.file].file);
     if (!file.module) continue; // not loaded here: this process did not run it
-    const why = file.why || unsaved() || budget.over();
+    const why = file.why || unsaved() || budget.over() || budget.enough();
     const found = why ? ["undecided", why] : await fate(file, mutant, tests, guard, budget);
     // A file too big to keep changed in its runs: they may have seen it as an earlier run left it.
     report.fates[mutant.id] = unsaved() ? ["undecided", unsaved()] : found;
+    if (report.fates[mutant.id][0] === "survived") budget.survived();
   }
 }
 
@@ -989,11 +992,25 @@ function instance(file, compiled) {
 
 // The whole step keeps within the plan's seconds, summed over the run's processes (a ledger file in the
 // plan's folder): the time the check gets beside its own limit for them.
+// Once a mutant survived here, the rest get a share of the tests' own time more (the plan's
+// `after_survivor`): enough to name the survivors that come cheap, never a run of every test for each. The
+// gate leaves them unrun once a mutant survived in every test file that ran its line (`nodestep`).
 class Budget {
   constructor(plan) {
     this.seconds = Number(plan.seconds);
     this.ledger = require("node:path").join(plan.out, "spent");
     this.mark = performance.now();
+    const testsMs = state.kept.reduce((sum, kept) => sum + kept.ms, 0);
+    this.afterSurvivorMs = Number(plan.after_survivor) * testsMs;
+    this.enoughAt = Infinity;
+  }
+
+  survived() {
+    if (this.enoughAt === Infinity) this.enoughAt = performance.now() + this.afterSurvivorMs;
+  }
+
+  enough() {
+    return performance.now() > this.enoughAt ? NOT_NEEDED : "";
   }
 
   over() {

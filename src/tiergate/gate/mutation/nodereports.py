@@ -30,13 +30,14 @@ def plan(
     made: Sequence[Mutant],
     copies: Mapping[tuple[str, int], Mutant],
     out: Path,
-    seconds: float,
+    seconds: tuple[float, float],
 ) -> dict[str, Any]:
     """The plan of the mutants `made` of the files `sources` (by path, relative to `where`): each file's
-    real path; each line's copy that behaves the same (`copies`, by path and line); for each mutant its
-    index in `made` (its id), its file's index, its line's copy's index, and its span and text, as offsets
-    into the file's text as Node holds it (UTF-16 code units), in a random order; the folder `out` the
-    reports go to, and the step's `seconds`, summed over the processes."""
+        real path; each line's copy that behaves the same (`copies`, by path and line); for each mutant its
+        index in `made` (its id), its file's index, its line's copy's index, and its span and text, as offsets
+        into the file's text as Node holds it (UTF-16 code units), in a random order; the folder `out` the
+        reports go to; and `seconds`: the step's, summed over the processes, and the share of a process's test
+    time its mutants get once one survived there."""
     paths = sorted({m.path for m in made})
     index = {path: at for at, path in enumerate(paths)}
     lines = sorted({(m.path, m.line) for m in made})
@@ -48,7 +49,8 @@ def plan(
     random.SystemRandom().shuffle(entries)
     return {
         "out": str(out),
-        "seconds": seconds,
+        "seconds": seconds[0],
+        "after_survivor": seconds[1],
         "files": [{"file": os.path.realpath(where / p)} for p in paths],
         "sentinels": [_edit(sources, copies[place], index) for place in lines],
         "mutants": entries,
@@ -89,6 +91,10 @@ class Decided:
             if fate == "killed":
                 return ("killed", by)
         return None if self.left(key, covering) else ("survived", "")
+
+    def said(self, key: str, why: str) -> bool:
+        """Whether a process left mutant `key` undecided for `why`."""
+        return any(fates.get(key) == ("undecided", why) for _, fates in self.processes)
 
     def left(self, key: str, covering: Sequence[str]) -> tuple[str, ...]:
         """The test files of `covering` whose process did not decide mutant `key`."""

@@ -44,6 +44,11 @@ from tiergate.tier.mutation.mutants import Mutant
 SUFFIXES = (".js", ".mjs", ".cjs")
 PLAN_VARIABLE = "TIERGATE_NODE_MUTANTS"
 KEY_VARIABLE = "TIERGATE_NODE_MUTANTS_KEY"
+# Once a mutant survived, the rest get this share of the tests' own time more: enough to name the
+# survivors that come cheap, never a run of every test for each (the change is not LIGHT whatever they
+# show, and the step's cost stays a share of the tests' own).
+AFTER_SURVIVOR = 0.25
+NOT_NEEDED = "not needed: a mutant survived already"
 _PRELOAD = Path(__file__).parent / "nodemutants.cjs"
 
 
@@ -84,7 +89,8 @@ class NodeStep:
         preload = out / "nodemutants.cjs"
         shutil.copyfile(_PRELOAD, preload)
         ownfiles.note(preload)
-        plan = nodereports.plan(where, made.sources, made.mutants, made.copies, out, self.bounds.seconds)
+        seconds = (self.bounds.seconds, AFTER_SURVIVOR)
+        plan = nodereports.plan(where, made.sources, made.mutants, made.copies, out, seconds)
         (out / "plan.json").write_text(json.dumps(plan))
         ownfiles.note(out / "plan.json")
         self.out, self.preload = out, f'--require="{preload}"'
@@ -128,12 +134,13 @@ class NodeStep:
         own = {k: v for k, v in self.without(env).items() if k != "NODE_V8_COVERAGE"}
         trial = _Trial(where, sources, own, (left, each), write)
         trial.before = self.before
+        trial.after_survivor = AFTER_SURVIVOR * (check.duration or 0.0)
+        covering = [_covering(m, runs) for m in made]
+        if any(self.decided.fate(str(i), covering[i]) == ("survived", "") for i in range(len(made))):
+            trial.survived()
         order = list(range(len(made)))
         random.SystemRandom().shuffle(order)
-        fates = {
-            i: _unseen(made[i], runs) or self._fate(str(i), made[i], _covering(made[i], runs), trial)
-            for i in order
-        }
+        fates = {i: _unseen(made[i], runs) or self._fate(str(i), made[i], covering[i], trial) for i in order}
         tried = tuple(fates[i] for i in range(len(made)))
         void = trial.no_change(copies)
         seconds = self.decided.seconds + time.monotonic() - trial.started
@@ -147,6 +154,8 @@ class NodeStep:
         found = self.decided.fate(key, tests)
         if found is not None:
             return Tried(mutant, *found)
+        if trial.enough < float("inf") and self.decided.said(key, NOT_NEEDED):
+            return Tried(mutant, "not_run", NOT_NEEDED)  # its process had its share after a survivor
         return trial.fate(mutant, self.decided.left(key, tests))
 
     def without(self, env: Mapping[str, str]) -> dict[str, str]:
@@ -236,11 +245,19 @@ class _Trial:
         self.incomplete = ""
         self.before: Snapshot | None = None  # the copy as the check found it
         self.kills: dict[tuple[str, int], set[tuple[str, ...]]] = {}  # each line's killing runs
+        self.after_survivor = 0.0  # the seconds the rest get once a mutant survived (`AFTER_SURVIVOR`)
+        self.enough = float("inf")
+
+    def survived(self) -> None:
+        if self.enough == float("inf"):
+            self.enough = time.monotonic() + self.after_survivor
 
     def fate(self, mutant: Mutant, tests: Sequence[str]) -> Tried:
         if time.monotonic() > self.deadline:
             self.incomplete = "the mutation step ran out of its time"
             return Tried(mutant, "not_run", "the mutation step ran out of its time")
+        if time.monotonic() > self.enough:
+            return Tried(mutant, "not_run", NOT_NEEDED)
         unsure = self.before.put_back() if self.before is not None else ""
         if unsure:
             self.incomplete = self.incomplete or unsure
@@ -248,6 +265,7 @@ class _Trial:
         if self.fails(mutant, tests):
             self.kills.setdefault((mutant.path, mutant.line), set()).add(tuple(tests))
             return Tried(mutant, "killed", " ".join(tests))
+        self.survived()
         return Tried(mutant, "survived")
 
     def no_change(self, copies: Mapping[tuple[str, int], Mutant]) -> str:
