@@ -196,6 +196,35 @@ def test_tests_that_cannot_run_twice_leave_their_mutants_to_processes_of_their_o
     assert outcomes(result)["test/grade.test.js > grade, once"] == "passed"
 
 
+# Two tests of one name: only the second tells `>=` from `>`.
+SAME_NAMES = """\
+const test = require('node:test');
+const assert = require('node:assert');
+const { grade } = require('../calc.js');
+
+test('grade', () => {
+  assert.strictEqual(grade(80), 'pass');
+});
+
+test('grade', () => {
+  assert.strictEqual(grade(50), 'pass');
+  assert.strictEqual(grade(10), 'fail');
+});
+"""
+
+
+def test_tests_of_one_name_are_told_apart_by_their_place(repo: Path, gate: Gate) -> None:
+    write(repo, {"calc.js": CALC + "\nmodule.exports = { grade };\n", "test/grade.test.js": SAME_NAMES})
+
+    _, run = gate(repo)
+
+    # Each runs again as itself, in the check's own process: none is left to a process of its own.
+    found = fates(run)
+    assert found[(2, ">")] == ("killed", "test/grade.test.js > grade")
+    assert found[(2, "(!(score >= 50))")] == ("killed", "test/grade.test.js > grade")
+    assert run.incomplete == "" and run.void == "" and gate.own_process == []
+
+
 # A test that takes a quarter of a second: its runs again get ten times that (in whole milliseconds).
 SLOW = """\
 const test = require('node:test');

@@ -50,7 +50,8 @@ const state = {
   files: new Map(), // real path -> the planned file: its source, its dispatcher, its compiled mutants
   names: new Set(), // the planned files' base names
   main: null, // the test file as Node compiled it: { filename, content }
-  kept: [], // the tests that passed: { path, id, ms }
+  kept: [], // the tests that passed: { path, nth (the nth of its path to begin), id, ms }
+  begun: new Map(), // a test's path -> how many tests of that path began
   failed: false, // a test did not pass: no mutant runs
   pending: 0, // tests begun and not yet ended
   phase: "", // "", "running", "done"
@@ -418,8 +419,12 @@ function patchTestClass(resource) {
       process.on("beforeExit", onBeforeExit);
     }
     state.pending += 1;
+    // Tests of one name are told apart by the order they began in, the order the file defines them in.
+    const path = pathOf(this);
+    const nth = state.begun.get(path) || 0;
+    state.begun.set(path, nth + 1);
     const started = performance.now();
-    const done = () => ended(this, performance.now() - started);
+    const done = () => ended(this, path, nth, performance.now() - started);
     const result = run.apply(this, args);
     Promise.resolve(result).then(done, done);
     return result;
@@ -432,17 +437,28 @@ function isPlainTest(test) {
   return plain && typeof test.fn === "function";
 }
 
-function ended(test, ms) {
+function pathOf(test) {
+  const names = [];
+  for (let at = test; at && at.parent; at = at.parent) names.unshift(String(at.name));
+  return names.join(" > ");
+}
+
+function ended(test, path, nth, ms) {
   state.pending -= 1;
   if (test.skipped || test.isTodo) return;
   if (!test.passed || test.error != null) {
     state.failed = true;
     return;
   }
-  const path = [];
-  for (let at = test; at && at.parent; at = at.parent) path.unshift(String(at.name));
   const file = (test.loc && test.loc.file) || process.argv[1] || "";
-  state.kept.push({ path: path.join(" > "), id: [file, ...path].join(" > "), ms });
+  state.kept.push({ path, nth, id: [file, path].join(" > "), ms });
+}
+
+// The test `kept` in what the test file defined when loaded again (`collected`), or null: the one of its
+// name in the place it began in, when the file defined as many of that name as the tests' own run began.
+function definedAgain(kept, collected) {
+  const found = collected.tests.get(kept.path) || [];
+  return found.length === state.begun.get(kept.path) ? found[kept.nth] : null;
 }
 
 // The dispatchers, for the test file loaded again -----------------------------------------------------------
@@ -752,9 +768,10 @@ async function loadAgain(guard) {
   const runnable = [];
   let unsure = "";
   for (const kept of state.kept) {
-    const found = collected.tests.get(kept.path) || [];
-    if (found.length === 1) runnable.push({ kept });
-    else if (found.length > 0 || !enclosed(kept.path, collected)) unsure = `${kept.id} cannot run again`;
+    if (definedAgain(kept, collected)) runnable.push({ kept });
+    else if (collected.tests.has(kept.path) || !enclosed(kept.path, collected)) {
+      unsure = `${kept.id} cannot run again`;
+    }
   }
   return { runnable, unsure };
 }
@@ -1286,12 +1303,12 @@ class Watchdog {
 function rerun(test, run) {
   const collected = collector();
   evaluateTestFile(collected.fake);
-  const found = collected.tests.get(test.kept.path) || [];
-  if (found.length !== 1 || collected.async) {
+  const found = definedAgain(test.kept, collected);
+  if (!found || collected.async) {
     run.cannot = "the test file loaded again";
     throw new CannotRunAgain(`${test.kept.id} not found again`);
   }
-  const { fn, suite } = found[0];
+  const { fn, suite } = found;
   const chain = [];
   for (let at = suite; at; at = at.parent) chain.unshift(at);
   const context = stubContext(test.kept.id, run);
