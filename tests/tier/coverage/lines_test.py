@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
 import pytest
 
 from tiergate.tier.coverage.lines import CoverageData, FileLines, GateCoverage, v8_file_lines
@@ -51,6 +57,34 @@ def test_a_function_never_called_leaves_its_lines_not_run() -> None:
     ]
 
     assert v8_file_lines(SOURCE, functions).hit == {1, 2}
+
+
+ELSE_IF = """\
+function size(text) {
+  if (text.length === 0) {
+    return 'empty';
+  } else if (text.length < 42) {
+    return 'short';
+  }
+  return 'long';
+}
+size('abc');
+"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs node")
+def test_a_line_that_closes_a_block_never_run_ran_when_its_code_did(tmp_path: Path) -> None:
+    script = tmp_path / "size.js"
+    script.write_text(ELSE_IF)
+    subprocess.run(["node", str(script)], env={**os.environ, "NODE_V8_COVERAGE": str(tmp_path)}, check=True)
+    [report] = [json.loads(p.read_text()) for p in tmp_path.glob("coverage-*.json")]
+    [functions] = [s["functions"] for s in report["result"] if s["url"] == script.as_uri()]
+
+    lines = v8_file_lines(ELSE_IF, functions)
+
+    # V8's block of the empty branch runs to its `}`, never run; the `else if` after it ran.
+    assert lines.hit == {1, 2, 4, 5, 9}
+    assert lines.executable == {1, 2, 3, 4, 5, 7, 9}
 
 
 def test_offsets_count_utf16_units() -> None:

@@ -72,6 +72,7 @@ class LineMap:
 # view of Python (a `}` line ends a block that the line above it already shows run or not).
 _CLOSERS = frozenset("})];,")
 _COMMENT_STARTS = ("//", "/*", "*")
+_LEADING = " \t\r})]"  # what comes before a line's first character of code
 
 
 def v8_file_lines(source: str, functions: Sequence[Mapping[str, Any]]) -> FileLines:
@@ -79,9 +80,10 @@ def v8_file_lines(source: str, functions: Sequence[Mapping[str, Any]]) -> FileLi
     NODE_V8_COVERAGE writes them per script) shows executable and run.
 
     A line is executable when it holds code: not blank, not a comment line, not closing brackets
-    only. It ran when the innermost range holding its first character has a count above 0 (ranges
-    nest: a function's range, then its blocks that ran a different number of times). V8's offsets
-    count UTF-16 code units."""
+    only. It ran when the innermost range holding its first character of code has a count above 0
+    (ranges nest: a function's range, then its blocks that ran a different number of times); the
+    brackets a line begins with close the block before it (`} else if (...) {`), which may never have
+    run. V8's offsets count UTF-16 code units."""
     ranges = sorted(
         (int(r["startOffset"]), int(r["endOffset"]), int(r["count"]))
         for f in functions
@@ -94,7 +96,7 @@ def v8_file_lines(source: str, functions: Sequence[Mapping[str, Any]]) -> FileLi
         text = line.strip()
         if text and not text.startswith(_COMMENT_STARTS) and not set(text) <= _CLOSERS:
             executable.add(number)
-            first = offset + _utf16_length(line[: len(line) - len(line.lstrip())])
+            first = offset + _utf16_length(line[: len(line) - len(line.lstrip(_LEADING))])
             if _count_at(ranges, first) > 0:
                 hit.add(number)
         offset += _utf16_length(line) + 1
