@@ -8,6 +8,7 @@ outcome is untouched, tests that compare what the module hands out with what it 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
@@ -837,3 +838,10 @@ def test_a_mutant_blocked_in_a_child_process_ends_the_process(repo: Path, gate: 
     assert fates(run)[(4, "*")] == ("killed", "test/pause.test.js")
     assert any("`*`" in described for described, _ in gate.own_process)
     assert not result.refuted
+
+
+def test_the_preload_declares_each_function_once() -> None:
+    # A second declaration of a name replaces the first everywhere in the file, silently.
+    source = (Path(nodestep.__file__).parent / "nodemutants.cjs").read_text()
+    names = re.findall(r"^(?:async )?function (\w+)", source, flags=re.MULTILINE)
+    assert len(names) > 50 and len(names) == len(set(names))

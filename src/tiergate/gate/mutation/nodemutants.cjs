@@ -420,7 +420,7 @@ function patchTestClass(resource) {
     }
     state.pending += 1;
     // Tests of one name are told apart by the order they began in, the order the file defines them in.
-    const path = pathOf(this);
+    const path = namesOf(this);
     const nth = state.begun.get(path) || 0;
     state.begun.set(path, nth + 1);
     const started = performance.now();
@@ -437,7 +437,7 @@ function isPlainTest(test) {
   return plain && typeof test.fn === "function";
 }
 
-function pathOf(test) {
+function namesOf(test) {
   const names = [];
   for (let at = test; at && at.parent; at = at.parent) names.unshift(String(at.name));
   return names.join(" > ");
