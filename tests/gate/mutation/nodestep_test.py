@@ -226,6 +226,31 @@ def test_tests_of_one_name_are_told_apart_by_their_place(repo: Path, gate: Gate)
     assert run.incomplete == "" and run.void == "" and gate.own_process == []
 
 
+TERNARY = "function points(score) {\n  return score >= 50 ? 2 : 7;\n}\n"
+ONLY_PASS = """\
+const test = require('node:test');
+const assert = require('node:assert');
+const { points } = require('../calc.js');
+
+test('points', () => {
+  assert.strictEqual(points(80), 2);
+});
+"""
+
+
+def test_a_place_the_tests_own_run_never_reached_survives_without_a_run(repo: Path, gate: Gate) -> None:
+    write(repo, {"calc.js": TERNARY + "\nmodule.exports = { points };\n", "test/points.test.js": ONLY_PASS})
+
+    _, run = gate(repo)
+
+    # Its line ran, its `7` never did: the test file's process says so from its own run's coverage, and
+    # nothing runs in a process of its own.
+    found = fates(run)
+    assert found[(2, "8")] == ("survived", "")
+    assert found[(2, "3")] == ("killed", "test/points.test.js > points")
+    assert run.incomplete == "" and gate.own_process == []
+
+
 # A test that takes a quarter of a second: its runs again get ten times that (in whole milliseconds).
 SLOW = """\
 const test = require('node:test');

@@ -69,6 +69,7 @@ const state = {
   firstGlobals: new Set(Reflect.ownKeys(globalThis)), // globalThis's keys as the preload began
   globalsBy: [], // [file name, key]: the globals each module added as it loaded in the tests' own run
   globals: null, // the globals that stay for the runs again (see removeGlobals)
+  unreached: new Set(), // the mutants whose place the tests' own run never ran (see unreached)
 };
 
 function main() {
@@ -637,7 +638,7 @@ async function mutate() {
   const off = whyNot() || (files.length === 0 ? "no planned file was loaded" : "");
   if (off) return finish("", off);
   const report = newReport(files);
-  flushCoverage();
+  const own = flushCoverage();
   const guard = new Guard();
   if (!guard.watchdog.worker) {
     guard.close();
@@ -646,7 +647,7 @@ async function mutate() {
   try {
     const tests = await loadAgain(guard);
     if (typeof tests === "string") return finish("", tests);
-    await mutants(report, tests, guard);
+    await mutants(report, tests, guard, own);
   } finally {
     guard.close();
   }
@@ -663,11 +664,16 @@ function newReport(files) {
   return report;
 }
 
-async function mutants(report, tests, guard) {
+async function mutants(report, tests, guard, own) {
   const budget = new Budget(state.plan);
   for (const mutant of state.plan.mutants) {
     const file = state.files.get(state.plan.files[mutant.file].file);
     if (!file.module) continue; // not loaded here: this process did not run it
+    if (unreached(own, file, mutant)) {
+      report.fates[mutant.id] = ["survived", ""]; // the tests here never ran its place: they cannot tell
+      state.unreached.add(mutant.id);
+      continue;
+    }
     const why = file.why || unsaved() || budget.over() || budget.enough();
     const found = why ? ["undecided", why] : await fate(file, mutant, tests, guard, budget);
     // A file too big to keep changed in its runs: they may have seen it as an earlier run left it.
@@ -1470,11 +1476,38 @@ function subtest(id, run, args) {
 // Coverage: the original run's, written before any mutant runs; then the mutants' runs', read here to
 // tell whether each mutant's change ran at all, and kept out of the coverage the gate reads. ------------
 
+// The tests' own run's coverage written for the gate, and read back: each planned file's script by its
+// URL (null when none was measured).
 function flushCoverage() {
-  if (!process.env.NODE_V8_COVERAGE) return;
+  const folder = process.env.NODE_V8_COVERAGE;
+  if (!folder) return null;
+  const fs = require("node:fs");
+  const path = require("node:path");
+  const { pathToFileURL } = require("node:url");
+  const urls = new Set([...state.files.values()].map((file) => pathToFileURL(file.file).href));
   try {
+    const before = new Set(fs.readdirSync(folder));
     require("node:v8").takeCoverage();
-  } catch {}
+    const mine = `coverage-${process.pid}-`;
+    const written = fs.readdirSync(folder).filter((name) => !before.has(name) && name.startsWith(mine));
+    const scripts = new Map();
+    for (const name of written) {
+      for (const script of JSON.parse(fs.readFileSync(path.join(folder, name), "utf8")).result) {
+        if (urls.has(script.url)) scripts.set(script.url, script);
+      }
+    }
+    return written.length > 0 ? scripts : null;
+  } catch {
+    return null;
+  }
+}
+
+// Whether the tests' own run here never ran the mutant's place (`own`: flushCoverage's). Then no test of
+// this file can tell it from the original: running up to its place, the code does the same either way.
+function unreached(own, file, mutant) {
+  if (own === null) return false;
+  const script = own.get(require("node:url").pathToFileURL(file.file).href);
+  return script !== undefined && !ran(script, mutant.start);
 }
 
 function phaseCoverage() {
@@ -1509,7 +1542,8 @@ function reached(report) {
   for (const script of phaseCoverage() || []) byUrl.set(script.url, script);
   for (const mutant of state.plan.mutants) {
     const found = report.fates[mutant.id];
-    if (found && found[0] === "survived" && !ran(byUrl.get(`tiergate-mutant:${mutant.id}`), mutant.start)) {
+    if (state.unreached.has(mutant.id) || !found || found[0] !== "survived") continue;
+    if (!ran(byUrl.get(`tiergate-mutant:${mutant.id}`), mutant.start)) {
       report.fates[mutant.id] = ["undecided", "its change did not run in the tests run again"];
     }
   }
