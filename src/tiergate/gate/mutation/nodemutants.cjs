@@ -872,12 +872,37 @@ function freshHelper(filename, parent, fake, fresh) {
   module.require = loader(module, fake, fresh); // the `require` its code gets calls it
   fresh.set(filename, module);
   try {
-    module.load(filename);
+    const wrapper = helperCode(filename);
+    if (wrapper === null) module.load(filename);
+    else {
+      const requireIt = makeRequire(module, (id) => module.require(id));
+      const args = [module.exports, requireIt, module, filename, require("node:path").dirname(filename)];
+      Reflect.apply(wrapper, module.exports, args);
+      module.loaded = true;
+    }
   } catch (error) {
     fresh.delete(filename);
     throw error;
   }
   return module.exports;
+}
+
+// A helper's CommonJS code compiled once for all the loads (each runs it anew): V8 then compiles its
+// functions once too, where a load through Node compiles them all again for each run. Null where Node's
+// own load is needed (JSON, code that does not compile as a function body): it is used.
+function helperCode(filename) {
+  state.helperCode = state.helperCode || new Map();
+  if (!state.helperCode.has(filename)) {
+    let wrapper = null;
+    if (filename.endsWith(".js") || filename.endsWith(".cjs")) {
+      try {
+        const content = require("node:fs").readFileSync(filename, "utf8");
+        wrapper = compileSource(content.charCodeAt(0) === 0xfeff ? content.slice(1) : content, filename);
+      } catch {}
+    }
+    state.helperCode.set(filename, wrapper);
+  }
+  return state.helperCode.get(filename);
 }
 
 function makeRequire(module, load) {
