@@ -430,6 +430,14 @@ def test_in_processes_of_their_own_the_rest_are_not_needed_after_a_survivor(
     assert len(gate.own_process) <= 3 and run.incomplete == ""
 
 
+def test_only_a_mutant_every_test_file_running_its_line_let_live_is_a_survivor() -> None:
+    # Test file a.test.js let mutant 0 live; mutant 1 ran in no test file; b.test.js ran mutant 2's line.
+    decided = nodereports.Decided((("a.test.js", {"0": ("survived", ""), "2": ("survived", "")}),))
+
+    assert nodestep.survivor_in(decided, [("a.test.js",), (), ()])
+    assert not nodestep.survivor_in(decided, [(), ("a.test.js", "b.test.js"), ("a.test.js", "b.test.js")])
+
+
 LOOPS = "function count(n) {\n  let i = 0;\n  while (i < n) {\n    i += 1;\n  }\n  return i;\n}\n"
 LOOPS_TESTS = """\
 const test = require('node:test');

@@ -136,7 +136,7 @@ class NodeStep:
         trial.before = self.before
         trial.after_survivor = AFTER_SURVIVOR * (check.duration or 0.0)
         covering = [_covering(m, runs) for m in made]
-        if any(self.decided.fate(str(i), covering[i]) == ("survived", "") for i in range(len(made))):
+        if survivor_in(self.decided, covering):
             trial.survived()
         order = list(range(len(made)))
         random.SystemRandom().shuffle(order)
@@ -200,6 +200,12 @@ class NodeStep:
             found = jssentinel.sentinels_of(path, sources[path], [m for m in chosen if m.path == path])
             copies.update({(path, line): copy for line, copy in found.items() if copy is not None})
         return _Made(sources, chosen, tuple(skipped), copies)
+
+
+def survivor_in(decided: nodereports.Decided, covering: Sequence[Sequence[str]]) -> bool:
+    """Whether the check's processes let a mutant live in every test file that ran its line (`covering`,
+    by the mutant's index): a mutant no test file ran is uncovered, no survivor."""
+    return any(tests and decided.fate(str(i), tests) == ("survived", "") for i, tests in enumerate(covering))
 
 
 def _bare(made: _Made) -> list[tuple[str, int]]:
