@@ -39,6 +39,9 @@ const GRACE_MS = 1000;
 // Why a mutant is left undecided once another survived (`Budget.enough`); `nodestep` reads it.
 const NOT_NEEDED = "not needed: a mutant survived already";
 const PARAMS = ["exports", "require", "module", "__filename", "__dirname"];
+// What comes before a module's code in the script compiled of it (see compileSource): a place in the
+// code is this many characters further in the script.
+const MAKER_HEAD = `(function () { return function (${PARAMS.join(", ")}) {\n`;
 // The timers as Node gives them: a test run again may install fake ones (`t.mock.timers`) and, when it
 // does not end, leave them in.
 const timers = { setTimeout, clearTimeout, setImmediate, clearImmediate };
@@ -139,6 +142,7 @@ function removeGlobals() {
 function noteCompiled(module, content, filename) {
   if (module.id === "." && state.main === null) state.main = { filename, content };
   const file = planned(filename);
+  if (file && state.phase === "") file.loads = (file.loads || 0) + 1;
   if (file && !file.module) {
     file.module = module;
     file.original = content;
@@ -804,7 +808,7 @@ function evaluateTestFile(fake) {
   requireIt.main = module; // as the test file's own `require.main` was
   const { exports } = module;
   const dirname = require("node:path").dirname(filename);
-  Reflect.apply(state.mainWrapper, exports, [exports, requireIt, module, filename, dirname]);
+  Reflect.apply(state.mainWrapper(), exports, [exports, requireIt, module, filename, dirname]);
 }
 
 function newModule(filename, parent = null) {
@@ -877,7 +881,7 @@ function freshHelper(filename, parent, fake, fresh) {
     else {
       const requireIt = makeRequire(module, (id) => module.require(id));
       const args = [module.exports, requireIt, module, filename, require("node:path").dirname(filename)];
-      Reflect.apply(wrapper, module.exports, args);
+      Reflect.apply(wrapper(), module.exports, args);
       module.loaded = true;
     }
   } catch (error) {
@@ -1005,12 +1009,17 @@ function compile(file, id, source) {
   return file.compiled.get(id);
 }
 
+// The module's code compiled once, as a maker of its function: each call gives a function of its own
+// (its bytecode shared), so that nothing a load keeps on its function (`arguments.callee`) is there for
+// the next. The line before the code keeps its lines numbered as in the file. The code compiles as a
+// function's body by itself first: none can close the maker's function and keep something beside it.
 function compileSource(source, filename) {
   const vm = require("node:vm");
-  const options = { filename };
+  vm.compileFunction(source, PARAMS, { filename }); // throws where it is no function's body
+  const options = { filename, lineOffset: -1 };
   const loader = vm.constants && vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER;
   if (loader) options.importModuleDynamically = loader; // `import()` in CommonJS code
-  return vm.compileFunction(source, PARAMS, options);
+  return new vm.Script(`${MAKER_HEAD}${source}\n}; })`, options).runInThisContext();
 }
 
 // The planned files but `file`, each a fresh instance of its original for a run: what the tests' own run
@@ -1033,7 +1042,8 @@ function instance(file, compiled) {
   module.paths = Module._nodeModulePaths(path.dirname(file.file));
   const requireIt = makeRequire(module, (id) => module.require(id));
   const { exports } = module;
-  Reflect.apply(compiled.wrapper, exports, [exports, requireIt, module, file.file, path.dirname(file.file)]);
+  const args = [exports, requireIt, module, file.file, path.dirname(file.file)];
+  Reflect.apply(compiled.wrapper(), exports, args);
   module.loaded = true;
   return module.exports;
 }
@@ -1515,10 +1525,10 @@ function flushCoverage() {
     require("node:v8").takeCoverage();
     const mine = `coverage-${process.pid}-`;
     const written = fs.readdirSync(folder).filter((name) => !before.has(name) && name.startsWith(mine));
-    const scripts = new Map();
+    const scripts = new Map(); // a URL -> each script compiled from it (a test may load a file anew)
     for (const name of written) {
       for (const script of JSON.parse(fs.readFileSync(path.join(folder, name), "utf8")).result) {
-        if (urls.has(script.url)) scripts.set(script.url, script);
+        if (urls.has(script.url)) scripts.set(script.url, [...(scripts.get(script.url) || []), script]);
       }
     }
     return written.length > 0 ? scripts : null;
@@ -1527,12 +1537,15 @@ function flushCoverage() {
   }
 }
 
+
 // Whether the tests' own run here never ran the mutant's place (`own`: flushCoverage's). Then no test of
 // this file can tell it from the original: running up to its place, the code does the same either way.
+// Only for a file loaded once: the coverage of an instance no longer held (a test that loaded the file
+// anew) is gone with it.
 function unreached(own, file, mutant) {
-  if (own === null) return false;
-  const script = own.get(require("node:url").pathToFileURL(file.file).href);
-  return script !== undefined && !ran(script, mutant.start);
+  if (own === null || file.loads !== 1) return false;
+  const scripts = own.get(require("node:url").pathToFileURL(file.file).href);
+  return scripts !== undefined && !scripts.some((script) => ran(script, mutant.start));
 }
 
 function phaseCoverage() {
@@ -1568,7 +1581,7 @@ function reached(report) {
   for (const mutant of state.plan.mutants) {
     const found = report.fates[mutant.id];
     if (state.unreached.has(mutant.id) || !found || found[0] !== "survived") continue;
-    if (!ran(byUrl.get(`tiergate-mutant:${mutant.id}`), mutant.start)) {
+    if (!ran(byUrl.get(`tiergate-mutant:${mutant.id}`), MAKER_HEAD.length + mutant.start)) {
       report.fates[mutant.id] = ["undecided", "its change did not run in the tests run again"];
     }
   }
