@@ -236,3 +236,30 @@ def test_node_tests_measure_the_changed_lines_with_v8(tmp_path: Path) -> None:
     # The function bodies ran; the zero branch did not: its line is named.
     assert "not run: calc.js:12" in judged.evidence
     assert "check `tests` (Node V8 coverage), measured at the gate" in judged.evidence
+
+
+def test_a_processs_coverage_files_are_one_run_whatever_each_holds(tmp_path: Path) -> None:
+    from tiergate.gate.coverage.measuring import _node_reports
+    from tiergate.tier.coverage.lines import NodeRun
+
+    root = init_repo(tmp_path / "js", {"calc.js": JS_MUL, "test/calc.test.js": JS_TEST})
+    out = tmp_path / "v8"
+    out.mkdir()
+    whole = {"startOffset": 0, "endOffset": len(JS_MUL), "count": 1}
+
+    def script(path: str) -> dict[str, object]:
+        return {"url": (root / path).as_uri(), "functions": [{"ranges": [whole]}]}
+
+    # A process's coverage taken twice: the second file (written at its end) no longer holds the test
+    # file's script, gone with the test's functions, but holds calc.js's that ran since.
+    (out / "coverage-4242-1-0.json").write_text(json.dumps({"result": [script("test/calc.test.js")]}))
+    (out / "coverage-4242-2-1.json").write_text(json.dumps({"result": [script("calc.js")]}))
+    (out / "coverage-4343-1-0.json").write_text(json.dumps({"result": [script("calc.js")]}))
+    runs: list[NodeRun] = []
+
+    found = _node_reports(out, root, {str(root / "calc.js"): "calc.js"}, runs)
+
+    assert not isinstance(found, str) and found[1]["calc.js"].hit
+    # Process 4242 ran the test file and calc.js; 4343 (a child the tests started) no test file.
+    assert sorted(run.tests for run in runs) == [(), ("test/calc.test.js",)]
+    assert all(run.lines["calc.js"].hit for run in runs)

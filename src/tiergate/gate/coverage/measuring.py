@@ -279,16 +279,18 @@ def _node_reports(
     out: Path, root: Path, by_real: Mapping[str, str], runs: list[NodeRun] | None = None
 ) -> tuple[str, dict[str, FileLines]] | str:
     """The change's lines V8 saw run, merged over the run's processes; each process's own, with the test
-    files it ran, added to `runs` (`node --test` runs each test file in a process of its own)."""
+    files it ran, added to `runs` (`node --test` runs each test file in a process of its own). A process
+    may write several files (`v8.takeCoverage()`, its threads'), named by its pid: they are one run."""
     reports = sorted(out.glob("coverage-*.json"))
     if not reports:
         return "no Node process of its run wrote V8 coverage (NODE_V8_COVERAGE dropped?)"
     files: dict[str, FileLines] = {}
     sources: dict[str, str] = {}
+    processes: dict[str, tuple[dict[str, FileLines], set[str]]] = {}
     for report in reports:
+        own, tests = processes.setdefault(report.name.split("-")[1], ({}, set()))
         try:
             scripts: list[dict[str, Any]] = json.loads(report.read_bytes())["result"]
-            own: dict[str, FileLines] = {}
             for script in scripts:
                 path = _file_url_path(str(script.get("url", "")), by_real)
                 if path is None:
@@ -296,12 +298,14 @@ def _node_reports(
                 if path not in sources:
                     sources[path] = (root / path).read_text()
                 _merge(own, path, v8_file_lines(sources[path], script["functions"]))
-            for path, lines in own.items():
-                _merge(files, path, lines)
-            if runs is not None:
-                runs.append(NodeRun(_test_files(scripts, root), own))
+            tests.update(_test_files(scripts, root))
         except (OSError, ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
             return f"a V8 coverage file of its run cannot be read ({type(exc).__name__})"
+    for own, tests in processes.values():
+        for path, lines in own.items():
+            _merge(files, path, lines)
+        if runs is not None:
+            runs.append(NodeRun(tuple(sorted(tests)), own))
     return "Node V8 coverage", files
 
 
