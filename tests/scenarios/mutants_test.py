@@ -99,8 +99,11 @@ def test_javascript_a_boundary_no_test_tells_apart_is_named_and_keeps_it_off_lig
     reasons = loop.reasons()
     assert "Node V8 coverage" in reasons and "coverage partial" not in reasons
     assert "surviving-mutants: every test that runs its line passes with" in reasons
-    assert "line 6 of calc.js: `>=` -> `>`" in reasons
-    assert "- line 6 of calc.js: `>=` -> `>` leaves every test passing" in loop.packet()
+    # Either boundary mutant names the question (`>` and `51` both survive): once one did, the rest of
+    # the line's may not be needed.
+    boundary = ("line 6 of calc.js: `>=` -> `>`", "line 6 of calc.js: `50` -> `51`")
+    assert any(named in reasons for named in boundary)
+    assert any(f"- {named} leaves every test passing" in loop.packet() for named in boundary)
 
 
 def test_javascript_the_same_change_pinned_by_a_test_stays_light(tmp_path: Path) -> None:
