@@ -18,8 +18,9 @@ Cases:
 - `--libraries FILE`: real libraries, one case per entry of a JSON list, each `{"name", "repo" (a git
   checkout), "parent", "commit" (the change is `parent..commit` put in the working tree at `parent`),
   "python" (an interpreter with the library's test requirements) or "node": true, "tests" (the test files
-  that cover the changed file)}`. /work/mutbench/SETUP.sh makes such a list (libraries.json) from fetched
-  snapshots; none of their code is in this repository.
+  that cover the changed file)}`, made from checkouts of fetched snapshots (none of their code is in this
+  repository), with `npm install` run at `parent` for JavaScript; `bench.covering_tests` fills each
+  JavaScript entry's `tests` with the test files whose run reaches a changed line.
 """
 
 from __future__ import annotations
