@@ -36,7 +36,7 @@ const KEY_VARIABLE = "TIERGATE_NODE_MUTANTS_KEY";
 const LEAST_LIMIT_MS = 2000;
 // How long past a run's limit the watchdog thread waits before it ends the process (see Watchdog).
 const GRACE_MS = 1000;
-// Why a mutant is left undecided once another survived (`Budget.enough`); `nodestep` reads it.
+// Why a mutant is left undecided once another survived (`Budget.enough`): `nodereports.NOT_NEEDED`.
 const NOT_NEEDED = "not needed: a mutant survived already";
 const PARAMS = ["exports", "require", "module", "__filename", "__dirname"];
 // What comes before a module's code in the script compiled of it (see compileSource): a place in the
@@ -1511,24 +1511,32 @@ function subtest(id, run, args) {
 // Coverage: the original run's, written before any mutant runs; then the mutants' runs', read here to
 // tell whether each mutant's change ran at all, and kept out of the coverage the gate reads. ------------
 
-// The tests' own run's coverage written for the gate, and read back: each planned file's script by its
-// URL (null when none was measured).
+// The coverage this process counted since it was last taken, taken now: the names of the files V8 wrote
+// for it in `folder` (NODE_V8_COVERAGE).
+function takeCoverage(folder) {
+  const fs = require("node:fs");
+  const before = new Set(fs.readdirSync(folder));
+  require("node:v8").takeCoverage();
+  const mine = `coverage-${process.pid}-`;
+  return fs.readdirSync(folder).filter((name) => !before.has(name) && name.startsWith(mine));
+}
+
+// The tests' own run's coverage written for the gate, and read back: each planned file's scripts by its
+// path (a test may load a file anew), or null when none was measured.
 function flushCoverage() {
   const folder = process.env.NODE_V8_COVERAGE;
   if (!folder) return null;
   const fs = require("node:fs");
   const path = require("node:path");
   const { pathToFileURL } = require("node:url");
-  const urls = new Set([...state.files.values()].map((file) => pathToFileURL(file.file).href));
+  const byUrl = new Map([...state.files.values()].map((file) => [pathToFileURL(file.file).href, file.file]));
   try {
-    const before = new Set(fs.readdirSync(folder));
-    require("node:v8").takeCoverage();
-    const mine = `coverage-${process.pid}-`;
-    const written = fs.readdirSync(folder).filter((name) => !before.has(name) && name.startsWith(mine));
-    const scripts = new Map(); // a URL -> each script compiled from it (a test may load a file anew)
+    const written = takeCoverage(folder);
+    const scripts = new Map();
     for (const name of written) {
       for (const script of JSON.parse(fs.readFileSync(path.join(folder, name), "utf8")).result) {
-        if (urls.has(script.url)) scripts.set(script.url, [...(scripts.get(script.url) || []), script]);
+        const file = byUrl.get(script.url);
+        if (file !== undefined) scripts.set(file, [...(scripts.get(file) || []), script]);
       }
     }
     return written.length > 0 ? scripts : null;
@@ -1537,14 +1545,13 @@ function flushCoverage() {
   }
 }
 
-
 // Whether the tests' own run here never ran the mutant's place (`own`: flushCoverage's). Then no test of
 // this file can tell it from the original: running up to its place, the code does the same either way.
 // Only for a file loaded once: the coverage of an instance no longer held (a test that loaded the file
 // anew) is gone with it.
 function unreached(own, file, mutant) {
   if (own === null || file.loads !== 1) return false;
-  const scripts = own.get(require("node:url").pathToFileURL(file.file).href);
+  const scripts = own.get(file.file);
   return scripts !== undefined && !scripts.some((script) => ran(script, mutant.start));
 }
 
@@ -1555,11 +1562,7 @@ function phaseCoverage() {
   const path = require("node:path");
   const scripts = [];
   try {
-    const before = new Set(fs.readdirSync(folder));
-    require("node:v8").takeCoverage();
-    const mine = `coverage-${process.pid}-`;
-    const ours = fs.readdirSync(folder).filter((name) => !before.has(name) && name.startsWith(mine));
-    for (const name of ours) {
+    for (const name of takeCoverage(folder)) {
       // Out of the gate's sight at once (it reads coverage-*.json), in the same folder: the check's
       // folders can be mounts of their own, between which a file cannot be renamed.
       const moved = path.join(folder, `tiergate-phase-${name}`);
