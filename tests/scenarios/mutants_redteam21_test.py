@@ -18,7 +18,7 @@ from testing.gitrepo import commit_all, repo_fixture, write
 from testing.statefolder import state_dir
 
 from tiergate.gate.checks import make_check
-from tiergate.gate.mutation import nodestep
+from tiergate.gate.mutation import nodereports, nodestep
 from tiergate.gate.request import MutantBounds
 from tiergate.gate.ruling import GateResult
 from tiergate.gate.run import run_gate
@@ -45,7 +45,7 @@ class Gate:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch, capped: bool = False) -> None:
         if not capped:
-            monkeypatch.setattr(nodestep, "AFTER_SURVIVOR", 1e6)
+            monkeypatch.setattr(nodereports, "AFTER_SURVIVOR", 1e6)
         self.own_process: list[tuple[str, tuple[str, ...]]] = []
         fails = nodestep._Trial.fails
 

@@ -44,7 +44,7 @@ class Gate:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch, capped: bool = False) -> None:
         if not capped:
-            monkeypatch.setattr(nodestep, "AFTER_SURVIVOR", 1e6)
+            monkeypatch.setattr(nodereports, "AFTER_SURVIVOR", 1e6)
         self.own_process: list[tuple[str, tuple[str, ...]]] = []
         fails = nodestep._Trial.fails
 
@@ -406,7 +406,7 @@ def test_once_a_mutant_survived_the_rest_are_not_needed(repo: Path, monkeypatch:
     survived, not_needed = run.of("survived"), run.of("not_run")
     assert survived and len(survived) + len(not_needed) == len(run.tried) > 8
     assert len(not_needed) >= len(run.tried) - 3
-    assert {t.by for t in not_needed} == {nodestep.NOT_NEEDED}
+    assert {t.by for t in not_needed} == {nodereports.NOT_NEEDED}
     assert run.incomplete == "" and gate.own_process == []
 
 
@@ -426,7 +426,7 @@ def test_in_processes_of_their_own_the_rest_are_not_needed_after_a_survivor(
     # quarter of the check's time after the first survivor, less than a process of their own takes.
     survived, not_needed = run.of("survived"), run.of("not_run")
     assert survived and len(survived) + len(not_needed) == len(run.tried) > 8
-    assert {t.by for t in not_needed} == {nodestep.NOT_NEEDED}
+    assert {t.by for t in not_needed} == {nodereports.NOT_NEEDED}
     assert len(gate.own_process) <= 3 and run.incomplete == ""
 
 

@@ -23,6 +23,13 @@ from tiergate.frozen import frozen
 from tiergate.tier.mutation.fates import Fate
 from tiergate.tier.mutation.mutants import Mutant
 
+# Once a mutant survived, the rest get this share of the tests' own time more, in a process and in the
+# gate's own runs: enough to name the survivors that come cheap, never a run of every test for each (the
+# change is not LIGHT whatever they show, and the step's cost stays a share of the tests' own). What is
+# left then is undecided for `NOT_NEEDED` (the preload's words).
+AFTER_SURVIVOR = 0.25
+NOT_NEEDED = "not needed: a mutant survived already"
+
 
 def plan(
     where: Path,
@@ -30,14 +37,13 @@ def plan(
     made: Sequence[Mutant],
     copies: Mapping[tuple[str, int], Mutant],
     out: Path,
-    seconds: tuple[float, float],
+    seconds: float,
 ) -> dict[str, Any]:
     """The plan of the mutants `made` of the files `sources` (by path, relative to `where`): each file's
-        real path; each line's copy that behaves the same (`copies`, by path and line); for each mutant its
-        index in `made` (its id), its file's index, its line's copy's index, and its span and text, as offsets
-        into the file's text as Node holds it (UTF-16 code units), in a random order; the folder `out` the
-        reports go to; and `seconds`: the step's, summed over the processes, and the share of a process's test
-    time its mutants get once one survived there."""
+    real path; each line's copy that behaves the same (`copies`, by path and line); for each mutant its
+    index in `made` (its id), its file's index, its line's copy's index, and its span and text, as offsets
+    into the file's text as Node holds it (UTF-16 code units), in a random order; the folder `out` the
+    reports go to, the step's `seconds`, summed over the processes, and `AFTER_SURVIVOR`."""
     paths = sorted({m.path for m in made})
     index = {path: at for at, path in enumerate(paths)}
     lines = sorted({(m.path, m.line) for m in made})
@@ -49,8 +55,8 @@ def plan(
     random.SystemRandom().shuffle(entries)
     return {
         "out": str(out),
-        "seconds": seconds[0],
-        "after_survivor": seconds[1],
+        "seconds": seconds,
+        "after_survivor": AFTER_SURVIVOR,
         "files": [{"file": os.path.realpath(where / p)} for p in paths],
         "sentinels": [_edit(sources, copies[place], index) for place in lines],
         "mutants": entries,

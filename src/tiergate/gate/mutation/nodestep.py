@@ -44,11 +44,6 @@ from tiergate.tier.mutation.mutants import Mutant
 SUFFIXES = (".js", ".mjs", ".cjs")
 PLAN_VARIABLE = "TIERGATE_NODE_MUTANTS"
 KEY_VARIABLE = "TIERGATE_NODE_MUTANTS_KEY"
-# Once a mutant survived, the rest get this share of the tests' own time more: enough to name the
-# survivors that come cheap, never a run of every test for each (the change is not LIGHT whatever they
-# show, and the step's cost stays a share of the tests' own).
-AFTER_SURVIVOR = 0.25
-NOT_NEEDED = "not needed: a mutant survived already"
 _PRELOAD = Path(__file__).parent / "nodemutants.cjs"
 
 
@@ -89,8 +84,7 @@ class NodeStep:
         preload = out / "nodemutants.cjs"
         shutil.copyfile(_PRELOAD, preload)
         ownfiles.note(preload)
-        seconds = (self.bounds.seconds, AFTER_SURVIVOR)
-        plan = nodereports.plan(where, made.sources, made.mutants, made.copies, out, seconds)
+        plan = nodereports.plan(where, made.sources, made.mutants, made.copies, out, self.bounds.seconds)
         (out / "plan.json").write_text(json.dumps(plan))
         ownfiles.note(out / "plan.json")
         self.out, self.preload = out, f'--require="{preload}"'
@@ -134,7 +128,7 @@ class NodeStep:
         own = {k: v for k, v in self.without(env).items() if k != "NODE_V8_COVERAGE"}
         trial = _Trial(where, sources, own, (left, each), write)
         trial.before = self.before
-        trial.after_survivor = AFTER_SURVIVOR * (check.duration or 0.0)
+        trial.after_survivor = nodereports.AFTER_SURVIVOR * (check.duration or 0.0)
         covering = [_covering(m, runs) for m in made]
         if survivor_in(self.decided, covering):
             trial.survived()
@@ -154,8 +148,9 @@ class NodeStep:
         found = self.decided.fate(key, tests)
         if found is not None:
             return Tried(mutant, *found)
-        if trial.enough < float("inf") and self.decided.said(key, NOT_NEEDED):
-            return Tried(mutant, "not_run", NOT_NEEDED)  # its process had its share after a survivor
+        if trial.enough < float("inf") and self.decided.said(key, nodereports.NOT_NEEDED):
+            # its process had its share after a survivor
+            return Tried(mutant, "not_run", nodereports.NOT_NEEDED)
         return trial.fate(mutant, self.decided.left(key, tests))
 
     def without(self, env: Mapping[str, str]) -> dict[str, str]:
@@ -263,7 +258,7 @@ class _Trial:
             self.incomplete = "the mutation step ran out of its time"
             return Tried(mutant, "not_run", "the mutation step ran out of its time")
         if time.monotonic() > self.enough:
-            return Tried(mutant, "not_run", NOT_NEEDED)
+            return Tried(mutant, "not_run", nodereports.NOT_NEEDED)
         unsure = self.before.put_back() if self.before is not None else ""
         if unsure:
             self.incomplete = self.incomplete or unsure
