@@ -8,83 +8,33 @@ line 2 must not be reported killed. Every mutant is run (no "not needed" cap) un
 
 from __future__ import annotations
 
-import json
 import shutil
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 from testing.gitrepo import commit_all, repo_fixture, write
-from testing.statefolder import state_dir
+from testing.nodegate import BASE_FILES, NodeGate, fates
 
-from tiergate.gate.checks import make_check
-from tiergate.gate.mutation import nodereports, nodestep
-from tiergate.gate.request import MutantBounds
-from tiergate.gate.ruling import GateResult
-from tiergate.gate.run import run_gate
-from tiergate.project import Project
-from tiergate.tier.change import measure_change
-from tiergate.tier.coverage.judgement import measurable_files
 from tiergate.tier.mutation.fates import MutationRun
-from tiergate.tier.mutation.mutants import Mutant
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs node")
 
-BASE_TEST = (
-    "const test = require('node:test');\nconst assert = require('node:assert');\n\n"
-    "test('nothing', () => assert.ok(true));\n"
-)
-repo = repo_fixture({"test/base.test.js": BASE_TEST, "package.json": json.dumps({"name": "p"})})
+repo = repo_fixture(BASE_FILES)
 
 CALC = "function grade(score) {\n  if (score >= 50) {\n    return 'pass';\n  }\n  return 'fail';\n}\n"
 CALC_MODULE = CALC + "\nmodule.exports = { grade };\n"
 
 
-class Gate:
-    """A gate run on `repo` by `node --test`, noting the mutants run in processes of their own."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch, capped: bool = False) -> None:
-        if not capped:
-            monkeypatch.setattr(nodereports, "AFTER_SURVIVOR", 1e6)
-        self.own_process: list[tuple[str, tuple[str, ...]]] = []
-        fails = nodestep._Trial.fails
-
-        def noted(trial: nodestep._Trial, mutant: Mutant, tests: Sequence[str]) -> bool:
-            self.own_process.append((mutant.describe(), tuple(tests)))
-            return fails(trial, mutant, tests)
-
-        monkeypatch.setattr(nodestep._Trial, "fails", noted)
-
-    def __call__(self, repo: Path) -> tuple[GateResult, MutationRun]:
-        change = measure_change(repo)
-        result = run_gate(
-            Project(repo, state_dir(repo)),
-            None,
-            [make_check("tests", "node --test", "test")],
-            measure=measurable_files(change),
-            change=change,
-            mutants=MutantBounds(),
-        )
-        assert result.coverage is not None and result.coverage.mutation is not None
-        [verdict] = result.verdicts
-        assert verdict.result.status == "passed", verdict.result.output
-        return result, result.coverage.mutation
-
-
 @pytest.fixture(name="gate")
-def gate_fixture(monkeypatch: pytest.MonkeyPatch) -> Gate:
-    return Gate(monkeypatch)
+def gate_fixture(monkeypatch: pytest.MonkeyPatch) -> NodeGate:
+    return NodeGate(monkeypatch)
 
 
-def fates(run: MutationRun) -> dict[tuple[int, str], tuple[str, str]]:
-    return {(t.mutant.line, t.mutant.replacement): (t.fate, t.by) for t in run.tried}
-
-
-def said(run: MutationRun, gate: Gate) -> str:
+def said(run: MutationRun, gate: NodeGate) -> str:
     return f"fates={fates(run)}\nincomplete={run.incomplete!r} void={run.void!r}\nown={gate.own_process}"
 
 
-def assert_boundary_not_killed(run: MutationRun, gate: Gate) -> None:
+def assert_boundary_not_killed(run: MutationRun, gate: NodeGate) -> None:
     """The safe outcome of a cheat on the weak tests: `>=` -> `>` is not reported killed."""
     fate = fates(run)[(2, ">")]
     assert fate[0] != "killed", "ATTACK WON: `>=` -> `>` killed\n" + said(run, gate)
@@ -125,7 +75,7 @@ test('grade as first seen', () => {
 )
 
 
-def test_a1_a_helpers_compiled_once_code_keeps_a_memo_on_arguments_callee(repo: Path, gate: Gate) -> None:
+def test_a1_a_helpers_compiled_once_code_keeps_a_memo_on_arguments_callee(repo: Path, gate: NodeGate) -> None:
     write(repo, {"test/seen.js": CALLEE_HELPER})
     commit_all(repo, "a helper")
     write(repo, {"calc.js": CALC_MODULE, "test/grade.test.js": CALLEE_HELPER_TESTS})
@@ -151,7 +101,7 @@ test('grade as first seen', () => {
 
 
 def test_a2_the_test_files_compiled_once_code_keeps_a_memo_on_arguments_callee(
-    repo: Path, gate: Gate
+    repo: Path, gate: NodeGate
 ) -> None:
     write(repo, {"calc.js": CALC_MODULE, "test/grade.test.js": CALLEE_MAIN_TESTS})
 
@@ -184,7 +134,7 @@ test('fails below 50', () => {
 """
 
 
-def test_h1_honest_tests_that_load_the_module_afresh_leave_no_survivor(repo: Path, gate: Gate) -> None:
+def test_h1_honest_tests_that_load_the_module_afresh_leave_no_survivor(repo: Path, gate: NodeGate) -> None:
     write(repo, {"calc.js": CALC_MODULE, "test/grade.test.js": FRESH_TESTS})
 
     _, run = gate(repo)

@@ -7,76 +7,26 @@ outcome is untouched, tests that compare what the module hands out with what it 
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 from testing.gitrepo import commit_all, repo_fixture, write
-from testing.statefolder import state_dir
+from testing.nodegate import BASE_FILES, NodeGate, fates
 
-from tiergate.gate.checks import make_check
 from tiergate.gate.mutation import nodereports, nodestep
-from tiergate.gate.request import MutantBounds
 from tiergate.gate.ruling import GateResult
-from tiergate.gate.run import run_gate
-from tiergate.project import Project
-from tiergate.tier.change import measure_change
-from tiergate.tier.coverage.judgement import measurable_files
-from tiergate.tier.mutation.fates import MutationRun
-from tiergate.tier.mutation.mutants import Mutant
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs node")
 
-BASE_TEST = (
-    "const test = require('node:test');\nconst assert = require('node:assert');\n\n"
-    "test('nothing', () => assert.ok(true));\n"
-)
-repo = repo_fixture({"test/base.test.js": BASE_TEST, "package.json": json.dumps({"name": "p"})})
-
-
-class Gate:
-    """A gate run on `repo` by `node --test`, noting which mutants it ran in processes of their own. Every
-    mutant is run, survivors or not, unless `capped`: the tests here see each mutant's fate."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch, capped: bool = False) -> None:
-        if not capped:
-            monkeypatch.setattr(nodereports, "AFTER_SURVIVOR", 1e6)
-        self.own_process: list[tuple[str, tuple[str, ...]]] = []
-        fails = nodestep._Trial.fails
-
-        def noted(trial: nodestep._Trial, mutant: Mutant, tests: Sequence[str]) -> bool:
-            self.own_process.append((mutant.describe(), tuple(tests)))
-            return fails(trial, mutant, tests)
-
-        monkeypatch.setattr(nodestep._Trial, "fails", noted)
-
-    def __call__(self, repo: Path) -> tuple[GateResult, MutationRun]:
-        change = measure_change(repo)
-        result = run_gate(
-            Project(repo, state_dir(repo)),
-            None,
-            [make_check("tests", "node --test", "test")],
-            measure=measurable_files(change),
-            change=change,
-            mutants=MutantBounds(),
-        )
-        assert result.coverage is not None and result.coverage.mutation is not None
-        [verdict] = result.verdicts
-        assert verdict.result.status == "passed", verdict.result.output
-        return result, result.coverage.mutation
+repo = repo_fixture(BASE_FILES)
 
 
 @pytest.fixture(name="gate")
-def gate_fixture(monkeypatch: pytest.MonkeyPatch) -> Gate:
-    return Gate(monkeypatch)
-
-
-def fates(run: MutationRun) -> dict[tuple[int, str], tuple[str, str]]:
-    return {(t.mutant.line, t.mutant.replacement): (t.fate, t.by) for t in run.tried}
+def gate_fixture(monkeypatch: pytest.MonkeyPatch) -> NodeGate:
+    return NodeGate(monkeypatch)
 
 
 def outcomes(result: GateResult) -> dict[str, str]:
@@ -136,7 +86,7 @@ test('total', () => {
 """
 
 
-def test_commonjs_mutants_are_decided_in_the_checks_own_processes(repo: Path, gate: Gate) -> None:
+def test_commonjs_mutants_are_decided_in_the_checks_own_processes(repo: Path, gate: NodeGate) -> None:
     write(repo, {"lib/shapes.js": SHAPES, "test/shapes.test.js": SHAPES_TESTS})
 
     result, run = gate(repo)
@@ -178,7 +128,7 @@ test('grade, once', () => {
 
 
 def test_tests_that_cannot_run_twice_leave_their_mutants_to_processes_of_their_own(
-    repo: Path, gate: Gate
+    repo: Path, gate: NodeGate
 ) -> None:
     write(repo, {"calc.js": CALC + "\nmodule.exports = { grade };\n", "test/grade.test.js": ONCE})
 
@@ -214,7 +164,7 @@ test('grade', () => {
 """
 
 
-def test_tests_of_one_name_are_told_apart_by_their_place(repo: Path, gate: Gate) -> None:
+def test_tests_of_one_name_are_told_apart_by_their_place(repo: Path, gate: NodeGate) -> None:
     write(repo, {"calc.js": CALC + "\nmodule.exports = { grade };\n", "test/grade.test.js": SAME_NAMES})
 
     _, run = gate(repo)
@@ -238,7 +188,7 @@ test('points', () => {
 """
 
 
-def test_a_place_the_tests_own_run_never_reached_survives_without_a_run(repo: Path, gate: Gate) -> None:
+def test_a_place_the_tests_own_run_never_reached_survives_without_a_run(repo: Path, gate: NodeGate) -> None:
     write(repo, {"calc.js": TERNARY + "\nmodule.exports = { points };\n", "test/points.test.js": ONLY_PASS})
 
     _, run = gate(repo)
@@ -265,7 +215,7 @@ test('grade, slowly', async () => {
 """
 
 
-def test_a_slow_test_runs_again_in_the_checks_process(repo: Path, gate: Gate) -> None:
+def test_a_slow_test_runs_again_in_the_checks_process(repo: Path, gate: NodeGate) -> None:
     write(repo, {"calc.js": CALC + "\nmodule.exports = { grade };\n", "test/grade.test.js": SLOW})
 
     _, run = gate(repo)
@@ -308,7 +258,7 @@ test('settings clone', () => {
 """
 
 
-def test_the_checks_own_run_sees_the_modules_as_they_are(repo: Path, gate: Gate) -> None:
+def test_the_checks_own_run_sees_the_modules_as_they_are(repo: Path, gate: NodeGate) -> None:
     write(repo, {"handlers.js": HANDLERS, "test/handlers.test.js": HANDLERS_TESTS})
 
     result, run = gate(repo)
@@ -344,7 +294,7 @@ test('grade, and a report of its own', () => {
 """
 
 
-def test_a_report_the_tests_write_decides_nothing(repo: Path, gate: Gate) -> None:
+def test_a_report_the_tests_write_decides_nothing(repo: Path, gate: NodeGate) -> None:
     write(repo, {"calc.js": CALC + "\nmodule.exports = { grade };\n", "test/grade.test.js": FORGER})
 
     _, run = gate(repo)
@@ -366,7 +316,7 @@ test('grade', () => {
 """
 
 
-def test_an_es_module_falls_back_to_a_process_a_mutant(repo: Path, gate: Gate) -> None:
+def test_an_es_module_falls_back_to_a_process_a_mutant(repo: Path, gate: NodeGate) -> None:
     write(repo, {"calc.mjs": GRADE_ESM, "test/grade.test.mjs": ESM_TESTS})
 
     _, run = gate(repo)
@@ -393,7 +343,7 @@ UNCHECKED_TESTS = "const test = require('node:test');\nconst { steps } = require
 
 
 def test_once_a_mutant_survived_the_rest_are_not_needed(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    gate = Gate(monkeypatch, capped=True)
+    gate = NodeGate(monkeypatch, capped=True)
     write(
         repo,
         {"steps.js": UNCHECKED + "\nmodule.exports = { steps };\n", "test/steps.test.js": UNCHECKED_TESTS},
@@ -413,7 +363,7 @@ def test_once_a_mutant_survived_the_rest_are_not_needed(repo: Path, monkeypatch:
 def test_in_processes_of_their_own_the_rest_are_not_needed_after_a_survivor(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    gate = Gate(monkeypatch, capped=True)
+    gate = NodeGate(monkeypatch, capped=True)
     tests = UNCHECKED_TESTS.replace("const test = require('node:test');", "import test from 'node:test';")
     tests = tests.replace(
         "const { steps } = require('../steps.js');", "import { steps } from '../steps.mjs';"
@@ -450,7 +400,7 @@ test('count', () => {
 """
 
 
-def test_a_mutant_that_hangs_dies_by_its_time_in_the_checks_process(repo: Path, gate: Gate) -> None:
+def test_a_mutant_that_hangs_dies_by_its_time_in_the_checks_process(repo: Path, gate: NodeGate) -> None:
     write(repo, {"loops.js": LOOPS + "\nmodule.exports = { count };\n", "test/loops.test.js": LOOPS_TESTS})
 
     result, run = gate(repo)
@@ -478,7 +428,7 @@ test('drain', async () => {
 
 @pytest.mark.long
 def test_a_mutant_whose_promises_never_yield_ends_the_process_as_its_tests_did(
-    tmp_path: Path, gate: Gate
+    tmp_path: Path, gate: NodeGate
 ) -> None:
     from testing.gitrepo import init_repo
 
@@ -516,7 +466,7 @@ test('grade', () => {
 
 @pytest.mark.long
 def test_where_a_lines_copy_runs_is_drawn_in_each_process(
-    tmp_path: Path, gate: Gate, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, gate: NodeGate, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from testing.gitrepo import init_repo
 
@@ -574,7 +524,7 @@ test('grade as before', () => {
 """
 
 
-def test_what_the_tests_own_run_kept_judges_no_mutant(repo: Path, gate: Gate) -> None:
+def test_what_the_tests_own_run_kept_judges_no_mutant(repo: Path, gate: NodeGate) -> None:
     module = CALC + "\nmodule.exports = { grade };\n"
     write(repo, {"calc.js": module, "test/grade.test.js": REMEMBERS, "helpers/seen.js": MEMO_HELPER})
 
@@ -649,7 +599,9 @@ test('grade with its fixture', () => {
 """
 
 
-def test_answers_recorded_into_a_file_the_repository_ships_judge_no_mutant(repo: Path, gate: Gate) -> None:
+def test_answers_recorded_into_a_file_the_repository_ships_judge_no_mutant(
+    repo: Path, gate: NodeGate
+) -> None:
     write(repo, {"test/answers.json": "{}\n"})
     commit_all(repo, "answers")
     write(repo, {"calc.js": CALC + "\nmodule.exports = { grade };\n", "test/grade.test.js": RECORDS})
@@ -662,7 +614,7 @@ def test_answers_recorded_into_a_file_the_repository_ships_judge_no_mutant(repo:
     assert gate.own_process == []
 
 
-def test_a_folder_made_as_a_marker_is_taken_away_between_runs(repo: Path, gate: Gate) -> None:
+def test_a_folder_made_as_a_marker_is_taken_away_between_runs(repo: Path, gate: NodeGate) -> None:
     write(repo, {"calc.js": CALC + "\nmodule.exports = { grade };\n", "test/grade.test.js": MARKS})
 
     _, run = gate(repo)
@@ -673,7 +625,7 @@ def test_a_folder_made_as_a_marker_is_taken_away_between_runs(repo: Path, gate: 
     assert gate.own_process == []
 
 
-def test_a_file_the_first_run_deleted_is_back_for_the_runs_again(repo: Path, gate: Gate) -> None:
+def test_a_file_the_first_run_deleted_is_back_for_the_runs_again(repo: Path, gate: NodeGate) -> None:
     write(repo, {"test/fixture.txt": "ready\n"})
     commit_all(repo, "fixture")
     write(repo, {"calc.js": CALC + "\nmodule.exports = { grade };\n", "test/grade.test.js": TAKES})
@@ -718,7 +670,7 @@ test('grade as logged', async () => {
 """
 
 
-def test_answers_recorded_by_a_move_or_a_stream_judge_no_mutant(repo: Path, gate: Gate) -> None:
+def test_answers_recorded_by_a_move_or_a_stream_judge_no_mutant(repo: Path, gate: NodeGate) -> None:
     write(repo, {"test/data/kept.txt": "kept\n", "test/log.txt": "start\n"})
     commit_all(repo, "data")
     write(repo, {"calc.js": CALC + "\nmodule.exports = { grade };\n", "test/grade.test.js": MOVES})
@@ -748,7 +700,7 @@ test('grade', () => {
 """
 
 
-def test_a_file_too_big_to_keep_leaves_the_mutants_undecided(repo: Path, gate: Gate) -> None:
+def test_a_file_too_big_to_keep_leaves_the_mutants_undecided(repo: Path, gate: NodeGate) -> None:
     write(repo, {"calc.js": CALC + "\nmodule.exports = { grade };\n", "test/grade.test.js": WRITES_BIG})
     with (repo / "test" / "big.bin").open("wb") as big:
         big.truncate(65 * 1024 * 1024)
@@ -790,7 +742,7 @@ describe('grade', () => {
 """
 
 
-def test_answers_computed_before_the_tests_see_the_mutant(repo: Path, gate: Gate) -> None:
+def test_answers_computed_before_the_tests_see_the_mutant(repo: Path, gate: NodeGate) -> None:
     write(repo, {"calc.js": CALC + "\nmodule.exports = { grade };\n", "test/grade.test.js": COMPUTES_FIRST})
 
     _, run = gate(repo)
@@ -825,7 +777,7 @@ test('the boundary, by the plan', (t) => {
 """
 
 
-def test_a_tests_plan_is_kept_in_its_runs_again(repo: Path, gate: Gate) -> None:
+def test_a_tests_plan_is_kept_in_its_runs_again(repo: Path, gate: NodeGate) -> None:
     write(repo, {"calc.js": CALC + "\nmodule.exports = { grade };\n", "test/grade.test.js": PLANS})
 
     _, run = gate(repo)
@@ -860,7 +812,7 @@ test('pause', () => {
 
 
 @pytest.mark.long
-def test_a_mutant_blocked_in_a_child_process_ends_the_process(repo: Path, gate: Gate) -> None:
+def test_a_mutant_blocked_in_a_child_process_ends_the_process(repo: Path, gate: NodeGate) -> None:
     write(repo, {"pause.js": PAUSES, "test/pause.test.js": PAUSES_TESTS})
 
     result, run = gate(repo)

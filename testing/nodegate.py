@@ -1,0 +1,54 @@
+"""The gate on a repository's JavaScript change, run by `node --test` with the changed lines' mutants, as
+the node mutants' tests drive it: each mutant's fate readable, and the mutants the gate ran in processes
+of its own (rather than in the check's) noted."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from testing.measuredgate import measured_gate
+from tiergate.gate.mutation import nodereports, nodestep
+from tiergate.gate.request import MutantBounds
+from tiergate.gate.ruling import GateResult
+from tiergate.tier.mutation.fates import MutationRun
+from tiergate.tier.mutation.mutants import Mutant
+
+BASE_TEST = (
+    "const test = require('node:test');\nconst assert = require('node:assert');\n\n"
+    "test('nothing', () => assert.ok(true));\n"
+)
+# A repository's base: a passing test file and a package.json (CommonJS).
+BASE_FILES = {"test/base.test.js": BASE_TEST, "package.json": json.dumps({"name": "p"})}
+
+
+class NodeGate:
+    """A gate run on `repo` by `node --test`, noting which mutants it ran in processes of their own. Every
+    mutant is run, survivors or not, unless `capped`: the tests see each mutant's fate."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, capped: bool = False) -> None:
+        if not capped:
+            monkeypatch.setattr(nodereports, "AFTER_SURVIVOR", 1e6)
+        self.own_process: list[tuple[str, tuple[str, ...]]] = []
+        fails = nodestep._Trial.fails
+
+        def noted(trial: nodestep._Trial, mutant: Mutant, tests: Sequence[str]) -> bool:
+            self.own_process.append((mutant.describe(), tuple(tests)))
+            return fails(trial, mutant, tests)
+
+        monkeypatch.setattr(nodestep._Trial, "fails", noted)
+
+    def __call__(self, repo: Path) -> tuple[GateResult, MutationRun]:
+        result = measured_gate(repo, "node --test", mutants=MutantBounds())
+        assert result.coverage is not None and result.coverage.mutation is not None
+        [verdict] = result.verdicts
+        assert verdict.result.status == "passed", verdict.result.output
+        return result, result.coverage.mutation
+
+
+def fates(run: MutationRun) -> dict[tuple[int, str], tuple[str, str]]:
+    """Each mutant's fate and by whom, by its line and its replacement."""
+    return {(t.mutant.line, t.mutant.replacement): (t.fate, t.by) for t in run.tried}
