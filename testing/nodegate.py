@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from testing.measuredgate import measured_gate
-from tiergate.gate.mutation import nodereports, nodestep
+from tiergate.gate.mutation import nodestep, step
 from tiergate.gate.request import MutantBounds
 from tiergate.gate.ruling import GateResult
 from tiergate.tier.mutation.fates import MutationRun
@@ -29,9 +29,12 @@ class NodeGate:
     """A gate run on `repo` by `node --test`, noting which mutants it ran in processes of their own. Every
     mutant is run, survivors or not, unless `capped`: the tests see each mutant's fate."""
 
-    def __init__(self, monkeypatch: pytest.MonkeyPatch, capped: bool = False) -> None:
+    def __init__(
+        self, monkeypatch: pytest.MonkeyPatch, capped: bool = False, command: str = "node --test"
+    ) -> None:
+        self.command = command
         if not capped:
-            monkeypatch.setattr(nodereports, "AFTER_SURVIVOR", 1e6)
+            monkeypatch.setattr(step, "AFTER_SURVIVOR", 1e6)
         self.own_process: list[tuple[str, tuple[str, ...]]] = []
         fails = nodestep._Trial.fails
 
@@ -42,7 +45,7 @@ class NodeGate:
         monkeypatch.setattr(nodestep._Trial, "fails", noted)
 
     def __call__(self, repo: Path) -> tuple[GateResult, MutationRun]:
-        result = measured_gate(repo, "node --test", mutants=MutantBounds())
+        result = measured_gate(repo, self.command, mutants=MutantBounds())
         assert result.coverage is not None and result.coverage.mutation is not None
         [verdict] = result.verdicts
         assert verdict.result.status == "passed", verdict.result.output

@@ -29,6 +29,19 @@ def gate_fixture(monkeypatch: pytest.MonkeyPatch) -> NodeGate:
     return NodeGate(monkeypatch)
 
 
+def decided_reads(monkeypatch: pytest.MonkeyPatch) -> list[nodereports.Decided]:
+    """What the gate will read of the check's processes' reports, as it reads it."""
+    seen: list[nodereports.Decided] = []
+    read = nodereports.read
+
+    def noted(*args: Any) -> nodereports.Decided:
+        seen.append(read(*args))
+        return seen[-1]
+
+    monkeypatch.setattr(nodereports, "read", noted)
+    return seen
+
+
 def outcomes(result: GateResult) -> dict[str, str]:
     [verdict] = result.verdicts
     assert verdict.result.tests is not None
@@ -388,6 +401,56 @@ def test_only_a_mutant_every_test_file_running_its_line_let_live_is_a_survivor()
     assert not nodestep.survivor_in(decided, [(), ("a.test.js", "b.test.js"), ("a.test.js", "b.test.js")])
 
 
+GRADES = """\
+const test = require('node:test');
+const assert = require('node:assert');
+const { grade } = require('../calc.js');
+
+test('grade', () => {
+  assert.strictEqual(grade(80), 'pass');
+  assert.strictEqual(grade(10), 'fail');
+});
+"""
+
+
+def test_a_mutant_killed_in_one_test_file_is_not_run_again_in_the_next(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gate = NodeGate(monkeypatch, command="node --test --test-concurrency=1")
+    module = CALC + "\nmodule.exports = { grade };\n"
+    write(repo, {"calc.js": module, "test/a.test.js": GRADES, "test/b.test.js": GRADES})
+    seen = decided_reads(monkeypatch)
+
+    _, run = gate(repo)
+
+    # a.test.js ran first and killed most of line 2's mutants; b.test.js left those to it (a ledger in the
+    # plan's folder) and ran only what a.test.js let live. The gate's fates are as if both ran everything.
+    [decided] = seen
+    by_file = dict(decided.processes)
+    first, second = by_file["test/a.test.js"], by_file["test/b.test.js"]
+    killed = {key for key, (fate, _) in first.items() if fate == "killed"}
+    left = ("undecided", "killed in another test file's process")
+    assert killed and all(second[key] == left for key in killed)
+    lived = {key for key, (fate, _) in first.items() if fate == "survived"}
+    assert lived and all(second[key] == ("survived", "") for key in lived)
+    assert found_survivors(run) == {(2, ">"), (2, "51")} and run.incomplete == "" and gate.own_process == []
+
+
+def found_survivors(run: Any) -> set[tuple[int, str]]:
+    return {(t.mutant.line, t.mutant.replacement) for t in run.of("survived")}
+
+
+def test_the_processes_survivors_are_run_first_in_processes_of_their_own() -> None:
+    decided = nodereports.Decided(
+        (
+            ("a.test.js", {"0": ("killed", "a"), "1": ("survived", ""), "2": ("undecided", "x")}),
+            ("b.test.js", {"0": ("survived", ""), "1": ("undecided", nodereports.NOT_NEEDED)}),
+        )
+    )
+
+    assert [decided.survived_somewhere(key) for key in "0123"] == [False, True, False, False]
+
+
 LOOPS = "function count(n) {\n  let i = 0;\n  while (i < n) {\n    i += 1;\n  }\n  return i;\n}\n"
 LOOPS_TESTS = """\
 const test = require('node:test');
@@ -474,14 +537,7 @@ def test_where_a_lines_copy_runs_is_drawn_in_each_process(
     repo = init_repo(tmp_path / "repo", {"calc.js": module.replace("50", "40")})
     files = {f"test/grade{n}.test.js": COUNTS_RUNS for n in range(12)}
     write(repo, {"calc.js": module, **files})
-    seen: list[nodereports.Decided] = []
-    read = nodereports.read
-
-    def noted(*args: Any) -> nodereports.Decided:
-        seen.append(read(*args))
-        return seen[-1]
-
-    monkeypatch.setattr(nodereports, "read", noted)
+    seen = decided_reads(monkeypatch)
 
     gate(repo)
 

@@ -9,10 +9,12 @@ import shlex
 import sys
 from pathlib import Path
 
+import pytest
 from testing.gitrepo import commit_all, repo_fixture, write
 from testing.measuredgate import measured_gate
 from testing.pytestcheck import PYTEST
 
+from tiergate.gate.mutation import step
 from tiergate.gate.request import MutantBounds
 from tiergate.gate.ruling import GateResult
 from tiergate.tier.mutation.fates import MutationRun
@@ -172,7 +174,10 @@ def test_a_memo_the_tests_filled_is_emptied_before_each_mutant(repo: Path) -> No
     assert run.void == ""
 
 
-def test_under_xdist_each_worker_runs_the_mutants_of_the_tests_it_ran(repo: Path) -> None:
+def test_under_xdist_each_worker_runs_the_mutants_of_the_tests_it_ran(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(step, "AFTER_SURVIVOR", 1e6)  # every mutant runs, whichever survived first
     more = "from calc import grade\n\n\ndef test_low():\n    assert grade(10) == 'fail'\n"
     write(repo, {"calc.py": GRADE, "tests/test_grade.py": GRADE_TESTS, "tests/test_low.py": more})
 

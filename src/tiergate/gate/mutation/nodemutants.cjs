@@ -38,6 +38,7 @@ const LEAST_LIMIT_MS = 2000;
 const GRACE_MS = 1000;
 // Why a mutant is left undecided once another survived (`Budget.enough`): `nodereports.NOT_NEEDED`.
 const NOT_NEEDED = "not needed: a mutant survived already";
+const KILLED_ELSEWHERE = "killed in another test file's process";
 const PARAMS = ["exports", "require", "module", "__filename", "__dirname"];
 // What comes before a module's code in the script compiled of it (see compileSource): a place in the
 // code is this many characters further in the script.
@@ -670,7 +671,8 @@ function newReport(files) {
 
 async function mutants(report, tests, guard, own) {
   const budget = new Budget(state.plan);
-  for (const mutant of state.plan.mutants) {
+  const elsewhere = new Elsewhere(state.plan);
+  for (const mutant of elsewhere.order(state.plan.mutants)) {
     const file = state.files.get(state.plan.files[mutant.file].file);
     if (!file.module) continue; // not loaded here: this process did not run it
     if (unreached(own, file, mutant)) {
@@ -678,11 +680,13 @@ async function mutants(report, tests, guard, own) {
       state.unreached.add(mutant.id);
       continue;
     }
-    const why = file.why || unsaved() || budget.over() || budget.enough();
+    elsewhere.read();
+    const why = file.why || unsaved() || budget.over() || elsewhere.killedThere(mutant) || budget.enough(elsewhere);
     const found = why ? ["undecided", why] : await fate(file, mutant, tests, guard, budget);
     // A file too big to keep changed in its runs: they may have seen it as an earlier run left it.
     report.fates[mutant.id] = unsaved() ? ["undecided", unsaved()] : found;
-    if (report.fates[mutant.id][0] === "survived") budget.survived();
+    if (report.fates[mutant.id][0] === "survived") budget.survived(mutant.id);
+    if (!why) elsewhere.note(mutant.id, report.fates[mutant.id][0]);
   }
 }
 
@@ -1060,15 +1064,18 @@ class Budget {
     this.mark = performance.now();
     const testsMs = state.kept.reduce((sum, kept) => sum + kept.ms, 0);
     this.afterSurvivorMs = Number(plan.after_survivor) * testsMs;
-    this.enoughAt = Infinity;
+    this.survivors = new Map(); // a mutant that survived here -> when its share ends
   }
 
-  survived() {
-    if (this.enoughAt === Infinity) this.enoughAt = performance.now() + this.afterSurvivorMs;
+  survived(id) {
+    if (!this.survivors.has(id)) this.survivors.set(id, performance.now() + this.afterSurvivorMs);
   }
 
-  enough() {
-    return performance.now() > this.enoughAt ? NOT_NEEDED : "";
+  // Only a survivor no other process killed counts: one killed there is no survivor for the gate.
+  enough(elsewhere) {
+    const now = performance.now();
+    for (const [id, at] of this.survivors) if (now > at && !elsewhere.killed.has(id)) return NOT_NEEDED;
+    return "";
   }
 
   over() {
@@ -1087,6 +1094,50 @@ class Budget {
       require("node:fs").appendFileSync(this.ledger, `${(now - this.mark) / 1000}\n`);
     } catch {}
     this.mark = now;
+  }
+}
+
+// What the check's other processes made of each mutant (a ledger in the plan's folder, a line a fate). One
+// killed there is killed for the gate: it is not run here again. One that survived there and was killed
+// nowhere runs first: a survivor found early lets the rest go unrun (`Budget.enough`) in every process.
+// The ledger only orders and spares runs: the gate takes fates from the keyed reports alone, so a forged
+// line costs time, never a fate.
+class Elsewhere {
+  constructor(plan) {
+    this.ledger = require("node:path").join(plan.out, "fates");
+    this.killed = new Set();
+    this.survived = new Set();
+    this.read();
+  }
+
+  read() {
+    let text = "";
+    try {
+      text = require("node:fs").readFileSync(this.ledger, "utf8");
+    } catch {
+      return;
+    }
+    for (const line of text.split("\n")) {
+      const [id, fate] = line.split(" ");
+      if (fate === "killed") this.killed.add(id);
+      if (fate === "survived") this.survived.add(id);
+    }
+  }
+
+  order(mutants) {
+    const first = (mutant) => this.survived.has(mutant.id) && !this.killed.has(mutant.id);
+    return [...mutants.filter(first), ...mutants.filter((mutant) => !first(mutant))];
+  }
+
+  killedThere(mutant) {
+    return this.killed.has(mutant.id) ? KILLED_ELSEWHERE : "";
+  }
+
+  note(id, fate) {
+    if (fate !== "killed" && fate !== "survived") return;
+    try {
+      require("node:fs").appendFileSync(this.ledger, `${id} ${fate}\n`);
+    } catch {}
   }
 }
 

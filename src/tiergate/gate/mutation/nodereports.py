@@ -20,15 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from tiergate.frozen import frozen
+from tiergate.gate.mutation import step
 from tiergate.tier.mutation.fates import Fate
 from tiergate.tier.mutation.mutants import Mutant
 
-# Once a mutant survived, the rest get this share of the tests' own time more, in a process and in the
-# gate's own runs: enough to name the survivors that come cheap, never a run of every test for each (the
-# change is not LIGHT whatever they show, and the step's cost stays a share of the tests' own). What is
-# left then is undecided for `NOT_NEEDED` (the preload's words).
-AFTER_SURVIVOR = 0.25
-NOT_NEEDED = "not needed: a mutant survived already"
+# The preload's words for a mutant left unrun once another survived (`step.AFTER_SURVIVOR`).
+NOT_NEEDED = step.NOT_NEEDED
 
 
 def plan(
@@ -43,7 +40,7 @@ def plan(
     real path; each line's copy that behaves the same (`copies`, by path and line); for each mutant its
     index in `made` (its id), its file's index, its line's copy's index, and its span and text, as offsets
     into the file's text as Node holds it (UTF-16 code units), in a random order; the folder `out` the
-    reports go to, the step's `seconds`, summed over the processes, and `AFTER_SURVIVOR`."""
+    reports go to, the step's `seconds`, summed over the processes, and `step.AFTER_SURVIVOR`."""
     paths = sorted({m.path for m in made})
     index = {path: at for at, path in enumerate(paths)}
     lines = sorted({(m.path, m.line) for m in made})
@@ -56,7 +53,7 @@ def plan(
     return {
         "out": str(out),
         "seconds": seconds,
-        "after_survivor": AFTER_SURVIVOR,
+        "after_survivor": step.AFTER_SURVIVOR,
         "files": [{"file": os.path.realpath(where / p)} for p in paths],
         "sentinels": [_edit(sources, copies[place], index) for place in lines],
         "mutants": entries,
@@ -97,6 +94,11 @@ class Decided:
             if fate == "killed":
                 return ("killed", by)
         return None if self.left(key, covering) else ("survived", "")
+
+    def survived_somewhere(self, key: str) -> bool:
+        """Whether some process let mutant `key` live and none killed it."""
+        fates = [found.get(key, ("", ""))[0] for _, found in self.processes]
+        return "survived" in fates and "killed" not in fates
 
     def said(self, key: str, why: str) -> bool:
         """Whether a process left mutant `key` undecided for `why`."""

@@ -28,7 +28,7 @@ from typing import NamedTuple
 
 from tiergate.gate import ownfiles
 from tiergate.gate.checks import CheckResult, make_check
-from tiergate.gate.mutation import nodereports
+from tiergate.gate.mutation import nodereports, step
 from tiergate.gate.mutation.snapshot import Snapshot
 from tiergate.gate.mutation.step import spread
 from tiergate.gate.processes import run_checks
@@ -128,12 +128,14 @@ class NodeStep:
         own = {k: v for k, v in self.without(env).items() if k != "NODE_V8_COVERAGE"}
         trial = _Trial(where, sources, own, (left, each), write)
         trial.before = self.before
-        trial.after_survivor = nodereports.AFTER_SURVIVOR * (check.duration or 0.0)
+        trial.after_survivor = step.AFTER_SURVIVOR * (check.duration or 0.0)
         covering = [_covering(m, runs) for m in made]
         if survivor_in(self.decided, covering):
             trial.survived()
         order = list(range(len(made)))
         random.SystemRandom().shuffle(order)
+        # Those the processes let live wherever they ran them first: a survivor found early spares the rest.
+        order.sort(key=lambda i: not self.decided.survived_somewhere(str(i)))
         fates = {i: _unseen(made[i], runs) or self._fate(str(i), made[i], covering[i], trial) for i in order}
         tried = tuple(fates[i] for i in range(len(made)))
         void = trial.no_change(copies)
@@ -246,7 +248,7 @@ class _Trial:
         self.incomplete = ""
         self.before: Snapshot | None = None  # the copy as the check found it
         self.kills: dict[tuple[str, int], set[tuple[str, ...]]] = {}  # each line's killing runs
-        self.after_survivor = 0.0  # the seconds the rest get once a mutant survived (`AFTER_SURVIVOR`)
+        self.after_survivor = 0.0  # the seconds the rest get once a mutant survived (`step.AFTER_SURVIVOR`)
         self.enough = float("inf")
 
     def survived(self) -> None:

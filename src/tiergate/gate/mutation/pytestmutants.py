@@ -342,7 +342,8 @@ class _Runner:
         # the survivors that come cheap, never a run of every test for each (the step's cost stays a
         # share of the tests' own, whatever survives).
         self.enough = float("inf")
-        self.after_survivor = 0.25 * sum(seconds for _, _, seconds in told["tests"])
+        share = float(self.plan.get("after_survivor", 0.25))
+        self.after_survivor = share * sum(seconds for _, _, seconds in told["tests"])
         self.fates = {}
         self.killers = {}  # unit key -> nodeids that killed its mutants
         self.void = ""

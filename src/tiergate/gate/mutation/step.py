@@ -38,6 +38,12 @@ PLUGIN = "tiergate_mutants"
 _PLUGIN_SOURCE = Path(__file__).parent / "pytestmutants.py"
 _SNAPSHOT_SOURCE = Path(__file__).parent / "snapshot.py"  # the plugin's, copied beside it
 _PLAN, _OUT = "mutants.json", "mutants-out.json"
+# Once a mutant survived, the rest get this share of the tests' own time more, in a test process and in
+# the gate's own runs (Python and JavaScript): enough to name the survivors that come cheap, never a run of
+# every test for each (the change is not LIGHT whatever they show, and the step's cost stays a share of the
+# tests' own). What is left then is not run for `NOT_NEEDED` (the plugin's and the preload's words).
+AFTER_SURVIVOR = 0.25
+NOT_NEEDED = "not needed: a mutant survived already"
 
 
 class Step:
@@ -187,6 +193,7 @@ class Step:
         return {
             "out": str(out),
             "seconds": seconds,
+            "after_survivor": AFTER_SURVIVOR,
             "files": sorted({os.path.realpath(where / p) for p in sources}),
             "mutants": [entry(name, m) for name, m in self.mutants.items()],
             "sentinels": [entry(f"s{i}", s) for i, s in enumerate(sentinels) if s is not None],
