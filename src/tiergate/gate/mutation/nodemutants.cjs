@@ -644,20 +644,38 @@ async function mutate() {
   if (off) return finish("", off);
   const report = newReport(files);
   const own = flushCoverage();
-  const guard = new Guard();
-  if (!guard.watchdog.worker) {
-    guard.close();
-    return finish("", "no watchdog thread could start");
-  }
+  const rerun = new Rerun();
   try {
-    const tests = await loadAgain(guard);
-    if (typeof tests === "string") return finish("", tests);
-    await mutants(report, tests, guard, own);
+    const off = await mutants(report, rerun, own);
+    if (off) return finish("", off);
   } finally {
-    guard.close();
+    rerun.close();
   }
   reached(report);
   return finish();
+}
+
+// The runs' guard and the test file loaded again, both made once a mutant is to run: a process that has
+// none to run (each killed or let live elsewhere) spares them.
+class Rerun {
+  constructor() {
+    this.guard = null;
+    this.tests = null;
+  }
+
+  // The tests found again (`loadAgain`), or why none can run.
+  async ready() {
+    if (!this.guard) {
+      this.guard = new Guard();
+      if (!this.guard.watchdog.worker) return "no watchdog thread could start";
+    }
+    this.tests = this.tests || (await loadAgain(this.guard));
+    return this.tests;
+  }
+
+  close() {
+    if (this.guard) this.guard.close();
+  }
 }
 
 function newReport(files) {
@@ -669,7 +687,7 @@ function newReport(files) {
   return report;
 }
 
-async function mutants(report, tests, guard, own) {
+async function mutants(report, rerun, own) {
   const budget = new Budget(state.plan);
   const elsewhere = new Elsewhere(state.plan);
   for (const mutant of elsewhere.order(state.plan.mutants)) {
@@ -678,16 +696,21 @@ async function mutants(report, tests, guard, own) {
     if (unreached(own, file, mutant)) {
       report.fates[mutant.id] = ["survived", ""]; // the tests here never ran its place: they cannot tell
       state.unreached.add(mutant.id);
+      if (elsewhere.lived(mutant)) budget.survived(mutant.id, 0); // a survivor there too, so far
+      elsewhere.note(mutant.id, "survived");
       continue;
     }
     elsewhere.read();
     const why = file.why || unsaved() || budget.over() || elsewhere.killedThere(mutant) || budget.enough(elsewhere);
-    const found = why ? ["undecided", why] : await fate(file, mutant, tests, guard, budget);
+    const found = why ? null : await rerun.ready();
+    if (typeof found === "string") return found;
+    const decided = why ? ["undecided", why] : await fate(file, mutant, found, rerun.guard, budget);
     // A file too big to keep changed in its runs: they may have seen it as an earlier run left it.
-    report.fates[mutant.id] = unsaved() ? ["undecided", unsaved()] : found;
-    if (report.fates[mutant.id][0] === "survived") budget.survived(mutant.id);
+    report.fates[mutant.id] = unsaved() ? ["undecided", unsaved()] : decided;
+    if (report.fates[mutant.id][0] === "survived") budget.survived(mutant.id, elsewhere.lived(mutant) ? 0 : 1);
     if (!why) elsewhere.note(mutant.id, report.fates[mutant.id][0]);
   }
+  return "";
 }
 
 // Whether a test kills the mutant: killed, survived, or undecided (and why). The tests run again with the
@@ -1067,14 +1090,16 @@ class Budget {
     this.survivors = new Map(); // a mutant that survived here -> when its share ends
   }
 
-  survived(id) {
-    if (!this.survivors.has(id)) this.survivors.set(id, performance.now() + this.afterSurvivorMs);
+  // `share`: 1 for the share after a survivor; 0 for one another process let live first, which named the
+  // cheap survivors in its share already.
+  survived(id, share) {
+    if (!this.survivors.has(id)) this.survivors.set(id, performance.now() + share * this.afterSurvivorMs);
   }
 
   // Only a survivor no other process killed counts: one killed there is no survivor for the gate.
   enough(elsewhere) {
     const now = performance.now();
-    for (const [id, at] of this.survivors) if (now > at && !elsewhere.killed.has(id)) return NOT_NEEDED;
+    for (const [id, at] of this.survivors) if (now >= at && !elsewhere.killed.has(id)) return NOT_NEEDED;
     return "";
   }
 
@@ -1124,9 +1149,14 @@ class Elsewhere {
     }
   }
 
+  // Whether another process let the mutant live and none killed it.
+  lived(mutant) {
+    return this.survived.has(mutant.id) && !this.killed.has(mutant.id);
+  }
+
   order(mutants) {
-    const first = (mutant) => this.survived.has(mutant.id) && !this.killed.has(mutant.id);
-    return [...mutants.filter(first), ...mutants.filter((mutant) => !first(mutant))];
+    const first = mutants.filter((mutant) => this.lived(mutant));
+    return [...first, ...mutants.filter((mutant) => !first.includes(mutant))];
   }
 
   killedThere(mutant) {
@@ -1355,7 +1385,11 @@ class Watchdog {
     try {
       const { Worker } = require("node:worker_threads");
       const workerData = { shared: this.shared, base: this.base, grace: GRACE_MS };
-      this.worker = new Worker(WATCHDOG, { eval: true, workerData, stdout: true, stderr: true });
+      // No coverage of its own (NODE_V8_COVERAGE in its environment): it runs none of the tests' code, and
+      // would pay for a collection as it ends and leave a file for the gate to read.
+      const env = { ...process.env };
+      delete env.NODE_V8_COVERAGE;
+      this.worker = new Worker(WATCHDOG, { eval: true, workerData, env, stdout: true, stderr: true });
       this.worker.on("error", () => {});
       this.worker.unref();
     } catch {
