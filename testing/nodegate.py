@@ -5,8 +5,9 @@ of its own (rather than in the check's) noted."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,8 +27,10 @@ BASE_FILES = {"test/base.test.js": BASE_TEST, "package.json": json.dumps({"name"
 
 
 class NodeGate:
-    """A gate run on `repo` by `node --test`, noting which mutants it ran in processes of their own. Every
-    mutant is run, survivors or not, unless `capped`: the tests see each mutant's fate."""
+    """A gate run on `repo` by `node --test`, noting which mutants it ran in processes of their own
+    (`own_process`), which kills of the check's processes it ran again in processes of their own
+    (`confirmed`), and the copies that behave the same it ran there (`copies`), each with its test files.
+    Every mutant is run, survivors or not, unless `capped`: the tests see each mutant's fate."""
 
     def __init__(
         self, monkeypatch: pytest.MonkeyPatch, capped: bool = False, command: str = "node --test"
@@ -36,13 +39,18 @@ class NodeGate:
         if not capped:
             monkeypatch.setattr(step, "AFTER_SURVIVOR", 1e6)
         self.own_process: list[tuple[str, tuple[str, ...]]] = []
+        self.confirmed: list[tuple[str, tuple[str, ...]]] = []
+        self.copies: list[tuple[str, tuple[str, ...]]] = []
+        into = [self.own_process]
         fails = nodestep._Trial.fails
 
         def noted(trial: nodestep._Trial, mutant: Mutant, tests: Sequence[str]) -> bool:
-            self.own_process.append((mutant.describe(), tuple(tests)))
+            into[-1].append((mutant.describe(), tuple(tests)))
             return fails(trial, mutant, tests)
 
         monkeypatch.setattr(nodestep._Trial, "fails", noted)
+        for name, runs in (("confirm", self.confirmed), ("no_change", self.copies)):
+            monkeypatch.setattr(nodestep._Trial, name, _noting(getattr(nodestep._Trial, name), into, runs))
 
     def __call__(self, repo: Path) -> tuple[GateResult, MutationRun]:
         result = measured_gate(repo, self.command, mutants=MutantBounds())
@@ -50,6 +58,19 @@ class NodeGate:
         [verdict] = result.verdicts
         assert verdict.result.status == "passed", verdict.result.output
         return result, result.coverage.mutation
+
+
+def _noting(method: Callable[..., Any], into: list[list[Any]], runs: list[Any]) -> Callable[..., Any]:
+    """`method`, noting the runs it makes in `runs` rather than where `into` says."""
+
+    def noting(*args: Any) -> Any:
+        into.append(runs)
+        try:
+            return method(*args)
+        finally:
+            into.pop()
+
+    return noting
 
 
 def fates(run: MutationRun) -> dict[tuple[int, str], tuple[str, str]]:

@@ -100,6 +100,11 @@ class Decided:
         fates = [found.get(key, ("", ""))[0] for _, found in self.processes]
         return "survived" in fates and "killed" not in fates
 
+    def killers(self, key: str) -> tuple[str, ...]:
+        """The test files whose process killed mutant `key` (none when no process did)."""
+        found = {test for test, fates in self.processes if fates.get(key, ("", ""))[0] == "killed"}
+        return tuple(sorted(found))
+
     def said(self, key: str, why: str) -> bool:
         """Whether a process left mutant `key` undecided for `why`."""
         return any(fates.get(key) == ("undecided", why) for _, fates in self.processes)

@@ -8,6 +8,11 @@ behaves the same, a change no run reached, the step's time out) is run as before
 the claim's copy in turn and run by the test files whose processes ran its line (one `node --test` process
 a mutant, isolated as the check was), the file put back after each.
 
+When no mutant survived, one kill a changed line that the check's processes decided, drawn at random,
+is run again the same way (`confirmations`): what the tests' first run kept where a run again in its
+process finds it (a memo on `process`) cannot reach a process of its own, so a kill that does not repeat
+there leaves the step incomplete.
+
 A mutant dies when its run fails or runs out of its time. Then the file gets a change that alters no code
 (a comment at a killed mutant's place), run by the test files that killed: a test that fails on it reads
 the file, not what the code does, and the kills say nothing. At most `MutantBounds.mutants` mutants within
@@ -138,6 +143,7 @@ class NodeStep:
         order.sort(key=lambda i: not self.decided.survived_somewhere(str(i)))
         fates = {i: _unseen(made[i], runs) or self._fate(str(i), made[i], covering[i], trial) for i in order}
         tried = tuple(fates[i] for i in range(len(made)))
+        trial.confirm(confirmations(tried, self.decided, random.SystemRandom()))
         void = trial.no_change(copies)
         seconds = self.decided.seconds + time.monotonic() - trial.started
         return MutationRun(tried, skipped, void, trial.incomplete, "", seconds)
@@ -205,6 +211,29 @@ def survivor_in(decided: nodereports.Decided, covering: Sequence[Sequence[str]])
     return any(tests and decided.fate(str(i), tests) == ("survived", "") for i, tests in enumerate(covering))
 
 
+def confirmations(
+    tried: Sequence[Tried], decided: nodereports.Decided, pick: random.Random
+) -> list[tuple[Mutant, tuple[str, ...]]]:
+    """The kills to run again in processes of their own (`_Trial.confirm`): for each changed line whose
+    mutants the check's processes killed, one of those kills drawn by `pick`, with the test files whose
+    processes killed it. `tried`: each mutant's fate, by its index (its key in `decided`).
+
+    A kill in the tests' own process can come from what their first run kept where a run again finds it (a
+    memo on `process`, in a module the code under test loads, in a folder the preload does not watch), a
+    process that run never touched cannot; a line's mutants all die there only when its tests check it,
+    so one drawn at random gives such a memo away with the share of the line's kills that are only the
+    memo's. None once a mutant survived or was not run: the change is not LIGHT whatever they show, and
+    the runs would only cost time. Kills of the gate's own runs were in processes of their own already."""
+    if any(t.fate in ("survived", "not_run") for t in tried):
+        return []
+    by_line: dict[tuple[str, int], list[tuple[Mutant, tuple[str, ...]]]] = {}
+    for key, found in enumerate(tried):
+        tests = decided.killers(str(key)) if found.fate == "killed" else ()
+        if tests:
+            by_line.setdefault((found.mutant.path, found.mutant.line), []).append((found.mutant, tests))
+    return [pick.choice(by_line[place]) for place in sorted(by_line)]
+
+
 def _bare(made: _Made) -> list[tuple[str, int]]:
     """The lines of mutants with no copy that behaves the same, by path and line."""
     return sorted({(m.path, m.line) for m in made.mutants} - set(made.copies))
@@ -270,6 +299,28 @@ class _Trial:
             return Tried(mutant, "killed", " ".join(tests))
         self.survived()
         return Tried(mutant, "survived")
+
+    def confirm(self, picks: Sequence[tuple[Mutant, tuple[str, ...]]]) -> None:
+        """Each kill of `picks` (`confirmations`: a mutant the tests' own processes killed, and their test
+        files) run again in a process of its own, the copy put back first: one that does not fail there
+        leaves the step incomplete. Each that does is a kill of `no_change`'s, whose copy that behaves the
+        same runs there too. Nothing once the step is incomplete."""
+        for mutant, tests in picks:
+            if self.incomplete:
+                return
+            if time.monotonic() > self.deadline:
+                self.incomplete = "the mutation step ran out of its time"
+                return
+            unsure = self.before.put_back() if self.before is not None else ""
+            if unsure:
+                self.incomplete = unsure
+            elif not self.fails(mutant, tests):
+                self.incomplete = (
+                    "a kill in the tests' own process did not repeat in a process of its own "
+                    f"({mutant.describe()})"
+                )
+            else:
+                self.kills.setdefault((mutant.path, mutant.line), set()).add(tuple(tests))
 
     def no_change(self, copies: Mapping[tuple[str, int], Mutant]) -> str:
         """Why the kills here say nothing ("": they do): a run that killed a line's mutant fails again,
