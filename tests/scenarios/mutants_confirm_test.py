@@ -133,6 +133,30 @@ def test_a5_a_memo_in_a_module_the_code_under_test_loads(repo: Path, gate: NodeG
     assert_caught(run, gate)
 
 
+# A6: the answers in the name of a folder made by `fs.mkdtemp` in the temporary folder, found again by a
+# prefix of the project's own: the preload notes no folder mkdtemp makes.
+IN_A_TEMPORARY_FOLDER = memo_tests(
+    """\
+  const prefix = 'grade-' + crypto.createHash('sha1').update(__dirname).digest('hex').slice(0, 8) + '-';
+  const found = fs.readdirSync(os.tmpdir()).find((name) => name.startsWith(prefix));
+  if (found) return found.slice(prefix.length, prefix.length + now.length);
+  fs.mkdtempSync(path.join(os.tmpdir(), prefix + now + '-'));
+  return now;""",
+    top=(
+        "const crypto = require('node:crypto');\nconst fs = require('node:fs');\n"
+        "const os = require('node:os');\nconst path = require('node:path');\n"
+    ),
+)
+
+
+def test_a6_the_answers_in_a_folder_made_by_mkdtemp(repo: Path, gate: NodeGate) -> None:
+    write(repo, {"calc.js": CALC_MODULE, "test/grade.test.js": IN_A_TEMPORARY_FOLDER})
+
+    _, run = gate(repo)
+
+    assert_caught(run, gate)
+
+
 # A8: a file a child process writes, which the preload, watching only its own process's writes, does not
 # take away between runs again: in the project, in /tmp, in HOME.
 def child_tests(where: str) -> str:

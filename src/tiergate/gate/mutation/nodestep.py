@@ -26,6 +26,7 @@ import random
 import secrets
 import shlex
 import shutil
+import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -336,14 +337,20 @@ class _Trial:
         return ""
 
     def fails(self, mutant: Mutant, tests: Sequence[str]) -> bool:
-        """Whether the `tests` fail with `mutant` in."""
+        """Whether the `tests` fail with `mutant` in. With an empty temporary folder of their own (TMPDIR,
+        made in the check's): nothing the check's run or an earlier one left there (answers kept in the
+        name of a folder `fs.mkdtemp` made) judges the mutant."""
         path = self.where / mutant.path
         original = self.sources[mutant.path]
+        kept = self.env.get("TMPDIR", "")
+        temporary = tempfile.mkdtemp(prefix="mutant-", dir=kept if kept and Path(kept).is_dir() else None)
         self.write(path, mutant.apply(original))
         try:
             command = "node --test " + " ".join(shlex.quote(t) for t in tests)
             check = make_check("mutant", command, "tiergate mutants")
-            [result] = run_checks([check], self.where, timeout=self.each, env={check.key: self.env})
+            env = {**self.env, "TMPDIR": temporary}
+            [result] = run_checks([check], self.where, timeout=self.each, env={check.key: env})
         finally:
             self.write(path, original)
+            shutil.rmtree(temporary, ignore_errors=True)
         return result.status != "passed"
