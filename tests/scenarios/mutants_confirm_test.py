@@ -157,6 +157,51 @@ def test_a6_the_answers_in_a_folder_made_by_mkdtemp(repo: Path, gate: NodeGate) 
     assert_caught(run, gate)
 
 
+# A7: the answers' hash in a time of a file or folder the repository ships: a file's modification time
+# (`fs.utimes`; a file of code's would refute the copy, whose check sees its stamp move), a folder's, or a
+# file's access time alone (`touch -a`, the modification time untouched). The preload keeps a file's
+# bytes, not its times.
+def times_tests(file: str, *, access: bool = False) -> str:
+    """A memo kept in `file`'s (relative to the project) modification time or, with `access`, its access
+    time: 3e9 seconds and the answers' hash, once the first run set it."""
+    which, setting = (
+        ("atimeMs", "execFileSync('touch', ['-a', '-d', '@' + (3e9 + hash), file]);")
+        if access
+        else ("mtimeMs", "fs.utimesSync(file, 3e9 + hash, 3e9 + hash);")
+    )
+    return memo_tests(
+        f"""\
+  const file = path.join(__dirname, '..', {file!r});
+  const hash = crypto.createHash('sha1').update(now).digest().readUInt32BE(0) % 1e8;
+  const seconds = Math.floor(fs.statSync(file).{which} / 1000);
+  if (seconds < 3e9 || seconds >= 3e9 + 1e8) {{
+    {setting}
+    return now;
+  }}
+  return seconds - 3e9 === hash ? now : 'not as first seen';""",
+        top=(
+            "const { execFileSync } = require('node:child_process');\n"
+            "const crypto = require('node:crypto');\nconst fs = require('node:fs');\n"
+            "const path = require('node:path');\n"
+        ),
+    )
+
+
+@pytest.mark.parametrize(
+    "tests",
+    [times_tests("README.md"), times_tests("test"), times_tests("README.md", access=True)],
+    ids=["a file's", "a folder's", "a file's access"],
+)
+def test_a7_the_answers_in_a_time(repo: Path, gate: NodeGate, tests: str) -> None:
+    write(repo, {"README.md": "# grades\n"})
+    commit_all(repo, "a readme")
+    write(repo, {"calc.js": CALC_MODULE, "test/grade.test.js": tests})
+
+    _, run = gate(repo)
+
+    assert_caught(run, gate)
+
+
 # A8: a file a child process writes, which the preload, watching only its own process's writes, does not
 # take away between runs again: in the project, in /tmp, in HOME.
 def child_tests(where: str) -> str:
