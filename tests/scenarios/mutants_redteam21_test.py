@@ -1,7 +1,7 @@
 """Red-team round 21 on the in-process JavaScript mutants (`nodemutants.cjs`): helpers compiled once, tests
 told apart by their place, the tests' own run's coverage. Each test asserts the safe outcome. The round's
-attacks still open (answers kept on `process`, in the coverage folder, in a module the code under test
-loads, in a folder made by `mkdtemp`, in a file's times, by a child process) are listed in judging.md.
+other attacks (answers kept on `process`, in the coverage folder, in a module the code under test loads,
+in a folder made by `mkdtemp`, in a file's times, by a child process) are in mutants_confirm_test.py.
 
 The weak tests never tell `score >= 50` from `score > 50` (grade(80), grade(10) only): the `>` mutant of
 line 2 must not be reported killed. Every mutant is run (no "not needed" cap) unless said."""
