@@ -696,8 +696,11 @@ async function mutants(report, rerun, own) {
     if (unreached(own, file, mutant)) {
       report.fates[mutant.id] = ["survived", ""]; // the tests here never ran its place: they cannot tell
       state.unreached.add(mutant.id);
-      if (elsewhere.lived(mutant)) budget.survived(mutant.id, 0); // a survivor there too, so far
-      elsewhere.note(mutant.id, "survived");
+      // Only where its line ran (its copy's place did) is this file one the gate asks about the mutant.
+      if (!unreached(own, file, state.plan.sentinels[mutant.sentinel])) {
+        if (elsewhere.lived(mutant)) budget.survived(mutant.id, 0); // a survivor there too, so far
+        elsewhere.note(mutant.id, "survived");
+      }
       continue;
     }
     elsewhere.read();
