@@ -5,10 +5,10 @@ copy that behaves the same passes. Each attack asserts the safe outcome: a kill 
 own process is run again in a process of its own (`nodestep.confirmations`), where nothing the first run
 kept is left, and does not repeat: the step is incomplete, and the change not LIGHT.
 
-The attacks' tests pin nothing but the memo, so every kill is the memo's and whichever mutant a line's
-confirmation draws gives the attack away; a test file that pins some mutants honestly is caught with the
-probability that the draw picks one the memo alone killed (`confirmations`' unit tests). An honest change
-with tests that pin it is still all killed, LIGHT-eligible, each line confirmed."""
+The attacks' tests pin nothing but the memo, so every kill is the memo's and whichever line and mutant the
+confirmation draws gives the attack away; tests that pin some mutants or lines honestly are caught with
+the probability that the draw picks one the memo alone killed (`confirmations`' unit tests). An honest
+change with tests that pin it is still all killed, LIGHT-eligible, one of its lines confirmed."""
 
 from __future__ import annotations
 
@@ -270,12 +270,12 @@ def test_an_honest_change_is_confirmed_and_stays_light_eligible(repo: Path, gate
 
     assert run.tried and all(t.fate == "killed" for t in run.tried), said(run, gate)
     assert run.incomplete == "" and run.void == "" and run.reasons() == (), said(run, gate)
-    # Decided in the tests' own process; one kill a changed line confirmed in a process of its own, by
-    # the test file that killed it, and that line's copy that behaves the same run there too.
+    # Decided in the tests' own process; one kill of one changed line confirmed in a process of its own,
+    # by the test file that killed it, and that line's copy that behaves the same run there too.
     assert gate.own_process == [], said(run, gate)
-    assert sorted(int(d.split()[1]) for d, _ in gate.confirmed) == sorted(MUTATED), said(run, gate)
-    assert all(tests == ("test/grade.test.js",) for _, tests in gate.confirmed), said(run, gate)
-    assert len(gate.copies) == len(MUTATED), said(run, gate)
+    [(confirmed, tests)] = gate.confirmed
+    assert int(confirmed.split()[1]) in MUTATED and tests == ("test/grade.test.js",), said(run, gate)
+    assert len(gate.copies) == 1, said(run, gate)
 
 
 # Tests that leave `>=` -> `>` alive: the change is not LIGHT whatever the kills, and no kill is run again.

@@ -1,7 +1,7 @@
 """Which kills of the check's `node --test` processes the gate runs again in processes of their own
-(`nodestep.confirmations`): one a changed line, drawn among that line's kills in those processes, with the
-test files that killed it; none once a mutant survived or was not run. Pure: the mutants' runs are in
-tests/scenarios/mutants_confirm_test.py."""
+(`nodestep.confirmations`): one for the change, a changed line drawn and one of its kills in those
+processes, with the test files that killed it; none once a mutant survived or was not run. Pure: the
+mutants' runs are in tests/scenarios/mutants_confirm_test.py."""
 
 from __future__ import annotations
 
@@ -45,24 +45,20 @@ def test_a_process_kill_names_the_test_files_whose_process_killed_it() -> None:
     assert DECIDED.killers("4") == ()
 
 
-def test_one_kill_a_line_is_drawn_among_that_lines_process_kills() -> None:
-    picks = nodestep.confirmations(ALL_KILLED, DECIDED, random.Random(0))
-
-    # Line 2 and line 3 of calc.js: other.js's line 5 was killed in a process of its own already.
-    assert [(m.path, m.line) for m, _ in picks] == [("calc.js", 2), ("calc.js", 3)]
+def test_one_kill_of_one_line_is_drawn_among_the_process_kills() -> None:
     killers = {m: DECIDED.killers(str(MADE.index(m))) for m in MADE}
-    assert all(tests == killers[m] for m, tests in picks)
-    assert picks[1] == (MADE[3], ("a.test.js",))
+    lines: Counter[int] = Counter()
+    drawn: Counter[str] = Counter()
+    for seed in range(600):
+        [(found, tests)] = nodestep.confirmations(ALL_KILLED, DECIDED, random.Random(seed))
+        assert tests == killers[found] and found.path == "calc.js"  # other.js's was in a process of its own
+        lines[found.line] += 1
+        if found.line == 2:
+            drawn[found.replacement] += 1
 
-
-def test_each_of_a_lines_process_kills_is_as_likely_to_be_drawn() -> None:
-    drawn = Counter(
-        nodestep.confirmations(ALL_KILLED, DECIDED, random.Random(seed))[0][0].replacement
-        for seed in range(600)
-    )
-
-    assert set(drawn) == {">", "<", "51"}
-    assert all(150 < n < 250 for n in drawn.values()), drawn
+    # Each line as likely, and each of a line's kills.
+    assert set(lines) == {2, 3} and all(250 < n < 350 for n in lines.values()), lines
+    assert set(drawn) == {">", "<", "51"} and all(70 < n < 130 for n in drawn.values()), drawn
 
 
 def test_nothing_is_run_again_once_a_mutant_survived_or_was_not_run() -> None:

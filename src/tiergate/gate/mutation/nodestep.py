@@ -215,9 +215,11 @@ def survivor_in(decided: nodereports.Decided, covering: Sequence[Sequence[str]])
 def confirmations(
     tried: Sequence[Tried], decided: nodereports.Decided, pick: random.Random
 ) -> list[tuple[Mutant, tuple[str, ...]]]:
-    """The kills to run again in processes of their own (`_Trial.confirm`): for each changed line whose
-    mutants the check's processes killed, one of those kills drawn by `pick`, with the test files whose
-    processes killed it. `tried`: each mutant's fate, by its index (its key in `decided`).
+    """The kill to run again in a process of its own (`_Trial.confirm`): one changed line whose mutants
+    the check's processes killed, drawn by `pick`, and one of those kills, with the test files whose
+    processes killed it. `tried`: each mutant's fate, by its index (its key in `decided`). One for the
+    whole change, not one a line: each costs two processes of their own (the mutant and its line's copy),
+    a whole run of the covering tests on a small change, and the line drawn is one the tests cannot know.
 
     A kill in the tests' own process can come from what their first run kept where a run again finds it (a
     memo on `process`, in a module the code under test loads, in a folder the preload does not watch), a
@@ -232,7 +234,7 @@ def confirmations(
         tests = decided.killers(str(key)) if found.fate == "killed" else ()
         if tests:
             by_line.setdefault((found.mutant.path, found.mutant.line), []).append((found.mutant, tests))
-    return [pick.choice(by_line[place]) for place in sorted(by_line)]
+    return [pick.choice(by_line[pick.choice(sorted(by_line))])] if by_line else []
 
 
 def _bare(made: _Made) -> list[tuple[str, int]]:
