@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from tiergate.gate import imported, ownfiles
+from tiergate.gate import imported, ownfiles, planted
 from tiergate.gate.checks import Check, CheckResult
 from tiergate.gate.pertest import streamed
 from tiergate.gate.pertest.fromoutput import from_output
@@ -220,7 +220,7 @@ def _pytest_file(path: Path) -> Reported:
     patched: list[str] = []
     workers: list[str] = []
     try:
-        data = json.loads(path.read_text())
+        data = planted.read_json(path)
         finished, only = data["finished"] is True, data.get("only") is True
         patched += (str(p) for p in data.get("patched", ()))
         workers += (str(w) for w in data.get("workers", ()))
@@ -237,7 +237,7 @@ def _node_report(files: Sequence[Path], cwd: Path) -> TestRun:
     for path in files:
         ended = False
         try:
-            for line in path.read_text().splitlines():
+            for line in planted.read_text(path).splitlines():
                 record = json.loads(line)
                 if record.get("finished") is True:
                     ended = True

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from tiergate.gate import ownfiles
+from tiergate.gate import ownfiles, planted
 from tiergate.gate.checks import Check, CheckResult
 from tiergate.gate.coverage.plan import FORMATS, Capability, RunnerFacts, Tool, files_for, plan
 from tiergate.gate.mutation.step import Step
@@ -263,7 +263,7 @@ def _python_reports(out: Path, by_real: Mapping[str, str]) -> tuple[str, dict[st
     files: dict[str, FileLines] = {}
     for report in reports:
         try:
-            data = json.loads(report.read_bytes())
+            data = planted.read_json(report)
             tools.add(str(data["tool"]))
             for name, (statements, ran) in data["files"].items():
                 path = by_real.get(os.path.realpath(name))
@@ -290,7 +290,7 @@ def _node_reports(
     for report in reports:
         own, tests = processes.setdefault(report.name.split("-")[1], ({}, set()))
         try:
-            scripts: list[dict[str, Any]] = json.loads(report.read_bytes())["result"]
+            scripts: list[dict[str, Any]] = planted.read_json(report)["result"]
             for script in scripts:
                 path = _file_url_path(str(script.get("url", "")), by_real)
                 if path is None:

@@ -11,7 +11,6 @@ survived; else the test files that did not are left to run it in a process of it
 
 from __future__ import annotations
 
-import json
 import os
 import random
 from collections.abc import Mapping, Sequence
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from tiergate.frozen import frozen
+from tiergate.gate import planted
 from tiergate.gate.mutation import step
 from tiergate.tier.mutation.fates import Fate
 from tiergate.tier.mutation.mutants import Mutant
@@ -125,7 +125,7 @@ def read(folder: Path, where: Path, key: str) -> Decided:
     problems: list[str] = []
     for path in sorted(folder.glob("node-*.json")):
         try:
-            data = json.loads(path.read_bytes())
+            data = planted.read_json(path)
             if not isinstance(data, dict) or data.get("key") != key:
                 raise ValueError("not the preload's report")
             found = _report(data, where)

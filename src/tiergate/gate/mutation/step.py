@@ -18,7 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from tiergate.gate import ownfiles
+from tiergate.gate import ownfiles, planted
 from tiergate.gate.checks import CheckResult
 from tiergate.gate.request import MutantBounds
 from tiergate.text import quote_inline, quote_path
@@ -134,7 +134,7 @@ class Step:
         # One report, or one per pytest-xdist worker (`<out>.gw0`, ...).
         reports = sorted(self.out.parent.glob(self.out.name + "*"))
         try:
-            found = [json.loads(r.read_bytes()) for r in reports if not r.name.endswith(".part")]
+            found = [planted.read_json(r) for r in reports if not r.name.endswith(".part")]
             # A report without the run's key is no plugin's of this run: written by the code under test.
             found = [f for f in found if isinstance(f, dict) and f.get("key") == self.secret]
             return (
