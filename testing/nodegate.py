@@ -76,3 +76,12 @@ def _noting(method: Callable[..., Any], into: list[list[Any]], runs: list[Any]) 
 def fates(run: MutationRun) -> dict[tuple[int, str], tuple[str, str]]:
     """Each mutant's fate and by whom, by its line and its replacement."""
     return {(t.mutant.line, t.mutant.replacement): (t.fate, t.by) for t in run.tried}
+
+
+def said(run: MutationRun, gate: NodeGate) -> str:
+    """What a failed assertion on `run` shows: the fates, why the step stopped, and each run of the gate's
+    own."""
+    return (
+        f"fates={fates(run)}\nincomplete={run.incomplete!r} void={run.void!r}\nown={gate.own_process}\n"
+        f"confirmed={gate.confirmed}\ncopies={gate.copies}"
+    )

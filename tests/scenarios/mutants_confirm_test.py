@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from testing.gitrepo import commit_all, repo_fixture, write
-from testing.nodegate import BASE_FILES, NodeGate, fates
+from testing.nodegate import BASE_FILES, NodeGate, fates, said
 
 from tiergate.gate import sandbox
 from tiergate.tier.mutation.fates import MutationRun
@@ -37,13 +37,6 @@ REPEATED_NOT = "a kill in the tests' own process did not repeat in a process of 
 @pytest.fixture(name="gate")
 def gate_fixture(monkeypatch: pytest.MonkeyPatch) -> NodeGate:
     return NodeGate(monkeypatch)
-
-
-def said(run: MutationRun, gate: NodeGate) -> str:
-    return (
-        f"fates={fates(run)}\nincomplete={run.incomplete!r} void={run.void!r}\nown={gate.own_process}\n"
-        f"confirmed={gate.confirmed}"
-    )
 
 
 def assert_caught(run: MutationRun, gate: NodeGate) -> None:
