@@ -2,9 +2,10 @@
 processes share, the lazy second load, and the confirmation of one in-process kill a line in a process of
 its own (`nodestep.confirmations`, `_Trial.confirm`) with the line's copy that behaves the same.
 
-Each attack asserts the SAFE outcome, so a test here FAILS while its attack wins. Two that still win are
-kept on the branch `redteam22` (see docs/judging.md): a memo in the folder holding the claim's copy, and
-one in the linked `node_modules`, both of which outlive the gate's fresh processes. The weak tests never tell
+Each attack asserts the SAFE outcome, so a test here FAILS while its attack wins. Two still win and are
+marked so (strict xfail: fixing the cause fails them until the mark goes; see docs/judging.md): a memo in
+the folder holding the claim's copy, and one in the linked `node_modules`, both of which outlive the
+gate's fresh processes. The weak tests never tell
 `score >= 50` from `score > 50` (grade(80), grade(10) only): unless a memo judges it, `>=` -> `>` lives."""
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
-from testing.gitrepo import repo_fixture, write
+from testing.gitrepo import commit_all, repo_fixture, write
 from testing.nodegate import BASE_FILES, NodeGate, fates, said
 from testing.statefolder import state_dir
 
@@ -214,3 +215,47 @@ def test_r5_a_named_pipe_among_the_reports_does_not_hang_the_gate(repo: Path, ga
 # R6: the same memo in the workspace's `node_modules`, linked into the copy (`Snapshot` does not follow the
 # link) and shown read-write by the sandbox to every run. (A claim's environment comparison would name the
 # new file there: THOROUGH, not LIGHT; the mutants' own step does not see it.)
+
+
+# R1 and R6: a child process keeps the first run's answers beside the copy (`../..` of the test file) or
+# in the linked node_modules; every run of the gate's own sees the same folders, so the drawn kill repeats.
+OPEN = pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="open: the gate's own runs see what is writable beyond the copy as the check did",
+)
+IN_THE_HOLDER = memo_tests(
+    """\
+  const file = path.join(__dirname, '..', '..', '.grade-answers');
+  if (!fs.existsSync(file)) execFileSync('sh', ['-c', 'printf %s "$1" > "$2"', 'sh', now, file]);
+  return fs.readFileSync(file, 'utf8');""",
+    top=REQUIRES,
+)
+IN_NODE_MODULES = IN_THE_HOLDER.replace(
+    "'..', '..', '.grade-answers'", "'..', 'node_modules', 'grade-answers.txt'"
+)
+
+
+@OPEN
+def test_r1_a_memo_in_the_folder_holding_the_copy_outlives_every_fresh_process(
+    repo: Path, gate: NodeGate
+) -> None:
+    write(repo, {"calc.js": CALC_MODULE, "test/grade.test.js": IN_THE_HOLDER})
+
+    _, run = gate(repo)
+
+    assert_not_light(run, gate)
+
+
+@OPEN
+def test_r6_a_memo_in_the_linked_node_modules_outlives_every_fresh_process(
+    repo: Path, gate: NodeGate
+) -> None:
+    write(repo, {".gitignore": "node_modules/\n"})
+    commit_all(repo, "ignore node_modules")
+    write(repo, {"node_modules/left-pad/index.js": "module.exports = (s) => s;\n"})
+    write(repo, {"calc.js": CALC_MODULE, "test/grade.test.js": IN_NODE_MODULES})
+
+    _, run = gate(repo)
+
+    assert_not_light(run, gate)
