@@ -142,6 +142,34 @@ def test_a_check_sees_the_copy_and_the_environment_but_not_the_workspace(tmp_pat
     assert (tmp_path / "holder" / "tree" / "made.txt").read_text() == "x"
 
 
+def test_the_gates_own_runs_see_the_copy_but_not_what_the_check_left_beside_it() -> None:
+    # Under /tmp, covered whatever HOME shows (the suite's own folders may be in HOME, shown without a loop).
+    with tempfile.TemporaryDirectory(dir="/tmp") as folder:
+        own_runs_see_only_the_copy(Path(folder))
+
+
+def own_runs_see_only_the_copy(tmp_path: Path) -> None:
+    workspace, holder, venv = layout(tmp_path)
+    (holder / ".answers").write_text("kept by the check's run\n")
+    (holder / "tiergate-pytest.ini").write_text("[pytest]\n")
+    iso = sandbox.isolation(workspace, holder, [venv])
+    added = {**iso.variable(), "PYTEST_ADDOPTS": f"-c {holder / 'tiergate-pytest.ini'}", "A": "1"}
+
+    own = sandbox.narrowed(added, holder / "tree")
+
+    # The plan's holder is the copy; a variable naming a file beside it would show the folder: it is gone.
+    assert sandbox.from_variable(own[sandbox.VARIABLE]).holder == str(holder / "tree")
+    assert "PYTEST_ADDOPTS" not in own and own["A"] == "1"
+    assert sandbox.narrowed({"A": "1"}, holder / "tree") == {"A": "1"}
+    script = "import os\nprint(os.path.exists('../.answers'))\nopen('made.txt', 'w').write('x')\n"
+    argv, env = sandbox.wrapped([sys.executable, "-c", script], holder / "tree", own)
+    done = subprocess.run(
+        argv, check=False, cwd=holder / "tree", env={**os.environ, **env}, capture_output=True, text=True
+    )
+    assert done.returncode == 0 and done.stdout.split() == ["False"], done.stderr
+    assert (holder / "tree" / "made.txt").read_text() == "x"
+
+
 def test_a_check_sees_its_own_processes_and_network_only(tmp_path: Path) -> None:
     outside = socket.socket()
     outside.bind(("127.0.0.1", 0))

@@ -20,6 +20,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from tiergate import seal
@@ -66,6 +67,19 @@ def from_variable(value: str) -> Isolation:
     before = float(words[3]) if words[3] else None
     shown, readonly = tuple(words[5:split]), tuple(words[split + 1 :])
     return Isolation(words[0], words[1], shown, readonly, words[2] == "1", before, words[4])
+
+
+def narrowed(added: Mapping[str, str], holder: Path) -> dict[str, str]:
+    """A check's variables `added` for a run that sees, of the folder holding the copy, only `holder` (the
+    copy itself) and what its variables name: the gate's own runs after the check, for which nothing the
+    check's run left beside the copy (a memo one folder up, its TMPDIR) is there. A variable that names a
+    file in that folder (pytest's empty configuration) would show it all: it is left out. Unchanged
+    without a plan."""
+    if VARIABLE not in added:
+        return dict(added)
+    plan = from_variable(added[VARIABLE])
+    kept = {k: v for k, v in added.items() if k == VARIABLE or plan.holder not in _named([v])}
+    return {**kept, **replace(plan, holder=os.path.realpath(holder)).variable()}
 
 
 def isolation(

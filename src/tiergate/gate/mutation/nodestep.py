@@ -32,7 +32,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-from tiergate.gate import ownfiles
+from tiergate.gate import ownfiles, sandbox
 from tiergate.gate.checks import CheckResult, make_check
 from tiergate.gate.mutation import nodereports, step
 from tiergate.gate.mutation.snapshot import Snapshot
@@ -341,7 +341,8 @@ class _Trial:
     def fails(self, mutant: Mutant, tests: Sequence[str]) -> bool:
         """Whether the `tests` fail with `mutant` in. With an empty temporary folder of their own (TMPDIR,
         made in the check's): nothing the check's run or an earlier one left there (answers kept in the
-        name of a folder `fs.mkdtemp` made) judges the mutant."""
+        name of a folder `fs.mkdtemp` made) judges the mutant. Isolated, they see of the folder holding the
+        copy only the copy (`sandbox.narrowed`): not what the check's run wrote beside it."""
         path = self.where / mutant.path
         original = self.sources[mutant.path]
         kept = self.env.get("TMPDIR", "")
@@ -350,7 +351,7 @@ class _Trial:
         try:
             command = "node --test " + " ".join(shlex.quote(t) for t in tests)
             check = make_check("mutant", command, "tiergate mutants")
-            env = {**self.env, "TMPDIR": temporary}
+            env = sandbox.narrowed({**self.env, "TMPDIR": temporary}, self.where)
             [result] = run_checks([check], self.where, timeout=self.each, env={check.key: env})
         finally:
             self.write(path, original)
