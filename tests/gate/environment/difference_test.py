@@ -187,6 +187,20 @@ def test_node_modules_installs_and_edits() -> None:
     )
 
 
+def test_answers_a_checks_run_leaves_in_node_modules_are_named() -> None:
+    # Red team 22's R6: the gate's own runs see the linked node_modules as the check's run left it; in a
+    # loop the claim's comparison, taken after its checks ran, names what that run added there.
+    folder = "/p/node_modules"
+    kept = {"left-pad/package.json": (1, 1, 1, 1), "left-pad/index.js": (1, 1, 1, 2)}
+    before = EnvironmentRecord(folders={folder: kept})
+    for memo in ("grade-answers.txt", "left-pad/answers.txt"):
+        after = EnvironmentRecord(folders={folder: {**kept, memo: (1, 1, 1, 9)}})
+
+        [found] = differences(before, after, None, PROJECT)
+
+        assert found.text == f"added node_modules/{memo}"
+
+
 def test_many_differences_are_counted_past_the_named_ones() -> None:
     found = [Difference(EDITED, f"edited f{i}") for i in range(NAMED + 2)]
 
