@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from testing import tiergatecli
 from testing.gitrepo import init_repo, write
+from testing.heavymodules import HEAVY
 from testing.statefolder import state_dir, state_env
 
 from tiergate.log import read_log
@@ -23,7 +24,6 @@ from tiergate.project import Project
 SESSION = "11111111-2222-3333-4444-555555555555"
 AGENT = "a00000000000000a1"
 CLAIM = "The parser handles empty input now.\n\n<promise>DONE</promise>"
-HEAVY = {"pydantic", "structlog", "filelock", "argparse", "anyio", "unidiff", "pathspec"}
 
 
 class Verifying:

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import ast
 import io
 import json
 import os
@@ -18,6 +19,7 @@ from testing.claude.probe_plugin import HookAnswer as ProbeAnswer
 from testing.claude.probe_plugin import make_probe_plugin
 from testing.claude.scripted_api import ScriptedApi, agent, text
 from testing.gitrepo import init_repo
+from testing.heavymodules import HEAVY
 from testing.statefolder import state_dir, state_env
 
 import tiergate
@@ -31,8 +33,6 @@ from tiergate.log import read_records
 
 SESSION_ID = "3f2b8c1e-9d7a-4c1b-8e2f-5a6b7c8d9e0f"
 MIB = 1024 * 1024
-# Never on the hook's fast path (the brief's list, and what this design keeps off it besides).
-HEAVY = {"pydantic", "structlog", "anyio", "argparse", "filelock", "tomllib", "unidiff", "pathspec"}
 NOT_BEFORE_THE_INPUT_IS_NEEDED = {"json", "re", "pathlib", "dataclasses", "typing", "inspect", "subprocess"}
 
 
@@ -182,6 +182,19 @@ def imported_modules(result: subprocess.CompletedProcess[bytes]) -> set[str]:
 
 
 # The fast path ----------------------------------------------------------------------------------------
+
+
+def test_each_module_kept_off_the_fast_path_is_one_tiergate_imports() -> None:
+    # A name no module of tiergate imports could never show up on the path: the check on it could not fail.
+    imported: set[str] = set()
+    for source in Path(hook.__file__).parents[1].rglob("*.py"):
+        for node in ast.walk(ast.parse(source.read_text())):
+            if isinstance(node, ast.Import):
+                imported |= {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                imported.add(node.module.split(".")[0])
+
+    assert imported >= HEAVY, HEAVY - imported
 
 
 @pytest.mark.parametrize("event", EVENTS)
