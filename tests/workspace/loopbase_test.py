@@ -66,8 +66,22 @@ def test_the_change_base_is_the_start_commit_else_the_base_commit(repo: Path) ->
     write(repo, {"a.txt": "edited\n"})
     start = loopbase.take(project, "loop2", head)
     assert start is not None
-    assert loopbase.measurable(project, start)
+    assert loopbase.start_present(project, start)
     assert loopbase.change_base(project, start, head) == start
+
+
+def test_asking_whether_the_start_is_there_changes_nothing_measuring_from_it_does(repo: Path) -> None:
+    from tiergate.git import indexcopy
+
+    head = _head(repo)
+    project = _project(repo)
+    write(repo, {"a.txt": "edited again\n"})
+    start = loopbase.take(project, "loop-asks", head)
+    assert start is not None
+
+    assert loopbase.start_present(project, start) and start not in indexcopy.workspace_bases()
+    loopbase.measure_from_start(start)
+    assert start in indexcopy.workspace_bases()
 
 
 def _prune(repo: Path) -> None:
@@ -83,11 +97,11 @@ def test_a_start_gone_from_the_repository_is_copied_back_from_the_store(repo: Pa
     start = loopbase.take(project, "loop3", head)
     assert start is not None
     _prune(repo)
-    assert not loopbase.measurable(project, start)
+    assert not loopbase.start_present(project, start)
 
     assert loopbase.change_base(project, start, head) == start
 
-    assert loopbase.measurable(project, start)
+    assert loopbase.start_present(project, start)
     assert git(repo, "show", f"{start}:lib/b.txt") == "beta, edited\n"
 
 

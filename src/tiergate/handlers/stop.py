@@ -121,8 +121,10 @@ def _begin(payload: dict[str, Any], project: Project) -> Early | None:
             return None
         # A loop begun on a dirty workspace measures from it; when its objects must be copied back
         # first (`loopbase.change_base`), that waits for the input to be known good.
-        if current.start is not None and not loopbase.measurable(project, current.start):
-            return None
+        if current.start is not None:
+            loopbase.measure_from_start(current.start)
+            if not loopbase.start_present(project, current.start):
+                return None
         loopbase.judging(current.started_at)
     except Exception:
         return None

@@ -68,16 +68,21 @@ def change_base(project: Project, start: str | None, base: str | None) -> str | 
     (copied again from the store when something removed them), else its base commit `base`."""
     if start is None:
         return base
-    if not measurable(project, start):
+    measure_from_start(start)
+    if not start_present(project, start):
         restore(project, repository.repo_root(project.root), start)
     return start
 
 
-def measurable(project: Project, start: str) -> bool:
-    """Whether a change can be measured from the start commit `start` as it is, without copying
-    anything back (`change_base` would): its objects are in the repository. It is then measured as a
-    workspace (`indexcopy.measure_from_workspace`)."""
+def measure_from_start(start: str) -> None:
+    """This process measures from the start commit `start` as from a workspace (its paths the index
+    lacks compared with the disk: `indexcopy.measure_from_workspace`)."""
     indexcopy.measure_from_workspace(start)
+
+
+def start_present(project: Project, start: str) -> bool:
+    """Whether the start commit `start` and its objects are in the repository: a change can be measured
+    from it as it is, without copying anything back (`change_base` would)."""
     root = repository.repo_root(project.root)
     return runner.run(root, "cat-file", "-e", f"{start}^{{commit}}", ok=(0, 1, 128)).returncode == 0
 
