@@ -15,11 +15,12 @@ from pathlib import Path
 import pytest
 from testing.gitrepo import GIT_ENV, git, init_repo, write
 from testing.killatgit import BEFORE_RESTORE, BEFORE_TEST, Expected, assert_restorable, kill_env, wrapper
+from testing.killwrites import COLD, kill_after_writes
 from testing.savedworkspace import tree
 from testing.tiergatecli import tiergate
 
 from tiergate.project import Project
-from tiergate.workspace import backups, ondisk, putback, snapshots
+from tiergate.workspace import backups, putback, snapshots
 
 ROLLBACK = (
     "import sys; from pathlib import Path; from tiergate.project import Project; "
@@ -111,7 +112,11 @@ def restore_killed_from(template: Path) -> Callable[[Path, dict[str, str]], Kill
     def run(where: Path, env: dict[str, str]) -> Killed:
         project = copied(template, where)
         environ = {**env, "TIERGATE_STATE_DIR": str(project.state_dir)}
-        return project, works, tiergate(project.root, "restore", backup.name, environ=environ)
+        return (
+            project,
+            works,
+            tiergate(project.root, "restore", backup.name, environ=environ, python_flags=COLD),
+        )
 
     return run
 
@@ -121,7 +126,7 @@ def test_killed_between_its_own_file_writes_loses_nothing(tmp_path: Path, comman
     run = rollback_killed if command == "rollback" else restore_killed_from(tmp_path / "template")
     writes = 0
     for n in range(1, 30):
-        project, works, proc = run(tmp_path / f"w{n}", {**os.environ, ondisk.KILL_AFTER_WRITES: str(n)})
+        project, works, proc = run(tmp_path / f"w{n}", kill_after_writes(os.environ, n))
         if proc.returncode == 0:
             break  # fewer writes than n: it ran to its end
         assert proc.returncode == -9, proc.stderr

@@ -22,8 +22,6 @@ from tiergate.git import objects, repository, runner, untracked
 GITLINK = "160000"
 # A temporary index never splits nor goes sparse, whatever the repository's config says.
 _PLAIN_INDEX = ("-c", "core.splitIndex=false", "-c", "index.sparse=false")
-# Test fault point: SIGKILL this process after so many of its own file writes and removals.
-KILL_AFTER_WRITES = "TIERGATE_TEST_KILL_AFTER_WRITES"
 
 Entries = dict[str, tuple[str, str]]  # path -> (mode, blob id)
 
@@ -366,18 +364,16 @@ def materialize(
     directories `empty_dirs`: tiergate writes them itself, byte for byte (or, not `exact`, as git's
     checkout conversion makes them), each through a temporary file renamed over the old one."""
     remove, write = plan
-    faults = _Faults()
     # What stands where a target file goes (a file at one of its directories, anything under it) goes
     # first; the other removals wait for the target's files, .gitignore included: an untracked file
     # the target's rules ignore is then left alone, as any ignored file is.
     dirs = _directories(target)
     first = [p for p in remove if _in_the_way_of(p, target, dirs)]
     for path in first:
-        _remove(root, path, faults)
+        _remove(root, path)
     contents = _contents(root, [(p, target[p][1]) for p in write], converted=not exact)
     for path in sorted(write):
         _write(root, path, target[path][0], contents[path])
-        faults.tick()
     later = [p for p in remove if p not in set(first)]
     untracked = [p for p in later if current.index is None or p not in current.index]
     if untracked:
@@ -386,27 +382,10 @@ def materialize(
         ignored = {os.fsdecode(p) for p in out.split(b"\0") if p}
         later = [p for p in later if p not in ignored]
     for path in later:
-        _remove(root, path, faults)
+        _remove(root, path)
     for directory in empty_dirs:
         with contextlib.suppress(OSError):
             (root / directory).mkdir(parents=True, exist_ok=True)
-
-
-class _Faults:
-    """Counts this process's own file writes; a test sets KILL_AFTER_WRITES to be killed after so many."""
-
-    def __init__(self) -> None:
-        limit = os.environ.get(KILL_AFTER_WRITES, "")
-        self.left = int(limit) if limit.isdigit() else -1
-
-    def tick(self) -> None:
-        if self.left < 0:
-            return
-        self.left -= 1
-        if self.left == 0:
-            import signal
-
-            os.kill(os.getpid(), signal.SIGKILL)
 
 
 def _directories(target: Mapping[str, object]) -> set[str]:
@@ -433,10 +412,9 @@ def _prefixes(path: str) -> list[str]:
     return ["/".join(parts[:n]) for n in range(1, len(parts))]
 
 
-def _remove(root: Path, path: str, faults: _Faults) -> None:
+def _remove(root: Path, path: str) -> None:
     with contextlib.suppress(FileNotFoundError, NotADirectoryError, IsADirectoryError):
         (root / path).unlink()
-    faults.tick()
     _prune_empty(root, path)
 
 
