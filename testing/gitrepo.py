@@ -43,6 +43,11 @@ def git(repo: Path, *args: str) -> str:
     return result.stdout
 
 
+def head(repo: Path) -> str:
+    """The commit `repo`'s HEAD names."""
+    return git(repo, "rev-parse", "HEAD").strip()
+
+
 def init_repo(path: Path, files: dict[str, str] | None = None) -> Path:
     """A repository at `path` on branch main, with `files` committed as its first commit (if any)."""
     path.mkdir(parents=True, exist_ok=True)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TypeVar
 
 import pytest
+from testing.cpus import two_cpus  # noqa: F401  (a fixture)
 from testing.procwatch import HANG_GUARD
 
 from tiergate import offload
@@ -69,12 +70,6 @@ def unpicklable(record: Path) -> object:
 
 def always_fails() -> None:
     raise ValueError("bad change")
-
-
-@pytest.fixture
-def two_cpus(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A second CPU, whatever the machine running the tests has: the fork is what is tested."""
-    monkeypatch.setattr(os, "cpu_count", lambda: 2)
 
 
 @pytest.mark.usefixtures("two_cpus")

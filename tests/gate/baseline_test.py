@@ -6,7 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from testing.gitrepo import commit_all, git, init_repo, repo_fixture, write
+from testing.gitrepo import commit_all, git, head, init_repo, repo_fixture, write
 from testing.statefolder import state_dir
 
 from tiergate.gate.baseline import base_commit, changed_paths, ensure_baseline, workspace_at, worktree
@@ -14,10 +14,6 @@ from tiergate.gate.checks import make_check
 from tiergate.project import Project
 
 repo = repo_fixture({"app.py": "VALUE = 1\n"})
-
-
-def head(repo: Path) -> str:
-    return git(repo, "rev-parse", "HEAD").strip()
 
 
 def test_the_base_is_the_commit_named_else_head_and_none_before_the_first_commit(

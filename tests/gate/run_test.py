@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from testing import pytestcheck
-from testing.gitrepo import commit_all, git, init_repo, repo_fixture, write
+from testing.gitrepo import commit_all, git, head, init_repo, repo_fixture, write
 from testing.pytestcheck import PYTEST
 from testing.statefolder import state_dir
 
@@ -76,10 +76,6 @@ def in_copy(place: str, inside: str = "") -> bool:
 
 def gate(repo: Path, checks: list[Check], base: str | None = None) -> GateResult:
     return run_gate(project(repo), base, checks)
-
-
-def head(repo: Path) -> str:
-    return git(repo, "rev-parse", "HEAD").strip()
 
 
 # Fresh evidence ---------------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from testing.clientproject import CLAIM, CONTENT_OFF, INSECURE, OWN_RULE, Loop
+from testing.cpus import two_cpus  # noqa: F401  (a fixture)
 from testing.gitrepo import write
 from testing.statefolder import state_dir
 
@@ -20,11 +21,7 @@ from tiergate.project import Project
 from tiergate.tier import change as tier_change
 from tiergate.tier.assess import judge_content, measure_for
 
-
-@pytest.fixture(autouse=True)
-def two_cpus(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A second CPU, whatever the machine running the tests has: the child is what is tested."""
-    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+pytestmark = pytest.mark.usefixtures("two_cpus")  # the child is what is tested, whatever the machine
 
 
 def claimed(tmp_path: Path, config: str | None = None) -> tuple[Loop, Project]:

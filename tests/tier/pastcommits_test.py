@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from testing.gitrepo import GIT_ENV, commit_all, git, init_repo, write
+from testing.gitrepo import GIT_ENV, commit_all, git, head, init_repo, write
 from testing.pastcommits import lines, replayed
 
 from tiergate.errors import UserError
@@ -20,10 +20,6 @@ from tiergate.tier.assess import Assessment, assess_change
 from tiergate.tier.policy import Tier
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
-
-
-def head(repo: Path) -> str:
-    return git(repo, "rev-parse", "HEAD").strip()
 
 
 def build_shapes(repo: Path) -> dict[str, str]:
