@@ -213,3 +213,12 @@ def test_fit_is_within_the_limit_and_keeps_own_lines_whole_when_they_fit(
     markers = sum(1 for quoted, _ in parts if quoted)  # at most one note per run of quoted lines
     if len("\n".join(own)) + markers * len("\n  [... 999 more lines]") <= limit:
         assert [line for line in fitted.split("\n") if not line.startswith("  ")] == own
+
+
+def test_the_first_few_are_listed_then_how_many_more() -> None:
+    from tiergate.text import listed, more_than
+
+    assert listed(["a", "b"], 3) == "a, b"
+    assert listed(["a", "b", "c", "d", "e"], 3) == "a, b, c (+2 more)"
+    assert listed(["x", "y"], 1, sep="; ", each=str.upper) == "X (+1 more)"
+    assert more_than(5, 5) == "" and more_than(6, 5) == " (+1 more)"

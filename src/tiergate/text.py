@@ -5,10 +5,23 @@ Pure and cheap to import (the hook's error line goes through `one_line`).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 
 def plural(n: int, noun: str) -> str:
     """'1 file', '2 files'."""
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def listed(items: Sequence[str], shown: int, sep: str = ", ", each: Callable[[str], str] = str) -> str:
+    """The first `shown` of `items` (each written by `each`) joined by `sep`, then how many more are
+    left out: "a, b, c (+2 more)"."""
+    return sep.join(each(item) for item in items[:shown]) + more_than(len(items), shown)
+
+
+def more_than(count: int, shown: int) -> str:
+    """ " (+K more)" when `count` is over the `shown` listed, else ""."""
+    return f" (+{count - shown} more)" if count > shown else ""
 
 
 def cut(text: str, limit: int) -> str:

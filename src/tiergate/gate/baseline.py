@@ -28,6 +28,7 @@ from tiergate.gate.standing import BaselineEntry, Where
 from tiergate.gate.testreports import run_reported
 from tiergate.git import changes, objects, rawtree, repository, runner, untracked
 from tiergate.project import Project
+from tiergate.text import listed
 from tiergate.tier.change import work_paths
 
 LABEL = "baseline"
@@ -199,7 +200,7 @@ class BaseTamperedError(Exception):
     """The base's worktree changed while the checks ran there: what they showed is not the base's."""
 
     def __init__(self, paths: Sequence[str]) -> None:
-        shown = ", ".join(paths[:5]) + (f" (+{len(paths) - 5} more)" if len(paths) > 5 else "")
+        shown = listed(paths, 5)
         super().__init__(f"the base's worktree was written while its checks ran ({shown}): not kept")
         self.paths = tuple(paths)
 

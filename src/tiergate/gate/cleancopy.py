@@ -24,6 +24,7 @@ from tiergate.gate.baseline import link_environments, worktree
 from tiergate.gate.request import Seed
 from tiergate.gate.runnerbounds import EMPTY, pytest_bounds
 from tiergate.git import changes, rawtree, repository, runner, untracked
+from tiergate.text import listed
 from tiergate.tier.change import work_paths
 from tiergate.tier.testnames import names_test_infrastructure
 
@@ -222,7 +223,7 @@ class CopyWrittenError(Exception):
     """The claim's copy changed while its checks ran: what they showed is no evidence for the change."""
 
     def __init__(self, paths: Sequence[str]) -> None:
-        shown = ", ".join(paths[:5]) + (f" (+{len(paths) - 5} more)" if len(paths) > 5 else "")
+        shown = listed(paths, 5)
         super().__init__(
             f"the claim's copy was written while its checks ran ({shown}): what they showed is not the "
             "change's, so the claim is not checked"

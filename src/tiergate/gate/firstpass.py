@@ -20,7 +20,7 @@ from tiergate.gate.checks import Check, CheckResult
 from tiergate.gate.pertest.record import FAILING, TestRun
 from tiergate.gate.pertest.selection import TestSelection
 from tiergate.gate.standing import BaselineEntry
-from tiergate.text import plural
+from tiergate.text import listed, plural
 
 NAME_SUFFIX = " (the tests the change affects, first)"
 SHOWN = 5
@@ -96,7 +96,7 @@ def refuting(result: CheckResult, then: TestRun | None) -> CheckResult | None:
     new = new_failures(now, then)
     if not new:
         return None
-    shown = ", ".join(new[:SHOWN]) + (f" (+{len(new) - SHOWN} more)" if len(new) > SHOWN else "")
+    shown = listed(new, SHOWN)
     reason = (
         f"{plural(len(new), 'test')} the change affects {'fails' if len(new) == 1 else 'fail'} and did not "
         f"when the loop began: {shown}; run first, so the rest of the suite was not run"

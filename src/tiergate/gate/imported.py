@@ -49,7 +49,7 @@ from tiergate.gate.environment.walk import BYTECODE, SKIPPED_IN
 from tiergate.gate.pertest.streamed import Streamed
 from tiergate.gate.request import Seed
 from tiergate.gate.untouched import Stamp, stamp_of
-from tiergate.text import quote_inline
+from tiergate.text import listed, quote_inline
 
 OUT_VARIABLE = "TIERGATE_IMPORTED"
 KEY_VARIABLE = "TIERGATE_IMPORTED_KEY"
@@ -610,5 +610,4 @@ def _text(path: str) -> str | None:
 
 def _shown(paths: Sequence[str]) -> str:
     # The paths are the agent's to name: a line break or a fence in one must not leave tiergate's line.
-    named = ", ".join(f"`{quote_inline(p)}`" for p in paths[:SHOWN])
-    return named + (f" (+{len(paths) - SHOWN} more)" if len(paths) > SHOWN else "")
+    return listed(paths, SHOWN, each=lambda p: f"`{quote_inline(p)}`")

@@ -38,7 +38,7 @@ from tiergate.gate.standing import (
     CheckVerdict,
     Reshaped,
 )
-from tiergate.text import clip, plural
+from tiergate.text import clip, more_than, plural
 from tiergate.tier.coverage.lines import GateCoverage
 
 if TYPE_CHECKING:
@@ -245,7 +245,7 @@ def _messages(tests: TestRun | None, summary: OutputSummary) -> dict[str, str]:
 
 def _edited_reason(edited: Sequence[BaseTestFailure]) -> str:
     names = ", ".join(f.test for f in edited[:LOST_SHOWN] if f.test) or "the check as a whole"
-    more = f" (+{len(edited) - LOST_SHOWN} more)" if len(edited) > LOST_SHOWN else ""
+    more = more_than(len(edited), LOST_SHOWN)
     verb = "fails" if len(edited) == 1 else "fail"
     return (
         f"{plural(len(edited), 'test')} the loop began with {verb} on this code as written then, and not "
@@ -318,7 +318,7 @@ def _contract_broken(
 def _lost_reason(lost: Sequence[LostTest]) -> str:
     failed = [t for t in lost if t.failed_then]
     shown = "; ".join(t.text() for t in failed[:LOST_SHOWN])
-    more = f" (+{len(failed) - LOST_SHOWN} more)" if len(failed) > LOST_SHOWN else ""
+    more = more_than(len(failed), LOST_SHOWN)
     return f"lost, not fixed, {plural(len(failed), 'test')} that failed when the loop began: {shown}{more}"
 
 

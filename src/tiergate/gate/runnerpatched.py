@@ -15,6 +15,7 @@ from dataclasses import replace
 
 from tiergate.gate.checks import CheckResult
 from tiergate.gate.standing import BaselineEntry
+from tiergate.text import listed
 
 SHOWN = 5
 
@@ -31,9 +32,7 @@ def _named(result: CheckResult, entry: BaselineEntry | None) -> CheckResult:
     new = [p for p in result.tests.patched if p not in at_base]
     if not new:
         return result
-    shown = ", ".join(f"`{p}`" for p in new[:SHOWN]) + (
-        f" (+{len(new) - SHOWN} more)" if len(new) > SHOWN else ""
-    )
+    shown = listed(new, SHOWN, each=lambda p: f"`{p}`")
     reason = (
         f"runner-patched: while check `{result.name}`'s tests ran, {shown} of the test runner was replaced "
         "(not so at the loop's base): what it reported is the replacement's word, not the tests' -> THOROUGH"

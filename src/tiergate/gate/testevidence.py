@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from tiergate.gate.checks import CheckResult
 from tiergate.gate.pertest.record import FAILING, TestRun
-from tiergate.text import plural
+from tiergate.text import listed, plural
 
 NAMES_SHOWN = 10
 
@@ -54,5 +54,4 @@ def _names(tests: TestRun) -> str:
     names = tests.named(FAILING)
     if not names:
         return ""
-    more = f" (+{len(names) - NAMES_SHOWN} more)" if len(names) > NAMES_SHOWN else ""
-    return ": " + ", ".join(names[:NAMES_SHOWN]) + more
+    return ": " + listed(names, NAMES_SHOWN)

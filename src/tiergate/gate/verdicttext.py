@@ -24,7 +24,7 @@ from tiergate.gate.standing import (
     CheckVerdict,
     Reshaped,
 )
-from tiergate.text import BLOCK_MARKER, clip, fit, plural, quote_inline
+from tiergate.text import BLOCK_MARKER, clip, fit, listed, plural, quote_inline
 
 REPORT_LIMIT = 6000
 NAMES_SHOWN = 10
@@ -58,8 +58,7 @@ def _command(r: CheckResult) -> str:
 
 
 def _names(names: Sequence[str]) -> str:
-    shown = ", ".join(quote_inline(name) for name in names[:NAMES_SHOWN])
-    return shown + (f" (+{len(names) - NAMES_SHOWN} more)" if len(names) > NAMES_SHOWN else "")
+    return listed(names, NAMES_SHOWN, each=quote_inline)
 
 
 def _failure_block(v: CheckVerdict) -> list[str]:

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 
 from tiergate.frozen import frozen
 from tiergate.gate.pertest.record import FAILING, TestRun
-from tiergate.text import plural
+from tiergate.text import more_than, plural
 
 # At most this many tests are run alone (a process each), the first ones the suite ran.
 ALONE_AT_MOST = 8
@@ -77,7 +77,7 @@ def _outcome(run: TestRun | None, test: str) -> str | None:
 def reason(found: Sequence[OrderFailure]) -> str:
     """The refutation's words."""
     shown = "; ".join(f.text() for f in found[:SHOWN])
-    more = f" (+{len(found) - SHOWN} more)" if len(found) > SHOWN else ""
+    more = more_than(len(found), SHOWN)
     verb = "passes" if len(found) == 1 else "pass"
     return (
         f"{plural(len(found), 'test')} the task is about (failing when the loop began) {verb} only in the "

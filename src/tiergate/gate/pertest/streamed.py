@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from tiergate.frozen import frozen
 from tiergate.gate.pertest.record import FAILING, OUTCOMES, Outcome, TestRun, outcome_of
-from tiergate.text import plural, quote_inline
+from tiergate.text import listed, plural, quote_inline
 
 DISAGREES = "the report disagrees with the outcomes the tests streamed as they ran"
 NAMES_SHOWN = 5
@@ -223,5 +223,4 @@ def _said(said: dict[str, Outcome], test: str) -> str:
 
 def _shown(tests: Sequence[str]) -> str:
     # Test names are the agent's to choose: each kept on tiergate's line.
-    named = ", ".join(quote_inline(t) for t in tests[:NAMES_SHOWN])
-    return named + (f" (+{len(tests) - NAMES_SHOWN} more)" if len(tests) > NAMES_SHOWN else "")
+    return listed(tests, NAMES_SHOWN, each=quote_inline)
