@@ -13,6 +13,8 @@ from tiergate.text import (
     clip_start,
     cut,
     fit,
+    listed,
+    more_than,
     one_line,
     plural,
     quote_block,
@@ -216,8 +218,6 @@ def test_fit_is_within_the_limit_and_keeps_own_lines_whole_when_they_fit(
 
 
 def test_the_first_few_are_listed_then_how_many_more() -> None:
-    from tiergate.text import listed, more_than
-
     assert listed(["a", "b"], 3) == "a, b"
     assert listed(["a", "b", "c", "d", "e"], 3) == "a, b, c (+2 more)"
     assert listed(["x", "y"], 1, sep="; ", each=str.upper) == "X (+1 more)"
