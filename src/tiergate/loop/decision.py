@@ -117,8 +117,9 @@ def _stop_phase(state: LoopState, ev: Stop, now: float, limits: Limits) -> Outco
 
 
 def _exempt_after_failure(error: str, turn: str | None, ev: Stop) -> tuple[bool, str]:
-    """Whether an API error (`error`, ending the turn `turn`) lets this Stop through, and why. See the
-    module's docstring for the turn that cannot be identified."""
+    """Whether an API error (`error`, ending the turn `turn`) lets this Stop through, and why. When the
+    turn cannot be matched to this Stop (no prompt id on one side), a claim is checked as usual, never
+    let through on a guess, and a Stop that claims nothing goes through (docs/judging.md, "API errors")."""
     if turn is not None and ev.prompt_id is not None:
         if turn == ev.prompt_id:
             return True, f"api-error: an API error ({error}) ended this turn; such a stop is never blocked"
