@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from tiergate.gate.checks import CheckResult, make_check
 from tiergate.gate.firstpass import NAME_SUFFIX, FirstPass, new_failures, plan, refuting
-from tiergate.gate.pertest.record import Outcome, TestRun
+from tiergate.gate.pertest.record import TestOutcome, TestRun
 from tiergate.gate.pertest.selection import TestSelection
 from tiergate.gate.standing import BaselineEntry
 
@@ -15,7 +15,9 @@ MAKE = make_check("tests", "make test", "configured")
 LINT = make_check("lint", "ruff check .", "configured")
 
 
-def record(*outcomes: tuple[str, Outcome], subset: bool = False, source: str = "pytest report") -> TestRun:
+def record(
+    *outcomes: tuple[str, TestOutcome], subset: bool = False, source: str = "pytest report"
+) -> TestRun:
     return TestRun(source, "pytest", outcomes, True, subset=subset)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from tiergate.gate.checks import CheckResult, Status, kind_of
-from tiergate.gate.pertest.record import Outcome, TestRun
+from tiergate.gate.pertest.record import TestOutcome, TestRun
 from tiergate.gate.regressions import (
     HIDDEN,
     HUNG,
@@ -29,7 +29,7 @@ ADD, SUB, MUL, DIV = (f"tests/test_calc.py::test_{n}" for n in ("add", "sub", "m
 
 
 def record(
-    outcomes: Mapping[str, Outcome], *, complete: bool = True, source: str = "pytest report"
+    outcomes: Mapping[str, TestOutcome], *, complete: bool = True, source: str = "pytest report"
 ) -> TestRun:
     return TestRun(source, "pytest", tuple(outcomes.items()), complete)
 
@@ -420,7 +420,7 @@ def test_the_refusal_names_the_task_each_regression_and_what_to_do_quoting_what_
 
 
 def test_the_refusal_stays_within_its_limit_saying_how_many_lines_were_left_out() -> None:
-    many: dict[str, Outcome] = {f"tests/test_m.py::test_{i}": "passed" for i in range(300)}
+    many: dict[str, TestOutcome] = {f"tests/test_m.py::test_{i}": "passed" for i in range(300)}
     now = check(output="", run=record(dict.fromkeys(many, "failed")))
     ruling = judge_step(gate([now], [check("passed", run=record(many))]))
 

@@ -12,7 +12,7 @@ from testing.pytestcheck import PYTEST
 
 from tiergate.gate.checks import make_check
 from tiergate.gate.pertest.basetests import base_test_failures, base_tests_selection
-from tiergate.gate.pertest.record import Outcome, TestRun
+from tiergate.gate.pertest.record import TestOutcome, TestRun
 from tiergate.gate.pertest.selection import TestSelection
 from tiergate.gate.scratch import base_tests_copy, run_base_tests
 
@@ -23,7 +23,7 @@ FILES = {
 }
 
 
-def pytest_run(*outcomes: tuple[str, Outcome]) -> TestRun:
+def pytest_run(*outcomes: tuple[str, TestOutcome]) -> TestRun:
     return TestRun("pytest report", "pytest", outcomes, True)
 
 
@@ -95,7 +95,7 @@ def test_with_a_selection_only_the_touched_test_file_and_the_failing_test_run_ag
             "tests/test_calc.py": FILES["tests/test_calc.py"].replace("== 2", "== 18"),
         },
     )
-    same: tuple[str, Outcome] = ("tests/test_same.py::test_same", "passed")
+    same: tuple[str, TestOutcome] = ("tests/test_same.py::test_same", "passed")
     base = pytest_run(
         ("tests/test_calc.py::test_div", "failed"), ("tests/test_mul.py::test_mul", "passed"), same
     )

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from tiergate.gate.checks import CheckResult, Status
-from tiergate.gate.pertest.record import Outcome, TestRun
+from tiergate.gate.pertest.record import TestOutcome, TestRun
 from tiergate.gate.testevidence import with_tests
 
 
@@ -14,7 +14,7 @@ def result(status: Status = "passed", code: int = 0) -> CheckResult:
     return CheckResult("tests", "pytest", "tests", 2, status, code, 1.0, "", 0, f"exit {code}")
 
 
-def report(finished: bool = True, **outcomes: Outcome) -> TestRun:
+def report(finished: bool = True, **outcomes: TestOutcome) -> TestRun:
     return TestRun("pytest report", "pytest", tuple(outcomes.items()), True, finished=finished)
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from tiergate.gate.checks import CheckResult, kind_of
-from tiergate.gate.pertest.record import Outcome, TestRun
+from tiergate.gate.pertest.record import TestOutcome, TestRun
 from tiergate.gate.ruling import judge
 from tiergate.gate.standing import BaselineEntry
 
@@ -32,7 +32,7 @@ def headline(now: CheckResult, base: dict[str, BaselineEntry]) -> str:
     return judge([now], base).report_text().splitlines()[0]
 
 
-def run(**outcomes: Outcome) -> TestRun:
+def run(**outcomes: TestOutcome) -> TestRun:
     return TestRun("pytest report", "pytest", tuple(outcomes.items()), True)
 
 

@@ -15,7 +15,7 @@ from testing.mulproject import PY_CORRECT, PY_TESTS, python
 from tiergate.config.settings import load_config
 from tiergate.gate import cache
 from tiergate.gate.checks import Check, CheckResult
-from tiergate.gate.pertest.record import Outcome, TestRun
+from tiergate.gate.pertest.record import TestOutcome, TestRun
 from tiergate.gate.standing import BaselineEntry
 from tiergate.gate.timeouts import FLOOR
 from tiergate.handlers.testanswers import (
@@ -50,7 +50,7 @@ def _check(name: str) -> Check:
     return Check(name, f"pytest {name}", "tests", "configured in .tiergate.toml")
 
 
-def _entry(check: Check, outcomes: tuple[tuple[str, Outcome], ...] | None) -> BaselineEntry:
+def _entry(check: Check, outcomes: tuple[tuple[str, TestOutcome], ...] | None) -> BaselineEntry:
     tests = None if outcomes is None else TestRun("pytest report", "pytest", outcomes, complete=True)
     result = CheckResult(check.name, check.command, "tests", 2, "failed", 1, 0.5, "", 0, "exit 1", tests)
     return BaselineEntry(result, "worktree")

@@ -24,7 +24,7 @@ from tiergate.gate import imported, ownfiles, planted
 from tiergate.gate.checks import Check, CheckResult
 from tiergate.gate.pertest import streamed
 from tiergate.gate.pertest.fromoutput import from_output
-from tiergate.gate.pertest.record import Outcome, TestRun, outcome_of
+from tiergate.gate.pertest.record import TestOutcome, TestRun, outcome_of
 from tiergate.gate.pertest.selection import TestSelection
 from tiergate.gate.pertest.streamed import Reported, Streamed
 from tiergate.gate.processes import run_checks
@@ -216,7 +216,7 @@ def read_report(
 
 def _pytest_file(path: Path) -> Reported:
     """One report file of tiergate's pytest plugin, as far as it can be read."""
-    outcomes: list[tuple[str, Outcome]] = []
+    outcomes: list[tuple[str, TestOutcome]] = []
     patched: list[str] = []
     workers: list[str] = []
     try:
@@ -232,7 +232,7 @@ def _pytest_file(path: Path) -> Reported:
 
 
 def _node_report(files: Sequence[Path], cwd: Path) -> TestRun:
-    outcomes: dict[str, Outcome] = {}
+    outcomes: dict[str, TestOutcome] = {}
     finished = True
     for path in files:
         ended = False

@@ -12,12 +12,12 @@ from tiergate.gate.pertest.basetests import (
     comparable,
     whole_check_failure,
 )
-from tiergate.gate.pertest.record import Outcome, TestRun
+from tiergate.gate.pertest.record import TestOutcome, TestRun
 from tiergate.gate.pertest.selection import TestSelection
 
 
 def run(
-    *outcomes: tuple[str, Outcome], naming: str = "pytest", complete: bool = True, subset: bool = False
+    *outcomes: tuple[str, TestOutcome], naming: str = "pytest", complete: bool = True, subset: bool = False
 ) -> TestRun:
     return TestRun("pytest report", naming, outcomes, complete, subset=subset)
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from tiergate.gate.pertest.lost import lost_tests, unreported
-from tiergate.gate.pertest.record import Outcome, TestRun
+from tiergate.gate.pertest.record import TestOutcome, TestRun
 
 
-def report(**outcomes: Outcome) -> TestRun:
+def report(**outcomes: TestOutcome) -> TestRun:
     return TestRun("pytest report", "pytest", tuple(outcomes.items()), True)
 
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from tiergate.gate.pertest.order import OrderFailure, order_failures, reason, task_tests
-from tiergate.gate.pertest.record import Outcome, TestRun
+from tiergate.gate.pertest.record import TestOutcome, TestRun
 
 
-def run(*outcomes: tuple[str, Outcome], complete: bool = True, subset: bool = False) -> TestRun:
+def run(*outcomes: tuple[str, TestOutcome], complete: bool = True, subset: bool = False) -> TestRun:
     return TestRun("pytest report", "pytest", outcomes, complete, subset=subset)
 
 

@@ -8,11 +8,11 @@ from dataclasses import replace
 
 import pytest
 
-from tiergate.gate.pertest.record import Outcome, outcome_of
+from tiergate.gate.pertest.record import TestOutcome, outcome_of
 from tiergate.gate.pertest.streamed import DISAGREES, Reported, Streamed, merged, replayed
 
 PATH = "/tmp/tiergate-tests-x/0/pytest-1-ab.json"
-OUTCOMES: tuple[tuple[str, Outcome], ...] = (
+OUTCOMES: tuple[tuple[str, TestOutcome], ...] = (
     ("t.py::add", "passed"),
     ("t.py::div", "failed"),
     ("t.py::skip", "skipped"),
@@ -127,7 +127,7 @@ def test_an_unfinished_report_that_names_a_failure_passed_still_disagrees() -> N
 
 def test_two_runs_in_one_check_each_agree_with_their_own_stream() -> None:
     other = "/tmp/tiergate-tests-x/0/pytest-2-cd.json"
-    second: tuple[tuple[str, Outcome], ...] = (("u.py::again", "passed"),)
+    second: tuple[tuple[str, TestOutcome], ...] = (("u.py::again", "passed"),)
 
     run = merged(
         [REPORT, Reported(other, second, finished=True, only=True)],

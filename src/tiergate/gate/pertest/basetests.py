@@ -14,11 +14,11 @@ from collections.abc import Mapping, Sequence
 
 from tiergate.frozen import frozen
 from tiergate.gate.pertest.lost import lost_tests
-from tiergate.gate.pertest.record import FAILING, RAN, Outcome, TestRun
+from tiergate.gate.pertest.record import FAILING, RAN, TestOutcome, TestRun
 from tiergate.gate.pertest.selection import TestSelection
 from tiergate.tier.testnames import named_as_test
 
-_NOW: dict[Outcome | None, str] = {
+_NOW: dict[TestOutcome | None, str] = {
     None: "it is not run at all with the tests as the change left them",
     "skipped": "it is skipped with the tests as the change edited them",
     "xfailed": "it is marked as an expected failure with the tests as the change edited them",
@@ -33,8 +33,8 @@ class BaseTestFailure:
     """A test of the base that fails against the claimed code with the tests as they were then."""
 
     test: str  # "" when the records could not be compared test by test (the whole check then)
-    was: Outcome | None  # at the base; None when unknown (a whole check)
-    now: Outcome | None  # with the change's tests; None when it is not run there
+    was: TestOutcome | None  # at the base; None when unknown (a whole check)
+    now: TestOutcome | None  # with the change's tests; None when it is not run there
     failure: str  # how it fails with the base's tests (its message; "" when none was read)
     refutes: bool
 
@@ -97,7 +97,7 @@ def whole_check_failure(
     change's tests and fails with the base's (None otherwise)."""
     if not (passes_now and fails_with_base):
         return None
-    was: Outcome | None = "passed" if passed_at_base else None
+    was: TestOutcome | None = "passed" if passed_at_base else None
     return BaseTestFailure("", was, "passed", failure, refute_regressions and passed_at_base)
 
 
@@ -116,7 +116,7 @@ def _comparable(base: TestRun, now: TestRun, with_base: TestRun) -> bool:
     return whole and all(r.complete and r.finished for r in runs) and len({r.naming for r in runs}) == 1
 
 
-def _fails(test: str, outcome: Outcome | None, run: TestRun) -> bool:
+def _fails(test: str, outcome: TestOutcome | None, run: TestRun) -> bool:
     """Whether a base test fails with its own tests: it failed, or it is missing from a run that had
     failures (its module could not even be collected against the claimed code). In a run of a selection,
     missing is failing only under a node that failed (its module, package or class, or the whole

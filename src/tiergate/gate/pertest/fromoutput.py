@@ -10,10 +10,10 @@ import re
 from collections.abc import Callable
 
 from tiergate.gate.output import clean_lines
-from tiergate.gate.pertest.record import Outcome, TestRun, outcome_of
+from tiergate.gate.pertest.record import TestOutcome, TestRun, outcome_of
 
 # What each runner prints for an outcome, in its totals or beside a test; no two runners disagree.
-_SAID: dict[str, Outcome] = {
+_SAID: dict[str, TestOutcome] = {
     **dict.fromkeys(("PASSED", "PASS", "ok", "pass", "passed"), "passed"),
     **dict.fromkeys(("FAILED", "FAIL", "fail", "failed", "failures"), "failed"),
     **dict.fromkeys(("ERROR", "errors", "cancelled"), "error"),
@@ -61,7 +61,7 @@ def from_output(output: str) -> TestRun | None:
 
 
 def _record(
-    naming: str, outcomes: dict[str, Outcome], counts: dict[Outcome, int], *, finished: bool = True
+    naming: str, outcomes: dict[str, TestOutcome], counts: dict[TestOutcome, int], *, finished: bool = True
 ) -> TestRun:
     listed = sum(1 for o in outcomes.values() if o != "deselected")
     shown = sum(n for o, n in counts.items() if o != "deselected")
@@ -74,10 +74,10 @@ def _pytest(lines: list[str]) -> TestRun | None:
     totals = [line for line in lines if _PYTEST_TOTALS.match(line)]
     if not totals:
         return None
-    counts: dict[Outcome, int] = {}
+    counts: dict[TestOutcome, int] = {}
     for number, word in _PYTEST_COUNT.findall(totals[-1]):
         counts[outcome_of("error" if word.startswith("error") else word)] = int(number)
-    outcomes: dict[str, Outcome] = {}
+    outcomes: dict[str, TestOutcome] = {}
     for line in lines:
         if found := _PYTEST_VERBOSE.match(line) or _PYTEST_SUMMARY.match(line):
             verbose = found.re is _PYTEST_VERBOSE
@@ -90,7 +90,7 @@ def _unittest(lines: list[str]) -> TestRun | None:
     ran = [int(m.group(1)) for line in lines if (m := _UNITTEST_RAN.match(line))]
     if not ran and "NO TESTS RAN" not in lines:
         return None
-    counts: dict[Outcome, int] = {}
+    counts: dict[TestOutcome, int] = {}
     ends = [m for line in lines if (m := _UNITTEST_END.match(line))]
     for part in (ends[-1].group(2) or "").split(", ") if ends else ():
         word, _, number = part.partition("=")
@@ -98,7 +98,7 @@ def _unittest(lines: list[str]) -> TestRun | None:
             counts[_SAID[word]] = int(number)
     total = ran[-1] if ran else 0
     counts["passed"] = max(0, total - sum(counts.values()))
-    outcomes: dict[str, Outcome] = {}
+    outcomes: dict[str, TestOutcome] = {}
     for line in lines:
         if found := _UNITTEST_LINE.match(line):
             method, where, said = found.groups()
@@ -107,7 +107,7 @@ def _unittest(lines: list[str]) -> TestRun | None:
     return _record("unittest", outcomes, counts)
 
 
-def _unittest_outcome(said: str) -> Outcome:
+def _unittest_outcome(said: str) -> TestOutcome:
     if said.startswith("skipped"):
         return "skipped"
     return _SAID.get(said, "xpassed")
@@ -118,7 +118,7 @@ def _node(lines: list[str]) -> TestRun | None:
     if "tests" not in totals or "pass" not in totals:
         return None
     counts = {_SAID[word]: n for word, n in totals.items() if word != "tests" and n}
-    outcomes: dict[str, Outcome] = {}
+    outcomes: dict[str, TestOutcome] = {}
     for line in lines:
         if found := _TAP_LINE.match(line):
             failed, name, directive = found.groups()
@@ -130,7 +130,7 @@ def _node(lines: list[str]) -> TestRun | None:
     return _record("node output", outcomes, counts)
 
 
-def _node_outcome(passed: bool, directive: str | None) -> Outcome:
+def _node_outcome(passed: bool, directive: str | None) -> TestOutcome:
     if directive == "SKIP":
         return "skipped"
     if directive == "TODO":
@@ -142,7 +142,7 @@ def _cargo(lines: list[str]) -> TestRun | None:
     results = [m for line in lines if (m := _CARGO_RESULT.match(line))]
     if not results:
         return None
-    counts: dict[Outcome, int] = {
+    counts: dict[TestOutcome, int] = {
         "passed": sum(int(m.group(1)) for m in results),
         "failed": sum(int(m.group(2)) for m in results),
         "skipped": sum(int(m.group(3)) for m in results),
@@ -156,7 +156,7 @@ def _cargo(lines: list[str]) -> TestRun | None:
 def _go(lines: list[str]) -> TestRun | None:
     outcomes = {m.group(2): _SAID[m.group(1)] for line in lines if (m := _GO_LINE.match(line))}
     if outcomes:
-        counts: dict[Outcome, int] = {}
+        counts: dict[TestOutcome, int] = {}
         for outcome in outcomes.values():
             counts[outcome] = counts.get(outcome, 0) + 1
         # Plain `go test` names only its failures, and a package that passed says `ok` with no count.

@@ -8,9 +8,9 @@ compared. See docs/judging.md, "Each test's outcome". Pure: no I/O.
 from __future__ import annotations
 
 from tiergate.frozen import frozen
-from tiergate.gate.pertest.record import FAILING, RAN, Outcome, TestRun
+from tiergate.gate.pertest.record import FAILING, RAN, TestOutcome, TestRun
 
-_HOW: dict[Outcome | None, str] = {
+_HOW: dict[TestOutcome | None, str] = {
     None: "not run now (deleted, renamed, deselected or dropped from collection)",
     "skipped": "skipped now",
     "xfailed": "marked as an expected failure now",
@@ -21,8 +21,8 @@ _HOW: dict[Outcome | None, str] = {
 @frozen
 class LostTest:
     test: str
-    was: Outcome  # at the base: a verdict (passed, failed, error, xpassed)
-    now: Outcome | None  # at the claim: skipped, xfailed, deselected; None when it is not there at all
+    was: TestOutcome  # at the base: a verdict (passed, failed, error, xpassed)
+    now: TestOutcome | None  # at the claim: skipped, xfailed, deselected; None when it is not there at all
 
     @property
     def failed_then(self) -> bool:
@@ -48,7 +48,7 @@ def lost_tests(base: TestRun | None, now: TestRun | None) -> tuple[LostTest, ...
     )
 
 
-def _reached(outcome: Outcome | None) -> bool:
+def _reached(outcome: TestOutcome | None) -> bool:
     return outcome is not None and outcome != "deselected"
 
 

@@ -11,8 +11,8 @@ from typing import Any, Literal, get_args
 
 from tiergate.frozen import frozen
 
-Outcome = Literal["passed", "failed", "error", "skipped", "xfailed", "xpassed", "deselected"]
-OUTCOMES: tuple[Outcome, ...] = get_args(Outcome)
+TestOutcome = Literal["passed", "failed", "error", "skipped", "xfailed", "xpassed", "deselected"]
+OUTCOMES: tuple[TestOutcome, ...] = get_args(TestOutcome)
 # Outcomes that show the test's code ran to a verdict; skipped, xfailed and deselected show nothing.
 RAN: frozenset[str] = frozenset({"passed", "failed", "error", "xpassed"})
 FAILING: frozenset[str] = frozenset({"failed", "error"})
@@ -27,9 +27,9 @@ class TestRun:
 
     source: str  # where it was read: "pytest report", "node --test report", "pytest output", ...
     naming: str  # how ids are spelled: "pytest", "node", "unittest", "go", "cargo", ...
-    outcomes: tuple[tuple[str, Outcome], ...]  # (test id, outcome), in the order met
+    outcomes: tuple[tuple[str, TestOutcome], ...]  # (test id, outcome), in the order met
     complete: bool  # names every test that ran, not only some
-    counts: tuple[tuple[Outcome, int], ...] = ()
+    counts: tuple[tuple[TestOutcome, int], ...] = ()
     finished: bool = True  # the runner reached its end (a report it began and never closed: False)
     # The run was limited to a selection of the tests (`tiergate.gate.pertest.selection`): a test it does
     # not name was not asked for, so its absence says nothing (see `lost`, `basetests`).
@@ -42,10 +42,10 @@ class TestRun:
     disagrees: str = ""
 
     @property
-    def by_test(self) -> dict[str, Outcome]:
+    def by_test(self) -> dict[str, TestOutcome]:
         return dict(self.outcomes)
 
-    def total(self, outcome: Outcome) -> int:
+    def total(self, outcome: TestOutcome) -> int:
         """How many tests ended so: from the per-test outcomes when complete, else the runner's totals."""
         if self.complete:
             return sum(1 for _, o in self.outcomes if o == outcome)
@@ -96,7 +96,7 @@ class TestRun:
         return TestRun(source, naming, outcomes, flags[0], counts, flags[1], flags[2], patched, disagrees)
 
 
-def outcome_of(value: object) -> Outcome:
+def outcome_of(value: object) -> TestOutcome:
     """`value` as an outcome; ValueError when it is none."""
     for outcome in OUTCOMES:
         if value == outcome:

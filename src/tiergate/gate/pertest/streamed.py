@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tiergate.frozen import frozen
-from tiergate.gate.pertest.record import FAILING, OUTCOMES, Outcome, TestRun, outcome_of
+from tiergate.gate.pertest.record import FAILING, OUTCOMES, TestOutcome, TestRun, outcome_of
 from tiergate.text import listed, plural, quote_inline
 
 DISAGREES = "the report disagrees with the outcomes the tests streamed as they ran"
@@ -48,7 +48,7 @@ class Reported:
     xdist workers it says its run started."""
 
     path: str
-    outcomes: tuple[tuple[str, Outcome], ...]
+    outcomes: tuple[tuple[str, TestOutcome], ...]
     finished: bool
     only: bool = False
     patched: tuple[str, ...] = ()
@@ -88,7 +88,7 @@ def merged(reports: Sequence[Reported], streams: Sequence[Streamed] | None, *, s
     finished only where both say so, and `disagrees` saying why the reports are no evidence when they
     tell another story. `selected`: the gate asked for a selection; the run is a subset only when every
     report says it kept to it."""
-    outcomes: dict[str, Outcome] = {}
+    outcomes: dict[str, TestOutcome] = {}
     finished, only = True, selected
     patched: set[str] = set()
     for report in reports:
@@ -217,7 +217,7 @@ def _against(report: Reported, stream: Streamed) -> str:
     return ""
 
 
-def _said(said: dict[str, Outcome], test: str) -> str:
+def _said(said: dict[str, TestOutcome], test: str) -> str:
     return said.get(test) or "left out"
 
 
