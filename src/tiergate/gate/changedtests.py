@@ -1,5 +1,5 @@
 """Which changed paths are tests or test infrastructure, as the gate's runs with the base's tests need them:
-those `tiergate.gate.pertest.testfiles` tells by their path, and the base's own test helpers outside the
+those `tiergate.gate.pertest.testinfra` tells by their path, and the base's own test helpers outside the
 test folders (`tiergate.gate.pertest.testhelpers`), read from the base commit's import graph and files in
 git, never from the workspace. Used to decide whether a claim touches the tests (`tiergate.gate.run`) and
 which paths the base's tests put back (`tiergate.gate.scratch`).
@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from tiergate.gate.pertest import importmap, testhelpers
-from tiergate.gate.pertest.testfiles import tests_among
+from tiergate.gate.pertest.testinfra import tests_among
 from tiergate.git import objects, repository, runner
 from tiergate.project import Project
 

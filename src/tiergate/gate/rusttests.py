@@ -4,7 +4,7 @@ scratch copy's blobs of those files with their tests as at the base (`base_test_
 `tiergate.gate.pertest.rustsplice`, pure; this is its adapter.
 
 A Rust file's base is read from git's objects, never the workspace. `tests/*.rs` files are tests by
-their path (`tiergate.gate.pertest.testfiles`) and swapped whole, as a Python test file is; these are the
+their path (`tiergate.gate.pertest.testinfra`) and swapped whole, as a Python test file is; these are the
 other `.rs` files of the change.
 """
 
@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from tiergate.gate.pertest.rustsplice import holds_tests, with_base_tests
-from tiergate.gate.pertest.testfiles import tests_among
+from tiergate.gate.pertest.testinfra import tests_among
 from tiergate.git import objects, runner
 
 SUFFIX = ".rs"

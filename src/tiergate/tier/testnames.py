@@ -2,7 +2,7 @@
 and what makes it test infrastructure (`names_test_infrastructure`). The one definition of each, which
 their readers build on:
 `tiergate.tier.content.testfiles` (the Python and JavaScript test files whose changed lines the content
-rules read) and `tiergate.gate.pertest.testfiles` (the paths that, changed, can shrink the tests a check
+rules read) and `tiergate.gate.pertest.testinfra` (the paths that, changed, can shrink the tests a check
 runs); the verifier's TEST CHANGES block (`tiergate.tier.testchanges`) reads the infrastructure's.
 Pure, and imports nothing: the gate asks it on every claim.
 

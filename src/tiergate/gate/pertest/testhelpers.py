@@ -3,7 +3,7 @@
 
 Such a helper decides a test's verdict as much as the test does: an agent that weakens its
 `assert_equal` makes a failing test pass. So it counts as test infrastructure, beside what
-`tiergate.gate.pertest.testfiles` tells from a path alone: the base's tests on the claimed code put it back
+`tiergate.gate.pertest.testinfra` tells from a path alone: the base's tests on the claimed code put it back
 as the base holds it. Read from the base's import graph (`tiergate.gate.pertest.importmap`), never from
 the workspace, where the agent could add an import to make code look like a helper, or a helper like code.
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 
-from tiergate.gate.pertest.testfiles import tests_among
+from tiergate.gate.pertest.testinfra import tests_among
 
 # The words of a module's or folder's name that say it serves the tests (and any word starting "test").
 HELPER_WORDS = frozenset(

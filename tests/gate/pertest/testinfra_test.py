@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 # The module, not the function: pytest would collect `tests_among` as a test.
-from tiergate.gate.pertest import testfiles
+from tiergate.gate.pertest import testinfra
 from tiergate.tier.content.testfiles import is_test
 
 
@@ -21,18 +21,18 @@ def test_test_files_folders_and_runner_configuration_count() -> None:
         "jest.config.js",
         "lib/site.pth",
     ]
-    assert testfiles.tests_among(paths) == tuple(paths)
+    assert testinfra.tests_among(paths) == tuple(paths)
 
 
 def test_code_and_documents_do_not() -> None:
     assert (
-        testfiles.tests_among(["pkg/app.py", "README.md", "src/list.ts", "docs/testing.md", "latest.py"])
+        testinfra.tests_among(["pkg/app.py", "README.md", "src/list.ts", "docs/testing.md", "latest.py"])
         == ()
     )
 
 
 def test_paths_keep_their_order_and_only_the_tests_are_kept() -> None:
-    assert testfiles.tests_among(["app.py", "tests/a.py", "b.py", "spec/b.rb"]) == ("tests/a.py", "spec/b.rb")
+    assert testinfra.tests_among(["app.py", "tests/a.py", "b.py", "spec/b.rb"]) == ("tests/a.py", "spec/b.rb")
 
 
 @pytest.mark.parametrize(
@@ -53,7 +53,7 @@ def test_every_file_the_content_rules_read_as_a_test_counts(path: str) -> None:
     # One definition of a test file (tier/testnames.py): what the tests-weakened rules read as a test,
     # changed, also makes the gate run the base's tests.
     assert is_test(path)
-    assert testfiles.tests_among([path]) == (path,)
+    assert testinfra.tests_among([path]) == (path,)
 
 
 @pytest.mark.parametrize(
@@ -73,4 +73,4 @@ def test_the_gate_counts_more_than_the_test_files_the_content_rules_read(path: s
     # Kept on purpose: the gate's reading is generous (a missed path lets a lost test through), the
     # content rules' exact (a rule for tests read on a fixture or a vendored copy is a false alarm).
     assert not is_test(path)
-    assert testfiles.tests_among([path]) == (path,)
+    assert testinfra.tests_among([path]) == (path,)
