@@ -49,19 +49,8 @@ class NodeGate:
             return fails(trial, mutant, tests)
 
         monkeypatch.setattr(nodestep._Trial, "fails", noted)
-        monkeypatch.setattr(
-            nodestep._Trial, "no_change", _noting(nodestep._Trial.no_change, into, self.copies)
-        )
-        twins = nodestep._Trial.twins
-
-        def both(
-            trial: nodestep._Trial, mutant: Mutant, copy: Mutant, tests: Sequence[str]
-        ) -> tuple[bool, bool]:
-            self.confirmed.append((mutant.describe(), tuple(tests)))
-            self.copies.append((copy.describe(), tuple(tests)))
-            return twins(trial, mutant, copy, tests)
-
-        monkeypatch.setattr(nodestep._Trial, "twins", both)
+        for name, runs in (("confirm", self.confirmed), ("no_change", self.copies)):
+            monkeypatch.setattr(nodestep._Trial, name, _noting(getattr(nodestep._Trial, name), into, runs))
 
     def __call__(self, repo: Path) -> tuple[GateResult, MutationRun]:
         result = measured_gate(repo, self.command, mutants=MutantBounds())

@@ -51,8 +51,6 @@ SUFFIXES = (".js", ".mjs", ".cjs")
 PLAN_VARIABLE = "TIERGATE_NODE_MUTANTS"
 KEY_VARIABLE = "TIERGATE_NODE_MUTANTS_KEY"
 _PRELOAD = Path(__file__).parent / "nodemutants.cjs"
-_SWAP = Path(__file__).parent / "nodeswap.cjs"
-SWAP_VARIABLE = "TIERGATE_NODE_SWAP"  # the plan of `nodeswap.cjs`: which file, compiled from what
 
 
 class _Made(NamedTuple):
@@ -146,7 +144,7 @@ class NodeStep:
         order.sort(key=lambda i: not self.decided.survived_somewhere(str(i)))
         fates = {i: _unseen(made[i], runs) or self._fate(str(i), made[i], covering[i], trial) for i in order}
         tried = tuple(fates[i] for i in range(len(made)))
-        trial.confirm(confirmations(tried, self.decided, random.SystemRandom()), copies)
+        trial.confirm(confirmations(tried, self.decided, random.SystemRandom()))
         void = trial.no_change(copies)
         seconds = self.decided.seconds + time.monotonic() - trial.started
         return MutationRun(tried, skipped, void, trial.incomplete, "", seconds)
@@ -239,11 +237,6 @@ def confirmations(
     return [pick.choice(by_line[pick.choice(sorted(by_line))])] if by_line else []
 
 
-def _no_change(tests: Sequence[str], path: str, line: int) -> str:
-    """Why kills say nothing: `tests` failed on `line` of `path`'s copy that behaves the same."""
-    return f"{' '.join(tests)} failed with line {line} of {path} changed in no way that matters"
-
-
 def _bare(made: _Made) -> list[tuple[str, int]]:
     """The lines of mutants with no copy that behaves the same, by path and line."""
     return sorted({(m.path, m.line) for m in made.mutants} - set(made.copies))
@@ -285,7 +278,6 @@ class _Trial:
         self.started = time.monotonic()
         self.deadline, self.each = self.started + seconds[0], seconds[1]
         self.incomplete = ""
-        self.void = ""  # why the confirmed kill's copy says its kills say nothing
         self.before: Snapshot | None = None  # the copy as the check found it
         self.kills: dict[tuple[str, int], set[tuple[str, ...]]] = {}  # each line's killing runs
         self.after_survivor = 0.0  # the seconds the rest get once a mutant survived (`step.AFTER_SURVIVOR`)
@@ -311,13 +303,11 @@ class _Trial:
         self.survived()
         return Tried(mutant, "survived")
 
-    def confirm(
-        self, picks: Sequence[tuple[Mutant, tuple[str, ...]]], copies: Mapping[tuple[str, int], Mutant]
-    ) -> None:
+    def confirm(self, picks: Sequence[tuple[Mutant, tuple[str, ...]]]) -> None:
         """Each kill of `picks` (`confirmations`: a mutant the tests' own processes killed, and their test
-        files) run again in a process of its own, the copy put back first, its line's copy that behaves
-        the same in another beside it (`twins`): a mutant that does not fail there leaves the step
-        incomplete; a copy that fails voids the kills. Nothing once the step is incomplete."""
+        files) run again in a process of its own, the copy put back first: one that does not fail there
+        leaves the step incomplete. Each that does is a kill of `no_change`'s, whose copy that behaves the
+        same runs there too. Nothing once the step is incomplete."""
         for mutant, tests in picks:
             if self.incomplete:
                 return
@@ -327,61 +317,25 @@ class _Trial:
             unsure = self.before.put_back() if self.before is not None else ""
             if unsure:
                 self.incomplete = unsure
-                return
-            killed, copy_failed = self.twins(mutant, copies[mutant.path, mutant.line], tests)
-            if not killed:
+            elif not self.fails(mutant, tests):
                 self.incomplete = (
                     "a kill in the tests' own process did not repeat in a process of its own "
                     f"({mutant.describe()})"
                 )
-            elif copy_failed:
-                self.void = _no_change(tests, mutant.path, mutant.line)
-
-    def twins(self, mutant: Mutant, copy: Mutant, tests: Sequence[str]) -> tuple[bool, bool]:
-        """Whether the `tests` fail with `mutant` in, and with `copy` in: each in processes of their own,
-        both at once, the file compiled from the mutated source by a preload (`nodeswap.cjs`) and left as
-        it is on disk, so that neither run sees the other's."""
-        original = self.sources[mutant.path]
-        command = "node --test " + " ".join(shlex.quote(t) for t in tests)
-        checks = [make_check("mutant", command, "tiergate mutants"), make_check("copy", command, "tiergate")]
-        kept = self.env.get("TMPDIR", "")
-        parent = kept if kept and Path(kept).is_dir() else None
-        folders = [Path(tempfile.mkdtemp(prefix="twin-", dir=parent)) for _ in checks]
-        try:
-            env = {
-                check.key: self._swapped(folder, (self.where / made.path).resolve(), made.apply(original))
-                for check, folder, made in zip(checks, folders, (mutant, copy), strict=True)
-            }
-            found = run_checks(checks, self.where, timeout=self.each, env=env)
-        finally:
-            for folder in folders:
-                shutil.rmtree(folder, ignore_errors=True)
-        return found[0].status != "passed", found[1].status != "passed"
-
-    def _swapped(self, folder: Path, file: Path, source: bytes) -> dict[str, str]:
-        """The variables of a run in which `file` is compiled from `source` (the preload and its plan
-        written in `folder`, with an empty TMPDIR beside them)."""
-        preload, plan = folder / "nodeswap.cjs", folder / "swap.json"
-        shutil.copyfile(_SWAP, preload)
-        plan.write_text(json.dumps({"file": str(file), "source": source.decode()}))
-        for written in (preload, plan):
-            ownfiles.note(written)
-        (folder / "tmp").mkdir()
-        options = " ".join([self.env.get("NODE_OPTIONS", ""), f'--require="{preload}"']).strip()
-        added = {"TMPDIR": str(folder / "tmp"), "NODE_OPTIONS": options, SWAP_VARIABLE: str(plan)}
-        return sandbox.narrowed({**self.env, **added}, self.where)
+            else:
+                self.kills.setdefault((mutant.path, mutant.line), set()).add(tuple(tests))
 
     def no_change(self, copies: Mapping[tuple[str, int], Mutant]) -> str:
         """Why the kills here say nothing ("": they do): a run that killed a line's mutant fails again,
-        the same test files run the same way, with the line's copy that behaves the same in (the confirmed
-        kill's copy ran beside it: `confirm`)."""
-        if self.void:
-            return self.void
+        the same test files run the same way, with the line's copy that behaves the same in."""
         for place, runs in sorted(self.kills.items()):
             for tests in sorted(runs):
                 unsure = self.before.put_back() if self.before is not None else ""
                 if unsure or self.fails(copies[place], tests):
-                    return _no_change(tests, *place)
+                    path, line = place
+                    return (
+                        f"{' '.join(tests)} failed with line {line} of {path} changed in no way that matters"
+                    )
         return ""
 
     def fails(self, mutant: Mutant, tests: Sequence[str]) -> bool:
