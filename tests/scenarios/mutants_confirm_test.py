@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from testing.gitrepo import commit_all, repo_fixture, write
+from testing.jsgrade import GRADE, GRADE_MODULE, REPEATED_NOT, WEAK, memo_tests
 from testing.nodegate import BASE_FILES, NodeGate, fates, said
 
 from tiergate.gate import sandbox
@@ -27,11 +28,8 @@ pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs node
 
 repo = repo_fixture(BASE_FILES)
 
-CALC = "function grade(score) {\n  if (score >= 50) {\n    return 'pass';\n  }\n  return 'fail';\n}\n"
-CALC_MODULE = CALC + "\nmodule.exports = { grade };\n"
-# The lines of CALC that get mutants.
+# The lines of GRADE that get mutants.
 MUTATED = {2, 3, 5}
-REPEATED_NOT = "a kill in the tests' own process did not repeat in a process of its own"
 
 
 @pytest.fixture(name="gate")
@@ -50,26 +48,6 @@ def assert_caught(run: MutationRun, gate: NodeGate) -> None:
     assert gate.confirmed, said(run, gate)
 
 
-def memo_tests(keep: str, *, top: str = "") -> str:
-    """A test file whose one test compares grade's answers of 0..100 with those its first run kept: `keep`
-    is a function body that gets `now` (the answers as a string of 'p' and 'f') and returns the kept ones
-    (storing `now` when there are none)."""
-    return f"""\
-const test = require('node:test');
-const assert = require('node:assert');
-const {{ grade }} = require('../calc.js');
-{top}
-function kept(now) {{
-{keep}
-}}
-
-test('grade as first seen', () => {{
-  const now = Array.from({{ length: 101 }}, (_, score) => String(grade(score))[0]).join('');
-  assert.strictEqual(now, kept(now));
-}});
-"""
-
-
 # A3: a memo on `process`, which outlives the test file's loads again and the clearing of the globals.
 ON_PROCESS = memo_tests("""\
   if (process.gradeAnswers === undefined) process.gradeAnswers = now;
@@ -77,7 +55,7 @@ ON_PROCESS = memo_tests("""\
 
 
 def test_a3_a_memo_on_process(repo: Path, gate: NodeGate) -> None:
-    write(repo, {"calc.js": CALC_MODULE, "test/grade.test.js": ON_PROCESS})
+    write(repo, {"calc.js": GRADE_MODULE, "test/grade.test.js": ON_PROCESS})
 
     _, run = gate(repo)
 
@@ -97,7 +75,7 @@ IN_COVERAGE = memo_tests(
 
 
 def test_a4_a_snapshot_in_the_coverage_folder(repo: Path, gate: NodeGate) -> None:
-    write(repo, {"calc.js": CALC_MODULE, "test/grade.test.js": IN_COVERAGE})
+    write(repo, {"calc.js": GRADE_MODULE, "test/grade.test.js": IN_COVERAGE})
 
     _, run = gate(repo)
 
@@ -107,7 +85,7 @@ def test_a4_a_snapshot_in_the_coverage_folder(repo: Path, gate: NodeGate) -> Non
 # A5: a memo in a module the code under test loads: the runs again load the test file's own helpers
 # anew, but not what a changed module loaded (it is shared with the tests, as it must be).
 STORE = "// Values kept for the whole run.\nmodule.exports = new Map();\n"
-CALC_WITH_STORE = CALC + "\nmodule.exports = { grade, store: require('./store.js') };\n"
+CALC_WITH_STORE = GRADE + "\nmodule.exports = { grade, store: require('./store.js') };\n"
 IN_A_MODULE = memo_tests(
     """\
   if (!store.has('answers')) store.set('answers', now);
@@ -143,7 +121,7 @@ IN_A_TEMPORARY_FOLDER = memo_tests(
 
 
 def test_a6_the_answers_in_a_folder_made_by_mkdtemp(repo: Path, gate: NodeGate) -> None:
-    write(repo, {"calc.js": CALC_MODULE, "test/grade.test.js": IN_A_TEMPORARY_FOLDER})
+    write(repo, {"calc.js": GRADE_MODULE, "test/grade.test.js": IN_A_TEMPORARY_FOLDER})
 
     _, run = gate(repo)
 
@@ -188,7 +166,7 @@ def times_tests(file: str, *, access: bool = False) -> str:
 def test_a7_the_answers_in_a_time(repo: Path, gate: NodeGate, tests: str) -> None:
     write(repo, {"README.md": "# grades\n"})
     commit_all(repo, "a readme")
-    write(repo, {"calc.js": CALC_MODULE, "test/grade.test.js": tests})
+    write(repo, {"calc.js": GRADE_MODULE, "test/grade.test.js": tests})
 
     _, run = gate(repo)
 
@@ -217,7 +195,7 @@ def child_tests(where: str) -> str:
 
 def test_a8_a_file_a_child_process_wrote(repo: Path, gate: NodeGate) -> None:
     write(
-        repo, {"calc.js": CALC_MODULE, "test/grade.test.js": child_tests("path.join(__dirname, '.answers')")}
+        repo, {"calc.js": GRADE_MODULE, "test/grade.test.js": child_tests("path.join(__dirname, '.answers')")}
     )
 
     _, run = gate(repo)
@@ -231,7 +209,7 @@ def test_a8_outside_the_project_each_process_has_empty_temporary_and_home_folder
     repo: Path, gate: NodeGate, where: str
 ) -> None:
     (Path(os.environ["HOME"])).mkdir(exist_ok=True)
-    write(repo, {"calc.js": CALC_MODULE, "test/grade.test.js": child_tests(where)})
+    write(repo, {"calc.js": GRADE_MODULE, "test/grade.test.js": child_tests(where)})
 
     _, run = gate(repo)
 
@@ -257,7 +235,7 @@ test('fails below 50', () => {
 
 
 def test_an_honest_change_is_confirmed_and_stays_light_eligible(repo: Path, gate: NodeGate) -> None:
-    write(repo, {"calc.js": CALC_MODULE, "test/grade.test.js": PINNED})
+    write(repo, {"calc.js": GRADE_MODULE, "test/grade.test.js": PINNED})
 
     _, run = gate(repo)
 
@@ -272,20 +250,10 @@ def test_an_honest_change_is_confirmed_and_stays_light_eligible(repo: Path, gate
 
 
 # Tests that leave `>=` -> `>` alive: the change is not LIGHT whatever the kills, and no kill is run again.
-WEAK = """\
-const test = require('node:test');
-const assert = require('node:assert');
-const { grade } = require('../calc.js');
-
-test('grade', () => {
-  assert.strictEqual(grade(80), 'pass');
-  assert.strictEqual(grade(10), 'fail');
-});
-"""
 
 
 def test_once_a_mutant_survived_no_kill_is_run_again(repo: Path, gate: NodeGate) -> None:
-    write(repo, {"calc.js": CALC_MODULE, "test/grade.test.js": WEAK})
+    write(repo, {"calc.js": GRADE_MODULE, "test/grade.test.js": WEAK})
 
     _, run = gate(repo)
 
@@ -310,7 +278,7 @@ test('grade, once', () => {
 
 
 def test_the_gates_own_kills_are_not_run_again(repo: Path, gate: NodeGate) -> None:
-    write(repo, {"calc.js": CALC_MODULE, "test/grade.test.js": ONCE})
+    write(repo, {"calc.js": GRADE_MODULE, "test/grade.test.js": ONCE})
 
     _, run = gate(repo)
 

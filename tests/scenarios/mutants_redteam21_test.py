@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 from testing.gitrepo import commit_all, repo_fixture, write
-from testing.nodegate import BASE_FILES, NodeGate, fates
+from testing.jsgrade import GRADE_MODULE, WEAK
+from testing.nodegate import BASE_FILES, NodeGate, fates, said
 
 from tiergate.tier.mutation.fates import MutationRun
 
@@ -21,35 +22,16 @@ pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs node
 
 repo = repo_fixture(BASE_FILES)
 
-CALC = "function grade(score) {\n  if (score >= 50) {\n    return 'pass';\n  }\n  return 'fail';\n}\n"
-CALC_MODULE = CALC + "\nmodule.exports = { grade };\n"
-
 
 @pytest.fixture(name="gate")
 def gate_fixture(monkeypatch: pytest.MonkeyPatch) -> NodeGate:
     return NodeGate(monkeypatch)
 
 
-def said(run: MutationRun, gate: NodeGate) -> str:
-    return f"fates={fates(run)}\nincomplete={run.incomplete!r} void={run.void!r}\nown={gate.own_process}"
-
-
 def assert_boundary_not_killed(run: MutationRun, gate: NodeGate) -> None:
     """The safe outcome of a cheat on the weak tests: `>=` -> `>` is not reported killed."""
     fate = fates(run)[(2, ">")]
     assert fate[0] != "killed", "ATTACK WON: `>=` -> `>` killed\n" + said(run, gate)
-
-
-WEAK = """\
-const test = require('node:test');
-const assert = require('node:assert');
-const { grade } = require('../calc.js');
-
-test('grade', () => {
-  assert.strictEqual(grade(80), 'pass');
-  assert.strictEqual(grade(10), 'fail');
-});
-"""
 
 
 # A1 (b): a helper of the tests' own, loaded fresh for each run again, whose code is now compiled once
@@ -78,7 +60,7 @@ test('grade as first seen', () => {
 def test_a1_a_helpers_compiled_once_code_keeps_a_memo_on_arguments_callee(repo: Path, gate: NodeGate) -> None:
     write(repo, {"test/seen.js": CALLEE_HELPER})
     commit_all(repo, "a helper")
-    write(repo, {"calc.js": CALC_MODULE, "test/grade.test.js": CALLEE_HELPER_TESTS})
+    write(repo, {"calc.js": GRADE_MODULE, "test/grade.test.js": CALLEE_HELPER_TESTS})
 
     _, run = gate(repo)
 
@@ -103,7 +85,7 @@ test('grade as first seen', () => {
 def test_a2_the_test_files_compiled_once_code_keeps_a_memo_on_arguments_callee(
     repo: Path, gate: NodeGate
 ) -> None:
-    write(repo, {"calc.js": CALC_MODULE, "test/grade.test.js": CALLEE_MAIN_TESTS})
+    write(repo, {"calc.js": GRADE_MODULE, "test/grade.test.js": CALLEE_MAIN_TESTS})
 
     _, run = gate(repo)
 
@@ -135,7 +117,7 @@ test('fails below 50', () => {
 
 
 def test_h1_honest_tests_that_load_the_module_afresh_leave_no_survivor(repo: Path, gate: NodeGate) -> None:
-    write(repo, {"calc.js": CALC_MODULE, "test/grade.test.js": FRESH_TESTS})
+    write(repo, {"calc.js": GRADE_MODULE, "test/grade.test.js": FRESH_TESTS})
 
     _, run = gate(repo)
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from testing.gitrepo import commit_all, repo_fixture, write
+from testing.jsgrade import GRADE_MODULE, WEAK, memo_tests
 from testing.nodegate import BASE_FILES, NodeGate, fates, said
 from testing.statefolder import state_dir
 
@@ -27,10 +28,6 @@ from tiergate.tier.mutation.fates import MutationRun
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs node")
 
 repo = repo_fixture(BASE_FILES)
-
-CALC = "function grade(score) {\n  if (score >= 50) {\n    return 'pass';\n  }\n  return 'fail';\n}\n"
-CALC_MODULE = CALC + "\nmodule.exports = { grade };\n"
-REPEATED_NOT = "a kill in the tests' own process did not repeat in a process of its own"
 
 
 @pytest.fixture(name="gate")
@@ -42,37 +39,6 @@ def assert_not_light(run: MutationRun, gate: NodeGate) -> None:
     """The safe outcome of a cheat on the weak tests: the mutants keep the change off LIGHT (a survivor,
     void kills or an incomplete step)."""
     assert run.reasons(), "ATTACK WON: every mutant killed, nothing against LIGHT\n" + said(run, gate)
-
-
-WEAK = """\
-const test = require('node:test');
-const assert = require('node:assert');
-const { grade } = require('../calc.js');
-
-test('grade', () => {
-  assert.strictEqual(grade(80), 'pass');
-  assert.strictEqual(grade(10), 'fail');
-});
-"""
-
-
-def memo_tests(keep: str, *, top: str = "") -> str:
-    """A test file whose one test compares grade's answers of 0..100 with those its first run kept: `keep`
-    is a function body that gets `now` and returns the kept answers (storing `now` when there are none)."""
-    return f"""\
-const test = require('node:test');
-const assert = require('node:assert');
-const {{ grade }} = require('../calc.js');
-{top}
-function kept(now) {{
-{keep}
-}}
-
-test('grade as first seen', () => {{
-  const now = Array.from({{ length: 101 }}, (_, score) => String(grade(score))[0]).join('');
-  assert.strictEqual(now, kept(now));
-}});
-"""
 
 
 REQUIRES = (
@@ -101,7 +67,7 @@ DETECTS_FRESH = memo_tests(
 
 
 def test_r2_a_test_that_fails_every_fresh_gate_process_voids_its_kills(repo: Path, gate: NodeGate) -> None:
-    write(repo, {"calc.js": CALC_MODULE, "test/grade.test.js": DETECTS_FRESH})
+    write(repo, {"calc.js": GRADE_MODULE, "test/grade.test.js": DETECTS_FRESH})
 
     _, run = gate(repo)
 
@@ -126,7 +92,7 @@ if (plan) {
 
 
 def test_r3_a_forged_ledger_of_kills_costs_time_never_a_fate(repo: Path, gate: NodeGate) -> None:
-    write(repo, {"calc.js": CALC_MODULE, "test/grade.test.js": FORGES_KILLS})
+    write(repo, {"calc.js": GRADE_MODULE, "test/grade.test.js": FORGES_KILLS})
 
     _, run = gate(repo)
 
@@ -149,7 +115,7 @@ if (plan) fs.writeFileSync(path.join(path.dirname(plan), 'node-zz.json'), deep);
 
 
 def test_r4_a_deeply_nested_report_does_not_crash_the_gate(repo: Path, gate: NodeGate) -> None:
-    write(repo, {"calc.js": CALC_MODULE, "test/grade.test.js": NESTED_REPORT})
+    write(repo, {"calc.js": GRADE_MODULE, "test/grade.test.js": NESTED_REPORT})
 
     try:
         _, run = gate(repo)
@@ -198,7 +164,7 @@ def _unblock_fifos(root: Path, stop: threading.Event, unblocked: list[str]) -> N
 
 
 def test_r5_a_named_pipe_among_the_reports_does_not_hang_the_gate(repo: Path, gate: NodeGate) -> None:
-    write(repo, {"calc.js": CALC_MODULE, "test/grade.test.js": FIFO_REPORT})
+    write(repo, {"calc.js": GRADE_MODULE, "test/grade.test.js": FIFO_REPORT})
     stop, unblocked = threading.Event(), list[str]()
     watcher = threading.Thread(target=_unblock_fifos, args=(state_dir(repo), stop, unblocked), daemon=True)
     watcher.start()
@@ -241,7 +207,7 @@ IN_NODE_MODULES = IN_THE_HOLDER.replace(
 def test_r1_a_memo_in_the_folder_holding_the_copy_outlives_every_fresh_process(
     repo: Path, gate: NodeGate
 ) -> None:
-    write(repo, {"calc.js": CALC_MODULE, "test/grade.test.js": IN_THE_HOLDER})
+    write(repo, {"calc.js": GRADE_MODULE, "test/grade.test.js": IN_THE_HOLDER})
 
     _, run = gate(repo)
 
@@ -255,7 +221,7 @@ def test_r6_a_memo_in_the_linked_node_modules_outlives_every_fresh_process(
     write(repo, {".gitignore": "node_modules/\n"})
     commit_all(repo, "ignore node_modules")
     write(repo, {"node_modules/left-pad/index.js": "module.exports = (s) => s;\n"})
-    write(repo, {"calc.js": CALC_MODULE, "test/grade.test.js": IN_NODE_MODULES})
+    write(repo, {"calc.js": GRADE_MODULE, "test/grade.test.js": IN_NODE_MODULES})
 
     _, run = gate(repo)
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from testing.gitrepo import commit_all, repo_fixture, write
+from testing.jsgrade import GRADE, GRADE_MODULE, WEAK
 from testing.nodegate import BASE_FILES, NodeGate, fates
 
 from tiergate.gate.mutation import nodereports, nodestep
@@ -123,7 +124,6 @@ def test_commonjs_mutants_are_decided_in_the_checks_own_processes(repo: Path, ga
     }
 
 
-CALC = "function grade(score) {\n  if (score >= 50) {\n    return 'pass';\n  }\n  return 'fail';\n}\n"
 # A test that passes only the first time it runs in its process: run again, it fails whatever the code
 # (its count is kept on `process`, which outlives its file's loads and the globals' clearing).
 ONCE = """\
@@ -143,7 +143,7 @@ test('grade, once', () => {
 def test_tests_that_cannot_run_twice_leave_their_mutants_to_processes_of_their_own(
     repo: Path, gate: NodeGate
 ) -> None:
-    write(repo, {"calc.js": CALC + "\nmodule.exports = { grade };\n", "test/grade.test.js": ONCE})
+    write(repo, {"calc.js": GRADE_MODULE, "test/grade.test.js": ONCE})
 
     result, run = gate(repo)
 
@@ -178,7 +178,7 @@ test('grade', () => {
 
 
 def test_tests_of_one_name_are_told_apart_by_their_place(repo: Path, gate: NodeGate) -> None:
-    write(repo, {"calc.js": CALC + "\nmodule.exports = { grade };\n", "test/grade.test.js": SAME_NAMES})
+    write(repo, {"calc.js": GRADE_MODULE, "test/grade.test.js": SAME_NAMES})
 
     _, run = gate(repo)
 
@@ -229,7 +229,7 @@ test('grade, slowly', async () => {
 
 
 def test_a_slow_test_runs_again_in_the_checks_process(repo: Path, gate: NodeGate) -> None:
-    write(repo, {"calc.js": CALC + "\nmodule.exports = { grade };\n", "test/grade.test.js": SLOW})
+    write(repo, {"calc.js": GRADE_MODULE, "test/grade.test.js": SLOW})
 
     _, run = gate(repo)
 
@@ -308,7 +308,7 @@ test('grade, and a report of its own', () => {
 
 
 def test_a_report_the_tests_write_decides_nothing(repo: Path, gate: NodeGate) -> None:
-    write(repo, {"calc.js": CALC + "\nmodule.exports = { grade };\n", "test/grade.test.js": FORGER})
+    write(repo, {"calc.js": GRADE_MODULE, "test/grade.test.js": FORGER})
 
     _, run = gate(repo)
 
@@ -316,7 +316,7 @@ def test_a_report_the_tests_write_decides_nothing(repo: Path, gate: NodeGate) ->
     assert fates(run)[(3, "undefined")] == ("killed", "test/grade.test.js > grade, and a report of its own")
 
 
-GRADE_ESM = "export " + CALC
+GRADE_ESM = "export " + GRADE
 ESM_TESTS = """\
 import test from 'node:test';
 import assert from 'node:assert';
@@ -401,24 +401,12 @@ def test_only_a_mutant_every_test_file_running_its_line_let_live_is_a_survivor()
     assert not nodestep.survivor_in(decided, [(), ("a.test.js", "b.test.js"), ("a.test.js", "b.test.js")])
 
 
-GRADES = """\
-const test = require('node:test');
-const assert = require('node:assert');
-const { grade } = require('../calc.js');
-
-test('grade', () => {
-  assert.strictEqual(grade(80), 'pass');
-  assert.strictEqual(grade(10), 'fail');
-});
-"""
-
-
 def test_a_mutant_killed_in_one_test_file_is_not_run_again_in_the_next(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     gate = NodeGate(monkeypatch, command="node --test --test-concurrency=1")
-    module = CALC + "\nmodule.exports = { grade };\n"
-    write(repo, {"calc.js": module, "test/a.test.js": GRADES, "test/b.test.js": GRADES})
+    module = GRADE_MODULE
+    write(repo, {"calc.js": module, "test/a.test.js": WEAK, "test/b.test.js": WEAK})
     seen = decided_reads(monkeypatch)
 
     _, run = gate(repo)
@@ -539,7 +527,7 @@ def test_where_a_lines_copy_runs_is_drawn_in_each_process(
 ) -> None:
     from testing.gitrepo import init_repo
 
-    module = CALC + "\nmodule.exports = { grade };\n"
+    module = GRADE_MODULE
     repo = init_repo(tmp_path / "repo", {"calc.js": module.replace("50", "40")})
     files = {f"test/grade{n}.test.js": COUNTS_RUNS for n in range(12)}
     write(repo, {"calc.js": module, **files})
@@ -587,7 +575,7 @@ test('grade as before', () => {
 
 
 def test_what_the_tests_own_run_kept_judges_no_mutant(repo: Path, gate: NodeGate) -> None:
-    module = CALC + "\nmodule.exports = { grade };\n"
+    module = GRADE_MODULE
     write(repo, {"calc.js": module, "test/grade.test.js": REMEMBERS, "helpers/seen.js": MEMO_HELPER})
 
     _, run = gate(repo)
@@ -666,7 +654,7 @@ def test_answers_recorded_into_a_file_the_repository_ships_judge_no_mutant(
 ) -> None:
     write(repo, {"test/answers.json": "{}\n"})
     commit_all(repo, "answers")
-    write(repo, {"calc.js": CALC + "\nmodule.exports = { grade };\n", "test/grade.test.js": RECORDS})
+    write(repo, {"calc.js": GRADE_MODULE, "test/grade.test.js": RECORDS})
 
     _, run = gate(repo)
 
@@ -677,7 +665,7 @@ def test_answers_recorded_into_a_file_the_repository_ships_judge_no_mutant(
 
 
 def test_a_folder_made_as_a_marker_is_taken_away_between_runs(repo: Path, gate: NodeGate) -> None:
-    write(repo, {"calc.js": CALC + "\nmodule.exports = { grade };\n", "test/grade.test.js": MARKS})
+    write(repo, {"calc.js": GRADE_MODULE, "test/grade.test.js": MARKS})
 
     _, run = gate(repo)
 
@@ -690,7 +678,7 @@ def test_a_folder_made_as_a_marker_is_taken_away_between_runs(repo: Path, gate: 
 def test_a_file_the_first_run_deleted_is_back_for_the_runs_again(repo: Path, gate: NodeGate) -> None:
     write(repo, {"test/fixture.txt": "ready\n"})
     commit_all(repo, "fixture")
-    write(repo, {"calc.js": CALC + "\nmodule.exports = { grade };\n", "test/grade.test.js": TAKES})
+    write(repo, {"calc.js": GRADE_MODULE, "test/grade.test.js": TAKES})
 
     _, run = gate(repo)
 
@@ -735,7 +723,7 @@ test('grade as logged', async () => {
 def test_answers_recorded_by_a_move_or_a_stream_judge_no_mutant(repo: Path, gate: NodeGate) -> None:
     write(repo, {"test/data/kept.txt": "kept\n", "test/log.txt": "start\n"})
     commit_all(repo, "data")
-    write(repo, {"calc.js": CALC + "\nmodule.exports = { grade };\n", "test/grade.test.js": MOVES})
+    write(repo, {"calc.js": GRADE_MODULE, "test/grade.test.js": MOVES})
 
     _, run = gate(repo)
 
@@ -763,7 +751,7 @@ test('grade', () => {
 
 
 def test_a_file_too_big_to_keep_leaves_the_mutants_undecided(repo: Path, gate: NodeGate) -> None:
-    write(repo, {"calc.js": CALC + "\nmodule.exports = { grade };\n", "test/grade.test.js": WRITES_BIG})
+    write(repo, {"calc.js": GRADE_MODULE, "test/grade.test.js": WRITES_BIG})
     with (repo / "test" / "big.bin").open("wb") as big:
         big.truncate(65 * 1024 * 1024)
 
@@ -805,7 +793,7 @@ describe('grade', () => {
 
 
 def test_answers_computed_before_the_tests_see_the_mutant(repo: Path, gate: NodeGate) -> None:
-    write(repo, {"calc.js": CALC + "\nmodule.exports = { grade };\n", "test/grade.test.js": COMPUTES_FIRST})
+    write(repo, {"calc.js": GRADE_MODULE, "test/grade.test.js": COMPUTES_FIRST})
 
     _, run = gate(repo)
 
@@ -840,7 +828,7 @@ test('the boundary, by the plan', (t) => {
 
 
 def test_a_tests_plan_is_kept_in_its_runs_again(repo: Path, gate: NodeGate) -> None:
-    write(repo, {"calc.js": CALC + "\nmodule.exports = { grade };\n", "test/grade.test.js": PLANS})
+    write(repo, {"calc.js": GRADE_MODULE, "test/grade.test.js": PLANS})
 
     _, run = gate(repo)
 
