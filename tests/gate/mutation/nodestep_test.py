@@ -17,7 +17,7 @@ from testing.gitrepo import commit_all, repo_fixture, write
 from testing.jsgrade import GRADE, GRADE_MODULE, WEAK
 from testing.nodegate import BASE_FILES, NodeGate, fates
 
-from tiergate.gate.mutation import nodereports, nodestep
+from tiergate.gate.mutation import nodereports, nodestep, step
 from tiergate.gate.ruling import GateResult
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs node")
@@ -369,7 +369,7 @@ def test_once_a_mutant_survived_the_rest_are_not_needed(repo: Path, monkeypatch:
     survived, not_needed = run.of("survived"), run.of("not_run")
     assert survived and len(survived) + len(not_needed) == len(run.tried) > 8
     assert len(not_needed) >= len(run.tried) - 3
-    assert {t.by for t in not_needed} == {nodereports.NOT_NEEDED}
+    assert {t.by for t in not_needed} == {step.NOT_NEEDED}
     assert run.incomplete == "" and gate.own_process == []
 
 
@@ -389,7 +389,7 @@ def test_in_processes_of_their_own_the_rest_are_not_needed_after_a_survivor(
     # quarter of the check's time after the first survivor, less than a process of their own takes.
     survived, not_needed = run.of("survived"), run.of("not_run")
     assert survived and len(survived) + len(not_needed) == len(run.tried) > 8
-    assert {t.by for t in not_needed} == {nodereports.NOT_NEEDED}
+    assert {t.by for t in not_needed} == {step.NOT_NEEDED}
     assert len(gate.own_process) <= 3 and run.incomplete == ""
 
 
@@ -422,9 +422,7 @@ def test_a_mutant_killed_in_one_test_file_is_not_run_again_in_the_next(
     assert killed and all(second[key] == left for key in killed)
     lived = {key for key, (fate, _) in first.items() if fate == "survived"}
     confirmed = {key for key in lived if second[key] == ("survived", "")}
-    assert len(confirmed) == 1 and all(
-        second[k] == ("undecided", nodereports.NOT_NEEDED) for k in lived - confirmed
-    )
+    assert len(confirmed) == 1 and all(second[k] == ("undecided", step.NOT_NEEDED) for k in lived - confirmed)
     # A survivor of both is the gate's; the other is not run: the change is not LIGHT already.
     assert found_survivors(run) in ({(2, ">")}, {(2, "51")}) and len(run.of("not_run")) == 1
     assert run.incomplete == "" and gate.own_process == []
@@ -438,7 +436,7 @@ def test_the_processes_survivors_are_run_first_in_processes_of_their_own() -> No
     decided = nodereports.Decided(
         (
             ("a.test.js", {"0": ("killed", "a"), "1": ("survived", ""), "2": ("undecided", "x")}),
-            ("b.test.js", {"0": ("survived", ""), "1": ("undecided", nodereports.NOT_NEEDED)}),
+            ("b.test.js", {"0": ("survived", ""), "1": ("undecided", step.NOT_NEEDED)}),
         )
     )
 

@@ -36,7 +36,7 @@ const KEY_VARIABLE = "TIERGATE_NODE_MUTANTS_KEY";
 const LEAST_LIMIT_MS = 2000;
 // How long past a run's limit the watchdog thread waits before it ends the process (see Watchdog).
 const GRACE_MS = 1000;
-// Why a mutant is left undecided once another survived (`Budget.enough`): `nodereports.NOT_NEEDED`.
+// Why a mutant is left undecided once another survived (`Budget.enough`): `step.NOT_NEEDED`.
 const NOT_NEEDED = "not needed: a mutant survived already";
 const KILLED_ELSEWHERE = "killed in another test file's process";
 const PARAMS = ["exports", "require", "module", "__filename", "__dirname"];

@@ -24,9 +24,6 @@ from tiergate.gate.mutation import step
 from tiergate.tier.mutation.fates import Fate
 from tiergate.tier.mutation.mutants import Mutant
 
-# The preload's words for a mutant left unrun once another survived (`step.AFTER_SURVIVOR`).
-NOT_NEEDED = step.NOT_NEEDED
-
 
 def plan(
     where: Path,

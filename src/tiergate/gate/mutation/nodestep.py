@@ -157,9 +157,9 @@ class NodeStep:
         found = self.decided.fate(key, tests)
         if found is not None:
             return Tried(mutant, *found)
-        if trial.enough < float("inf") and self.decided.said(key, nodereports.NOT_NEEDED):
+        if trial.enough < float("inf") and self.decided.said(key, step.NOT_NEEDED):
             # its process had its share after a survivor
-            return Tried(mutant, "not_run", nodereports.NOT_NEEDED)
+            return Tried(mutant, "not_run", step.NOT_NEEDED)
         return trial.fate(mutant, self.decided.left(key, tests))
 
     def without(self, env: Mapping[str, str]) -> dict[str, str]:
@@ -292,7 +292,7 @@ class _Trial:
             self.incomplete = "the mutation step ran out of its time"
             return Tried(mutant, "not_run", "the mutation step ran out of its time")
         if time.monotonic() > self.enough:
-            return Tried(mutant, "not_run", nodereports.NOT_NEEDED)
+            return Tried(mutant, "not_run", step.NOT_NEEDED)
         unsure = self.before.put_back() if self.before is not None else ""
         if unsure:
             self.incomplete = self.incomplete or unsure
