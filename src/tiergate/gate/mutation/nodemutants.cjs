@@ -704,14 +704,16 @@ async function mutants(report, rerun, own) {
       continue;
     }
     elsewhere.read();
-    const why = file.why || unsaved() || budget.over() || elsewhere.killedThere(mutant) || budget.enough(elsewhere);
+    const why =
+      file.why || unsaved() || budget.over() || elsewhere.killedThere(mutant) || budget.enough(elsewhere);
     const found = why ? null : await rerun.ready();
     if (typeof found === "string") return found;
     const decided = why ? ["undecided", why] : await fate(file, mutant, found, rerun.guard, budget);
     // A file too big to keep changed in its runs: they may have seen it as an earlier run left it.
     report.fates[mutant.id] = unsaved() ? ["undecided", unsaved()] : decided;
-    if (report.fates[mutant.id][0] === "survived") budget.survived(mutant.id, elsewhere.lived(mutant) ? 0 : 1);
-    if (!why) elsewhere.note(mutant.id, report.fates[mutant.id][0]);
+    const outcome = report.fates[mutant.id][0];
+    if (outcome === "survived") budget.survived(mutant.id, elsewhere.lived(mutant) ? 0 : 1);
+    if (!why) elsewhere.note(mutant.id, outcome);
   }
   return "";
 }
@@ -908,12 +910,7 @@ function freshHelper(filename, parent, fake, fresh) {
   try {
     const wrapper = helperCode(filename);
     if (wrapper === null) module.load(filename);
-    else {
-      const requireIt = makeRequire(module, (id) => module.require(id));
-      const args = [module.exports, requireIt, module, filename, require("node:path").dirname(filename)];
-      Reflect.apply(wrapper(), module.exports, args);
-      module.loaded = true;
-    }
+    else runCompiled(module, wrapper);
   } catch (error) {
     fresh.delete(filename);
     throw error;
@@ -1065,17 +1062,19 @@ function freshOriginals(file) {
 // A fresh instance of the compiled module, its exports: a run never sees what another run left in it.
 function instance(file, compiled) {
   if (compiled.error) throw compiled.error;
-  const Module = require("node:module");
-  const path = require("node:path");
-  const module = new Module(file.file, null);
-  module.filename = file.file;
-  module.paths = Module._nodeModulePaths(path.dirname(file.file));
-  const requireIt = makeRequire(module, (id) => module.require(id));
-  const { exports } = module;
-  const args = [exports, requireIt, module, file.file, path.dirname(file.file)];
-  Reflect.apply(compiled.wrapper(), exports, args);
-  module.loaded = true;
+  const module = newModule(file.file);
+  runCompiled(module, compiled.wrapper);
   return module.exports;
+}
+
+// A module's code compiled once (`compileSource`: a maker of its function) run in `module`, as Node's
+// own load runs it.
+function runCompiled(module, wrapper) {
+  const requireIt = makeRequire(module, (id) => module.require(id));
+  const { exports, filename } = module;
+  const args = [exports, requireIt, module, filename, require("node:path").dirname(filename)];
+  Reflect.apply(wrapper(), exports, args);
+  module.loaded = true;
 }
 
 // The whole step keeps within the plan's seconds, summed over the run's processes (a ledger file in the
@@ -1158,8 +1157,7 @@ class Elsewhere {
   }
 
   order(mutants) {
-    const first = mutants.filter((mutant) => this.lived(mutant));
-    return [...first, ...mutants.filter((mutant) => !first.includes(mutant))];
+    return [...mutants.filter((m) => this.lived(m)), ...mutants.filter((m) => !this.lived(m))];
   }
 
   killedThere(mutant) {
