@@ -51,6 +51,7 @@ SUFFIXES = (".js", ".mjs", ".cjs")
 PLAN_VARIABLE = "TIERGATE_NODE_MUTANTS"
 KEY_VARIABLE = "TIERGATE_NODE_MUTANTS_KEY"
 _PRELOAD = Path(__file__).parent / "nodemutants.cjs"
+OUT_OF_TIME = "the mutation step ran out of its time"
 
 
 class _Made(NamedTuple):
@@ -289,8 +290,8 @@ class _Trial:
 
     def fate(self, mutant: Mutant, tests: Sequence[str]) -> Tried:
         if time.monotonic() > self.deadline:
-            self.incomplete = "the mutation step ran out of its time"
-            return Tried(mutant, "not_run", "the mutation step ran out of its time")
+            self.incomplete = OUT_OF_TIME
+            return Tried(mutant, "not_run", OUT_OF_TIME)
         if time.monotonic() > self.enough:
             return Tried(mutant, "not_run", step.NOT_NEEDED)
         unsure = self.before.put_back() if self.before is not None else ""
@@ -312,7 +313,7 @@ class _Trial:
             if self.incomplete:
                 return
             if time.monotonic() > self.deadline:
-                self.incomplete = "the mutation step ran out of its time"
+                self.incomplete = OUT_OF_TIME
                 return
             unsure = self.before.put_back() if self.before is not None else ""
             if unsure:
