@@ -1,17 +1,18 @@
-"""The command line's own surface, as a new user meets it: `-V`, and a mistyped option answered by the
-command that was given, with that command's usage."""
+"""The command line's own surface, as a new user meets it: `-V`, `--help` listing every command without
+importing one, and a mistyped option answered by the command that was given, with that command's usage."""
 
 from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from testing import tiergatecli
 
 from tiergate import __version__
-from tiergate.main import COMMANDS
+from tiergate.commandline import COMMANDS
 
 
 def tiergate(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -57,3 +58,35 @@ def test_an_unknown_option_before_any_command_gets_the_top_level_usage(tmp_path:
     assert run.returncode == 2
     assert run.stderr.startswith("usage: tiergate [-h] [-V] COMMAND ...")
     assert run.stderr.splitlines()[-1] == "tiergate: error: unrecognized arguments: --bogus"
+
+
+def cold_modules(tmp_path: Path, *args: str, prefix: str) -> subprocess.CompletedProcess[str]:
+    """`tiergate ARGS` in a fresh interpreter (a warm fork has every module imported already), with the
+    names of the modules it imported that begin with `prefix` printed on stderr."""
+    script = (
+        "import sys\n"
+        "from tiergate.main import main\n"
+        "try:\n"
+        f"    main({list(args)!r})\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        f"print(*sorted(m for m in sys.modules if m.startswith({prefix!r})), file=sys.stderr)\n"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=60, check=False
+    )
+
+
+def test_help_lists_every_command_with_its_help_and_imports_none_of_them(tmp_path: Path) -> None:
+    run = cold_modules(tmp_path, "--help", prefix="tiergate.command")
+    assert run.stderr.split() == ["tiergate.commandline"]
+    said = " ".join(run.stdout.split())
+    for name, command in COMMANDS.items():
+        assert f"{name} {command.help}" in said
+
+
+def test_a_command_imports_only_its_own_module_and_its_help_shows_its_arguments(tmp_path: Path) -> None:
+    run = cold_modules(tmp_path, "wait", "--help", prefix="tiergate.commands.")
+    assert run.stderr.split() == ["tiergate.commands.wait"]
+    assert run.stdout.startswith("usage: tiergate wait [-h] [--timeout SECONDS]")
+    assert COMMANDS["wait"].help in " ".join(run.stdout.split())

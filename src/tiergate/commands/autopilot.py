@@ -10,12 +10,10 @@ import argparse
 
 from tiergate.text import brief, plural
 
-HELP = "start an autopilot on a features file; the next Claude Code session in this project takes it up"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
-    start = actions.add_parser("start", help="start an autopilot on FEATURES", description=HELP)
+    start = actions.add_parser("start", help="start an autopilot on FEATURES", description=parser.description)
     start.add_argument("features", metavar="FEATURES", help="the features file (JSON)")
     start.add_argument(
         "--max-iterations", metavar="N", help="iteration cap (default: [loop] max_iterations, 20)"

@@ -16,8 +16,6 @@ if TYPE_CHECKING:
     from tiergate.project import Project
     from tiergate.workspace.backups import Backup
 
-HELP = "list the workspaces saved before a rollback, newest first"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print a JSON list, one object per backup")

@@ -18,8 +18,6 @@ if TYPE_CHECKING:
 
 from tiergate.text import brief
 
-HELP = "cancel the active loops of this project (or of one session) and any pending loop"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--session", metavar="ID", help="cancel only this session's loop")

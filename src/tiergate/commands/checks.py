@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from tiergate.gate.processes import ProgressEvent
     from tiergate.gate.verdicttext import Against
 
-HELP = "run the project's checks now, as tiergate's gate does at a completion claim"
 TEXT_LIMIT = 20_000
 SHORT_SHA = 12
 

@@ -14,8 +14,6 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import TextIO
 
-HELP = "show what tiergate does, on an embedded example with a scripted session (offline, a few seconds)"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(

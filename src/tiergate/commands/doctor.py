@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     from tiergate.gate.detection.rules import DetectedCheck, Detection
     from tiergate.project import Project
 
-HELP = "check tiergate's installation, its Claude Code plugin and this project's setup"
 
 PLUGIN_NAME = "tiergate"
 CLAUDE_TIMEOUT = 10.0

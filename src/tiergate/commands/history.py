@@ -15,7 +15,6 @@ from typing import Any
 
 from tiergate.text import plural
 
-HELP = "list every verification with its tier, verdict, duration and cost, against always THOROUGH"
 RAN = frozenset({"PASS", "FAIL", "INCOMPLETE", "DISQUALIFIED"})
 
 

@@ -18,13 +18,12 @@ if TYPE_CHECKING:
     from tiergate.loop.state import LoopState
     from tiergate.project import Project
 
-HELP = "start a ralph loop from a shell; the next Claude Code session in this project takes it up"
 RELOAD_HELP = "read the configuration again into the active loops of this project (their rules)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
-    start = actions.add_parser("start", help="start a loop on TASK", description=HELP)
+    start = actions.add_parser("start", help="start a loop on TASK", description=parser.description)
     start.add_argument("task", metavar="TASK", help="what the loop must get done")
     start.add_argument(
         "--max-iterations", metavar="N", help="iteration cap (default: [loop] max_iterations, 20)"

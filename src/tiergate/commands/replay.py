@@ -17,7 +17,6 @@ from tiergate.text import plural
 if TYPE_CHECKING:
     from tiergate.tier.replay import Replayed, Summary
 
-HELP = "replay past commits through the tier rules: each commit's tier, the tier mix and its cost"
 EPILOG = (
     "Merges are skipped by default: a clean merge's own change is empty, and its branch's commits are "
     "replayed one by one. With --first-parent only the first-parent line is walked and each merge counts "

@@ -17,7 +17,6 @@ if TYPE_CHECKING:
 
     from tiergate.project import Project
 
-HELP = "write an HTML page of the project's loops (timeline, gate runs, tiers, verdicts, costs)"
 REPORT_NAME = "report.html"
 DEFAULT_LOOPS = 20
 

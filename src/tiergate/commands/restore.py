@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import argparse
 
-HELP = "bring back a backup's files (tracked and untracked), index and HEAD; the current state is saved first"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("backup", help="a name from `tiergate backups`, its ref, or a prefix only it has")

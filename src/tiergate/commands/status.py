@@ -21,8 +21,6 @@ if TYPE_CHECKING:
     from tiergate.loop.store import Damaged
     from tiergate.project import Project
 
-HELP = "show where each loop of this project stands"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print a JSON list, one object per loop")

@@ -18,8 +18,6 @@ if TYPE_CHECKING:
     from tiergate.tier.policy import TierPolicy
     from tiergate.tier.riskpaths import PathMatch
 
-HELP = "show the verification tier of the current change (or classify a JSON Lines batch)"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 
-HELP = "wait for the checks tiergate runs in the background, then say how they ended"
 DEFAULT_TIMEOUT = 570.0  # under the ten minutes a Bash tool call may take at most
 
 
