@@ -6,13 +6,18 @@ what `[interop]` says of them, and whether tiergate can adopt them (and if not, 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
 
-if TYPE_CHECKING:
-    from collections.abc import Mapping
-    from pathlib import Path
-
-    from tiergate.project import Project
+from tiergate.claudecode.installation import claude_config_dir, enabled, installed_plugins
+from tiergate.config.settings import load_config
+from tiergate.errors import UserError
+from tiergate.handlers import adoption as files
+from tiergate.loop import adoption
+from tiergate.loop.adoption import Foreign
+from tiergate.project import Project
 
 # Plugin name in Claude Code -> what tiergate calls it and the [interop] key that governs it.
 PLUGINS = {"ralph-loop": ("ralph-loop", "ralph_loop"), "oh-my-claudecode": ("oh-my-claudecode", "omc")}
@@ -30,8 +35,6 @@ OMC_LIMITS = (
 
 def installed(config_dir: Path, project_root: Path) -> list[dict[str, Any]]:
     """The loop plugins Claude Code has installed, with their id, version and whether they are enabled."""
-    from tiergate.claudecode.settings import enabled, installed_plugins
-
     plugins = installed_plugins(config_dir)
     found = []
     for plugin_id in sorted(plugins):
@@ -47,12 +50,6 @@ def installed(config_dir: Path, project_root: Path) -> list[dict[str, Any]]:
 
 def running(project: Project) -> list[dict[str, Any]]:
     """The loops of other plugins this project's files show, each with whether tiergate can adopt it."""
-    import time
-
-    from tiergate.handlers import adoption as files
-    from tiergate.loop import adoption
-    from tiergate.loop.adoption import Foreign
-
     loops: list[dict[str, Any]] = []
     text = files.read_text(project.root / adoption.RALPH_LOOP_STATE)
     if text is not None:
@@ -71,8 +68,6 @@ def running(project: Project) -> list[dict[str, Any]]:
 
 
 def _entry(kind: str, session_id: str, found: object) -> dict[str, Any]:
-    from tiergate.loop.adoption import Foreign
-
     if isinstance(found, Foreign):
         return {
             "kind": kind,
@@ -91,9 +86,6 @@ def _entry(kind: str, session_id: str, found: object) -> dict[str, Any]:
 
 def interop(project: Project) -> dict[str, str] | None:
     """The `[interop]` settings, or None when the configuration does not load (reported elsewhere)."""
-    from tiergate.config.settings import load_config
-    from tiergate.errors import UserError
-
     try:
         settings = load_config(project.root).interop
     except UserError:
@@ -116,8 +108,6 @@ TASKS_CHECKED = (
 
 def lines(project: Project, env: Mapping[str, str]) -> list[str]:
     """What `tiergate status` prints of the neighbours: installed plugins, running loops, settings."""
-    from tiergate.claudecode.settings import claude_config_dir
-
     out = []
     settings = interop(project) or {}
     for plugin in installed(claude_config_dir(env), project.root):

@@ -7,7 +7,16 @@ in this project; it works through the file's features one at a time (`tiergate.l
 from __future__ import annotations
 
 import argparse
+import os
+from pathlib import Path
 
+from tiergate.commands.ralph import pending_loop
+from tiergate.log import decision_log
+from tiergate.loop import store as state
+from tiergate.loop.events import Outcome
+from tiergate.loop.logfields import log_fields
+from tiergate.loop.start import base_text, read_features, start_line
+from tiergate.project import locate
 from tiergate.text import brief, plural
 
 
@@ -21,17 +30,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import os
-    from pathlib import Path
-
-    from tiergate.commands.ralph import pending_loop
-    from tiergate.log import decision_log
-    from tiergate.loop import store as state
-    from tiergate.loop.events import Outcome
-    from tiergate.loop.logfields import log_fields
-    from tiergate.loop.start import base_text, read_features, start_line
-    from tiergate.project import locate
-
     project = locate(Path.cwd(), os.environ)
     listed = read_features(Path(args.features))
     pending = pending_loop(project, "", args.max_iterations, None, listed)

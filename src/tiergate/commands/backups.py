@@ -9,12 +9,17 @@ those of the old layout out of the repository's refs. See docs/state.md, "Listin
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import sys
+import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from tiergate.project import Project
-    from tiergate.workspace.backups import Backup
+from tiergate.git import repository
+from tiergate.project import Project, locate
+from tiergate.workspace import backups, snapshots
+from tiergate.workspace.backups import Backup
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,14 +32,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import json
-    import os
-    import sys
-
-    from tiergate.git import repository
-    from tiergate.project import locate
-    from tiergate.workspace import backups
-
     project = locate(Path.cwd(), os.environ)
     root = repository.repo_root(project.root)
     if args.migrate:
@@ -66,10 +63,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def describe(project: Project, root: Path, backup: Backup) -> dict[str, Any]:
-    import time
-
-    from tiergate.workspace import backups, snapshots
-
     changed = backups.describe_changes(project, root, backup)
     counts = dict.fromkeys(("added", "modified", "deleted"), 0)
     for letter in changed.values():

@@ -9,13 +9,21 @@ session's next Stop does not take the missing file for a deletion to fail closed
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+import os
+import time
+from pathlib import Path
 
-if TYPE_CHECKING:
-    from tiergate.loop.state import LoopState
-    from tiergate.loop.store import Damaged
-    from tiergate.project import Project
-
+from tiergate.errors import UserError
+from tiergate.gate import background
+from tiergate.log import decision_log
+from tiergate.loop import ledger
+from tiergate.loop import store as state
+from tiergate.loop.decision import decide
+from tiergate.loop.events import Cancel, Outcome
+from tiergate.loop.logfields import log_fields
+from tiergate.loop.state import LoopState
+from tiergate.loop.store import Damaged
+from tiergate.project import Project, is_valid_session_id, locate
 from tiergate.text import brief
 
 
@@ -24,18 +32,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import os
-    import time
-    from pathlib import Path
-
-    from tiergate.errors import UserError
-    from tiergate.log import decision_log
-    from tiergate.loop import store as state
-    from tiergate.loop.decision import decide
-    from tiergate.loop.events import Cancel, Outcome
-    from tiergate.loop.logfields import log_fields
-    from tiergate.project import is_valid_session_id, locate
-
     project = locate(Path.cwd(), os.environ)
     if args.session is not None and not is_valid_session_id(args.session):
         raise UserError(f"not a session id: {args.session!r}")
@@ -83,8 +79,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _stop_background(project: Project, session_id: str | None) -> bool:
     """End the project's background gate (only the session's, when one is named), its checks with it."""
-    from tiergate.gate import background
-
     job = background.cancel(project, session_id)
     if job is not None:
         print(f"tiergate: stopped the checks running in the background for session {job.session_id}")
@@ -92,8 +86,6 @@ def _stop_background(project: Project, session_id: str | None) -> bool:
 
 
 def _drop_pending(project: Project) -> LoopState | None:
-    from tiergate.loop import store as state
-
     try:
         return state.drop_pending(project)
     except state.StateError as exc:  # damaged since the survey
@@ -104,13 +96,6 @@ def _drop_pending(project: Project) -> LoopState | None:
 def put_aside(project: Project, found: Damaged) -> None:
     """Keep a damaged loop file aside and end its loop: a session's is marked as ended on purpose in the
     ledger (its next Stop goes through), and the cancel is logged with where the file went."""
-    import os
-    import time
-
-    from tiergate.log import decision_log
-    from tiergate.loop import ledger
-    from tiergate.loop import store as state
-
     aside = state.set_aside(found.path)
     whose = "the pending loop" if found.session_id is None else f"the loop of session {found.session_id}"
     problem = f"its state file was damaged ({found.problem})"

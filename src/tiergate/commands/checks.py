@@ -10,14 +10,22 @@ nothing runs. On a terminal, each check's start and end (and every 30 s of a lon
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
-from typing import TYPE_CHECKING, TextIO
+from pathlib import Path
+from typing import TextIO
 
-if TYPE_CHECKING:
-    from pathlib import Path
-
-    from tiergate.gate.processes import ProgressEvent
-    from tiergate.gate.verdicttext import Against
+from tiergate.config.settings import load_config
+from tiergate.gate.baseline import base_commit
+from tiergate.gate.detection.projectchecks import checks_at_base
+from tiergate.gate.processes import ProgressEvent
+from tiergate.gate.run import run_gate
+from tiergate.gate.timeouts import TimeLimits
+from tiergate.gate.verdicttext import Against
+from tiergate.loop import store as state
+from tiergate.project import git_top_level, locate
+from tiergate.workspace.loopbase import change_base, judging
 
 TEXT_LIMIT = 20_000
 SHORT_SHA = 12
@@ -51,19 +59,6 @@ def _seconds(text: str) -> float:
 
 
 def run(args: argparse.Namespace) -> int:
-    import json
-    import os
-    from pathlib import Path
-
-    from tiergate.config.settings import load_config
-    from tiergate.gate.baseline import base_commit
-    from tiergate.gate.detection.projectchecks import checks_at_base
-    from tiergate.gate.run import run_gate
-    from tiergate.gate.timeouts import TimeLimits
-    from tiergate.loop import store as state
-    from tiergate.project import locate
-    from tiergate.workspace.loopbase import change_base, judging
-
     project = locate(Path.cwd(), os.environ)
     config = load_config(project.root)
     loop = None if args.base else state.latest_active(project)
@@ -96,10 +91,6 @@ def run(args: argparse.Namespace) -> int:
 def against(root: Path, given: str | None, base: str | None) -> Against:
     """What the checks were compared with, as the person reads it: the revision they gave, the active
     loop's base, or HEAD; nothing outside git or before the first commit."""
-    from tiergate.gate.baseline import base_commit
-    from tiergate.gate.verdicttext import Against
-    from tiergate.project import git_top_level
-
     if git_top_level(str(root)) is None:
         return Against("", "not a git repository")
     commit = base_commit(root, base)

@@ -8,11 +8,15 @@ Exits 1, naming the step, if any answer is not the one the script expects (see `
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+import os
+import shutil
+import sys
+from collections.abc import Mapping
+from typing import TextIO
 
-if TYPE_CHECKING:
-    from collections.abc import Mapping
-    from typing import TextIO
+from tiergate.claudecode.installation import GET_CLAUDE, claude_config_dir, installed_plugins
+from tiergate.demo import story
+from tiergate.demo.story import NEXT_STEP
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -22,11 +26,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import os
-    import sys
-
-    from tiergate.demo import story
-
     return story.run(
         sys.stdout,
         keep=args.keep,
@@ -37,11 +36,6 @@ def run(args: argparse.Namespace) -> int:
 
 def next_step(env: Mapping[str, str]) -> str:
     """The demo's closing line: a slash command only for someone who has Claude Code and the plugin."""
-    import shutil
-
-    from tiergate.claudecode.settings import GET_CLAUDE, claude_config_dir, installed_plugins
-    from tiergate.demo.story import NEXT_STEP
-
     claude = env.get("CLAUDE_BIN") or "claude"
     if shutil.which(claude, path=env.get("PATH")) is None:
         return (

@@ -8,21 +8,34 @@ write test removes what it created.
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Any, Literal
+import contextlib
+import importlib
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
 
-from tiergate.claudecode.settings import GET_CLAUDE, claude_config_dir, installed_plugins
-from tiergate.claudecode.settings import enabled as _enabled
-from tiergate.claudecode.settings import read_json as _read_json
+import tiergate
+from tiergate import __version__
+from tiergate.claudecode import loopplugins
+from tiergate.claudecode.installation import GET_CLAUDE, claude_config_dir, installed_plugins
+from tiergate.claudecode.installation import enabled as _enabled
+from tiergate.claudecode.installation import read_json as _read_json
+from tiergate.config.settings import load_config
+from tiergate.errors import UserError
 from tiergate.frozen import frozen
-
-if TYPE_CHECKING:
-    from collections.abc import Mapping
-    from pathlib import Path
-
-    from tiergate.gate.detection.declared.declaration import Declared
-    from tiergate.gate.detection.rules import DetectedCheck, Detection
-    from tiergate.project import Project
-
+from tiergate.gate import sandbox
+from tiergate.gate.coverage.measuring import describe_plan, project_plan
+from tiergate.gate.detection.declared.declaration import Declared
+from tiergate.gate.detection.projectchecks import detected_checks, locate_program, project_checks
+from tiergate.gate.detection.rules import DetectedCheck, Detection
+from tiergate.project import ROOT_FILE, Project, git_top_level, legacy_state_dir, locate
 
 PLUGIN_NAME = "tiergate"
 CLAUDE_TIMEOUT = 10.0
@@ -54,12 +67,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import json
-    import os
-    from pathlib import Path
-
-    from tiergate.project import locate
-
     findings = diagnose(Path.cwd(), os.environ)
     failed = any(f.status == "fail" for f in findings)
     if args.json:
@@ -78,8 +85,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def diagnose(cwd: Path, env: Mapping[str, str]) -> list[Finding]:
-    from tiergate.project import locate
-
     project = locate(cwd, env)
     route = install_route(env)
     plugin, plugin_root = plugin_finding(claude_config_dir(env), project.root, route, _has_claude(env))
@@ -115,9 +120,6 @@ ROUTES: dict[Route, str] = {
 
 def install_route(env: Mapping[str, str]) -> Route:
     """How the tiergate running now was installed, from where its Python environment is."""
-    import sys
-    from pathlib import Path
-
     prefix = Path(sys.prefix).resolve()
     home = Path(env.get("TIERGATE_HOME") or f"{env.get('HOME', '')}/.local/share/tiergate")
     if prefix == (home / "venv").resolve():
@@ -128,18 +130,10 @@ def install_route(env: Mapping[str, str]) -> Route:
 
 
 def _has_claude(env: Mapping[str, str]) -> bool:
-    import shutil
-
     return shutil.which(env.get("CLAUDE_BIN") or "claude", path=env.get("PATH")) is not None
 
 
 def package_finding(route: Route = "other") -> Finding:
-    import importlib
-    import platform
-    import sys
-
-    from tiergate import __version__
-
     for module in RUNTIME_MODULES:
         try:
             importlib.import_module(module)
@@ -196,18 +190,12 @@ def _installed(config_dir: Path) -> tuple[str, str] | None:
 
 def this_checkout() -> Path | None:
     """The plugin checkout this tiergate runs from (an editable install), if it is one."""
-    from pathlib import Path
-
-    import tiergate
-
     root = Path(tiergate.__file__).resolve().parents[2]
     return root if (root / ".claude-plugin" / "plugin.json").is_file() else None
 
 
 def _plugin_folder(config_dir: Path, plugin_id: str) -> Path | None:
     """The folder a directory marketplace serves the plugin from (Claude Code reads it there, in place)."""
-    from pathlib import Path
-
     marketplace = plugin_id.partition("@")[2]
     known = _read_json(config_dir / "plugins" / "known_marketplaces.json").get(marketplace)
     location = known.get("installLocation") if isinstance(known, dict) else None
@@ -245,9 +233,6 @@ def hook_python_finding(
 
 
 def launcher_python(env: Mapping[str, str], plugin_root: Path | None) -> Path | None:
-    import os
-    from pathlib import Path
-
     explicit = env.get("TIERGATE_PYTHON")
     if explicit and os.access(explicit, os.X_OK):
         return Path(explicit)
@@ -264,10 +249,6 @@ def launcher_python(env: Mapping[str, str], plugin_root: Path | None) -> Path | 
 
 
 def _hook_version(python: Path) -> Finding:
-    import subprocess
-
-    from tiergate import __version__
-
     probe = "import tiergate.main; print(tiergate.__version__)"
     try:
         result = subprocess.run(
@@ -287,9 +268,6 @@ def _hook_version(python: Path) -> Finding:
 
 
 def claude_finding(env: Mapping[str, str]) -> Finding:
-    import shutil
-    import subprocess
-
     wanted = env.get("CLAUDE_BIN") or "claude"
     found = shutil.which(wanted, path=env.get("PATH"))
     if found is None:
@@ -314,8 +292,6 @@ def claude_finding(env: Mapping[str, str]) -> Finding:
 
 
 def git_finding(project: Project) -> Finding:
-    from tiergate.project import git_top_level
-
     if git_top_level(str(project.root)) is None:
         return Finding("warn", "project", f"{project.root} is not in a git repository: loops need one")
     return Finding("ok", "project", f"{project.root} (git)")
@@ -323,8 +299,6 @@ def git_finding(project: Project) -> Finding:
 
 def isolation_finding() -> Finding:
     """Whether the checks the gate runs can be isolated here (`tiergate.gate.sandbox`)."""
-    from tiergate.gate import sandbox
-
     why = sandbox.unavailable()
     if why is None and (unwatched := sandbox.unwatched()) is not None:
         return Finding(
@@ -348,10 +322,6 @@ def check_findings(project: Project, path: str | None = None) -> list[Finding]:
     """The configured checks, else those the simple per-ecosystem rules detect, each with its program
     looked up on `path` (None: this process's PATH): a check that cannot run fails, a detected one
     whose program is missing is skipped, saying why."""
-    from tiergate.config.settings import load_config
-    from tiergate.errors import UserError
-    from tiergate.gate.detection.projectchecks import detected_checks
-
     try:
         config = load_config(project.root)
     except UserError as exc:
@@ -426,11 +396,6 @@ def _declaration(declared: Declared) -> dict[str, Any]:
 def coverage_finding(project: Project) -> list[Finding]:
     """Whether the gate measures the change's line coverage as it runs the tests, with which check
     and tool, or why none can (then a code change never reaches LIGHT on measured coverage)."""
-    from tiergate.config.settings import load_config
-    from tiergate.errors import UserError
-    from tiergate.gate.coverage.measuring import describe_plan, project_plan
-    from tiergate.gate.detection.projectchecks import project_checks
-
     try:
         checks = project_checks(project.root, load_config(project.root))
     except UserError:
@@ -448,8 +413,6 @@ def coverage_finding(project: Project) -> list[Finding]:
 
 
 def _configured(project: Project, name: str, command: str, origin: str, path: str | None) -> Finding:
-    from tiergate.gate.detection.projectchecks import locate_program
-
     located = locate_program(command, project.root, path)
     facts = _check_facts(
         name, command, origin, program=located.program, location=located.location, problem=located.problem
@@ -473,8 +436,6 @@ def _check_facts(name: str, command: str, source: str, **facts: object) -> dict[
 
 def claude_loop_findings(project: Project) -> list[Finding]:
     """What tiergate does with Claude Code's own loops, /goal and the task list, here (`[interop] goal`)."""
-    from tiergate.claudecode import loopplugins
-
     settings = loopplugins.interop(project)
     if settings is None:
         return []  # the configuration does not load: its own finding says why
@@ -489,8 +450,6 @@ def claude_loop_findings(project: Project) -> list[Finding]:
 def neighbour_findings(project: Project, env: Mapping[str, str]) -> list[Finding]:
     """The user's other loop plugins installed (none: no finding), their loops running here, and what
     tiergate verifies of them; OMC's limits are a warning, since they are what tiergate cannot check."""
-    from tiergate.claudecode import loopplugins
-
     found = loopplugins.installed(claude_config_dir(env), project.root)
     running = loopplugins.running(project)
     if not found and not running:
@@ -520,8 +479,6 @@ def neighbour_findings(project: Project, env: Mapping[str, str]) -> list[Finding
 
 def legacy_state_finding(project: Project) -> list[Finding]:
     """One line about an older tiergate's `<root>/.tiergate/`: no longer read, so no problem."""
-    from tiergate.project import legacy_state_dir
-
     legacy = legacy_state_dir(project)
     if legacy is None:
         return []
@@ -531,11 +488,6 @@ def legacy_state_finding(project: Project) -> list[Finding]:
 
 def state_finding(project: Project) -> Finding:
     """Whether tiergate can write its state folder; a folder made for the test is removed again."""
-    import contextlib
-    import os
-    import tempfile
-    from pathlib import Path
-
     target = project.state_dir
     created: list[Path] = []
     try:
@@ -562,8 +514,6 @@ def state_finding(project: Project) -> Finding:
 
 def _state_owner(state_dir: Path) -> str | None:
     """The project root the state folder's `root` file names, if it has one."""
-    from tiergate.project import ROOT_FILE
-
     try:
         return (state_dir / ROOT_FILE).read_text(encoding="utf-8", errors="surrogateescape").rstrip("\n")
     except OSError:

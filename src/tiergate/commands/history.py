@@ -11,8 +11,14 @@ many lines were left out, damaged or not tiergate's, is said in one line on stde
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import sys
+from pathlib import Path
 from typing import Any
 
+from tiergate.log import read_log
+from tiergate.project import locate
 from tiergate.text import plural
 
 RAN = frozenset({"PASS", "FAIL", "INCOMPLETE", "DISQUALIFIED"})
@@ -23,14 +29,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import json
-    import os
-    import sys
-    from pathlib import Path
-
-    from tiergate.log import read_log
-    from tiergate.project import locate
-
     project = locate(Path.cwd(), os.environ)
     records = read_log(project)
     rows = verifications(records)

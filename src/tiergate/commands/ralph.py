@@ -9,14 +9,24 @@ keeps the rules it started with", and docs/judging.md, "The change".
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+import os
+from dataclasses import replace
+from pathlib import Path
 
+from tiergate.config.settings import load_config
+from tiergate.errors import UserError
+from tiergate.log import decision_log
+from tiergate.loop import slash as loopcommands
+from tiergate.loop import store as state
+from tiergate.loop.claims import promise_tag
+from tiergate.loop.events import Outcome
+from tiergate.loop.features import Feature
+from tiergate.loop.logfields import log_fields
+from tiergate.loop.start import at_head, base_text, keep_pending_green, rules_reason, start_line
+from tiergate.loop.startrequest import Start
+from tiergate.loop.state import LoopState
+from tiergate.project import Project, locate
 from tiergate.text import brief, plural
-
-if TYPE_CHECKING:
-    from tiergate.loop.features import Feature
-    from tiergate.loop.state import LoopState
-    from tiergate.project import Project
 
 RELOAD_HELP = "read the configuration again into the active loops of this project (their rules)"
 
@@ -41,13 +51,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.action == "reload":
         return reload()
-    import os
-    from pathlib import Path
-
-    from tiergate.loop import store as state
-    from tiergate.loop.claims import promise_tag
-    from tiergate.loop.start import start_line
-    from tiergate.project import locate
 
     project = locate(Path.cwd(), os.environ)
     pending = pending_loop(project, args.task, args.max_iterations, args.promise)
@@ -69,14 +72,6 @@ def run(args: argparse.Namespace) -> int:
 def reload() -> int:
     """Replace the kept configuration of every active loop with the project's as it is now; a broken
     configuration is one line and changes nothing."""
-    import os
-    from dataclasses import replace
-    from pathlib import Path
-
-    from tiergate.config.settings import load_config
-    from tiergate.loop import store as state
-    from tiergate.project import locate
-
     project = locate(Path.cwd(), os.environ)
     config = load_config(project.root)
     rules, source = config.kept(), config.source
@@ -98,10 +93,6 @@ def reload() -> int:
 
 
 def _log_reload(project: Project, new: LoopState, old: LoopState) -> None:
-    from tiergate.log import decision_log
-    from tiergate.loop.events import Outcome
-    from tiergate.loop.logfields import log_fields
-
     reasons: tuple[str, ...] = (
         f"reload: tiergate ralph reload, the rules from {new.config_source or 'the defaults'}",
     )
@@ -123,11 +114,6 @@ def pending_loop(
 ) -> LoopState:
     """The loop to wait for a session, beginning at HEAD: on `task`, or with `feature_list` an autopilot;
     UserError for bad arguments or no git."""
-    from tiergate.errors import UserError
-    from tiergate.loop import slash as loopcommands
-    from tiergate.loop.start import at_head, keep_pending_green
-    from tiergate.loop.startrequest import Start
-
     if not feature_list and not task.strip():
         raise UserError("the task is empty; say what the loop must get done")
     try:
@@ -141,11 +127,6 @@ def pending_loop(
 
 
 def _log(project: Project, pending: LoopState, replaced: LoopState | None) -> None:
-    from tiergate.log import decision_log
-    from tiergate.loop.events import Outcome
-    from tiergate.loop.logfields import log_fields
-    from tiergate.loop.start import base_text, rules_reason
-
     reasons: tuple[str, ...] = (
         f"start: tiergate ralph start, base {base_text(pending)}; waits for a session",
         rules_reason(pending),

@@ -9,13 +9,18 @@ that made commits THOROUGH most often, and the commits the content rules raised.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
-from typing import TYPE_CHECKING, TextIO
+import time
+from pathlib import Path
+from typing import TextIO
 
-from tiergate.text import plural
-
-if TYPE_CHECKING:
-    from tiergate.tier.replay import Replayed, Summary
+from tiergate.config.settings import load_config
+from tiergate.git.repository import repo_root
+from tiergate.text import plural, quote_inline
+from tiergate.tier import pastcommits
+from tiergate.tier.policy import Tier
+from tiergate.tier.replay import COVERAGE_RULE, TOP_REASONS, Engine, Replayed, Summary, summarise
 
 EPILOG = (
     "Merges are skipped by default: a clean merge's own change is empty, and its branch's commits are "
@@ -57,15 +62,6 @@ def _count(text: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    import json
-    import time
-    from pathlib import Path
-
-    from tiergate.config.settings import load_config
-    from tiergate.git.repository import repo_root
-    from tiergate.tier import pastcommits
-    from tiergate.tier.replay import Engine, summarise
-
     started = time.monotonic()
     root = repo_root(Path.cwd())
     config = load_config(root)
@@ -116,7 +112,6 @@ class Progress:
 def report(
     replayed: list[Replayed], summary: Summary, range_label: str, first_parent: bool, seconds: float
 ) -> str:
-    from tiergate.text import quote_inline
 
     walk = "first parents, merges as their change" if first_parent else "merges skipped"
     rate = f", {len(replayed) / seconds:.0f} commits/s" if seconds > 0 else ""
@@ -137,9 +132,6 @@ def report(
 
 
 def summary_lines(summary: Summary) -> list[str]:
-    from tiergate.tier.policy import Tier
-    from tiergate.tier.replay import COVERAGE_RULE, TOP_REASONS
-
     n = summary.commits
     mix = ", ".join(f"{tier.value} {count} ({_percent(count, n)})" for tier, count in summary.tiers.items())
     mean = summary.cost / n if n else 0.0
@@ -172,8 +164,6 @@ def summary_lines(summary: Summary) -> list[str]:
 
 
 def _subject(r: Replayed) -> str:
-    from tiergate.text import quote_inline
-
     subject = quote_inline(r.commit.subject)
     return subject if len(subject) <= SUBJECT_WIDTH else subject[: SUBJECT_WIDTH - 3] + "..."
 
@@ -190,7 +180,6 @@ def _percent(part: float, whole: float) -> str:
 def as_json(
     replayed: list[Replayed], summary: Summary, range_label: str, first_parent: bool
 ) -> dict[str, object]:
-    from tiergate.tier.replay import COVERAGE_RULE
 
     return {
         "range": range_label,

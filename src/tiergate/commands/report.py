@@ -10,12 +10,16 @@ in the user's browser.
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+import os
+import sys
+import webbrowser
+from dataclasses import replace
+from pathlib import Path
 
-if TYPE_CHECKING:
-    from pathlib import Path
-
-    from tiergate.project import Project
+from tiergate.errors import UserError
+from tiergate.log import read_log, utc_timestamp
+from tiergate.project import Project, locate, write_atomic
+from tiergate.report import loops, render
 
 REPORT_NAME = "report.html"
 DEFAULT_LOOPS = 20
@@ -48,27 +52,16 @@ def _positive(text: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    import os
-    import sys
-    from pathlib import Path
-
-    from tiergate.project import locate
-
     project = locate(Path.cwd(), os.environ)
     target = Path(args.output).absolute() if args.output else project.state_dir / REPORT_NAME
     if args.output and not target.parent.is_dir():
-        from tiergate.errors import UserError
-
         raise UserError(f"cannot write the report to {target}: there is no folder {target.parent}")
-    loops, left_out = write(project, target, max_loops=args.loops)
+    held, left_out = write(project, target, max_loops=args.loops)
     if left_out:
         print(left_out, file=sys.stderr)
-    print(f"tiergate: report of {loops} written to {target}")
-    if args.open:
-        import webbrowser
-
-        if not webbrowser.open(target.as_uri()):
-            print(f"tiergate: no browser to open it with; open {target} yourself", file=sys.stderr)
+    print(f"tiergate: report of {held} written to {target}")
+    if args.open and not webbrowser.open(target.as_uri()):
+        print(f"tiergate: no browser to open it with; open {target} yourself", file=sys.stderr)
     return 0
 
 
@@ -76,13 +69,6 @@ def write(project: Project, target: Path, *, max_loops: int = DEFAULT_LOOPS) -> 
     """Write the report of `project`'s log to `target`; what it holds ("3 loops", "the last 20 of 31
     loops") and the line saying what the log's reader left out ("" if nothing). UserError when the file
     cannot be written."""
-    from dataclasses import replace
-
-    from tiergate.errors import UserError
-    from tiergate.log import read_log, utc_timestamp
-    from tiergate.project import write_atomic
-    from tiergate.report import loops, render
-
     records = read_log(project)
     built = loops.build(records, max_loops=max_loops)
     # The reader counts what it left out while it is iterated: read once above, its counts are final now.

@@ -9,6 +9,12 @@ repository still has. See docs/state.md, "Listing and restoring".
 from __future__ import annotations
 
 import argparse
+import os
+from pathlib import Path
+
+from tiergate.git import repository
+from tiergate.project import locate
+from tiergate.workspace import backups, putback
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -16,13 +22,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import os
-    from pathlib import Path
-
-    from tiergate.git import repository
-    from tiergate.project import locate
-    from tiergate.workspace import backups, putback
-
     project = locate(Path.cwd(), os.environ)
     root = repository.repo_root(project.root)
     backup = backups.find(project, root, args.backup)

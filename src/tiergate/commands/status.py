@@ -12,14 +12,21 @@ See docs/troubleshooting.md, "Reading what happened".
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Any
+import json
+import os
+from pathlib import Path
+from typing import Any
 
+from tiergate.claudecode import loopplugins
+from tiergate.gate import background
+from tiergate.gate.atclaim import running_text
+from tiergate.loop import store as state
+from tiergate.loop.adoption import name_of
+from tiergate.loop.features import standings
+from tiergate.loop.state import LoopState
+from tiergate.loop.store import Damaged
+from tiergate.project import Project, locate
 from tiergate.text import brief
-
-if TYPE_CHECKING:
-    from tiergate.loop.state import LoopState
-    from tiergate.loop.store import Damaged
-    from tiergate.project import Project
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,13 +34,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import json
-    import os
-    from pathlib import Path
-
-    from tiergate.loop import store as state
-    from tiergate.project import locate
-
     project = locate(Path.cwd(), os.environ)
     found, damaged = state.survey(project)
     checks = _background(project)
@@ -55,7 +55,6 @@ def run(args: argparse.Namespace) -> int:
         # The file's own problem already says to run `tiergate cancel`.
         who = "pending (next session)" if problem.session_id is None else f"session {problem.session_id}"
         print(f"{who}  damaged: {problem.problem}")
-    from tiergate.claudecode import loopplugins
 
     for neighbour in loopplugins.lines(project, os.environ):
         print(f"other loops: {neighbour}")
@@ -104,9 +103,6 @@ def describe(loop: LoopState, *, pending: bool = False) -> dict[str, Any]:
 def _background(project: Project) -> dict[str, Any] | None:
     """The claim's checks running in the background (`tiergate.gate.background`), as status shows them:
     None when none runs."""
-    from tiergate.gate import background
-    from tiergate.gate.atclaim import running_text
-
     job = background.status(project)
     if job is None or job.over:
         return None
@@ -142,8 +138,6 @@ def damage(found: Damaged) -> dict[str, Any]:
 
 def _features(loop: LoopState) -> list[dict[str, str]]:
     """An autopilot's features with their standing (done / current / skipped / pending); [] for ralph."""
-    from tiergate.loop.features import standings
-
     standing = standings(loop.features, loop.approach, loop.done)
     if not loop.active:
         # A loop that ended has no current feature any more.
@@ -153,11 +147,9 @@ def _features(loop: LoopState) -> list[dict[str, str]]:
 
 def line(entry: dict[str, Any]) -> str:
     who = "pending (next session)" if entry["pending"] else f"session {entry['session_id']}"
-    state = entry["phase"] if entry["active"] or entry["phase"] != "passed" else "passed (finished)"
-    parts = [who, state, f"iteration {entry['iteration']}/{entry['max_iterations']}"]
+    standing = entry["phase"] if entry["active"] or entry["phase"] != "passed" else "passed (finished)"
+    parts = [who, standing, f"iteration {entry['iteration']}/{entry['max_iterations']}"]
     if entry.get("adopted"):
-        from tiergate.loop.adoption import name_of
-
         parts.append(f"adopted from {name_of(entry['adopted'])}")
     if entry["tier"]:
         parts.append(f"tier {entry['tier']}")

@@ -3,20 +3,33 @@
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
-from typing import TYPE_CHECKING, TextIO
+from dataclasses import replace
+from pathlib import Path
+from typing import TextIO
 
-from tiergate.text import plural, quote_inline
-
-if TYPE_CHECKING:
-    from pathlib import Path
-
-    from tiergate.config.settings import Config
-    from tiergate.foreign import Exclusions
-    from tiergate.tier.assess import Assessment
-    from tiergate.tier.coverage.lines import GateCoverage
-    from tiergate.tier.policy import TierPolicy
-    from tiergate.tier.riskpaths import PathMatch
+from tiergate import foreign
+from tiergate.config.settings import Config, load_config
+from tiergate.errors import UserError
+from tiergate.foreign import Exclusions
+from tiergate.gate.baseline import base_commit
+from tiergate.gate.coverage.measuring import describe_plan, project_plan
+from tiergate.gate.detection.projectchecks import checks_at_base, project_checks
+from tiergate.gate.run import kept_coverage
+from tiergate.gate.timeouts import TimeLimits
+from tiergate.git.objects import empty_tree
+from tiergate.git.repository import repo_root
+from tiergate.loop import store as state
+from tiergate.project import locate
+from tiergate.text import plural, quote_inline, quote_path
+from tiergate.tier.assess import Assessment, assess_change
+from tiergate.tier.batch import BatchRules, classify_stream
+from tiergate.tier.coverage.lines import GateCoverage
+from tiergate.tier.policy import TierPolicy
+from tiergate.tier.riskpaths import PathMatch
+from tiergate.workspace.loopbase import change_base, judging
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -38,14 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from tiergate.errors import UserError
-    from tiergate.git.repository import repo_root
-
     if args.batch:
-        from tiergate.tier.batch import BatchRules, classify_stream
-
         # A batch describes hypothetical changes, so no repository is needed; a project's thresholds and
         # patterns still apply when there is one.
         try:
@@ -54,8 +60,6 @@ def run(args: argparse.Namespace) -> int:
             root = Path.cwd()
         classify_stream(sys.stdin, sys.stdout, BatchRules.for_project(root))
         return 0
-    from tiergate.config.settings import load_config
-    from tiergate.tier.assess import assess_change
 
     root = repo_root(Path.cwd())
     loop_base, exclusions = _loop(root)
@@ -75,8 +79,6 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(assessment, sys.stdout)
     elif args.explain:
-        from tiergate.git.objects import empty_tree
-
         since = base_text(
             assessment.change.base_label,
             assessment.change.base,
@@ -92,8 +94,6 @@ def run(args: argparse.Namespace) -> int:
 
 def since_loop(assessment: Assessment) -> Assessment:
     """The assessment of a loop's change, labelled as what it is: the change since the loop began."""
-    from dataclasses import replace
-
     return replace(assessment, change=replace(assessment.change, base_label="the loop began"))
 
 
@@ -102,13 +102,6 @@ def _loop(root: Path) -> tuple[str | None, Exclusions | None]:
     (the workspace it began on, else its start commit), and the active loop's exclusions: what its
     hooks leave out, from the configuration it kept at its start, not from the file the agent can edit
     since."""
-    import os
-
-    from tiergate import foreign
-    from tiergate.loop import store as state
-    from tiergate.project import locate
-    from tiergate.workspace.loopbase import change_base, judging
-
     project = locate(root, os.environ)
     if not project.state_dir.is_dir():
         return None, None
@@ -121,8 +114,6 @@ def _loop(root: Path) -> tuple[str | None, Exclusions | None]:
 
 
 def _print_json(assessment: Assessment, out: TextIO) -> None:
-    import json
-
     change = assessment.change
     record = assessment.decision.as_dict() | {
         "files_changed": change.files_changed,
@@ -181,14 +172,6 @@ def _kept_coverage(
     root: Path, base: str | None, config: Config, exclusions: Exclusions | None
 ) -> GateCoverage | None:
     """What the last gate run on this very workspace measured of the change, if its results are kept."""
-    import os
-
-    from tiergate.gate.baseline import base_commit
-    from tiergate.gate.detection.projectchecks import checks_at_base
-    from tiergate.gate.run import kept_coverage
-    from tiergate.gate.timeouts import TimeLimits
-    from tiergate.project import locate
-
     project = locate(root, os.environ)
     if not project.state_dir.is_dir():
         return None
@@ -205,9 +188,6 @@ def _kept_coverage(
 
 def _gate_plan(root: Path, config: Config) -> str:
     """Which of the project's checks would measure the change's coverage at a claim's gate, or why none."""
-    from tiergate.gate.coverage.measuring import describe_plan, project_plan
-    from tiergate.gate.detection.projectchecks import project_checks
-
     return describe_plan(project_plan(root, project_checks(root, config)))[1]
 
 
@@ -315,8 +295,6 @@ def _mutants(assessment: Assessment) -> list[str]:
 def _foreign(assessment: Assessment) -> list[str]:
     """Every path set aside as another tool's state, with its reason (all of them: a path hidden
     there would be hidden work), and the code found under a tool's folder, counted as work."""
-    from tiergate.text import quote_path
-
     change = assessment.change
     excluded = change.excluded
     kept = [v for v in change.foreign_paths if not v.excluded]
@@ -354,8 +332,6 @@ def _content(assessment: Assessment) -> list[str]:
 
 
 def _quoted(path: str) -> str:
-    from tiergate.text import quote_path
-
     return quote_path(path)
 
 

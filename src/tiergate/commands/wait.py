@@ -7,6 +7,14 @@ Exit 0 once no check runs in the background (or none did), 1 when the timeout ca
 from __future__ import annotations
 
 import argparse
+import os
+from pathlib import Path
+
+from tiergate.errors import UserError
+from tiergate.gate import background
+from tiergate.gate.atclaim import running_text
+from tiergate.gate.background import Job
+from tiergate.project import locate
 
 DEFAULT_TIMEOUT = 570.0  # under the ten minutes a Bash tool call may take at most
 
@@ -22,14 +30,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import os
-    from pathlib import Path
-
-    from tiergate.errors import UserError
-    from tiergate.gate import background
-    from tiergate.gate.atclaim import running_text
-    from tiergate.project import locate
-
     if args.timeout < 0:
         raise UserError("--timeout must be 0 or more")
     project = locate(Path.cwd(), os.environ)
@@ -45,8 +45,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _ended(job: object) -> str:
-    from tiergate.gate.background import Job
-
     assert isinstance(job, Job)
     return {
         "done": "they finished",

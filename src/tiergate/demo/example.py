@@ -9,6 +9,9 @@ before the loop (the verifier refutes it), and the real fix.
 
 from __future__ import annotations
 
+import compileall
+import contextlib
+import io
 import json
 import os
 import shlex
@@ -175,10 +178,6 @@ def compile_all(root: Path) -> CommandRun:
     would spend more on starting Python than on compiling: the same module with the same arguments, so
     the same files written, the same lines printed (with the paths relative to the example, as run there)
     and the same exit code."""
-    import compileall
-    import contextlib
-    import io
-
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
         # Every folder, even after one fails, as the command does.

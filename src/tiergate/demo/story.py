@@ -22,10 +22,11 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from tiergate.demo import OffScriptError, example, verifier
-from tiergate.demo.output import Printer
+from tiergate.demo.printer import Printer
 from tiergate.demo.session import Answer, Session, Subagent
 from tiergate.demo.verifier import Packet
 from tiergate.frozen import frozen
+from tiergate.project import locate
 
 _SPAWN = re.compile(r"^```tiergate-spawn[ \t]*\n(?P<body>.*?)\n```[ \t]*$", re.MULTILINE | re.DOTALL)
 _TIER = re.compile(r"^Tier (?P<tier>\w+): (?P<size>[^\n]*?)\. Why: (?P<why>[^\n]*)$", re.MULTILINE)
@@ -103,10 +104,6 @@ def run(
 def example_state_dir(workdir: Path) -> Path:
     """The example's state folder, in the user's state home as any project's (the demo's hooks run
     without TIERGATE_STATE_DIR): removed with the example unless it is kept."""
-    import os
-
-    from tiergate.project import locate
-
     env = {key: value for key, value in os.environ.items() if key != "TIERGATE_STATE_DIR"}
     return locate(workdir / example.NAME, env | {"CLAUDE_PROJECT_DIR": str(workdir / example.NAME)}).state_dir
 

@@ -1,4 +1,4 @@
-"""Claude Code's configuration as tiergate reads it (`tiergate.claudecode.settings`): where the config
+"""Claude Code's configuration as tiergate reads it (`tiergate.claudecode.installation`): where the config
 folder is, which settings file decides whether a plugin is enabled, and JSON that is missing or malformed
 read as empty."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from testing.gitrepo import write
 
-from tiergate.claudecode.settings import claude_config_dir, enabled, installed_plugins, read_json
+from tiergate.claudecode.installation import claude_config_dir, enabled, installed_plugins, read_json
 
 PLUGIN = "ralph-loop@official"
 

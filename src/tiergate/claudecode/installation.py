@@ -3,12 +3,10 @@ config folder (`CLAUDE_CONFIG_DIR`, else `~/.claude`), its JSON files, and wheth
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from collections.abc import Mapping
-
+from typing import Any
 
 # How a user without Claude Code gets it (install.sh says the same).
 GET_CLAUDE = "npm install -g @anthropic-ai/claude-code"
@@ -35,8 +33,6 @@ def enabled(config_dir: Path, project_root: Path, plugin_id: str) -> bool:
 
 def read_json(path: Path) -> dict[str, Any]:
     """The JSON object in `path`; empty when it is missing or unreadable (doctor reports, never crashes)."""
-    import json
-
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):

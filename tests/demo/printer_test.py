@@ -1,8 +1,8 @@
-"""The demo's printing (`tiergate.demo.output`): lines wrapped for the terminal, paths kept whole."""
+"""The demo's printing (`tiergate.demo.printer`): lines wrapped for the terminal, paths kept whole."""
 
 from __future__ import annotations
 
-from tiergate.demo.output import wrap
+from tiergate.demo.printer import wrap
 
 
 def test_a_path_longer_than_the_line_is_printed_whole_on_a_line_of_its_own() -> None:
