@@ -1,4 +1,4 @@
-"""Claude Code's configuration as tiergate reads it (`tiergate.claudecode.installation`): where the config
+"""Claude Code's installation as tiergate reads it (`tiergate.claudecode.installation`): where the config
 folder is, which settings file decides whether a plugin is enabled, and JSON that is missing or malformed
 read as empty."""
 
@@ -10,7 +10,16 @@ from pathlib import Path
 import pytest
 from testing.gitrepo import write
 
-from tiergate.claudecode.installation import claude_config_dir, enabled, installed_plugins, read_json
+from tiergate.claudecode.installation import (
+    Installed,
+    claude_config_dir,
+    claude_program,
+    enabled,
+    installed,
+    installed_as,
+    installed_plugins,
+    read_json,
+)
 
 PLUGIN = "ralph-loop@official"
 
@@ -66,3 +75,29 @@ def test_installed_plugins_are_the_records_by_id_and_none_when_the_file_has_no_t
     assert installed_plugins(tmp_path / "a") == records
     assert installed_plugins(tmp_path / "b") == {}
     assert installed_plugins(tmp_path / "none") == {}
+
+
+def test_installed_plugins_come_by_id_with_their_first_record_s_version(tmp_path: Path) -> None:
+    records = {
+        "tiergate@zeta": [{"version": "2.0.0"}],
+        "tiergate@alpha": [{"installPath": "/p"}],
+        "ralph-loop@alpha": [{"version": "1.0.0"}, {"version": "0.9.0"}],
+    }
+    write(tmp_path, {"plugins/installed_plugins.json": json.dumps({"version": 2, "plugins": records})})
+
+    assert [(p.name, p.id, p.version) for p in installed(tmp_path)] == [
+        ("ralph-loop", "ralph-loop@alpha", "1.0.0"),
+        ("tiergate", "tiergate@alpha", "?"),
+        ("tiergate", "tiergate@zeta", "2.0.0"),
+    ]
+    assert installed_as(tmp_path, "tiergate") == Installed("tiergate", "tiergate@alpha", "?")
+    assert installed_as(tmp_path, "oh-my-claudecode") is None
+
+
+def test_the_claude_program_is_claude_bin_else_claude_looked_up_on_path(tmp_path: Path) -> None:
+    program = tmp_path / "my-claude"
+    program.write_text("#!/bin/sh\n")
+    program.chmod(0o755)
+
+    assert claude_program({"CLAUDE_BIN": "my-claude", "PATH": str(tmp_path)}) == ("my-claude", str(program))
+    assert claude_program({"PATH": str(tmp_path)}) == ("claude", None)

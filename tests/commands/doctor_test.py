@@ -397,7 +397,7 @@ def test_json_output_names_each_check_program_and_every_problem(project: Path, h
 def test_the_runtime_modules_doctor_imports_exercise_every_declared_dependency() -> None:
     import tomllib
 
-    from tiergate.commands.doctor import RUNTIME_MODULES
+    from tiergate.commands.doctor.tiergatepackage import RUNTIME_MODULES
 
     declared = tomllib.loads((CHECKOUT / "pyproject.toml").read_text())["project"]["dependencies"]
     names = {spec.split(">")[0].split("<")[0].split("=")[0].strip() for spec in declared}
@@ -415,7 +415,7 @@ def test_the_runtime_modules_doctor_imports_exercise_every_declared_dependency()
 
 
 def test_the_advice_for_a_missing_plugin_follows_the_route_tiergate_was_installed_by(tmp_path: Path) -> None:
-    from tiergate.commands.doctor import plugin_finding
+    from tiergate.commands.doctor.claudeplugin import plugin_finding
 
     def hint(route: Any, has_claude: bool) -> str:
         finding, _ = plugin_finding(tmp_path / "no-claude-config", tmp_path, route, has_claude)
@@ -432,7 +432,7 @@ def test_the_advice_for_a_missing_plugin_follows_the_route_tiergate_was_installe
 
 
 def test_doctor_says_what_it_does_with_claude_codes_goal_and_task_list(tmp_path: Path) -> None:
-    from tiergate.commands.doctor import claude_loop_findings
+    from tiergate.commands.doctor.neighbours import claude_loop_findings
     from tiergate.project import Project
 
     project = Project(tmp_path / "project", tmp_path / "state")
@@ -448,7 +448,7 @@ def test_doctor_says_what_it_does_with_claude_codes_goal_and_task_list(tmp_path:
 
 
 def test_doctor_says_whether_the_gates_checks_are_isolated(monkeypatch: pytest.MonkeyPatch) -> None:
-    from tiergate.commands.doctor import isolation_finding
+    from tiergate.commands.doctor.projectsetup import isolation_finding
     from tiergate.gate import sandbox
 
     here = isolation_finding()

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from tiergate.claudecode.installation import claude_config_dir, enabled, installed_plugins
+from tiergate.claudecode import installation
 from tiergate.config.settings import load_config
 from tiergate.errors import UserError
 from tiergate.handlers import adoption as files
@@ -35,17 +35,16 @@ OMC_LIMITS = (
 
 def installed(config_dir: Path, project_root: Path) -> list[dict[str, Any]]:
     """The loop plugins Claude Code has installed, with their id, version and whether they are enabled."""
-    plugins = installed_plugins(config_dir)
-    found = []
-    for plugin_id in sorted(plugins):
-        name = plugin_id.partition("@")[0]
-        if name in PLUGINS:
-            records = plugins[plugin_id]
-            record = records[0] if isinstance(records, list) and records else {}
-            version = record.get("version") if isinstance(record, dict) else None
-            on = enabled(config_dir, project_root, plugin_id)
-            found.append({"plugin": name, "id": plugin_id, "version": str(version or "?"), "enabled": on})
-    return found
+    return [
+        {
+            "plugin": plugin.name,
+            "id": plugin.id,
+            "version": plugin.version,
+            "enabled": installation.enabled(config_dir, project_root, plugin.id),
+        }
+        for plugin in installation.installed(config_dir)
+        if plugin.name in PLUGINS
+    ]
 
 
 def running(project: Project) -> list[dict[str, Any]]:
@@ -110,7 +109,7 @@ def lines(project: Project, env: Mapping[str, str]) -> list[str]:
     """What `tiergate status` prints of the neighbours: installed plugins, running loops, settings."""
     out = []
     settings = interop(project) or {}
-    for plugin in installed(claude_config_dir(env), project.root):
+    for plugin in installed(installation.claude_config_dir(env), project.root):
         key = PLUGINS[plugin["plugin"]][1]
         state = "enabled" if plugin["enabled"] else "disabled"
         out.append(

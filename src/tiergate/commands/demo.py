@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import sys
 from collections.abc import Mapping
 from typing import TextIO
 
-from tiergate.claudecode.installation import GET_CLAUDE, claude_config_dir, installed_plugins
+from tiergate.claudecode.installation import GET_CLAUDE, claude_config_dir, claude_program, installed_as
 from tiergate.demo import story
 from tiergate.demo.story import NEXT_STEP
 
@@ -36,14 +35,14 @@ def run(args: argparse.Namespace) -> int:
 
 def next_step(env: Mapping[str, str]) -> str:
     """The demo's closing line: a slash command only for someone who has Claude Code and the plugin."""
-    claude = env.get("CLAUDE_BIN") or "claude"
-    if shutil.which(claude, path=env.get("PATH")) is None:
+    claude, found = claude_program(env)
+    if found is None:
         return (
             f"Next: tiergate runs inside Claude Code, and `{claude}` is not on PATH: get Claude Code with "
             f"`{GET_CLAUDE}`, then run install.sh again to register the plugin; then, in your own project, "
             "start a loop in Claude Code with /tiergate:ralph <task>."
         )
-    if not any(p.partition("@")[0] == "tiergate" for p in installed_plugins(claude_config_dir(env))):
+    if installed_as(claude_config_dir(env), "tiergate") is None:
         return (
             "Next: the tiergate plugin is not registered in Claude Code: run install.sh again (or see the "
             "README's Install section); then, in your own project, start a loop in Claude Code with "
