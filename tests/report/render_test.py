@@ -14,7 +14,7 @@ from testing import reportnight as tonight
 from testing.htmldom import Dom, parse
 from testing.reportfixtures import Logged, logged_fixture, long_night  # noqa: F401  (the `logged` fixture)
 
-from tiergate.report import loops, render
+from tiergate.report import charts, loops, render, timeline
 
 # The night is logged once for the session (`logged`).
 pytestmark = pytest.mark.long
@@ -151,18 +151,18 @@ def test_a_long_night_is_bounded_and_the_page_says_so(logged: Logged) -> None:
     folded = render.page(
         replace(report, loops=(long,), total_loops=1), project="p", generated="2026-12-01T08:00:00Z"
     )
-    steps = len(long.steps) - render.STEPS_SHOWN
+    steps = len(long.steps) - timeline.STEPS_SHOWN
     assert f"<summary>{steps} earlier steps (folded)</summary>" in folded
     assert "earlier steps are not drawn." in folded
-    assert folded.count('<g transform="translate(') == render.MARKERS_SHOWN
+    assert folded.count('<g transform="translate(') == charts.MARKERS_SHOWN
     # A loop of thousands of steps and verifiers: the oldest are left off, and the page says how many.
     huge = replace(first, steps=first.steps * 200, verifiers=first.verifiers * 50)
     page = render.page(replace(report, loops=(huge,), total_loops=1), project="p", generated="x")
-    shown = render.STEPS_SHOWN + render.STEPS_FOLDED
+    shown = timeline.STEPS_SHOWN + timeline.STEPS_FOLDED
     assert f"{len(huge.steps) - shown} earlier steps left off" in page
-    assert f"<summary>{render.STEPS_FOLDED} earlier steps (folded)</summary>" in page
+    assert f"<summary>{timeline.STEPS_FOLDED} earlier steps (folded)</summary>" in page
     assert page.count('<li class="step ') == shown
-    assert f"{len(huge.verifiers) - render.VERIFIERS_SHOWN} earlier verifiers left off" in page
+    assert f"{len(huge.verifiers) - timeline.VERIFIERS_SHOWN} earlier verifiers left off" in page
     twice = replace(huge, steps=huge.steps * 2, verifiers=huge.verifiers * 2)
     bigger = render.page(replace(report, loops=(twice,), total_loops=1), project="p", generated="x")
     assert abs(len(bigger) - len(page)) < 100  # twice the night, the same page
