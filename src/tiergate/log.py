@@ -1,14 +1,24 @@
 """The decision log: one sealed JSON object per line in `<state_dir>/log.jsonl`, never on stdout.
 
 One record shape (`decision_record`), two writers: `decision_log` (structlog) for the command line,
-`write_decision` (a plain append) for the hooks, which cannot afford structlog's import. Each record goes
-out whole under a lock, and the readers yield only records whose seal holds. How and why:
-docs/state.md, "How the decision log is written".
+`write_decision` (a plain append) for the hooks. Each record goes out whole under a lock; the readers
+yield only records whose seal holds (docs/state.md, "How the decision log is written").
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import fcntl
+import json
 import os
+
+# On the hook's path, which imports this module only to write or read a record: the imports above and
+# these cost a hook nothing (it has read its input with json and located its project). What only some
+# records need (structlog: the command line's writer; redact's `re`, datetime, traceback, pathlib) is
+# imported where it is used.
+from tiergate.project import STATE_FILE_MODE, state_name, tighten
+from tiergate.seal import SealError, line_is_sealed, line_tag
 
 # Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
 TYPE_CHECKING = False
@@ -57,10 +67,6 @@ def record(project: Project, level: str, event: str, **fields: object) -> None:
 def record_rejected(project: Project, event: str, path: Path, why: str) -> None:
     """Record a state file read as absent, not tiergate's writing as it is (`event`: whose, `why`: what
     is wrong with it). Never raised: a log that cannot be written must not turn a miss into an error."""
-    import contextlib
-
-    from tiergate.project import state_name
-
     with contextlib.suppress(OSError):
         record(project, "warning", event, file=state_name(project, path), reason=why)
 
@@ -81,12 +87,9 @@ def record_error(project: Project, event: str, session_id: str, exc: BaseExcepti
 
 def decision_log(project: Project, **context: Any) -> FilteringBoundLogger:
     """A structlog logger appending decision records to the project's log, with `context` bound to
-    every record (the command line's writer).
-
-    `log.info("cancel", session_id=..., decision="cancel", reasons=[...])` writes the record
-    `decision_record("cancel", {"session_id": ..., "decision": ..., "reasons": [...]})` builds.
-    A record that cannot be written raises OSError.
-    """
+    every record (the command line's writer): `log.info("cancel", session_id=..., reasons=[...])` writes
+    what `decision_record("cancel", {"session_id": ..., "reasons": [...]})` builds. Raises OSError when
+    a record cannot be written."""
     import structlog
 
     logger: FilteringBoundLogger = structlog.wrap_logger(
@@ -138,8 +141,6 @@ def sealed(name: str, text: str) -> str:
     Without a key to seal with (none can be made: the user's state home is not writable; or it is
     damaged), the record goes out unsealed: the readers then leave it out as not tiergate's, which costs
     the history one record, where failing the write would cost the hook its decision."""
-    from tiergate.seal import SealError, line_tag
-
     try:
         return _with_seal(text, line_tag(name, text))
     except (OSError, SealError):
@@ -157,10 +158,6 @@ def append_line(path: Path, line: str) -> None:
     Under the file's lock: a write that fails part-way is cut back to the size the file had, and when the
     file does not end in a newline (a line cut short by something else), the line starts on a new one.
     The file is the user's alone (0600; a file once wider is tightened on this write)."""
-    import fcntl
-
-    from tiergate.project import STATE_FILE_MODE, tighten
-
     data = (line.replace("\n", " ") + "\n").encode("utf-8", "backslashreplace")
     # Read as well as write: the last byte tells whether the file ends in a newline.
     fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, STATE_FILE_MODE)
@@ -178,9 +175,6 @@ def append_line(path: Path, line: str) -> None:
 def _write_whole(fd: int, data: bytes, size: int) -> None:
     """Write all of `data` at the end of the file `fd`, which is `size` bytes long; or, failing that, put
     the file back to `size` bytes and raise."""
-    import contextlib
-    import errno
-
     try:
         view = memoryview(data)
         while view:
@@ -219,8 +213,6 @@ class LogRecords:
         self.foreign = 0
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
-        import json
-
         self.damaged = self.foreign = 0
         try:
             f = self.path.open("rb")
@@ -241,8 +233,6 @@ class LogRecords:
 
     def _sealed(self, raw: bytes, record: dict[str, Any]) -> bool:
         """Whether `raw` ends in the seal of the rest of it; the seal is taken out of `record`."""
-        from tiergate.seal import SealError, line_is_sealed
-
         found = record.pop(SEAL_FIELD, None)
         if not isinstance(found, str):
             return False
@@ -307,6 +297,4 @@ def utc_timestamp() -> str:
 
 
 def _dumps(value: object, **_: object) -> str:
-    import json
-
     return json.dumps(value, ensure_ascii=True, default=str)

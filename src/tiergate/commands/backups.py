@@ -1,9 +1,8 @@
 """`tiergate backups [--json] [--migrate]`: the workspaces tiergate saved before rolling back, newest first.
 
 Each with its name (what `tiergate restore` takes), when and why it was saved, where HEAD was and how its
-files differ from HEAD's; `--json` gives `name`, `ref`, `store`, `commit`, `created`, `head`, `reason`,
-`files` and `changes`. A backup that cannot be read is named on stderr, never left out. `--migrate` moves
-those of the old layout out of the repository's refs. See docs/state.md, "Listing and restoring".
+files differ from HEAD's. A backup that cannot be read is named on stderr, never left out. `--migrate`
+moves those of the old layout out of the repository's refs (docs/state.md, "Listing and restoring").
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """`tiergate cancel [--session ID]`: end the loops of this project (or one session's), and drop a loop
 still waiting for a session. A cancelled loop's next Stop goes through.
 
-Cancel always works: a loop file that does not read as tiergate wrote it (not JSON, its seal broken) is
-the one case where the user most needs it. Such a file is kept aside (`<file>.damaged-<UTC time>`, named
-in what cancel prints), its loop is recorded as ended on purpose (the ledger's tombstone, so that the
-session's next Stop does not take the missing file for a deletion to fail closed on), and logged."""
+Cancel always works: a loop file that does not read as tiergate wrote it is kept aside (`put_aside`),
+its loop recorded as ended on purpose, and logged."""
 
 from __future__ import annotations
 

@@ -1,10 +1,8 @@
 """`tiergate checks [--json] [--base REV] [--timeout SECONDS] [--rerun]`: the gate, run now.
 
-Runs the project's checks as a completion claim would (the same staging, baseline and kept results, and
-`[gate] base_tests` deciding what a test that fails with the base's tests does), and prints what the gate
-would tell Claude. Exit 0 when the checks do not refute a claim, 1 when they do (a check that could not
-run always does: it shows nothing); a configuration error (an empty check command) is one line, and
-nothing runs. On a terminal, each check's start and end (and every 30 s of a long one) go to stderr.
+Runs the project's checks as a completion claim would and prints what the gate would tell Claude. Exit 0
+when the checks do not refute a claim, 1 when they do (a check that could not run always does); a
+configuration error is one line, and nothing runs. On a terminal, progress goes to stderr.
 """
 
 from __future__ import annotations

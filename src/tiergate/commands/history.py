@@ -1,11 +1,8 @@
 """`tiergate history [--json]`: every verification of this project, derived from the decision log.
 
-Each row: the session, the verification id, its tier, agent and model, its verdict (PASS, FAIL,
-INCOMPLETE, DISQUALIFIED, VOID when it ended without one, or "requested" while pending), the change
-size, how long the verifier ran and its relative cost; then the total, against what the same
-verifications would have cost had every one been THOROUGH. Only verifications whose verifier actually
-ran count towards the costs. Only records tiergate wrote count (`tiergate.log`: each carries a seal); how
-many lines were left out, damaged or not tiergate's, is said in one line on stderr.
+Each row: the session, the verification id, its tier, agent and model, its verdict, the change size, how
+long the verifier ran and its relative cost; then the total, against always THOROUGH (only verifiers that
+ran count). Only records whose seal holds count; what was left out is one line on stderr.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """`tiergate ralph start "<task>"` and `tiergate ralph reload`: a loop from a shell, and new rules for it.
 
-A started loop waits in `<state_dir>/pending.json` until the next Claude Code session reaches a tiergate
-hook here; its base is HEAD, or the dirty workspace as it is now. A loop keeps the configuration it
-started with: `reload` reads it again into every active loop, logged. See docs/configuration.md, "A loop
-keeps the rules it started with", and docs/judging.md, "The change".
+A started loop waits in `<state_dir>/pending.json` for the next Claude Code session here; its base is
+HEAD, or the dirty workspace as it is now. `reload` reads the configuration again into every active loop
+(docs/configuration.md, "A loop keeps the rules it started with").
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """`tiergate replay [REV_RANGE]`: the tier tiergate would have chosen for each past commit, and the mix.
 
-Before trusting the configuration on a repository: each commit's own change (against its parent) goes
-through the claim's engine with this project's configuration, and the summary says what verification
-would have cost: the tier mix, the cost against verifying every commit THOROUGH (`[costs]`), the rules
-that made commits THOROUGH most often, and the commits the content rules raised. Nothing is written.
+Each commit's own change (against its parent) goes through the claim's engine with this project's
+configuration; the summary gives the tier mix, its cost against always THOROUGH (`[costs]`), the rules
+that made commits THOROUGH most often and the commits the content rules raised. Nothing is written.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """`tiergate report [--output FILE] [--open] [--loops N]`: the project's loops as one HTML page.
 
-The page is made from the decision log alone (`tiergate.log`, each record's seal checked as `tiergate
-history` does: records that fail it are left out, and the page says how many), by the pure
-`tiergate.report` (loops, then render). It is self-contained: inline CSS and SVG, no script, and nothing
-it would fetch. Written to `<state dir>/report.html` unless `--output` names a file; `--open` shows it
-in the user's browser.
+Made from the decision log alone (records whose seal fails are left out, and the page says how many) by
+the pure `tiergate.report`. Written to `<state dir>/report.html` unless `--output` names a file; `--open`
+shows it in the user's browser.
 """
 
 from __future__ import annotations

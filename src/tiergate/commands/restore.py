@@ -1,10 +1,8 @@
 """`tiergate restore <backup>`: put back the workspace a backup saved, byte for byte: its files, tracked
 and untracked, what was staged, its empty directories, and HEAD.
 
-Nothing is lost: a workspace holding anything HEAD does not is saved first as a backup of its own, so
-a restore can be undone the same way. HEAD only moves forward along its own history, to a commit the
-repository still has. See docs/state.md, "Listing and restoring".
-"""
+A workspace holding anything HEAD does not is saved first as a backup of its own, so a restore can be
+undone; HEAD only moves forward along its own history (docs/state.md, "Listing and restoring")."""
 
 from __future__ import annotations
 

@@ -1,12 +1,8 @@
 """`tiergate status [--json]`: where each loop of this project stands, read from the state files.
 
-`--json`: one object per loop (`"pending": true` and no session_id for one waiting for a session) with
-`session_id`, `phase`, `iteration`, `max_iterations`, `tier`, `verdict`, `config`, `config_source` and
-`adopted`, and `background_checks` (the claim's checks running in the background for that session:
-where they stand; null when none runs). A loop file that does not read as tiergate wrote it is
-`"phase": "damaged"`, with its `file` and `problem`, not an error. The text form adds the other loop
-plugins (`claudecode.loopplugins`).
-See docs/troubleshooting.md, "Reading what happened".
+`--json`: one object per loop (`describe`; `"pending": true` for one waiting for a session), with the
+claim's checks running in the background for its session; a damaged loop file is `"phase": "damaged"`
+(`damage`), not an error. The text form adds the other loop plugins (docs/troubleshooting.md).
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """The example project of the demo: `statkit`, whose `median()` is wrong for an even number of values.
 
-Its tests use `unittest`, so the only thing they need is the Python running tiergate; its
-`.tiergate.toml` names them as the gate's check. The three edits "Claude" makes are here too: one that
-breaks a test that passed before the loop (the gate refutes it), one that passes the test a careless
-author would try (sorted input) but not the one with unsorted input, which already failed the same way
-before the loop (the verifier refutes it), and the real fix.
+Its tests use `unittest` (nothing but the Python running tiergate); its `.tiergate.toml` names them as
+the gate's check. The three edits "Claude" makes are here too: one the gate refutes, one the verifier
+refutes (it passes only the careless test), and the real fix.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """The scripted Claude Code session: each hook event as the CLI sends it, answered by the real hook.
 
-Every event runs `python -m tiergate hook <Event>` as its own process, as the plugin's hooks.json has
-Claude Code run it: the event's JSON on stdin (the fields CLI 2.1.332 sends), CLAUDE_PROJECT_DIR naming
-the example, and the transcripts where the CLI keeps them (`projects/<slug>/`, here in the demo's
-temporary folder). The hooks get the user's environment, minus what would move the demo's state or
-change its limits, and git isolated from the user's configuration.
+Every event runs `python -m tiergate hook <Event>` as its own process, as hooks.json has Claude Code run
+it: the event's JSON on stdin (the fields CLI 2.1.332 sends), CLAUDE_PROJECT_DIR naming the example, the
+transcripts where the CLI keeps them, and the user's environment minus what would move the demo's state.
 """
 
 from __future__ import annotations

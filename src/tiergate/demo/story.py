@@ -1,12 +1,8 @@
 """The demo's story: one ralph loop on the example, from `/tiergate:ralph` to the finalized loop.
 
 Each step does what Claude (or its verifier) would do, sends the hook event, checks tiergate's answer
-against the script and prints both. An answer the script does not expect ends the story with one line
-naming the step, what was expected and what came instead, and `run` returns 1: the demo doubles as a
-smoke test of the loop's whole path, from the hook entry point to `tiergate history`.
-
-What the story is made of is data (`Script`): the task, the iteration cap and the two edits, so that a
-test can tell it with a script that cannot go as expected.
+against the script and prints both; an unexpected answer ends the story naming the step, and `run`
+returns 1. The story is data (`Script`), so a test can tell it with a script that goes wrong.
 """
 
 from __future__ import annotations

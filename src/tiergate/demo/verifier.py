@@ -1,9 +1,8 @@
 """The scripted verifier: it does what tiergate's evidence packet asks of a verifier model.
 
-It reads the verification id and the evidence labels it must name from the packet, runs the example's
-tests and build for real (recording each command in its transcript, as the CLI would), and gives the
-verdict those runs support, quoting their output: FAIL when a test fails, PASS when all is well. The one
-verdict it writes without evidence is the hedged PASS the story shows being sent back.
+It reads the verification id and evidence labels from the packet, runs the example's tests and build for
+real (each command in its transcript), and gives the verdict those runs support, quoting their output.
+The one verdict it writes without evidence is the hedged PASS the story shows being sent back.
 """
 
 from __future__ import annotations

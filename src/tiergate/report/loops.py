@@ -1,12 +1,8 @@
 """The loops of the decision log as the report shows them (pure: records in, dataclasses out).
 
-A loop is the run of records of one session from a `start` (or an `adopt`) to the next one; records of a
-session before any start (a loop started before the log was kept, say) make a loop of their own. Each
-record becomes one step of its loop's timeline; the verifications its snapshots name are merged, later
-snapshots completing earlier ones, as `tiergate history` does.
-
-Every string here comes from the log, and much of it from the agent (the task, check names, paths,
-reasons, failure lines): it is kept here as it is, and `render` escapes all of it.
+A loop is one session's records from a `start` (or an `adopt`) to the next; each record is one step of
+its timeline, and the verifications its snapshots name are merged as `tiergate history` does. Strings
+are kept as the log has them (much of it the agent wrote): `render` escapes all of it.
 """
 
 from __future__ import annotations
