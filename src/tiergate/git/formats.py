@@ -186,6 +186,19 @@ def unquote_path(name: str) -> str:
     return os.fsdecode(bytes(raw))
 
 
+def c_quoted(raw: bytes) -> bytes:
+    """A path as git reads a C-quoted line (`--stdin-paths`): any name survives, newlines included."""
+    out = bytearray(b'"')
+    for byte in raw:
+        if byte in b'"\\':
+            out += b"\\" + bytes([byte])
+        elif 0x20 <= byte < 0x7F:
+            out.append(byte)
+        else:
+            out += b"\\%03o" % byte
+    return bytes(out + b'"')
+
+
 @frozen
 class IndexEntry:
     """A stage-0 file entry of an index file (`index_entries`): what `update-index --index-info` takes."""

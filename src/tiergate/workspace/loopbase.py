@@ -36,7 +36,8 @@ def take(
     """The workspace as it is now, as the start commit of the loop `name`, when its files differ from
     `base` (a commit; None: no commit yet); None when they do not (a clean start measures from `base`).
     `differing`: the changed and untracked paths from `base`, when the caller has just asked git."""
-    from tiergate.workspace import ondisk, snapshots  # not at every Stop's `change_base`: only here
+    from tiergate.git import objectstore
+    from tiergate.workspace import snapshots  # not at every Stop's `change_base`: only here
 
     root = repository.repo_root(project.root)
     since = base or objects.empty_tree(root)
@@ -50,9 +51,9 @@ def take(
     )
     commit = snapshots.tiergate_commit(root, tree, message, time.time() if now is None else now)
     store = snapshots.store_of(project, root)
-    ondisk.copy_objects(ondisk.git_dir(root), store, [tree])
-    ondisk.copy_ids(ondisk.git_dir(root), store, [commit])
-    ondisk.run_in(store, "update-ref", "-m", "loop start", START + name, commit)
+    objectstore.copy_objects(repository.git_dir(root), store, [tree])
+    objectstore.copy_ids(repository.git_dir(root), store, [commit])
+    objectstore.run_in(store, "update-ref", "-m", "loop start", START + name, commit)
     return commit
 
 
@@ -99,13 +100,14 @@ def fingerprint_base(project: Project, start: str | None, base: str | None) -> s
 
 def restore(project: Project, top: Path, commit: str) -> None:
     """Copy the start commit `commit` and its files back from the store into the repository at `top`."""
-    from tiergate.workspace import ondisk, snapshots
+    from tiergate.git import objectstore
+    from tiergate.workspace import snapshots
 
     store = snapshots.store_path(project)
     try:
-        tree = ondisk.text(ondisk.run_in(store, "rev-parse", "--verify", f"{commit}^{{tree}}"))
-        ondisk.copy_objects(store, ondisk.git_dir(top), [tree])
-        ondisk.copy_ids(store, ondisk.git_dir(top), [commit])
+        tree = runner.text(objectstore.run_in(store, "rev-parse", "--verify", f"{commit}^{{tree}}"))
+        objectstore.copy_objects(store, repository.git_dir(top), [tree])
+        objectstore.copy_ids(store, repository.git_dir(top), [commit])
     except UserError as exc:
         raise UserError(
             f"the workspace the loop began on ({commit[:12]}) is gone from the repository and from "
