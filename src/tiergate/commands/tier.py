@@ -57,21 +57,15 @@ def run(args: argparse.Namespace) -> int:
         classify_stream(sys.stdin, sys.stdout, BatchRules.for_project(root))
         return 0
     from tiergate.config.settings import load_config
-    from tiergate.tier.assess import assess_change
+    from tiergate.tier.assess import Given, assess_change
 
     root = repo_root(Path.cwd())
     loop_base, exclusions = _loop(root)
     base = args.base or loop_base or "HEAD"
     config = load_config(root)
-    assessment = assess_change(
-        root,
-        base=base,
-        prompt=args.prompt,
-        config=config,
-        coverage=args.coverage,
-        exclusions=exclusions,
-        gate_coverage=None if args.base else _kept_coverage(root, loop_base, config, exclusions),
-    )
+    kept = None if args.base else _kept_coverage(root, loop_base, config, exclusions)
+    given = Given(args.coverage, exclusions, gate_coverage=kept)
+    assessment = assess_change(root, base=base, prompt=args.prompt, config=config, given=given)
     if loop_base is not None and not args.base:
         assessment = since_loop(assessment)
     if args.json:

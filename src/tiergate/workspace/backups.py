@@ -114,7 +114,7 @@ def _store_backups(store: Path, problems: list[str]) -> list[Backup]:
 
 def _read_store_commit(store: Path, name: str, commit: str) -> Backup:
     fields = "%ct%x00%s%x00%(trailers:key=Tiergate-Head,valueonly,separator=)"
-    out = runner.text(objectstore.run_in(store, "show", "-s", f"--format={fields}", commit, "--"))
+    out = runner.text(objectstore.run_in(store, "show", "-s", f"--format={fields}", commit, "--")).strip()
     created, subject, head = [*out.split("\0"), "", ""][:3]
     head = head.strip()
     return Backup(name, commit, None if head in ("", "none") else head, float(created or 0), subject)
@@ -128,7 +128,7 @@ def _legacy_backups(root: Path, problems: list[str]) -> list[Backup]:
         if proc.returncode != 0:
             problems.append(f"unreadable backup: {name} ({commit[:12]}), in the repository's refs")
             continue
-        parents, created, subject = runner.text(proc.stdout).split("\0")
+        parents, created, subject = runner.text(proc.stdout).strip().split("\0")
         ids = parents.split()
         head = ids[0] if len(ids) == 2 else None  # (HEAD, index)
         found.append(Backup(name, commit, head, float(created or 0), subject, legacy=True))
@@ -180,9 +180,8 @@ def migrate(project: Project, root: Path) -> list[tuple[Backup, Backup | str]]:
             + old.ref
             + ").\nBring back: tiergate restore <name>."
         )
-        commit = snapshots.store_tree(
-            store, held.files, held.index, head_tree, (), old.head, old.reason, body, old.created, False
-        )
+        moving = snapshots.Workspace(old.head, held.index, held.files, (), exact=False)
+        commit = snapshots.store_tree(store, moving, head_tree, old.reason, body, old.created)
         objectstore.run_in(store, "update-ref", "-m", old.reason, STORE_REFS + old.name, commit, "")
         new = Backup(old.name, commit, old.head, old.created, old.reason)
         runner.run(root, "update-ref", "-d", old.ref, old.commit)

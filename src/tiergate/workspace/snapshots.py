@@ -95,7 +95,7 @@ def stored_workspace(project: Project, root: Path, commit: str, what: str) -> Wo
     try:
         listing = runner.text(objectstore.run_in(store, "ls-tree", "-z", commit)).split("\0")
         ids = {entry.split("\t")[1]: entry.split("\t")[0].split(" ")[2] for entry in listing if entry}
-        message = runner.text(objectstore.run_in(store, "show", "-s", "--format=%B", commit, "--"))
+        message = runner.text(objectstore.run_in(store, "show", "-s", "--format=%B", commit, "--")).strip()
         objectstore.copy_objects(store, repository.git_dir(root), (ids["files"], ids["index"]))
         dirs = objectstore.run_in(store, "cat-file", "blob", ids["empty-directories"])
     except (KeyError, UserError) as exc:
@@ -120,23 +120,15 @@ def store_commit(root: Path, store: Path, disk: ondisk.Disk, subject: str, body:
     objectstore.copy_objects(repository.git_dir(root), store, [head_tree])
     files = objectstore.write_tree(store, disk.files)
     index = objectstore.write_tree(store, disk.index) if disk.index is not None else head_tree
-    return store_tree(store, files, index, head_tree, disk.empty_dirs, disk.head, subject, body, when, True)
+    held = Workspace(disk.head, index, files, disk.empty_dirs, exact=True)
+    return store_tree(store, held, head_tree, subject, body, when)
 
 
-def store_tree(
-    store: Path,
-    files: str,
-    index: str,
-    head_tree: str,
-    empty_dirs: Sequence[str],
-    head: str | None,
-    subject: str,
-    body: str,
-    when: float,
-    exact: bool,
-) -> str:
-    """The store's commit of a workspace whose objects it holds (its tree and trailers: docs/state.md)."""
-    listed = b"".join(os.fsencode(d) + b"\0" for d in empty_dirs)
+def store_tree(store: Path, held: Workspace, head_tree: str, subject: str, body: str, when: float) -> str:
+    """The store's commit of the workspace `held`, whose objects it holds, on HEAD's tree `head_tree`
+    (its tree and trailers: docs/state.md)."""
+    files, index, head, exact = held.files, held.index, held.head, held.exact
+    listed = b"".join(os.fsencode(d) + b"\0" for d in held.empty_dirs)
     dirs = runner.text(objectstore.run_in(store, "hash-object", "-w", "--stdin", stdin=listed))
     listing = "".join(
         f"{mode} {kind} {oid}\t{name}\x00"
@@ -161,7 +153,9 @@ def store_tree(
 
 def workspace_of(root: Path, snapshot_commit: str) -> Workspace:
     """The workspace a snapshot commit in the repository holds."""
-    out = runner.text(runner.run(root, "show", "-s", "--format=%T %P%n%B", snapshot_commit, "--").stdout)
+    out = runner.text(
+        runner.run(root, "show", "-s", "--format=%T %P%n%B", snapshot_commit, "--").stdout
+    ).strip()
     first, _, message = out.partition("\n")
     tree, *parents = first.split()
     head = parents[0] if len(parents) == 2 else None  # (HEAD, index)
