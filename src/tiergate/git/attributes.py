@@ -1,15 +1,15 @@
-"""The attributes tiergate's git reads of file content run with: tiergate's own, never the repository's.
+"""The attributes tiergate's git reads file content with: tiergate's own, never the repository's.
 
-git takes a file's attributes from every `.gitattributes` of the work tree and from `info/attributes` in
-the git directory, all of them the agent's to write: `binary` or `-diff` make a diff say "Binary files
-differ" (no line of it read), `working-tree-encoding` re-encodes the file before it is read, `ident`
-folds `$Id: ... $` into `$Id$`, `text` and `eol` rewrite line ends. git 2.39 has no option to read
-attributes from elsewhere (`--attr-source` came in 2.40), but the `info/attributes` of the git directory
-beats every `.gitattributes`: a read of content runs in a git directory of tiergate's own (`own`), which
-borrows the repository's objects (GIT_OBJECT_DIRECTORY: what it writes, a tree, goes there) and holds
-`ATTRIBUTES`. The work tree and the index are named explicitly; the repository's config is not read at all.
-See docs/ARCHITECTURE.md, section "git, asked safely".
+A read of content runs in a git directory of tiergate's own (`own`) whose `info/attributes` holds
+`ATTRIBUTES` and beats every `.gitattributes`; it borrows the repository's objects, names the work tree
+and the index explicitly, and reads no repository config. See docs/ARCHITECTURE.md, "git, asked safely".
 """
+# Why: git takes a file's attributes from every `.gitattributes` of the work tree and from
+# `info/attributes` in the git directory, all of them the agent's to write: `binary` or `-diff` make a
+# diff say "Binary files differ" (no line of it read), `working-tree-encoding` re-encodes the file before
+# it is read, `ident` folds `$Id: ... $` into `$Id$`, `text` and `eol` rewrite line ends. git 2.39 has no
+# option to read attributes from elsewhere (`--attr-source` came in 2.40). The objects are borrowed
+# through GIT_OBJECT_DIRECTORY: what the own git dir writes (a tree) goes there.
 
 from __future__ import annotations
 

@@ -23,13 +23,12 @@ _PLAIN_DIFF = ("--no-ext-diff", "--no-textconv", "--no-color")
 
 class ChangeDiff:
     """Every tracked path that differs between `base` and the working tree, renames detected, and with
-    `with_patch` the `-U0` patch of the same paths, from one git run. git diffs in the background
-    (`start`) while the caller does something else, and `result` reads its answer; a caller that finds
-    it does not need it after all calls `cancel`. On `indexcopy.measuring_index`, kept until then.
+    `with_patch` the `-U0` patch of the same paths: one git run in the background (`start`), on
+    `indexcopy.measuring_index`, kept until `result` reads its answer or `cancel` drops it."""
 
-    Without `--numstat` beside `-p`, which would make git diff every file a second time: the hunks'
-    counts are the same numbers (`formats.with_patch_counts`). When the patch does not line up with
-    the records (an unmerged path, a type change), one run with `--numstat` gives both."""
+    # Without `--numstat` beside `-p`, which would make git diff every file a second time: the hunks'
+    # counts are the same numbers (`formats.with_patch_counts`). When the patch does not line up with
+    # the records (an unmerged path, a type change), one run with `--numstat` gives both.
 
     def __init__(self, repo: Path, base: str, with_patch: bool) -> None:
         self.repo, self.base, self.with_patch = repo, base, with_patch
@@ -123,12 +122,10 @@ def workspace_tree(
     repo: Path, base: str, differing: tuple[Sequence[str], Sequence[str]] | None = None
 ) -> str | None:
     """The working tree of `repo` (its top) as a tree in its objects, as a measurement from `base` sees
-    it: the files that differ from `base` and the untracked files `untracked.untracked_files` lists,
-    hashed as `git diff` reads a file to compare it (`measuring`: its bytes, no conversion), on a copy
-    of the index. What a loop that begins on a dirty workspace measures its change
-    from: measured from this tree, every file is as it was. None when no file differs from `base`
-    (nothing to write); UserError when the index has unresolved conflicts. `differing`: `changed_paths`
-    and `untracked_files` from `base`, when the caller has just asked them."""
+    it: the files that differ from `base` and the untracked ones (`untracked.untracked_files`), hashed as
+    `git diff` reads them (`measuring`: bytes, no conversion), on a copy of the index: what a loop begun
+    on a dirty workspace measures from. None when no file differs; UserError when the index has
+    unresolved conflicts. `differing`: `changed_paths` and `untracked_files`, when just asked."""
     changed, found = differing or (changed_paths(repo, base), untracked.untracked_files(repo, base))
     new = [p for p in found if not p.endswith("/")]  # not a nested repository
     if not changed and not new:

@@ -82,12 +82,10 @@ _PATCH_MARKS = re.compile(rb"\n(?:(diff --git )|@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+
 def with_patch_counts(entries: list[DiffEntry], patch: bytes) -> list[DiffEntry] | None:
     """`entries` (`git diff --raw -z`, no numstat) with their line counts read from the same run's
     patch (`-p`): a file's additions and deletions are its hunks' new and old counts, a binary file has
-    none. git lists the patch's files in the raw records' order, one `diff --git` each; when the patch
-    does not line up with the records (an unmerged path, a type change shown as two patches, a header
-    naming another path), None.
-
-    This spares git the second line diff of every file that `--numstat` beside `-p` costs: on a
-    2,000-file change, a third of the claim's git time."""
+    none. None when the patch, one `diff --git` a record in their order, does not line up with them (an
+    unmerged path, a type change shown as two patches, a header naming another path)."""
+    # This spares git the second line diff of every file that `--numstat` beside `-p` costs: on a
+    # 2,000-file change, a third of the claim's git time.
     added: list[int] = []
     deleted: list[int] = []
     binary: list[bool] = []

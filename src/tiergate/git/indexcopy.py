@@ -1,11 +1,11 @@
 """The index a measurement reads: a copy of the user's, never the user's own.
 
-git trusts an index entry flagged assume-unchanged or skip-worktree instead of looking at the file, and
-one whose stat data matches the file for the blob id it holds; `git diff` rewrites the index it reads. A
-measurement reads a copy with the flags cleared, the entries written since the loop began made to be read
-again, and the paths of a loop's start workspace entered, so that the change is what is on disk. See
-docs/ARCHITECTURE.md, section "git, asked safely".
+The copy has the assume-unchanged and skip-worktree flags cleared, the entries written since the loop
+began made to be read again, and the paths of a loop's start workspace entered, so that the change is
+what is on disk. See docs/ARCHITECTURE.md, section "git, asked safely".
 """
+# Why: git trusts a flagged entry instead of looking at the file, and one whose stat data matches the
+# file for the blob id it holds; `git diff` rewrites the index it reads.
 
 from __future__ import annotations
 
@@ -25,25 +25,22 @@ def measuring_index(
     repo: Path, base: str, private: bool = False, env: Mapping[str, str] | None = None
 ) -> Iterator[Path | None]:
     """The index a measurement from `base` reads: None (the index as it is) when that is the truth and
-    no `private` copy is asked for; else a copy, next to it (where a split index finds its shared part),
-    removed afterwards, in which
-    - the assume-unchanged and skip-worktree flags are cleared (git trusts a flagged entry instead of
-      looking at the file);
-    - with `private`, every entry that records a ctime since the loop began (`read_again_since`) is
-      entered again with no stat data, so that git reads the file from disk;
-    - every path `base` holds that the index does not is entered with `base`'s content: such a file is
-      compared with what is on disk, not taken for a deletion plus an untracked file. That is how the
-      user's untracked files in a loop's start workspace (`changes.workspace_tree`) stay out of the loop's
-      change while they are as they were (and a file only untracked since, `git rm --cached`, is no
-      change). Only for a base `measure_from_workspace` named: a commit of the history pays nothing.
-
-    A command that may write the index it reads asks for a `private` one. `git diff` against the
-    working tree does, whatever GIT_OPTIONAL_LOCKS says: when it finds files whose stat data is stale
-    but whose content is not, it takes the index's lock and rewrites it. On the user's index that would
-    be a measurement changing the repository: a lock in the way of the user's own git (or left behind,
-    when the hook is killed), and an index replaced under the feet of the caches here (`flagged_paths`)
-    and of a measurement running beside it in a child, which then differ by timing. `env`: the
-    environment the copy is written in (`attributes.own`, where the measurement runs)."""
+    no `private` copy is asked for; else a copy next to it (where a split index finds its shared part),
+    removed afterwards, its flags cleared, with `private` the entries since the loop began
+    (`read_again_since`) entered with no stat data, and for a base `measure_from_workspace` named the
+    paths `base` holds and the index does not entered with `base`'s content. `env`: the environment
+    the copy is written in (`attributes.own`, where the measurement runs)."""
+    # Cleared flags: git trusts a flagged entry instead of looking at the file. No stat data: git reads
+    # the file from disk. `base`'s paths: such a file is compared with what is on disk, not taken for a
+    # deletion plus an untracked file; that is how the user's untracked files in a loop's start workspace
+    # (`changes.workspace_tree`) stay out of the loop's change while they are as they were (and a file only
+    # untracked since, `git rm --cached`, is no change). A commit of the history pays nothing for it.
+    # A command that may write the index it reads asks for a `private` one. `git diff` against the working
+    # tree does, whatever GIT_OPTIONAL_LOCKS says: when it finds files whose stat data is stale but whose
+    # content is not, it takes the index's lock and rewrites it. On the user's index that would be a
+    # measurement changing the repository: a lock in the way of the user's own git (or left behind, when
+    # the hook is killed), and an index replaced under the feet of the caches here (`flagged_paths`) and
+    # of a measurement running beside it in a child, which then differ by timing.
     flagged = flagged_paths(repo)
     absent = _only_in_base(repo, base) if base in _workspace_bases else b""
     if not any(flagged.values()) and not absent and not private:
@@ -101,16 +98,15 @@ _MARGIN = 2.0
 def read_again_since(when: float) -> None:
     """Have every diffed measurement of this process (`measuring_index` with `private`) read from disk
     each tracked file whose index entry records a ctime of `when` or later (the loop's start, as
-    `time.time()` gives it).
-
-    git takes the blob id of an index entry whose stat data matches the file instead of reading the file,
-    and that id is what the git that wrote the entry made of the file: the agent's, through a filter,
-    `ident` or an encoding it set for a `git add` and removed afterwards (or an index file it wrote
-    itself), the blob of the base for a file that holds the answer. git trusts an entry only when the
-    file's ctime is the one the entry records, and no process can set a ctime back: an entry recording a
-    ctime from before the loop that git trusts is a file untouched since the loop began, which holds what
-    the loop's base measured; the entries recording a later one are read again (the agent's `git add`,
-    a refresh of a file it touched)."""
+    `time.time()` gives it)."""
+    # git takes the blob id of an index entry whose stat data matches the file instead of reading the
+    # file, and that id is what the git that wrote the entry made of the file: the agent's, through a
+    # filter, `ident` or an encoding it set for a `git add` and removed afterwards (or an index file it
+    # wrote itself), the blob of the base for a file that holds the answer. git trusts an entry only when
+    # the file's ctime is the one the entry records, and no process can set a ctime back: an entry
+    # recording a ctime from before the loop that git trusts is a file untouched since the loop began,
+    # which holds what the loop's base measured; the entries recording a later one are read again (the
+    # agent's `git add`, a refresh of a file it touched).
     _since[:] = [min([when, *_since])]  # two loops read in one process: the earlier start holds for both
 
 

@@ -1,13 +1,13 @@
 """The workspace as a tree of its bytes, and a folder written from a tree byte for byte.
 
 What the gate evaluates a claim on (`tiergate.gate.cleancopy`): the base commit with the change put in,
-each file as the bytes on disk (`hash-object --no-filters`: no attribute, filter, end-of-line or encoding
-conversion the repository's `.gitattributes` or config could ask for), and written out again the same way
-(no checkout: a checkout converts by the attributes the tree itself holds). A symlink whose target is not
-a file of the tree (an ignored folder, a path outside the repository) is resolved: the file it reaches
-goes into the tree as a file, and is named, since what it holds was in no change. See docs/judging.md,
-"The claim's copy".
+each file as its bytes on disk (`hash-object --no-filters`), written out the same way (no checkout). A
+symlink reaching outside the tree's files is resolved and named. See docs/judging.md, "The claim's copy".
 """
+# No attribute, filter, end-of-line or encoding conversion the repository's `.gitattributes` or config
+# could ask for; a checkout would convert by the attributes the tree itself holds. A symlink whose target
+# is not a file of the tree (an ignored folder, a path outside the repository) is resolved: the file it
+# reaches goes into the tree as a file, and is named, since what it holds was in no change.
 
 from __future__ import annotations
 

@@ -18,12 +18,11 @@ from tiergate.project import state_dirs_in_tree
 def untracked_files(repo: Path, base: str) -> list[str]:
     """Untracked paths that the .gitignore files committed in `base` do not ignore, nor a tiergate state
     folder inside the work tree (`project.state_dirs_in_tree`); a nested repository is one entry ending
-    in '/'.
-
-    Only the base's rules count: .git/info/exclude, core.excludesFile and a .gitignore written or edited
-    since are all the agent's to change, and a rule added during the loop must not hide a new file. The
-    price is that files the user ignores only locally (info/exclude, a global excludes file) count as
-    untracked: more to verify, never less."""
+    in '/'. Only the base's rules count: a file ignored only locally counts as untracked."""
+    # .git/info/exclude, core.excludesFile and a .gitignore written or edited since are all the agent's to
+    # change, and a rule added during the loop must not hide a new file. The price is that files the user
+    # ignores only locally (info/exclude, a global excludes file) count as untracked: more to verify,
+    # never less.
     with tempfile.NamedTemporaryFile(prefix="tiergate-ignore-") as rules:
         rules.write("".join(f"{line}\n" for line in _committed_ignores(repo, base)).encode())
         rules.flush()

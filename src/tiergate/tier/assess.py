@@ -1,11 +1,8 @@
-"""Assess a change: the one path from "what changed" to "which verifier, and why".
+"""Assess a change: the one path from "what changed" to "which verifier, and why", for the command
+line (`tiergate tier`) and the loop (a claim) alike: the tier a user is shown is the tier a loop uses.
 
-Both the command line (`tiergate tier`) and the loop (a completion claim) come through here, so that the
-tier a user is shown is the tier a loop uses.
-
-The floors have two sources: the changed paths (`tiergate.tier.riskpaths`) and the changed lines
-(`tiergate.tier.content`, unless `[risk] content = false`): a security hit sets the security floor, an
-architecture hit the architecture floor, each with a reason naming `file:line` and the construct.
+The floors come from the changed paths (`tiergate.tier.riskpaths`) and the changed lines
+(`tiergate.tier.content`, unless `[risk] content = false`), each hit a reason naming `file:line`.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
 """Backups: the workspace saved in tiergate's store before anything rewrites it, listed, found and moved.
 
 A backup is a snapshot (`snapshots`) under `refs/backups/<name>` of the store, named `<UTC time>-<short
-id>` (which sorts by age) and listed newest first; its ref is written last, after all its objects.
-Backups of the old layout (commits under `refs/tiergate/backups/` in the repository, which a push can
-publish) are still listed and restored, and `migrate` moves them into the store. A backup that cannot
-be read is listed as such, never dropped. See docs/state.md, section "Backups and rollbacks".
+id>` (sorting by age), listed newest first; its ref is written last. An unreadable one is listed as such,
+never dropped. `migrate` moves the old layout's into the store. See docs/state.md, "Backups and rollbacks".
 """
+# The old layout: commits under `refs/tiergate/backups/` in the repository, which a push can publish; they
+# are still listed and restored.
 
 from __future__ import annotations
 

@@ -1,11 +1,10 @@
 """The loop's base: the workspace a loop began on, kept as a commit when it was not its base commit.
 
-A loop started on a dirty tree must not count the user's uncommitted work as its own: the tier, the
-checks, the verifier's evidence and the gate's baseline measure from this commit (`change_base`). It is
-tiergate's own parentless commit, its id sealed in the loop's state, its objects in the repository and
-in the store (`refs/start/<loop>`), copied back when pruned. See docs/ARCHITECTURE.md, section "The
-loop's base".
+A loop started on a dirty tree measures from it (`change_base`), never counting the user's uncommitted
+work as its own. A parentless commit of tiergate's, sealed in the loop's state, kept in the repository
+and the store (`refs/start/<loop>`), copied back when pruned. See docs/ARCHITECTURE.md, "The loop's base".
 """
+# Measured from it: the tier, the checks, the verifier's evidence and the gate's baseline.
 
 from __future__ import annotations
 
