@@ -64,15 +64,21 @@ def entries(git_dir: Path, tree: str) -> Entries:
 _entries: dict[tuple[str, str], Entries] = {}
 
 
-def copy_objects(source: Path, dest: Path, roots: Iterable[str]) -> None:
-    """Every object of the trees `roots` that `dest` lacks, from `source` (git dirs both)."""
+def objects_of(git_dir: Path, roots: Iterable[str]) -> list[str]:
+    """The ids of the trees (or parentless commits) `roots` and of every object they hold, in one call."""
     trees = tuple(roots)
     if not trees:
-        return
-    # The trees and all they hold, in one call; a gitlink names a commit of another repository, which
-    # rev-list does not follow: there is nothing to copy.
-    out = run_in(source, "rev-list", "--objects", "--no-object-names", *trees, "--")
-    copy_ids(source, dest, runner.text(out).split())
+        return []
+    # A gitlink names a commit of another repository, which rev-list does not follow: nothing to copy.
+    return runner.text(run_in(git_dir, "rev-list", "--objects", "--no-object-names", *trees, "--")).split()
+
+
+def copy_objects(source: Path, dest: Path, roots: Iterable[str]) -> None:
+    """Every object of the trees (or parentless commits) `roots` that `dest` lacks, from `source` (git
+    dirs both)."""
+    held = objects_of(source, roots)
+    if held:
+        copy_ids(source, dest, held)
 
 
 def copy_ids(source: Path, dest: Path, ids: Iterable[str]) -> None:

@@ -22,22 +22,25 @@ def repo_root(path: Path) -> Path:
     if kept is not None:
         return kept
     try:
-        out = runner.run(start, "rev-parse", "--show-toplevel").stdout
+        # The git dir in the same call: asked next by most callers (`git_dir`), kept for them.
+        out = runner.run(start, "rev-parse", "--show-toplevel", "--absolute-git-dir").stdout
     except UserError as e:
         if str(e).startswith("not a git repository"):
             raise UserError(f"not a git repository: {path} (run tiergate inside a git work tree)") from e
         raise
-    root = runner.text(out)
+    root, _, folder = runner.text(out).partition("\n")
     if not root:  # inside a .git directory, git answers with nothing
         raise UserError(f"not a git repository: {path} (run tiergate inside a git work tree)")
-    return _keep_top(start, _holding(Path(root), start))
+    return _keep_top(start, _holding(Path(root), start), folder)
 
 
 _tops: dict[str, Path] = {}  # by the folder asked about, for the process: see repo_root
 
 
-def _keep_top(start: Path, top: Path) -> Path:
+def _keep_top(start: Path, top: Path, folder: str) -> Path:
     _tops[str(start)] = top
+    if folder:
+        isolation.GIT_DIRS.setdefault(str(top), Path(folder))
     return top
 
 
@@ -97,11 +100,18 @@ def top_and_head(path: Path) -> tuple[Path, str | None]:
     if not start.is_dir():
         raise UserError(f"no such directory: {path}")
     proc = runner.run(
-        start, "rev-parse", "--show-toplevel", "--verify", "--quiet", "HEAD^{commit}", ok=(0, 1, 128)
+        start,
+        "rev-parse",
+        "--show-toplevel",
+        "--absolute-git-dir",
+        "--verify",
+        "--quiet",
+        "HEAD^{commit}",
+        ok=(0, 1, 128),
     )
     lines = runner.text(proc.stdout).splitlines()
-    if proc.returncode == 128 or not lines or not lines[0]:
+    if proc.returncode == 128 or len(lines) < 2 or not lines[0]:
         # Outside a work tree (or inside a .git directory, where git answers nothing).
         raise UserError(f"not a git repository: {path} (run tiergate inside a git work tree)")
-    head = lines[1] if proc.returncode == 0 and len(lines) > 1 else None
-    return _keep_top(start, _holding(Path(lines[0]), start)), head
+    head = lines[2] if proc.returncode == 0 and len(lines) > 2 else None
+    return _keep_top(start, _holding(Path(lines[0]), start), lines[1]), head

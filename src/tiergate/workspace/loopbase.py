@@ -49,9 +49,9 @@ def take(
         "measured from them.\n"
     )
     commit = snapshots.tiergate_commit(root, tree, message, time.time() if now is None else now)
-    store = snapshots.store_of(project, root)
-    objectstore.copy_objects(repository.git_dir(root), store, [tree])
-    objectstore.copy_ids(repository.git_dir(root), store, [commit])
+    store = snapshots.store_of(project, root, commit)
+    # Parentless: the commit, its tree and all that holds, in one pack.
+    objectstore.copy_objects(repository.git_dir(root), store, [commit])
     objectstore.run_in(store, "update-ref", "-m", "loop start", START + name, commit)
     return commit
 

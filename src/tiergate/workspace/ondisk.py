@@ -80,12 +80,13 @@ def scan(root: Path, target: Mapping[str, tuple[str, str]] | None = None) -> Dis
     return Disk(files, None if unmerged else index, frozenset(sparse), tuple(empty), head, links)
 
 
-def keep(root: Path, disk: Disk, into: Path) -> None:
-    """Put every blob `disk` names (its files', its index's) into the git dir `into`: those the
-    repository has, copied in one pack; the others (new and changed files) hashed from disk again, and
-    checked to be what the scan saw."""
+def keep(root: Path, disk: Disk, into: Path, also: Iterable[str] = ()) -> None:
+    """Put every blob `disk` names (its files', its index's), and the repository's objects `also`, into
+    the git dir `into`: those the repository has, copied in one pack; the others (new and changed files)
+    hashed from disk again, and checked to be what the scan saw."""
     entries = [*disk.files.values(), *(disk.index or {}).values()]
-    missing = objectstore.missing(into, {oid for mode, oid in entries if mode != GITLINK})
+    wanted = {oid for mode, oid in entries if mode != GITLINK} | set(also)
+    missing = objectstore.missing(into, wanted)
     source = repository.git_dir(root)
     if missing and source != into:
         lacking = set(objectstore.missing(source, missing))

@@ -53,16 +53,19 @@ def store_path(project: Project) -> Path:
     return project.state_dir / STORE_NAME
 
 
-def store_of(project: Project, root: Path) -> Path:
-    """The backup store of the repository at `root`, created (bare, in its object format) when there is
-    none yet."""
+def store_of(project: Project, root: Path, known: str | None = None) -> Path:
+    """The backup store of the repository at `root`, created (bare, in its object format: that of the
+    object id `known` when given, else git's answer) when there is none yet."""
     from tiergate.project import ensure_state_dir
 
     store = store_path(project)
     if (store / "HEAD").is_file():
         return store
     ensure_state_dir(project)
-    fmt = runner.text(runner.run(root, "rev-parse", "--show-object-format").stdout) or "sha1"
+    if known is not None and objects.is_object_id(known):
+        fmt = "sha256" if len(known) == 64 else "sha1"
+    else:
+        fmt = runner.text(runner.run(root, "rev-parse", "--show-object-format").stdout) or "sha1"
     runner.run(project.state_dir, "init", "-q", "--bare", "--template=", f"--object-format={fmt}", str(store))
     return store
 
@@ -116,8 +119,8 @@ def store_commit(root: Path, store: Path, disk: ondisk.Disk, subject: str, body:
     """The scanned workspace `disk` of the repository at `root` as the store's commit, every object it
     needs copied there first."""
     head_tree = tree_of(root, disk.head)
-    ondisk.keep(root, disk, store)
-    objectstore.copy_objects(repository.git_dir(root), store, [head_tree])
+    # HEAD's tree travels in the same pack as the workspace's blobs.
+    ondisk.keep(root, disk, store, objectstore.objects_of(repository.git_dir(root), [head_tree]))
     files = objectstore.write_tree(store, disk.files)
     index = objectstore.write_tree(store, disk.index) if disk.index is not None else head_tree
     held = Workspace(disk.head, index, files, disk.empty_dirs, exact=True)
