@@ -42,25 +42,25 @@ ATTRIBUTES = "* !diff -text !eol -ident !filter !working-tree-encoding\n" + "".j
 
 
 @contextlib.contextmanager
-def own(repo: Path, object_id: str) -> Iterator[dict[str, str]]:
-    """The environment of a git call on the repository at `repo` (its top) whose reads of the work tree
+def own(root: Path, object_id: str) -> Iterator[dict[str, str]]:
+    """The environment of a git call on the repository at `root` (its top) whose reads of the work tree
     take tiergate's `ATTRIBUTES`: a git directory of its own, removed on exit, in the object format of
     `object_id` (a full id of the repository; anything else costs a git call), on the repository's
-    objects, with `repo` as its work tree. A call that reads an index names it (`runner.run`'s
+    objects, with `root` as its work tree. A call that reads an index names it (`runner.run`'s
     `index`): this directory has none."""
     folder = Path(tempfile.mkdtemp(prefix="tiergate-git-"))
     try:
         (folder / "refs").mkdir()
         (folder / "info").mkdir()
         (folder / "HEAD").write_text("ref: refs/heads/tiergate\n")
-        known = object_id if len(object_id) in _CONFIG else objects.empty_tree(repo)
+        known = object_id if len(object_id) in _CONFIG else objects.empty_tree(root)
         (folder / "config").write_text(_CONFIG[len(known)])
         (folder / "info" / "attributes").write_text(ATTRIBUTES)
         isolation.OWN_GIT_DIRS.add(str(folder))
         yield {
             "GIT_DIR": str(folder),
-            "GIT_WORK_TREE": str(repo),
-            "GIT_OBJECT_DIRECTORY": str(objects_dir(repo)),
+            "GIT_WORK_TREE": str(root),
+            "GIT_OBJECT_DIRECTORY": str(objects_dir(root)),
         }
     finally:
         isolation.OWN_GIT_DIRS.discard(str(folder))
@@ -74,14 +74,14 @@ _CONFIG = {
 }
 
 
-def objects_dir(repo: Path) -> Path:
-    """The object directory of the repository at `repo` (its top): `.git/objects` in a plain repository,
+def objects_dir(root: Path) -> Path:
+    """The object directory of the repository at `root` (its top): `.git/objects` in a plain repository,
     git's answer in a linked worktree or a submodule (kept for the process)."""
-    if (repo / ".git").is_dir():
-        return repo / ".git" / "objects"
-    key = str(repo)
+    if (root / ".git").is_dir():
+        return root / ".git" / "objects"
+    key = str(root)
     if key not in _objects:
-        out = runner.run(repo, "rev-parse", "--path-format=absolute", "--git-path", "objects").stdout
+        out = runner.run(root, "rev-parse", "--path-format=absolute", "--git-path", "objects").stdout
         _objects[key] = Path(os.fsdecode(out.rstrip(b"\n")))
     return _objects[key]
 

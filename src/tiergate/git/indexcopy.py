@@ -22,7 +22,7 @@ from tiergate.git import formats, isolation, objects, runner
 
 @contextlib.contextmanager
 def measuring_index(
-    repo: Path, base: str, private: bool = False, env: Mapping[str, str] | None = None
+    root: Path, base: str, private: bool = False, env: Mapping[str, str] | None = None
 ) -> Iterator[Path | None]:
     """The index a measurement from `base` reads: None (the index as it is) when that is the truth and
     no `private` copy is asked for; else a copy next to it (where a split index finds its shared part),
@@ -41,12 +41,12 @@ def measuring_index(
     # measurement changing the repository: a lock in the way of the user's own git (or left behind, when
     # the hook is killed), and an index replaced under the feet of the caches here (`flagged_paths`) and
     # of a measurement running beside it in a child, which then differ by timing.
-    flagged = flagged_paths(repo)
-    absent = _only_in_base(repo, base) if base in _workspace_bases else b""
+    flagged = flagged_paths(root)
+    absent = _only_in_base(root, base) if base in _workspace_bases else b""
     if not any(flagged.values()) and not absent and not private:
         yield None
         return
-    real = index_file(repo)
+    real = index_file(root)
     fd, name = tempfile.mkstemp(prefix="tiergate-index-", dir=real.parent)
     os.close(fd)
     index = Path(name)
@@ -57,11 +57,11 @@ def measuring_index(
         else:
             index.unlink()  # no index yet: git reads a missing index file as an empty one
         # Only a copy that will be diffed needs them: listing the untracked files reads no content.
-        again = written_since(repo, index, base, _since[0]) if private and _since and real.exists() else b""
-        clear_flags(repo, index, flagged, env)
+        again = written_since(root, index, base, _since[0]) if private and _since and real.exists() else b""
+        clear_flags(root, index, flagged, env)
         if absent or again:
             entered = absent + again
-            runner.run(repo, "update-index", "-z", "--index-info", stdin=entered, index=index, env=env)
+            runner.run(root, "update-index", "-z", "--index-info", stdin=entered, index=index, env=env)
         yield index
     finally:
         index.unlink(missing_ok=True)
@@ -81,10 +81,10 @@ def scratch_index() -> Iterator[Path]:
         index.unlink(missing_ok=True)
 
 
-def flagged_paths(repo: Path) -> dict[str, list[bytes]]:
+def flagged_paths(root: Path) -> dict[str, list[bytes]]:
     """Tracked paths the index marks, by the update-index option that clears the mark: assume-unchanged
     (a lowercase tag) and skip-worktree (S, or s with both)."""
-    return _listing(repo)[1]
+    return _listing(root)[1]
 
 
 # When the loop being judged began, for this process (`read_again_since`).
@@ -116,9 +116,9 @@ def read_again_from() -> float | None:
     return _since[0] if _since else None
 
 
-def written_since(repo: Path, index: Path, base: str, when: float) -> bytes:
+def written_since(root: Path, index: Path, base: str, when: float) -> bytes:
     """`update-index --index-info` lines for the file entries (stage 0, no submodule) of the index file
-    `index` (a copy of `repo`'s) that record a ctime of `when` or later (less `_MARGIN`): their mode and
+    `index` (a copy of `root`'s) that record a ctime of `when` or later (less `_MARGIN`): their mode and
     blob id with no stat data, so that git compares the file's content. Read from the file itself (object
     ids as long as `base`'s), as git reads it; where that cannot be (a split index), the entries of the
     files whose ctime on disk is that recent, as `git ls-files` lists them."""
@@ -129,8 +129,8 @@ def written_since(repo: Path, index: Path, base: str, when: float) -> bytes:
         oid_size = len(base) // 2 if objects.is_object_id(base) else 20
         entries = formats.index_entries(data, oid_size, since)
         if entries is None:
-            top = os.fsencode(repo) + b"/"
-            _written[key] = b"".join(line for path, line in _listing(repo)[2] if _ctime(top + path) >= since)
+            top = os.fsencode(root) + b"/"
+            _written[key] = b"".join(line for path, line in _listing(root)[2] if _ctime(top + path) >= since)
         else:
             _written[key] = b"".join(entry.info_line for entry in entries)
     return _written[key]
@@ -150,17 +150,17 @@ _Stamp = tuple[tuple[int, ...] | None, ...]
 _Entries = list[tuple[bytes, bytes]]  # each file entry's path, with its `--index-info` line
 
 
-def _listing(repo: Path) -> tuple[_Stamp, dict[str, list[bytes]], _Entries]:
+def _listing(root: Path) -> tuple[_Stamp, dict[str, list[bytes]], _Entries]:
     """The index's stamp, its flagged paths and its file entries (stage 0, no submodule), from one `git
     ls-files -v -s -z`. Kept for the process while the index file of a plain repository (`.git/index`) is
     the same file, unchanged: git replaces it on every write."""
-    stamp = isolation.stamps((repo / ".git" / "index",))
-    kept = _listings.get(repo)
+    stamp = isolation.stamps((root / ".git" / "index",))
+    kept = _listings.get(root)
     if kept is not None and kept[0] == stamp and stamp[0] is not None:
         return kept
     flagged: dict[str, list[bytes]] = {"--no-assume-unchanged": [], "--no-skip-worktree": []}
     entries: _Entries = []
-    for record in runner.run(repo, "ls-files", "-v", "-s", "-z").stdout.split(b"\0"):
+    for record in runner.run(root, "ls-files", "-v", "-s", "-z").stdout.split(b"\0"):
         meta, _, path = record.partition(b"\t")  # "TAG MODE ID STAGE"
         if not path:
             continue
@@ -172,8 +172,8 @@ def _listing(repo: Path) -> tuple[_Stamp, dict[str, list[bytes]], _Entries]:
         if stage == b"0" and mode != b"160000":
             entries.append((path, mode + b" " + oid + b"\t" + path + b"\0"))
     listing = (stamp, flagged, entries)
-    if (repo / ".git").is_dir():
-        _listings[repo] = listing
+    if (root / ".git").is_dir():
+        _listings[root] = listing
     return listing
 
 
@@ -181,27 +181,27 @@ _listings: dict[Path, tuple[_Stamp, dict[str, list[bytes]], _Entries]] = {}
 
 
 def clear_flags(
-    repo: Path,
+    root: Path,
     index: Path,
     flagged: Mapping[str, Sequence[bytes]] | None = None,
     env: Mapping[str, str] | None = None,
 ) -> None:
     """Clear assume-unchanged and skip-worktree in the index file `index` (a copy: never the user's)
     on the paths `flagged` (those of the repository's index when None), with `env`."""
-    for option, paths in (flagged_paths(repo) if flagged is None else flagged).items():
+    for option, paths in (flagged_paths(root) if flagged is None else flagged).items():
         # One option a call: update-index applies only the last of two such options.
         if paths:
             listed = b"".join(path + b"\0" for path in paths)
-            runner.run(repo, "update-index", option, "-z", "--stdin", stdin=listed, index=index, env=env)
+            runner.run(root, "update-index", option, "-z", "--stdin", stdin=listed, index=index, env=env)
 
 
-def index_file(repo: Path) -> Path:
-    """The index file of `repo` (its top): `.git/index` in a plain repository, git's answer otherwise
+def index_file(root: Path) -> Path:
+    """The index file of `root` (its top): `.git/index` in a plain repository, git's answer otherwise
     (a linked worktree's is in its own git folder)."""
-    if (repo / ".git").is_dir():
-        return repo / ".git" / "index"
+    if (root / ".git").is_dir():
+        return root / ".git" / "index"
     return Path(
-        runner.text(runner.run(repo, "rev-parse", "--path-format=absolute", "--git-path", "index").stdout)
+        runner.text(runner.run(root, "rev-parse", "--path-format=absolute", "--git-path", "index").stdout)
     )
 
 
@@ -221,11 +221,11 @@ def workspace_bases() -> frozenset[str]:
     return frozenset(_workspace_bases)
 
 
-def _only_in_base(repo: Path, base: str) -> bytes:
+def _only_in_base(root: Path, base: str) -> bytes:
     """`update-index --index-info` lines for the paths `base` holds and the index does not: `base`'s
     mode and blob (zero stat information, so git compares the file's content)."""
     out = runner.run(
-        repo, "diff-index", "--cached", "--raw", "-z", "--no-renames", "--diff-filter=D", base
+        root, "diff-index", "--cached", "--raw", "-z", "--no-renames", "--diff-filter=D", base
     ).stdout
     fields = out.split(b"\0")
     entries = []

@@ -37,20 +37,20 @@ def repo_root(path: Path) -> Path:
 _tops: dict[str, Path] = {}  # by the folder asked about, for the process: see repo_root
 
 
-def _keep_top(start: Path, top: Path, folder: str) -> Path:
-    _tops[str(start)] = top
+def _keep_top(start: Path, root: Path, folder: str) -> Path:
+    _tops[str(start)] = root
     if folder:
-        isolation.GIT_DIRS.setdefault(str(top), Path(folder))
-    return top
+        isolation.GIT_DIRS.setdefault(str(root), Path(folder))
+    return root
 
 
-def git_dir(repo: Path) -> Path:
-    """The git directory (absolute) of the repository at `repo` (its top, or a git directory itself);
+def git_dir(root: Path) -> Path:
+    """The git directory (absolute) of the repository at `root` (its top, or a git directory itself);
     kept for the process, as `repo_root` is."""
-    key = str(repo)
+    key = str(root)
     if key not in isolation.GIT_DIRS:
         isolation.GIT_DIRS[key] = Path(
-            runner.text(runner.run(repo, "rev-parse", "--absolute-git-dir").stdout)
+            runner.text(runner.run(root, "rev-parse", "--absolute-git-dir").stdout)
         )
     return isolation.GIT_DIRS[key]
 
@@ -76,19 +76,19 @@ _OPERATIONS = (
 )
 
 
-def operation_in_progress(repo: Path) -> str | None:
-    """The git operation half done in `repo`'s work tree (merge, rebase, cherry-pick, revert, bisect),
+def operation_in_progress(root: Path) -> str | None:
+    """The git operation half done in `root`'s work tree (merge, rebase, cherry-pick, revert, bisect),
     in words with how to end it, or None."""
-    folder = git_dir(repo)
+    folder = git_dir(root)
     for marker, what, ending in _OPERATIONS:
         if (folder / marker).exists():
             return f"{what} is in progress ({marker} in the git directory); finish it or end it ({ending})"
     return None
 
 
-def head_sha(repo: Path) -> str | None:
+def head_sha(root: Path) -> str | None:
     """The commit HEAD points to; None in a repository with no commits yet."""
-    proc = runner.run(repo, "rev-parse", "--verify", "--quiet", "HEAD^{commit}", ok=(0, 1))
+    proc = runner.run(root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}", ok=(0, 1))
     if proc.returncode != 0:
         return None
     return runner.text(proc.stdout) or None

@@ -152,7 +152,7 @@ def measure_change(
 
 
 def measure_commit(
-    repo: Path,
+    root: Path,
     base_id: str,
     base_label: str,
     entries: Iterable[formats.DiffEntry],
@@ -165,10 +165,10 @@ def measure_commit(
     file on disk is read."""
     entries = list(entries)
     modes = {p: m for e in entries for p, m in _modes(e)}
-    verdicts = classify(repo, modes, exclusions, executable=lambda path: modes[path] == "100755")
+    verdicts = classify(root, modes, exclusions, executable=lambda path: modes[path] == "100755")
     files = [_tracked(e).change for e in entries if not _set_aside(verdicts, e.path, e.old_path)]
     aside = _aside(files, verdicts)
-    return ChangeMeasurement(repo, base_id, base_label, _in_order(files), aside, exclusions, patch)
+    return ChangeMeasurement(root, base_id, base_label, _in_order(files), aside, exclusions, patch)
 
 
 def _modes(entry: formats.DiffEntry) -> list[tuple[str, str]]:

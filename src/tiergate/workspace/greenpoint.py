@@ -77,15 +77,15 @@ def drop(project: Project, loop_id: str) -> None:
 
 def last_green(project: Project, loop_id: str, start: str | None) -> GreenPoint:
     """The loop's last green point: its snapshot, else `start` (a commit, or the empty tree), else HEAD."""
-    top = repository.repo_root(project.root)
+    root = repository.repo_root(project.root)
     snapshot = snapshots.read_snapshot(project, ref_for(loop_id))
     if snapshot is not None:
-        held = snapshots.stored_workspace(project, top, snapshot, f"the green point of loop {loop_id}")
+        held = snapshots.stored_workspace(project, root, snapshot, f"the green point of loop {loop_id}")
         return GreenPoint(held, "verified", snapshot)
-    old = snapshots.read_ref(top, ref_for(loop_id, OLD_GREEN))
+    old = snapshots.read_ref(root, ref_for(loop_id, OLD_GREEN))
     if old is not None:
-        return GreenPoint(snapshots.workspace_of(top, old), "verified", old)
-    workspace = snapshots.workspace_at(top, start or "HEAD")
+        return GreenPoint(snapshots.workspace_of(root, old), "verified", old)
+    workspace = snapshots.workspace_at(root, start or "HEAD")
     return GreenPoint(workspace, "loop start" if start else "HEAD", workspace.head)
 
 

@@ -97,16 +97,16 @@ def fingerprint_base(project: Project, start: str | None, base: str | None) -> s
         return base
 
 
-def restore(project: Project, top: Path, commit: str) -> None:
-    """Copy the start commit `commit` and its files back from the store into the repository at `top`."""
+def restore(project: Project, root: Path, commit: str) -> None:
+    """Copy the start commit `commit` and its files back from the store into the repository at `root`."""
     from tiergate.git import objectstore
     from tiergate.workspace import snapshots
 
     store = snapshots.store_path(project)
     try:
         tree = runner.text(objectstore.run_in(store, "rev-parse", "--verify", f"{commit}^{{tree}}"))
-        objectstore.copy_objects(store, repository.git_dir(top), [tree])
-        objectstore.copy_ids(store, repository.git_dir(top), [commit])
+        objectstore.copy_objects(store, repository.git_dir(root), [tree])
+        objectstore.copy_ids(store, repository.git_dir(root), [commit])
     except UserError as exc:
         raise UserError(
             f"the workspace the loop began on ({commit[:12]}) is gone from the repository and from "
