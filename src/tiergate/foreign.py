@@ -1,12 +1,11 @@
 """Is this path another tool's state, and why: the one answer to "which files are not work".
 
 Change measurement, the workspace fingerprint and the verifier manifests leave out every path
-`Exclusions.verdict` excludes. The rules are narrow and named, never exclude code, and add the user's
-`[workspace] ignore`: docs/exclusions.md lists them with their sources and reasons.
-
-Pure: no I/O; the callers say whether a path is executable. pathspec (about 40 ms to import) is only
-imported when the user lists patterns; the built-in rules are matched here, segment by segment.
+`Exclusions.verdict` excludes: narrow, named rules that never exclude code, plus the user's `[workspace]
+ignore` (docs/exclusions.md). Pure: no I/O; the callers say whether a path is executable.
 """
+# pathspec (about 40 ms to import) is only imported when the user lists patterns; the built-in rules are
+# matched here, segment by segment.
 
 from __future__ import annotations
 

@@ -2,12 +2,10 @@
 
 root = $CLAUDE_PROJECT_DIR if set, else the git top level of the working directory, else the working
 directory; state dir = $TIERGATE_STATE_DIR if set (relative to the root), else
-`<user state home>/projects/<name>-<key>`, outside the workspace the agent works in. See docs/state.md,
-section "Where the state folder is".
-
-Every hook imports this module before it knows whether tiergate has anything to do, so its top level
-imports nothing but `os`: no pathlib, no dataclasses, and no git subprocess.
+`<user state home>/projects/<name>-<key>`, outside the workspace (docs/state.md, "Where the state folder is").
 """
+# Every hook imports this module before it knows whether tiergate has anything to do, so its top level
+# imports nothing but `os`: no pathlib, no dataclasses, and no git subprocess.
 
 # os.path rather than pathlib on purpose: importing pathlib would cost every hook about 10 ms.
 # ruff: noqa: PTH100, PTH101, PTH110, PTH116, PTH117, PTH118, PTH119, PTH120, PTH123
@@ -129,14 +127,13 @@ def legacy_state_dir(project: Project) -> Path | None:
 
 
 def state_dirs_in_tree(top: str, env: Mapping[str, str]) -> tuple[str | None, str | None]:
-    """The state folders inside the work tree `top` that measuring the workspace leaves out, as paths
-    relative to it: (the folder in use, when TIERGATE_STATE_DIR puts it there; an older tiergate's
-    `.tiergate/` that still carries the `*` .gitignore tiergate wrote), each None when it is not inside.
-    Any other `.tiergate/` is the workspace's like any folder: the state is not there.
-
-    The older folder's files are left out of the change as another tool's state is, code excepted:
-    nothing reads that folder any more, and an agent can make one (a `*` .gitignore is easy to write),
-    so a program hidden there still counts (`tiergate.git.untracked_files`)."""
+    """The state folders inside the work tree `top` that measuring the workspace leaves out, relative to
+    it: (the folder in use, when TIERGATE_STATE_DIR puts it there; an older tiergate's `.tiergate/` that
+    still carries the `*` .gitignore tiergate wrote), each None when not inside. Any other `.tiergate/`
+    is the workspace's like any folder."""
+    # The older folder's files are left out of the change as another tool's state is, code excepted:
+    # nothing reads that folder any more, and an agent can make one (a `*` .gitignore is easy to write),
+    # so a program hidden there still counts (`tiergate.git.untracked_files`).
     root = env.get("CLAUDE_PROJECT_DIR")
     root = os.path.normpath(os.path.join(top, root)) if root else top
     in_use = _state_dir(root, env)

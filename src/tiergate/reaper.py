@@ -2,10 +2,9 @@
 it dies: a parent-death signal (`with_death_signal`), a watcher per run (`Watcher`) and a `TIERGATE_RUN`
 mark every descendant inherits (`sweep`), each for what the one before cannot reach. Best effort; what
 is out of reach: docs/ARCHITECTURE.md, section "Nothing tiergate starts outlives it".
-
-The top level imports only `os`, `signal` and `sys`: once the hook is gone the watcher runs this file as
-a script (`python -I -S reaper.py <mark> <groups>`), which needs nothing of tiergate installed.
 """
+# The top level imports only `os`, `signal` and `sys`: once the hook is gone the watcher runs this file as
+# a script (`python -I -S reaper.py <mark> <groups>`), which needs nothing of tiergate installed.
 
 # os.path and os.open on purpose: the watcher runs this file with no site packages, and a sweep reads
 # hundreds of small /proc files, where pathlib's objects would only add to its cost.
@@ -50,13 +49,13 @@ _setpriv: list[str | None] = []  # likewise
 def with_death_signal(argv: list[str]) -> tuple[list[str], Callable[[], None] | None]:
     """How to start `argv` so that the kernel SIGKILLs it when its parent dies: `(argv to run, preexec_fn)`.
 
-    Through util-linux's `setpriv --pdeathsig` where it has it (2.33 and later): an exec more, and the
-    parent still starts the child with a cheap vfork. Else with a preexec_fn calling prctl, which makes
-    subprocess fork the whole parent: about 10 ms more per child on a small VM, where a vfork and an exec
-    cost one. `(argv, None)` where neither is available.
-
-    One difference: a parent that dies in the millisecond before setpriv asked for the signal is not
-    noticed by it (the preexec_fn checks its parent after asking); the watcher and the mark cover that."""
+    Through util-linux's `setpriv --pdeathsig` where it has it (2.33 and later), else a preexec_fn
+    calling prctl; `(argv, None)` where neither is available."""
+    # setpriv: an exec more, and the parent still starts the child with a cheap vfork. A preexec_fn makes
+    # subprocess fork the whole parent: about 10 ms more per child on a small VM, where a vfork and an
+    # exec cost one. One difference: a parent that dies in the millisecond before setpriv asked for the
+    # signal is not noticed by it (the preexec_fn checks its parent after asking); the watcher and the
+    # mark cover that.
     setpriv = _usable_setpriv()
     if setpriv is not None:
         return [setpriv, "--pdeathsig", "KILL", "--", *argv], None

@@ -1,12 +1,11 @@
-"""Credentials taken out of text before tiergate keeps it or hands it on: `redact(text) -> str`.
+"""Credentials taken out of text before tiergate keeps it or hands it on: `redact(text) -> str`. Pure.
 
 A check's output carries them in (a test printing its environment); each secret found becomes
 `[redacted: <kind>]`, its prefix naming the kind kept. The patterns are the providers' documented token
-formats (`PATTERNS`), each searched only in a text holding its literal needle. Why not detect-secrets,
-and what it costs: docs/ARCHITECTURE.md, section "Credentials out of what tiergate keeps".
-
-Pure: no I/O; `re` is imported here, so the hook's common path must import this module lazily.
+formats (`PATTERNS`). Why not detect-secrets: docs/ARCHITECTURE.md, "Credentials out of what tiergate keeps".
 """
+# Each pattern is searched only in a text holding its literal needle. No I/O; `re` is imported here, so
+# the hook's common path must import this module lazily.
 
 from __future__ import annotations
 

@@ -1,11 +1,11 @@
 """Seals on what tiergate writes to its state folder, so that an edit it did not make is seen.
 
-A seal is a keyed BLAKE2b tag over a record's name (its path under the state folder) and its exact
-bytes; the key is 32 random bytes in `<user state home>/key` (0600), outside every project. A whole file
-ends in one line `#tiergate-seal <tag>` (`seal_file`, `open_file`); a line of the log or the notices
-carries its own tag (`line_tag`, `line_is_sealed`). What a seal stops and what it does not:
-docs/ARCHITECTURE.md, section "State the agent can reach is not trusted".
+A seal is a BLAKE2b tag over a record's name (its path under the state folder) and its exact bytes, keyed
+by 32 random bytes in `<user state home>/key` (0600). A whole file ends in `#tiergate-seal <tag>`
+(`seal_file`, `open_file`); a line of the log or the notices carries its own (`line_tag`, `line_is_sealed`).
 """
+# The key is outside every project. What a seal stops and what it does not: docs/ARCHITECTURE.md, section
+# "State the agent can reach is not trusted".
 
 # os.path rather than pathlib: the hooks import this module, and pathlib would cost each about 10 ms.
 # ruff: noqa: PTH103, PTH108, PTH111, PTH117, PTH118, PTH123

@@ -54,7 +54,7 @@ def test_the_top_and_the_git_dir_are_asked_once(tmp_path: Path, calls: list[tupl
     assert repository.git_dir(repo) == repo / ".git"
     assert repository.operation_in_progress(repo) is None
 
-    assert [c[0] for c in calls] == ["rev-parse", "rev-parse"]
+    assert [c[0] for c in calls] == ["rev-parse"]  # the git dir comes with the top, in one call
 
 
 def test_a_top_found_with_head_is_kept_but_head_never_is(

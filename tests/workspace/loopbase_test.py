@@ -10,8 +10,9 @@ import pytest
 from testing.gitrepo import git, head, init_repo, write
 
 from tiergate.errors import UserError
+from tiergate.git import objectstore, runner
 from tiergate.project import Project, locate
-from tiergate.workspace import loopbase, ondisk, snapshots
+from tiergate.workspace import loopbase, snapshots
 
 
 @pytest.fixture(name="repo")
@@ -43,7 +44,7 @@ def test_a_dirty_workspace_becomes_a_parentless_commit_of_its_files_kept_in_the_
         in git(repo, "log", "-1", "--format=%B", start)
     )
     store = snapshots.store_path(project)
-    assert ondisk.text(ondisk.run_in(store, "rev-parse", loopbase.START + "loop1")) == start
+    assert runner.text(objectstore.run_in(store, "rev-parse", loopbase.START + "loop1")) == start
     assert git(repo, "status", "--porcelain") == " M a.txt\n?? notes.txt\n"  # the workspace untouched
 
 

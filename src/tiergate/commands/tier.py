@@ -24,7 +24,7 @@ from tiergate.git.repository import repo_root
 from tiergate.loop import store as state
 from tiergate.project import locate
 from tiergate.text import plural, quote_inline, quote_path
-from tiergate.tier.assess import Assessment, assess_change
+from tiergate.tier.assess import Assessment, Given, assess_change
 from tiergate.tier.batch import BatchRules, classify_stream
 from tiergate.tier.coverage.lines import GateCoverage
 from tiergate.tier.policy import TierPolicy
@@ -65,15 +65,9 @@ def run(args: argparse.Namespace) -> int:
     loop_base, exclusions = _loop(root)
     base = args.base or loop_base or "HEAD"
     config = load_config(root)
-    assessment = assess_change(
-        root,
-        base=base,
-        prompt=args.prompt,
-        config=config,
-        coverage=args.coverage,
-        exclusions=exclusions,
-        gate_coverage=None if args.base else _kept_coverage(root, loop_base, config, exclusions),
-    )
+    kept = None if args.base else _kept_coverage(root, loop_base, config, exclusions)
+    given = Given(args.coverage, exclusions, gate_coverage=kept)
+    assessment = assess_change(root, base=base, prompt=args.prompt, config=config, given=given)
     if loop_base is not None and not args.base:
         assessment = since_loop(assessment)
     if args.json:

@@ -1,15 +1,15 @@
-"""The attributes tiergate's git reads of file content run with: tiergate's own, never the repository's.
+"""The attributes tiergate's git reads file content with: tiergate's own, never the repository's.
 
-git takes a file's attributes from every `.gitattributes` of the work tree and from `info/attributes` in
-the git directory, all of them the agent's to write: `binary` or `-diff` make a diff say "Binary files
-differ" (no line of it read), `working-tree-encoding` re-encodes the file before it is read, `ident`
-folds `$Id: ... $` into `$Id$`, `text` and `eol` rewrite line ends. git 2.39 has no option to read
-attributes from elsewhere (`--attr-source` came in 2.40), but the `info/attributes` of the git directory
-beats every `.gitattributes`: a read of content runs in a git directory of tiergate's own (`own`), which
-borrows the repository's objects (GIT_OBJECT_DIRECTORY: what it writes, a tree, goes there) and holds
-`ATTRIBUTES`. The work tree and the index are named explicitly; the repository's config is not read at all.
-See docs/ARCHITECTURE.md, section "git, asked safely".
+A read of content runs in a git directory of tiergate's own (`own`) whose `info/attributes` holds
+`ATTRIBUTES` and beats every `.gitattributes`; it borrows the repository's objects, names the work tree
+and the index explicitly, and reads no repository config. See docs/ARCHITECTURE.md, "git, asked safely".
 """
+# Why: git takes a file's attributes from every `.gitattributes` of the work tree and from
+# `info/attributes` in the git directory, all of them the agent's to write: `binary` or `-diff` make a
+# diff say "Binary files differ" (no line of it read), `working-tree-encoding` re-encodes the file before
+# it is read, `ident` folds `$Id: ... $` into `$Id$`, `text` and `eol` rewrite line ends. git 2.39 has no
+# option to read attributes from elsewhere (`--attr-source` came in 2.40). The objects are borrowed
+# through GIT_OBJECT_DIRECTORY: what the own git dir writes (a tree) goes there.
 
 from __future__ import annotations
 
@@ -42,25 +42,25 @@ ATTRIBUTES = "* !diff -text !eol -ident !filter !working-tree-encoding\n" + "".j
 
 
 @contextlib.contextmanager
-def own(repo: Path, object_id: str) -> Iterator[dict[str, str]]:
-    """The environment of a git call on the repository at `repo` (its top) whose reads of the work tree
+def own(root: Path, object_id: str) -> Iterator[dict[str, str]]:
+    """The environment of a git call on the repository at `root` (its top) whose reads of the work tree
     take tiergate's `ATTRIBUTES`: a git directory of its own, removed on exit, in the object format of
     `object_id` (a full id of the repository; anything else costs a git call), on the repository's
-    objects, with `repo` as its work tree. A call that reads an index names it (`runner.run`'s
+    objects, with `root` as its work tree. A call that reads an index names it (`runner.run`'s
     `index`): this directory has none."""
     folder = Path(tempfile.mkdtemp(prefix="tiergate-git-"))
     try:
         (folder / "refs").mkdir()
         (folder / "info").mkdir()
         (folder / "HEAD").write_text("ref: refs/heads/tiergate\n")
-        known = object_id if len(object_id) in _CONFIG else objects.empty_tree(repo)
+        known = object_id if len(object_id) in _CONFIG else objects.empty_tree(root)
         (folder / "config").write_text(_CONFIG[len(known)])
         (folder / "info" / "attributes").write_text(ATTRIBUTES)
         isolation.OWN_GIT_DIRS.add(str(folder))
         yield {
             "GIT_DIR": str(folder),
-            "GIT_WORK_TREE": str(repo),
-            "GIT_OBJECT_DIRECTORY": str(objects_dir(repo)),
+            "GIT_WORK_TREE": str(root),
+            "GIT_OBJECT_DIRECTORY": str(objects_dir(root)),
         }
     finally:
         isolation.OWN_GIT_DIRS.discard(str(folder))
@@ -74,14 +74,14 @@ _CONFIG = {
 }
 
 
-def objects_dir(repo: Path) -> Path:
-    """The object directory of the repository at `repo` (its top): `.git/objects` in a plain repository,
+def objects_dir(root: Path) -> Path:
+    """The object directory of the repository at `root` (its top): `.git/objects` in a plain repository,
     git's answer in a linked worktree or a submodule (kept for the process)."""
-    if (repo / ".git").is_dir():
-        return repo / ".git" / "objects"
-    key = str(repo)
+    if (root / ".git").is_dir():
+        return root / ".git" / "objects"
+    key = str(root)
     if key not in _objects:
-        out = runner.run(repo, "rev-parse", "--path-format=absolute", "--git-path", "objects").stdout
+        out = runner.run(root, "rev-parse", "--path-format=absolute", "--git-path", "objects").stdout
         _objects[key] = Path(os.fsdecode(out.rstrip(b"\n")))
     return _objects[key]
 

@@ -82,12 +82,10 @@ _PATCH_MARKS = re.compile(rb"\n(?:(diff --git )|@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+
 def with_patch_counts(entries: list[DiffEntry], patch: bytes) -> list[DiffEntry] | None:
     """`entries` (`git diff --raw -z`, no numstat) with their line counts read from the same run's
     patch (`-p`): a file's additions and deletions are its hunks' new and old counts, a binary file has
-    none. git lists the patch's files in the raw records' order, one `diff --git` each; when the patch
-    does not line up with the records (an unmerged path, a type change shown as two patches, a header
-    naming another path), None.
-
-    This spares git the second line diff of every file that `--numstat` beside `-p` costs: on a
-    2,000-file change, a third of the claim's git time."""
+    none. None when the patch, one `diff --git` a record in their order, does not line up with them (an
+    unmerged path, a type change shown as two patches, a header naming another path)."""
+    # This spares git the second line diff of every file that `--numstat` beside `-p` costs: on a
+    # 2,000-file change, a third of the claim's git time.
     added: list[int] = []
     deleted: list[int] = []
     binary: list[bool] = []
@@ -184,6 +182,19 @@ def unquote_path(name: str) -> str:
             raw.append(int(body[i + 1 : i + 4], 8))
             i += 4
     return os.fsdecode(bytes(raw))
+
+
+def c_quoted(raw: bytes) -> bytes:
+    """A path as git reads a C-quoted line (`--stdin-paths`): any name survives, newlines included."""
+    out = bytearray(b'"')
+    for byte in raw:
+        if byte in b'"\\':
+            out += b"\\" + bytes([byte])
+        elif 0x20 <= byte < 0x7F:
+            out.append(byte)
+        else:
+            out += b"\\%03o" % byte
+    return bytes(out + b'"')
 
 
 @frozen

@@ -174,14 +174,14 @@ def command(cwd: Path, args: Sequence[str], environment: Mapping[str, str]) -> t
 
 def _filter_blanks(cwd: Path, environment: Mapping[str, str]) -> tuple[str, ...]:
     """`-c` arguments that blank every filter driver the config names (clean, smudge and process are
-    commands run on file content; .gitattributes, in the tree, says which files use them). An empty
-    command is no filter, and `required=false` keeps git from failing for the lack of one.
-
-    The answer is kept for the process while no config file git read changed (the checks, the project's
-    own code, run between two calls and could add a driver); a config with includes is read every time,
-    since what it includes can change without any file git read changing (a branch, a new file). It is
-    kept by git directory where `repository.git_dir` knows it, so that the calls in a repository's top
-    and in its git directory (`--git-dir`) share it."""
+    commands run on file content): an empty command is no filter, and `required=false` keeps git from
+    failing for the lack of one. Kept for the process while no config file git read changed (never for
+    a config with includes), by git directory where `repository.git_dir` knows it."""
+    # Kept only while no config file changed: the checks, the project's own code, run between two calls
+    # and could add a driver. A config with includes is read every time, since what it includes can change
+    # without any file git read changing (a branch, a new file). By git directory, so that the calls in a
+    # repository's top and in its git directory (`--git-dir`) share it. .gitattributes, in the tree, says
+    # which files use a driver.
     home = GIT_DIRS.get(str(cwd), cwd)
     key = str(home)
     kept = _blanks.get(key)

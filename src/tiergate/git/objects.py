@@ -19,12 +19,12 @@ def is_object_id(rev: str) -> bool:
     return len(rev) in (40, 64) and all(c in "0123456789abcdef" for c in rev)
 
 
-def empty_tree(repo: Path) -> str:
+def empty_tree(root: Path) -> str:
     """The id of the empty tree in this repository's object format (SHA-1 or SHA-256)."""
-    key = str(repo)
+    key = str(root)
     if key not in _empty_trees:
         _empty_trees[key] = runner.text(
-            runner.run(repo, "hash-object", "-t", "tree", "--no-filters", "--stdin").stdout
+            runner.run(root, "hash-object", "-t", "tree", "--no-filters", "--stdin").stdout
         )
     return _empty_trees[key]
 
@@ -47,35 +47,35 @@ def is_empty_tree(oid: str) -> bool:
     return oid in _EMPTY_TREE_IDS
 
 
-def resolve_rev(repo: Path, rev: str) -> str:
+def resolve_rev(root: Path, rev: str) -> str:
     """The full id `rev` names: a commit, or a tree (the empty tree for HEAD before the first commit).
     An object id, once found, is kept for the process: what it names never changes."""
-    key = (str(repo), rev)
+    key = (str(root), rev)
     if key in _resolved:
         return _resolved[key]
     # A revision that starts with a dash would be read as an option.
     if rev and not rev.startswith("-"):
         for peel in ("^{commit}", "^{tree}"):
-            proc = runner.run(repo, "rev-parse", "--verify", "--quiet", rev + peel, ok=(0, 1, 128))
+            proc = runner.run(root, "rev-parse", "--verify", "--quiet", rev + peel, ok=(0, 1, 128))
             if proc.returncode == 0:
                 resolved = runner.text(proc.stdout)
                 if is_object_id(rev):
                     _resolved[key] = resolved
                 return resolved
-        if rev == "HEAD" and repository.head_sha(repo) is None:
-            return empty_tree(repo)
-    raise UserError(f"unknown revision {rev!r} in {repo}")
+        if rev == "HEAD" and repository.head_sha(root) is None:
+            return empty_tree(root)
+    raise UserError(f"unknown revision {rev!r} in {root}")
 
 
 _resolved: dict[tuple[str, str], str] = {}
 
 
-def blobs(repo: Path, oids: Sequence[str]) -> list[bytes]:
+def blobs(root: Path, oids: Sequence[str]) -> list[bytes]:
     """The bytes of each object of `oids` (full ids: a name with a space would read as another header), in
     order, as git stores them, in one `git cat-file --batch`; b"" for one that is missing or not a blob."""
     if not oids:
         return []
-    out = runner.run(repo, "cat-file", "--batch", stdin="".join(f"{oid}\n" for oid in oids).encode()).stdout
+    out = runner.run(root, "cat-file", "--batch", stdin="".join(f"{oid}\n" for oid in oids).encode()).stdout
     found: list[bytes] = []
     at = 0
     for _ in oids:

@@ -1,13 +1,13 @@
 """The workspace as a tree of its bytes, and a folder written from a tree byte for byte.
 
 What the gate evaluates a claim on (`tiergate.gate.cleancopy`): the base commit with the change put in,
-each file as the bytes on disk (`hash-object --no-filters`: no attribute, filter, end-of-line or encoding
-conversion the repository's `.gitattributes` or config could ask for), and written out again the same way
-(no checkout: a checkout converts by the attributes the tree itself holds). A symlink whose target is not
-a file of the tree (an ignored folder, a path outside the repository) is resolved: the file it reaches
-goes into the tree as a file, and is named, since what it holds was in no change. See docs/judging.md,
-"The claim's copy".
+each file as its bytes on disk (`hash-object --no-filters`), written out the same way (no checkout). A
+symlink reaching outside the tree's files is resolved and named. See docs/judging.md, "The claim's copy".
 """
+# No attribute, filter, end-of-line or encoding conversion the repository's `.gitattributes` or config
+# could ask for; a checkout would convert by the attributes the tree itself holds. A symlink whose target
+# is not a file of the tree (an ignored folder, a path outside the repository) is resolved: the file it
+# reaches goes into the tree as a file, and is named, since what it holds was in no change.
 
 from __future__ import annotations
 
@@ -33,43 +33,43 @@ class RawTree:
     resolved: tuple[str, ...] = ()
 
 
-def workspace_tree(top: Path, commit: str, paths: Iterable[str]) -> RawTree:
+def workspace_tree(root: Path, commit: str, paths: Iterable[str]) -> RawTree:
     """`commit` with each of `paths` (repository-relative: the change's, deleted ones included) as it is
-    on disk in the work tree at `top`, byte for byte."""
+    on disk in the work tree at `root`, byte for byte."""
     with indexcopy.scratch_index() as index:
-        runner.run(top, "read-tree", commit, index=index)
-        entries, gone = _entries(top, sorted(set(paths)))
+        runner.run(root, "read-tree", commit, index=index)
+        entries, gone = _entries(root, sorted(set(paths)))
         if gone:
             removed = b"".join(os.fsencode(p) + b"\0" for p in gone)
-            runner.run(top, "update-index", "-z", "--force-remove", "--stdin", stdin=removed, index=index)
+            runner.run(root, "update-index", "-z", "--force-remove", "--stdin", stdin=removed, index=index)
         if entries:
-            runner.run(top, "update-index", "-z", "--index-info", stdin=b"".join(entries), index=index)
-        links = _resolved_links(top, index)
-        tree = runner.text(runner.run(top, "write-tree", index=index).stdout)
+            runner.run(root, "update-index", "-z", "--index-info", stdin=b"".join(entries), index=index)
+        links = _resolved_links(root, index)
+        tree = runner.text(runner.run(root, "write-tree", index=index).stdout)
         return RawTree(tree, links)
 
 
-def _entries(top: Path, paths: Sequence[str]) -> tuple[list[bytes], list[str]]:
+def _entries(root: Path, paths: Sequence[str]) -> tuple[list[bytes], list[str]]:
     """Index lines for the paths that exist (files by their bytes, symlinks as links), and the gone ones."""
     files: list[tuple[str, str]] = []
     links: list[tuple[str, bytes]] = []
     gone: list[str] = []
     for path in paths:
         try:
-            info = (top / path).lstat()
+            info = (root / path).lstat()
         except OSError:
             gone.append(path)
             continue
         if stat.S_ISLNK(info.st_mode):
-            links.append((path, os.fsencode((top / path).readlink())))
+            links.append((path, os.fsencode((root / path).readlink())))
         elif stat.S_ISREG(info.st_mode):
             files.append((path, "100755" if info.st_mode & stat.S_IXUSR else "100644"))
         else:
             gone.append(path)  # a folder (a nested repository), a socket: no file of the tree
-    blobs = _hash_files(top, [p for p, _ in files])
+    blobs = _hash_files(root, [p for p, _ in files])
     lines = [_line(mode, blob, path) for (path, mode), blob in zip(files, blobs, strict=True)]
     for path, target in links:
-        lines.append(_line("120000", _hash_bytes(top, target), path))
+        lines.append(_line("120000", _hash_bytes(root, target), path))
     return lines, gone
 
 
@@ -77,28 +77,28 @@ def _line(mode: str, blob: str, path: str) -> bytes:
     return f"{mode} {blob}\t".encode() + os.fsencode(path) + b"\0"
 
 
-def _hash_files(top: Path, paths: Sequence[str]) -> list[str]:
+def _hash_files(root: Path, paths: Sequence[str]) -> list[str]:
     if not paths:
         return []
     # One path a line: a name with a newline goes one by one.
     plain = [p for p in paths if "\n" not in p]
     stdin = "".join(f"{p}\n" for p in plain).encode()
-    out = runner.run(top, "hash-object", "-w", "--no-filters", "--stdin-paths", stdin=stdin).stdout
+    out = runner.run(root, "hash-object", "-w", "--no-filters", "--stdin-paths", stdin=stdin).stdout
     found = dict(zip(plain, out.decode().split(), strict=True))
     for path in paths:
         if path not in found:
-            found[path] = _hash_bytes(top, (top / path).read_bytes())
+            found[path] = _hash_bytes(root, (root / path).read_bytes())
     return [found[p] for p in paths]
 
 
-def _hash_bytes(top: Path, data: bytes) -> str:
-    return runner.text(runner.run(top, "hash-object", "-w", "--no-filters", "--stdin", stdin=data).stdout)
+def _hash_bytes(root: Path, data: bytes) -> str:
+    return runner.text(runner.run(root, "hash-object", "-w", "--no-filters", "--stdin", stdin=data).stdout)
 
 
-def _resolved_links(top: Path, index: Path) -> tuple[str, ...]:
+def _resolved_links(root: Path, index: Path) -> tuple[str, ...]:
     """Each symlink of the index whose target is no file of it, replaced by the regular file it reaches
     in the work tree (when there is one, under MAX_RESOLVED); what was resolved."""
-    listing = runner.run(top, "ls-files", "-s", "-z", index=index).stdout
+    listing = runner.run(root, "ls-files", "-s", "-z", index=index).stdout
     files: set[str] = set()
     links: list[tuple[str, str]] = []
     for record in listing.split(b"\0"):
@@ -111,22 +111,22 @@ def _resolved_links(top: Path, index: Path) -> tuple[str, ...]:
             links.append((path, meta.split(b" ")[1].decode()))
     if not links:
         return ()
-    targets = objects.blobs(top, [blob for _, blob in links])
+    targets = objects.blobs(root, [blob for _, blob in links])
     resolved: list[str] = []
     lines: list[bytes] = []
     for (path, _), target in zip(links, targets, strict=True):
         if not leaves_tree(path, os.fsdecode(target), files):
             continue
-        real = (top / path).resolve()
+        real = (root / path).resolve()
         found = _reached(real)
         # The link goes; what it reached takes its place (a folder's files under its name), or nothing
         # when that is too much to read: a copy never reaches out of itself.
         lines.append(b"0 " + b"0" * 40 + b"\t" + os.fsencode(path) + b"\0")
-        lines.extend(_line("100644", _hash_bytes(top, data), f"{path}{sub}") for sub, data in found or ())
+        lines.extend(_line("100644", _hash_bytes(root, data), f"{path}{sub}") for sub, data in found or ())
         left = "" if found is not None else " (left out: nothing there, or too much to copy)"
-        resolved.append(f"{path} -> {_shown(top, real)}{left}")
+        resolved.append(f"{path} -> {_shown(root, real)}{left}")
     if lines:
-        runner.run(top, "update-index", "-z", "--index-info", stdin=b"".join(lines), index=index)
+        runner.run(root, "update-index", "-z", "--index-info", stdin=b"".join(lines), index=index)
     return tuple(resolved)
 
 
@@ -137,9 +137,9 @@ def leaves_tree(path: str, target: str, files: set[str]) -> bool:
     return inside is None or not _reaches_file_of(inside, files)
 
 
-def tree_files(top: Path, tree: str) -> set[str]:
+def tree_files(root: Path, tree: str) -> set[str]:
     """The paths of the files of `tree`."""
-    listing = runner.run(top, "ls-tree", "-r", "-z", "--name-only", "--full-tree", tree).stdout
+    listing = runner.run(root, "ls-tree", "-r", "-z", "--name-only", "--full-tree", tree).stdout
     return {os.fsdecode(p) for p in listing.split(b"\0") if p}
 
 
@@ -174,19 +174,19 @@ def _reached(real: Path) -> list[tuple[str, bytes]] | None:
         return None
 
 
-def _shown(top: Path, real: Path) -> str:
+def _shown(root: Path, real: Path) -> str:
     try:
-        return real.relative_to(top.resolve()).as_posix()
+        return real.relative_to(root.resolve()).as_posix()
     except ValueError:
         return str(real)
 
 
-def write_tree(top: Path, tree: str, into: Path) -> dict[str, tuple[int, int]]:
+def write_tree(root: Path, tree: str, into: Path) -> dict[str, tuple[int, int]]:
     """Every file of `tree` written into the folder `into`, byte for byte, with its mode; symlinks as
     symlinks. Submodules (commits) are left out: they hold nothing of this repository's. Each file's
     stamp (inode, change time) as it was written, taken from the open file before it is closed: a later
     write by anyone, even one made before the caller looks, moves it."""
-    listing = runner.run(top, "ls-tree", "-r", "-z", "--full-tree", tree).stdout
+    listing = runner.run(root, "ls-tree", "-r", "-z", "--full-tree", tree).stdout
     records: list[tuple[str, str, str]] = []
     for record in listing.split(b"\0"):
         meta, tab, raw = record.partition(b"\t")
@@ -197,7 +197,7 @@ def write_tree(top: Path, tree: str, into: Path) -> dict[str, tuple[int, int]]:
     stamps: dict[str, tuple[int, int]] = {}
     for start in range(0, len(records), 2000):
         chunk = records[start : start + 2000]
-        for (path, mode, _), data in zip(chunk, objects.blobs(top, [b for _, _, b in chunk]), strict=True):
+        for (path, mode, _), data in zip(chunk, objects.blobs(root, [b for _, _, b in chunk]), strict=True):
             stamps[path] = _write(into / path, mode, data)
     return stamps
 

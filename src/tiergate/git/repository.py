@@ -22,32 +22,35 @@ def repo_root(path: Path) -> Path:
     if kept is not None:
         return kept
     try:
-        out = runner.run(start, "rev-parse", "--show-toplevel").stdout
+        # The git dir in the same call: asked next by most callers (`git_dir`), kept for them.
+        out = runner.run(start, "rev-parse", "--show-toplevel", "--absolute-git-dir").stdout
     except UserError as e:
         if str(e).startswith("not a git repository"):
             raise UserError(f"not a git repository: {path} (run tiergate inside a git work tree)") from e
         raise
-    root = runner.text(out)
+    root, _, folder = runner.text(out).partition("\n")
     if not root:  # inside a .git directory, git answers with nothing
         raise UserError(f"not a git repository: {path} (run tiergate inside a git work tree)")
-    return _keep_top(start, _holding(Path(root), start))
+    return _keep_top(start, _holding(Path(root), start), folder)
 
 
 _tops: dict[str, Path] = {}  # by the folder asked about, for the process: see repo_root
 
 
-def _keep_top(start: Path, top: Path) -> Path:
-    _tops[str(start)] = top
-    return top
+def _keep_top(start: Path, root: Path, folder: str) -> Path:
+    _tops[str(start)] = root
+    if folder:
+        isolation.GIT_DIRS.setdefault(str(root), Path(folder))
+    return root
 
 
-def git_dir(repo: Path) -> Path:
-    """The git directory (absolute) of the repository at `repo` (its top, or a git directory itself);
+def git_dir(root: Path) -> Path:
+    """The git directory (absolute) of the repository at `root` (its top, or a git directory itself);
     kept for the process, as `repo_root` is."""
-    key = str(repo)
+    key = str(root)
     if key not in isolation.GIT_DIRS:
         isolation.GIT_DIRS[key] = Path(
-            runner.text(runner.run(repo, "rev-parse", "--absolute-git-dir").stdout)
+            runner.text(runner.run(root, "rev-parse", "--absolute-git-dir").stdout)
         )
     return isolation.GIT_DIRS[key]
 
@@ -73,19 +76,19 @@ _OPERATIONS = (
 )
 
 
-def operation_in_progress(repo: Path) -> str | None:
-    """The git operation half done in `repo`'s work tree (merge, rebase, cherry-pick, revert, bisect),
+def operation_in_progress(root: Path) -> str | None:
+    """The git operation half done in `root`'s work tree (merge, rebase, cherry-pick, revert, bisect),
     in words with how to end it, or None."""
-    folder = git_dir(repo)
+    folder = git_dir(root)
     for marker, what, ending in _OPERATIONS:
         if (folder / marker).exists():
             return f"{what} is in progress ({marker} in the git directory); finish it or end it ({ending})"
     return None
 
 
-def head_sha(repo: Path) -> str | None:
+def head_sha(root: Path) -> str | None:
     """The commit HEAD points to; None in a repository with no commits yet."""
-    proc = runner.run(repo, "rev-parse", "--verify", "--quiet", "HEAD^{commit}", ok=(0, 1))
+    proc = runner.run(root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}", ok=(0, 1))
     if proc.returncode != 0:
         return None
     return runner.text(proc.stdout) or None
@@ -97,11 +100,18 @@ def top_and_head(path: Path) -> tuple[Path, str | None]:
     if not start.is_dir():
         raise UserError(f"no such directory: {path}")
     proc = runner.run(
-        start, "rev-parse", "--show-toplevel", "--verify", "--quiet", "HEAD^{commit}", ok=(0, 1, 128)
+        start,
+        "rev-parse",
+        "--show-toplevel",
+        "--absolute-git-dir",
+        "--verify",
+        "--quiet",
+        "HEAD^{commit}",
+        ok=(0, 1, 128),
     )
     lines = runner.text(proc.stdout).splitlines()
-    if proc.returncode == 128 or not lines or not lines[0]:
+    if proc.returncode == 128 or len(lines) < 2 or not lines[0]:
         # Outside a work tree (or inside a .git directory, where git answers nothing).
         raise UserError(f"not a git repository: {path} (run tiergate inside a git work tree)")
-    head = lines[1] if proc.returncode == 0 and len(lines) > 1 else None
-    return _keep_top(start, _holding(Path(lines[0]), start)), head
+    head = lines[2] if proc.returncode == 0 and len(lines) > 2 else None
+    return _keep_top(start, _holding(Path(lines[0]), start), lines[1]), head

@@ -329,7 +329,7 @@ def measure(
     try:
         from tiergate.gate.atclaim import Pending
         from tiergate.handlers import effects
-        from tiergate.tier.assess import assess_change
+        from tiergate.tier.assess import Given, assess_change
         from tiergate.tier.coverage.judgement import measurable_files
 
         config = effects.loop_config(project, current)  # the rules it started with, not the file now
@@ -353,17 +353,14 @@ def measure(
         if not gate.refuted:
             content = _with_answers(content, project, config, base, change, _time_to_hold(started))
         workspace = fingerprint.of_change(change)
-        assessment = assess_change(
-            project.root,
-            base=base,
-            prompt=current.task,
-            config=config,
+        given = Given(
             exclusions=exclusions,
             change=change,
             gate_coverage=coverage,
             content=content,
             failing_then=gate.failing_then,
         )
+        assessment = assess_change(project.root, base=base, prompt=current.task, config=config, given=given)
         dirty = effects.dirty(project, current) if gate.refuted else None
     except Exception as exc:
         from tiergate.errors import UserError

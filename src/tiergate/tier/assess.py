@@ -1,11 +1,8 @@
-"""Assess a change: the one path from "what changed" to "which verifier, and why".
+"""Assess a change: the one path from "what changed" to "which verifier, and why", for the command
+line (`tiergate tier`) and the loop (a claim) alike: the tier a user is shown is the tier a loop uses.
 
-Both the command line (`tiergate tier`) and the loop (a completion claim) come through here, so that the
-tier a user is shown is the tier a loop uses.
-
-The floors have two sources: the changed paths (`tiergate.tier.riskpaths`) and the changed lines
-(`tiergate.tier.content`, unless `[risk] content = false`): a security hit sets the security floor, an
-architecture hit the architecture floor, each with a reason naming `file:line` and the construct.
+The floors come from the changed paths (`tiergate.tier.riskpaths`) and the changed lines
+(`tiergate.tier.content`, unless `[risk] content = false`), each hit a reason naming `file:line`.
 """
 
 from __future__ import annotations
@@ -67,22 +64,32 @@ def content_rules(config: Config) -> tuple[Ecosystem, ...]:
     return tuple(replace(eco, rules=eco.rules + tuple(extra.get(eco.name, ()))) for eco in DEFAULT)
 
 
+@frozen
+class Evidence:
+    """What the tier rules read beside the paths: the coverage's evidence, the changed lines' hits, the
+    files a content judge read whole (`judged`: their path rules give way), and the tests the change
+    edited and the checks failing at the base (both keep it off LIGHT: `tiergate.tier.policy`)."""
+
+    coverage: str = ""
+    content: Sequence[ContentHit] = ()
+    judged: Collection[str] = ()
+    edited_tests: Sequence[str] = ()
+    failing_then: Sequence[str] = ()
+
+
+NO_EVIDENCE = Evidence()
+
+
 def facts_from_paths(
     paths: Sequence[str],
     lines_changed: int,
     test_coverage: Coverage,
     rules: RiskPaths,
-    coverage_evidence: str = "",
-    content: Sequence[ContentHit] = (),
-    judged: Collection[str] = (),
-    edited_tests: Sequence[str] = (),
-    failing_then: Sequence[str] = (),
+    evidence: Evidence = NO_EVIDENCE,
 ) -> tuple[ChangeFacts, RiskScan]:
-    """The facts the tier rules read; `content` adds the changed lines' hits to the paths' matches, and
-    the files in `judged` (read whole by a content judge: CI workflows) take no floor from their path
-    rules that the content rules replace (`RiskPaths.scan`). `edited_tests` and `failing_then` keep the
-    change off LIGHT (`tiergate.tier.policy`)."""
-    scan = rules.scan(paths, judged)
+    """The facts the tier rules read: the paths' matches (`RiskPaths.scan`) with the `evidence`."""
+    content = evidence.content
+    scan = rules.scan(paths, evidence.judged)
     security = [h.describe() for h in content if h.category == "security"]
     architecture = [h.describe() for h in content if h.category == "architecture"]
     facts = ChangeFacts(
@@ -93,9 +100,9 @@ def facts_from_paths(
         has_architectural_changes=bool(scan.architecture) or bool(architecture),
         security_evidence=(*(m.describe() for m in scan.security), *security),
         architecture_evidence=(*(m.describe() for m in scan.architecture), *architecture),
-        coverage_evidence=coverage_evidence,
-        edited_tests=tuple(edited_tests),
-        failing_then=tuple(failing_then),
+        coverage_evidence=evidence.coverage,
+        edited_tests=tuple(evidence.edited_tests),
+        failing_then=tuple(evidence.failing_then),
     )
     return facts, scan
 
@@ -135,65 +142,64 @@ def judge_content(change: ChangeMeasurement, config: Config) -> ContentScan:
     return judge_change(change, content_rules(config))
 
 
+@frozen
+class Given:
+    """What the caller has already, in place of what `assess_change` would measure or judge: the
+    coverage level (`--coverage`), other tools' state left out (`exclusions`, else the configuration's),
+    the `change` a claim measured before its gate ran, the coverage its gate measured, the content
+    judgement as it comes (`content`, asked for once the coverage is judged) and the checks failing at
+    the base (`failing_then`)."""
+
+    coverage: Coverage | None = None
+    exclusions: Exclusions | None = None
+    change: ChangeMeasurement | None = None
+    gate_coverage: GateCoverage | None = None
+    content: Callable[[], ContentScan] | None = None
+    failing_then: Sequence[str] = ()
+
+
+NOTHING_GIVEN = Given()
+
+
 def assess_change(
     root: Path,
     base: str = "HEAD",
     prompt: str | None = None,
     config: Config | None = None,
-    coverage: Coverage | None = None,
-    exclusions: Exclusions | None = None,
-    change: ChangeMeasurement | None = None,
-    gate_coverage: GateCoverage | None = None,
-    content: Callable[[], ContentScan] | None = None,
-    failing_then: Sequence[str] = (),
+    given: Given = NOTHING_GIVEN,
 ) -> Assessment:
-    """Measure the change since `base` in the repository at `root` and select its tier.
-
-    `coverage` given by the caller (`--coverage`) replaces the judgement from coverage data. Other
-    tools' state is left out: `exclusions`, else the configuration's (`Config.exclusions`); a loop
-    passes its own (`tiergate.foreign.of_loop`), the ones every hook of it uses. A claim passes the
-    `change` it measured before its gate ran, the coverage the gate measured of it (`gate_coverage`),
-    and the content judgement of that change as it comes (`content`: `judge_content`'s, worked out
-    meanwhile in a child process), asked for once the coverage is judged, and the checks that fail
-    as they did at the loop's base (`failing_then`, each naming its failing tests).
-    """
+    """Measure the change since `base` in the repository at `root` and select its tier, with what the
+    caller has already (`given`). A loop passes its own exclusions (`tiergate.foreign.of_loop`)."""
     if config is None:
         from tiergate.config.settings import load_config
 
         config = load_config(root)
     ecosystems = content_rules(config)
-    if change is None:
-        change = measure_for(root, base, config, exclusions)
+    change = given.change if given.change is not None else measure_for(root, base, config, given.exclusions)
     # One diff for both readers of the changed lines: the content rules, and coverage's line numbers.
     patch = patch_of(change) if ecosystems else None
     judgement = (
-        CoverageJudgement(level=coverage, evidence="given on the command line")
-        if coverage is not None
-        else judge_coverage(change, gate_coverage, patch)
+        CoverageJudgement(level=given.coverage, evidence="given on the command line")
+        if given.coverage is not None
+        else judge_coverage(change, given.gate_coverage, patch)
     )
-    judged = judge_change(change, ecosystems, patch) if content is None else content()
-    hits = judged.hits
+    judged = judge_change(change, ecosystems, patch) if given.content is None else given.content()
+    evidence = Evidence(
+        judgement.evidence, judged.hits, judged.judged, edited_tests(change), given.failing_then
+    )
     facts, scan = facts_from_paths(
-        change.paths,
-        change.lines_changed,
-        judgement.level,
-        risk_paths(config),
-        judgement.evidence,
-        hits,
-        judged.judged,
-        edited_tests(change),
-        failing_then,
+        change.paths, change.lines_changed, judgement.level, risk_paths(config), evidence
     )
-    mutation = gate_coverage.mutation if gate_coverage is not None and coverage is None else None
+    gate_coverage = given.gate_coverage
+    mutation = gate_coverage.mutation if gate_coverage is not None and given.coverage is None else None
     if mutation is not None:
         facts = replace(facts, mutants=mutation.reasons())
-    decision = decide(facts, config, prompt)
     return Assessment(
         change=change,
         coverage=judgement,
         scan=scan,
-        decision=decision,
-        content=hits,
+        decision=decide(facts, config, prompt),
+        content=judged.hits,
         content_searched=bool(ecosystems),
         judged=judged.judged,
         mutation=mutation,

@@ -147,11 +147,12 @@ def measure_change(
     id_length = len(next(iter(movable))) if movable else 0
     untracked = [_untracked(root, path, id_length) for path in listed if not _set_aside(verdicts, path)]
     files = _pair_moves([t.change for t in tracked], untracked, movable)
-    return _measurement(root, base_id, base, files, verdicts, exclusions, patch)
+    aside = _aside(files, verdicts)
+    return ChangeMeasurement(root, base_id, base, _in_order(files), aside, exclusions, patch)
 
 
 def measure_commit(
-    repo: Path,
+    root: Path,
     base_id: str,
     base_label: str,
     entries: Iterable[formats.DiffEntry],
@@ -164,9 +165,10 @@ def measure_commit(
     file on disk is read."""
     entries = list(entries)
     modes = {p: m for e in entries for p, m in _modes(e)}
-    verdicts = classify(repo, modes, exclusions, executable=lambda path: modes[path] == "100755")
+    verdicts = classify(root, modes, exclusions, executable=lambda path: modes[path] == "100755")
     files = [_tracked(e).change for e in entries if not _set_aside(verdicts, e.path, e.old_path)]
-    return _measurement(repo, base_id, base_label, files, verdicts, exclusions, patch)
+    aside = _aside(files, verdicts)
+    return ChangeMeasurement(root, base_id, base_label, _in_order(files), aside, exclusions, patch)
 
 
 def _modes(entry: formats.DiffEntry) -> list[tuple[str, str]]:
@@ -176,19 +178,15 @@ def _modes(entry: formats.DiffEntry) -> list[tuple[str, str]]:
     return [(entry.path, entry.old_mode if entry.status == "D" else entry.new_mode)]
 
 
-def _measurement(
-    root: Path,
-    base_id: str,
-    base: str,
-    files: list[FileChange],
-    verdicts: dict[str, Verdict],
-    exclusions: Exclusions,
-    patch: bytes | None,
-) -> ChangeMeasurement:
+def _in_order(files: list[FileChange]) -> tuple[FileChange, ...]:
+    return tuple(sorted(files, key=_key))
+
+
+def _aside(files: list[FileChange], verdicts: dict[str, Verdict]) -> tuple[Verdict, ...]:
+    """The verdicts on the paths set aside: a tool's path that is one side of a rename still counted
+    is not reported."""
     counted = {p for f in files for p in (f.path, f.old_path) if p}
-    # A tool's path that is one side of a rename still counted is not reported as set aside.
-    aside = tuple(verdicts[p] for p in sorted(verdicts) if not (verdicts[p].excluded and p in counted))
-    return ChangeMeasurement(root, base_id, base, tuple(sorted(files, key=_key)), aside, exclusions, patch)
+    return tuple(verdicts[p] for p in sorted(verdicts) if not (verdicts[p].excluded and p in counted))
 
 
 def classify(

@@ -1,10 +1,8 @@
 """The changed lines of a working-tree change, searched by the content rules (`tiergate.tier.content`).
 
-Tracked files: one `git diff -U0 -M <base>` of the change's files with changed lines (the same patch
-the coverage judgement reads its line numbers from: `patch_of` is run once per assessment). Untracked
-files: every line added, read from the disk. Only the change's own files are read: other tools' state,
-set aside by the measurement, is not the change. Binary files, symlinks (their content is a target
-name) and nested repositories are not read.
+Tracked files: one `git diff -U0 -M <base>` of the change's files (`patch_of`, once per assessment: the
+coverage judgement reads the same patch). Untracked files: every line added, read from disk. Other
+tools' state, binary files, symlinks (a target name) and nested repositories are not read.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
 """A repository's past commits, each as the change it made: what `tiergate replay` tiers.
 
 Which commits: `git rev-list` of a range (default: HEAD's last 200), merges skipped, or with
-`first_parent` each merge as its change against its first parent; a root commit against the empty tree;
-a shallow clone's boundary commit is an error. One `git log` streams every commit's raw and numstat
-records and, with the content rules on, its `-U0` patch, as the claim measures a working tree
-(`change.measure_commit`). The repository is untrusted: git runs through `tiergate.git`.
+`first_parent` each merge against its first parent; a root commit against the empty tree; a shallow
+clone's boundary commit is an error. One `git log` streams every commit's records (and `-U0` patch).
 """
+# Each commit is measured as a claim measures a working tree (`change.measure_commit`). The repository is
+# untrusted: git runs through `tiergate.git`.
 
 from __future__ import annotations
 

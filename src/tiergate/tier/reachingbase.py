@@ -1,15 +1,12 @@
 """What the base commit says about the code that reaches into its tests (`tiergate.tier.content.reaching`):
 whether the project was a testing tool there, and which of the hits' lines its non-test code held already.
-Read from git's objects of the base, never from the workspace (the agent could add a `pytest11` entry
-point, or an `import pytest` elsewhere, to be excused); only when a reaching hit asks.
-
-A project is a testing tool in a language when, at the base:
-- Python: its `pyproject.toml`, `setup.cfg` or `setup.py` declares a `pytest11` entry point, names it
-  `pytest-...`/`pytest_...`, or its non-test code imports a test runner's module (`pytest`, `_pytest`,
-  `unittest`, ...: `runners.PYTHON_RUNNERS`);
-- JavaScript: its `package.json` depends (or peer-depends) on a test runner, or its non-test code
-  imports one (`node:test`, `vitest`, `jest`, `mocha`, ...).
+Read from the base's objects, never the workspace; only when a reaching hit asks. A testing tool: in
+Python, a `pytest11` entry point, a `pytest-`/`pytest_` name, or a test runner imported by non-test code;
+in JavaScript, a test runner in `package.json`'s (peer) dependencies, or imported by non-test code.
 """
+# Never the workspace: the agent could add a `pytest11` entry point, or an `import pytest` elsewhere, to be
+# excused. Python reads `pyproject.toml`, `setup.cfg` or `setup.py`, its runners are `pytest`, `_pytest`,
+# `unittest`, ... (`runners.PYTHON_RUNNERS`); JavaScript's are `node:test`, `vitest`, `jest`, `mocha`, ...
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from tiergate.frozen import frozen
 from tiergate.text import quote_inline
-from tiergate.tier.assess import content_rules, decide, facts_from_paths, risk_paths
+from tiergate.tier.assess import Evidence, content_rules, decide, facts_from_paths, risk_paths
 from tiergate.tier.changedlines import judge_change
 from tiergate.tier.content import ContentHit
 from tiergate.tier.coverage.judgement import CoverageJudgement, classify
@@ -87,20 +87,15 @@ class Engine:
             raise ValueError("content rules on, but the commit was read without its patch")
         content = judge_change(change, self.ecosystems, change.patch)
         hits = content.hits
+        evidence = Evidence(coverage.evidence, hits, content.judged)
         facts, scan = facts_from_paths(
-            change.paths,
-            change.lines_changed,
-            coverage.level,
-            self.paths,
-            coverage.evidence,
-            hits,
-            content.judged,
+            change.paths, change.lines_changed, coverage.level, self.paths, evidence
         )
         decision = decide(facts, self.config, None)
         without = decision
         if hits or content.judged:
             plain, _ = facts_from_paths(
-                change.paths, change.lines_changed, coverage.level, self.paths, coverage.evidence
+                change.paths, change.lines_changed, coverage.level, self.paths, Evidence(coverage.evidence)
             )
             without = decide(plain, self.config, None)
         files_above = self.config.tier_policy.thorough_files_above

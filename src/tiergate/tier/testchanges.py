@@ -1,12 +1,12 @@
 """The TEST CHANGES block of a verifier's packet: the changed lines of the tests and test infrastructure the
-change edited, so that every tier's verifier sees what was done to the tests it is asked to trust
-(weakened, skipped, deleted, rewritten expected values) without having to think of looking.
+change edited, so that every tier's verifier sees what was done to the tests it is asked to trust.
 
-`block` is pure (changed lines in, text out); `of_change` reads a measured change's
-changed lines. Bounded: a few lines per file and a whole block under `LIMIT` characters, the rest
-counted. Every line of the agent's is quoted (`tiergate.text`), after a `|`, so none can start a line
-of the packet's own.
+`block` is pure (changed lines in, text out); `of_change` reads a measured change's changed lines. Every
+line of the agent's is quoted (`tiergate.text`), after a `|`, so none can start a line of the packet's own.
 """
+# What was done to the tests: weakened, skipped, deleted, rewritten expected values, seen without having to
+# think of looking. Bounded: a few lines per file and a whole block under `LIMIT` characters, the rest
+# counted.
 
 from __future__ import annotations
 

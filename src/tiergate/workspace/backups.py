@@ -1,11 +1,11 @@
 """Backups: the workspace saved in tiergate's store before anything rewrites it, listed, found and moved.
 
 A backup is a snapshot (`snapshots`) under `refs/backups/<name>` of the store, named `<UTC time>-<short
-id>` (which sorts by age) and listed newest first; its ref is written last, after all its objects.
-Backups of the old layout (commits under `refs/tiergate/backups/` in the repository, which a push can
-publish) are still listed and restored, and `migrate` moves them into the store. A backup that cannot
-be read is listed as such, never dropped. See docs/state.md, section "Backups and rollbacks".
+id>` (sorting by age), listed newest first; its ref is written last. An unreadable one is listed as such,
+never dropped. `migrate` moves the old layout's into the store. See docs/state.md, "Backups and rollbacks".
 """
+# The old layout: commits under `refs/tiergate/backups/` in the repository, which a push can publish; they
+# are still listed and restored.
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from tiergate.errors import UserError
 from tiergate.frozen import frozen
-from tiergate.git import runner
+from tiergate.git import objectstore, repository, runner
 from tiergate.workspace import ondisk, snapshots
 
 if TYPE_CHECKING:
@@ -59,7 +59,7 @@ def save(project: Project, root: Path, disk: ondisk.Disk, why: str, now: float |
     commit = snapshots.store_commit(root, store, disk, subject, body, when)
     stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(when)) + f".{int(when * 1000) % 1000:03d}Z"
     name = f"{stamp}-{commit[:8]}"
-    ondisk.run_in(store, "update-ref", "-m", subject, STORE_REFS + name, commit, "")
+    objectstore.run_in(store, "update-ref", "-m", subject, STORE_REFS + name, commit, "")
     return Backup(name, commit, disk.head, float(int(when)), subject)
 
 
@@ -99,8 +99,8 @@ def _store_backups(store: Path, problems: list[str]) -> list[Backup]:
     if not refs:
         return []
     asks = "".join(f"{oid}\n{oid}:files\n{oid}:index\n{oid}:head\n" for _, oid in refs).encode()
-    checks = ondisk.text(
-        ondisk.run_in(store, "cat-file", "--batch-check=%(objecttype)", stdin=asks)
+    checks = runner.text(
+        objectstore.run_in(store, "cat-file", "--batch-check=%(objecttype)", stdin=asks)
     ).splitlines()
     found = []
     for n, (ref, oid) in enumerate(refs):
@@ -114,7 +114,7 @@ def _store_backups(store: Path, problems: list[str]) -> list[Backup]:
 
 def _read_store_commit(store: Path, name: str, commit: str) -> Backup:
     fields = "%ct%x00%s%x00%(trailers:key=Tiergate-Head,valueonly,separator=)"
-    out = ondisk.text(ondisk.run_in(store, "show", "-s", f"--format={fields}", commit, "--"))
+    out = runner.text(objectstore.run_in(store, "show", "-s", f"--format={fields}", commit, "--")).strip()
     created, subject, head = [*out.split("\0"), "", ""][:3]
     head = head.strip()
     return Backup(name, commit, None if head in ("", "none") else head, float(created or 0), subject)
@@ -128,7 +128,7 @@ def _legacy_backups(root: Path, problems: list[str]) -> list[Backup]:
         if proc.returncode != 0:
             problems.append(f"unreadable backup: {name} ({commit[:12]}), in the repository's refs")
             continue
-        parents, created, subject = ondisk.text(proc.stdout).split("\0")
+        parents, created, subject = runner.text(proc.stdout).strip().split("\0")
         ids = parents.split()
         head = ids[0] if len(ids) == 2 else None  # (HEAD, index)
         found.append(Backup(name, commit, head, float(created or 0), subject, legacy=True))
@@ -171,7 +171,7 @@ def migrate(project: Project, root: Path) -> list[tuple[Backup, Backup | str]]:
             store = snapshots.store_of(project, root)
             held = snapshots.workspace_of(root, old.commit)
             head_tree = snapshots.tree_of(root, held.head)
-            ondisk.copy_objects(ondisk.git_dir(root), store, (held.files, held.index, head_tree))
+            objectstore.copy_objects(repository.git_dir(root), store, (held.files, held.index, head_tree))
         except UserError as exc:
             moved.append((old, str(exc)))
             continue
@@ -180,10 +180,9 @@ def migrate(project: Project, root: Path) -> list[tuple[Backup, Backup | str]]:
             + old.ref
             + ").\nBring back: tiergate restore <name>."
         )
-        commit = snapshots.store_tree(
-            store, held.files, held.index, head_tree, (), old.head, old.reason, body, old.created, False
-        )
-        ondisk.run_in(store, "update-ref", "-m", old.reason, STORE_REFS + old.name, commit, "")
+        moving = snapshots.Workspace(old.head, held.index, held.files, (), exact=False)
+        commit = snapshots.store_tree(store, moving, head_tree, old.reason, body, old.created)
+        objectstore.run_in(store, "update-ref", "-m", old.reason, STORE_REFS + old.name, commit, "")
         new = Backup(old.name, commit, old.head, old.created, old.reason)
         runner.run(root, "update-ref", "-d", old.ref, old.commit)
         moved.append((old, new))

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Literal
 
 from tiergate.errors import UserError
 from tiergate.frozen import frozen
-from tiergate.git import repository
+from tiergate.git import objectstore, repository
 from tiergate.project import is_valid_session_id
-from tiergate.workspace import ondisk, putback, snapshots
+from tiergate.workspace import putback, snapshots
 from tiergate.workspace.snapshots import Workspace
 
 if TYPE_CHECKING:
@@ -64,28 +64,28 @@ def hand_over(project: Project, from_id: str, to_id: str) -> bool:
     if snapshot is None:
         return False
     store = snapshots.store_path(project)
-    ondisk.run_in(store, "update-ref", "-m", f"taken by loop {to_id}", ref_for(to_id), snapshot)
-    ondisk.run_in(store, "update-ref", "-d", ref_for(from_id))
+    objectstore.run_in(store, "update-ref", "-m", f"taken by loop {to_id}", ref_for(to_id), snapshot)
+    objectstore.run_in(store, "update-ref", "-d", ref_for(from_id))
     return True
 
 
 def drop(project: Project, loop_id: str) -> None:
     """Forget the green point kept for `loop_id`, if any."""
     if snapshots.read_snapshot(project, ref_for(loop_id)) is not None:
-        ondisk.run_in(snapshots.store_path(project), "update-ref", "-d", ref_for(loop_id))
+        objectstore.run_in(snapshots.store_path(project), "update-ref", "-d", ref_for(loop_id))
 
 
 def last_green(project: Project, loop_id: str, start: str | None) -> GreenPoint:
     """The loop's last green point: its snapshot, else `start` (a commit, or the empty tree), else HEAD."""
-    top = repository.repo_root(project.root)
+    root = repository.repo_root(project.root)
     snapshot = snapshots.read_snapshot(project, ref_for(loop_id))
     if snapshot is not None:
-        held = snapshots.stored_workspace(project, top, snapshot, f"the green point of loop {loop_id}")
+        held = snapshots.stored_workspace(project, root, snapshot, f"the green point of loop {loop_id}")
         return GreenPoint(held, "verified", snapshot)
-    old = snapshots.read_ref(top, ref_for(loop_id, OLD_GREEN))
+    old = snapshots.read_ref(root, ref_for(loop_id, OLD_GREEN))
     if old is not None:
-        return GreenPoint(snapshots.workspace_of(top, old), "verified", old)
-    workspace = snapshots.workspace_at(top, start or "HEAD")
+        return GreenPoint(snapshots.workspace_of(root, old), "verified", old)
+    workspace = snapshots.workspace_at(root, start or "HEAD")
     return GreenPoint(workspace, "loop start" if start else "HEAD", workspace.head)
 
 

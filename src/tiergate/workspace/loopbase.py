@@ -1,11 +1,10 @@
 """The loop's base: the workspace a loop began on, kept as a commit when it was not its base commit.
 
-A loop started on a dirty tree must not count the user's uncommitted work as its own: the tier, the
-checks, the verifier's evidence and the gate's baseline measure from this commit (`change_base`). It is
-tiergate's own parentless commit, its id sealed in the loop's state, its objects in the repository and
-in the store (`refs/start/<loop>`), copied back when pruned. See docs/ARCHITECTURE.md, section "The
-loop's base".
+A loop started on a dirty tree measures from it (`change_base`), never counting the user's uncommitted
+work as its own. A parentless commit of tiergate's, sealed in the loop's state, kept in the repository
+and the store (`refs/start/<loop>`), copied back when pruned. See docs/ARCHITECTURE.md, "The loop's base".
 """
+# Measured from it: the tier, the checks, the verifier's evidence and the gate's baseline.
 
 from __future__ import annotations
 
@@ -36,7 +35,8 @@ def take(
     """The workspace as it is now, as the start commit of the loop `name`, when its files differ from
     `base` (a commit; None: no commit yet); None when they do not (a clean start measures from `base`).
     `differing`: the changed and untracked paths from `base`, when the caller has just asked git."""
-    from tiergate.workspace import ondisk, snapshots  # not at every Stop's `change_base`: only here
+    from tiergate.git import objectstore
+    from tiergate.workspace import snapshots  # not at every Stop's `change_base`: only here
 
     root = repository.repo_root(project.root)
     since = base or objects.empty_tree(root)
@@ -49,10 +49,10 @@ def take(
         "measured from them.\n"
     )
     commit = snapshots.tiergate_commit(root, tree, message, time.time() if now is None else now)
-    store = snapshots.store_of(project, root)
-    ondisk.copy_objects(ondisk.git_dir(root), store, [tree])
-    ondisk.copy_ids(ondisk.git_dir(root), store, [commit])
-    ondisk.run_in(store, "update-ref", "-m", "loop start", START + name, commit)
+    store = snapshots.store_of(project, root, commit)
+    # Parentless: the commit, its tree and all that holds, in one pack.
+    objectstore.copy_objects(repository.git_dir(root), store, [commit])
+    objectstore.run_in(store, "update-ref", "-m", "loop start", START + name, commit)
     return commit
 
 
@@ -97,15 +97,16 @@ def fingerprint_base(project: Project, start: str | None, base: str | None) -> s
         return base
 
 
-def restore(project: Project, top: Path, commit: str) -> None:
-    """Copy the start commit `commit` and its files back from the store into the repository at `top`."""
-    from tiergate.workspace import ondisk, snapshots
+def restore(project: Project, root: Path, commit: str) -> None:
+    """Copy the start commit `commit` and its files back from the store into the repository at `root`."""
+    from tiergate.git import objectstore
+    from tiergate.workspace import snapshots
 
     store = snapshots.store_path(project)
     try:
-        tree = ondisk.text(ondisk.run_in(store, "rev-parse", "--verify", f"{commit}^{{tree}}"))
-        ondisk.copy_objects(store, ondisk.git_dir(top), [tree])
-        ondisk.copy_ids(store, ondisk.git_dir(top), [commit])
+        tree = runner.text(objectstore.run_in(store, "rev-parse", "--verify", f"{commit}^{{tree}}"))
+        objectstore.copy_objects(store, repository.git_dir(root), [tree])
+        objectstore.copy_ids(store, repository.git_dir(root), [commit])
     except UserError as exc:
         raise UserError(
             f"the workspace the loop began on ({commit[:12]}) is gone from the repository and from "

@@ -1,10 +1,8 @@
 """What the workspace fingerprint is made of, path by path, and what changed between two of them.
 
 A manifest is HEAD and a short digest of each path that differs from the loop's base ("absent" when
-deleted since), with which of them exist in the base; its `digest` is the fingerprint. `changes` says
-which files were added, modified or deleted between two, so that a disqualification can name them.
-
-Pure: no I/O. Reading and keeping manifests is `fingerprint`'s and `manifeststore`'s.
+deleted since), with which of them exist in the base; its `digest` is the fingerprint. `changes` names
+the files added, modified or deleted between two. Pure: `fingerprint` and `manifeststore` read and keep.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
 """The manifest taken when a verifier started, kept until its run is over:
-`<state_dir>/manifests/<session_id>.<agent_id>.json`, written atomically and sealed.
+`<state_dir>/manifests/<session_id>.<agent_id>.json`, written atomically and sealed; the newest `KEEP` stay.
 
-Its SubagentStop compares the workspace with it to name what changed; only the newest `KEEP` files stay.
-An unreadable, foreign or unsealed file is treated as absent, and logged: it never credits a verifier
-(the sealed loop state's fingerprints decide), it only names the files. See docs/ARCHITECTURE.md,
-section "State the agent can reach is not trusted".
+Its SubagentStop compares the workspace with it to name what changed. An unreadable, foreign or unsealed
+file is treated as absent and logged: it never credits a verifier, it only names the files.
 """
+# The sealed loop state's fingerprints decide. See docs/ARCHITECTURE.md, section "State the agent can reach
+# is not trusted".
 
 from __future__ import annotations
 

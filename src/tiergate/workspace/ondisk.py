@@ -1,9 +1,7 @@
 """The working tree as bytes, for backups and rollbacks: scanned into git objects exactly as it is on
-disk, and a tree's files written back by tiergate itself.
+disk (`git.store` hashes and copies them), and a tree's files written back by tiergate itself.
 
-Files are hashed by absolute path with `hash-object --no-filters` (no conversion, no attributes read);
-objects the repository has travel in one pack (`pack-objects | index-pack`). See docs/state.md, section
-"How a workspace is kept".
+See docs/state.md, section "How a workspace is kept".
 """
 
 from __future__ import annotations
@@ -17,13 +15,10 @@ from pathlib import Path
 
 from tiergate.errors import UserError
 from tiergate.frozen import frozen
-from tiergate.git import objects, repository, runner, untracked
+from tiergate.git import formats, objectstore, repository, runner, untracked
+from tiergate.git.objectstore import Entries
 
 GITLINK = "160000"
-# A temporary index never splits nor goes sparse, whatever the repository's config says.
-_PLAIN_INDEX = ("-c", "core.splitIndex=false", "-c", "index.sparse=false")
-
-Entries = dict[str, tuple[str, str]]  # path -> (mode, blob id)
 
 
 @frozen
@@ -36,18 +31,6 @@ class Disk:
     empty_dirs: tuple[str, ...]
     head: str | None
     links: Mapping[str, bytes]  # the symlinks' targets, by path
-
-
-# -- git directories ---------------------------------------------------------------------------------
-
-
-def run_in(git_dir: Path, *args: str, stdin: bytes = b"", env: Mapping[str, str] | None = None) -> bytes:
-    """git ARGS in the repository at `git_dir` (the store, or a repository's git dir), no work tree."""
-    return runner.run(git_dir, f"--git-dir={git_dir}", *args, stdin=stdin, env=env).stdout
-
-
-def git_dir(root: Path) -> Path:
-    return repository.git_dir(root)
 
 
 # -- reading the working tree ----------------------------------------------------------------------------
@@ -97,17 +80,18 @@ def scan(root: Path, target: Mapping[str, tuple[str, str]] | None = None) -> Dis
     return Disk(files, None if unmerged else index, frozenset(sparse), tuple(empty), head, links)
 
 
-def keep(root: Path, disk: Disk, into: Path) -> None:
-    """Put every blob `disk` names (its files', its index's) into the git dir `into`: those the
-    repository has, copied in one pack; the others (new and changed files) hashed from disk again, and
-    checked to be what the scan saw."""
+def keep(root: Path, disk: Disk, into: Path, also: Iterable[str] = ()) -> None:
+    """Put every blob `disk` names (its files', its index's), and the repository's objects `also`, into
+    the git dir `into`: those the repository has, copied in one pack; the others (new and changed files)
+    hashed from disk again, and checked to be what the scan saw."""
     entries = [*disk.files.values(), *(disk.index or {}).values()]
-    missing = _missing(into, {oid for mode, oid in entries if mode != GITLINK})
-    source = git_dir(root)
+    wanted = {oid for mode, oid in entries if mode != GITLINK} | set(also)
+    missing = objectstore.missing(into, wanted)
+    source = repository.git_dir(root)
     if missing and source != into:
-        lacking = set(_missing(source, missing))
+        lacking = set(objectstore.missing(source, missing))
         # All of them missing in `into`, as just asked: copied, they are there (index-pack checked them).
-        _copy_missing(source, into, [oid for oid in missing if oid not in lacking])
+        objectstore.copy_missing(source, into, [oid for oid in missing if oid not in lacking])
         missing = [oid for oid in missing if oid in lacking]
     paths: dict[str, str | bytes] = {}
     for path, (mode, oid) in disk.files.items():
@@ -224,7 +208,6 @@ def _hash(root: Path, into: Path | None, found: Mapping[str, str | bytes]) -> di
     targets (the bytes in `found`), written into the git dir `into` when given."""
     if not found:
         return {}
-    write = ("-w",) if into is not None else ()
     with tempfile.TemporaryDirectory(prefix="tiergate-links-") as scratch:
         sources = []
         for n, (path, kind) in enumerate(found.items()):
@@ -233,90 +216,8 @@ def _hash(root: Path, into: Path | None, found: Mapping[str, str | bytes]) -> di
                 sources.append(Path(scratch) / str(n))
             else:
                 sources.append(root / path)
-        stdin = b"".join(_c_quote(os.fsencode(s)) + b"\n" for s in sources)
-        out = run_in(
-            into or git_dir(root), "hash-object", *write, "--no-filters", "--stdin-paths", stdin=stdin
-        )
-    return dict(zip(found, text(out).split(), strict=True))
-
-
-def _c_quote(raw: bytes) -> bytes:
-    """A path as git reads a C-quoted line (`--stdin-paths`): any name survives, newlines included."""
-    out = bytearray(b'"')
-    for byte in raw:
-        if byte in b'"\\':
-            out += b"\\" + bytes([byte])
-        elif 0x20 <= byte < 0x7F:
-            out.append(byte)
-        else:
-            out += b"\\%03o" % byte
-    return bytes(out + b'"')
-
-
-def tree(git_dir: Path, entries: Mapping[str, tuple[str, str]]) -> str:
-    """The tree of `entries` (their blobs already in `git_dir`), written there through a fresh index."""
-    info = b"".join(f"{mode} {oid}\t".encode() + os.fsencode(p) + b"\0" for p, (mode, oid) in entries.items())
-    with tempfile.TemporaryDirectory(prefix="tiergate-index-", dir=git_dir) as scratch:
-        env = {"GIT_INDEX_FILE": str(Path(scratch) / "index")}
-        run_in(git_dir, *_PLAIN_INDEX, "update-index", "-z", "--index-info", stdin=info, env=env)
-        return text(run_in(git_dir, *_PLAIN_INDEX, "write-tree", env=env))
-
-
-def entries(git_dir: Path, tree: str) -> Entries:
-    """The files of `tree`; for an object id, kept for the process (what it holds never changes)."""
-    key = (str(git_dir), tree)
-    kept = _entries.get(key)
-    if kept is not None:
-        return dict(kept)
-    out = run_in(git_dir, "ls-tree", "-r", "-z", "--full-tree", tree)
-    found: Entries = {}
-    for record in out.split(b"\0"):
-        if record:
-            meta, _, path = record.partition(b"\t")
-            mode, _kind_name, oid = os.fsdecode(meta).split(" ")
-            found[os.fsdecode(path)] = (mode, oid)
-    if objects.is_object_id(tree):
-        _entries[key] = dict(found)
-    return found
-
-
-_entries: dict[tuple[str, str], Entries] = {}
-
-
-def copy_objects(source: Path, dest: Path, roots: Iterable[str]) -> None:
-    """Every object of the trees `roots` that `dest` lacks, from `source` (git dirs both)."""
-    trees = tuple(roots)
-    if not trees:
-        return
-    # The trees and all they hold, in one call; a gitlink names a commit of another repository, which
-    # rev-list does not follow: there is nothing to copy.
-    out = run_in(source, "rev-list", "--objects", "--no-object-names", *trees, "--")
-    copy_ids(source, dest, text(out).split())
-
-
-def copy_ids(source: Path, dest: Path, ids: Iterable[str]) -> None:
-    """The objects `ids` that `dest` lacks, from `source`, through a pack that index-pack checks."""
-    _copy_missing(source, dest, _missing(dest, ids))
-
-
-def _copy_missing(source: Path, dest: Path, missing: Sequence[str]) -> None:
-    """The objects `missing` (all of them missing in `dest`), from `source`."""
-    if missing:
-        pack = run_in(source, "pack-objects", "-q", "--stdout", stdin=lines(missing))
-        run_in(dest, "index-pack", "--stdin", stdin=pack)
-
-
-def _missing(where: Path, ids: Iterable[str]) -> list[str]:
-    """Those of the objects `ids` that the git dir `where` does not have."""
-    asked = lines(ids)
-    if not asked:
-        return []
-    checked = text(run_in(where, "cat-file", "--batch-check=%(objectname)", stdin=asked))
-    return [line.split()[0] for line in checked.splitlines() if line.endswith(" missing")]
-
-
-def lines(items: Iterable[str]) -> bytes:
-    return "".join(f"{i}\n" for i in dict.fromkeys(items)).encode()
+        ids = objectstore.hash_files(into or repository.git_dir(root), sources, write=into is not None)
+    return dict(zip(found, ids, strict=True))
 
 
 # -- making a tree's files on disk -----------------------------------------------------------------------
@@ -345,8 +246,10 @@ def plan(root: Path, current: Disk, target: Entries, exact: bool) -> tuple[list[
             p for p in write if p in current.files and current.files[p][0] == target[p][0] != "120000"
         ]
         if same_mode:
-            stdin = b"".join(_c_quote(os.fsencode(p)) + b"\n" for p in same_mode)
-            cleaned = text(runner.run(root, "hash-object", "--stdin-paths", stdin=stdin).stdout).split()
+            stdin = b"".join(formats.c_quoted(os.fsencode(p)) + b"\n" for p in same_mode)
+            cleaned = runner.text(
+                runner.run(root, "hash-object", "--stdin-paths", stdin=stdin).stdout
+            ).split()
             alike = {p for p, oid in zip(same_mode, cleaned, strict=True) if oid == target[p][1]}
             write = [p for p in write if p not in alike]
     return remove, write
@@ -494,7 +397,3 @@ def _remove_empty_tree(top: Path, path: str) -> None:
         if names:
             raise UserError(f"cannot write {path}: a directory holding files stands there")
         Path(here).rmdir()
-
-
-def text(out: bytes) -> str:
-    return os.fsdecode(out).strip()

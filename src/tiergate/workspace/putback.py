@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from tiergate.errors import UserError
 from tiergate.frozen import frozen
-from tiergate.git import repository, runner
+from tiergate.git import objectstore, repository, runner
 from tiergate.workspace import backups, ondisk, snapshots
 from tiergate.workspace.snapshots import Workspace
 
@@ -34,7 +34,7 @@ def rollback(project: Project, to: Workspace, why: str, now: float | None = None
     as a backup. Returns the backup, or None when the files already are `to`'s: then nothing is done."""
     root = repository.repo_root(project.root)
     _refuse_mid_operation(root, "roll back")
-    target = ondisk.entries(ondisk.git_dir(root), to.files)
+    target = objectstore.entries(repository.git_dir(root), to.files)
     current = ondisk.scan(root, target)
     plan = ondisk.plan(root, current, target, to.exact)
     if not any(plan):
@@ -52,7 +52,7 @@ def rollback(project: Project, to: Workspace, why: str, now: float | None = None
 def differs(root: Path, to: Workspace) -> bool:
     """Whether a rollback to `to` would change any file."""
     top = repository.repo_root(root)
-    target = ondisk.entries(ondisk.git_dir(top), to.files)
+    target = objectstore.entries(repository.git_dir(top), to.files)
     return any(ondisk.plan(top, ondisk.scan(top, target), target, to.exact))
 
 
@@ -73,12 +73,12 @@ def restore(project: Project, backup: backups.Backup, now: float | None = None) 
             f"backup {backup.name} was saved on HEAD {target.head[:12]}, which the repository no longer has; "
             f"its files are in {snapshots.store_path(project)} ({backup.commit[:12]}:files)"
         )
-    entries = ondisk.entries(ondisk.git_dir(root), target.files)
+    entries = objectstore.entries(repository.git_dir(root), target.files)
     current = ondisk.scan(root, entries)
     plan = ondisk.plan(root, current, entries, target.exact)
     missing_dirs = [d for d in target.empty_dirs if not (root / d).is_dir()]
-    index_same = current.index is not None and current.index == ondisk.entries(
-        ondisk.git_dir(root), target.index
+    index_same = current.index is not None and current.index == objectstore.entries(
+        repository.git_dir(root), target.index
     )
     if not any(plan) and not missing_dirs and current.head == target.head and index_same:
         return Restored(backup, None, changed=False)
@@ -90,7 +90,7 @@ def restore(project: Project, backup: backups.Backup, now: float | None = None) 
         )
     saved = None
     # Saved first when the workspace holds anything HEAD does not (files, or what is staged).
-    head_entries = ondisk.entries(ondisk.git_dir(root), snapshots.tree_of(root, current.head))
+    head_entries = objectstore.entries(repository.git_dir(root), snapshots.tree_of(root, current.head))
     if current.index != head_entries or any(ondisk.plan(root, current, head_entries, exact=False)):
         saved = backups.save(project, root, current, f"restoring {backup.name}", now)
     _apply(root, current, target, plan, f"tiergate: restore {backup.name}")
@@ -119,7 +119,7 @@ def _apply(
     root: Path, current: ondisk.Disk, to: Workspace, plan: tuple[list[str], list[str]], why: str
 ) -> None:
     """Make the files, then HEAD, then the index of `to` (its objects in the repository)."""
-    target = ondisk.entries(ondisk.git_dir(root), to.files)
+    target = objectstore.entries(repository.git_dir(root), to.files)
     ondisk.materialize(root, target, plan, to.exact, to.empty_dirs, current)
     head = repository.head_sha(root)
     if to.head is not None and to.head != head:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from tiergate.errors import UserError
 from tiergate.frozen import frozen
-from tiergate.git import objects, repository, runner
+from tiergate.git import objects, objectstore, repository, runner
 from tiergate.workspace import ondisk
 
 if TYPE_CHECKING:
@@ -53,16 +53,19 @@ def store_path(project: Project) -> Path:
     return project.state_dir / STORE_NAME
 
 
-def store_of(project: Project, root: Path) -> Path:
-    """The backup store of the repository at `root`, created (bare, in its object format) when there is
-    none yet."""
+def store_of(project: Project, root: Path, known: str | None = None) -> Path:
+    """The backup store of the repository at `root`, created (bare, in its object format: that of the
+    object id `known` when given, else git's answer) when there is none yet."""
     from tiergate.project import ensure_state_dir
 
     store = store_path(project)
     if (store / "HEAD").is_file():
         return store
     ensure_state_dir(project)
-    fmt = ondisk.text(runner.run(root, "rev-parse", "--show-object-format").stdout) or "sha1"
+    if known is not None and objects.is_object_id(known):
+        fmt = "sha256" if len(known) == 64 else "sha1"
+    else:
+        fmt = runner.text(runner.run(root, "rev-parse", "--show-object-format").stdout) or "sha1"
     runner.run(project.state_dir, "init", "-q", "--bare", "--template=", f"--object-format={fmt}", str(store))
     return store
 
@@ -78,7 +81,7 @@ def keep_snapshot(project: Project, ref: str, subject: str, body: str, now: floa
     root = repository.repo_root(project.root)
     store = store_of(project, root)
     commit = store_commit(root, store, ondisk.scan(root), subject, body, time.time() if now is None else now)
-    ondisk.run_in(store, "update-ref", "-m", subject, ref, commit)
+    objectstore.run_in(store, "update-ref", "-m", subject, ref, commit)
     return commit
 
 
@@ -93,11 +96,11 @@ def stored_workspace(project: Project, root: Path, commit: str, what: str) -> Wo
     repository at `root`."""
     store = store_path(project)
     try:
-        listing = ondisk.text(ondisk.run_in(store, "ls-tree", "-z", commit)).split("\0")
+        listing = runner.text(objectstore.run_in(store, "ls-tree", "-z", commit)).split("\0")
         ids = {entry.split("\t")[1]: entry.split("\t")[0].split(" ")[2] for entry in listing if entry}
-        message = ondisk.text(ondisk.run_in(store, "show", "-s", "--format=%B", commit, "--"))
-        ondisk.copy_objects(store, ondisk.git_dir(root), (ids["files"], ids["index"]))
-        dirs = ondisk.run_in(store, "cat-file", "blob", ids["empty-directories"])
+        message = runner.text(objectstore.run_in(store, "show", "-s", "--format=%B", commit, "--")).strip()
+        objectstore.copy_objects(store, repository.git_dir(root), (ids["files"], ids["index"]))
+        dirs = objectstore.run_in(store, "cat-file", "blob", ids["empty-directories"])
     except (KeyError, UserError) as exc:
         raise UserError(f"{what} cannot be read from {store}: {exc}") from exc
     head = next(
@@ -116,28 +119,20 @@ def store_commit(root: Path, store: Path, disk: ondisk.Disk, subject: str, body:
     """The scanned workspace `disk` of the repository at `root` as the store's commit, every object it
     needs copied there first."""
     head_tree = tree_of(root, disk.head)
-    ondisk.keep(root, disk, store)
-    ondisk.copy_objects(ondisk.git_dir(root), store, [head_tree])
-    files = ondisk.tree(store, disk.files)
-    index = ondisk.tree(store, disk.index) if disk.index is not None else head_tree
-    return store_tree(store, files, index, head_tree, disk.empty_dirs, disk.head, subject, body, when, True)
+    # HEAD's tree travels in the same pack as the workspace's blobs.
+    ondisk.keep(root, disk, store, objectstore.objects_of(repository.git_dir(root), [head_tree]))
+    files = objectstore.write_tree(store, disk.files)
+    index = objectstore.write_tree(store, disk.index) if disk.index is not None else head_tree
+    held = Workspace(disk.head, index, files, disk.empty_dirs, exact=True)
+    return store_tree(store, held, head_tree, subject, body, when)
 
 
-def store_tree(
-    store: Path,
-    files: str,
-    index: str,
-    head_tree: str,
-    empty_dirs: Sequence[str],
-    head: str | None,
-    subject: str,
-    body: str,
-    when: float,
-    exact: bool,
-) -> str:
-    """The store's commit of a workspace whose objects it holds (its tree and trailers: docs/state.md)."""
-    listed = b"".join(os.fsencode(d) + b"\0" for d in empty_dirs)
-    dirs = ondisk.text(ondisk.run_in(store, "hash-object", "-w", "--stdin", stdin=listed))
+def store_tree(store: Path, held: Workspace, head_tree: str, subject: str, body: str, when: float) -> str:
+    """The store's commit of the workspace `held`, whose objects it holds, on HEAD's tree `head_tree`
+    (its tree and trailers: docs/state.md)."""
+    files, index, head, exact = held.files, held.index, held.head, held.exact
+    listed = b"".join(os.fsencode(d) + b"\0" for d in held.empty_dirs)
+    dirs = runner.text(objectstore.run_in(store, "hash-object", "-w", "--stdin", stdin=listed))
     listing = "".join(
         f"{mode} {kind} {oid}\t{name}\x00"
         for mode, kind, oid, name in (
@@ -147,7 +142,7 @@ def store_tree(
             ("100644", "blob", dirs, "empty-directories"),
         )
     )
-    tree = ondisk.text(ondisk.run_in(store, "mktree", "-z", stdin=listing.encode()))
+    tree = runner.text(objectstore.run_in(store, "mktree", "-z", stdin=listing.encode()))
     summary = _summary(changes(store, head_tree, files, (f"--git-dir={store}",)))
     shown = head[:12] if head else "no commit yet"
     message = (
@@ -161,18 +156,20 @@ def store_tree(
 
 def workspace_of(root: Path, snapshot_commit: str) -> Workspace:
     """The workspace a snapshot commit in the repository holds."""
-    out = ondisk.text(runner.run(root, "show", "-s", "--format=%T %P%n%B", snapshot_commit, "--").stdout)
+    out = runner.text(
+        runner.run(root, "show", "-s", "--format=%T %P%n%B", snapshot_commit, "--").stdout
+    ).strip()
     first, _, message = out.partition("\n")
     tree, *parents = first.split()
     head = parents[0] if len(parents) == 2 else None  # (HEAD, index)
-    index = ondisk.text(runner.run(root, "rev-parse", "--verify", f"{parents[-1]}^{{tree}}").stdout)
+    index = runner.text(runner.run(root, "rev-parse", "--verify", f"{parents[-1]}^{{tree}}").stdout)
     return Workspace(head, index, tree, exact="\nTiergate-Bytes: exact" in f"\n{message}")
 
 
 def workspace_at(root: Path, rev: str | None) -> Workspace:
     """A commit as a workspace (HEAD there, index and files its tree); a tree or None: no commit yet."""
     resolved = objects.resolve_rev(root, rev) if rev else objects.empty_tree(root)
-    kind = ondisk.text(runner.run(root, "cat-file", "-t", resolved).stdout)
+    kind = runner.text(runner.run(root, "cat-file", "-t", resolved).stdout)
     head = resolved if kind == "commit" else None
     tree = tree_of(root, head) if head else resolved
     return Workspace(head, tree, tree, exact=False)
@@ -184,7 +181,7 @@ def tree_of(root: Path, commit: str | None) -> str:
         return objects.empty_tree(root)
     key = (str(root), commit)
     if key not in _trees:
-        tree = ondisk.text(runner.run(root, "rev-parse", "--verify", f"{commit}^{{tree}}").stdout)
+        tree = runner.text(runner.run(root, "rev-parse", "--verify", f"{commit}^{{tree}}").stdout)
         if not objects.is_object_id(commit):
             return tree
         _trees[key] = tree
@@ -197,7 +194,7 @@ _trees: dict[tuple[str, str], str] = {}
 def read_ref(root: Path, ref: str, prefix: tuple[str, ...] = ()) -> str | None:
     """The commit `ref` points to, or None."""
     found = runner.run(root, *prefix, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", ok=(0, 1))
-    return ondisk.text(found.stdout) or None if found.returncode == 0 else None
+    return runner.text(found.stdout) or None if found.returncode == 0 else None
 
 
 def delete_ref(root: Path, ref: str) -> bool:
@@ -226,7 +223,7 @@ def _commit(
     args = [*prefix, "commit-tree", "--no-gpg-sign", tree]
     for parent in parents:
         args += ["-p", parent]
-    return ondisk.text(runner.run(cwd, *args, stdin=message.encode(), env=env).stdout)
+    return runner.text(runner.run(cwd, *args, stdin=message.encode(), env=env).stdout)
 
 
 def _summary(changed: Mapping[str, str]) -> str:
