@@ -3,11 +3,15 @@ is wrong (which file, which key, why, and the value it got)."""
 
 from __future__ import annotations
 
+import ast
+import dataclasses
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tiergate.config import schema
+from tiergate.config.settings import SECTIONS, Config, RiskRuleConfig
 from tiergate.errors import UserError
 
 
@@ -105,3 +109,31 @@ def test_a_kept_configuration_gone_wrong_is_named_as_the_loop_s() -> None:
     message = str(caught.value)
     assert message.startswith("the loop's kept configuration (from the defaults): loop.max_iterations: ")
     assert message.endswith("(got -1)")
+
+
+def test_the_schema_declares_no_key_of_its_own_each_model_has_its_settings_class_s_keys() -> None:
+    tree = ast.parse(Path(schema.__file__).read_text(encoding="utf-8"))
+    declared = [
+        f"{cls.name}.{ast.unparse(node.target)}"
+        for cls in ast.walk(tree)
+        if isinstance(cls, ast.ClassDef)
+        for node in cls.body
+        if isinstance(node, ast.AnnAssign)
+    ]
+    assert declared == []
+    classes: tuple[type[Any], ...] = (Config, *SECTIONS.values(), RiskRuleConfig)
+    for cls in classes:
+        model = schema.model_of(cls)
+        assert list(model.model_fields) == [f.name for f in dataclasses.fields(cls)], cls.__name__
+        defaults = {
+            name: info.get_default(call_default_factory=True) for name, info in model.model_fields.items()
+        }
+        assert all(not isinstance(v, type(...)) for v in defaults.values())
+    assert schema.model_of(Config) is schema.ConfigSchema
+
+
+@pytest.mark.parametrize("section", SECTIONS)
+def test_an_unknown_key_is_refused_in_every_section(section: str) -> None:
+    assert (
+        _refusal({section: {"no_such_key": 1}}) == f"proj/.tiergate.toml: {section}.no_such_key: unknown key"
+    )
