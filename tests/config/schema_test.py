@@ -3,12 +3,11 @@ is wrong (which file, which key, why, and the value it got)."""
 
 from __future__ import annotations
 
-import ast
 import dataclasses
-from pathlib import Path
 from typing import Any
 
 import pytest
+from testing.classfields import declared_fields
 
 from tiergate.config import schema
 from tiergate.config.settings import SECTIONS, Config, RiskRuleConfig
@@ -112,15 +111,7 @@ def test_a_kept_configuration_gone_wrong_is_named_as_the_loop_s() -> None:
 
 
 def test_the_schema_declares_no_key_of_its_own_each_model_has_its_settings_class_s_keys() -> None:
-    tree = ast.parse(Path(schema.__file__).read_text(encoding="utf-8"))
-    declared = [
-        f"{cls.name}.{ast.unparse(node.target)}"
-        for cls in ast.walk(tree)
-        if isinstance(cls, ast.ClassDef)
-        for node in cls.body
-        if isinstance(node, ast.AnnAssign)
-    ]
-    assert declared == []
+    assert declared_fields(schema.__file__) == []
     classes: tuple[type[Any], ...] = (Config, *SECTIONS.values(), RiskRuleConfig)
     for cls in classes:
         model = schema.model_of(cls)
