@@ -16,6 +16,7 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Val
 from tiergate.errors import InputError
 from tiergate.hook.inputfields import INPUTS, PATHS, REQUIRED, HookInput
 from tiergate.project import is_valid_session_id
+from tiergate.text import PAREN_AND_MORE, more_than
 
 
 class _Input(BaseModel):
@@ -79,5 +80,4 @@ def summary(event_name: str, exc: ValidationError) -> str:
     errors = exc.errors(include_url=False, include_input=False)
     first = errors[0]
     where = ".".join(str(part) for part in first["loc"]) or "input"
-    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-    return f"{event_name} input: {where}: {first['msg']}{more}"
+    return f"{event_name} input: {where}: {first['msg']}{more_than(len(errors), 1, PAREN_AND_MORE)}"

@@ -20,7 +20,7 @@ from typing import Literal
 
 from tiergate.frozen import frozen
 from tiergate.git import changes, search
-from tiergate.text import quote_inline
+from tiergate.text import AND_MORE, more_than, quote_inline
 from tiergate.tier.change import ChangeMeasurement, FileChange
 from tiergate.tier.content.patch import parse_patch
 from tiergate.tier.coverage import datafiles
@@ -354,7 +354,7 @@ def _ranges(numbers: Iterable[int]) -> str:
 def _some(items: Sequence[str]) -> str:
     # The items name the agent's files: escaped, so that a name cannot break the evidence's one line.
     shown = ", ".join(quote_inline(item) for item in items[:_NAMED])
-    return shown if len(items) <= _NAMED else f"{shown} and {len(items) - _NAMED} more"
+    return shown + more_than(len(items), _NAMED, AND_MORE)
 
 
 def _count(items: Iterable[object] | int, noun: str) -> str:
