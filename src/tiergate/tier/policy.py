@@ -1,10 +1,9 @@
 """The tier rules: how risky a change is, and so which verifier must look at it with what evidence.
 
 Pure: facts in, a decision with its reasons out. The rules, thresholds and strict inequalities are the
-seed's (LIGHT / STANDARD / THOROUGH); only the numbers are settable (`TierPolicy`). Two rules of
-tiergate's own keep a claim off LIGHT, since the agent owns the tests: checks failing as at the loop's
-start (`failing_then`) and coverage measured by tests the change edited (`edited_tests`). See
-docs/judging.md, "Tiers".
+seed's (LIGHT / STANDARD / THOROUGH); only the numbers are settable (`TierPolicy`). Since the agent owns
+the tests, checks failing as at the loop's start (`failing_then`) and coverage measured by tests the
+change edited (`edited_tests`) keep a claim off LIGHT. See docs/judging.md, "Tiers".
 """
 
 from __future__ import annotations

@@ -25,19 +25,18 @@ SIDES: tuple[Sides, ...] = ("added", "removed", "both")
 @dataclass(frozen=True, slots=True)
 class ContentRule:
     """One risky construct: `pattern` is searched (`re.search`, case-sensitive unless the pattern says
-    `(?i:...)`) in the text of one changed line, without its leading '+' or '-'.
-
-    `construct` names the construct in a reason ("TLS verification switched off"). The changed lines
-    are searched joined by newlines, so a built-in pattern never runs across one (its classes exclude
-    `\\n`): a pattern that could would cost the length of the change per candidate, a slow claim the
-    agent could write on purpose. `sides` says which
-    changed lines count: a removed `verify=True` is as risky as an added `verify=False`, a removed
-    `eval(` is not. Patterns match identifiers and calls with word boundaries, never substrings.
-    """
+    `(?i:...)`) in the text of one changed line, without its leading '+' or '-'. `construct` names it
+    in a reason ("TLS verification switched off"). Patterns match identifiers and calls with word
+    boundaries, never substrings."""
 
     construct: str
+    # The changed lines are searched joined by newlines, so a built-in pattern never runs across one (its
+    # classes exclude `\n`): one that could would cost the length of the change per candidate, a slow
+    # claim the agent could write on purpose.
     pattern: str
     category: Category = "security"
+    # Which changed lines count: a removed `verify=True` is as risky as an added `verify=False`, a removed
+    # `eval(` is not.
     sides: Sides = "both"
     # A second pattern the same line must hold too, anywhere (`random.choice` only beside `token`): searched
     # only in the lines `pattern` matched, so it may be as slow as it likes.

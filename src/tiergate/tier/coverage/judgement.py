@@ -1,10 +1,9 @@
 """How well tests cover a change: `none`, `partial` or `full`, and one line of evidence saying why.
 
-The changed executable lines of code files that are not tests (what is code and what is a test, per
-ecosystem: `ECOSYSTEMS`) are looked up in what the gate measured, else in coverage files newer than the
-change. Without usable data the judgement is never `full`: `partial` when tests touch the change, `none`
-when they do not. A change with no changed executable line is `full`, vacuously, and says so. The rules
-in full: docs/coverage.md.
+The changed executable lines of code files that are not tests (per ecosystem: `ECOSYSTEMS`) are looked up
+in what the gate measured, else in coverage files newer than the change. Without usable data never `full`:
+`partial` when tests touch the change, `none` when not. No changed executable line: `full`, vacuously,
+said so. The rules in full: docs/coverage.md.
 """
 
 from __future__ import annotations
