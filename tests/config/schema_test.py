@@ -4,12 +4,14 @@ is wrong (which file, which key, why, and the value it got)."""
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+import types
+from typing import Any, Literal, get_args, get_origin, get_type_hints
 
 import pytest
 from testing.classfields import declared_fields
 
 from tiergate.config import schema
+from tiergate.config.keys import keys
 from tiergate.config.settings import SECTIONS, Config, RiskRuleConfig
 from tiergate.errors import UserError
 
@@ -128,3 +130,21 @@ def test_an_unknown_key_is_refused_in_every_section(section: str) -> None:
     assert (
         _refusal({section: {"no_such_key": 1}}) == f"proj/.tiergate.toml: {section}.no_such_key: unknown key"
     )
+
+
+def test_each_key_s_kind_read_from_its_annotation_s_text_agrees_with_its_type() -> None:
+    classes: tuple[type[Any], ...] = (Config, *SECTIONS.values(), RiskRuleConfig)
+    for cls in classes:
+        hints = get_type_hints(cls)
+        for key in keys(cls):
+            hint = hints[key.field.name]
+            args = get_args(hint)
+            assert key.nullable == (type(None) in args and get_origin(hint) is types.UnionType), key
+            base = next((a for a in args if a is not type(None)), hint) if key.nullable else hint
+            assert key.choices == (get_args(base) if get_origin(base) is Literal else ()), key
+            if key.kind in {"int", "float", "bool"}:
+                assert base is {"int": int, "float": float, "bool": bool}[key.kind], key
+            if key.kind in {"text", "construct", "regex"}:
+                assert base is str, key
+            if key.kind == "section":
+                assert base is type(key.field.default), key

@@ -6,9 +6,8 @@ and the pydantic schema derived from these classes (`tiergate.config.schema`). P
 from __future__ import annotations
 
 import json
-import types
 from dataclasses import Field, asdict, field, fields, is_dataclass
-from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
+from typing import Any, Literal
 
 from tiergate import foreign
 from tiergate.frozen import frozen
@@ -176,39 +175,39 @@ SECTIONS: dict[str, type[Any]] = {f.name: type(f.default) for f in fields(Config
 
 @frozen
 class Key:
-    """One key of a settings class as both readers see it: its field, its type and its kind, which is
-    its `form` when the field names one, else what its type says (int, float, bool, text, choice,
-    section). `hint` is the type without its `| None`, when `nullable`."""
+    """One key of a settings class as both readers see it: its field and its kind, which is its `form`
+    when the field names one, else what its type says (int, float, bool, text, choice, section), with
+    the `choices` of a Literal and whether None is allowed (`nullable`)."""
 
     field: Field[Any]
-    hint: Any
     kind: str
     nullable: bool = False
-    choices: tuple[object, ...] = ()
+    choices: tuple[str, ...] = ()
 
 
-_TYPE_KINDS = {bool: "bool", int: "int", float: "float", str: "text"}
+_TYPE_KINDS = {"bool": "bool", "int": "int", "float": "float", "str": "text"}
 
 
 def keys(cls: type[Any]) -> tuple[Key, ...]:
     """The keys of the settings class `cls`, in order: what the hand reader and the schema are made of."""
     found = _KEYS.get(cls)
     if found is None:
-        hints = get_type_hints(cls)
-        found = _KEYS[cls] = tuple(_key(f, hints[f.name]) for f in fields(cls))
+        found = _KEYS[cls] = tuple(_key(f) for f in fields(cls))
     return found
 
 
 _KEYS: dict[type[Any], tuple[Key, ...]] = {}
 
 
-def _key(f: Field[Any], hint: Any) -> Key:
-    args = get_args(hint)
-    nullable = get_origin(hint) in (Union, types.UnionType) and type(None) in args
-    if nullable:
-        (hint,) = (arg for arg in args if arg is not type(None))
-    choices = get_args(hint) if get_origin(hint) is Literal else ()
-    kind = f.metadata.get("form") or (
-        "choice" if choices else "section" if is_dataclass(hint) else _TYPE_KINDS[hint]
-    )
-    return Key(f, hint, kind, nullable, choices)
+def _key(f: Field[Any]) -> Key:
+    # Read from the annotation's text (`from __future__ import annotations`): evaluating the types would
+    # cost every hook that reads a configuration a millisecond or more. The schema evaluates them, and
+    # tests/config/schema_test.py holds the two readings to agree.
+    text = str(f.type)
+    nullable = text.endswith(" | None")
+    base = text.removesuffix(" | None")
+    literal = base.startswith("Literal[")
+    choices = tuple(c.strip().strip("\"'") for c in base[len("Literal[") : -1].split(",")) if literal else ()
+    form = f.metadata.get("form")
+    kind = form or ("choice" if literal else "section" if is_dataclass(f.default) else _TYPE_KINDS[base])
+    return Key(f, kind, nullable, choices)

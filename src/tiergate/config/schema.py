@@ -11,7 +11,7 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import MISSING
-from typing import Annotated, Any, get_args
+from typing import Annotated, Any, get_args, get_type_hints
 
 from pydantic import (
     AfterValidator,
@@ -117,7 +117,10 @@ def model_of(cls: type[Any]) -> type[BaseModel]:
     """The pydantic model of the class `cls` of `config.keys`: one field for each of its keys, in order."""
     model = _MODELS.get(cls)
     if model is None:
-        definitions: dict[str, Any] = {key.field.name: (_annotation(key), _field(key)) for key in keys(cls)}
+        hints = get_type_hints(cls)
+        definitions: dict[str, Any] = {
+            key.field.name: (_annotation(key, hints[key.field.name]), _field(key)) for key in keys(cls)
+        }
         model = _MODELS[cls] = create_model(f"{cls.__name__}Schema", __base__=_Section, **definitions)
     return model
 
@@ -125,17 +128,14 @@ def model_of(cls: type[Any]) -> type[BaseModel]:
 _MODELS: dict[type[Any], type[BaseModel]] = {}
 
 
-def _annotation(key: Key) -> Any:
+def _annotation(key: Key, hint: Any) -> Any:
+    """The type pydantic checks `key` by: its own (`hint`), a section's model, and its kind's checks."""
     if key.kind == "section":
-        return model_of(key.hint)
+        return model_of(hint)
     if key.kind == "rules":
-        hint: Any = tuple[model_of(get_args(key.hint)[0]), ...]  # type: ignore[misc]
+        hint = tuple[model_of(get_args(hint)[0]), ...]  # type: ignore[misc]
     elif key.kind == "commands":
         hint = dict[str, Annotated[str, AfterValidator(_a_command)]]
-    else:
-        hint = key.hint
-    if key.nullable:
-        hint = hint | None
     if key.kind in _BEFORE:
         return Annotated[hint, BeforeValidator(_BEFORE[key.kind])]
     if key.kind in _AFTER:
@@ -147,7 +147,7 @@ def _field(key: Key) -> Any:
     f = key.field
     rules = {name: f.metadata[name] for name in ("ge", "gt") if name in f.metadata}
     if key.kind == "section":
-        return Field(default_factory=model_of(key.hint))
+        return Field(default_factory=model_of(type(f.default)))
     if key.kind == "construct":
         rules["alias"] = "construct"
     if key.kind == "source":
