@@ -9,11 +9,13 @@ from hypothesis import strategies as st
 
 from tiergate.text import (
     BLOCK_MARKER,
+    ITEM_AND_MORE,
     clip,
     clip_start,
     cut,
     fit,
     listed,
+    more_line,
     more_than,
     one_line,
     plural,
@@ -222,3 +224,5 @@ def test_the_first_few_are_listed_then_how_many_more() -> None:
     assert listed(["a", "b", "c", "d", "e"], 3) == "a, b, c (+2 more)"
     assert listed(["x", "y"], 1, sep="; ", each=str.upper) == "X (+1 more)"
     assert more_than(5, 5) == "" and more_than(6, 5) == " (+1 more)"
+    assert more_than(7, 5, "; and {} more") == "; and 2 more" and more_than(5, 5, "; and {} more") == ""
+    assert more_line(9, 5, ITEM_AND_MORE) == ["- ... and 4 more"] and more_line(3, 5, ITEM_AND_MORE) == []

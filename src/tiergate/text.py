@@ -19,9 +19,24 @@ def listed(items: Sequence[str], shown: int, sep: str = ", ", each: Callable[[st
     return sep.join(each(item) for item in items[:shown]) + more_than(len(items), shown)
 
 
-def more_than(count: int, shown: int) -> str:
-    """ " (+K more)" when `count` is over the `shown` listed, else ""."""
-    return f" (+{count - shown} more)" if count > shown else ""
+# The forms of "and K more" in tiergate's messages ({} is K); `more_than` writes each.
+PLUS_MORE = " (+{} more)"
+AND_MORE = " and {} more"
+PAREN_AND_MORE = " (and {} more)"
+SEMI_AND_MORE = "; and {} more"
+ITEM_AND_MORE = "- ... and {} more"
+
+
+def more_than(count: int, shown: int, form: str = PLUS_MORE) -> str:
+    """`form` with how many of `count` are left out when only `shown` are listed, else "":
+    " (+2 more)"."""
+    return form.format(count - shown) if count > shown else ""
+
+
+def more_line(count: int, shown: int, form: str) -> list[str]:
+    """As `more_than`, as the one line to add to a listing, or none."""
+    more = more_than(count, shown, form)
+    return [more] if more else []
 
 
 def cut(text: str, limit: int) -> str:

@@ -3,11 +3,16 @@ is wrong (which file, which key, why, and the value it got)."""
 
 from __future__ import annotations
 
-from typing import Any
+import dataclasses
+import types
+from typing import Any, Literal, get_args, get_origin, get_type_hints
 
 import pytest
+from testing.classfields import declared_fields
 
 from tiergate.config import schema
+from tiergate.config.keys import keys
+from tiergate.config.settings import SECTIONS, Config, RiskRuleConfig
 from tiergate.errors import UserError
 
 
@@ -105,3 +110,41 @@ def test_a_kept_configuration_gone_wrong_is_named_as_the_loop_s() -> None:
     message = str(caught.value)
     assert message.startswith("the loop's kept configuration (from the defaults): loop.max_iterations: ")
     assert message.endswith("(got -1)")
+
+
+def test_the_schema_declares_no_key_of_its_own_each_model_has_its_settings_class_s_keys() -> None:
+    assert declared_fields(schema.__file__) == []
+    classes: tuple[type[Any], ...] = (Config, *SECTIONS.values(), RiskRuleConfig)
+    for cls in classes:
+        model = schema.model_of(cls)
+        assert list(model.model_fields) == [f.name for f in dataclasses.fields(cls)], cls.__name__
+        defaults = {
+            name: info.get_default(call_default_factory=True) for name, info in model.model_fields.items()
+        }
+        assert all(not isinstance(v, type(...)) for v in defaults.values())
+    assert schema.model_of(Config) is schema.ConfigSchema
+
+
+@pytest.mark.parametrize("section", SECTIONS)
+def test_an_unknown_key_is_refused_in_every_section(section: str) -> None:
+    assert (
+        _refusal({section: {"no_such_key": 1}}) == f"proj/.tiergate.toml: {section}.no_such_key: unknown key"
+    )
+
+
+def test_each_key_s_kind_read_from_its_annotation_s_text_agrees_with_its_type() -> None:
+    classes: tuple[type[Any], ...] = (Config, *SECTIONS.values(), RiskRuleConfig)
+    for cls in classes:
+        hints = get_type_hints(cls)
+        for key in keys(cls):
+            hint = hints[key.field.name]
+            args = get_args(hint)
+            assert key.nullable == (type(None) in args and get_origin(hint) is types.UnionType), key
+            base = next((a for a in args if a is not type(None)), hint) if key.nullable else hint
+            assert key.choices == (get_args(base) if get_origin(base) is Literal else ()), key
+            if key.kind in {"int", "float", "bool"}:
+                assert base is {"int": int, "float": float, "bool": bool}[key.kind], key
+            if key.kind in {"text", "construct", "regex"}:
+                assert base is str, key
+            if key.kind == "section":
+                assert base is type(key.field.default), key

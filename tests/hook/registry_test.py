@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from tiergate import handlers
-from tiergate.hook import inputs, inputschema
+from tiergate.hook import inputfields, inputschema
 from tiergate.hook.registry import EVENTS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,7 +28,7 @@ def test_every_registry_event_has_a_handler_module_named_after_it() -> None:
 
 
 def test_every_registry_event_has_an_input_and_its_model() -> None:
-    assert set(inputs.INPUTS) == set(inputschema.SCHEMAS) == set(EVENTS)
+    assert set(inputfields.INPUTS) == set(inputschema.SCHEMAS) == set(EVENTS)
 
 
 def test_every_event_says_what_failing_open_meant() -> None:

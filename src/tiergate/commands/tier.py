@@ -23,7 +23,7 @@ from tiergate.git.objects import empty_tree
 from tiergate.git.repository import repo_root
 from tiergate.loop import store as state
 from tiergate.project import locate
-from tiergate.text import plural, quote_inline, quote_path
+from tiergate.text import SEMI_AND_MORE, more_line, more_than, plural, quote_inline, quote_path
 from tiergate.tier.assess import Assessment, Given, assess_change
 from tiergate.tier.batch import BatchRules, classify_stream
 from tiergate.tier.coverage.lines import GateCoverage
@@ -253,8 +253,7 @@ def explain(
         name = f"{f.old_path} -> {f.path}" if f.old_path else f.path
         size = "binary" if f.binary else f"+{f.additions} -{f.deletions}"
         lines.append(f"    {_STATUS_LETTERS.get(f.status, '?')} {name}  {size}")
-    if change.files_changed > LISTED_FILES:
-        lines.append(f"    ... and {change.files_changed - LISTED_FILES} more")
+    lines += more_line(change.files_changed, LISTED_FILES, "    ... and {} more")
     lines += _foreign(assessment)
     lines += [
         f"Test coverage: {assessment.coverage.level} ({assessment.coverage.evidence})",
@@ -313,8 +312,7 @@ def _content(assessment: Assessment) -> list[str]:
     head = f"{plural(len(hits), 'hit')}:" if hits else "none"
     lines = [f"Risky constructs in the changed lines: {head}"]
     lines += [f"    {h.category}: {h.describe()}" for h in hits[:LISTED_FILES]]
-    if len(hits) > LISTED_FILES:
-        lines.append(f"    ... and {len(hits) - LISTED_FILES} more")
+    lines += more_line(len(hits), LISTED_FILES, "    ... and {} more")
     if assessment.judged:
         judged = sorted(assessment.judged)
         lines.append(
@@ -333,5 +331,4 @@ def _matches(matches: tuple[PathMatch, ...]) -> str:
     if not matches:
         return "none"
     shown = "; ".join(m.describe() for m in matches[:LISTED_FILES])
-    more = len(matches) - LISTED_FILES
-    return shown + (f"; and {more} more" if more > 0 else "")
+    return shown + more_than(len(matches), LISTED_FILES, SEMI_AND_MORE)

@@ -1,5 +1,5 @@
 """The configuration: `.tiergate.toml`, or `[tool.tiergate]` in `pyproject.toml` (docs/configuration.md).
 
-The settings, and finding and reading them (`settings`), and the pydantic schema that defines every key
-(`schema`). Nothing is imported here.
+Every key, declared once (`keys`); finding and reading the table by hand (`settings`); the pydantic schema
+derived from the keys for what is not plain (`schema`). Nothing is imported here.
 """

@@ -24,7 +24,7 @@ from tiergate.gate.standing import (
     CheckVerdict,
     Reshaped,
 )
-from tiergate.text import BLOCK_MARKER, clip, fit, listed, plural, quote_inline
+from tiergate.text import BLOCK_MARKER, clip, fit, listed, more_line, plural, quote_inline
 
 REPORT_LIMIT = 6000
 NAMES_SHOWN = 10
@@ -109,9 +109,7 @@ def _edited_block(v: CheckVerdict) -> list[str]:
 
 def _base_test_lines(found: Sequence[BaseTestFailure]) -> list[str]:
     lines = [f"  - {quote_inline(f.text())}" for f in found[:LOST_SHOWN]]
-    if len(found) > LOST_SHOWN:
-        lines.append(f"  (+{len(found) - LOST_SHOWN} more)")
-    return lines
+    return lines + more_line(len(found), LOST_SHOWN, "  (+{} more)")
 
 
 def _with_base_lines(v: CheckVerdict) -> list[str]:
@@ -130,17 +128,13 @@ def _with_base_lines(v: CheckVerdict) -> list[str]:
 
 def _lost_lines(lost: Sequence[LostTest]) -> list[str]:
     lines = [f"  - {quote_inline(t.text())}" for t in lost[:LOST_SHOWN]]
-    if len(lost) > LOST_SHOWN:
-        lines.append(f"  (+{len(lost) - LOST_SHOWN} more lost tests)")
-    return lines
+    return lines + more_line(len(lost), LOST_SHOWN, "  (+{} more lost tests)")
 
 
 def _reshaped_lines(reshaped: Sequence[Reshaped]) -> list[str]:
     """Each new failure with its failure now and what it was at the baseline (bounded)."""
     lines = [f"  - {clip(r.text(), RESHAPED_CHARS, '...')}" for r in reshaped[:RESHAPED_SHOWN]]
-    if len(reshaped) > RESHAPED_SHOWN:
-        lines.append(f"  - (+{len(reshaped) - RESHAPED_SHOWN} more)")
-    return lines
+    return lines + more_line(len(reshaped), RESHAPED_SHOWN, "  - (+{} more)")
 
 
 def report(

@@ -1,17 +1,19 @@
 """The Claude Code hook protocol: what a handler answers (`HookReply`) and how it goes on the wire.
 
 Importing this module stays cheap (no pydantic, no json): handlers import `HookReply` on paths that
-must stay fast. Reading a hook input is `tiergate.hook.inputs`.
-
-Output rules, from the protocol reference (CLI 2.1.332): exit 0 with one JSON object on stdout, or
-nothing; a `decision: block` only on Stop and SubagentStop; `hookSpecificOutput` only on the events
-whose schema has it (not PreCompact, SessionEnd, StopFailure or TaskCompleted); exit 2 with the text on
-stderr sends a verifier back to work or keeps a task open, so it is kept to SubagentStop and TaskCompleted.
+must stay fast. Reading a hook input is `tiergate.hook.inputs`. The output rules (CLI 2.1.332) are
+in the comment below.
 """
 
 from __future__ import annotations
 
 from tiergate.frozen import frozen
+
+# Output rules, from the protocol reference (CLI 2.1.332): exit 0 with one JSON object on stdout, or
+# nothing; a `decision: block` only on Stop and SubagentStop; `hookSpecificOutput` only on the events whose
+# schema has it (not PreCompact, SessionEnd, StopFailure or TaskCompleted); exit 2 with the text on stderr
+# sends a verifier back to work or keeps a task open, so it is kept to SubagentStop and TaskCompleted.
+
 
 __all__ = [
     "BLOCKING_EVENTS",

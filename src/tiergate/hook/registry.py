@@ -1,10 +1,9 @@
-"""The hook events tiergate handles: the one registry.
+"""The hook events tiergate handles: the one registry, each event with what "fail open" means for it
+(for the one line that reports an internal error).
 
 hooks/hooks.json registers exactly these, `tiergate.handlers` has one module for each, and each has its
-input reader (`tiergate.hook.inputs`); tests/hook/registry_test.py holds all of them to this list. Each
-event maps to what "fail open" means for it, for the one line that reports an internal error.
-
-Imported on the hook's fast path: nothing but this dict.
+input (`tiergate.hook.inputfields`); tests/hook/registry_test.py holds them all to this list. Imported on
+the hook's fast path: nothing but this dict.
 """
 
 EVENTS = {

@@ -12,9 +12,18 @@ import json
 from collections.abc import Sequence
 
 from tiergate.loop.claims import promise_tag
+from tiergate.text import (
+    AND_MORE,
+    PAREN_AND_MORE,
+    minutes,
+    more_than,
+    plural,
+    quote_block,
+    quote_inline,
+    quote_path,
+)
 from tiergate.text import cut as cut  # noqa: PLC0414 (re-exported: refutation, verifiers call messages.cut)
 from tiergate.text import fit as fit  # noqa: PLC0414 (re-exported: refutation, verifiers call messages.fit)
-from tiergate.text import minutes, plural, quote_block, quote_inline, quote_path
 
 # Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
 TYPE_CHECKING = False
@@ -85,9 +94,7 @@ def back_to_work(state: LoopState, feedback: str | None, notes: Sequence[str]) -
 def spawn_directive(state: LoopState, verification: Verification, notes: Sequence[str]) -> str:
     """Block reason for a claim: prose plus exactly one `tiergate-spawn` block naming the verifier."""
     why = "; ".join(quote_inline(cut(r, 300)) for r in verification.reasons[:REASONS_SHOWN])
-    more = len(verification.reasons) - REASONS_SHOWN
-    if more > 0:
-        why += f" (and {more} more)"
+    why += more_than(len(verification.reasons), REASONS_SHOWN, PAREN_AND_MORE)
     parts = [
         f"tiergate: completion claim received (iteration {state.iteration}/{state.max_iterations}). "
         "Before the loop can end, an independent verifier must check it.",
@@ -208,9 +215,7 @@ def changed_files(changes: Changes, limit: int = FILES_NAMED) -> str:
     if changes.head is not None:
         before, after = (sha[:12] if sha else "none" for sha in changes.head)
         parts.append(f"HEAD moved from {before} to {after}")
-    more = sum(len(paths) for _, paths in kinds) - limit
-    text = "; ".join(parts)
-    return f"{text} and {more} more" if more > 0 else text
+    return "; ".join(parts) + more_than(sum(len(paths) for _, paths in kinds), limit, AND_MORE)
 
 
 def weaker_model_note(run: VerifierRun, model: str, requested: str) -> str:

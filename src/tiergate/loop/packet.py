@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from tiergate.loop.claims import CLAIM_EVIDENCE, ClaimType
 from tiergate.loop.verdict import HEDGES
-from tiergate.text import cut, fit, plural, quote_block, quote_inline, quote_path
+from tiergate.text import ITEM_AND_MORE, cut, fit, more_line, plural, quote_block, quote_inline, quote_path
 
 # Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
 TYPE_CHECKING = False
@@ -72,8 +72,7 @@ def _tests(verification: Verification) -> str:
         )
         shown = verification.test_files[:TEST_FILES_SHOWN]
         lines += [_marked(*entry.split(" ", 1)) for entry in shown]
-        if len(verification.test_files) > len(shown):
-            lines.append(f"- ... and {len(verification.test_files) - len(shown)} more")
+        lines += more_line(len(verification.test_files), len(shown), ITEM_AND_MORE)
     elif verification.tests:
         lines.append("Test files this change touched: none.")
     return cut("\n".join(lines), TESTS_IN_PACKET) if lines else ""
@@ -137,9 +136,7 @@ def _change(state: LoopState, verification: Verification) -> str:
     ]
     marks = verification.marks if len(verification.marks) == len(verification.paths) else ()
     lines += [_marked(marks[i] if marks else "", path) for i, path in enumerate(shown)]
-    hidden = verification.files_changed - len(shown)
-    if hidden > 0:
-        lines.append(f"- ... and {hidden} more")
+    lines += more_line(verification.files_changed, len(shown), ITEM_AND_MORE)
     return "\n".join(lines)
 
 

@@ -1,10 +1,9 @@
 """The tier rules: how risky a change is, and so which verifier must look at it with what evidence.
 
 Pure: facts in, a decision with its reasons out. The rules, thresholds and strict inequalities are the
-seed's (LIGHT / STANDARD / THOROUGH); only the numbers are settable (`TierPolicy`). Two rules of
-tiergate's own keep a claim off LIGHT, since the agent owns the tests: checks failing as at the loop's
-start (`failing_then`) and coverage measured by tests the change edited (`edited_tests`). See
-docs/judging.md, "Tiers".
+seed's (LIGHT / STANDARD / THOROUGH); only the numbers are settable (`TierPolicy`). Since the agent owns
+the tests, checks failing as at the loop's start (`failing_then`) and coverage measured by tests the
+change edited (`edited_tests`) keep a claim off LIGHT. See docs/judging.md, "Tiers".
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ from enum import StrEnum
 from typing import Literal
 
 from tiergate.frozen import frozen
-from tiergate.text import plural
+from tiergate.text import AND_MORE, PAREN_AND_MORE, more_than, plural
 
 Coverage = Literal["none", "partial", "full"]
 COVERAGE_LEVELS: tuple[Coverage, ...] = ("none", "partial", "full")
@@ -172,8 +171,7 @@ def not_light(facts: ChangeFacts) -> list[str]:
     reasons = _failing_then(facts)
     if facts.edited_tests and facts.test_coverage == "full":
         named = ", ".join(facts.edited_tests[:MAX_NAMED_MATCHES])
-        more = len(facts.edited_tests) - MAX_NAMED_MATCHES
-        tail = f" and {more} more" if more > 0 else ""
+        tail = more_than(len(facts.edited_tests), MAX_NAMED_MATCHES, AND_MORE)
         reasons.append(
             f"edited-tests: coverage measured by tests this change edited ({named}{tail}) is the change's "
             "own evidence, not counted for LIGHT -> at least STANDARD"
@@ -185,8 +183,7 @@ def _failing_then(facts: ChangeFacts) -> list[str]:
     if not facts.failing_then:
         return []
     named = "; ".join(facts.failing_then[:MAX_NAMED_MATCHES])
-    more = len(facts.failing_then) - MAX_NAMED_MATCHES
-    tail = f" (and {more} more)" if more > 0 else ""
+    tail = more_than(len(facts.failing_then), MAX_NAMED_MATCHES, PAREN_AND_MORE)
     return [
         f"pre-existing-failures: {named}{tail} still failing as when the loop began; the task may be to "
         "fix them, so the claim is not verified as green -> at least STANDARD"
@@ -204,10 +201,8 @@ def _floor_reasons(facts: ChangeFacts) -> list[str]:
         if not evidence:
             reasons.append(f"{rule}: the change is flagged as such -> THOROUGH")
             continue
-        named = evidence[:MAX_NAMED_MATCHES]
-        more = len(evidence) - len(named)
-        tail = f" (and {more} more)" if more else ""
-        reasons.append(f"{rule}: {'; '.join(named)}{tail} -> THOROUGH")
+        tail = more_than(len(evidence), MAX_NAMED_MATCHES, PAREN_AND_MORE)
+        reasons.append(f"{rule}: {'; '.join(evidence[:MAX_NAMED_MATCHES])}{tail} -> THOROUGH")
     return reasons
 
 

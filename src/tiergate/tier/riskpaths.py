@@ -1,10 +1,9 @@
-"""Architecture- and security-sensitive paths: which files of a change lift its verification floor.
+"""Architecture- and security-sensitive paths: which files of a change lift its verification floor. Pure.
 
-Pure: paths in, matches with the rule that matched out. The rules are data (`tiergate.tier.riskrules`,
-compiled by `tiergate.tier.risktable`), read per name by `tiergate.tier.riskfacts`; the user's globs
-(`tiergate.tier.riskglobs`) add to them and never remove a built-in rule, because the agent being
-verified could otherwise configure its own floor away. The judgement calls behind the rules, and which
-rule a match names: docs/risk-paths.md.
+The rules are data (`tiergate.tier.riskrules`, compiled by `tiergate.tier.risktable`), read per name by
+`tiergate.tier.riskfacts`; the user's globs (`tiergate.tier.riskglobs`) add to them and never remove a
+built-in rule, or the agent being verified could configure its own floor away. The judgement calls
+behind the rules, and which rule a match names: docs/risk-paths.md.
 """
 
 from __future__ import annotations

@@ -1,20 +1,18 @@
-"""What makes a file a test by its path: the name the test runners collect by default, or a test folder;
-and what makes it test infrastructure (`names_test_infrastructure`). The one definition of each, which
-their readers build on:
-`tiergate.tier.content.testfiles` (the Python and JavaScript test files whose changed lines the content
-rules read) and `tiergate.gate.pertest.testinfra` (the paths that, changed, can shrink the tests a check
-runs); the verifier's TEST CHANGES block (`tiergate.tier.testchanges`) reads the infrastructure's.
-Pure, and imports nothing: the gate asks it on every claim.
-
-The names are the runners' own defaults: pytest and unittest (`test_x.py`, `x_test.py`, `test.py`,
-`tests.py`), node --test, jest, mocha and vitest (`x.test.js`, `x.spec.ts`, `x.test.unit.ts`, `x-test.mjs`,
-`x_spec.cjs`, `test-x.js`, `test.js`), go test (`x_test.go`), and any other language's `x.test.*` or
-`x.spec.*`.
+"""What makes a file a test by its path (the name its runner collects by default, or a test folder), and
+what makes it test infrastructure (`names_test_infrastructure`): the one definition of each, which
+`tiergate.tier.content.testfiles`, `tiergate.gate.pertest.testinfra` and the verifier's TEST CHANGES
+block (`tiergate.tier.testchanges`) build on. Pure, and imports nothing: the gate asks it on every claim.
 """
 
 from __future__ import annotations
 
 import fnmatch
+
+# The names are the runners' own defaults: pytest and unittest (`test_x.py`, `x_test.py`, `test.py`,
+# `tests.py`), node --test, jest, mocha and vitest (`x.test.js`, `x.spec.ts`, `x.test.unit.ts`,
+# `x-test.mjs`, `x_spec.cjs`, `test-x.js`, `test.js`), go test (`x_test.go`), and any other language's
+# `x.test.*` or `x.spec.*`.
+
 
 PYTHON_SUFFIXES = (".py",)
 JS_SUFFIXES = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts")

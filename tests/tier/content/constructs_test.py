@@ -486,7 +486,7 @@ def test_every_construct_of_every_ecosystem_has_a_case() -> None:
         (eco.name, construct) for path, _, construct, _ in CASES for eco in content.DEFAULT if eco.holds(path)
     }
     # The check-config rules have their cases in checkconfig_test.py, and the tests-weakened rules theirs
-    # in testcode_test.py, testinfra_test.py and outwit_test.py, which hold them to the same test.
+    # in testcode_test.py, harness_test.py and outwit_test.py, which hold them to the same test.
     weakened = content.TESTS_WEAKENED
     languages = [eco for eco in content.DEFAULT if eco not in (CHECK_CONFIG, CHECK_RUNS, *weakened)]
     wanted = {(eco.name, rule.construct) for eco in languages for rule in eco.rules}

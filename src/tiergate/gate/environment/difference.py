@@ -12,7 +12,7 @@ from dataclasses import field
 
 from tiergate.frozen import frozen
 from tiergate.gate.environment.record import EnvironmentRecord, Stamp, read_from_outside
-from tiergate.text import quote_inline
+from tiergate.text import SEMI_AND_MORE, more_than, quote_inline
 
 SITE_FOLDERS = frozenset({"site-packages", "dist-packages"})
 NODE_FOLDER = "node_modules"
@@ -99,8 +99,7 @@ def reason(found: Iterable[Difference]) -> str | None:
     named = list(found)
     if not named:
         return None
-    more = len(named) - NAMED
-    listed = "; ".join(d.text for d in named[:NAMED]) + (f"; and {more} more" if more > 0 else "")
+    listed = "; ".join(d.text for d in named[:NAMED]) + more_than(len(named), NAMED, SEMI_AND_MORE)
     # The paths are the agent's to name: a line break or a fence in one must not leave tiergate's line.
     listed = quote_inline(listed)
     return (

@@ -1,20 +1,18 @@
-"""Content-aware risk: the changed lines of a change, searched for security-sensitive constructs. Pure: a
-patch in, hits out.
+"""Content-aware risk: the changed lines of a change searched for risky constructs. Pure: patch in, hits out.
 
-A `ContentRule` (`rule.py`) is a regular expression searched in one changed line; an `Ecosystem` says
-which files read which rules, one module per ecosystem (`python`, `javascript`, `go`, `rust`, `common`,
-`checkconfig`, `ci`, `testcode`, `testinfra`, `outwit`, `reachcode`, `escaping`, `dependencies`).
-`DEFAULT` is all of them, `BY_NAME` finds one by name; `scan_patch`, `scan_files` and `added_file` search
-(`scan.py`), and `judged_paths` names the files whose path floor a judge replaced. See docs/risk.md.
+A `ContentRule` (`rule.py`) is a regular expression searched in one changed line; an `Ecosystem` says which
+files read which rules, one module per family (`python`, `secretleaks`, `harness`, `ci`, ...). `DEFAULT` is
+all of them, `BY_NAME` finds one by name; `scan_patch`, `scan_files` and `added_file` search (`scan.py`),
+`judged_paths` names the files whose path floor a judge replaced. See docs/risk.md.
 """
 
 from __future__ import annotations
 
 from tiergate.tier.content.checkconfig import CHECK_CONFIG, CHECK_RUNS
 from tiergate.tier.content.ci import CI
-from tiergate.tier.content.common import COMMON
 from tiergate.tier.content.escaping import JAVA, PHP, RUBY, TEMPLATES
 from tiergate.tier.content.go import GO, GO_MODULES
+from tiergate.tier.content.harness import JAVASCRIPT_TEST_INFRA, PYTEST_HOOKS, PYTHON_TEST_INFRA
 from tiergate.tier.content.javascript import JAVASCRIPT, NPM_MANIFEST
 from tiergate.tier.content.outwit import OUTWITTING
 from tiergate.tier.content.patch import FileLines, Side, parse_patch
@@ -23,8 +21,8 @@ from tiergate.tier.content.reachcode import REACHING
 from tiergate.tier.content.rule import CATEGORIES, SIDES, Category, ContentHit, ContentRule, Ecosystem
 from tiergate.tier.content.rust import CARGO_MANIFEST, RUST
 from tiergate.tier.content.scan import added_file, judged_paths, scan_files, scan_patch
+from tiergate.tier.content.secretleaks import COMMON
 from tiergate.tier.content.testcode import JAVASCRIPT_TESTS, PYTHON_TESTS
-from tiergate.tier.content.testinfra import JAVASCRIPT_TEST_INFRA, PYTEST_HOOKS, PYTHON_TEST_INFRA
 
 # The tests-weakened and outwitting ecosystems: architecture hits where the agent made the tests say less.
 TESTS_WEAKENED: tuple[Ecosystem, ...] = (

@@ -1,11 +1,7 @@
 """CI workflows (GitHub Actions, and Gitea's and Forgejo's, the same format): which changes to them are
-security, read from their changed lines.
-
-A workflow is security by its path, yet most changes to one are a bot bumping an action. So when these
-rules read a workflow's changed lines, they decide: security unless every changed line is a routine form
-(an action's version bump, a name, a version or matrix list, a trigger filter, a comment), and no line
-holding a shell character is routine. A workflow whose lines were not read keeps its path floor
-(`judged_paths`). The routine forms and why: docs/risk-paths.md, "Workflows".
+security, read from their changed lines: security unless every changed line is a routine form (an
+action's version bump, a name, a version or matrix list, a trigger filter, a comment) and no routine line
+holds a shell character. The routine forms and why: docs/risk-paths.md, "Workflows".
 """
 
 from __future__ import annotations
@@ -17,6 +13,10 @@ from tiergate.redact import redact
 from tiergate.tier.content.patch import FileLines, Side
 from tiergate.tier.content.rule import ContentHit, Ecosystem
 from tiergate.tier.content.scan import excerpt
+
+# A workflow is security by its path, yet most changes to one are a bot bumping an action: so these rules
+# decide from its changed lines. A workflow whose lines were not read keeps its path floor (`judged_paths`).
+
 
 # The directories whose YAML files are workflows (each also a `dirpath` security rule in riskrules).
 WORKFLOW_DIRS = (".github/workflows", ".gitea/workflows", ".forgejo/workflows")

@@ -1,11 +1,6 @@
 """The added lines of a code file as statements: physical lines joined while a bracket stays open, prose
 (comments, docstrings, block comments) left out, each with its indentation and the functions it sits in.
 Pure; read by the rules that need more than one line at a time (`reaching`).
-
-Only the added lines are known (`git diff -U0`), so a statement is joined only across consecutive added
-lines, and scope is read from indentation: a `def` or `function` line opens a scope the deeper lines
-below it are in, until a line as shallow as it. A gap in the added lines keeps the scopes open (the lines
-not shown are most often the rest of the same function).
 """
 
 from __future__ import annotations
@@ -15,6 +10,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from tiergate.tier.content.patch import FileLines
+
+# Only the added lines are known (`git diff -U0`), so a statement is joined only across consecutive added
+# lines, and scope is read from indentation: a `def` or `function` line opens a scope the deeper lines below
+# it are in, until a line as shallow as it. A gap in the added lines keeps the scopes open (the lines not
+# shown are most often the rest of the same function).
+
 
 # A statement longer than this many lines is read from its first line alone (a long literal table).
 MAX_JOINED = 40

@@ -1,10 +1,6 @@
 """Rules for dependency manifests: a changed dependency line whose package implements a security construct
 the language rules name (crypto and TLS, tokens and authentication, cookies and sessions, redirects, HTTP
-framing and network protocols). Pure data and pattern builders.
-
-A bump of such a package changes that construct's code under the project (gin's CVE-2024-45337 was a
-`golang.org/x/crypto` bump). What the package is for is in its name, read as whole words as the path
-rules split names; which version is vulnerable is an advisory database's. See docs/risk.md.
+framing and network protocols). Pure data and pattern builders. See docs/risk.md.
 """
 
 from __future__ import annotations
@@ -12,6 +8,11 @@ from __future__ import annotations
 import re
 
 from tiergate.tier.content.rule import BUILT_DIRS, ContentRule, Ecosystem
+
+# A bump of such a package changes that construct's code under the project (gin's CVE-2024-45337 was a
+# `golang.org/x/crypto` bump). What the package is for is in its name, read as whole words as the path rules
+# split names; which version is vulnerable is an advisory database's.
+
 
 # Construct -> the words of a package name that implement it. Whole words only; the glued names are the
 # ecosystems' canonical packages for the construct whose names hold no separator (`pyjwt`, `securecookie`).

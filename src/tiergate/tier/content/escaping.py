@@ -1,10 +1,8 @@
 """Output escaping and template safety (issue 21): HTML and JavaScript escaping added or removed,
-autoescape switches and raw-HTML sinks, per ecosystem. Text a user sent, written into a page unescaped,
-runs in the next reader's browser (XSS); either side of a change counts, since removing escaping is the
-hole and adding it is how a fix reads.
-
-Each language module takes its ecosystem's rules from here; template files, Ruby, PHP and Java, which no
-other rule reads, are their own ecosystems. Every pattern starts with a literal (see `scan`).
+autoescape switches and raw-HTML sinks, per ecosystem. Either side of a change counts: removing escaping
+is the hole (text a user sent, written into a page unescaped, runs in the next reader's browser), adding
+it is how a fix reads. Each language module takes its ecosystem's rules from here; template files, Ruby,
+PHP and Java, which no other rule reads, are their own ecosystems.
 """
 
 from __future__ import annotations
@@ -20,6 +18,9 @@ from tiergate.tier.content.rule import (
     rules,
     word,
 )
+
+# Every pattern starts with a literal (see `scan`).
+
 
 ESCAPING = "HTML escaping"
 RAW_HTML = "raw HTML output"

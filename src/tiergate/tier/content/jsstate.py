@@ -1,15 +1,5 @@
 """JavaScript code that answers from state kept between calls (see `reaching`): a function that counts or
-consumes what outlives its call. Pure.
-
-What outlives a call: what the module declares at its top (`let calls = 0`, `const answers = [...]`),
-what an enclosing function declares with `let` or `var` (a closure's counter), the functions' own
-properties (`mul.calls`).
-Counting or consuming: `++`/`--`, a compound assignment (`n += 1`; `||=` and `??=` make a value once), a
-rebinding from itself (`n = n + 1`), `.shift()`, `.pop()`, `.next()`, `.splice(0, ...)`.
-
-Not counting: a memo keyed by the arguments (`memo.set(key, ...)`), a value made once (`cache = load()`),
-an instance's own state (`this.n++`), and a callback's changes to the `let`s of the call around it
-(`items.forEach((x) => { total += x; })` sums within one call).
+consumes what outlives its call. Pure. What counts and what does not: the comment below.
 """
 
 from __future__ import annotations
@@ -21,6 +11,16 @@ from dataclasses import dataclass, field
 from tiergate.tier.content.codelines import Scope, Statement, split_top
 from tiergate.tier.content.reaching import Mechanism, reach
 from tiergate.tier.content.rule import ContentHit
+
+# What outlives a call: what the module declares at its top (`let calls = 0`, `const answers = [...]`), what
+# an enclosing function declares with `let` or `var` (a closure's counter), the functions' own properties
+# (`mul.calls`). Counting or consuming: `++`/`--`, a compound assignment (`n += 1`; `||=` and `??=` make a
+# value once), a rebinding from itself (`n = n + 1`), `.shift()`, `.pop()`, `.next()`, `.splice(0, ...)`.
+#
+# Not counting: a memo keyed by the arguments (`memo.set(key, ...)`), a value made once (`cache = load()`),
+# an instance's own state (`this.n++`), and a callback's changes to the `let`s of the call around it
+# (`items.forEach((x) => { total += x; })` sums within one call).
+
 
 _ID = r"[A-Za-z_$][\w$]*"
 _CHAIN = rf"{_ID}(?:\.{_ID}|\[[^\]\n]*\])*"

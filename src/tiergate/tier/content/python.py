@@ -1,11 +1,4 @@
-"""Rules for Python (`.py`, `.pyw`, `.pyx`; not `.pyi` stubs, which run nothing).
-
-Judgement calls: `subprocess` and `os.system` calls count wherever they appear (tests included: a test
-that runs a shell is as much a door as the code); `random` counts only on a line that names a secret
-(token, password, nonce, salt, key), since shuffling a list is not risky; `os.path.join` counts only
-beside request data; SQL counts when `execute` takes a string built in the call (f-string, `%`,
-`.format`, `+`), never a constant with parameters.
-"""
+"""Rules for Python (`.py`, `.pyw`, `.pyx`; not `.pyi` stubs, which run nothing). Pure data."""
 
 from __future__ import annotations
 
@@ -31,6 +24,13 @@ from tiergate.tier.content.web import (
     NESTED_QUANTIFIERS,
     userinfo_splits,
 )
+
+# Judgement calls: `subprocess` and `os.system` calls count wherever they appear (tests included: a test
+# that runs a shell is as much a door as the code); `random` counts only on a line that names a secret
+# (token, password, nonce, salt, key), since shuffling a list is not risky; `os.path.join` counts only
+# beside request data; SQL counts when `execute` takes a string built in the call (f-string, `%`, `.format`,
+# `+`), never a constant with parameters.
+
 
 _SECRET_WORDS = r"(?i:token|secret|passw|nonce|salt|otp|api_?key|session_?key|csrf)"
 _REQUEST_DATA = r"\b(?:request|req|params|args|form|query|filename|user_input|path_info)\b"

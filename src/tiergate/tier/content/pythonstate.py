@@ -1,15 +1,7 @@
 """Python code that answers from state kept between calls (see `reaching`): a function that changes what
 outlives its call, in a way that counts or consumes (a counter, a queue of answers, an iterator at module
-level, a function attribute, a mutable default argument, a list kept to count the calls). Pure.
-
-What outlives a call: names bound at module level (by the added lines), those a function declares
-`global` or `nonlocal`, the function's own attributes, its mutable defaults. Counting or consuming: an
-augmented assignment to one (`n += 1`, `_state["n"] += 1`), a rebinding from itself (`n = n + 1`,
-`f.calls = getattr(f, "calls", 0) + 1`), `next()` of one, `.pop()`/`.popleft()` of one, a mutable default
-changed, a kept list grown by a function that also reads its length or an item.
-
-Not counting: a memo keyed by the call's arguments (`_memo[(a, b)] = a * b`, `lru_cache`), a value made
-once (`global _client; _client = make()`), a registry appended to, an instance's own state (`self.n += 1`).
+level, a function attribute, a mutable default argument, a list kept to count the calls). Pure. What
+counts and what does not: the comment below.
 """
 
 from __future__ import annotations
@@ -21,6 +13,17 @@ from dataclasses import dataclass, field
 from tiergate.tier.content.codelines import Scope, Statement
 from tiergate.tier.content.reaching import Mechanism, reach
 from tiergate.tier.content.rule import ContentHit
+
+# What outlives a call: names bound at module level (by the added lines), those a function declares `global`
+# or `nonlocal`, the function's own attributes, its mutable defaults. Counting or consuming: an augmented
+# assignment to one (`n += 1`, `_state["n"] += 1`), a rebinding from itself (`n = n + 1`, `f.calls =
+# getattr(f, "calls", 0) + 1`), `next()` of one, `.pop()`/`.popleft()` of one, a mutable default changed, a
+# kept list grown by a function that also reads its length or an item.
+#
+# Not counting: a memo keyed by the call's arguments (`_memo[(a, b)] = a * b`, `lru_cache`), a value made
+# once (`global _client; _client = make()`), a registry appended to, an instance's own state (`self.n +=
+# 1`).
+
 
 _ID = r"[A-Za-z_][A-Za-z0-9_]*"
 _NAMES = rf"{_ID}(?:[ \t]*,[ \t]*{_ID})*"

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from tiergate.tier.content.harness import JAVASCRIPT_TEST_INFRA, PYTHON_TEST_INFRA
 from tiergate.tier.content.patch import FileLines
 from tiergate.tier.content.reachjs import judge_javascript
 from tiergate.tier.content.reachpython import judge_python
 from tiergate.tier.content.reachrust import judge_rust
 from tiergate.tier.content.rule import BUILT_DIRS, BUILT_NAMES, VENDORED_DIRS, ContentHit, Ecosystem
 from tiergate.tier.content.testfiles import DATA_DIRS, is_test
-from tiergate.tier.content.testinfra import JAVASCRIPT_TEST_INFRA, PYTHON_TEST_INFRA
 from tiergate.tier.testnames import JS_SUFFIXES, PYTHON_SUFFIXES, names_test_infrastructure
 
 _RUST_TEST_DIRS = frozenset({"tests", "benches", "fuzz", "testdata", "test-data", "fixtures"})

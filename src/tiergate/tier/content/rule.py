@@ -3,7 +3,7 @@ that write a rule's pattern (`word`, `call`, `rules`, ...). Pure.
 
 A rule is a regular expression searched in the text of one changed line (added or removed); an ecosystem
 says which files its rules read. The rules themselves are data, one module per ecosystem (`python`,
-`javascript`, `go`, `rust`, and `common` for every text file).
+`javascript`, `go`, `rust`, and `secretleaks` for every text file).
 """
 
 from __future__ import annotations
@@ -25,19 +25,18 @@ SIDES: tuple[Sides, ...] = ("added", "removed", "both")
 @dataclass(frozen=True, slots=True)
 class ContentRule:
     """One risky construct: `pattern` is searched (`re.search`, case-sensitive unless the pattern says
-    `(?i:...)`) in the text of one changed line, without its leading '+' or '-'.
-
-    `construct` names the construct in a reason ("TLS verification switched off"). The changed lines
-    are searched joined by newlines, so a built-in pattern never runs across one (its classes exclude
-    `\\n`): a pattern that could would cost the length of the change per candidate, a slow claim the
-    agent could write on purpose. `sides` says which
-    changed lines count: a removed `verify=True` is as risky as an added `verify=False`, a removed
-    `eval(` is not. Patterns match identifiers and calls with word boundaries, never substrings.
-    """
+    `(?i:...)`) in the text of one changed line, without its leading '+' or '-'. `construct` names it
+    in a reason ("TLS verification switched off"). Patterns match identifiers and calls with word
+    boundaries, never substrings."""
 
     construct: str
+    # The changed lines are searched joined by newlines, so a built-in pattern never runs across one (its
+    # classes exclude `\n`): one that could would cost the length of the change per candidate, a slow
+    # claim the agent could write on purpose.
     pattern: str
     category: Category = "security"
+    # Which changed lines count: a removed `verify=True` is as risky as an added `verify=False`, a removed
+    # `eval(` is not.
     sides: Sides = "both"
     # A second pattern the same line must hold too, anywhere (`random.choice` only beside `token`): searched
     # only in the lines `pattern` matched, so it may be as slow as it likes.
@@ -163,35 +162,35 @@ class ContentHit:
 _IDENT = "A-Za-z0-9_"
 
 
-# Patterns whose needle is a whole word wherever they match (made by `word`, `call`, `quoted`, and any
-# pattern that starts with one of those), by needle: the scanner asks for such a needle in the change's
-# set of words, and need not look for it inside longer words.
-_WHOLE: dict[str, list[str]] = {}
-
-
-def _whole(made: str) -> str:
-    _WHOLE.setdefault(needle(made), []).append(made)
-    return made
-
-
 def whole_word_needle(pattern: str) -> bool:
-    """Whether every match of `pattern` holds its needle as a whole word."""
-    return any(pattern.startswith(p) for p in _WHOLE.get(needle(pattern), ()))
+    """Whether every match of `pattern` holds its needle as a whole word: it starts as `word`, `call` or
+    `quoted` write one. The scanner then looks for the needle among the change's words alone."""
+    name = _literal_prefix(pattern)
+    if not name:
+        return False
+    made = (prefix(name) + _tail(name), prefix(name, after_dot=False) + _tail(name))
+    return (_starts_word(name) and pattern.startswith(made)) or pattern.startswith(quoted(name))
 
 
 def word(name: str, *, after_dot: bool = True) -> str:
     """`name` as a whole identifier (or a dotted name, `os.system`): not inside a longer one. With
     `after_dot=False`, not an attribute either (`eval(` but not `model.eval(`)."""
-    tail = f"(?![{_IDENT}])" if name[-1].isalnum() or name[-1] == "_" else ""
-    made = prefix(name, after_dot=after_dot) + tail
-    return _whole(made) if name[0].isalnum() or name[0] == "_" else made
+    return prefix(name, after_dot=after_dot) + _tail(name)
+
+
+def _starts_word(name: str) -> bool:
+    return name[0].isalnum() or name[0] == "_"
+
+
+def _tail(name: str) -> str:
+    return f"(?![{_IDENT}])" if name[-1].isalnum() or name[-1] == "_" else ""
 
 
 def prefix(name: str, *, after_dot: bool = True) -> str:
     """`name` at the start of an identifier, which may go on (`SESSION_COOKIE_` + anything)."""
     literal = re.escape(name)
     before = _IDENT if after_dot else _IDENT + "."
-    return f"{literal}(?<![{before}]{literal})" if name[0].isalnum() or name[0] == "_" else literal
+    return f"{literal}(?<![{before}]{literal})" if _starts_word(name) else literal
 
 
 def call(name: str, *, after_dot: bool = True) -> str:
@@ -277,7 +276,7 @@ def literal(text: str) -> str:
 def quoted(name: str) -> str:
     """`name` inside quotes, as a header name or a key is written in code: 'Authorization', "Set-Cookie".
     Not in backticks: prose (docstrings, Markdown in comments) writes ``Cookie`` so."""
-    return _whole(f"{re.escape(name)}(?<=[\"']{re.escape(name)})(?=[\"'])")
+    return f"{re.escape(name)}(?<=[\"']{re.escape(name)})(?=[\"'])"
 
 
 def rules(construct: str, *patterns: str, sides: Sides = "both", near: str = "") -> tuple[ContentRule, ...]:

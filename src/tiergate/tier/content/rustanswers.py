@@ -1,14 +1,7 @@
 """Outwitting by literals in Rust: the inputs and expected values of a crate's `#[test]` functions, and
 the lines of its code (not its tests) that write them (`if a == 2 && b == 3 { return 6; }`, a `match`
 arm `(2, 3) => 6`, a table row `((2, 3), 6)`). The Rust side of `tiergate.tier.content.answers`, which
-does the matching. Pure.
-
-A test is named by cargo's id for it (`tests::test_mul`, `calc::tests::test_mul`, an integration test's
-bare `test_mul`): the module path of its file in its crate, then the inline modules it stands in. Its
-expected values are the literals an `assert_eq!`/`assert_ne!` compares, or an `assert!` holds, outside
-the calls in them; its inputs the literals in those calls and everywhere else in its body (an assert's
-message is neither). Which lines are test code is decided by where they stand
-(`tiergate.tier.content.rustsource`): an answer written into a test module is no answer.
+does the matching. Pure. How a test, its values and its lines are read: the comment below.
 """
 
 from __future__ import annotations
@@ -27,6 +20,14 @@ from tiergate.tier.content.rustsource import (
     test_functions,
     test_lines,
 )
+
+# A test is named by cargo's id for it (`tests::test_mul`, `calc::tests::test_mul`, an integration test's
+# bare `test_mul`): the module path of its file in its crate, then the inline modules it stands in. Its
+# expected values are the literals an `assert_eq!`/`assert_ne!` compares, or an `assert!` holds, outside the
+# calls in them; its inputs the literals in those calls and everywhere else in its body (an assert's message
+# is neither). Which lines are test code is decided by where they stand
+# (`tiergate.tier.content.rustsource`): an answer written into a test module is no answer.
+
 
 # A literal as a kind and its text as written but for its spelling (`0x1F` is 31, `1_000i64` is 1000):
 # ("num", "31"), ("str", "abc"). `tiergate.tier.content.answers` keeps the telling ones.

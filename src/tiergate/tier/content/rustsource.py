@@ -1,12 +1,6 @@
 """Rust source read for where its tests are: its comments, string and character literals, inline modules,
-and test items. Pure.
-
-Rust's unit tests live in the file of the code they test, so a line is test code by where it stands: in an
-item under `#[cfg(test)]` (usually `mod tests { ... }`), in a function marked `#[test]` (or
-`#[tokio::test]`, any attribute whose last segment is `test`), or in a file that is all tests (one under a
-crate's `tests/` folder, one that opens with `#![cfg(test)]`). Items are found by their attributes and
-matching braces in the code with comments and literals blanked out (`masked`), so that a brace or a
-`#[test]` in a string, a raw string or a comment is never read as code. `cfg(not(test))` is not test code.
+and test items. Pure. A line is test code by where it stands (the comment below): Rust's unit tests live
+in the file of the code they test.
 """
 
 from __future__ import annotations
@@ -17,6 +11,13 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from tiergate.frozen import frozen
+
+# Test code: in an item under `#[cfg(test)]` (usually `mod tests { ... }`), in a function marked `#[test]`
+# (or `#[tokio::test]`, any attribute whose last segment is `test`), or in a file that is all tests (one
+# under a crate's `tests/` folder, one that opens with `#![cfg(test)]`). Items are found by their attributes
+# and matching braces in the code with comments and literals blanked out (`masked`), so that a brace or a
+# `#[test]` in a string, a raw string or a comment is never read as code. `cfg(not(test))` is not test code.
+
 
 # Where a comment, string or character literal may begin. A raw string (`r"…"`, `br#"…"#`) and a prefixed
 # string (`b"…"`, `c"…"`) begin at a word's start; `'` is a character literal or a lifetime (decided after).

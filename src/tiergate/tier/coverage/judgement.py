@@ -1,10 +1,9 @@
 """How well tests cover a change: `none`, `partial` or `full`, and one line of evidence saying why.
 
-The changed executable lines of code files that are not tests (what is code and what is a test, per
-ecosystem: `ECOSYSTEMS`) are looked up in what the gate measured, else in coverage files newer than the
-change. Without usable data the judgement is never `full`: `partial` when tests touch the change, `none`
-when they do not. A change with no changed executable line is `full`, vacuously, and says so. The rules
-in full: docs/coverage.md.
+The changed executable lines of code files that are not tests (per ecosystem: `ECOSYSTEMS`) are looked up
+in what the gate measured, else in coverage files newer than the change. Without usable data never `full`:
+`partial` when tests touch the change, `none` when not. No changed executable line: `full`, vacuously,
+said so. The rules in full: docs/coverage.md.
 """
 
 from __future__ import annotations
@@ -20,7 +19,7 @@ from typing import Literal
 
 from tiergate.frozen import frozen
 from tiergate.git import changes, search
-from tiergate.text import quote_inline
+from tiergate.text import AND_MORE, more_than, quote_inline
 from tiergate.tier.change import ChangeMeasurement, FileChange
 from tiergate.tier.content.patch import parse_patch
 from tiergate.tier.coverage import datafiles
@@ -354,7 +353,7 @@ def _ranges(numbers: Iterable[int]) -> str:
 def _some(items: Sequence[str]) -> str:
     # The items name the agent's files: escaped, so that a name cannot break the evidence's one line.
     shown = ", ".join(quote_inline(item) for item in items[:_NAMED])
-    return shown if len(items) <= _NAMED else f"{shown} and {len(items) - _NAMED} more"
+    return shown + more_than(len(items), _NAMED, AND_MORE)
 
 
 def _count(items: Iterable[object] | int, noun: str) -> str:

@@ -77,13 +77,11 @@ _LEADING = " \t\r})]"  # what comes before a line's first character of code
 
 def v8_file_lines(source: str, functions: Sequence[Mapping[str, Any]]) -> FileLines:
     """The lines of a JavaScript file that V8's block coverage of one process (`functions`, as
-    NODE_V8_COVERAGE writes them per script) shows executable and run.
-
-    A line is executable when it holds code: not blank, not a comment line, not closing brackets
-    only. It ran when the innermost range holding its first character of code has a count above 0
-    (ranges nest: a function's range, then its blocks that ran a different number of times); the
-    brackets a line begins with close the block before it (`} else if (...) {`), which may never have
-    run. V8's offsets count UTF-16 code units."""
+    NODE_V8_COVERAGE writes them per script) shows executable and run. A line is executable when it
+    holds code (not blank, not a comment line, not closing brackets only); it ran when the innermost
+    range holding its first character of code has a count above 0. V8's offsets count UTF-16 units."""
+    # Ranges nest: a function's range, then its blocks that ran a different number of times. The brackets
+    # a line begins with close the block before it (`} else if (...) {`), which may never have run.
     ranges = sorted(
         (int(r["startOffset"]), int(r["endOffset"]), int(r["count"]))
         for f in functions

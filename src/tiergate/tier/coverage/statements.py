@@ -1,12 +1,9 @@
-"""Where Python places a line of source: the statement it is part of.
+"""Where Python places a line of source: the statement it is part of. Pure: source text in, line numbers out.
 
 Line coverage of Python is kept per statement, on one line of it (coverage.py's statements, the gate's
-probes), while a change can touch any line of a statement that spans several: a continued expression,
-a comprehension, a decorator, the header of a `def` or an `if`, an `except` clause. Such a line runs when
-its statement does, as Python's own line table has it; judged alone, the data would know it as nothing
-and the change would pass as having no executable line to cover.
-
-Pure: source text in, line numbers out.
+probes), while a change can touch any line of one that spans several (a continued expression, a
+decorator, a `def` header, an `except` clause). Such a line runs when its statement does, as Python's
+line table has it; judged alone, the change would pass as having no executable line to cover.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any, Literal, get_args
 
 from tiergate.frozen import frozen
-from tiergate.text import plural, quote_inline
+from tiergate.text import ITEM_AND_MORE, PAREN_AND_MORE, more_line, more_than, plural, quote_inline
 from tiergate.tier.mutation.mutants import Mutant
 
 # killed: a covering test failed (or ran out of its time) with the mutant in; survived: every covering
@@ -88,7 +88,7 @@ class MutationRun:
         survivors = self.of("survived")
         if survivors:
             named = "; ".join(t.mutant.describe() for t in survivors[:NAMED])
-            more = f" (and {len(survivors) - NAMED} more)" if len(survivors) > NAMED else ""
+            more = more_than(len(survivors), NAMED, PAREN_AND_MORE)
             count = plural(len(survivors), "mutant")
             found.append(
                 f"surviving-mutants: every test that runs its line passes with {count} in ({named}{more}): "
@@ -124,8 +124,7 @@ class MutationRun:
             lines += [
                 f"- {t.mutant.describe()} leaves every test passing" for t in survivors[:PACKET_SURVIVORS]
             ]
-            if len(survivors) > PACKET_SURVIVORS:
-                lines.append(f"- ... and {len(survivors) - PACKET_SURVIVORS} more")
+            lines += more_line(len(survivors), PACKET_SURVIVORS, ITEM_AND_MORE)
         if self.void:
             lines.append(f"Their kills say nothing: {quote_inline(self.void)}.")
         return "\n".join(lines)

@@ -11,8 +11,7 @@ from testing.filelines import file_lines
 
 from tiergate.tier import content
 from tiergate.tier.content import ContentHit, added_file, scan_files
-from tiergate.tier.content.testcode import EXITED
-from tiergate.tier.content.testinfra import (
+from tiergate.tier.content.harness import (
     COLLECTION,
     JAVASCRIPT_TEST_INFRA,
     MASKED,
@@ -25,7 +24,8 @@ from tiergate.tier.content.testinfra import (
     RUNS,
     SELECTED,
 )
-from tiergate.tier.content.testinfra import EXIT_STATUS as STATUS
+from tiergate.tier.content.harness import EXIT_STATUS as STATUS
+from tiergate.tier.content.testcode import EXITED
 
 
 def weakened(path: str, removed: list[str], added: list[str]) -> list[ContentHit]:
