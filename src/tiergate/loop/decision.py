@@ -1,11 +1,8 @@
 """The loop's decision: a loop's state and one event in; what to answer, the new state and why, out.
-
 The phases (`working` -> `verifying` -> `passed`, or `halted`, `cancelled`), what each event does in
 each, and why a Stop after an API error, a block and an internal error are handled as they are:
-docs/judging.md, "The loop's phases".
-
-Pure: no I/O and no clock. The adapters (`tiergate.handlers`) measure, fingerprint and read transcripts,
-and pass the facts in the events.
+docs/judging.md, "The loop's phases". Pure: no I/O and no clock; the adapters (`tiergate.handlers`)
+measure, fingerprint and read transcripts, and pass the facts in the events.
 """
 
 from __future__ import annotations
