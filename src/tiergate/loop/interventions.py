@@ -80,7 +80,7 @@ class Halt:
 Intervention = Retry | ChangeApproach | RollbackThenChangeApproach | Halt
 
 
-def decide(
+def choose(
     record: Sequence[Attempt],
     item: str,
     dirty: bool,

@@ -187,7 +187,7 @@ def _intervene(
     unchanged = None if stall is not None else stalls.unchanged_claim(attempt.fingerprint, earlier)
     found = (*found, *(s for s in (unchanged, stall) if s is not None))
     plain = tuple(interventions.Attempt(a.item, a.passed, a.reason) for a in record)
-    choice = interventions.decide(plain, attempt.item, bool(dirty), found, policies.interventions)
+    choice = interventions.choose(plain, attempt.item, bool(dirty), found, policies.interventions)
     recorded = replace(state, attempts=record)
     if isinstance(choice, interventions.ChangeApproach | interventions.RollbackThenChangeApproach):
         recorded = next_approach(recorded)
