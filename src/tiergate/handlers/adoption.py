@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from tiergate.loop import adoption
 from tiergate.loop.adoption import Foreign, NotAdopted
@@ -18,7 +17,11 @@ from tiergate.loop.claims import ClaimCheck
 from tiergate.loop.events import Outcome
 from tiergate.text import plural
 
+# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from tiergate.hook.protocol import HookReply
     from tiergate.loop.state import LoopState
     from tiergate.project import Project

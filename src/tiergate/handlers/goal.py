@@ -8,13 +8,15 @@ the Stop hooks run, so the Stop waits for it, within `EVALUATION_WAIT` (Claude C
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
 
 from tiergate.loop import goal, goalloop
 from tiergate.loop.goal import Goal, GoalAtStop
 
+# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Any
 
     from tiergate.hook.protocol import HookReply
     from tiergate.loop.adoption import Foreign, NotAdopted

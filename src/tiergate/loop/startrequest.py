@@ -7,13 +7,16 @@ Pure: the base commit, the time and the configured defaults come in (`tiergate.l
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
 
 from tiergate.frozen import frozen
 from tiergate.loop.claims import DEFAULT_PROMISE
 from tiergate.loop.state import LoopState, new_loop, with_features
 
+# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from tiergate.loop.features import Feature
 
 
