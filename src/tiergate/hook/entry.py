@@ -216,6 +216,9 @@ def _keep_notice(event_name: str, session_id: str | None, state_dir: Path | None
 
 def _with_earlier_notices(reply: HookReply | None, project: Project, session_id: str) -> HookReply | None:
     """`reply` with what this session's unseen events had to say prepended to its system message."""
+    # Most events find none: the store is imported only when its file is there (`notices.NOTICES_DIR`).
+    if not (project.state_dir / "notices" / f"{session_id}.txt").exists():
+        return reply
     from tiergate import notices
 
     earlier = ["tiergate: " + line for line in notices.take(project, session_id)]
