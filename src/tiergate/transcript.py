@@ -1,11 +1,8 @@
-"""Reading Claude Code transcripts (JSON Lines) from the end: the one place that does.
-
-A session's transcript grows to tens of megabytes, and what a hook needs is near its end: the last
-assistant message (`last_assistant_text`), whether a verifier ran a command since it started
-(`ran_a_command`), the records of Claude Code's /goal around the turn a Stop ends (`goal_statuses`). So
-the file is read backwards in blocks, only as far as needed and never past a window from the end; only
-whole lines are parsed, and an unreadable file reads as nothing. The model a subagent ran on is in the
-meta file beside its transcript (`agent_model`).
+"""Reading Claude Code transcripts (JSON Lines) from the end, the one place that does: the last assistant
+message, whether a verifier ran a command since it started, the /goal records around a Stop's turn, and
+a subagent's model (from the meta file beside its transcript). A transcript grows to tens of megabytes
+and a hook needs its end, so it is read backwards in blocks, only as far as needed and never past a
+window from the end; only whole lines are parsed, and an unreadable file reads as nothing.
 """
 
 from __future__ import annotations

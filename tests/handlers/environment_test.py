@@ -14,7 +14,7 @@ from testing.loopproject import a_project, with_loop
 
 from tiergate.gate.environment import store
 from tiergate.gate.environment.difference import NO_RECORD
-from tiergate.handlers.effects import environment_reasons, record_environment
+from tiergate.handlers.environment import environment_reasons, record_environment
 from tiergate.loop import store as loops
 from tiergate.loop.state import LoopState
 from tiergate.project import Project

@@ -18,7 +18,7 @@ from tiergate.loop.decision import decide
 from tiergate.loop.events import ClaimFacts, GateFacts, Stop, SubagentStart, SubagentStop
 from tiergate.loop.features import Feature
 from tiergate.loop.interventions import InterventionPolicy
-from tiergate.loop.state import AttemptRecord, LoopState, Policies, new_loop
+from tiergate.loop.state import AttemptRecord, LoopState, Policies, new_loop, with_features
 from tiergate.loop.verdict import Criterion, Judgement, Verdict
 from tiergate.project import Project
 
@@ -43,7 +43,7 @@ def failing(*names: str) -> GateFacts:
 
 
 def autopilot(**changes: object) -> LoopState:
-    begun = new_loop("s1", "", now=T0, base="b" * 40, promise="DONE", feature_list=(F1, F2))
+    begun = with_features(new_loop("s1", "", now=T0, base="b" * 40, promise="DONE"), (F1, F2))
     return replace(begun, **changes)  # type: ignore[arg-type]
 
 

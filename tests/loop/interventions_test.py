@@ -41,7 +41,7 @@ def ok(item: str) -> Attempt:
 @pytest.mark.parametrize("dirty", [False, True])
 def test_under_the_limit_retry_with_the_last_failures_reason(dirty: bool) -> None:
     record = [fail("F07", "GET /items without ?tag answered [] (expected 3 items)")]
-    decision = interventions.decide(record, "F07", dirty=dirty, policy=SEED)
+    decision = interventions.choose(record, "F07", dirty=dirty, policy=SEED)
     assert isinstance(decision, Retry)
     assert (decision.item, decision.attempt, decision.limit) == ("F07", 2, 3)
     assert not decision.rollback_first  # the work is kept: the critique is about it
@@ -58,24 +58,24 @@ def test_under_the_limit_retry_with_the_last_failures_reason(dirty: bool) -> Non
 
 def test_each_retry_carries_the_newest_reason_so_the_input_differs() -> None:
     record = [fail("F01", "the first reason")]
-    first = interventions.decide(record, "F01", dirty=True, policy=SEED)
+    first = interventions.choose(record, "F01", dirty=True, policy=SEED)
     record.append(fail("F01", "the second reason"))
-    second = interventions.decide(record, "F01", dirty=True, policy=SEED)
+    second = interventions.choose(record, "F01", dirty=True, policy=SEED)
     assert isinstance(first, Retry) and isinstance(second, Retry)
     assert first.message != second.message
     assert "the second reason" in second.message and "the first reason" not in second.message
 
 
 def test_a_retry_without_a_reason_says_where_to_find_one() -> None:
-    decision = interventions.decide([Attempt("F01", passed=False)], "F01", dirty=False, policy=SEED)
+    decision = interventions.choose([Attempt("F01", passed=False)], "F01", dirty=False, policy=SEED)
     assert isinstance(decision, Retry)
     assert "no reason was given; find it by running the checks yourself" in decision.message
 
 
 def test_the_seeds_clean_before_retry_is_a_policy_choice() -> None:
     policy = InterventionPolicy(rollback_on_retry=True)
-    dirty = interventions.decide([fail("F01")], "F01", dirty=True, policy=policy)
-    clean = interventions.decide([fail("F01")], "F01", dirty=False, policy=policy)
+    dirty = interventions.choose([fail("F01")], "F01", dirty=True, policy=policy)
+    clean = interventions.choose([fail("F01")], "F01", dirty=False, policy=policy)
     assert isinstance(dirty, Retry) and dirty.rollback_first
     assert dirty.message.startswith("The workspace was rolled back to the last green point first.")
     assert dirty.reasons[1] == "dirty: rolled back before the retry (rollback_on_retry)"
@@ -87,7 +87,7 @@ def test_the_seeds_clean_before_retry_is_a_policy_choice() -> None:
 
 def test_at_the_limit_on_a_clean_workspace_change_approach() -> None:
     record = [fail("F03"), fail("F03"), fail("F03", "empty patch: nothing changed")]
-    decision = interventions.decide(record, "F03", dirty=False, policy=SEED)
+    decision = interventions.choose(record, "F03", dirty=False, policy=SEED)
     assert decision == ChangeApproach(
         "F03",
         3,
@@ -103,7 +103,7 @@ def test_at_the_limit_on_a_clean_workspace_change_approach() -> None:
 
 def test_at_the_limit_on_a_dirty_workspace_roll_back_first_then_change_approach() -> None:
     record = [fail("F05"), fail("F05"), fail("F05", "POST /items answered 201 but stored nothing")]
-    decision = interventions.decide(record, "F05", dirty=True, policy=SEED)
+    decision = interventions.choose(record, "F05", dirty=True, policy=SEED)
     assert isinstance(decision, RollbackThenChangeApproach)
     assert (decision.item, decision.attempts) == ("F05", 3)
     assert decision.reasons == (
@@ -119,10 +119,10 @@ def test_the_criterion_for_rolling_back_is_dirtiness_not_the_number_of_failures(
     many_clean = [fail("F03")] * 7  # more than the limit: a stubborn item, never dirtied
     one_dirty = [fail("F04")]
     assert isinstance(
-        interventions.decide(many_clean, "F03", dirty=False, policy=SEED),
+        interventions.choose(many_clean, "F03", dirty=False, policy=SEED),
         ChangeApproach,
     )
-    assert isinstance(interventions.decide(one_dirty, "F04", dirty=True, policy=SEED), Retry)
+    assert isinstance(interventions.choose(one_dirty, "F04", dirty=True, policy=SEED), Retry)
 
 
 # -- row 4: too many given up: halt ---------------------------------------------------------------------
@@ -131,7 +131,7 @@ def test_the_criterion_for_rolling_back_is_dirtiness_not_the_number_of_failures(
 def test_the_item_that_would_be_the_skip_limits_th_given_up_halts_instead() -> None:
     record = [*[fail("F02")] * 3, ok("F03"), *[fail("F04")] * 3, *[fail("F05")] * 3]
     assert interventions.skipped_items(record) == ("F02", "F04")
-    decision = interventions.decide(record, "F05", dirty=True, policy=SEED)
+    decision = interventions.choose(record, "F05", dirty=True, policy=SEED)
     assert isinstance(decision, Halt)
     assert decision.skipped == ("F02", "F04", "F05")
     assert decision.dirty
@@ -148,18 +148,18 @@ def test_the_item_that_would_be_the_skip_limits_th_given_up_halts_instead() -> N
 
 def test_below_the_skip_limit_the_loop_goes_on() -> None:
     record = [*[fail("F02")] * 3, *[fail("F04")] * 3]
-    assert isinstance(interventions.decide(record, "F04", dirty=False, policy=SEED), ChangeApproach)
+    assert isinstance(interventions.choose(record, "F04", dirty=False, policy=SEED), ChangeApproach)
 
 
 def test_too_many_failures_in_a_row_halt_whatever_the_items() -> None:
     policy = InterventionPolicy(attempt_limit=5, skip_limit=10, failure_limit=4)
     assert InterventionPolicy(attempt_limit=4, skip_limit=5).failures_allowed == 20
     record = [ok("F01"), fail("F02"), fail("F02"), fail("F03"), fail("F03")]
-    decision = interventions.decide(record, "F03", dirty=False, policy=policy)
+    decision = interventions.choose(record, "F03", dirty=False, policy=policy)
     assert isinstance(decision, Halt)
     assert decision.reason == "failure-limit: 4 refuted attempts in a row (limit 4)"
     assert decision.message.endswith("Done: F01. The workspace is at the last green point.")
-    assert not isinstance(interventions.decide(record[:-1], "F03", dirty=False, policy=policy), Halt)
+    assert not isinstance(interventions.choose(record[:-1], "F03", dirty=False, policy=policy), Halt)
 
 
 # -- stalls -----------------------------------------------------------------------------------------------
@@ -168,8 +168,8 @@ def test_too_many_failures_in_a_row_halt_whatever_the_items() -> None:
 def test_a_stall_reaches_the_limit_at_once() -> None:
     stall = Stall("repeated-failure", "repeated-failure: the last 2 refuted claims failed the same way (x)")
     record = [fail("F01"), fail("F01")]
-    clean = interventions.decide(record, "F01", dirty=False, stalls=[stall], policy=SEED)
-    dirty = interventions.decide(record, "F01", dirty=True, stalls=[stall], policy=SEED)
+    clean = interventions.choose(record, "F01", dirty=False, stalls=[stall], policy=SEED)
+    dirty = interventions.choose(record, "F01", dirty=True, stalls=[stall], policy=SEED)
     assert isinstance(clean, ChangeApproach) and clean.reasons[0] == stall.reason
     assert isinstance(dirty, RollbackThenChangeApproach) and dirty.reasons[0] == stall.reason
 
@@ -177,13 +177,13 @@ def test_a_stall_reaches_the_limit_at_once() -> None:
 @pytest.mark.parametrize("kind", ["unchanged-claim", "empty-turns"])
 def test_every_progress_stall_changes_approach(kind: str) -> None:
     stall = Stall(kind, f"{kind}: ...")  # type: ignore[arg-type]
-    decision = interventions.decide([fail("F01")], "F01", dirty=False, stalls=[stall], policy=SEED)
+    decision = interventions.choose([fail("F01")], "F01", dirty=False, stalls=[stall], policy=SEED)
     assert isinstance(decision, ChangeApproach)
 
 
 def test_a_spent_budget_halts_whatever_else_holds() -> None:
     budget = Stall("budget", "budget: the iteration cap is reached (20/20)")
-    decision = interventions.decide([ok("F01"), fail("F02")], "F02", dirty=True, stalls=[budget], policy=SEED)
+    decision = interventions.choose([ok("F01"), fail("F02")], "F02", dirty=True, stalls=[budget], policy=SEED)
     assert isinstance(decision, Halt)
     assert decision.reason == budget.reason
     assert decision.message == (
@@ -223,7 +223,7 @@ def test_a_single_task_loop_counts_each_approach_as_an_item() -> None:
         item = interventions.approach_item(task, n)
         for _ in range(3):
             record.append(fail(item))
-            decisions.append(type(interventions.decide(record, item, dirty=False, policy=SEED)).__name__)
+            decisions.append(type(interventions.choose(record, item, dirty=False, policy=SEED)).__name__)
     assert decisions == ["Retry", "Retry", "ChangeApproach"] * 2 + ["Retry", "Retry", "Halt"]
 
 
@@ -234,7 +234,7 @@ attempts = st.builds(Attempt, items, st.booleans(), st.just("r"))
 @given(st.lists(attempts, max_size=20), items, st.booleans())
 def test_the_table_holds_for_any_record(record: list[Attempt], item: str, dirty: bool) -> None:
     record = [*record, fail(item)]
-    decision = interventions.decide(record, item, dirty, policy=SEED)
+    decision = interventions.choose(record, item, dirty, policy=SEED)
     under = interventions.attempts_of(record, item) < SEED.attempt_limit
     if isinstance(decision, RollbackThenChangeApproach):
         assert dirty and not under
@@ -266,7 +266,7 @@ def test_interventions_on_a_real_repository_never_lose_work(
     def refute(item: str, reason: str) -> interventions.Intervention:
         record.append(Attempt(item, passed=False, reason=reason))
         point = greenpoint.last_green(project, "loop1", start)
-        return interventions.decide(record, item, greenpoint.is_dirty(root, point), policy=policy)
+        return interventions.choose(record, item, greenpoint.is_dirty(root, point), policy=policy)
 
     write(root, {"server.py": "ROUTES = ['list']\n", "routes/list.py": "def list_items(): ...\n"})
     record.append(Attempt("F1", passed=True))

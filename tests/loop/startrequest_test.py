@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tiergate.loop.claims import DEFAULT_PROMISE
 from tiergate.loop.features import Feature
-from tiergate.loop.startrequest import Start, begin
+from tiergate.loop.startrequest import Defaults, Start, begin
 from tiergate.loop.state import LoopState
 
 F1 = Feature("F01", "List items", "GET /items lists every item.", (("list", "sh probe.sh list"),))
@@ -13,7 +13,7 @@ F2 = Feature("F02", "Filter by tag", "GET /items?tag=x filters.", (("filter", "s
 
 def at(start: Start, session_id: str = "s1", base: str | None = "abc", now: float = 100.0) -> LoopState:
     """`start` begun with the defaults of a configuration saying 20 iterations and 90 minutes."""
-    return begin(start, session_id, base=base, now=now, max_iterations=20, max_minutes=90.0)
+    return begin(start, session_id, base=base, now=now, defaults=Defaults(20, 90.0))
 
 
 def test_a_ralph_loop_takes_the_configured_defaults_when_the_start_names_none() -> None:

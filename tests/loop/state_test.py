@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from tiergate.loop.features import Feature
-from tiergate.loop.state import AttemptRecord, new_loop, next_approach
+from tiergate.loop.state import AttemptRecord, new_loop, next_approach, with_features
 
 F1 = Feature("F01", "List items", "GET /items lists every item.", (("list", "sh probe.sh list"),))
 F2 = Feature("F02", "Filter by tag", "GET /items?tag=x filters.", (("filter", "sh probe.sh filter"),))
@@ -20,7 +20,7 @@ def test_a_new_ralph_loop_works_on_its_task_from_its_base() -> None:
 
 
 def test_an_autopilot_works_on_its_first_feature_and_moves_to_the_next() -> None:
-    loop = new_loop("s1", "", now=0.0, base=None, promise="DONE", feature_list=(F1, F2))
+    loop = with_features(new_loop("s1", "", now=0.0, base=None, promise="DONE"), (F1, F2))
     assert loop.task == F1.task and loop.item == "F01"
     moved = next_approach(loop)
     assert moved.task == F2.task and moved.item == "F02"
@@ -36,7 +36,7 @@ def test_a_ralph_loops_each_approach_is_its_own_item() -> None:
 
 
 def test_an_item_is_done_when_its_last_attempt_passed() -> None:
-    loop = new_loop("s1", "", now=0.0, base=None, promise="DONE", feature_list=(F1, F2))
+    loop = with_features(new_loop("s1", "", now=0.0, base=None, promise="DONE"), (F1, F2))
     attempts = (AttemptRecord("F01", False), AttemptRecord("F01", True), AttemptRecord("F02", False))
     assert replace(loop, attempts=attempts).done == ("F01",)
 

@@ -8,29 +8,33 @@ from dataclasses import replace
 from testing.loopfacts import T0, claim, verification, working
 
 from tiergate.loop import transitions
-from tiergate.loop.events import Outcome
+from tiergate.loop.events import Moment, Outcome
 from tiergate.loop.state import LIMITS
 
 
 def test_send_back_advances_the_iteration_and_blocks() -> None:
-    outcome = transitions.send_back(working(), claim(None), T0, LIMITS, "continue", ("no claim",))
+    outcome = transitions.send_back(working(), Moment(claim(None), T0, LIMITS), "continue", ("no claim",))
     assert outcome.decision == "continue" and outcome.block
     assert outcome.state is not None and outcome.state.iteration == 2
     assert outcome.reasons == ("no claim", "iteration 2/20")
 
 
 def test_send_back_at_the_cap_halts() -> None:
-    outcome = transitions.send_back(working(iteration=20), claim(None), T0, LIMITS, "continue", ())
+    outcome = transitions.send_back(working(iteration=20), Moment(claim(None), T0, LIMITS), "continue", ())
     assert outcome.decision == "halt" and outcome.state is not None and outcome.state.phase == "halted"
 
 
 def test_blocks_on_an_unchanged_workspace_are_counted_until_they_halt() -> None:
     state = working(last_block_fingerprint="fp-2", idle_blocks=LIMITS.idle_blocks - 2)
-    once = transitions.block_stop(state, claim(None), T0, LIMITS, Outcome(state, "continue", ()))
+    once = transitions.block_stop(state, Moment(claim(None), T0, LIMITS), Outcome(state, "continue", ()))
     assert once.state is not None and once.state.idle_blocks == LIMITS.idle_blocks - 1
-    again = transitions.block_stop(once.state, claim(None), T0, LIMITS, Outcome(once.state, "continue", ()))
+    again = transitions.block_stop(
+        once.state, Moment(claim(None), T0, LIMITS), Outcome(once.state, "continue", ())
+    )
     assert again.decision == "halt"
-    moved = transitions.block_stop(state, claim(None, "fp-3"), T0, LIMITS, Outcome(state, "continue", ()))
+    moved = transitions.block_stop(
+        state, Moment(claim(None, "fp-3"), T0, LIMITS), Outcome(state, "continue", ())
+    )
     assert moved.state is not None and moved.state.idle_blocks == 0
 
 
@@ -43,8 +47,11 @@ def test_a_halt_ends_the_loop_closes_its_verification_and_alerts() -> None:
 
 def test_a_verification_requested_too_often_halts_instead() -> None:
     state = working(phase="verifying", verification=verification())
-    again = transitions.request_again(state, claim(None), T0, LIMITS, "lost", {"id": "v1"})
+    again = transitions.request_again(state, Moment(claim(None), T0, LIMITS), "lost", {"id": "v1"})
     assert again.decision != "halt" and again.state is not None and again.state.verification is not None
     assert again.state.verification.request == 2
     worn = working(phase="verifying", verification=replace(verification(), request=LIMITS.requests))
-    assert transitions.request_again(worn, claim(None), T0, LIMITS, "lost", {"id": "v2"}).decision == "halt"
+    assert (
+        transitions.request_again(worn, Moment(claim(None), T0, LIMITS), "lost", {"id": "v2"}).decision
+        == "halt"
+    )

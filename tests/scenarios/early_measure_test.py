@@ -1,5 +1,5 @@
-"""A claim's measurement begun at the Stop's start, in a child (`tiergate.handlers.stop._begin`): on a real
-loop and a real git repository, the child's change is the change the Stop would have measured itself,
+"""A claim's measurement begun at the Stop's start, in a child (`handlers.earlymeasure.measure_early`): on
+a real loop and a real git repository, the child's change is the change the Stop would have measured itself,
 its content judgement is the built-in rules' own, and it is used only where the loop's validated
 configuration agrees with what it was begun with."""
 
@@ -16,7 +16,7 @@ from testing.gitrepo import write
 from testing.statefolder import state_dir
 
 from tiergate import foreign
-from tiergate.handlers import effects, stop
+from tiergate.handlers import earlymeasure, looprules
 from tiergate.project import Project
 from tiergate.tier import change as tier_change
 from tiergate.tier.assess import judge_content, measure_for
@@ -45,12 +45,12 @@ def test_the_early_change_and_content_are_the_ones_the_stop_would_measure(
         return measure_change(*args, **kwargs)
 
     monkeypatch.setattr(tier_change, "measure_change", noted)
-    early = stop._begin(loop.payload("Stop", last_assistant_message=CLAIM), project)
+    early = earlymeasure.measure_early(loop.payload("Stop", last_assistant_message=CLAIM), project)
     assert early is not None and early.with_patch and early.built_in
 
     current = loop.loop()
-    config, base = effects.loop_config(project, current), current.change_base or "HEAD"
-    change, content = stop._change_and_content(project, config, foreign.of_loop(current), base, early)
+    config, base = looprules.loop_config(project, current), current.change_base or "HEAD"
+    change, content = earlymeasure.change_and_content(project, config, foreign.of_loop(current), base, early)
 
     assert change is early.work.first()  # the child's
     ran = [int(pid) for pid in measured_by.read_text().split()]
@@ -63,9 +63,12 @@ def test_the_early_change_and_content_are_the_ones_the_stop_would_measure(
 
 def test_no_early_measurement_without_a_claim_or_while_work_is_in_flight(tmp_path: Path) -> None:
     loop, project = claimed(tmp_path)
-    assert stop._begin(loop.payload("Stop", last_assistant_message="still working"), project) is None
+    assert (
+        earlymeasure.measure_early(loop.payload("Stop", last_assistant_message="still working"), project)
+        is None
+    )
     busy = loop.payload("Stop", last_assistant_message=CLAIM, background_tasks=[{"description": "npm test"}])
-    assert stop._begin(busy, project) is None
+    assert earlymeasure.measure_early(busy, project) is None
 
 
 @pytest.mark.parametrize(("config", "with_patch"), [(CONTENT_OFF, False), (OWN_RULE, True)])
@@ -73,13 +76,13 @@ def test_the_early_measurement_follows_the_kept_configuration(
     tmp_path: Path, config: str, with_patch: bool
 ) -> None:
     loop, project = claimed(tmp_path, config)
-    early = stop._begin(loop.payload("Stop", last_assistant_message=CLAIM), project)
+    early = earlymeasure.measure_early(loop.payload("Stop", last_assistant_message=CLAIM), project)
     # With rules of its own kept, the child does not read the lines with the built-in ones alone.
     assert early is not None and (early.with_patch, early.built_in) == (with_patch, False)
 
     current = loop.loop()
-    kept, base = effects.loop_config(project, current), current.change_base or "HEAD"
-    change, content = stop._change_and_content(project, kept, foreign.of_loop(current), base, early)
+    kept, base = looprules.loop_config(project, current), current.change_base or "HEAD"
+    change, content = earlymeasure.change_and_content(project, kept, foreign.of_loop(current), base, early)
 
     assert change is early.work.first()  # the child's: the configuration agrees on the patch
     assert change == measure_for(project.root, base, kept, foreign.of_loop(current))

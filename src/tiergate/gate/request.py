@@ -1,5 +1,5 @@
 """What a claim's gate runs: the checks against the loop's base, and the rules it runs them by, as the
-Stop builds it from the loop's kept configuration (`tiergate.handlers.effects.gate_request`) and a
+Stop builds it from the loop's kept configuration (`tiergate.handlers.loopgate.gate_request`) and a
 background job reads it back (`tiergate.gate.job`). Pure.
 """
 

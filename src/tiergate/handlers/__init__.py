@@ -1,10 +1,8 @@
-"""The hook events' adapters: `handle(event_name, payload, project)` is what `tiergate hook` calls.
-
-Each event of the registry (`tiergate.hook.registry`) has one module here, named after it, that turns the
-hook input into a `tiergate.loop.decision` event, applies the decision to the session's state, logs it and
-renders the `HookReply`. `handle` stays cheap for a session without an active loop: it looks at the state
-files with `os` and `json` only, and imports more only when there is a loop to serve (its own, one
-pending from a shell, a slash command, a loop file gone that the ledger names, or a user's loop to adopt).
+"""The hook events' adapters: `handle(event_name, payload, project)` is what `tiergate hook` calls. Each
+event of `tiergate.hook.registry` has a module here, named after it, that turns the hook input into a
+`tiergate.loop.decision` event, applies the decision to the session's state, logs it and renders the
+`HookReply`. Without an active loop `handle` stays cheap (`os` and `json` only), and imports more only
+for a loop to serve: its own, one pending, a slash command, a loop file gone, a user's loop to adopt.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
-"""Adopting the user's own loop: the files around the pure `tiergate.loop.adoption`.
-
-ralph-loop's state file is `.claude/ralph-loop.local.md` in the session's working directory; OMC's mode
-state is `.omc/state/sessions/<session_id>/<mode>-state.json` under the project (docs/interop.md). The
-adoption never waits for the claim's Stop to read them: all Stop hooks run in parallel and ralph-loop
-deletes its file the moment it sees its promise, so the loop is adopted at the first hook that sees it
-and every later decision rests on tiergate's own state.
+"""Adopting the user's own loop: the files around the pure `tiergate.loop.adoption`: ralph-loop's
+`.claude/ralph-loop.local.md` in the session's working directory, OMC's
+`.omc/state/sessions/<session_id>/<mode>-state.json` under the project (docs/interop.md). All Stop hooks
+run in parallel and ralph-loop deletes its file on seeing its promise, so the loop is adopted at the
+first hook that sees it, and every later decision rests on tiergate's own state.
 """
 
 from __future__ import annotations
@@ -12,7 +10,6 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from tiergate.loop import adoption
 from tiergate.loop.adoption import Foreign, NotAdopted
@@ -20,7 +17,11 @@ from tiergate.loop.claims import ClaimCheck
 from tiergate.loop.events import Outcome
 from tiergate.text import plural
 
+# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from tiergate.hook.protocol import HookReply
     from tiergate.loop.state import LoopState
     from tiergate.project import Project

@@ -1,24 +1,22 @@
-"""Claude Code's /goal, adopted: the transcript and the hook inputs around the pure `tiergate.loop.goal` and
-`tiergate.loop.goalloop`.
-
-The goal is set by the user's `/goal <condition>` (adopted at UserPromptSubmit, as typed), by a goal the
-user approved (Claude Code queues "Goal set: <condition>" as the next prompt) or one the model set itself
-with its goal tool (PostToolUse); the last two only when the transcript shows that goal running, since
-anyone can type those words. At a Stop the transcript says how the goal stands; the evaluator's answer
-to this very Stop is written while the Stop hooks run, so the Stop waits for it (Claude Code waits for it
-too: it costs the user no time), within `EVALUATION_WAIT`.
+"""Claude Code's /goal, adopted: the transcript and the hook inputs around the pure `tiergate.loop.goal`
+and `tiergate.loop.goalloop`. The goal is set by the user's `/goal <condition>` (adopted as typed), or
+by a goal the user approved ("Goal set: <condition>" queued as a prompt) or the model set (PostToolUse),
+these two only when the transcript shows it running. The evaluator's answer to a Stop is written while
+the Stop hooks run, so the Stop waits for it, within `EVALUATION_WAIT` (Claude Code waits too).
 """
 
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
 
 from tiergate.loop import goal, goalloop
 from tiergate.loop.goal import Goal, GoalAtStop
 
+# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Any
 
     from tiergate.hook.protocol import HookReply
     from tiergate.loop.adoption import Foreign, NotAdopted

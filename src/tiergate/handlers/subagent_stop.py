@@ -1,12 +1,8 @@
 """SubagentStop: a verifier stops. Only a run recorded at SubagentStart is read: its workspace
-fingerprint is compared, its verdict judged, and its own transcript searched for a command it ran.
-
-A verdict that may refute the claim also needs the workspace's dirtiness and the configured
-intervention rules (`refutation_facts`); a PASS does not. Every verifier run ends here, so the path
-stays lean: the input is checked by hand (no pydantic), the
-decision record goes out through the plain writer (no structlog), the transcript is read from its end,
-and the fingerprint costs six git calls. When it differs from the start's, the manifest kept at the
-start (`tiergate.workspace.manifeststore`) names the files that changed.
+fingerprint compared (the start's manifest, `tiergate.workspace.manifeststore`, names what changed), its
+verdict judged, its own transcript searched for a command it ran. A verdict that may refute also needs
+dirtiness and the intervention rules (`refutation_facts`). Every verifier run ends here, so the path is
+lean: input checked by hand (no pydantic), the plain log writer (no structlog), six git calls.
 """
 
 from __future__ import annotations
@@ -108,10 +104,10 @@ def refutation_facts(project: Project, current: LoopState, event: SubagentStop) 
     """What a verdict that may refute the claim needs for the intervention: whether the workspace is
     dirty against the last green point, and the loop's rules (those it started with). Only then is the
     config validated (the common path of this hook stays lean)."""
-    from tiergate.handlers import effects
+    from tiergate.handlers import effects, looprules
 
     try:
-        rules = effects.policies(effects.loop_config(project, current))
+        rules = looprules.policies(looprules.loop_config(project, current))
     except Exception:
         rules = POLICIES  # a broken config is reported by the Stop that follows; defaults meanwhile
     return replace(event, dirty=effects.dirty(project, current), policies=rules)

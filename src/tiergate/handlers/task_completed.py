@@ -1,13 +1,8 @@
-"""TaskCompleted: a task of Claude Code's task list marked completed (exit 2 keeps it open).
-
-Inside an active loop (tiergate's own, an adopted one, a goal's, in any phase) a completed task is a step
-claim: the gate runs as at a claim's Stop, so that each reuses the results the other kept for the same
-workspace, and is read for regressions only (`tiergate.gate.regressions`): one refuses the completion,
-naming what broke. No verifier (the loop's own claim gets one), and nothing of the loop changes: no
-iteration, no attempt, no refutation kept; the decision goes to the log. Outside a loop the event passes
-through, and so does a task tiergate could not check (its state unreadable, an error of its own): it says
-so in one line, and never refuses a task for its own failure. See docs/judging.md, "A completed task is a
-step claim".
+"""TaskCompleted: a task of Claude Code's task list marked completed (exit 2 keeps it open). Inside an
+active loop it is a step claim (docs/judging.md, "A completed task is a step claim"): the gate runs as
+at a claim's Stop (each reuses what the other kept for the same workspace) and is read for regressions
+only, one refusing the completion; no verifier, nothing of the loop changes, the decision is logged.
+Outside a loop the event passes, as does a task tiergate could not check: it says so in one line.
 """
 
 from __future__ import annotations
@@ -52,17 +47,17 @@ def handle(payload: dict[str, Any], project: Project) -> HookReply | None:
 
 
 def step_gate(project: Project, current: LoopState) -> GateResult:
-    """The gate on the workspace as a claim's Stop runs it (`tiergate.handlers.stop.measure`): the loop's
+    """The gate on the workspace as a claim's Stop runs it (`handlers.claimmeasure.measure`): the loop's
     kept configuration and exclusions, its base, the change's code files for the coverage its tests take;
     the same evidence key, so that a task reuses what a claim kept; its own run is kept apart (a claim
     never stands on a task's run: a flaky test may pass once for a task marked completed again and again)."""
     from tiergate import foreign
-    from tiergate.handlers import effects
+    from tiergate.handlers import effects, looprules
     from tiergate.tier.change import measure_change
     from tiergate.tier.coverage.judgement import measurable_files
     from tiergate.workspace import loopbase
 
-    config = effects.loop_config(project, current)  # the rules it started with, not the file now
+    config = looprules.loop_config(project, current)  # the rules it started with, not the file now
     exclusions = foreign.of_loop(current)
     # The workspace the loop began on (its objects copied back when something pruned them), else its base.
     loopbase.judging(current.started_at)

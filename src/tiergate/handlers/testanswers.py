@@ -1,22 +1,14 @@
-"""Outwitting by literals, at a claim: the tests that failed when the loop began, read as they were at the
-base commit, and their values looked for in the change's implementation lines (the matching is
-`tiergate.tier.content.answers`, pure; this is its adapter).
-
-Cost: nothing more for a change whose implementation files add no branching line with a telling literal.
-Otherwise the base's test files are read from git objects (never the workspace: the agent may have edited
-them); a Rust test can stand in any `.rs` file, and cargo's ids name no file, so every `.rs` file of the
-base is read for one. A changed Rust file's test lines are told from its code by where they stand in it
-as the workspace holds it (`rustanswers.code_lines`). Which tests failed at the base comes from the
-baseline kept for the base commit; when it holds no test run for a test check and some test of the base
-would be named, the test checks run at the base once (`tiergate.gate.baseline.ensure_baseline`, kept for
-later claims): one more test run, only for a change whose code already holds a test's values.
+"""Outwitting by literals, at a claim: the tests that failed when the loop began, read as they were at
+the base commit (from git objects: the agent may have edited the workspace's), and their values looked
+for in the change's implementation lines (the adapter of the pure `tiergate.tier.content.answers`).
+Costs nothing more unless the change adds a branching line with a telling literal; then, without the
+base's test outcomes in its baseline, the test checks run at the base once (`ensure_baseline`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from tiergate.git import repository, runner
 from tiergate.tier.content import rustanswers
@@ -30,6 +22,8 @@ from tiergate.tier.content.answers import (
 )
 from tiergate.tier.content.testfiles import is_test
 
+# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from tiergate.config.settings import Config
     from tiergate.gate.checks import Check
@@ -74,33 +68,38 @@ def hard_coded_answers(
     if failing is not None:
         tests = _base_tests(top, commit, inside, {path for path, _ in failing})
         return _named(tests, failing, files)
-    return _with_base_run(
-        project, config, commit, checks, _base_tests(top, commit, inside, None), files, time_left
-    )
+    tests = _base_tests(top, commit, inside, None)
+    if not find_answers(tests, files):
+        return ()
+    return _with_base_run(project, commit, checks, tests, files, _base_timeout(config, time_left))
+
+
+def _base_timeout(config: Config, time_left: float | None) -> float | None:
+    """How long a run at the base may take: a check's timeout, within `time_left` (None: too little left)."""
+    from tiergate.gate.timeouts import FLOOR, TimeLimits
+
+    timeout = TimeLimits(config.gate.timeout_seconds).ceiling
+    if time_left is None:
+        return timeout
+    if time_left < min(timeout, FLOOR):
+        return None
+    return min(timeout, time_left)
 
 
 def _with_base_run(
     project: Project,
-    config: Config,
     commit: str,
     checks: Sequence[Check],
     tests: Sequence[TestLiterals],
     files: Sequence[FileLines],
-    time_left: float | None,
+    timeout: float | None,
 ) -> tuple[ContentHit, ...]:
-    """No test outcomes at the base yet: worth one base run only if some test there would be named, and
-    when no time is left for it, every such test is named."""
+    """No test outcomes at the base yet and some test there would be named: the base runs once within
+    `timeout`; with no time left for it (None), every such test is named."""
     from tiergate.gate import baseline
 
-    if not find_answers(tests, files):
-        return ()
-    from tiergate.gate.timeouts import FLOOR, TimeLimits
-
-    timeout = TimeLimits(config.gate.timeout_seconds).ceiling
-    if time_left is not None:
-        if time_left < min(timeout, FLOOR):
-            return find_answers(tests, files, failing_note=UNKNOWN_NOTE)
-        timeout = min(timeout, time_left)
+    if timeout is None:
+        return find_answers(tests, files, failing_note=UNKNOWN_NOTE)
     entries = baseline.ensure_baseline(project, commit, checks, timeout=timeout)
     return _named(tests, failing_tests(entries, checks) or frozenset(), files)
 

@@ -1,10 +1,8 @@
 """`tiergate hook <Event>`: one Claude Code hook event in (JSON on stdin), one protocol answer out.
-
-Fail open, always: whatever goes wrong, the hook exits 0, the event goes ahead, the user gets one
-`systemMessage` line and the log the details (the one exception: `tiergate.handlers.failclosed`). What
-print mode would not show is kept, sealed, under `<state_dir>/notices/` and repeated at the next Stop or
-prompt. Fast path: a project with no state folder costs `os` and `sys` and writes nothing, except for a
-prompt that may be `/tiergate:ralph`. See docs/ARCHITECTURE.md.
+Fail open, always: the hook exits 0, the event goes ahead, the user gets one `systemMessage` line and
+the log the details (the one exception: `tiergate.handlers.failclosed`); what print mode would not show
+is repeated at the next Stop or prompt (`tiergate.notices`). Fast path: a project with no state folder
+costs `os` and `sys` and writes nothing, except for a prompt that may be `/tiergate:ralph`.
 """
 
 from __future__ import annotations
@@ -28,7 +26,6 @@ MAX_INPUT_BYTES = 16 * 1024 * 1024
 # SubagentStart, SubagentStop and SessionEnd notices are dropped there). What tiergate has to say about
 # the others is repeated at the session's next one of these: a headless user must not miss it.
 VISIBLE_EVENTS = frozenset({"UserPromptSubmit", "Stop"})
-NOTICES_DIR = "notices"
 
 
 def main(argv: list[str]) -> int:
@@ -74,14 +71,12 @@ def _answer(event_name: str) -> int:
 def _concerns_tiergate(event_name: str, state_dir: str, raw: bytes | None, root: str) -> bool:
     """Whether tiergate may have something to do: it has a state folder here, the prompt may be one
     of its slash commands, which start a loop in a project that has none yet, or the user's own loop
-    (ralph-loop, an OMC mode) may be there to adopt: its command, or its state in the project at `root`.
-
-    The prompt is looked for in the raw bytes, before any parsing: every other prompt of every project
-    without tiergate state stays on the fast path. ("tiergate:" rather than "/tiergate:": a JSON
-    encoder may write the slash as "\\/".)
-    """
+    (ralph-loop, an OMC mode) may be there to adopt: its command, or its state in the project at `root`."""
     if os.path.isdir(state_dir):  # noqa: PTH112 (no pathlib on the fast path)
         return True
+    # The prompt is looked for in the raw bytes, before any parsing: every other prompt of every project
+    # without tiergate state stays on the fast path. ("tiergate:" rather than "/tiergate:": a JSON
+    # encoder may write the slash as "\/".)
     if event_name == "UserPromptSubmit" and raw is not None and any(word in raw for word in _COMMAND_WORDS):
         return True
     if event_name == "PostToolUse":
@@ -174,7 +169,9 @@ def _dispatch_error(event_name: str, session_id: str, project: Project, exc: Exc
 
     if isinstance(exc, (UserError, InputError)):
         _tell(event_name, session_id, project.state_dir, f"ignored the {event_name} event: {exc}")
-        _log_ignored(event_name, session_id, project, exc)
+        from tiergate.incidents import record_ignored
+
+        record_ignored(event_name, session_id, project, exc)
         return 0
     return _internal_error(event_name, session_id, project.state_dir, exc)
 
@@ -184,7 +181,9 @@ def _internal_error(
 ) -> int:
     happened = EVENTS[event_name]
     try:
-        where = _log_crash(event_name, session_id, state_dir, exc)
+        from tiergate.incidents import record_internal_error
+
+        where = record_internal_error(event_name, session_id, state_dir, exc)
     except Exception as log_exc:
         _say(
             f"internal error in the {event_name} hook; {happened}; the error could not be logged "
@@ -210,127 +209,28 @@ def _keep_notice(event_name: str, session_id: str | None, state_dir: Path | None
     """Keep what was said at an event whose notices the CLI may not show, for `_with_earlier_notices`."""
     if event_name in VISIBLE_EVENTS or session_id is None or state_dir is None:
         return
-    import contextlib
+    from tiergate import notices
 
-    from tiergate import seal
-    from tiergate.log import append_line
-    from tiergate.redact import redact
-    from tiergate.text import one_line
-
-    line = f"(at {event_name}) " + redact(one_line(text.removeprefix("tiergate: ")))  # no tab: one_line
-    # Best effort: the notice has been given once already, and the log has what matters.
-    with contextlib.suppress(OSError, seal.SealError):
-        (state_dir / NOTICES_DIR).mkdir(mode=0o700, exist_ok=True)  # project.STATE_DIR_MODE
-        tag = seal.line_tag(_notices_name(session_id), line)
-        append_line(state_dir / NOTICES_DIR / f"{session_id}.txt", f"{line}\t{tag}")
-
-
-def _notices_name(session_id: str) -> str:
-    """A notices file's seal name: its path relative to the state folder."""
-    return f"{NOTICES_DIR}/{session_id}.txt"
-
-
-def _sealed_notices(project: Project, session_id: str, lines: list[str]) -> list[str]:
-    """The lines tiergate wrote (their seal holds), without it; the others are logged and dropped."""
-    from tiergate import seal
-
-    kept, dropped = [], 0
-    for raw in lines:
-        line, _, found = raw.rstrip("\n").rpartition("\t")
-        try:
-            sealed = bool(line.strip()) and seal.line_is_sealed(_notices_name(session_id), line, found)
-        except (OSError, seal.SealError):
-            sealed = False
-        if sealed:
-            kept.append(line.strip())
-        elif raw.strip():
-            dropped += 1
-    if dropped:
-        _log_dropped_notices(project, session_id, dropped)
-    return kept
-
-
-def _log_dropped_notices(project: Project, session_id: str, dropped: int) -> None:
-    import contextlib
-
-    from tiergate.log import record_incident, utc_timestamp
-
-    record = {
-        "timestamp": utc_timestamp(),
-        "level": "warning",
-        "event": "notices_dropped",
-        "session_id": session_id,
-        "reason": f"{dropped} line(s) of {_notices_name(session_id)} are not sealed as tiergate wrote them",
-    }
-    with contextlib.suppress(Exception):
-        record_incident(project.state_dir, record)
+    notices.keep(state_dir, session_id, event_name, text)
 
 
 def _with_earlier_notices(reply: HookReply | None, project: Project, session_id: str) -> HookReply | None:
     """`reply` with what this session's unseen events had to say prepended to its system message."""
-    path = project.state_dir / NOTICES_DIR / f"{session_id}.txt"
-    taken = path.with_name(path.name + ".taken")
-    try:
-        path.replace(taken)  # taken once, even by concurrent hooks
-    except OSError:
+    # Most events find none: the store is imported only when its file is there (`notices.NOTICES_DIR`).
+    if not (project.state_dir / "notices" / f"{session_id}.txt").exists():
         return reply
-    import contextlib
+    from tiergate import notices
+
+    earlier = ["tiergate: " + line for line in notices.take(project, session_id)]
+    if not earlier:
+        return reply
     import dataclasses
 
     from tiergate.hook.protocol import HookReply
 
-    lines: list[str] = []
-    with contextlib.suppress(OSError):
-        lines = taken.read_text(encoding="utf-8", errors="replace").splitlines()
-        taken.unlink()
-    notices = ["tiergate: " + line for line in _sealed_notices(project, session_id, lines)]
-    if not notices:
-        return reply
     reply = reply or HookReply()
-    messages = [*notices, reply.system_message] if reply.system_message else notices
+    messages = [*earlier, reply.system_message] if reply.system_message else earlier
     return dataclasses.replace(reply, system_message="\n".join(messages))
-
-
-def _log_crash(event_name: str, session_id: str | None, state_dir: Path | None, exc: BaseException) -> Path:
-    import platform
-    import traceback
-
-    from tiergate import __version__
-    from tiergate.log import record_incident, utc_timestamp
-
-    return record_incident(
-        state_dir,
-        {
-            "timestamp": utc_timestamp(),
-            "level": "error",
-            "event": "internal_error",
-            "hook_event": event_name,
-            "session_id": session_id,
-            "error": f"{type(exc).__name__}: {exc}",
-            "traceback": "".join(traceback.format_exception(exc)),
-            "tiergate_version": __version__,
-            "python": sys.version.split()[0],
-            "platform": platform.platform(),
-        },
-    )
-
-
-def _log_ignored(event_name: str, session_id: str, project: Project, exc: Exception) -> None:
-    import contextlib
-
-    from tiergate.log import record_incident, utc_timestamp
-
-    record = {
-        "timestamp": utc_timestamp(),
-        "level": "warning",
-        "event": "event_ignored",
-        "hook_event": event_name,
-        "session_id": session_id,
-        "error": f"{type(exc).__name__}: {exc}",
-    }
-    # The user has been told already; the record only helps a post-mortem.
-    with contextlib.suppress(Exception):
-        record_incident(project.state_dir, record)
 
 
 class _StdoutToStderr:

@@ -1,11 +1,8 @@
-"""Adopting the user's own loop: Anthropic's ralph-loop, an oh-my-claudecode (OMC) ralph / autopilot
-mode, or Claude Code's own `/goal`, verified as a tiergate loop of the session.
-
-ralph-loop is learnt of from its command or its state file, and its claim is what ralph-loop itself
-accepts; an OMC mode's claim is the model clearing its state. While the foreign loop is alive it sends
-the model back itself, so a Stop without a claim is counted, not blocked. A goal's every Stop is a claim
-(`tiergate.loop.goal`). How each behaves, and why: docs/interop.md. Pure: text and parsed JSON in
-(`tiergate.handlers.adoption` reads the files).
+"""Adopting the user's own loop (Anthropic's ralph-loop, an oh-my-claudecode (OMC) ralph / autopilot
+mode, Claude Code's `/goal`) as a tiergate loop of the session. A ralph-loop claim is what ralph-loop
+accepts; an OMC mode's is the model clearing its state; a goal's every Stop is one. While the foreign
+loop is alive it sends the model back itself, so a Stop without a claim is counted, not blocked. How
+each behaves: docs/interop.md. Pure: text and parsed JSON in (`tiergate.handlers.adoption` reads them).
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """Completion claims: did the main agent's final message claim the task done, and what kind of claim?
-
-A claim is the loop's promise tag (`<promise>DONE</promise>` by default) at the very end of the final
-message; a tag only quoted or mentioned (an open code fence, inline code, a quote line) does not count.
-The kinds decide the evidence a verifier must bring: every kind the task names, plus any the agent
-declares (`Claim: Debugged`), which adds a kind and never removes one. A task naming none is Implemented.
-Pure: text in, facts out.
+A claim is the loop's promise tag (`<promise>DONE</promise>` by default) at the very end of the message;
+one only quoted or mentioned (an open code fence, inline code, a quote line) does not count. The kinds
+decide the evidence a verifier must bring: every kind the task names (none: Implemented), plus any the
+agent declares (`Claim: Debugged`), which adds a kind and never removes one. Pure: text in, facts out.
 """
 
 from __future__ import annotations

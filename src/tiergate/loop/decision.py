@@ -1,11 +1,8 @@
 """The loop's decision: a loop's state and one event in; what to answer, the new state and why, out.
-
 The phases (`working` -> `verifying` -> `passed`, or `halted`, `cancelled`), what each event does in
 each, and why a Stop after an API error, a block and an internal error are handled as they are:
-docs/judging.md, "The loop's phases".
-
-Pure: no I/O and no clock. The adapters (`tiergate.handlers`) measure, fingerprint and read transcripts,
-and pass the facts in the events.
+docs/judging.md, "The loop's phases". Pure: no I/O and no clock; the adapters (`tiergate.handlers`)
+measure, fingerprint and read transcripts, and pass the facts in the events.
 """
 
 from __future__ import annotations
@@ -17,6 +14,7 @@ from tiergate.loop.events import (
     Cancel,
     Compaction,
     Event,
+    Moment,
     Outcome,
     SessionEnd,
     Stop,
@@ -27,7 +25,7 @@ from tiergate.loop.events import (
     UserPrompt,
 )
 from tiergate.loop.logfields import snapshot
-from tiergate.loop.refutation import gate_refuted, refutation_for, refute_at_stop, refuted_again
+from tiergate.loop.refutation import RefutedClaim, gate_refuted, refutation_for, refute_at_stop, refuted_again
 from tiergate.loop.state import LIMITS, AttemptRecord, Limits, LoopState, next_approach
 from tiergate.loop.transitions import (
     block_stop,
@@ -49,7 +47,7 @@ if TYPE_CHECKING:
 def decide(state: LoopState | None, event: Event, now: float, limits: Limits = LIMITS) -> Outcome:
     """The loop's answer to `event` at time `now` (seconds since the epoch)."""
     if isinstance(event, Stop):
-        return _on_stop(state, event, now, limits)
+        return _on_stop(state, Moment(event, now, limits))
     if isinstance(event, SubagentStart | SubagentStop):
         # Imported here: the verifiers' half of the loop (their verdicts, the evidence packet) is no
         # part of a Stop's or a prompt's start-up.
@@ -66,22 +64,23 @@ def decide(state: LoopState | None, event: Event, now: float, limits: Limits = L
 # Stop ---------------------------------------------------------------------------------------------------
 
 
-def _on_stop(state: LoopState | None, ev: Stop, now: float, limits: Limits) -> Outcome:
+def _on_stop(state: LoopState | None, at: Moment) -> Outcome:
     if state is None or not state.active:
         return Outcome(state, "pass", ("no active loop in this session",))
     if state.interrupted is None:
-        return _stop_active(state, ev, now, limits)
+        return _stop_active(state, at)
     # A recorded API error is good for one Stop at most, whatever is decided here.
     error, turn = state.interrupted, state.interrupted_turn
     state = replace(state, interrupted=None, interrupted_turn=None)
-    exempt, why = _exempt_after_failure(error, turn, ev)
+    exempt, why = _exempt_after_failure(error, turn, at.stop)
     if exempt:
         return Outcome(state, "pass", (why,), message=messages.interrupted_message(state, error))
-    outcome = _stop_active(state, ev, now, limits)
+    outcome = _stop_active(state, at)
     return replace(outcome, reasons=(why, *outcome.reasons))
 
 
-def _stop_active(state: LoopState, ev: Stop, now: float, limits: Limits) -> Outcome:
+def _stop_active(state: LoopState, at: Moment) -> Outcome:
+    ev, now = at.stop, at.now
     never_blocked = _never_blocked(state, ev, now)
     if never_blocked is not None:
         return never_blocked
@@ -94,9 +93,9 @@ def _stop_active(state: LoopState, ev: Stop, now: float, limits: Limits) -> Outc
         ended = goal_ended(state, ev.goal, now)
         if ended is not None and not _refuted_here(state, ev):
             return ended
-        outcome = _stop_phase(state, ev, now, limits)
+        outcome = _stop_phase(state, at)
         return replace(outcome, reasons=(*outcome.reasons, *goal_notes(state, ev.goal, ended)))
-    return _stop_phase(state, ev, now, limits)
+    return _stop_phase(state, at)
 
 
 def _refuted_here(state: LoopState, ev: Stop) -> bool:
@@ -108,12 +107,12 @@ def _refuted_here(state: LoopState, ev: Stop) -> bool:
     return gate_refutes or refutation_for(state, ev.fingerprint) is not None
 
 
-def _stop_phase(state: LoopState, ev: Stop, now: float, limits: Limits) -> Outcome:
+def _stop_phase(state: LoopState, at: Moment) -> Outcome:
     if state.phase == "working":
-        return _stop_working(state, ev, now, limits)
+        return _stop_working(state, at)
     if state.phase == "verifying":
-        return _stop_verifying(state, ev, now, limits)
-    return _stop_passed(state, ev, now, limits)
+        return _stop_verifying(state, at)
+    return _stop_passed(state, at)
 
 
 def _exempt_after_failure(error: str, turn: str | None, ev: Stop) -> tuple[bool, str]:
@@ -184,41 +183,43 @@ def reopens(state: LoopState, fingerprint: str | None) -> bool:
     return known and fingerprint != state.verified_fingerprint
 
 
-def _stop_working(state: LoopState, ev: Stop, now: float, limits: Limits) -> Outcome:
+def _stop_working(state: LoopState, at: Moment) -> Outcome:
+    ev = at.stop
     if ev.claim.claimed:
-        return _stop_claim(replace(state, empty_turns=0), ev, now, limits)
+        return _stop_claim(replace(state, empty_turns=0), at)
     if state.adopted is not None and not state.feedback:
         # The user's loop, adopted: its non-claim stops are its own while it runs (`adoption`).
         from tiergate.loop.adoption import adopted_stop
 
-        adopted = adopted_stop(state, ev, now)
+        adopted = adopted_stop(state, ev, at.now)
         if adopted is not None:
             return adopted
     reasons: tuple[str, ...]
     if state.feedback:
         reasons = ("feedback: the last verification did not pass; its findings go back to Claude",)
-        return send_back(replace(state, empty_turns=0), ev, now, limits, "feedback", reasons)
+        return send_back(replace(state, empty_turns=0), at, "feedback", reasons)
     reasons = ("no-claim: the final message does not end with the promise", *ev.claim.notes)
     count = empty_turn(state, ev.claim, ev.fingerprint)
     stall = stalls.empty_turn_stall(count, ev.policies.stalls)
     if stall is not None:
-        return _empty_turns(state, ev, stall, now, limits, reasons)
-    return send_back(replace(state, empty_turns=count), ev, now, limits, "continue", reasons)
+        return _empty_turns(state, at, stall, reasons)
+    return send_back(replace(state, empty_turns=count), at, "continue", reasons)
 
 
-def _stop_claim(state: LoopState, ev: Stop, now: float, limits: Limits) -> Outcome:
+def _stop_claim(state: LoopState, at: Moment) -> Outcome:
     """A completion claim: refuted again when its workspace already was, refuted by the gate, or sent
     to a verifier."""
+    ev = at.stop
     standing = refutation_for(state, ev.fingerprint)
     if standing is not None:
-        return refuted_again(state, ev, standing, now, limits)
+        return refuted_again(state, at, standing)
     if ev.checks_running is not None:
         return checks_running(state, ev.checks_running)
     if ev.claim_facts is not None and ev.gate is not None and ev.gate.refuted:
-        return gate_refuted(state, ev, now, limits)
+        return gate_refuted(state, at)
     if ev.claim_facts is not None:
-        return request_verification(state, ev, now, limits)
-    return claim_error(state, ev, now, limits, ev.claim_error or "the change was not measured")
+        return request_verification(state, at)
+    return claim_error(state, at, ev.claim_error or "the change was not measured")
 
 
 def empty_turn(state: LoopState, claim: ClaimCheck, fingerprint: str | None) -> int:
@@ -230,29 +231,18 @@ def empty_turn(state: LoopState, claim: ClaimCheck, fingerprint: str | None) -> 
     return state.empty_turns + 1 if unchanged else 0
 
 
-def _empty_turns(
-    state: LoopState, ev: Stop, stall: stalls.Stall, now: float, limits: Limits, reasons: tuple[str, ...]
-) -> Outcome:
+def _empty_turns(state: LoopState, at: Moment, stall: stalls.Stall, reasons: tuple[str, ...]) -> Outcome:
     """Empty turns are a stall of the approach: answered like a refuted attempt (change of approach,
     rolled back first when the workspace is dirty, or halt), so that a loop going nowhere moves on."""
+    ev = at.stop
     attempt = AttemptRecord(state.item, False, stall.reason, "empty-turns", ev.fingerprint, "stall")
     head = messages.empty_turns(stall.reason)
-    return refute_at_stop(
-        replace(state, empty_turns=0),
-        ev,
-        now,
-        limits,
-        attempt,
-        "empty-turns",
-        reasons,
-        head,
-        "",
-        ev.dirty,
-        stall=stall,
-    )
+    refuted = RefutedClaim(attempt, "empty-turns", reasons, "", ev.dirty, head, stall)
+    return refute_at_stop(replace(state, empty_turns=0), at, refuted)
 
 
-def _stop_verifying(state: LoopState, ev: Stop, now: float, limits: Limits) -> Outcome:
+def _stop_verifying(state: LoopState, at: Moment) -> Outcome:
+    ev, now, limits = at.stop, at.now, at.limits
     verification = state.verification
     assert verification is not None
     if verification.runs:
@@ -261,7 +251,7 @@ def _stop_verifying(state: LoopState, ev: Stop, now: float, limits: Limits) -> O
             return Outcome(state, "pass", ("verifier-running: a verifier started and may still be running",))
         ids = ", ".join(run.agent_id for run in verification.runs)
         note = messages.lost_note(verification, ids)
-        return request_again(state, ev, now, limits, note, snapshot(verification, "VOID", why=note))
+        return request_again(state, at, note, snapshot(verification, "VOID", why=note))
     if not verification.announced:
         announced = replace(state, verification=replace(verification, announced=True))
         outcome = Outcome(
@@ -270,7 +260,7 @@ def _stop_verifying(state: LoopState, ev: Stop, now: float, limits: Limits) -> O
             (f"spawn: verification {verification.id} requested again: {verification.note}",),
             block=messages.spawn_directive(announced, verification, ()),
         )
-        return block_stop(announced, ev, now, limits, outcome)
+        return block_stop(announced, at, outcome)
     if verification.reminders >= limits.reminders:
         reminders = plural(verification.reminders, "reminder")
         why = f"no verifier started for verification {verification.id} after {reminders}"
@@ -281,20 +271,21 @@ def _stop_verifying(state: LoopState, ev: Stop, now: float, limits: Limits) -> O
         f"(reminder {verification.reminders + 1}/{limits.reminders})",
     )
     outcome = Outcome(reminded, "remind", reasons, block=messages.reminder(reminded, limits.reminders))
-    return block_stop(reminded, ev, now, limits, outcome)
+    return block_stop(reminded, at, outcome)
 
 
-def _stop_passed(state: LoopState, ev: Stop, now: float, limits: Limits) -> Outcome:
+def _stop_passed(state: LoopState, at: Moment) -> Outcome:
+    ev = at.stop
     if reopens(state, ev.fingerprint):
         if state.adopted == "goal":
             # Under a goal this stop is itself the claim on the changed workspace: judged at once.
             reopened = replace(state, phase="working", verdict=None, verified_fingerprint=None)
-            return _stop_claim(reopened, ev, now, limits)
+            return _stop_claim(reopened, at)
         reopened = replace(state, phase="working", feedback=messages.changed_after_pass(state))
         reasons = ("changed-after-pass: the workspace is not the one the verifier passed",)
-        return send_back(reopened, ev, now, limits, "feedback", reasons)
+        return send_back(reopened, at, "feedback", reasons)
     if state.features and state.approach < len(state.features):
-        return _next_feature(state, ev, now, limits)
+        return _next_feature(state, at)
     if state.adopted == "goal":
         from tiergate.loop.goal import still_held
         from tiergate.loop.goalloop import pending_reason
@@ -302,20 +293,20 @@ def _stop_passed(state: LoopState, ev: Stop, now: float, limits: Limits) -> Outc
         if ev.goal is not None and still_held(ev.goal):
             # Claude Code's goal holds the session: the loop finishes when the goal does.
             return Outcome(state, "goal-pending", (pending_reason(ev.goal),))
-    done = replace(state, ended_at=now, end_reason="verified: PASS")
+    done = replace(state, ended_at=at.now, end_reason="verified: PASS")
     reasons = ("passed: the verifier's PASS stands for this workspace",)
     # The workspace is the one the verifier passed: it becomes the last green point.
     return Outcome(done, "finalize", reasons, message=messages.finished_message(state), green=True)
 
 
-def _next_feature(state: LoopState, ev: Stop, now: float, limits: Limits) -> Outcome:
+def _next_feature(state: LoopState, at: Moment) -> Outcome:
     """An autopilot's feature is done: its workspace becomes the green point and the next feature
     the task, instead of finalizing."""
     finished = state.item
     moved = next_approach(replace(state, phase="working", verdict=None, verified_fingerprint=None))
     note = f"{finished} is done: its checks and the regression suite passed and its verifier said PASS."
     reasons = (f"feature-done: {finished}; next feature {moved.item}",)
-    outcome = send_back(replace(moved, feedback=note), ev, now, limits, "next-feature", reasons)
+    outcome = send_back(replace(moved, feedback=note), at, "next-feature", reasons)
     if outcome.decision == "halt":
         return outcome
     return replace(outcome, green=True, message=f"tiergate autopilot: {finished} done; now {moved.item}")

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from tiergate.frozen import frozen
-from tiergate.loop.state import POLICIES, LoopState, Policies
+from tiergate.loop.state import LIMITS, POLICIES, Limits, LoopState, Policies
 
 # Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
 TYPE_CHECKING = False
@@ -80,6 +80,15 @@ class Stop:
     # An adopted goal loop's goal, as the transcript records it at this Stop (None: not a goal loop, or
     # its transcript could not be read).
     goal: GoalAtStop | None = None
+
+
+@frozen
+class Moment:
+    """The moment a Stop is decided at: the Stop, the time (seconds since the epoch), the loop's limits."""
+
+    stop: Stop
+    now: float
+    limits: Limits = LIMITS
 
 
 @frozen

@@ -1,8 +1,6 @@
-"""An autopilot's features: the file that lists them, and where each one stands.
-
-    {"features": [{"id": "F01", "title": "...", "description": "...", "checks": {"name": "command"}}]}
-
-One feature at a time, in the file's order; the current one is the loop's approach number (a change of
+"""An autopilot's features: the file that lists them, and where each one stands. The file is
+`{"features": [{"id": "F01", "title": ..., "description": ..., "checks": {"name": "command"}}]}`. One
+feature at a time, in the file's order; the current one is the loop's approach number (a change of
 approach is a skip). Done and skipped derive from the attempts (`tiergate.loop.interventions`). `parse`
 imports pydantic itself, off the hooks' lean path; reading the file is `tiergate.loop.start.read_features`.
 """

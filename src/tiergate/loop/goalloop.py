@@ -1,12 +1,8 @@
-"""Claude Code's `/goal` adopted as a tiergate loop: the command as Claude Code reads it, and what the loop
-decides when its goal ends other than met.
-
-Claude Code keeps a goal going with a session-scoped Stop hook whose evaluator reads the transcript alone
-(it cannot run a command or read a file), so its "met" is what the agent wrote, never evidence. tiergate
-adopts the goal as a loop of its own whose every Stop is a claim (`tiergate.handlers.adoption`), and takes
-from the transcript (`tiergate.loop.goal`) only what ends the loop without passing a claim: a goal
-declared impossible, cleared or never set, and a goal still running after a PASS (the PASS stands; the
-session goes on by Claude Code's hook, not tiergate's). See docs/interop.md, "Claude Code's /goal". Pure.
+"""Claude Code's `/goal` adopted as a tiergate loop: the command as Claude Code reads it, and what the
+loop decides when its goal ends other than met. Claude Code's evaluator reads the transcript alone, so
+its "met" is what the agent wrote, never evidence: every Stop of the goal is a claim, and the transcript
+(`tiergate.loop.goal`) only ends the loop (declared impossible, cleared, never set) or keeps a passed one
+waiting for a goal still running (by Claude Code's hook). See docs/interop.md, "Claude Code's /goal".
 """
 
 from __future__ import annotations
@@ -64,17 +60,14 @@ def approved_condition(prompt: str) -> str | None:
 
 def goal_ended(state: LoopState, goal: GoalAtStop, now: float) -> Outcome | None:
     """What an adopted goal loop does at a Stop, or at the user's next prompt, when its goal ended other
-    than met, or never was; None when the loop goes on (a Stop is then judged as any claim is). A passed
-    loop keeps its PASS (`tiergate.loop.decision`), and a Stop tiergate's own checks refute keeps its
-    refutation: the decision asks `goal_ended` only of the others.
-
-    Declared impossible, or never set: the loop halts (the stop goes through, the user is told why and
-    alerted), so that nothing traps the user. Cleared (`/goal clear`, which Claude Code runs no hook for,
-    or Claude Code after an unrecoverable error): the loop ends with it, and the user is told and alerted
-    too. The transcript is a file the agent can write, so its word that the goal ended never passes a
-    claim nor ends a loop unseen, and records Claude Code would not have written (`doubt`; a goal that
-    vanishes after the loop saw it running) end nothing."""
+    than met, or never was; None when the loop goes on (a Stop is then judged as any claim is). Declared
+    impossible or never set: the loop halts (the stop goes through), so that nothing traps the user;
+    cleared (`/goal clear`, or Claude Code after an unrecoverable error): it ends too; the user is told
+    and alerted. A passed loop keeps its PASS; a Stop tiergate's own checks refute is not asked here."""
     current = goal.now
+    # The transcript is a file the agent can write: its word that the goal ended never passes a claim nor
+    # ends a loop unseen, and records Claude Code would not have written (`doubt`; a goal that vanishes
+    # after the loop saw it running) end nothing.
     if state.phase == "passed" or goal.doubt:
         return None
     if current.status == "impossible":

@@ -1,10 +1,7 @@
 """What to do after a refuted attempt: the seed's table of interventions, as one function with its reasons.
-
-The table is in docs/judging.md, "After a refutation"; why a rollback follows dirtiness and not counts,
-how a stall counts and how attempts are counted from one record: "How interventions are counted" there.
-
-Pure: no I/O. The caller measures dirtiness (`greenpoint.is_dirty`) and performs the rollback
-(`putback.rollback`).
+The table, why a rollback follows dirtiness and not counts, how stalls and attempts are counted:
+docs/judging.md, "After a refutation". Pure: the caller measures dirtiness (`greenpoint.is_dirty`) and
+performs the rollback (`putback.rollback`).
 """
 
 from __future__ import annotations
@@ -83,7 +80,7 @@ class Halt:
 Intervention = Retry | ChangeApproach | RollbackThenChangeApproach | Halt
 
 
-def decide(
+def choose(
     record: Sequence[Attempt],
     item: str,
     dirty: bool,

@@ -1,10 +1,7 @@
 """What tells tiergate that a loop's state is gone or was refused: the ledger of loop starts
-(`loops/started.log`), and the fail-closed marker of a session (`loops/<session_id>.failclosed`).
-
-Both are sealed; unsealed or mis-sealed lines and markers read as absent. What each holds and why:
-docs/state.md, "The ledger and the fail-closed marker".
-
-The hooks import this module on the fast path: os.path only, no pathlib, no json at the top.
+(`loops/started.log`), and the fail-closed marker of a session (`loops/<session_id>.failclosed`). Both
+are sealed; unsealed or mis-sealed lines and markers read as absent (docs/state.md, "The ledger and the
+fail-closed marker"). On the hooks' fast path: os.path only, no pathlib, no json at the top.
 """
 
 # os.path and try/except rather than pathlib and contextlib: a Stop without a loop file imports this.

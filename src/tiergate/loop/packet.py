@@ -1,10 +1,8 @@
-"""The evidence packet: what a verifier is handed when it starts (SubagentStart additional context).
-
-The task, the claim and its kinds, the change since the loop began, the tier and why, the checks and the
-tests' story, the evidence labels its verdict must name, and how the verdict is judged (docs/judging.md,
-"The verifier"). A claim that changed nothing, or whose checks still fail as at the base, says so first.
-Kept under Claude Code's 10,000-character limit; what the agent could have written is quoted
-(`tiergate.text`), so that none of it can pass for one of tiergate's headings or fenced blocks. Pure text.
+"""The evidence packet: what a verifier is handed when it starts (SubagentStart additional context): the
+task, the claim and its kinds, the change, the tier and why, the checks and the tests' story, the
+evidence its verdict must name, how it is judged (docs/judging.md, "The verifier"). Under Claude Code's
+10,000-character limit; what the agent could have written is quoted (`tiergate.text`), so that none of
+it can pass for one of tiergate's headings or fenced blocks. Pure text.
 """
 
 from __future__ import annotations

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from tiergate.frozen import frozen
 from tiergate.loop import features, interventions, messages, stalls
-from tiergate.loop.events import Outcome, Stop
+from tiergate.loop.events import Moment, Outcome
 from tiergate.loop.logfields import gate_logged
 from tiergate.loop.state import (
     REFUTATION_TEXT,
     REFUTED_KEPT,
     AttemptRecord,
-    Limits,
     LoopState,
     Policies,
     RefutedWorkspace,
@@ -46,8 +46,24 @@ def bind(state: LoopState, refuted: RefutedWorkspace) -> LoopState:
     return replace(state, refuted=(*kept, refuted)[-REFUTED_KEPT:])
 
 
-def gate_refuted(state: LoopState, ev: Stop, now: float, limits: Limits) -> Outcome:
+@frozen
+class RefutedClaim:
+    """A refuted claim (or a stalled approach): the attempt it records, the decision's name and reasons,
+    what Claude is told (`head`, then the intervention's message, then `body`), whether the workspace
+    is dirty, and the stall the caller found (empty turns)."""
+
+    attempt: AttemptRecord
+    decision: str
+    reasons: tuple[str, ...]
+    body: str
+    dirty: bool | None
+    head: str = ""
+    stall: stalls.Stall | None = None
+
+
+def gate_refuted(state: LoopState, at: Moment) -> Outcome:
     """The checks refute the claim: no verifier is spent; Claude gets the failures and the intervention."""
+    ev = at.stop
     gate = ev.gate
     assert gate is not None
     failing = dict(gate.failing)
@@ -75,9 +91,8 @@ def gate_refuted(state: LoopState, ev: Stop, now: float, limits: Limits) -> Outc
         )
         bound = bind(state, refuted)
     head = f"{messages.GATE_REFUTED}{regression}"
-    outcome = refute_at_stop(
-        bound, ev, now, limits, attempt, "gate-refuted", reasons, head, gate.report, ev.dirty
-    )
+    refuted_claim = RefutedClaim(attempt, "gate-refuted", reasons, gate.report, ev.dirty, head)
+    outcome = refute_at_stop(bound, at, refuted_claim)
     return _told(replace(outcome, logged=gate_logged(gate)), gate.notice)
 
 
@@ -88,9 +103,7 @@ def _told(outcome: Outcome, notice: str) -> Outcome:
     return replace(outcome, message=f"{outcome.message}\n{notice}" if outcome.message else notice)
 
 
-def refuted_again(
-    state: LoopState, ev: Stop, standing: RefutedWorkspace, now: float, limits: Limits
-) -> Outcome:
+def refuted_again(state: LoopState, at: Moment, standing: RefutedWorkspace) -> Outcome:
     """A claim on a workspace already refuted: the same refutation at once, without a gate run or a
     verifier. It counts as another refuted attempt, so the interventions (the unchanged-claim stall
     among them) end a loop that keeps claiming on the same files."""
@@ -103,34 +116,21 @@ def refuted_again(
         "no verifier spawned",
     )
     head = messages.refuted_again(standing)
-    return refute_at_stop(
-        state, ev, now, limits, attempt, "refuted-again", reasons, head, standing.text, standing.dirty
-    )
+    refuted_claim = RefutedClaim(attempt, "refuted-again", reasons, standing.text, standing.dirty, head)
+    return refute_at_stop(state, at, refuted_claim)
 
 
-def refute_at_stop(
-    state: LoopState,
-    ev: Stop,
-    now: float,
-    limits: Limits,
-    attempt: AttemptRecord,
-    decision: str,
-    reasons: tuple[str, ...],
-    head: str,
-    body: str,
-    dirty: bool | None,
-    stall: stalls.Stall | None = None,
-) -> Outcome:
+def refute_at_stop(state: LoopState, at: Moment, refuted: RefutedClaim) -> Outcome:
     """A claim refuted at its Stop (or a stalled approach): the attempt recorded, the intervention
-    chosen, and Claude sent back with `head`, the intervention's message and `body` (or the loop halted)."""
-    chosen, choice, why_chosen = _intervene(state, attempt, dirty, ev.policies, stall)
+    chosen, and Claude sent back with what `refuted` says (or the loop halted)."""
+    chosen, choice, why_chosen = _intervene(state, refuted, at.stop.policies)
+    reasons = refuted.reasons
     if isinstance(choice, interventions.Halt):
-        halted = halt(chosen, now, choice.reason, choice.message)
+        halted = halt(chosen, at.now, choice.reason, choice.message)
         return replace(halted, reasons=(*reasons, *why_chosen, *halted.reasons), intervention="halt")
-    feedback = f"{head}\n{choice.message}" + (f"\n\n{body}" if body else "")
-    outcome = send_back(
-        replace(chosen, feedback=feedback), ev, now, limits, decision, (*reasons, *why_chosen)
-    )
+    body = refuted.body
+    feedback = f"{refuted.head}\n{choice.message}" + (f"\n\n{body}" if body else "")
+    outcome = send_back(replace(chosen, feedback=feedback), at, refuted.decision, (*reasons, *why_chosen))
     if outcome.decision == "halt":
         return outcome
     return replace(outcome, rollback=_rollback_why(choice), intervention=_name(choice))
@@ -138,17 +138,16 @@ def refute_at_stop(
 
 def verifier_refuted(
     state: LoopState,
-    attempt: AttemptRecord,
-    feedback: str,
-    dirty: bool | None,
+    refuted: RefutedClaim,
     policies: Policies,
     now: float,
-    reasons: tuple[str, ...],
     message: str,
     closed: tuple[dict[str, object], ...],
 ) -> Outcome:
-    """A verifier refuted the claim: the intervention's message goes to Claude at the next Stop."""
-    chosen, choice, why_chosen = _intervene(state, attempt, dirty, policies)
+    """A verifier refuted the claim: the intervention's message, then `refuted.body`, go to Claude at
+    the next Stop."""
+    chosen, choice, why_chosen = _intervene(state, refuted, policies)
+    reasons = refuted.reasons
     if isinstance(choice, interventions.Halt):
         halted = halt(chosen, now, choice.reason, choice.message)
         return replace(
@@ -157,10 +156,10 @@ def verifier_refuted(
             verifications=closed,
             intervention="halt",
         )
-    reopened = replace(chosen, feedback=f"{choice.message}\n\n{feedback}")
+    reopened = replace(chosen, feedback=f"{choice.message}\n\n{refuted.body}")
     return Outcome(
         reopened,
-        "verdict",
+        refuted.decision,
         (*reasons, *why_chosen),
         message=message,
         verifications=closed,
@@ -170,14 +169,11 @@ def verifier_refuted(
 
 
 def _intervene(
-    state: LoopState,
-    attempt: AttemptRecord,
-    dirty: bool | None,
-    policies: Policies,
-    stall: stalls.Stall | None = None,
+    state: LoopState, refuted: RefutedClaim, policies: Policies
 ) -> tuple[LoopState, interventions.Intervention, tuple[str, ...]]:
     """Record the refuted attempt and choose the intervention (the seed's table) with the stalls it
-    sees; `stall` is one the caller found (empty turns), which is what the attempt is."""
+    sees; `refuted.stall` is one the caller found (empty turns), which is what the attempt is."""
+    attempt, dirty, stall = refuted.attempt, refuted.dirty, refuted.stall
     earlier = _refutations(state.attempts)
     record = (*state.attempts, attempt)
     found = stalls.detect(
@@ -191,7 +187,7 @@ def _intervene(
     unchanged = None if stall is not None else stalls.unchanged_claim(attempt.fingerprint, earlier)
     found = (*found, *(s for s in (unchanged, stall) if s is not None))
     plain = tuple(interventions.Attempt(a.item, a.passed, a.reason) for a in record)
-    choice = interventions.decide(plain, attempt.item, bool(dirty), found, policies.interventions)
+    choice = interventions.choose(plain, attempt.item, bool(dirty), found, policies.interventions)
     recorded = replace(state, attempts=record)
     if isinstance(choice, interventions.ChangeApproach | interventions.RollbackThenChangeApproach):
         recorded = next_approach(recorded)

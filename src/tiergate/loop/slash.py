@@ -1,11 +1,8 @@
-"""The loop's slash commands, as the UserPromptSubmit hook receives them: the raw text typed.
-
-    /tiergate:ralph <task> [--max-iterations N] [--promise TEXT]
-    /tiergate:autopilot <features.json> [--max-iterations N]
-    /tiergate:cancel
-
-Only a prompt that starts with the command is one (a bare `/ralph` reaches the model as text). Options
-may come before or after the task; `--completion-promise` (ralph-loop's name) is `--promise`. Pure.
+"""The loop's slash commands, as the UserPromptSubmit hook receives them: the raw text typed, as
+`/tiergate:ralph <task> [--max-iterations N] [--promise TEXT]`, `/tiergate:autopilot <features.json>
+[--max-iterations N]` or `/tiergate:cancel`. Only a prompt that starts with the command is one (a bare
+`/ralph` reaches the model as text). Options may come before or after the task; `--completion-promise`
+(ralph-loop's name) is `--promise`. Pure.
 """
 
 from __future__ import annotations

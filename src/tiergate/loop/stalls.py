@@ -1,11 +1,8 @@
-"""Stall detection: what a loop has seen so far in, the ways it is going round in circles out.
-
-Four signals, each a `Stall` with a reason a person can read: repeated-failure (the same failure
-signature on the last refuted claims), unchanged-claim, empty-turns, budget (docs/judging.md, "After a
-refutation"). A signature is normalised (durations, line numbers, addresses, temporary paths, commit ids,
-spacing, case) so that two identical failures look identical.
-
-Pure: no I/O, no clock. The caller fingerprints the workspace and measures the elapsed time.
+"""Stall detection: what a loop has seen so far in, the ways it is going round in circles out. Four
+signals, each a `Stall` with a reason a person can read: repeated-failure, unchanged-claim, empty-turns,
+budget (docs/judging.md, "After a refutation"). A failure's signature is normalised (durations, line
+numbers, addresses, temporary paths, commit ids, spacing, case) so that two identical failures look
+identical. Pure: the caller fingerprints the workspace and measures the elapsed time.
 """
 
 from __future__ import annotations

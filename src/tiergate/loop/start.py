@@ -4,8 +4,8 @@ outside world (git, the configuration, the clock, an autopilot's features file) 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -31,21 +31,13 @@ def measured_at_head(project: Project, session_id: str, start: Start) -> tuple[L
 
     from tiergate.config.settings import load_config
     from tiergate.git import objects, repository
-    from tiergate.loop.startrequest import begin
+    from tiergate.loop.startrequest import Defaults, begin
 
     root = repository.repo_root(project.root)
     config = load_config(project.root)
     base = objects.resolve_rev(root, "HEAD")
-    loop = begin(
-        start,
-        session_id,
-        base=base,
-        now=time.time(),
-        max_iterations=config.loop.max_iterations,
-        max_minutes=config.loop.max_minutes,
-        config=config.kept(),
-        config_source=config.source,
-    )
+    defaults = Defaults(config.loop.max_iterations, config.loop.max_minutes, config.kept(), config.source)
+    loop = begin(start, session_id, base=base, now=time.time(), defaults=defaults)
     begun, differs = _start(project, session_id, base, config.exclusions)
     return replace(loop, start=begun), differs
 

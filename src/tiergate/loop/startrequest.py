@@ -6,13 +6,17 @@ Pure: the base commit, the time and the configured defaults come in (`tiergate.l
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from dataclasses import replace
 
 from tiergate.frozen import frozen
 from tiergate.loop.claims import DEFAULT_PROMISE
-from tiergate.loop.state import LoopState, new_loop
+from tiergate.loop.state import LoopState, new_loop, with_features
 
+# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from tiergate.loop.features import Feature
 
 
@@ -27,28 +31,28 @@ class Start:
     max_iterations: int | None = None
 
 
-def begin(
-    start: Start,
-    session_id: str,
-    *,
-    base: str | None,
-    now: float,
-    max_iterations: int,
-    max_minutes: float,
-    config: dict[str, Any] | None = None,
-    config_source: str | None = None,
-) -> LoopState:
-    """The loop `start` asks for, beginning at `now` from `base`; `max_iterations` and `max_minutes` are the
-    configured defaults (`[loop]`), `config` the whole configuration the loop keeps (from `config_source`)."""
-    return new_loop(
+@frozen
+class Defaults:
+    """What the configuration gives a new loop: the `[loop]` defaults of its cap and budget, and the whole
+    configuration the loop keeps (`config`, from `config_source`)."""
+
+    max_iterations: int
+    max_minutes: float
+    config: dict[str, Any] | None = None
+    config_source: str | None = None
+
+
+def begin(start: Start, session_id: str, *, base: str | None, now: float, defaults: Defaults) -> LoopState:
+    """The loop `start` asks for, beginning at `now` from `base`, with `defaults` where it names none."""
+    loop = new_loop(
         session_id,
         start.task,
         now=now,
         base=base,
         promise=start.promise or DEFAULT_PROMISE,
-        max_iterations=start.max_iterations or max_iterations,
-        budget=max_minutes * 60,
-        feature_list=start.features,
-        config=config,
-        config_source=config_source,
+        max_iterations=start.max_iterations or defaults.max_iterations,
     )
+    kept = replace(
+        loop, budget=defaults.max_minutes * 60, config=defaults.config, config_source=defaults.config_source
+    )
+    return with_features(kept, start.features)

@@ -218,25 +218,25 @@ def new_loop(
     base: str | None,
     promise: str,
     max_iterations: int = DEFAULT_MAX_ITERATIONS,
-    budget: float = DEFAULT_BUDGET_SECONDS,
-    feature_list: tuple[Feature, ...] = (),
-    config: dict[str, Any] | None = None,
-    config_source: str | None = None,
 ) -> LoopState:
-    """A ralph loop on `task`, or with `feature_list` an autopilot (its task is the first feature's),
-    keeping the configuration it starts with (`config`, from `config_source`)."""
+    """A ralph loop on `task` (`with_features` makes it an autopilot), with the default budget and no
+    configuration kept (`tiergate.loop.startrequest.begin` sets them)."""
     return LoopState(
         session_id=session_id,
-        task=feature_list[0].task if feature_list else task,
+        task=task,
         promise=promise,
         max_iterations=max_iterations,
-        budget=budget,
+        budget=DEFAULT_BUDGET_SECONDS,
         base=base,
         started_at=now,
-        features=feature_list,
-        config=config,
-        config_source=config_source,
     )
+
+
+def with_features(state: LoopState, feature_list: tuple[Feature, ...]) -> LoopState:
+    """`state` as an autopilot of `feature_list`: its task is the first feature's."""
+    if not feature_list:
+        return state
+    return replace(state, task=feature_list[0].task, features=feature_list)
 
 
 def next_approach(state: LoopState) -> LoopState:

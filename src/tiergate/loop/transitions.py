@@ -8,31 +8,30 @@ from dataclasses import replace
 
 from tiergate.loop import messages
 from tiergate.loop.claims import claim_evidence, claim_types
-from tiergate.loop.events import Outcome, Stop
+from tiergate.loop.events import Moment, Outcome
 from tiergate.loop.logfields import gate_logged, snapshot
 from tiergate.loop.state import Limits, LoopState, Verification
 
 
-def send_back(
-    state: LoopState, ev: Stop, now: float, limits: Limits, decision: str, reasons: tuple[str, ...]
-) -> Outcome:
+def send_back(state: LoopState, at: Moment, decision: str, reasons: tuple[str, ...]) -> Outcome:
     """Block the stop and send Claude back to work for one more iteration, unless the cap is reached."""
     if state.iteration >= state.max_iterations:
-        return halt(state, now, f"the iteration cap is reached ({state.iteration}/{state.max_iterations})")
+        return halt(state, at.now, f"the iteration cap is reached ({state.iteration}/{state.max_iterations})")
     advanced = replace(state, iteration=state.iteration + 1, feedback=None)
-    text = messages.back_to_work(advanced, state.feedback, ev.claim.notes)
+    text = messages.back_to_work(advanced, state.feedback, at.stop.claim.notes)
     counted = (*reasons, f"iteration {advanced.iteration}/{state.max_iterations}")
-    return block_stop(advanced, ev, now, limits, Outcome(advanced, decision, counted, block=text))
+    return block_stop(advanced, at, Outcome(advanced, decision, counted, block=text))
 
 
-def block_stop(state: LoopState, ev: Stop, now: float, limits: Limits, outcome: Outcome) -> Outcome:
+def block_stop(state: LoopState, at: Moment, outcome: Outcome) -> Outcome:
     """Every Stop block goes through here, to count the blocks in a row that find the workspace
     unchanged; too many halt the loop instead."""
-    unchanged = ev.fingerprint is not None and ev.fingerprint == state.last_block_fingerprint
+    fingerprint = at.stop.fingerprint
+    unchanged = fingerprint is not None and fingerprint == state.last_block_fingerprint
     idle = state.idle_blocks + 1 if unchanged else 0
-    if idle >= limits.idle_blocks:
-        return halt(state, now, messages.idle_reason(idle + 1))
-    return replace(outcome, state=replace(state, idle_blocks=idle, last_block_fingerprint=ev.fingerprint))
+    if idle >= at.limits.idle_blocks:
+        return halt(state, at.now, messages.idle_reason(idle + 1))
+    return replace(outcome, state=replace(state, idle_blocks=idle, last_block_fingerprint=fingerprint))
 
 
 def halt(state: LoopState, now: float, why: str, detail: str | None = None) -> Outcome:
@@ -46,13 +45,28 @@ def halt(state: LoopState, now: float, why: str, detail: str | None = None) -> O
     return Outcome(halted, "halt", (f"halt: {why}",), message=message, verifications=open_, alert=message)
 
 
-def request_again(
-    state: LoopState, ev: Stop | None, now: float, limits: Limits, note: str, closed: dict[str, object]
+def request_again(state: LoopState, at: Moment, note: str, closed: dict[str, object]) -> Outcome:
+    """`renew` at a Stop: the directive to spawn the verifier goes out at once."""
+    outcome = renew(state, at.now, at.limits, note, closed, announced=True)
+    requeued = outcome.state
+    if outcome.decision == "halt" or requeued is None or requeued.verification is None:
+        return outcome
+    block = messages.spawn_directive(requeued, requeued.verification, ())
+    return block_stop(requeued, at, replace(outcome, decision="spawn", block=block))
+
+
+def renew(
+    state: LoopState,
+    now: float,
+    limits: Limits,
+    note: str,
+    closed: dict[str, object],
+    *,
+    announced: bool = False,
 ) -> Outcome:
     """Request the pending verification again (a new id, no runs), or halt when that was done enough.
-
-    `closed` is the log's snapshot of the verification that ends here. From a Stop the directive goes
-    out at once; from a SubagentStop it goes out at the next Stop."""
+    `closed` is the log's snapshot of the verification that ends here. From a SubagentStop (not
+    `announced`) the directive goes out at the next Stop."""
     old = state.verification
     assert old is not None
     if old.request >= limits.requests:
@@ -67,7 +81,7 @@ def request_again(
         reminders=0,
         requested_at=now,
         note=note,
-        announced=ev is not None,
+        announced=announced,
     )
     requeued = replace(state, verification=renewed, verifications=number)
     reasons = (
@@ -75,15 +89,12 @@ def request_again(
         f"verification {renewed.id} replaces {old.id} (request {renewed.request}/{limits.requests})",
     )
     snapshots = (closed, snapshot(renewed, "requested"))
-    if ev is None:
-        return Outcome(requeued, "request-again", reasons, verifications=snapshots)
-    block = messages.spawn_directive(requeued, renewed, ())
-    return block_stop(
-        requeued, ev, now, limits, Outcome(requeued, "spawn", reasons, block=block, verifications=snapshots)
-    )
+    return Outcome(requeued, "request-again", reasons, verifications=snapshots)
 
 
-def request_verification(state: LoopState, ev: Stop, now: float, limits: Limits) -> Outcome:
+def request_verification(state: LoopState, at: Moment) -> Outcome:
+    """A claim measured and not refuted by the gate: its verification requested, the verifier spawned."""
+    ev, now = at.stop, at.now
     facts = ev.claim_facts
     assert facts is not None
     kinds = claim_types(state.task, ev.message)
@@ -137,7 +148,7 @@ def request_verification(state: LoopState, ev: Stop, now: float, limits: Limits)
         verifications=(snapshot(verification, "requested"),),
         logged=gate_logged(ev.gate),
     )
-    return block_stop(verifying, ev, now, limits, outcome)
+    return block_stop(verifying, at, outcome)
 
 
 def checks_running(state: LoopState, where: str) -> Outcome:
@@ -152,10 +163,12 @@ def checks_running(state: LoopState, where: str) -> Outcome:
     return Outcome(running, "checks-running", reasons, block=messages.checks_running(running, where))
 
 
-def claim_error(state: LoopState, ev: Stop, now: float, limits: Limits, error: str) -> Outcome:
+def claim_error(state: LoopState, at: Moment, error: str) -> Outcome:
     errors = state.claim_errors + 1
-    if errors >= limits.claim_errors:
-        return halt(state, now, f"tiergate could not check the claim {errors} times in a row (last: {error})")
+    if errors >= at.limits.claim_errors:
+        return halt(
+            state, at.now, f"tiergate could not check the claim {errors} times in a row (last: {error})"
+        )
     failed = replace(state, claim_errors=errors)
     reasons = (f"claim-check-error: {error}; an active loop blocks rather than pass an unchecked claim",)
     outcome = Outcome(
@@ -163,6 +176,6 @@ def claim_error(state: LoopState, ev: Stop, now: float, limits: Limits, error: s
         "claim-error",
         reasons,
         block=messages.claim_error(failed, error),
-        message=messages.claim_error_message(error, ev.log),
+        message=messages.claim_error_message(error, at.stop.log),
     )
-    return block_stop(failed, ev, now, limits, outcome)
+    return block_stop(failed, at, outcome)

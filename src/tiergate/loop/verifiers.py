@@ -9,20 +9,18 @@ from tiergate.loop import messages, stalls
 from tiergate.loop import packet as evidence
 from tiergate.loop.events import Outcome, SubagentStart, SubagentStop
 from tiergate.loop.logfields import run_facts, snapshot
-from tiergate.loop.refutation import bind, verifier_refuted
+from tiergate.loop.refutation import RefutedClaim, bind, verifier_refuted
 from tiergate.loop.state import (
-    POLICIES,
     REFUTATION_TEXT,
     VERIFIER_PREFIX,
     AttemptRecord,
     Limits,
     LoopState,
-    Policies,
     RefutedWorkspace,
     Verification,
     VerifierRun,
 )
-from tiergate.loop.transitions import request_again
+from tiergate.loop.transitions import renew
 from tiergate.loop.verdict import Judgement
 from tiergate.text import plural
 
@@ -90,7 +88,7 @@ def on_subagent_stop(state: LoopState | None, ev: SubagentStop, now: float, limi
     disqualified = _disqualification(verification, run, ev)
     if disqualified is not None:
         closed = snapshot(verification, "DISQUALIFIED", **run_facts(run, now, ev.model))
-        outcome = request_again(state, None, now, limits, disqualified, closed)
+        outcome = renew(state, now, limits, disqualified, closed)
         return replace(outcome, message=messages.disqualified_message(run, disqualified))
     judgement = ev.judgement or Judgement(None, ("tiergate could not read your final message",))
     moved = _moved_by_others(run, ev)
@@ -99,25 +97,11 @@ def on_subagent_stop(state: LoopState | None, ev: SubagentStop, now: float, limi
             # Sent back, it verifies the workspace as it is now: what others changed is not its doing.
             rerun = run if moved is None else replace(run, fingerprint=ev.fingerprint)
             return _noted(_redo(state, verification, rerun, judgement, limits), moved)
-        outcome = _record_verdict(
-            state,
-            run,
-            judgement,
-            now,
-            None,
-            forced=True,
-            model=ev.model,
-            ev_dirty=ev.dirty,
-            ev_policies=ev.policies,
-        )
-        return _noted(outcome, moved)
+        return _noted(_record_verdict(state, run, judgement, ev, now, None), moved)
     # A verdict stands for the workspace its verifier was given: a PASS on a workspace others changed
     # since does not finalize the new one (the next Stop sees the difference).
     judged = ev.fingerprint if moved is None else run.fingerprint
-    outcome = _record_verdict(
-        state, run, judgement, now, judged, model=ev.model, ev_dirty=ev.dirty, ev_policies=ev.policies
-    )
-    return _noted(outcome, moved)
+    return _noted(_record_verdict(state, run, judgement, ev, now, judged), moved)
 
 
 def _workspace_moved(run: VerifierRun, ev: SubagentStop) -> bool:
@@ -173,17 +157,15 @@ def _record_verdict(
     state: LoopState,
     run: VerifierRun,
     judgement: Judgement,
+    ev: SubagentStop,
     now: float,
     fingerprint: str | None,
-    *,
-    forced: bool = False,
-    model: str | None = None,
-    ev_dirty: bool | None = None,
-    ev_policies: Policies = POLICIES,
 ) -> Outcome:
-    """The verification is over: PASS ends the work; FAIL and INCOMPLETE reopen it with feedback."""
+    """The verification is over: PASS ends the work; FAIL and INCOMPLETE reopen it with feedback. A
+    judgement not accepted (its redos spent) is forced to INCOMPLETE."""
     verification = state.verification
     assert verification is not None
+    forced, model = not judgement.accepted, ev.model
     verdict = "INCOMPLETE" if forced or judgement.verdict is None else judgement.verdict.verdict
     closed = (snapshot(verification, verdict, **run_facts(run, now, model)),)
     message = messages.verdict_message(verification, verdict, forced)
@@ -218,7 +200,8 @@ def _record_verdict(
         label = f"verification {verification.id} ({verdict})"
         text = messages.fit(feedback, REFUTATION_TEXT)
         refuted = RefutedWorkspace(
-            judged, state.task, "verifier", label, text, attempt.signature, attempt.reason, ev_dirty
+            judged, state.task, "verifier", label, text, attempt.signature, attempt.reason, ev.dirty
         )
         reopened = bind(reopened, refuted)
-    return verifier_refuted(reopened, attempt, feedback, ev_dirty, ev_policies, now, reasons, message, closed)
+    refuted_claim = RefutedClaim(attempt, "verdict", reasons, feedback, ev.dirty)
+    return verifier_refuted(reopened, refuted_claim, ev.policies, now, message, closed)
