@@ -51,6 +51,7 @@ SUFFIXES = (".js", ".mjs", ".cjs")
 PLAN_VARIABLE = "TIERGATE_NODE_MUTANTS"
 KEY_VARIABLE = "TIERGATE_NODE_MUTANTS_KEY"
 _PRELOAD = Path(__file__).parent / "nodemutants.cjs"
+_PRELOAD_PARTS = Path(__file__).parent / "nodemutants"  # the parts it loads, copied beside it
 OUT_OF_TIME = "the mutation step ran out of its time"
 
 
@@ -91,6 +92,10 @@ class NodeStep:
         preload = out / "nodemutants.cjs"
         shutil.copyfile(_PRELOAD, preload)
         ownfiles.note(preload)
+        (out / _PRELOAD_PARTS.name).mkdir()
+        for part in sorted(_PRELOAD_PARTS.glob("*.cjs")):
+            shutil.copyfile(part, out / _PRELOAD_PARTS.name / part.name)
+            ownfiles.note(out / _PRELOAD_PARTS.name / part.name)
         plan = nodereports.plan(where, made.sources, made.mutants, made.copies, out, self.bounds.seconds)
         (out / "plan.json").write_text(json.dumps(plan))
         ownfiles.note(out / "plan.json")
