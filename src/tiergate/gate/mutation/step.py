@@ -35,8 +35,8 @@ KEY_VARIABLE = "TIERGATE_MUTANTS_KEY"
 # Which of several reports' fates of one mutant stands: a kill anywhere, then a survivor.
 _RANK = ("killed", "survived", "not_run", "uncovered")
 PLUGIN = "tiergate_mutants"
-_PLUGIN_SOURCE = Path(__file__).parent / "pytestmutants.py"
-_SNAPSHOT_SOURCE = Path(__file__).parent / "snapshot.py"  # the plugin's, copied beside it
+_PLUGIN_SOURCE = Path(__file__).parent / "pytestmutants"  # a package: the plugin and its parts
+_SNAPSHOT_SOURCE = Path(__file__).parent / "snapshot.py"  # the plugin's, copied into it
 _PLAN, _OUT = "mutants.json", "mutants-out.json"
 # Once a mutant survived, the rest get this share of the tests' own time more, in a test process and in
 # the gate's own runs (Python and JavaScript): enough to name the survivors that come cheap, never a run of
@@ -72,10 +72,11 @@ class Step:
         if not self.mutants:
             return {}
         self.plugin = f"{PLUGIN}_{secrets.token_hex(8)}"
-        (out / "plugin").mkdir()
-        for source, name in ((_PLUGIN_SOURCE, self.plugin), (_SNAPSHOT_SOURCE, f"{self.plugin}_snapshot")):
-            shutil.copyfile(source, out / "plugin" / f"{name}.py")
-            ownfiles.note(out / "plugin" / f"{name}.py")
+        package = out / "plugin" / self.plugin
+        package.mkdir(parents=True)
+        for source in (*sorted(_PLUGIN_SOURCE.glob("*.py")), _SNAPSHOT_SOURCE):
+            shutil.copyfile(source, package / source.name)
+            ownfiles.note(package / source.name)
         plan = self._plan(where, self.sources, out / _OUT, self.bounds.seconds)
         (out / _PLAN).write_text(json.dumps(plan))
         ownfiles.note(out / _PLAN)
