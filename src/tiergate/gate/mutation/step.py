@@ -25,7 +25,7 @@ from tiergate.text import quote_inline, quote_path
 from tiergate.tier.change import ChangeMeasurement
 from tiergate.tier.coverage.judgement import changed_lines, measurable_files
 from tiergate.tier.coverage.statements import statement_lines
-from tiergate.tier.mutation import python
+from tiergate.tier.mutation import pysentinel, python
 from tiergate.tier.mutation.fates import MutationRun, Tried
 from tiergate.tier.mutation.mutants import Mutant
 
@@ -186,7 +186,7 @@ class Step:
                     "source": text}  # fmt: skip
 
         units = {(m.path, m.unit, m.first): m for m in self.mutants.values()}
-        sentinels = [python.sentinel_of(m.path, sources[m.path], m) for m in units.values()]
+        sentinels = [pysentinel.sentinel_of(m.path, sources[m.path], m) for m in units.values()]
         # A function with no copy that behaves the same: its kills could not be checked.
         self.unchecked = [
             m.unit or m.path for m, s in zip(units.values(), sentinels, strict=True) if s is None
