@@ -17,8 +17,9 @@ from typing import Any
 from testing.gitrepo import write
 
 import tiergate.gate.pytestoutcomes as plugin
-from tiergate.gate.imported import KEY_VARIABLE, OUT_VARIABLE, Bounds, Watch, streams
+from tiergate.gate.imported import KEY_VARIABLE, OUT_VARIABLE, Bounds, Watch
 from tiergate.gate.pertest.streamed import Streamed, replayed
+from tiergate.gate.watchsocket import streams
 
 PHASES = """\
 import pytest

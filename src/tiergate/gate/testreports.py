@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from tiergate.gate import imported, ownfiles, planted
+from tiergate.gate import imported, ownfiles, planted, watchsocket
 from tiergate.gate.checks import Check, CheckResult
 from tiergate.gate.pertest import streamed
 from tiergate.gate.pertest.fromoutput import from_output
@@ -186,7 +186,7 @@ def _streams(env: Mapping[str, str], out: Path) -> tuple[Streamed, ...] | None:
     """What the check's pytest runs streamed to the gate's socket it ran with, for the reports in `out`;
     None when it ran with none that this process listens on (outside a claim's copy, at the base)."""
     address = env.get(imported.OUT_VARIABLE)
-    return imported.streams(address, str(out)) if address else None
+    return watchsocket.streams(address, str(out)) if address else None
 
 
 def _judged(
