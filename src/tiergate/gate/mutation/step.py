@@ -1,10 +1,8 @@
 """The mutants of one gate run: made from the claim's copy, handed to the Python test check that measures
 the change's coverage (its pytest runs them once its own tests pass: `pytestmutants`), their fates read
-back as a `MutationRun`.
-
-At most `MutantBounds.mutants` mutants, spread over the changed lines (each line's first mutant before any
-line's second), and within `MutantBounds.seconds`, which the check's time limit gets beside its own: the
-mutants run inside the check's run.
+back as a `MutationRun`. At most `MutantBounds.mutants` mutants, spread over the changed lines (each line's
+first mutant before any line's second), within `MutantBounds.seconds`, which the check's time limit gets
+beside its own: the mutants run inside the check's run.
 """
 
 from __future__ import annotations
