@@ -35,7 +35,7 @@ ONLY_VARIABLE = "TIERGATE_TESTS_ONLY"
 PLUGIN = "tiergate_outcomes"
 _PLUGIN_NOT_IMPORTED = f'Error importing plugin "{PLUGIN}"'
 _HERE = Path(__file__).parent
-_PYTEST_PLUGIN = _HERE / "pytestoutcomes.py"
+_PYTEST_PLUGIN = _HERE / "pytestoutcomes"  # a package, copied whole as `PLUGIN`
 _NODE_REPORTER = _HERE / "nodeoutcomes.mjs"
 
 
@@ -141,9 +141,11 @@ def _unique(parts: list[str]) -> list[str]:
 def _environments(tests: Sequence[Check], cwd: Path, folder: Path) -> dict[str, dict[str, str]]:
     site = folder / "site"
     site.mkdir()
-    for source, name in ((_PYTEST_PLUGIN, f"{PLUGIN}.py"), (_NODE_REPORTER, "tiergate-outcomes.mjs")):
-        shutil.copyfile(source, site / name)
-        ownfiles.note(site / name)
+    (site / PLUGIN).mkdir()
+    copies = [(part, site / PLUGIN / part.name) for part in sorted(_PYTEST_PLUGIN.glob("*.py"))]
+    for source, copy in (*copies, (_NODE_REPORTER, site / "tiergate-outcomes.mjs")):
+        shutil.copyfile(source, copy)
+        ownfiles.note(copy)
     scripts = _scripts(cwd)
     added: dict[str, dict[str, str]] = {}
     for index, check in enumerate(tests):
