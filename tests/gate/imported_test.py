@@ -1,7 +1,6 @@
 """What a claim's checks read and whom they ask (`tiergate.gate.imported`): the rules on what the processes
-told, the copy's stand-ins for the workspace folders an editable install names, the listening sockets, and
-what every Python process of a check tells the gate's socket (its sitecustomize, run in a real interpreter,
-doing what an evasive test would)."""
+told, the listening sockets, and what every Python process of a check tells the gate's socket (its
+sitecustomize, run in a real interpreter, doing what an evasive test would)."""
 
 from __future__ import annotations
 
@@ -17,13 +16,11 @@ from tiergate.gate.imported import (
     Bounds,
     Told,
     Watch,
-    editable_folders,
     listeners,
     read_outside,
-    stand_ins,
-    streams,
 )
 from tiergate.gate.pertest.streamed import Streamed
+from tiergate.gate.watchsocket import streams
 
 ENVIRONMENT = ("/home/u/proj/.venv", "/usr/lib/python3.11")
 BOUNDS = Bounds("/tmp/t/tree", "/home/u/proj", own=("/tmp/t/site",), environment=ENVIRONMENT, before=100.0)
@@ -74,27 +71,6 @@ def test_elsewhere_what_changed_since_the_loop_began_unless_the_check_made_it() 
 
 def test_a_workspace_with_a_name_that_begins_another_is_not_inside_it() -> None:
     assert read_outside(Told({"/home/u/project2/x.py": 1.0}), BOUNDS) == ([], [])
-
-
-def test_stand_ins_are_the_copys_folders_for_the_workspace_folders_named(tmp_path: Path) -> None:
-    workspace, copy = tmp_path / "ws", tmp_path / "copy"
-    (copy / "src").mkdir(parents=True)
-    (copy / "lib").mkdir()
-    named = [str(workspace / "src"), "/elsewhere/pkgs", str(workspace / "missing"), str(workspace / "src/")]
-
-    assert stand_ins(named, str(workspace), str(copy)) == [str(copy / "src")]
-
-
-def test_editable_folders_come_from_pth_files_and_setuptools_finders(tmp_path: Path) -> None:
-    site = tmp_path / "venv" / "lib" / "python3.11" / "site-packages"
-    site.mkdir(parents=True)
-    (site / "_calc.pth").write_text("# a comment\n/ws/src\nimport _hook; _hook.install()\n")
-    (site / "__editable___calc_0_1_finder.py").write_text(
-        "import sys\nMAPPING: dict[str, str] = {'calc': '/ws/lib/calc'}\nNAMESPACES = {}\n"
-    )
-    (site / "__editable___broken_finder.py").write_text("MAPPING = {oops\n")
-
-    assert sorted(editable_folders([str(tmp_path / "venv")])) == ["/ws/lib", "/ws/src"]
 
 
 def test_listeners_are_read_from_the_kernels_tables(tmp_path: Path) -> None:

@@ -17,8 +17,9 @@ from typing import Any
 from testing.gitrepo import write
 
 import tiergate.gate.pytestoutcomes as plugin
-from tiergate.gate.imported import KEY_VARIABLE, OUT_VARIABLE, Bounds, Watch, streams
+from tiergate.gate.imported import KEY_VARIABLE, OUT_VARIABLE, Bounds, Watch
 from tiergate.gate.pertest.streamed import Streamed, replayed
+from tiergate.gate.watchsocket import streams
 
 PHASES = """\
 import pytest
@@ -67,7 +68,9 @@ def run_pytest(project: Path, *args: str, env: dict[str, str] | None = None) -> 
     site, out = project.parent / "site", project.parent / "out"
     site.mkdir()
     out.mkdir()
-    shutil.copy(plugin.__file__, site / "tiergate_outcomes.py")
+    shutil.copytree(
+        Path(plugin.__file__).parent, site / "tiergate_outcomes", ignore=shutil.ignore_patterns("__pycache__")
+    )
     dropped = ("TIERGATE_TESTS_TAKEN", "TIERGATE_TESTS_ONLY", "PYTEST_ADDOPTS")
     inherited = {k: v for k, v in os.environ.items() if k not in dropped}
     variables = {
@@ -197,7 +200,7 @@ def test_the_collection_hook_takes_the_argument_the_running_pytest_gives() -> No
     recent = SimpleNamespace(spec=SimpleNamespace(argnames=("collection_path", "config")))
     older = SimpleNamespace(argnames=("__multicall__", "path", "config"))
 
-    argnames: Callable[[object], tuple[str, ...]] = plugin._argnames
+    argnames: Callable[[object], tuple[str, ...]] = plugin.selection._argnames
 
     assert "collection_path" in argnames(recent)
     assert argnames(older) == ("__multicall__", "path", "config")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from tiergate import foreign
 from tiergate.errors import UserError
-from tiergate.gate import bytecode, imported, sandbox, untouched
+from tiergate.gate import bytecode, editables, sandbox, untouched
 from tiergate.gate import cache as evidencecache
 from tiergate.gate.checks import Check, CheckResult
 from tiergate.gate.environment.places import is_environment
@@ -159,7 +159,7 @@ def _run_in_worktree(
         added |= sandbox.isolation(top, tree.parent, links, seed, network=own_network).variable()
         # The worktree's folders stand in for the workspace's that an editable install names, as in the
         # claim's copy: the workspace is not there to read (nor should the base read it).
-        found = imported.search_path(seed, os.path.realpath(top), os.path.realpath(tree))
+        found = editables.search_path(seed, os.path.realpath(top), os.path.realpath(tree))
         if found:
             added["PYTHONPATH"] = os.pathsep.join(found)
         quiet = {c.key: {**added, **pytest_bounds(cwd, tree, tree.parent)} for c in checks}

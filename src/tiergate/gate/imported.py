@@ -1,52 +1,28 @@
 """What a claim's checks read, and whom they talk to: the claim's copy and the environment recorded as the
 loop began, and nothing else counted as the change's.
 
-The copy (`tiergate.gate.cleancopy`) holds only what the change and the base put there, but a process can
-still read from elsewhere: an editable install names a folder of the workspace (where git-ignored files sit
-beside the change's), code can read a path of the workspace or of a folder it wrote, or ask a server it left
-running. So that the copy's code is what runs, the folders of the workspace that the environment's editable
-installs (and the user's PYTHONPATH) name are named again, in the copy, first on PYTHONPATH. And every
-Python process of a check tells a socket of the gate's (one with no file: nothing beside the copy to
-rewrite or erase) each file it opens, resolved, with its change time as it opens it, and each address it
-connects to or binds (`checksite/sitecustomize.py`). Named, THOROUGH, with the check's result:
-- a file of the workspace it read (its environment folders aside);
-- a file elsewhere it read that was changed since the loop began, unless a process of the check made it;
-  what the copy, tiergate's site script and empty pytest configuration beside it, and the environment's
-  recorded folders hold is not named (the environment is compared apart), nor the kernel's (`/proc`,
-  `/sys`, `/dev`, but `/dev/shm` and another process's `/proc/PID`); a hard link is judged wherever it is;
-- a server on this machine that is not the check's own: listening before the checks began, or a Unix
-  socket none of their processes bound.
-Files older than the loop are the machine's, not the loop's. See docs/judging.md, "The claim's copy".
-
-The same socket hears each pytest run's outcomes as its tests run (`streams`, from tiergate's pytest
-plugin: docs/judging.md, "Each test's outcome"): what the tests' process sends there is out of its reach
-once sent, where the report file it writes at the end is not.
-"""
+Every Python process of a check tells the gate's socket (`watchsocket`) each file it opens and each address
+it connects to or binds (`checksite/sitecustomize.py`); what it should not have is named, THOROUGH, with the
+check's result (`read_outside`, `servers_asked`). See docs/judging.md, "The claim's copy"."""
 
 # os.path on purpose: paths stay strings from the processes' messages to the reasons.
-# ruff: noqa: PTH100, PTH112, PTH117, PTH118, PTH120, PTH123, PTH207
+# ruff: noqa: PTH112, PTH118, PTH123
 from __future__ import annotations
 
-import ast
 import contextlib
-import glob
 import json
 import os
 import shutil
-import socketserver
 import threading
-import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import field, replace
 from pathlib import Path
-from typing import TypeGuard
 
 from tiergate.frozen import frozen
-from tiergate.gate import ownfiles, trusted
+from tiergate.gate import editables, ownfiles, trusted, watchsocket
 from tiergate.gate.checks import CheckResult
 from tiergate.gate.environment.places import inside
 from tiergate.gate.environment.walk import BYTECODE, SKIPPED_IN
-from tiergate.gate.pertest.streamed import Streamed
 from tiergate.gate.request import Seed
 from tiergate.gate.untouched import Stamp, stamp_of
 from tiergate.text import listed, quote_inline
@@ -62,13 +38,6 @@ _LOCAL = frozenset({"localhost", ""})
 # Folders of an environment the record leaves out (`tiergate.gate.environment.walk`): what is read there is
 # judged by its time, as a file outside.
 _UNRECORDED = frozenset({BYTECODE, *(name for names in SKIPPED_IN.values() for name in names)})
-# Where a site folder's `.pth` files and setuptools' editable finders are, under an environment folder.
-_SITE_FILES = ("", "lib/python*/site-packages/", "Lib/site-packages/", "*/lib/python*/site-packages/")
-# How long the gate waits, once a check has ended, for the streams of its runs to be heard to their end.
-STREAM_WAIT = 5.0
-# What the gate answers a stream's first line with: the plugin writes its report file only once the
-# gate has heard of it, so that no report the gate reads is one whose stream it has not begun to hear.
-HEARD = b"heard\n"
 
 
 @frozen
@@ -100,6 +69,18 @@ class Told:
     kernel: Mapping[str, float] = field(default_factory=dict)  # the kernel's reads, with change times
 
 
+# The copy (`tiergate.gate.cleancopy`) holds only what the change and the base put there, but a process can
+# still read from elsewhere: an editable install names a folder of the workspace (`editables`), code can
+# read a path of the workspace or of a folder it wrote, or ask a server it left running. The socket has no
+# file: nothing beside the copy to rewrite or erase. Named, THOROUGH, with the check's result:
+# - a file of the workspace it read (its environment folders aside);
+# - a file elsewhere it read that was changed since the loop began, unless a process of the check made it;
+#   what the copy, tiergate's site script and empty pytest configuration beside it, and the environment's
+#   recorded folders hold is not named (the environment is compared apart), nor the kernel's (`/proc`,
+#   `/sys`, `/dev`, but `/dev/shm` and another process's `/proc/PID`); a hard link is judged wherever it is;
+# - a server on this machine that is not the check's own: listening before the checks began, or a Unix
+#   socket none of their processes bound.
+# Files older than the loop are the machine's, not the loop's.
 def read_outside(
     told: Told, bounds: Bounds, noted: Mapping[str, float] | None = None
 ) -> tuple[list[str], list[str]]:
@@ -208,266 +189,6 @@ def _loopback(host: str) -> bool:
     return address.is_loopback or address.is_unspecified
 
 
-def search_path(seed: Seed | None, workspace: str, copy: str) -> list[str]:
-    """The PYTHONPATH of a check run in the copy at `copy` (or a worktree) of the workspace at
-    `workspace`: the copy's folders standing in for those of the workspace that the environment's
-    editable installs or the user's PYTHONPATH name, then the user's PYTHONPATH."""
-    own = os.environ.get("PYTHONPATH", "")
-    named = editable_folders(seed.folders if seed else ())
-    named += [os.path.abspath(p) for p in own.split(os.pathsep) if p and os.path.isabs(p)]
-    return [*stand_ins(named, workspace, copy), *([own] if own else [])]
-
-
-def stand_ins(named: Iterable[str], workspace: str, copy: str) -> list[str]:
-    """For each folder of `named` inside the workspace at `workspace`, the same folder in the copy at
-    `copy` (where it is there), in order, once. Pure but for asking whether each is a folder."""
-    found = []
-    for folder in named:
-        normal = os.path.normpath(folder)
-        if _under(normal, (workspace,)):
-            here = os.path.join(copy, os.path.relpath(normal, workspace))
-            if os.path.isdir(here) and here not in found:
-                found.append(here)
-    return found
-
-
-def editable_folders(environment: Iterable[str]) -> list[str]:
-    """The folders the environment's `.pth` files put on sys.path, and the folders that hold the packages
-    setuptools' editable finders map (their MAPPING), in the site folders under `environment`."""
-    found: list[str] = []
-    for folder in environment:
-        for place in _SITE_FILES:
-            site = os.path.join(glob.escape(folder), place)
-            for pth in glob.glob(site + "*.pth"):
-                found += _pth_lines(pth)
-            for finder in glob.glob(site + "__editable___*_finder.py"):
-                found += [os.path.dirname(p) for p in _mapping(finder).values()]
-    return found
-
-
-def _pth_lines(pth: str) -> list[str]:
-    try:
-        with open(pth, encoding="utf-8", errors="replace") as handle:
-            lines = handle.read().splitlines()
-    except OSError:
-        return []
-    site = os.path.dirname(pth)
-    named = (line.strip() for line in lines if not line.startswith(("#", "import")))
-    return [os.path.join(site, line) for line in named if line]
-
-
-def _mapping(finder: str) -> Mapping[str, str]:
-    """The MAPPING (package -> folder) an editable finder of setuptools' holds; {} when it holds none."""
-    try:
-        with open(finder, encoding="utf-8", errors="replace") as handle:
-            tree = ast.parse(handle.read())
-    except (OSError, SyntaxError, ValueError):
-        return {}
-    for node in tree.body:
-        target: ast.expr
-        if isinstance(node, ast.AnnAssign) and node.value is not None:
-            target, value = node.target, node.value
-        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
-            target, value = node.targets[0], node.value
-        else:
-            continue
-        if isinstance(target, ast.Name) and target.id == "MAPPING":
-            try:
-                found = ast.literal_eval(value)
-            except ValueError:
-                return {}
-            return {str(k): str(v) for k, v in found.items()} if isinstance(found, dict) else {}
-    return {}
-
-
-class _Listener(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
-    daemon_threads = True
-    block_on_close = False
-
-    def __init__(self, address: str) -> None:
-        super().__init__(address, _Handler)
-        self.told: dict[str, dict[str, dict[str, object]]] = {}
-        self.streams: list[_Stream] = []
-        self.lock = threading.Lock()
-        self.secret = ""  # what the launcher's report starts with (`Watch.secret`)
-
-
-class _Stream:
-    """One connection's stream of a pytest run's outcomes, as heard so far (`Streamed` once read): the run's
-    own (`worker` ""), or one of its xdist workers'."""
-
-    def __init__(self, report: str, worker: str = "") -> None:
-        self.report = report
-        self.worker = worker
-        self.outcomes: list[tuple[str, str]] = []
-        self.patched: list[str] = []
-        self.workers: list[str] = []
-        self.down: list[tuple[str, str]] = []
-        self.crashes: list[tuple[str, str]] = []
-        self.ended = False
-        self.garbled = False
-        self.closed = threading.Event()
-
-    def add(self, message: dict[str, object]) -> None:
-        """One line of the plugin's: an outcome (`o`: test, outcome), the runner's parts found replaced
-        (`p`), an xdist worker the run started (`w`), one gone down (`d`: worker, "crashed" or "done"),
-        the test a worker crashed in (`c`: worker, test), or the end mark (`end`); anything else spoils
-        the stream (a line written into the plugin's own connection by someone else, say)."""
-        said, patched, worker = message.get("o"), message.get("p"), message.get("w")
-        down, crash = message.get("d"), message.get("c")
-        if len(message) != 1:
-            self.garbled = True
-        elif _pair(said):
-            self.outcomes.append((said[0], said[1]))
-        elif _pair(down) and down[1] in ("crashed", "done"):
-            self.down.append((down[0], down[1]))
-        elif _pair(crash):
-            self.crashes.append((crash[0], crash[1]))
-        elif isinstance(patched, list) and all(isinstance(part, str) for part in patched):
-            self.patched.extend(patched)
-        elif isinstance(worker, str):
-            self.workers.append(worker)
-        elif message.get("end") is True:
-            self.ended = True
-        else:
-            self.garbled = True
-
-    def heard(self) -> Streamed:
-        return Streamed(
-            self.report,
-            tuple(self.outcomes),
-            tuple(self.patched),
-            self.ended,
-            self.garbled,
-            worker=self.worker,
-            workers=tuple(self.workers),
-            down=tuple(self.down),
-            crashes=tuple(self.crashes),
-        )
-
-
-def _pair(said: object) -> TypeGuard[list[str]]:
-    return isinstance(said, list) and len(said) == 2 and all(isinstance(part, str) for part in said)
-
-
-class _Handler(socketserver.StreamRequestHandler):
-    server: _Listener
-
-    def handle(self) -> None:
-        key: str | None = None
-        kernel = False  # the launcher speaking for the kernel: it alone tells stamps and the kernel's reads
-        stream: _Stream | None = None
-        first = False  # the line after the key: where a stream says which report it is for
-        try:
-            for raw in self.rfile:
-                try:
-                    message = json.loads(raw)
-                except ValueError:
-                    message = None
-                if not isinstance(message, dict):
-                    if stream is not None:
-                        stream.garbled = True
-                    continue
-                if key is None:
-                    key, first = str(message.get("key", "")), True
-                    kernel = bool(self.server.secret) and message.get("kernel") == self.server.secret
-                    continue
-                report, worker = message.get("report"), message.get("worker", "")
-                if first and isinstance(report, str) and isinstance(worker, str):
-                    # An xdist worker's stream names its run's report, and itself.
-                    stream = _Stream(report, worker)
-                    with self.server.lock:
-                        self.server.streams.append(stream)
-                    with contextlib.suppress(OSError):  # gone already: what it sent still counts
-                        self.wfile.write(HEARD)
-                    first = False
-                    continue
-                first = False
-                with self.server.lock:
-                    if stream is not None:
-                        stream.add(message)
-                    else:
-                        _kept(self.server.told.setdefault(key, _empty()), message, kernel=kernel)
-        finally:
-            if stream is not None:
-                stream.closed.set()
-
-
-# The sockets of this process's watches, by the name their checks are given (`Watch.name`): where
-# `streams` finds what a check's runs streamed from the variables the check ran with.
-_HEARING: dict[str, _Listener] = {}
-
-
-def streams(address: str, folder: str, wait: float = STREAM_WAIT) -> tuple[Streamed, ...] | None:
-    """What the pytest runs whose reports are in `folder` (a check's own report folder,
-    `tiergate.gate.testreports`) streamed to the watch socket named `address`, each as heard to its
-    connection's close (at most `wait` seconds for all: the check's processes have ended, and a process
-    left holding the connection open is no reason to wait longer); None when no watch of this process
-    listens there (a run without the socket: its reports are read alone, as before)."""
-    server = _HEARING.get(address)
-    if server is None:
-        return None
-    with server.lock:
-        found = [s for s in server.streams if os.path.dirname(s.report) == folder]
-    deadline = time.monotonic() + wait
-    for stream in found:
-        stream.closed.wait(max(0.0, deadline - time.monotonic()))
-    with server.lock:
-        return tuple(s.heard() for s in found)
-
-
-def _empty() -> dict[str, dict[str, object]]:
-    return {"r": {}, "w": {}, "n": {}, "b": {}, "l": {}, "t": {}, "m": {}, "k": {}}
-
-
-def _kept(kept: dict[str, dict[str, object]], message: dict[str, object], *, kernel: bool = False) -> None:
-    """One process's message added to what a check's processes told (`_told`); the kernel's (`kernel`: the
-    launcher's report) apart, a read as `k`, and its stamps: no check process can tell those."""
-    if kernel and isinstance(message.get("r"), str) and isinstance(message.get("c"), (int, float)):
-        kept["k"][str(message["r"])] = message["c"]
-        return
-    for kind in ("r", "w", "n", "b"):
-        if kind in message:
-            named = json.dumps(message[kind]) if kind in "nb" else str(message[kind])
-            _told(kept, kind, named, message.get("c"), linked=message.get("l") is True)
-    for kind in ("t", "m") if kernel else ():  # a file in the folders the gate wrote, with its stamp
-        stamp = message.get("s")
-        if kind in message and isinstance(stamp, list) and [type(n) for n in stamp] == [int, int]:
-            kept[kind].setdefault(str(message[kind]), (stamp[0], stamp[1]))
-
-
-def _merged(kept: dict[str, dict[str, object]], other: dict[str, dict[str, object]]) -> None:
-    """What another record (`_kept`'s) holds, added to `kept` as its messages would be."""
-    for kind in ("r", "w", "n", "b"):
-        for named, changed in other[kind].items():
-            _told(kept, kind, named, changed, linked=named in other["l"])
-    for kind in ("t", "m", "k"):
-        for named, stamp in other[kind].items():
-            kept[kind].setdefault(named, stamp)
-
-
-def _told(
-    kept: dict[str, dict[str, object]], kind: str, named: str, changed: object, *, linked: bool
-) -> None:
-    """One thing told, kept: a read's latest change time and whether it was ever a hard link, a write's
-    first word on whether the file was there, each address."""
-    if kind == "r" and isinstance(changed, (int, float)):
-        was = kept["r"].get(named)
-        kept["r"][named] = max(changed, was) if isinstance(was, (int, float)) else changed
-        if linked:
-            kept["l"][named] = True
-    else:
-        kept[kind].setdefault(named, changed)
-
-
-def _stamps(kept: Mapping[str, object]) -> dict[str, Stamp]:
-    found: dict[str, Stamp] = {}
-    for path, stamp in kept.items():
-        if isinstance(stamp, tuple) and [type(n) for n in stamp] == [int, int]:
-            found[path] = (stamp[0], stamp[1])
-    return found
-
-
 class Watch:
     """The watch on one claim's copy: the variables the checks run there get, then, check by check, what
     they read and whom they talked to outside it. A context manager: its socket listens while it is open."""
@@ -484,7 +205,7 @@ class Watch:
         abstract = f"@tiergate-watch-{os.urandom(8).hex()}"
         self.name = str(self.folder / "told") if isolated else abstract
         self.listening = listeners()
-        self._server: _Listener | None = None
+        self._server: watchsocket.Listener | None = None
         self._path: str | None = None
         self._kept: dict[str, Stamp | None] = {}
         self._known: dict[str, Stamp] = {}
@@ -492,20 +213,20 @@ class Watch:
     def __enter__(self) -> Watch:
         with contextlib.suppress(OSError):  # no abstract names outside Linux: no watch
             if self.name.startswith("@"):
-                self._server = _Listener("\0" + self.name[1:])
+                self._server = watchsocket.Listener("\0" + self.name[1:])
             else:
                 self.folder.mkdir(mode=0o700, exist_ok=True)
-                self._server = _Listener(self.name)
+                self._server = watchsocket.Listener(self.name)
             self._server.secret = self.secret
             # Polled often: closing the copy waits for the loop to see it is asked to end.
             serve = lambda: self._server.serve_forever(poll_interval=0.02)  # noqa: E731
             threading.Thread(target=serve, daemon=True).start()
-            _HEARING[self.name] = self._server
+            watchsocket.HEARING[self.name] = self._server
         return self
 
     def __exit__(self, *exc: object) -> None:
         if self._server is not None:
-            _HEARING.pop(self.name, None)
+            watchsocket.HEARING.pop(self.name, None)
             self._server.shutdown()
             self._server.server_close()
 
@@ -518,7 +239,7 @@ class Watch:
             self.temporary.mkdir(mode=0o700, exist_ok=True)
             shutil.copyfile(SITECUSTOMIZE, self.site / "sitecustomize.py")
             self.keep(self.site / "sitecustomize.py")
-            found = search_path(self.seed, self.bounds.workspace, self.bounds.copy)
+            found = editables.search_path(self.seed, self.bounds.workspace, self.bounds.copy)
             self._path = os.pathsep.join([str(self.site), *found])
         added = {"PYTHONPATH": self._path, "TMPDIR": str(self.temporary)}
         if self._server is not None:
@@ -553,17 +274,17 @@ class Watch:
         if self._server is None:
             return Told()
         with self._server.lock:
-            kept = _empty()
+            kept = watchsocket.empty()
             # A process that told no check (its variables dropped) told every one.
             for told in (self._server.told.get(key), self._server.told.get("")):
-                _merged(kept, told or _empty())
+                watchsocket.merged(kept, told or watchsocket.empty())
             reads = {p: float(c) for p, c in kept["r"].items() if isinstance(c, (int, float))}
             writes = {p: bool(c) for p, c in kept["w"].items()}
             connects, binds = (frozenset(filter(None, map(_address, map(json.loads, kept[k])))) for k in "nb")
             # What any check of the claim made is trusted as it left it: one check builds, another reads.
             made = {p: s for told in self._server.told.values() for p, s in told["m"].items()}
             kernel = {p: float(c) for p, c in kept["k"].items() if isinstance(c, (int, float))}
-        stamped = _stamps(kept["t"]), _stamps(made)
+        stamped = watchsocket.stamps(kept["t"]), watchsocket.stamps(made)
         return Told(reads, writes, connects, binds, frozenset(kept["l"]), *stamped, kernel)
 
     def reasons(self, key: str) -> tuple[str, ...]:

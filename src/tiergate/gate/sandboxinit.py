@@ -1,13 +1,8 @@
 """Starts one check in namespaces of its own: run as a script (`python -S -I -B sandboxinit.py PLAN -- ARGV`).
 
 Standard library only, few imports (no json, no socket: each costs milliseconds): every check the gate
-runs in a copy pays for this process. The plan (`tiergate.gate.sandbox` writes it) names the folders to
-cover with an empty one (`--hide`: the workspace, the temporary folders), those to show again inside
-them (`--rw`, `--ro`: the copy, the environment), whether the check gets a network of its own (`--net`),
-and the folder to start in (`--cwd`). Run by root, `--watch SOCKET KEY SINCE` names to the gate's watch
-each file the check opened through its own mounts that changed since SINCE (fanotify); in `--trusted`
-folders (the copy, tiergate's, `.git`), each file opened, with its stamp, for the gate to judge.
-
+runs in a copy pays for this process. The plan (`tiergate.gate.sandbox` writes it, `Plan` reads it) names
+the folders to cover, to show again, the network, the folder to start in and the watch (`sandboxwatch`).
 `--probe` tells whether this kernel lets the namespaces be made: exit 0 if so, else 1 and why on stderr.
 """
 
@@ -80,7 +75,6 @@ REFUSED = {
 CLONE3 = 435  # the same number everywhere; its flags are in memory no filter reads: refused whole
 EPERM = 1
 SIGKILL = 9
-CLOCK_REALTIME_COARSE = 5  # Linux's; Python names no constant for it
 SIOCSIFFLAGS = 0x8914
 IFF_UP = 0x1
 EXIT_UNISOLATED = 125  # what the script itself answers when it cannot start the check
@@ -120,6 +114,11 @@ def _map(pid: str, uid: int, gid: int) -> None:
             f.write(text)
 
 
+# The plan's words: `--hide` covers a folder with an empty one (the workspace, the temporary folders), `--rw`
+# and `--ro` show one again inside them (the copy, the environment), `--net` gives the check a network of
+# its own, `--cwd` is the folder to start in. Run by root, `--watch SOCKET KEY SINCE ...` names to the gate's
+# watch each file the check opened through its own mounts that changed since SINCE (fanotify); in
+# `--trusted` folders (the copy, tiergate's, `.git`), each file opened, with its stamp, for the gate to judge.
 class Plan:
     """The plan's steps, in order: `("hide", folder)` covers it, `("rw" | "ro", folder)` shows it again,
     `("file", path)` a file, read-only; `("blank", path)`: an empty file of the check's own over it."""
@@ -345,32 +344,13 @@ def _run(plan: Plan, argv: list[str]) -> int:
     if watch is not None:
         os.close(told_mounted)
         os.close(marked)
-        watch = _marked(watch, mounted, told_marked)
+        watch = watch if watch.marked(mounted, told_marked) else None
     if watch is not None:
-        _reading(watch, inside)
+        watch.read_until(inside)
     _, status = os.waitpid(inside, 0)
     if watch is not None and plan.watch is not None:
-        _told(watch, plan.watch)
+        watch.tell_and_close(plan.watch)
     return _mirrored(status)
-
-
-def _reading(watch: Opened, inside: int) -> None:
-    """The watch's events read as they come until `inside` ends: the kernel holds each file an event
-    names until it is read, and a suite opens hundreds of thousands."""
-    import select
-
-    ended = os.pidfd_open(inside)
-    try:
-        while True:
-            ready, _, _ = select.select([watch.fd, ended], [], [])
-            if watch.fd in ready:
-                watch.read()
-            if ended in ready:
-                return
-    except OSError as exc:
-        print(f"tiergate could not read the check's files: {exc}", file=sys.stderr)
-    finally:
-        os.close(ended)
 
 
 def _watch(plan: Plan) -> Opened | None:
@@ -389,37 +369,6 @@ def _watch(plan: Plan) -> Opened | None:
     except OSError as exc:
         print(f"tiergate could not watch the check's files: {exc}", file=sys.stderr)
         return None
-
-
-def _marked(watch: Opened, mounted: int, told_marked: int) -> Opened | None:
-    """`watch` with the check's mounts marked once its init has made them; the init let go either way."""
-    import time
-
-    told = os.read(mounted, 32)
-    os.close(mounted)
-    try:
-        if told:
-            # The kernel stamps a file's birth from its coarse clock, a tick behind `time.time()`: a file
-            # the check makes at once would seem born before it started, by the fine clock.
-            watch.mark(int(told), time.clock_gettime(CLOCK_REALTIME_COARSE))
-    except OSError as exc:
-        print(f"tiergate could not watch the check's files: {exc}", file=sys.stderr)
-        watch.close()
-        return None
-    finally:
-        os.write(told_marked, b"1")
-        os.close(told_marked)
-    return watch if told else None
-
-
-def _told(watch: Opened, asked: tuple[str, str, float, str]) -> None:
-    try:
-        watch.read()
-        watch.tell(asked[0], asked[1], asked[3])
-    except OSError as exc:
-        print(f"tiergate could not tell what the check opened: {exc}", file=sys.stderr)
-    finally:
-        watch.close()
 
 
 def _started(plan: Plan, argv: list[str]) -> int:

@@ -1,14 +1,14 @@
 """The files a sandboxed check opened that changed since the loop began, told to the gate's watch.
 
-Run by root only, in the launcher (`sandboxinit.py`), outside the check's namespaces: fanotify marks each
-mount of the check's own mount namespace (only opens through them are told, so no other process's), and
-once the check has ended, each file and folder it opened is judged by its times. The watch inside the
-check's processes (`checksite/sitecustomize.py`) misses what C code reads (libc's own files, a program
-that is not Python); the kernel misses nothing opened. A stat alone (a size, a time) is no open: see
-docs/judging.md, "Isolated checks".
-
-Standard library only, imported by the launcher only when it watches.
+Run by root only, in the launcher (`sandboxinit.py`), outside the check's namespaces, which imports it only
+when it watches (standard library only): fanotify marks each mount of the check's own mount namespace (only
+opens through them are told, so no other process's), and once the check has ended, each file and folder it
+opened is judged by its times. See docs/judging.md, "Isolated checks".
 """
+
+# The watch inside the check's processes (`checksite/sitecustomize.py`) misses what C code reads (libc's own
+# files, a program that is not Python); the kernel misses nothing opened. A stat alone (a size, a time) is
+# no open.
 
 # os and open on purpose, as in the launcher.
 # ruff: noqa: PTH115, PTH118, PTH123
@@ -18,6 +18,7 @@ import ctypes
 import os
 import stat
 import struct
+import sys
 
 FAN_CLOEXEC = 0x1
 FAN_NONBLOCK = 0x2
@@ -38,6 +39,7 @@ KERNEL_TYPES = frozenset(
      "pstore", "configfs", "fusectl", "binfmt_misc", "autofs", "nsfs", "hugetlbfs", "efivarfs", "devtmpfs"}
 )  # fmt: skip
 TOLD_AT_MOST = 200
+CLOCK_REALTIME_COARSE = 5  # Linux's; Python names no constant for it
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -175,6 +177,55 @@ class Opened:
         for fd in (self.fd, self.root):
             if fd >= 0:
                 os.close(fd)
+
+    def marked(self, mounted: int, told_marked: int) -> bool:
+        """Whether the check's mounts are marked, once its init has made them (told on `mounted`); the
+        init let go (on `told_marked`) either way. Closed when not."""
+        import time
+
+        told = os.read(mounted, 32)
+        os.close(mounted)
+        try:
+            if told:
+                # The kernel stamps a file's birth from its coarse clock, a tick behind `time.time()`: a
+                # file the check makes at once would seem born before it started, by the fine clock.
+                self.mark(int(told), time.clock_gettime(CLOCK_REALTIME_COARSE))
+        except OSError as exc:
+            print(f"tiergate could not watch the check's files: {exc}", file=sys.stderr)
+            self.close()
+            return False
+        finally:
+            os.write(told_marked, b"1")
+            os.close(told_marked)
+        return bool(told)
+
+    def read_until(self, inside: int) -> None:
+        """The events read as they come until process `inside` ends: the kernel holds each file an event
+        names until it is read, and a suite opens hundreds of thousands."""
+        import select
+
+        ended = os.pidfd_open(inside)
+        try:
+            while True:
+                ready, _, _ = select.select([self.fd, ended], [], [])
+                if self.fd in ready:
+                    self.read()
+                if ended in ready:
+                    return
+        except OSError as exc:
+            print(f"tiergate could not read the check's files: {exc}", file=sys.stderr)
+        finally:
+            os.close(ended)
+
+    def tell_and_close(self, asked: tuple[str, str, float, str]) -> None:
+        """The last events read, then what changed told to the gate's socket, as the plan's `--watch` asks."""
+        try:
+            self.read()
+            self.tell(asked[0], asked[1], asked[3])
+        except OSError as exc:
+            print(f"tiergate could not tell what the check opened: {exc}", file=sys.stderr)
+        finally:
+            self.close()
 
     def _path(self, fd: int, found: os.stat_result) -> str | None:
         """Where the check saw the file. From outside its namespace the kernel gives the path from the

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from tiergate.gate import imported, ownfiles, planted
+from tiergate.gate import imported, ownfiles, planted, watchsocket
 from tiergate.gate.checks import Check, CheckResult
 from tiergate.gate.pertest import streamed
 from tiergate.gate.pertest.fromoutput import from_output
@@ -35,7 +35,7 @@ ONLY_VARIABLE = "TIERGATE_TESTS_ONLY"
 PLUGIN = "tiergate_outcomes"
 _PLUGIN_NOT_IMPORTED = f'Error importing plugin "{PLUGIN}"'
 _HERE = Path(__file__).parent
-_PYTEST_PLUGIN = _HERE / "pytestoutcomes.py"
+_PYTEST_PLUGIN = _HERE / "pytestoutcomes"  # a package, copied whole as `PLUGIN`
 _NODE_REPORTER = _HERE / "nodeoutcomes.mjs"
 
 
@@ -141,9 +141,11 @@ def _unique(parts: list[str]) -> list[str]:
 def _environments(tests: Sequence[Check], cwd: Path, folder: Path) -> dict[str, dict[str, str]]:
     site = folder / "site"
     site.mkdir()
-    for source, name in ((_PYTEST_PLUGIN, f"{PLUGIN}.py"), (_NODE_REPORTER, "tiergate-outcomes.mjs")):
-        shutil.copyfile(source, site / name)
-        ownfiles.note(site / name)
+    (site / PLUGIN).mkdir()
+    copies = [(part, site / PLUGIN / part.name) for part in sorted(_PYTEST_PLUGIN.glob("*.py"))]
+    for source, copy in (*copies, (_NODE_REPORTER, site / "tiergate-outcomes.mjs")):
+        shutil.copyfile(source, copy)
+        ownfiles.note(copy)
     scripts = _scripts(cwd)
     added: dict[str, dict[str, str]] = {}
     for index, check in enumerate(tests):
@@ -186,7 +188,7 @@ def _streams(env: Mapping[str, str], out: Path) -> tuple[Streamed, ...] | None:
     """What the check's pytest runs streamed to the gate's socket it ran with, for the reports in `out`;
     None when it ran with none that this process listens on (outside a claim's copy, at the base)."""
     address = env.get(imported.OUT_VARIABLE)
-    return imported.streams(address, str(out)) if address else None
+    return watchsocket.streams(address, str(out)) if address else None
 
 
 def _judged(

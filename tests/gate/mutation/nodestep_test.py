@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -314,6 +315,43 @@ def test_a_report_the_tests_write_decides_nothing(repo: Path, gate: NodeGate) ->
 
     assert fates(run)[(2, ">")] == ("survived", "")
     assert fates(run)[(3, "undefined")] == ("killed", "test/grade.test.js > grade, and a report of its own")
+
+
+# The preload's parts hold the key: a test file that looks for it among the modules loaded finds none.
+CACHE_FORGER = """\
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('node:fs');
+const path = require('node:path');
+const { grade } = require('../calc.js');
+
+function keyIn(module, seen) {
+  if (!module || seen.has(module)) return undefined;
+  seen.add(module);
+  const state = module.exports && module.exports.state;
+  if (state && state.key) return state.key;
+  return (module.children || []).map((child) => keyIn(child, seen)).find(Boolean);
+}
+
+test('grade, and a report of its own', () => {
+  assert.strictEqual(grade(80), 'pass');
+  assert.strictEqual(grade(10), 'fail');
+  const seen = new Set();
+  const key = Object.values(require.cache).map((module) => keyIn(module, seen)).find(Boolean);
+  const plan = JSON.parse(fs.readFileSync(process.env.TIERGATE_NODE_MUTANTS, 'utf8'));
+  const fates = Object.fromEntries(plan.mutants.map((m) => [m.id, ['killed', 'a test']]));
+  const report = { test_file: __filename, fates, key: key || 'a guess' };
+  fs.writeFileSync(path.join(plan.out, 'node-1-1.json'), JSON.stringify(report));
+});
+"""
+
+
+def test_the_preloads_parts_are_out_of_the_tests_reach(repo: Path, gate: NodeGate) -> None:
+    write(repo, {"calc.js": GRADE_MODULE, "test/grade.test.js": CACHE_FORGER})
+
+    _, run = gate(repo)
+
+    assert fates(run)[(2, ">")] == ("survived", "")
 
 
 GRADE_ESM = "export " + GRADE
@@ -874,7 +912,42 @@ def test_a_mutant_blocked_in_a_child_process_ends_the_process(repo: Path, gate: 
 
 
 def test_the_preload_declares_each_function_once() -> None:
-    # A second declaration of a name replaces the first everywhere in the file, silently.
-    source = (Path(nodestep.__file__).parent / "nodemutants.cjs").read_text()
+    # A second declaration of a name replaces the first everywhere in the file, silently; and the parts
+    # hand each other their functions by name.
+    folder = Path(nodestep.__file__).parent
+    files = [folder / "nodemutants.cjs", *sorted((folder / "nodemutants").glob("*.cjs"))]
+    source = "\n".join(file.read_text() for file in files)
     names = re.findall(r"^(?:async )?function (\w+)", source, flags=re.MULTILINE)
     assert len(names) > 50 and len(names) == len(set(names))
+
+
+# Each name a part takes from another (`const { a } = require("./part.cjs")`, or `part.A`) is one that
+# part exports: a name it does not is undefined, silently, where it is used.
+PARTS_CHECK = r"""
+const fs = require("node:fs");
+const path = require("node:path");
+const folder = process.argv[1];
+for (const name of fs.readdirSync(folder)) {
+  const source = fs.readFileSync(path.join(folder, name), "utf8");
+  for (const [, names, part] of source.matchAll(/const \{([^}]*)\} = require\("\.\/(\w+)\.cjs"\)/g)) {
+    const exported = require(path.join(folder, `${part}.cjs`));
+    for (const taken of names.split(",").map((n) => n.trim()).filter(Boolean)) {
+      if (!(taken in exported)) console.log(`${name} takes ${taken} from ${part}`);
+    }
+  }
+  for (const [, alias, part] of source.matchAll(/const (\w+) = require\("\.\/(\w+)\.cjs"\)/g)) {
+    const exported = require(path.join(folder, `${part}.cjs`));
+    for (const [, taken] of source.matchAll(new RegExp(`\\b${alias}\\.(\\w+)\\b(?!")`, "g"))) {
+      if (taken !== "cjs" && !(taken in exported)) console.log(`${name} takes ${taken} from ${part}`);
+    }
+  }
+}
+"""
+
+
+def test_the_preloads_parts_export_what_they_take_of_each_other() -> None:
+    folder = Path(nodestep.__file__).parent / "nodemutants"
+    node = shutil.which("node")
+    assert node is not None
+    done = subprocess.run([node, "-e", PARTS_CHECK, str(folder)], capture_output=True, text=True, check=True)
+    assert done.stdout == ""

@@ -9,7 +9,8 @@ import ast
 import pytest
 
 from tiergate.tier.mutation.mutants import Mutant
-from tiergate.tier.mutation.python import AT_IMPORT, mutants_of, sentinel_of
+from tiergate.tier.mutation.pysentinel import sentinel_of
+from tiergate.tier.mutation.python import AT_IMPORT, mutants_of
 
 CODE = b'''"""The module's docstring."""
 import os

@@ -1,25 +1,19 @@
 # mypy: ignore-errors
 """tiergate: what every Python process of a gate's check runs first (written for one run).
 
-Copied as `sitecustomize.py` into a folder the gate puts first on PYTHONPATH; never imported by tiergate
-itself. It runs before the check's own code: stdlib only, silent, on any Python 3.8 or later; then the
-sitecustomize it shadows runs too. Each part acts only where its variable is set:
-
-- TIERGATE_IMPORTED (`tiergate.gate.imported`, in a claim's copy): what the process reads and whom it
-  talks to. An audit hook, which no code can take away once it is added, tells the gate's socket (named
-  by the variable) each file the process opens, resolved, with its change time as it is opened (the
-  import system opens every source and bytecode file through the same call), whether it opens it to write,
-  each library it loads with ctypes, each file it maps (shared memory too), each address it connects to
-  and each it binds; each as soon as it is seen, so that
-  a process that ends without its exit handlers has still told. At exit the files of the modules loaded
-  are told (a native extension is loaded without that call).
-- TIERGATE_COVERAGE_PLAN (`tiergate.gate.coverage.measuring`): line coverage of the change's files only.
-  The change's modules get a probe before each statement (not coverage.py: its tracer cost over the
-  gate's 25% budget); each process writes at exit the statement lines of each measured file and the ones
-  that ran. See docs/ARCHITECTURE.md, "Coverage measured at the gate".
+Copied as `sitecustomize.py` into a folder first on PYTHONPATH; never imported by tiergate itself. Stdlib
+only, silent, any Python 3.8+; the sitecustomize it shadows runs after. Each part acts only where its
+variable is set: TIERGATE_IMPORTED (`_tiergate_watch`), TIERGATE_COVERAGE_PLAN (`_tiergate_measure`).
 """
 
 
+# TIERGATE_IMPORTED (`tiergate.gate.imported`, in a claim's copy): what the process reads and whom it talks
+# to. An audit hook, which no code can take away once it is added, tells the gate's socket (named by the
+# variable) each file the process opens, resolved, with its change time as it is opened (the import system
+# opens every source and bytecode file through the same call), whether it opens it to write, each library
+# it loads with ctypes, each file it maps (shared memory too), each address it connects to and each it
+# binds; each as soon as it is seen, so that a process that ends without its exit handlers has still told.
+# At exit the files of the modules loaded are told (a native extension is loaded without that call).
 def _tiergate_watch():
     import json
     import os
@@ -133,6 +127,10 @@ def _tiergate_address(address):
     return [str(part) for part in list(address)[:2]]
 
 
+# TIERGATE_COVERAGE_PLAN (`tiergate.gate.coverage.measuring`): line coverage of the change's files only.
+# The change's modules get a probe before each statement (not coverage.py: its tracer cost over the gate's
+# 25% budget); each process writes at exit the statement lines of each measured file and the ones that ran.
+# See docs/ARCHITECTURE.md, "Coverage measured at the gate".
 def _tiergate_measure():
     import json
     import os
@@ -181,6 +179,16 @@ def _tiergate_instrument(statements, lines, docstring):
     return out
 
 
+def _tiergate_stems(paths):
+    import os
+
+    stems = set()  # the last part of each module's name: a package's folder, or the file's stem
+    for path in paths:
+        stem = os.path.splitext(os.path.basename(path))[0]
+        stems.add(os.path.basename(os.path.dirname(path)) if stem == "__init__" else stem)
+    return stems
+
+
 def _tiergate_probes(plan, write):
     import ast
     import atexit
@@ -189,10 +197,7 @@ def _tiergate_probes(plan, write):
     import sys
 
     wanted = set(plan["include"])
-    stems = set()
-    for path in wanted:
-        stem = os.path.splitext(os.path.basename(path))[0]
-        stems.add(os.path.basename(os.path.dirname(path)) if stem == "__init__" else stem)
+    stems = _tiergate_stems(wanted)
     probed = {}  # file -> (statement lines, {line run: 1})
 
     class Loader(importlib.machinery.SourceFileLoader):

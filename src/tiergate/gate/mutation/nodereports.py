@@ -1,14 +1,13 @@
 """The JavaScript mutants' in-process step, as the gate sees it: the plan the check's `node --test` processes
 read (`plan`), and what they decided, read back from their reports (`read`) and merged over the processes
-(`Decided.fate`). The preload that runs them is `nodemutants.cjs`; `nodestep` runs the rest.
-
-A process decides a mutant killed when one of its tests failed with the mutant in and passed with a copy
-of the file that behaves the same; survived when every one of its tests that called into the mutant's
-module passed with the mutant in and the mutant's change ran. Over the processes: killed when one killed
-it; survived when every test file whose process ran its line (V8's coverage of the check's run) says
-survived; else the test files that did not are left to run it in a process of its own.
+(`Decided.fate`): killed when one killed it; survived when every test file whose process ran its line (V8's
+coverage of the check's run) says survived; else the test files that did not are left to run it in a
+process of its own. The preload that runs them is `nodemutants.cjs`; `nodestep` runs the rest.
 """
 
+# A process decides a mutant killed when one of its tests failed with the mutant in and passed with a copy
+# of the file that behaves the same; survived when every one of its tests that called into the mutant's
+# module passed with the mutant in and the mutant's change ran.
 from __future__ import annotations
 
 import os

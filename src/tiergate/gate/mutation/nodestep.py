@@ -1,23 +1,23 @@
 """The mutants of a gate run's JavaScript lines, run by the `node --test` check that measures them.
 
-First in the check's own processes (`env`): a preload (`nodemutants.cjs`, through NODE_OPTIONS) runs each
-test file's tests again with each mutant of the CommonJS modules they called into, once that file's tests
-have all run and been reported, and writes what it decided (`nodereports`). Then, once the check passed,
-what no process decided (ESM code, tests that cannot run again or that fail on a copy of the file that
-behaves the same, a change no run reached, the step's time out) is run as before: each mutant written into
-the claim's copy in turn and run by the test files whose processes ran its line (one `node --test` process
-a mutant, isolated as the check was), the file put back after each.
-
-When no mutant survived, one kill a changed line that the check's processes decided, drawn at random,
-is run again the same way (`confirmations`): what the tests' first run kept where a run again in its
-process finds it (a memo on `process`) cannot reach a process of its own, so a kill that does not repeat
-there leaves the step incomplete.
-
-A mutant dies when its run fails or runs out of its time. Then the file gets a change that alters no code
-(a comment at a killed mutant's place), run by the test files that killed: a test that fails on it reads
-the file, not what the code does, and the kills say nothing. At most `MutantBounds.mutants` mutants within
-`MutantBounds.seconds`.
+First in the check's own processes (`env`: a preload, `nodemutants.cjs`, through NODE_OPTIONS, which writes
+what it decided, `nodereports`); then, once the check passed, what no process decided is run as before: each
+mutant written into the claim's copy in turn and run by the test files whose processes ran its line.
 """
+
+# What no process decides: ESM code, tests that cannot run again or that fail on a copy of the file that
+# behaves the same, a change no run reached, the step's time out. Each of those mutants runs in one `node
+# --test` process of its own, isolated as the check was, the file put back after each.
+#
+# When no mutant survived, one kill of a changed line that the check's processes decided, drawn at random,
+# is run again the same way (`confirmations`): what the tests' first run kept where a run again in its
+# process finds it (a memo on `process`) cannot reach a process of its own, so a kill that does not repeat
+# there leaves the step incomplete.
+#
+# A mutant dies when its run fails or runs out of its time. Then the file gets a change that alters no code
+# (a comment at a killed mutant's place), run by the test files that killed: a test that fails on it reads
+# the file, not what the code does, and the kills say nothing. At most `MutantBounds.mutants` mutants within
+# `MutantBounds.seconds`.
 
 from __future__ import annotations
 
@@ -51,6 +51,7 @@ SUFFIXES = (".js", ".mjs", ".cjs")
 PLAN_VARIABLE = "TIERGATE_NODE_MUTANTS"
 KEY_VARIABLE = "TIERGATE_NODE_MUTANTS_KEY"
 _PRELOAD = Path(__file__).parent / "nodemutants.cjs"
+_PRELOAD_PARTS = Path(__file__).parent / "nodemutants"  # the parts it loads, copied beside it
 OUT_OF_TIME = "the mutation step ran out of its time"
 
 
@@ -91,6 +92,10 @@ class NodeStep:
         preload = out / "nodemutants.cjs"
         shutil.copyfile(_PRELOAD, preload)
         ownfiles.note(preload)
+        (out / _PRELOAD_PARTS.name).mkdir()
+        for part in sorted(_PRELOAD_PARTS.glob("*.cjs")):
+            shutil.copyfile(part, out / _PRELOAD_PARTS.name / part.name)
+            ownfiles.note(out / _PRELOAD_PARTS.name / part.name)
         plan = nodereports.plan(where, made.sources, made.mutants, made.copies, out, self.bounds.seconds)
         (out / "plan.json").write_text(json.dumps(plan))
         ownfiles.note(out / "plan.json")
@@ -218,16 +223,15 @@ def confirmations(
 ) -> list[tuple[Mutant, tuple[str, ...]]]:
     """The kill to run again in a process of its own (`_Trial.confirm`): one changed line whose mutants
     the check's processes killed, drawn by `pick`, and one of those kills, with the test files whose
-    processes killed it. `tried`: each mutant's fate, by its index (its key in `decided`). One for the
-    whole change, not one a line: each costs two processes of their own (the mutant and its line's copy),
-    a whole run of the covering tests on a small change, and the line drawn is one the tests cannot know.
-
-    A kill in the tests' own process can come from what their first run kept where a run again finds it (a
-    memo on `process`, in a module the code under test loads, in a folder the preload does not watch), a
-    process that run never touched cannot; a line's mutants all die there only when its tests check it,
-    so one drawn at random gives such a memo away with the share of the line's kills that are only the
-    memo's. None once a mutant survived or was not run: the change is not LIGHT whatever they show, and
-    the runs would only cost time. Kills of the gate's own runs were in processes of their own already."""
+    processes killed it. `tried`: each mutant's fate, by its index (its key in `decided`). None once a
+    mutant survived or was not run: the change is not LIGHT whatever they show."""
+    # One for the whole change, not one a line: each costs two processes of their own (the mutant and its
+    # line's copy), a whole run of the covering tests on a small change, and the line drawn is one the tests
+    # cannot know. A kill in the tests' own process can come from what their first run kept where a run
+    # again finds it (a memo on `process`, in a module the code under test loads, in a folder the preload
+    # does not watch), a process that run never touched cannot; a line's mutants all die there only when
+    # its tests check it, so one drawn at random gives such a memo away with the share of the line's kills
+    # that are only the memo's. Kills of the gate's own runs were in processes of their own already.
     if any(t.fate in ("survived", "not_run") for t in tried):
         return []
     by_line: dict[tuple[str, int], list[tuple[Mutant, tuple[str, ...]]]] = {}

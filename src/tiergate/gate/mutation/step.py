@@ -1,10 +1,8 @@
 """The mutants of one gate run: made from the claim's copy, handed to the Python test check that measures
 the change's coverage (its pytest runs them once its own tests pass: `pytestmutants`), their fates read
-back as a `MutationRun`.
-
-At most `MutantBounds.mutants` mutants, spread over the changed lines (each line's first mutant before any
-line's second), and within `MutantBounds.seconds`, which the check's time limit gets beside its own: the
-mutants run inside the check's run.
+back as a `MutationRun`. At most `MutantBounds.mutants` mutants, spread over the changed lines (each line's
+first mutant before any line's second), within `MutantBounds.seconds`, which the check's time limit gets
+beside its own: the mutants run inside the check's run.
 """
 
 from __future__ import annotations
@@ -25,7 +23,7 @@ from tiergate.text import quote_inline, quote_path
 from tiergate.tier.change import ChangeMeasurement
 from tiergate.tier.coverage.judgement import changed_lines, measurable_files
 from tiergate.tier.coverage.statements import statement_lines
-from tiergate.tier.mutation import python
+from tiergate.tier.mutation import pysentinel, python
 from tiergate.tier.mutation.fates import MutationRun, Tried
 from tiergate.tier.mutation.mutants import Mutant
 
@@ -35,8 +33,8 @@ KEY_VARIABLE = "TIERGATE_MUTANTS_KEY"
 # Which of several reports' fates of one mutant stands: a kill anywhere, then a survivor.
 _RANK = ("killed", "survived", "not_run", "uncovered")
 PLUGIN = "tiergate_mutants"
-_PLUGIN_SOURCE = Path(__file__).parent / "pytestmutants.py"
-_SNAPSHOT_SOURCE = Path(__file__).parent / "snapshot.py"  # the plugin's, copied beside it
+_PLUGIN_SOURCE = Path(__file__).parent / "pytestmutants"  # a package: the plugin and its parts
+_SNAPSHOT_SOURCE = Path(__file__).parent / "snapshot.py"  # the plugin's, copied into it
 _PLAN, _OUT = "mutants.json", "mutants-out.json"
 # Once a mutant survived, the rest get this share of the tests' own time more, in a test process and in
 # the gate's own runs (Python and JavaScript): enough to name the survivors that come cheap, never a run of
@@ -72,10 +70,11 @@ class Step:
         if not self.mutants:
             return {}
         self.plugin = f"{PLUGIN}_{secrets.token_hex(8)}"
-        (out / "plugin").mkdir()
-        for source, name in ((_PLUGIN_SOURCE, self.plugin), (_SNAPSHOT_SOURCE, f"{self.plugin}_snapshot")):
-            shutil.copyfile(source, out / "plugin" / f"{name}.py")
-            ownfiles.note(out / "plugin" / f"{name}.py")
+        package = out / "plugin" / self.plugin
+        package.mkdir(parents=True)
+        for source in (*sorted(_PLUGIN_SOURCE.glob("*.py")), _SNAPSHOT_SOURCE):
+            shutil.copyfile(source, package / source.name)
+            ownfiles.note(package / source.name)
         plan = self._plan(where, self.sources, out / _OUT, self.bounds.seconds)
         (out / _PLAN).write_text(json.dumps(plan))
         ownfiles.note(out / _PLAN)
@@ -185,7 +184,7 @@ class Step:
                     "source": text}  # fmt: skip
 
         units = {(m.path, m.unit, m.first): m for m in self.mutants.values()}
-        sentinels = [python.sentinel_of(m.path, sources[m.path], m) for m in units.values()]
+        sentinels = [pysentinel.sentinel_of(m.path, sources[m.path], m) for m in units.values()]
         # A function with no copy that behaves the same: its kills could not be checked.
         self.unchecked = [
             m.unit or m.path for m, s in zip(units.values(), sentinels, strict=True) if s is None

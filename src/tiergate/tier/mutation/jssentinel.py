@@ -1,11 +1,9 @@
-"""A JavaScript line's copy that behaves the same: the kills of its mutants count only when their tests
-pass with it in. Pure: no I/O.
+"""A JavaScript line's copy that behaves the same: its mutants' kills count only when their tests pass it.
 
-It must change code, not only text: a test that compares a function's source, comments stripped, fails
-on every mutant and would pass with a comment. So each mutant's nearest plain operand (a name or a
-number, in the same statement) is put in parentheses, `score >= 50` -> `score >= (50)`: the same value,
-another source. A line's copy holds one such pair for each of its mutants, so that whichever function on
-the line a test reads, it reads a change.
+It must change code, not only text (a test comparing a function's source, comments stripped, fails on any
+mutant): each mutant's nearest plain operand (a name or a number, in its statement) is put in parentheses,
+`score >= 50` -> `score >= (50)`: the same value, another source. A line's copy holds one such pair per
+mutant, so that whichever function on the line a test reads, it reads a change. Pure: no I/O.
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
 """Mutants of a Python file's changed lines, made from its syntax tree; pure: no I/O.
 
-Only code a test can run again without importing the module anew is mutated: lines inside functions and
-methods (their code is swapped in the tests' own process), and at a module's top level, a plain
-assignment to names (run again in the module). Decorators, default values, annotations, docstrings,
-f-strings, class bodies and other top-level statements run once, at import, and are listed as such.
-String constants are not mutated: a message no test reads is not a weak test.
+Mutated: lines in functions and methods (their code swapped in the tests' process) and top-level plain
+assignments to names (run again in the module). Decorators, defaults, annotations, docstrings, f-strings,
+class bodies and other top-level statements run once, at import, and are listed as such. String constants
+are not mutated: a message no test reads is not a weak test.
 """
 
 from __future__ import annotations
@@ -59,7 +58,7 @@ _ARITHMETIC: dict[str, str] = {
     ">>": "<<",
 }
 _BOOLEAN = {"and": "or", "or": "and"}
-_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 class Made(NamedTuple):
@@ -77,7 +76,7 @@ def mutants_of(path: str, content: bytes, lines: Collection[int], per_line: int 
         tokens = _operator_tokens(content)
     except (SyntaxError, ValueError, tokenize.TokenError) as exc:
         return Made((), tuple((n, f"not parsed ({type(exc).__name__})") for n in sorted(lines)))
-    maker = _Maker(path, _Text(content), frozenset(lines), tokens)
+    maker = _Maker(path, Text(content), frozenset(lines), tokens)
     maker.module(tree)
     return Made(_chosen(maker.found, per_line), tuple(sorted(maker.skipped.items())))
 
@@ -98,7 +97,7 @@ def _site(mutant: Mutant) -> int:
     return mutant.start
 
 
-class _Text:
+class Text:
     """The file's bytes with its line starts: ast's columns are UTF-8 bytes, tokenize's characters."""
 
     def __init__(self, content: bytes) -> None:
@@ -130,7 +129,7 @@ class _Token(NamedTuple):
 
 def _operator_tokens(content: bytes) -> list[_Token]:
     """Every operator and keyword operator of the file, by byte offset."""
-    text = _Text(content)
+    text = Text(content)
     rows = content.removeprefix(codecs.BOM_UTF8).split(b"\n")
     found = []
     for token in tokenize.tokenize(io.BytesIO(content).readline):
@@ -146,7 +145,7 @@ def _operator_tokens(content: bytes) -> list[_Token]:
 class _Maker:
     """Walks one module: which code a test can run again, and the mutants of its changed lines."""
 
-    def __init__(self, path: str, text: _Text, lines: frozenset[int], tokens: list[_Token]) -> None:
+    def __init__(self, path: str, text: Text, lines: frozenset[int], tokens: list[_Token]) -> None:
         self.path, self.text, self.lines, self.tokens = path, text, lines, tokens
         self.starts = [t.start for t in tokens]
         self.found: list[tuple[int, Mutant]] = []
@@ -154,13 +153,13 @@ class _Maker:
         self.unit, self.first = "", 0
 
     def module(self, tree: ast.Module) -> None:
-        self.block(_without_docstring(tree.body))
+        self.block(without_docstring(tree.body))
 
     def block(self, body: list[ast.stmt]) -> None:
         """A module's top, or a block of it (`try:`, `if ...:`): its functions and classes are units (a
         fallback defined in an `except ImportError:` is code like any other)."""
         for statement in body:
-            if isinstance(statement, _FUNCTIONS):
+            if isinstance(statement, FUNCTIONS):
                 self.function(statement, statement.name)
             elif isinstance(statement, ast.ClassDef):
                 self.klass(statement, statement.name)
@@ -179,8 +178,8 @@ class _Maker:
 
     def klass(self, node: ast.ClassDef, qualname: str) -> None:
         self.at_import_only(node.decorator_list, node.bases, node.keywords)
-        for statement in _without_docstring(node.body):
-            if isinstance(statement, _FUNCTIONS):
+        for statement in without_docstring(node.body):
+            if isinstance(statement, FUNCTIONS):
                 self.function(statement, f"{qualname}.{statement.name}")
             elif isinstance(statement, ast.ClassDef):
                 self.klass(statement, f"{qualname}.{statement.name}")
@@ -198,7 +197,7 @@ class _Maker:
             self.code(default)
         self.unit = qualname
         self.first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-        for statement in _without_docstring(node.body):
+        for statement in without_docstring(node.body):
             self.code(statement)
 
     def at_import(self, node: ast.AST) -> None:
@@ -218,7 +217,7 @@ class _Maker:
         """The mutants of one statement (or a default's expression) run in the current unit, inner
         statements and functions too."""
         for node in _walk(statement):
-            if isinstance(node, (*_FUNCTIONS, ast.Lambda)):
+            if isinstance(node, (*FUNCTIONS, ast.Lambda)):
                 continue  # nested: part of the unit's code, walked by `_walk` itself
             for rank, mutant in self.of(node):
                 if mutant.line in self.lines:
@@ -330,8 +329,8 @@ def _walk(node: ast.AST) -> Iterator[ast.AST]:
             continue
         children = value if isinstance(value, list) else [value]
         body = (
-            _without_docstring(children)
-            if name == "body" and isinstance(node, (*_FUNCTIONS, ast.ClassDef))
+            without_docstring(children)
+            if name == "body" and isinstance(node, (*FUNCTIONS, ast.ClassDef))
             else children
         )
         for child in body:
@@ -339,7 +338,7 @@ def _walk(node: ast.AST) -> Iterator[ast.AST]:
                 yield from _walk(child)
 
 
-def _without_docstring(body: list[ast.stmt]) -> list[ast.stmt]:
+def without_docstring(body: list[ast.stmt]) -> list[ast.stmt]:
     first = body[0] if body else None
     if (
         isinstance(first, ast.Expr)
@@ -379,80 +378,3 @@ def _formats_text(node: ast.AST) -> bool:
         and isinstance(node.left, ast.Constant)
         and isinstance(node.left.value, str)
     )
-
-
-def sentinel_of(path: str, content: bytes, mutant: Mutant) -> Mutant | None:
-    """A change to `mutant`'s unit that behaves the same (a lambda made and dropped before one of its
-    statements), run as its mutants are: tests that fail on it fail on any change to the code. None
-    when the unit has no simple statement that starts a line or follows a `:` or `;` (none known)."""
-    try:
-        tree = ast.parse(content)
-    except (SyntaxError, ValueError):
-        return None
-    text = _Text(content)
-    for statement in _unit_statements(tree, mutant):
-        start = text.offset(statement.lineno, statement.col_offset)
-        before = content[text.starts[statement.lineno - 1] : start].strip()
-        if before == b"" or before.endswith((b":", b";")):
-            unit, first = mutant.unit, mutant.first
-            return Mutant(
-                path, statement.lineno, start, start, "", "(lambda: None); ", "statement", unit, first
-            )
-    return None
-
-
-def _unit_statements(tree: ast.Module, mutant: Mutant) -> Iterator[ast.stmt]:
-    """The simple statements of `mutant`'s unit that run in its own code (not a nested function's); for
-    the module's own (run again whole), its top's, then its functions'."""
-    if not mutant.unit:
-        top = [s for s in _without_docstring(tree.body) if not _compound(s) and not _future(s)]
-        yield from top
-        for node in ast.walk(tree):
-            if isinstance(node, _FUNCTIONS):
-                yield from _simple_statements(node.body)
-        return
-    found = _function_named(tree.body, mutant.unit, mutant.first, "")
-    if found is not None:
-        yield from _simple_statements(found.body)
-
-
-_BLOCKS = ("body", "orelse", "handlers", "cases")  # (`match`'s cases hold the blocks of its statement)
-
-
-def _compound(statement: ast.stmt) -> bool:
-    return any(isinstance(getattr(statement, f, None), list) for f in _BLOCKS)
-
-
-def _future(statement: ast.stmt) -> bool:
-    return isinstance(statement, ast.ImportFrom) and statement.module == "__future__"
-
-
-def _simple_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
-    """The simple statements of a function's `body`, its blocks' too, not its nested functions'."""
-    pending = list(_without_docstring(body))
-    while pending:
-        statement = pending.pop(0)
-        if isinstance(statement, (*_FUNCTIONS, ast.ClassDef)):
-            continue
-        if not _compound(statement):
-            yield statement
-            continue
-        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
-            inner = getattr(statement, field, None) or []
-            pending.extend(i for i in inner if isinstance(i, ast.stmt))
-            pending.extend(s for holder in inner if not isinstance(holder, ast.stmt) for s in holder.body)
-
-
-def _function_named(
-    body: list[ast.stmt], qualname: str, first: int, prefix: str
-) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-    for statement in body:
-        name = prefix + getattr(statement, "name", "")
-        if isinstance(statement, _FUNCTIONS) and name == qualname:
-            if min([statement.lineno, *(d.lineno for d in statement.decorator_list)]) == first:
-                return statement
-        elif isinstance(statement, ast.ClassDef) and qualname.startswith(name + "."):
-            found = _function_named(statement.body, qualname, first, name + ".")
-            if found is not None:
-                return found
-    return None
