@@ -187,7 +187,7 @@ def _kept_coverage(
 
     from tiergate.gate.baseline import base_commit
     from tiergate.gate.detection.projectchecks import checks_at_base
-    from tiergate.gate.run import kept_coverage
+    from tiergate.gate.reuse import kept_coverage
     from tiergate.gate.timeouts import TimeLimits
     from tiergate.project import locate
 

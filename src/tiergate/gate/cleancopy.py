@@ -21,7 +21,7 @@ from tiergate import foreign
 from tiergate.frozen import frozen
 from tiergate.gate import bytecode, imported, ownfiles, sandbox, untouched
 from tiergate.gate.baseline import link_environments, worktree
-from tiergate.gate.request import Seed
+from tiergate.gate.request import RunStart, Seed
 from tiergate.gate.runnerbounds import EMPTY, pytest_bounds
 from tiergate.git import changes, rawtree, repository, runner, untracked
 from tiergate.text import listed
@@ -103,9 +103,8 @@ def written(
                 top,
                 scratch.parent,
                 links,
-                seed,
+                RunStart(seed, own_network),
                 readonly=watch.unwritable(),
-                network=own_network,
                 secret=watch.secret,
             ).variable(),
             "PYTHONDONTWRITEBYTECODE": "1",

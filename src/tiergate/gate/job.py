@@ -88,20 +88,14 @@ def _baseline(project: Project, spec: dict[str, Any], reporter: _Reporter) -> No
     """The loop's checks at its base, begun when the loop begins: before the agent's code exists, and
     so never beside it; a claim that comes before it ends ends it and runs what is missing itself."""
     from tiergate.gate import baseline
+    from tiergate.gate.processes import Running
 
     request = _request(spec)
     commit = baseline.base_commit(project.root, request.base)
     if commit is not None:
         unexcused = [c for c in request.checks if c.key not in request.strict]
-        baseline.ensure_baseline(
-            project,
-            commit,
-            unexcused,
-            timeout=request.timeout,
-            progress=reporter.base,
-            seed=request.seed,
-            own_network=request.own_network,
-        )
+        running = Running(timeout=request.timeout, progress=reporter.base)
+        baseline.ensure_baseline(project, commit, unexcused, running, start=request.start)
     reporter.finish("done", "")
 
 
@@ -110,7 +104,9 @@ def _run(project: Project, spec: dict[str, Any], reporter: _Reporter) -> None:
     where the base lacks some of it, then the claim's checks (`run_gate`'s `whole_base`)."""
     from tiergate.gate import baseline
     from tiergate.gate import cache as evidencecache
-    from tiergate.gate.run import requested_key, run_requested
+    from tiergate.gate.reuse import requested_key
+    from tiergate.gate.run import run_gate
+    from tiergate.gate.runrequest import RunRequest
 
     request = _request(spec)
     key = requested_key(project, request)
@@ -119,9 +115,8 @@ def _run(project: Project, spec: dict[str, Any], reporter: _Reporter) -> None:
         return
     commit = baseline.base_commit(project.root, request.base)
     reporter.known(evidencecache.load_baseline(project, commit) if commit else {})
-    result = run_requested(
-        project, request, progress=reporter.claim, measure=spec.get("measure"), whole_base=True
-    )
+    claim = RunRequest(request, progress=reporter.claim, measure=spec.get("measure"), whole_base=True)
+    result = run_gate(project, claim)
     if result.workspace_changed:
         reporter.finish("changed", "the workspace changed while the checks ran")
         return

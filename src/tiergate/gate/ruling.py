@@ -132,9 +132,6 @@ def judge(
     results: Sequence[CheckResult],
     baseline: Mapping[str, BaselineEntry],
     *,
-    fingerprint: str | None = None,
-    reused: bool = False,
-    workspace_changed: bool = False,
     strict: Collection[str] = (),
     with_base: Mapping[str, CheckResult] | None = None,
     refute_regressions: bool = False,
@@ -164,7 +161,7 @@ def judge(
         )
         for result in results
     )
-    return GateResult(verdicts, fingerprint, reused, workspace_changed)
+    return GateResult(verdicts, None, False)
 
 
 def against_order(verdict: CheckVerdict, found: Sequence[OrderFailure]) -> CheckVerdict:

@@ -28,7 +28,7 @@ from tiergate.frozen import frozen
 from tiergate.gate import imported
 from tiergate.gate.environment.places import inside
 from tiergate.gate.environment.walk import SKIPPED_IN
-from tiergate.gate.request import Seed
+from tiergate.gate.request import RunStart
 
 VARIABLE = "TIERGATE_SANDBOX"  # the plan, in a check's added variables: the runner takes it out
 LAUNCHER = Path(__file__).with_name("sandboxinit.py")
@@ -86,15 +86,16 @@ def isolation(
     top: Path,
     holder: Path,
     links: Iterable[Path],
-    seed: Seed | None = None,
+    start: RunStart | None = None,
     *,
     readonly: Iterable[Path] = (),
-    network: bool = False,
     secret: str = "",
 ) -> Isolation:
-    """The isolation of checks run under `holder` for the work tree at `top`: the folders `links` (the
-    copy's links to the environment) and `seed`'s (the environment's record as the loop began) resolve to
-    are shown, HOME's files older than the loop too; `.git` and `readonly` read-only."""
+    """The isolation of checks run under `holder` for the work tree at `top`, started as `start` says:
+    the folders `links` (the copy's links to the environment) and its seed's (the environment's record as
+    the loop began) resolve to are shown, HOME's files older than the loop too; `.git` and `readonly`
+    read-only."""
+    seed, network = (None, False) if start is None else (start.seed, start.own_network)
     real = os.path.realpath
     git = real(top / ".git")
     unwritable = (*((git,) if os.path.isdir(git) else ()), *(real(p) for p in readonly))

@@ -94,6 +94,7 @@ def _with_base_run(
 
     if not find_answers(tests, files):
         return ()
+    from tiergate.gate.processes import Running
     from tiergate.gate.timeouts import FLOOR, TimeLimits
 
     timeout = TimeLimits(config.gate.timeout_seconds).ceiling
@@ -101,7 +102,7 @@ def _with_base_run(
         if time_left < min(timeout, FLOOR):
             return find_answers(tests, files, failing_note=UNKNOWN_NOTE)
         timeout = min(timeout, time_left)
-    entries = baseline.ensure_baseline(project, commit, checks, timeout=timeout)
+    entries = baseline.ensure_baseline(project, commit, checks, Running(timeout=timeout))
     return _named(tests, failing_tests(entries, checks) or frozenset(), files)
 
 
