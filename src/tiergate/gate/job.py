@@ -1,11 +1,9 @@
-"""The background gate's process: `python -I -c ... <project root> <state folder>`, started by a claim's
-Stop (`tiergate.gate.background.start`), detached from it.
+"""The background gate's process: `python -I -c ... <project root> <state folder>`, started detached by a
+claim's Stop (`tiergate.gate.background.start`).
 
-It takes the project's job lock (the Stop ended the job before it), then runs what its spec asks: a
-claim's checks, as the loop's own rules say, with no time budget, the tests the change affects first
-and the whole baseline before the rest; or, begun at the loop's start, the loop's checks at its base.
-It keeps what it found for the next Stop. SIGTERM (`tiergate cancel`, the session's end, a claim on
-another workspace) ends it and its checks.
+Holding the project's job lock, it runs what its spec asks: a claim's checks by the loop's rules, with no
+budget (the whole baseline first), or at the loop's start the checks at its base; and keeps what it found
+for the next Stop. SIGTERM (`tiergate cancel`, the session's end, another workspace's claim) ends it.
 """
 
 from __future__ import annotations

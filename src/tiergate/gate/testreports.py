@@ -1,12 +1,9 @@
 """Test checks run with a report of each test's outcome, asked of the runner through the environment.
 
-The command is never changed: pytest gets a plugin (`tiergate.gate.pytestoutcomes`) and node --test a
-reporter (`nodeoutcomes.mjs`) through its environment; other runners are read from their output. A
-report is written in the tests' own process, so it is evidence against a claim more than for one; where
-the check runs with the gate's socket (`tiergate.gate.imported`), pytest's plugin also streams each
-outcome there as it happens, and a report is read against that stream (`tiergate.gate.pertest.streamed`).
-pytest can also be asked to run only a selection of its tests (`select`); a run that did is a subset.
-See docs/judging.md, "Each test's outcome".
+The command is never changed: pytest gets a plugin (`tiergate.gate.pytestoutcomes`), node --test a
+reporter (`nodeoutcomes.mjs`); other runners are read from their output. With the gate's socket, pytest's
+outcomes also stream there and the report is read against them (`tiergate.gate.pertest.streamed`). pytest
+may run a selection only (`select`): a subset. See docs/judging.md, "Each test's outcome".
 """
 
 from __future__ import annotations
