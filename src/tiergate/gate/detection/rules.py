@@ -28,7 +28,7 @@ class ProjectFacts:
     folders); the parsed `pyproject.toml` and `package.json` (empty without one); `programs`, those the
     rules name (`programs_named`) that were found (None: not looked up, every check offered); `texts`, the
     files declaring test commands (`declared.declaration.FILES_READ`, CI workflows) by path; and
-    `package_tests`, the root's packages' `tests` or `test` folders (`pkg/tests`).""""""
+    `package_tests`, the root's packages' `tests` or `test` folders (`pkg/tests`)."""
 
     names: frozenset[str] = frozenset()
     pyproject: Mapping[str, Any] = field(default_factory=dict)
