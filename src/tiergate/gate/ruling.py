@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 from tiergate.frozen import frozen
 from tiergate.gate import verdicttext
 from tiergate.gate.checks import COMPILE_STAGE, CheckResult
-from tiergate.gate.output import Failure, OutputSummary, summarize
+from tiergate.gate.failures import Failure
+from tiergate.gate.output import OutputSummary, summarize
 from tiergate.gate.pertest.basetests import (
     BaseTestFailure,
     base_test_failures,
