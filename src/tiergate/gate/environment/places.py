@@ -20,7 +20,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from tiergate.frozen import frozen
 from tiergate.gate.detection.program import program_of
-from tiergate.gate.environment.record import IN_HOME, WALKED_UP, EnvironmentRecord
+from tiergate.gate.environment.envrecord import IN_HOME, WALKED_UP, EnvironmentRecord
 
 # Folders of a project that hold its environment rather than its code (what `tiergate.gate.scratch` links
 # into its copies), and any folder holding a `pyvenv.cfg`.

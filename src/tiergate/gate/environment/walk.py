@@ -16,8 +16,8 @@ import os
 import stat
 from collections.abc import Mapping
 
+from tiergate.gate.environment.envrecord import EnvironmentRecord, Stamp
 from tiergate.gate.environment.places import Places, programs_on_path
-from tiergate.gate.environment.record import EnvironmentRecord, Stamp
 
 BYTECODE = "__pycache__"
 # A folder's children left out, by the folder's name.
