@@ -284,16 +284,9 @@ def task_gate(
     from tiergate.hook.limits import time_for_waiting
 
     request = gate_request(project, current, config)
-    return run_gate(
-        project,
-        RunRequest(
-            request,
-            budget=time_for_waiting("TaskCompleted") if time_left is None else max(0.0, time_left),
-            measure=measure,
-            change=change,
-            for_task=True,
-        ),
-    )
+    budget = time_for_waiting("TaskCompleted") if time_left is None else max(0.0, time_left)
+    task = RunRequest(request, budget=budget, measure=measure, change=change, for_task=True)
+    return run_gate(project, task)
 
 
 def gate_facts(result: GateResult) -> tuple[GateFacts, GateCoverage | None, tuple[str, ...]]:
