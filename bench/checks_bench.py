@@ -16,11 +16,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from testing.gaterun import gate_run
 from testing.gitrepo import init_repo, write
 
 from tiergate.gate.checks import Check, make_check
 from tiergate.gate.processes import run_checks
-from tiergate.gate.run import run_gate
 from tiergate.project import Project
 
 GOAL_SECONDS = 3.5
@@ -47,10 +47,10 @@ def main() -> int:
             write(repo, {"app.py": f"x = {run + 2}\n"})  # a new workspace state each run: nothing to reuse
             sequential.append(sum(one_alone(check, repo) for check in CHECKS))
             start = time.perf_counter()
-            result = run_gate(project, None, CHECKS)
+            result = gate_run(project, None, CHECKS)
             gated.append(time.perf_counter() - start)
             start = time.perf_counter()
-            again = run_gate(project, None, CHECKS)
+            again = gate_run(project, None, CHECKS)
             reused.append(time.perf_counter() - start)
             if result.refuted or result.reused or not again.reused:
                 print("unexpected: the checks failed or their results were not reused")

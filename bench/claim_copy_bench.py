@@ -34,6 +34,7 @@ from tiergate.gate.bytecode import seed_of
 from tiergate.gate.checks import Check, make_check
 from tiergate.gate.cleancopy import claim_copy
 from tiergate.gate.imported import KEY_VARIABLE, OUT_VARIABLE
+from tiergate.gate.processes import Running
 from tiergate.gate.testreports import run_reported
 
 PYTEST = f"PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 {shlex.quote(sys.executable)} -m pytest -q -p no:cacheprovider"
@@ -79,7 +80,7 @@ def measure(project: Path, base: str, rounds: int) -> tuple[float, float, float,
     in_place, copy_only, in_copy, watch, isolated, kernel = [], [], [], [], [], []
     for _ in range(rounds):
         start = time.perf_counter()
-        [result] = run_reported([check], project, timeout=600)
+        [result] = run_reported([check], project, Running(timeout=600))
         in_place.append(time.perf_counter() - start)
         assert result.status == "passed", result.reason
         start = time.perf_counter()
@@ -88,7 +89,7 @@ def measure(project: Path, base: str, rounds: int) -> tuple[float, float, float,
         copy_only.append(time.perf_counter() - start)
         start = time.perf_counter()
         with claim_copy(project, base, seed=seed) as copy:
-            [result] = run_reported([check], copy.cwd, timeout=600, env={check.key: copy.env})
+            [result] = run_reported([check], copy.cwd, Running(timeout=600), env={check.key: copy.env})
         in_copy.append(time.perf_counter() - start)
         assert result.status == "passed", result.reason
         with claim_copy(project, base, seed=seed) as copy:
@@ -110,7 +111,7 @@ def _ratio(check: Check, cwd: Path, without: dict[str, str], with_: dict[str, st
     for which in (0, 1, 1, 0):  # each twice, in turn, so that neither runs only warm
         start = time.perf_counter()
         env = (without, with_)[which]
-        [result] = run_reported([check], cwd, timeout=600, env={check.key: env})
+        [result] = run_reported([check], cwd, Running(timeout=600), env={check.key: env})
         assert result.status == "passed", result.reason
         timed[which] += time.perf_counter() - start
     return timed[1] / timed[0]

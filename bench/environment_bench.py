@@ -98,7 +98,7 @@ def hook(event: str, payload: Mapping[str, object], project: Path, env: dict[str
 
 def in_process(project: Path) -> tuple[float, float, int]:
     """The record taken and kept, then compared with the environment now: seconds each, and its size."""
-    from tiergate.gate.environment import difference, places, store, walk
+    from tiergate.gate.environment import difference, keptrecord, places, walk
     from tiergate.project import locate
 
     root = str(project)
@@ -106,10 +106,10 @@ def in_process(project: Path) -> tuple[float, float, int]:
     where = places.at_start(root, root, None, [COMMAND])
     taken = walk.take(where)
     kept = locate(project, os.environ)
-    digest = store.keep(kept, "bench", "1.0", taken)
+    digest = keptrecord.keep(kept, "bench", "1.0", taken)
     recorded = time.perf_counter()
     assert digest is not None
-    loaded = store.load(kept, "bench", "1.0", digest)
+    loaded = keptrecord.load(kept, "bench", "1.0", digest)
     assert loaded is not None
     now = walk.take(places.at_claim(loaded, root, root, None, ()))
     found = difference.differences(loaded, now, walk.owners(loaded, now), root)

@@ -26,10 +26,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from testing.gaterun import gate_run
 from testing.gitrepo import init_repo, write
 
 from tiergate.gate.checks import make_check
-from tiergate.gate.run import run_gate
 from tiergate.project import Project
 from tiergate.tier.change import measure_change
 from tiergate.tier.coverage.judgement import judge_coverage, measurable_files
@@ -158,7 +158,7 @@ def timed(repo: Path, state: Path, command: str, measured: bool) -> tuple[float,
     check = make_check("tests", command, "bench")
     cpu = _children_cpu()
     start = time.perf_counter()
-    result = run_gate(
+    result = gate_run(
         Project(repo, state),
         None,
         [check],

@@ -653,6 +653,7 @@ class Project:
             from tiergate.config.settings import load_config
             from tiergate.gate import baseline
             from tiergate.gate.detection.projectchecks import project_checks
+            from tiergate.gate.processes import Running
             from tiergate.project import locate
 
             project = locate(Path.cwd(), os.environ)
@@ -660,7 +661,8 @@ class Project:
             checks = project_checks(project.root, config)
             commit = baseline.base_commit(project.root, None)
             begin = time.perf_counter()
-            entries = baseline.ensure_baseline(project, commit, checks, timeout={max(600.0, 8 * self.target)})
+            running = Running(timeout={max(600.0, 8 * self.target)})
+            entries = baseline.ensure_baseline(project, commit, checks, running)
             wall = time.perf_counter() - begin
             each = {{e.result.name: [e.result.duration, e.result.status] for e in entries.values()}}
             print(json.dumps({{"wall": wall, "checks": each}}))

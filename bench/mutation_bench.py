@@ -40,12 +40,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from testing.gaterun import gate_run
 from testing.gitrepo import init_repo, write
 
 from bench.gate_coverage import JS_CHANGED, JS_MODULE, JS_TEST, MODULES, PY_MODULE, PY_TEST
 from tiergate.gate.checks import make_check
 from tiergate.gate.request import MutantBounds
-from tiergate.gate.run import run_gate
 from tiergate.project import Project
 from tiergate.tier.change import measure_change
 from tiergate.tier.coverage.judgement import measurable_files
@@ -134,7 +134,7 @@ def bare(case: Case) -> float:
 def gated(case: Case, state: Path, mutants: bool) -> tuple[float, MutationRun | None]:
     change = measure_change(case.repo)
     start = time.perf_counter()
-    result = run_gate(
+    result = gate_run(
         Project(case.repo, state),
         None,
         [make_check("tests", case.command, "bench")],

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from testing.gaterun import gate_run
 from testing.pytestcheck import PYTEST
 from testing.statefolder import state_dir
 from tiergate.gate.checks import make_check
 from tiergate.gate.processes import DEFAULT_TIMEOUT
 from tiergate.gate.request import MutantBounds
 from tiergate.gate.ruling import GateResult
-from tiergate.gate.run import run_gate
 from tiergate.project import Project
 from tiergate.tier.change import measure_change
 from tiergate.tier.coverage.judgement import measurable_files
@@ -26,7 +26,7 @@ def measured_gate(
 ) -> GateResult:
     """The gate on `repo`'s change with the test check `command`, within `timeout` a check."""
     change = measure_change(repo)
-    return run_gate(
+    return gate_run(
         Project(repo, state_dir(repo)),
         None,
         [make_check("tests", command, "test")],

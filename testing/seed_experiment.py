@@ -43,10 +43,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from testing.gaterun import gate_run
 from testing.gitrepo import git, init_repo
 from tiergate.gate.checks import Check, make_check
 from tiergate.gate.ruling import GateResult
-from tiergate.gate.run import run_gate
 from tiergate.git import objects
 from tiergate.project import Project
 
@@ -199,7 +199,7 @@ def gate(
 ) -> GateResult:
     """tiergate's gate on a claim that `feature` is done, `done` being done already."""
     base = objects.empty_tree(project.root)  # no baseline excuse (module docstring)
-    return run_gate(project, base, gate_checks(done, feature, probes_file), timeout=timeout)
+    return gate_run(project, base, gate_checks(done, feature, probes_file), timeout=timeout)
 
 
 # What really works -----------------------------------------------------------------------------------------

@@ -258,11 +258,11 @@ def _read_all(fd: int) -> str:
 def test_progress_says_a_check_could_not_run_and_why(tmp_path: Path) -> None:
     from tiergate.commands.checks import TerminalProgress
     from tiergate.gate.checks import make_check
-    from tiergate.gate.processes import run_checks
+    from tiergate.gate.processes import Running, run_checks
 
     stream = io.StringIO()
     checks = [make_check("lint", "no-such-program-xyz .", "test"), make_check("tests", "true", "test")]
-    run_checks(checks, tmp_path, progress=TerminalProgress(stream))
+    run_checks(checks, tmp_path, Running(progress=TerminalProgress(stream)))
     lines = sorted(stream.getvalue().splitlines())
     assert "tiergate: lint: could not run: `no-such-program-xyz` is not on PATH" in lines
     assert any(line.startswith("tiergate: tests passed in ") for line in lines)

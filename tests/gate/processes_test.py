@@ -18,7 +18,7 @@ from testing.procwatch import HANG_GUARD, gone_within, running, still_written, w
 
 from tiergate.gate import processes
 from tiergate.gate.checks import Check, make_check
-from tiergate.gate.processes import Progress, ProgressEvent, run_checks
+from tiergate.gate.processes import Progress, ProgressEvent, Running, run_checks
 
 # How long a file the killed processes wrote every 0.2 s must stay unchanged: two and a half of their ticks,
 # after `gone_within` has seen every writer gone (a second, waited out in full, proved nothing more).
@@ -101,7 +101,7 @@ def test_checks_run_concurrently(tmp_path: Path) -> None:
     checks = [check("one", command("one", "two")), check("two", command("two", "three"))]
     checks.append(check("three", command("three", None)))
     started = time.monotonic()
-    results = run_checks(checks, tmp_path, timeout=60)
+    results = run_checks(checks, tmp_path, Running(timeout=60))
     elapsed = time.monotonic() - started
     assert [r.status for r in results] == ["passed"] * 3, [r.reason for r in results]
     assert [r.name for r in results] == ["one", "two", "three"]  # the order given, not finishing order
@@ -171,7 +171,7 @@ def test_a_timeout_ends_the_whole_process_group(
     command = f"sleep 600 & echo started; echo $! > {pid_file}; wait"
     hold = held_until_written(pid_file)
     (result,) = run_checks(
-        [check("hangs", command)], tmp_path, timeout=0.5, grace=60.0, progress=hold, heartbeat=0.01
+        [check("hangs", command)], tmp_path, Running(timeout=0.5, grace=60.0, progress=hold, heartbeat=0.01)
     )
     grandchild = int(pid_file.read_text())
     assert result.status == "timed_out"
@@ -193,7 +193,7 @@ def test_a_grandchild_that_ignores_sigterm_gets_sigkill_after_the_grace_period(
     command = f"sh -c 'trap \"\" TERM; echo $$ > {pid_file}; exec sleep 600' & wait"
     hold = held_until_written(pid_file)
     (result,) = run_checks(
-        [check("stubborn", command)], tmp_path, timeout=0.5, grace=0.5, progress=hold, heartbeat=0.01
+        [check("stubborn", command)], tmp_path, Running(timeout=0.5, grace=0.5, progress=hold, heartbeat=0.01)
     )
     assert result.status == "timed_out"
     assert gone_soon(int(pid_file.read_text()))
@@ -208,7 +208,7 @@ def test_what_a_check_leaves_running_is_ended_and_does_not_hold_the_run(
     pid_file = tmp_path / "server.pid"
     command = f"sleep 600 & echo $! > {pid_file}; echo served"
     # A minute's grace: the leftover is gone by the time the run returns (SIGTERM ends it).
-    (result,) = run_checks([check("server", command)], tmp_path, timeout=30.0, grace=60.0)
+    (result,) = run_checks([check("server", command)], tmp_path, Running(timeout=30.0, grace=60.0))
     assert not running(int(pid_file.read_text()))
     # It held the output pipe open: the run ended it and read the pipe to its end, rather than giving up
     # on it after a grace of its own.
@@ -220,7 +220,7 @@ def test_what_a_check_leaves_running_is_ended_and_does_not_hold_the_run(
 def test_only_the_tail_of_a_large_output_is_kept(tmp_path: Path) -> None:
     script = "import sys\nfor i in range(200000): sys.stdout.write(f'line {i:07}\\n')\n"
     (tmp_path / "loud.py").write_text(script)
-    (result,) = run_checks([check("loud", f"{sys.executable} loud.py")], tmp_path, tail_bytes=4096)
+    (result,) = run_checks([check("loud", f"{sys.executable} loud.py")], tmp_path, Running(tail_bytes=4096))
     total = 200000 * len("line 0000000\n")
     assert result.output_bytes == total
     lines = result.output.splitlines()
@@ -246,7 +246,11 @@ def test_progress_reports_start_heartbeats_and_end(
         if [e.event for e in events].count("running") == 2:
             release.touch()  # the check ends once two heartbeats were reported
 
-    run_checks([check("slow", until_exists(release))], tmp_path, progress=record, heartbeat=0.2, label="demo")
+    run_checks(
+        [check("slow", until_exists(release))],
+        tmp_path,
+        Running(progress=record, heartbeat=0.2, label="demo"),
+    )
     kinds = [e.event for e in events]
     assert kinds[0] == "start"
     assert kinds[-1] == "end"
@@ -275,13 +279,13 @@ def test_an_interrupted_run_kills_every_check_group_before_it_ends(tmp_path: Pat
         f"""
         import signal
         from pathlib import Path
-        from tiergate.gate.processes import run_checks
+        from tiergate.gate.processes import Running, run_checks
         from tiergate.gate.checks import make_check
         # As a terminal would have it: a test run started in the background (`&` in a script) ignores
         # SIGINT, and so would this child.
         signal.signal(signal.SIGINT, signal.default_int_handler)
         command = "sleep 600 & echo $! > {pid_file}; wait"
-        run_checks([make_check("hangs", command, "test")], Path({str(tmp_path)!r}), timeout=600)
+        run_checks([make_check("hangs", command, "test")], Path({str(tmp_path)!r}), Running(timeout=600))
         """
     )
     child = subprocess.Popen([sys.executable, "-c", program], stderr=subprocess.PIPE, text=True)
@@ -321,10 +325,7 @@ def test_a_daemon_a_check_started_with_setsid_is_gone_when_the_run_returns(
     (result,) = run_checks(
         [check("daemon", f"{daemon(pid_file, ticks)} {command}")],
         tmp_path,
-        timeout=timeout,
-        grace=0.5,
-        progress=held_until_written(pid_file),
-        heartbeat=0.01,
+        Running(timeout=timeout, grace=0.5, progress=held_until_written(pid_file), heartbeat=0.01),
     )
     assert result.status == status
     # Nothing held the run for the drain's grace: what held the pipe (the double fork's) was ended first.
@@ -353,7 +354,7 @@ def test_a_check_ending_does_not_touch_what_the_other_checks_run(tmp_path: Path)
     grows = f'n={size}; until [ "{size}" -gt "$n" ]; do sleep 0.05; done'
     slow = f"{daemon(pid_file, ticks)} {until_exists(quick_ended)}; {grows}"
     checks = [check("quick", f"until test -s {pid_file}; do sleep 0.01; done"), check("slow", slow)]
-    quick, slow_result = run_checks(checks, tmp_path, timeout=60, progress=note_the_quick_end)
+    quick, slow_result = run_checks(checks, tmp_path, Running(timeout=60, progress=note_the_quick_end))
     assert (quick.status, slow_result.status) == ("passed", "passed"), slow_result.output
 
 
@@ -361,8 +362,8 @@ RUN_AND_WAIT = """
 import sys
 from pathlib import Path
 from tiergate.gate.checks import make_check
-from tiergate.gate.processes import run_checks
-run_checks([make_check("slow", sys.argv[2], "test")], Path(sys.argv[1]), timeout=60)
+from tiergate.gate.processes import Running, run_checks
+run_checks([make_check("slow", sys.argv[2], "test")], Path(sys.argv[1]), Running(timeout=60))
 """
 
 
@@ -392,7 +393,9 @@ def test_a_limit_learnt_while_a_check_runs_ends_it_then(tmp_path: Path) -> None:
         return 1.0 if time.monotonic() - began > 0.5 else 3600.0
 
     [hung, quick] = run_checks(
-        [check("hung", "sleep 600"), check("quick", "sleep 0.1")], tmp_path, timeout=3600, limits=limit
+        [check("hung", "sleep 600"), check("quick", "sleep 0.1")],
+        tmp_path,
+        Running(timeout=3600, limits=limit),
     )
 
     assert hung.status == "timed_out" and hung.reason.startswith("timed out after 1 s")

@@ -208,7 +208,7 @@ def test_the_report_fits_its_limit_and_names_every_failing_check() -> None:
 
 
 def test_reused_results_say_so() -> None:
-    gate = judge([result(status="passed")], {}, fingerprint="ab" * 32, reused=True)
+    gate = replace(judge([result(status="passed")], {}), fingerprint="ab" * 32, reused=True)
     assert "reused" in gate.report_text()
     assert gate.packet_lines()[0] == (
         "CHECKS tiergate ran on this exact workspace (fingerprint abababababab, reused from an earlier run "

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from testing import pytestcheck
+from testing.gaterun import gate_run
 from testing.gitrepo import commit_all, git, head, init_repo, repo_fixture, write
 from testing.pytestcheck import PYTEST
 from testing.statefolder import state_dir
@@ -19,14 +20,13 @@ from testing.statefolder import state_dir
 from tiergate.config.settings import load_config
 from tiergate.foreign import Exclusions
 from tiergate.gate import cache as evidencecache
-from tiergate.gate import run as gate_run
-from tiergate.gate import sandbox
+from tiergate.gate import sandbox, stagedrun
 from tiergate.gate.baseline import base_commit, ensure_baseline
 from tiergate.gate.checks import Check, make_check
 from tiergate.gate.detection.projectchecks import project_checks
 from tiergate.gate.processes import Progress, ProgressEvent
 from tiergate.gate.ruling import GateResult
-from tiergate.gate.run import NOT_RUN, run_gate
+from tiergate.gate.stagedrun import NOT_RUN
 from tiergate.project import Project
 from tiergate.tier.change import measure_change
 from tiergate.workspace.fingerprint import fingerprint
@@ -75,7 +75,7 @@ def in_copy(place: str, inside: str = "") -> bool:
 
 
 def gate(repo: Path, checks: list[Check], base: str | None = None) -> GateResult:
-    return run_gate(project(repo), base, checks)
+    return gate_run(project(repo), base, checks)
 
 
 # Fresh evidence ---------------------------------------------------------------------------------------------
@@ -125,7 +125,7 @@ def test_changed_checks_or_timeout_never_reuse(repo: Path, tmp_path: Path) -> No
     checks = [counted("tests", UNITTEST, counter)]
     gate(repo, checks)
     assert not gate(repo, [counted("tests", UNITTEST + " -f", counter)]).reused
-    assert not run_gate(project(repo), None, checks, timeout=60).reused
+    assert not gate_run(project(repo), None, checks, timeout=60).reused
     assert gate(repo, checks).reused
 
 
@@ -144,7 +144,7 @@ def test_rerun_on_request(repo: Path, tmp_path: Path) -> None:
     counter = tmp_path / "runs"
     checks = [counted("tests", UNITTEST, counter)]
     gate(repo, checks)
-    assert not run_gate(project(repo), None, checks, reuse=False).reused
+    assert not gate_run(project(repo), None, checks, reuse=False).reused
     assert len(runs(counter)) == 2
 
 
@@ -251,7 +251,7 @@ def test_the_stages_keep_the_checks_order_and_each_stage_runs_concurrently(
         for name in behaviour
     ]
     checks.insert(1, make_check("build", build, "test"))
-    result = run_gate(project(repo), None, checks, timeout=60)
+    result = gate_run(project(repo), None, checks, timeout=60)
     assert [v.result.name for v in result.verdicts] == ["one", "build", "two", "three"]
     assert [v.standing for v in result.verdicts] == ["passed"] * 4, [v.result.reason for v in result.verdicts]
 
@@ -376,7 +376,7 @@ def test_a_change_measured_just_before_gives_the_fingerprint_git_would(repo: Pat
     base = head(repo)
     write(repo, {"app.py": "def total(items):\n    return 0\n", "notes.txt": "new\n"})
     change = measure_change(repo, base)
-    first = run_gate(project(repo), base, checks, change=change)
+    first = gate_run(project(repo), base, checks, change=change)
     assert first.fingerprint == fingerprint(repo, base)
     assert first.refuted
     assert [e.where for e in evidencecache.load_baseline(project(repo), base).values()] == ["worktree"]
@@ -393,7 +393,7 @@ def test_a_change_measured_from_another_base_or_with_other_exclusions_is_not_use
     write(repo, {"later.txt": "written since\n"})  # not in the stale changes' paths
     checks = [make_check("tests", UNITTEST, "test")]
     for stale in (from_head, ignoring):
-        assert run_gate(project(repo), base, checks, change=stale).fingerprint == fingerprint(repo, base)
+        assert gate_run(project(repo), base, checks, change=stale).fingerprint == fingerprint(repo, base)
 
 
 def test_a_change_from_head_that_is_empty_still_takes_its_baseline_from_a_worktree(
@@ -403,7 +403,7 @@ def test_a_change_from_head_that_is_empty_still_takes_its_baseline_from_a_worktr
     write(repo, {"app_checks.py": UNITS_FAILING_BEFORE})
     commit_all(repo, "a known failing test")
     checks = [counted("tests", UNITTEST, counter)]
-    result = run_gate(project(repo), None, checks, change=measure_change(repo, "HEAD"))
+    result = gate_run(project(repo), None, checks, change=measure_change(repo, "HEAD"))
     assert not result.refuted
     assert "baseline run in a worktree of the base" in result.pre_existing[0].reason
     assert in_copy(runs(counter)[0])
@@ -439,10 +439,10 @@ def test_outside_git_the_checks_run_and_every_failure_is_new(tmp_path: Path) -> 
     folder = tmp_path / "plain"
     folder.mkdir()
     checks = [make_check("tests", "exit 1", "test"), make_check("lint", "true", "test")]
-    result = run_gate(Project(folder, state_dir(folder)), None, checks)
+    result = gate_run(Project(folder, state_dir(folder)), None, checks)
     assert result.refuted
     assert result.fingerprint is None
-    assert not run_gate(Project(folder, state_dir(folder)), None, checks).reused
+    assert not gate_run(Project(folder, state_dir(folder)), None, checks).reused
 
 
 def test_a_missing_tool_refutes_runs_no_baseline_and_keeps_nothing_so_installing_it_counts_at_once(
@@ -470,7 +470,7 @@ def test_a_project_in_a_subfolder_runs_its_baseline_in_the_same_subfolder(tmp_pa
     write(repo, {"svc/app.py": APP + "\n# edited\n"})
     counter = tmp_path / "runs"
     svc = Project(repo / "svc", repo / "svc" / ".tiergate")
-    result = run_gate(svc, base, [counted("tests", UNITTEST, counter)])
+    result = gate_run(svc, base, [counted("tests", UNITTEST, counter)])
     assert not result.refuted
     here, there = runs(counter)
     assert in_copy(here, "/svc") and Path(there).name == "svc"
@@ -487,7 +487,7 @@ def test_the_project_gate_runs_the_configured_checks(repo: Path) -> None:
     commit_all(repo, "configure the checks")
     base = head(repo)
     write(repo, {"app.py": "def total(items):\n    return 0\n"})
-    result = run_gate(project(repo), base, project_checks(repo, load_config(repo)))
+    result = gate_run(project(repo), base, project_checks(repo, load_config(repo)))
     assert [(v.result.name, v.result.kind, v.standing) for v in result.verdicts] == [
         ("tests", "tests", "new"),
         ("syntax", "syntax", "passed"),
@@ -521,7 +521,7 @@ class Clock:
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     clock = Clock()
-    monkeypatch.setattr(gate_run, "time", clock)
+    monkeypatch.setattr(stagedrun, "time", clock)
     return clock
 
 
@@ -529,13 +529,13 @@ def test_the_budget_cuts_the_last_stage_short_and_nothing_is_kept(repo: Path, cl
     checks = [make_check("build", "true", "test"), make_check("tests", "sleep 600", "test")]
     # The build stage spends all but 1.5 s of the budget: the tests get those 1.5 s, not their timeout.
     spend = clock.spends_at_the_end_of("build", 28.5)
-    result = run_gate(project(repo), None, checks, timeout=60, budget=30, progress=spend)
+    result = gate_run(project(repo), None, checks, timeout=60, budget=30, progress=spend)
     assert result.refuted
     build, tests = result.verdicts
     assert build.standing == "passed"
     assert (tests.result.status, tests.standing) == ("timed_out", "new")
     assert tests.result.reason.endswith("s: the gate's time budget ran out")
-    assert not run_gate(project(repo), None, checks[:1], timeout=60).reused  # nothing was kept
+    assert not gate_run(project(repo), None, checks[:1], timeout=60).reused  # nothing was kept
     assert evidencecache.load_baseline(project(repo), head(repo)) == {}  # nothing failed at the base
 
 
@@ -546,7 +546,7 @@ def test_a_stage_the_budget_has_no_time_for_is_not_run_and_refutes(
     checks = [make_check("build", "true", "test"), counted("tests", "true", counter)]
     # The build stage leaves 0.5 s of the budget: less than a stage is started with.
     spend = clock.spends_at_the_end_of("build", 29.5)
-    result = run_gate(project(repo), None, checks, timeout=60, budget=30, progress=spend)
+    result = gate_run(project(repo), None, checks, timeout=60, budget=30, progress=spend)
     assert result.refuted
     assert result.verdicts[1].result.reason == "not run: the gate's time budget ran out"
     assert runs(counter) == []
@@ -557,12 +557,12 @@ def test_no_baseline_run_starts_without_a_whole_timeout_left(repo: Path, tmp_pat
     base = head(repo)
     write(repo, {"app.py": "def total(items):\n    return 0\n"})
     checks = [counted("tests", UNITTEST, counter)]
-    result = run_gate(project(repo), base, checks, timeout=60, budget=30)
+    result = gate_run(project(repo), base, checks, timeout=60, budget=30)
     assert result.refuted
     assert result.verdicts[0].reason == "no baseline result to compare with"
     assert [in_copy(place) for place in runs(counter)] == [True]
     # The next claim on the same workspace reuses the results at once, and has the time for the baseline.
-    again = run_gate(project(repo), base, checks, timeout=60, budget=120)
+    again = gate_run(project(repo), base, checks, timeout=60, budget=120)
     assert again.reused
     assert again.verdicts[0].reason == "passed at the baseline"
     assert len(runs(counter)) == 2

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tiergate.gate import sandbox
-from tiergate.gate.request import Seed
+from tiergate.gate.request import RunStart, Seed
 from tiergate.gate.sandbox import Isolation, plan_words
 
 pytestmark = pytest.mark.skipif(sandbox.unavailable() is not None, reason="no namespaces on this kernel")
@@ -82,7 +82,7 @@ def test_home_is_empty_but_for_its_tools_and_the_files_older_than_the_loop(tmp_p
     (home / ".npmrc").write_text("written since the loop began\n")
     holder = tmp_path / "holder"
     holder.mkdir()
-    iso = sandbox.isolation(home / "work", holder, [], Seed((), began))
+    iso = sandbox.isolation(home / "work", holder, [], RunStart(Seed((), began)))
     script = (
         "import os\n"
         "home = os.environ['HOME']\n"
@@ -113,7 +113,7 @@ def test_the_variable_carries_the_plan_and_leaves_the_checks_own_variables() -> 
 
 def run(tmp_path: Path, script: str, *, network: bool = True) -> subprocess.CompletedProcess[str]:
     workspace, holder, venv = layout(tmp_path)
-    iso = sandbox.isolation(workspace, holder, [venv], network=network)
+    iso = sandbox.isolation(workspace, holder, [venv], RunStart(own_network=network))
     argv, own = sandbox.wrapped([sys.executable, "-c", script], holder / "tree", iso.variable())
     env = {**os.environ, **own}
     return subprocess.run(argv, check=False, cwd=holder / "tree", env=env, capture_output=True, text=True)
@@ -430,7 +430,7 @@ def test_run_by_root_each_file_the_check_opened_that_changed_since_the_loop_bega
         # A folder touched before it is listed: its change time is the check's, its birth is not.
         "os.mkdir({o!r} + '/listed/x'); os.rmdir({o!r} + '/listed/x'); os.listdir({o!r} + '/listed')\n"
     ).format(o=str(outside), g=str(workspace / ".git" / "HEAD"))
-    iso = sandbox.isolation(workspace, holder, [venv], Seed((), began), secret="s3cret")
+    iso = sandbox.isolation(workspace, holder, [venv], RunStart(Seed((), began)), secret="s3cret")
     added = {
         **iso.variable(),
         "TIERGATE_IMPORTED": f"@tiergate-test-{os.getpid()}",
@@ -487,7 +487,7 @@ def test_a_file_the_check_makes_at_once_is_its_own(tmp_path: Path) -> None:
     listener.bind(f"\0tiergate-first-{os.getpid()}")
     listener.listen()
     listener.settimeout(20)
-    iso = sandbox.isolation(workspace, holder, [venv], Seed((), time.time() - 1), secret="s")
+    iso = sandbox.isolation(workspace, holder, [venv], RunStart(Seed((), time.time() - 1)), secret="s")
     added = {
         **iso.variable(),
         "TIERGATE_IMPORTED": f"@tiergate-first-{os.getpid()}",

@@ -14,6 +14,8 @@ from tiergate.gate.checks import make_check
 from tiergate.gate.pertest.basetests import base_test_failures, base_tests_selection
 from tiergate.gate.pertest.record import TestOutcome, TestRun
 from tiergate.gate.pertest.selection import TestSelection
+from tiergate.gate.processes import Running
+from tiergate.gate.request import RunStart
 from tiergate.gate.scratch import base_tests_copy, run_base_tests
 
 FILES = {
@@ -68,7 +70,7 @@ def test_the_base_tests_run_there_fail_on_the_claimed_code(tmp_path: Path) -> No
     status = git(repo, "status", "--porcelain")
     check = make_check("tests", PYTEST, "test")
 
-    [result] = run_base_tests(repo, base, [check], timeout=60)
+    [result] = run_base_tests(repo, base, [check], Running(timeout=60), RunStart())
 
     assert result.status == "failed" and result.tests is not None
     assert result.tests.by_test == {"tests/test_calc.py::test_div": "failed"}
@@ -106,7 +108,9 @@ def test_with_a_selection_only_the_touched_test_file_and_the_failing_test_run_ag
     selection = base_tests_selection(["tests/test_calc.py"], base, now, "")
     assert selection == TestSelection(("tests/test_calc.py",), ("tests/test_mul.py::test_mul",))
 
-    [result] = run_base_tests(repo, base_commit, [check], timeout=60, select={check.key: selection})
+    [result] = run_base_tests(
+        repo, base_commit, [check], Running(timeout=60), RunStart(), select={check.key: selection}
+    )
 
     # test_same.py is the same file on the same code as in the claim's run: not run again.
     assert result.tests is not None and result.tests.subset

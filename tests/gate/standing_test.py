@@ -5,7 +5,8 @@ tests that failed when the loop began. Pure."""
 from __future__ import annotations
 
 from tiergate.gate.checks import COMPILE_STAGE, CheckResult
-from tiergate.gate.output import Failure, OutputSummary
+from tiergate.gate.failures import Failure
+from tiergate.gate.output import OutputSummary
 from tiergate.gate.pertest.basetests import BaseTestFailure
 from tiergate.gate.pertest.lost import LostTest
 from tiergate.gate.standing import CheckVerdict, Reshaped

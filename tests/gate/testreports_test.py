@@ -17,6 +17,7 @@ from testing.gitrepo import init_repo, write
 from tiergate.gate.checks import CheckResult, make_check
 from tiergate.gate.imported import KEY_VARIABLE, OUT_VARIABLE, Bounds, Watch
 from tiergate.gate.pertest.selection import TestSelection
+from tiergate.gate.processes import Running
 from tiergate.gate.testreports import run_reported
 
 PYTEST = f"PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 {shlex.quote(sys.executable)} -m pytest -q -p no:cacheprovider"
@@ -58,7 +59,7 @@ def test_runs_pytest_inside(tmp_path):
 
 
 def run(root: Path, command: str) -> tuple[str, str, dict[str, str], str]:
-    (result,) = run_reported([make_check("tests", command, "test")], root, timeout=60)
+    (result,) = run_reported([make_check("tests", command, "test")], root, Running(timeout=60))
     tests = result.tests
     assert tests is not None
     return result.status, result.reason, dict(tests.by_test), tests.source
@@ -205,7 +206,9 @@ def test_a_selected_pytest_check_runs_only_its_selection_and_says_it_is_a_subset
         make_check("all tests", PYTEST, "test"),
     )
 
-    first, second = run_reported([selected, whole], repo, timeout=60, select={selected.key: SELECTION})
+    first, second = run_reported(
+        [selected, whole], repo, Running(timeout=60), select={selected.key: SELECTION}
+    )
 
     assert (first.status, first.reason) == ("passed", "exit 0") and first.tests is not None
     assert first.tests.subset and first.tests.by_test == {
@@ -227,7 +230,7 @@ def test_a_selected_check_that_sets_its_own_pythonpath_runs_whole_and_is_no_subs
     )
     check = make_check("tests", f"PYTHONPATH=src {PYTEST} tests", "test")
 
-    (result,) = run_reported([check], repo, timeout=60, select={check.key: SELECTION})
+    (result,) = run_reported([check], repo, Running(timeout=60), select={check.key: SELECTION})
 
     assert (result.status, result.reason) == ("passed", "exit 0") and result.tests is not None
     assert not result.tests.subset and result.tests.total("passed") == 4
@@ -244,7 +247,7 @@ def test_a_report_that_says_it_kept_to_a_selection_nobody_asked_for_is_a_whole_r
     )
     write(tmp_path, {"test_a.py": "def test_pass():\n    pass\n", "conftest.py": forge})
 
-    (result,) = run_reported([make_check("tests", PYTEST, "test")], tmp_path, timeout=60)
+    (result,) = run_reported([make_check("tests", PYTEST, "test")], tmp_path, Running(timeout=60))
 
     assert result.tests is not None and not result.tests.subset
 
@@ -258,7 +261,7 @@ def test_a_selection_this_process_was_run_with_is_no_checks_here(
     monkeypatch.setenv("TIERGATE_TESTS_ONLY", str(outer))
     write(tmp_path / "p", {"test_a.py": "def test_pass():\n    pass\n"})
 
-    (result,) = run_reported([make_check("tests", PYTEST, "test")], tmp_path / "p", timeout=60)
+    (result,) = run_reported([make_check("tests", PYTEST, "test")], tmp_path / "p", Running(timeout=60))
 
     assert result.status == "passed" and result.tests is not None and not result.tests.subset
     assert result.tests.by_test == {"test_a.py::test_pass": "passed"}
@@ -276,7 +279,7 @@ def gate_socket(tmp_path: Path) -> Iterator[dict[str, str]]:
 
 def run_streamed(root: Path, command: str, socket: Mapping[str, str]) -> CheckResult:
     check = make_check("tests", command, "test")
-    (result,) = run_reported([check], root, timeout=60, env={check.key: dict(socket)})
+    (result,) = run_reported([check], root, Running(timeout=60), env={check.key: dict(socket)})
     return result
 
 
@@ -317,7 +320,7 @@ HONEST = {
 def test_an_honest_run_streamed_to_the_gate_is_read_as_without_it(tmp_path: Path, case: str) -> None:
     files, command, status = HONEST[case]
     write(tmp_path / "p", files)
-    (without,) = run_reported([make_check("tests", command, "test")], tmp_path / "p", timeout=60)
+    (without,) = run_reported([make_check("tests", command, "test")], tmp_path / "p", Running(timeout=60))
 
     with gate_socket(tmp_path) as socket:
         result = run_streamed(tmp_path / "p", command, socket)
@@ -334,7 +337,7 @@ def test_a_selected_run_streamed_to_the_gate_is_still_a_subset(tmp_path: Path) -
 
     with gate_socket(tmp_path) as socket:
         (result,) = run_reported(
-            [check], repo, timeout=60, select={check.key: SELECTION}, env={check.key: socket}
+            [check], repo, Running(timeout=60), select={check.key: SELECTION}, env={check.key: socket}
         )
 
     assert result.status == "passed" and result.tests is not None
@@ -347,11 +350,11 @@ def test_a_selected_run_under_xdist_streamed_to_the_gate_is_read_as_without_it(t
     # that fails to import included), each worker's stream agreeing with it.
     repo = init_repo(tmp_path / "repo", SELECTED_PROJECT)
     check = make_check("tests", f"{PYTEST} -p xdist -n 2 tests", "test")
-    (without,) = run_reported([check], repo, timeout=60, select={check.key: SELECTION})
+    (without,) = run_reported([check], repo, Running(timeout=60), select={check.key: SELECTION})
 
     with gate_socket(tmp_path) as socket:
         (result,) = run_reported(
-            [check], repo, timeout=60, select={check.key: SELECTION}, env={check.key: socket}
+            [check], repo, Running(timeout=60), select={check.key: SELECTION}, env={check.key: socket}
         )
 
     assert result.status == without.status == "failed" and result.reason == without.reason
@@ -376,7 +379,7 @@ def pytest_configure(config):
 def test_a_run_whose_worker_never_streamed_is_no_evidence(tmp_path: Path) -> None:
     write(tmp_path / "p", {"conftest.py": UNTIED, "test_a.py": "def test_pass():\n    pass\n"})
     command = f"{PYTEST} -p xdist -n 2"
-    (without,) = run_reported([make_check("tests", command, "test")], tmp_path / "p", timeout=60)
+    (without,) = run_reported([make_check("tests", command, "test")], tmp_path / "p", Running(timeout=60))
 
     with gate_socket(tmp_path) as socket:
         result = run_streamed(tmp_path / "p", command, socket)
@@ -414,7 +417,7 @@ def test_a_failure_a_worker_streamed_is_failed_whatever_the_controller_reported(
     tests = "def test_pass():\n    pass\n\n\ndef test_fail():\n    assert 1 == 2\n"
     write(tmp_path / "p", {"conftest.py": PASSED_IN_THE_WORKER, "test_a.py": tests})
     command = f"{PYTEST} -p xdist -n 2"
-    (without,) = run_reported([make_check("tests", command, "test")], tmp_path / "p", timeout=60)
+    (without,) = run_reported([make_check("tests", command, "test")], tmp_path / "p", Running(timeout=60))
 
     with gate_socket(tmp_path) as socket:
         result = run_streamed(tmp_path / "p", command, socket)
@@ -453,7 +456,7 @@ QUIET = PYTEST.replace(" -q ", " -p no:terminal ")
 
 def test_a_report_forged_at_exit_is_a_pass_without_the_socket_and_no_evidence_with_it(tmp_path: Path) -> None:
     write(tmp_path / "p", {"forger.py": FORGED_AT_EXIT, "test_a.py": FAILING})
-    (without,) = run_reported([make_check("tests", QUIET, "test")], tmp_path / "p", timeout=60)
+    (without,) = run_reported([make_check("tests", QUIET, "test")], tmp_path / "p", Running(timeout=60))
 
     with gate_socket(tmp_path) as socket:
         result = run_streamed(tmp_path / "p", QUIET, socket)
@@ -522,7 +525,7 @@ def test_never_run():
 
 def test_a_runner_part_put_back_before_the_end_is_named_only_by_the_stream(tmp_path: Path) -> None:
     write(tmp_path / "p", {"test_a.py": PUT_BACK})
-    (without,) = run_reported([make_check("tests", PYTEST, "test")], tmp_path / "p", timeout=60)
+    (without,) = run_reported([make_check("tests", PYTEST, "test")], tmp_path / "p", Running(timeout=60))
 
     with gate_socket(tmp_path) as socket:
         result = run_streamed(tmp_path / "p", PYTEST, socket)
@@ -571,7 +574,7 @@ def test_a_test_that_crashes_its_worker_is_failed_and_the_run_read_as_without_th
 ) -> None:
     write(tmp_path / "p", {"test_a.py": CRASHING, "test_b.py": "def test_b():\n    pass\n"})
     command = f"{PYTEST} -p xdist -n {workers}"
-    (without,) = run_reported([make_check("tests", command, "test")], tmp_path / "p", timeout=60)
+    (without,) = run_reported([make_check("tests", command, "test")], tmp_path / "p", Running(timeout=60))
 
     with gate_socket(tmp_path) as socket:
         result = run_streamed(tmp_path / "p", command, socket)
@@ -605,7 +608,7 @@ def pytest_handlecrashitem(crashitem, report, sched):
 def test_the_test_a_worker_crashed_in_stays_failed_whatever_its_report_is_made(tmp_path: Path) -> None:
     write(tmp_path / "p", {"conftest.py": CRASH_PASSED, "test_a.py": CRASHING})
     command = f"{PYTEST} -p xdist -n 1"
-    (without,) = run_reported([make_check("tests", command, "test")], tmp_path / "p", timeout=60)
+    (without,) = run_reported([make_check("tests", command, "test")], tmp_path / "p", Running(timeout=60))
 
     with gate_socket(tmp_path) as socket:
         result = run_streamed(tmp_path / "p", command, socket)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from testing.loopproject import a_project, with_loop
 
-from tiergate.gate.environment import store
+from tiergate.gate.environment import keptrecord
 from tiergate.gate.environment.difference import NO_RECORD
 from tiergate.handlers.environment import environment_reasons, record_environment
 from tiergate.loop import store as loops
@@ -64,7 +64,7 @@ def test_a_planted_pth_and_an_edited_package_are_named(project: Project) -> None
 
 def test_a_record_deleted_or_rewritten_is_no_record(project: Project) -> None:
     current = recorded(project)
-    path = store.path_for(project, "s1")
+    path = keptrecord.path_for(project, "s1")
     assert path is not None
     kept = path.read_bytes()
 

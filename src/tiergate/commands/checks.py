@@ -18,7 +18,9 @@ from tiergate.config.settings import load_config
 from tiergate.gate.baseline import base_commit
 from tiergate.gate.detection.projectchecks import checks_at_base
 from tiergate.gate.processes import ProgressEvent
+from tiergate.gate.request import GateRequest
 from tiergate.gate.run import run_gate
+from tiergate.gate.runrequest import RunRequest
 from tiergate.gate.timeouts import TimeLimits
 from tiergate.gate.verdicttext import Against
 from tiergate.loop import store as state
@@ -69,16 +71,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"tiergate: compared with the workspace as it was when the loop began ({base[:12]})")
     progress = TerminalProgress(sys.stderr) if sys.stderr.isatty() else None
     limits = TimeLimits(args.timeout or config.gate.timeout_seconds)
-    result = run_gate(
-        project,
-        base,
-        checks,
-        timeout=limits.ceiling,
-        limits=limits,
-        progress=progress,
-        reuse=not args.rerun,
-        refute_regressions=config.gate.base_tests == "refute",
-    )
+    refute = config.gate.base_tests == "refute"
+    request = GateRequest(base, tuple(checks), limits=limits, refute_regressions=refute)
+    result = run_gate(project, RunRequest(request, progress=progress, reuse=not args.rerun))
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))
     else:

@@ -17,7 +17,7 @@ from tiergate.foreign import Exclusions
 from tiergate.gate.baseline import base_commit
 from tiergate.gate.coverage.measuring import describe_plan, project_plan
 from tiergate.gate.detection.projectchecks import checks_at_base, project_checks
-from tiergate.gate.run import kept_coverage
+from tiergate.gate.reuse import kept_coverage
 from tiergate.gate.timeouts import TimeLimits
 from tiergate.git.objects import empty_tree
 from tiergate.git.repository import repo_root

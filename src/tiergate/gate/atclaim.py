@@ -16,8 +16,10 @@ from tiergate.gate import background
 from tiergate.gate import cache as evidencecache
 from tiergate.gate.checks import CheckResult
 from tiergate.gate.request import GateRequest
+from tiergate.gate.reuse import requested_key
 from tiergate.gate.ruling import GateResult
-from tiergate.gate.run import requested_key, run_requested
+from tiergate.gate.run import run_gate
+from tiergate.gate.runrequest import RunRequest
 from tiergate.git import indexcopy
 from tiergate.project import Project
 from tiergate.text import duration
@@ -56,17 +58,18 @@ def at_claim(
     """The gate's verdict on the workspace, or where its background run stands after `hold` seconds at
     most (the Stop's time left, within `HOLD`)."""
     key = requested_key(project, request, change)
+    claim = RunRequest(request, measure=measure, change=change)
     until = time.monotonic() + hold  # all this Stop waits for, together
     if key is None:  # outside git: no workspace to bind a background run to; the checks run here
-        return _judge(project, request, measure, change, None, budget=max(hold, 1.0))
+        return _judge(project, claim, None, budget=max(hold, 1.0))
     job = background.status(project)
     if job is not None and job.key == key and job.done:
         taken = take(project, key)
         if taken is not None:
-            return _judge(project, request, measure, change, taken, ran_now=True)
+            return _judge(project, claim, taken, ran_now=True)
     kept = evidencecache.load_evidence_and_coverage(project, key)
     if kept is not None:
-        return _judge(project, request, measure, change, kept)
+        return _judge(project, claim, kept)
     if job is not None and job.key == key and job.died:
         _raise_if_failed(project, job)
     if job is None or job.key != key or job.over:
@@ -93,7 +96,7 @@ def at_claim(
     if job is not None and job.done:
         taken = take(project, key)
         if taken is not None:
-            return _judge(project, request, measure, change, taken, ran_now=True)
+            return _judge(project, claim, taken, ran_now=True)
     if job is not None and job.key == key:
         _raise_if_failed(project, job)
     return Pending(key, running_text(job))
@@ -179,9 +182,7 @@ def running_text(job: background.Job | None) -> str:
 
 def _judge(
     project: Project,
-    request: GateRequest,
-    measure: Sequence[str] | None,
-    change: ChangeMeasurement | None,
+    claim: RunRequest,
     kept: tuple[tuple[CheckResult, ...], GateCoverage | None] | None,
     *,
     budget: float | None = None,
@@ -189,12 +190,6 @@ def _judge(
 ) -> GateResult:
     """The verdict on `kept` results (None: the checks run here, within `budget`); `ran_now`: they were
     run for this claim, by its background job, not kept from an earlier run."""
-    result = run_requested(
-        project,
-        request,
-        budget=budget if kept is None else 0.0,  # judging what ran: nothing is run at the base now
-        measure=measure,
-        change=change,
-        kept=kept,
-    )
+    # Judging what ran: nothing is run at the base now.
+    result = run_gate(project, replace(claim, budget=budget if kept is None else 0.0, kept=kept))
     return replace(result, reused=False) if ran_now else result

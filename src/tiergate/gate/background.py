@@ -1,12 +1,9 @@
-"""The gate in the background: a claim's checks run in a process of their own, bound to the workspace
-they were started for, so that no Stop is held for a whole suite and no claim is judged for lack of time.
+"""The gate in the background: a claim's checks run in a process of their own (`tiergate.gate.job`), bound
+to the workspace they were started for, so that no Stop is held for a whole suite.
 
-One job at a time per project. It holds an exclusive lock on `gate/job.lock` for its whole life: the
-kernel drops the lock when the job dies, however it dies (a machine restart included), so a job is
-running exactly while its lock is held, whatever its record says. Its record (`gate/job.json`, sealed)
-says which workspace it runs for (the claim's evidence key), for which session, since when, where it
-stands; what it found is kept under a key of its own (`job_key`), read once by the Stop that judges it.
-The job itself is `tiergate.gate.job`. See docs/judging.md, "A suite longer than a Stop".
+One job at a time per project, running exactly while it holds `gate/job.lock` (dropped however it
+dies); its record (`gate/job.json`, sealed) names its workspace (the claim's evidence key), session,
+start and phase, its results kept under `job_key`. See docs/judging.md, "A suite longer than a Stop".
 """
 
 from __future__ import annotations

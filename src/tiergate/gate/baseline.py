@@ -12,6 +12,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from tiergate import foreign
@@ -21,8 +22,8 @@ from tiergate.gate import cache as evidencecache
 from tiergate.gate.checks import Check, CheckResult
 from tiergate.gate.environment.places import is_environment
 from tiergate.gate.pertest.selection import TestSelection
-from tiergate.gate.processes import DEFAULT_TIMEOUT, Progress
-from tiergate.gate.request import Seed
+from tiergate.gate.processes import Running
+from tiergate.gate.request import RunStart
 from tiergate.gate.runnerbounds import pytest_bounds
 from tiergate.gate.standing import BaselineEntry, Where
 from tiergate.gate.testreports import run_reported
@@ -64,23 +65,21 @@ def ensure_baseline(
     project: Project,
     commit: str,
     checks: Sequence[Check],
+    running: Running | None = None,
     *,
-    timeout: float = DEFAULT_TIMEOUT,
-    progress: Progress | None = None,
     budgeted: bool = False,
-    seed: Seed | None = None,
-    own_network: bool = False,
+    start: RunStart | None = None,
 ) -> dict[str, BaselineEntry]:
-    """The baseline of `commit`, having run at the base those of `checks` it does not hold yet.
-    `budgeted`: `timeout` is what the caller's time budget leaves, not the checks' own limit. `seed`: the
-    bytecode the runs start with (`tiergate.gate.bytecode`; None: all compiled anew). `own_network`:
-    the checks get a network of their own (`tiergate.gate.sandbox`)."""
+    """The baseline of `commit`, having run at the base those of `checks` it does not hold yet, as
+    `running` says and started as `start` says (None: their defaults). `budgeted`: the timeout is what the
+    caller's time budget leaves, not the checks' own limit."""
     known = evidencecache.load_baseline(project, commit)
     missing = [check for check in checks if check.key not in known]
     if not missing:
         return known
     try:
-        entries = _run_at(project, commit, missing, timeout, progress, (seed, own_network))
+        results = _run_in_worktree(project, commit, missing, running or Running(), None, start or RunStart())
+        entries = entries_from(results, "worktree")
     except BaseTamperedError as exc:
         # Nothing of that run is kept nor used: the checks it ran have no baseline (every failure new).
         from tiergate.log import record_error
@@ -99,45 +98,29 @@ def run_selected(
     commit: str,
     checks: Sequence[Check],
     select: Mapping[str, TestSelection],
-    *,
-    timeout: float,
-    progress: Progress | None = None,
-    seed: Seed | None = None,
-    own_network: bool = False,
+    running: Running,
+    start: RunStart,
 ) -> tuple[CheckResult, ...]:
     """`checks` run at `commit`, in a worktree, each with its selection of tests by key: a first pass's
     tests at the base (`tiergate.gate.firstpass`), never kept as the baseline."""
-    return _run_in_worktree(project, commit, checks, timeout, progress, select, (seed, own_network))
+    return _run_in_worktree(project, commit, checks, running, select, start)
 
 
 def entries_from(results: Sequence[CheckResult], where: Where) -> dict[str, BaselineEntry]:
     return {r.key: BaselineEntry(r, where) for r in results if r.status != "skipped"}
 
 
-def _run_at(
-    project: Project,
-    commit: str,
-    checks: Sequence[Check],
-    timeout: float,
-    progress: Progress | None,
-    started: tuple[Seed | None, bool],
-) -> dict[str, BaselineEntry]:
-    results = _run_in_worktree(project, commit, checks, timeout, progress, None, started)
-    return entries_from(results, "worktree")
-
-
 def _run_in_worktree(
     project: Project,
     commit: str,
     checks: Sequence[Check],
-    timeout: float,
-    progress: Progress | None,
+    running: Running,
     select: Mapping[str, TestSelection] | None,
-    started: tuple[Seed | None, bool] = (None, False),
+    start: RunStart,
 ) -> tuple[CheckResult, ...]:
-    """The checks run in a worktree of `commit`; `started`: the seed its runs start with, and whether they
-    get a network of their own."""
-    seed, own_network = started
+    """The checks run in a worktree of `commit`, as `running` says, started as `start` says (its own
+    bytecode folder, whatever `start.pycache`)."""
+    seed = start.seed
     top = repository.repo_root(project.root)
     inside = project.root.resolve().relative_to(top.resolve())
     with worktree(top, commit) as tree:
@@ -156,16 +139,14 @@ def _run_in_worktree(
         added = {"PYTHONDONTWRITEBYTECODE": "1", "PYTHONPYCACHEPREFIX": cache}
         # Isolated as the claim's copy is (`tiergate.gate.sandbox`): else a test that reaches what the
         # sandbox hides would pass at the base and fail on the claim, a test lost that no change lost.
-        added |= sandbox.isolation(top, tree.parent, links, seed, network=own_network).variable()
+        added |= sandbox.isolation(top, tree.parent, links, start).variable()
         # The worktree's folders stand in for the workspace's that an editable install names, as in the
         # claim's copy: the workspace is not there to read (nor should the base read it).
         found = editables.search_path(seed, os.path.realpath(top), os.path.realpath(tree))
         if found:
             added["PYTHONPATH"] = os.pathsep.join(found)
         quiet = {c.key: {**added, **pytest_bounds(cwd, tree, tree.parent)} for c in checks}
-        results = run_reported(
-            checks, cwd, timeout=timeout, progress=progress, label=LABEL, select=select, env=quiet
-        )
+        results = run_reported(checks, cwd, replace(running, label=LABEL), select=select, env=quiet)
         moved = _touched(tree, commit, before)
         for link in links:
             link.unlink(missing_ok=True)

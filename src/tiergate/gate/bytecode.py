@@ -1,11 +1,9 @@
 """Where a claim's checks read and write Python bytecode: a folder of the claim's own (`PYTHONPYCACHEPREFIX`).
 
-With it Python reads no bytecode from beside a source: none planted in the copy, in a workspace an editable
-install reaches, or in the environment's `__pycache__` folders since the loop began. So that the checks do
-not compile the standard library, pytest and the dependencies anew at every claim, the folder starts with
-the environment's own bytecode from before the loop began: each `.pyc` of the interpreters' standard
-library and of the environment's folders whose change time (which no user can set back) is older than
-the loop's start, symlinked in. See docs/judging.md, "The claim's copy".
+No bytecode beside a source is read (none planted in the copy, an editable install or `__pycache__`). The
+folder starts with the environment's own bytecode older than the loop's start (change time, which no user
+can set back): the standard libraries' and the environment folders' `.pyc` files, symlinked in, so that
+nothing is compiled anew at every claim. See docs/judging.md, "The claim's copy".
 """
 
 # os on purpose: a standard library and an environment hold thousands of files.

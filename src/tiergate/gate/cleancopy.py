@@ -1,12 +1,9 @@
 """The claim's copy: where the gate runs a claim's checks, the way a benchmark's harness evaluates a patch.
 
-A scratch worktree holding the loop's base commit with the change put in, written byte for byte from a
-tree of the workspace (`tiergate.git.rawtree`): what the change and the base put there and nothing else.
-No bytecode, cache, build metadata or tool state the agent left in ignored folders; no attribute, filter or
-encoding of the repository's rewrites a file on the way; a symlink into an ignored folder or out of the
-repository is resolved into the copy (and named). Python reads and writes bytecode only in a folder of
-the copy's own. The folders of installed packages (a virtualenv, node_modules) are linked in as they are: the
-environment is judged apart, against the loop's start. See docs/judging.md, "The claim's copy".
+A scratch worktree of the base commit with the change put in, written byte for byte from a tree of the
+workspace (`tiergate.git.rawtree`): nothing the agent left in ignored folders, no attribute or filter
+applied, a symlink out of it resolved in (and named); bytecode in a folder of its own; installed packages
+(a virtualenv, node_modules) linked in, judged apart. See docs/judging.md, "The claim's copy".
 """
 
 from __future__ import annotations
@@ -21,7 +18,7 @@ from tiergate import foreign
 from tiergate.frozen import frozen
 from tiergate.gate import bytecode, imported, ownfiles, sandbox, untouched
 from tiergate.gate.baseline import link_environments, worktree
-from tiergate.gate.request import Seed
+from tiergate.gate.request import RunStart, Seed
 from tiergate.gate.runnerbounds import EMPTY, pytest_bounds
 from tiergate.git import changes, rawtree, repository, runner, untracked
 from tiergate.text import listed
@@ -103,9 +100,8 @@ def written(
                 top,
                 scratch.parent,
                 links,
-                seed,
+                RunStart(seed, own_network),
                 readonly=watch.unwritable(),
-                network=own_network,
                 secret=watch.secret,
             ).variable(),
             "PYTHONDONTWRITEBYTECODE": "1",

@@ -1,13 +1,9 @@
-"""The tests the change affects, run first: a wrong change is refuted in the time its own tests take,
-not the whole suite's.
+"""The tests the change affects, run first: a wrong change is refuted in the time its own tests take.
 
-Which tests those are comes from the base's import graph (`tiergate.gate.pertest.importmap`), read
-from the base commit's files alone: never a map the agent could have shaped. They run on the claimed
-workspace, each compared with the same test at the base (the base's record of it, or a run of the same
-tests at the base in a worktree beside this one), and a test that fails now and did not then refutes
-at once, the rest of the suite left unrun. Anything else (no new failure, a runner that ignored the
-selection, a change the graph cannot place) falls through to the whole suite, which alone can pass a
-claim. See docs/judging.md, "The tests the change affects, first".
+They are chosen by the base commit's import graph (`tiergate.gate.pertest.importmap`), never a map the agent
+could shape, and run on the claim, each against the same test at the base (its record, or a run there): a
+test failing now and not then refutes at once, the rest unrun. Anything else falls through to the whole
+suite, which alone can pass a claim. See docs/judging.md, "The tests the change affects, first".
 """
 
 from __future__ import annotations

@@ -12,8 +12,8 @@ from tiergate.gate import baseline, firstpass
 from tiergate.gate.checks import Check, CheckResult
 from tiergate.gate.pertest import importmap
 from tiergate.gate.pertest.record import TestRun
-from tiergate.gate.processes import Limits, Progress
-from tiergate.gate.request import Seed
+from tiergate.gate.processes import Running
+from tiergate.gate.request import RunStart
 from tiergate.gate.standing import BaselineEntry
 from tiergate.gate.testreports import run_reported
 from tiergate.git import repository
@@ -40,35 +40,22 @@ def planned(
 
 
 def refuting(
-    project: Project,
-    commit: str,
     passes: Sequence[firstpass.FirstPass],
-    entries: Mapping[str, BaselineEntry],
-    timeout: float,
-    limits: Limits,
-    progress: Progress | None,
-    *,
-    where: tuple[Path, Mapping[str, Mapping[str, str]]] | None = None,
-    seed: Seed | None = None,
-    own_network: bool = False,
+    then: Mapping[str, TestRun],
+    running: Running,
+    where: tuple[Path, Mapping[str, Mapping[str, str]]],
 ) -> dict[str, CheckResult]:
-    """The first passes that refute the claim, by their whole check's key (empty: none does). `where`:
-    the folder the claim's checks run in and what each adds to its environment, by the whole check's key
-    (None: the workspace, as it is)."""
+    """The first passes that refute the claim, by their whole check's key (empty: none does), run as
+    `running` says and judged against `then` (`at_base`). `where`: the folder the claim's checks run in
+    and what each adds to its environment, by the whole check's key."""
     if not passes:
         return {}
-    select = {p.first.key: p.selection for p in passes}
-    # The same tests at the base first, where its record does not hold them yet: never beside the claimed
-    # code's run, which could reach into the base's worktree.
-    then = _at_base(project, commit, passes, entries, timeout, (seed, own_network))
-    cwd, env = where or (project.root, {})
+    cwd, env = where
     ran = run_reported(
         [p.first for p in passes],
         cwd,
-        timeout=timeout,
-        progress=progress,
-        select=select,
-        limits=limits,
+        running,
+        select={p.first.key: p.selection for p in passes},
         env={p.first.key: dict(env.get(p.check.key, {})) for p in passes},
     )
     records = {p.first.key: then.get(p.check.key) for p in passes}
@@ -76,13 +63,13 @@ def refuting(
     return {p.check.key: found[p.first.key] for p in passes if p.first.key in found}
 
 
-def _at_base(
+def at_base(
     project: Project,
     commit: str,
     passes: Sequence[firstpass.FirstPass],
     entries: Mapping[str, BaselineEntry],
     timeout: float,
-    started: tuple[Seed | None, bool],
+    start: RunStart,
 ) -> dict[str, TestRun]:
     """Each first pass's tests at the base, by the whole check's key: the base's record of them, else
     a run of the same selection at the base, in a worktree."""
@@ -92,10 +79,7 @@ def _at_base(
         select = {p.first.key: p.selection for p in wanted}
         try:
             firsts = [p.first for p in wanted]
-            seed, own = started
-            ran = baseline.run_selected(
-                project, commit, firsts, select, timeout=timeout, seed=seed, own_network=own
-            )
+            ran = baseline.run_selected(project, commit, firsts, select, Running(timeout=timeout), start)
         except baseline.BaseTamperedError:
             return found  # nothing to compare those with: no first pass refutes for them
         for p, result in zip(wanted, ran, strict=True):

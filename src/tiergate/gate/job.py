@@ -1,11 +1,9 @@
-"""The background gate's process: `python -I -c ... <project root> <state folder>`, started by a claim's
-Stop (`tiergate.gate.background.start`), detached from it.
+"""The background gate's process: `python -I -c ... <project root> <state folder>`, started detached by a
+claim's Stop (`tiergate.gate.background.start`).
 
-It takes the project's job lock (the Stop ended the job before it), then runs what its spec asks: a
-claim's checks, as the loop's own rules say, with no time budget, the tests the change affects first
-and the whole baseline before the rest; or, begun at the loop's start, the loop's checks at its base.
-It keeps what it found for the next Stop. SIGTERM (`tiergate cancel`, the session's end, a claim on
-another workspace) ends it and its checks.
+Holding the project's job lock, it runs what its spec asks: a claim's checks by the loop's rules, with no
+budget (the whole baseline first), or at the loop's start the checks at its base; and keeps what it found
+for the next Stop. SIGTERM (`tiergate cancel`, the session's end, another workspace's claim) ends it.
 """
 
 from __future__ import annotations
@@ -88,20 +86,14 @@ def _baseline(project: Project, spec: dict[str, Any], reporter: _Reporter) -> No
     """The loop's checks at its base, begun when the loop begins: before the agent's code exists, and
     so never beside it; a claim that comes before it ends ends it and runs what is missing itself."""
     from tiergate.gate import baseline
+    from tiergate.gate.processes import Running
 
     request = _request(spec)
     commit = baseline.base_commit(project.root, request.base)
     if commit is not None:
         unexcused = [c for c in request.checks if c.key not in request.strict]
-        baseline.ensure_baseline(
-            project,
-            commit,
-            unexcused,
-            timeout=request.timeout,
-            progress=reporter.base,
-            seed=request.seed,
-            own_network=request.own_network,
-        )
+        running = Running(timeout=request.timeout, progress=reporter.base)
+        baseline.ensure_baseline(project, commit, unexcused, running, start=request.start)
     reporter.finish("done", "")
 
 
@@ -110,7 +102,9 @@ def _run(project: Project, spec: dict[str, Any], reporter: _Reporter) -> None:
     where the base lacks some of it, then the claim's checks (`run_gate`'s `whole_base`)."""
     from tiergate.gate import baseline
     from tiergate.gate import cache as evidencecache
-    from tiergate.gate.run import requested_key, run_requested
+    from tiergate.gate.reuse import requested_key
+    from tiergate.gate.run import run_gate
+    from tiergate.gate.runrequest import RunRequest
 
     request = _request(spec)
     key = requested_key(project, request)
@@ -119,9 +113,8 @@ def _run(project: Project, spec: dict[str, Any], reporter: _Reporter) -> None:
         return
     commit = baseline.base_commit(project.root, request.base)
     reporter.known(evidencecache.load_baseline(project, commit) if commit else {})
-    result = run_requested(
-        project, request, progress=reporter.claim, measure=spec.get("measure"), whole_base=True
-    )
+    claim = RunRequest(request, progress=reporter.claim, measure=spec.get("measure"), whole_base=True)
+    result = run_gate(project, claim)
     if result.workspace_changed:
         reporter.finish("changed", "the workspace changed while the checks ran")
         return

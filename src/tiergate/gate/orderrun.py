@@ -13,7 +13,7 @@ from tiergate.gate.checks import Check, CheckResult
 from tiergate.gate.pertest import order
 from tiergate.gate.pertest.record import TestRun
 from tiergate.gate.pertest.selection import TestSelection
-from tiergate.gate.processes import Progress
+from tiergate.gate.processes import Progress, Running
 from tiergate.gate.standing import BaselineEntry
 from tiergate.gate.testreports import run_reported
 
@@ -39,9 +39,7 @@ def run_again(
     return run_reported(
         [again for _, again, _ in runs],
         cwd,
-        timeout=timeout,
-        progress=progress,
-        label=LABEL,
+        Running(timeout=timeout, progress=progress, label=LABEL),
         select={again.key: selection for _, again, selection in runs},
         env={again.key: dict(env.get(check.key, {})) for check, again, _ in runs},
     )

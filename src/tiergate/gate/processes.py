@@ -64,24 +64,34 @@ class ChecksInterruptedError(Exception):
 LIMIT_VARIABLE = "TIERGATE_CHECK_LIMIT"
 
 
+@frozen
+class Running:
+    """How checks run: each one's `timeout`, and its `limits` (asked again as it runs: a limit that follows
+    the base's time is learnt meanwhile; never over `timeout`); who hears of `progress`, every `heartbeat`
+    seconds, under `label`; the `grace` a check ended has to exit; the tail of its output kept."""
+
+    timeout: float = DEFAULT_TIMEOUT
+    limits: Limits | None = None
+    progress: Progress | None = None
+    label: str = ""
+    heartbeat: float = DEFAULT_HEARTBEAT
+    grace: float = DEFAULT_GRACE
+    tail_bytes: int = DEFAULT_TAIL_BYTES
+
+
 def run_checks(
     checks: Sequence[Check],
     cwd: Path,
+    running: Running | None = None,
     *,
-    timeout: float = DEFAULT_TIMEOUT,
-    grace: float = DEFAULT_GRACE,
-    tail_bytes: int = DEFAULT_TAIL_BYTES,
-    progress: Progress | None = None,
-    heartbeat: float = DEFAULT_HEARTBEAT,
-    label: str = "",
     env: Mapping[str, Mapping[str, str]] | None = None,
-    limits: Limits | None = None,
 ) -> tuple[CheckResult, ...]:
-    """Run `checks` concurrently in `cwd`; their results in the order given. `env`: variables added to
-    the environment of some checks, by check key (the gate's coverage measurement). `limits`: each
-    check's time limit, asked again as it runs (it may change meanwhile: a limit that follows the
-    base's time, learnt while the check runs), and never more than `timeout`."""
-    runner = _Runner(cwd, timeout, grace, tail_bytes, progress, heartbeat, label, env or {}, limits)
+    """Run `checks` concurrently in `cwd`, as `running` says; their results in the order given. `env`:
+    variables added to the environment of some checks, by check key (the gate's coverage measurement)."""
+    r = running or Running()
+    runner = _Runner(
+        cwd, r.timeout, r.grace, r.tail_bytes, r.progress, r.heartbeat, r.label, env or {}, r.limits
+    )
     reaping = _Reaping()
     try:
         return anyio.run(runner.run_all, tuple(checks), reaping)

@@ -1,12 +1,9 @@
 """A completed task's step claim: what the gate's result shows broken since the loop began, and only that.
 
-A task of Claude Code's task list marked completed inside a loop is a step, not the loop's claim: the
-tests that failed when the loop began are the loop's remaining work, and a test written for a later step
-may fail already. What a step may not do is break what worked: a test that passed when the loop began
-and fails now, a test lost since then, a check that passed then and fails or cannot run now. A check
-that did not finish is no evidence either way, and a check with no result from when the loop began
-cannot be compared: neither refuses. The rules, case by case: docs/judging.md, "A completed task is a
-step claim". Pure: no I/O.
+Tests that failed when the loop began are the loop's remaining work, and a later step's test may fail
+already; a step may not break what worked: a test or check that passed then and fails (or cannot run) now,
+a test lost. A check that did not finish, or has no result from the loop's start, refuses nothing. See
+docs/judging.md, "A completed task is a step claim". Pure: no I/O.
 """
 
 from __future__ import annotations

@@ -27,6 +27,17 @@ class Seed:
 
 
 @frozen
+class RunStart:
+    """How each run of the checks starts, wherever it runs: the bytecode it starts with (`seed`; None:
+    all compiled anew), or a folder of it already made (`pycache`: the claim's copy's), and whether it
+    gets a network of its own (`tiergate.gate.sandbox`)."""
+
+    seed: Seed | None = None
+    own_network: bool = False
+    pycache: str | None = None
+
+
+@frozen
 class GateRequest:
     """What a claim's gate runs: the checks against the loop's base, and the rules it runs them by."""
 
@@ -43,6 +54,10 @@ class GateRequest:
     @property
     def timeout(self) -> float:
         return self.limits.ceiling
+
+    @property
+    def start(self) -> RunStart:
+        return RunStart(self.seed, self.own_network)
 
     def to_record(self) -> dict[str, Any]:
         return {

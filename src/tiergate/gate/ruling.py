@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 from tiergate.frozen import frozen
 from tiergate.gate import verdicttext
 from tiergate.gate.checks import COMPILE_STAGE, CheckResult
-from tiergate.gate.output import Failure, OutputSummary, summarize
+from tiergate.gate.failures import Failure
+from tiergate.gate.output import OutputSummary, summarize
 from tiergate.gate.pertest.basetests import (
     BaseTestFailure,
     base_test_failures,
@@ -132,9 +133,6 @@ def judge(
     results: Sequence[CheckResult],
     baseline: Mapping[str, BaselineEntry],
     *,
-    fingerprint: str | None = None,
-    reused: bool = False,
-    workspace_changed: bool = False,
     strict: Collection[str] = (),
     with_base: Mapping[str, CheckResult] | None = None,
     refute_regressions: bool = False,
@@ -164,7 +162,7 @@ def judge(
         )
         for result in results
     )
-    return GateResult(verdicts, fingerprint, reused, workspace_changed)
+    return GateResult(verdicts, None, False)
 
 
 def against_order(verdict: CheckVerdict, found: Sequence[OrderFailure]) -> CheckVerdict:

@@ -1,14 +1,9 @@
 """Keeping pytest inside the tree the gate runs it in (a claim's copy, the base's worktree).
 
-pytest looks for its configuration from the folder it runs in up to the file system's root, and loads the
-conftests above its tests up to that configuration's folder. A copy lives in a temporary folder whose
-parents anyone can write: a `pytest.ini` and a `conftest.py` left in `/tmp` would configure the run and
-answer for the code, while no change shows them. So every pytest the gate starts there is told, through
-`PYTEST_ADDOPTS` (kept after the user's own), to load no conftest above the tree (`--confcutdir`); and
-where the tree holds no pytest configuration between the project's folder and its top, to read an empty
-one of tiergate's (`-c`) with the root folder pytest would have taken within the tree (`--rootdir`: the
-nearest folder with a `setup.py`, else a `pyproject.toml`, else the project's), so that its tests keep their
-ids. See docs/judging.md, "The claim's copy".
+pytest reads configuration and conftests above its folder, and a copy's parents are writable by anyone.
+So every pytest started there gets, in `PYTEST_ADDOPTS` after the user's, `--confcutdir` at the tree; and
+where the tree holds no configuration above the project, an empty one of tiergate's (`-c`) with the
+`--rootdir` pytest would have taken within the tree, so that test ids stay. See docs/judging.md.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
-"""A test runner replaced while the tests ran: what its report says is not what the tests did.
+"""A test runner replaced while the tests ran: what its report says is not what the tests did. Pure.
 
-tiergate's pytest plugin notes which parts of pytest that decide an outcome (the test's call, the report,
-`pytest.raises`, `skip`, ...) were replaced after it was imported (`pytestoutcomes._RUNNER`): by a
-conftest, a test module, or the code under test at its import, whatever names it used to reach them. A
-part replaced on the claim and not at the loop's base is named, THOROUGH: the project's own test set-up
-patching the same part at the base is its way, not the change's. Pure. See docs/judging.md, "Each
-test's outcome".
+tiergate's pytest plugin notes which of pytest's outcome-deciding parts (a test's call, the report,
+`pytest.raises`, `skip`, ...) were replaced after it was imported (`pytestoutcomes._RUNNER`). A part
+replaced on the claim and not at the loop's base is named, THOROUGH; the same patch at the base is the
+project's way. See docs/judging.md, "Each test's outcome".
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """The Rust tests a change edits inside its code files: whether it touches any (`touches_tests`), and the
-scratch copy's blobs of those files with their tests as at the base (`base_test_entries`, which
-`tiergate.gate.scratch` puts in the tree it runs the base's tests on). The splice is
-`tiergate.gate.pertest.rustsplice`, pure; this is its adapter.
+scratch copy's blobs of those files with their tests as at the base (`base_test_entries`, for
+`tiergate.gate.scratch`). The adapter of the pure splice, `tiergate.gate.pertest.rustsplice`.
 
-A Rust file's base is read from git's objects, never the workspace. `tests/*.rs` files are tests by
-their path (`tiergate.gate.pertest.testinfra`) and swapped whole, as a Python test file is; these are the
-other `.rs` files of the change.
+The base's file is read from git's objects, never the workspace. `tests/*.rs` files are tests by their
+path (`tiergate.gate.pertest.testinfra`) and swapped whole; these are the change's other `.rs` files.
 """
 
 from __future__ import annotations

@@ -1,14 +1,9 @@
 """Each check the gate runs in a copy or a worktree runs isolated: what the agent shaped is out of its reach.
 
-Observing a check from inside its processes (`tiergate.gate.imported`) fails open: code under test can
-read through a C call, a child that is not Python, or shut the observer. So the check is started in
-namespaces of its own (`sandboxinit.py`, Linux): the workspace and the temporary folders are covered by
-empty ones, and only what the check needs is shown again in them (its copy, tiergate's folders it is
-given, the workspace's environment folders, `.git` read-only, HOME and PATH folders); it sees only its own
-processes, gets its own System V IPC and `/dev/shm`, and, unless the configuration keeps the host's
-network, a network of its own with only loopback: no server the agent left running answers it. Where
-the kernel refuses the namespaces (a user namespace forbidden), checks run as before, watched only, and
-the gate says so (`unavailable`). See docs/judging.md, "Isolated checks".
+Started in namespaces of its own (`sandboxinit.py`, Linux): the workspace and temporary folders covered,
+only what it needs shown again (its copy, the environment folders, `.git` read-only, HOME and PATH), its
+own processes, IPC and `/dev/shm`, and unless configured otherwise a network with only loopback. Where the
+kernel refuses, checks run watched only, and the gate says so (`unavailable`): docs/judging.md.
 """
 
 # os.path on purpose: the plan is strings from end to end.
@@ -28,7 +23,7 @@ from tiergate.frozen import frozen
 from tiergate.gate import imported
 from tiergate.gate.environment.places import inside
 from tiergate.gate.environment.walk import SKIPPED_IN
-from tiergate.gate.request import Seed
+from tiergate.gate.request import RunStart
 
 VARIABLE = "TIERGATE_SANDBOX"  # the plan, in a check's added variables: the runner takes it out
 LAUNCHER = Path(__file__).with_name("sandboxinit.py")
@@ -86,15 +81,16 @@ def isolation(
     top: Path,
     holder: Path,
     links: Iterable[Path],
-    seed: Seed | None = None,
+    start: RunStart | None = None,
     *,
     readonly: Iterable[Path] = (),
-    network: bool = False,
     secret: str = "",
 ) -> Isolation:
-    """The isolation of checks run under `holder` for the work tree at `top`: the folders `links` (the
-    copy's links to the environment) and `seed`'s (the environment's record as the loop began) resolve to
-    are shown, HOME's files older than the loop too; `.git` and `readonly` read-only."""
+    """The isolation of checks run under `holder` for the work tree at `top`, started as `start` says:
+    the folders `links` (the copy's links to the environment) and its seed's (the environment's record as
+    the loop began) resolve to are shown, HOME's files older than the loop too; `.git` and `readonly`
+    read-only."""
+    seed, network = (None, False) if start is None else (start.seed, start.own_network)
     real = os.path.realpath
     git = real(top / ".git")
     unwritable = (*((git,) if os.path.isdir(git) else ()), *(real(p) for p in readonly))
@@ -147,14 +143,11 @@ def wrapped(argv: list[str], cwd: Path, added: Mapping[str, str]) -> tuple[list[
 
 
 def plan_words(iso: Isolation, cwd: str, added: Mapping[str, str], environ: Mapping[str, str]) -> list[str]:
-    """The launcher's plan (`sandboxinit.Plan`) for a check started in `cwd`, with `added` (tiergate's
-    variables for it) to the gate's own environment `environ`. Only asks which paths exist, where they
-    resolve and which the user can write.
-
-    Covered (`_covers`): the temporary folders, HOME, tiergate's state, the workspace, the kernel's
-    writable folders and, run by a user other than root, every other folder that user can write. Shown
-    again where they are covered (`_shown`). Never a folder the agent names: the gate's environment is
-    Claude Code's, not the agent's."""
+    """The launcher's plan (`sandboxinit.Plan`) for a check started in `cwd`, `added` (tiergate's variables
+    for it) to the gate's environment `environ` (Claude Code's, never a folder the agent names). It asks
+    only which paths exist, resolve where, and are writable. Covered (`_covers`): the temporary folders,
+    HOME, tiergate's state, the workspace, the kernel's writable folders and, for a user other than root,
+    every folder that user can write; shown again where covered (`_shown`)."""
     on_purpose = _covers(iso, environ)
     # Where the agent is not root, what it can write is what its user can: each such folder is covered.
     hidden = on_purpose | (set(writable_roots()) if os.geteuid() != 0 else set())

@@ -9,14 +9,15 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from tiergate.gate import cleancopy, rusttests
 from tiergate.gate.changedtests import changed_tests
 from tiergate.gate.checks import Check, CheckResult
 from tiergate.gate.pertest.selection import TestSelection
-from tiergate.gate.processes import Progress
-from tiergate.gate.request import Seed
+from tiergate.gate.processes import Running
+from tiergate.gate.request import RunStart, Seed
 from tiergate.gate.testreports import run_reported
 from tiergate.git import changes, indexcopy, rawtree, repository, runner, untracked
 
@@ -27,23 +28,20 @@ def run_base_tests(
     root: Path,
     commit: str,
     checks: Sequence[Check],
+    running: Running,
+    start: RunStart,
     *,
-    timeout: float,
-    progress: Progress | None = None,
     select: Mapping[str, TestSelection] | None = None,
-    pycache: str | None = None,
-    seed: Seed | None = None,
-    own_network: bool = False,
 ) -> tuple[CheckResult, ...]:
-    """`checks` run on the claimed workspace at `root` with its test paths as `commit` holds them; those
-    in `select` (by check key) only on their selection (`tiergate.gate.pertest.basetests.
-    base_tests_selection`: what differs from the claim's own run). `pycache`: the claim's bytecode
-    folder (`tiergate.gate.bytecode`; None: one of its own, from `seed`)."""
-    with base_tests_copy(root, commit, pycache=pycache, seed=seed, own_network=own_network) as copy:
+    """`checks` run on the claimed workspace at `root` with its test paths as `commit` holds them, as
+    `running` says and started as `start` says (its `pycache`: the claim's bytecode folder; None: one of
+    its own); those in `select` (by check key) only on their selection (`tiergate.gate.pertest.basetests.
+    base_tests_selection`: what differs from the claim's own run)."""
+    with base_tests_copy(
+        root, commit, pycache=start.pycache, seed=start.seed, own_network=start.own_network
+    ) as copy:
         env = {c.key: copy.env for c in checks}
-        ran = run_reported(
-            checks, copy.cwd, timeout=timeout, progress=progress, label=LABEL, select=select, env=env
-        )
+        ran = run_reported(checks, copy.cwd, replace(running, label=LABEL), select=select, env=env)
         cleancopy.check_untouched(copy)
         return ran
 

@@ -10,7 +10,8 @@ from typing import Literal
 
 from tiergate.frozen import frozen
 from tiergate.gate.checks import COMPILE_STAGE, CheckResult
-from tiergate.gate.output import Failure, OutputSummary
+from tiergate.gate.failures import Failure
+from tiergate.gate.output import OutputSummary
 from tiergate.gate.pertest.basetests import BaseTestFailure
 from tiergate.gate.pertest.lost import LostTest
 from tiergate.gate.pertest.record import TestRun

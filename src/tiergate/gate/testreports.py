@@ -1,12 +1,9 @@
 """Test checks run with a report of each test's outcome, asked of the runner through the environment.
 
-The command is never changed: pytest gets a plugin (`tiergate.gate.pytestoutcomes`) and node --test a
-reporter (`nodeoutcomes.mjs`) through its environment; other runners are read from their output. A
-report is written in the tests' own process, so it is evidence against a claim more than for one; where
-the check runs with the gate's socket (`tiergate.gate.imported`), pytest's plugin also streams each
-outcome there as it happens, and a report is read against that stream (`tiergate.gate.pertest.streamed`).
-pytest can also be asked to run only a selection of its tests (`select`); a run that did is a subset.
-See docs/judging.md, "Each test's outcome".
+The command is never changed: pytest gets a plugin (`tiergate.gate.pytestoutcomes`), node --test a
+reporter (`nodeoutcomes.mjs`); other runners are read from their output. With the gate's socket, pytest's
+outcomes also stream there and the report is read against them (`tiergate.gate.pertest.streamed`). pytest
+may run a selection only (`select`): a subset. See docs/judging.md, "Each test's outcome".
 """
 
 from __future__ import annotations
@@ -18,7 +15,6 @@ import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from tiergate.gate import imported, ownfiles, planted, watchsocket
 from tiergate.gate.checks import Check, CheckResult
@@ -27,7 +23,7 @@ from tiergate.gate.pertest.fromoutput import from_output
 from tiergate.gate.pertest.record import TestOutcome, TestRun, outcome_of
 from tiergate.gate.pertest.selection import TestSelection
 from tiergate.gate.pertest.streamed import Reported, Streamed
-from tiergate.gate.processes import run_checks
+from tiergate.gate.processes import Running, run_checks
 from tiergate.gate.testevidence import with_tests
 
 OUT_VARIABLE = "TIERGATE_TESTS_OUT"
@@ -42,17 +38,18 @@ _NODE_REPORTER = _HERE / "nodeoutcomes.mjs"
 def run_reported(
     checks: Sequence[Check],
     cwd: Path,
+    running: Running | None = None,
     *,
     env: Mapping[str, Mapping[str, str]] | None = None,
     select: Mapping[str, TestSelection] | None = None,
-    **options: Any,
 ) -> tuple[CheckResult, ...]:
     """`run_checks`, each test check with its tests read from the runner's report or its output.
     `select`: by check key, the only tests that check's runner is asked to run (pytest honours it; a run
     whose every report says it did is a `subset`, any other a whole run)."""
     tests = [c for c in checks if c.kind == "tests"]
+    running = running or Running()
     if not tests:
-        return run_checks(checks, cwd, env=env, **options)
+        return run_checks(checks, cwd, running, env=env)
     folder = Path(tempfile.mkdtemp(prefix="tiergate-tests-"))
     try:
         added = _environments(tests, cwd, folder)
@@ -64,9 +61,9 @@ def run_reported(
                 added[check.key][ONLY_VARIABLE] = selected.get(check.key, "")
         given = env or {}
         merged = {key: merge_env(given.get(key, {}), added.get(key, {})) for key in {*added, *given}}
-        results = run_checks(checks, cwd, env=merged, **options)
+        results = run_checks(checks, cwd, running, env=merged)
         outs = {c.key: folder / str(index) for index, c in enumerate(tests)}
-        results = _without_the_plugin_where_it_broke(results, tests, outs, cwd, given, options)
+        results = _without_the_plugin_where_it_broke(results, tests, outs, cwd, given, running)
         return tuple(
             _judged(
                 r, outs[r.key], cwd, selected=r.key in selected, streams=_streams(merged[r.key], outs[r.key])
@@ -103,7 +100,7 @@ def _without_the_plugin_where_it_broke(
     outs: Mapping[str, Path],
     cwd: Path,
     given: Mapping[str, Mapping[str, str]],
-    options: Mapping[str, Any],
+    running: Running,
 ) -> tuple[CheckResult, ...]:
     """The results, the checks that pytest could not start with the plugin run again without it.
 
@@ -119,7 +116,7 @@ def _without_the_plugin_where_it_broke(
     if not broken:
         return results
     again_checks = [c for c in tests if c.key in broken]
-    again = run_checks(again_checks, cwd, env={k: v for k, v in given.items() if k in broken}, **options)
+    again = run_checks(again_checks, cwd, running, env={k: v for k, v in given.items() if k in broken})
     by_key = {r.key: r for r in again}
     return tuple(by_key.get(r.key, r) for r in results)
 

@@ -1,10 +1,8 @@
-"""How long a check may run before it is ended, and what its ending says.
+"""How long a check may run before it is ended, and what its ending says. Pure.
 
-A limit the user configured (`[gate] timeout_seconds`) is kept as it is. With none, a check's limit
-follows what it took when the loop began: a generous multiple of its time at the base, never under a
-floor, so that a suite that is simply long is never cut, while a hang the change brought still ends and
-refutes, named against the base's time. Until the base's time is known (the run at the base goes on
-beside the claim's), the cap holds. See docs/judging.md, "Time limits". Pure.
+A configured limit (`[gate] timeout_seconds`) is kept. Without one, a check's limit is a generous multiple
+of its time at the base, never under a floor: a long suite is never cut, a hang the change brought ends,
+named against the base's time. Until that time is known, the cap holds. See docs/judging.md, "Time limits".
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
-"""Which files a check opened in the folders the gate wrote (the claim's copy, tiergate's own, `.git`) are
-as the gate or a check left them. Pure.
+"""Which files a check opened in the folders the gate wrote (the claim's copy, tiergate's own, `.git`) are as
+the gate or a check left them. Pure.
 
-A process the agent left running can write into those folders too, between the gate's writing and the
-checks' reading: a folder is not trusted, each file is. The kernel's watch (`sandboxwatch`) tells each
-file opened there with its stamp (inode, change time in ns: a rewrite moves it, even one put back); the
-file is the gate's when the stamp is the one the gate noted as it wrote it, a check's when a check of the
-claim made it and left it so, and git's when it is one of git's own files in the repository's `.git`
-holding what git writes there (what git keeps there git shows anyway, its objects, refs and logs: see
-docs/judging.md, "Isolated checks"). Any other file read there is named.
+Each file is trusted, not a folder: the kernel's watch (`sandboxwatch`) gives each opened file's stamp
+(inode, change time in ns). It is the gate's when the gate noted that stamp as it wrote it, a check's when
+one made it and left it so, git's when one of git's own files in `.git`. Any other read there is named.
 """
 
 from __future__ import annotations

@@ -1,14 +1,9 @@
 """Whether a worktree of the base stayed as git wrote it while the checks ran there.
 
-The base's worktree is a folder of the user's, which any process of the user's can write: the agent's
-shell, or a daemon its code left behind, can find it and rewrite a module so that the base fails the way
-the claim does, and the claim's failures are excused. No order of runs keeps such a process out, so what a
-run at the base shows is kept only when its worktree is untouched afterwards: every file git tracks holds
-the commit's content, none changed while the checks ran (same inode and change time, which no user can set
-back, so a file written and restored is still seen), and no file that Python would import (a module, a
-package's `__init__`, an extension, a `.pth`) is there that git does not track; bytecode is cached outside
-the worktree, so none there is read. What the checks themselves leave (caches, reports, logs) is not code,
-and is let be. See docs/judging.md, "The baseline".
+Any process of the user's (the agent's, a daemon it left) can rewrite the base's worktree so that the base
+fails as the claim does. So a base run is kept only when, afterwards, every tracked file holds the commit's
+content unchanged (same inode and change time) and no file Python would import is untracked there; what
+the checks leave (caches, reports) is let be. See docs/judging.md, "The baseline".
 """
 
 from __future__ import annotations

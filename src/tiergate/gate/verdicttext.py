@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 
 from tiergate.frozen import frozen
 from tiergate.gate.checks import CheckResult
-from tiergate.gate.output import focus
+from tiergate.gate.focus import focus
 from tiergate.gate.pertest.basetests import BaseTestFailure
 from tiergate.gate.pertest.lost import LostTest
 from tiergate.gate.pertest.record import FAILING, RAN, TestRun

@@ -103,18 +103,14 @@ def task_gate(
     within `time_left` (None: the hook's limit, less what answering needs: `tiergate.hook.limits`; a hook
     killed at its limit decides nothing): it reuses what a claim kept for the same workspace;
     a claim never reuses a task's run (`tiergate.gate.run.run_gate`)."""
-    from tiergate.gate.run import run_requested
+    from tiergate.gate.run import run_gate
+    from tiergate.gate.runrequest import RunRequest
     from tiergate.hook.limits import time_for_waiting
 
     request = gate_request(project, current, config)
-    return run_requested(
-        project,
-        request,
-        budget=time_for_waiting("TaskCompleted") if time_left is None else max(0.0, time_left),
-        measure=measure,
-        change=change,
-        for_task=True,
-    )
+    budget = time_for_waiting("TaskCompleted") if time_left is None else max(0.0, time_left)
+    task = RunRequest(request, budget=budget, measure=measure, change=change, for_task=True)
+    return run_gate(project, task)
 
 
 def dirty(project: Project, current: LoopState) -> bool | None:

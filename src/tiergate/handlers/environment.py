@@ -23,7 +23,7 @@ def record_environment(project: Project, current: LoopState) -> None:
     try:
         from dataclasses import replace
 
-        from tiergate.gate.environment import places, store, walk
+        from tiergate.gate.environment import keptrecord, places, walk
         from tiergate.loop import store as loops
         from tiergate.loop.ledger import loop_token
 
@@ -33,7 +33,9 @@ def record_environment(project: Project, current: LoopState) -> None:
         root, top = _tops(project)
         checks = gate_request(project, current, loop_config(project, current)).checks
         where = places.at_start(root, top, current.change_base, [c.command for c in checks])
-        digest = store.keep(project, current.session_id, loop_token(current.started_at), walk.take(where))
+        digest = keptrecord.keep(
+            project, current.session_id, loop_token(current.started_at), walk.take(where)
+        )
 
         def noted(now: LoopState | None) -> tuple[LoopState | None, None]:
             if digest is None or now is None or now.started_at != current.started_at or now.environment:
@@ -53,13 +55,15 @@ def environment_reasons(project: Project, current: LoopState, covered: Collectio
     when the loop kept no record (one begun before tiergate did). A record the loop kept and that is not
     there as kept, or that cannot be compared, is a reason too: the agent can write the state folder.
     `covered`: the paths of the claim's change (a folder among them is code, not environment)."""
-    from tiergate.gate.environment import difference, places, store, walk
+    from tiergate.gate.environment import difference, keptrecord, places, walk
     from tiergate.loop.ledger import loop_token
 
     if current.environment is None:
         return ()
     try:
-        kept = store.load(project, current.session_id, loop_token(current.started_at), current.environment)
+        kept = keptrecord.load(
+            project, current.session_id, loop_token(current.started_at), current.environment
+        )
         if kept is None:
             return (difference.NO_RECORD,)
         root, top = _tops(project)

@@ -63,13 +63,15 @@ def bytecode_seed(project: Project, current: LoopState) -> Seed | None:
     """The bytecode a claim's copy starts with: what the environment recorded as the loop began compiled
     before then (`tiergate.gate.bytecode`); None when the loop kept no record."""
     from tiergate.gate.bytecode import seed_of
-    from tiergate.gate.environment import store
+    from tiergate.gate.environment import keptrecord
     from tiergate.loop.ledger import loop_token
 
     if current.environment is None:
         return None
     try:
-        kept = store.load(project, current.session_id, loop_token(current.started_at), current.environment)
+        kept = keptrecord.load(
+            project, current.session_id, loop_token(current.started_at), current.environment
+        )
     except Exception:
         return None
     if kept is None:

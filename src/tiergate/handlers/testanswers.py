@@ -100,7 +100,9 @@ def _with_base_run(
 
     if timeout is None:
         return find_answers(tests, files, failing_note=UNKNOWN_NOTE)
-    entries = baseline.ensure_baseline(project, commit, checks, timeout=timeout)
+    from tiergate.gate.processes import Running
+
+    entries = baseline.ensure_baseline(project, commit, checks, Running(timeout=timeout))
     return _named(tests, failing_tests(entries, checks) or frozenset(), files)
 
 

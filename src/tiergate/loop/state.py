@@ -171,8 +171,8 @@ class LoopState:
     # was not `base` (the user's uncommitted or untracked work): the loop's change is measured from it.
     start: str | None = None
     # The digest of the record of the environment the checks run with, kept as the loop began
-    # (`tiergate.gate.environment.store`): a claim finds it as it was, or is THOROUGH. None: none was kept
-    # (a loop stored before such records were), and a claim compares nothing.
+    # (`tiergate.gate.environment.keptrecord`): a claim finds it as it was, or is THOROUGH. None: none was
+    # kept (a loop stored before such records were), and a claim compares nothing.
     environment: str | None = None
 
     @property

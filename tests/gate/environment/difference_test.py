@@ -19,7 +19,7 @@ from tiergate.gate.environment.difference import (
     differences,
     reason,
 )
-from tiergate.gate.environment.record import EnvironmentRecord, Stamp, from_dict, to_dict
+from tiergate.gate.environment.envrecord import EnvironmentRecord, Stamp, from_dict, to_dict
 
 PROJECT = "/p"
 VENV = "/p/.venv"

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from testing.gitrepo import init_repo
 
+from tiergate.gate.environment.envrecord import EnvironmentRecord
 from tiergate.gate.environment.places import at_claim, at_start, path_folders, project_folders
-from tiergate.gate.environment.record import EnvironmentRecord
 from tiergate.gate.environment.walk import files_under
 
 

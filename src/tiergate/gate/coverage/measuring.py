@@ -1,11 +1,9 @@
 """Line coverage measured by the gate itself, while it runs the project's tests (`tiergate.gate.run`).
 
-Each test check that can take it (`plan`) gets the measurement through its environment, its command line
-as the user wrote it: for Python a folder holding `sitecustomize.py` first on PYTHONPATH, for Node
-NODE_V8_COVERAGE. Only the change's files are measured; the project's coverage settings and pragmas are
-ignored (the agent can edit them). Everything goes to a folder under tiergate's state folder, removed
-once the reports are read. How, and what it is worth: docs/ARCHITECTURE.md, "Coverage measured at the
-gate".
+A test check that can take it (`plan`) is measured through its environment, its command as written: for
+Python a `sitecustomize.py` folder first on PYTHONPATH, for Node NODE_V8_COVERAGE. Only the change's files,
+the project's coverage settings and pragmas ignored; the data goes to a folder under the state folder,
+removed once read. See docs/ARCHITECTURE.md, "Coverage measured at the gate".
 """
 
 from __future__ import annotations

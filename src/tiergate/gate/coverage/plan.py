@@ -1,11 +1,9 @@
-"""Which of the gate's checks can measure line coverage of the change, with which tool, or why not; and
-the record of what the gate measured. Pure: the project's files are read by
-`tiergate.gate.coverage.measuring`.
+"""Which of the gate's checks can measure line coverage of the change, with which tool, or why not; and the
+record of what the gate measured. Pure: the files are read by `tiergate.gate.coverage.measuring`.
 
-A check takes coverage only when its own command is a test runner tiergate can measure through the
-environment alone (pytest and unittest by PYTHONPATH, node and mocha by NODE_V8_COVERAGE, a package
-script running one), never by rewriting it; anything else runs as written, with the reason. The runners
-and the reasons: docs/coverage.md, "Which checks the gate measures".
+Only a check whose own command is a runner measurable through the environment alone (pytest, unittest,
+node, mocha, a package script running one) takes it, never by rewriting the command; any other runs as
+written, with the reason. See docs/coverage.md, "Which checks the gate measures".
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """Where check detection reads a project's files: its folder on disk, or a commit of its repository.
 
-The gate detects a loop's checks from the files as its base commit holds them (`AtCommit`), read from
-git's objects, never from the work tree: the agent under verification writes the work tree, and a test
-command it narrows there must not shrink what counts as the tests. The user's own commands read the folder
-as it is (`OnDisk`). Both answer the same two questions, so that one reader of the facts serves both
-(`tiergate.gate.detection.projectchecks.read_facts`). See docs/judging.md, "The checks as declared at
-the base".
+A loop's checks come from the files its base commit holds (`AtCommit`), read from git's objects, never
+from the work tree the agent writes; the user's own commands read the folder as it is (`OnDisk`). Both
+answer the same questions, for one reader of the facts (`tiergate.gate.detection.projectchecks.
+read_facts`). See docs/judging.md, "The checks as declared at the base".
 """
 
 from __future__ import annotations

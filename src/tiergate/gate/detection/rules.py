@@ -24,15 +24,11 @@ NPM_PLACEHOLDER_TEST = "no test specified"
 
 @frozen
 class ProjectFacts:
-    """What the detection rules look at, all from the project root.
-
-    `names`: entries directly in the root (files and folders alike), `pyproject`: the parsed
-    `pyproject.toml` (empty without one), `package_json`: the parsed `package.json` (empty without one),
-    `programs`: which of the programs the rules name (`programs_named`) were found (None: not looked
-    up, every check is offered), `texts`: the text of the files that declare test commands
-    (`declared.declaration.FILES_READ` and the CI workflows), by path from the root,
-    `package_tests`: the `tests` or `test` folders of the root's packages (`pkg/tests`).
-    """
+    """What the detection rules look at, all from the project root: `names`, its entries (files and
+    folders); the parsed `pyproject.toml` and `package.json` (empty without one); `programs`, those the
+    rules name (`programs_named`) that were found (None: not looked up, every check offered); `texts`, the
+    files declaring test commands (`declared.declaration.FILES_READ`, CI workflows) by path; and
+    `package_tests`, the root's packages' `tests` or `test` folders (`pkg/tests`)."""
 
     names: frozenset[str] = frozenset()
     pyproject: Mapping[str, Any] = field(default_factory=dict)

@@ -1,13 +1,9 @@
-"""How the checks the project declares now differ from those it declared at the loop's base.
+"""How the checks the project declares now differ from those it declared at the loop's base. Pure.
 
-The gate runs the checks as the base declares them (`tiergate.gate.detection.projectchecks.checks_at_base`),
-so an agent that narrows the Makefile's, tox's or package.json's test command changes nothing the gate
-runs; but the change is still the agent's, and says something about the work: each one is named, and the
-claim goes to THOROUGH. A check declared now that the base did not declare is not named: the gate does
-not run it, and adding a check narrows nothing. A command run through npm reads the workspace's script
-whatever the gate does, so there the script itself is compared; and so, by the caller, is a file of the
-project the command runs as its program (`script_of`). See docs/judging.md, "The checks as
-declared at the base". Pure.
+The gate runs the base's checks, but a narrowed test command (Makefile, tox, package.json) is still the
+agent's change: each is named, and the claim goes THOROUGH. A check only declared now is not named (it
+narrows nothing). An npm script is compared itself, and so, by the caller, a project file the command runs
+as its program (`script_of`). See docs/judging.md, "The checks as declared at the base".
 """
 
 from __future__ import annotations

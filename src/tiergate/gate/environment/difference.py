@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import field
 
 from tiergate.frozen import frozen
-from tiergate.gate.environment.record import EnvironmentRecord, Stamp, read_from_outside
+from tiergate.gate.environment.envrecord import EnvironmentRecord, Stamp, read_from_outside
 from tiergate.text import SEMI_AND_MORE, more_than, quote_inline
 
 SITE_FOLDERS = frozenset({"site-packages", "dist-packages"})

@@ -1,10 +1,8 @@
-"""Where the environment the checks run with is: the project's own environment folders (a virtualenv,
-node_modules, a tox env), the interpreters the checks start and the site folders those read, and the
-programs PATH finds for them. An adapter: it reads the project's folders, the programs' first lines, and
-asks a Python that is no virtualenv where its site folders are (a virtualenv's are read from its layout).
-
-Only what git does not track is the environment: a folder the loop's base commit holds, or that the change
-covers, is the project's code, measured as the change.
+"""Where the environment the checks run with is: the project's environment folders (a virtualenv,
+node_modules, a tox env), the interpreters the checks start, their site folders, and the programs PATH
+finds. An adapter: it reads folders and first lines, and asks a Python that is no virtualenv for its site
+folders (a virtualenv's come from its layout). Only what git does not track is the environment: a folder
+the base commit holds, or the change covers, is code, measured as the change.
 """
 
 # os.path on purpose: the folders and names here are strings all the way to the record.
@@ -22,7 +20,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from tiergate.frozen import frozen
 from tiergate.gate.detection.program import program_of
-from tiergate.gate.environment.record import IN_HOME, WALKED_UP, EnvironmentRecord
+from tiergate.gate.environment.envrecord import IN_HOME, WALKED_UP, EnvironmentRecord
 
 # Folders of a project that hold its environment rather than its code (what `tiergate.gate.scratch` links
 # into its copies), and any folder holding a `pyvenv.cfg`.

@@ -1,10 +1,9 @@
-"""Taking the environment: every file and link under its folders with its stamp (`os.scandir` and one
-`lstat` each, nothing read), its interpreters' files, and where PATH finds its programs. An adapter.
+"""Taking the environment: every file and link under its folders with its stamp (`os.scandir`, one `lstat`
+each, nothing read), its interpreters' files, and where PATH finds its programs. An adapter.
 
-Left out, as the state tools keep rather than code they run: Python's bytecode (a `.pyc` in `__pycache__`:
-the gate's runs read none written since the loop began, `tiergate.gate.bytecode`; any other file there is
-kept), node_modules' tool caches (`.cache`, `.vite`: covered where the checks run, `tiergate.gate.sandbox`),
-and a tox or nox env's logs and scratch folders.
+Left out, as state rather than code: `.pyc` files in `__pycache__` (the gate reads none written since the
+loop began: `tiergate.gate.bytecode`), node_modules' tool caches (`.cache`, `.vite`: covered by the
+sandbox) and tox or nox envs' logs and scratch folders.
 """
 
 # os.path on purpose: a large environment holds tens of thousands of files, where pathlib's objects would
@@ -17,8 +16,8 @@ import os
 import stat
 from collections.abc import Mapping
 
+from tiergate.gate.environment.envrecord import EnvironmentRecord, Stamp
 from tiergate.gate.environment.places import Places, programs_on_path
-from tiergate.gate.environment.record import EnvironmentRecord, Stamp
 
 BYTECODE = "__pycache__"
 # A folder's children left out, by the folder's name.

@@ -37,7 +37,7 @@ from tiergate.gate.checks import CheckResult, make_check
 from tiergate.gate.mutation import nodereports, step
 from tiergate.gate.mutation.snapshot import Snapshot
 from tiergate.gate.mutation.step import spread
-from tiergate.gate.processes import run_checks
+from tiergate.gate.processes import Running, run_checks
 from tiergate.gate.request import MutantBounds
 from tiergate.text import quote_path
 from tiergate.tier.change import ChangeMeasurement
@@ -357,7 +357,7 @@ class _Trial:
             command = "node --test " + " ".join(shlex.quote(t) for t in tests)
             check = make_check("mutant", command, "tiergate mutants")
             env = sandbox.narrowed({**self.env, "TMPDIR": temporary}, self.where)
-            [result] = run_checks([check], self.where, timeout=self.each, env={check.key: env})
+            [result] = run_checks([check], self.where, Running(timeout=self.each), env={check.key: env})
         finally:
             self.write(path, original)
             shutil.rmtree(temporary, ignore_errors=True)

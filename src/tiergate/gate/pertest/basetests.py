@@ -1,10 +1,9 @@
-"""The base's tests against the claimed code: what a test check shows when the test files and test
-infrastructure are put back as they were when the loop began (`tiergate.gate.scratch` runs it).
+"""The base's tests against the claimed code: what a test check shows with the test files and test
+infrastructure put back as the loop began (`tiergate.gate.scratch` runs it). Pure: no I/O.
 
-A test that failed at the base and passes only with the change's edit of it refutes; one that passed
-then and fails now makes the claim THOROUGH. Only what differs needs that run (`base_tests_selection`):
-the touched test files, and the tests that fail or are lost now. See docs/judging.md, "The base's tests
-on the claimed code". Pure: no I/O.
+A test that failed at the base and passes only with the change's edit of it refutes; one that passed then
+and fails now makes the claim THOROUGH. Only what differs is run (`base_tests_selection`). See
+docs/judging.md, "The base's tests on the claimed code".
 """
 
 from __future__ import annotations
@@ -136,15 +135,11 @@ def _within(test: str, node: str) -> bool:
 def base_tests_selection(
     touched_tests: Sequence[str], base: TestRun | None, now: TestRun | None, inside: str
 ) -> TestSelection | None:
-    """What the run with the base's tests needs to run instead of the whole check: the touched test files
-    (`touched_tests`, repository-relative), made relative to the project folder `inside` ("" at the top),
-    and by node id each test that fails now and each test of the base that is lost now. Every other test
-    runs the same files on the same code as in the claim's own run, so it would show nothing new. A
-    touched file the base has not is gone from the scratch copy: selected, it runs nothing. None, the
-    whole run: a touched path that is test infrastructure or data rather than a Python test module (a
-    conftest, a helper, a fixture), or is outside the project folder; records that are not both whole,
-    finished pytest reports (the failing and lost tests cannot be named); a collection that failed as a
-    whole. An empty selection: nothing differs, nothing to run again."""
+    """What the run with the base's tests runs instead of the whole check (any other test would show
+    nothing new): the touched test files (`touched_tests`, made relative to the project folder `inside`,
+    "" at the top) and by node id each test failing or lost now. None, the whole run: a touched path not a
+    Python test module (a conftest, helper, fixture) or outside the folder; records not both whole, finished
+    pytest reports; a collection that failed whole. Empty: nothing differs, nothing to run again."""
     if not _whole_pytest(base) or not _whole_pytest(now):
         return None
     assert base is not None and now is not None
@@ -153,6 +148,7 @@ def base_tests_selection(
     for path in touched_tests:
         if not _test_module(path) or not path.startswith(prefix):
             return None
+        # A touched file the base has not is gone from the scratch copy: selected, it runs nothing.
         files.append(path[len(prefix) :])
     failing = now.named(FAILING)
     if "<collection>" in failing:

@@ -1,15 +1,9 @@
-"""Which test files import which code, read from the Python files of one commit: the tests a change
-affects, for a first pass that runs only them (`tiergate.gate.testreports`, `select`).
+"""Which test files import which code, read from the Python files of one commit (the loop's base, never the
+workspace): the tests a change affects, for a first pass (`tiergate.gate.testreports`, `select`).
 
-The map is built from the loop's base commit, never from the workspace: the agent under verification
-writes the workspace, and an import it adds there must not steer which tests run first. A static graph:
-each file's `import` and `from ... import` statements (nested in functions and `try` blocks too) and a
-conftest's `pytest_plugins`, resolved to files of the commit; plus what runs without an import statement:
-a module's package `__init__.py` files, and a test file's conftests. What cannot be resolved (a dynamic
-import, a module outside the repository) is left out, so the map is for a first pass, never for the whole
-judgement: `affected` says None, run everything, wherever a change touches what the map cannot place.
-`build` and `ImportMap` are pure; `at_commit` reads git and keeps the map on disk.
-See docs/judging.md, "The tests the change affects, first".
+A static graph: imports (nested too), conftests' `pytest_plugins`, package `__init__.py` files and a test's
+conftests. What cannot be resolved is left out, so `affected` says None (run everything) where a change
+touches what the map cannot place. `build` and `ImportMap` are pure; `at_commit` reads git, keeps the map.
 """
 
 from __future__ import annotations

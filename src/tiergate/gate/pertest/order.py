@@ -1,11 +1,9 @@
 """The tests the task is about, run again: each alone in a fresh process, and all of them in reverse order.
 
-Code that keeps state between calls can answer the tests in the order the suite asks them (the first call
-gets 6, the second 2) and pass every one in the suite's own run. Run alone, or after the others, such a test
-gets another answer. The tests the task is about are those that failed when the loop began and pass now;
-one of them that fails when run alone or in reverse order refutes the claim: its pass depends on the order,
-not on the code. Only where the runner honours a selection (pytest: `tiergate.gate.pertest.selection`).
-See docs/judging.md, "The task's tests, run again". Pure: no I/O.
+Code that keeps state between calls can pass each test in the suite's order and fail it alone. The tests
+the task is about failed when the loop began and pass now; one that fails alone or in reverse order
+refutes: its pass depends on the order. Only where the runner honours a selection (pytest). See
+docs/judging.md, "The task's tests, run again". Pure: no I/O.
 """
 
 from __future__ import annotations

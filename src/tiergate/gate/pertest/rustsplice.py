@@ -1,13 +1,9 @@
-"""A Rust file as the change leaves its code, with its tests as they were at the base: what the scratch copy
-of the base's tests holds for a changed `.rs` file (`tiergate.gate.rusttests` writes it there).
+"""A changed `.rs` file as the change leaves its code, with its tests as at the base: what the scratch copy
+of the base's tests holds (`tiergate.gate.rusttests` writes it). Pure.
 
-Rust's unit tests stand in the file of the code they test, so the file cannot be swapped whole as a Python
-test file is: its test items (`#[cfg(test)] mod tests { ... }`, `#[test]` functions: found by
-`tiergate.tier.content.rustsource`, which reads strings, raw strings, characters and comments as such)
-are cut out of the claim's file, and the base's put in: each where the claim's item of the same header
-in the same module stood, else at the end of that module, else at the end of the file. A test item the
-change added is left out, as a test file the change added is. A file that is all tests (`#![cfg(test)]`)
-is the base's whole. Pure.
+The claim's test items (`#[cfg(test)] mod tests`, `#[test]` fns: `tiergate.tier.content.rustsource`) are
+cut out and the base's put in where the claim's item of that header stood, else at its module's end, else
+the file's; one the change added is left out; a file all tests (`#![cfg(test)]`) is the base's whole.
 """
 
 from __future__ import annotations

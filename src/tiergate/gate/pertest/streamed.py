@@ -1,13 +1,9 @@
-"""A pytest check's tests, from the outcomes its plugin streamed to the gate as they happened and the
-report it wrote at the end: the report is evidence only where it agrees with the stream.
+"""A pytest check's tests, from the outcomes its plugin streamed to the gate as they happened and the report
+it wrote at the end: the report is evidence only where it agrees with the stream. Pure: no I/O.
 
-The report file is written in the tests' own process when the session ends, and code under test can
-rewrite it after that (an exit handler, then `os._exit`). Each outcome also leaves that process as the
-runner decides it, over the gate's socket (`tiergate.gate.imported`), where nothing the process does
-later takes it back. So a test streamed as failed stays failed whatever any later line or the file says,
-and a report that tells another story than its stream (a test passed that failed, a test never streamed,
-a finished run whose stream never ended, a stream with no report or a report with no stream) is no
-evidence. See docs/judging.md, "Each test's outcome". Pure: no I/O.
+Code under test can rewrite the report after the session ends; an outcome streamed over the gate's socket
+(`tiergate.gate.imported`) cannot be taken back. So a test streamed as failed stays failed, and a report
+telling another story than its stream (or one without the other) is no evidence (docs/judging.md).
 """
 
 from __future__ import annotations

@@ -1,18 +1,9 @@
-"""Test helpers outside the test folders: Python modules that, at the loop's base, only the tests import
-(`support.py` at the project's top, `testutils/asserts.py`) and that say they are for tests.
-
-Such a helper decides a test's verdict as much as the test does: an agent that weakens its
-`assert_equal` makes a failing test pass. So it counts as test infrastructure, beside what
-`tiergate.gate.pertest.testinfra` tells from a path alone: the base's tests on the claimed code put it back
-as the base holds it. Read from the base's import graph (`tiergate.gate.pertest.importmap`), never from
-the workspace, where the agent could add an import to make code look like a helper, or a helper like code.
-
-Being imported by the tests alone is not enough: so is every module of a library, whose only users in
-its repository are its tests, and putting the code back as the base holds it would read honest work as
-tests edited to pass. A helper must also say it is one: a test word in its name or folders (`support`,
-`helpers`, `testutils`, `fixtures`, `mocks`, ...), or an assertion function of its own at its top level
-(`def assert_equal`). One imported only through other helpers counts too, if it says so as well. See
-docs/judging.md, "The base's tests on the claimed code". Pure.
+"""Test helpers outside the test folders: Python modules that, at the base, only the tests import and that
+say they are for tests (a test word in their path, `support`, `testutils`, ..., or an `assert_*` function
+of their own at the top). Such a helper decides a verdict as a test does, so it is test infrastructure,
+beside `tiergate.gate.pertest.testinfra`'s paths: the base's tests put it back. Read from the base's import
+graph, never the workspace. Being imported by tests alone is not enough (so is a library's every module).
+See docs/judging.md, "The base's tests on the claimed code". Pure.
 """
 
 from __future__ import annotations

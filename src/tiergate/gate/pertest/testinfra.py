@@ -1,13 +1,9 @@
-"""Which changed paths are tests or test infrastructure: what, changed, can shrink the set of tests a
-check runs (test files, conftest and fixtures, the runner's configuration, test scripts).
+"""Which changed paths are tests or test infrastructure: what, changed, can shrink the tests a check runs.
 
-Used to decide whether a claim pays for running the test checks at the base (`tiergate.gate.run`), and
-which paths the base's tests put back (`tiergate.gate.scratch`): a change that touches none of these
-cannot delete, mark or filter out a test. A test file is one by `tiergate.tier.testnames`, the definition
-the content rules read too, in every language and in every folder (a vendored or fixture copy may still be
-collected). Beyond it, generous on purpose (any file in a test, fixtures or e2e folder, any
-`pyproject.toml`, `package.json`, `setup.cfg`): a needless base run costs one test run, once per base; a
-missed one lets a lost test through. Pure.
+They decide whether a claim runs the test checks at the base (`tiergate.gate.run`) and which paths the
+base's tests put back (`tiergate.gate.scratch`). A test file is one by `tiergate.tier.testnames`, in every
+folder; beyond it, generous on purpose (test, fixtures, e2e folders, any `pyproject.toml`, `package.json`,
+`setup.cfg`): a needless base run costs one run, a missed one lets a lost test through. Pure.
 """
 
 from __future__ import annotations

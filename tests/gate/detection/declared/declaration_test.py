@@ -7,6 +7,7 @@ from __future__ import annotations
 from tiergate.gate.detection.declared.declaration import (
     BRACED,
     Declared,
+    DeclaredAt,
     joined,
     line_of,
     logical_lines,
@@ -61,17 +62,21 @@ def test_the_line_of_a_command_is_the_first_holding_its_start_after_the_given_li
 
 
 def test_a_declaration_keeps_its_written_line_only_when_it_differs_and_its_notes_once() -> None:
-    same = made("pytest -q", "pytest -q", "tox.ini", "[testenv] commands", 3, ["a", "b", "a"], "", True)
+    same = made(
+        "pytest -q", "pytest -q", DeclaredAt("tox.ini", "[testenv] commands", 3), ["a", "b", "a"], "", True
+    )
     assert same == Declared("pytest -q", "tox.ini", "[testenv] commands", 3, notes=("a", "b"), alone=True)
 
-    resolved = made("pytest {posargs}", "pytest", "tox.ini", "[testenv] commands", 3, [], "", False)
+    resolved = made(
+        "pytest {posargs}", "pytest", DeclaredAt("tox.ini", "[testenv] commands", 3), [], "", False
+    )
     assert (resolved.written, resolved.problem) == ("pytest {posargs}", "")
 
 
 def test_a_declaration_that_runs_nothing_says_so_unless_it_has_a_problem_of_its_own() -> None:
-    nothing = made("{posargs}", "", "tox.ini", "[testenv] commands", 4, [], "", True)
+    nothing = made("{posargs}", "", DeclaredAt("tox.ini", "[testenv] commands", 4), [], "", True)
     assert nothing.problem == "it runs nothing"
-    own = made("$(PYTEST)", "", "Makefile", "target test", 2, [], "it uses a make variable", True)
+    own = made("$(PYTEST)", "", DeclaredAt("Makefile", "target test", 2), [], "it uses a make variable", True)
     assert own.problem == "it uses a make variable"
 
 

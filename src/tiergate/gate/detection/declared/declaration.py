@@ -94,23 +94,26 @@ def line_of(lines: Sequence[str], written: str, after: str) -> int:
     return 0
 
 
+@frozen
+class DeclaredAt:
+    """Where a command is declared: its `file`, where in it (`[testenv] commands`, `target test`, ...),
+    and its `line` (0: not known)."""
+
+    file: str
+    where: str
+    line: int = 0
+
+
 def made(
-    written: str,
-    command: str,
-    file: str,
-    where: str,
-    line: int,
-    notes: Sequence[str],
-    problem: str,
-    alone: bool,
+    written: str, command: str, at: DeclaredAt, notes: Sequence[str], problem: str, alone: bool
 ) -> Declared:
     if not command and not problem:
         problem = "it runs nothing"
     return Declared(
         command,
-        file,
-        where,
-        line,
+        at.file,
+        at.where,
+        at.line,
         written="" if written == command else written,
         notes=tuple(dict.fromkeys(notes)),
         problem=problem,

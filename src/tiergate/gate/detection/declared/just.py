@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 
-from tiergate.gate.detection.declared.declaration import JUSTFILES, Declared, logical_lines, made
+from tiergate.gate.detection.declared.declaration import JUSTFILES, Declared, DeclaredAt, logical_lines, made
 from tiergate.gate.detection.testcommand import names_tests
 
 _JUST_ASSIGN = re.compile(r"^(?:export\s+)?([A-Za-z_][\w-]*)\s*:=\s*(.*)$")
@@ -86,4 +86,4 @@ def _just_command(
         return value
 
     command = _JUST_INTERPOLATION.sub(one, text)
-    return made(written, " ".join(command.split()), file, where, line, notes, problem, alone)
+    return made(written, " ".join(command.split()), DeclaredAt(file, where, line), notes, problem, alone)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 
-from tiergate.gate.detection.declared.declaration import MAKEFILES, Declared, logical_lines, made
+from tiergate.gate.detection.declared.declaration import MAKEFILES, Declared, DeclaredAt, logical_lines, made
 from tiergate.gate.detection.testcommand import names_tests
 
 _MAKE_ASSIGN = re.compile(
@@ -43,7 +43,9 @@ def make_commands(texts: Mapping[str, str]) -> Iterator[Declared]:
         commands = [(n, line) for n, line in recipe if line and not line.startswith("#")]
         for number, written in commands:
             where = f"target {target}"
-            yield _make_command(written, file, where, number, variables, computed, len(commands) == 1)
+            yield _make_command(
+                written, DeclaredAt(file, where, number), variables, computed, len(commands) == 1
+            )
 
 
 def _make_assignment(line: str, variables: dict[str, str], computed: set[str]) -> bool:
@@ -63,9 +65,7 @@ def _make_assignment(line: str, variables: dict[str, str], computed: set[str]) -
 
 def _make_command(
     written: str,
-    file: str,
-    where: str,
-    line: int,
+    at: DeclaredAt,
     variables: Mapping[str, str],
     computed: set[str],
     alone: bool,
@@ -73,7 +73,8 @@ def _make_command(
     text = written
     while text[:1] in ("@", "+", "-"):
         if text[0] == "-":
-            return Declared(written, file, where, line, problem="make ignores its failure (`-`)", alone=alone)
+            ignored = "make ignores its failure (`-`)"
+            return Declared(written, at.file, at.where, at.line, problem=ignored, alone=alone)
         text = text[1:].lstrip()
     notes: list[str] = []
     problem = ""
@@ -90,7 +91,7 @@ def _make_command(
                 problem = problem or f"only make can resolve {match.group(0)}"
                 return match.group(0)
             if name not in variables:
-                notes.append(f"{match.group(0)} is not set in {file}: empty, as make leaves it")
+                notes.append(f"{match.group(0)} is not set in {at.file}: empty, as make leaves it")
                 return ""
             return expand(variables[name], depth + 1)
 
@@ -99,6 +100,6 @@ def _make_command(
     first = _MAKE_REFERENCE.fullmatch(text.split()[0]) if text.split() else None
     name = next((g for g in first.groups() if g), "") if first is not None else ""
     if first is not None and name not in variables and name != "MAKE":
-        problem = f"its program, {first.group(0)}, is set outside {file}"
+        problem = f"its program, {first.group(0)}, is set outside {at.file}"
     command = expand(text, 0)
-    return made(written, " ".join(command.split()), file, where, line, notes, problem, alone)
+    return made(written, " ".join(command.split()), at, notes, problem, alone)

@@ -9,7 +9,7 @@ import shlex
 import warnings
 from collections.abc import Iterator
 
-from tiergate.gate.detection.declared.declaration import Declared, made
+from tiergate.gate.detection.declared.declaration import Declared, DeclaredAt, made
 from tiergate.gate.detection.testcommand import names_tests
 
 
@@ -75,4 +75,4 @@ def _nox_command(call: ast.Call, session: str, where: str, *, alone: bool) -> De
             problem = problem or f"nox computes an argument ({ast.unparse(argument)})"
     written = ast.unparse(call)
     command = shlex.join(words)
-    return made(written, command, "noxfile.py", where, call.lineno, notes, problem, alone=alone)
+    return made(written, command, DeclaredAt("noxfile.py", where, call.lineno), notes, problem, alone=alone)

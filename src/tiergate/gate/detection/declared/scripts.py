@@ -11,7 +11,7 @@ import tomllib
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from tiergate.gate.detection.declared.declaration import BRACED, Declared, line_of, made
+from tiergate.gate.detection.declared.declaration import BRACED, Declared, DeclaredAt, line_of, made
 from tiergate.gate.detection.testcommand import names_tests
 
 _ARGS = re.compile(r"\{args(?::([^{}]*))?\}")
@@ -70,7 +70,8 @@ def _script(script: object, file: str, where: str, text: str) -> Iterator[Declar
         command = command.replace("{root}", ".")
         problem = f"only the tool can resolve {found.group(0)}" if (found := BRACED.search(command)) else ""
         line = line_of(lines, written, "") if lines else 0
-        yield made(written, " ".join(command.split()), file, where, line, notes, problem, len(commands) == 1)
+        at = DeclaredAt(file, where, line)
+        yield made(written, " ".join(command.split()), at, notes, problem, len(commands) == 1)
 
 
 def _without_args(written: str) -> tuple[str, list[str]]:

@@ -12,7 +12,15 @@ import tomllib
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from tiergate.gate.detection.declared.declaration import BRACED, Declared, joined, line_of, made, read_ini
+from tiergate.gate.detection.declared.declaration import (
+    BRACED,
+    Declared,
+    DeclaredAt,
+    joined,
+    line_of,
+    made,
+    read_ini,
+)
 from tiergate.gate.detection.testcommand import names_tests
 
 _TOX_SIMPLE = {
@@ -102,7 +110,7 @@ def _tox_command(
         return match.group(0)
 
     text = BRACED.sub(substitute, text).replace("\\{", "{").replace("\\}", "}")
-    return made(written, " ".join(text.split()), file, where, line, notes, problem, alone=alone)
+    return made(written, " ".join(text.split()), DeclaredAt(file, where, line), notes, problem, alone=alone)
 
 
 def _tox_toml(config: Mapping[str, Any], file: str, prefix: str) -> Iterator[Declared]:

@@ -1,12 +1,9 @@
-"""The record of the environment taken as a loop began, kept until its claims are judged:
+"""The record of the environment taken as a loop began (`envrecord`), kept until its claims are judged:
 `<state_dir>/environment/<session_id>.json`, written atomically, naming its loop.
 
-The agent can write the state folder, so the record is bound to its loop by its digest (BLAKE2b), which
-the loop's state holds, sealed (`LoopState.environment`): a file that is not the one kept, whoever wrote
-it, reads as no record, which makes the claim THOROUGH (`difference.NO_RECORD`) rather than compared with
-what the agent left there. No seal of its own: the digest binds it more tightly (to its loop), and
-hashing a large environment's record once costs less than sealing it too. See docs/ARCHITECTURE.md,
-"State the agent can reach is not trusted".
+The agent can write the state folder, so the record is bound to its loop by its digest (BLAKE2b), held
+in the loop's sealed state (`LoopState.environment`): any other file reads as no record, THOROUGH
+(`difference.NO_RECORD`). No seal of its own: the digest binds it tighter, and costs less on a large record.
 """
 
 from __future__ import annotations
@@ -14,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tiergate.gate.environment.record import EnvironmentRecord, from_dict, to_dict
+from tiergate.gate.environment.envrecord import EnvironmentRecord, from_dict, to_dict
 from tiergate.project import Project, ensure_state_dir, is_valid_session_id, keep_newest, write_atomic
 
 DIR = "environment"

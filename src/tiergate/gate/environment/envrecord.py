@@ -67,7 +67,7 @@ def to_dict(record: EnvironmentRecord) -> dict[str, Any]:
 def from_dict(data: object) -> EnvironmentRecord | None:
     """The record `to_dict` made, read back from JSON; None when `data` is not one (another schema, a
     shape of its own). Only its shape is checked: the caller knows the data is the record it kept
-    (`tiergate.gate.environment.store` checks its digest)."""
+    (`tiergate.gate.environment.keptrecord` checks its digest)."""
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         return None
     try:
