@@ -12,17 +12,15 @@ import json
 from collections.abc import Iterable, Iterator
 from dataclasses import field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import Any, TextIO
 
+from tiergate.config.settings import Config, load_config
 from tiergate.frozen import frozen
-from tiergate.tier.assess import facts_from_paths
+from tiergate.tier.assess import facts_from_paths, risk_paths
 from tiergate.tier.batchschema import FilesLine, parse
 from tiergate.tier.keywords import LIGHT_KEYWORDS, THOROUGH_KEYWORDS, find_override
 from tiergate.tier.policy import ChangeFacts, Coverage, TierPolicy, select_tier
 from tiergate.tier.riskpaths import RiskPaths
-
-if TYPE_CHECKING:
-    from tiergate.config.settings import Config
 
 
 @frozen
@@ -36,15 +34,11 @@ class BatchRules:
 
     @classmethod
     def from_config(cls, config: Config) -> BatchRules:
-        from tiergate.tier.assess import risk_paths
-
         return cls(config.tier_policy, config.keywords.thorough, config.keywords.light, risk_paths(config))
 
     @classmethod
     def for_project(cls, root: Path) -> BatchRules:
         """The rules of the project at `root`: its configuration's, or the seed's."""
-        from tiergate.config.settings import load_config
-
         return cls.from_config(load_config(root))
 
 
