@@ -14,7 +14,7 @@ import time
 import pytest
 
 from .folder import CREATED, TIERGATE_VARIABLES, note_created
-from .runner import write
+from .runs import write
 from .zygote import Zygote
 
 _PLAN = "TIERGATE_MUTANTS"

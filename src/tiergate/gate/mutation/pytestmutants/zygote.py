@@ -20,7 +20,7 @@ import time
 
 from .children import ended, read_all
 from .folder import CREATED, TREE, own, remove_created, snapshot
-from .runner import Runner
+from .runs import Runner
 from .swap import know
 
 
