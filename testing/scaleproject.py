@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from testing.gitrepo import init_repo, write
 from testing.hooksession import HookSession
+from testing.pytestcheck import PYTEST
 
 SESSION = "33333333-2222-3333-4444-555555555555"
 CLAIM = "Done: every module works.\n\n<promise>DONE</promise>"
@@ -39,11 +39,12 @@ def module_tests(n: int, seconds: float = 0.0, marker: str = "") -> str:
 def scale_project(root: Path, modules: int, seconds: float = 0.0, markers: Path | None = None) -> Path:
     """A git repository at `root / "project"`: `calc/mod_<n>.py` and `tests/test_mod_<n>.py` for each
     of `modules`, each test sleeping `seconds` (with `markers`, test file n marks where it ran in
-    `markers / "<n>"`), and pytest as its one check."""
+    `markers / "<n>"`), and pytest as its one check, loading no plugin from the environment
+    (testing/pytestcheck.py)."""
     files = {
         "calc/__init__.py": "",
         "tests/__init__.py": "",
-        ".tiergate.toml": f'[checks]\ntests = "{sys.executable} -m pytest -q -p no:cacheprovider"\n',
+        ".tiergate.toml": f'[checks]\ntests = "{PYTEST}"\n',
         ".gitignore": "__pycache__/\n",
     }
     for n in range(modules):
