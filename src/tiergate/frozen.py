@@ -14,7 +14,8 @@ import inspect
 from collections.abc import Callable
 from dataclasses import MISSING, Field, FrozenInstanceError
 
-TYPE_CHECKING = False
+from tiergate import TYPE_CHECKING
+
 if TYPE_CHECKING:
     from typing import TypeVar, dataclass_transform
 

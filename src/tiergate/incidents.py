@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import sys
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
+from tiergate import TYPE_CHECKING
+
 if TYPE_CHECKING:
     from pathlib import Path
 

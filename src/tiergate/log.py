@@ -13,6 +13,8 @@ import fcntl
 import json
 import os
 
+from tiergate import TYPE_CHECKING
+
 # On the hook's path, which imports this module only to write or read a record: the imports above and
 # these cost a hook nothing (it has read its input with json and located its project). What only some
 # records need (structlog: the command line's writer; redact's `re`, datetime, traceback, pathlib) is
@@ -20,8 +22,6 @@ import os
 from tiergate.project import STATE_FILE_MODE, state_name, tighten
 from tiergate.seal import SealError, line_is_sealed, line_tag
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping, MutableMapping
     from pathlib import Path

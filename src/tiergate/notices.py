@@ -4,8 +4,8 @@ at the session's next visible event."""
 
 from __future__ import annotations
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
+from tiergate import TYPE_CHECKING
+
 if TYPE_CHECKING:
     from pathlib import Path
 

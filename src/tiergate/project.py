@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import os
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
+from tiergate import TYPE_CHECKING
+
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from pathlib import Path

@@ -16,7 +16,8 @@ import os
 import signal
 import sys
 
-TYPE_CHECKING = False
+from tiergate import TYPE_CHECKING
+
 if TYPE_CHECKING:
     import subprocess
     from collections.abc import Callable, Mapping

@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
+from tiergate import TYPE_CHECKING
+
 if TYPE_CHECKING:
     from typing import Any
 

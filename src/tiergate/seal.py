@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import os
 
-TYPE_CHECKING = False
+from tiergate import TYPE_CHECKING
+
 if TYPE_CHECKING:
     from collections.abc import Mapping
 

@@ -14,8 +14,8 @@ import stat
 from collections.abc import Iterator
 from datetime import UTC, datetime
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
+from tiergate import TYPE_CHECKING
+
 if TYPE_CHECKING:
     from typing import Any, BinaryIO
 

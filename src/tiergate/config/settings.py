@@ -11,10 +11,10 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from tiergate import TYPE_CHECKING
 from tiergate.config.keys import SECTIONS, Config, Key, RiskConfig, RiskRuleConfig, keys
 from tiergate.errors import UserError
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 

@@ -11,10 +11,9 @@ import struct
 from collections.abc import Iterable
 from dataclasses import replace
 
+from tiergate import TYPE_CHECKING
 from tiergate.frozen import frozen
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     import hashlib
 

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import os
 
+from tiergate import TYPE_CHECKING
 from tiergate.hook.registry import EVENTS
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

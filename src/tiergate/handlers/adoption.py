@@ -11,14 +11,13 @@ import json
 import time
 from pathlib import Path
 
+from tiergate import TYPE_CHECKING
 from tiergate.loop import adoption
 from tiergate.loop.adoption import Foreign, NotAdopted
 from tiergate.loop.claims import ClaimCheck
 from tiergate.loop.events import Outcome
 from tiergate.text import plural
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

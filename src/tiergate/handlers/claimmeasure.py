@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import time
 
-from tiergate import foreign
+from tiergate import TYPE_CHECKING, foreign
 from tiergate.frozen import frozen
 from tiergate.loop.events import ClaimFacts, GateFacts
 from tiergate.loop.state import POLICIES, Policies
 from tiergate.workspace import fingerprint
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 

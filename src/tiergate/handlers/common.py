@@ -6,6 +6,7 @@ import os
 import time
 from dataclasses import replace
 
+from tiergate import TYPE_CHECKING
 from tiergate.hook.protocol import HookReply
 from tiergate.loop import messages
 from tiergate.loop import store as state
@@ -14,8 +15,6 @@ from tiergate.loop.events import Event, Outcome
 from tiergate.loop.logfields import log_fields
 from tiergate.loop.state import LIMITS, Limits, LoopState
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 

@@ -3,7 +3,7 @@ is validated and the configuration loaded; and its use once they are."""
 
 from __future__ import annotations
 
-from tiergate import foreign
+from tiergate import TYPE_CHECKING, foreign
 from tiergate.frozen import frozen
 from tiergate.handlers.turnend import measures, settled
 from tiergate.loop import store as state
@@ -11,8 +11,6 @@ from tiergate.loop.claims import check_claim
 from tiergate.loop.refutation import may_stand_refuted
 from tiergate.workspace import loopbase
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any

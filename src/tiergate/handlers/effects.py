@@ -7,14 +7,13 @@ git, the backups and the gate.
 
 from __future__ import annotations
 
+from tiergate import TYPE_CHECKING
 from tiergate.handlers.loopgate import gate_request
 from tiergate.handlers.looprules import loop_config
 from tiergate.loop.events import Outcome
 from tiergate.loop.refutation import after_rollback
 from tiergate.loop.state import LoopState
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 

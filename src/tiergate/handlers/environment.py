@@ -3,11 +3,10 @@ and compared at each claim."""
 
 from __future__ import annotations
 
+from tiergate import TYPE_CHECKING
 from tiergate.handlers.loopgate import gate_request
 from tiergate.handlers.looprules import loop_config
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Collection
 

@@ -13,12 +13,11 @@ import os
 import time
 from dataclasses import replace
 
+from tiergate import TYPE_CHECKING
 from tiergate.hook.protocol import HookReply
 from tiergate.loop import failclosed, ledger
 from tiergate.loop import store as state
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from tiergate.loop.state import LoopState
     from tiergate.project import Project

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import time
 
+from tiergate import TYPE_CHECKING
 from tiergate.loop import goal, goalloop
 from tiergate.loop.goal import Goal, GoalAtStop
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any

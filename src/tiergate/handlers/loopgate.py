@@ -3,11 +3,10 @@ rules the loop began with), and what a claim's decision needs of its result."""
 
 from __future__ import annotations
 
+from tiergate import TYPE_CHECKING
 from tiergate.loop.events import GateFacts
 from tiergate.text import quote_inline
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from tiergate.config.settings import Config
     from tiergate.gate.request import GateRequest, MutantBounds, Seed

@@ -3,10 +3,9 @@ policies that configuration sets."""
 
 from __future__ import annotations
 
+from tiergate import TYPE_CHECKING
 from tiergate.loop.state import Policies
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from tiergate.config.settings import Config
     from tiergate.loop.state import LoopState

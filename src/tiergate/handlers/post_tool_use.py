@@ -4,10 +4,9 @@ under verification must keep (`tiergate.handlers.goal.set_by_model`)."""
 
 from __future__ import annotations
 
+from tiergate import TYPE_CHECKING
 from tiergate.loop.goalloop import GOAL_TOOLS
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

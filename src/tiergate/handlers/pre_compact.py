@@ -3,12 +3,11 @@ says so; the loop itself is restated to Claude at the SessionStart (source "comp
 
 from __future__ import annotations
 
+from tiergate import TYPE_CHECKING
 from tiergate.handlers import common
 from tiergate.hook.inputs import parse_input
 from tiergate.loop.events import Compaction
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

@@ -4,12 +4,11 @@ Claude Code gives this hook 1.5 s: the record costs a state read and one appende
 
 from __future__ import annotations
 
+from tiergate import TYPE_CHECKING
 from tiergate.handlers import common
 from tiergate.hook.inputs import parse_input
 from tiergate.loop.events import SessionEnd
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

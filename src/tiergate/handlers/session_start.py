@@ -3,12 +3,11 @@ reminded of it (task, iteration, phase, promise), since compaction may have drop
 
 from __future__ import annotations
 
+from tiergate import TYPE_CHECKING
 from tiergate.hook.protocol import HookReply
 from tiergate.loop import messages
 from tiergate.loop import store as state
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

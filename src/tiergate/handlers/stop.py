@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from tiergate import foreign
+from tiergate import TYPE_CHECKING, foreign
 from tiergate.handlers import common
 from tiergate.handlers.claimmeasure import Measured, answer_by, log_claim_error, measure, stalled_approach
 from tiergate.handlers.earlymeasure import Early, measure_early
@@ -17,8 +17,6 @@ from tiergate.loop.refutation import may_stand_refuted, refutation_for
 from tiergate.loop.state import LoopState
 from tiergate.workspace import fingerprint, loopbase
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

@@ -4,12 +4,11 @@ Claude Code ignores this hook's output."""
 
 from __future__ import annotations
 
+from tiergate import TYPE_CHECKING
 from tiergate.handlers import common
 from tiergate.loop import store as state
 from tiergate.loop.events import StopFailure
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

@@ -4,7 +4,7 @@ other is told its verdict will not count."""
 
 from __future__ import annotations
 
-from tiergate import foreign
+from tiergate import TYPE_CHECKING, foreign
 from tiergate.handlers import common
 from tiergate.loop import store as state
 from tiergate.loop.events import SubagentStart
@@ -12,8 +12,6 @@ from tiergate.loop.verifiers import run_for, would_record
 from tiergate.workspace import loopbase, manifeststore
 from tiergate.workspace.fingerprint import manifest
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

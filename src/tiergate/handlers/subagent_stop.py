@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from tiergate import foreign, transcript
+from tiergate import TYPE_CHECKING, foreign, transcript
 from tiergate.handlers import common
 from tiergate.hook.inputs import parse_input
 from tiergate.loop import store as state
@@ -22,8 +22,6 @@ from tiergate.workspace import loopbase, manifeststore
 from tiergate.workspace.fingerprint import manifest
 from tiergate.workspace.manifest import changes
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

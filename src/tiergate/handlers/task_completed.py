@@ -7,10 +7,9 @@ Outside a loop the event passes, as does a task tiergate could not check: it say
 
 from __future__ import annotations
 
+from tiergate import TYPE_CHECKING
 from tiergate.loop import store as state
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
+from tiergate import TYPE_CHECKING
 from tiergate.git import repository, runner
 from tiergate.tier.content import rustanswers
 from tiergate.tier.content.answers import (
@@ -22,8 +23,6 @@ from tiergate.tier.content.answers import (
 )
 from tiergate.tier.content.testfiles import is_test
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from tiergate.config.settings import Config
     from tiergate.gate.checks import Check

@@ -4,10 +4,9 @@ claim's facts raised to THOROUGH by such reasons."""
 
 from __future__ import annotations
 
+from tiergate import TYPE_CHECKING
 from tiergate.text import quote_inline
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 

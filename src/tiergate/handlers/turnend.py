@@ -3,10 +3,9 @@ and whether the Stop measures its claim."""
 
 from __future__ import annotations
 
+from tiergate import TYPE_CHECKING
 from tiergate.loop.decision import wants_claim_facts
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

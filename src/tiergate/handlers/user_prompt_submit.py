@@ -5,6 +5,7 @@ not the user."""
 
 from __future__ import annotations
 
+from tiergate import TYPE_CHECKING
 from tiergate.errors import UserError
 from tiergate.handlers import FOREIGN_COMMANDS, GOAL_PROMPTS, common
 from tiergate.hook.protocol import HookReply
@@ -15,8 +16,6 @@ from tiergate.loop.events import Cancel, Outcome, TaskNotification, UserPrompt
 from tiergate.loop.state import LoopState
 from tiergate.text import plural
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

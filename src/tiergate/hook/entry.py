@@ -10,10 +10,9 @@ from __future__ import annotations
 import os
 import sys
 
+from tiergate import TYPE_CHECKING
 from tiergate.hook.registry import EVENTS
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import fields
 
+from tiergate import TYPE_CHECKING
 from tiergate.errors import InputError
 from tiergate.hook.inputfields import (
     INPUTS,
@@ -29,8 +30,6 @@ from tiergate.hook.inputfields import (
 )
 from tiergate.project import is_valid_session_id
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any, Literal, overload

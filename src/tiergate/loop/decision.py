@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from tiergate import TYPE_CHECKING
 from tiergate.loop import messages, stalls
 from tiergate.loop.events import (
     Cancel,
@@ -38,8 +39,6 @@ from tiergate.loop.transitions import (
 )
 from tiergate.text import clip, plural
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from tiergate.loop.claims import ClaimCheck
 

@@ -3,11 +3,10 @@
 
 from __future__ import annotations
 
+from tiergate import TYPE_CHECKING
 from tiergate.frozen import frozen
 from tiergate.loop.state import LIMITS, POLICIES, Limits, LoopState, Policies
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from tiergate.loop.claims import ClaimCheck
     from tiergate.loop.goal import GoalAtStop

@@ -8,11 +8,10 @@ green point. The documented exception to failing open: docs/ARCHITECTURE.md.
 
 from __future__ import annotations
 
+from tiergate import TYPE_CHECKING
 from tiergate.frozen import frozen
 from tiergate.text import quote_inline
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Literal
 

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tiergate import TYPE_CHECKING
 from tiergate.errors import UserError
 from tiergate.frozen import frozen
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Literal
 

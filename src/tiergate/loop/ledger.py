@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import os
 
-from tiergate import seal
+from tiergate import TYPE_CHECKING, seal
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
+from tiergate import TYPE_CHECKING
 from tiergate.loop.claims import promise_tag
 from tiergate.text import (
     AND_MORE,
@@ -25,8 +26,6 @@ from tiergate.text import (
 from tiergate.text import cut as cut  # noqa: PLC0414 (re-exported: refutation, verifiers call messages.cut)
 from tiergate.text import fit as fit  # noqa: PLC0414 (re-exported: refutation, verifiers call messages.fit)
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from tiergate.loop.state import LoopState, RefutedWorkspace, Verification, VerifierRun
     from tiergate.loop.verdict import Judgement

@@ -7,12 +7,11 @@ it can pass for one of tiergate's headings or fenced blocks. Pure text.
 
 from __future__ import annotations
 
+from tiergate import TYPE_CHECKING
 from tiergate.loop.claims import CLAIM_EVIDENCE, ClaimType
 from tiergate.loop.verdict import HEDGES
 from tiergate.text import ITEM_AND_MORE, cut, fit, more_line, plural, quote_block, quote_inline, quote_path
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from tiergate.loop.state import LoopState, Verification
 

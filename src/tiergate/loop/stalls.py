@@ -10,11 +10,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
+from tiergate import TYPE_CHECKING
 from tiergate.frozen import frozen
 from tiergate.text import one_line, plural
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Literal
 

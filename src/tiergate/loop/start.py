@@ -4,8 +4,8 @@ outside world (git, the configuration, the clock, an autopilot's features file) 
 
 from __future__ import annotations
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
+from tiergate import TYPE_CHECKING
+
 if TYPE_CHECKING:
     from pathlib import Path
 

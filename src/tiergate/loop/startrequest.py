@@ -8,12 +8,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from tiergate import TYPE_CHECKING
 from tiergate.frozen import frozen
 from tiergate.loop.claims import DEFAULT_PROMISE
 from tiergate.loop.state import LoopState, new_loop, with_features
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from tiergate import TYPE_CHECKING
 from tiergate.frozen import frozen
 from tiergate.loop import features, interventions
 from tiergate.loop.features import Feature
 from tiergate.loop.interventions import INTERVENTION_POLICY, InterventionPolicy
 from tiergate.loop.stalls import STALL_POLICY, StallPolicy
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Literal
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict, fields, replace
 from pathlib import Path
 
-from tiergate import seal
+from tiergate import TYPE_CHECKING, seal
 from tiergate.errors import UserError
 from tiergate.frozen import frozen
 from tiergate.loop import ledger
@@ -39,8 +39,6 @@ from tiergate.project import (
 )
 from tiergate.redact import redact
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, TypeVar
 

@@ -13,14 +13,12 @@ import stat
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from tiergate import foreign
+from tiergate import TYPE_CHECKING, foreign
 from tiergate.foreign import Exclusions, Verdict
 from tiergate.frozen import frozen
 from tiergate.git import changes, formats, objects, repository
 from tiergate.git.untracked import untracked_files
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Literal
 

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import time
 
+from tiergate import TYPE_CHECKING
 from tiergate.errors import UserError
 from tiergate.git import changes, indexcopy, objects, repository, runner
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path

@@ -13,7 +13,7 @@ import contextlib
 import json
 import re
 
-from tiergate import seal
+from tiergate import TYPE_CHECKING, seal
 from tiergate.project import (
     ensure_state_dir,
     is_valid_session_id,
@@ -23,8 +23,6 @@ from tiergate.project import (
 )
 from tiergate.workspace import manifest
 
-# Not `from typing import TYPE_CHECKING`: importing typing alone costs a hook several milliseconds.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 

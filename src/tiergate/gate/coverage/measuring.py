@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
+from tiergate import TYPE_CHECKING
 from tiergate.gate import ownfiles, planted
 from tiergate.gate.checks import Check, CheckResult
 from tiergate.gate.coverage.plan import FORMATS, Capability, RunnerFacts, Tool, files_for, plan
@@ -26,7 +27,6 @@ from tiergate.project import Project, ensure_state_dir
 from tiergate.tier.coverage.lines import CoverageData, FileLines, GateCoverage, NodeRun, v8_file_lines
 from tiergate.tier.mutation.fates import MutationRun
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:  # imported where it is used: the gate's other runs need none of it
     from tiergate.gate.mutation.nodestep import NodeStep
 
