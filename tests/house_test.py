@@ -137,6 +137,16 @@ def deferred_imports(tree: ast.Module) -> int:
     return len(inside)
 
 
+@pytest.mark.parametrize("script", ["reaper.py", "gate/sandboxinit.py"])
+def test_a_module_run_by_path_imports_nothing_of_tiergate(script: str) -> None:
+    """Run as `python -I -S <file>` (the reaper's watcher, the sandbox's launcher): tiergate is not there."""
+    tree = parsed(PACKAGE / script)
+    for node in ast.walk(tree):  # what only mypy reads does not run
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            node.body = []
+    assert imported_modules(tree, "tiergate", True) == set()
+
+
 def test_only_the_hook_path_defers_imports() -> None:
     modules = {module_name(p): p for p in python_sources()}
     on_path = hook_path(modules)

@@ -16,8 +16,8 @@ import os
 import signal
 import sys
 
-from tiergate import TYPE_CHECKING
-
+# Its own, not tiergate's: the watcher runs this file with nothing of tiergate on the path.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import subprocess
     from collections.abc import Callable, Mapping
