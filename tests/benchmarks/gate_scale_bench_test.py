@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import textwrap
 from pathlib import Path
@@ -72,8 +73,11 @@ def wrong_change(project: bench.Project) -> dict[str, str]:
 
 
 def pytest_run(project: Path) -> subprocess.CompletedProcess[str]:
+    # The project's tests use no plugin: none loaded from the environment (hypothesis alone is most of a
+    # run's start, as testing/pytestcheck.py says).
     command = [bench.PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
-    return subprocess.run(command, cwd=project, capture_output=True, text=True, check=False)
+    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    return subprocess.run(command, cwd=project, env=env, capture_output=True, text=True, check=False)
 
 
 def test_the_project_passes_fails_in_the_broken_module_only_and_stays_green_when_refactored(

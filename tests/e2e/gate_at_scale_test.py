@@ -15,6 +15,7 @@ from testing.claude.cli import TIERGATE_PLUGIN, RunClaude, run_tiergate
 from testing.claude.scripted_api import Rule, ScriptedApi, bash, text, write_file
 from testing.claude.tiergate_model import follow_tiergate, verify_by_running
 from testing.gitrepo import commit_all, write
+from testing.pytestcheck import PYTEST
 from testing.scaleproject import RUNNING, module_tests
 from testing.tiergatecli import decisions, loop_status, start_loop
 
@@ -52,8 +53,7 @@ def test_a_suite_longer_than_the_stop_is_verified_across_stops_in_the_real_cli(
     for n in range(3):
         files[f"calc/mod_{n}.py"] = f"def value_{n}(x):\n    return x + {n}\n"
         files[f"tests/test_mod_{n}.py"] = module_tests(n, seconds=3.0)
-    check = f"{sys.executable} -m pytest -q -p no:cacheprovider"
-    write(git_project, {**files, ".tiergate.toml": f"[checks]\ntests = {json.dumps(check)}\n"})
+    write(git_project, {**files, ".tiergate.toml": f"[checks]\ntests = {json.dumps(PYTEST)}\n"})
     commit_all(git_project, "three modules, their slow tests")
     start_loop(git_project, "make value_2 clearer", max_iterations=6)
     api = scripted_api

@@ -242,25 +242,6 @@ NOT_REGISTERED = [
 ]
 
 
-def test_without_claude_code_install_still_works_and_says_the_plugin_was_not_registered(
-    tmp_path: Path,
-) -> None:
-    machine = new_machine(tmp_path, with_claude=False)
-    home_dir, bin_dir = tmp_path / "tiergate home", tmp_path / "bin dir"
-    result = machine.install(TIERGATE_HOME=str(home_dir), TIERGATE_BIN_DIR=str(bin_dir))
-    output = lines(result)
-    assert output[-2:] == NOT_REGISTERED
-    # The link's folder is not on PATH: say so; a folder that is on PATH needs no note.
-    assert any(line.startswith(f"tiergate: note: {bin_dir} is not on your PATH") for line in output)
-    version = subprocess.run(
-        [str(bin_dir / "tiergate"), "--version"], capture_output=True, text=True, check=True
-    )
-    assert version.stdout == "tiergate 0.1.0\n"
-    assert (home_dir / "plugin" / "hooks" / "tiergate-hook").is_file()
-    assert not (machine.home / ".claude").exists()
-    assert not (machine.home / ".local").exists()
-
-
 def test_a_second_run_without_claude_code_does_not_call_itself_up_to_date(tmp_path: Path) -> None:
     machine = new_machine(tmp_path, with_claude=False)
     lines(machine.install())
@@ -433,12 +414,29 @@ def test_the_demo_and_uninstall_leave_home_as_they_found_it(tmp_path: Path) -> N
     }
 
 
-def test_uninstall_keeps_a_loops_log_and_says_what_it_kept(tmp_path: Path) -> None:
+def test_without_claude_code_an_install_in_chosen_folders_works_and_uninstall_keeps_a_loops_log(
+    tmp_path: Path,
+) -> None:
+    """One fresh install for two things: what install.sh left (read first, before anything changes it),
+    then a loop started and --uninstall keeping its log."""
     machine = new_machine(tmp_path, with_claude=False)
-    env = default_state_home(machine)
-    lines(machine.install())
+    home_dir, bin_dir = tmp_path / "tiergate home", tmp_path / "bin dir"
+    chosen = {"TIERGATE_HOME": str(home_dir), "TIERGATE_BIN_DIR": str(bin_dir)}
+    output = lines(machine.install(**chosen))
+    assert output[-2:] == NOT_REGISTERED
+    # The link's folder is not on PATH: say so; a folder that is on PATH needs no note.
+    assert any(line.startswith(f"tiergate: note: {bin_dir} is not on your PATH") for line in output)
+    version = subprocess.run(
+        [str(bin_dir / "tiergate"), "--version"], capture_output=True, text=True, check=True
+    )
+    assert version.stdout == "tiergate 0.1.0\n"
+    assert (home_dir / "plugin" / "hooks" / "tiergate-hook").is_file()
+    assert not (machine.home / ".claude").exists()
+    assert not (machine.home / ".local").exists()
+
+    env = {**default_state_home(machine), **chosen}
     project = init_repo(tmp_path / "project", {"a.txt": "a\n"})
-    tiergate = str(machine.home / ".local" / "bin" / "tiergate")
+    tiergate = str(bin_dir / "tiergate")
     started = run([tiergate, "ralph", "start", "a task"], project, env)
     assert started.returncode == 0, started.stderr
     # doctor right after install.sh with no Claude Code: advice for this route, not "run install.sh".
