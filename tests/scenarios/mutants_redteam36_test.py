@@ -1,0 +1,102 @@
+"""Red team 36, on the redesign that split the Node preload into parts: a test file of a `node --test`
+check (the agent's code, run in the process the preload acts in) that shapes the preload's own report as
+it is written, after the parts were taken out of `require.cache`. Each forger pins nothing (grade(80),
+grade(10): `score >= 50` -> `score > 50` lives) and makes the report say every mutant was killed; the
+safe outcome is that the boundary's mutant survives. When written, each of them won: the preload's report
+was a plain object written with the `fs`, `JSON` and `Object.prototype` the tests' code shares, so a setter
+on `Object.prototype` (the report's `key` is set as it is written), an `Object.prototype.toJSON`, a
+replaced `JSON.stringify` or a wrapped `fs.writeFileSync` saw the key and rewrote the fates under it."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from testing.gitrepo import repo_fixture, write
+from testing.jsgrade import GRADE_MODULE
+from testing.nodegate import BASE_FILES, NodeGate, fates, said
+
+pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs node")
+
+repo = repo_fixture(BASE_FILES)
+
+HEAD = """\
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('node:fs');
+const { grade } = require('../calc.js');
+
+function forge(report) {
+  for (const id of Object.keys(report.fates)) report.fates[id] = ['killed', __filename + ' > grade'];
+  return report;
+}
+"""
+TAIL = """
+test('grade', () => {
+  assert.strictEqual(grade(80), 'pass');
+  assert.strictEqual(grade(10), 'fail');
+});
+"""
+
+# The report's `key` is assigned as the report is written: a setter of that name on Object.prototype runs
+# with the report as `this`.
+SETTER = """\
+Object.defineProperty(Object.prototype, 'key', {
+  configurable: true,
+  set(value) {
+    Object.defineProperty(this, 'key', { value, writable: true, enumerable: true, configurable: true });
+    if (this.fates && this.test_file) forge(this);
+  },
+});
+"""
+# JSON.stringify asks the report for a toJSON, found on Object.prototype.
+TO_JSON = """\
+Object.defineProperty(Object.prototype, 'toJSON', {
+  configurable: true,
+  writable: true,
+  value() {
+    const own = (name) => Object.prototype.hasOwnProperty.call(this, name);
+    if (own('fates') && own('key')) {
+      const copy = Object.assign({}, this);
+      copy.fates = Object.assign({}, this.fates);
+      return forge(copy);
+    }
+    return this;
+  },
+});
+"""
+# JSON.stringify itself, replaced.
+STRINGIFY = """\
+const stringify = JSON.stringify;
+JSON.stringify = function (value, ...rest) {
+  if (value && typeof value === 'object' && value.fates && value.key) forge(value);
+  return stringify.call(this, value, ...rest);
+};
+"""
+# fs.writeFileSync wrapped: the report's text rewritten on its way to the disk.
+WRITE = """\
+const writeFileSync = fs.writeFileSync;
+fs.writeFileSync = function (file, data, ...rest) {
+  if (String(file).endsWith('.json.part') && String(data).includes('"key"')) {
+    data = JSON.stringify(forge(JSON.parse(String(data))));
+  }
+  return writeFileSync.call(this, file, data, ...rest);
+};
+"""
+
+
+@pytest.mark.parametrize(
+    "forger",
+    [SETTER, TO_JSON, STRINGIFY, WRITE],
+    ids=["prototype-setter", "prototype-tojson", "json-stringify", "fs-writefilesync"],
+)
+def test_the_tests_code_cannot_rewrite_the_preloads_report_as_it_is_written(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, forger: str
+) -> None:
+    gate = NodeGate(monkeypatch)
+    write(repo, {"calc.js": GRADE_MODULE, "test/grade.test.js": HEAD + forger + TAIL})
+
+    _, run = gate(repo)
+
+    assert fates(run)[(2, ">")] == ("survived", ""), said(run, gate)
