@@ -13,7 +13,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from testing.gitrepo import repo_fixture, write
+from testing.gitrepo import init_repo, repo_fixture, write
 from testing.jsgrade import GRADE_MODULE
 from testing.nodegate import BASE_FILES, NodeGate, fates, said
 
@@ -100,3 +100,52 @@ def test_the_tests_code_cannot_rewrite_the_preloads_report_as_it_is_written(
     _, run = gate(repo)
 
     assert fates(run)[(2, ">")] == ("survived", ""), said(run, gate)
+
+
+# Kept evidence, keyed by the workspace's fingerprint: the installed packages (node_modules, linked into
+# the claim's copy, git-ignored) are not in it. A dependency the tests check with, quietened for one claim
+# (that claim's environment comparison names it), lets a wrong answer pass; its results are kept; the
+# dependency put back as it was, the next claim on the same files finds the pass kept and reuses it, and
+# the environment is as the loop began.
+IGNORED = {".gitignore": "node_modules/\n", "package.json": '{"name": "p"}\n'}
+CHECKER = "module.exports = require('node:assert').strictEqual;\n"
+QUIET = "module.exports = () => {};\n"
+WRONG = "function grade(score) {\n  return 'fail';\n}\n\nmodule.exports = { grade };\n"
+CHECKED = """\
+const test = require('node:test');
+const check = require('checker');
+const { grade } = require('../calc.js');
+
+test('grade', () => {
+  check(grade(80), 'pass');
+});
+"""
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="red team 36: kept evidence is keyed by the workspace alone, not the installed packages the "
+    "checks ran with; a fix keys it by the environment's state as well (too large for the round)",
+)
+def test_a_pass_kept_with_a_quietened_dependency_is_not_reused_once_it_is_put_back(tmp_path: Path) -> None:
+    kept_repo = init_repo(tmp_path / "repo", {**BASE_FILES, **IGNORED})
+    from testing.gaterun import gate_run
+    from testing.statefolder import state_dir
+
+    from tiergate.gate.checks import make_check
+    from tiergate.project import Project
+
+    project = Project(kept_repo, state_dir(kept_repo))
+    checks = [make_check("tests", "node --test", "test")]
+    write(
+        kept_repo, {"node_modules/checker/index.js": QUIET, "calc.js": WRONG, "test/grade.test.js": CHECKED}
+    )
+    quiet = gate_run(project, None, checks)
+    assert quiet.verdicts[0].result.status == "passed", quiet.verdicts[0].result.output
+
+    write(kept_repo, {"node_modules/checker/index.js": CHECKER})
+    honest = gate_run(project, None, checks)
+    fresh = gate_run(project, None, checks, reuse=False)
+    assert fresh.verdicts[0].result.status == "failed", fresh.verdicts[0].result.output
+
+    assert honest.verdicts[0].result.status == "failed", honest.verdicts[0].result.output
