@@ -122,11 +122,6 @@ test('grade', () => {
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="red team 36: kept evidence is keyed by the workspace alone, not the installed packages the "
-    "checks ran with; a fix keys it by the environment's state as well (too large for the round)",
-)
 def test_a_pass_kept_with_a_quietened_dependency_is_not_reused_once_it_is_put_back(tmp_path: Path) -> None:
     kept_repo = init_repo(tmp_path / "repo", {**BASE_FILES, **IGNORED})
     from testing.gaterun import gate_run
