@@ -144,3 +144,39 @@ def test_a_pass_kept_with_a_quietened_dependency_is_not_reused_once_it_is_put_ba
     assert fresh.verdicts[0].result.status == "failed", fresh.verdicts[0].result.output
 
     assert honest.verdicts[0].result.status == "failed", honest.verdicts[0].result.output
+
+
+# The preload's parts are copied into the plan's folder, which the check's processes can write (their
+# reports go there): a test file run first rewrites the part that writes the report, and the test files
+# run after it load it. Every mutant is then reported killed under the key. The safe outcome: the boundary's
+# mutant survives, or the rewritten part, read by a later process, is named.
+REWRITER = """\
+const test = require('node:test');
+const fs = require('node:fs');
+const path = require('node:path');
+
+if (process.env.TIERGATE_NODE_MUTANTS) {
+  const part = path.join(path.dirname(process.env.TIERGATE_NODE_MUTANTS), 'nodemutants', 'report.cjs');
+  const head = 'function finish(incomplete = "", off = "") {';
+  const forge = 'if (state.report) for (const id of Object.keys(state.report.fates)) ' +
+    'state.report.fates[id] = ["killed", TEST_FILE + " > grade"];';
+  fs.writeFileSync(part, fs.readFileSync(part, 'utf8').replace(head, head + forge));
+}
+
+test('nothing', () => {});
+"""
+WEAK_LATER = CHECKED.replace("require('checker')", "require('node:assert').strictEqual") + (
+    "test('fail', () => check(grade(10), 'fail'));\n"
+)
+
+
+def test_a_part_rewritten_by_an_earlier_test_file_reports_nothing(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gate = NodeGate(monkeypatch)
+    write(repo, {"calc.js": GRADE_MODULE, "test/a.test.js": REWRITER, "test/b.test.js": WEAK_LATER})
+
+    result, run = gate(repo)
+
+    named = result.verdicts[0].result.read_outside
+    assert fates(run)[(2, ">")] == ("survived", "") or named, said(run, gate)
