@@ -307,3 +307,33 @@ def test_what_a_worker_saw_reaches_its_runs_record_without_the_socket(tmp_path: 
     assert record["finished"] and record["workers"] == ["gw0"]
     assert record["outcomes"] == [["test_a.py::test_fail", "failed"]]
     assert "_pytest.python.Function.runtest" in record["patched"]
+
+
+# The same reach from the project's root conftest, which pytest imports before it configures its plugins
+# (red team 36): `socket.socket.sendall` rewritten there turned each failure the stream sent into a pass,
+# since the plugin took `socket` as it connected, after that conftest. It now takes what it sends through
+# as it is imported (PYTEST_PLUGINS: before any conftest), from `_socket`, whose methods are the C type's.
+REWRITING_CONFTEST = """\
+import socket
+
+_sendall = socket.socket.sendall
+
+
+def _rewritten(self, data, *flags):
+    return _sendall(self, data.replace(b'"failed"', b'"passed"'), *flags)
+
+
+socket.socket.sendall = _rewritten
+socket.socket.send = lambda self, data, *flags: _sendall(self, data.replace(b'"failed"', b'"passed"'))
+"""
+
+
+def test_a_stream_is_out_of_reach_of_the_root_conftest(tmp_path: Path) -> None:
+    write(
+        tmp_path / "p",
+        {"conftest.py": REWRITING_CONFTEST, "test_fails.py": "def test_fail():\n    assert 0\n"},
+    )
+
+    _, [stream] = streamed_run(tmp_path)
+
+    assert stream.ended and replayed(stream) == {"test_fails.py::test_fail": "failed"}

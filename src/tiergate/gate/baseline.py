@@ -223,6 +223,11 @@ def link_environments(pairs: Sequence[tuple[Path, Path]]) -> list[Path]:
     return links
 
 
+def environments(folder: Path) -> list[Path]:
+    """The environment folders in `folder` that a copy of it links in (`link_environments`)."""
+    return _environments(folder)
+
+
 def _environments(folder: Path) -> list[Path]:
     try:
         entries = list(folder.iterdir())

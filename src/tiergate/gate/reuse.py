@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tiergate import foreign
@@ -13,6 +14,7 @@ from tiergate.frozen import frozen
 from tiergate.gate import baseline
 from tiergate.gate import cache as evidencecache
 from tiergate.gate.checks import Check, CheckResult
+from tiergate.gate.environment import walk
 from tiergate.gate.processes import DEFAULT_TIMEOUT
 from tiergate.project import Project, git_top_level
 from tiergate.tier.coverage.lines import GateCoverage
@@ -35,6 +37,7 @@ class Located:
     commit: str | None
     before: str | None  # the workspace's fingerprint before the checks
     measured: ChangeMeasurement | None = None
+    environment: str = ""  # the environment linked into the claim's copy (`environment`)
 
 
 @frozen
@@ -51,7 +54,7 @@ def located(project: Project, request: RunRequest) -> Located:
     change = request.change
     measured = change if in_git and _measured_for(change, request.base, request.exclusions) else None
     commit, before = _located(project, request.base, request.exclusions, measured, in_git=in_git)
-    return Located(in_git, commit, before, measured)
+    return Located(in_git, commit, before, measured, environment(project.root) if before else "")
 
 
 def keys(where: Located, checks: Sequence[Check], timeout: float, *, for_task: bool) -> Keys:
@@ -59,7 +62,8 @@ def keys(where: Located, checks: Sequence[Check], timeout: float, *, for_task: b
     nothing is kept)."""
     if not where.before:
         return Keys(None, None)
-    claim_key = evidencecache.evidence_key(where.before, where.commit or "", checks, timeout)
+    state = f"{where.before}\0{where.environment}"
+    claim_key = evidencecache.evidence_key(state, where.commit or "", checks, timeout)
     task_key = hashlib.sha256(f"task\0{claim_key}".encode()).hexdigest()
     return Keys(claim_key, task_key if for_task else claim_key)
 
@@ -79,7 +83,8 @@ def claim_key(
         return None
     measured = change if _measured_for(change, base, exclusions) else None
     commit, before = _located(project, base, exclusions, measured, in_git=True)
-    return keys(Located(True, commit, before), tuple(checks), timeout, for_task=False).claim
+    where = Located(True, commit, before, environment=environment(project.root) if before else "")
+    return keys(where, tuple(checks), timeout, for_task=False).claim
 
 
 def requested_key(
@@ -111,8 +116,11 @@ def kept_coverage(
     before = fingerprint(project.root, base, exclusions)
     if not before:
         return None
-    key = evidencecache.evidence_key(before, baseline.base_commit(project.root, base) or "", checks, timeout)
-    kept = evidencecache.load_evidence_and_coverage(project, key)
+    where = Located(
+        True, baseline.base_commit(project.root, base), before, environment=environment(project.root)
+    )
+    key = keys(where, tuple(checks), timeout, for_task=False).claim
+    kept = evidencecache.load_evidence_and_coverage(project, key) if key else None
     return None if kept is None else kept[1]
 
 
@@ -123,6 +131,24 @@ def reused(project: Project, found: Keys, measurement: Measurement | None) -> Ke
         if kept is not None:
             return kept
     return None
+
+
+def environment(root: Path) -> str:
+    """A digest of the environment folders linked into the claim's copy (`baseline.link_environments`: the
+    project's and its work tree top's `.venv`, `node_modules`, ...), every file's stamp (size, times,
+    inode): git ignores them, so the workspace's fingerprint does not hold them, and the checks ran with
+    them. Results kept with one environment are not reused with another, even one put back as it was (its
+    change times moved): a dependency quietened for one claim and put back would have the next reuse the
+    pass it gave (red team 36, `tests/scenarios/mutants_redteam36_test.py`)."""
+    digest = hashlib.sha256()
+    top = git_top_level(str(root))
+    for folder in dict.fromkeys((Path(top) if top else root, root)):
+        for entry in sorted(baseline.environments(folder)):
+            digest.update(f"{entry}\0".encode())
+            files = walk.files_under(str(entry)) or {}
+            for name in sorted(files):
+                digest.update(f"{name}\0{files[name]!r}\0".encode())
+    return digest.hexdigest()
 
 
 def keepable(results: Sequence[CheckResult]) -> bool:

@@ -105,8 +105,16 @@ class NodeStep:
 
     def read(self, where: Path) -> None:
         """What the check's processes decided, read from their reports before their folder goes."""
-        if self.out is not None:
-            self.decided = nodereports.read(self.out, where, self.secret)
+        if self.out is None:
+            return
+        rewritten = _rewritten(self.out)
+        if rewritten:
+            # The preload or its plan, rewritten by a check's process (the plan's folder takes their
+            # reports, so they can write it): a process started after that ran code that is not
+            # tiergate's, and its keyed report says nothing. Every mutant runs in a process of its own.
+            self.decided = nodereports.Decided(problems=(f"rewritten while the checks ran: {rewritten}",))
+            return
+        self.decided = nodereports.read(self.out, where, self.secret)
 
     def run(
         self,
@@ -240,6 +248,23 @@ def confirmations(
         if tests:
             by_line.setdefault((found.mutant.path, found.mutant.line), []).append((found.mutant, tests))
     return [pick.choice(by_line[pick.choice(sorted(by_line))])] if by_line else []
+
+
+def _rewritten(out: Path) -> str:
+    """The first of the files written for the check's processes in `out` (the preload, its parts, the plan)
+    that is not as tiergate wrote it (its inode or change time moved: red team 36), or a file added beside
+    them that the preload could load; "" when none."""
+    stamps = ownfiles.stamps()
+    for path in sorted([*out.glob("*.cjs"), *out.glob("*.json"), *out.glob("nodemutants/*")]):
+        if path.name.startswith("node-") or path.name in ("fates", "spent"):
+            continue  # the processes' reports and ledgers, theirs to write
+        try:
+            found = path.stat()
+        except OSError:
+            return path.name
+        if stamps.get(str(path.resolve())) != (found.st_ino, found.st_ctime_ns):
+            return path.name
+    return ""
 
 
 def _bare(made: _Made) -> list[tuple[str, int]]:

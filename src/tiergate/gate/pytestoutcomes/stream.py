@@ -1,7 +1,11 @@
 # mypy: ignore-errors
 """The stream of this run's outcomes to the gate's socket (`tiergate.gate.watchsocket`)."""
 
+# What a stream sends through is taken as the plugin is imported (PYTEST_PLUGINS: before pytest imports any
+# conftest, which could replace `socket.socket`'s methods): `_socket`'s type is C's, its methods fixed.
+import _socket
 import os
+from json.encoder import encode_basestring_ascii as _quote
 
 # The gate's socket (`tiergate.gate.imported`), and the check this run is for.
 _WATCH = "TIERGATE_IMPORTED"
@@ -14,8 +18,9 @@ _WAIT = 10.0
 class _Stream:
     """Each outcome sent to the gate's socket as the recorder sets it, the runner's parts found replaced as
     each test ends, and an end mark as the session finishes: once sent, out of this process's reach (the
-    report file it writes at the end is not). Everything it calls was bound as it connected (`_stream`):
-    code under test that later replaces `socket`'s or `json`'s functions does not reach it."""
+    report file it writes at the end is not). Everything it calls was bound as the plugin was imported and
+    as it connected (`_stream`): a conftest or code under test that replaces `socket`'s or `json`'s
+    functions does not reach it."""
 
     def __init__(self, conn, send, quote):
         self.conn = conn  # held: the connection lives as long as the process
@@ -67,10 +72,8 @@ def _stream(report, worker=None):
     where = os.environ.get(_WATCH)
     if not where:
         return None
-    import socket
-    from json.encoder import encode_basestring_ascii as quote
-
-    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    quote = _quote
+    conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         conn.settimeout(_WAIT)
         conn.connect("\0" + where[1:] if where.startswith("@") else where)

@@ -21,11 +21,16 @@ _PLAN = "TIERGATE_MUTANTS"
 _KEY = "TIERGATE_MUTANTS_KEY"
 _TIE = "tiergate_mutants_key"  # how an xdist controller hands the key to its workers
 _MARGIN = 5.0  # seconds kept free at the end of the check's own limit
+# The key, out of the environment as this plugin is imported (PYTEST_PLUGINS: before pytest imports any
+# conftest), not in pytest_configure, which runs after the root conftest (red team 36: it read the key).
+# Taken by the first session configured only: a pytest the tests run in this process is not the check's.
+_TAKEN_KEY = [os.environ.pop(_KEY, None)]
 
 
 def pytest_configure(config):
     path = os.environ.get(_PLAN)
-    key = os.environ.pop(_KEY, None) or getattr(config, "workerinput", {}).get(_TIE)
+    taken = _TAKEN_KEY.pop() if _TAKEN_KEY else None
+    key = taken or getattr(config, "workerinput", {}).get(_TIE)
     # A run of some tests only (the gate's first pass over what the change affects) runs no mutant.
     if not path or not key or os.environ.get("TIERGATE_TESTS_ONLY"):
         return
