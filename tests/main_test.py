@@ -12,7 +12,7 @@ import pytest
 from testing import tiergatecli
 
 from tiergate import __version__
-from tiergate.commandline import COMMANDS
+from tiergate.commands import COMMANDS
 
 
 def tiergate(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -79,7 +79,7 @@ def cold_modules(tmp_path: Path, *args: str, prefix: str) -> subprocess.Complete
 
 def test_help_lists_every_command_with_its_help_and_imports_none_of_them(tmp_path: Path) -> None:
     run = cold_modules(tmp_path, "--help", prefix="tiergate.command")
-    assert run.stderr.split() == ["tiergate.commandline"]
+    assert run.stderr.split() == ["tiergate.commands"]
     said = " ".join(run.stdout.split())
     for name, command in COMMANDS.items():
         assert f"{name} {command.help}" in said

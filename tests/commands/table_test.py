@@ -1,11 +1,11 @@
-"""The command line's table and parser (`tiergate.commandline`): the command is found before any command
+"""The command line's table and parser (`tiergate.commands`): the command is found before any command
 module is imported, and only its arguments are built."""
 
 from __future__ import annotations
 
 import pytest
 
-from tiergate.commandline import COMMANDS, build_parser, command_name
+from tiergate.commands import COMMANDS, build_parser, command_name
 
 
 @pytest.mark.parametrize(
