@@ -101,7 +101,11 @@ install_omc() {
     local omc_package="$omc_dir/node_modules/oh-my-claude-sisyphus/package.json"
     if [ ! -f "$omc_package" ] || ! grep -q "\"version\": \"$OMC_VERSION\"" "$omc_package"; then
         mkdir -p "$omc_dir"
-        npm install --silent --no-audit --no-fund --prefix "$omc_dir" "oh-my-claude-sisyphus@$OMC_VERSION"
+        # As Claude Code's plugin cache holds it: no package's install script runs. Only better-sqlite3
+        # has one, a native build from source here (prebuilt binaries are not reachable), 75 s of CPU on
+        # the run's critical path; without its binding OMC takes its own file-lock fallback.
+        npm install --silent --no-audit --no-fund --ignore-scripts --prefix "$omc_dir" \
+            "oh-my-claude-sisyphus@$OMC_VERSION"
     fi
     echo "oh-my-claudecode: $OMC_VERSION"
 }
