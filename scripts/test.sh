@@ -5,7 +5,8 @@
 #   the pinned oh-my-claudecode plugin that the neighbour tests load beside tiergate (npm, under .cache/omc),
 #   Debian's chromium for the report's browser tests (apt-get, once: skipped when it is there),
 #   then ruff, mypy --strict, the import contracts (lint-imports) and pytest (end-to-end tests in the real
-#   CLI included), in parallel workers (pytest-xdist), printing the 20 slowest tests.
+#   CLI included), in parallel workers (pytest-xdist), printing the 20 slowest tests. The CLI, OMC and
+#   Chromium are installed while the tests run: a test that needs one waits for it (testing/installs.py).
 #
 #   ./scripts/test.sh [--quick] [pytest arguments]
 #
@@ -123,27 +124,33 @@ install_chromium() {
 }
 
 mkdir -p .cache
+installs=".cache/installs"
+install_jobs=()
 install_lint > .cache/install-lint.log 2>&1 &
 lint_job=$!
 if [ -n "$quick" ]; then
     install_python
-    unset TIERGATE_CLAUDE_BIN
+    unset TIERGATE_CLAUDE_BIN TIERGATE_INSTALLS
     export TIERGATE_CHROMIUM=/nonexistent/chromium-is-not-for-quick-runs
     selection=(-m "not e2e and not browser and not install")
 else
-    # The installs are independent and mostly wait on the registries: side by side.
-    install_claude > .cache/install-claude.log 2>&1 &
-    claude_job=$!
-    install_omc > .cache/install-omc.log 2>&1 &
-    omc_job=$!
-    install_chromium > .cache/install-chromium.log 2>&1 &
-    chromium_job=$!
+    # The CLI, OMC and Chromium are for the tests that use them: installed beside the suite, which starts
+    # once tiergate's own virtualenv is ready, and a test that needs one waits for it (testing/installs.py).
+    # Each writes its exit code to <name>.status when it ends.
+    rm -rf "$installs"
+    mkdir -p "$installs"
+    TIERGATE_INSTALLS="$(pwd)/$installs"
+    export TIERGATE_INSTALLS
+    for name in claude omc chromium; do
+        (
+            set +e
+            (set -e; "install_$name") > "$installs/$name.log" 2>&1
+            echo $? > "$installs/$name.status.part"
+            mv "$installs/$name.status.part" "$installs/$name.status"
+        ) &
+        install_jobs+=($!)
+    done
     install_python
-    wait "$claude_job" || { cat .cache/install-claude.log; exit 1; }
-    wait "$omc_job" || { cat .cache/install-omc.log; exit 1; }
-    wait "$chromium_job" || { cat .cache/install-chromium.log; exit 1; }
-    cat .cache/install-claude.log .cache/install-omc.log .cache/install-chromium.log
-    rm -f .cache/install-claude.log .cache/install-omc.log .cache/install-chromium.log
     TIERGATE_CLAUDE_BIN="$(pwd)/$CLAUDE_BIN"
     export TIERGATE_CLAUDE_BIN
     selection=()
@@ -196,8 +203,22 @@ status=0
 static=0
 wait "$static_job" || static=$?
 cat .cache/static-checks.log
+installed=0
+if [ -z "$quick" ]; then
+    wait "${install_jobs[@]}"
+    for name in claude omc chromium; do
+        cat "$installs/$name.log"
+        if [ "$(cat "$installs/$name.status")" != 0 ]; then
+            echo "installing $name failed (above)" >&2
+            installed=1
+        fi
+    done
+fi
 if [ "$static" != 0 ]; then
     echo "mypy or the import contracts failed (above)" >&2
     exit "$static"
+fi
+if [ "$installed" != 0 ]; then
+    exit "$installed"
 fi
 exit "$status"

@@ -16,6 +16,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from testing import installs
+
 CHROMIUM = Path(os.environ.get("TIERGATE_CHROMIUM", "/usr/bin/chromium"))
 FLAGS = (
     "--headless",
@@ -35,6 +37,7 @@ _CHROMIUMS_OWN = re.compile(r"^https?://([a-z0-9-]+\.)*(google\.com|googleapis\.
 
 
 def _run(page: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    installs.awaited("chromium")
     assert CHROMIUM.is_file(), f"{CHROMIUM} is missing: scripts/test.sh installs Debian's chromium package"
     with tempfile.TemporaryDirectory(prefix="tiergate-chromium-") as profile:
         return subprocess.run(

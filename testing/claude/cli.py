@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Protocol
 
+from testing import installs
 from testing.statefolder import state_env
 
 CLAUDE_BIN_ENV = "TIERGATE_CLAUDE_BIN"
@@ -48,6 +49,7 @@ class ClaudeTimeoutError(RuntimeError):
 
 
 def claude_bin() -> Path:
+    installs.awaited("claude")
     configured = os.environ.get(CLAUDE_BIN_ENV)
     if not configured:
         raise ClaudeNotFoundError(

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from testing import installs
 from testing.claude.cli import DEFAULT_TOOLS, TIERGATE_PLUGIN, ClaudeRun, HookRun, RunClaude
 from testing.claude.scripted_api import ApiRequest, Reply, bash, tool_use
 
@@ -52,6 +53,7 @@ def omc_plugin_dir(prefix: Path = OMC_PREFIX) -> Path:
     """The OMC plugin folder (the npm package itself is the plugin), which scripts/test.sh installs before
     the tests start: a test never installs anything, so that tests running side by side share one
     install and time no download."""
+    installs.awaited("omc")
     package = prefix / "node_modules" / OMC_PACKAGE
     found = _installed_version(package)
     if found != OMC_VERSION:
