@@ -49,6 +49,18 @@ def project(loop: ScaleLoop) -> Project:
     return Project(loop.project, state_dir(loop.project, loop.env))
 
 
+def started_job(loop: ScaleLoop, seconds: float = 30.0) -> background.Job:
+    """The claim's job once its process runs: the Stop writes the record as "starting" (no process yet) and
+    the job rewrites it with its own; on a loaded machine that can come after the Stop has answered."""
+    deadline = time.monotonic() + seconds
+    while True:
+        job = background.status(project(loop))
+        if job is not None and job.pid and running(job.pid):
+            return job
+        assert time.monotonic() < deadline, job
+        time.sleep(0.1)
+
+
 def test_a_wrong_change_is_refuted_by_the_tests_it_affects_without_the_rest_of_the_suite(
     tmp_path: Path,
 ) -> None:
@@ -142,8 +154,7 @@ def test_a_workspace_edited_while_the_checks_run_gets_a_fresh_run(tmp_path: Path
     try:
         first, _ = loop.claim({"calc/mod_3.py": HONEST_3})
         assert RUNNING in first["reason"]
-        old = background.status(project(loop))
-        assert old is not None and not old.over
+        old = started_job(loop)
 
         second, _ = loop.claim({"calc/mod_2.py": "def value_2(x):\n    return 2 + x\n"})
 
@@ -162,8 +173,7 @@ def test_tiergate_cancel_ends_the_background_checks(tmp_path: Path) -> None:
     loop = a_loop(tmp_path, modules=4, seconds=2.0, stop_timeout=70)
     first, _ = loop.claim({"calc/mod_3.py": HONEST_3})
     assert RUNNING in first["reason"]
-    job = background.status(project(loop))
-    assert job is not None and running(job.pid)
+    job = started_job(loop)
     shown = loop.run("status").stdout
     assert "running your checks in the background" in shown, shown
     [listed] = json.loads(loop.run("status", "--json").stdout)
@@ -238,8 +248,7 @@ def test_the_sessions_end_ends_its_background_checks(tmp_path: Path) -> None:
     loop = a_loop(tmp_path, modules=4, seconds=2.0, stop_timeout=70)
     first, _ = loop.claim({"calc/mod_3.py": HONEST_3})
     assert RUNNING in first["reason"]
-    job = background.status(project(loop))
-    assert job is not None and running(job.pid)
+    job = started_job(loop)
 
     began = time.monotonic()
     loop.hook("SessionEnd", reason="prompt_input_exit")
