@@ -125,6 +125,7 @@ install_chromium() {
 
 mkdir -p .cache
 installs=".cache/installs"
+beside=(claude omc chromium)  # installed beside the tests
 install_jobs=()
 install_lint > .cache/install-lint.log 2>&1 &
 lint_job=$!
@@ -141,7 +142,7 @@ else
     mkdir -p "$installs"
     TIERGATE_INSTALLS="$(pwd)/$installs"
     export TIERGATE_INSTALLS
-    for name in claude omc chromium; do
+    for name in "${beside[@]}"; do
         (
             set +e
             (set -e; "install_$name") > "$installs/$name.log" 2>&1
@@ -206,7 +207,7 @@ cat .cache/static-checks.log
 installed=0
 if [ -z "$quick" ]; then
     wait "${install_jobs[@]}"
-    for name in claude omc chromium; do
+    for name in "${beside[@]}"; do
         cat "$installs/$name.log"
         if [ "$(cat "$installs/$name.status")" != 0 ]; then
             echo "installing $name failed (above)" >&2

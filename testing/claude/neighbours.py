@@ -50,9 +50,9 @@ class NeighbourInstallError(RuntimeError):
 
 
 def omc_plugin_dir(prefix: Path = OMC_PREFIX) -> Path:
-    """The OMC plugin folder (the npm package itself is the plugin), which scripts/test.sh installs before
-    the tests start: a test never installs anything, so that tests running side by side share one
-    install and time no download."""
+    """The OMC plugin folder (the npm package itself is the plugin), which scripts/test.sh installs beside
+    the tests (waited for here): a test never installs anything, so that tests running side by side share
+    one install and time no download."""
     installs.awaited("omc")
     package = prefix / "node_modules" / OMC_PACKAGE
     found = _installed_version(package)
